@@ -1,0 +1,147 @@
+/**
+ * The one error class every layer throws, its stable codes, and the builders for messages that recur.
+ * A leaf module: it imports nothing, so sandbox, runtime, progress and tool can all depend on it.
+ */
+
+/** Stable error codes. Callers match on these; message wording may improve over time. */
+export type WorkflowErrorCode =
+	| "meta_invalid"
+	| "syntax_error"
+	| "args_invalid"
+	| "agent_type_unknown"
+	| "agent_options_invalid"
+	| "schema_invalid"
+	| "schema_unmet"
+	| "agent_cap_reached"
+	| "budget_exhausted"
+	| "limit_memory"
+	| "limit_cpu"
+	| "limit_stack"
+	| "limit_items"
+	| "limit_value_size"
+	| "script_too_large"
+	| "value_not_json"
+	| "determinism"
+	| "unsettled"
+	| "cancelled"
+	| "timed_out"
+	| "workflow_not_found"
+	| "workflow_nesting"
+	| "script_error"
+	| "internal";
+
+/** A position in the author's own file; both counted from 1. */
+export interface SourceLocation {
+	line: number;
+	column: number;
+}
+
+/** JSON-safe extra facts about an error: the limit and its value, the path of a bad value, the known agent types. */
+export type WorkflowErrorDetails = Record<string, unknown>;
+
+export interface WorkflowErrorOptions {
+	/** Where in the author's file the error happened. */
+	location?: SourceLocation;
+	/** JSON-safe facts for programs; people read `message`. */
+	details?: WorkflowErrorDetails;
+	/** The script's stack, kept out of the message. */
+	scriptStack?: string;
+	cause?: unknown;
+}
+
+/** An error a user can cause (or a limit they hit), with a stable `code` and the position in their file. */
+export class WorkflowError extends Error {
+	override readonly name = "WorkflowError";
+	readonly code: WorkflowErrorCode;
+	readonly location?: SourceLocation;
+	readonly details?: WorkflowErrorDetails;
+	readonly scriptStack?: string;
+
+	constructor(code: WorkflowErrorCode, message: string, options: WorkflowErrorOptions = {}) {
+		super(withLocation(message, options.location), options.cause === undefined ? undefined : { cause: options.cause });
+		this.code = code;
+		if (options.location) this.location = options.location;
+		if (options.details) this.details = options.details;
+		if (options.scriptStack) this.scriptStack = options.scriptStack;
+	}
+
+	/** The JSON shape used in results and events. */
+	toJSON(): SerializedWorkflowError {
+		return {
+			code: this.code,
+			message: this.message,
+			...(this.location ? { line: this.location.line, column: this.location.column } : {}),
+			...(this.details ? { details: this.details } : {}),
+			...(this.scriptStack ? { stack: this.scriptStack } : {}),
+		};
+	}
+}
+
+/** A `WorkflowError` as plain JSON. */
+export interface SerializedWorkflowError {
+	code: WorkflowErrorCode;
+	message: string;
+	line?: number;
+	column?: number;
+	details?: WorkflowErrorDetails;
+	stack?: string;
+}
+
+export function isWorkflowError(value: unknown): value is WorkflowError {
+	return value instanceof WorkflowError;
+}
+
+/** Appends " (line:column)" the way acorn does, unless the message already ends with it. */
+export function withLocation(message: string, location: SourceLocation | undefined): string {
+	if (!location) return message;
+	const suffix = ` (${location.line}:${location.column})`;
+	return message.endsWith(suffix) ? message : `${message}${suffix}`;
+}
+
+/** Removes a trailing " (line:column)" so a message can be re-anchored. */
+export function stripLocation(message: string): string {
+	return message.replace(/ \(\d+:\d+\)$/, "");
+}
+
+// ---- Builders for messages that recur, so the wording stays the same everywhere ----
+
+/** A limit was hit: say which, its value, and how to raise it. */
+export function limitError(
+	code: WorkflowErrorCode,
+	what: string,
+	limit: number | string,
+	howToRaise: string,
+	location?: SourceLocation,
+): WorkflowError {
+	return new WorkflowError(code, `${what} (limit: ${limit}). ${howToRaise}`, {
+		location,
+		details: { limit },
+	});
+}
+
+/** A value that cannot cross the sandbox boundary, named by its path. */
+export function valueNotJsonError(path: string, found: string): WorkflowError {
+	return new WorkflowError("value_not_json", `\`${path}\` is ${found}, which cannot cross the sandbox boundary. Pass plain JSON data (objects, arrays, strings, numbers, booleans, null)`, {
+		details: { path, found },
+	});
+}
+
+/** An agent type nobody defined. */
+export function unknownAgentTypeError(type: string, available: readonly string[]): WorkflowError {
+	const list = available.length > 0 ? available.join(", ") : "(none)";
+	return new WorkflowError("agent_type_unknown", `Unknown agent type \`${type}\`. Available: ${list}`, {
+		details: { agentType: type, available: [...available] },
+	});
+}
+
+/** The run was cancelled by its caller. */
+export function cancelledError(reason?: string): WorkflowError {
+	return new WorkflowError("cancelled", reason ? `The workflow was cancelled: ${reason}` : "The workflow was cancelled");
+}
+
+/** Turns anything thrown into a `WorkflowError`, marking our own bugs as `internal`. */
+export function toWorkflowError(error: unknown, fallback: WorkflowErrorCode = "internal"): WorkflowError {
+	if (error instanceof WorkflowError) return error;
+	if (error instanceof Error) return new WorkflowError(fallback, error.message, { cause: error });
+	return new WorkflowError(fallback, String(error));
+}

@@ -1,0 +1,143 @@
+/**
+ * Progress events of a run. Plain JSON data only, emitted in order; a tracker can rebuild the whole run from them.
+ */
+import type { SerializedWorkflowError } from "../errors.ts";
+import type {
+	JsonValue,
+	WorkflowAgentChild,
+	WorkflowAgentCounts,
+	WorkflowFailure,
+	WorkflowMeta,
+	WorkflowTokenUsage,
+} from "./types.ts";
+
+/** Identity of one `agent()` call, repeated on each of its events. */
+export interface WorkflowAgentCallRef {
+	/** Stable call key (see `WorkflowAgentRequest.key`). */
+	key: string;
+	/** 0-based call index in the run. */
+	index: number;
+	label: string;
+	agentType: string;
+	phase?: string;
+	/** Name of the nested workflow that made the call, when not the top-level script. */
+	workflow?: string;
+}
+
+interface EventBase {
+	/** Epoch ms when the event happened. */
+	time: number;
+}
+
+export interface RunStartEvent extends EventBase {
+	type: "run_start";
+	meta: WorkflowMeta;
+	args?: JsonValue;
+	cwd: string;
+}
+
+export interface PhaseStartEvent extends EventBase {
+	type: "phase_start";
+	phase: string;
+	/** The phase that was current before this one, if any. */
+	parent?: string;
+}
+
+export interface PhaseEndEvent extends EventBase {
+	type: "phase_end";
+	phase: string;
+}
+
+export interface LogEvent extends EventBase {
+	type: "log";
+	level: "info" | "warn" | "error";
+	message: string;
+	data?: JsonValue;
+	phase?: string;
+}
+
+export interface AgentQueuedEvent extends EventBase, WorkflowAgentCallRef {
+	type: "agent_queued";
+	/** First characters of the prompt. */
+	promptPreview: string;
+	model?: string;
+	hasSchema: boolean;
+}
+
+export interface AgentStartedEvent extends EventBase, WorkflowAgentCallRef {
+	type: "agent_started";
+	attempt: number;
+}
+
+export interface AgentChildEvent extends EventBase, WorkflowAgentCallRef {
+	type: "agent_child";
+	child: WorkflowAgentChild;
+}
+
+export interface AgentRetryEvent extends EventBase, WorkflowAgentCallRef {
+	type: "agent_retry";
+	/** The attempt about to start (2…5). */
+	attempt: number;
+	reason: string;
+}
+
+export interface AgentFinishedEvent extends EventBase, WorkflowAgentCallRef {
+	type: "agent_finished";
+	agentId?: string;
+	/** First characters of the answer (text, or JSON of the structured value). */
+	resultPreview: string;
+	usage?: WorkflowTokenUsage;
+	toolUses?: number;
+	durationMs: number;
+	attempts: number;
+}
+
+export interface AgentFailedEvent extends EventBase, WorkflowAgentCallRef {
+	type: "agent_failed";
+	agentId?: string;
+	/** Why the call gave null (or threw, when `thrown` is true). */
+	error: string;
+	code?: string;
+	/** True when `agent()` threw into the script instead of resolving to null. */
+	thrown: boolean;
+	/** True when it never reached the runner (cancelled while queued, refused by a limit). */
+	skipped: boolean;
+	usage?: WorkflowTokenUsage;
+	toolUses?: number;
+	durationMs: number;
+}
+
+/** A `parallel` or `pipeline` slot became null. */
+export interface SlotFailedEvent extends EventBase {
+	type: "slot_failed";
+	kind: "parallel" | "pipeline";
+	index: number;
+	error: string;
+	phase?: string;
+}
+
+export interface RunEndEvent extends EventBase {
+	type: "run_end";
+	status: "completed" | "failed" | "stopped";
+	result?: JsonValue;
+	error?: SerializedWorkflowError;
+	failures: WorkflowFailure[];
+	counts: WorkflowAgentCounts;
+	usage: WorkflowTokenUsage;
+	durationMs: number;
+}
+
+/** Every event `onProgress` receives. */
+export type WorkflowProgressEvent =
+	| RunStartEvent
+	| PhaseStartEvent
+	| PhaseEndEvent
+	| LogEvent
+	| AgentQueuedEvent
+	| AgentStartedEvent
+	| AgentChildEvent
+	| AgentRetryEvent
+	| AgentFinishedEvent
+	| AgentFailedEvent
+	| SlotFailedEvent
+	| RunEndEvent;

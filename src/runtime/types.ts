@@ -1,0 +1,247 @@
+/**
+ * The types a host implements or receives: the agent runner seam, its requests and results, the children it
+ * reports, and the options and result of one run. No pi words here; src/tool implements the runner over pi.
+ */
+import type { SerializedWorkflowError } from "../errors.ts";
+import type { WorkflowProgressEvent } from "./events.ts";
+import type { WorkflowQueue } from "./queue.ts";
+
+/** Plain JSON data: the only kind of value that crosses the sandbox boundary. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** A JSON Schema object (draft 2020-12 or 07 keywords as ajv accepts them). */
+export type JsonSchema = { [key: string]: JsonValue };
+
+/** One declared phase of a workflow. */
+export interface WorkflowPhaseMeta {
+	title: string;
+	detail?: string;
+}
+
+/** The literal `export const meta = {…}` header of a script. */
+export interface WorkflowMeta {
+	name: string;
+	description: string;
+	whenToUse?: string;
+	phases?: WorkflowPhaseMeta[];
+	/** JSON Schema that `args` must satisfy. */
+	args?: JsonSchema;
+}
+
+/** What the runtime asks a runner to do for one `agent()` call attempt. */
+export interface WorkflowAgentRequest {
+	/** Stable identity of the call: call site, occurrence and a hash of prompt and identity options. Same script + same args → same keys. */
+	key: string;
+	/** 0-based order in which the script made its `agent()` calls in this run. */
+	index: number;
+	/** 1-based attempt; above 1 only for schema retries. */
+	attempt: number;
+	prompt: string;
+	/** Agent type. Default: "general-purpose". */
+	agentType: string;
+	/** Display name: `opts.label`, else a short form of the prompt. */
+	label: string;
+	/** Short description for lists and widgets (same as label unless the script says otherwise). */
+	description: string;
+	model?: string;
+	thinking?: string;
+	/** JSON Schema (object root) the answer must satisfy; the runner should ask the child for structured output. */
+	schema?: JsonSchema;
+	/** Validation errors of the previous attempt, to show the child what to fix. */
+	schemaFeedback?: string;
+	/** Tool allowlist override. */
+	tools?: string[];
+	/** The phase this call belongs to. */
+	phase?: string;
+	/** Per-call deadline; the runtime also enforces it. */
+	timeoutMs?: number;
+	isolation?: "worktree";
+	/** Working directory of the run. */
+	cwd: string;
+}
+
+/** Token usage as the runner counts it. */
+export interface WorkflowTokenUsage {
+	input: number;
+	output: number;
+	total: number;
+}
+
+/** Terminal status of one child. */
+export type WorkflowAgentStatus = "completed" | "failed" | "stopped";
+
+/** What a runner reports when a child ends. Failures are data (`status: "failed"`), not rejections. */
+export interface WorkflowAgentResult {
+	/** The child's id (e.g. the pi session id). */
+	id: string;
+	/** The agent type that ran. */
+	type: string;
+	status: WorkflowAgentStatus;
+	/** The child's final text. */
+	result?: string;
+	/** What the child submitted through its structured-output tool, when the request had a schema. */
+	structuredOutput?: unknown;
+	/** Why it failed or stopped. */
+	error?: string;
+	warnings?: string[];
+	toolUses?: number;
+	usage?: WorkflowTokenUsage;
+	durationMs?: number;
+}
+
+/** Live activity states of a child, in the order a healthy child passes through them. */
+export type WorkflowChildState =
+	| "queued"
+	| "starting"
+	| "active"
+	| "quiet"
+	| "stalled"
+	| "finished"
+	| "failed"
+	| "stopped";
+
+/** What a runner reports about a child while it runs. */
+export interface WorkflowAgentChild {
+	id: string;
+	type: string;
+	status: WorkflowChildState;
+	description: string;
+	/** The `agent()` call this child serves, when known. */
+	callKey?: string;
+	callIndex?: number;
+	/** A short human phrase for what it is doing now ("reading 3 files…"). */
+	activity?: string;
+	/** Epoch ms of the last sign of life. */
+	lastActivityAt?: number;
+	startedAt?: number;
+	endedAt?: number;
+	turns?: number;
+	maxTurns?: number;
+	toolUses?: number;
+	tokens?: number;
+	model?: string;
+	error?: string;
+}
+
+/** What the runtime hands the runner alongside a request. */
+export interface WorkflowAgentRunnerContext {
+	/** Fires when the run is cancelled, times out, or the call's own deadline passes. The runner must stop the child. */
+	signal: AbortSignal;
+	/** Report live child state; the runtime forwards it as an `agent_child` progress event. */
+	reportChild: (child: WorkflowAgentChild) => void;
+}
+
+/**
+ * The bridge to the host's subagent machinery.
+ *
+ * Contract: resolve with a result for every child, including failed and stopped ones. Reject (or throw) a
+ * `WorkflowError` with code `agent_type_unknown`, `agent_options_invalid` or `schema_invalid` for author errors,
+ * which `agent()` rethrows in the script; any other rejection is treated as a failed child (`agent()` → null).
+ */
+export type WorkflowAgentRunner = (
+	request: WorkflowAgentRequest,
+	context: WorkflowAgentRunnerContext,
+) => Promise<WorkflowAgentResult>;
+
+/** Limits of one run (contract §3). Every field has a default. */
+export interface WorkflowLimits {
+	/** Agent calls per run. Default: 1000. */
+	maxAgentCalls: number;
+	/** Items per `parallel`/`pipeline` call. Default: 4096. */
+	maxItems: number;
+	/** Script source size in bytes. Default: 512 KiB. */
+	maxScriptBytes: number;
+	/** Log entries kept (older ones are dropped and counted). Default: 1000. */
+	maxLogEntries: number;
+	/** Sandbox memory in bytes. Default: 256 MiB. */
+	memoryBytes: number;
+	/** QuickJS stack in bytes. Default: 1 MiB. */
+	stackBytes: number;
+	/** One synchronous stretch of script code, in ms. Default: 5000. */
+	syncSliceMs: number;
+	/** Size of one value crossing the boundary, in bytes of JSON. Default: 8 MiB. */
+	maxValueBytes: number;
+}
+
+/** Budget settings of one run. */
+export interface WorkflowBudgetOptions {
+	/** Agent calls per run. Default: 1000 (same as `limits.maxAgentCalls`). */
+	maxAgentCalls?: number;
+	/** Size of the returned value, in bytes of JSON. Default: 4 MiB. */
+	maxResultBytes?: number;
+	/** Total tokens the run may spend; `agent()` throws `budget_exhausted` once spent. Default: no total. */
+	tokens?: number;
+}
+
+/** Resolves the target of a nested `workflow(nameOrPath, args)` call. */
+export type WorkflowResolver = (nameOrPath: string, context: { cwd: string }) => Promise<{ source: string; filename: string }>;
+
+/** Options of `runWorkflowScript`. */
+export interface WorkflowRunOptions {
+	/** Runs each child agent. Required. */
+	agentRunner: WorkflowAgentRunner;
+	/** The script's `args`. Default: undefined. */
+	args?: unknown;
+	/** The run's working directory. Default: process.cwd(). */
+	cwd?: string;
+	/** File name used in positions and stacks. Default: "workflow.js". */
+	filename?: string;
+	/** Aborts queued and running children and stops the script at its next call into the runtime. */
+	signal?: AbortSignal;
+	/** Run deadline in ms. Default: none. */
+	timeoutMs?: number;
+	/** Receives every progress event, in order. Exceptions it throws are ignored (telemetry never changes outcomes). */
+	onProgress?: (event: WorkflowProgressEvent) => void;
+	budget?: WorkflowBudgetOptions;
+	/** Children running at once (ignored when `queue` is given). Default: 4. */
+	concurrency?: number;
+	/** A queue shared with other runs (e.g. one per pi session). Default: a new queue per run. */
+	queue?: WorkflowQueue;
+	/** Known agent types; when given, `agent()` rejects others at once with the list. */
+	agentTypes?: readonly string[];
+	/** Resolves `workflow(nameOrPath)`. Default: paths relative to `cwd` only. */
+	resolveWorkflow?: WorkflowResolver;
+	limits?: Partial<WorkflowLimits>;
+}
+
+/** One entry of the failure census: an `agent()` that resolved to null, or a combinator slot that became null. */
+export interface WorkflowFailure {
+	/** Where the null came from. */
+	kind: "agent" | "parallel" | "pipeline";
+	/** `agent()` call index, or the slot index for parallel/pipeline. */
+	index: number;
+	/** The call key, for `kind: "agent"`. */
+	key?: string;
+	label?: string;
+	agentType?: string;
+	phase?: string;
+	/** Why: the runner's error, "stopped", "timed out after 2 attempts", the thrown message… */
+	cause: string;
+	code?: string;
+}
+
+/** Counts of agent calls in a run. */
+export interface WorkflowAgentCounts {
+	/** Calls the script made (including ones refused by a limit). */
+	calls: number;
+	started: number;
+	completed: number;
+	failed: number;
+	/** Calls that never started (cancelled while queued, or refused). */
+	skipped: number;
+}
+
+/** The result of `runWorkflowScript`: always resolved, never rejected, for script faults. */
+export interface WorkflowRunResult {
+	status: "completed" | "failed" | "stopped";
+	/** What the script returned (JSON data). */
+	value?: JsonValue;
+	error?: SerializedWorkflowError;
+	meta?: WorkflowMeta;
+	failures: WorkflowFailure[];
+	counts: WorkflowAgentCounts;
+	usage: WorkflowTokenUsage;
+	/** Log entries dropped because of `limits.maxLogEntries`. */
+	droppedLogs: number;
+	durationMs: number;
+}
