@@ -1,0 +1,165 @@
+/**
+ * The frontmatter field rules of one agent file: each field is read on its own, and a bad value is dropped with a
+ * warning that names the file and the field, so one typo never takes the whole type (or the others) down.
+ */
+
+/** Thinking levels an agent file may name (pi's levels). */
+export const THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"] as const;
+
+/** A thinking level pi understands. */
+export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
+
+/** pi's built-in tools a child may be given; `tools: all` (or `*`) means all of them. */
+export const BUILTIN_TOOL_NAMES: readonly string[] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
+
+/** Where an agent type came from, highest precedence first. */
+export type AgentTypeSource = "project" | "workspace" | "global" | "builtin";
+
+/** One agent type, as the runner uses it. */
+export interface AgentTypeConfig {
+	/** The type name scripts pass as `agent`: frontmatter `name:`, else the file name. */
+	name: string;
+	/** Label for widgets; `display_name:`. */
+	displayName?: string;
+	/** `description:`, else the name. */
+	description: string;
+	/** The file body: the child's system prompt (or what is appended to pi's default prompt). */
+	systemPrompt: string;
+	/** `replace`: the body is the whole prompt. `append`: the body follows pi's default prompt and context files. */
+	promptMode: "replace" | "append";
+	/** Built-in tools the child gets (after `disallowed_tools`). Empty means no tools. */
+	tools: string[];
+	/** Tools the child never gets, even when a call's `tools` names them. */
+	disallowedTools: string[];
+	/** Model reference (`provider/id`, a bare id or a fuzzy name, optionally `:thinking`); unset inherits. */
+	model?: string;
+	/** Thinking level; unset inherits. */
+	thinking?: ThinkingLevel;
+	/** Turns before the child is told to wrap up; unset means unlimited (`max_turns: 0`). */
+	maxTurns?: number;
+	/** `enabled: false` keeps the type known but refuses to run it. */
+	enabled: boolean;
+	source: AgentTypeSource;
+	/** The file it was read from (absent for the built-in). */
+	path?: string;
+}
+
+/** A parsed file, before its fields are checked. */
+export interface AgentFileInput {
+	frontmatter: Record<string, unknown>;
+	body: string;
+	/** File name without `.md`: the type name when `name:` is absent. */
+	fileName: string;
+	path: string;
+	source: Exclude<AgentTypeSource, "builtin">;
+}
+
+/** `:` is reserved for plugin-scoped names (`my-plugin:reviewer`); a file declaring one is refused, not renamed. */
+const RESERVED_IN_NAME = ":";
+
+/** Reads the fields of one file; undefined (with a warning) when the file must be skipped. */
+export function parseAgentFields(input: AgentFileInput, warnings: string[]): AgentTypeConfig | undefined {
+	const fm = input.frontmatter;
+	const warn = (message: string) => warnings.push(`Agent file ${input.path}: ${message}`);
+	const declared = stringField(fm.name)?.trim();
+	if (declared?.includes(RESERVED_IN_NAME)) {
+		warnings.push(
+			`Skipping agent file ${input.path}: its name \`${declared}\` contains \`:\`, which is reserved for ` +
+				"plugin-scoped names. Rename it, or put the label in `display_name:`",
+		);
+		return undefined;
+	}
+	// `||`: an empty or blank `name:` falls back to the file name rather than registering an unusable "" type.
+	const name = declared || input.fileName;
+	const disallowedTools = toolList(fm.disallowed_tools, "disallowed_tools", warn) ?? [];
+	const tools = (toolList(fm.tools, "tools", warn) ?? [...BUILTIN_TOOL_NAMES]).filter(
+		(tool) => !disallowedTools.includes(tool),
+	);
+	const config: AgentTypeConfig = {
+		name,
+		description: stringField(fm.description)?.trim() || name,
+		systemPrompt: input.body.trim(),
+		promptMode: promptMode(fm.prompt_mode, warn),
+		tools,
+		disallowedTools,
+		enabled: enabledField(fm.enabled, warn),
+		source: input.source,
+		path: input.path,
+	};
+	const displayName = stringField(fm.display_name)?.trim();
+	if (displayName) config.displayName = displayName;
+	const model = stringField(fm.model)?.trim();
+	if (model) config.model = model;
+	const thinking = thinkingLevel(fm.thinking, warn);
+	if (thinking) config.thinking = thinking;
+	const maxTurns = maxTurnsField(fm.max_turns, warn);
+	if (maxTurns) config.maxTurns = maxTurns;
+	return config;
+}
+
+/** Whether a string is one of pi's thinking levels. */
+export function isThinkingLevel(value: unknown): value is ThinkingLevel {
+	return typeof value === "string" && (THINKING_LEVELS as readonly string[]).includes(value);
+}
+
+function stringField(value: unknown): string | undefined {
+	return typeof value === "string" ? value : undefined;
+}
+
+/**
+ * A tool list: a comma list or a YAML list. Absent → undefined (the caller's default); `none` or empty → [];
+ * `all` or `*` → every built-in tool. Names pi does not know are dropped with a warning.
+ */
+function toolList(value: unknown, field: string, warn: (message: string) => void): string[] | undefined {
+	if (value === undefined || value === null) return undefined;
+	let items: string[];
+	if (Array.isArray(value)) items = value.map((item) => String(item).trim());
+	else if (typeof value === "string") items = value.split(",").map((item) => item.trim());
+	else {
+		warn(`\`${field}\` must be a comma list or a YAML list of tool names; ignoring ${JSON.stringify(value)}`);
+		return undefined;
+	}
+	items = items.filter((item) => item.length > 0);
+	if (items.length === 1 && items[0].toLowerCase() === "none") return [];
+	const result = new Set<string>();
+	for (const item of items) {
+		if (item === "*" || item.toLowerCase() === "all") {
+			for (const tool of BUILTIN_TOOL_NAMES) result.add(tool);
+		} else if (BUILTIN_TOOL_NAMES.includes(item)) {
+			result.add(item);
+		} else {
+			warn(`\`${field}\` names an unknown tool \`${item}\`; known tools: ${BUILTIN_TOOL_NAMES.join(", ")}`);
+		}
+	}
+	return [...result];
+}
+
+function enabledField(value: unknown, warn: (message: string) => void): boolean {
+	if (value === undefined || value === null || typeof value === "boolean") return value !== false;
+	warn(`\`enabled\` must be true or false; ignoring ${JSON.stringify(value)} (the type stays enabled)`);
+	return true;
+}
+
+function promptMode(value: unknown, warn: (message: string) => void): "replace" | "append" {
+	if (value === undefined || value === null || value === "replace") return "replace";
+	if (value === "append") return "append";
+	warn(`\`prompt_mode\` must be \`replace\` or \`append\`; using \`replace\` instead of ${JSON.stringify(value)}`);
+	return "replace";
+}
+
+function thinkingLevel(value: unknown, warn: (message: string) => void): ThinkingLevel | undefined {
+	if (value === undefined || value === null) return undefined;
+	const text = typeof value === "string" ? value.trim().toLowerCase() : value;
+	if (isThinkingLevel(text)) return text;
+	warn(`\`thinking\` must be one of ${THINKING_LEVELS.join(", ")}; ignoring ${JSON.stringify(value)}`);
+	return undefined;
+}
+
+/** A non-negative integer; 0 means unlimited (returned as undefined). Numeric strings are accepted. */
+function maxTurnsField(value: unknown, warn: (message: string) => void): number | undefined {
+	if (value === undefined || value === null) return undefined;
+	const number = typeof value === "string" && /^\d+$/.test(value.trim()) ? Number(value) : value;
+	if (typeof number === "number" && Number.isInteger(number) && number >= 0) return number === 0 ? undefined : number;
+	warn(`\`max_turns\` must be a non-negative integer (0 = unlimited); ignoring ${JSON.stringify(value)}`);
+	return undefined;
+}
