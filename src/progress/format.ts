@@ -1,0 +1,203 @@
+/**
+ * Plain-text views of an envelope: the multi-line progress text (for people and the model), the one-line summary,
+ * and the small helpers the widget shares (durations, token counts, live clocks, which calls to show).
+ */
+import type { WorkflowAgentCallStatus, WorkflowProgressAgentCall, WorkflowProgressEnvelope } from "./envelope.ts";
+
+/** Options of `formatWorkflowProgress`. */
+export interface FormatWorkflowProgressOptions {
+	/** Clock for running items' elapsed times. Default: `envelope.updatedAt` (so the text is a pure function). */
+	now?: number;
+	/** Every call gets its own line when there are at most this many; above, only running ones do. Default: 8. */
+	maxListedCalls?: number;
+	/** Running calls listed before the rest are collapsed into a count. Default: 8. */
+	maxRunning?: number;
+	/** Failures listed before the rest are collapsed into a count. Default: 5. */
+	maxFailures?: number;
+	/** Most recent log entries shown. Default: 3. */
+	maxLogs?: number;
+}
+
+/** Status marks shared by the text and the widget. */
+export const CALL_MARKS: Record<WorkflowAgentCallStatus, string> = {
+	queued: "·",
+	running: "▸",
+	completed: "✓",
+	failed: "✗",
+	stopped: "■",
+};
+
+/** The progress text: name, status and time; totals; one line per phase; agents; failures; error; recent log. */
+export function formatWorkflowProgress(
+	envelope: WorkflowProgressEnvelope,
+	options: FormatWorkflowProgressOptions = {},
+): string {
+	const now = options.now ?? envelope.updatedAt;
+	const maxListed = options.maxListedCalls ?? 8;
+	const maxRunning = options.maxRunning ?? 8;
+	const maxFailures = options.maxFailures ?? 5;
+	const maxLogs = options.maxLogs ?? 3;
+	const { agents } = envelope.totals;
+	const lines = [
+		`Workflow ${workflowName(envelope)}: ${envelope.status}${envelope.currentPhase && envelope.status === "running" ? ` (phase: ${envelope.currentPhase})` : ""} · ${formatDuration(workflowElapsed(envelope, now))}`,
+	];
+	if (agents.total > 0) {
+		lines.push(
+			`Agents: ${agents.total} (${countsText(agents) || "none"})${usageText(envelope.totals.tokens, envelope.totals.toolUses)}`,
+		);
+	}
+	if (envelope.phases.length > 0) {
+		lines.push("Phases:");
+		for (const phase of envelope.phases) {
+			const counts = countsText(phase.agents);
+			const time = phase.startedAt !== undefined ? ` · ${formatDuration(liveElapsed(phase, now) ?? 0)}` : "";
+			lines.push(`  ${PHASE_MARKS[phase.status]} ${phase.title}: ${counts || phase.status}${time}`);
+		}
+	}
+	if (agents.total > 0 && agents.total <= maxListed) {
+		lines.push("Agents:");
+		for (const call of envelope.agentCalls) lines.push(`  ${callLine(call, now)}`);
+	} else if (agents.total > 0) {
+		const running = runningCalls(envelope, maxRunning);
+		if (running.length > 0) lines.push("Running:");
+		for (const call of running) lines.push(`  ${callLine(call, now)}`);
+		if (agents.running > running.length) lines.push(`  … ${agents.running - running.length} more running`);
+		const rest = countsText({ ...agents, running: 0 });
+		if (rest) lines.push(`Others: ${rest}`);
+	}
+	if (envelope.failures.length > 0) {
+		lines.push(`Failures (${envelope.failures.length}):`);
+		for (const failure of envelope.failures.slice(0, maxFailures)) {
+			const where = [failure.agentType, failure.phase].filter(Boolean).join(", ");
+			const name =
+				failure.kind === "agent" ? `#${failure.index} ${failure.label ?? ""}` : `${failure.kind}[${failure.index}]`;
+			lines.push(`  ✗ ${name.trim()}${where ? ` (${where})` : ""}: ${oneLine(failure.cause)}`);
+		}
+		if (envelope.failures.length > maxFailures) lines.push(`  … ${envelope.failures.length - maxFailures} more`);
+	}
+	if (envelope.error)
+		lines.push(`Error${envelope.error.code ? ` [${envelope.error.code}]` : ""}: ${envelope.error.message}`);
+	if (maxLogs > 0 && envelope.logs.length > 0) {
+		const shown = envelope.logs.slice(-maxLogs);
+		const seen = envelope.logs.length + envelope.droppedLogs;
+		lines.push(`Log (last ${shown.length} of ${seen}):`);
+		for (const log of shown) lines.push(`  ${log.level}: ${oneLine(log.message)}`);
+	}
+	return lines.join("\n");
+}
+
+/** One line saying where the run stands, e.g. "Workflow review completed in 12.3s: 4 agents (4 completed)". */
+export function summarizeWorkflowProgress(envelope: WorkflowProgressEnvelope): string {
+	const name = `Workflow ${workflowName(envelope)}`;
+	const time = formatDuration(envelope.duration);
+	const { agents } = envelope.totals;
+	const counts =
+		agents.total > 0 ? `${agents.total} agent${agents.total === 1 ? "" : "s"} (${countsText(agents)})` : "no agents";
+	const tokens = envelope.totals.tokens > 0 ? `, ${formatTokens(envelope.totals.tokens)} tokens` : "";
+	const error = envelope.error ? `: ${oneLine(envelope.error.message)}` : "";
+	switch (envelope.status) {
+		case "running":
+			return `${name} running${envelope.currentPhase ? ` (${envelope.currentPhase})` : ""} for ${time}: ${counts}${tokens}`;
+		case "completed":
+			return `${name} completed in ${time}: ${counts}${tokens}`;
+		case "failed":
+			return `${name} failed after ${time}${error || `: ${counts}`}${error ? `; ${counts}` : ""}`;
+		case "stopped":
+			return `${name} was stopped after ${time}: ${counts}`;
+		case "error":
+			return `${name} errored after ${time}${error}; ${counts}`;
+	}
+}
+
+const PHASE_MARKS = { pending: "○", running: "▸", done: "✓", failed: "✗" } as const;
+
+/** `meta.name`, or "workflow" before the meta is known. */
+export function workflowName(envelope: WorkflowProgressEnvelope): string {
+	return envelope.meta?.name ?? "workflow";
+}
+
+/** "350ms", "12.3s", "4m 05s", "2h 03m". */
+export function formatDuration(ms: number): string {
+	if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
+	if (ms < 60_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)}s`;
+	const seconds = Math.floor(ms / 1000);
+	if (seconds < 3600) return `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, "0")}s`;
+	return `${Math.floor(seconds / 3600)}h ${String(Math.floor((seconds % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+/** "950", "12.4k", "1.2M". */
+export function formatTokens(tokens: number): string {
+	if (tokens < 1000) return String(tokens);
+	if (tokens < 1_000_000) return `${(tokens / 1000).toFixed(1)}k`;
+	return `${(tokens / 1_000_000).toFixed(1)}M`;
+}
+
+/** Elapsed time of a phase or call at `now`: live while it runs, frozen (its `elapsedMs`) once it has ended. */
+export function liveElapsed(
+	item: { status: string; startedAt?: number; elapsedMs?: number },
+	now: number,
+): number | undefined {
+	if (item.status === "running" && item.startedAt !== undefined) return Math.max(0, now - item.startedAt);
+	return item.elapsedMs;
+}
+
+/** Elapsed time of the whole run at `now`: live while running, `duration` once ended. */
+export function workflowElapsed(envelope: WorkflowProgressEnvelope, now: number): number {
+	return envelope.status === "running" && envelope.endedAt === undefined
+		? Math.max(envelope.duration, now - envelope.startedAt)
+		: envelope.duration;
+}
+
+/**
+ * Up to `limit` running calls in call order. Scans from the newest call back, since running calls are recent, and
+ * stops as soon as it has them all (the totals say how many there are).
+ */
+export function runningCalls(envelope: WorkflowProgressEnvelope, limit: number): WorkflowProgressAgentCall[] {
+	const wanted = Math.min(limit, envelope.totals.agents.running);
+	const found: WorkflowProgressAgentCall[] = [];
+	const calls = envelope.agentCalls;
+	for (let i = calls.length - 1; i >= 0 && found.length < wanted; i--) {
+		const call = calls[i];
+		if (call?.status === "running") found.push(call);
+	}
+	return found.reverse();
+}
+
+/** "2 running, 5 queued, 3 completed, 1 failed" (zero counts left out). */
+export function countsText(counts: Record<WorkflowAgentCallStatus, number>): string {
+	const order: WorkflowAgentCallStatus[] = ["running", "queued", "completed", "failed", "stopped"];
+	return order
+		.filter((status) => counts[status] > 0)
+		.map((status) => `${counts[status]} ${status}`)
+		.join(", ");
+}
+
+/** Activity of a running call: its state and phrase, e.g. "active, reading 3 files…". */
+export function activityText(call: WorkflowProgressAgentCall): string {
+	const parts = [];
+	if (call.status === "running" && call.activity) parts.push(call.activity);
+	if (call.activityText) parts.push(oneLine(call.activityText));
+	return parts.join(", ");
+}
+
+/** Text squeezed onto one line. */
+export function oneLine(text: string): string {
+	return text.replace(/\s+/g, " ").trim();
+}
+
+function usageText(tokens: number, toolUses: number): string {
+	const parts = [];
+	if (toolUses > 0) parts.push(`${toolUses} tool use${toolUses === 1 ? "" : "s"}`);
+	if (tokens > 0) parts.push(`${formatTokens(tokens)} tokens`);
+	return parts.length > 0 ? ` · ${parts.join(" · ")}` : "";
+}
+
+function callLine(call: WorkflowProgressAgentCall, now: number): string {
+	const head = `${CALL_MARKS[call.status]} #${call.index} ${oneLine(call.label)} (${call.agentType})`;
+	const parts = [call.status === "running" ? activityText(call) || "running" : call.status];
+	const usage = usageText(call.tokens ?? 0, call.toolUses ?? 0);
+	const elapsed = liveElapsed(call, now);
+	const time = elapsed !== undefined ? ` · ${formatDuration(elapsed)}` : "";
+	const outcome = call.error ? `: ${oneLine(call.error)}` : "";
+	return `${head} · ${parts.join("")}${outcome}${usage}${time}`;
+}

@@ -1,0 +1,32 @@
+/**
+ * Progress of a workflow run: the tracker that folds runtime events into envelopes, the text and tool-result views,
+ * and the pi widget/status controller.
+ */
+
+// Envelope and tool result
+export {
+	type WorkflowAgentCallStatus,
+	type WorkflowAgentStateCounts,
+	type WorkflowPhaseStatus,
+	type WorkflowProgressAgentCall,
+	type WorkflowProgressDetails,
+	type WorkflowProgressEnvelope,
+	type WorkflowProgressError,
+	type WorkflowProgressLog,
+	type WorkflowProgressPhase,
+	type WorkflowProgressResultOptions,
+	type WorkflowProgressStatus,
+	type WorkflowProgressToolResult,
+	type WorkflowProgressTotals,
+	workflowProgressResult,
+} from "./envelope.ts";
+// Text
+export { type FormatWorkflowProgressOptions, formatWorkflowProgress, summarizeWorkflowProgress } from "./format.ts";
+export { toJsonSafe, type WorkflowUnsupportedValue } from "./json-safe.ts";
+// Tracker
+export {
+	createWorkflowProgressTracker,
+	type WorkflowProgressOutcome,
+	type WorkflowProgressTracker,
+	type WorkflowProgressTrackerOptions,
+} from "./tracker.ts";
