@@ -27,6 +27,7 @@ export type WorkflowErrorCode =
 	| "timed_out"
 	| "workflow_not_found"
 	| "workflow_nesting"
+	| "agents_failed"
 	| "script_error"
 	| "internal";
 

@@ -1,0 +1,285 @@
+/**
+ * One `agent()` call: check options, charge the budget, wait in the queue, ask the runner (re-asking with the
+ * validation errors for schema calls), record the outcome. Child failures resolve to null and enter the census;
+ * author errors and hard limits throw a `WorkflowError` into the script.
+ */
+import { WorkflowError, unknownAgentTypeError } from "../errors.ts";
+import { type AgentCallOptions, checkAgentOptions, checkPrompt } from "./agent-options.ts";
+import { firstFrameIn } from "./call-key.ts";
+import type { WorkflowAgentCallRef } from "./events.ts";
+import { type ScriptScope, trackInFlight } from "./run-context.ts";
+import { type CompiledSchema, compileAgentSchema, parseStructuredText } from "./schema.ts";
+import type {
+	JsonValue,
+	WorkflowAgentChild,
+	WorkflowAgentRequest,
+	WorkflowAgentResult,
+	WorkflowTokenUsage,
+} from "./types.ts";
+
+/** Attempts a schema call gets in all before `agent()` throws `schema_unmet`. */
+export const SCHEMA_ATTEMPTS = 5;
+const PREVIEW_CHARS = 200;
+/** Runner error codes that are the author's fault, so `agent()` throws them instead of resolving to null. */
+const AUTHOR_CODES = new Set(["agent_type_unknown", "agent_options_invalid", "schema_invalid"]);
+
+/** The outcome of one runner attempt, before the call decides what the script gets. */
+type Attempt =
+	| { kind: "answer"; value: JsonValue; result: WorkflowAgentResult }
+	| { kind: "schema_miss"; errors: string; result: WorkflowAgentResult }
+	| { kind: "failed"; cause: string; result?: WorkflowAgentResult };
+
+/** Runs one `agent(prompt, opts)` call made at the guest stack `stack`. */
+export async function runAgentCall(scope: ScriptScope, rawPrompt: JsonValue, rawOptions: JsonValue, stack: string): Promise<JsonValue> {
+	const { run } = scope;
+	run.census.call();
+	const prompt = checkPrompt(rawPrompt);
+	const options = checkAgentOptions(rawOptions);
+	if (run.agentTypes && !run.agentTypes.includes(options.agentType)) {
+		throw unknownAgentTypeError(options.agentType, run.agentTypes);
+	}
+	const schema = options.schema ? compileAgentSchema(options.schema) : undefined;
+	if (run.signal.aborted) throw run.signal.reason;
+	run.budget.chargeAgentCall();
+
+	const site = firstFrameIn(stack, scope.filename);
+	const ref: WorkflowAgentCallRef = {
+		key: scope.keys.next(site, identityOf(prompt, options)),
+		index: run.nextCallIndex++,
+		label: options.label ?? shorten(prompt, 60),
+		agentType: options.agentType,
+		...(options.phase ?? scope.phases.current ? { phase: options.phase ?? scope.phases.current } : {}),
+		...(scope.workflowName ? { workflow: scope.workflowName } : {}),
+	};
+	run.emit({
+		type: "agent_queued",
+		...ref,
+		promptPreview: shorten(prompt, PREVIEW_CHARS),
+		hasSchema: schema !== undefined,
+		...(options.model ? { model: options.model } : {}),
+	});
+
+	const started = Date.now();
+	let attempts = 0;
+	let usage: WorkflowTokenUsage | undefined;
+	let reachedRunner = false;
+	const fail = (cause: string, code: string | undefined, thrown: boolean, agentId?: string) => {
+		run.census.failed(
+			{
+				kind: "agent",
+				index: ref.index,
+				key: ref.key,
+				label: ref.label,
+				agentType: ref.agentType,
+				...(ref.phase ? { phase: ref.phase } : {}),
+				cause,
+				...(code ? { code } : {}),
+			},
+			{ skipped: !reachedRunner, ...(usage ? { usage } : {}) },
+		);
+		run.emit({
+			type: "agent_failed",
+			...ref,
+			...(agentId ? { agentId } : {}),
+			error: cause,
+			...(code ? { code } : {}),
+			thrown,
+			skipped: !reachedRunner,
+			...(usage ? { usage } : {}),
+			durationMs: Date.now() - started,
+		});
+	};
+
+	try {
+		const outcome = await run.queue.run(async () => {
+			reachedRunner = true;
+			run.census.started();
+			let feedback: string | undefined;
+			const maxAttempts = schema ? SCHEMA_ATTEMPTS : 1 + options.retries;
+			let last: Attempt = { kind: "failed", cause: "never ran" };
+			for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+				if (run.signal.aborted) throw run.signal.reason;
+				if (attempt === 1) run.emit({ type: "agent_started", ...ref, attempt });
+				else run.emit({ type: "agent_retry", ...ref, attempt, reason: last.kind === "failed" ? last.cause : (feedback ?? "") });
+				last = await attemptOnce(scope, ref, buildRequest(scope, ref, prompt, options, attempt, feedback), schema);
+				attempts = attempt;
+				usage = addUsage(usage, last.result?.usage);
+				if (last.kind === "answer") break;
+				if (last.kind === "schema_miss") feedback = last.errors;
+				// A failed child is tried again only when the script asked for retries.
+				else if (attempt > options.retries) break;
+			}
+			return last;
+		}, AbortSignal.any([run.signal, run.orphans.signal]));
+
+		if (usage) run.budget.spendTokens(usage.total);
+		if (outcome.kind === "answer") {
+			run.census.completed(usage);
+			run.emit({
+				type: "agent_finished",
+				...ref,
+				agentId: outcome.result.id,
+				resultPreview: shorten(typeof outcome.value === "string" ? outcome.value : JSON.stringify(outcome.value), PREVIEW_CHARS),
+				...(usage ? { usage } : {}),
+				...(outcome.result.toolUses !== undefined ? { toolUses: outcome.result.toolUses } : {}),
+				durationMs: Date.now() - started,
+				attempts,
+			});
+			return outcome.value;
+		}
+		if (outcome.kind === "schema_miss") {
+			const error = new WorkflowError(
+				"schema_unmet",
+				`\`agent()\` answer still does not match its schema after ${SCHEMA_ATTEMPTS} attempts: ${outcome.errors}`,
+				{ details: { attempts: SCHEMA_ATTEMPTS, errors: outcome.errors, key: ref.key } },
+			);
+			fail(error.message, error.code, true, outcome.result.id);
+			throw error;
+		}
+		fail(outcome.cause, undefined, false, outcome.result?.id);
+		return null;
+	} catch (error) {
+		if (error instanceof WorkflowError && error.code === "schema_unmet") throw error;
+		const coded = error instanceof WorkflowError ? error : undefined;
+		const orphaned = !run.signal.aborted && run.orphans.signal.aborted;
+		fail(orphaned ? "still running when the script returned" : (coded?.message ?? messageOf(error)), coded?.code, true);
+		throw error;
+	}
+}
+
+/** One runner call, raced against the call's signal so a runner that ignores abort cannot hold the script. */
+async function attemptOnce(
+	scope: ScriptScope,
+	ref: WorkflowAgentCallRef,
+	request: WorkflowAgentRequest,
+	schema: CompiledSchema | undefined,
+): Promise<Attempt> {
+	const { run } = scope;
+	const signals = [run.signal, run.orphans.signal];
+	if (request.timeoutMs !== undefined) signals.push(AbortSignal.timeout(request.timeoutMs));
+	const signal = AbortSignal.any(signals);
+	const reportChild = (child: WorkflowAgentChild) => {
+		run.emit({ type: "agent_child", ...ref, child: { ...child, callKey: ref.key, callIndex: ref.index } });
+	};
+	const call = trackInFlight(run, Promise.resolve().then(() => run.runner(request, { signal, reportChild })));
+	let result: WorkflowAgentResult;
+	try {
+		result = await raceSignal(call, signal);
+	} catch (error) {
+		if (error instanceof WorkflowError && AUTHOR_CODES.has(error.code)) throw error;
+		if (run.signal.aborted) throw run.signal.reason;
+		if (signal.aborted) return { kind: "failed", cause: abortCause(request, run.orphans.signal.aborted) };
+		return { kind: "failed", cause: `runner error: ${messageOf(error)}` };
+	}
+	const malformed = checkResult(result);
+	if (malformed) return { kind: "failed", cause: malformed };
+	if (result.status !== "completed") {
+		const cause = result.status === "stopped" ? `stopped${result.error ? `: ${result.error}` : ""}` : (result.error ?? "failed");
+		return { kind: "failed", cause, result };
+	}
+	if (!schema) {
+		const text = result.result ?? "";
+		if (text.trim() === "") return { kind: "failed", cause: "empty answer", result };
+		return { kind: "answer", value: text, result };
+	}
+	const candidate = result.structuredOutput !== undefined ? result.structuredOutput : parseStructuredText(result.result ?? "");
+	if (candidate === undefined) {
+		return { kind: "schema_miss", errors: "no structured output was submitted and the answer holds no JSON object", result };
+	}
+	const checked = schema.validate(candidate);
+	if (!checked.ok) return { kind: "schema_miss", errors: checked.errors, result };
+	return { kind: "answer", value: checked.value as JsonValue, result };
+}
+
+function buildRequest(
+	scope: ScriptScope,
+	ref: WorkflowAgentCallRef,
+	prompt: string,
+	options: AgentCallOptions,
+	attempt: number,
+	feedback: string | undefined,
+): WorkflowAgentRequest {
+	return {
+		key: ref.key,
+		index: ref.index,
+		attempt,
+		prompt,
+		agentType: options.agentType,
+		label: ref.label,
+		description: ref.label,
+		cwd: scope.run.cwd,
+		...(options.model ? { model: options.model } : {}),
+		...(options.thinking ? { thinking: options.thinking } : {}),
+		...(options.schema ? { schema: options.schema } : {}),
+		...(feedback ? { schemaFeedback: feedback } : {}),
+		...(options.tools ? { tools: options.tools } : {}),
+		...(ref.phase ? { phase: ref.phase } : {}),
+		...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+		...(options.isolation ? { isolation: options.isolation } : {}),
+	};
+}
+
+/** What makes two calls the same call: not the label or phase, which are display. */
+function identityOf(prompt: string, options: AgentCallOptions): unknown {
+	return {
+		prompt,
+		agentType: options.agentType,
+		schema: options.schema,
+		model: options.model,
+		thinking: options.thinking,
+		tools: options.tools,
+	};
+}
+
+/** A runner's result must at least have a status we know; anything else is a failed child, not a crash. */
+function checkResult(result: unknown): string | undefined {
+	if (result === null || typeof result !== "object") return `runner returned ${result === null ? "null" : typeof result} instead of a result`;
+	const r = result as Partial<WorkflowAgentResult>;
+	if (r.status !== "completed" && r.status !== "failed" && r.status !== "stopped") {
+		return `runner returned a result with status ${JSON.stringify(r.status)}`;
+	}
+	if (r.result !== undefined && typeof r.result !== "string") return "runner returned a non-text `result`";
+	return undefined;
+}
+
+function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+	if (signal.aborted) return Promise.reject(signal.reason);
+	return new Promise<T>((resolve, reject) => {
+		const onAbort = () => reject(signal.reason);
+		signal.addEventListener("abort", onAbort, { once: true });
+		promise.then(
+			(value) => {
+				signal.removeEventListener("abort", onAbort);
+				resolve(value);
+			},
+			(error) => {
+				signal.removeEventListener("abort", onAbort);
+				reject(error);
+			},
+		);
+	});
+}
+
+function abortCause(request: WorkflowAgentRequest, orphaned: boolean): string {
+	if (orphaned) return "still running when the script returned";
+	return `timed out after ${request.timeoutMs} ms`;
+}
+
+function addUsage(a: WorkflowTokenUsage | undefined, b: WorkflowTokenUsage | undefined): WorkflowTokenUsage | undefined {
+	if (!b || typeof b !== "object") return a;
+	const n = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : 0);
+	return {
+		input: (a?.input ?? 0) + n(b.input),
+		output: (a?.output ?? 0) + n(b.output),
+		total: (a?.total ?? 0) + n(b.total),
+	};
+}
+
+function shorten(text: string, max: number): string {
+	const flat = text.replace(/\s+/g, " ").trim();
+	return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+function messageOf(error: unknown): string {
+	return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,132 @@
+/**
+ * Checks the arguments of `agent(prompt, opts)`: unknown option names are refused by name, aliases are folded
+ * (`agentType` → `agent`, `effort` → `thinking`), and each value must have the right type.
+ */
+import { WorkflowError } from "../errors.ts";
+import type { JsonSchema, JsonValue } from "./types.ts";
+
+/** `agent()` options after checking. */
+export interface AgentCallOptions {
+	agentType: string;
+	label?: string;
+	phase?: string;
+	schema?: JsonSchema;
+	model?: string;
+	thinking?: string;
+	tools?: string[];
+	timeoutMs?: number;
+	retries: number;
+	isolation?: "worktree";
+}
+
+const KNOWN = [
+	"agent",
+	"agentType",
+	"label",
+	"phase",
+	"schema",
+	"model",
+	"thinking",
+	"effort",
+	"tools",
+	"timeoutMs",
+	"retries",
+	"isolation",
+] as const;
+
+const THINKING = ["off", "minimal", "low", "medium", "high", "xhigh"];
+export const DEFAULT_AGENT_TYPE = "general-purpose";
+const MAX_RETRIES = 10;
+
+function invalid(message: string, details?: Record<string, unknown>): WorkflowError {
+	return new WorkflowError("agent_options_invalid", message, details ? { details } : {});
+}
+
+function optionalString(opts: Record<string, JsonValue>, name: string): string | undefined {
+	const value = opts[name];
+	if (value === undefined || value === null) return undefined;
+	if (typeof value !== "string" || value.trim() === "") {
+		throw invalid(`\`agent()\` option \`${name}\` must be a non-empty string, got ${JSON.stringify(value)}`);
+	}
+	return value;
+}
+
+function alias(opts: Record<string, JsonValue>, name: string, other: string): string | undefined {
+	const a = optionalString(opts, name);
+	const b = optionalString(opts, other);
+	if (a !== undefined && b !== undefined && a !== b) {
+		throw invalid(`\`agent()\` options \`${name}\` and \`${other}\` are the same option; give one`);
+	}
+	return a ?? b;
+}
+
+/** The prompt must be a non-empty string. */
+export function checkPrompt(prompt: JsonValue): string {
+	if (typeof prompt !== "string" || prompt.trim() === "") {
+		const got = typeof prompt === "string" ? "an empty string" : JSON.stringify(prompt);
+		throw invalid(`\`agent()\` takes a prompt string as its first argument, got ${got}`);
+	}
+	return prompt;
+}
+
+/** Checks `opts` (null when omitted) and returns them with defaults and aliases applied. */
+export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
+	if (raw === null) return { agentType: DEFAULT_AGENT_TYPE, retries: 0 };
+	if (typeof raw !== "object" || Array.isArray(raw)) {
+		throw invalid(`\`agent()\` options must be an object, got ${Array.isArray(raw) ? "an array" : JSON.stringify(raw)}`);
+	}
+	for (const name of Object.keys(raw)) {
+		if (!(KNOWN as readonly string[]).includes(name)) {
+			throw invalid(`Unknown \`agent()\` option \`${name}\`. Known options: ${KNOWN.join(", ")}`, { option: name });
+		}
+	}
+	const options: AgentCallOptions = {
+		agentType: alias(raw, "agent", "agentType") ?? DEFAULT_AGENT_TYPE,
+		retries: 0,
+	};
+	const label = optionalString(raw, "label");
+	if (label !== undefined) options.label = label;
+	const phase = optionalString(raw, "phase");
+	if (phase !== undefined) options.phase = phase;
+	const model = optionalString(raw, "model");
+	if (model !== undefined) options.model = model;
+	const thinking = alias(raw, "thinking", "effort");
+	if (thinking !== undefined) {
+		if (!THINKING.includes(thinking)) {
+			throw invalid(`\`agent()\` option \`thinking\` must be one of ${THINKING.join(", ")}, got "${thinking}"`);
+		}
+		options.thinking = thinking;
+	}
+	if (raw.schema !== undefined && raw.schema !== null) {
+		if (typeof raw.schema !== "object" || Array.isArray(raw.schema)) {
+			throw new WorkflowError("schema_invalid", "`agent()` option `schema` must be a JSON Schema object");
+		}
+		options.schema = raw.schema;
+	}
+	if (raw.tools !== undefined && raw.tools !== null) {
+		if (!Array.isArray(raw.tools) || raw.tools.some((t) => typeof t !== "string")) {
+			throw invalid("`agent()` option `tools` must be an array of tool names");
+		}
+		options.tools = raw.tools as string[];
+	}
+	if (raw.timeoutMs !== undefined && raw.timeoutMs !== null) {
+		if (typeof raw.timeoutMs !== "number" || !(raw.timeoutMs > 0) || !Number.isFinite(raw.timeoutMs)) {
+			throw invalid(`\`agent()\` option \`timeoutMs\` must be a positive number of milliseconds, got ${JSON.stringify(raw.timeoutMs)}`);
+		}
+		options.timeoutMs = raw.timeoutMs;
+	}
+	if (raw.retries !== undefined && raw.retries !== null) {
+		const r = raw.retries;
+		if (typeof r !== "number" || !Number.isInteger(r) || r < 0 || r > MAX_RETRIES) {
+			throw invalid(`\`agent()\` option \`retries\` must be an integer from 0 to ${MAX_RETRIES}, got ${JSON.stringify(r)}`);
+		}
+		options.retries = r;
+	}
+	if (raw.isolation !== undefined && raw.isolation !== null) {
+		if (raw.isolation !== "worktree") {
+			throw invalid(`\`agent()\` option \`isolation\` must be "worktree", got ${JSON.stringify(raw.isolation)}`);
+		}
+		options.isolation = "worktree";
+	}
+	return options;
+}

@@ -1,0 +1,51 @@
+/**
+ * The failure census and agent counts of a run: every null the script received is recorded with its cause,
+ * and the final status follows from them (a run where every agent failed is not "completed").
+ */
+import type { WorkflowAgentCounts, WorkflowFailure, WorkflowTokenUsage } from "./types.ts";
+
+/** Counts and failures of one run, shared with its nested workflows. */
+export class Census {
+	readonly failures: WorkflowFailure[] = [];
+	readonly counts: WorkflowAgentCounts = { calls: 0, started: 0, completed: 0, failed: 0, skipped: 0 };
+	readonly usage: WorkflowTokenUsage = { input: 0, output: 0, total: 0 };
+
+	call(): void {
+		this.counts.calls++;
+	}
+
+	started(): void {
+		this.counts.started++;
+	}
+
+	completed(usage?: WorkflowTokenUsage): void {
+		this.counts.completed++;
+		this.addUsage(usage);
+	}
+
+	/** An `agent()` call that resolved to null or threw. `skipped` when it never reached the runner. */
+	failed(failure: WorkflowFailure, options: { skipped: boolean; usage?: WorkflowTokenUsage }): void {
+		if (options.skipped) this.counts.skipped++;
+		else this.counts.failed++;
+		this.failures.push(failure);
+		this.addUsage(options.usage);
+	}
+
+	/** A `parallel`/`pipeline` slot that became null. */
+	slotFailed(failure: WorkflowFailure): void {
+		this.failures.push(failure);
+	}
+
+	/** True when agents ran and none of them gave an answer. */
+	get everyAgentFailed(): boolean {
+		const { completed, failed, skipped } = this.counts;
+		return completed === 0 && failed + skipped > 0;
+	}
+
+	private addUsage(usage: WorkflowTokenUsage | undefined): void {
+		if (!usage) return;
+		this.usage.input += usage.input;
+		this.usage.output += usage.output;
+		this.usage.total += usage.total;
+	}
+}

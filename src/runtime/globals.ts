@@ -1,0 +1,94 @@
+/**
+ * The host functions behind the workflow globals of one script. The guest half (guest/prelude.js) validates what
+ * must be checked in the guest and calls these by name; everything else — budget, queue, events — happens here.
+ */
+import type { HostFunction, SandboxValue } from "../sandbox/index.ts";
+import { runAgentCall } from "./agent-call.ts";
+import { runNestedWorkflow } from "./nested.ts";
+import { type ScriptScope, trackInFlight } from "./run-context.ts";
+import type { JsonValue } from "./types.ts";
+
+/** Longest `sleep()`: a day. Longer is almost certainly a unit mistake. */
+const MAX_SLEEP_MS = 24 * 60 * 60 * 1000;
+
+/** Builds the name → handler map the sandbox routes guest calls to. */
+export function createHostFunctions(scope: ScriptScope): Record<string, HostFunction> {
+	const { run } = scope;
+	const str = (value: SandboxValue | undefined): string => (typeof value === "string" ? value : String(value));
+	return {
+		agent: {
+			kind: "async",
+			params: ["prompt", "opts", "stack"],
+			fn: ([prompt, options, stack]) => trackInFlight(run, runAgentCall(scope, prompt ?? null, options ?? null, str(stack))),
+		},
+		log: {
+			kind: "event",
+			params: ["level", "message", "data"],
+			fn: ([level, message, data, hasData]) => {
+				run.budget.countLog();
+				run.emit({
+					type: "log",
+					level: level === "warn" || level === "error" ? level : "info",
+					message: str(message),
+					...(hasData === true ? { data: (data ?? null) as JsonValue } : {}),
+					...(scope.phases.current ? { phase: scope.phases.current } : {}),
+				});
+			},
+		},
+		slotFailed: {
+			kind: "event",
+			params: ["kind", "index", "message"],
+			fn: ([kind, index, message]) => {
+				const combinator = kind === "pipeline" ? "pipeline" : "parallel";
+				const slot = typeof index === "number" ? index : -1;
+				const phase = scope.phases.current;
+				run.census.slotFailed({ kind: combinator, index: slot, cause: str(message), ...(phase ? { phase } : {}) });
+				run.emit({ type: "slot_failed", kind: combinator, index: slot, error: str(message), ...(phase ? { phase } : {}) });
+				run.budget.countLog();
+				run.emit({ type: "log", level: "warn", message: `${combinator}[${slot}] failed: ${str(message)}`, ...(phase ? { phase } : {}) });
+			},
+		},
+		phaseStart: {
+			kind: "event",
+			params: ["name", "withFn"],
+			fn: ([name, withFn]) => scope.phases.start(str(name), withFn === true),
+		},
+		phaseEnd: {
+			kind: "event",
+			params: ["name", "ok"],
+			fn: ([name]) => scope.phases.end(str(name)),
+		},
+		budget: {
+			kind: "sync",
+			fn: () => run.budget.snapshot() as unknown as SandboxValue,
+		},
+		sleep: {
+			kind: "async",
+			params: ["ms"],
+			fn: ([ms]) => sleep(ms, run.signal),
+		},
+		workflow: {
+			kind: "async",
+			params: ["nameOrPath", "args"],
+			fn: ([nameOrPath, args, hasArgs]) => runNestedWorkflow(scope, nameOrPath ?? null, hasArgs === true ? (args ?? null) : undefined),
+		},
+	};
+}
+
+function sleep(ms: SandboxValue | undefined, signal: AbortSignal): Promise<null> {
+	if (typeof ms !== "number" || !(ms >= 0) || ms > MAX_SLEEP_MS) {
+		throw new TypeError(`\`sleep()\` takes milliseconds from 0 to ${MAX_SLEEP_MS}, got ${JSON.stringify(ms)}`);
+	}
+	if (signal.aborted) return Promise.reject(signal.reason);
+	return new Promise((resolve, reject) => {
+		const onAbort = () => {
+			clearTimeout(timer);
+			reject(signal.reason);
+		};
+		const timer = setTimeout(() => {
+			signal.removeEventListener("abort", onAbort);
+			resolve(null);
+		}, ms);
+		signal.addEventListener("abort", onAbort, { once: true });
+	});
+}

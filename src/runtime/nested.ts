@@ -1,0 +1,69 @@
+/**
+ * `workflow(nameOrPath, args)`: runs another workflow inline, one level deep, in its own sandbox but sharing the
+ * run's queue, counters, budget, census, cancellation and events.
+ */
+import { readFile } from "node:fs/promises";
+import { isAbsolute, resolve } from "node:path";
+import { WorkflowError, stripLocation } from "../errors.ts";
+import { CallKeys } from "./call-key.ts";
+import { assertJsonValue } from "./json-value.ts";
+import { parseWorkflowSource, validateArgs } from "./meta.ts";
+import { PhaseState } from "./phases.ts";
+import type { ScriptScope } from "./run-context.ts";
+import { runScriptBody } from "./script-run.ts";
+import type { JsonValue, WorkflowResolver } from "./types.ts";
+
+/** Default resolver: a path to a `.js` file, relative to the run's cwd. Hosts add names (saved workflows). */
+export const resolveWorkflowPath: WorkflowResolver = async (nameOrPath, { cwd }) => {
+	const filename = isAbsolute(nameOrPath) ? nameOrPath : resolve(cwd, nameOrPath);
+	try {
+		return { source: await readFile(filename, "utf8"), filename };
+	} catch {
+		throw new WorkflowError(
+			"workflow_not_found",
+			`No workflow at \`${nameOrPath}\` (looked for ${filename}). Give a path to a .js workflow file relative to the run's cwd`,
+			{ details: { nameOrPath, filename } },
+		);
+	}
+};
+
+/** Runs a nested workflow and returns its value; throws a coded error when it fails. */
+export async function runNestedWorkflow(parent: ScriptScope, nameOrPath: JsonValue, args: JsonValue | undefined): Promise<JsonValue> {
+	const { run } = parent;
+	if (parent.depth >= 1) {
+		throw new WorkflowError("workflow_nesting", "`workflow()` runs one level deep: a nested workflow cannot call `workflow()`");
+	}
+	if (typeof nameOrPath !== "string" || nameOrPath.trim() === "") {
+		throw new TypeError(`\`workflow()\` takes a workflow name or a path, got ${JSON.stringify(nameOrPath)}`);
+	}
+	if (run.signal.aborted) throw run.signal.reason;
+	const { source, filename } = await run.resolveWorkflow(nameOrPath, { cwd: run.cwd });
+	const parsed = parseWorkflowSource(source, { filename, maxScriptBytes: run.limits.maxScriptBytes });
+	if (args !== undefined) assertJsonValue(args, "args");
+	validateArgs(parsed.meta, args);
+
+	const name = parsed.meta.name;
+	const scope: ScriptScope = {
+		run,
+		filename,
+		keys: new CallKeys(`${name}/`),
+		phases: new PhaseState((event) => run.emit(event)),
+		depth: parent.depth + 1,
+		workflowName: name,
+	};
+	run.budget.countLog();
+	run.emit({ type: "log", level: "info", message: `workflow \`${name}\` started`, data: { workflow: name, filename } });
+	const outcome = await runScriptBody(scope, parsed, args);
+	scope.phases.finish();
+	if (outcome.ok) {
+		run.budget.countLog();
+		run.emit({ type: "log", level: "info", message: `workflow \`${name}\` finished`, data: { workflow: name } });
+		return outcome.value;
+	}
+	const { error } = outcome;
+	const where = error.location ? ` at ${filename}:${error.location.line}:${error.location.column}` : "";
+	throw new WorkflowError(error.code, `Nested workflow \`${name}\` failed${where}: ${stripLocation(error.message)}`, {
+		details: { workflow: name, filename, ...(error.location ? { line: error.location.line, column: error.location.column } : {}) },
+	});
+}
+

@@ -1,0 +1,57 @@
+/**
+ * The state one run shares with its nested workflows (budget, census, queue, cancellation, events), and the
+ * per-script scope each script body gets (its file, keys and phases). Plain objects with names, built by run.ts.
+ */
+import type { Sandbox } from "../sandbox/index.ts";
+import type { Budget } from "./budget.ts";
+import type { CallKeys } from "./call-key.ts";
+import type { Census } from "./census.ts";
+import type { WorkflowProgressEvent } from "./events.ts";
+import type { PhaseState } from "./phases.ts";
+import type { WorkflowQueue } from "./queue.ts";
+import type { WorkflowAgentRunner, WorkflowLimits, WorkflowResolver } from "./types.ts";
+
+/** A progress event before the emitter stamps its time. */
+export type UnstampedEvent = WorkflowProgressEvent extends infer E ? (E extends { time: number } ? Omit<E, "time"> : never) : never;
+
+/** Shared by the top-level script and its nested workflows. */
+export interface RunContext {
+	runner: WorkflowAgentRunner;
+	queue: WorkflowQueue;
+	budget: Budget;
+	census: Census;
+	/** Fires on cancel or deadline. */
+	signal: AbortSignal;
+	emit: (event: UnstampedEvent) => void;
+	limits: WorkflowLimits;
+	cwd: string;
+	agentTypes?: readonly string[];
+	resolveWorkflow: WorkflowResolver;
+	/** Runner calls not yet settled; the run waits for them (bounded) before it reports. */
+	inFlight: Set<Promise<unknown>>;
+	/** Aborts the calls still running when the script has returned. */
+	orphans: AbortController;
+	/** Next `agent()` call index, across nested workflows. */
+	nextCallIndex: number;
+	newSandbox: () => Sandbox;
+}
+
+/** One script body: the top-level one, or a nested workflow. */
+export interface ScriptScope {
+	run: RunContext;
+	filename: string;
+	keys: CallKeys;
+	phases: PhaseState;
+	/** 0 for the top-level script, 1 inside `workflow()`. */
+	depth: number;
+	/** The nested workflow's name, shown on its calls. */
+	workflowName?: string;
+}
+
+/** Keeps `promise` in `run.inFlight` until it settles, so the run can wait for every call before it reports. */
+export function trackInFlight<T>(run: RunContext, promise: Promise<T>): Promise<T> {
+	run.inFlight.add(promise);
+	const forget = () => run.inFlight.delete(promise);
+	promise.then(forget, forget);
+	return promise;
+}

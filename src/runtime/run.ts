@@ -1,0 +1,221 @@
+/**
+ * `runWorkflowScript`: parse the header, check args, run the body in a sandbox with the workflow globals, then
+ * wait for every child to settle and report an honest result. Resolves, never rejects, for script faults.
+ */
+import { WorkflowError, cancelledError, toWorkflowError } from "../errors.ts";
+import { createSandbox } from "../sandbox/index.ts";
+import { Budget } from "./budget.ts";
+import { CallKeys } from "./call-key.ts";
+import { Census } from "./census.ts";
+import type { WorkflowProgressEvent } from "./events.ts";
+import { assertJsonValue } from "./json-value.ts";
+import { parseWorkflowSource, validateArgs } from "./meta.ts";
+import { resolveWorkflowPath } from "./nested.ts";
+import { PhaseState } from "./phases.ts";
+import { createWorkflowQueue } from "./queue.ts";
+import type { RunContext, ScriptScope, UnstampedEvent } from "./run-context.ts";
+import { runScriptBody } from "./script-run.ts";
+import type { JsonValue, WorkflowLimits, WorkflowMeta, WorkflowRunOptions, WorkflowRunResult } from "./types.ts";
+
+/** Defaults of every limit (contract §3). */
+export const DEFAULT_LIMITS: Readonly<WorkflowLimits> = Object.freeze({
+	maxAgentCalls: 1000,
+	maxItems: 4096,
+	maxScriptBytes: 512 * 1024,
+	maxLogEntries: 1000,
+	memoryBytes: 256 * 1024 * 1024,
+	stackBytes: 1024 * 1024,
+	syncSliceMs: 5000,
+	maxValueBytes: 8 * 1024 * 1024,
+});
+
+/** Default cap on the returned value, in bytes of JSON. */
+export const DEFAULT_MAX_RESULT_BYTES = 4 * 1024 * 1024;
+/** How long a finished run waits for runners that ignore abort before it reports them as abandoned. */
+const SETTLE_GRACE_MS = 5000;
+
+/**
+ * Runs one workflow script.
+ *
+ * Contract: resolves, never rejects, for anything the script does (the result says `status: "failed"` and why);
+ * throws a `TypeError` at once for misuse of the options. When it resolves, no runner call it started is still
+ * running, except ones that ignored abort for the grace period, which the result names in `error.details`.
+ */
+export async function runWorkflowScript(source: string, options: WorkflowRunOptions): Promise<WorkflowRunResult> {
+	checkOptions(source, options);
+	const started = Date.now();
+	const limits: WorkflowLimits = { ...DEFAULT_LIMITS, ...options.limits };
+	if (options.budget?.maxAgentCalls !== undefined) limits.maxAgentCalls = options.budget.maxAgentCalls;
+	const filename = options.filename ?? "workflow.js";
+	const cwd = options.cwd ?? process.cwd();
+
+	const controller = new AbortController();
+	const onCallerAbort = () => controller.abort(cancelledError(reasonText(options.signal?.reason)));
+	if (options.signal?.aborted) onCallerAbort();
+	else options.signal?.addEventListener("abort", onCallerAbort, { once: true });
+	const deadline =
+		options.timeoutMs === undefined
+			? undefined
+			: setTimeout(() => {
+					controller.abort(
+						new WorkflowError("timed_out", `The workflow ran past its deadline (limit: ${options.timeoutMs} ms). Raise \`timeoutMs\``, {
+							details: { limit: options.timeoutMs },
+						}),
+					);
+				}, options.timeoutMs);
+
+	const emit = (event: UnstampedEvent) => {
+		if (!options.onProgress) return;
+		try {
+			options.onProgress({ ...event, time: Date.now() } as WorkflowProgressEvent);
+		} catch {
+			// Telemetry never changes a run's outcome.
+		}
+	};
+	const census = new Census();
+	const run: RunContext = {
+		runner: options.agentRunner,
+		queue: options.queue ?? createWorkflowQueue({ concurrency: options.concurrency ?? 4 }),
+		budget: new Budget({
+			maxAgentCalls: limits.maxAgentCalls,
+			maxLogEntries: limits.maxLogEntries,
+			...(options.budget?.tokens !== undefined ? { tokens: options.budget.tokens } : {}),
+		}),
+		census,
+		signal: controller.signal,
+		emit,
+		limits,
+		cwd,
+		...(options.agentTypes ? { agentTypes: options.agentTypes } : {}),
+		resolveWorkflow: options.resolveWorkflow ?? resolveWorkflowPath,
+		inFlight: new Set(),
+		orphans: new AbortController(),
+		nextCallIndex: 0,
+		newSandbox: () =>
+			createSandbox({
+				limits: {
+					memoryBytes: limits.memoryBytes,
+					stackBytes: limits.stackBytes,
+					syncSliceMs: limits.syncSliceMs,
+					maxValueBytes: limits.maxValueBytes,
+				},
+			}),
+	};
+	const scope: ScriptScope = {
+		run,
+		filename,
+		keys: new CallKeys(),
+		phases: new PhaseState((event) => emit(event)),
+		depth: 0,
+	};
+
+	let meta: WorkflowMeta | undefined;
+	let value: JsonValue | undefined;
+	let error: WorkflowError | undefined;
+	try {
+		const parsed = parseWorkflowSource(source, { filename, maxScriptBytes: limits.maxScriptBytes });
+		meta = parsed.meta;
+		const args = options.args === undefined ? undefined : assertJsonValue(options.args, "args");
+		validateArgs(meta, args);
+		emit({ type: "run_start", meta, cwd, ...(args !== undefined ? { args } : {}) });
+		const outcome = await runScriptBody(scope, parsed, args);
+		if (outcome.ok) value = checkResultSize(outcome.value, options.budget?.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES);
+		else error = outcome.error;
+	} catch (caught) {
+		error = toWorkflowError(caught);
+	} finally {
+		scope.phases.finish();
+		// Calls the script left running can no longer change its result: stop them, then wait for every runner.
+		run.orphans.abort(new WorkflowError("cancelled", "The script returned while this agent was still running"));
+		const abandoned = await settle(run.inFlight);
+		if (abandoned > 0 && !error) {
+			error = new WorkflowError("internal", `${abandoned} agent runner call(s) ignored abort and were abandoned`, {
+				details: { abandoned },
+			});
+		}
+		if (deadline) clearTimeout(deadline);
+		options.signal?.removeEventListener("abort", onCallerAbort);
+	}
+
+	if (!error && census.everyAgentFailed) {
+		const { failed, skipped, calls } = census.counts;
+		error = new WorkflowError(
+			"agents_failed",
+			`Every agent call failed (${failed + skipped} of ${calls}); see \`failures\` for each cause`,
+			{ details: { failed, skipped, calls } },
+		);
+	}
+	const status: WorkflowRunResult["status"] = !error ? "completed" : error.code === "cancelled" ? "stopped" : "failed";
+	const result: WorkflowRunResult = {
+		status,
+		...(value !== undefined && !error ? { value } : {}),
+		...(error ? { error: error.toJSON() } : {}),
+		...(meta ? { meta } : {}),
+		failures: census.failures,
+		counts: census.counts,
+		usage: census.usage,
+		droppedLogs: run.budget.droppedLogs,
+		durationMs: Date.now() - started,
+	};
+	emit({
+		type: "run_end",
+		status,
+		...(result.value !== undefined ? { result: result.value } : {}),
+		...(result.error ? { error: result.error } : {}),
+		failures: result.failures,
+		counts: result.counts,
+		usage: result.usage,
+		durationMs: result.durationMs,
+	});
+	return result;
+}
+
+/** Waits for in-flight runner calls; returns how many were still pending after the grace period. */
+async function settle(inFlight: Set<Promise<unknown>>): Promise<number> {
+	if (inFlight.size === 0) return 0;
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	const grace = new Promise<void>((resolve) => {
+		timer = setTimeout(resolve, SETTLE_GRACE_MS);
+	});
+	await Promise.race([Promise.allSettled([...inFlight]), grace]);
+	clearTimeout(timer);
+	return inFlight.size;
+}
+
+function checkResultSize(value: JsonValue, maxBytes: number): JsonValue {
+	const bytes = Buffer.byteLength(JSON.stringify(value) ?? "null");
+	if (bytes > maxBytes) {
+		throw new WorkflowError(
+			"limit_value_size",
+			`The script's return value is ${bytes} bytes of JSON (limit: ${maxBytes}). Return less, or raise \`budget.maxResultBytes\``,
+			{ details: { limit: maxBytes, bytes } },
+		);
+	}
+	return value;
+}
+
+function reasonText(reason: unknown): string | undefined {
+	if (reason instanceof Error) return reason.name === "AbortError" ? undefined : reason.message;
+	return typeof reason === "string" ? reason : undefined;
+}
+
+/** Misuse of the API is a programming error in the host: a TypeError at once, in one shape. */
+function checkOptions(source: unknown, options: WorkflowRunOptions | undefined): void {
+	if (typeof source !== "string") throw new TypeError(`Expected \`source\` to be a string, got ${typeof source}`);
+	if (!options || typeof options !== "object") throw new TypeError(`Expected \`options\` to be an object, got ${typeof options}`);
+	if (typeof options.agentRunner !== "function") {
+		throw new TypeError(`Expected \`options.agentRunner\` to be a function, got ${typeof options.agentRunner}`);
+	}
+	const positive = (name: string, value: unknown, integer: boolean) => {
+		if (value === undefined) return;
+		if (typeof value !== "number" || !(value > 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
+			throw new TypeError(`Expected \`${name}\` to be a positive ${integer ? "integer" : "number"}, got \`${String(value)}\` (${typeof value})`);
+		}
+	};
+	positive("timeoutMs", options.timeoutMs, false);
+	positive("concurrency", options.concurrency, true);
+	positive("budget.maxAgentCalls", options.budget?.maxAgentCalls, true);
+	positive("budget.maxResultBytes", options.budget?.maxResultBytes, true);
+	positive("budget.tokens", options.budget?.tokens, false);
+	for (const [name, value] of Object.entries(options.limits ?? {})) positive(`limits.${name}`, value, true);
+}

@@ -1,0 +1,121 @@
+/**
+ * Runs one parsed script body (top-level or nested) in its own sandbox with the workflow globals, and turns what
+ * the sandbox reports into a value or a coded `WorkflowError` positioned in the author's file.
+ */
+import { readFileSync } from "node:fs";
+import { WorkflowError, type WorkflowErrorCode, limitError } from "../errors.ts";
+import type { GuestError, SandboxValue } from "../sandbox/index.ts";
+import { createHostFunctions } from "./globals.ts";
+import type { ParsedWorkflow } from "./meta.ts";
+import type { ScriptScope } from "./run-context.ts";
+import type { JsonValue } from "./types.ts";
+
+const PRELUDE = readFileSync(new URL("./guest/prelude.js", import.meta.url), "utf8");
+
+export type ScriptOutcome = { ok: true; value: JsonValue } | { ok: false; error: WorkflowError };
+
+/** Runs `parsed.body` with `args`; resolves, never rejects. */
+export async function runScriptBody(scope: ScriptScope, parsed: ParsedWorkflow, args: JsonValue | undefined): Promise<ScriptOutcome> {
+	const sandbox = scope.run.newSandbox();
+	try {
+		const outcome = await sandbox.run({
+			prelude: PRELUDE,
+			body: parsed.body,
+			filename: scope.filename,
+			data: {
+				maxItems: scope.run.limits.maxItems,
+				cwd: scope.run.cwd,
+				hasArgs: args !== undefined,
+				args: (args ?? null) as SandboxValue,
+			},
+			hostFunctions: createHostFunctions(scope),
+			signal: scope.run.signal,
+		});
+		if (outcome.ok) return { ok: true, value: outcome.value as JsonValue };
+		return { ok: false, error: fromGuestError(outcome.error, scope) };
+	} finally {
+		await sandbox.dispose();
+	}
+}
+
+const CODES: ReadonlySet<string> = new Set<WorkflowErrorCode>([
+	"meta_invalid",
+	"syntax_error",
+	"args_invalid",
+	"agent_type_unknown",
+	"agent_options_invalid",
+	"schema_invalid",
+	"schema_unmet",
+	"agent_cap_reached",
+	"budget_exhausted",
+	"limit_items",
+	"limit_value_size",
+	"value_not_json",
+	"determinism",
+	"cancelled",
+	"timed_out",
+	"workflow_not_found",
+	"workflow_nesting",
+]);
+
+/** Maps a sandbox failure to the error the user sees: which limit, its value, how to raise it, and where. */
+export function fromGuestError(error: GuestError, scope: ScriptScope): WorkflowError {
+	const { limits } = scope.run;
+	const location = error.line !== undefined && error.column !== undefined ? { line: error.line, column: error.column } : undefined;
+	const stack = error.stack ? { scriptStack: error.stack } : {};
+	switch (error.kind) {
+		case "thrown": {
+			const code = typeof error.props?.code === "string" && CODES.has(error.props.code) ? (error.props.code as WorkflowErrorCode) : undefined;
+			if (code) {
+				const details = error.props?.details;
+				return new WorkflowError(code, error.message, {
+					location,
+					...stack,
+					...(details && typeof details === "object" && !Array.isArray(details) ? { details } : {}),
+				});
+			}
+			const name = error.name && error.name !== "Error" ? `${error.name}: ` : "";
+			return new WorkflowError("script_error", `Uncaught ${name}${error.message}`, { location, ...stack });
+		}
+		case "syntax":
+			return new WorkflowError("syntax_error", error.message, { location });
+		case "limit_memory":
+			return limitError("limit_memory", "The script ran out of memory", mib(limits.memoryBytes), "Use less memory or raise `limits.memoryBytes`", location);
+		case "limit_stack":
+			return limitError("limit_stack", "The script overflowed its stack (too deep recursion or nesting)", mib(limits.stackBytes), "Nest less deeply or raise `limits.stackBytes`", location);
+		case "limit_cpu":
+			return limitError(
+				"limit_cpu",
+				"The script ran without pausing for too long (a loop that never awaits?)",
+				`${limits.syncSliceMs} ms`,
+				"Await between heavy steps or raise `limits.syncSliceMs`",
+				location,
+			);
+		case "limit_value_size":
+			return limitError(
+				"limit_value_size",
+				`\`${error.path ?? "a value"}\` is too large to cross the sandbox boundary`,
+				`${limits.maxValueBytes} bytes`,
+				"Pass less data or raise `limits.maxValueBytes`",
+				location,
+			);
+		case "value_not_json":
+			return new WorkflowError("value_not_json", error.message, { location, ...(error.path ? { details: { path: error.path } } : {}) });
+		case "unsettled":
+			return new WorkflowError(
+				"unsettled",
+				"The script is waiting for a promise that nothing can settle (no agent, sleep or host call is pending). Await only promises that agent(), parallel(), pipeline(), sleep() or workflow() return",
+				{ location, ...stack },
+			);
+		case "cancelled": {
+			const reason = scope.run.signal.reason;
+			return reason instanceof WorkflowError ? reason : new WorkflowError("cancelled", "The workflow was cancelled");
+		}
+		default:
+			return new WorkflowError("internal", `Sandbox failure: ${error.message}`, { location, ...stack });
+	}
+}
+
+function mib(bytes: number): string {
+	return bytes >= 1024 * 1024 ? `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB` : `${bytes} bytes`;
+}

@@ -1,0 +1,179 @@
+import { describe, expect, it } from "vitest";
+import type { WorkflowProgressEvent } from "../../src/runtime/index.ts";
+import { runWorkflowScript } from "../../src/runtime/index.ts";
+import { createFakeRunner, HEADER } from "../helpers/fake-runner.ts";
+
+const FINDINGS = `{ type: "object", properties: { items: { type: "array", items: { type: "string" } } }, required: ["items"] }`;
+
+describe("agent()", () => {
+	it("resolves to the child's final text and passes prompt, type and options to the runner", async () => {
+		const fake = createFakeRunner((r) => `answer to ${r.prompt}`);
+		const result = await runWorkflowScript(
+			`${HEADER}return await agent("review it", { agent: "reviewer", label: "Review", model: "m/x", thinking: "high", tools: ["read"] });`,
+			{ agentRunner: fake.runner, agentTypes: ["general-purpose", "reviewer"] },
+		);
+		expect(result.status).toBe("completed");
+		expect(result.value).toBe("answer to review it");
+		expect(fake.requests).toHaveLength(1);
+		expect(fake.requests[0]).toMatchObject({
+			prompt: "review it",
+			agentType: "reviewer",
+			label: "Review",
+			model: "m/x",
+			thinking: "high",
+			tools: ["read"],
+			attempt: 1,
+			index: 0,
+		});
+	});
+
+	it("defaults to the general-purpose type and accepts the agentType and effort aliases", async () => {
+		const fake = createFakeRunner();
+		await runWorkflowScript(`${HEADER}await agent("a"); await agent("b", { agentType: "scout", effort: "low" });`, {
+			agentRunner: fake.runner,
+		});
+		expect(fake.requests.map((r) => [r.agentType, r.thinking])).toEqual([
+			["general-purpose", undefined],
+			["scout", "low"],
+		]);
+	});
+
+	it("on an unknown option: throws agent_options_invalid naming the option, at the call's line", async () => {
+		const fake = createFakeRunner();
+		const result = await runWorkflowScript(`${HEADER}\nawait agent("x", { agnet: "reviewer" });`, { agentRunner: fake.runner });
+		expect(result.status).toBe("failed");
+		expect(result.error).toMatchObject({ code: "agent_options_invalid", line: 3, column: 7 });
+		expect(result.error?.message).toContain("Unknown `agent()` option `agnet`");
+		expect(fake.requests).toHaveLength(0);
+	});
+
+	it("on an unknown agent type: throws agent_type_unknown and lists the types", async () => {
+		const fake = createFakeRunner();
+		const result = await runWorkflowScript(`${HEADER}await agent("x", { agent: "reviwer" });`, {
+			agentRunner: fake.runner,
+			agentTypes: ["general-purpose", "reviewer", "scout"],
+		});
+		expect(result.error?.code).toBe("agent_type_unknown");
+		expect(result.error?.message).toBe("Unknown agent type `reviwer`. Available: general-purpose, reviewer, scout (2:7)");
+	});
+
+	it("lets the script catch a WorkflowError and read its code", async () => {
+		const fake = createFakeRunner();
+		const result = await runWorkflowScript(
+			`${HEADER}try { await agent("x", { retries: -1 }); } catch (e) { return [e.name, e.code]; }`,
+			{ agentRunner: fake.runner },
+		);
+		expect(result.value).toEqual(["WorkflowError", "agent_options_invalid"]);
+	});
+
+	it("on a failed child: resolves to null and records the cause in the census", async () => {
+		const fake = createFakeRunner((r) => (r.prompt === "bad" ? { fail: "provider exploded" } : "ok"));
+		const result = await runWorkflowScript(
+			`${HEADER}phase("work"); const a = await agent("bad", { label: "Bad one" }); const b = await agent("good"); return [a, b];`,
+			{ agentRunner: fake.runner },
+		);
+		expect(result.status).toBe("completed");
+		expect(result.value).toEqual([null, "ok"]);
+		expect(result.failures).toEqual([
+			expect.objectContaining({ kind: "agent", index: 0, label: "Bad one", agentType: "general-purpose", phase: "work", cause: "provider exploded" }),
+		]);
+		expect(result.counts).toMatchObject({ calls: 2, started: 2, completed: 1, failed: 1, skipped: 0 });
+	});
+
+	it("on an empty answer: resolves to null with cause `empty answer`", async () => {
+		const fake = createFakeRunner(() => "   ");
+		const result = await runWorkflowScript(`${HEADER}const a = await agent("x"); return { a };`, { agentRunner: fake.runner });
+		expect(result.status).toBe("failed");
+		expect(result.error?.code).toBe("agents_failed");
+		expect(result.failures[0]?.cause).toBe("empty answer");
+	});
+
+	it("retries a failed child as many times as `retries` says", async () => {
+		let calls = 0;
+		const fake = createFakeRunner(() => (++calls < 3 ? { fail: `flaky ${calls}` } : "third time"));
+		const result = await runWorkflowScript(`${HEADER}return await agent("x", { retries: 2 });`, { agentRunner: fake.runner });
+		expect(result.value).toBe("third time");
+		expect(fake.requests.map((r) => r.attempt)).toEqual([1, 2, 3]);
+	});
+
+	it("on timeoutMs: stops the child and resolves to null with a timed-out cause", async () => {
+		const fake = createFakeRunner(() => ({ hang: true }));
+		const result = await runWorkflowScript(`${HEADER}const a = await agent("x", { timeoutMs: 30 }); return [a, await agent("y", { timeoutMs: 30 })];`, {
+			agentRunner: fake.runner,
+		});
+		expect(result.failures.map((f) => f.cause)).toEqual(["timed out after 30 ms", "timed out after 30 ms"]);
+		expect(fake.aborted).toBe(2);
+		expect(fake.running).toBe(0);
+	});
+});
+
+describe("agent() with a schema", () => {
+	it("resolves to the validated object and asks the runner for structured output", async () => {
+		const fake = createFakeRunner(() => ({ structured: { items: ["a", "b"] } }));
+		const result = await runWorkflowScript(`${HEADER}const r = await agent("find", { schema: ${FINDINGS} }); return r.items.length;`, {
+			agentRunner: fake.runner,
+		});
+		expect(result.value).toBe(2);
+		expect(fake.requests[0]?.schema).toMatchObject({ type: "object", required: ["items"] });
+	});
+
+	it("parses JSON the runner returned as fenced text", async () => {
+		const fake = createFakeRunner(() => 'Here you go:\n```json\n{ "items": ["x"] }\n```');
+		const result = await runWorkflowScript(`${HEADER}return await agent("find", { schema: ${FINDINGS} });`, { agentRunner: fake.runner });
+		expect(result.value).toEqual({ items: ["x"] });
+	});
+
+	it("re-asks with the validation errors until the answer fits", async () => {
+		let n = 0;
+		const fake = createFakeRunner(() => ({ structured: ++n < 3 ? { items: [1] } : { items: ["ok"] } }));
+		const events: WorkflowProgressEvent[] = [];
+		const result = await runWorkflowScript(`${HEADER}return await agent("find", { schema: ${FINDINGS} });`, {
+			agentRunner: fake.runner,
+			onProgress: (e) => events.push(e),
+		});
+		expect(result.value).toEqual({ items: ["ok"] });
+		expect(fake.requests.map((r) => r.attempt)).toEqual([1, 2, 3]);
+		expect(fake.requests[1]?.schemaFeedback).toMatch(/items/);
+		expect(events.filter((e) => e.type === "agent_retry")).toHaveLength(2);
+		expect(events.find((e) => e.type === "agent_finished")).toMatchObject({ attempts: 3 });
+	});
+
+	it("after 5 misses: throws schema_unmet with the last errors", async () => {
+		const fake = createFakeRunner(() => ({ structured: { nope: true } }));
+		const result = await runWorkflowScript(`${HEADER}\n\nreturn await agent("find", { schema: ${FINDINGS} });`, { agentRunner: fake.runner });
+		expect(fake.requests).toHaveLength(5);
+		expect(result.error).toMatchObject({ code: "schema_unmet", line: 4, column: 14 });
+		expect(result.error?.message).toMatch(/after 5 attempts: .*items/);
+	});
+
+	it("on an invalid schema: throws schema_invalid before any child runs", async () => {
+		const fake = createFakeRunner();
+		const result = await runWorkflowScript(`${HEADER}return await agent("x", { schema: { type: "object", properties: { a: { type: "nonsense" } } } });`, {
+			agentRunner: fake.runner,
+		});
+		expect(result.error?.code).toBe("schema_invalid");
+		expect(fake.requests).toHaveLength(0);
+	});
+});
+
+describe("agent() call keys", () => {
+	const script = `${HEADER}
+const items = ["a", "b", "c"];
+return await parallel(items.map((x) => () => agent("do " + x)));`;
+
+	it("are the same in two runs even when children finish in a different order", async () => {
+		const keysOf = async (delays: Record<string, number>) => {
+			const events: WorkflowProgressEvent[] = [];
+			const fake = createFakeRunner((r) => ({ text: "ok", delayMs: delays[r.prompt] ?? 0 }));
+			await runWorkflowScript(script, { agentRunner: fake.runner, onProgress: (e) => events.push(e) });
+			const finished = events.filter((e) => e.type === "agent_finished").map((e) => (e.type === "agent_finished" ? e.key : ""));
+			return { sorted: [...finished].sort(), order: finished };
+		};
+		const first = await keysOf({ "do a": 30, "do b": 1, "do c": 15 });
+		const second = await keysOf({ "do a": 1, "do b": 30, "do c": 15 });
+		expect(first.sorted).toEqual(second.sorted);
+		expect(first.order).not.toEqual(second.order);
+		expect(new Set(first.sorted).size).toBe(3);
+		expect(first.sorted[0]).toMatch(/^4:\d+#[0-9a-f]{12}#0$/);
+	});
+});
