@@ -30,3 +30,12 @@ export {
 	type WorkflowProgressTracker,
 	type WorkflowProgressTrackerOptions,
 } from "./tracker.ts";
+
+// pi UI
+export {
+	createWorkflowProgressUi,
+	type WorkflowProgressUi,
+	type WorkflowProgressUiContext,
+	type WorkflowProgressUiOptions,
+} from "./ui.ts";
+export { WorkflowProgressWidget, type WorkflowProgressWidgetOptions } from "./widget.ts";
