@@ -1,0 +1,194 @@
+/**
+ * Real pi sessions without a network: a `ModelRuntime` with pi-ai's faux provider registered, and replies routed
+ * by the child's task, because parallel children share the provider's one reply queue. Every request the provider
+ * sees is recorded (system prompt, tool names, task, last message) so tests can assert on what reached a child.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+	type Api,
+	type AssistantMessage,
+	contentText,
+	type FauxResponseFactory,
+	fauxAssistantMessage,
+	fauxProvider,
+	getCurrentSystemPrompt,
+	getCurrentTools,
+	type Message,
+	type Model,
+} from "@earendil-works/pi-ai";
+import { type AgentSession, ModelRuntime } from "@earendil-works/pi-coding-agent";
+import type { PiAgentRunnerHooks } from "../../src/tool/agent-runner.ts";
+
+export { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } from "@earendil-works/pi-ai";
+
+/** One model request as the faux provider saw it. */
+export interface FauxRequest {
+	/** `provider/id` of the requested model. */
+	model: string;
+	/** The thinking level pi asked for, when any. */
+	thinking?: string;
+	systemPrompt: string;
+	/** Names of the tools declared to the model. */
+	tools: string[];
+	/** Text of the first user message: the child's task, which routes the request. */
+	task: string;
+	/** Role and text of the newest message (a tool result, a steering message…). */
+	last: { role: string; text: string; isError?: boolean };
+	messages: Message[];
+	signal?: AbortSignal;
+}
+
+/** A scripted reply: a message, or a function of the request. */
+export type FauxReply = AssistantMessage | ((request: FauxRequest) => AssistantMessage | Promise<AssistantMessage>);
+
+/** Which requests a route serves: a substring or pattern of the task, or a predicate. */
+export type FauxMatch = string | RegExp | ((request: FauxRequest) => boolean);
+
+/** A model runtime with the faux provider and routed replies. */
+export interface FauxHarness {
+	modelRuntime: ModelRuntime;
+	/** `faux/faux-1`, no reasoning. */
+	model: Model<Api>;
+	/** `faux/faux-think`, a reasoning model (thinking levels are not clamped to off). */
+	reasoningModel: Model<Api>;
+	/** A temp pi config directory (empty) for `agentDir`. */
+	agentDir: string;
+	/** Adds replies for requests whose task matches; a route's replies are used in order, first matching route first. */
+	route(match: FauxMatch, replies: FauxReply[]): void;
+	/** Every request, in order. */
+	readonly requests: readonly FauxRequest[];
+	/** Replies not used yet, summed over routes. */
+	pendingReplies(): number;
+	dispose(): void;
+}
+
+interface Route {
+	match: FauxMatch;
+	replies: FauxReply[];
+}
+
+export async function createFauxHarness(): Promise<FauxHarness> {
+	const agentDir = mkdtempSync(join(tmpdir(), "pi-workflows-faux-"));
+	const modelRuntime = await ModelRuntime.create({
+		authPath: join(agentDir, "auth.json"),
+		modelsPath: join(agentDir, "models.json"),
+		allowModelNetwork: false,
+	});
+	const faux = fauxProvider({
+		provider: "faux",
+		models: [{ id: "faux-1" }, { id: "faux-think", reasoning: true }],
+	});
+	modelRuntime.registerNativeProvider(faux.provider);
+	const routes: Route[] = [];
+	const requests: FauxRequest[] = [];
+
+	// The provider's queue is one FIFO: each step answers one request and queues its successor, so it never runs dry.
+	const step: FauxResponseFactory = async (context, options, _state, model) => {
+		faux.appendResponses([step]);
+		const request = describeRequest(context.messages, model, options?.reasoning, options?.signal);
+		requests.push(request);
+		const route = routes.find((candidate) => matches(candidate.match, request) && candidate.replies.length > 0);
+		const reply = route?.replies.shift();
+		if (!reply) {
+			return fauxAssistantMessage([], {
+				stopReason: "error",
+				errorMessage: `faux: no reply left for task ${JSON.stringify(request.task.slice(0, 80))}`,
+			});
+		}
+		return typeof reply === "function" ? reply(request) : reply;
+	};
+	faux.setResponses([step]);
+
+	return {
+		modelRuntime,
+		model: mustGet(modelRuntime, "faux-1"),
+		reasoningModel: mustGet(modelRuntime, "faux-think"),
+		agentDir,
+		route(match, replies) {
+			routes.push({ match, replies: [...replies] });
+		},
+		requests,
+		pendingReplies: () => routes.reduce((sum, route) => sum + route.replies.length, 0),
+		dispose() {
+			modelRuntime.unregisterProvider("faux");
+			rmSync(agentDir, { recursive: true, force: true });
+		},
+	};
+}
+
+/** A reply that arrives only when the request is aborted: a child that is busy until someone stops it. */
+export function untilAborted(): FauxReply {
+	return (request) =>
+		new Promise((resolve) => {
+			const answer = () => resolve(fauxAssistantMessage("too late"));
+			if (request.signal?.aborted) answer();
+			else request.signal?.addEventListener("abort", answer, { once: true });
+		});
+}
+
+/** Runner hooks that keep the set of child sessions not yet disposed. */
+export function createSessionTracker(): {
+	hooks: PiAgentRunnerHooks;
+	live: Set<AgentSession>;
+	created: AgentSession[];
+} {
+	const live = new Set<AgentSession>();
+	const created: AgentSession[] = [];
+	return {
+		live,
+		created,
+		hooks: {
+			onSessionCreated(session) {
+				live.add(session);
+				created.push(session);
+			},
+			onSessionDisposed(session) {
+				live.delete(session);
+			},
+		},
+	};
+}
+
+function describeRequest(
+	messages: Message[],
+	model: Model<string>,
+	thinking: string | undefined,
+	signal: AbortSignal | undefined,
+): FauxRequest {
+	const firstUser = messages.find((message) => message.role === "user");
+	const last = messages.at(-1);
+	const request: FauxRequest = {
+		model: `${model.provider}/${model.id}`,
+		systemPrompt: getCurrentSystemPrompt(messages),
+		tools: getCurrentTools(messages).map((tool) => tool.name),
+		task: firstUser ? contentText(firstUser.content) : "",
+		last: { role: last?.role ?? "none", text: last ? messageText(last) : "" },
+		messages,
+	};
+	if (last?.role === "toolResult") request.last.isError = last.isError;
+	if (thinking) request.thinking = thinking;
+	if (signal) request.signal = signal;
+	return request;
+}
+
+function messageText(message: Message): string {
+	if (message.role === "user" || message.role === "toolResult") return contentText(message.content);
+	if (message.role === "assistant") {
+		return message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+	}
+	return "";
+}
+
+function matches(match: FauxMatch, request: FauxRequest): boolean {
+	if (typeof match === "string") return request.task.includes(match);
+	if (match instanceof RegExp) return match.test(request.task);
+	return match(request);
+}
+
+function mustGet(runtime: ModelRuntime, id: string): Model<Api> {
+	const model = runtime.getModel("faux", id);
+	if (!model) throw new Error(`faux model ${id} is not registered`);
+	return model;
+}
