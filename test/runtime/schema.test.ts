@@ -1,0 +1,211 @@
+import { describe, expect, it } from "vitest";
+import { isWorkflowError } from "../../src/errors.ts";
+import { compileAgentSchema, compileJsonSchema } from "../../src/runtime/schema.ts";
+
+const FINDINGS = {
+	type: "object",
+	properties: {
+		summary: { type: "string", minLength: 1 },
+		items: {
+			type: "array",
+			items: {
+				type: "object",
+				properties: { title: { type: "string" }, severity: { enum: ["low", "high"] } },
+				required: ["title"],
+			},
+		},
+		"due date": { type: "string", format: "date" },
+	},
+	required: ["summary", "items"],
+	additionalProperties: false,
+};
+
+function schemaError(fn: () => unknown) {
+	try {
+		fn();
+	} catch (error) {
+		if (isWorkflowError(error)) return { code: error.code, message: error.message };
+		throw error;
+	}
+	throw new Error("expected a schema_invalid error");
+}
+
+const INVALID_AGENT_SCHEMAS: [name: string, schema: unknown, message: string][] = [
+	["no schema object", "object", '`schema` must be a JSON Schema object with `type: "object"`, found a string'],
+	["an array", [{ type: "object" }], '`schema` must be a JSON Schema object with `type: "object"`, found an array'],
+	["null", null, '`schema` must be a JSON Schema object with `type: "object"`, found null'],
+	[
+		"an array root",
+		{ type: "array", items: { type: "string" } },
+		'`schema` must have `type: "object"` at its root, found `type: "array"`. Wrap other values in an object property',
+	],
+	[
+		"no root type",
+		{ properties: { a: { type: "string" } } },
+		'`schema` must have `type: "object"` at its root, found no `type`. Wrap other values in an object property',
+	],
+	[
+		"a type list",
+		{ type: ["object", "null"] },
+		'`schema` must have `type: "object"` at its root, found `type: ["object","null"]`. Wrap other values in an object property',
+	],
+	[
+		"a misspelled keyword",
+		{ type: "object", requried: ["a"] },
+		'`schema` is not a valid JSON Schema: strict mode: unknown keyword: "requried"',
+	],
+	[
+		"an unknown type name",
+		{ type: "object", properties: { a: { type: "text" } } },
+		'`schema` is not a valid JSON Schema: `schema.properties.a.type` must be equal to one of the allowed values: ["array","boolean","integer","null","number","object","string"]',
+	],
+	[
+		"a bad `required`",
+		{ type: "object", required: "a" },
+		"`schema` is not a valid JSON Schema: `schema.required` must be array, found string",
+	],
+	[
+		"a dangling $ref",
+		{ type: "object", properties: { a: { $ref: "#/$defs/missing" } } },
+		"`schema` is not a valid JSON Schema: can't resolve reference #/$defs/missing from id #",
+	],
+	[
+		"an unsupported $schema",
+		{ $schema: "http://json-schema.org/draft-04/schema#", type: "object" },
+		'`schema.$schema` "http://json-schema.org/draft-04/schema#" is not supported. Leave `$schema` out (draft-07) or use "https://json-schema.org/draft/2020-12/schema"',
+	],
+	["a function inside", { type: "object", default: () => 1 }, "`schema.default` must be plain JSON, found a function"],
+	[
+		"NaN inside",
+		{ type: "object", properties: { a: { maximum: Number.NaN } } },
+		"`schema.properties.a.maximum` must be plain JSON, found NaN",
+	],
+	["a Date inside", { type: "object", default: new Date(0) }, "`schema.default` must be plain JSON, found a Date"],
+];
+
+describe("compileAgentSchema", () => {
+	it.each(INVALID_AGENT_SCHEMAS)("on %s: throws schema_invalid", (_, schema, message) => {
+		expect(schemaError(() => compileAgentSchema(schema))).toEqual({ code: "schema_invalid", message });
+	});
+
+	it("on a cyclic schema: throws schema_invalid naming the cycle", () => {
+		const schema: Record<string, unknown> = { type: "object" };
+		schema.properties = { self: schema };
+		expect(schemaError(() => compileAgentSchema(schema))).toEqual({
+			code: "schema_invalid",
+			message: "`schema.properties.self` must be plain JSON, found a cycle",
+		});
+	});
+
+	it("on the same contents: returns the same compiled validator, whatever the key order or object identity", () => {
+		const first = compileAgentSchema(FINDINGS);
+		const { required, ...rest } = FINDINGS;
+		const reordered = { required, ...rest };
+		expect(Object.keys(reordered)[0]).toBe("required");
+		expect(compileAgentSchema(structuredClone(FINDINGS))).toBe(first);
+		expect(compileAgentSchema(reordered)).toBe(first);
+		expect(compileAgentSchema({ ...FINDINGS, required: ["summary"] })).not.toBe(first);
+	});
+
+	it("is not affected by later changes to the caller's object", () => {
+		const schema = { type: "object", properties: { a: { type: "string" } }, required: ["a"] };
+		const compiled = compileAgentSchema(schema);
+		schema.required.push("b");
+		expect(compiled.validate({ a: "x" })).toEqual({ ok: true, value: { a: "x" } });
+	});
+
+	it("after more than 256 other schemas: compiles the first one again (bounded cache)", () => {
+		const make = (index: number) => ({ type: "object", properties: { [`p${index}`]: { const: index } } });
+		const first = compileAgentSchema(make(-1));
+		expect(compileAgentSchema(make(-1))).toBe(first);
+		for (let index = 0; index < 256; index++) compileAgentSchema(make(index));
+		const again = compileAgentSchema(make(-1));
+		expect(again).not.toBe(first);
+		expect(again.validate({ "p-1": -1 }).ok).toBe(true);
+	});
+
+	it("lets two different schemas share an `$id`", () => {
+		const a = compileAgentSchema({ $id: "https://example.com/finding", type: "object", required: ["a"] });
+		const b = compileAgentSchema({ $id: "https://example.com/finding", type: "object", required: ["b"] });
+		expect([a.validate({ a: 1 }).ok, b.validate({ a: 1 }).ok]).toEqual([true, false]);
+	});
+});
+
+const VALIDATION: [name: string, value: unknown, errors: string][] = [
+	["a missing property", { items: [] }, "`output` must have required property 'summary'"],
+	["a wrong type", { summary: 3, items: [] }, "`output.summary` must be string, found number"],
+	["an empty string", { summary: "", items: [] }, "`output.summary` must NOT have fewer than 1 characters"],
+	[
+		"an unknown property",
+		{ summary: "s", items: [], extra: 1 },
+		"`output` must NOT have additional properties: `extra`",
+	],
+	[
+		"a nested problem",
+		{ summary: "s", items: [{ title: "a" }, { severity: "mid" }] },
+		'`output.items[1]` must have required property \'title\'; `output.items[1].severity` must be equal to one of the allowed values: ["low","high"]',
+	],
+	[
+		"a bad format under an odd key",
+		{ summary: "s", items: [], "due date": "soon" },
+		'`output["due date"]` must match format "date"',
+	],
+	["null", null, "`output` must be object, found null"],
+	["a string", "{}", "`output` must be object, found string"],
+];
+
+describe("CompiledSchema.validate", () => {
+	const compiled = compileAgentSchema(FINDINGS);
+
+	it.each(VALIDATION)("on %s: reports it readably", (_, value, errors) => {
+		const result = compiled.validate(value);
+		expect(result.ok).toBe(false);
+		if (!result.ok) expect(result.errors).toBe(errors);
+	});
+
+	it("on a valid value: returns it", () => {
+		const value = { summary: "s", items: [{ title: "t", severity: "low" }], "due date": "2026-01-31" };
+		expect(compiled.validate(value)).toEqual({ ok: true, value });
+	});
+
+	it("names the root as asked", () => {
+		const result = compiled.validate({ summary: 1, items: [] }, { root: "answer" });
+		expect(!result.ok && result.errors).toBe("`answer.summary` must be string, found number");
+	});
+
+	it("on many problems: lists ten and counts the rest", () => {
+		const many = compileAgentSchema({
+			type: "object",
+			required: Array.from({ length: 12 }, (_, index) => `k${index}`),
+		});
+		const result = many.validate({});
+		expect(!result.ok && result.issues.length).toBe(12);
+		expect(!result.ok && result.errors.endsWith("`output` must have required property 'k9'; and 2 more")).toBe(true);
+	});
+});
+
+describe("compileJsonSchema", () => {
+	it("accepts any root type, and names the schema as asked in errors", () => {
+		expect(compileJsonSchema({ type: "array", items: { type: "number" } }).validate([1, "2"])).toMatchObject({
+			ok: false,
+			errors: "`output[1]` must be number, found string",
+		});
+		expect(schemaError(() => compileJsonSchema({ type: "nope" }, { name: "opts.schema" })).message).toBe(
+			'`opts.schema` is not a valid JSON Schema: `opts.schema.type` must be equal to one of the allowed values: ["array","boolean","integer","null","number","object","string"]',
+		);
+	});
+
+	it("uses draft-07 without `$schema` and draft 2020-12 when the schema says so", () => {
+		const tuple07 = compileJsonSchema({ type: "array", items: [{ type: "string" }], additionalItems: false });
+		expect(tuple07.validate(["a", "b"]).ok).toBe(false);
+		const tuple2020 = compileJsonSchema({
+			$schema: "https://json-schema.org/draft/2020-12/schema",
+			type: "array",
+			prefixItems: [{ type: "string" }],
+			items: false,
+		});
+		expect([tuple2020.validate(["a"]).ok, tuple2020.validate(["a", "b"]).ok]).toEqual([true, false]);
+		const explicit07 = compileJsonSchema({ $schema: "http://json-schema.org/draft-07/schema#", type: "string" });
+		expect(explicit07.validate("a").ok).toBe(true);
+	});
+});
