@@ -30,7 +30,8 @@ export type HostFunctionKind = "async" | "sync" | "event";
 export interface HostFunction {
 	kind: HostFunctionKind;
 	/**
-	 * Called with copies of the guest's arguments. Returns (or resolves to) JSON data, copied into the guest.
+	 * Called with copies of the guest's arguments (an `undefined` argument arrives as `null`; trailing
+	 * `undefined` arguments are dropped). Returns (or resolves to) JSON data or `undefined`, copied into the guest.
 	 * A thrown Error reaches the guest as a guest `Error` with the same `name`, `message` and JSON-safe own
 	 * properties (`code`, `details`, `location`…).
 	 */
@@ -49,7 +50,7 @@ export interface SandboxRunRequest {
 	prelude: string;
 	/**
 	 * The author's code, evaluated as a strict script under `filename`. Its completion value must be a promise
-	 * (e.g. an async arrow called at once); the run's value is what that promise resolves to.
+	 * (e.g. an async arrow called at once); the run's value is what that promise resolves to (`undefined` → `null`).
 	 */
 	body: string;
 	/** Name used in stacks and positions. */
@@ -58,6 +59,8 @@ export interface SandboxRunRequest {
 	hostFunctions: Record<string, HostFunction>;
 	/** Aborting ends the run with `kind: "cancelled"` and the signal's reason. */
 	signal?: AbortSignal;
+	/** Receives what an "event" host function threw or rejected with. Default: such errors are dropped. */
+	onEventError?: (name: string, error: unknown) => void;
 }
 
 /** Why a run did not produce a value. */

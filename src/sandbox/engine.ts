@@ -1,0 +1,455 @@
+/**
+ * One run inside a worker: a fresh WASM instance with its own capped memory, a QuickJS runtime and context,
+ * the guest boot, prelude and body, the bridge for host calls, and the disposal of every handle at the end.
+ */
+import {
+	type CustomizeVariantOptions,
+	newQuickJSWASMModuleFromVariant,
+	newVariant,
+	type QuickJSContext,
+	type QuickJSDeferredPromise,
+	type QuickJSHandle,
+	type QuickJSRuntime,
+	type QuickJSSyncVariant,
+	type VmCallResult,
+} from "quickjs-emscripten-core";
+import { bootGuest, type GuestValueFailure } from "./guest.ts";
+import { type DescribedThrow, dropFirstFrame, type ErrorPhase, limitMessage, toGuestError } from "./guest-error.ts";
+import { quickjsMemoryLimit, wasmMemoryPages } from "./limits.ts";
+import type {
+	EngineReport,
+	HostCallResult,
+	HostErrorData,
+	HostFunctionSpec,
+	HostMessage,
+	WireOutcome,
+} from "./protocol.ts";
+import type { GuestError } from "./types.ts";
+import { type WasmMemory, type WasmModule, wasm } from "./wasm.ts";
+
+/** How a run reaches the host; implemented by the worker loop over its ports. */
+export interface EngineBridge {
+	/** Posts an async or event call. */
+	post(callId: number, spec: HostFunctionSpec, argsJson: string): void;
+	/** Posts a sync call and blocks until the host answers; `null` when the run was cancelled meanwhile. */
+	callSync(callId: number, spec: HostFunctionSpec, argsJson: string): HostCallResult | null;
+	/** True once the host asked the run to stop. */
+	cancelRequested(): boolean;
+}
+
+type RunMessage = Extract<HostMessage, { type: "run" }>;
+
+/** The guest helper functions, as handles the engine owns. */
+interface Helpers {
+	makeHost: QuickJSHandle;
+	encode: QuickJSHandle;
+	decode: QuickJSHandle;
+	makeError: QuickJSHandle;
+	describe: QuickJSHandle;
+}
+
+/** Time we allow the guest's `describe()` to read a thrown value once the run has ended. */
+const DESCRIBE_SLICE_MS = 1000;
+
+/** One run of guest code. `done` resolves once, with the outcome and how cleanly the engine went away. */
+export class EngineRun {
+	readonly done: Promise<{ outcome: WireOutcome; engine: EngineReport }>;
+	private resolveDone!: (value: { outcome: WireOutcome; engine: EngineReport }) => void;
+	private readonly owned: QuickJSHandle[] = [];
+	private readonly pending = new Map<number, { deferred: QuickJSDeferredPromise; site: string }>();
+	private helpers: Helpers | null = null;
+	private bodyPromise: QuickJSHandle | null = null;
+	private nextCallId = 1;
+	private deadline = Number.POSITIVE_INFINITY;
+	private tripped: "cpu" | "cancel" | null = null;
+	private outcome: WireOutcome | null = null;
+	private completed = false;
+	private reusable = true;
+	/** False after a host-level exception: the instance may be corrupt, so it is dropped rather than freed. */
+	private disposable = true;
+
+	private readonly runtime: QuickJSRuntime;
+	private readonly context: QuickJSContext;
+	private readonly request: RunMessage;
+	private readonly bridge: EngineBridge;
+	private readonly memory: WasmMemory;
+	private readonly instantiateMs: number;
+
+	private constructor(
+		runtime: QuickJSRuntime,
+		request: RunMessage,
+		bridge: EngineBridge,
+		memory: WasmMemory,
+		instantiateMs: number,
+	) {
+		this.runtime = runtime;
+		this.context = runtime.newContext();
+		this.request = request;
+		this.bridge = bridge;
+		this.memory = memory;
+		this.instantiateMs = instantiateMs;
+		this.done = new Promise((resolve) => {
+			this.resolveDone = resolve;
+		});
+		runtime.setMemoryLimit(quickjsMemoryLimit(request.limits));
+		runtime.setMaxStackSize(request.limits.stackBytes);
+		runtime.setInterruptHandler(() => this.shouldInterrupt());
+	}
+
+	/** Instantiates the compiled module with a fresh memory capped at `limits.memoryBytes`, then starts the run. */
+	static async start(
+		variant: QuickJSSyncVariant,
+		wasmModule: WasmModule,
+		request: RunMessage,
+		bridge: EngineBridge,
+	): Promise<EngineRun> {
+		const started = performance.now();
+		const wasmMemory = new wasm.Memory(wasmMemoryPages(request.limits));
+		// quickjs-emscripten types these options with the DOM's WebAssembly types, which we do not load.
+		const custom = { wasmModule, wasmMemory } as unknown as CustomizeVariantOptions;
+		const quickjs = await newQuickJSWASMModuleFromVariant(newVariant(variant, custom));
+		const run = new EngineRun(quickjs.newRuntime(), request, bridge, wasmMemory, performance.now() - started);
+		run.guard(() => run.begin());
+		return run;
+	}
+
+	/** The host's answer to an async call. */
+	settle(callId: number, result: HostCallResult): void {
+		this.guard(() => {
+			const entry = this.pending.get(callId);
+			if (this.outcome || !entry) return;
+			this.pending.delete(callId);
+			this.resume();
+			if (result.ok && result.json === undefined) entry.deferred.resolve();
+			else if (result.ok) {
+				const value = this.decode(result.json as string);
+				if (value.error) entry.deferred.reject(value.error);
+				else entry.deferred.resolve(value.value);
+				(value.error ?? value.value).dispose();
+			} else {
+				const error = this.makeError(result.error, entry.site);
+				entry.deferred.reject(error);
+				error.dispose();
+			}
+			entry.deferred.dispose();
+			this.pump();
+		});
+	}
+
+	/** Ends the run as cancelled (the host also set the shared flag, for code that is running). */
+	cancel(): void {
+		this.guard(() =>
+			this.finish({
+				ok: false,
+				error: { kind: "cancelled", message: limitMessage("cancelled", this.request.limits) },
+			}),
+		);
+	}
+
+	private begin(): void {
+		const { context, request } = this;
+		const boot = this.evaluate(`(${bootGuest.toString()})`, "<sandbox>", "boot");
+		if (!boot) return;
+		const rawCall = this.own(
+			context.newFunction("hostCall", (index, args, site) => this.hostCall(index, args, site)),
+		);
+		const maxChars = this.own(context.newNumber(request.limits.maxValueBytes));
+		const helpers = this.call(boot, context.undefined, [rawCall, maxChars], "boot");
+		if (!helpers) return;
+		this.helpers = {
+			makeHost: this.own(context.getProp(helpers, "makeHost")),
+			encode: this.own(context.getProp(helpers, "encode")),
+			decode: this.own(context.getProp(helpers, "decode")),
+			makeError: this.own(context.getProp(helpers, "makeError")),
+			describe: this.own(context.getProp(helpers, "describe")),
+		};
+		const specs = this.decodeOwned(JSON.stringify(request.functions), "boot");
+		const host = specs && this.call(this.helpers.makeHost, context.undefined, [specs], "boot");
+		const data = host && this.decodeOwned(request.dataJson, "prelude");
+		const prelude = data && this.evaluate(request.prelude, "<prelude>", "prelude");
+		if (!host || !data || !prelude) return;
+		if (context.typeof(prelude) !== "function") {
+			this.finish(internal(`The prelude's completion value must be a function, got ${context.typeof(prelude)}`));
+			return;
+		}
+		if (!this.call(prelude, context.undefined, [host, data], "prelude")) return;
+		const body = this.evaluate(request.body, request.filename, "body");
+		if (!body) return;
+		const state = context.getPromiseState(body);
+		if (state.type === "fulfilled" && state.notAPromise) {
+			const message = `The body's completion value must be a promise, got ${context.typeof(body)}`;
+			this.finish({ ok: false, error: { kind: "thrown", name: "TypeError", message } });
+			return;
+		}
+		if (state.type === "fulfilled") state.value.dispose();
+		if (state.type === "rejected") state.error.dispose();
+		this.bodyPromise = body;
+		this.pump();
+	}
+
+	/** Runs queued jobs until the body's promise settles, or nothing more can happen until the host answers. */
+	private pump(): void {
+		const { context, runtime } = this;
+		while (!this.outcome && this.bodyPromise) {
+			if (runtime.hasPendingJob()) {
+				this.resume();
+				const jobs = runtime.executePendingJobs();
+				if (jobs.error) {
+					this.failWith(jobs.error, "running");
+					jobs.error.dispose();
+				}
+				continue;
+			}
+			const state = context.getPromiseState(this.bodyPromise);
+			if (state.type === "fulfilled") {
+				this.succeedWith(state.value);
+				state.value.dispose();
+			} else if (state.type === "rejected") {
+				this.failWith(state.error, "running");
+				state.error.dispose();
+			} else if (this.pending.size === 0) {
+				this.finish({
+					ok: false,
+					error: { kind: "unsettled", message: limitMessage("unsettled", this.request.limits) },
+				});
+			}
+			return;
+		}
+	}
+
+	private hostCall(
+		indexHandle: QuickJSHandle,
+		argsHandle: QuickJSHandle,
+		siteHandle: QuickJSHandle,
+	): VmCallResult<QuickJSHandle> | QuickJSHandle | undefined {
+		const { context, request } = this;
+		const spec = request.functions[context.getNumber(indexHandle)];
+		const argsJson = context.getString(argsHandle);
+		const site = dropFirstFrame(context.getString(siteHandle));
+		if (Buffer.byteLength(argsJson) > request.limits.maxValueBytes) {
+			const message = `The arguments of \`${spec.name}\` are larger than ${request.limits.maxValueBytes} bytes as JSON, the limit for a value crossing the sandbox boundary`;
+			return {
+				error: this.makeError(
+					{ name: "TypeError", message, props: { code: "limit_value_size", path: spec.name } },
+					site,
+				),
+			};
+		}
+		const callId = this.nextCallId++;
+		if (spec.kind === "event") {
+			this.bridge.post(callId, spec, argsJson);
+			return undefined;
+		}
+		if (spec.kind === "async") {
+			const deferred = context.newPromise();
+			this.pending.set(callId, { deferred, site });
+			this.bridge.post(callId, spec, argsJson);
+			return deferred.handle;
+		}
+		const answer = this.bridge.callSync(callId, spec, argsJson);
+		this.resume();
+		if (answer === null)
+			return { error: this.makeError({ name: "Error", message: "The run was cancelled", props: {} }, site) };
+		if (!answer.ok) return { error: this.makeError(answer.error, site) };
+		return answer.json === undefined ? undefined : context.newString(answer.json);
+	}
+
+	private succeedWith(value: QuickJSHandle): void {
+		const { context, helpers } = this;
+		if (context.typeof(value) === "undefined" || !helpers) {
+			this.finish({ ok: true, json: "null" });
+			return;
+		}
+		this.resume();
+		const root = context.newString("result");
+		const encoded = context.callFunction(helpers.encode, context.undefined, value, root);
+		root.dispose();
+		if (encoded.error) {
+			this.failWith(encoded.error, "running");
+			encoded.error.dispose();
+			return;
+		}
+		const text = encoded.value;
+		if (context.typeof(text) === "string") {
+			const json = context.getString(text);
+			text.dispose();
+			if (Buffer.byteLength(json) > this.request.limits.maxValueBytes) {
+				const message = `\`result\` is larger than ${this.request.limits.maxValueBytes} bytes as JSON, the limit for a value crossing the sandbox boundary`;
+				this.finish({ ok: false, error: { kind: "limit_value_size", message, path: "result" } });
+			} else this.finish({ ok: true, json });
+			return;
+		}
+		const failure = context.dump(text) as GuestValueFailure;
+		text.dispose();
+		this.finish({ ok: false, error: { kind: failure.kind, message: failure.message, path: failure.path } });
+	}
+
+	/** Ends the run with the error the guest threw (or QuickJS raised); `phase` tells syntax errors apart. */
+	private failWith(thrown: QuickJSHandle, phase: ErrorPhase): void {
+		if (this.outcome) return;
+		const { limits, filename } = this.request;
+		if (this.tripped === "cancel" || this.bridge.cancelRequested()) {
+			this.finish({ ok: false, error: { kind: "cancelled", message: limitMessage("cancelled", limits) } });
+			return;
+		}
+		const tripped = this.tripped;
+		const described = this.describe(thrown);
+		const error = toGuestError(described, { filename, phase, tripped, limits });
+		if (error.kind.startsWith("limit_")) this.reusable = false;
+		this.finish({ ok: false, error });
+	}
+
+	/** Reads a thrown value through the guest's captured helpers, with a fresh slice and the full memory cap. */
+	private describe(thrown: QuickJSHandle): DescribedThrow {
+		const { context, helpers } = this;
+		if (!helpers) return { message: String(context.dump(thrown)), props: {} };
+		this.tripped = null;
+		this.deadline = performance.now() + DESCRIBE_SLICE_MS;
+		this.runtime.setMemoryLimit(-1);
+		const result = context.callFunction(helpers.describe, context.undefined, thrown);
+		if (result.error) {
+			result.error.dispose();
+			return { message: "The script threw a value that could not be read", props: {} };
+		}
+		const text = context.getString(result.value);
+		result.value.dispose();
+		return JSON.parse(text) as DescribedThrow;
+	}
+
+	private evaluate(code: string, filename: string, phase: ErrorPhase): QuickJSHandle | null {
+		this.resume();
+		const result = this.context.evalCode(code, filename, { type: "global", strict: true });
+		if (result.error) {
+			this.failWith(result.error, phase);
+			result.error.dispose();
+			return null;
+		}
+		return this.own(result.value);
+	}
+
+	private call(
+		fn: QuickJSHandle,
+		self: QuickJSHandle,
+		args: QuickJSHandle[],
+		phase: ErrorPhase,
+	): QuickJSHandle | null {
+		this.resume();
+		const result = this.context.callFunction(fn, self, args);
+		if (result.error) {
+			this.failWith(result.error, phase);
+			result.error.dispose();
+			return null;
+		}
+		return this.own(result.value);
+	}
+
+	private decode(json: string): VmCallResult<QuickJSHandle> {
+		const text = this.context.newString(json);
+		const helpers = this.helpers as Helpers;
+		const result = this.context.callFunction(helpers.decode, this.context.undefined, text);
+		text.dispose();
+		return result;
+	}
+
+	private decodeOwned(json: string, phase: ErrorPhase): QuickJSHandle | null {
+		this.resume();
+		const result = this.decode(json);
+		if (result.error) {
+			this.failWith(result.error, phase);
+			result.error.dispose();
+			return null;
+		}
+		return this.own(result.value);
+	}
+
+	/** A guest Error for a host error; if even that fails (out of memory), the failure itself is thrown instead. */
+	private makeError(error: HostErrorData, site: string): QuickJSHandle {
+		const { context } = this;
+		const helpers = this.helpers as Helpers;
+		const args = [error.name, error.message, JSON.stringify(error.props), site].map((text) =>
+			context.newString(text),
+		);
+		const result = context.callFunction(helpers.makeError, context.undefined, args);
+		for (const arg of args) arg.dispose();
+		return result.error ?? result.value;
+	}
+
+	private shouldInterrupt(): boolean {
+		if (this.tripped !== null) return true;
+		if (this.bridge.cancelRequested()) this.tripped = "cancel";
+		else if (performance.now() > this.deadline) this.tripped = "cpu";
+		return this.tripped !== null;
+	}
+
+	/** Called whenever guest code is about to run again: a new synchronous slice starts. */
+	private resume(): void {
+		this.deadline = performance.now() + this.request.limits.syncSliceMs;
+	}
+
+	private own(handle: QuickJSHandle): QuickJSHandle {
+		this.owned.push(handle);
+		return handle;
+	}
+
+	/**
+	 * Runs an engine step, then completes the run if the step finished it: disposal waits until the step has
+	 * freed its own handles. A host-level exception (a WASM trap, our own bug) ends the run and retires the worker.
+	 */
+	private guard(step: () => void): void {
+		try {
+			step();
+		} catch (error) {
+			this.reusable = false;
+			this.disposable = false;
+			if (!this.outcome) {
+				const atCap = this.memory.buffer.byteLength >= wasmMemoryPages(this.request.limits).maximum * 65536;
+				const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+				this.outcome = atCap
+					? {
+							ok: false,
+							error: { kind: "limit_memory", message: limitMessage("limit_memory", this.request.limits) },
+						}
+					: internal(`The sandbox engine failed: ${message}`);
+			}
+		}
+		if (this.outcome && !this.completed) this.complete(this.outcome);
+	}
+
+	/** Records the outcome; the enclosing `guard` completes the run. */
+	private finish(outcome: WireOutcome): void {
+		if (!this.outcome) this.outcome = outcome;
+	}
+
+	private complete(outcome: WireOutcome): void {
+		this.completed = true;
+		const report: EngineReport = {
+			disposedCleanly: false,
+			reusable: this.reusable,
+			instantiateMs: this.instantiateMs,
+		};
+		if (this.disposable) {
+			try {
+				this.disposeAll();
+				report.disposedCleanly = true;
+			} catch (error) {
+				report.disposeError = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+				report.reusable = false;
+			}
+		}
+		this.resolveDone({ outcome, engine: report });
+	}
+
+	private disposeAll(): void {
+		for (const { deferred } of this.pending.values()) deferred.dispose();
+		this.pending.clear();
+		for (const handle of this.owned.reverse()) if (handle.alive) handle.dispose();
+		this.owned.length = 0;
+		this.context.dispose();
+		this.runtime.dispose();
+	}
+}
+
+function internal(message: string): WireOutcome {
+	const error: GuestError = { kind: "internal", message };
+	return { ok: false, error };
+}

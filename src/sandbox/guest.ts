@@ -1,0 +1,346 @@
+/**
+ * The only code of ours that runs inside QuickJS. It runs first in every fresh context, before the prelude and
+ * the body, and captures the built-ins it needs, so a script that replaces `JSON`, `Promise`, `Object.*` or
+ * `Array.prototype.*` cannot change how values cross. It is sent as text (`bootGuest.toString()`), so it must
+ * stay self-contained: no imports, no outer names, only syntax QuickJS has (types are erased before).
+ */
+
+/** Why a value cannot cross; `message` names the path and says what to pass instead. */
+export interface GuestValueFailure {
+	kind: "value_not_json" | "limit_value_size";
+	path: string;
+	message: string;
+}
+
+/** The native function the host half installs: `(index of host function, arguments as JSON, call site stack)`. */
+export type RawHostCall = (index: number, argsJson: string, site: string) => unknown;
+
+/** What `bootGuest` returns to the worker (a null-prototype object of functions). */
+export interface GuestHelpers {
+	/** Builds the `host` object of the prelude from `[{ name, kind, params }]`. */
+	makeHost(specs: { name: string; kind: string; params: string[] }[]): Record<string, unknown>;
+	/** JSON text of a guest value, or why it cannot cross. `root` starts the path. */
+	encode(value: unknown, root: string): string | GuestValueFailure;
+	/** A fresh guest value from JSON text. */
+	decode(text: string): unknown;
+	/** A guest `Error` with the host error's name, message and props; `site` becomes its stack. */
+	makeError(name: string, message: string, propsJson: string, site: string): Error;
+	/** `{ name?, message, stack?, props }` of anything thrown, as JSON text. */
+	describe(thrown: unknown): string;
+}
+
+/** Boots the guest side. `maxChars` caps the JSON text of one crossing value (the worker checks exact bytes). */
+export function bootGuest(rawCall: RawHostCall, maxChars: number): GuestHelpers {
+	const apply = Reflect.apply;
+	const construct = Reflect.construct;
+	const ownKeys = Reflect.ownKeys;
+	const getPrototypeOf = Object.getPrototypeOf;
+	const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+	const defineProperty = Object.defineProperty;
+	const hasOwn = Object.hasOwn;
+	const createObject = Object.create;
+	const freeze = Object.freeze;
+	const isArray = Array.isArray;
+	const isFiniteNumber = Number.isFinite;
+	const isNaNNumber = Number.isNaN;
+	const stringify = JSON.stringify;
+	const parse = JSON.parse;
+	const ErrorCtor = Error;
+	const TypeErrorCtor = TypeError;
+	const StringCtor = String;
+	const WeakSetCtor = WeakSet;
+	const weakHas = WeakSet.prototype.has;
+	const weakAdd = WeakSet.prototype.add;
+	const weakDelete = WeakSet.prototype.delete;
+	const regexpExec = RegExp.prototype.exec;
+	const objectProto = Object.prototype;
+	const arrayProto = Array.prototype;
+	const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+	const FAILED = createObject(null);
+
+	// Descriptors are null-prototype objects: a script's `Object.prototype.get` must not leak into them.
+	function dataDescriptor(value: unknown, enumerable: boolean): PropertyDescriptor {
+		const descriptor = createObject(null);
+		descriptor.value = value;
+		descriptor.writable = true;
+		descriptor.enumerable = enumerable;
+		descriptor.configurable = true;
+		return descriptor;
+	}
+
+	// There is no built-in way to tell a Proxy apart, so every Proxy the guest makes is recorded here.
+	const proxies = new WeakSetCtor<object>();
+	const OriginalProxy = Proxy;
+	const originalRevocable = Proxy.revocable;
+	const traps = createObject(null);
+	traps.construct = (target: ProxyConstructor, args: unknown[], newTarget: NewableFunction) => {
+		const proxy = construct(target, args, newTarget);
+		apply(weakAdd, proxies, [proxy]);
+		return proxy;
+	};
+	defineProperty(
+		OriginalProxy,
+		"revocable",
+		dataDescriptor(function revocable(target: object, handler: ProxyHandler<object>) {
+			const pair = apply(originalRevocable, undefined, [target, handler]);
+			apply(weakAdd, proxies, [pair.proxy]);
+			return pair;
+		}, false),
+	);
+	defineProperty(globalThis, "Proxy", dataDescriptor(new OriginalProxy(OriginalProxy, traps), false));
+
+	// State of one encoding; nothing in it can run guest code (no getters, no proxies), so it is not re-entered.
+	let out = "";
+	let failure: GuestValueFailure | null = null;
+	let ancestors = new WeakSetCtor<object>();
+	let pathKeys: Record<number, string | number | symbol> = createObject(null);
+
+	function formatPath(depth: number): string {
+		let path = StringCtor(pathKeys[0]);
+		for (let i = 1; i <= depth; i++) {
+			const key = pathKeys[i];
+			if (typeof key === "number") path += `[${key}]`;
+			else if (typeof key === "symbol") path += `[${StringCtor(key)}]`;
+			else if (apply(regexpExec, identifier, [key]) !== null) path += `.${key}`;
+			else path += `[${stringify(key)}]`;
+		}
+		return path;
+	}
+
+	function fail(depth: number, found: string): never {
+		const path = formatPath(depth);
+		failure = {
+			kind: "value_not_json",
+			path,
+			message: `\`${path}\` is ${found}, which cannot cross the sandbox boundary. Pass plain JSON data (objects, arrays, strings, numbers, booleans, null)`,
+		};
+		throw FAILED;
+	}
+
+	function checkSize(): void {
+		if (out.length <= maxChars) return;
+		const path = formatPath(0);
+		failure = {
+			kind: "limit_value_size",
+			path,
+			message: `\`${path}\` is larger than ${maxChars} bytes as JSON, the limit for a value crossing the sandbox boundary`,
+		};
+		throw FAILED;
+	}
+
+	function className(proto: object): string {
+		if (apply(weakHas, proxies, [proto])) return "an object whose prototype is a Proxy";
+		const ctor = getOwnPropertyDescriptor(proto, "constructor");
+		if (ctor !== undefined && typeof ctor.value === "function") {
+			const name = getOwnPropertyDescriptor(ctor.value, "name");
+			if (name !== undefined && typeof name.value === "string" && name.value !== "") return `a ${name.value}`;
+		}
+		return "an object with a custom prototype";
+	}
+
+	function encodeAt(value: unknown, depth: number): void {
+		if (value === null) out += "null";
+		else if (typeof value === "string") out += stringify(value);
+		else if (typeof value === "boolean") out += value ? "true" : "false";
+		else if (typeof value === "number") {
+			if (!isFiniteNumber(value)) fail(depth, isNaNNumber(value) ? "NaN" : value > 0 ? "Infinity" : "-Infinity");
+			out += `${value}`;
+		} else if (typeof value === "object") encodeObject(value, depth);
+		else if (typeof value === "function") fail(depth, "a function");
+		else if (typeof value === "bigint") fail(depth, "a BigInt");
+		else if (typeof value === "symbol") fail(depth, "a symbol");
+		else fail(depth, "undefined");
+		checkSize();
+	}
+
+	function encodeObject(value: object, depth: number): void {
+		if (apply(weakHas, proxies, [value])) fail(depth, "a Proxy");
+		if (apply(weakHas, ancestors, [value])) fail(depth, "a cycle (a value that contains itself)");
+		const proto = getPrototypeOf(value);
+		apply(weakAdd, ancestors, [value]);
+		if (isArray(value)) {
+			if (proto !== arrayProto) fail(depth, className(proto));
+			encodeArray(value, depth);
+		} else {
+			if (proto !== objectProto && proto !== null) fail(depth, className(proto));
+			encodePlain(value, depth);
+		}
+		apply(weakDelete, ancestors, [value]);
+	}
+
+	function encodeArray(value: unknown[], depth: number): void {
+		const length = value.length;
+		out += "[";
+		for (let i = 0; i < length; i++) {
+			pathKeys[depth + 1] = i;
+			const descriptor = getOwnPropertyDescriptor(value, i);
+			if (descriptor === undefined) fail(depth + 1, "a hole (a missing element)");
+			if (!hasOwn(descriptor, "value")) fail(depth + 1, "a getter or setter");
+			if (i > 0) out += ",";
+			encodeAt(descriptor.value, depth + 1);
+		}
+		out += "]";
+		const keys = ownKeys(value);
+		if (keys.length > length + 1) {
+			pathKeys[depth + 1] = keys[length + 1];
+			fail(depth + 1, "a named property of an array");
+		}
+	}
+
+	function encodePlain(value: object, depth: number): void {
+		const keys = ownKeys(value);
+		let first = true;
+		out += "{";
+		for (let i = 0; i < keys.length; i++) {
+			const key = keys[i];
+			pathKeys[depth + 1] = key;
+			if (typeof key === "symbol") fail(depth + 1, "a symbol-keyed property");
+			if (key === "__proto__") fail(depth + 1, "a `__proto__` key");
+			const descriptor = getOwnPropertyDescriptor(value, key) as PropertyDescriptor;
+			if (!hasOwn(descriptor, "value")) fail(depth + 1, "a getter or setter");
+			if (!descriptor.enumerable || descriptor.value === undefined) continue;
+			out += first ? `${stringify(key)}:` : `,${stringify(key)}:`;
+			first = false;
+			encodeAt(descriptor.value, depth + 1);
+		}
+		out += "}";
+	}
+
+	function begin(): void {
+		out = "";
+		failure = null;
+		ancestors = new WeakSetCtor<object>();
+		pathKeys = createObject(null);
+	}
+
+	function finish(run: () => void): string | GuestValueFailure {
+		begin();
+		try {
+			run();
+		} catch (error) {
+			if (error === FAILED && failure !== null) return failure;
+			throw error;
+		}
+		const text = out;
+		out = "";
+		return text;
+	}
+
+	function encode(value: unknown, root: string): string | GuestValueFailure {
+		return finish(() => {
+			pathKeys[0] = root;
+			encodeAt(value, 0);
+		});
+	}
+
+	// Undefined arguments travel as null; trailing ones are dropped, so `f(a, undefined)` is `f(a)`.
+	function encodeArgs(args: unknown[], params: string[], name: string): string | GuestValueFailure {
+		let count = args.length;
+		while (count > 0 && args[count - 1] === undefined) count--;
+		return finish(() => {
+			out += "[";
+			for (let i = 0; i < count; i++) {
+				if (i > 0) out += ",";
+				pathKeys[0] = i < params.length ? params[i] : `${name}[${i}]`;
+				if (args[i] === undefined) out += "null";
+				else encodeAt(args[i], 0);
+			}
+			out += "]";
+		});
+	}
+
+	function boundaryError(problem: GuestValueFailure): Error {
+		const error = new TypeErrorCtor(problem.message);
+		defineProperty(error, "code", dataDescriptor(problem.kind, true));
+		defineProperty(error, "path", dataDescriptor(problem.path, true));
+		return error;
+	}
+
+	function makeHost(specs: { name: string; kind: string; params: string[] }[]): Record<string, unknown> {
+		const host = createObject(objectProto);
+		for (let index = 0; index < specs.length; index++) {
+			const name = specs[index].name;
+			const kind = specs[index].kind;
+			const params = specs[index].params;
+			const call = (...args: unknown[]): unknown => {
+				const text = encodeArgs(args, params, name);
+				if (typeof text !== "string") throw boundaryError(text);
+				if (kind === "event") {
+					rawCall(index, text, "");
+					return undefined;
+				}
+				const answer = rawCall(index, text, StringCtor(new ErrorCtor().stack));
+				if (kind === "async" || answer === undefined) return answer;
+				return parse(answer as string);
+			};
+			defineProperty(call, "name", dataDescriptor(name, false));
+			defineProperty(host, name, dataDescriptor(call, true));
+		}
+		return freeze(host);
+	}
+
+	function makeError(name: string, message: string, propsJson: string, site: string): Error {
+		const error = new ErrorCtor(message);
+		if (name !== "Error") defineProperty(error, "name", dataDescriptor(name, false));
+		const props = parse(propsJson);
+		const keys = ownKeys(props);
+		for (let i = 0; i < keys.length; i++) defineProperty(error, keys[i], dataDescriptor(props[keys[i]], true));
+		if (site !== "") defineProperty(error, "stack", dataDescriptor(site, false));
+		return error;
+	}
+
+	// Reading a thrown object may run the script's getters; that is the script's own code, under the same limits.
+	function readString(thrown: object, key: string): string | undefined {
+		try {
+			const value = (thrown as Record<string, unknown>)[key];
+			return typeof value === "string" ? value : undefined;
+		} catch {
+			return undefined;
+		}
+	}
+
+	function printable(thrown: unknown): string {
+		try {
+			return StringCtor(thrown);
+		} catch {
+			return `(an unprintable ${typeof thrown})`;
+		}
+	}
+
+	function encodeProps(thrown: object): string {
+		if (apply(weakHas, proxies, [thrown])) return "{}";
+		const keys = ownKeys(thrown);
+		let text = "{";
+		for (let i = 0; i < keys.length; i++) {
+			const key = keys[i];
+			if (typeof key === "symbol" || key === "name" || key === "message" || key === "stack") continue;
+			const descriptor = getOwnPropertyDescriptor(thrown, key) as PropertyDescriptor;
+			if (!hasOwn(descriptor, "value") || !descriptor.enumerable || descriptor.value === undefined) continue;
+			const value = encode(descriptor.value, key);
+			if (typeof value !== "string") continue;
+			text += `${text === "{" ? "" : ","}${stringify(key)}:${value}`;
+		}
+		return `${text}}`;
+	}
+
+	function describe(thrown: unknown): string {
+		if ((typeof thrown !== "object" || thrown === null) && typeof thrown !== "function") {
+			return `{"message":${stringify(printable(thrown))},"props":{}}`;
+		}
+		const name = readString(thrown, "name");
+		const message = readString(thrown, "message") ?? printable(thrown);
+		const stack = readString(thrown, "stack");
+		let text = `{"message":${stringify(message)},"props":${encodeProps(thrown)}`;
+		if (name !== undefined) text += `,"name":${stringify(name)}`;
+		if (stack !== undefined) text += `,"stack":${stringify(stack)}`;
+		return `${text}}`;
+	}
+
+	const helpers = createObject(null);
+	helpers.makeHost = makeHost;
+	helpers.encode = encode;
+	helpers.decode = (text: string) => parse(text);
+	helpers.makeError = makeError;
+	helpers.describe = describe;
+	return freeze(helpers);
+}

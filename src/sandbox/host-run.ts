@@ -1,0 +1,176 @@
+/**
+ * The host's side of one run on a leased worker: send the code, answer host calls, cancel with a grace period,
+ * and decide whether the worker goes back to the pool or is terminated.
+ */
+import { types } from "node:util";
+import { encodeHostValue, toHostErrorData } from "./marshal.ts";
+import type { WorkerLease } from "./pool.ts";
+import {
+	CONTROL,
+	type HostCallResult,
+	type HostFunctionSpec,
+	type HostMessage,
+	type SyncAnswer,
+	type WorkerMessage,
+} from "./protocol.ts";
+import type { GuestError, SandboxLimits, SandboxOutcome, SandboxRunRequest, SandboxValue } from "./types.ts";
+
+/** Counters for leak checks and diagnostics, shared by every run in this process. */
+export const runCounters = { active: 0, disposeFailures: 0, lastDisposeError: undefined as string | undefined };
+
+/** Everything one run needs besides the lease. */
+export interface HostRunSetup {
+	runId: number;
+	request: SandboxRunRequest;
+	dataJson: string;
+	limits: SandboxLimits;
+	cancelGraceMs: number;
+}
+
+type CallMessage = Extract<WorkerMessage, { type: "call" }>;
+
+/** One run on one leased worker. `outcome` resolves once; the lease is released or destroyed before it does. */
+export class HostRun {
+	readonly outcome: Promise<SandboxOutcome>;
+	private resolveOutcome!: (outcome: SandboxOutcome) => void;
+	private settled = false;
+	private cancelReason: string | null = null;
+	private graceTimer: NodeJS.Timeout | null = null;
+	private readonly onMessage = (message: WorkerMessage) => this.receive(message);
+	private readonly onExit = (code: number) =>
+		this.end(internal(`The sandbox worker stopped unexpectedly (exit code ${code})`), "gone");
+
+	private readonly lease: WorkerLease;
+	private readonly setup: HostRunSetup;
+
+	constructor(lease: WorkerLease, setup: HostRunSetup) {
+		this.lease = lease;
+		this.setup = setup;
+		this.outcome = new Promise((resolve) => {
+			this.resolveOutcome = resolve;
+		});
+		runCounters.active++;
+		const { request, runId, limits, dataJson } = setup;
+		const functions: HostFunctionSpec[] = Object.entries(request.hostFunctions).map(([name, fn]) => ({
+			name,
+			kind: fn.kind,
+			params: fn.params ?? [],
+		}));
+		Atomics.store(lease.control, CONTROL.cancel, 0);
+		Atomics.store(lease.control, CONTROL.syncReady, 0);
+		lease.worker.on("message", this.onMessage);
+		lease.worker.on("exit", this.onExit);
+		const { prelude, body, filename } = request;
+		this.post({ type: "run", runId, prelude, body, filename, dataJson, functions, limits });
+	}
+
+	/** Asks the run to stop; a worker that does not answer within the grace period is terminated. */
+	cancel(reason: string): void {
+		if (this.settled || this.cancelReason !== null) return;
+		this.cancelReason = reason;
+		const { control } = this.lease;
+		Atomics.store(control, CONTROL.cancel, 1);
+		Atomics.store(control, CONTROL.syncReady, 1);
+		Atomics.notify(control, CONTROL.syncReady);
+		this.post({ type: "cancel", runId: this.setup.runId, reason });
+		this.graceTimer = setTimeout(() => this.end(this.cancelled(), "terminate"), this.setup.cancelGraceMs);
+	}
+
+	private receive(message: WorkerMessage): void {
+		if (this.settled) return;
+		if (message.type === "call") {
+			if (message.runId === this.setup.runId) this.dispatch(message);
+		} else if (message.type === "done") {
+			if (message.runId !== this.setup.runId) return;
+			if (!message.engine.disposedCleanly && message.engine.disposeError) {
+				runCounters.disposeFailures++;
+				runCounters.lastDisposeError = message.engine.disposeError;
+			}
+			const keep = message.engine.reusable && message.engine.disposedCleanly;
+			const outcome: SandboxOutcome = this.cancelReason !== null ? this.cancelled() : parseOutcome(message.outcome);
+			this.end(outcome, keep ? "release" : "terminate");
+		} else if (message.type === "fatal") {
+			this.end(internal(`The sandbox worker failed: ${message.message}`), "terminate");
+		}
+	}
+
+	private async dispatch(call: CallMessage): Promise<void> {
+		const { request, limits } = this.setup;
+		const host = request.hostFunctions[call.name];
+		const args = JSON.parse(call.argsJson) as SandboxValue[];
+		if (call.kind === "event") {
+			const report = (error: unknown) => request.onEventError?.(call.name, error);
+			try {
+				const returned = host.fn(args);
+				if (types.isPromise(returned)) returned.catch(report);
+			} catch (error) {
+				report(error);
+			}
+			return;
+		}
+		let result: HostCallResult;
+		try {
+			const encoded = encodeHostValue(await host.fn(args), `${call.name}()`, limits.maxValueBytes);
+			result = encoded.ok
+				? encoded.json === undefined
+					? { ok: true }
+					: { ok: true, json: encoded.json }
+				: {
+						ok: false,
+						error: {
+							name: "TypeError",
+							message: encoded.problem.message,
+							props: { code: encoded.problem.kind, path: encoded.problem.path },
+						},
+					};
+		} catch (error) {
+			result = { ok: false, error: toHostErrorData(error, limits.maxValueBytes) };
+		}
+		if (this.settled || this.cancelReason !== null) return;
+		if (call.kind === "sync") {
+			const answer: SyncAnswer = { type: "answer", runId: call.runId, callId: call.callId, result };
+			this.lease.syncPort.postMessage(answer);
+			Atomics.store(this.lease.control, CONTROL.syncReady, 1);
+			Atomics.notify(this.lease.control, CONTROL.syncReady);
+		} else {
+			this.post({ type: "settle", runId: call.runId, callId: call.callId, result });
+		}
+	}
+
+	private cancelled(): SandboxOutcome {
+		return { ok: false, error: { kind: "cancelled", message: this.cancelReason ?? "The run was cancelled" } };
+	}
+
+	/** Settles the run once: stop listening, hand the worker back or end it, then resolve. */
+	private end(outcome: SandboxOutcome, worker: "release" | "terminate" | "gone"): void {
+		if (this.settled) return;
+		this.settled = true;
+		if (this.graceTimer) clearTimeout(this.graceTimer);
+		this.lease.worker.off("message", this.onMessage);
+		this.lease.worker.off("exit", this.onExit);
+		const finished = worker === "release" ? Promise.resolve(this.lease.release()) : this.lease.destroy();
+		finished.then(
+			() => {
+				runCounters.active--;
+				this.resolveOutcome(outcome);
+			},
+			(error: unknown) => {
+				runCounters.active--;
+				this.resolveOutcome(internal(`Could not stop the sandbox worker: ${String(error)}`));
+			},
+		);
+	}
+
+	private post(message: HostMessage): void {
+		this.lease.worker.postMessage(message);
+	}
+}
+
+function parseOutcome(wire: Extract<WorkerMessage, { type: "done" }>["outcome"]): SandboxOutcome {
+	return wire.ok ? { ok: true, value: JSON.parse(wire.json) as SandboxValue } : { ok: false, error: wire.error };
+}
+
+function internal(message: string): SandboxOutcome {
+	const error: GuestError = { kind: "internal", message };
+	return { ok: false, error };
+}

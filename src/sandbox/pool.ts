@@ -1,0 +1,215 @@
+/**
+ * Warm worker threads, so a run does not pay the worker start. Bounded: at most `size` idle workers are kept.
+ * A lease either returns its worker (after a clean run) or destroys it. Idle workers do not keep the process alive.
+ */
+import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
+import { CONTROL, type WorkerBoot, type WorkerMessage } from "./protocol.ts";
+
+/** What kind of worker a run needs: its entry module and its thread stack. */
+export interface WorkerKind {
+	entry: URL;
+	stackMb: number;
+}
+
+/** A worker ready for one run at a time. */
+export interface PooledWorker {
+	readonly worker: Worker;
+	/** Shared control slots (see `CONTROL`). */
+	readonly control: Int32Array;
+	/** Host end of the sync-answer channel. */
+	readonly syncPort: MessagePort;
+}
+
+/** A worker held by one run. Exactly one of `release` or `destroy` takes effect. */
+export interface WorkerLease extends PooledWorker {
+	/** Gives the worker back to the pool (or ends it if the pool is full). */
+	release(): void;
+	/** Ends the worker: after a limit, a crash, or a cancel it did not answer. */
+	destroy(): Promise<void>;
+}
+
+/** Counts for leak checks. */
+export interface PoolStats {
+	/** Workers started and not yet exited (idle, leased, or still booting). */
+	liveWorkers: number;
+	idleWorkers: number;
+	leasedWorkers: number;
+}
+
+/** The worker entry next to this module: `.ts` when running from source, `.js` from dist. */
+export const DEFAULT_WORKER_ENTRY = new URL(
+	`./worker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`,
+	import.meta.url,
+);
+
+/** Idle workers kept warm. Default: 2. */
+export const DEFAULT_POOL_SIZE = 2;
+
+interface Entry extends PooledWorker {
+	key: string;
+	/** Settles when the worker has compiled QuickJS and can take a run; rejects if it failed to start. */
+	ready: Promise<void>;
+	exited: Promise<void>;
+}
+
+class WorkerPool {
+	private readonly idle: Entry[] = [];
+	private readonly live = new Set<Entry>();
+	private leased = 0;
+	private warming = 0;
+
+	private readonly size: number;
+
+	constructor(size: number) {
+		this.size = size;
+	}
+
+	/** Starts workers of this kind in the background until `size` are idle or on their way. */
+	warm(kind: WorkerKind): void {
+		while (this.idle.length + this.warming < this.size) {
+			this.warming++;
+			const entry = spawn(kind, this.live);
+			entry.worker.unref();
+			entry.ready
+				.then(
+					() => this.park(entry),
+					() => {},
+				)
+				.finally(() => this.warming--);
+		}
+	}
+
+	/** A worker of this kind: an idle one if there is one, else a new one. */
+	async lease(kind: WorkerKind): Promise<WorkerLease> {
+		const key = keyOf(kind);
+		const index = this.idle.findIndex((entry) => entry.key === key);
+		const entry = index >= 0 ? this.idle.splice(index, 1)[0] : spawn(kind, this.live);
+		entry.worker.ref();
+		try {
+			await entry.ready;
+		} catch (error) {
+			await entry.worker.terminate();
+			throw error;
+		}
+		this.leased++;
+		let open = true;
+		const close = () => {
+			if (!open) return false;
+			open = false;
+			this.leased--;
+			return true;
+		};
+		return {
+			worker: entry.worker,
+			control: entry.control,
+			syncPort: entry.syncPort,
+			release: () => {
+				if (close()) this.park(entry);
+			},
+			destroy: async () => {
+				close();
+				await entry.worker.terminate();
+				await entry.exited;
+			},
+		};
+	}
+
+	stats(): PoolStats {
+		return { liveWorkers: this.live.size, idleWorkers: this.idle.length, leasedWorkers: this.leased };
+	}
+
+	/** Ends every idle worker (leased ones end with their lease). */
+	async shutdown(): Promise<void> {
+		const idle = this.idle.splice(0);
+		await Promise.all(
+			idle.map(async (entry) => {
+				await entry.worker.terminate();
+				await entry.exited;
+			}),
+		);
+	}
+
+	private park(entry: Entry): void {
+		if (!this.live.has(entry)) return;
+		if (this.idle.length >= this.size) {
+			entry.worker.terminate();
+			return;
+		}
+		entry.worker.unref();
+		this.idle.push(entry);
+	}
+
+	/** Forgets a worker that exited on its own. */
+	forget(entry: Entry): void {
+		const index = this.idle.indexOf(entry);
+		if (index >= 0) this.idle.splice(index, 1);
+	}
+}
+
+function keyOf(kind: WorkerKind): string {
+	return `${kind.entry.href}#${kind.stackMb}`;
+}
+
+/** Starts a worker; its `ready` settles on the worker's "ready" message (QuickJS is compiled by then). */
+function spawn(kind: WorkerKind, live: Set<Entry>): Entry {
+	const control = new SharedArrayBuffer(CONTROL.length * Int32Array.BYTES_PER_ELEMENT);
+	const channel = new MessageChannel();
+	const boot: WorkerBoot = { control, syncPort: channel.port2 };
+	const worker = new Worker(kind.entry, {
+		workerData: boot,
+		transferList: [channel.port2],
+		resourceLimits: { stackSizeMb: kind.stackMb },
+	});
+	channel.port1.unref();
+	// Errors of a leased worker are handled by its run; an idle worker's error is followed by "exit".
+	worker.on("error", () => {});
+	const ready = new Promise<void>((resolve, reject) => {
+		const stop = () => {
+			worker.off("message", onMessage);
+			worker.off("error", onError);
+			worker.off("exit", onExit);
+		};
+		const onMessage = (message: WorkerMessage) => {
+			if (message.type !== "ready") return;
+			stop();
+			resolve();
+		};
+		const onError = (error: Error) => {
+			stop();
+			reject(error);
+		};
+		const onExit = (code: number) => {
+			stop();
+			reject(new Error(`The sandbox worker exited (code ${code}) before it was ready`));
+		};
+		worker.on("message", onMessage);
+		worker.on("error", onError);
+		worker.on("exit", onExit);
+	});
+	const exited = new Promise<void>((resolve) => {
+		worker.once("exit", () => {
+			live.delete(entry);
+			channel.port1.close();
+			pool.forget(entry);
+			resolve();
+		});
+	});
+	const entry: Entry = {
+		worker,
+		control: new Int32Array(control),
+		syncPort: channel.port1,
+		key: keyOf(kind),
+		ready,
+		exited,
+	};
+	live.add(entry);
+	return entry;
+}
+
+/** The process-wide pool. */
+const pool = new WorkerPool(DEFAULT_POOL_SIZE);
+
+/** The process-wide worker pool (internal to the sandbox folder). */
+export function workerPool(): WorkerPool {
+	return pool;
+}

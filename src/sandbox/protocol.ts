@@ -1,0 +1,82 @@
+/**
+ * Messages between the host half (sandbox.ts) and a worker (worker.ts): one discriminated union per direction.
+ * Everything here is structured-clone data; a run's values travel as JSON data already checked by marshal.ts.
+ */
+import type { MessagePort } from "node:worker_threads";
+import type { GuestError, HostFunctionKind, SandboxLimits, SandboxValue } from "./types.ts";
+
+/** Slots of the worker's control buffer (an `Int32Array` over a `SharedArrayBuffer`). */
+export const CONTROL = {
+	/** Non-zero once the host asks the current run to stop; the interrupt handler reads it. */
+	cancel: 0,
+	/** Set by the host when the answer to a sync call is on the sync port (or the run is cancelled). */
+	syncReady: 1,
+	/** Number of slots. */
+	length: 2,
+} as const;
+
+/** What the worker is told at spawn time (as `workerData`). */
+export interface WorkerBoot {
+	control: SharedArrayBuffer;
+	/** Port on which the host posts answers to sync calls; read with `receiveMessageOnPort`. */
+	syncPort: MessagePort;
+}
+
+/** How one host function is declared to the guest. */
+export interface HostFunctionSpec {
+	name: string;
+	kind: HostFunctionKind;
+	params: string[];
+}
+
+/** A host error, reduced to data so the worker can rebuild it as a guest `Error`. */
+export interface HostErrorData {
+	name: string;
+	message: string;
+	/** JSON-safe own properties (`code`, `details`, `location`…). */
+	props: Record<string, SandboxValue>;
+}
+
+/** Host → worker. */
+export type HostMessage =
+	| {
+			type: "run";
+			runId: number;
+			prelude: string;
+			body: string;
+			filename: string;
+			/** `data` as JSON text, already checked by the host. */
+			dataJson: string;
+			functions: HostFunctionSpec[];
+			limits: SandboxLimits;
+	  }
+	| { type: "settle"; runId: number; callId: number; result: HostCallResult }
+	| { type: "cancel"; runId: number; reason: string };
+
+/** The answer to one host call: JSON text of the value (absent when the host returned `undefined`) or an error. */
+export type HostCallResult = { ok: true; json?: string } | { ok: false; error: HostErrorData };
+
+/** What the host posts on the sync port to answer a sync call. */
+export type SyncAnswer = { type: "answer"; runId: number; callId: number; result: HostCallResult };
+
+/** Worker → host. */
+export type WorkerMessage =
+	| { type: "ready" }
+	| { type: "call"; runId: number; callId: number; name: string; kind: HostFunctionKind; argsJson: string }
+	| { type: "done"; runId: number; outcome: WireOutcome; engine: EngineReport }
+	| { type: "fatal"; message: string };
+
+/** A run's outcome on the wire: the value stays JSON text until the host parses it. */
+export type WireOutcome = { ok: true; json: string } | { ok: false; error: GuestError };
+
+/** How the run's engine ended: the host retires the worker unless it ended cleanly. */
+export interface EngineReport {
+	/** True when every QuickJS handle, the context and the runtime were freed without complaint. */
+	disposedCleanly: boolean;
+	/** Why disposal failed, for leak checks. */
+	disposeError?: string;
+	/** True when the worker is fit for another run (no limit hit, no engine fault). */
+	reusable: boolean;
+	/** Milliseconds spent instantiating the WASM module for this run. */
+	instantiateMs: number;
+}

@@ -1,0 +1,95 @@
+/**
+ * The worker's side of the protocol: compile the QuickJS module once, then serve runs one at a time, routing
+ * host calls over the parent port (async, event) or blocking on the control buffer (sync).
+ */
+import { readFileSync } from "node:fs";
+import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
+import type { QuickJSSyncVariant } from "quickjs-emscripten-core";
+import { type EngineBridge, EngineRun } from "./engine.ts";
+import { CONTROL, type HostMessage, type SyncAnswer, type WorkerBoot, type WorkerMessage } from "./protocol.ts";
+import { wasm } from "./wasm.ts";
+
+/**
+ * Serves runs in this worker thread with the given QuickJS build. `wasmUrl` is the build's `.wasm` file.
+ * TypeScript reads the build packages' types as CommonJS (a `default` property) while Node loads their ESM
+ * entry (the variant itself), so both shapes are accepted.
+ */
+export function serveWorker(build: QuickJSSyncVariant | { default: QuickJSSyncVariant }, wasmUrl: string): void {
+	const variant = "default" in build ? build.default : build;
+	const port = parentPort;
+	if (!port) throw new Error("serveWorker() must run in a worker thread");
+	const boot = workerData as WorkerBoot;
+	const control = new Int32Array(boot.control);
+	const wasmModule = new wasm.Module(readFileSync(new URL(wasmUrl)));
+	const post = (message: WorkerMessage) => port.postMessage(message);
+	let current: { runId: number; engine: EngineRun | null; queue: HostMessage[] } | null = null;
+
+	const bridgeFor = (runId: number): EngineBridge => ({
+		post: (callId, spec, argsJson) =>
+			post({ type: "call", runId, callId, name: spec.name, kind: spec.kind, argsJson }),
+		callSync: (callId, spec, argsJson) => {
+			post({ type: "call", runId, callId, name: spec.name, kind: "sync", argsJson });
+			return waitForAnswer(control, boot.syncPort, runId, callId);
+		},
+		cancelRequested: () => Atomics.load(control, CONTROL.cancel) !== 0,
+	});
+
+	const deliver = (engine: EngineRun, message: HostMessage) => {
+		if (message.type === "settle") engine.settle(message.callId, message.result);
+		else if (message.type === "cancel") engine.cancel();
+	};
+
+	port.on("message", (message: HostMessage) => {
+		if (message.type !== "run") {
+			if (current?.runId !== message.runId) return;
+			if (current.engine) deliver(current.engine, message);
+			else current.queue.push(message);
+			return;
+		}
+		const run: { runId: number; engine: EngineRun | null; queue: HostMessage[] } = {
+			runId: message.runId,
+			engine: null,
+			queue: [],
+		};
+		current = run;
+		drain(boot.syncPort);
+		EngineRun.start(variant, wasmModule, message, bridgeFor(message.runId)).then(
+			(engine) => {
+				run.engine = engine;
+				for (const queued of run.queue.splice(0)) deliver(engine, queued);
+				engine.done.then(({ outcome, engine: report }) => {
+					if (current === run) current = null;
+					post({ type: "done", runId: run.runId, outcome, engine: report });
+				});
+			},
+			(error: unknown) => {
+				if (current === run) current = null;
+				post({
+					type: "fatal",
+					message: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+				});
+			},
+		);
+	});
+	post({ type: "ready" });
+}
+
+/** Blocks until the host answers this sync call; `null` when the run is cancelled first. */
+function waitForAnswer(control: Int32Array, syncPort: MessagePort, runId: number, callId: number) {
+	for (;;) {
+		const received = receiveMessageOnPort(syncPort);
+		if (received) {
+			const answer = received.message as SyncAnswer;
+			if (answer.runId === runId && answer.callId === callId) return answer.result;
+			continue;
+		}
+		if (Atomics.load(control, CONTROL.cancel) !== 0) return null;
+		Atomics.wait(control, CONTROL.syncReady, 0);
+		Atomics.store(control, CONTROL.syncReady, 0);
+	}
+}
+
+/** Drops answers left over from an earlier run's cancelled sync call. */
+function drain(syncPort: MessagePort): void {
+	while (receiveMessageOnPort(syncPort)) {}
+}

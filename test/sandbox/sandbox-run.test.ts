@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { checkLeaks, request, runOnce, resultOf } from "./support.ts";
+
+checkLeaks();
+
+describe("createSandbox().run", () => {
+	it("resolves to the body's value, with `data` copied in", async () => {
+		expect(await resultOf("return { got: data, sum: 1 + 2 };", {}, { a: [1, "x", null, true] })).toEqual({
+			got: { a: [1, "x", null, true] },
+			sum: 3,
+		});
+	});
+
+	it("resolves `undefined` as null", async () => {
+		expect(await resultOf("await 1;")).toBeNull();
+	});
+
+	it("routes async, sync and event host calls with copied arguments", async () => {
+		const events: unknown[] = [];
+		const value = await resultOf(
+			`const sum = await host.add(2, 3);
+			const now = host.clock();
+			host.log("sum", { sum });
+			return { sum, now };`,
+			{
+				add: { kind: "async", fn: async ([a, b]) => (a as number) + (b as number) },
+				clock: { kind: "sync", fn: () => 1234 },
+				log: { kind: "event", fn: (args) => void events.push(args) },
+			},
+		);
+		expect(value).toEqual({ sum: 5, now: 1234 });
+		expect(events).toEqual([["sum", { sum: 5 }]]);
+	});
+
+	it("passes undefined arguments as null and drops trailing ones", async () => {
+		const seen: unknown[] = [];
+		await resultOf("await host.f(undefined, 1, undefined, undefined);", {
+			f: { kind: "async", fn: (args) => void seen.push(args) },
+		});
+		expect(seen).toEqual([[null, 1]]);
+	});
+
+	it("on a thrown Error: kind thrown with name, message, position and props", async () => {
+		const outcome = await runOnce(
+			request("\n  const e = new TypeError('bad thing');\n  e.code = 'E_BAD';\n  throw e;"),
+		);
+		expect(outcome).toMatchObject({
+			ok: false,
+			// QuickJS places a call's position at its opening parenthesis, where the Error was created.
+			error: {
+				kind: "thrown",
+				name: "TypeError",
+				message: "bad thing",
+				line: 2,
+				column: 26,
+				props: { code: "E_BAD" },
+			},
+		});
+	});
+
+	it("on a syntax error in the body: kind syntax with its position", async () => {
+		const outcome = await runOnce(request("\n  let x = ;"));
+		expect(outcome).toMatchObject({ ok: false, error: { kind: "syntax", name: "SyntaxError", line: 2, column: 11 } });
+	});
+});
