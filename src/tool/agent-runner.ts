@@ -226,6 +226,7 @@ async function driveSession(
 		}
 	});
 	const onAbort = () => {
+		activity.stopping();
 		session.abort().catch(() => {});
 	};
 	context.signal.addEventListener("abort", onAbort, { once: true });

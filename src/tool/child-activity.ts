@@ -28,6 +28,8 @@ export interface ChildActivity {
 	start(model?: string): void;
 	/** Feeds one session event. */
 	observe(event: AgentSessionEvent): void;
+	/** The child is being stopped: stop the timer and ignore its last events, so it does not flash `active`. */
+	stopping(): void;
 	/** Terminal state; stops the timer. Later calls are ignored. */
 	finish(status: "finished" | "failed" | "stopped", error?: string): void;
 	/** Stops the timer without reporting. */
@@ -45,6 +47,7 @@ export function createChildActivity(options: ChildActivityOptions): ChildActivit
 	const stalledAfterMs = Math.max(options.stalledAfterMs ?? DEFAULT_STALLED_AFTER_MS, quietAfterMs + 1);
 	const state: WorkflowAgentChild = { ...options.child, status: "queued", toolUses: 0, turns: 0, tokens: 0 };
 	let timer: ReturnType<typeof setTimeout> | undefined;
+	let frozen = false;
 
 	const report = () => options.report({ ...state });
 	const clearTimer = () => {
@@ -98,8 +101,12 @@ export function createChildActivity(options: ChildActivityOptions): ChildActivit
 			schedule();
 		},
 		observe(event) {
-			if (TERMINAL.has(state.status)) return;
+			if (frozen || TERMINAL.has(state.status)) return;
 			if (applyEvent(state, event, touch)) report();
+		},
+		stopping() {
+			frozen = true;
+			clearTimer();
 		},
 		finish(status, error) {
 			if (TERMINAL.has(state.status)) return;

@@ -1,0 +1,101 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describeToolCall } from "../../src/tool/child-activity.ts";
+import { fauxAssistantMessage, untilAborted } from "../helpers/faux.ts";
+import { createRunnerFixture, type RunnerFixture, statusesOf } from "./runner-fixture.ts";
+
+let fx: RunnerFixture;
+beforeEach(async () => {
+	fx = await createRunnerFixture();
+});
+afterEach(() => {
+	fx.teardown();
+});
+
+/** Short silence thresholds so the states change within a test; the assertions never depend on elapsed time. */
+const FAST = { quietAfterMs: 20, stalledAfterMs: 40 };
+
+async function until(condition: () => boolean): Promise<void> {
+	while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("createPiAgentRunner: activity states", () => {
+	it("a silent child becomes quiet, then stalled, then stopped when aborted", async () => {
+		fx.faux.route("Think", [untilAborted()]);
+		const controller = new AbortController();
+		const running = fx.runner(FAST)(fx.request({ prompt: "Think hard" }), fx.context(controller.signal));
+		await until(() => fx.reports.some((report) => report.status === "stalled"));
+		controller.abort();
+		await running;
+		expect(statusesOf(fx.reports)).toEqual(["queued", "starting", "active", "quiet", "stalled", "stopped"]);
+	});
+
+	it("a stalled child that speaks again is active again, then finished", async () => {
+		let release: () => void = () => {};
+		const gate = new Promise<void>((resolve) => {
+			release = resolve;
+		});
+		fx.faux.route("Think", [
+			async () => {
+				await gate;
+				return fauxAssistantMessage("finally");
+			},
+		]);
+		const running = fx.runner(FAST)(fx.request({ prompt: "Think hard" }), fx.context());
+		await until(() => fx.reports.some((report) => report.status === "stalled"));
+		release();
+		const result = await running;
+		expect(result.status).toBe("completed");
+		expect(statusesOf(fx.reports)).toEqual([
+			"queued",
+			"starting",
+			"active",
+			"quiet",
+			"stalled",
+			"active",
+			"finished",
+		]);
+	});
+
+	it("after the child ends, its silence timer is gone: no report follows the final one", async () => {
+		fx.faux.route("Say", [fauxAssistantMessage("hi")]);
+		await fx.runner(FAST)(fx.request({ prompt: "Say hi" }), fx.context());
+		const count = fx.reports.length;
+		await sleep(FAST.stalledAfterMs * 3);
+		expect(fx.reports).toHaveLength(count);
+		expect(fx.reports.at(-1)?.status).toBe("finished");
+	});
+
+	it("every report carries lastActivityAt, and active reports an activity phrase", async () => {
+		fx.faux.route("Say", [fauxAssistantMessage("hi")]);
+		await fx.runner()(fx.request({ prompt: "Say hi" }), fx.context());
+		const started = fx.reports.filter((report) => report.status !== "queued");
+		for (const report of started) expect(report.lastActivityAt).toBeTypeOf("number");
+		for (const report of started.filter((r) => r.status === "active")) expect(report.activity).toBeTruthy();
+		expect(fx.reports.map((report) => report.activity)).toContain("writing");
+	});
+});
+
+describe("describeToolCall", () => {
+	it.each([
+		["bash", { command: "npm test -- --run" }, "running npm test -- --run"],
+		["read", { path: "src/a.ts" }, "reading src/a.ts"],
+		["edit", { path: "src/a.ts" }, "editing src/a.ts"],
+		["write", { path: "out.md" }, "writing out.md"],
+		["grep", { pattern: "TODO" }, "searching for TODO"],
+		["find", { pattern: "*.ts" }, "finding *.ts"],
+		["ls", {}, "listing ."],
+		["submit_result", { a: 1 }, "submitting the result"],
+		["mystery", undefined, "running mystery"],
+	])("%s %j → %s", (tool, args, phrase) => {
+		expect(describeToolCall(tool, args)).toBe(phrase);
+	});
+
+	it("cuts a long command to one short line", () => {
+		const phrase = describeToolCall("bash", { command: `echo ${"x".repeat(100)}\nls` });
+		expect(phrase).toHaveLength(60);
+		expect(phrase.endsWith("…")).toBe(true);
+		expect(phrase).not.toContain("\n");
+	});
+});
