@@ -42,7 +42,7 @@ describe("agent()", () => {
 		const fake = createFakeRunner();
 		const result = await runWorkflowScript(`${HEADER}\nawait agent("x", { agnet: "reviewer" });`, { agentRunner: fake.runner });
 		expect(result.status).toBe("failed");
-		expect(result.error).toMatchObject({ code: "agent_options_invalid", line: 3, column: 7 });
+		expect(result.error).toMatchObject({ code: "agent_options_invalid", line: 3, column: 12 });
 		expect(result.error?.message).toContain("Unknown `agent()` option `agnet`");
 		expect(fake.requests).toHaveLength(0);
 	});
@@ -54,7 +54,7 @@ describe("agent()", () => {
 			agentTypes: ["general-purpose", "reviewer", "scout"],
 		});
 		expect(result.error?.code).toBe("agent_type_unknown");
-		expect(result.error?.message).toBe("Unknown agent type `reviwer`. Available: general-purpose, reviewer, scout (2:7)");
+		expect(result.error?.message).toBe("Unknown agent type `reviwer`. Available: general-purpose, reviewer, scout (2:12)");
 	});
 
 	it("lets the script catch a WorkflowError and read its code", async () => {
@@ -142,7 +142,7 @@ describe("agent() with a schema", () => {
 		const fake = createFakeRunner(() => ({ structured: { nope: true } }));
 		const result = await runWorkflowScript(`${HEADER}\n\nreturn await agent("find", { schema: ${FINDINGS} });`, { agentRunner: fake.runner });
 		expect(fake.requests).toHaveLength(5);
-		expect(result.error).toMatchObject({ code: "schema_unmet", line: 4, column: 14 });
+		expect(result.error).toMatchObject({ code: "schema_unmet", line: 4, column: 19 });
 		expect(result.error?.message).toMatch(/after 5 attempts: .*items/);
 	});
 
