@@ -135,6 +135,7 @@ async function runChild(
 	let session: AgentSession | undefined;
 	let result: WorkflowAgentResult | undefined;
 	try {
+		activity.start(`${plan.choice.model.provider}/${plan.choice.model.id}`);
 		session = await createChildSession({
 			id,
 			cwd: plan.cwd,
@@ -232,7 +233,6 @@ async function driveSession(
 	context.signal.addEventListener("abort", onAbort, { once: true });
 	try {
 		if (context.signal.aborted) return { ...base, status: "stopped", error: reasonOf(context.signal) };
-		activity.start(`${session.model?.provider}/${session.model?.id}`);
 		await session.prompt(plan.prompt, { expandPromptTemplates: false });
 	} finally {
 		context.signal.removeEventListener("abort", onAbort);
