@@ -48,6 +48,9 @@ interface Helpers {
 	describe: QuickJSHandle;
 }
 
+/** Share of the memory cap above which an engine failure is taken for running out of memory. */
+const NEAR_CAP = 0.75;
+
 /** Time we allow the guest's `describe()` to read a thrown value once the run has ended. */
 const DESCRIBE_SLICE_MS = 1000;
 
@@ -73,6 +76,7 @@ export class EngineRun {
 	private readonly request: RunMessage;
 	private readonly bridge: EngineBridge;
 	private readonly memory: WasmMemory;
+	private readonly engineLog: string[];
 	private readonly instantiateMs: number;
 
 	private constructor(
@@ -80,8 +84,10 @@ export class EngineRun {
 		request: RunMessage,
 		bridge: EngineBridge,
 		memory: WasmMemory,
+		engineLog: string[],
 		instantiateMs: number,
 	) {
+		this.engineLog = engineLog;
 		this.runtime = runtime;
 		this.context = runtime.newContext();
 		this.request = request;
@@ -105,10 +111,24 @@ export class EngineRun {
 	): Promise<EngineRun> {
 		const started = performance.now();
 		const wasmMemory = new wasm.Memory(wasmMemoryPages(request.limits));
+		// Emscripten's own complaints (a failed memory grow, an abort) go into the internal error, not to stderr.
+		const engineLog: string[] = [];
+		const printErr = (line: string) => engineLog.push(line) > 5 && engineLog.shift();
 		// quickjs-emscripten types these options with the DOM's WebAssembly types, which we do not load.
-		const custom = { wasmModule, wasmMemory } as unknown as CustomizeVariantOptions;
+		const custom = {
+			wasmModule,
+			wasmMemory,
+			emscriptenModule: { printErr, print: printErr },
+		} as unknown as CustomizeVariantOptions;
 		const quickjs = await newQuickJSWASMModuleFromVariant(newVariant(variant, custom));
-		const run = new EngineRun(quickjs.newRuntime(), request, bridge, wasmMemory, performance.now() - started);
+		const run = new EngineRun(
+			quickjs.newRuntime(),
+			request,
+			bridge,
+			wasmMemory,
+			engineLog,
+			performance.now() - started,
+		);
 		run.guard(() => run.begin());
 		return run;
 	}
@@ -402,14 +422,15 @@ export class EngineRun {
 			this.reusable = false;
 			this.disposable = false;
 			if (!this.outcome) {
-				const atCap = this.memory.buffer.byteLength >= wasmMemoryPages(this.request.limits).maximum * 65536;
-				const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-				this.outcome = atCap
+				// The engine cannot say why it died; a memory close to the cap means a failed grow did it.
+				const cap = wasmMemoryPages(this.request.limits).maximum * 65536;
+				const nearCap = this.memory.buffer.byteLength >= cap * NEAR_CAP;
+				this.outcome = nearCap
 					? {
 							ok: false,
 							error: { kind: "limit_memory", message: limitMessage("limit_memory", this.request.limits) },
 						}
-					: internal(`The sandbox engine failed: ${message}`);
+					: internal(`The sandbox engine failed: ${[describeHostError(error), ...this.engineLog].join("; ")}`);
 			}
 		}
 		if (this.outcome && !this.completed) this.complete(this.outcome);
@@ -447,6 +468,15 @@ export class EngineRun {
 		this.context.dispose();
 		this.runtime.dispose();
 	}
+}
+
+/** `{ name, message }` of an engine failure, which may be an Error or an Emscripten `ExitStatus` object. */
+function describeHostError(error: unknown): string {
+	if (typeof error === "object" && error !== null) {
+		const { name, message } = error as { name?: unknown; message?: unknown };
+		if (typeof message === "string") return typeof name === "string" ? `${name}: ${message}` : message;
+	}
+	return String(error);
 }
 
 function internal(message: string): WireOutcome {

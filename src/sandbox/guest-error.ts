@@ -93,11 +93,13 @@ export function locate(stack: string | undefined, filename: string): { line: num
 	return undefined;
 }
 
-/** Keeps the first frames of a deep stack (a stack overflow has thousands), noting how many were left out. */
+/**
+ * Drops the frames of our own guest helpers (`<sandbox>`) and keeps the first frames of a deep stack (a stack
+ * overflow has thousands), noting how many were left out.
+ */
 export function trimStack(stack: string, maxFrames = 40): string {
-	const frames = stack.split("\n");
-	if (frames.at(-1) === "") frames.pop();
-	if (frames.length <= maxFrames) return stack;
+	const frames = stack.split("\n").filter((frame) => frame !== "" && !frame.includes("(<sandbox>:"));
+	if (frames.length <= maxFrames) return frames.map((frame) => `${frame}\n`).join("");
 	return `${frames.slice(0, maxFrames).join("\n")}\n    … ${frames.length - maxFrames} more frames\n`;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkLeaks, request, runOnce, resultOf } from "./support.ts";
+import { checkLeaks, request, resultOf, runOnce } from "./support.ts";
 
 checkLeaks();
 

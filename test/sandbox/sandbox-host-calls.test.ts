@@ -1,0 +1,194 @@
+import { describe, expect, it } from "vitest";
+import type { HostFunction, SandboxValue } from "../../src/sandbox/index.ts";
+import { checkLeaks, request, resultOf, runOnce } from "./support.ts";
+
+checkLeaks();
+
+/** A host error the way the runtime throws them: a class with a code, details and a location. */
+class CodedError extends Error {
+	override readonly name = "CodedError";
+	readonly code = "agent_type_unknown";
+	readonly details = { available: ["a", "b"] };
+	readonly location = { line: 3, column: 7 };
+	readonly notJson = () => 1;
+}
+
+describe("host calls", () => {
+	it("runs 100 async calls at once, not one after another", async () => {
+		// Each call waits until all 100 are running (or a second has passed), so the peak shows the concurrency.
+		let running = 0;
+		let peak = 0;
+		let open!: () => void;
+		const gate = new Promise<void>((resolve) => {
+			open = resolve;
+		});
+		let timer: NodeJS.Timeout | undefined;
+		const wait: HostFunction = {
+			kind: "async",
+			fn: async ([i]) => {
+				timer ??= setTimeout(open, 1000);
+				running++;
+				peak = Math.max(peak, running);
+				if (running === 100) open();
+				await gate;
+				running--;
+				return i;
+			},
+		};
+		try {
+			const value = await resultOf(
+				"const all = []; for (let i = 0; i < 100; i++) all.push(host.wait(i)); return await Promise.all(all);",
+				{ wait },
+			);
+			expect(value).toEqual(Array.from({ length: 100 }, (_, i) => i));
+		} finally {
+			clearTimeout(timer);
+		}
+		expect(peak, `peak concurrency was ${peak}`).toBe(100);
+	});
+
+	it("rejects the guest promise with a guest Error carrying the host error's name, message and JSON props", async () => {
+		const value = await resultOf(
+			`try { await host.fail(); } catch (e) {
+				return { isError: e instanceof Error, name: e.name, message: e.message, code: e.code, details: e.details,
+					location: e.location, notJson: typeof e.notJson, stackHasCall: e.stack.includes("(wf.js:1:") };
+			}`,
+			{ fail: { kind: "async", fn: async () => Promise.reject(new CodedError("No such agent")) } },
+		);
+		expect(value).toEqual({
+			isError: true,
+			name: "CodedError",
+			message: "No such agent",
+			code: "agent_type_unknown",
+			details: { available: ["a", "b"] },
+			location: { line: 3, column: 7 },
+			notJson: "undefined",
+			stackHasCall: true,
+		});
+	});
+
+	it("throws a sync host function's error synchronously, at the call", async () => {
+		const outcome = await runOnce(
+			request("\n  const x = 1;\n  host.now();", {
+				now: {
+					kind: "sync",
+					fn: () => {
+						throw new CodedError("clock stopped");
+					},
+				},
+			}),
+		);
+		expect(outcome).toMatchObject({
+			ok: false,
+			error: { kind: "thrown", name: "CodedError", message: "clock stopped", line: 3, column: 11 },
+		});
+		expect(!outcome.ok && outcome.error.props).toEqual({
+			code: "agent_type_unknown",
+			details: { available: ["a", "b"] },
+			location: { line: 3, column: 7 },
+		});
+	});
+
+	it("lets a sync host function answer from a promise", async () => {
+		expect(await resultOf("return host.later();", { later: { kind: "sync", fn: async () => "done" } })).toBe("done");
+	});
+
+	it("turns a non-Error throw into an Error with its text", async () => {
+		const value = await resultOf("try { await host.f(); } catch (e) { return [e instanceof Error, e.message]; }", {
+			f: { kind: "async", fn: () => Promise.reject("plain text") },
+		});
+		expect(value).toEqual([true, "plain text"]);
+	});
+
+	it("gives the guest undefined when the host returns nothing", async () => {
+		const value = await resultOf("return [typeof (await host.a()), typeof host.s()];", {
+			a: { kind: "async", fn: async () => undefined },
+			s: { kind: "sync", fn: () => undefined },
+		});
+		expect(value).toEqual(["undefined", "undefined"]);
+	});
+
+	it("rejects the call when the host returns something that is not JSON, naming the path", async () => {
+		const value = await resultOf(
+			"try { await host.f(); } catch (e) { return [e.name, e.code, e.path, e.message]; }",
+			{
+				f: { kind: "async", fn: async () => ({ when: new Date(0) }) },
+			},
+		);
+		expect(value).toEqual([
+			"TypeError",
+			"value_not_json",
+			"f().when",
+			"`f().when` is a Date, which cannot cross the sandbox boundary. Pass plain JSON data (objects, arrays, strings, numbers, booleans, null)",
+		]);
+	});
+
+	it("returns fresh copies: guest changes never reach host objects", async () => {
+		const shared = { list: [1, 2] };
+		const value = await resultOf("const v = host.get(); v.list.push(3); return host.get();", {
+			get: { kind: "sync", fn: () => shared },
+		});
+		expect(value).toEqual({ list: [1, 2] });
+		expect(shared).toEqual({ list: [1, 2] });
+	});
+
+	it("returns undefined from an event call at once and reports its errors to onEventError", async () => {
+		const reported: [string, unknown][] = [];
+		const outcome = await runOnce(
+			request(
+				"return [host.note('a'), host.noteAsync('b')].map((x) => typeof x);",
+				{
+					note: {
+						kind: "event",
+						fn: () => {
+							throw new Error("sync boom");
+						},
+					},
+					noteAsync: { kind: "event", fn: async () => Promise.reject(new Error("async boom")) },
+				},
+				{ onEventError: (name, error) => reported.push([name, (error as Error).message]) },
+			),
+		);
+		expect(outcome).toEqual({ ok: true, value: ["undefined", "undefined"] });
+		await new Promise((resolve) => setImmediate(resolve));
+		expect(reported).toEqual([
+			["note", "sync boom"],
+			["noteAsync", "async boom"],
+		]);
+	});
+});
+
+describe("host calls after the script replaces built-ins", () => {
+	const echo: Record<string, HostFunction> = {
+		echo: { kind: "async", fn: async ([v]) => v as SandboxValue },
+		echoSync: { kind: "sync", fn: ([v]) => v as SandboxValue },
+	};
+
+	it.each([
+		["Promise", "globalThis.Promise = function () { throw new Error('no'); };"],
+		["JSON", "globalThis.JSON = { parse() { throw 1; }, stringify() { throw 2; } };"],
+		[
+			"Object.* and Reflect",
+			"Object.getOwnPropertyDescriptor = Object.keys = Reflect.ownKeys = Reflect.apply = () => { throw 3; };",
+		],
+		[
+			"Array.prototype",
+			"Array.prototype.map = Array.prototype.push = Array.prototype[Symbol.iterator] = () => { throw 4; };",
+		],
+		["Function.prototype", "Function.prototype.call = Function.prototype.apply = () => { throw 5; };"],
+		[
+			"Object.prototype setters",
+			"Object.defineProperty(Object.prototype, 'a', { set() { throw 6; } }); Object.prototype.get = 7;",
+		],
+		["Error", "globalThis.Error = globalThis.TypeError = function () { throw 8; };"],
+	])("still copies values both ways after replacing %s", async (_name, sabotage) => {
+		const value = await resultOf(
+			`${sabotage}
+			const a = await host.echo({ a: [1, { b: "x" }] });
+			const b = host.echoSync({ a: 2 });
+			return { a, b };`,
+			echo,
+		);
+		expect(value).toEqual({ a: { a: [1, { b: "x" }] }, b: { a: 2 } });
+	});
+});
