@@ -3,7 +3,7 @@
  * validation errors for schema calls), record the outcome. Child failures resolve to null and enter the census;
  * author errors and hard limits throw a `WorkflowError` into the script.
  */
-import { WorkflowError, unknownAgentTypeError } from "../errors.ts";
+import { unknownAgentTypeError, WorkflowError } from "../errors.ts";
 import { type AgentCallOptions, checkAgentOptions, checkPrompt } from "./agent-options.ts";
 import { firstFrameIn } from "./call-key.ts";
 import type { WorkflowAgentCallRef } from "./events.ts";
@@ -30,7 +30,12 @@ type Attempt =
 	| { kind: "failed"; cause: string; result?: WorkflowAgentResult };
 
 /** Runs one `agent(prompt, opts)` call made at the guest stack `stack`. */
-export async function runAgentCall(scope: ScriptScope, rawPrompt: JsonValue, rawOptions: JsonValue, stack: string): Promise<JsonValue> {
+export async function runAgentCall(
+	scope: ScriptScope,
+	rawPrompt: JsonValue,
+	rawOptions: JsonValue,
+	stack: string,
+): Promise<JsonValue> {
 	const { run } = scope;
 	run.census.call();
 	const prompt = checkPrompt(rawPrompt);
@@ -48,7 +53,7 @@ export async function runAgentCall(scope: ScriptScope, rawPrompt: JsonValue, raw
 		index: run.nextCallIndex++,
 		label: options.label ?? shorten(prompt, 60),
 		agentType: options.agentType,
-		...(options.phase ?? scope.phases.current ? { phase: options.phase ?? scope.phases.current } : {}),
+		...((options.phase ?? scope.phases.current) ? { phase: options.phase ?? scope.phases.current } : {}),
 		...(scope.workflowName ? { workflow: scope.workflowName } : {}),
 	};
 	run.emit({
@@ -91,26 +96,40 @@ export async function runAgentCall(scope: ScriptScope, rawPrompt: JsonValue, raw
 	};
 
 	try {
-		const outcome = await run.queue.run(async () => {
-			reachedRunner = true;
-			run.census.started();
-			let feedback: string | undefined;
-			const maxAttempts = schema ? SCHEMA_ATTEMPTS : 1 + options.retries;
-			let last: Attempt = { kind: "failed", cause: "never ran" };
-			for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-				if (run.signal.aborted) throw run.signal.reason;
-				if (attempt === 1) run.emit({ type: "agent_started", ...ref, attempt });
-				else run.emit({ type: "agent_retry", ...ref, attempt, reason: last.kind === "failed" ? last.cause : (feedback ?? "") });
-				last = await attemptOnce(scope, ref, buildRequest(scope, ref, prompt, options, attempt, feedback), schema);
-				attempts = attempt;
-				usage = addUsage(usage, last.result?.usage);
-				if (last.kind === "answer") break;
-				if (last.kind === "schema_miss") feedback = last.errors;
-				// A failed child is tried again only when the script asked for retries.
-				else if (attempt > options.retries) break;
-			}
-			return last;
-		}, AbortSignal.any([run.signal, run.orphans.signal]));
+		const outcome = await run.queue.run(
+			async () => {
+				reachedRunner = true;
+				run.census.started();
+				let feedback: string | undefined;
+				const maxAttempts = schema ? SCHEMA_ATTEMPTS : 1 + options.retries;
+				let last: Attempt = { kind: "failed", cause: "never ran" };
+				for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+					if (run.signal.aborted) throw run.signal.reason;
+					if (attempt === 1) run.emit({ type: "agent_started", ...ref, attempt });
+					else
+						run.emit({
+							type: "agent_retry",
+							...ref,
+							attempt,
+							reason: last.kind === "failed" ? last.cause : (feedback ?? ""),
+						});
+					last = await attemptOnce(
+						scope,
+						ref,
+						buildRequest(scope, ref, prompt, options, attempt, feedback),
+						schema,
+					);
+					attempts = attempt;
+					usage = addUsage(usage, last.result?.usage);
+					if (last.kind === "answer") break;
+					if (last.kind === "schema_miss") feedback = last.errors;
+					// A failed child is tried again only when the script asked for retries.
+					else if (attempt > options.retries) break;
+				}
+				return last;
+			},
+			AbortSignal.any([run.signal, run.orphans.signal]),
+		);
 
 		if (usage) run.budget.spendTokens(usage.total);
 		if (outcome.kind === "answer") {
@@ -119,7 +138,10 @@ export async function runAgentCall(scope: ScriptScope, rawPrompt: JsonValue, raw
 				type: "agent_finished",
 				...ref,
 				agentId: outcome.result.id,
-				resultPreview: shorten(typeof outcome.value === "string" ? outcome.value : JSON.stringify(outcome.value), PREVIEW_CHARS),
+				resultPreview: shorten(
+					typeof outcome.value === "string" ? outcome.value : JSON.stringify(outcome.value),
+					PREVIEW_CHARS,
+				),
 				...(usage ? { usage } : {}),
 				...(outcome.result.toolUses !== undefined ? { toolUses: outcome.result.toolUses } : {}),
 				durationMs: Date.now() - started,
@@ -142,7 +164,11 @@ export async function runAgentCall(scope: ScriptScope, rawPrompt: JsonValue, raw
 		if (error instanceof WorkflowError && error.code === "schema_unmet") throw error;
 		const coded = error instanceof WorkflowError ? error : undefined;
 		const orphaned = !run.signal.aborted && run.orphans.signal.aborted;
-		fail(orphaned ? "still running when the script returned" : (coded?.message ?? messageOf(error)), coded?.code, true);
+		fail(
+			orphaned ? "still running when the script returned" : (coded?.message ?? messageOf(error)),
+			coded?.code,
+			true,
+		);
 		throw error;
 	}
 }
@@ -161,7 +187,10 @@ async function attemptOnce(
 	const reportChild = (child: WorkflowAgentChild) => {
 		run.emit({ type: "agent_child", ...ref, child: { ...child, callKey: ref.key, callIndex: ref.index } });
 	};
-	const call = trackInFlight(run, Promise.resolve().then(() => run.runner(request, { signal, reportChild })));
+	const call = trackInFlight(
+		run,
+		Promise.resolve().then(() => run.runner(request, { signal, reportChild })),
+	);
 	let result: WorkflowAgentResult;
 	try {
 		result = await raceSignal(call, signal);
@@ -174,7 +203,8 @@ async function attemptOnce(
 	const malformed = checkResult(result);
 	if (malformed) return { kind: "failed", cause: malformed };
 	if (result.status !== "completed") {
-		const cause = result.status === "stopped" ? `stopped${result.error ? `: ${result.error}` : ""}` : (result.error ?? "failed");
+		const cause =
+			result.status === "stopped" ? `stopped${result.error ? `: ${result.error}` : ""}` : (result.error ?? "failed");
 		return { kind: "failed", cause, result };
 	}
 	if (!schema) {
@@ -182,9 +212,14 @@ async function attemptOnce(
 		if (text.trim() === "") return { kind: "failed", cause: "empty answer", result };
 		return { kind: "answer", value: text, result };
 	}
-	const candidate = result.structuredOutput !== undefined ? result.structuredOutput : parseStructuredText(result.result ?? "");
+	const candidate =
+		result.structuredOutput !== undefined ? result.structuredOutput : parseStructuredText(result.result ?? "");
 	if (candidate === undefined) {
-		return { kind: "schema_miss", errors: "no structured output was submitted and the answer holds no JSON object", result };
+		return {
+			kind: "schema_miss",
+			errors: "no structured output was submitted and the answer holds no JSON object",
+			result,
+		};
 	}
 	const checked = schema.validate(candidate);
 	if (!checked.ok) return { kind: "schema_miss", errors: checked.errors, result };
@@ -233,7 +268,8 @@ function identityOf(prompt: string, options: AgentCallOptions): unknown {
 
 /** A runner's result must at least have a status we know; anything else is a failed child, not a crash. */
 function checkResult(result: unknown): string | undefined {
-	if (result === null || typeof result !== "object") return `runner returned ${result === null ? "null" : typeof result} instead of a result`;
+	if (result === null || typeof result !== "object")
+		return `runner returned ${result === null ? "null" : typeof result} instead of a result`;
 	const r = result as Partial<WorkflowAgentResult>;
 	if (r.status !== "completed" && r.status !== "failed" && r.status !== "stopped") {
 		return `runner returned a result with status ${JSON.stringify(r.status)}`;
@@ -265,7 +301,10 @@ function abortCause(request: WorkflowAgentRequest, orphaned: boolean): string {
 	return `timed out after ${request.timeoutMs} ms`;
 }
 
-function addUsage(a: WorkflowTokenUsage | undefined, b: WorkflowTokenUsage | undefined): WorkflowTokenUsage | undefined {
+function addUsage(
+	a: WorkflowTokenUsage | undefined,
+	b: WorkflowTokenUsage | undefined,
+): WorkflowTokenUsage | undefined {
 	if (!b || typeof b !== "object") return a;
 	const n = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : 0);
 	return {

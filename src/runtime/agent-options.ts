@@ -73,7 +73,9 @@ export function checkPrompt(prompt: JsonValue): string {
 export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
 	if (raw === null) return { agentType: DEFAULT_AGENT_TYPE, retries: 0 };
 	if (typeof raw !== "object" || Array.isArray(raw)) {
-		throw invalid(`\`agent()\` options must be an object, got ${Array.isArray(raw) ? "an array" : JSON.stringify(raw)}`);
+		throw invalid(
+			`\`agent()\` options must be an object, got ${Array.isArray(raw) ? "an array" : JSON.stringify(raw)}`,
+		);
 	}
 	for (const name of Object.keys(raw)) {
 		if (!(KNOWN as readonly string[]).includes(name)) {
@@ -111,14 +113,18 @@ export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
 	}
 	if (raw.timeoutMs !== undefined && raw.timeoutMs !== null) {
 		if (typeof raw.timeoutMs !== "number" || !(raw.timeoutMs > 0) || !Number.isFinite(raw.timeoutMs)) {
-			throw invalid(`\`agent()\` option \`timeoutMs\` must be a positive number of milliseconds, got ${JSON.stringify(raw.timeoutMs)}`);
+			throw invalid(
+				`\`agent()\` option \`timeoutMs\` must be a positive number of milliseconds, got ${JSON.stringify(raw.timeoutMs)}`,
+			);
 		}
 		options.timeoutMs = raw.timeoutMs;
 	}
 	if (raw.retries !== undefined && raw.retries !== null) {
 		const r = raw.retries;
 		if (typeof r !== "number" || !Number.isInteger(r) || r < 0 || r > MAX_RETRIES) {
-			throw invalid(`\`agent()\` option \`retries\` must be an integer from 0 to ${MAX_RETRIES}, got ${JSON.stringify(r)}`);
+			throw invalid(
+				`\`agent()\` option \`retries\` must be an integer from 0 to ${MAX_RETRIES}, got ${JSON.stringify(r)}`,
+			);
 		}
 		options.retries = r;
 	}

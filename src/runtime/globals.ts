@@ -19,7 +19,8 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 		agent: {
 			kind: "async",
 			params: ["prompt", "opts", "stack"],
-			fn: ([prompt, options, stack]) => trackInFlight(run, runAgentCall(scope, prompt ?? null, options ?? null, str(stack))),
+			fn: ([prompt, options, stack]) =>
+				trackInFlight(run, runAgentCall(scope, prompt ?? null, options ?? null, str(stack))),
 		},
 		log: {
 			kind: "event",
@@ -43,9 +44,20 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 				const slot = typeof index === "number" ? index : -1;
 				const phase = scope.phases.current;
 				run.census.slotFailed({ kind: combinator, index: slot, cause: str(message), ...(phase ? { phase } : {}) });
-				run.emit({ type: "slot_failed", kind: combinator, index: slot, error: str(message), ...(phase ? { phase } : {}) });
+				run.emit({
+					type: "slot_failed",
+					kind: combinator,
+					index: slot,
+					error: str(message),
+					...(phase ? { phase } : {}),
+				});
 				run.budget.countLog();
-				run.emit({ type: "log", level: "warn", message: `${combinator}[${slot}] failed: ${str(message)}`, ...(phase ? { phase } : {}) });
+				run.emit({
+					type: "log",
+					level: "warn",
+					message: `${combinator}[${slot}] failed: ${str(message)}`,
+					...(phase ? { phase } : {}),
+				});
 			},
 		},
 		phaseStart: {
@@ -70,7 +82,8 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 		workflow: {
 			kind: "async",
 			params: ["nameOrPath", "args"],
-			fn: ([nameOrPath, args, hasArgs]) => runNestedWorkflow(scope, nameOrPath ?? null, hasArgs === true ? (args ?? null) : undefined),
+			fn: ([nameOrPath, args, hasArgs]) =>
+				runNestedWorkflow(scope, nameOrPath ?? null, hasArgs === true ? (args ?? null) : undefined),
 		},
 	};
 }

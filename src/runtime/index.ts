@@ -1,12 +1,48 @@
 /** The workflow runtime: run a script, and the types a host implements (the runner) or receives (events, result). */
-export { DEFAULT_LIMITS, DEFAULT_MAX_RESULT_BYTES, runWorkflowScript } from "./run.ts";
-export { createWorkflowQueue } from "./queue.ts";
-export type { WorkflowQueue, WorkflowQueueOptions } from "./queue.ts";
-export { parseWorkflowSource, validateArgs } from "./meta.ts";
-export type { ParsedWorkflow } from "./meta.ts";
-export { DEFAULT_AGENT_TYPE } from "./agent-options.ts";
+
 export { SCHEMA_ATTEMPTS } from "./agent-call.ts";
-export { resolveWorkflowPath } from "./nested.ts";
-export type * from "./events.ts";
-export type * from "./types.ts";
+export { DEFAULT_AGENT_TYPE } from "./agent-options.ts";
 export type { BudgetSnapshot } from "./budget.ts";
+export type {
+	AgentChildEvent,
+	AgentFailedEvent,
+	AgentFinishedEvent,
+	AgentQueuedEvent,
+	AgentRetryEvent,
+	AgentStartedEvent,
+	LogEvent,
+	PhaseEndEvent,
+	PhaseStartEvent,
+	RunEndEvent,
+	RunStartEvent,
+	SlotFailedEvent,
+	WorkflowAgentCallRef,
+	WorkflowProgressEvent,
+} from "./events.ts";
+export type { ParsedWorkflow } from "./meta.ts";
+export { parseWorkflowSource, validateArgs } from "./meta.ts";
+export { resolveWorkflowPath } from "./nested.ts";
+export type { WorkflowQueue, WorkflowQueueOptions } from "./queue.ts";
+export { createWorkflowQueue } from "./queue.ts";
+export { DEFAULT_LIMITS, DEFAULT_MAX_RESULT_BYTES, runWorkflowScript } from "./run.ts";
+export type {
+	JsonSchema,
+	JsonValue,
+	WorkflowAgentChild,
+	WorkflowAgentCounts,
+	WorkflowAgentRequest,
+	WorkflowAgentResult,
+	WorkflowAgentRunner,
+	WorkflowAgentRunnerContext,
+	WorkflowAgentStatus,
+	WorkflowBudgetOptions,
+	WorkflowChildState,
+	WorkflowFailure,
+	WorkflowLimits,
+	WorkflowMeta,
+	WorkflowPhaseMeta,
+	WorkflowResolver,
+	WorkflowRunOptions,
+	WorkflowRunResult,
+	WorkflowTokenUsage,
+} from "./types.ts";

@@ -4,7 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
-import { WorkflowError, stripLocation } from "../errors.ts";
+import { stripLocation, WorkflowError } from "../errors.ts";
 import { CallKeys } from "./call-key.ts";
 import { assertJsonValue } from "./json-value.ts";
 import { parseWorkflowSource, validateArgs } from "./meta.ts";
@@ -28,10 +28,17 @@ export const resolveWorkflowPath: WorkflowResolver = async (nameOrPath, { cwd })
 };
 
 /** Runs a nested workflow and returns its value; throws a coded error when it fails. */
-export async function runNestedWorkflow(parent: ScriptScope, nameOrPath: JsonValue, args: JsonValue | undefined): Promise<JsonValue> {
+export async function runNestedWorkflow(
+	parent: ScriptScope,
+	nameOrPath: JsonValue,
+	args: JsonValue | undefined,
+): Promise<JsonValue> {
 	const { run } = parent;
 	if (parent.depth >= 1) {
-		throw new WorkflowError("workflow_nesting", "`workflow()` runs one level deep: a nested workflow cannot call `workflow()`");
+		throw new WorkflowError(
+			"workflow_nesting",
+			"`workflow()` runs one level deep: a nested workflow cannot call `workflow()`",
+		);
 	}
 	if (typeof nameOrPath !== "string" || nameOrPath.trim() === "") {
 		throw new TypeError(`\`workflow()\` takes a workflow name or a path, got ${JSON.stringify(nameOrPath)}`);
@@ -52,7 +59,12 @@ export async function runNestedWorkflow(parent: ScriptScope, nameOrPath: JsonVal
 		workflowName: name,
 	};
 	run.budget.countLog();
-	run.emit({ type: "log", level: "info", message: `workflow \`${name}\` started`, data: { workflow: name, filename } });
+	run.emit({
+		type: "log",
+		level: "info",
+		message: `workflow \`${name}\` started`,
+		data: { workflow: name, filename },
+	});
 	const outcome = await runScriptBody(scope, parsed, args);
 	scope.phases.finish();
 	if (outcome.ok) {
@@ -63,7 +75,10 @@ export async function runNestedWorkflow(parent: ScriptScope, nameOrPath: JsonVal
 	const { error } = outcome;
 	const where = error.location ? ` at ${filename}:${error.location.line}:${error.location.column}` : "";
 	throw new WorkflowError(error.code, `Nested workflow \`${name}\` failed${where}: ${stripLocation(error.message)}`, {
-		details: { workflow: name, filename, ...(error.location ? { line: error.location.line, column: error.location.column } : {}) },
+		details: {
+			workflow: name,
+			filename,
+			...(error.location ? { line: error.location.line, column: error.location.column } : {}),
+		},
 	});
 }
-

@@ -51,6 +51,8 @@ export function createWorkflowQueue(options: WorkflowQueueOptions = {}): Workflo
 
 function checkConcurrency(value: unknown): asserts value is number {
 	if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-		throw new TypeError(`Expected \`concurrency\` to be a positive integer, got \`${String(value)}\` (${typeof value})`);
+		throw new TypeError(
+			`Expected \`concurrency\` to be a positive integer, got \`${String(value)}\` (${typeof value})`,
+		);
 	}
 }

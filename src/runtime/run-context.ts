@@ -12,7 +12,11 @@ import type { WorkflowQueue } from "./queue.ts";
 import type { WorkflowAgentRunner, WorkflowLimits, WorkflowResolver } from "./types.ts";
 
 /** A progress event before the emitter stamps its time. */
-export type UnstampedEvent = WorkflowProgressEvent extends infer E ? (E extends { time: number } ? Omit<E, "time"> : never) : never;
+export type UnstampedEvent = WorkflowProgressEvent extends infer E
+	? E extends { time: number }
+		? Omit<E, "time">
+		: never
+	: never;
 
 /** Shared by the top-level script and its nested workflows. */
 export interface RunContext {

@@ -2,7 +2,7 @@
  * `runWorkflowScript`: parse the header, check args, run the body in a sandbox with the workflow globals, then
  * wait for every child to settle and report an honest result. Resolves, never rejects, for script faults.
  */
-import { WorkflowError, cancelledError, toWorkflowError } from "../errors.ts";
+import { cancelledError, toWorkflowError, WorkflowError } from "../errors.ts";
 import { createSandbox } from "../sandbox/index.ts";
 import { Budget } from "./budget.ts";
 import { CallKeys } from "./call-key.ts";
@@ -58,9 +58,13 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 			? undefined
 			: setTimeout(() => {
 					controller.abort(
-						new WorkflowError("timed_out", `The workflow ran past its deadline (limit: ${options.timeoutMs} ms). Raise \`timeoutMs\``, {
-							details: { limit: options.timeoutMs },
-						}),
+						new WorkflowError(
+							"timed_out",
+							`The workflow ran past its deadline (limit: ${options.timeoutMs} ms). Raise \`timeoutMs\``,
+							{
+								details: { limit: options.timeoutMs },
+							},
+						),
 					);
 				}, options.timeoutMs);
 
@@ -119,7 +123,8 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		validateArgs(meta, args);
 		emit({ type: "run_start", meta, cwd, ...(args !== undefined ? { args } : {}) });
 		const outcome = await runScriptBody(scope, parsed, args);
-		if (outcome.ok) value = checkResultSize(outcome.value, options.budget?.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES);
+		if (outcome.ok)
+			value = checkResultSize(outcome.value, options.budget?.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES);
 		else error = outcome.error;
 	} catch (caught) {
 		error = toWorkflowError(caught);
@@ -202,14 +207,22 @@ function reasonText(reason: unknown): string | undefined {
 /** Misuse of the API is a programming error in the host: a TypeError at once, in one shape. */
 function checkOptions(source: unknown, options: WorkflowRunOptions | undefined): void {
 	if (typeof source !== "string") throw new TypeError(`Expected \`source\` to be a string, got ${typeof source}`);
-	if (!options || typeof options !== "object") throw new TypeError(`Expected \`options\` to be an object, got ${typeof options}`);
+	if (!options || typeof options !== "object")
+		throw new TypeError(`Expected \`options\` to be an object, got ${typeof options}`);
 	if (typeof options.agentRunner !== "function") {
 		throw new TypeError(`Expected \`options.agentRunner\` to be a function, got ${typeof options.agentRunner}`);
 	}
 	const positive = (name: string, value: unknown, integer: boolean) => {
 		if (value === undefined) return;
-		if (typeof value !== "number" || !(value > 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
-			throw new TypeError(`Expected \`${name}\` to be a positive ${integer ? "integer" : "number"}, got \`${String(value)}\` (${typeof value})`);
+		if (
+			typeof value !== "number" ||
+			!(value > 0) ||
+			!Number.isFinite(value) ||
+			(integer && !Number.isInteger(value))
+		) {
+			throw new TypeError(
+				`Expected \`${name}\` to be a positive ${integer ? "integer" : "number"}, got \`${String(value)}\` (${typeof value})`,
+			);
 		}
 	};
 	positive("timeoutMs", options.timeoutMs, false);

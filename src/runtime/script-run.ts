@@ -3,7 +3,7 @@
  * the sandbox reports into a value or a coded `WorkflowError` positioned in the author's file.
  */
 import { readFileSync } from "node:fs";
-import { WorkflowError, type WorkflowErrorCode, limitError } from "../errors.ts";
+import { limitError, WorkflowError, type WorkflowErrorCode } from "../errors.ts";
 import type { GuestError, SandboxValue } from "../sandbox/index.ts";
 import { createHostFunctions } from "./globals.ts";
 import type { ParsedWorkflow } from "./meta.ts";
@@ -15,7 +15,11 @@ const PRELUDE = readFileSync(new URL("./guest/prelude.js", import.meta.url), "ut
 export type ScriptOutcome = { ok: true; value: JsonValue } | { ok: false; error: WorkflowError };
 
 /** Runs `parsed.body` with `args`; resolves, never rejects. */
-export async function runScriptBody(scope: ScriptScope, parsed: ParsedWorkflow, args: JsonValue | undefined): Promise<ScriptOutcome> {
+export async function runScriptBody(
+	scope: ScriptScope,
+	parsed: ParsedWorkflow,
+	args: JsonValue | undefined,
+): Promise<ScriptOutcome> {
 	const sandbox = scope.run.newSandbox();
 	try {
 		const outcome = await sandbox.run({
@@ -61,11 +65,15 @@ const CODES: ReadonlySet<string> = new Set<WorkflowErrorCode>([
 /** Maps a sandbox failure to the error the user sees: which limit, its value, how to raise it, and where. */
 export function fromGuestError(error: GuestError, scope: ScriptScope): WorkflowError {
 	const { limits } = scope.run;
-	const location = error.line !== undefined && error.column !== undefined ? { line: error.line, column: error.column } : undefined;
+	const location =
+		error.line !== undefined && error.column !== undefined ? { line: error.line, column: error.column } : undefined;
 	const stack = error.stack ? { scriptStack: error.stack } : {};
 	switch (error.kind) {
 		case "thrown": {
-			const code = typeof error.props?.code === "string" && CODES.has(error.props.code) ? (error.props.code as WorkflowErrorCode) : undefined;
+			const code =
+				typeof error.props?.code === "string" && CODES.has(error.props.code)
+					? (error.props.code as WorkflowErrorCode)
+					: undefined;
 			if (code) {
 				const details = error.props?.details;
 				return new WorkflowError(code, error.message, {
@@ -80,9 +88,21 @@ export function fromGuestError(error: GuestError, scope: ScriptScope): WorkflowE
 		case "syntax":
 			return new WorkflowError("syntax_error", error.message, { location });
 		case "limit_memory":
-			return limitError("limit_memory", "The script ran out of memory", mib(limits.memoryBytes), "Use less memory or raise `limits.memoryBytes`", location);
+			return limitError(
+				"limit_memory",
+				"The script ran out of memory",
+				mib(limits.memoryBytes),
+				"Use less memory or raise `limits.memoryBytes`",
+				location,
+			);
 		case "limit_stack":
-			return limitError("limit_stack", "The script overflowed its stack (too deep recursion or nesting)", mib(limits.stackBytes), "Nest less deeply or raise `limits.stackBytes`", location);
+			return limitError(
+				"limit_stack",
+				"The script overflowed its stack (too deep recursion or nesting)",
+				mib(limits.stackBytes),
+				"Nest less deeply or raise `limits.stackBytes`",
+				location,
+			);
 		case "limit_cpu":
 			return limitError(
 				"limit_cpu",
@@ -100,7 +120,10 @@ export function fromGuestError(error: GuestError, scope: ScriptScope): WorkflowE
 				location,
 			);
 		case "value_not_json":
-			return new WorkflowError("value_not_json", error.message, { location, ...(error.path ? { details: { path: error.path } } : {}) });
+			return new WorkflowError("value_not_json", error.message, {
+				location,
+				...(error.path ? { details: { path: error.path } } : {}),
+			});
 		case "unsettled":
 			return new WorkflowError(
 				"unsettled",

@@ -174,7 +174,10 @@ export interface WorkflowBudgetOptions {
 }
 
 /** Resolves the target of a nested `workflow(nameOrPath, args)` call. */
-export type WorkflowResolver = (nameOrPath: string, context: { cwd: string }) => Promise<{ source: string; filename: string }>;
+export type WorkflowResolver = (
+	nameOrPath: string,
+	context: { cwd: string },
+) => Promise<{ source: string; filename: string }>;
 
 /** Options of `runWorkflowScript`. */
 export interface WorkflowRunOptions {

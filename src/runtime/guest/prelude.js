@@ -1,10 +1,10 @@
+// biome-ignore-all lint/suspicious/noShadowRestrictedNames: the prelude shadows globals on purpose, with copies taken before the script can replace them.
 // The guest half of the workflow globals, evaluated inside QuickJS before the script (never in Node).
 // The sandbox calls the function below with `host` (one function per host call) and `data` (JSON facts).
 // It installs read-only globals. Everything it relies on is captured here first, because the script may replace
 // Promise, Array.prototype.map, JSON… afterwards. Orchestration stays on the host; only what must call guest
 // functions (parallel, pipeline, phase with fn) lives here.
 (function installWorkflowGlobals(host, data) {
-	"use strict";
 	const G = globalThis;
 	const { Error, TypeError, Reflect, Object, Array, String, JSON, Math } = G;
 	const NativeDate = G.Date;
@@ -232,7 +232,11 @@
 	}
 
 	function workflow(nameOrPath, workflowArgs) {
-		return callAsync(host.workflow, [nameOrPath, workflowArgs === undefined ? null : workflowArgs, workflowArgs !== undefined]);
+		return callAsync(host.workflow, [
+			nameOrPath,
+			workflowArgs === undefined ? null : workflowArgs,
+			workflowArgs !== undefined,
+		]);
 	}
 
 	// Determinism guards: a resumed run must see the same values, so ambient time and randomness are refused.

@@ -1,0 +1,167 @@
+/**
+ * The `workflow` tool: resolve the script, check its header and args before anything starts, run it with children
+ * as pi sessions, stream the envelope, and return the final one. Failed or stopped runs return `isError: true`
+ * so the model sees a failure while renderers keep the details.
+ */
+import type { AgentToolResult, ExtensionToolContext, ToolDefinition } from "@earendil-works/pi-coding-agent";
+import { getAgentDir } from "@earendil-works/pi-coding-agent";
+import { Text } from "@earendil-works/pi-tui";
+import { type Static, Type } from "typebox";
+import { toWorkflowError } from "../errors.ts";
+import {
+	createWorkflowProgressTracker,
+	createWorkflowProgressUi,
+	formatWorkflowProgress,
+	type WorkflowProgressDetails,
+	workflowProgressResult,
+} from "../progress/index.ts";
+import { parseWorkflowSource, validateArgs } from "../runtime/meta.ts";
+import type { WorkflowQueue } from "../runtime/queue.ts";
+import { runWorkflowScript } from "../runtime/run.ts";
+import type { WorkflowAgentRunner, WorkflowRunResult } from "../runtime/types.ts";
+import { createPiAgentRunner } from "./agent-runner.ts";
+import { type AgentTypeConfig, listAvailableAgentTypes, loadAgentTypes } from "./agent-types.ts";
+import { parentModelRuntime } from "./child-model.ts";
+import { createWorkflowResolver, resolveScriptSource } from "./script-source.ts";
+
+export const WORKFLOW_TOOL_NAME = "workflow";
+
+const parameters = Type.Object({
+	script: Type.Optional(
+		Type.String({ description: "Inline workflow source: `export const meta = {…}` then the body" }),
+	),
+	path: Type.Optional(Type.String({ description: "Path of a .js workflow file, relative to the working directory" })),
+	name: Type.Optional(Type.String({ description: "meta.name of a saved workflow (.pi/workflows/*.js)" })),
+	args: Type.Optional(Type.Unknown({ description: "JSON value passed to the script as `args`" })),
+	timeoutMs: Type.Optional(Type.Number({ description: "Deadline for the whole run, in ms" })),
+	concurrency: Type.Optional(
+		Type.Integer({ minimum: 1, maximum: 64, description: "Children running at once in this session" }),
+	),
+});
+
+export type WorkflowToolParams = Static<typeof parameters>;
+
+const DESCRIPTION = `Run a JavaScript workflow script that orchestrates child agents, and wait for its result.
+The script starts with a literal header, then plain JavaScript with top-level await and return:
+  export const meta = { name: "review", description: "Review files", args: { type: "object" } };
+  phase("review");
+  const found = await parallel(args.files.map((f) => () => agent(\`Review \${f}\`, { agent: "reviewer", schema: FINDINGS })));
+  return found.filter(Boolean);
+Globals: agent(prompt, { agent, label, phase, schema, model, thinking, tools, timeoutMs, retries }) → text, or the
+validated object with a schema (root type "object"); parallel([() => …]) → array in order (pass functions, not
+promises); pipeline(items, ...stages) with stage(previous, original, index), no barrier between stages; phase(name, fn?);
+log(message, data?); workflow(nameOrPath, args) (one level); args; cwd; budget; sleep(ms); console.
+A failed child gives null (in parallel/pipeline: a null slot) — check for null. Date.now(), new Date() and
+Math.random() are unavailable: pass timestamps in args. Values are JSON only.`;
+
+const GUIDELINES = [
+	"Use the workflow tool when a task splits into many independent agent jobs (review many files, research angles, migrate items); do small tasks directly.",
+	"In workflow scripts, give agent() a `schema` whenever the script reads fields of the answer, and treat every agent() result as possibly null.",
+	"In workflow scripts, pass functions to parallel() (`() => agent(…)`), never promises.",
+];
+
+/** What a runner is built from for one call. */
+export interface RunnerSetup {
+	agentDir: string;
+	/** Agent types as loaded for this call. */
+	agentTypes: ReadonlyMap<string, AgentTypeConfig>;
+}
+
+/** What the tool shares across calls in one pi session. */
+export interface WorkflowToolOptions {
+	/** The session's one queue for all workflow children. */
+	queue: WorkflowQueue;
+	/** pi's global config directory. Default: pi's. */
+	agentDir?: string;
+	/** Builds the runner for a call. Default: children as pi sessions with the parent's model and credentials. */
+	createRunner?: (ctx: ExtensionToolContext, setup: RunnerSetup) => Promise<WorkflowAgentRunner>;
+}
+
+/** Creates the tool definition. */
+export function createWorkflowTool(
+	options: WorkflowToolOptions,
+): ToolDefinition<typeof parameters, WorkflowProgressDetails> {
+	const agentDir = options.agentDir ?? getAgentDir();
+	const makeRunner = options.createRunner ?? defaultRunner;
+	return {
+		name: WORKFLOW_TOOL_NAME,
+		label: "Workflow",
+		description: DESCRIPTION,
+		promptSnippet: "Run a sandboxed JavaScript workflow that orchestrates many child agents",
+		promptGuidelines: GUIDELINES,
+		parameters,
+		async execute(_toolCallId, params, signal, onUpdate, ctx): Promise<AgentToolResult<WorkflowProgressDetails>> {
+			// Author errors in the header or args fail the call before any child starts.
+			const script = resolveScriptSource(params, { cwd: ctx.cwd, agentDir });
+			const parsed = parseWorkflowSource(script.source, { filename: script.filename });
+			validateArgs(parsed.meta, params.args);
+			if (params.concurrency !== undefined) options.queue.concurrency = params.concurrency;
+			const types = loadAgentTypes({ cwd: ctx.cwd, agentDir });
+			const runner = await makeRunner(ctx, { agentDir, agentTypes: types.types });
+
+			const tracker = createWorkflowProgressTracker({ initialMeta: parsed.meta });
+			const ui = createWorkflowProgressUi(ctx, onUpdate ? { onUpdate } : {});
+			let result: WorkflowRunResult;
+			try {
+				result = await runWorkflowScript(script.source, {
+					agentRunner: runner,
+					filename: script.filename,
+					cwd: ctx.cwd,
+					queue: options.queue,
+					agentTypes: listAvailableAgentTypes(types.types),
+					resolveWorkflow: createWorkflowResolver({ agentDir }),
+					...(params.args !== undefined ? { args: params.args } : {}),
+					...(signal ? { signal } : {}),
+					...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
+					onProgress: (event) => {
+						tracker.updateFromProgressEvent(event);
+						ui.update(tracker.getEnvelope());
+					},
+				});
+			} catch (error) {
+				// Only our own bugs reach here: runWorkflowScript resolves for every script fault.
+				ui.update(tracker.error(error).envelope);
+				ui.dispose();
+				throw toWorkflowError(error);
+			}
+			const { envelope, summary } = tracker.complete(result);
+			ui.update(envelope);
+			ui.dispose();
+			const warnings = types.warnings.length > 0 ? `\nAgent file warnings:\n${types.warnings.join("\n")}` : "";
+			const toolResult = workflowProgressResult(envelope, summary + warnings);
+			return result.status === "completed" ? toolResult : { ...toolResult, isError: true };
+		},
+		renderCall(args, theme) {
+			const what = args.name
+				? `saved ${args.name}`
+				: args.path
+					? args.path
+					: `inline script (${(args.script ?? "").split("\n").length} lines)`;
+			return new Text(`${theme.fg("toolTitle", theme.bold("workflow "))}${theme.fg("muted", what)}`, 0, 0);
+		},
+		renderResult(result, { expanded }, theme) {
+			const details = result.details;
+			if (!details?.envelope) return new Text(theme.fg("dim", "workflow: no details"), 0, 0);
+			if (expanded) return new Text(formatWorkflowProgress(details.envelope), 0, 0);
+			const status = details.envelope.status;
+			const colour = status === "completed" ? "success" : status === "running" ? "accent" : "error";
+			return new Text(theme.fg(colour, details.summary), 0, 0);
+		},
+	};
+}
+
+/** Children as pi sessions sharing the parent session's providers, credentials, model and thinking level. */
+async function defaultRunner(
+	ctx: ExtensionToolContext,
+	{ agentDir, agentTypes }: RunnerSetup,
+): Promise<WorkflowAgentRunner> {
+	const modelRuntime = await parentModelRuntime(ctx.modelRegistry, { agentDir });
+	return createPiAgentRunner({
+		cwd: ctx.cwd,
+		agentDir,
+		agentTypes,
+		modelRuntime,
+		...(ctx.model ? { defaultModel: ctx.model } : {}),
+		...(ctx.thinkingLevel ? { defaultThinking: ctx.thinkingLevel } : {}),
+	});
+}
