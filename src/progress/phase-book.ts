@@ -139,6 +139,8 @@ export class PhaseBook {
 	private status(record: PhaseRecord): WorkflowProgressPhase["status"] {
 		if (this.isRunning(record)) return "running";
 		if (record.startedAt === undefined && record.counts.total === 0) return "pending";
-		return record.counts.failed > 0 || record.cutShort ? "failed" : "done";
+		// Stopped calls left the phase's work undone just as failed ones did.
+		const { failed, stopped } = record.counts;
+		return failed > 0 || stopped > 0 || record.cutShort ? "failed" : "done";
 	}
 }

@@ -18,6 +18,8 @@ export interface RunEnding {
 	error?: SerializedWorkflowError | WorkflowProgressError;
 	failures?: WorkflowFailure[];
 	tokens?: number;
+	/** The runtime's own measure of the run, which starts before `run_start`. */
+	durationMs?: number;
 }
 
 const ACTIVE_CHILD = new Set(["starting", "active", "quiet", "stalled"]);
@@ -32,6 +34,8 @@ export class RunState {
 	ended = false;
 	private result: unknown;
 	private hasResult = false;
+	private duration: number | undefined;
+	private sawEvent = false;
 	private error: WorkflowProgressError | undefined;
 	private currentPhase: string | undefined;
 	private readonly phaseParents = new Map<string, string | undefined>();
@@ -135,7 +139,8 @@ export class RunState {
 				this.calls.settle(record, {
 					status: stopped ? "stopped" : "failed",
 					time: event.time,
-					elapsedMs: event.durationMs,
+					// A skipped call waited in the queue; it never ran, so it has no running time.
+					...(event.skipped ? {} : { elapsedMs: event.durationMs }),
 					tokens: event.usage?.total,
 					toolUses: event.toolUses,
 				});
@@ -167,6 +172,7 @@ export class RunState {
 					...(event.error !== undefined ? { error: event.error } : {}),
 					failures: event.failures,
 					tokens: event.usage.total,
+					durationMs: event.durationMs,
 				});
 				return;
 		}
@@ -218,6 +224,7 @@ export class RunState {
 			this.hasResult = ending.result !== undefined;
 		}
 		if (ending.error) this.error = toEnvelopeError(ending.error);
+		if (ending.durationMs !== undefined) this.duration ??= ending.durationMs;
 		if (ending.failures) {
 			this.failures = [...ending.failures];
 			this.failuresSnapshot = undefined;
@@ -244,7 +251,7 @@ export class RunState {
 			startedAt: this.startedAt,
 			...(this.endedAt !== undefined ? { endedAt: this.endedAt } : {}),
 			updatedAt: this.updatedAt,
-			duration: Math.max(0, (this.endedAt ?? this.updatedAt) - this.startedAt),
+			duration: this.duration ?? Math.max(0, (this.endedAt ?? this.updatedAt) - this.startedAt),
 			...(this.hasResult ? { result: this.result } : {}),
 			...(this.error ? { error: this.error } : {}),
 			totals: { agents: { ...this.calls.totals }, tokens: this.calls.tokens, toolUses: this.calls.toolUses },
@@ -261,7 +268,14 @@ export class RunState {
 
 	private touch(time: number): void {
 		this.cached = undefined;
-		if (time > this.updatedAt) this.updatedAt = time;
+		// Until the first event, the clock is the tracker's creation time; a replay made later must not keep it.
+		if (!this.sawEvent) {
+			this.sawEvent = true;
+			this.startedAt = Math.min(this.startedAt, time);
+			this.updatedAt = time;
+		} else if (time > this.updatedAt) {
+			this.updatedAt = time;
+		}
 	}
 
 	private cap(text: string): string {

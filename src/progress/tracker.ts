@@ -70,6 +70,7 @@ export function createWorkflowProgressTracker(options: WorkflowProgressTrackerOp
 					error: result.error,
 					failures: result.failures,
 					tokens: result.usage.total,
+					durationMs: result.durationMs,
 				});
 			}
 			return outcome();
