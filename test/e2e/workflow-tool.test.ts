@@ -14,14 +14,16 @@ import { createParentSession, type ParentSession } from "./parent-session.ts";
 
 const PARENT_TASK = "Please run the workflow";
 
-function callWorkflow(args: Record<string, unknown>) {
+function callWorkflow(args: Parameters<typeof fauxToolCall>[1]) {
 	return fauxAssistantMessage([fauxToolCall("workflow", args)], { stopReason: "toolUse" });
 }
 
 function toolEnd(parent: ParentSession) {
 	const end = parent.toolEvents.find((e) => e.type === "tool_execution_end");
-	if (!end || end.type !== "tool_execution_end") throw new Error("the workflow tool did not finish");
-	return end as typeof end & { result: { content: Array<{ type: string; text?: string }>; details: WorkflowProgressDetails } };
+	if (end?.type !== "tool_execution_end") throw new Error("the workflow tool did not finish");
+	return end as typeof end & {
+		result: { content: Array<{ type: string; text?: string }>; details: WorkflowProgressDetails };
+	};
 }
 
 describe("the workflow tool in a real pi session", () => {
@@ -68,10 +70,12 @@ return { reviews, fixed };`;
 
 		const end = toolEnd(parent);
 		expect(end.isError).toBe(false);
-		const { envelope } = end.result.details;
+		const { envelope }: WorkflowProgressDetails = end.result.details;
 		expect(envelope.status).toBe("completed");
 		expect(envelope.result).toEqual({ reviews: ["a looks fine", null, "c has a bug"], fixed: ["done X", "done Y"] });
-		expect(envelope.failures).toEqual([expect.objectContaining({ kind: "agent", agentType: "reviewer", phase: "review" })]);
+		expect(envelope.failures).toEqual([
+			expect.objectContaining({ kind: "agent", agentType: "reviewer", phase: "review" }),
+		]);
 		expect(end.result.content[0]?.text).toContain('"done Y"');
 
 		const reviewer = harness.requests.find((r) => r.task.includes("review a.ts"));
@@ -84,14 +88,18 @@ return { reviews, fixed };`;
 
 	it("on a bad header: fails the tool call with line:column before any child starts", async () => {
 		harness.route(PARENT_TASK, [
-			callWorkflow({ script: `export const meta = { name: "x", description: "d", phases: [{ title: f() }] };\nawait agent("never");` }),
+			callWorkflow({
+				script: `export const meta = { name: "x", description: "d", phases: [{ title: f() }] };\nawait agent("never");`,
+			}),
 			fauxAssistantMessage("ok"),
 		]);
 		parent = await createParentSession(harness, cwd);
 		await parent.session.prompt(PARENT_TASK);
 		const end = toolEnd(parent);
 		expect(end.isError).toBe(true);
-		expect(JSON.stringify(end.result.content)).toContain("`meta.phases[0].title` must be a literal, found a call expression (1:70)");
+		expect(JSON.stringify(end.result.content)).toContain(
+			"`meta.phases[0].title` must be a literal, found a call expression (1:70)",
+		);
 		expect(harness.requests.some((r) => r.task.includes("never"))).toBe(false);
 	});
 
@@ -122,7 +130,8 @@ return { reviews, fixed };`;
 		let started = 0;
 		parent.session.subscribe((event) => {
 			if (event.type !== "tool_execution_update") return;
-			const details = (event as unknown as { partialResult: { details: WorkflowProgressDetails } }).partialResult.details;
+			const details = (event as unknown as { partialResult: { details: WorkflowProgressDetails } }).partialResult
+				.details;
 			const running = details.envelope.agentCalls.filter((c) => c.status === "running").length;
 			if (running === 3 && started++ === 0) setTimeout(() => void parent.session.abort(), 20);
 		});
@@ -130,7 +139,7 @@ return { reviews, fixed };`;
 
 		const end = toolEnd(parent);
 		expect(end.isError).toBe(true);
-		const { envelope } = end.result.details;
+		const { envelope }: WorkflowProgressDetails = end.result.details;
 		expect(envelope.status).toBe("stopped");
 		expect(envelope.agentCalls.filter((c) => c.status === "completed")).toHaveLength(1);
 		const slow = harness.requests.filter((r) => r.task.includes("slow"));
