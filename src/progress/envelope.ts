@@ -169,12 +169,11 @@ export interface WorkflowProgressResultOptions {
 
 const DEFAULT_MAX_TEXT_BYTES = 64 * 1024;
 const DEFAULT_MAX_DETAILS_BYTES = 256 * 1024;
-/** Entries kept per list when details must shrink. */
-const SHRUNK_LIST = 50;
 
 /**
- * The JSON-safe tool result for an envelope: `content` is the summary, the progress text and (once ended) the result
- * as JSON, bounded to `maxTextBytes`; `details` holds the envelope with non-JSON values replaced by markers.
+ * The JSON-safe tool result for an envelope: `content` is the summary, the result as JSON (once ended) and the
+ * progress text, bounded to `maxTextBytes`; `details` holds the envelope with non-JSON values replaced by markers,
+ * bounded to `maxDetailsBytes`. Work is bounded by those sizes, not by the size of the run.
  */
 export function workflowProgressResult(
 	envelope: WorkflowProgressEnvelope,
@@ -183,62 +182,98 @@ export function workflowProgressResult(
 ): WorkflowProgressToolResult {
 	const maxTextBytes = options.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES;
 	const maxDetailsBytes = options.maxDetailsBytes ?? DEFAULT_MAX_DETAILS_BYTES;
-	const safe = toJsonSafe(envelope) as unknown as WorkflowProgressEnvelope;
+	const result = "result" in envelope ? { value: toJsonSafe(envelope.result) } : undefined;
 	return {
-		content: [{ type: "text", text: boundText(resultText(safe, summary, maxTextBytes), maxTextBytes) }],
-		details: boundDetails({ summary, envelope: safe }, maxDetailsBytes),
+		content: [{ type: "text", text: boundText(resultText(envelope, result, summary, maxTextBytes), maxTextBytes) }],
+		details: boundDetails(envelope, result, summary, maxDetailsBytes),
 	};
 }
 
-function resultText(envelope: WorkflowProgressEnvelope, summary: string, maxTextBytes: number): string {
-	const parts = [summary, formatWorkflowProgress(envelope)];
-	if (envelope.status !== "running" && envelope.result !== undefined) {
+function resultText(
+	envelope: WorkflowProgressEnvelope,
+	result: { value: unknown } | undefined,
+	summary: string,
+	maxTextBytes: number,
+): string {
+	const parts = [summary];
+	if (envelope.status !== "running" && result && result.value !== undefined) {
 		// Compact JSON when pretty JSON would not fit: the model needs the data more than the indentation.
-		const pretty = JSON.stringify(envelope.result, null, 2);
-		const json = utf8Length(pretty) > maxTextBytes / 2 ? JSON.stringify(envelope.result) : pretty;
-		// The result goes first after the summary so that truncation eats progress detail, not the answer.
-		parts.splice(1, 0, `Result:\n${json}`);
+		const pretty = JSON.stringify(result.value, null, 2);
+		const json = utf8Length(pretty) > maxTextBytes / 2 ? JSON.stringify(result.value) : pretty;
+		// The result goes right after the summary so that truncation eats progress detail, not the answer.
+		parts.push(`Result:\n${json}`);
 	}
+	parts.push(formatWorkflowProgress(envelope));
 	return parts.filter((part) => part.length > 0).join("\n\n");
 }
 
 /**
- * Shrinks details step by step until they fit: long lists to their most telling entries (running and failed calls
- * first), then without the result, then without the lists at all. `omitted` says what went.
+ * Packs the envelope into `maxBytes` of JSON: the scalar fields always, then failures, the result, agent calls
+ * (running and failed first, then the newest), logs and agents (newest first), each while it fits. Lists keep their
+ * original order; `omitted` counts what was left out.
  */
-function boundDetails(details: WorkflowProgressDetails, maxBytes: number): WorkflowProgressDetails {
-	if (utf8Length(JSON.stringify(details)) <= maxBytes) return details;
-	const full = details.envelope;
-	const fits = (candidate: WorkflowProgressDetails) => utf8Length(JSON.stringify(candidate)) <= maxBytes;
-	const shrink = (limit: number, keepResult: boolean): WorkflowProgressDetails => {
-		const calls = pickCalls(full.agentCalls, limit);
-		const agents = limit === 0 ? [] : full.agents.slice(-limit);
-		const logs = limit === 0 ? [] : full.logs.slice(-limit);
-		const failures = full.failures.slice(0, limit);
-		const envelope: WorkflowProgressEnvelope = { ...full, agentCalls: calls, agents, logs, failures };
-		if (!keepResult) delete envelope.result;
-		const omitted = {
-			agentCalls: full.agentCalls.length - calls.length,
-			agents: full.agents.length - agents.length,
-			logs: full.logs.length - logs.length,
-			failures: full.failures.length - failures.length,
-			result: !keepResult && "result" in full,
-		};
-		return { ...details, envelope, omitted };
+function boundDetails(
+	envelope: WorkflowProgressEnvelope,
+	result: { value: unknown } | undefined,
+	summary: string,
+	maxBytes: number,
+): WorkflowProgressDetails {
+	const { agentCalls, agents, logs, failures, result: _result, ...scalars } = envelope;
+	const base = toJsonSafe(scalars) as Omit<WorkflowProgressEnvelope, "agentCalls" | "agents" | "logs" | "failures">;
+	const worstOmitted = { agentCalls: 1e9, agents: 1e9, logs: 1e9, failures: 1e9, result: false };
+	const empty = { ...base, agentCalls: [], agents: [], logs: [], failures: [] };
+	let left = maxBytes - utf8Length(JSON.stringify({ summary, envelope: empty, omitted: worstOmitted }));
+	const take = <T>(items: readonly T[], order: Iterable<number>): T[] => {
+		const kept = new Map<number, T>();
+		for (const i of order) {
+			const safe = toJsonSafe(items[i]) as T;
+			// +1 for the comma; stop at the first miss so the work stays bounded by the budget.
+			const size = utf8Length(JSON.stringify(safe)) + 1;
+			if (size > left) break;
+			left -= size;
+			kept.set(i, safe);
+		}
+		return [...kept.keys()].sort((a, b) => a - b).map((i) => kept.get(i) as T);
 	};
-	const steps = [shrink(SHRUNK_LIST, true), shrink(SHRUNK_LIST, false)];
-	return steps.find(fits) ?? shrink(0, false);
+	const keptFailures = take(failures, range(0, failures.length));
+	let keepResult = false;
+	if (result) {
+		const size = utf8Length(JSON.stringify({ result: result.value }));
+		keepResult = size <= left;
+		if (keepResult) left -= size;
+	}
+	const keptCalls = take(agentCalls, callOrder(agentCalls));
+	const keptLogs = take(logs, range(logs.length - 1, -1));
+	const keptAgents = take(agents, range(agents.length - 1, -1));
+	const packed: WorkflowProgressEnvelope = {
+		...base,
+		agentCalls: keptCalls,
+		agents: keptAgents,
+		logs: keptLogs,
+		failures: keptFailures,
+		...(keepResult && result ? { result: result.value } : {}),
+	};
+	const omitted = {
+		agentCalls: agentCalls.length - keptCalls.length,
+		agents: agents.length - keptAgents.length,
+		logs: logs.length - keptLogs.length,
+		failures: failures.length - keptFailures.length,
+		result: result !== undefined && !keepResult,
+	};
+	const complete = omitted.agentCalls + omitted.agents + omitted.logs + omitted.failures === 0 && !omitted.result;
+	return complete ? { summary, envelope: packed } : { summary, envelope: packed, omitted };
 }
 
-/** Running and failed calls first (they matter most), then the latest others, in their original order. */
-function pickCalls(calls: WorkflowProgressAgentCall[], limit: number): WorkflowProgressAgentCall[] {
-	if (calls.length <= limit) return calls;
-	if (limit === 0) return [];
-	const keep = new Set<WorkflowProgressAgentCall>();
-	for (const call of calls) {
-		if (keep.size >= limit) break;
-		if (call.status === "running" || call.status === "failed") keep.add(call);
-	}
-	for (let i = calls.length - 1; i >= 0 && keep.size < limit; i--) keep.add(calls[i] as WorkflowProgressAgentCall);
-	return calls.filter((call) => keep.has(call));
+/** Indexes from `from` towards `to` (exclusive), either direction. */
+function* range(from: number, to: number): Generator<number> {
+	const step = from <= to ? 1 : -1;
+	for (let i = from; i !== to; i += step) yield i;
+}
+
+/** Running and failed calls first (they matter most), then the others from the newest back. */
+function* callOrder(calls: readonly WorkflowProgressAgentCall[]): Generator<number> {
+	const urgent = (call: WorkflowProgressAgentCall | undefined) =>
+		call?.status === "running" || call?.status === "failed";
+	for (let i = 0; i < calls.length; i++) if (urgent(calls[i])) yield i;
+	for (let i = calls.length - 1; i >= 0; i--) if (!urgent(calls[i])) yield i;
 }

@@ -92,13 +92,13 @@ function convertObject(object: object, path: string, ancestors: Map<object, stri
 		} catch (error) {
 			item = marker("throwing getter", error instanceof Error ? error.message : String(error));
 		}
-		// A key named __proto__ would change the copy's prototype instead of adding a property.
-		Object.defineProperty(out, key, {
-			value: child(item, `${path}.${key}`),
-			enumerable: true,
-			writable: true,
-			configurable: true,
-		});
+		const value = child(item, `${path}.${key}`);
+		// Assigning a key named __proto__ would change the copy's prototype instead of adding a property.
+		if (key === "__proto__") {
+			Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+		} else {
+			out[key] = value;
+		}
 	}
 	const proto = Object.getPrototypeOf(object);
 	if (proto !== Object.prototype && proto !== null) {
