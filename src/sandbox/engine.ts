@@ -35,6 +35,10 @@ export interface EngineBridge {
 	callSync(callId: number, spec: HostFunctionSpec, argsJson: string): HostCallResult | null;
 	/** True once the host asked the run to stop. */
 	cancelRequested(): boolean;
+	/** Guest code starts running (a new slice); the host's watchdog measures slices. */
+	enterSlice(): void;
+	/** The worker is back to waiting for the host. */
+	leaveSlice(): void;
 }
 
 type RunMessage = Extract<HostMessage, { type: "run" }>;
@@ -48,7 +52,7 @@ interface Helpers {
 	describe: QuickJSHandle;
 }
 
-/** Share of the memory cap above which an engine failure is taken for running out of memory. */
+/** Share of a memory limit above which an engine failure, or a thrown null, is taken for running out of memory. */
 const NEAR_CAP = 0.75;
 
 /** Time we allow the guest's `describe()` to read a thrown value once the run has ended. */
@@ -211,7 +215,7 @@ export class EngineRun {
 	private pump(): void {
 		const { context, runtime } = this;
 		while (!this.outcome && this.bodyPromise) {
-			if (runtime.hasPendingJob()) {
+			if (this.tripped === null && runtime.hasPendingJob()) {
 				this.resume();
 				const jobs = runtime.executePendingJobs();
 				if (jobs.error) {
@@ -221,12 +225,16 @@ export class EngineRun {
 				continue;
 			}
 			const state = context.getPromiseState(this.bodyPromise);
-			if (state.type === "fulfilled") {
-				this.succeedWith(state.value);
-				state.value.dispose();
-			} else if (state.type === "rejected") {
+			if (state.type === "rejected") {
 				this.failWith(state.error, "running");
 				state.error.dispose();
+			} else if (this.tripped !== null) {
+				// A job stopped by the interrupt handler only rejects its own promise; the run still ends here.
+				if (state.type === "fulfilled") state.value.dispose();
+				this.finishTripped(this.tripped);
+			} else if (state.type === "fulfilled") {
+				this.succeedWith(state.value);
+				state.value.dispose();
 			} else if (this.pending.size === 0) {
 				this.finish({
 					ok: false,
@@ -312,11 +320,26 @@ export class EngineRun {
 			this.finish({ ok: false, error: { kind: "cancelled", message: limitMessage("cancelled", limits) } });
 			return;
 		}
-		const tripped = this.tripped;
+		const trippedBefore = this.tripped;
+		// When QuickJS cannot even allocate its "out of memory" error, it throws null instead.
+		if (this.context.sameValue(thrown, this.context.null) && this.nearCap(quickjsMemoryLimit(limits))) {
+			this.reusable = false;
+			this.finish({ ok: false, error: { kind: "limit_memory", message: limitMessage("limit_memory", limits) } });
+			return;
+		}
 		const described = this.describe(thrown);
+		// Reading the thrown value can run the script's getters, which may run out of time themselves.
+		const tripped = trippedBefore ?? this.tripped;
 		const error = toGuestError(described, { filename, phase, tripped, limits });
 		if (error.kind.startsWith("limit_")) this.reusable = false;
 		this.finish({ ok: false, error });
+	}
+
+	/** Ends the run for a limit our interrupt handler enforced, when no error value reached us. */
+	private finishTripped(tripped: "cpu" | "cancel"): void {
+		const kind = tripped === "cpu" ? "limit_cpu" : "cancelled";
+		if (kind === "limit_cpu") this.reusable = false;
+		this.finish({ ok: false, error: { kind, message: limitMessage(kind, this.request.limits) } });
 	}
 
 	/** Reads a thrown value through the guest's captured helpers, with a fresh slice and the full memory cap. */
@@ -324,7 +347,7 @@ export class EngineRun {
 		const { context, helpers } = this;
 		if (!helpers) return { message: String(context.dump(thrown)), props: {} };
 		this.tripped = null;
-		this.deadline = performance.now() + DESCRIBE_SLICE_MS;
+		this.deadline = performance.now() + Math.min(DESCRIBE_SLICE_MS, this.request.limits.syncSliceMs);
 		this.runtime.setMemoryLimit(-1);
 		const result = context.callFunction(helpers.describe, context.undefined, thrown);
 		if (result.error) {
@@ -404,6 +427,7 @@ export class EngineRun {
 	/** Called whenever guest code is about to run again: a new synchronous slice starts. */
 	private resume(): void {
 		this.deadline = performance.now() + this.request.limits.syncSliceMs;
+		this.bridge.enterSlice();
 	}
 
 	private own(handle: QuickJSHandle): QuickJSHandle {
@@ -418,13 +442,14 @@ export class EngineRun {
 	private guard(step: () => void): void {
 		try {
 			step();
+			this.bridge.leaveSlice();
 		} catch (error) {
+			this.bridge.leaveSlice();
 			this.reusable = false;
 			this.disposable = false;
 			if (!this.outcome) {
 				// The engine cannot say why it died; a memory close to the cap means a failed grow did it.
-				const cap = wasmMemoryPages(this.request.limits).maximum * 65536;
-				const nearCap = this.memory.buffer.byteLength >= cap * NEAR_CAP;
+				const nearCap = this.nearCap(wasmMemoryPages(this.request.limits).maximum * 65536);
 				this.outcome = nearCap
 					? {
 							ok: false,
@@ -434,6 +459,11 @@ export class EngineRun {
 			}
 		}
 		if (this.outcome && !this.completed) this.complete(this.outcome);
+	}
+
+	/** True when the run's memory has grown close to `bytes`. */
+	private nearCap(bytes: number): boolean {
+		return this.memory.buffer.byteLength >= bytes * NEAR_CAP;
 	}
 
 	/** Records the outcome; the enclosing `guard` completes the run. */

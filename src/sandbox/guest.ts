@@ -56,6 +56,7 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number): GuestHelpers 
 	const objectProto = Object.prototype;
 	const arrayProto = Array.prototype;
 	const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+	const vowel = /^[AEIOUaeiou]/;
 	const FAILED = createObject(null);
 
 	// Descriptors are null-prototype objects: a script's `Object.prototype.get` must not leak into them.
@@ -133,7 +134,8 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number): GuestHelpers 
 		const ctor = getOwnPropertyDescriptor(proto, "constructor");
 		if (ctor !== undefined && typeof ctor.value === "function") {
 			const name = getOwnPropertyDescriptor(ctor.value, "name");
-			if (name !== undefined && typeof name.value === "string" && name.value !== "") return `a ${name.value}`;
+			const text = name === undefined ? undefined : name.value;
+			if (typeof text === "string" && text !== "") return `${apply(regexpExec, vowel, [text]) ? "an" : "a"} ${text}`;
 		}
 		return "an object with a custom prototype";
 	}

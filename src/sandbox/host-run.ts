@@ -3,6 +3,7 @@
  * and decide whether the worker goes back to the pool or is terminated.
  */
 import { types } from "node:util";
+import { limitMessage } from "./guest-error.ts";
 import { encodeHostValue, toHostErrorData } from "./marshal.ts";
 import type { WorkerLease } from "./pool.ts";
 import {
@@ -36,6 +37,9 @@ export class HostRun {
 	private settled = false;
 	private cancelReason: string | null = null;
 	private graceTimer: NodeJS.Timeout | null = null;
+	private readonly watchdog: NodeJS.Timeout;
+	/** The slice the worker was in at the watchdog's last look, or -1 when it was waiting. */
+	private lastSlice = -1;
 	private readonly onMessage = (message: WorkerMessage) => this.receive(message);
 	private readonly onExit = (code: number) =>
 		this.end(internal(`The sandbox worker stopped unexpectedly (exit code ${code})`), "gone");
@@ -58,6 +62,11 @@ export class HostRun {
 		}));
 		Atomics.store(lease.control, CONTROL.cancel, 0);
 		Atomics.store(lease.control, CONTROL.syncReady, 0);
+		Atomics.store(lease.control, CONTROL.busy, 0);
+		// QuickJS polls its interrupt handler only while it interprets; a long native call (JSON.stringify of a
+		// deep value is quadratic) never yields, so a slice seen busy at two looks in a row ends the worker.
+		this.watchdog = setInterval(() => this.watch(), limits.syncSliceMs + setup.cancelGraceMs);
+		this.watchdog.unref();
 		lease.worker.on("message", this.onMessage);
 		lease.worker.on("exit", this.onExit);
 		const { prelude, body, filename } = request;
@@ -74,6 +83,18 @@ export class HostRun {
 		Atomics.notify(control, CONTROL.syncReady);
 		this.post({ type: "cancel", runId: this.setup.runId, reason });
 		this.graceTimer = setTimeout(() => this.end(this.cancelled(), "terminate"), this.setup.cancelGraceMs);
+	}
+
+	private watch(): void {
+		const { control } = this.lease;
+		const busy = Atomics.load(control, CONTROL.busy) === 1;
+		const slice = Atomics.load(control, CONTROL.slice);
+		if (busy && slice === this.lastSlice) {
+			const message = limitMessage("limit_cpu", this.setup.limits);
+			this.end({ ok: false, error: { kind: "limit_cpu", message } }, "terminate");
+			return;
+		}
+		this.lastSlice = busy ? slice : -1;
 	}
 
 	private receive(message: WorkerMessage): void {
@@ -146,6 +167,7 @@ export class HostRun {
 		if (this.settled) return;
 		this.settled = true;
 		if (this.graceTimer) clearTimeout(this.graceTimer);
+		clearInterval(this.watchdog);
 		this.lease.worker.off("message", this.onMessage);
 		this.lease.worker.off("exit", this.onExit);
 		const finished = worker === "release" ? Promise.resolve(this.lease.release()) : this.lease.destroy();

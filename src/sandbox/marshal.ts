@@ -50,7 +50,9 @@ function findProblem(value: unknown, path: string, ancestors: Set<object>): Valu
 	const proto = Object.getPrototypeOf(object);
 	const isArray = Array.isArray(object);
 	if (isArray ? proto !== Array.prototype : proto !== Object.prototype && proto !== null) {
-		return notJson(path, `a ${proto?.constructor?.name ?? "object with a custom prototype"}`);
+		const name: unknown = proto?.constructor?.name;
+		if (typeof name !== "string" || name === "") return notJson(path, "an object with a custom prototype");
+		return notJson(path, `${/^[AEIOU]/i.test(name) ? "an" : "a"} ${name}`);
 	}
 	ancestors.add(object);
 	const problem = isArray

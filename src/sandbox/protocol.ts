@@ -11,8 +11,12 @@ export const CONTROL = {
 	cancel: 0,
 	/** Set by the host when the answer to a sync call is on the sync port (or the run is cancelled). */
 	syncReady: 1,
+	/** 1 while the worker runs guest code (a slice), 0 while it waits for the host. */
+	busy: 2,
+	/** Counts slices, so the host's watchdog can tell one long slice from many short ones. */
+	slice: 3,
 	/** Number of slots. */
-	length: 2,
+	length: 4,
 } as const;
 
 /** What the worker is told at spawn time (as `workerData`). */

@@ -28,10 +28,16 @@ export function serveWorker(build: QuickJSSyncVariant | { default: QuickJSSyncVa
 		post: (callId, spec, argsJson) =>
 			post({ type: "call", runId, callId, name: spec.name, kind: spec.kind, argsJson }),
 		callSync: (callId, spec, argsJson) => {
+			Atomics.store(control, CONTROL.busy, 0);
 			post({ type: "call", runId, callId, name: spec.name, kind: "sync", argsJson });
 			return waitForAnswer(control, boot.syncPort, runId, callId);
 		},
 		cancelRequested: () => Atomics.load(control, CONTROL.cancel) !== 0,
+		enterSlice: () => {
+			Atomics.add(control, CONTROL.slice, 1);
+			Atomics.store(control, CONTROL.busy, 1);
+		},
+		leaveSlice: () => Atomics.store(control, CONTROL.busy, 0),
 	});
 
 	const deliver = (engine: EngineRun, message: HostMessage) => {
