@@ -182,7 +182,8 @@ export function workflowProgressResult(
 ): WorkflowProgressToolResult {
 	const maxTextBytes = options.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES;
 	const maxDetailsBytes = options.maxDetailsBytes ?? DEFAULT_MAX_DETAILS_BYTES;
-	const result = "result" in envelope ? { value: toJsonSafe(envelope.result) } : undefined;
+	// A top-level undefined means "no result" (a script that returned nothing), not an unsupported value.
+	const result = envelope.result !== undefined ? { value: toJsonSafe(envelope.result) } : undefined;
 	return {
 		content: [{ type: "text", text: boundText(resultText(envelope, result, summary, maxTextBytes), maxTextBytes) }],
 		details: boundDetails(envelope, result, summary, maxDetailsBytes),
@@ -196,7 +197,7 @@ function resultText(
 	maxTextBytes: number,
 ): string {
 	const parts = [summary];
-	if (envelope.status !== "running" && result && result.value !== undefined) {
+	if (envelope.status !== "running" && result) {
 		// Compact JSON when pretty JSON would not fit: the model needs the data more than the indentation.
 		const pretty = JSON.stringify(result.value, null, 2);
 		const json = utf8Length(pretty) > maxTextBytes / 2 ? JSON.stringify(result.value) : pretty;

@@ -121,6 +121,13 @@ describe("workflowProgressResult", () => {
 		expect(JSON.parse(JSON.stringify(result))).toEqual(result);
 	});
 
+	it("a run that returned nothing has no result section and no result in details", () => {
+		const result = workflowProgressResult(endedEnvelope(undefined), "done");
+		expect(result.content[0]?.text).not.toContain("Result:");
+		expect(result.details.envelope).not.toHaveProperty("result");
+		expect(result.details.omitted).toBeUndefined();
+	});
+
 	it("while running: no result section, the progress text follows the summary", () => {
 		const tracker = createWorkflowProgressTracker({ now: () => T0 });
 		const run = eventBuilder(T0, (event) => tracker.updateFromProgressEvent(event));
@@ -164,6 +171,28 @@ describe("workflowProgressResult", () => {
 		expect(indexes.at(-1)).toBe(999);
 		expect(result.details.omitted).toMatchObject({ agentCalls: 1000 - indexes.length, result: false });
 		expect(result.details.envelope.totals.agents.total).toBe(1000);
+	});
+
+	it("reads only as many calls as the budget can hold, however many the run has", () => {
+		let reads = 0;
+		const calls = Array.from({ length: 5000 }, (_, index) =>
+			Object.defineProperty(
+				{ key: `k${index}`, index, agentType: "general-purpose", status: "completed", attempt: 1 },
+				"label",
+				{
+					enumerable: true,
+					get: () => {
+						reads++;
+						return `call ${index}`;
+					},
+				},
+			),
+		) as unknown as WorkflowProgressEnvelope["agentCalls"];
+		const envelope = { ...endedEnvelope(undefined), agentCalls: calls };
+		const result = workflowProgressResult(envelope, "many", { maxDetailsBytes: 16 * 1024 });
+		expect(result.details.envelope.agentCalls.length).toBeGreaterThan(50);
+		expect(reads).toBeLessThan(result.details.envelope.agentCalls.length + 2);
+		expect(result.details.omitted?.agentCalls).toBe(5000 - result.details.envelope.agentCalls.length);
 	});
 
 	it("drops the result from details last, when nothing else makes them fit", () => {
