@@ -1,17 +1,26 @@
 /**
- * A real parent pi session with the pi-workflows extension loaded through pi's resource loader, on the faux
- * provider: the parent's scripted reply calls the `workflow` tool, whose children are real child sessions.
+ * A real parent pi session with the pi-workflows extension loaded through pi's resource loader, as the demo and
+ * the end-to-end tests use it: in memory, no skills or context files, only the `workflow` tool active.
  */
+import type { Api, Model } from "@earendil-works/pi-ai";
 import {
 	type AgentSession,
 	type AgentSessionEvent,
 	createAgentSession,
 	DefaultResourceLoader,
+	type ModelRuntime,
 	SessionManager,
 	SettingsManager,
 } from "@earendil-works/pi-coding-agent";
-import workflowsExtension from "../../src/index.ts";
-import type { FauxHarness } from "../helpers/faux.ts";
+import workflowsExtension from "../src/index.ts";
+
+export interface ParentSessionOptions {
+	cwd: string;
+	/** pi's config directory for this session (agent files, saved workflows). */
+	agentDir: string;
+	modelRuntime: ModelRuntime;
+	model: Model<Api>;
+}
 
 export interface ParentSession {
 	session: AgentSession;
@@ -20,11 +29,12 @@ export interface ParentSession {
 	dispose(): void;
 }
 
-export async function createParentSession(harness: FauxHarness, cwd: string): Promise<ParentSession> {
+export async function createParentSession(options: ParentSessionOptions): Promise<ParentSession> {
+	const { cwd, agentDir, modelRuntime, model } = options;
 	const settingsManager = SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } });
 	const resourceLoader = new DefaultResourceLoader({
 		cwd,
-		agentDir: harness.agentDir,
+		agentDir,
 		settingsManager,
 		noSkills: true,
 		noPromptTemplates: true,
@@ -35,12 +45,12 @@ export async function createParentSession(harness: FauxHarness, cwd: string): Pr
 	await resourceLoader.reload();
 	const { session } = await createAgentSession({
 		cwd,
-		agentDir: harness.agentDir,
-		modelRuntime: harness.modelRuntime,
+		agentDir,
+		modelRuntime,
 		settingsManager,
 		resourceLoader,
 		sessionManager: SessionManager.inMemory(cwd),
-		model: harness.model,
+		model,
 		tools: ["workflow"],
 	});
 	const toolEvents: AgentSessionEvent[] = [];

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createParentSession, type ParentSession } from "../../scripts/parent-session.ts";
 import type { WorkflowProgressDetails } from "../../src/progress/index.ts";
 import {
 	createFauxHarness,
@@ -10,7 +11,6 @@ import {
 	fauxToolCall,
 	untilAborted,
 } from "../helpers/faux.ts";
-import { createParentSession, type ParentSession } from "./parent-session.ts";
 
 const PARENT_TASK = "Please run the workflow";
 
@@ -65,7 +65,12 @@ return { reviews, fixed };`;
 		harness.route("apply PX", [fauxAssistantMessage("done X")]);
 		harness.route("apply PY", [fauxAssistantMessage("done Y")]);
 
-		parent = await createParentSession(harness, cwd);
+		parent = await createParentSession({
+			cwd,
+			agentDir: harness.agentDir,
+			modelRuntime: harness.modelRuntime,
+			model: harness.model,
+		});
 		await parent.session.prompt(PARENT_TASK);
 
 		const end = toolEnd(parent);
@@ -93,7 +98,12 @@ return { reviews, fixed };`;
 			}),
 			fauxAssistantMessage("ok"),
 		]);
-		parent = await createParentSession(harness, cwd);
+		parent = await createParentSession({
+			cwd,
+			agentDir: harness.agentDir,
+			modelRuntime: harness.modelRuntime,
+			model: harness.model,
+		});
 		await parent.session.prompt(PARENT_TASK);
 		const end = toolEnd(parent);
 		expect(end.isError).toBe(true);
@@ -111,7 +121,12 @@ return { reviews, fixed };`;
 			}),
 			fauxAssistantMessage("ok"),
 		]);
-		parent = await createParentSession(harness, cwd);
+		parent = await createParentSession({
+			cwd,
+			agentDir: harness.agentDir,
+			modelRuntime: harness.modelRuntime,
+			model: harness.model,
+		});
 		await parent.session.prompt(PARENT_TASK);
 		const end = toolEnd(parent);
 		expect(end.isError).toBe(true);
@@ -126,7 +141,12 @@ return { reviews, fixed };`;
 		]);
 		harness.route("quick one", [fauxAssistantMessage("fast")]);
 		for (const i of [1, 2, 3]) harness.route(`slow ${i}`, [untilAborted()]);
-		parent = await createParentSession(harness, cwd);
+		parent = await createParentSession({
+			cwd,
+			agentDir: harness.agentDir,
+			modelRuntime: harness.modelRuntime,
+			model: harness.model,
+		});
 		let started = 0;
 		parent.session.subscribe((event) => {
 			if (event.type !== "tool_execution_update") return;
