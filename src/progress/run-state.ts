@@ -22,7 +22,8 @@ export interface RunEnding {
 	durationMs?: number;
 }
 
-const ACTIVE_CHILD = new Set(["starting", "active", "quiet", "stalled"]);
+/** Child states that mean the call is under way ("paused" is not in the type yet, but some runners report it). */
+const ACTIVE_CHILD = new Set(["starting", "active", "quiet", "stalled", "paused"]);
 
 /** Everything a tracker knows about one run. */
 export class RunState {

@@ -150,7 +150,9 @@ function phaseParts(phase: WorkflowProgressPhase, now: number, spinner: string, 
 }
 
 function callParts(call: WorkflowProgressAgentCall, now: number, spinner: string, paint: Paint): Part[] {
-	const activityStyle = call.activity === "stalled" ? "warning" : call.activity === "active" ? "success" : "muted";
+	// Stalled (and paused, which some runners report) are the states worth a person's attention.
+	const attention = call.activity === "stalled" || (call.activity as string | undefined) === "paused";
+	const activityStyle = attention ? "warning" : call.activity === "active" ? "success" : "muted";
 	const parts: Part[] = [{ text: `${paint("accent", spinner)} ${paint("plain", oneLine(call.label))}` }];
 	parts.push({ text: paint("dim", call.agentType), drop: 4 });
 	const activity = activityText(call);

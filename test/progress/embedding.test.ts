@@ -4,7 +4,7 @@
  */
 import type { ExtensionAPI, ExtensionToolContext } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
 	createWorkflowProgressTracker,
 	createWorkflowProgressUi,
@@ -12,11 +12,9 @@ import {
 	workflowProgressResult,
 } from "../../src/progress/index.ts";
 import { runWorkflowScript, type WorkflowAgentRunner } from "../../src/runtime/index.ts";
-import { shutdownSandboxPool } from "../../src/sandbox/index.ts";
+import { checkSandboxLeaks } from "./sandbox-leaks.ts";
 
-afterAll(async () => {
-	await shutdownSandboxPool();
-});
+checkSandboxLeaks();
 
 const REVIEW = `export const meta = { name: "review", description: "Review files", phases: [{ title: "review" }] };
 phase("review");

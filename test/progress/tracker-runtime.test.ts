@@ -2,7 +2,7 @@
  * The tracker on event streams recorded from real `runWorkflowScript` runs (real QuickJS sandbox, real queue), with
  * a small runner that reports child activity the way a host runner does.
  */
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
 	createWorkflowProgressTracker,
 	formatWorkflowProgress,
@@ -14,18 +14,9 @@ import {
 	type WorkflowProgressEvent,
 	type WorkflowRunResult,
 } from "../../src/runtime/index.ts";
-import { sandboxStats, shutdownSandboxPool } from "../../src/sandbox/index.ts";
+import { checkSandboxLeaks } from "./sandbox-leaks.ts";
 
-afterEach(() => {
-	const stats = sandboxStats();
-	expect(stats.liveSandboxes, "sandboxes left alive").toBe(0);
-	expect(stats.activeRuns, "runs left active").toBe(0);
-	expect(stats.leasedWorkers, "workers left leased").toBe(0);
-});
-
-afterAll(async () => {
-	await shutdownSandboxPool();
-});
+checkSandboxLeaks();
 
 const SCRIPT = `export const meta = {
   name: "review-and-fix",
