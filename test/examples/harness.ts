@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import type {
 	LogEvent,
 	WorkflowAgentRequest,
+	WorkflowAgentRunner,
 	WorkflowProgressEvent,
 	WorkflowRunOptions,
 	WorkflowRunResult,
@@ -37,6 +38,8 @@ export interface RouteMatch {
 export interface Route {
 	when: RouteMatch;
 	answer: FakeAnswer | ((request: WorkflowAgentRequest, count: number) => FakeAnswer);
+	/** Holds the child until this settles: orders children by events instead of by timing. */
+	waitFor?: () => Promise<unknown>;
 }
 
 /** A fake runner that answers by routes, plus the requests no route answered. */
@@ -58,7 +61,12 @@ export function createScriptedRunner(routes: Route[]): ScriptedRunner {
 		counts.set(route, count + 1);
 		return typeof route.answer === "function" ? route.answer(request, count) : route.answer;
 	});
-	return Object.assign(fake, { unmatched });
+	const answer = fake.runner;
+	const runner: WorkflowAgentRunner = async (request, context) => {
+		await routes.find((candidate) => matches(candidate.when, request))?.waitFor?.();
+		return answer(request, context);
+	};
+	return Object.assign(fake, { runner, unmatched });
 }
 
 /** What `runExample` gives back: the run's result, its events, and the children's requests in call order. */
