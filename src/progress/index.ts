@@ -22,6 +22,7 @@ export {
 } from "./envelope.ts";
 // Text
 export { type FormatWorkflowProgressOptions, formatWorkflowProgress, summarizeWorkflowProgress } from "./format.ts";
+// JSON safety
 export { toJsonSafe, type WorkflowUnsupportedValue } from "./json-safe.ts";
 // Tracker
 export {
