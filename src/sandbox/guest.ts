@@ -56,7 +56,7 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number): GuestHelpers 
 	const objectProto = Object.prototype;
 	const arrayProto = Array.prototype;
 	const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-	const vowel = /^[AEIOUaeiou]/;
+	const vowel = /^[AEIOaeio]/;
 	const FAILED = createObject(null);
 
 	// Descriptors are null-prototype objects: a script's `Object.prototype.get` must not leak into them.

@@ -52,7 +52,7 @@ function findProblem(value: unknown, path: string, ancestors: Set<object>): Valu
 	if (isArray ? proto !== Array.prototype : proto !== Object.prototype && proto !== null) {
 		const name: unknown = proto?.constructor?.name;
 		if (typeof name !== "string" || name === "") return notJson(path, "an object with a custom prototype");
-		return notJson(path, `${/^[AEIOU]/i.test(name) ? "an" : "a"} ${name}`);
+		return notJson(path, `${/^[AEIO]/i.test(name) ? "an" : "a"} ${name}`);
 	}
 	ancestors.add(object);
 	const problem = isArray

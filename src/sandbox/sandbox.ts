@@ -5,7 +5,7 @@
 import { HostRun, type HostRunSetup, runCounters } from "./host-run.ts";
 import { resolveLimits, workerStackMb } from "./limits.ts";
 import { encodeHostValue } from "./marshal.ts";
-import { DEFAULT_WORKER_ENTRY, type WorkerKind, workerPool } from "./pool.ts";
+import { DEFAULT_WORKER_ENTRY, type WorkerKind, type WorkerLease, workerPool } from "./pool.ts";
 import type { HostFunctionKind, Sandbox, SandboxLimits, SandboxOutcome, SandboxRunRequest } from "./types.ts";
 
 /** Options of `createSandbox`. */
@@ -40,6 +40,7 @@ export interface SandboxStats {
 }
 
 const KINDS: readonly HostFunctionKind[] = ["async", "sync", "event"];
+const DISPOSED = "The sandbox was disposed";
 let liveSandboxes = 0;
 let nextRunId = 1;
 
@@ -57,20 +58,31 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 	workerPool().warm(kind);
 	liveSandboxes++;
 	let alive = true;
+	let running = false;
 	let current: HostRun | null = null;
 
 	async function run(request: SandboxRunRequest): Promise<SandboxOutcome> {
 		checkRequest(request);
 		if (!alive) throw new Error("The sandbox is disposed. Create a new one with `createSandbox()`");
-		if (current)
+		if (running)
 			throw new Error("The sandbox is already running. Wait for `run()` to resolve, or use another sandbox");
 		const data = encodeHostValue(request.data, "data", limits.maxValueBytes);
 		if (!data.ok && data.problem.kind === "value_not_json") throw new TypeError(data.problem.message);
 		if (!data.ok) return { ok: false, error: { ...data.problem } };
 		const { signal } = request;
 		if (signal?.aborted) return cancelledOutcome(signal);
-		const setup: HostRunSetup = { runId: nextRunId++, request, dataJson: data.json ?? "null", limits, cancelGraceMs };
-		let lease: Awaited<ReturnType<ReturnType<typeof workerPool>["lease"]>>;
+		running = true;
+		try {
+			return await start({ runId: nextRunId++, request, dataJson: data.json ?? "null", limits, cancelGraceMs });
+		} finally {
+			running = false;
+			current = null;
+		}
+	}
+
+	async function start(setup: HostRunSetup): Promise<SandboxOutcome> {
+		const { signal } = setup.request;
+		let lease: WorkerLease;
 		try {
 			lease = await workerPool().lease(kind);
 		} catch (error) {
@@ -84,7 +96,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 			lease.release();
 			return signal?.aborted
 				? cancelledOutcome(signal)
-				: { ok: false, error: { kind: "cancelled", message: "The sandbox was disposed" } };
+				: { ok: false, error: { kind: "cancelled", message: DISPOSED } };
 		}
 		const hostRun = new HostRun(lease, setup);
 		current = hostRun;
@@ -94,7 +106,6 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 			return await hostRun.outcome;
 		} finally {
 			signal?.removeEventListener("abort", onAbort);
-			current = null;
 		}
 	}
 
@@ -107,10 +118,10 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 			if (!alive) return;
 			alive = false;
 			liveSandboxes--;
-			const running = current;
-			if (running) {
-				running.cancel("The sandbox was disposed");
-				await running.outcome;
+			const inFlight = current;
+			if (inFlight) {
+				inFlight.cancel(DISPOSED);
+				await inFlight.outcome;
 			}
 		},
 	};

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkLeaks, request, resultOf, runOnce } from "./support.ts";
+import type { HostFunction } from "../../src/sandbox/index.ts";
+import { checkLeaks, request, resultOf, runOnce, sandbox } from "./support.ts";
 
 checkLeaks();
 
@@ -61,5 +62,52 @@ describe("createSandbox().run", () => {
 	it("on a syntax error in the body: kind syntax with its position", async () => {
 		const outcome = await runOnce(request("\n  let x = ;"));
 		expect(outcome).toMatchObject({ ok: false, error: { kind: "syntax", name: "SyntaxError", line: 2, column: 11 } });
+	});
+});
+
+describe("createSandbox().run misuse", () => {
+	it.each([
+		["a missing body", { body: undefined }, "Expected `request.body` to be a string, got undefined"],
+		[
+			"a reserved filename",
+			{ filename: "<prelude>" },
+			"Expected `request.filename` to be a file name of the script, got `<prelude>`",
+		],
+		[
+			"a host function of an unknown kind",
+			{ hostFunctions: { f: { kind: "later", fn: () => 1 } } },
+			'Expected `hostFunctions.f` to be { kind: "async" | "sync" | "event", fn }, got later',
+		],
+		[
+			"data that is not JSON",
+			{ data: { when: new Date(0) } },
+			"`data.when` is a Date, which cannot cross the sandbox boundary. Pass plain JSON data (objects, arrays, strings, numbers, booleans, null)",
+		],
+	])("rejects %s with a TypeError", async (_what, change, message) => {
+		await expect(runOnce({ ...request("return 1;"), ...change } as never)).rejects.toThrow(new TypeError(message));
+	});
+
+	it("rejects a second run while one is in progress", async () => {
+		const box = sandbox();
+		try {
+			let release!: () => void;
+			const wait: HostFunction = { kind: "async", fn: () => new Promise<null>((r) => (release = () => r(null))) };
+			const first = box.run(request("await host.wait(); return 1;", { wait }));
+			await expect(box.run(request("return 2;"))).rejects.toThrow(
+				"The sandbox is already running. Wait for `run()` to resolve, or use another sandbox",
+			);
+			await new Promise((resolve) => setTimeout(resolve, 50));
+			release();
+			expect(await first).toEqual({ ok: true, value: 1 });
+		} finally {
+			await box.dispose();
+		}
+	});
+
+	it("throws a TypeError for bad options", () => {
+		expect(() => sandbox({ limits: { memoryBytes: -1 } })).toThrow(TypeError);
+		expect(() => sandbox({ cancelGraceMs: Number.NaN })).toThrow(
+			new TypeError("Expected `cancelGraceMs` to be a non-negative number, got NaN"),
+		);
 	});
 });
