@@ -29,7 +29,7 @@ describe("encodeHostValue", () => {
 		["NaN", { n: Number.NaN }, "data.n", "NaN"],
 		["a BigInt", { n: 1n }, "data.n", "a BigInt"],
 		["undefined in an array", [undefined], "data[0]", "undefined"],
-		["a hole", [1, , 2], "data[1]", "a hole (a missing element)"],
+		["a hole", Object.assign(new Array(3), { 0: 1, 2: 2 }), "data[1]", "a hole (a missing element)"],
 		["a __proto__ key", JSON.parse('{"__proto__":1}'), "data.__proto__", "a `__proto__` key"],
 		["an odd key", { "x-y": Symbol("s") }, 'data["x-y"]', "a symbol"],
 	])("rejects %s with its path", (_what, value, path, found) => {

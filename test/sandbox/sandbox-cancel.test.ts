@@ -75,7 +75,12 @@ describe("cancelling a run", () => {
 
 	it("with a signal aborted before the run: ends with cancelled without running anything", async () => {
 		let called = false;
-		const touch: HostFunction = { kind: "event", fn: () => void (called = true) };
+		const touch: HostFunction = {
+			kind: "event",
+			fn: () => {
+				called = true;
+			},
+		};
 		const outcome = await runOnce(
 			request("host.touch();", { touch }, { signal: AbortSignal.abort(new Error("too late")) }),
 		);
@@ -108,7 +113,12 @@ describe("Sandbox.dispose", () => {
 	it("cancels a run in progress, and later runs reject", async () => {
 		const box = sandbox();
 		let disposed!: Promise<void>;
-		const reached: HostFunction = { kind: "event", fn: () => void (disposed = box.dispose()) };
+		const reached: HostFunction = {
+			kind: "event",
+			fn: () => {
+				disposed = box.dispose();
+			},
+		};
 		const outcome = await box.run(request("host.reached(); await host.never();", { never, reached }));
 		await disposed;
 		expect(outcome).toEqual({ ok: false, error: { kind: "cancelled", message: "The sandbox was disposed" } });
