@@ -11,8 +11,11 @@ afterEach(() => {
 	fx.teardown();
 });
 
-/** Short silence thresholds so the states change within a test; the assertions never depend on elapsed time. */
-const FAST = { quietAfterMs: 20, stalledAfterMs: 40 };
+/**
+ * Short silence thresholds so the states change within a test. Building a session may itself take longer than
+ * `quietAfterMs` on a loaded machine, so assertions look at how the sequence starts and ends, not at every step.
+ */
+const FAST = { quietAfterMs: 25, stalledAfterMs: 200 };
 
 async function until(condition: () => boolean): Promise<void> {
 	while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -28,7 +31,10 @@ describe("createPiAgentRunner: activity states", () => {
 		await until(() => fx.reports.some((report) => report.status === "stalled"));
 		controller.abort();
 		await running;
-		expect(statusesOf(fx.reports)).toEqual(["queued", "starting", "active", "quiet", "stalled", "stopped"]);
+		const statuses = statusesOf(fx.reports);
+		expect(statuses.slice(0, 2)).toEqual(["queued", "starting"]);
+		expect(statuses).toContain("active");
+		expect(statuses.slice(-3)).toEqual(["quiet", "stalled", "stopped"]);
 	});
 
 	it("a stalled child that speaks again is active again, then finished", async () => {
