@@ -64,6 +64,22 @@ const { question } = args;
 const maxAngles = args.angles ?? 4;
 const skeptics = args.skeptics ?? 3;
 
+const research = (angle) =>
+	agent(
+		`Research: ${angle.question}\n(Part of the larger question: ${question})\n` +
+			"Give each claim with the source you read it in (URL, or file:line in this repository). " +
+			"Claims without a source do not count.",
+		{ label: `research:${angle.title}`, schema: FINDINGS },
+	);
+// The skeptic's number in the prompt makes the calls distinct and tells each one it works alone; no randomness.
+const vote = (claim, k) =>
+	agent(
+		`You are skeptic ${k + 1} of ${skeptics}, working alone. Check this claim against its source and one other ` +
+			"source you find yourself. Say refuted if it is wrong, unsure if you cannot tell.\n\n" +
+			`Claim: ${claim.claim}\nSource: ${claim.source}`,
+		{ label: `skeptic ${k + 1}:${claim.id}`, schema: VOTE },
+	);
+
 phase("split");
 const plan = await agent(
 	`Split this question into at most ${maxAngles} independent research angles, each answerable on its own:\n\n${question}`,
@@ -74,34 +90,17 @@ const angles = plan.angles.slice(0, maxAngles);
 log("angles", { angles: angles.map((a) => a.title) });
 
 phase("research");
-const research = await parallel(
-	angles.map((angle) => () =>
-		agent(
-			`Research: ${angle.question}\n(Part of the larger question: ${question})\nGive each claim with the source you read it in (URL, or file:line in this repository). Claims without a source do not count.`,
-			{ label: `research:${angle.title}`, schema: FINDINGS },
-		),
-	),
-);
-const unresearched = angles.filter((_, i) => research[i] === null).map((a) => a.title);
-const claims = research
-	.flatMap((found, i) => (found?.claims ?? []).map((c) => ({ ...c, angle: angles[i].title })))
+const found = await parallel(angles.map((angle) => () => research(angle)));
+const unresearched = angles.filter((_, i) => found[i] === null).map((a) => a.title);
+const claims = found
+	.flatMap((f, i) => (f?.claims ?? []).map((c) => ({ ...c, angle: angles[i].title })))
 	.slice(0, args.maxClaims ?? 12)
 	.map((c, i) => ({ ...c, id: `C${i + 1}` }));
 log(`${claims.length} claims to cross-check`, { unresearched });
 
 phase("cross-check");
-// One flat parallel() for every vote. The skeptic's number in the prompt makes the calls distinct and tells each
-// skeptic it works alone, without any randomness.
-const ballots = await parallel(
-	claims.flatMap((c) =>
-		Array.from({ length: skeptics }, (_, k) => () =>
-			agent(
-				`You are skeptic ${k + 1} of ${skeptics}, working alone. Check this claim against its source and one other source you find yourself. Say refuted if it is wrong, unsure if you cannot tell.\n\nClaim: ${c.claim}\nSource: ${c.source}`,
-				{ label: `skeptic ${k + 1}:${c.id}`, schema: VOTE },
-			),
-		),
-	),
-);
+// One flat parallel() for every vote: claim i's votes are slots i*skeptics … (i+1)*skeptics-1.
+const ballots = await parallel(claims.flatMap((c) => Array.from({ length: skeptics }, (_, k) => () => vote(c, k))));
 // Majority of the votes cast: a skeptic that failed (null) or is unsure abstains; a tie is contested.
 const checked = claims.map((c, i) => {
 	const votes = ballots.slice(i * skeptics, (i + 1) * skeptics);
@@ -118,12 +117,15 @@ phase("write");
 const sources = [...new Set(supported.map((c) => c.source))];
 const cited = supported.map((c) => `- ${c.claim} [${sources.indexOf(c.source) + 1}]`).join("\n");
 const sourceList = sources.map((s, i) => `[${i + 1}] ${s}`).join("\n");
-const gaps = unresearched.length > 0 ? `\nSay that these angles could not be researched: ${unresearched.join(", ")}.` : "";
+const gaps =
+	unresearched.length > 0 ? `\nSay that these angles could not be researched: ${unresearched.join(", ")}.` : "";
 const brief =
 	supported.length === 0
 		? null
 		: await agent(
-				`Write a brief (at most 400 words) answering: ${question}\n\nUse only these checked claims and cite each with its [n]:\n${cited}\n\nEnd with this "Sources" list:\n${sourceList}${gaps}`,
+				`Write a brief (at most 400 words) answering: ${question}\n\n` +
+					`Use only these checked claims and cite each with its [n]:\n${cited}\n\n` +
+					`End with this "Sources" list:\n${sourceList}${gaps}`,
 				{ label: "write" },
 			);
 

@@ -16,7 +16,12 @@ export const meta = {
 		type: "object",
 		properties: {
 			target: { type: "string", minLength: 1, description: "File, directory or git range to review" },
-			focus: { type: "array", items: { type: "string" }, minItems: 1, default: ["correctness", "security", "tests"] },
+			focus: {
+				type: "array",
+				items: { type: "string" },
+				minItems: 1,
+				default: ["correctness", "security", "tests"],
+			},
 			maxFixes: { type: "integer", minimum: 0, maximum: 50, default: 8 },
 			minSeverity: { type: "string", enum: ["low", "medium", "high"], default: "medium" },
 		},
@@ -62,69 +67,72 @@ const focus = args.focus ?? ["correctness", "security", "tests"];
 const maxFixes = args.maxFixes ?? 8;
 const minSeverity = SEVERITY[args.minSeverity ?? "medium"];
 
+// Reviewers may read and run things (bash for git diff), but get no edit or write tool.
+const review = (area) =>
+	agent(
+		`Review ${target} for ${area} problems only. Read the code; do not edit anything. ` +
+			"Report each problem with its file, line, severity and a one-line title.",
+		{ label: `review:${area}`, schema: FINDINGS, tools: ["read", "grep", "find", "ls", "bash"] },
+	);
+const fix = (f) =>
+	agent(
+		`Fix one finding in ${f.file} near line ${f.line}: ${f.title}\n\n${f.detail}\n\n` +
+			"Change only what this finding needs. If it is not a real problem, say not-a-bug.",
+		{ label: `fix:${f.id}`, schema: FIX },
+	);
+
 phase("review");
 log("reviewing", { target, focus });
-const reviews = await parallel(
-	focus.map((area) => () =>
-		agent(
-			`Review ${target} for ${area} problems only. Read the code; do not edit anything. Report each problem with its file, line, severity and a one-line title.`,
-			{ label: `review:${area}`, schema: FINDINGS, tools: ["read", "grep", "find", "ls", "bash"] },
-		),
-	),
-);
+const reviews = await parallel(focus.map((area) => () => review(area)));
 const unreviewed = focus.filter((_, i) => reviews[i] === null);
 if (unreviewed.length > 0) log("some reviewers failed; their areas are unreviewed", { unreviewed });
 
 phase("dedupe");
-// Two reviewers often report the same problem: same file, nearby line, or the same title.
-const norm = (text) => text.toLowerCase().replace(/[^a-z0-9]+/g, " ").trim();
+// Two reviewers often report the same problem: same file, and a nearby line or the same title.
+const norm = (text) => (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).join(" ");
+const isTwin = (a, b) => a.file === b.file && (Math.abs(a.line - b.line) <= 2 || norm(a.title) === norm(b.title));
 const kept = [];
-for (const finding of reviews.flatMap((review) => review?.findings ?? [])) {
+for (const finding of reviews.flatMap((r) => r?.findings ?? [])) {
 	if (SEVERITY[finding.severity] < minSeverity) continue;
-	const twin = kept.find(
-		(k) => k.file === finding.file && (Math.abs(k.line - finding.line) <= 2 || norm(k.title) === norm(finding.title)),
-	);
+	const twin = kept.find((k) => isTwin(k, finding));
 	if (!twin) kept.push({ ...finding, id: `F${kept.length + 1}` });
 	else if (SEVERITY[finding.severity] > SEVERITY[twin.severity]) twin.severity = finding.severity;
 }
 kept.sort((a, b) => SEVERITY[b.severity] - SEVERITY[a.severity]);
 const toFix = kept.slice(0, maxFixes);
-log(`${kept.length} distinct findings, fixing ${toFix.length}`, { deferred: kept.slice(maxFixes).map((f) => f.id) });
+const deferred = kept.slice(maxFixes).map((f) => f.id);
+log(`${kept.length} distinct findings, fixing ${toFix.length}`, { deferred });
 
 phase("fix");
-// Fixers of different files run in parallel; fixers of one file take turns so their edits never collide.
+// Fixers of different files run in parallel; fixers of one file take turns, so their edits never collide.
+const fixFile = async (file) => {
+	const results = [];
+	for (const f of toFix.filter((x) => x.file === file)) {
+		const answer = await fix(f);
+		results.push({
+			id: f.id,
+			file,
+			title: f.title,
+			status: answer?.status ?? "failed",
+			summary: answer?.summary ?? null,
+		});
+	}
+	return results;
+};
 const files = [...new Set(toFix.map((f) => f.file))];
-const perFile = await parallel(
-	files.map((file) => async () => {
-		const results = [];
-		for (const f of toFix.filter((x) => x.file === file)) {
-			const fix = await agent(
-				`Fix one finding in ${f.file} near line ${f.line}: ${f.title}\n\n${f.detail}\n\nChange only what this finding needs. If it is not a real problem, say not-a-bug.`,
-				{ label: `fix:${f.id}`, schema: FIX },
-			);
-			results.push({ id: f.id, file: f.file, title: f.title, status: fix?.status ?? "failed", summary: fix?.summary ?? null });
-		}
-		return results;
-	}),
-);
-const fixes = perFile.flatMap((results) => results ?? []);
+const fixes = (await parallel(files.map((file) => () => fixFile(file)))).flatMap((results) => results ?? []);
 const fixed = fixes.filter((f) => f.status === "fixed");
 
 phase("verify");
 let verification = null;
 if (fixed.length > 0) {
+	const changes = fixed.map((f) => `- ${f.id} ${f.file}: ${f.summary}`).join("\n");
 	verification = await agent(
-		`Verify the fixes in ${target}. Run the project's type check and tests, and read these changes:\n${fixed.map((f) => `- ${f.id} ${f.file}: ${f.summary}`).join("\n")}\nReport ok=false with the problems if anything is broken.`,
+		`Verify the fixes in ${target}. Run the project's type check and tests, and read these changes:\n${changes}\n` +
+			"Report ok=false with the problems if anything is broken.",
 		{ label: "verify", schema: VERDICT },
 	);
 	log(verification?.ok ? "verified" : "verification found problems", verification);
 }
 
-return {
-	target,
-	unreviewed,
-	findings: kept,
-	fixes,
-	deferred: kept.slice(maxFixes).map((f) => f.id),
-	verification,
-};
+return { target, unreviewed, findings: kept, fixes, deferred, verification };
