@@ -41,8 +41,12 @@ export class HostRun {
 	/** The slice the worker was in at the watchdog's last look, or -1 when it was waiting. */
 	private lastSlice = -1;
 	private readonly onMessage = (message: WorkerMessage) => this.receive(message);
+	private workerError = "";
+	private readonly onError = (error: Error) => {
+		this.workerError = `: ${error.name}: ${error.message}`;
+	};
 	private readonly onExit = (code: number) =>
-		this.end(internal(`The sandbox worker stopped unexpectedly (exit code ${code})`), "gone");
+		this.end(internal(`The sandbox worker stopped unexpectedly (exit code ${code})${this.workerError}`), "gone");
 
 	private readonly lease: WorkerLease;
 	private readonly setup: HostRunSetup;
@@ -68,6 +72,7 @@ export class HostRun {
 		this.watchdog = setInterval(() => this.watch(), limits.syncSliceMs + setup.cancelGraceMs);
 		this.watchdog.unref();
 		lease.worker.on("message", this.onMessage);
+		lease.worker.on("error", this.onError);
 		lease.worker.on("exit", this.onExit);
 		const { prelude, body, filename } = request;
 		this.post({ type: "run", runId, prelude, body, filename, dataJson, functions, limits });
@@ -169,6 +174,7 @@ export class HostRun {
 		if (this.graceTimer) clearTimeout(this.graceTimer);
 		clearInterval(this.watchdog);
 		this.lease.worker.off("message", this.onMessage);
+		this.lease.worker.off("error", this.onError);
 		this.lease.worker.off("exit", this.onExit);
 		const finished = worker === "release" ? Promise.resolve(this.lease.release()) : this.lease.destroy();
 		finished.then(

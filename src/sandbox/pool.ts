@@ -36,11 +36,19 @@ export interface PoolStats {
 	leasedWorkers: number;
 }
 
-/** The worker entry next to this module: `.ts` when running from source, `.js` from dist. */
-export const DEFAULT_WORKER_ENTRY = new URL(
-	`./worker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`,
-	import.meta.url,
-);
+/** The worker entry for this module: `worker.ts` from source, `worker.js` from dist. */
+export const DEFAULT_WORKER_ENTRY = defaultWorkerEntry(import.meta.url);
+
+/**
+ * Picks the worker entry from where this module runs. Node strips types itself, but not under node_modules:
+ * an installed package whose `src` is loaded (pi loads extensions' TypeScript with its own loader, which a
+ * worker thread does not inherit) spawns the built worker from `dist` instead.
+ */
+export function defaultWorkerEntry(moduleUrl: string): URL {
+	if (!moduleUrl.endsWith(".ts")) return new URL("./worker.js", moduleUrl);
+	if (moduleUrl.includes("/node_modules/")) return new URL("../../dist/sandbox/worker.js", moduleUrl);
+	return new URL("./worker.ts", moduleUrl);
+}
 
 /** Idle workers kept warm. Default: 2. */
 export const DEFAULT_POOL_SIZE = 2;
@@ -64,9 +72,14 @@ class WorkerPool {
 		this.size = size;
 	}
 
-	/** Starts workers of this kind in the background until `size` are idle or on their way. */
+	/**
+	 * Starts workers of this kind in the background, so that `size` workers are ready or busy, and at least
+	 * one is ready for the next run. Counting busy ones keeps a steady stream of runs from spawning and
+	 * discarding a worker each time.
+	 */
 	warm(kind: WorkerKind): void {
-		while (this.idle.length + this.warming < this.size) {
+		const target = Math.max(1, this.size - this.leased);
+		while (this.idle.length + this.warming < target) {
 			this.warming++;
 			const entry = spawn(kind, this.live);
 			entry.worker.unref();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SANDBOX_LIMITS } from "../../src/sandbox/index.ts";
 import { quickjsMemoryLimit, resolveLimits, wasmMemoryPages, workerStackMb } from "../../src/sandbox/limits.ts";
+import { defaultWorkerEntry } from "../../src/sandbox/pool.ts";
 
 const MiB = 1024 * 1024;
 
@@ -39,5 +40,18 @@ describe("derived numbers", () => {
 
 	it("gives the worker thread 32× QuickJS's stack", () => {
 		expect(workerStackMb(resolveLimits({ stackBytes: 2 * MiB }))).toBe(64);
+	});
+});
+
+describe("defaultWorkerEntry", () => {
+	it.each([
+		["file:///repo/src/sandbox/pool.ts", "file:///repo/src/sandbox/worker.ts"],
+		["file:///repo/dist/sandbox/pool.js", "file:///repo/dist/sandbox/worker.js"],
+		[
+			"file:///app/node_modules/pi-workflows/src/sandbox/pool.ts",
+			"file:///app/node_modules/pi-workflows/dist/sandbox/worker.js",
+		],
+	])("from %s spawns %s", (moduleUrl, entry) => {
+		expect(defaultWorkerEntry(moduleUrl).href).toBe(entry);
 	});
 });
