@@ -2,30 +2,22 @@
  * One run inside a worker: a fresh WASM instance with its own capped memory, a QuickJS runtime and context,
  * the guest boot, prelude and body, the bridge for host calls, and the disposal of every handle at the end.
  */
-import {
-	type CustomizeVariantOptions,
-	newQuickJSWASMModuleFromVariant,
-	newVariant,
-	type QuickJSContext,
-	type QuickJSDeferredPromise,
-	type QuickJSHandle,
-	type QuickJSRuntime,
-	type QuickJSSyncVariant,
-	type VmCallResult,
-} from "quickjs-emscripten-core";
-import { bootGuest, type GuestValueFailure } from "./guest.ts";
-import { type DescribedThrow, dropFirstFrame, type ErrorPhase, limitMessage, toGuestError } from "./guest-error.ts";
-import { quickjsMemoryLimit, wasmMemoryPages } from "./limits.ts";
 import type {
-	EngineReport,
-	HostCallResult,
-	HostErrorData,
-	HostFunctionSpec,
-	HostMessage,
-	WireOutcome,
-} from "./protocol.ts";
+	QuickJSContext,
+	QuickJSDeferredPromise,
+	QuickJSHandle,
+	QuickJSRuntime,
+	QuickJSSyncVariant,
+	VmCallResult,
+} from "quickjs-emscripten-core";
+import { bootGuest } from "./guest.ts";
+import { type DescribedThrow, dropFirstFrame, type ErrorPhase, limitMessage, toGuestError } from "./guest-error.ts";
+import { GuestHelpers } from "./guest-helpers.ts";
+import { instantiate, type QuickJSInstance } from "./instance.ts";
+import { quickjsMemoryLimit, wasmMemoryPages } from "./limits.ts";
+import type { EngineReport, HostCallResult, HostFunctionSpec, HostMessage, WireOutcome } from "./protocol.ts";
 import type { GuestError } from "./types.ts";
-import { type WasmMemory, type WasmModule, wasm } from "./wasm.ts";
+import type { WasmModule } from "./wasm.ts";
 
 /** How a run reaches the host; implemented by the worker loop over its ports. */
 export interface EngineBridge {
@@ -43,15 +35,6 @@ export interface EngineBridge {
 
 type RunMessage = Extract<HostMessage, { type: "run" }>;
 
-/** The guest helper functions, as handles the engine owns. */
-interface Helpers {
-	makeHost: QuickJSHandle;
-	encode: QuickJSHandle;
-	decode: QuickJSHandle;
-	makeError: QuickJSHandle;
-	describe: QuickJSHandle;
-}
-
 /** Share of a memory limit above which an engine failure, or a thrown null, is taken for running out of memory. */
 const NEAR_CAP = 0.75;
 
@@ -64,7 +47,7 @@ export class EngineRun {
 	private resolveDone!: (value: { outcome: WireOutcome; engine: EngineReport }) => void;
 	private readonly owned: QuickJSHandle[] = [];
 	private readonly pending = new Map<number, { deferred: QuickJSDeferredPromise; site: string }>();
-	private helpers: Helpers | null = null;
+	private helpers: GuestHelpers | null = null;
 	private bodyPromise: QuickJSHandle | null = null;
 	private nextCallId = 1;
 	private deadline = Number.POSITIVE_INFINITY;
@@ -77,62 +60,32 @@ export class EngineRun {
 
 	private readonly runtime: QuickJSRuntime;
 	private readonly context: QuickJSContext;
+	private readonly instance: QuickJSInstance;
 	private readonly request: RunMessage;
 	private readonly bridge: EngineBridge;
-	private readonly memory: WasmMemory;
-	private readonly engineLog: string[];
-	private readonly instantiateMs: number;
 
-	private constructor(
-		runtime: QuickJSRuntime,
-		request: RunMessage,
-		bridge: EngineBridge,
-		memory: WasmMemory,
-		engineLog: string[],
-		instantiateMs: number,
-	) {
-		this.engineLog = engineLog;
-		this.runtime = runtime;
-		this.context = runtime.newContext();
+	private constructor(instance: QuickJSInstance, request: RunMessage, bridge: EngineBridge) {
+		this.instance = instance;
+		this.runtime = instance.runtime;
+		this.context = instance.runtime.newContext();
 		this.request = request;
 		this.bridge = bridge;
-		this.memory = memory;
-		this.instantiateMs = instantiateMs;
 		this.done = new Promise((resolve) => {
 			this.resolveDone = resolve;
 		});
-		runtime.setMemoryLimit(quickjsMemoryLimit(request.limits));
-		runtime.setMaxStackSize(request.limits.stackBytes);
-		runtime.setInterruptHandler(() => this.shouldInterrupt());
+		this.runtime.setMemoryLimit(quickjsMemoryLimit(request.limits));
+		this.runtime.setMaxStackSize(request.limits.stackBytes);
+		this.runtime.setInterruptHandler(() => this.shouldInterrupt());
 	}
 
-	/** Instantiates the compiled module with a fresh memory capped at `limits.memoryBytes`, then starts the run. */
+	/** Instantiates a fresh engine for `request` and starts running it. */
 	static async start(
 		variant: QuickJSSyncVariant,
 		wasmModule: WasmModule,
 		request: RunMessage,
 		bridge: EngineBridge,
 	): Promise<EngineRun> {
-		const started = performance.now();
-		const wasmMemory = new wasm.Memory(wasmMemoryPages(request.limits));
-		// Emscripten's own complaints (a failed memory grow, an abort) go into the internal error, not to stderr.
-		const engineLog: string[] = [];
-		const printErr = (line: string) => engineLog.push(line) > 5 && engineLog.shift();
-		// quickjs-emscripten types these options with the DOM's WebAssembly types, which we do not load.
-		const custom = {
-			wasmModule,
-			wasmMemory,
-			emscriptenModule: { printErr, print: printErr },
-		} as unknown as CustomizeVariantOptions;
-		const quickjs = await newQuickJSWASMModuleFromVariant(newVariant(variant, custom));
-		const run = new EngineRun(
-			quickjs.newRuntime(),
-			request,
-			bridge,
-			wasmMemory,
-			engineLog,
-			performance.now() - started,
-		);
+		const run = new EngineRun(await instantiate(variant, wasmModule, request.limits), request, bridge);
 		run.guard(() => run.begin());
 		return run;
 	}
@@ -144,14 +97,15 @@ export class EngineRun {
 			if (this.outcome || !entry) return;
 			this.pending.delete(callId);
 			this.resume();
+			const helpers = this.helpers as GuestHelpers;
 			if (result.ok && result.json === undefined) entry.deferred.resolve();
 			else if (result.ok) {
-				const value = this.decode(result.json as string);
+				const value = helpers.decode(result.json as string);
 				if (value.error) entry.deferred.reject(value.error);
 				else entry.deferred.resolve(value.value);
 				(value.error ?? value.value).dispose();
 			} else {
-				const error = this.makeError(result.error, entry.site);
+				const error = helpers.makeError(result.error, entry.site);
 				entry.deferred.reject(error);
 				error.dispose();
 			}
@@ -180,13 +134,7 @@ export class EngineRun {
 		const maxChars = this.own(context.newNumber(request.limits.maxValueBytes));
 		const helpers = this.call(boot, context.undefined, [rawCall, maxChars], "boot");
 		if (!helpers) return;
-		this.helpers = {
-			makeHost: this.own(context.getProp(helpers, "makeHost")),
-			encode: this.own(context.getProp(helpers, "encode")),
-			decode: this.own(context.getProp(helpers, "decode")),
-			makeError: this.own(context.getProp(helpers, "makeError")),
-			describe: this.own(context.getProp(helpers, "describe")),
-		};
+		this.helpers = new GuestHelpers(context, helpers);
 		const specs = this.decodeOwned(JSON.stringify(request.functions), "boot");
 		const host = specs && this.call(this.helpers.makeHost, context.undefined, [specs], "boot");
 		const data = host && this.decodeOwned(request.dataJson, "prelude");
@@ -251,17 +199,14 @@ export class EngineRun {
 		siteHandle: QuickJSHandle,
 	): VmCallResult<QuickJSHandle> | QuickJSHandle | undefined {
 		const { context, request } = this;
+		const helpers = this.helpers as GuestHelpers;
 		const spec = request.functions[context.getNumber(indexHandle)];
 		const argsJson = context.getString(argsHandle);
 		const site = dropFirstFrame(context.getString(siteHandle));
 		if (Buffer.byteLength(argsJson) > request.limits.maxValueBytes) {
 			const message = `The arguments of \`${spec.name}\` are larger than ${request.limits.maxValueBytes} bytes as JSON, the limit for a value crossing the sandbox boundary`;
-			return {
-				error: this.makeError(
-					{ name: "TypeError", message, props: { code: "limit_value_size", path: spec.name } },
-					site,
-				),
-			};
+			const props = { code: "limit_value_size", path: spec.name };
+			return { error: helpers.makeError({ name: "TypeError", message, props }, site) };
 		}
 		const callId = this.nextCallId++;
 		if (spec.kind === "event") {
@@ -276,40 +221,33 @@ export class EngineRun {
 		}
 		const answer = this.bridge.callSync(callId, spec, argsJson);
 		this.resume();
-		if (answer === null)
-			return { error: this.makeError({ name: "Error", message: "The run was cancelled", props: {} }, site) };
-		if (!answer.ok) return { error: this.makeError(answer.error, site) };
+		if (answer === null) {
+			return { error: helpers.makeError({ name: "Error", message: "The run was cancelled", props: {} }, site) };
+		}
+		if (!answer.ok) return { error: helpers.makeError(answer.error, site) };
 		return answer.json === undefined ? undefined : context.newString(answer.json);
 	}
 
 	private succeedWith(value: QuickJSHandle): void {
-		const { context, helpers } = this;
+		const { context, helpers, request } = this;
 		if (context.typeof(value) === "undefined" || !helpers) {
 			this.finish({ ok: true, json: "null" });
 			return;
 		}
 		this.resume();
-		const root = context.newString("result");
-		const encoded = context.callFunction(helpers.encode, context.undefined, value, root);
-		root.dispose();
-		if (encoded.error) {
+		const encoded = helpers.encode(value, "result");
+		if ("error" in encoded) {
 			this.failWith(encoded.error, "running");
 			encoded.error.dispose();
-			return;
+		} else if ("failure" in encoded) {
+			const { kind, message, path } = encoded.failure;
+			this.finish({ ok: false, error: { kind, message, path } });
+		} else if (Buffer.byteLength(encoded.json) > request.limits.maxValueBytes) {
+			const message = `\`result\` is larger than ${request.limits.maxValueBytes} bytes as JSON, the limit for a value crossing the sandbox boundary`;
+			this.finish({ ok: false, error: { kind: "limit_value_size", message, path: "result" } });
+		} else {
+			this.finish({ ok: true, json: encoded.json });
 		}
-		const text = encoded.value;
-		if (context.typeof(text) === "string") {
-			const json = context.getString(text);
-			text.dispose();
-			if (Buffer.byteLength(json) > this.request.limits.maxValueBytes) {
-				const message = `\`result\` is larger than ${this.request.limits.maxValueBytes} bytes as JSON, the limit for a value crossing the sandbox boundary`;
-				this.finish({ ok: false, error: { kind: "limit_value_size", message, path: "result" } });
-			} else this.finish({ ok: true, json });
-			return;
-		}
-		const failure = context.dump(text) as GuestValueFailure;
-		text.dispose();
-		this.finish({ ok: false, error: { kind: failure.kind, message: failure.message, path: failure.path } });
 	}
 
 	/** Ends the run with the error the guest threw (or QuickJS raised); `phase` tells syntax errors apart. */
@@ -349,14 +287,7 @@ export class EngineRun {
 		this.tripped = null;
 		this.deadline = performance.now() + Math.min(DESCRIBE_SLICE_MS, this.request.limits.syncSliceMs);
 		this.runtime.setMemoryLimit(-1);
-		const result = context.callFunction(helpers.describe, context.undefined, thrown);
-		if (result.error) {
-			result.error.dispose();
-			return { message: "The script threw a value that could not be read", props: {} };
-		}
-		const text = context.getString(result.value);
-		result.value.dispose();
-		return JSON.parse(text) as DescribedThrow;
+		return helpers.describe(thrown) ?? { message: "The script threw a value that could not be read", props: {} };
 	}
 
 	private evaluate(code: string, filename: string, phase: ErrorPhase): QuickJSHandle | null {
@@ -386,35 +317,15 @@ export class EngineRun {
 		return this.own(result.value);
 	}
 
-	private decode(json: string): VmCallResult<QuickJSHandle> {
-		const text = this.context.newString(json);
-		const helpers = this.helpers as Helpers;
-		const result = this.context.callFunction(helpers.decode, this.context.undefined, text);
-		text.dispose();
-		return result;
-	}
-
 	private decodeOwned(json: string, phase: ErrorPhase): QuickJSHandle | null {
 		this.resume();
-		const result = this.decode(json);
+		const result = (this.helpers as GuestHelpers).decode(json);
 		if (result.error) {
 			this.failWith(result.error, phase);
 			result.error.dispose();
 			return null;
 		}
 		return this.own(result.value);
-	}
-
-	/** A guest Error for a host error; if even that fails (out of memory), the failure itself is thrown instead. */
-	private makeError(error: HostErrorData, site: string): QuickJSHandle {
-		const { context } = this;
-		const helpers = this.helpers as Helpers;
-		const args = [error.name, error.message, JSON.stringify(error.props), site].map((text) =>
-			context.newString(text),
-		);
-		const result = context.callFunction(helpers.makeError, context.undefined, args);
-		for (const arg of args) arg.dispose();
-		return result.error ?? result.value;
 	}
 
 	private shouldInterrupt(): boolean {
@@ -455,7 +366,9 @@ export class EngineRun {
 							ok: false,
 							error: { kind: "limit_memory", message: limitMessage("limit_memory", this.request.limits) },
 						}
-					: internal(`The sandbox engine failed: ${[describeHostError(error), ...this.engineLog].join("; ")}`);
+					: internal(
+							`The sandbox engine failed: ${[describeHostError(error), ...this.instance.engineLog].join("; ")}`,
+						);
 			}
 		}
 		if (this.outcome && !this.completed) this.complete(this.outcome);
@@ -463,7 +376,7 @@ export class EngineRun {
 
 	/** True when the run's memory has grown close to `bytes`. */
 	private nearCap(bytes: number): boolean {
-		return this.memory.buffer.byteLength >= bytes * NEAR_CAP;
+		return this.instance.memory.buffer.byteLength >= bytes * NEAR_CAP;
 	}
 
 	/** Records the outcome; the enclosing `guard` completes the run. */
@@ -476,7 +389,7 @@ export class EngineRun {
 		const report: EngineReport = {
 			disposedCleanly: false,
 			reusable: this.reusable,
-			instantiateMs: this.instantiateMs,
+			instantiateMs: this.instance.instantiateMs,
 		};
 		if (this.disposable) {
 			try {
@@ -493,6 +406,7 @@ export class EngineRun {
 	private disposeAll(): void {
 		for (const { deferred } of this.pending.values()) deferred.dispose();
 		this.pending.clear();
+		this.helpers?.dispose();
 		for (const handle of this.owned.reverse()) if (handle.alive) handle.dispose();
 		this.owned.length = 0;
 		this.context.dispose();

@@ -1,0 +1,85 @@
+/**
+ * The worker's handle on the guest helpers that `bootGuest` returns: calling them from the host side of
+ * QuickJS, and freeing their handles. Every handle made here is freed here; callers own what is returned.
+ */
+import type { QuickJSContext, QuickJSHandle, VmCallResult } from "quickjs-emscripten-core";
+import type { GuestValueFailure } from "./guest.ts";
+import type { DescribedThrow } from "./guest-error.ts";
+import type { HostErrorData } from "./protocol.ts";
+
+/** What encoding a guest value gave: its JSON text, why it cannot cross, or the error it threw. */
+export type Encoded = { json: string } | { failure: GuestValueFailure } | { error: QuickJSHandle };
+
+/** Handles of the five guest helpers, owned by one run. */
+export class GuestHelpers {
+	/** `makeHost(specs)`: the `host` object given to the prelude. */
+	readonly makeHost: QuickJSHandle;
+	private readonly context: QuickJSContext;
+	private readonly encodeFn: QuickJSHandle;
+	private readonly decodeFn: QuickJSHandle;
+	private readonly makeErrorFn: QuickJSHandle;
+	private readonly describeFn: QuickJSHandle;
+
+	/** Reads the helpers from the object `bootGuest` returned (a frozen null-prototype object: no getters run). */
+	constructor(context: QuickJSContext, helpers: QuickJSHandle) {
+		this.context = context;
+		this.makeHost = context.getProp(helpers, "makeHost");
+		this.encodeFn = context.getProp(helpers, "encode");
+		this.decodeFn = context.getProp(helpers, "decode");
+		this.makeErrorFn = context.getProp(helpers, "makeError");
+		this.describeFn = context.getProp(helpers, "describe");
+	}
+
+	/** A fresh guest value from JSON text (the caller frees the value or the error). */
+	decode(json: string): VmCallResult<QuickJSHandle> {
+		const text = this.context.newString(json);
+		const result = this.context.callFunction(this.decodeFn, this.context.undefined, text);
+		text.dispose();
+		return result;
+	}
+
+	/** The JSON text of a guest value, with `root` as the start of a bad value's path. */
+	encode(value: QuickJSHandle, root: string): Encoded {
+		const { context } = this;
+		const rootHandle = context.newString(root);
+		const result = context.callFunction(this.encodeFn, context.undefined, value, rootHandle);
+		rootHandle.dispose();
+		if (result.error) return { error: result.error };
+		const encoded = result.value;
+		const isText = context.typeof(encoded) === "string";
+		// The failure record is a plain object of strings that our own helper made.
+		const outcome: Encoded = isText
+			? { json: context.getString(encoded) }
+			: { failure: context.dump(encoded) as GuestValueFailure };
+		encoded.dispose();
+		return outcome;
+	}
+
+	/** A guest Error for a host error; if even that fails (out of memory), the failure itself is returned. */
+	makeError(error: HostErrorData, site: string): QuickJSHandle {
+		const { context } = this;
+		const texts = [error.name, error.message, JSON.stringify(error.props), site];
+		const args = texts.map((text) => context.newString(text));
+		const result = context.callFunction(this.makeErrorFn, context.undefined, args);
+		for (const arg of args) arg.dispose();
+		return result.error ?? result.value;
+	}
+
+	/** Name, message, stack and JSON-safe props of anything thrown; `null` when reading it threw in turn. */
+	describe(thrown: QuickJSHandle): DescribedThrow | null {
+		const result = this.context.callFunction(this.describeFn, this.context.undefined, thrown);
+		if (result.error) {
+			result.error.dispose();
+			return null;
+		}
+		const text = this.context.getString(result.value);
+		result.value.dispose();
+		return JSON.parse(text) as DescribedThrow;
+	}
+
+	dispose(): void {
+		for (const handle of [this.describeFn, this.makeErrorFn, this.decodeFn, this.encodeFn, this.makeHost]) {
+			if (handle.alive) handle.dispose();
+		}
+	}
+}
