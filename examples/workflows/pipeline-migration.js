@@ -43,41 +43,42 @@ const CHECK = {
 
 const { files, migration } = args;
 const check = args.check ?? "npx tsc --noEmit";
-// Which stage each file reached, so a file that ends as null can be reported with where it stopped.
+// Which stage each file reached, so that a file that ends as null is reported with where it stopped.
 const reached = files.map(() => "analyse");
 
+// The stages. Each gets (previous stage's value, the file, its index); null ends the file's run (reported below).
 // Stages overlap in time, so a global phase() would be wrong for most calls: each call names its phase instead.
-const results = await pipeline(
-	files,
-	async (file) => {
-		const analysis = await agent(`Migration: ${migration}\nRead ${file}. Does it need this migration? If so, plan the edit.`, {
-			label: `analyse ${file}`,
-			phase: "analyse",
-			schema: ANALYSIS,
-			tools: ["read", "grep", "find", "ls"],
-		});
-		return analysis && { file, ...analysis };
-	},
-	async (analysis, file, i) => {
-		if (!analysis.needed) return { file, status: "unchanged" };
-		reached[i] = "change";
-		const change = await agent(`Migration: ${migration}\nApply it to ${file} only, following this plan:\n${analysis.plan}`, {
-			label: `change ${file}`,
-			phase: "change",
-			schema: CHANGE,
-		});
-		return change && { file, status: change.changed ? "changed" : "unchanged", summary: change.summary };
-	},
-	async (changed, file, i) => {
-		if (changed.status === "unchanged") return changed;
-		reached[i] = "check";
-		const verdict = await agent(
-			`Run \`${check}\` and judge ${file} only: other files may be mid-migration, ignore their errors. ${file} was just changed: ${changed.summary}`,
-			{ label: `check ${file}`, phase: "check", schema: CHECK, tools: ["read", "bash"] },
-		);
-		return verdict && { ...changed, status: verdict.ok ? "migrated" : "check-failed", output: verdict.output };
-	},
-);
+async function analyseStage(file) {
+	const analysis = await agent(
+		`Migration: ${migration}\nRead ${file}. Does it need this migration? If so, plan the edit.`,
+		{ label: `analyse ${file}`, phase: "analyse", schema: ANALYSIS, tools: ["read", "grep", "find", "ls"] },
+	);
+	return analysis && { file, ...analysis };
+}
+
+async function changeStage(analysis, file, i) {
+	if (!analysis.needed) return { file, status: "unchanged" };
+	reached[i] = "change";
+	const change = await agent(
+		`Migration: ${migration}\nApply it to ${file} only, following this plan:\n${analysis.plan}`,
+		{ label: `change ${file}`, phase: "change", schema: CHANGE },
+	);
+	return change && { file, status: change.changed ? "changed" : "unchanged", summary: change.summary };
+}
+
+async function checkStage(changed, file, i) {
+	if (changed.status === "unchanged") return changed;
+	reached[i] = "check";
+	const verdict = await agent(
+		`Run \`${check}\` and judge ${file} only: other files may be mid-migration, ignore their errors. ` +
+			`${file} was just changed: ${changed.summary}`,
+		{ label: `check ${file}`, phase: "check", schema: CHECK, tools: ["read", "bash"] },
+	);
+	return verdict && { ...changed, status: verdict.ok ? "migrated" : "check-failed", output: verdict.output };
+}
+
+log(`migrating ${files.length} files`, { migration, check });
+const results = await pipeline(files, analyseStage, changeStage, checkStage);
 
 phase("report");
 const report = results.map((result, i) => result ?? { file: files[i], status: "failed", stage: reached[i] });

@@ -36,7 +36,10 @@ const REVIEW = {
 			type: "array",
 			items: {
 				type: "object",
-				properties: { severity: { type: "string", enum: ["blocker", "major", "minor"] }, detail: { type: "string" } },
+				properties: {
+					severity: { type: "string", enum: ["blocker", "major", "minor"] },
+					detail: { type: "string" },
+				},
 				required: ["severity", "detail"],
 			},
 		},
@@ -50,61 +53,75 @@ const { task } = args;
 const maxRounds = args.maxRounds ?? 3;
 const asList = (items) => items.map((item, i) => `${i + 1}. ${item}`).join("\n");
 
+const makePlan = (round, previous, review) => {
+	if (previous === null) {
+		return agent(
+			`Plan this change: ${task}\nRead the code it touches. Give small ordered steps and how to test the result.`,
+			{ label: `plan r${round}`, schema: PLAN, tools: READ_ONLY },
+		);
+	}
+	const blocking = review.issues.filter((i) => i.severity !== "minor").map((i) => `[${i.severity}] ${i.detail}`);
+	return agent(
+		`Revise the plan for: ${task}\nCurrent plan:\n${asList(previous.steps)}\n` +
+			`The reviewer found:\n${asList(blocking)}\nGive the steps that fix these, in order.`,
+		{ label: `plan r${round}`, schema: PLAN, tools: READ_ONLY },
+	);
+};
+// `retries: 1`: an implementer that fails (provider error, timeout) gets one more try before the loop gives up.
+const implement = (round, plan) =>
+	agent(
+		`Implement: ${task}\nFollow these steps:\n${asList(plan.steps)}\nTest it: ${plan.tests}\nReply with what you changed.`,
+		{ label: `implement r${round}`, retries: 1 },
+	);
+const reviewWork = (round, work) =>
+	agent(
+		`Review the change made for: ${task}\nThe implementer says:\n${work}\n` +
+			"Read the diff and run the tests. Approve only if nothing blocker or major is left.",
+		{ label: `review r${round}`, schema: REVIEW, tools: [...READ_ONLY, "bash"] },
+	);
+
+// Start a round only if the budget can pay for all of it; a round's tokens are estimated from the rounds so far.
+function budgetStop(roundsDone) {
+	if (budget.agentCalls.remaining < CALLS_PER_ROUND) return "agent call budget";
+	const tokensPerRound = roundsDone > 0 ? budget.tokens.spent() / roundsDone : 0;
+	if (budget.tokens.remaining() <= tokensPerRound) return "token budget";
+	return null;
+}
+
 let plan = null;
-let review = null;
 let work = null;
+let review = null;
 let rounds = 0;
 let stoppedBecause = "max rounds";
-
 for (let round = 1; round <= maxRounds; round++) {
-	// Start a round only if the budget can pay for all of it. A token round is estimated from the rounds so far.
-	const tokensPerRound = rounds > 0 ? budget.tokens.spent() / rounds : 0;
-	if (budget.agentCalls.remaining < CALLS_PER_ROUND) {
-		stoppedBecause = "agent call budget";
-		break;
-	}
-	if (budget.tokens.remaining() <= tokensPerRound) {
-		stoppedBecause = "token budget";
+	const stop = budgetStop(rounds);
+	if (stop) {
+		stoppedBecause = stop;
 		break;
 	}
 	rounds = round;
 	const tokensLeft = budget.tokens.total === null ? null : budget.tokens.remaining();
 	log(`round ${round}`, { agentCallsLeft: budget.agentCalls.remaining, tokensLeft });
 
-	phase("plan");
-	const blocking = review ? review.issues.filter((issue) => issue.severity !== "minor") : [];
-	plan = await agent(
-		plan === null
-			? `Plan this change: ${task}\nRead the code it touches. Give small ordered steps and how to test the result.`
-			: `Revise the plan for: ${task}\nCurrent plan:\n${asList(plan.steps)}\nThe reviewer found:\n${asList(blocking.map((i) => `[${i.severity}] ${i.detail}`))}\nGive the steps that fix these, in order.`,
-		{ label: `plan r${round}`, schema: PLAN, tools: READ_ONLY },
-	);
+	plan = await phase("plan", () => makePlan(round, plan, review));
 	if (plan === null) {
 		stoppedBecause = "planner failed";
 		break;
 	}
-
-	phase("implement");
-	work = await agent(`Implement: ${task}\nFollow these steps:\n${asList(plan.steps)}\nTest it: ${plan.tests}\nReply with what you changed.`, {
-		label: `implement r${round}`,
-		retries: 1,
-	});
+	work = await phase("implement", () => implement(round, plan));
 	if (work === null) {
 		stoppedBecause = "implementer failed";
 		break;
 	}
-
-	phase("review");
-	review = await agent(
-		`Review the change made for: ${task}\nThe implementer says:\n${work}\nRead the diff and run the tests. Approve only if nothing blocker or major is left.`,
-		{ label: `review r${round}`, schema: REVIEW, tools: [...READ_ONLY, "bash"] },
-	);
-	if (review?.approved) {
+	// A failed review (null) is not an approval: the next round plans from a request to re-check.
+	review = (await phase("review", () => reviewWork(round, work))) ?? {
+		approved: false,
+		issues: [{ severity: "major", detail: "the review failed; re-check the change" }],
+	};
+	if (review.approved) {
 		stoppedBecause = "approved";
 		break;
 	}
-	// A failed review is not an approval: the next round re-checks the change.
-	if (review === null) review = { approved: false, issues: [{ severity: "major", detail: "the review failed; re-check" }] };
 }
 
 return { task, approved: stoppedBecause === "approved", stoppedBecause, rounds, plan, work, review };

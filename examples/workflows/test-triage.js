@@ -57,26 +57,40 @@ const STILL = {
 const { command = "npm test", maxTests = 30, maxGroups = 5 } = args ?? {};
 const FIXABLE = ["product-bug", "test-bug"];
 
+const classify = (f) =>
+	agent(
+		`Test "${f.test}" in ${f.file} fails with:\n${f.error}\n\n` +
+			"Find out why (read the test and the code it calls; run it alone if useful). Do not change anything.",
+		{ label: `classify ${f.test}`, schema: CAUSE, tools: ["read", "grep", "find", "bash"] },
+	);
+const fix = (g) => {
+	const failing = g.tests.map((t) => `- ${t.test} (${t.file}): ${t.error.split("\n")[0]}`).join("\n");
+	const side = g.category === "test-bug" ? "The code is right; fix the test." : "The tests are right; fix the code.";
+	return agent(
+		`Fix this ${g.category} in ${g.suspectFile}: ${g.cause}\nIt makes these tests fail:\n${failing}\n` +
+			`${side} Make one focused change.`,
+		{ label: `fix ${g.key}`, schema: FIX },
+	);
+};
+const rerun = (tests) =>
+	agent(`Run only these tests with \`${command}\` and list the ones that still fail:\n${tests.join("\n")}`, {
+		label: "confirm",
+		schema: STILL,
+		tools: ["bash", "read"],
+	});
+
 phase("run");
-const run = await agent(`Run \`${command}\` and list every failing test with its file and the first lines of its error.`, {
-	label: "run tests",
-	schema: RUN,
-	tools: ["bash", "read"],
-});
+const run = await agent(
+	`Run \`${command}\` and list every failing test with its file and the first lines of its error.`,
+	{ label: "run tests", schema: RUN, tools: ["bash", "read"] },
+);
 if (run === null) throw new Error(`Could not run \`${command}\`; the failure census says why`);
 if (run.failures.length === 0) return { command, status: "green", groups: [] };
 const failures = run.failures.slice(0, maxTests);
 log(`${run.failures.length} failing tests, classifying ${failures.length}`);
 
 phase("classify");
-const causes = await parallel(
-	failures.map((f) => () =>
-		agent(
-			`Test "${f.test}" in ${f.file} fails with:\n${f.error}\n\nFind out why (read the test and the code it calls; run it alone if useful). Do not change anything.`,
-			{ label: `classify ${f.test}`, schema: CAUSE, tools: ["read", "grep", "find", "bash"] },
-		),
-	),
-);
+const causes = await parallel(failures.map((f) => () => classify(f)));
 
 phase("group");
 // Failures with the same category and suspect file are almost always one cause: fix them together.
@@ -98,42 +112,23 @@ const toFix = groups.filter((g) => FIXABLE.includes(g.category)).slice(0, maxGro
 log(`${groups.length} causes, ${toFix.length} to fix`, { unclassified, groups: groups.map((g) => g.key) });
 
 phase("fix");
-const attempts = await parallel(
-	toFix.map((g) => () => {
-		const failing = g.tests.map((t) => `- ${t.test} (${t.file}): ${t.error.split("\n")[0]}`).join("\n");
-		const side = g.category === "test-bug" ? "The code is right; fix the test." : "The tests are right; fix the code.";
-		return agent(
-			`Fix this ${g.category} in ${g.suspectFile}: ${g.cause}\nIt makes these tests fail:\n${failing}\n${side} Make one focused change.`,
-			{ label: `fix ${g.key}`, schema: FIX },
-		);
-	}),
-);
+const attempts = await parallel(toFix.map((g) => () => fix(g)));
 
 phase("confirm");
 const retried = toFix.flatMap((g) => g.tests.map((t) => t.test));
-const confirm =
-	retried.length === 0
-		? { stillFailing: [] }
-		: await agent(`Run only these tests with \`${command}\` and list the ones that still fail:\n${retried.join("\n")}`, {
-				label: "confirm",
-				schema: STILL,
-				tools: ["bash", "read"],
-			});
+const confirm = retried.length === 0 ? null : await rerun(retried);
 
-// A group is fixed when the fixer answered and none of its tests fails on the re-run.
-function outcome(group, fix) {
+// A group is fixed when its fixer answered and none of its tests fails on the re-run.
+function outcome(group, attempt) {
 	if (!toFix.includes(group)) return "not attempted";
-	if (fix === null) return "fixer failed";
+	if (attempt === null) return "fixer failed";
 	if (confirm === null) return "unconfirmed";
 	return group.tests.some((t) => confirm.stillFailing.includes(t.test)) ? "still failing" : "fixed";
 }
+const report = groups.map((g) => {
+	const attempt = toFix.includes(g) ? attempts[toFix.indexOf(g)] : null;
+	const tests = g.tests.map((t) => t.test);
+	return { key: g.key, cause: g.cause, tests, outcome: outcome(g, attempt), fix: attempt?.summary ?? null };
+});
 
-return {
-	command,
-	status: "triaged",
-	unclassified,
-	groups: groups.map((g) => {
-		const fix = toFix.includes(g) ? attempts[toFix.indexOf(g)] : null;
-		return { key: g.key, cause: g.cause, tests: g.tests.map((t) => t.test), outcome: outcome(g, fix), fix: fix?.summary ?? null };
-	}),
-};
+return { command, status: "triaged", unclassified, groups: report };
