@@ -55,19 +55,25 @@ function packByChars(parts, limit) {
 	if (current.length > 0) batches.push(current);
 	return batches;
 }
-const pairs = (parts) => parts.flatMap((part, i) => (i % 2 === 0 ? [parts.slice(i, i + 2)] : []));
+const pairs = (parts) => parts.flatMap((_, i) => (i % 2 === 0 ? [parts.slice(i, i + 2)] : []));
 const total = (batch) => batch.reduce((n, part) => n + part.chars, 0);
 
+const summarise = (doc) =>
+	agent(`Read ${doc} and summarise it for this purpose: ${focus}. At most 200 words and 8 key points.`, {
+		label: `map ${doc}`,
+		schema: SUMMARY,
+		tools: ["read", "grep", "find", "ls"],
+	});
+const merge = (batch, label) => {
+	const inputs = batch.map((p, i) => `## Part ${i + 1}\n${textOf(p)}`).join("\n\n");
+	return agent(
+		`Merge these ${batch.length} summaries into one, for: ${focus}. Keep every distinct point once.\n\n${inputs}`,
+		{ label, schema: SUMMARY },
+	);
+};
+
 phase("map");
-const mapped = await parallel(
-	documents.map((doc) => () =>
-		agent(`Read ${doc} and summarise it for this purpose: ${focus}. At most 200 words and 8 key points.`, {
-			label: `map ${doc}`,
-			schema: SUMMARY,
-			tools: ["read", "grep", "find", "ls"],
-		}),
-	),
-);
+const mapped = await parallel(documents.map((doc) => () => summarise(doc)));
 const unread = documents.filter((_, i) => mapped[i] === null);
 let parts = mapped.flatMap((part, i) => (part === null ? [] : [sized(part, [documents[i]])]));
 log(`${parts.length} of ${documents.length} documents summarised`, { unread });
@@ -80,29 +86,25 @@ while (parts.length > 1 && level < maxLevels) {
 	// When no two summaries fit in one batch, pair them anyway so that every level shrinks.
 	if (batches.length === parts.length) batches = pairs(parts);
 	log(`level ${level}: ${parts.length} summaries in ${batches.length} batches`, { chars: batches.map(total) });
+	// A batch of one needs no agent: it goes up a level as it is.
 	const merged = await parallel(
-		batches.map((batch, b) => async () => {
-			if (batch.length === 1) return batch[0];
-			const inputs = batch.map((p, i) => `## Part ${i + 1}\n${textOf(p)}`).join("\n\n");
-			return agent(`Merge these ${batch.length} summaries into one, for: ${focus}. Keep every distinct point once.\n\n${inputs}`, {
-				label: `reduce L${level} #${b + 1}`,
-				schema: SUMMARY,
-			});
-		}),
+		batches.map((batch, b) => () => (batch.length === 1 ? batch[0] : merge(batch, `reduce L${level} #${b + 1}`))),
 	);
 	// A failed reducer loses nothing: its inputs go up to the next level unmerged.
 	parts = batches.flatMap((batch, b) => {
 		if (batch.length === 1 || merged[b] === null) return batch;
-		return [sized(merged[b], batch.flatMap((p) => p.sources))];
+		const sources = batch.flatMap((p) => p.sources);
+		return [sized(merged[b], sources)];
 	});
 }
-if (parts.length > 1) log(`stopped after ${level} levels with ${parts.length} summaries; raise maxLevels or batchChars`);
+if (parts.length > 1)
+	log(`stopped after ${level} levels with ${parts.length} summaries; raise maxLevels or batchChars`);
 
-const [top] = parts;
+const done = parts.length === 1;
 return {
-	summary: parts.length === 1 ? top.summary : null,
-	keyPoints: parts.length === 1 ? top.keyPoints : [],
+	summary: done ? parts[0].summary : null,
+	keyPoints: done ? parts[0].keyPoints : [],
 	levels: level,
 	unread,
-	unmerged: parts.length > 1 ? parts.map((p) => ({ sources: p.sources, summary: p.summary })) : [],
+	unmerged: done ? [] : parts.map((p) => ({ sources: p.sources, summary: p.summary })),
 };
