@@ -41,10 +41,14 @@ const CHECK = {
 
 const { area, paths, since } = args;
 const scope = paths.join(" ");
+const gitLog = `git log ${since}..HEAD -- ${scope}`;
+const gitDiff = `git diff ${since}..HEAD -- ${scope}`;
 
 phase("draft");
 const draft = await agent(
-	`Draft the changelog entry for the "${area}" area. Read \`git log ${since}..HEAD -- ${scope}\` and \`git diff ${since}..HEAD -- ${scope}\`. Write for users: what changed for them, not how. Say whether anything breaks existing users, and if so how they migrate.`,
+	`Draft the changelog entry for the "${area}" area. Read \`${gitLog}\` and \`${gitDiff}\`. ` +
+		"Write for users: what changed for them, not how. " +
+		"Say whether anything breaks existing users, and if so how they migrate.",
 	{ label: `draft ${area}`, schema: ENTRY, tools: ["read", "bash", "grep"] },
 );
 // Throwing fails this workflow; the parent's workflow() call then throws, and its parallel() slot becomes null.
@@ -54,7 +58,8 @@ phase("check");
 let migration = draft.migration;
 if (draft.breaking) {
 	const check = await agent(
-		`Check this migration note for the "${area}" area against \`git diff ${since}..HEAD -- ${scope}\`. Would a user who follows it end up with working code? Correct it if not.\n\n${draft.migration}`,
+		`Check this migration note for the "${area}" area against \`${gitDiff}\`. ` +
+			`Would a user who follows it end up with working code? Correct it if not.\n\n${draft.migration}`,
 		{ label: `check ${area}`, schema: CHECK, tools: ["read", "bash", "grep"] },
 	);
 	if (check !== null && !check.accurate) {

@@ -47,7 +47,9 @@ const child = args.child ?? "./changelog-entry.js";
 
 phase("gather");
 const found = await agent(
-	`Run \`git diff --stat ${since}..HEAD\` and \`git log --oneline ${since}..HEAD\`. Split the changes into user-facing areas (at most 8), each with the paths it covers. Leave out changes users cannot see (CI, internal refactors).`,
+	`Run \`git diff --stat ${since}..HEAD\` and \`git log --oneline ${since}..HEAD\`. ` +
+		"Split the changes into user-facing areas (at most 8), each with the paths it covers. " +
+		"Leave out changes users cannot see (CI, internal refactors).",
 	{ label: "split into areas", schema: AREAS, tools: ["bash", "read"] },
 );
 if (found === null) throw new Error("Could not split the changes into areas; the failure census says why");
@@ -56,21 +58,21 @@ log(`${found.areas.length} areas`, { areas: found.areas.map((a) => a.name) });
 
 phase("entries");
 // Each child run shares this run's queue, budget and census; a child that throws leaves a null slot.
-const entries = await parallel(
-	found.areas.map((area) => () => workflow(child, { area: area.name, paths: area.paths, since })),
-);
+const entryFor = (area) => workflow(child, { area: area.name, paths: area.paths, since });
+const entries = await parallel(found.areas.map((area) => () => entryFor(area)));
 const missing = found.areas.filter((_, i) => entries[i] === null).map((a) => a.name);
 const written = entries.filter((e) => e !== null);
-if (written.length === 0) throw new Error(`No area got an entry (is \`${child}\` right for cwd ${cwd}?); see the failure census`);
+if (written.length === 0)
+	throw new Error(`No area got an entry (is \`${child}\` right for cwd ${cwd}?); see the census`);
 if (missing.length > 0) log("some areas have no entry", { missing });
 
 phase("assemble");
+const section = (e) =>
+	e.breaking ? `### ${e.title} (breaking)\n${e.entry}\nMigration: ${e.migration}` : `### ${e.title}\n${e.entry}`;
 const ordered = [...written.filter((e) => e.breaking), ...written.filter((e) => !e.breaking)];
-const body = ordered
-	.map((e) => `### ${e.title}${e.breaking ? " (breaking)" : ""}\n${e.entry}${e.breaking ? `\nMigration: ${e.migration}` : ""}`)
-	.join("\n\n");
 const notes = await agent(
-	`Write the release notes for ${version} from these entries. Keep their order (breaking changes first), tighten the wording, add a two-sentence overview on top. Markdown only.\n\n${body}`,
+	`Write the release notes for ${version} from these entries. Keep their order (breaking changes first), ` +
+		`tighten the wording, add a two-sentence overview on top. Markdown only.\n\n${ordered.map(section).join("\n\n")}`,
 	{ label: "assemble notes", tools: [] },
 );
 
