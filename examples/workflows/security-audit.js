@@ -26,6 +26,7 @@ export const meta = {
 	},
 };
 
+const KINDS = ["http", "cli", "file-input", "ipc", "other"];
 const ENTRY_POINTS = {
 	type: "object",
 	properties: {
@@ -33,11 +34,7 @@ const ENTRY_POINTS = {
 			type: "array",
 			items: {
 				type: "object",
-				properties: {
-					name: { type: "string" },
-					file: { type: "string" },
-					kind: { type: "string", enum: ["http", "cli", "file-input", "ipc", "other"] },
-				},
+				properties: { name: { type: "string" }, file: { type: "string" }, kind: { type: "string", enum: KINDS } },
 				required: ["name", "file", "kind"],
 			},
 		},
@@ -65,11 +62,8 @@ const FINDINGS = {
 	},
 	required: ["findings"],
 };
-const PATCH = {
-	type: "object",
-	properties: { fixed: { type: "array", items: { type: "string" } }, skipped: { type: "array", items: { type: "string" } } },
-	required: ["fixed", "skipped"],
-};
+const IDS = { type: "array", items: { type: "string" } };
+const PATCH = { type: "object", properties: { fixed: IDS, skipped: IDS }, required: ["fixed", "skipped"] };
 const TESTS = {
 	type: "object",
 	properties: { passed: { type: "boolean" }, failures: { type: "array", items: { type: "string" } } },
@@ -78,52 +72,55 @@ const TESTS = {
 
 const { target } = args;
 
+// No call passes `tools`: each agent type's file decides what its agents may do.
+const audit = (e) =>
+	agent(`Audit the ${e.kind} entry point "${e.name}" in ${e.file}. Follow its input through ${target}.`, {
+		agent: "security-auditor",
+		label: `audit ${e.name}`,
+		schema: FINDINGS,
+	});
+const patch = (file) => {
+	const items = serious
+		.filter((f) => f.file === file)
+		.map((f) => `- ${f.id} line ${f.line} (${f.severity}): ${f.issue}\n  Fix: ${f.fix}`)
+		.join("\n");
+	return agent(`Fix these findings in ${file}:\n${items}\nReport the ids you fixed and the ids you skipped.`, {
+		agent: "patcher",
+		label: `patch ${file}`,
+		schema: PATCH,
+	});
+};
+
 phase("map");
-const map = await agent(`List the entry points of ${target} where untrusted input arrives (HTTP routes, CLI commands, file parsers, IPC handlers).`, {
-	agent: "scout",
-	label: "map entry points",
-	schema: ENTRY_POINTS,
-});
+const map = await agent(
+	`List the entry points of ${target} where untrusted input arrives ` +
+		"(HTTP routes, CLI commands, file parsers, IPC handlers).",
+	{ agent: "scout", label: "map entry points", schema: ENTRY_POINTS },
+);
 if (map === null) throw new Error("The scout failed, so there is nothing to audit; the failure census says why");
 const entryPoints = map.entryPoints.slice(0, args.maxEntryPoints ?? 10);
 log(`${entryPoints.length} entry points`, { entryPoints: entryPoints.map((e) => e.name) });
 
 phase("audit");
-const audits = await parallel(
-	entryPoints.map((e) => () =>
-		agent(`Audit the ${e.kind} entry point "${e.name}" in ${e.file}. Follow its input through ${target}.`, {
-			agent: "security-auditor",
-			label: `audit ${e.name}`,
-			schema: FINDINGS,
-		}),
-	),
-);
+const audits = await parallel(entryPoints.map((e) => () => audit(e)));
 const unaudited = entryPoints.filter((_, i) => audits[i] === null).map((e) => e.name);
 const findings = audits.flatMap((a) => a?.findings ?? []).map((f, i) => ({ ...f, id: `S${i + 1}` }));
 const serious = findings.filter((f) => f.severity === "critical" || f.severity === "high");
 log(`${findings.length} findings, ${serious.length} serious`, { unaudited });
 
 phase("patch");
-const files = args.patch === false ? [] : [...new Set(serious.map((f) => f.file))];
 // One patcher per file, with all of that file's findings: patchers never edit the same file at once.
-const patches = await parallel(
-	files.map((file) => () => {
-		const list = serious.filter((f) => f.file === file).map((f) => `- ${f.id} line ${f.line} (${f.severity}): ${f.issue}\n  Fix: ${f.fix}`);
-		return agent(`Fix these findings in ${file}:\n${list.join("\n")}\nReport the ids you fixed and the ids you skipped.`, {
-			agent: "patcher",
-			label: `patch ${file}`,
-			schema: PATCH,
-		});
-	}),
-);
+const files = args.patch === false ? [] : [...new Set(serious.map((f) => f.file))];
+const patches = await parallel(files.map((file) => () => patch(file)));
 const fixed = patches.flatMap((p) => p?.fixed ?? []);
 
 phase("test");
-const tests = fixed.length === 0 ? null : await agent(`Run the type check and the tests of ${target}; these findings were just patched: ${fixed.join(", ")}.`, {
-	agent: "test-runner",
-	label: "run tests",
-	schema: TESTS,
-});
+let tests = null;
+if (fixed.length > 0) {
+	const ask = `Run the type check and the tests of ${target}; these findings were just patched: ${fixed.join(", ")}.`;
+	tests = await agent(ask, { agent: "test-runner", label: "run tests", schema: TESTS });
+	log(tests?.passed ? "tests pass" : "tests fail or did not run", tests);
+}
 
 return {
 	target,
