@@ -70,7 +70,8 @@ const makePlan = (round, previous, review) => {
 // `retries: 1`: an implementer that fails (provider error, timeout) gets one more try before the loop gives up.
 const implement = (round, plan) =>
 	agent(
-		`Implement: ${task}\nFollow these steps:\n${asList(plan.steps)}\nTest it: ${plan.tests}\nReply with what you changed.`,
+		`Implement: ${task}\nFollow these steps:\n${asList(plan.steps)}\nTest it: ${plan.tests}\n` +
+			"Reply with what you changed.",
 		{ label: `implement r${round}`, retries: 1 },
 	);
 const reviewWork = (round, work) =>

@@ -1,7 +1,7 @@
 // Answer a question with a cited brief: split it into angles, research each angle, have independent skeptics vote on
 // every claim (majority of the votes cast; a skeptic that fails abstains), then write the brief from what survived.
 // Args: question, angles (how many, default 4), skeptics (votes per claim, default 3), maxClaims (default 12).
-// Cost: 1 planner + angles researchers + maxClaims × skeptics voters + 1 writer (4 + 12×3 + 2 = 42 at most by default).
+// Cost: 1 planner + one researcher per angle + maxClaims × skeptics voters + 1 writer: at most 42 by default.
 export const meta = {
 	name: "research-brief",
 	description: "Split a question into angles, research each, cross-check claims by skeptic vote, write a cited brief",
@@ -82,7 +82,7 @@ const vote = (claim, k) =>
 
 phase("split");
 const plan = await agent(
-	`Split this question into at most ${maxAngles} independent research angles, each answerable on its own:\n\n${question}`,
+	`Split this question into at most ${maxAngles} independent research angles, each answerable alone:\n\n${question}`,
 	{ label: "split", schema: ANGLES },
 );
 if (plan === null) throw new Error("The planner failed, so there is nothing to research; the failure census says why");

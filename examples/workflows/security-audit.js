@@ -3,11 +3,11 @@
 // findings (can edit, cannot run commands), and a test-runner (can run commands, cannot edit) checks the patches.
 // Needs the agent files in examples/workflows/agents/: copy them to .pi/agents/ (or ~/.pi/agent/agents/) first.
 // Args: target (folder to audit), maxEntryPoints (default 10), patch (default true; false = report only).
-// Cost: 1 scout + one auditor per entry point (≤ maxEntryPoints) + one patcher per file with high/critical findings + 1.
+// Cost: 1 scout + one auditor per entry point (≤ maxEntryPoints) + one patcher per file with serious findings + 1.
 export const meta = {
 	name: "security-audit",
 	description: "Audit entry points with read-only auditors, patch serious findings, run the tests (custom agents)",
-	whenToUse: "Before a release or after adding endpoints; needs the scout, security-auditor, patcher, test-runner types",
+	whenToUse: "Before a release or after adding endpoints; needs the scout, security-auditor, patcher and test-runner",
 	phases: [
 		{ title: "map", detail: "scout: find the entry points" },
 		{ title: "audit", detail: "security-auditor: one per entry point" },
