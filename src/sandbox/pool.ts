@@ -172,6 +172,9 @@ function spawn(kind: WorkerKind, live: Set<Entry>): Entry {
 		workerData: boot,
 		transferList: [channel.port2],
 		resourceLimits: { stackSizeMb: kind.stackMb },
+		// The host's own flags (`--input-type`, `--eval`, a test runner's loaders…) are not the worker's business,
+		// and some of them stop a worker from starting at all.
+		execArgv: [],
 	});
 	channel.port1.unref();
 	// Errors of a leased worker are handled by its run; an idle worker's error is followed by "exit".
