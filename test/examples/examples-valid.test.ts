@@ -61,8 +61,7 @@ describe("examples/workflows/README.md", () => {
 	const readme = readFileSync(join(EXAMPLES_DIR, "README.md"), "utf8");
 
 	it.each(files)("has a table row for %s", (file) => {
-		expect(readme).toMatch(
-			new RegExp(`^\\| \\[\`${file.replace(".", "\\.")}\`\\]\\(${file.replace(".", "\\.")}\\) \\|`, "m"),
-		);
+		const link = `[\`${file}\`](${file})`;
+		expect(readme.split("\n").some((line) => line.startsWith(`| ${link} `))).toBe(true);
 	});
 });

@@ -6,7 +6,7 @@ const TASK = "Add a --json flag to the CLI";
 
 const PLANS: Route = {
 	when: { label: /^plan r/ },
-	answer: (request, n) => ({ structured: { steps: [`step A${n + 1}`, `step B${n + 1}`], tests: "npm test -- cli" } }),
+	answer: (_request, n) => ({ structured: { steps: [`step A${n + 1}`, `step B${n + 1}`], tests: "npm test -- cli" } }),
 };
 const IMPLEMENT: Route = { when: { label: /^implement r/ }, answer: (request) => `changed cli.ts (${request.label})` };
 const REJECT = {
