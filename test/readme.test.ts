@@ -4,6 +4,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runWorkflowScript } from "../src/runtime/index.ts";
 import { createFakeRunner } from "./helpers/fake-runner.ts";
+import { checkSandboxLeaks } from "./helpers/sandbox-leaks.ts";
+
+checkSandboxLeaks();
 
 const readme = readFileSync(join(import.meta.dirname, "..", "README.md"), "utf8");
 

@@ -31,7 +31,9 @@ export interface FakeRunner {
 }
 
 /** Answers every request with `answer(request)`; default answer echoes the prompt. */
-export function createFakeRunner(answer: (request: WorkflowAgentRequest) => FakeAnswer = (r) => `done: ${r.prompt}`): FakeRunner {
+export function createFakeRunner(
+	answer: (request: WorkflowAgentRequest) => FakeAnswer = (r) => `done: ${r.prompt}`,
+): FakeRunner {
 	const requests: WorkflowAgentRequest[] = [];
 	let running = 0;
 	let maxRunning = 0;

@@ -12,7 +12,7 @@ import {
 	workflowProgressResult,
 } from "../../src/progress/index.ts";
 import { runWorkflowScript, type WorkflowAgentRunner } from "../../src/runtime/index.ts";
-import { checkSandboxLeaks } from "./sandbox-leaks.ts";
+import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 
 checkSandboxLeaks();
 

@@ -14,7 +14,7 @@ import {
 	type WorkflowProgressEvent,
 	type WorkflowRunResult,
 } from "../../src/runtime/index.ts";
-import { checkSandboxLeaks } from "./sandbox-leaks.ts";
+import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 
 checkSandboxLeaks();
 

@@ -2,6 +2,9 @@ import { describe, expect, it } from "vitest";
 import type { WorkflowProgressEvent } from "../../src/runtime/index.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { createFakeRunner, HEADER } from "../helpers/fake-runner.ts";
+import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
+
+checkSandboxLeaks();
 
 const FINDINGS = `{ type: "object", properties: { items: { type: "array", items: { type: "string" } } }, required: ["items"] }`;
 
@@ -40,7 +43,9 @@ describe("agent()", () => {
 
 	it("on an unknown option: throws agent_options_invalid naming the option, at the call's line", async () => {
 		const fake = createFakeRunner();
-		const result = await runWorkflowScript(`${HEADER}\nawait agent("x", { agnet: "reviewer" });`, { agentRunner: fake.runner });
+		const result = await runWorkflowScript(`${HEADER}\nawait agent("x", { agnet: "reviewer" });`, {
+			agentRunner: fake.runner,
+		});
 		expect(result.status).toBe("failed");
 		expect(result.error).toMatchObject({ code: "agent_options_invalid", line: 3, column: 12 });
 		expect(result.error?.message).toContain("Unknown `agent()` option `agnet`");
@@ -54,7 +59,9 @@ describe("agent()", () => {
 			agentTypes: ["general-purpose", "reviewer", "scout"],
 		});
 		expect(result.error?.code).toBe("agent_type_unknown");
-		expect(result.error?.message).toBe("Unknown agent type `reviwer`. Available: general-purpose, reviewer, scout (2:12)");
+		expect(result.error?.message).toBe(
+			"Unknown agent type `reviwer`. Available: general-purpose, reviewer, scout (2:12)",
+		);
 	});
 
 	it("lets the script catch a WorkflowError and read its code", async () => {
@@ -75,14 +82,23 @@ describe("agent()", () => {
 		expect(result.status).toBe("completed");
 		expect(result.value).toEqual([null, "ok"]);
 		expect(result.failures).toEqual([
-			expect.objectContaining({ kind: "agent", index: 0, label: "Bad one", agentType: "general-purpose", phase: "work", cause: "provider exploded" }),
+			expect.objectContaining({
+				kind: "agent",
+				index: 0,
+				label: "Bad one",
+				agentType: "general-purpose",
+				phase: "work",
+				cause: "provider exploded",
+			}),
 		]);
 		expect(result.counts).toMatchObject({ calls: 2, started: 2, completed: 1, failed: 1, skipped: 0 });
 	});
 
 	it("on an empty answer: resolves to null with cause `empty answer`", async () => {
 		const fake = createFakeRunner(() => "   ");
-		const result = await runWorkflowScript(`${HEADER}const a = await agent("x"); return { a };`, { agentRunner: fake.runner });
+		const result = await runWorkflowScript(`${HEADER}const a = await agent("x"); return { a };`, {
+			agentRunner: fake.runner,
+		});
 		expect(result.status).toBe("failed");
 		expect(result.error?.code).toBe("agents_failed");
 		expect(result.failures[0]?.cause).toBe("empty answer");
@@ -91,16 +107,21 @@ describe("agent()", () => {
 	it("retries a failed child as many times as `retries` says", async () => {
 		let calls = 0;
 		const fake = createFakeRunner(() => (++calls < 3 ? { fail: `flaky ${calls}` } : "third time"));
-		const result = await runWorkflowScript(`${HEADER}return await agent("x", { retries: 2 });`, { agentRunner: fake.runner });
+		const result = await runWorkflowScript(`${HEADER}return await agent("x", { retries: 2 });`, {
+			agentRunner: fake.runner,
+		});
 		expect(result.value).toBe("third time");
 		expect(fake.requests.map((r) => r.attempt)).toEqual([1, 2, 3]);
 	});
 
 	it("on timeoutMs: stops the child and resolves to null with a timed-out cause", async () => {
 		const fake = createFakeRunner(() => ({ hang: true }));
-		const result = await runWorkflowScript(`${HEADER}const a = await agent("x", { timeoutMs: 30 }); return [a, await agent("y", { timeoutMs: 30 })];`, {
-			agentRunner: fake.runner,
-		});
+		const result = await runWorkflowScript(
+			`${HEADER}const a = await agent("x", { timeoutMs: 30 }); return [a, await agent("y", { timeoutMs: 30 })];`,
+			{
+				agentRunner: fake.runner,
+			},
+		);
 		expect(result.failures.map((f) => f.cause)).toEqual(["timed out after 30 ms", "timed out after 30 ms"]);
 		expect(fake.aborted).toBe(2);
 		expect(fake.running).toBe(0);
@@ -110,16 +131,21 @@ describe("agent()", () => {
 describe("agent() with a schema", () => {
 	it("resolves to the validated object and asks the runner for structured output", async () => {
 		const fake = createFakeRunner(() => ({ structured: { items: ["a", "b"] } }));
-		const result = await runWorkflowScript(`${HEADER}const r = await agent("find", { schema: ${FINDINGS} }); return r.items.length;`, {
-			agentRunner: fake.runner,
-		});
+		const result = await runWorkflowScript(
+			`${HEADER}const r = await agent("find", { schema: ${FINDINGS} }); return r.items.length;`,
+			{
+				agentRunner: fake.runner,
+			},
+		);
 		expect(result.value).toBe(2);
 		expect(fake.requests[0]?.schema).toMatchObject({ type: "object", required: ["items"] });
 	});
 
 	it("parses JSON the runner returned as fenced text", async () => {
 		const fake = createFakeRunner(() => 'Here you go:\n```json\n{ "items": ["x"] }\n```');
-		const result = await runWorkflowScript(`${HEADER}return await agent("find", { schema: ${FINDINGS} });`, { agentRunner: fake.runner });
+		const result = await runWorkflowScript(`${HEADER}return await agent("find", { schema: ${FINDINGS} });`, {
+			agentRunner: fake.runner,
+		});
 		expect(result.value).toEqual({ items: ["x"] });
 	});
 
@@ -140,7 +166,9 @@ describe("agent() with a schema", () => {
 
 	it("after 5 misses: throws schema_unmet with the last errors", async () => {
 		const fake = createFakeRunner(() => ({ structured: { nope: true } }));
-		const result = await runWorkflowScript(`${HEADER}\n\nreturn await agent("find", { schema: ${FINDINGS} });`, { agentRunner: fake.runner });
+		const result = await runWorkflowScript(`${HEADER}\n\nreturn await agent("find", { schema: ${FINDINGS} });`, {
+			agentRunner: fake.runner,
+		});
 		expect(fake.requests).toHaveLength(5);
 		expect(result.error).toMatchObject({ code: "schema_unmet", line: 4, column: 19 });
 		expect(result.error?.message).toMatch(/after 5 attempts: .*items/);
@@ -148,9 +176,12 @@ describe("agent() with a schema", () => {
 
 	it("on an invalid schema: throws schema_invalid before any child runs", async () => {
 		const fake = createFakeRunner();
-		const result = await runWorkflowScript(`${HEADER}return await agent("x", { schema: { type: "object", properties: { a: { type: "nonsense" } } } });`, {
-			agentRunner: fake.runner,
-		});
+		const result = await runWorkflowScript(
+			`${HEADER}return await agent("x", { schema: { type: "object", properties: { a: { type: "nonsense" } } } });`,
+			{
+				agentRunner: fake.runner,
+			},
+		);
 		expect(result.error?.code).toBe("schema_invalid");
 		expect(fake.requests).toHaveLength(0);
 	});
@@ -166,7 +197,9 @@ return await parallel(items.map((x) => () => agent("do " + x)));`;
 			const events: WorkflowProgressEvent[] = [];
 			const fake = createFakeRunner((r) => ({ text: "ok", delayMs: delays[r.prompt] ?? 0 }));
 			await runWorkflowScript(script, { agentRunner: fake.runner, onProgress: (e) => events.push(e) });
-			const finished = events.filter((e) => e.type === "agent_finished").map((e) => (e.type === "agent_finished" ? e.key : ""));
+			const finished = events
+				.filter((e) => e.type === "agent_finished")
+				.map((e) => (e.type === "agent_finished" ? e.key : ""));
 			return { sorted: [...finished].sort(), order: finished };
 		};
 		const first = await keysOf({ "do a": 30, "do b": 1, "do c": 15 });

@@ -2,22 +2,31 @@ import { describe, expect, it } from "vitest";
 import type { WorkflowProgressEvent } from "../../src/runtime/index.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { createFakeRunner, HEADER } from "../helpers/fake-runner.ts";
+import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
+
+checkSandboxLeaks();
 
 describe("parallel()", () => {
 	it("resolves to an array in input order, not finish order", async () => {
 		const fake = createFakeRunner((r) => ({ text: r.prompt.toUpperCase(), delayMs: r.prompt === "a" ? 40 : 1 }));
-		const result = await runWorkflowScript(`${HEADER}return await parallel(["a", "b", "c"].map((x) => () => agent(x)));`, {
-			agentRunner: fake.runner,
-		});
+		const result = await runWorkflowScript(
+			`${HEADER}return await parallel(["a", "b", "c"].map((x) => () => agent(x)));`,
+			{
+				agentRunner: fake.runner,
+			},
+		);
 		expect(result.value).toEqual(["A", "B", "C"]);
 	});
 
 	it("runs children concurrently up to the queue's concurrency", async () => {
 		const fake = createFakeRunner(() => ({ text: "ok", delayMs: 20 }));
-		await runWorkflowScript(`${HEADER}return await parallel(Array.from({ length: 12 }, (_, i) => () => agent("t" + i)));`, {
-			agentRunner: fake.runner,
-			concurrency: 3,
-		});
+		await runWorkflowScript(
+			`${HEADER}return await parallel(Array.from({ length: 12 }, (_, i) => () => agent("t" + i)));`,
+			{
+				agentRunner: fake.runner,
+				concurrency: 3,
+			},
+		);
 		expect(fake.maxRunning).toBe(3);
 		expect(fake.requests).toHaveLength(12);
 	});
@@ -32,7 +41,9 @@ describe("parallel()", () => {
 		expect(result.status).toBe("completed");
 		expect(result.value).toEqual(["done: a", null, "done: c"]);
 		expect(result.failures).toEqual([{ kind: "parallel", index: 1, cause: "slot broke", phase: "p" }]);
-		expect(events.some((e) => e.type === "log" && e.message === "parallel[1] failed: slot broke" && e.level === "warn")).toBe(true);
+		expect(
+			events.some((e) => e.type === "log" && e.message === "parallel[1] failed: slot broke" && e.level === "warn"),
+		).toBe(true);
 	});
 
 	it("keeps a failed agent's null in its slot without failing the others", async () => {
@@ -46,8 +57,16 @@ describe("parallel()", () => {
 
 	it.each([
 		["a non-array", `parallel("x")`, "`parallel()` takes an array, got a string"],
-		["a promise element", `parallel([agent("x")])`, "`parallel()` takes functions; item 0 is a Promise. Pass `() => agent(…)`"],
-		["a number element", `parallel([() => 1, 2])`, "`parallel()` takes functions; item 1 is a number. Pass `() => agent(…)`"],
+		[
+			"a promise element",
+			`parallel([agent("x")])`,
+			"`parallel()` takes functions; item 0 is a Promise. Pass `() => agent(…)`",
+		],
+		[
+			"a number element",
+			`parallel([() => 1, 2])`,
+			"`parallel()` takes functions; item 1 is a number. Pass `() => agent(…)`",
+		],
 	])("on %s: throws a TypeError that says what to pass", async (_name, call, message) => {
 		const fake = createFakeRunner();
 		const result = await runWorkflowScript(`${HEADER}await ${call};`, { agentRunner: fake.runner });
@@ -63,7 +82,9 @@ describe("parallel()", () => {
 			limits: { maxItems: 10 },
 		});
 		expect(result.error).toMatchObject({ code: "limit_items", line: 2 });
-		expect(result.error?.message).toMatch(/^`parallel\(\)` got 11 items \(limit: 10\)\. Split the work or raise `limits.maxItems`/);
+		expect(result.error?.message).toMatch(
+			/^`parallel\(\)` got 11 items \(limit: 10\)\. Split the work or raise `limits.maxItems`/,
+		);
 	});
 });
 
@@ -111,7 +132,11 @@ describe("pipeline()", () => {
 
 	it("on a stage that is not a function: throws a TypeError naming the stage", async () => {
 		const fake = createFakeRunner();
-		const result = await runWorkflowScript(`${HEADER}await pipeline([1], (x) => x, "oops");`, { agentRunner: fake.runner });
-		expect(result.error?.message).toMatch(/^Uncaught TypeError: `pipeline\(\)` stages must be functions; stage 2 is a string/);
+		const result = await runWorkflowScript(`${HEADER}await pipeline([1], (x) => x, "oops");`, {
+			agentRunner: fake.runner,
+		});
+		expect(result.error?.message).toMatch(
+			/^Uncaught TypeError: `pipeline\(\)` stages must be functions; stage 2 is a string/,
+		);
 	});
 });

@@ -2,6 +2,9 @@ import { describe, expect, it } from "vitest";
 import type { WorkflowProgressEvent } from "../../src/runtime/index.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { createFakeRunner, HEADER } from "../helpers/fake-runner.ts";
+import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
+
+checkSandboxLeaks();
 
 async function run(body: string, options: Partial<Parameters<typeof runWorkflowScript>[1]> = {}) {
 	const events: WorkflowProgressEvent[] = [];
@@ -18,7 +21,9 @@ describe("phase()", () => {
 	it("without fn: agents after it belong to it, and the next phase ends it", async () => {
 		const { events, fake } = await run(`phase("a"); await agent("1"); phase("b"); await agent("2");`);
 		expect(fake.requests.map((r) => r.phase)).toEqual(["a", "b"]);
-		const phases = events.filter((e) => e.type === "phase_start" || e.type === "phase_end").map((e) => `${e.type}:${"phase" in e ? e.phase : ""}`);
+		const phases = events
+			.filter((e) => e.type === "phase_start" || e.type === "phase_end")
+			.map((e) => `${e.type}:${"phase" in e ? e.phase : ""}`);
 		expect(phases).toEqual(["phase_start:a", "phase_end:a", "phase_start:b", "phase_end:b"]);
 	});
 
@@ -41,7 +46,9 @@ describe("phase()", () => {
 
 describe("log() and console", () => {
 	it("adds log entries with data and level, in the current phase", async () => {
-		const { events } = await run(`phase("p"); log("hello", { n: 1 }); console.warn("careful", 2); console.error({ e: true }); console.log("plain");`);
+		const { events } = await run(
+			`phase("p"); log("hello", { n: 1 }); console.warn("careful", 2); console.error({ e: true }); console.log("plain");`,
+		);
 		const logs = events.filter((e) => e.type === "log");
 		expect(logs).toEqual([
 			expect.objectContaining({ level: "info", message: "hello", data: { n: 1 }, phase: "p" }),
@@ -59,7 +66,9 @@ describe("log() and console", () => {
 	});
 
 	it("counts entries past the kept limit as dropped", async () => {
-		const { result } = await run(`for (let i = 0; i < 25; i++) log("n" + i); return budget.logs;`, { limits: { maxLogEntries: 10 } });
+		const { result } = await run(`for (let i = 0; i < 25; i++) log("n" + i); return budget.logs;`, {
+			limits: { maxLogEntries: 10 },
+		});
 		expect(result.value).toEqual({ used: 10, limit: 10, dropped: 15 });
 		expect(result.droppedLogs).toBe(15);
 	});
@@ -71,7 +80,12 @@ describe("budget", () => {
 			`await agent("a"); await agent("b"); const t = budget.tokens; return { calls: budget.agentCalls, total: t.total, spent: t.spent(), remaining: t.remaining() };`,
 			{ budget: { maxAgentCalls: 5, tokens: 100 } },
 		);
-		expect(result.value).toEqual({ calls: { used: 2, limit: 5, remaining: 3 }, total: 100, spent: 20, remaining: 80 });
+		expect(result.value).toEqual({
+			calls: { used: 2, limit: 5, remaining: 3 },
+			total: 100,
+			spent: 20,
+			remaining: 80,
+		});
 	});
 
 	it("reports Infinity remaining tokens when there is no total", async () => {
@@ -80,14 +94,20 @@ describe("budget", () => {
 	});
 
 	it("past the agent cap: agent() throws agent_cap_reached naming the limit", async () => {
-		const { result, fake } = await run(`\nfor (let i = 0; i < 5; i++) await agent("n" + i);`, { budget: { maxAgentCalls: 3 } });
+		const { result, fake } = await run(`\nfor (let i = 0; i < 5; i++) await agent("n" + i);`, {
+			budget: { maxAgentCalls: 3 },
+		});
 		expect(fake.requests).toHaveLength(3);
 		expect(result.error).toMatchObject({ code: "agent_cap_reached", line: 3 });
-		expect(result.error?.message).toMatch(/^Agent call limit reached \(3\)\. Raise it with `budget.maxAgentCalls` \(3:\d+\)$/);
+		expect(result.error?.message).toMatch(
+			/^Agent call limit reached \(3\)\. Raise it with `budget.maxAgentCalls` \(3:\d+\)$/,
+		);
 	});
 
 	it("once tokens are spent: agent() throws budget_exhausted", async () => {
-		const { result, fake } = await run(`for (let i = 0; i < 5; i++) await agent("n" + i);`, { budget: { tokens: 25 } });
+		const { result, fake } = await run(`for (let i = 0; i < 5; i++) await agent("n" + i);`, {
+			budget: { tokens: 25 },
+		});
 		expect(fake.requests).toHaveLength(3);
 		expect(result.error?.code).toBe("budget_exhausted");
 		expect(result.error?.message).toMatch(/30 of 25 tokens spent\. Raise it with `budget.tokens`/);
@@ -99,7 +119,10 @@ describe("determinism guards", () => {
 		["Date.now()", "`Date.now()` is unavailable: it breaks resume. Pass a timestamp in `args`"],
 		["new Date()", "`new Date()` is unavailable: it breaks resume. Pass a timestamp in `args`"],
 		["Date()", "`Date()` is unavailable: it breaks resume. Pass a timestamp in `args`"],
-		["Math.random()", "`Math.random()` is unavailable: it breaks resume. Put the sample index in the prompt or label instead"],
+		[
+			"Math.random()",
+			"`Math.random()` is unavailable: it breaks resume. Put the sample index in the prompt or label instead",
+		],
 	])("%s throws determinism with what to do instead", async (expr, message) => {
 		const { result } = await run(`\nconst x = ${expr};`);
 		expect(result.error).toMatchObject({ code: "determinism", line: 3 });
@@ -116,7 +139,10 @@ describe("determinism guards", () => {
 
 describe("args, cwd, process and sleep", () => {
 	it("passes args and cwd, and process has cwd() only", async () => {
-		const { result } = await run(`return [args.target, cwd, process.cwd(), Object.keys(process)];`, { args: { target: "src" }, cwd: "/tmp/x" });
+		const { result } = await run(`return [args.target, cwd, process.cwd(), Object.keys(process)];`, {
+			args: { target: "src" },
+			cwd: "/tmp/x",
+		});
 		expect(result.value).toEqual(["src", "/tmp/x", "/tmp/x", ["cwd"]]);
 	});
 
@@ -137,13 +163,18 @@ describe("args, cwd, process and sleep", () => {
 
 	it("rejects args that are not JSON data with the path", async () => {
 		const fake = createFakeRunner();
-		const result = await runWorkflowScript(HEADER, { agentRunner: fake.runner, args: { items: [1, 2, 3, { fn: () => 1 }] } });
+		const result = await runWorkflowScript(HEADER, {
+			agentRunner: fake.runner,
+			args: { items: [1, 2, 3, { fn: () => 1 }] },
+		});
 		expect(result.error).toMatchObject({ code: "value_not_json" });
 		expect(result.error?.message).toContain("`args.items[3].fn` is a function");
 	});
 
 	it("keeps the globals read-only", async () => {
-		const { result } = await run(`try { agent = null; } catch (e) { return [e.name, typeof agent, Reflect.deleteProperty(globalThis, "parallel")]; }`);
+		const { result } = await run(
+			`try { agent = null; } catch (e) { return [e.name, typeof agent, Reflect.deleteProperty(globalThis, "parallel")]; }`,
+		);
 		expect(result.value).toEqual(["TypeError", "function", false]);
 	});
 

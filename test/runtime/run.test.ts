@@ -5,6 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { WorkflowProgressEvent } from "../../src/runtime/index.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { createFakeRunner, HEADER } from "../helpers/fake-runner.ts";
+import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
+
+checkSandboxLeaks();
 
 describe("runWorkflowScript()", () => {
 	it("returns the script's value with meta, counts, usage and events in order", async () => {
@@ -36,7 +39,9 @@ describe("runWorkflowScript()", () => {
 
 	it("when every agent failed: reports failed, not completed", async () => {
 		const fake = createFakeRunner(() => ({ fail: "down" }));
-		const result = await runWorkflowScript(`${HEADER}return await parallel([() => agent("a"), () => agent("b")]);`, { agentRunner: fake.runner });
+		const result = await runWorkflowScript(`${HEADER}return await parallel([() => agent("a"), () => agent("b")]);`, {
+			agentRunner: fake.runner,
+		});
 		expect(result.status).toBe("failed");
 		expect(result.error?.code).toBe("agents_failed");
 		expect(result.failures).toHaveLength(2);
@@ -44,7 +49,9 @@ describe("runWorkflowScript()", () => {
 
 	it("on an uncaught error: fails with the message and the script's own line:column", async () => {
 		const fake = createFakeRunner();
-		const result = await runWorkflowScript(`${HEADER}const x = 1;\nfunction f() {\n  return null.foo;\n}\nf();`, { agentRunner: fake.runner });
+		const result = await runWorkflowScript(`${HEADER}const x = 1;\nfunction f() {\n  return null.foo;\n}\nf();`, {
+			agentRunner: fake.runner,
+		});
 		expect(result.error).toMatchObject({ code: "script_error", line: 4, column: 14 });
 		expect(result.error?.message).toBe("Uncaught TypeError: cannot read property 'foo' of null (4:14)");
 	});
@@ -70,27 +77,34 @@ describe("runWorkflowScript()", () => {
 
 	it("on a return value that is not JSON: fails with the path", async () => {
 		const fake = createFakeRunner();
-		const result = await runWorkflowScript(`${HEADER}return { ok: 1, bad: [() => 1] };`, { agentRunner: fake.runner });
+		const result = await runWorkflowScript(`${HEADER}return { ok: 1, bad: [() => 1] };`, {
+			agentRunner: fake.runner,
+		});
 		expect(result.error?.code).toBe("value_not_json");
 		expect(result.error?.message).toContain("result.bad[0]");
 	});
 
 	it("runs 1,000 concurrent agent calls through the queue", async () => {
 		const fake = createFakeRunner((r) => `r${r.index}`);
-		const result = await runWorkflowScript(`${HEADER}const out = await parallel(Array.from({ length: 1000 }, (_, i) => () => agent("n" + i))); return out.filter((x) => x).length;`, {
-			agentRunner: fake.runner,
-			concurrency: 16,
-		});
+		const result = await runWorkflowScript(
+			`${HEADER}const out = await parallel(Array.from({ length: 1000 }, (_, i) => () => agent("n" + i))); return out.filter((x) => x).length;`,
+			{
+				agentRunner: fake.runner,
+				concurrency: 16,
+			},
+		);
 		expect(result.value).toBe(1000);
 		expect(fake.maxRunning).toBeLessThanOrEqual(16);
 		expect(result.counts.completed).toBe(1000);
 	});
 
 	it("throws a TypeError at once for misuse of its options", async () => {
-		await expect(runWorkflowScript(HEADER, {} as never)).rejects.toThrow("Expected `options.agentRunner` to be a function, got undefined");
-		await expect(runWorkflowScript(HEADER, { agentRunner: createFakeRunner().runner, concurrency: 0 })).rejects.toThrow(
-			"Expected `concurrency` to be a positive integer, got `0` (number)",
+		await expect(runWorkflowScript(HEADER, {} as never)).rejects.toThrow(
+			"Expected `options.agentRunner` to be a function, got undefined",
 		);
+		await expect(
+			runWorkflowScript(HEADER, { agentRunner: createFakeRunner().runner, concurrency: 0 }),
+		).rejects.toThrow("Expected `concurrency` to be a positive integer, got `0` (number)");
 	});
 });
 
@@ -122,7 +136,10 @@ describe("runWorkflowScript() cancellation", () => {
 
 	it("on an already-aborted signal: runs no child", async () => {
 		const fake = createFakeRunner();
-		const result = await runWorkflowScript(`${HEADER}await agent("x");`, { agentRunner: fake.runner, signal: AbortSignal.abort() });
+		const result = await runWorkflowScript(`${HEADER}await agent("x");`, {
+			agentRunner: fake.runner,
+			signal: AbortSignal.abort(),
+		});
 		expect(result.status).toBe("stopped");
 		expect(fake.requests).toHaveLength(0);
 	});
@@ -138,11 +155,15 @@ describe("runWorkflowScript() cancellation", () => {
 
 	it("when the script returns with agents still running: stops them and records why", async () => {
 		const fake = createFakeRunner((r) => (r.prompt === "left" ? { hang: true } : "ok"));
-		const result = await runWorkflowScript(`${HEADER}agent("left"); return await agent("kept");`, { agentRunner: fake.runner });
+		const result = await runWorkflowScript(`${HEADER}agent("left"); return await agent("kept");`, {
+			agentRunner: fake.runner,
+		});
 		expect(result.status).toBe("completed");
 		expect(result.value).toBe("ok");
 		expect(fake.running).toBe(0);
-		expect(result.failures).toEqual([expect.objectContaining({ label: "left", cause: "still running when the script returned" })]);
+		expect(result.failures).toEqual([
+			expect.objectContaining({ label: "left", cause: "still running when the script returned" }),
+		]);
 	});
 });
 
@@ -159,26 +180,38 @@ describe("workflow() nested", () => {
 			`export const meta = { name: "child", description: "c", args: { type: "object", required: ["n"] } };\nreturn await agent("child " + args.n);`,
 		);
 		const fake = createFakeRunner();
-		const result = await runWorkflowScript(`${HEADER}const v = await workflow("./child.js", { n: 2 }); return [v, budget.agentCalls.used];`, {
-			agentRunner: fake.runner,
-			cwd: dir,
-		});
+		const result = await runWorkflowScript(
+			`${HEADER}const v = await workflow("./child.js", { n: 2 }); return [v, budget.agentCalls.used];`,
+			{
+				agentRunner: fake.runner,
+				cwd: dir,
+			},
+		);
 		expect(result.value).toEqual(["done: child 2", 1]);
 		expect(fake.requests[0]?.key).toMatch(/^child\//);
 	});
 
 	it("refuses a second level of nesting", async () => {
 		writeFileSync(join(dir, "inner.js"), `export const meta = { name: "inner", description: "i" };\nreturn 1;`);
-		writeFileSync(join(dir, "mid.js"), `export const meta = { name: "mid", description: "m" };\nreturn await workflow("./inner.js");`);
+		writeFileSync(
+			join(dir, "mid.js"),
+			`export const meta = { name: "mid", description: "m" };\nreturn await workflow("./inner.js");`,
+		);
 		const fake = createFakeRunner();
-		const result = await runWorkflowScript(`${HEADER}return await workflow("./mid.js");`, { agentRunner: fake.runner, cwd: dir });
+		const result = await runWorkflowScript(`${HEADER}return await workflow("./mid.js");`, {
+			agentRunner: fake.runner,
+			cwd: dir,
+		});
 		expect(result.error?.code).toBe("workflow_nesting");
 		expect(result.error?.message).toContain("Nested workflow `mid` failed");
 	});
 
 	it("on a missing file: throws workflow_not_found that says what to pass", async () => {
 		const fake = createFakeRunner();
-		const result = await runWorkflowScript(`${HEADER}return await workflow("./nope.js");`, { agentRunner: fake.runner, cwd: dir });
+		const result = await runWorkflowScript(`${HEADER}return await workflow("./nope.js");`, {
+			agentRunner: fake.runner,
+			cwd: dir,
+		});
 		expect(result.error?.code).toBe("workflow_not_found");
 		expect(result.error?.line).toBe(2);
 	});
