@@ -14,6 +14,7 @@ import type {
 	WorkflowRunResult,
 } from "../../src/runtime/index.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
+import { sandboxStats } from "../../src/sandbox/index.ts";
 import { createFakeRunner, type FakeAnswer, type FakeRunner } from "../helpers/fake-runner.ts";
 
 /** The folder the examples live in. */
@@ -89,7 +90,7 @@ export function exampleSource(file: string): string {
 	return readFileSync(join(EXAMPLES_DIR, file), "utf8");
 }
 
-/** Runs `examples/workflows/<file>` with scripted children. */
+/** Runs `examples/workflows/<file>` with scripted children; throws if the run left a child, sandbox or worker behind. */
 export async function runExample(file: string, options: ExampleRunOptions): Promise<ExampleRun> {
 	const { routes, ...rest } = options;
 	const runner = createScriptedRunner(routes);
@@ -101,6 +102,11 @@ export async function runExample(file: string, options: ExampleRunOptions): Prom
 		filename: join(EXAMPLES_DIR, file),
 		onProgress: (event) => events.push(event),
 	});
+	const { liveSandboxes, activeRuns, leasedWorkers } = sandboxStats();
+	if (runner.running > 0 || liveSandboxes > 0 || activeRuns > 0 || leasedWorkers > 0) {
+		const left = { children: runner.running, liveSandboxes, activeRuns, leasedWorkers };
+		throw new Error(`${file} left things running: ${JSON.stringify(left)}`);
+	}
 	const calls = runner.requests.filter((request) => request.attempt === 1).sort((a, b) => a.index - b.index);
 	const logs = events.filter((event): event is LogEvent => event.type === "log");
 	return { result, events, calls, logs, runner };
