@@ -20,6 +20,8 @@ import type {
 /** Attempts a schema call gets in all before `agent()` throws `schema_unmet`. */
 export const SCHEMA_ATTEMPTS = 5;
 const PREVIEW_CHARS = 200;
+/** Why a call the script did not wait for was stopped. */
+const ORPHANED = "still running when the script returned";
 /** Runner error codes that are the author's fault, so `agent()` throws them instead of resolving to null. */
 const AUTHOR_CODES = new Set(["agent_type_unknown", "agent_options_invalid", "schema_invalid"]);
 
@@ -131,7 +133,6 @@ export async function runAgentCall(
 			AbortSignal.any([run.signal, run.orphans.signal]),
 		);
 
-		if (usage) run.budget.spendTokens(usage.total);
 		if (outcome.kind === "answer") {
 			run.census.completed(usage);
 			run.emit({
@@ -165,11 +166,14 @@ export async function runAgentCall(
 		const coded = error instanceof WorkflowError ? error : undefined;
 		const orphaned = !run.signal.aborted && run.orphans.signal.aborted;
 		fail(
-			orphaned ? "still running when the script returned" : (coded?.message ?? messageOf(error)),
+			orphaned ? ORPHANED : (coded?.message ?? messageOf(error)),
 			coded?.code,
 			true,
 		);
 		throw error;
+	} finally {
+		// Tokens count against the budget whatever became of the call.
+		if (usage) run.budget.spendTokens(usage.total);
 	}
 }
 
@@ -297,7 +301,7 @@ function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 function abortCause(request: WorkflowAgentRequest, orphaned: boolean): string {
-	if (orphaned) return "still running when the script returned";
+	if (orphaned) return ORPHANED;
 	return `timed out after ${request.timeoutMs} ms`;
 }
 
