@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { WorkflowError } from "../errors.ts";
 import { checkWorkflowSource } from "../runtime/meta.ts";
+import { resolveWorkflowPath } from "../runtime/nested.ts";
 import type { WorkflowMeta, WorkflowResolver } from "../runtime/types.ts";
 
 /** What the `workflow` tool was asked to run: exactly one of the three. */
@@ -105,12 +106,9 @@ export function resolveScriptSource(
 export function createWorkflowResolver(options: { agentDir: string }): WorkflowResolver {
 	return async (nameOrPath, { cwd }) => {
 		const looksLikePath = nameOrPath.endsWith(".js") || nameOrPath.includes("/") || nameOrPath.includes("\\");
-		if (!looksLikePath) {
-			const saved = findSaved(nameOrPath, { cwd, agentDir: options.agentDir });
-			return { source: readScript(saved.filename, saved.filename), filename: saved.filename };
-		}
-		const filename = toAbsolute(nameOrPath, cwd);
-		return { source: readScript(filename, nameOrPath), filename };
+		if (looksLikePath) return resolveWorkflowPath(nameOrPath, { cwd });
+		const saved = findSaved(nameOrPath, { cwd, agentDir: options.agentDir });
+		return { source: readScript(saved.filename, saved.filename), filename: saved.filename };
 	};
 }
 
