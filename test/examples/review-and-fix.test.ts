@@ -43,7 +43,7 @@ const REVIEWS: Route[] = [
 
 const FIXED: Route = {
 	when: { label: /^fix:/ },
-	answer: (request) => ({ structured: { status: "fixed", summary: `fixed ${request.label}` }, delayMs: 5 }),
+	answer: (request) => ({ structured: { status: "fixed", summary: `fixed ${request.label}` } }),
 };
 const VERIFIED: Route = { when: { label: "verify" }, answer: { structured: { ok: true, problems: [] } } };
 
@@ -83,7 +83,29 @@ describe("review-and-fix.js", () => {
 	});
 
 	it("runs the fixers of one file one after another, and those of different files side by side", async () => {
-		const run = await runExample(FILE, { args: { target: "src" }, routes: [...REVIEWS, FIXED, VERIFIED] });
+		// F1 (src/math.ts) answers only once F3 (src/io.ts) has started: if files took turns, the run could not finish.
+		let f3Started: () => void = () => {};
+		const gate = new Promise<void>((resolve) => {
+			f3Started = resolve;
+		});
+		const routes: Route[] = [
+			...REVIEWS,
+			{
+				when: { label: "fix:F1" },
+				answer: { structured: { status: "fixed", summary: "one" } },
+				waitFor: () => gate,
+			},
+			{
+				when: { label: "fix:F3" },
+				answer: () => {
+					f3Started();
+					return { structured: { status: "fixed", summary: "three" } };
+				},
+			},
+			FIXED,
+			VERIFIED,
+		];
+		const run = await runExample(FILE, { args: { target: "src" }, routes });
 		const order = run.events.flatMap((e) =>
 			(e.type === "agent_started" || e.type === "agent_finished") && e.label.startsWith("fix:")
 				? [`${e.type}:${e.label}`]
