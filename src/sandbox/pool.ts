@@ -63,8 +63,11 @@ interface Entry extends PooledWorker {
 class WorkerPool {
 	private readonly idle: Entry[] = [];
 	private readonly live = new Set<Entry>();
+	/** Workers started by `warm` and not ready yet; a lease takes one rather than starting another. */
+	private readonly booting: Entry[] = [];
 	private leased = 0;
-	private warming = 0;
+	/** Workers spawned and not ready yet, whether for `warm` or for a lease. */
+	private starting = 0;
 
 	private readonly size: number;
 
@@ -73,30 +76,32 @@ class WorkerPool {
 	}
 
 	/**
-	 * Starts workers of this kind in the background, so that `size` workers are ready or busy, and at least
+	 * Starts a worker of this kind in the background, so that `size` workers are ready or busy, and at least
 	 * one is ready for the next run. Counting busy ones keeps a steady stream of runs from spawning and
-	 * discarding a worker each time.
+	 * discarding a worker each time. One worker starts at a time: on a machine with few cores, a spare starting
+	 * next to the worker a run waits for only slows that run down; the next call (every run makes one) goes on.
 	 */
 	warm(kind: WorkerKind): void {
 		const target = Math.max(1, this.size - this.leased);
-		while (this.idle.length + this.warming < target) {
-			this.warming++;
-			const entry = spawn(kind, this.live);
-			entry.worker.unref();
-			entry.ready
-				.then(
-					() => this.park(entry),
-					() => {},
-				)
-				.finally(() => this.warming--);
-		}
+		if (this.starting > 0 || this.idle.length + this.booting.length >= target) return;
+		const entry = this.start(kind);
+		entry.worker.unref();
+		this.booting.push(entry);
+		entry.ready.then(
+			() => {
+				if (remove(this.booting, entry)) this.park(entry);
+			},
+			() => remove(this.booting, entry),
+		);
 	}
 
-	/** A worker of this kind: an idle one if there is one, else a new one. */
+	/**
+	 * A worker of this kind: an idle one if there is one, else one already starting, else a new one. Waiting for
+	 * a starting worker beats starting another: on a machine with few cores the two would compete for the CPU.
+	 */
 	async lease(kind: WorkerKind): Promise<WorkerLease> {
 		const key = keyOf(kind);
-		const index = this.idle.findIndex((entry) => entry.key === key);
-		const entry = index >= 0 ? this.idle.splice(index, 1)[0] : spawn(kind, this.live);
+		const entry = take(this.idle, key) ?? take(this.booting, key) ?? this.start(kind);
 		entry.worker.ref();
 		try {
 			await entry.ready;
@@ -142,6 +147,16 @@ class WorkerPool {
 		);
 	}
 
+	private start(kind: WorkerKind): Entry {
+		const entry = spawn(kind, this.live);
+		this.starting++;
+		const started = () => {
+			this.starting--;
+		};
+		entry.ready.then(started, started);
+		return entry;
+	}
+
 	private park(entry: Entry): void {
 		if (!this.live.has(entry)) return;
 		if (this.idle.length >= this.size) {
@@ -161,6 +176,19 @@ class WorkerPool {
 
 function keyOf(kind: WorkerKind): string {
 	return `${kind.entry.href}#${kind.stackMb}`;
+}
+
+/** Removes and returns the oldest entry of `entries` with this key. */
+function take(entries: Entry[], key: string): Entry | undefined {
+	const index = entries.findIndex((entry) => entry.key === key);
+	return index >= 0 ? entries.splice(index, 1)[0] : undefined;
+}
+
+/** Removes `entry` from `entries`; false when a lease took it first. */
+function remove(entries: Entry[], entry: Entry): boolean {
+	const index = entries.indexOf(entry);
+	if (index >= 0) entries.splice(index, 1);
+	return index >= 0;
 }
 
 /** Starts a worker; its `ready` settles on the worker's "ready" message (QuickJS is compiled by then). */
