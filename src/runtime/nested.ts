@@ -2,8 +2,8 @@
  * `workflow(nameOrPath, args)`: runs another workflow inline, one level deep, in its own sandbox but sharing the
  * run's queue, counters, budget, census, cancellation and events.
  */
-import { readFile } from "node:fs/promises";
-import { isAbsolute, resolve } from "node:path";
+import { readFile, realpath, stat } from "node:fs/promises";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import { stripLocation, WorkflowError } from "../errors.ts";
 import { CallKeys } from "./call-key.ts";
 import { assertJsonValue } from "./json-value.ts";
@@ -13,19 +13,39 @@ import type { ScriptScope } from "./run-context.ts";
 import { runScriptBody } from "./script-run.ts";
 import type { JsonValue, WorkflowResolver } from "./types.ts";
 
-/** Default resolver: a path to a `.js` file, relative to the run's cwd. Hosts add names (saved workflows). */
+/**
+ * Default resolver: a path to a `.js` file inside the run's cwd. A script may only name regular files under its
+ * cwd (symlinks followed), so `workflow()` cannot read `/etc`, `/proc` or a device, nor tell which files exist there.
+ * Hosts add names (saved workflows).
+ */
 export const resolveWorkflowPath: WorkflowResolver = async (nameOrPath, { cwd }) => {
 	const filename = isAbsolute(nameOrPath) ? nameOrPath : resolve(cwd, nameOrPath);
-	try {
-		return { source: await readFile(filename, "utf8"), filename };
-	} catch {
-		throw new WorkflowError(
+	const notFound = () =>
+		new WorkflowError(
 			"workflow_not_found",
 			`No workflow at \`${nameOrPath}\` (looked for ${filename}). Give a path to a .js workflow file relative to the run's cwd`,
 			{ details: { nameOrPath, filename } },
 		);
+	if (!isInside(cwd, filename)) {
+		throw new WorkflowError(
+			"workflow_not_found",
+			`\`workflow()\` takes a path inside the run's cwd (${cwd}); \`${nameOrPath}\` is outside it. Copy the workflow into the project`,
+			{ details: { nameOrPath, cwd } },
+		);
+	}
+	try {
+		const real = await realpath(filename);
+		if (!isInside(await realpath(cwd), real) || !(await stat(real)).isFile()) throw notFound();
+		return { source: await readFile(real, "utf8"), filename };
+	} catch {
+		throw notFound();
 	}
 };
+
+function isInside(dir: string, path: string): boolean {
+	const rel = relative(dir, path);
+	return rel !== "" && rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}
 
 /** Runs a nested workflow and returns its value; throws a coded error when it fails. */
 export async function runNestedWorkflow(
