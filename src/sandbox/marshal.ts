@@ -19,9 +19,17 @@ export type EncodedValue = { ok: true; json: string | undefined } | { ok: false;
 /** Checks `value` as JSON data (plain objects and arrays, finite numbers, no cycles) and encodes it. */
 export function encodeHostValue(value: unknown, root: string, maxBytes: number): EncodedValue {
 	if (value === undefined) return { ok: true, json: undefined };
-	const problem = findProblem(value, root, new Set());
+	let problem: ValueProblem | null;
+	let json = "";
+	try {
+		problem = findProblem(value, root, new Set());
+		if (!problem) json = JSON.stringify(value);
+	} catch (error) {
+		// Thousands of levels overflow the host's own stack: that is a bad value, not an internal error.
+		if (!(error instanceof RangeError)) throw error;
+		problem = notJson(root, "nested too deeply (or too large) to encode");
+	}
 	if (problem) return { ok: false, problem };
-	const json = JSON.stringify(value);
 	if (Buffer.byteLength(json) > maxBytes) {
 		const message = `\`${root}\` is larger than ${maxBytes} bytes as JSON, the limit for a value crossing the sandbox boundary`;
 		return { ok: false, problem: { kind: "limit_value_size", path: root, message } };
