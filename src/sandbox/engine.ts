@@ -7,17 +7,15 @@ import type {
 	QuickJSDeferredPromise,
 	QuickJSHandle,
 	QuickJSRuntime,
-	QuickJSSyncVariant,
 	VmCallResult,
 } from "quickjs-emscripten-core";
 import { bootGuest } from "./guest.ts";
 import { type DescribedThrow, dropFirstFrame, type ErrorPhase, limitMessage, toGuestError } from "./guest-error.ts";
 import { GuestHelpers } from "./guest-helpers.ts";
-import { instantiate, type QuickJSInstance } from "./instance.ts";
+import type { QuickJSInstance } from "./instance.ts";
 import { quickjsMemoryLimit, wasmMemoryPages } from "./limits.ts";
 import type { EngineReport, HostCallResult, HostFunctionSpec, HostMessage, WireOutcome } from "./protocol.ts";
 import type { GuestError } from "./types.ts";
-import type { WasmModule } from "./wasm.ts";
 
 /** How a run reaches the host; implemented by the worker loop over its ports. */
 export interface EngineBridge {
@@ -78,14 +76,13 @@ export class EngineRun {
 		this.runtime.setInterruptHandler(() => this.shouldInterrupt());
 	}
 
-	/** Instantiates a fresh engine for `request` and starts running it. */
+	/** Starts running `request` on `instance`, a fresh engine that no other run has used. */
 	static async start(
-		variant: QuickJSSyncVariant,
-		wasmModule: WasmModule,
+		instance: Promise<QuickJSInstance>,
 		request: RunMessage,
 		bridge: EngineBridge,
 	): Promise<EngineRun> {
-		const run = new EngineRun(await instantiate(variant, wasmModule, request.limits), request, bridge);
+		const run = new EngineRun(await instance, request, bridge);
 		run.guard(() => run.begin());
 		return run;
 	}

@@ -2,6 +2,7 @@
  * A fresh QuickJS instance for one run: the module compiled once per worker, instantiated with its own
  * `WebAssembly.Memory` whose maximum is the run's memory cap (QuickJS's own memory limit does not bound the
  * WASM heap by itself), and Emscripten's complaints kept for error messages instead of going to stderr.
+ * The supply makes the next run's instance while the worker waits, so a run does not wait for it.
  */
 import {
 	type CustomizeVariantOptions,
@@ -48,3 +49,36 @@ export async function instantiate(
 	const quickjs = await newQuickJSWASMModuleFromVariant(newVariant(variant, options));
 	return { runtime: quickjs.newRuntime(), memory, engineLog, instantiateMs: performance.now() - started };
 }
+
+/** Fresh instances, one made ahead of need. An instance is handed out once and never reused. */
+export class InstanceSupply {
+	private spare: { maximum: number; instance: Promise<QuickJSInstance> } | null = null;
+	private readonly variant: QuickJSSyncVariant;
+	private readonly wasmModule: WasmModule;
+
+	constructor(variant: QuickJSSyncVariant, wasmModule: WasmModule) {
+		this.variant = variant;
+		this.wasmModule = wasmModule;
+	}
+
+	/** An unused instance for a run with these limits: the spare when its memory cap matches, else a new one. */
+	take(limits: SandboxLimits): Promise<QuickJSInstance> {
+		const spare = this.spare;
+		this.spare = null;
+		if (spare?.maximum === wasmMemoryPages(limits).maximum) return spare.instance;
+		if (spare) spare.instance.then((unused) => unused.runtime.dispose(), ignore);
+		return instantiate(this.variant, this.wasmModule, limits);
+	}
+
+	/** Makes the spare for the next run, expected to have these limits (the last run's are the best guess). */
+	prepare(limits: SandboxLimits): void {
+		if (this.spare) return;
+		// A spare that failed to instantiate is tried once more, so the run that takes it gets a fresh attempt's error.
+		const instance = instantiate(this.variant, this.wasmModule, limits).catch(() =>
+			instantiate(this.variant, this.wasmModule, limits),
+		);
+		this.spare = { maximum: wasmMemoryPages(limits).maximum, instance };
+	}
+}
+
+function ignore(): void {}

@@ -1,12 +1,16 @@
 /**
- * The worker's side of the protocol: compile the QuickJS module once, then serve runs one at a time, routing
- * host calls over the parent port (async, event) or blocking on the control buffer (sync).
+ * The worker's side of the protocol: compile the QuickJS module once and warm it up, then serve runs one at a time,
+ * routing host calls over the parent port (async, event) or blocking on the control buffer (sync). Between runs
+ * the next run's instance is made ahead.
  */
 import { readFileSync } from "node:fs";
 import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
 import type { QuickJSSyncVariant } from "quickjs-emscripten-core";
 import { type EngineBridge, EngineRun } from "./engine.ts";
+import { InstanceSupply } from "./instance.ts";
+import { DEFAULT_SANDBOX_LIMITS } from "./limits.ts";
 import { CONTROL, type HostMessage, type SyncAnswer, type WorkerBoot, type WorkerMessage } from "./protocol.ts";
+import { warmUp } from "./warm-up.ts";
 import { wasm } from "./wasm.ts";
 
 /**
@@ -20,7 +24,7 @@ export function serveWorker(build: QuickJSSyncVariant | { default: QuickJSSyncVa
 	if (!port) throw new Error("serveWorker() must run in a worker thread");
 	const boot = workerData as WorkerBoot;
 	const control = new Int32Array(boot.control);
-	const wasmModule = new wasm.Module(readFileSync(new URL(wasmUrl)));
+	const supply = new InstanceSupply(variant, new wasm.Module(readFileSync(new URL(wasmUrl))));
 	const post = (message: WorkerMessage) => port.postMessage(message);
 	let current: { runId: number; engine: EngineRun | null; queue: HostMessage[] } | null = null;
 
@@ -59,13 +63,14 @@ export function serveWorker(build: QuickJSSyncVariant | { default: QuickJSSyncVa
 		};
 		current = run;
 		drain(boot.syncPort);
-		EngineRun.start(variant, wasmModule, message, bridgeFor(message.runId)).then(
+		EngineRun.start(supply.take(message.limits), message, bridgeFor(message.runId)).then(
 			(engine) => {
 				run.engine = engine;
 				for (const queued of run.queue.splice(0)) deliver(engine, queued);
 				engine.done.then(({ outcome, engine: report }) => {
 					if (current === run) current = null;
 					post({ type: "done", runId: run.runId, outcome, engine: report });
+					supply.prepare(message.limits);
 				});
 			},
 			(error: unknown) => {
@@ -77,7 +82,10 @@ export function serveWorker(build: QuickJSSyncVariant | { default: QuickJSSyncVa
 			},
 		);
 	});
-	post({ type: "ready" });
+	warmUp(supply.take(DEFAULT_SANDBOX_LIMITS)).then(() => {
+		supply.prepare(DEFAULT_SANDBOX_LIMITS);
+		post({ type: "ready" });
+	});
 }
 
 /** Blocks until the host answers this sync call; `null` when the run is cancelled first. */
