@@ -318,9 +318,13 @@ function addUsage(
 	};
 }
 
+/** Characters of a text read for a preview: a prompt may be megabytes, and a preview needs only its start. */
+const PREVIEW_SCAN = 16 * 1024;
+
 function shorten(text: string, max: number): string {
-	const flat = text.replace(/\s+/g, " ").trim();
-	return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+	// Collapsing whitespace in all of a multi-megabyte prompt blocked the host's event loop for seconds.
+	const flat = text.slice(0, PREVIEW_SCAN).replace(/\s+/g, " ").trim();
+	return flat.length <= max && text.length <= PREVIEW_SCAN ? flat : `${flat.slice(0, max - 1)}…`;
 }
 
 function messageOf(error: unknown): string {
