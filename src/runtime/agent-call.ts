@@ -188,13 +188,21 @@ async function attemptOnce(
 	const signals = [run.signal, run.orphans.signal];
 	if (request.timeoutMs !== undefined) signals.push(AbortSignal.timeout(request.timeoutMs));
 	const signal = AbortSignal.any(signals);
+	// A report after the runner's promise settled would bring a finished child back to life in the progress view,
+	// so it is dropped, as is a report that is not an object. A runner still stopping after abort may report.
+	let reporting = true;
 	const reportChild = (child: WorkflowAgentChild) => {
+		if (!reporting || child === null || typeof child !== "object") return;
 		run.emit({ type: "agent_child", ...ref, child: { ...child, callKey: ref.key, callIndex: ref.index } });
 	};
 	const call = trackInFlight(
 		run,
 		Promise.resolve().then(() => run.runner(request, { signal, reportChild })),
 	);
+	const stopReporting = () => {
+		reporting = false;
+	};
+	call.then(stopReporting, stopReporting);
 	let result: WorkflowAgentResult;
 	try {
 		result = await raceSignal(call, signal);

@@ -68,8 +68,11 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 					);
 				}, options.timeoutMs);
 
+	// `run_end` is the last event: a runner that ignored abort and reports later must not reopen a finished run.
+	let ended = false;
 	const emit = (event: UnstampedEvent) => {
-		if (!options.onProgress) return;
+		if (!options.onProgress || ended) return;
+		if (event.type === "run_end") ended = true;
 		try {
 			options.onProgress({ ...event, time: Date.now() } as WorkflowProgressEvent);
 		} catch {
