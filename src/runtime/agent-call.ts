@@ -7,6 +7,7 @@ import { unknownAgentTypeError, WorkflowError } from "../errors.ts";
 import { type AgentCallOptions, checkAgentOptions, checkPrompt } from "./agent-options.ts";
 import { firstFrameIn } from "./call-key.ts";
 import type { WorkflowAgentCallRef } from "./events.ts";
+import { assertJsonValue } from "./json-value.ts";
 import { type ScriptScope, trackInFlight } from "./run-context.ts";
 import { type CompiledSchema, compileAgentSchema, parseStructuredText } from "./schema.ts";
 import type {
@@ -205,7 +206,7 @@ async function attemptOnce(
 	call.then(stopReporting, stopReporting);
 	let result: WorkflowAgentResult;
 	try {
-		result = await raceSignal(call, signal);
+		result = readResult(await raceSignal(call, signal));
 	} catch (error) {
 		if (error instanceof WorkflowError && AUTHOR_CODES.has(error.code)) throw error;
 		if (run.signal.aborted) throw run.signal.reason;
@@ -232,6 +233,12 @@ async function attemptOnce(
 			errors: "no structured output was submitted and the answer holds no JSON object",
 			result,
 		};
+	}
+	try {
+		assertJsonValue(candidate, "structuredOutput");
+	} catch (error) {
+		const cause = `runner returned structured output that is not JSON data: ${messageOf(error)}`;
+		return { kind: "failed", cause, result };
 	}
 	const checked = schema.validate(candidate);
 	if (!checked.ok) return { kind: "schema_miss", errors: checked.errors, result };
@@ -275,6 +282,32 @@ function identityOf(prompt: string, options: AgentCallOptions): unknown {
 		model: options.model,
 		thinking: options.thinking,
 		tools: options.tools,
+	};
+}
+
+/**
+ * The fields we read, copied once into plain data: a runner's result may have getters that throw (a runner
+ * error, caught by the caller) or values that change between reads.
+ */
+function readResult(raw: unknown): WorkflowAgentResult {
+	if (raw === null || typeof raw !== "object") return raw as WorkflowAgentResult;
+	const { id, type, status, result, structuredOutput, error, warnings, toolUses, usage, durationMs } =
+		raw as WorkflowAgentResult;
+	const count = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : 0);
+	return {
+		id,
+		type,
+		status,
+		result,
+		structuredOutput,
+		error: error === undefined ? undefined : messageOf(error),
+		warnings,
+		toolUses,
+		usage:
+			usage !== null && typeof usage === "object"
+				? { input: count(usage.input), output: count(usage.output), total: count(usage.total) }
+				: undefined,
+		durationMs,
 	};
 }
 
@@ -336,5 +369,10 @@ function shorten(text: string, max: number): string {
 }
 
 function messageOf(error: unknown): string {
-	return error instanceof Error ? error.message : String(error);
+	try {
+		return error instanceof Error ? String(error.message) : String(error);
+	} catch {
+		// A runner may throw an object whose toString or message getter throws in turn.
+		return "a value that cannot be printed";
+	}
 }
