@@ -19,8 +19,8 @@ import type { GuestError } from "./types.ts";
 
 /** How a run reaches the host; implemented by the worker loop over its ports. */
 export interface EngineBridge {
-	/** Posts an async or event call. */
-	post(callId: number, spec: HostFunctionSpec, argsJson: string): void;
+	/** Posts an async or event call. True when it first waited for the host to read earlier calls (not guest time). */
+	post(callId: number, spec: HostFunctionSpec, argsJson: string): boolean;
 	/** Posts a sync call and blocks until the host answers; `null` when the run was cancelled meanwhile. */
 	callSync(callId: number, spec: HostFunctionSpec, argsJson: string): HostCallResult | null;
 	/** True once the host asked the run to stop. */
@@ -207,13 +207,13 @@ export class EngineRun {
 		}
 		const callId = this.nextCallId++;
 		if (spec.kind === "event") {
-			this.bridge.post(callId, spec, argsJson);
+			if (this.bridge.post(callId, spec, argsJson)) this.resume();
 			return undefined;
 		}
 		if (spec.kind === "async") {
 			const deferred = context.newPromise();
 			this.pending.set(callId, { deferred, site });
-			this.bridge.post(callId, spec, argsJson);
+			if (this.bridge.post(callId, spec, argsJson)) this.resume();
 			return deferred.handle;
 		}
 		const answer = this.bridge.callSync(callId, spec, argsJson);

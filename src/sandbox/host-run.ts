@@ -8,6 +8,7 @@ import { encodeHostValue, toHostErrorData } from "./marshal.ts";
 import type { WorkerLease } from "./pool.ts";
 import {
 	CONTROL,
+	callWeight,
 	type HostCallResult,
 	type HostFunctionSpec,
 	type HostMessage,
@@ -15,6 +16,9 @@ import {
 	type WorkerMessage,
 } from "./protocol.ts";
 import type { GuestError, SandboxLimits, SandboxOutcome, SandboxRunRequest, SandboxValue } from "./types.ts";
+
+/** Weight of worker calls (see `callWeight`) handled in one turn of the host's event loop, at least one call. */
+const MAX_TURN_CALL_WEIGHT = 1024 * 1024;
 
 /** Counters for leak checks and diagnostics, shared by every run in this process. */
 export const runCounters = { active: 0, disposeFailures: 0, lastDisposeError: undefined as string | undefined };
@@ -40,7 +44,12 @@ export class HostRun {
 	private readonly watchdog: NodeJS.Timeout;
 	/** The slice the worker was in at the watchdog's last look, or -1 when it was waiting. */
 	private lastSlice = -1;
-	private readonly onMessage = (message: WorkerMessage) => this.receive(message);
+	private readonly onMessage = (message: WorkerMessage) => this.enqueue(message);
+	/** Messages not handled yet, in the worker's order (a "done" never overtakes the calls before it). */
+	private readonly inbox: WorkerMessage[] = [];
+	/** Weight of the calls handled in this turn of the event loop; reset on the next turn. */
+	private turnWeight = 0;
+	private nextTurn: NodeJS.Immediate | null = null;
 	private workerError = "";
 	private readonly onError = (error: Error) => {
 		this.workerError = `: ${error.name}: ${error.message}`;
@@ -67,6 +76,7 @@ export class HostRun {
 		Atomics.store(lease.control, CONTROL.cancel, 0);
 		Atomics.store(lease.control, CONTROL.syncReady, 0);
 		Atomics.store(lease.control, CONTROL.busy, 0);
+		Atomics.store(lease.control, CONTROL.consumed, 0);
 		// QuickJS polls its interrupt handler only while it interprets; a long native call (JSON.stringify of a
 		// deep value is quadratic) never yields, so a slice seen busy at two looks in a row ends the worker.
 		this.watchdog = setInterval(() => this.watch(), limits.syncSliceMs + setup.cancelGraceMs);
@@ -102,10 +112,37 @@ export class HostRun {
 		this.lastSlice = busy ? slice : -1;
 	}
 
-	private receive(message: WorkerMessage): void {
+	private enqueue(message: WorkerMessage): void {
 		if (this.settled) return;
+		this.inbox.push(message);
+		this.drain();
+	}
+
+	/**
+	 * Handles queued messages until this turn's share of call weight is used, then yields to the event loop: Node
+	 * delivers a busy port's messages back to back in one turn, and a guest posting large calls would hold it.
+	 */
+	private drain(): void {
+		// Once the share is used, the next turn (scheduled when the first call counted) drains the rest.
+		while (!this.settled && this.inbox.length > 0 && this.turnWeight < MAX_TURN_CALL_WEIGHT) {
+			this.receive(this.inbox.shift() as WorkerMessage);
+		}
+	}
+
+	private receive(message: WorkerMessage): void {
 		if (message.type === "call") {
-			if (message.runId === this.setup.runId) this.dispatch(message);
+			if (message.runId !== this.setup.runId) return;
+			this.dispatch(message);
+			// Read: a worker waiting for the host to catch up may post again.
+			const weight = callWeight(message.argsJson);
+			this.turnWeight += weight;
+			this.nextTurn ??= setImmediate(() => {
+				this.nextTurn = null;
+				this.turnWeight = 0;
+				this.drain();
+			});
+			Atomics.add(this.lease.control, CONTROL.consumed, weight);
+			Atomics.notify(this.lease.control, CONTROL.consumed);
 		} else if (message.type === "done") {
 			if (message.runId !== this.setup.runId) return;
 			if (!message.engine.disposedCleanly && message.engine.disposeError) {
@@ -172,6 +209,7 @@ export class HostRun {
 		if (this.settled) return;
 		this.settled = true;
 		if (this.graceTimer) clearTimeout(this.graceTimer);
+		if (this.nextTurn) clearImmediate(this.nextTurn);
 		clearInterval(this.watchdog);
 		this.lease.worker.off("message", this.onMessage);
 		this.lease.worker.off("error", this.onError);

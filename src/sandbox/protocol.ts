@@ -15,9 +15,23 @@ export const CONTROL = {
 	busy: 2,
 	/** Counts slices, so the host's watchdog can tell one long slice from many short ones. */
 	slice: 3,
+	/** Weight of the call messages the host has read this run (wrapping); see `callWeight`. */
+	consumed: 4,
 	/** Number of slots. */
-	length: 4,
+	length: 5,
 } as const;
+
+/**
+ * Weight of the call messages a worker may have posted that the host has not read yet; past it the guest waits.
+ * Node hands a port's whole queue to the host in one turn of its event loop, so an unbounded queue (a guest that
+ * posts calls faster than the host reads them) grows the host's memory and stalls its event loop for seconds.
+ */
+export const MAX_UNREAD_CALL_WEIGHT = 8 * 1024 * 1024;
+
+/** What one call message costs the host to read, in characters of JSON: its arguments plus a fixed share. */
+export function callWeight(argsJson: string): number {
+	return argsJson.length + 1024;
+}
 
 /** What the worker is told at spawn time (as `workerData`). */
 export interface WorkerBoot {

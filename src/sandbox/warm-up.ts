@@ -18,6 +18,7 @@ export async function warmUp(instance: Promise<QuickJSInstance>): Promise<void> 
 		// Answered on a later turn, as the host would: the engine is never re-entered from inside a host call.
 		post: (callId, _spec, argsJson) => {
 			setImmediate(() => engine?.settle(callId, { ok: true, json: argsJson }));
+			return false;
 		},
 		callSync: () => null,
 		cancelRequested: () => false,

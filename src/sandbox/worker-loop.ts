@@ -9,7 +9,15 @@ import type { QuickJSSyncVariant } from "quickjs-emscripten-core";
 import { type EngineBridge, EngineRun } from "./engine.ts";
 import { InstanceSupply } from "./instance.ts";
 import { DEFAULT_SANDBOX_LIMITS } from "./limits.ts";
-import { CONTROL, type HostMessage, type SyncAnswer, type WorkerBoot, type WorkerMessage } from "./protocol.ts";
+import {
+	CONTROL,
+	callWeight,
+	type HostMessage,
+	MAX_UNREAD_CALL_WEIGHT,
+	type SyncAnswer,
+	type WorkerBoot,
+	type WorkerMessage,
+} from "./protocol.ts";
 import { warmUp } from "./warm-up.ts";
 import { wasm } from "./wasm.ts";
 
@@ -28,21 +36,30 @@ export function serveWorker(build: QuickJSSyncVariant | { default: QuickJSSyncVa
 	const post = (message: WorkerMessage) => port.postMessage(message);
 	let current: { runId: number; engine: EngineRun | null; queue: HostMessage[] } | null = null;
 
-	const bridgeFor = (runId: number): EngineBridge => ({
-		post: (callId, spec, argsJson) =>
-			post({ type: "call", runId, callId, name: spec.name, kind: spec.kind, argsJson }),
-		callSync: (callId, spec, argsJson) => {
-			Atomics.store(control, CONTROL.busy, 0);
-			post({ type: "call", runId, callId, name: spec.name, kind: "sync", argsJson });
-			return waitForAnswer(control, boot.syncPort, runId, callId);
-		},
-		cancelRequested: () => Atomics.load(control, CONTROL.cancel) !== 0,
-		enterSlice: () => {
-			Atomics.add(control, CONTROL.slice, 1);
-			Atomics.store(control, CONTROL.busy, 1);
-		},
-		leaveSlice: () => Atomics.store(control, CONTROL.busy, 0),
-	});
+	const bridgeFor = (runId: number): EngineBridge => {
+		// Weight of this run's call messages posted so far (wrapping like the host's count in CONTROL.consumed).
+		let posted = 0;
+		return {
+			post: (callId, spec, argsJson) => {
+				const waited = waitForHostToRead(control, posted);
+				posted = (posted + callWeight(argsJson)) | 0;
+				post({ type: "call", runId, callId, name: spec.name, kind: spec.kind, argsJson });
+				return waited;
+			},
+			callSync: (callId, spec, argsJson) => {
+				Atomics.store(control, CONTROL.busy, 0);
+				posted = (posted + callWeight(argsJson)) | 0;
+				post({ type: "call", runId, callId, name: spec.name, kind: "sync", argsJson });
+				return waitForAnswer(control, boot.syncPort, runId, callId);
+			},
+			cancelRequested: () => Atomics.load(control, CONTROL.cancel) !== 0,
+			enterSlice: () => {
+				Atomics.add(control, CONTROL.slice, 1);
+				Atomics.store(control, CONTROL.busy, 1);
+			},
+			leaveSlice: () => Atomics.store(control, CONTROL.busy, 0),
+		};
+	};
 
 	const deliver = (engine: EngineRun, message: HostMessage) => {
 		if (message.type === "settle") engine.settle(message.callId, message.result);
@@ -86,6 +103,23 @@ export function serveWorker(build: QuickJSSyncVariant | { default: QuickJSSyncVa
 		supply.prepare(DEFAULT_SANDBOX_LIMITS);
 		post({ type: "ready" });
 	});
+}
+
+/**
+ * Blocks while the host has more than `MAX_UNREAD_CALL_WEIGHT` of this run's calls unread (or until the run is
+ * cancelled). Returns true when it waited; the guest was not running meanwhile.
+ */
+function waitForHostToRead(control: Int32Array, posted: number): boolean {
+	let waited = false;
+	for (;;) {
+		const consumed = Atomics.load(control, CONTROL.consumed);
+		if (((posted - consumed) | 0) <= MAX_UNREAD_CALL_WEIGHT || Atomics.load(control, CONTROL.cancel) !== 0) {
+			return waited;
+		}
+		if (!waited) Atomics.store(control, CONTROL.busy, 0);
+		waited = true;
+		Atomics.wait(control, CONTROL.consumed, consumed, 50);
+	}
 }
 
 /** Blocks until the host answers this sync call; `null` when the run is cancelled first. */
