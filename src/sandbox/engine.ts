@@ -206,18 +206,20 @@ export class EngineRun {
 			return { error: helpers.makeError({ name: "TypeError", message, props }, site) };
 		}
 		const callId = this.nextCallId++;
+		// Waiting for the host inside a slice does not start a new one: a loop of host calls that never awaits
+		// still ends at `syncSliceMs` (it used to run for ever on `budget` reads).
 		if (spec.kind === "event") {
-			if (this.bridge.post(callId, spec, argsJson)) this.resume();
+			if (this.bridge.post(callId, spec, argsJson)) this.bridge.enterSlice();
 			return undefined;
 		}
 		if (spec.kind === "async") {
 			const deferred = context.newPromise();
 			this.pending.set(callId, { deferred, site });
-			if (this.bridge.post(callId, spec, argsJson)) this.resume();
+			if (this.bridge.post(callId, spec, argsJson)) this.bridge.enterSlice();
 			return deferred.handle;
 		}
 		const answer = this.bridge.callSync(callId, spec, argsJson);
-		this.resume();
+		this.bridge.enterSlice();
 		if (answer === null) {
 			return { error: helpers.makeError({ name: "Error", message: "The run was cancelled", props: {} }, site) };
 		}
