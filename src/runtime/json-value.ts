@@ -53,6 +53,8 @@ function check(value: unknown, path: string, seen: Set<object>, depth: number): 
 		for (const key of Object.keys(value)) {
 			const descriptor = Object.getOwnPropertyDescriptor(value, key);
 			const child = /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+			// The sandbox refuses the key too; refusing it here names it instead of failing the run as internal.
+			if (key === "__proto__") throw valueNotJsonError(child, "a `__proto__` key");
 			if (descriptor && (descriptor.get || descriptor.set)) throw valueNotJsonError(child, "a getter or setter");
 			check(descriptor?.value, child, seen, depth + 1);
 		}
