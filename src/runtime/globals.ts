@@ -82,8 +82,12 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 		workflow: {
 			kind: "async",
 			params: ["nameOrPath", "args"],
+			// Tracked like agent calls: a cancelled run must not resolve while the child's sandbox is still stopping.
 			fn: ([nameOrPath, args, hasArgs]) =>
-				runNestedWorkflow(scope, nameOrPath ?? null, hasArgs === true ? (args ?? null) : undefined),
+				trackInFlight(
+					run,
+					runNestedWorkflow(scope, nameOrPath ?? null, hasArgs === true ? (args ?? null) : undefined),
+				),
 		},
 	};
 }
