@@ -41,14 +41,23 @@ export async function runAgentCall(
 ): Promise<JsonValue> {
 	const { run } = scope;
 	run.census.call();
-	const prompt = checkPrompt(rawPrompt);
-	const options = checkAgentOptions(rawOptions);
-	if (run.agentTypes && !run.agentTypes.includes(options.agentType)) {
-		throw unknownAgentTypeError(options.agentType, run.agentTypes);
+	let prompt: string;
+	let options: AgentCallOptions;
+	let schema: CompiledSchema | undefined;
+	try {
+		prompt = checkPrompt(rawPrompt);
+		options = checkAgentOptions(rawOptions);
+		if (run.agentTypes && !run.agentTypes.includes(options.agentType)) {
+			throw unknownAgentTypeError(options.agentType, run.agentTypes);
+		}
+		schema = options.schema ? compileAgentSchema(options.schema) : undefined;
+		if (run.signal.aborted) throw run.signal.reason;
+		run.budget.chargeAgentCall();
+	} catch (error) {
+		// Refused before it was queued (author error, limit, cancelled run): it never started.
+		run.census.refused();
+		throw error;
 	}
-	const schema = options.schema ? compileAgentSchema(options.schema) : undefined;
-	if (run.signal.aborted) throw run.signal.reason;
-	run.budget.chargeAgentCall();
 
 	const site = firstFrameIn(stack, scope.filename);
 	const ref: WorkflowAgentCallRef = {

@@ -9,6 +9,7 @@ export class Census {
 	readonly failures: WorkflowFailure[] = [];
 	readonly counts: WorkflowAgentCounts = { calls: 0, started: 0, completed: 0, failed: 0, skipped: 0 };
 	readonly usage: WorkflowTokenUsage = { input: 0, output: 0, total: 0 };
+	#refused = 0;
 
 	call(): void {
 		this.counts.calls++;
@@ -31,15 +32,21 @@ export class Census {
 		this.addUsage(options.usage);
 	}
 
+	/** An `agent()` call refused before it was queued (it threw into the script; no failure entry). */
+	refused(): void {
+		this.counts.skipped++;
+		this.#refused++;
+	}
+
 	/** A `parallel`/`pipeline` slot that became null. */
 	slotFailed(failure: WorkflowFailure): void {
 		this.failures.push(failure);
 	}
 
-	/** True when agents ran and none of them gave an answer. */
+	/** True when agents ran and none of them gave an answer. Refused calls are the script's to handle, not failures. */
 	get everyAgentFailed(): boolean {
 		const { completed, failed, skipped } = this.counts;
-		return completed === 0 && failed + skipped > 0;
+		return completed === 0 && failed + skipped - this.#refused > 0;
 	}
 
 	private addUsage(usage: WorkflowTokenUsage | undefined): void {
