@@ -45,7 +45,7 @@ const FOUND: Record<string, string> = {
 
 /** Returns the header as `WorkflowMeta`, or throws `meta_invalid` for its first problem in source order. */
 export function validateMetaShape(literal: MetaLiteral): WorkflowMeta {
-	const result = compileJsonSchema(META_SCHEMA).validate(literal.value, { root: "meta" });
+	const result = compileJsonSchema(META_SCHEMA, { trusted: true }).validate(literal.value, { root: "meta" });
 	if (result.ok) return literal.value as unknown as WorkflowMeta;
 	const problems = result.issues.map((issue) => ({ issue, location: locate(literal, issue) }));
 	problems.sort((a, b) => a.location.line - b.location.line || a.location.column - b.location.column);

@@ -41,6 +41,11 @@ export interface CompiledSchema {
 export interface CompileSchemaOptions {
 	/** How the schema is named in error messages. Default: "schema". */
 	name?: string;
+	/**
+	 * The schema is one of this package's own, known to be valid: it is not checked against JSON Schema's
+	 * meta-schema, whose first use costs tens of ms (the first run of a process paid it for the header). Default: false.
+	 */
+	trusted?: boolean;
 }
 
 /** Compiled validators kept. Evicted ones are also removed from ajv, so memory stays bounded. */
@@ -69,9 +74,9 @@ export function compileJsonSchema(schema: unknown, options: CompileSchemaOptions
 			`\`${name}\` must be a JSON Schema object, found ${describeType(copy)}`,
 		);
 	}
-	const ajv = ajvFor(copy, name);
+	const ajv = options.trusted ? trustedAjv() : ajvFor(copy, name);
 	// Checked against the meta-schema first, so the reasons carry paths like `args.properties.n.type`.
-	if (!ajv.validateSchema(copy)) {
+	if (!options.trusted && !ajv.validateSchema(copy)) {
 		// The meta-schema reports one mistake several ways (enum, type, anyOf); the first says it best.
 		const issues = toIssues(ajv.errors ?? [], copy, name).filter(
 			(issue, index, all) => all.findIndex((other) => other.path === issue.path) === index,
@@ -148,6 +153,7 @@ const addFormats = ajvFormats.default;
 const cache = new Map<string, CacheEntry>();
 let draft07: Ajv | undefined;
 let draft2020: Ajv | undefined;
+let trusted: Ajv | undefined;
 
 function ajvOptions(): Options {
 	// strictSchema catches misspelled keywords ("requried"); the type/tuple hints would only log, so they are off.
@@ -169,6 +175,12 @@ function ajvFor(schema: JsonSchema, name: string): Ajv {
 		"schema_invalid",
 		`\`${name}.$schema\` ${JSON.stringify(dialect)} is not supported. Leave \`$schema\` out (draft-07) or use "https://json-schema.org/draft/2020-12/schema"`,
 	);
+}
+
+/** Draft-07 without meta-schema checks or formats, for our own schemas. */
+function trustedAjv(): Ajv {
+	trusted ??= new Ajv({ ...ajvOptions(), validateSchema: false });
+	return trusted;
 }
 
 function evictOldest(): void {
