@@ -4,7 +4,7 @@
  * reorder calls made after an await, but such calls differ in prompt (or are interchangeable), so two runs of the
  * same script with the same args give the same keys. A later journal and resume key on it.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { SourceLocation } from "../errors.ts";
 
 /** The first frame of `stack` that is in `filename`, as a 1-based position. */
@@ -30,8 +30,8 @@ export class CallKeys {
 	/** The key for a call at `site` whose identity is `identity` (prompt, agent type, schema, model…). */
 	next(site: SourceLocation | undefined, identity: unknown): string {
 		const where = site ? `${site.line}:${site.column}` : "?";
-		const hash = createHash("sha256").update(stableJson(identity)).digest("hex").slice(0, 12);
-		const base = `${this.#prefix}${where}#${hash}`;
+		const digest = hash("sha256", stableJson(identity)).slice(0, 12);
+		const base = `${this.#prefix}${where}#${digest}`;
 		const occurrence = this.#seen.get(base) ?? 0;
 		this.#seen.set(base, occurrence + 1);
 		return `${base}#${occurrence}`;
