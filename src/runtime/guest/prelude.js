@@ -95,7 +95,8 @@
 		const site = new Error("call site");
 		let promise;
 		try {
-			promise = fn(...args);
+			// Not `fn(...args)`: spreading runs the script's Array.prototype[Symbol.iterator], which could swap the args.
+			promise = apply(fn, undefined, args);
 		} catch (error) {
 			throw relocate(error, site);
 		}
@@ -106,7 +107,7 @@
 
 	function callSync(fn, args) {
 		try {
-			return fn(...args);
+			return apply(fn, undefined, args);
 		} catch (error) {
 			throw relocate(error, new Error("call site"));
 		}
