@@ -108,40 +108,32 @@ export async function runAgentCall(
 	};
 
 	try {
-		const outcome = await run.queue.run(
-			async () => {
-				reachedRunner = true;
-				run.census.started();
-				let feedback: string | undefined;
-				const maxAttempts = schema ? SCHEMA_ATTEMPTS : 1 + options.retries;
-				let last: Attempt = { kind: "failed", cause: "never ran" };
-				for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-					if (run.signal.aborted) throw run.signal.reason;
-					if (attempt === 1) run.emit({ type: "agent_started", ...ref, attempt });
-					else
-						run.emit({
-							type: "agent_retry",
-							...ref,
-							attempt,
-							reason: last.kind === "failed" ? last.cause : (feedback ?? ""),
-						});
-					last = await attemptOnce(
-						scope,
-						ref,
-						buildRequest(scope, ref, prompt, options, attempt, feedback),
-						schema,
-					);
-					attempts = attempt;
-					usage = addUsage(usage, last.result?.usage);
-					if (last.kind === "answer") break;
-					if (last.kind === "schema_miss") feedback = last.errors;
-					// A failed child is tried again only when the script asked for retries.
-					else if (attempt > options.retries) break;
-				}
-				return last;
-			},
-			AbortSignal.any([run.signal, run.orphans.signal]),
-		);
+		const outcome = await run.queue.run(async () => {
+			reachedRunner = true;
+			run.census.started();
+			let feedback: string | undefined;
+			const maxAttempts = schema ? SCHEMA_ATTEMPTS : 1 + options.retries;
+			let last: Attempt = { kind: "failed", cause: "never ran" };
+			for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+				if (run.signal.aborted) throw run.signal.reason;
+				if (attempt === 1) run.emit({ type: "agent_started", ...ref, attempt });
+				else
+					run.emit({
+						type: "agent_retry",
+						...ref,
+						attempt,
+						reason: last.kind === "failed" ? last.cause : (feedback ?? ""),
+					});
+				last = await attemptOnce(scope, ref, buildRequest(scope, ref, prompt, options, attempt, feedback), schema);
+				attempts = attempt;
+				usage = addUsage(usage, last.result?.usage);
+				if (last.kind === "answer") break;
+				if (last.kind === "schema_miss") feedback = last.errors;
+				// A failed child is tried again only when the script asked for retries.
+				else if (attempt > options.retries) break;
+			}
+			return last;
+		}, run.callSignal);
 
 		if (outcome.kind === "answer") {
 			run.census.completed(usage);
@@ -195,9 +187,10 @@ async function attemptOnce(
 	schema: CompiledSchema | undefined,
 ): Promise<Attempt> {
 	const { run } = scope;
-	const signals = [run.signal, run.orphans.signal];
-	if (request.timeoutMs !== undefined) signals.push(AbortSignal.timeout(request.timeoutMs));
-	const signal = AbortSignal.any(signals);
+	const signal =
+		request.timeoutMs === undefined
+			? run.callSignal
+			: AbortSignal.any([run.callSignal, AbortSignal.timeout(request.timeoutMs)]);
 	// A report after the runner's promise settled would bring a finished child back to life in the progress view,
 	// so it is dropped, as is a report that is not an object. A runner still stopping after abort may report.
 	let reporting = true;

@@ -2,6 +2,7 @@
  * `runWorkflowScript`: parse the header, check args, run the body in a sandbox with the workflow globals, then
  * wait for every child to settle and report an honest result. Resolves, never rejects, for script faults.
  */
+import { setMaxListeners } from "node:events";
 import { cancelledError, toWorkflowError, WorkflowError } from "../errors.ts";
 import { createSandbox } from "../sandbox/index.ts";
 import { Budget } from "./budget.ts";
@@ -80,6 +81,10 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		}
 	};
 	const census = new Census();
+	const orphans = new AbortController();
+	const callSignal = AbortSignal.any([controller.signal, orphans.signal]);
+	// Every queued call and every running runner listens on it.
+	setMaxListeners(0, callSignal);
 	const run: RunContext = {
 		runner: options.agentRunner,
 		queue: options.queue ?? createWorkflowQueue({ concurrency: options.concurrency ?? 4 }),
@@ -96,7 +101,8 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		...(options.agentTypes ? { agentTypes: options.agentTypes } : {}),
 		resolveWorkflow: options.resolveWorkflow ?? resolveWorkflowPath,
 		inFlight: new Set(),
-		orphans: new AbortController(),
+		orphans,
+		callSignal,
 		nextCallIndex: 0,
 		newSandbox: () =>
 			createSandbox({
