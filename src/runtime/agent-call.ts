@@ -295,7 +295,8 @@ function readResult(raw: unknown): WorkflowAgentResult {
 	if (raw === null || typeof raw !== "object") return raw as WorkflowAgentResult;
 	const { id, type, status, result, structuredOutput, error, warnings, toolUses, usage, durationMs } =
 		raw as WorkflowAgentResult;
-	const count = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : 0);
+	// Negative or non-finite counts from a runner would corrupt the census and the token budget.
+	const count = (x: unknown) => (typeof x === "number" && Number.isFinite(x) && x > 0 ? x : 0);
 	return {
 		id,
 		type,
