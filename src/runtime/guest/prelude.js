@@ -91,8 +91,8 @@
 		});
 	}
 
-	function callAsync(fn, args) {
-		const site = new Error("call site");
+	// `site` may be given by a caller that already made one: a stack is built eagerly, at a cost on every call.
+	function callAsync(fn, args, site = new Error("call site")) {
 		let promise;
 		try {
 			// Not `fn(...args)`: spreading runs the script's Array.prototype[Symbol.iterator], which could swap the args.
@@ -115,7 +115,7 @@
 
 	function agent(prompt, options) {
 		const site = new Error("call site");
-		return callAsync(host.agent, [prompt, options === undefined ? null : options, site.stack]);
+		return callAsync(host.agent, [prompt, options === undefined ? null : options, site.stack], site);
 	}
 
 	function parallel(thunks) {
