@@ -5,7 +5,14 @@
 
 export { DEFAULT_SANDBOX_LIMITS } from "./limits.ts";
 // Creating and running
-export { createSandbox, type SandboxOptions, type SandboxStats, sandboxStats, shutdownSandboxPool } from "./sandbox.ts";
+export {
+	createSandbox,
+	type SandboxOptions,
+	type SandboxStats,
+	sandboxStats,
+	shutdownSandboxPool,
+	warmSandboxPool,
+} from "./sandbox.ts";
 
 // Types
 export type {
