@@ -4,6 +4,7 @@
  */
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { createWorkflowQueue } from "../runtime/queue.ts";
+import { warmSandboxPool } from "../sandbox/index.ts";
 import { createWorkflowTool } from "./workflow-tool.ts";
 
 const CONCURRENCY_FLAG = "workflow-concurrency";
@@ -20,6 +21,8 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 		const flag = pi.getFlag(CONCURRENCY_FLAG);
 		const value = typeof flag === "string" ? Number(flag) : Number.NaN;
 		if (Number.isInteger(value) && value >= 1) queue.concurrency = value;
+		// A sandbox worker takes a few hundred ms to start; starting one now keeps that out of the first tool call.
+		warmSandboxPool();
 	});
 	pi.registerTool(createWorkflowTool({ queue }));
 }
