@@ -167,11 +167,7 @@ export async function runAgentCall(
 		if (error instanceof WorkflowError && error.code === "schema_unmet") throw error;
 		const coded = error instanceof WorkflowError ? error : undefined;
 		const orphaned = !run.signal.aborted && run.orphans.signal.aborted;
-		fail(
-			orphaned ? ORPHANED : (coded?.message ?? messageOf(error)),
-			coded?.code,
-			true,
-		);
+		fail(orphaned ? ORPHANED : (coded?.message ?? messageOf(error)), coded?.code, true);
 		throw error;
 	} finally {
 		// Tokens count against the budget whatever became of the call.
@@ -225,7 +221,7 @@ async function attemptOnce(
 	if (!schema) {
 		const text = result.result ?? "";
 		if (text.trim() === "") return { kind: "failed", cause: "empty answer", result };
-		return { kind: "answer", value: text, result };
+		return checkAnswerSize(text, result, run.limits.maxValueBytes);
 	}
 	const candidate =
 		result.structuredOutput !== undefined ? result.structuredOutput : parseStructuredText(result.result ?? "");
@@ -244,7 +240,21 @@ async function attemptOnce(
 	}
 	const checked = schema.validate(candidate);
 	if (!checked.ok) return { kind: "schema_miss", errors: checked.errors, result };
-	return { kind: "answer", value: checked.value as JsonValue, result };
+	return checkAnswerSize(checked.value as JsonValue, result, run.limits.maxValueBytes);
+}
+
+/**
+ * An answer too large to cross into the sandbox is the child's failure (null and a census entry), decided here
+ * rather than by the boundary, which would throw into the script after the call was counted completed.
+ */
+function checkAnswerSize(value: JsonValue, result: WorkflowAgentResult, maxBytes: number): Attempt {
+	const bytes = Buffer.byteLength(JSON.stringify(value));
+	if (bytes <= maxBytes) return { kind: "answer", value, result };
+	return {
+		kind: "failed",
+		cause: `answer is ${bytes} bytes of JSON (limit: ${maxBytes}); raise \`limits.maxValueBytes\` or ask for less`,
+		result,
+	};
 }
 
 function buildRequest(

@@ -192,18 +192,20 @@ describe("a runner that misbehaves", () => {
 		});
 	});
 
-	it("answers with more text than may cross the boundary: agent() throws a catchable limit error naming it", async () => {
+	it("answers with more text than may cross the boundary: that call is null and the census says which limit", async () => {
 		const faulty = faultyRunner(completed({ result: "x".repeat(5000) }));
-		await checkCase(
-			`try { await agent("bad"); } catch (e) { return [e.code, e.message]; }`,
-			{
-				value: [
-					"limit_value_size",
-					"`agent()` is larger than 4096 bytes as JSON, the limit for a value crossing the sandbox boundary",
-				],
-			},
+		const run = await checkCase(
+			`return [await agent("good"), await agent("bad")];`,
+			{ value: ["ok", null] },
 			{ agentRunner: faulty.runner, limits: { maxValueBytes: 4096 } },
 		);
+		expect(run.result.failures).toEqual([
+			expect.objectContaining({
+				label: "bad",
+				cause: "answer is 5002 bytes of JSON (limit: 4096); raise `limits.maxValueBytes` or ask for less",
+			}),
+		]);
+		expect(run.result.counts).toMatchObject({ completed: 1, failed: 1 });
 	});
 
 	it("reports garbage usage: tokens count as zero, the answer stands", async () => {
