@@ -3,7 +3,7 @@
  * are `.pi/workflows/*.js` (project) over `<agentDir>/workflows/*.js` (global), found by `meta.name`; a file with
  * a bad header is skipped with a warning instead of hiding the others.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { WorkflowError } from "../errors.ts";
 import { checkWorkflowSource } from "../runtime/meta.ts";
@@ -126,8 +126,10 @@ function findSaved(name: string, options: { cwd: string; agentDir: string }): Sa
 	return saved;
 }
 
+/** Reads a workflow file; only regular files, so a FIFO or device named by a model cannot stall pi. */
 function readScript(filename: string, shown: string): string {
 	try {
+		if (!statSync(filename).isFile()) throw new Error("not a regular file");
 		return readFileSync(filename, "utf8");
 	} catch {
 		throw new WorkflowError("workflow_not_found", `No workflow file at \`${shown}\` (looked for ${filename})`, {

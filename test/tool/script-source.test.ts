@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -93,6 +94,16 @@ describe("saved workflows and script sources", () => {
 					message: "No saved workflow named `beta`. Saved: alpha",
 				}),
 			);
+		});
+
+		it("on a directory or a FIFO: refuses it like a missing file instead of reading it", () => {
+			mkdirSync(join(cwd, "dir.js"));
+			execFileSync("mkfifo", [join(cwd, "pipe.js")]);
+			for (const path of ["dir.js", "pipe.js"]) {
+				expect(() => resolveScriptSource({ path }, { cwd, agentDir })).toThrow(
+					expect.objectContaining({ code: "workflow_not_found" }),
+				);
+			}
 		});
 
 		it("on a missing file: workflow_not_found with the path it looked for", () => {
