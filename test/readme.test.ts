@@ -12,7 +12,7 @@ const readme = readFileSync(join(import.meta.dirname, "..", "README.md"), "utf8"
 
 function codeAfter(heading: string, lang: string): string {
 	const section = readme.slice(readme.indexOf(heading));
-	const match = new RegExp("```" + lang + "\\n([\\s\\S]*?)```").exec(section);
+	const match = new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``).exec(section);
 	if (!match?.[1]) throw new Error(`no ${lang} block after ${heading}`);
 	return match[1];
 }

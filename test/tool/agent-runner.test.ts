@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WorkflowError } from "../../src/errors.ts";
 import { fauxAssistantMessage, fauxToolCall } from "../helpers/faux.ts";
-import { agentFile } from "./agent-files.ts";
 import { createRunnerFixture, type RunnerFixture, statusesOf } from "./runner-fixture.ts";
 
 let fx: RunnerFixture;
