@@ -17,8 +17,8 @@ export type RawHostCall = (index: number, argsJson: string, site: string) => unk
 
 /** What `bootGuest` returns to the worker (a null-prototype object of functions). */
 export interface GuestHelpers {
-	/** Builds the `host` object of the prelude from `[{ name, kind, params }]`. */
-	makeHost(specs: { name: string; kind: string; params: string[] }[]): Record<string, unknown>;
+	/** Builds the `host` object of the prelude from `[{ name, kind, params, callSite }]`. */
+	makeHost(specs: { name: string; kind: string; params: string[]; callSite: boolean }[]): Record<string, unknown>;
 	/** JSON text of a guest value, or why it cannot cross. `root` starts the path. */
 	encode(value: unknown, root: string): string | GuestValueFailure;
 	/** A fresh guest value from JSON text. */
@@ -258,12 +258,15 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number): GuestHelpers 
 		return error;
 	}
 
-	function makeHost(specs: { name: string; kind: string; params: string[] }[]): Record<string, unknown> {
+	function makeHost(
+		specs: { name: string; kind: string; params: string[]; callSite: boolean }[],
+	): Record<string, unknown> {
 		const host = createObject(objectProto);
 		for (let index = 0; index < specs.length; index++) {
 			const name = specs[index].name;
 			const kind = specs[index].kind;
 			const params = specs[index].params;
+			const callSite = specs[index].callSite;
 			const call = (...args: unknown[]): unknown => {
 				const text = encodeArgs(args, params, name);
 				if (typeof text !== "string") throw boundaryError(text);
@@ -271,7 +274,7 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number): GuestHelpers 
 					rawCall(index, text, "");
 					return undefined;
 				}
-				const answer = rawCall(index, text, StringCtor(new ErrorCtor().stack));
+				const answer = rawCall(index, text, callSite ? StringCtor(new ErrorCtor().stack) : "");
 				if (kind === "async" || answer === undefined) return answer;
 				return parse(answer as string);
 			};

@@ -72,6 +72,7 @@ export class HostRun {
 			name,
 			kind: fn.kind,
 			params: fn.params ?? [],
+			callSite: fn.callSite !== false,
 		}));
 		Atomics.store(lease.control, CONTROL.cancel, 0);
 		Atomics.store(lease.control, CONTROL.syncReady, 0);

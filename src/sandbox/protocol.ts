@@ -45,6 +45,8 @@ export interface HostFunctionSpec {
 	name: string;
 	kind: HostFunctionKind;
 	params: string[];
+	/** Whether the guest sends its stack with each call (see `HostFunction.callSite`). */
+	callSite: boolean;
 }
 
 /** A host error, reduced to data so the worker can rebuild it as a guest `Error`. */

@@ -178,6 +178,9 @@ function checkRequest(request: SandboxRunRequest): void {
 		if (fn.params !== undefined && (!Array.isArray(fn.params) || fn.params.some((p) => typeof p !== "string"))) {
 			throw new TypeError(`Expected \`hostFunctions.${name}.params\` to be an array of strings`);
 		}
+		if (fn.callSite !== undefined && typeof fn.callSite !== "boolean") {
+			throw new TypeError(`Expected \`hostFunctions.${name}.callSite\` to be a boolean, got ${typeof fn.callSite}`);
+		}
 	}
 	if (request.signal !== undefined && !(request.signal instanceof AbortSignal)) {
 		throw new TypeError("Expected `request.signal` to be an AbortSignal");

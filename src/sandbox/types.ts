@@ -38,6 +38,12 @@ export interface HostFunction {
 	fn: (args: SandboxValue[]) => unknown;
 	/** Names of the parameters, used as the root of a bad value's path (`opts.schema.x`). Default: `name[i]`. */
 	params?: string[];
+	/**
+	 * Record the guest's stack at each call, so that a host error surfaces at the guest line that made the call.
+	 * False when the guest code that calls the function records the call site itself (a stack is built eagerly, at a
+	 * cost on every call). Default: true.
+	 */
+	callSite?: boolean;
 }
 
 /** One run of guest code. */

@@ -32,7 +32,7 @@ export async function warmUp(instance: Promise<QuickJSInstance>): Promise<void> 
 		body: BODY,
 		filename: "warm-up.js",
 		dataJson: '{"warm":true}',
-		functions: [{ name: "echo", kind: "async", params: ["value"] }],
+		functions: [{ name: "echo", kind: "async", params: ["value"], callSite: true }],
 		limits: { ...DEFAULT_SANDBOX_LIMITS },
 	};
 	try {
