@@ -16,9 +16,12 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 	const { run } = scope;
 	const str = (value: SandboxValue | undefined): string => (typeof value === "string" ? value : String(value));
 	return {
+		// Functions the prelude calls through callAsync/callSync, which put every error at the script's own call site:
+		// the sandbox need not build a stack of its own for them (`callSite: false`).
 		agent: {
 			kind: "async",
 			params: ["prompt", "opts", "stack"],
+			callSite: false,
 			fn: ([prompt, options, stack]) =>
 				trackInFlight(run, runAgentCall(scope, prompt ?? null, options ?? null, str(stack))),
 		},
@@ -72,16 +75,19 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 		},
 		budget: {
 			kind: "sync",
+			callSite: false,
 			fn: () => run.budget.snapshot() as unknown as SandboxValue,
 		},
 		sleep: {
 			kind: "async",
 			params: ["ms"],
+			callSite: false,
 			fn: ([ms]) => sleep(ms, run.signal),
 		},
 		workflow: {
 			kind: "async",
 			params: ["nameOrPath", "args"],
+			callSite: false,
 			// Tracked like agent calls: a cancelled run must not resolve while the child's sandbox is still stopping.
 			fn: ([nameOrPath, args, hasArgs]) =>
 				trackInFlight(
