@@ -1,0 +1,90 @@
+/**
+ * Row 5, memory: 50 runs alive at once in one process. Resident growth per run, and how much of it the process
+ * keeps once they ended (pool shut down, garbage collected). Each sample is a fresh process (memory-child.ts).
+ * pi-workflows is measured from source and as built JavaScript, as for row 4.
+ */
+import { runChild } from "../lib/child.ts";
+import { type BenchContext, samples } from "../lib/context.ts";
+import type { EngineName } from "../lib/engines.ts";
+import { formatNumber, type RowResult } from "../lib/report.ts";
+import { type Summary, summarize } from "../lib/stats.ts";
+
+/** What memory-child.ts prints, in MiB. */
+interface MemorySample {
+	baseMb: number;
+	peakMb: number;
+	endMb: number;
+	end2Mb: number;
+}
+
+const RUNS = 50;
+
+export async function runMemory(context: BenchContext): Promise<RowResult[]> {
+	const script = new URL("bench/rows/memory-child.ts", context.root);
+	const variants: Array<{ label: string; engine: EngineName; root: string }> = [
+		{ label: "pi-workflows (source)", engine: "pi-workflows", root: "src" },
+		{ label: "node:vm", engine: "node:vm", root: "src" },
+		{ label: "plain", engine: "plain", root: "src" },
+	];
+	if ("dir" in context.built) {
+		variants.push({ label: "pi-workflows (built)", engine: "pi-workflows", root: context.built.dir });
+	}
+	const growth = new Map<string, Summary>();
+	const kept = new Map<string, Summary>();
+	const notes: string[] = [];
+	for (const variant of variants) {
+		const list: MemorySample[] = [];
+		for (let i = 0; i < samples(context, 3, 1); i++) {
+			const args = [variant.engine, variant.root];
+			list.push(await runChild<MemorySample>(script, args, { nodeFlags: ["--expose-gc"], cwd: context.root }));
+		}
+		growth.set(variant.label, summarize(list.map((s) => (s.peakMb - s.baseMb) / RUNS)));
+		kept.set(
+			variant.label,
+			summarize(list.map((s) => (100 * Math.max(0, s.endMb - s.baseMb)) / Math.max(1, s.peakMb - s.baseMb))),
+		);
+		const mid = (key: keyof MemorySample) => formatNumber(summarize(list.map((s) => s[key])).median);
+		notes.push(
+			`${variant.label}: RSS ${mid("baseMb")} → ${mid("peakMb")} MiB with ${RUNS} runs alive → ${mid("endMb")} after → ${mid("end2Mb")} after a second burst`,
+		);
+		context.log(`row 5 ${notes.at(-1)}`);
+	}
+	const values = (label: string, map: Map<string, Summary>) => ({
+		"pi-workflows": map.get(label),
+		"node:vm": map.get("node:vm"),
+		plain: map.get("plain"),
+	});
+	const rows: RowResult[] = [
+		{
+			id: "5a",
+			title: "Memory: resident growth per run, 50 runs alive at once (from source)",
+			unit: "MiB/run",
+			target: { max: 10, text: "≤ 10 MiB" },
+			values: values("pi-workflows (source)", growth),
+			notes,
+		},
+	];
+	if (growth.has("pi-workflows (built)")) {
+		rows.push({
+			id: "5b",
+			title: "Memory: resident growth per run, 50 runs alive at once (built JavaScript, as installed)",
+			unit: "MiB/run",
+			target: { max: 10, text: "≤ 10 MiB" },
+			values: values("pi-workflows (built)", growth),
+		});
+	}
+	const keptNote = kept.has("pi-workflows (built)")
+		? [`built JavaScript: ${formatNumber(kept.get("pi-workflows (built)")?.median ?? 0)} % kept`]
+		: [];
+	rows.push({
+		id: "5c",
+		title: "Memory: share of that growth still resident after the runs ended (pool shut down, GC; from source)",
+		unit: "% kept",
+		target: { max: 10, text: "≈ 0 % (≤ 10)" },
+		// The baselines grow by a few MiB at most, so their share says nothing; their RSS is in the notes.
+		values: { "pi-workflows": kept.get("pi-workflows (source)") },
+		ratios: false,
+		notes: keptNote,
+	});
+	return rows;
+}
