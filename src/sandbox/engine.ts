@@ -9,10 +9,9 @@ import type {
 	QuickJSRuntime,
 	VmCallResult,
 } from "quickjs-emscripten-core";
-import { bootGuest } from "./guest.ts";
 import { type DescribedThrow, dropFirstFrame, type ErrorPhase, limitMessage, toGuestError } from "./guest-error.ts";
 import { GuestHelpers } from "./guest-helpers.ts";
-import type { QuickJSInstance } from "./instance.ts";
+import { BOOT_SOURCE, type QuickJSInstance } from "./instance.ts";
 import { quickjsMemoryLimit, wasmMemoryPages } from "./limits.ts";
 import type { EngineReport, HostCallResult, HostFunctionSpec, HostMessage, WireOutcome } from "./protocol.ts";
 import type { GuestError } from "./types.ts";
@@ -65,7 +64,8 @@ export class EngineRun {
 	private constructor(instance: QuickJSInstance, request: RunMessage, bridge: EngineBridge) {
 		this.instance = instance;
 		this.runtime = instance.runtime;
-		this.context = instance.runtime.newContext();
+		this.context = instance.prepared?.context ?? instance.runtime.newContext();
+		if (instance.prepared) this.own(instance.prepared.boot);
 		this.request = request;
 		this.bridge = bridge;
 		this.done = new Promise((resolve) => {
@@ -123,7 +123,7 @@ export class EngineRun {
 
 	private begin(): void {
 		const { context, request } = this;
-		const boot = this.evaluate(`(${bootGuest.toString()})`, "<sandbox>", "boot");
+		const boot = this.instance.prepared?.boot ?? this.evaluate(BOOT_SOURCE, "<sandbox>", "boot");
 		if (!boot) return;
 		const rawCall = this.own(
 			context.newFunction("hostCall", (index, args, site) => this.hostCall(index, args, site)),

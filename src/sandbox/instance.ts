@@ -8,9 +8,12 @@ import {
 	type CustomizeVariantOptions,
 	newQuickJSWASMModuleFromVariant,
 	newVariant,
+	type QuickJSContext,
+	type QuickJSHandle,
 	type QuickJSRuntime,
 	type QuickJSSyncVariant,
 } from "quickjs-emscripten-core";
+import { bootGuest } from "./guest.ts";
 import { wasmMemoryPages } from "./limits.ts";
 import type { SandboxLimits } from "./types.ts";
 import { type WasmMemory, type WasmModule, wasm } from "./wasm.ts";
@@ -23,7 +26,15 @@ export interface QuickJSInstance {
 	engineLog: string[];
 	/** Time taken to instantiate, in ms. */
 	instantiateMs: number;
+	/**
+	 * A context made ahead, in which only the guest boot function has been evaluated (not called), so the run that
+	 * takes this instance skips compiling it. That run owns both.
+	 */
+	prepared?: { context: QuickJSContext; boot: QuickJSHandle };
 }
+
+/** The guest boot function as source text; evaluating it only makes the function. */
+export const BOOT_SOURCE = `(${bootGuest.toString()})`;
 
 /** Lines of Emscripten output kept per run. */
 const LOG_LINES = 5;
@@ -66,7 +77,7 @@ export class InstanceSupply {
 		const spare = this.spare;
 		this.spare = null;
 		if (spare?.maximum === wasmMemoryPages(limits).maximum) return spare.instance;
-		if (spare) spare.instance.then((unused) => unused.runtime.dispose(), ignore);
+		if (spare) spare.instance.then(disposeInstance, ignore);
 		return instantiate(this.variant, this.wasmModule, limits);
 	}
 
@@ -74,11 +85,31 @@ export class InstanceSupply {
 	prepare(limits: SandboxLimits): void {
 		if (this.spare) return;
 		// A spare that failed to instantiate is tried once more, so the run that takes it gets a fresh attempt's error.
-		const instance = instantiate(this.variant, this.wasmModule, limits).catch(() =>
-			instantiate(this.variant, this.wasmModule, limits),
-		);
+		const instance = instantiate(this.variant, this.wasmModule, limits)
+			.then(withBoot)
+			.catch(() => instantiate(this.variant, this.wasmModule, limits));
 		this.spare = { maximum: wasmMemoryPages(limits).maximum, instance };
 	}
+}
+
+/** The instance with a context made and the boot function evaluated in it, or as it was if that failed. */
+function withBoot(instance: QuickJSInstance): QuickJSInstance {
+	const context = instance.runtime.newContext();
+	const boot = context.evalCode(BOOT_SOURCE, "<sandbox>", { type: "global", strict: true });
+	if (boot.error) {
+		// The run evaluates it again and reports what went wrong.
+		boot.error.dispose();
+		context.dispose();
+		return instance;
+	}
+	return { ...instance, prepared: { context, boot: boot.value } };
+}
+
+/** Frees an instance no run took. */
+function disposeInstance(instance: QuickJSInstance): void {
+	instance.prepared?.boot.dispose();
+	instance.prepared?.context.dispose();
+	instance.runtime.dispose();
 }
 
 function ignore(): void {}
