@@ -4,6 +4,7 @@
  * author errors and hard limits throw a `WorkflowError` into the script.
  */
 import { unknownAgentTypeError, WorkflowError } from "../errors.ts";
+import { watchAbort } from "./abort-watch.ts";
 import { type AgentCallOptions, checkAgentOptions, checkPrompt } from "./agent-options.ts";
 import { firstFrameIn } from "./call-key.ts";
 import type { WorkflowAgentCallRef } from "./events.ts";
@@ -339,15 +340,14 @@ function checkResult(result: unknown): string | undefined {
 function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 	if (signal.aborted) return Promise.reject(signal.reason);
 	return new Promise<T>((resolve, reject) => {
-		const onAbort = () => reject(signal.reason);
-		signal.addEventListener("abort", onAbort, { once: true });
+		const unwatch = watchAbort(signal, () => reject(signal.reason));
 		promise.then(
 			(value) => {
-				signal.removeEventListener("abort", onAbort);
+				unwatch();
 				resolve(value);
 			},
 			(error) => {
-				signal.removeEventListener("abort", onAbort);
+				unwatch();
 				reject(error);
 			},
 		);

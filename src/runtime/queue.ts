@@ -2,6 +2,7 @@
  * The concurrency queue children wait in: a thin, signal-aware wrapper over p-queue that several runs may share.
  */
 import PQueue from "p-queue";
+import { watchAbort } from "./abort-watch.ts";
 
 /** A queue of child-agent jobs. One per run by default; a host may share one across runs (e.g. per pi session). */
 export interface WorkflowQueue {
@@ -28,16 +29,39 @@ export function createWorkflowQueue(options: WorkflowQueueOptions = {}): Workflo
 	const concurrency = options.concurrency ?? 4;
 	checkConcurrency(concurrency);
 	const queue = new PQueue({ concurrency });
+	// Jobs whose signal fired while they waited: p-queue still holds them until their turn, when they give the slot
+	// straight back. (p-queue's own `signal` option removes them at once, but costs four listener changes per job.)
+	let cancelledWaiting = 0;
 	return {
 		run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-			if (signal?.aborted) return Promise.reject(signal.reason);
-			return queue.add(task, signal ? { signal } : {}) as Promise<T>;
+			if (!signal) return queue.add(task);
+			if (signal.aborted) return Promise.reject(signal.reason);
+			return new Promise<T>((resolve, reject) => {
+				let cancelled = false;
+				const unwatch = watchAbort(signal, () => {
+					cancelled = true;
+					cancelledWaiting++;
+					reject(signal.reason);
+				});
+				queue.add(async () => {
+					unwatch();
+					if (cancelled) {
+						cancelledWaiting--;
+						return;
+					}
+					try {
+						resolve(await task());
+					} catch (error) {
+						reject(error);
+					}
+				});
+			});
 		},
 		get running() {
 			return queue.pending;
 		},
 		get waiting() {
-			return queue.size;
+			return queue.size - cancelledWaiting;
 		},
 		get concurrency() {
 			return queue.concurrency;
