@@ -35,10 +35,15 @@ export async function loadEngine(engine: EngineName, root = "src"): Promise<Load
 				return result.value;
 			},
 			close: () => sandbox.shutdownSandboxPool(),
-			async warm() {
-				sandbox.warmSandboxPool();
-				while (sandbox.sandboxStats().idleWorkers === 0) await new Promise((done) => setTimeout(done, 5));
-			},
+			// Older revisions (compared with `git worktree`) have no warmSandboxPool: their "warm" run is a cold one.
+			...(typeof sandbox.warmSandboxPool === "function"
+				? {
+						async warm() {
+							sandbox.warmSandboxPool();
+							while (sandbox.sandboxStats().idleWorkers === 0) await new Promise((done) => setTimeout(done, 5));
+						},
+					}
+				: {}),
 		};
 	}
 	if (engine === "node:vm") {
