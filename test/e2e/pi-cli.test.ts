@@ -1,30 +1,9 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { runCommand } from "../helpers/spawn.ts";
 
-/** Runs a command with stdin closed (pi -p reads piped stdin otherwise) and collects its output. */
-function run(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }) {
-	return new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
-		const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
-		let stdout = "";
-		let stderr = "";
-		child.stdout.on("data", (chunk) => {
-			stdout += chunk;
-		});
-		child.stderr.on("data", (chunk) => {
-			stderr += chunk;
-		});
-		const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs);
-		child.on("error", reject);
-		child.on("close", (code) => {
-			clearTimeout(timer);
-			if (code === 0) resolve({ stdout, stderr });
-			else reject(new Error(`pi exited with ${code}\n${stdout}\n${stderr}`));
-		});
-	});
-}
 const root = join(import.meta.dirname, "..", "..");
 const piCli = join(root, "node_modules", "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js");
 
@@ -37,7 +16,7 @@ describe("pi -p --offline -e ./src/index.ts", () => {
 	it("loads the extension through pi's own loader and runs a workflow tool call end to end", async () => {
 		const agentDir = mkdtempSync(join(tmpdir(), "wf-pi-cli-"));
 		dirs.push(agentDir);
-		const { stdout } = await run(
+		const { code, stdout, stderr } = await runCommand(
 			process.execPath,
 			[
 				piCli,
@@ -62,6 +41,7 @@ describe("pi -p --offline -e ./src/index.ts", () => {
 				},
 			},
 		);
+		expect(code, stderr).toBe(0);
 		expect(stdout).toContain("WORKFLOW RESULT >>> Workflow cli-e2e completed");
 		expect(stdout).toContain("child answered ALPHA");
 		expect(stdout).toContain("child answered BETA");

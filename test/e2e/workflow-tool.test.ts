@@ -41,6 +41,17 @@ describe("the workflow tool in a real pi session", () => {
 		rmSync(cwd, { recursive: true, force: true });
 	});
 
+	/** Starts the parent session in `cwd` and sends it the task its scripted reply answers with a tool call. */
+	async function promptParent(): Promise<void> {
+		parent = await createParentSession({
+			cwd,
+			agentDir: harness.agentDir,
+			modelRuntime: harness.modelRuntime,
+			model: harness.model,
+		});
+		await parent.session.prompt(PARENT_TASK);
+	}
+
 	it("runs parallel and pipeline children as pi sessions, with a custom agent, a null slot and a census entry", async () => {
 		mkdirSync(join(cwd, ".pi", "agents"), { recursive: true });
 		writeFileSync(
@@ -65,13 +76,7 @@ return { reviews, fixed };`;
 		harness.route("apply PX", [fauxAssistantMessage("done X")]);
 		harness.route("apply PY", [fauxAssistantMessage("done Y")]);
 
-		parent = await createParentSession({
-			cwd,
-			agentDir: harness.agentDir,
-			modelRuntime: harness.modelRuntime,
-			model: harness.model,
-		});
-		await parent.session.prompt(PARENT_TASK);
+		await promptParent();
 
 		const end = toolEnd(parent);
 		expect(end.isError).toBe(false);
@@ -98,13 +103,7 @@ return { reviews, fixed };`;
 			}),
 			fauxAssistantMessage("ok"),
 		]);
-		parent = await createParentSession({
-			cwd,
-			agentDir: harness.agentDir,
-			modelRuntime: harness.modelRuntime,
-			model: harness.model,
-		});
-		await parent.session.prompt(PARENT_TASK);
+		await promptParent();
 		const end = toolEnd(parent);
 		expect(end.isError).toBe(true);
 		expect(JSON.stringify(end.result.content)).toContain(
@@ -121,13 +120,7 @@ return { reviews, fixed };`;
 			}),
 			fauxAssistantMessage("ok"),
 		]);
-		parent = await createParentSession({
-			cwd,
-			agentDir: harness.agentDir,
-			modelRuntime: harness.modelRuntime,
-			model: harness.model,
-		});
-		await parent.session.prompt(PARENT_TASK);
+		await promptParent();
 		const end = toolEnd(parent);
 		expect(end.isError).toBe(true);
 		expect(JSON.stringify(end.result.content)).toContain("`args.n` must be number");

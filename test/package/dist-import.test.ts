@@ -2,28 +2,12 @@
  * `npm run build` produces dist/, and a plain Node program can `import { runWorkflowScript } from "pi-workflows"`
  * and run a workflow from it (the package resolves itself by name through `exports`).
  */
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runCommand } from "../helpers/spawn.ts";
 
 const root = join(import.meta.dirname, "..", "..");
-
-function run(command: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-	return new Promise((resolve, reject) => {
-		const child = spawn(command, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
-		let stdout = "";
-		let stderr = "";
-		child.stdout.on("data", (chunk) => {
-			stdout += chunk;
-		});
-		child.stderr.on("data", (chunk) => {
-			stderr += chunk;
-		});
-		child.on("error", reject);
-		child.on("close", (code) => resolve({ code, stdout, stderr }));
-	});
-}
 
 const PROGRAM = `
 import { runWorkflowScript } from "pi-workflows";
@@ -38,12 +22,12 @@ console.log(JSON.stringify({ status: result.status, value: result.value, entry: 
 
 describe("the built package", () => {
 	it("builds to dist/ and runs a workflow when imported by name from a plain Node program", async () => {
-		const build = await run("npm", ["run", "build"]);
+		const build = await runCommand("npm", ["run", "build"], { cwd: root });
 		expect(build.code, build.stdout + build.stderr).toBe(0);
 		expect(existsSync(join(root, "dist", "sandbox", "worker.js"))).toBe(true);
 		expect(existsSync(join(root, "dist", "runtime", "guest", "prelude.js"))).toBe(true);
 
-		const program = await run(process.execPath, ["--input-type=module", "-e", PROGRAM]);
+		const program = await runCommand(process.execPath, ["--input-type=module", "-e", PROGRAM], { cwd: root });
 		expect(program.code, program.stderr).toBe(0);
 		expect(JSON.parse(program.stdout)).toEqual({
 			status: "completed",
