@@ -136,9 +136,10 @@ class WorkerPool {
 		return { liveWorkers: this.live.size, idleWorkers: this.idle.length, leasedWorkers: this.leased };
 	}
 
-	/** Ends every idle worker (leased ones end with their lease). */
+	/** Ends every idle or starting worker (leased ones end with their lease). */
 	async shutdown(): Promise<void> {
-		const idle = this.idle.splice(0);
+		// Workers still starting for `warm` go too: otherwise they would come up after the shutdown and stay idle.
+		const idle = [...this.idle.splice(0), ...this.booting.splice(0)];
 		await Promise.all(
 			idle.map(async (entry) => {
 				await entry.worker.terminate();
