@@ -59,7 +59,10 @@ export class WorkflowError extends Error {
 	readonly scriptStack?: string;
 
 	constructor(code: WorkflowErrorCode, message: string, options: WorkflowErrorOptions = {}) {
-		super(withLocation(message, options.location), options.cause === undefined ? undefined : { cause: options.cause });
+		super(
+			withLocation(message, options.location),
+			options.cause === undefined ? undefined : { cause: options.cause },
+		);
 		this.code = code;
 		if (options.location) this.location = options.location;
 		if (options.details) this.details = options.details;
@@ -122,9 +125,13 @@ export function limitError(
 
 /** A value that cannot cross the sandbox boundary, named by its path. */
 export function valueNotJsonError(path: string, found: string): WorkflowError {
-	return new WorkflowError("value_not_json", `\`${path}\` is ${found}, which cannot cross the sandbox boundary. Pass plain JSON data (objects, arrays, strings, numbers, booleans, null)`, {
-		details: { path, found },
-	});
+	return new WorkflowError(
+		"value_not_json",
+		`\`${path}\` is ${found}, which cannot cross the sandbox boundary. Pass plain JSON data (objects, arrays, strings, numbers, booleans, null)`,
+		{
+			details: { path, found },
+		},
+	);
 }
 
 /** An agent type nobody defined. */
@@ -137,7 +144,10 @@ export function unknownAgentTypeError(type: string, available: readonly string[]
 
 /** The run was cancelled by its caller. */
 export function cancelledError(reason?: string): WorkflowError {
-	return new WorkflowError("cancelled", reason ? `The workflow was cancelled: ${reason}` : "The workflow was cancelled");
+	return new WorkflowError(
+		"cancelled",
+		reason ? `The workflow was cancelled: ${reason}` : "The workflow was cancelled",
+	);
 }
 
 /** Turns anything thrown into a `WorkflowError`, marking our own bugs as `internal`. */
