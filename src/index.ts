@@ -18,6 +18,9 @@ export type {
 	WorkflowProgressUiContext,
 	WorkflowProgressUiOptions,
 } from "./progress/index.ts";
+// Sandbox pool: warm a worker before the first run; end idle workers (e.g. before a process exits on its own)
+export { shutdownSandboxPool, warmSandboxPool } from "./sandbox/index.ts";
+
 // Progress
 export {
 	createWorkflowProgressTracker,
