@@ -3,9 +3,10 @@
  * is the pi extension that registers the `workflow` tool.
  */
 
-export type { SerializedWorkflowError, SourceLocation, WorkflowErrorCode, WorkflowErrorDetails } from "./errors.ts";
 // Errors
+export type { SerializedWorkflowError, SourceLocation, WorkflowErrorCode, WorkflowErrorDetails } from "./errors.ts";
 export { isWorkflowError, WorkflowError } from "./errors.ts";
+// Progress: tracker, text, tool result, pi widget
 export type {
 	WorkflowProgressAgentCall,
 	WorkflowProgressEnvelope,
@@ -18,16 +19,13 @@ export type {
 	WorkflowProgressUiContext,
 	WorkflowProgressUiOptions,
 } from "./progress/index.ts";
-// Sandbox pool: warm a worker before the first run; end idle workers (e.g. before a process exits on its own)
-export { shutdownSandboxPool, warmSandboxPool } from "./sandbox/index.ts";
-
-// Progress
 export {
 	createWorkflowProgressTracker,
 	createWorkflowProgressUi,
 	formatWorkflowProgress,
 	workflowProgressResult,
 } from "./progress/index.ts";
+// Runtime: run a script; the runner seam, events and results
 export type {
 	JsonSchema,
 	JsonValue,
@@ -54,7 +52,6 @@ export type {
 	WorkflowRunResult,
 	WorkflowTokenUsage,
 } from "./runtime/index.ts";
-// Runtime
 export {
 	createWorkflowQueue,
 	DEFAULT_AGENT_TYPE,
@@ -64,6 +61,8 @@ export {
 	SCHEMA_ATTEMPTS,
 	validateArgs,
 } from "./runtime/index.ts";
+// Sandbox pool: warm a worker before the first run; end idle workers
+export { shutdownSandboxPool, warmSandboxPool } from "./sandbox/index.ts";
+// pi extension (default export) and the pi-backed runner
 export type { AgentTypeConfig, PiAgentRunnerOptions, WorkflowToolOptions } from "./tool/index.ts";
-// pi extension and the pi-backed runner
 export { createPiAgentRunner, createWorkflowTool, default, loadAgentTypes } from "./tool/index.ts";
