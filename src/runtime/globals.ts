@@ -3,6 +3,7 @@
  * must be checked in the guest and calls these by name; everything else — budget, queue, events — happens here.
  */
 import type { HostFunction, SandboxValue } from "../sandbox/index.ts";
+import { watchAbort } from "./abort-watch.ts";
 import { runAgentCall } from "./agent-call.ts";
 import { runNestedWorkflow } from "./nested.ts";
 import { type ScriptScope, trackInFlight } from "./run-context.ts";
@@ -103,15 +104,15 @@ function sleep(ms: SandboxValue | undefined, signal: AbortSignal): Promise<null>
 		throw new TypeError(`\`sleep()\` takes milliseconds from 0 to ${MAX_SLEEP_MS}, got ${JSON.stringify(ms)}`);
 	}
 	if (signal.aborted) return Promise.reject(signal.reason);
+	// One shared listener per signal (abort-watch), like agent calls: many sleeps at once add no listeners.
 	return new Promise((resolve, reject) => {
-		const onAbort = () => {
-			clearTimeout(timer);
-			reject(signal.reason);
-		};
 		const timer = setTimeout(() => {
-			signal.removeEventListener("abort", onAbort);
+			unwatch();
 			resolve(null);
 		}, ms);
-		signal.addEventListener("abort", onAbort, { once: true });
+		const unwatch = watchAbort(signal, () => {
+			clearTimeout(timer);
+			reject(signal.reason);
+		});
 	});
 }
