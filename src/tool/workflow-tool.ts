@@ -7,7 +7,7 @@ import type { AgentToolResult, ExtensionToolContext, ToolDefinition } from "@ear
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
 import { type Static, Type } from "typebox";
-import { toWorkflowError } from "../errors.ts";
+import { stripLocation, toWorkflowError, WorkflowError, type WorkflowErrorCode } from "../errors.ts";
 import {
 	createWorkflowProgressTracker,
 	createWorkflowProgressUi,
@@ -15,7 +15,6 @@ import {
 	type WorkflowProgressDetails,
 	workflowProgressResult,
 } from "../progress/index.ts";
-import { parseWorkflowSource, validateArgs } from "../runtime/meta.ts";
 import type { WorkflowQueue } from "../runtime/queue.ts";
 import { runWorkflowScript } from "../runtime/run.ts";
 import type { WorkflowAgentRunner, WorkflowRunResult } from "../runtime/types.ts";
@@ -25,6 +24,14 @@ import { parentModelRuntime } from "./child-model.ts";
 import { createWorkflowResolver, resolveScriptSource } from "./script-source.ts";
 
 export const WORKFLOW_TOOL_NAME = "workflow";
+
+/** Errors the runtime reports before running anything: the call fails instead of returning a failed run. */
+const BEFORE_START_CODES: ReadonlySet<WorkflowErrorCode> = new Set([
+	"script_too_large",
+	"syntax_error",
+	"meta_invalid",
+	"args_invalid",
+]);
 
 const parameters = Type.Object({
 	script: Type.Optional(
@@ -91,15 +98,12 @@ export function createWorkflowTool(
 		promptGuidelines: GUIDELINES,
 		parameters,
 		async execute(_toolCallId, params, signal, onUpdate, ctx): Promise<AgentToolResult<WorkflowProgressDetails>> {
-			// Author errors in the header or args fail the call before any child starts.
 			const script = resolveScriptSource(params, { cwd: ctx.cwd, agentDir });
-			const parsed = parseWorkflowSource(script.source, { filename: script.filename });
-			validateArgs(parsed.meta, params.args);
 			if (params.concurrency !== undefined) options.queue.concurrency = params.concurrency;
 			const types = loadAgentTypes({ cwd: ctx.cwd, agentDir });
 			const runner = await makeRunner(ctx, { agentDir, agentTypes: types.types });
 
-			const tracker = createWorkflowProgressTracker({ initialMeta: parsed.meta });
+			const tracker = createWorkflowProgressTracker();
 			const ui = createWorkflowProgressUi(ctx, onUpdate ? { onUpdate } : {});
 			let result: WorkflowRunResult;
 			try {
@@ -127,6 +131,17 @@ export function createWorkflowTool(
 			const { envelope, summary } = tracker.complete(result);
 			ui.update(envelope);
 			ui.dispose();
+			// The runtime checks the header and args before any child starts (and parses the script once); those
+			// author errors fail the tool call itself, with their line:column.
+			const early = result.error;
+			if (early && result.counts.calls === 0 && BEFORE_START_CODES.has(early.code)) {
+				throw new WorkflowError(early.code, stripLocation(early.message), {
+					...(early.line !== undefined && early.column !== undefined
+						? { location: { line: early.line, column: early.column } }
+						: {}),
+					...(early.details ? { details: early.details } : {}),
+				});
+			}
 			const warnings = types.warnings.length > 0 ? `\nAgent file warnings:\n${types.warnings.join("\n")}` : "";
 			const toolResult = workflowProgressResult(envelope, summary + warnings);
 			return result.status === "completed" ? toolResult : { ...toolResult, isError: true };
