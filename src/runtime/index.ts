@@ -38,6 +38,8 @@ export type {
 	WorkflowBudgetOptions,
 	WorkflowChildState,
 	WorkflowFailure,
+	WorkflowJournal,
+	WorkflowJournalEntry,
 	WorkflowLimits,
 	WorkflowMeta,
 	WorkflowPhaseMeta,

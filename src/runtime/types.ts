@@ -207,6 +207,32 @@ export interface WorkflowRunOptions {
 	limits?: Partial<WorkflowLimits>;
 }
 
+/** A finished `agent()` call as a journal keeps it: enough to give the script the same value without a child. */
+export interface WorkflowJournalEntry {
+	/** The call's key: a hash of its identity plus its occurrence, scoped by nested workflow (see `WorkflowAgentRequest.key`). */
+	key: string;
+	/** What `agent()` resolved to: the text answer, or the validated object of a schema call. */
+	value: JsonValue;
+	/** Tokens the call cost; a replay counts them as spent again, so budgets move as in the original run. */
+	usage?: WorkflowTokenUsage;
+	/** The child's id in the run that recorded the entry. */
+	agentId?: string;
+	/** The call's label and agent type, for people reading a journal. */
+	label?: string;
+	agentType?: string;
+}
+
+/**
+ * Where a run keeps its finished `agent()` calls, so a later run of the same (or an edited) script replays them.
+ * Contract: `lookup` is called once per `agent()` call, before it is queued; a hit gives the script the entry's
+ * value with no runner call. `record` is called for every call that finished with a value, and the value reaches
+ * the script only once the returned promise has resolved (so a crash cannot lose a value the script already saw).
+ */
+export interface WorkflowJournal {
+	lookup(key: string): WorkflowJournalEntry | undefined;
+	record(entry: WorkflowJournalEntry): Promise<void>;
+}
+
 /** One entry of the failure census: an `agent()` that resolved to null, or a combinator slot that became null. */
 export interface WorkflowFailure {
 	/** Where the null came from. */
