@@ -79,6 +79,16 @@ describe("createSandbox().run misuse", () => {
 			'Expected `hostFunctions.f` to be { kind: "async" | "sync" | "event", fn }, got later',
 		],
 		[
+			"a cached host function that is not sync",
+			{ hostFunctions: { f: { kind: "async", fn: () => 1, watchChanges: () => () => {} } } },
+			'Expected `hostFunctions.f` with `watchChanges` to be of kind "sync", got "async"',
+		],
+		[
+			"a watchChanges that is not a function",
+			{ hostFunctions: { f: { kind: "sync", fn: () => 1, watchChanges: true } } },
+			"Expected `hostFunctions.f.watchChanges` to be a function, got boolean",
+		],
+		[
 			"data that is not JSON",
 			{ data: { when: new Date(0) } },
 			"`data.when` is a Date, which cannot cross the sandbox boundary. Pass plain JSON data (objects, arrays, strings, numbers, booleans, null)",
