@@ -65,6 +65,9 @@ describe("createSandbox().run", () => {
 	});
 });
 
+const CACHED_ASYNC: object = { hostFunctions: { f: { kind: "async", fn: () => 1, watchChanges: () => () => {} } } };
+const CACHED_NOT_A_FUNCTION: object = { hostFunctions: { f: { kind: "sync", fn: () => 1, watchChanges: true } } };
+
 describe("createSandbox().run misuse", () => {
 	it.each([
 		["a missing body", { body: undefined }, "Expected `request.body` to be a string, got undefined"],
@@ -80,12 +83,12 @@ describe("createSandbox().run misuse", () => {
 		],
 		[
 			"a cached host function that is not sync",
-			{ hostFunctions: { f: { kind: "async", fn: () => 1, watchChanges: () => () => {} } } },
+			CACHED_ASYNC,
 			'Expected `hostFunctions.f` with `watchChanges` to be of kind "sync", got "async"',
 		],
 		[
 			"a watchChanges that is not a function",
-			{ hostFunctions: { f: { kind: "sync", fn: () => 1, watchChanges: true } } },
+			CACHED_NOT_A_FUNCTION,
 			"Expected `hostFunctions.f.watchChanges` to be a function, got boolean",
 		],
 		[
