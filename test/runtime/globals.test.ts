@@ -101,7 +101,8 @@ describe("budget", () => {
 	});
 
 	it("shows an agent's tokens once it has finished, though the script posted nothing since its last read", async () => {
-		const fake = createFakeRunner(() => ({ text: "ok", tokens: 30, delayMs: 20 }));
+		// Slow enough that the first read, in the same stretch as agent(), always comes before the tokens.
+		const fake = createFakeRunner(() => ({ text: "ok", tokens: 30, delayMs: 300 }));
 		const result = await runWorkflowScript(
 			`${HEADER}const p = agent("a");
 const before = budget.tokens.spent();
