@@ -7,6 +7,17 @@ import type { Workload } from "./lib/engines.ts";
 type Args = { [key: string]: unknown };
 const argsOf = (args: unknown) => (args ?? {}) as Args;
 
+/** `args.n` reads of `budget.agentCalls.used` in one synchronous stretch (pi-workflows only: the others have no budget). */
+export const BUDGET_READS: Workload = {
+	name: "budget-reads",
+	source: `export const meta = { name: "budget-reads", description: "Budget reads in a loop" };
+let unused = 0;
+for (let i = 0; i < args.n; i++) if (budget.agentCalls.used === 0) unused++;
+return unused;
+`,
+	plain: async (_api, args) => argsOf(args).n as number,
+};
+
 /** One agent call. */
 export const TRIVIAL: Workload = {
 	name: "trivial",

@@ -1,7 +1,7 @@
 /**
  * Row 3, overhead per `agent()` call with an instant runner and progress tracking on: 1,000 calls at once and
- * 10,000 one after another. The run's own cost (an empty script) is subtracted, so this is the cost of a call.
- * The time spent in the tracker is kept for row 6.
+ * 10,000 one after another; and the cost of one `budget` read. The run's own cost (an empty script) is subtracted,
+ * so this is the cost of a call. The time spent in the tracker is kept for row 6.
  */
 
 import { createWorkflowProgressTracker } from "../../src/progress/index.ts";
@@ -11,7 +11,7 @@ import { ENGINES, type EngineName, runOn, type Workload } from "../lib/engines.t
 import { formatNumber, type RowResult } from "../lib/report.ts";
 import { instantRunner } from "../lib/runners.ts";
 import { median, now, summarize } from "../lib/stats.ts";
-import { CONCURRENT, EMPTY, SEQUENTIAL } from "../workloads.ts";
+import { BUDGET_READS, CONCURRENT, EMPTY, SEQUENTIAL } from "../workloads.ts";
 
 /** One timed run: wall time and the part of it spent in the tracker. */
 export interface TrackedRun {
@@ -29,12 +29,14 @@ export interface OverheadData {
 
 const CONCURRENT_CALLS = 1000;
 const SEQUENTIAL_CALLS = 10_000;
+const BUDGET_READ_COUNT = 20_000;
 
 export async function runOverhead(context: BenchContext): Promise<OverheadData> {
 	const concurrentValues: RowResult["values"] = {};
 	const sequentialValues: RowResult["values"] = {};
 	const concurrent: OverheadData["concurrent"] = {};
 	const notes: string[] = [];
+	const budgetReadValues: RowResult["values"] = {};
 	for (const engine of ENGINES) {
 		// Warm-up: the first runs compile the code paths (in V8 and in QuickJS).
 		await trackedRun(engine, CONCURRENT, 200);
@@ -55,6 +57,15 @@ export async function runOverhead(context: BenchContext): Promise<OverheadData> 
 		concurrentValues[engine] = perCall(concurrentRuns, CONCURRENT_CALLS);
 		sequentialValues[engine] = perCall(sequentialRuns, SEQUENTIAL_CALLS);
 		concurrent[engine] = concurrentRuns;
+		if (engine === "pi-workflows") {
+			await trackedRun(engine, BUDGET_READS, 1000);
+			const readRuns: TrackedRun[] = [];
+			for (let i = 0; i < samples(context, 5, 3); i++) {
+				readRuns.push(await trackedRun(engine, BUDGET_READS, BUDGET_READ_COUNT));
+			}
+			budgetReadValues[engine] = perCall(readRuns, BUDGET_READ_COUNT);
+			context.log(`row 3 ${engine}: ${formatNumber(budgetReadValues[engine].median)} µs/budget read`);
+		}
 		notes.push(`${engine}: an empty run takes ${formatNumber(empty)} ms (subtracted)`);
 		context.log(
 			`row 3 ${engine}: ${formatNumber(concurrentValues[engine].median)} µs/call at once, ${formatNumber(sequentialValues[engine].median)} µs/call in sequence`,
@@ -77,6 +88,13 @@ export async function runOverhead(context: BenchContext): Promise<OverheadData> 
 				unit: "µs/call",
 				target: { max: 200, text: "≤ 200 µs" },
 				values: sequentialValues,
+			},
+			{
+				id: "3c",
+				title: "A `budget` read (`budget.agentCalls.used`, 20,000 in one synchronous stretch)",
+				unit: "µs/read",
+				values: budgetReadValues,
+				ratios: false,
 			},
 		],
 	};

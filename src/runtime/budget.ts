@@ -24,6 +24,7 @@ export class Budget {
 	#tokensSpent = 0;
 	#logs = 0;
 	readonly #options: BudgetOptions;
+	readonly #listeners = new Set<() => void>();
 
 	constructor(options: BudgetOptions) {
 		this.#options = options;
@@ -47,16 +48,27 @@ export class Budget {
 			);
 		}
 		this.#agentCalls++;
+		this.#changed();
 	}
 
 	/** Adds the tokens a child reported. */
 	spendTokens(count: number): void {
-		if (Number.isFinite(count) && count > 0) this.#tokensSpent += count;
+		if (!Number.isFinite(count) || count <= 0) return;
+		this.#tokensSpent += count;
+		this.#changed();
 	}
 
 	/** Counts a log entry. Progress keeps the newest `maxLogEntries`; older ones are dropped and counted. */
 	countLog(): void {
 		this.#logs++;
+		this.#changed();
+	}
+
+	/** Calls `listener` after every change of the snapshot; returns the function that stops it. */
+	onChange(listener: () => void): () => void {
+		const entry = () => listener();
+		this.#listeners.add(entry);
+		return () => this.#listeners.delete(entry);
 	}
 
 	get droppedLogs(): number {
@@ -69,6 +81,10 @@ export class Budget {
 
 	get tokensSpent(): number {
 		return this.#tokensSpent;
+	}
+
+	#changed(): void {
+		for (const listener of this.#listeners) listener();
 	}
 
 	snapshot(): BudgetSnapshot {

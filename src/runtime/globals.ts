@@ -78,6 +78,8 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 			kind: "sync",
 			callSite: false,
 			fn: () => run.budget.snapshot() as unknown as SandboxValue,
+			// Reads are served in the worker until the budget changes (here, or in a nested workflow sharing it).
+			watchChanges: (changed) => run.budget.onChange(changed),
 		},
 		sleep: {
 			kind: "async",

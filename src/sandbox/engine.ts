@@ -18,13 +18,16 @@ import type { GuestError } from "./types.ts";
 
 /** How a run reaches the host; implemented by the worker loop over its ports. */
 export interface EngineBridge {
-	/** Posts an async or event call. True when it first waited for the host to read earlier calls (not guest time). */
-	post(callId: number, spec: HostFunctionSpec, argsJson: string): boolean;
-	/** Posts a sync call and blocks until the host answers; `null` when the run was cancelled meanwhile. */
+	/** Posts an async or event call; first waits while the host has too many calls unread. */
+	post(callId: number, spec: HostFunctionSpec, argsJson: string): void;
+	/**
+	 * Posts a sync call and blocks until the host answers, or gives a cached function's last answer again while it
+	 * still holds; `null` when the run was cancelled meanwhile.
+	 */
 	callSync(callId: number, spec: HostFunctionSpec, argsJson: string): HostCallResult | null;
 	/** True once the host asked the run to stop. */
 	cancelRequested(): boolean;
-	/** Guest code starts running (a new slice); the host's watchdog measures slices. */
+	/** Guest code starts running (a new slice); the host's watchdog measures slices from here. */
 	enterSlice(): void;
 	/** The worker is back to waiting for the host. */
 	leaveSlice(): void;
@@ -209,17 +212,16 @@ export class EngineRun {
 		// Waiting for the host inside a slice does not start a new one: a loop of host calls that never awaits
 		// still ends at `syncSliceMs` (it used to run for ever on `budget` reads).
 		if (spec.kind === "event") {
-			if (this.bridge.post(callId, spec, argsJson)) this.bridge.enterSlice();
+			this.bridge.post(callId, spec, argsJson);
 			return undefined;
 		}
 		if (spec.kind === "async") {
 			const deferred = context.newPromise();
 			this.pending.set(callId, { deferred, site });
-			if (this.bridge.post(callId, spec, argsJson)) this.bridge.enterSlice();
+			this.bridge.post(callId, spec, argsJson);
 			return deferred.handle;
 		}
 		const answer = this.bridge.callSync(callId, spec, argsJson);
-		this.bridge.enterSlice();
 		if (answer === null) {
 			return { error: helpers.makeError({ name: "Error", message: "The run was cancelled", props: {} }, site) };
 		}

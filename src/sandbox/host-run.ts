@@ -13,12 +13,20 @@ import {
 	type HostFunctionSpec,
 	type HostMessage,
 	type SyncAnswer,
+	sliceClock,
 	type WorkerMessage,
 } from "./protocol.ts";
 import type { GuestError, SandboxLimits, SandboxOutcome, SandboxRunRequest, SandboxValue } from "./types.ts";
 
 /** Weight of worker calls (see `callWeight`) handled in one turn of the host's event loop, at least one call. */
 const MAX_TURN_CALL_WEIGHT = 1024 * 1024;
+
+/**
+ * How long past `syncSliceMs` a slice may go on before the watchdog ends the worker. The interrupt handler stops
+ * interpreted code at `syncSliceMs` and reports where; this is its time to do so. Well under a second, so that a
+ * slice stuck in native code ends within `syncSliceMs` + 1 s, termination included.
+ */
+const WATCHDOG_MARGIN_MS = 500;
 
 /** Counters for leak checks and diagnostics, shared by every run in this process. */
 export const runCounters = { active: 0, disposeFailures: 0, lastDisposeError: undefined as string | undefined };
@@ -41,9 +49,9 @@ export class HostRun {
 	private settled = false;
 	private cancelReason: string | null = null;
 	private graceTimer: NodeJS.Timeout | null = null;
-	private readonly watchdog: NodeJS.Timeout;
-	/** The slice the worker was in at the watchdog's last look, or -1 when it was waiting. */
-	private lastSlice = -1;
+	private watchdog: NodeJS.Timeout | null = null;
+	/** Ends the `watchChanges` subscriptions of the request's cached sync functions. */
+	private readonly unwatch: (() => void)[] = [];
 	private readonly onMessage = (message: WorkerMessage) => this.enqueue(message);
 	/** Messages not handled yet, in the worker's order (a "done" never overtakes the calls before it). */
 	private readonly inbox: WorkerMessage[] = [];
@@ -73,15 +81,17 @@ export class HostRun {
 			kind: fn.kind,
 			params: fn.params ?? [],
 			callSite: fn.callSite !== false,
+			cached: fn.watchChanges !== undefined,
 		}));
 		Atomics.store(lease.control, CONTROL.cancel, 0);
 		Atomics.store(lease.control, CONTROL.syncReady, 0);
 		Atomics.store(lease.control, CONTROL.busy, 0);
 		Atomics.store(lease.control, CONTROL.consumed, 0);
-		// QuickJS polls its interrupt handler only while it interprets; a long native call (JSON.stringify of a
-		// deep value is quadratic) never yields, so a slice seen busy at two looks in a row ends the worker.
-		this.watchdog = setInterval(() => this.watch(), limits.syncSliceMs + setup.cancelGraceMs);
-		this.watchdog.unref();
+		const changed = () => Atomics.add(lease.control, CONTROL.changes, 1);
+		for (const fn of Object.values(request.hostFunctions)) {
+			if (fn.watchChanges) this.unwatch.push(fn.watchChanges(changed));
+		}
+		this.watch();
 		lease.worker.on("message", this.onMessage);
 		lease.worker.on("error", this.onError);
 		lease.worker.on("exit", this.onExit);
@@ -101,16 +111,26 @@ export class HostRun {
 		this.graceTimer = setTimeout(() => this.end(this.cancelled(), "terminate"), this.setup.cancelGraceMs);
 	}
 
+	/**
+	 * The watchdog. QuickJS polls its interrupt handler only while it interprets; a long native call (JSON.stringify
+	 * of a deep value is quadratic) never yields, so a slice still running `WATCHDOG_MARGIN_MS` past `syncSliceMs`
+	 * ends the worker. It looks again when the current slice (or, between slices, the next) could first be late.
+	 */
 	private watch(): void {
 		const { control } = this.lease;
-		const busy = Atomics.load(control, CONTROL.busy) === 1;
-		const slice = Atomics.load(control, CONTROL.slice);
-		if (busy && slice === this.lastSlice) {
+		const allowed = this.setup.limits.syncSliceMs + WATCHDOG_MARGIN_MS;
+		const now = sliceClock();
+		const ran = Atomics.load(control, CONTROL.busy) === 1 ? (now - Atomics.load(control, CONTROL.sliceStart)) | 0 : 0;
+		if (ran >= allowed) {
 			const message = limitMessage("limit_cpu", this.setup.limits);
-			this.end({ ok: false, error: { kind: "limit_cpu", message } }, "terminate");
+			this.end(
+				this.cancelReason !== null ? this.cancelled() : { ok: false, error: { kind: "limit_cpu", message } },
+				"terminate",
+			);
 			return;
 		}
-		this.lastSlice = busy ? slice : -1;
+		this.watchdog = setTimeout(() => this.watch(), allowed - Math.max(0, ran));
+		this.watchdog.unref();
 	}
 
 	private enqueue(message: WorkerMessage): void {
@@ -211,7 +231,8 @@ export class HostRun {
 		this.settled = true;
 		if (this.graceTimer) clearTimeout(this.graceTimer);
 		if (this.nextTurn) clearImmediate(this.nextTurn);
-		clearInterval(this.watchdog);
+		if (this.watchdog) clearTimeout(this.watchdog);
+		for (const stop of this.unwatch) stop();
 		this.lease.worker.off("message", this.onMessage);
 		this.lease.worker.off("error", this.onError);
 		this.lease.worker.off("exit", this.onExit);

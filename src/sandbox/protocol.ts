@@ -11,15 +11,29 @@ export const CONTROL = {
 	cancel: 0,
 	/** Set by the host when the answer to a sync call is on the sync port (or the run is cancelled). */
 	syncReady: 1,
-	/** 1 while the worker runs guest code (a slice), 0 while it waits for the host. */
+	/**
+	 * 1 while the worker is in a slice (running guest code, or waiting inside it on a sync call or backpressure),
+	 * 0 while it waits for the host between slices.
+	 */
 	busy: 2,
-	/** Counts slices, so the host's watchdog can tell one long slice from many short ones. */
-	slice: 3,
+	/** When the current slice started, on `sliceClock()`; the host's watchdog measures slices from it. */
+	sliceStart: 3,
 	/** Weight of the call messages the host has read this run (wrapping); see `callWeight`. */
 	consumed: 4,
+	/** Bumped by the host whenever an answer of a cached sync function may have changed (wrapping). */
+	changes: 5,
 	/** Number of slots. */
-	length: 5,
+	length: 6,
 } as const;
+
+/**
+ * The clock of `CONTROL.sliceStart`: milliseconds on the monotonic clock all threads of the process share, wrapped
+ * to 32 bits. Compare two readings as `(later - earlier) | 0`, exact for spans under 24 days.
+ */
+export function sliceClock(): number {
+	const [seconds, nanoseconds] = process.hrtime();
+	return (seconds * 1000 + Math.floor(nanoseconds / 1e6)) | 0;
+}
 
 /**
  * Weight of the call messages a worker may have posted that the host has not read yet; past it the guest waits.
@@ -47,6 +61,8 @@ export interface HostFunctionSpec {
 	params: string[];
 	/** Whether the guest sends its stack with each call (see `HostFunction.callSite`). */
 	callSite: boolean;
+	/** Whether the worker may answer a repeated sync call itself (see `HostFunction.watchChanges`). */
+	cached: boolean;
 }
 
 /** A host error, reduced to data so the worker can rebuild it as a guest `Error`. */

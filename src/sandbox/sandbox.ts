@@ -181,6 +181,16 @@ function checkRequest(request: SandboxRunRequest): void {
 		if (fn.callSite !== undefined && typeof fn.callSite !== "boolean") {
 			throw new TypeError(`Expected \`hostFunctions.${name}.callSite\` to be a boolean, got ${typeof fn.callSite}`);
 		}
+		if (fn.watchChanges !== undefined && typeof fn.watchChanges !== "function") {
+			throw new TypeError(
+				`Expected \`hostFunctions.${name}.watchChanges\` to be a function, got ${typeof fn.watchChanges}`,
+			);
+		}
+		if (fn.watchChanges !== undefined && fn.kind !== "sync") {
+			throw new TypeError(
+				`Expected \`hostFunctions.${name}\` with \`watchChanges\` to be of kind "sync", got "${fn.kind}"`,
+			);
+		}
 	}
 	if (request.signal !== undefined && !(request.signal instanceof AbortSignal)) {
 		throw new TypeError("Expected `request.signal` to be an AbortSignal");

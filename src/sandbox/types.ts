@@ -44,6 +44,14 @@ export interface HostFunction {
 	 * cost on every call). Default: true.
 	 */
 	callSite?: boolean;
+	/**
+	 * Sync only: makes repeated calls cheap (no round trip to the host). The worker answers a call itself with its
+	 * last answer to the same arguments while the guest has posted no other call since and the host has reported no
+	 * change. When a run starts, the sandbox calls `watchChanges` with a function to call whenever the answer may
+	 * have changed for any other reason; it calls what `watchChanges` returns when the run ends. Default: every call
+	 * goes to the host.
+	 */
+	watchChanges?: (changed: () => void) => () => void;
 }
 
 /** One run of guest code. */

@@ -18,7 +18,6 @@ export async function warmUp(instance: Promise<QuickJSInstance>): Promise<void> 
 		// Answered on a later turn, as the host would: the engine is never re-entered from inside a host call.
 		post: (callId, _spec, argsJson) => {
 			setImmediate(() => engine?.settle(callId, { ok: true, json: argsJson }));
-			return false;
 		},
 		callSync: () => null,
 		cancelRequested: () => false,
@@ -32,7 +31,7 @@ export async function warmUp(instance: Promise<QuickJSInstance>): Promise<void> 
 		body: BODY,
 		filename: "warm-up.js",
 		dataJson: '{"warm":true}',
-		functions: [{ name: "echo", kind: "async", params: ["value"], callSite: true }],
+		functions: [{ name: "echo", kind: "async", params: ["value"], callSite: true, cached: false }],
 		limits: { ...DEFAULT_SANDBOX_LIMITS },
 	};
 	try {

@@ -12,9 +12,11 @@ import { DEFAULT_SANDBOX_LIMITS } from "./limits.ts";
 import {
 	CONTROL,
 	callWeight,
+	type HostCallResult,
 	type HostMessage,
 	MAX_UNREAD_CALL_WEIGHT,
 	type SyncAnswer,
+	sliceClock,
 	type WorkerBoot,
 	type WorkerMessage,
 } from "./protocol.ts";
@@ -39,22 +41,30 @@ export function serveWorker(build: QuickJSSyncVariant | { default: QuickJSSyncVa
 	const bridgeFor = (runId: number): EngineBridge => {
 		// Weight of this run's call messages posted so far (wrapping like the host's count in CONTROL.consumed).
 		let posted = 0;
+		// Last answers of cached sync functions, by name: still the host's answer while the guest has posted
+		// nothing since (any post clears them) and the host's change count is the one read before asking.
+		const answers = new Map<string, { argsJson: string; changes: number; result: HostCallResult }>();
 		return {
 			post: (callId, spec, argsJson) => {
-				const waited = waitForHostToRead(control, posted);
+				answers.clear();
+				waitForHostToRead(control, posted);
 				posted = (posted + callWeight(argsJson)) | 0;
 				post({ type: "call", runId, callId, name: spec.name, kind: spec.kind, argsJson });
-				return waited;
 			},
 			callSync: (callId, spec, argsJson) => {
-				Atomics.store(control, CONTROL.busy, 0);
+				const changes = Atomics.load(control, CONTROL.changes);
+				const last = spec.cached ? answers.get(spec.name) : undefined;
+				if (last && last.changes === changes && last.argsJson === argsJson) return last.result;
+				answers.clear();
 				posted = (posted + callWeight(argsJson)) | 0;
 				post({ type: "call", runId, callId, name: spec.name, kind: "sync", argsJson });
-				return waitForAnswer(control, boot.syncPort, runId, callId);
+				const result = waitForAnswer(control, boot.syncPort, runId, callId);
+				if (spec.cached && result?.ok) answers.set(spec.name, { argsJson, changes, result });
+				return result;
 			},
 			cancelRequested: () => Atomics.load(control, CONTROL.cancel) !== 0,
 			enterSlice: () => {
-				Atomics.add(control, CONTROL.slice, 1);
+				Atomics.store(control, CONTROL.sliceStart, sliceClock());
 				Atomics.store(control, CONTROL.busy, 1);
 			},
 			leaveSlice: () => Atomics.store(control, CONTROL.busy, 0),
@@ -107,17 +117,12 @@ export function serveWorker(build: QuickJSSyncVariant | { default: QuickJSSyncVa
 
 /**
  * Blocks while the host has more than `MAX_UNREAD_CALL_WEIGHT` of this run's calls unread (or until the run is
- * cancelled). Returns true when it waited; the guest was not running meanwhile.
+ * cancelled). The wait is part of the slice, like a sync call's.
  */
-function waitForHostToRead(control: Int32Array, posted: number): boolean {
-	let waited = false;
+function waitForHostToRead(control: Int32Array, posted: number): void {
 	for (;;) {
 		const consumed = Atomics.load(control, CONTROL.consumed);
-		if (((posted - consumed) | 0) <= MAX_UNREAD_CALL_WEIGHT || Atomics.load(control, CONTROL.cancel) !== 0) {
-			return waited;
-		}
-		if (!waited) Atomics.store(control, CONTROL.busy, 0);
-		waited = true;
+		if (((posted - consumed) | 0) <= MAX_UNREAD_CALL_WEIGHT || Atomics.load(control, CONTROL.cancel) !== 0) return;
 		Atomics.wait(control, CONTROL.consumed, consumed, 50);
 	}
 }

@@ -92,6 +92,26 @@ describe("work the script forgot", () => {
 	});
 });
 
+describe("a stretch stuck in native code", () => {
+	it("JSON.stringify of a 200,000-deep value (never polls the interrupt handler): limit_cpu within syncSliceMs + 1 s", async () => {
+		let loggedAt = 0;
+		await beside(() =>
+			checkCase(
+				`const v = [];\nlet d = v;\nfor (let i = 0; i < 200000; i++) d = d[0] = [];\nlog("stuck next");\nJSON.stringify(v);`,
+				{ code: "limit_cpu", message: "(limit: 1000 ms)" },
+				{
+					limits: { syncSliceMs: 1000 },
+					onProgress: (event) => {
+						if (event.type === "log") loggedAt = performance.now();
+					},
+				},
+			),
+		);
+		const ms = performance.now() - loggedAt;
+		expect(ms, `the run ended ${Math.round(ms)} ms after the script got stuck`).toBeLessThan(2500);
+	});
+});
+
 /** A script that passes through every phase of a run: boot, a phase, a log, a sleep, parallel agents, schema retries. */
 const JOURNEY = `phase("one");
 log("before sleep");

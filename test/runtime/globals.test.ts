@@ -88,6 +88,31 @@ describe("budget", () => {
 		});
 	});
 
+	it("counts the script's own agent() and log() calls in the same synchronous stretch", async () => {
+		const { result } = await run(
+			`const before = [budget.agentCalls.used, budget.logs.used];
+			const p = agent("a");
+			log("x");
+			const after = [budget.agentCalls.used, budget.logs.used];
+			await p;
+			return { before, after };`,
+		);
+		expect(result.value).toEqual({ before: [0, 0], after: [1, 1] });
+	});
+
+	it("shows an agent's tokens once it has finished, though the script posted nothing since its last read", async () => {
+		// Slow enough that the first read, in the same stretch as agent(), always comes before the tokens.
+		const fake = createFakeRunner(() => ({ text: "ok", tokens: 30, delayMs: 300 }));
+		const result = await runWorkflowScript(
+			`${HEADER}const p = agent("a");
+const before = budget.tokens.spent();
+await p;
+return [before, budget.tokens.spent(), budget.agentCalls.remaining];`,
+			{ agentRunner: fake.runner, budget: { maxAgentCalls: 5 } },
+		);
+		expect(result.value).toEqual([0, 30, 4]);
+	});
+
 	it("reports Infinity remaining tokens when there is no total", async () => {
 		const { result } = await run(`return [budget.tokens.total, budget.tokens.remaining() === Infinity];`);
 		expect(result.value).toEqual([null, true]);

@@ -191,6 +191,19 @@ describe("workflow() nested", () => {
 		expect(fake.requests[0]?.key).toMatch(/^child\//);
 	});
 
+	it("shows the parent a nested workflow's agent calls, though the parent posted nothing since its last read", async () => {
+		writeFileSync(
+			join(dir, "child.js"),
+			`export const meta = { name: "child", description: "c" };\nawait agent("one");\nawait agent("two");\nreturn 2;`,
+		);
+		const fake = createFakeRunner();
+		const result = await runWorkflowScript(
+			`${HEADER}const child = workflow("./child.js");\nconst before = budget.agentCalls.used;\nawait child;\nreturn [before, budget.agentCalls.used];`,
+			{ agentRunner: fake.runner, cwd: dir },
+		);
+		expect(result.value).toEqual([0, 2]);
+	});
+
 	it("refuses a second level of nesting", async () => {
 		writeFileSync(join(dir, "inner.js"), `export const meta = { name: "inner", description: "i" };\nreturn 1;`);
 		writeFileSync(

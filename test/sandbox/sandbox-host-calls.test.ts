@@ -158,6 +158,86 @@ describe("host calls", () => {
 	});
 });
 
+describe("cached sync host functions (watchChanges)", () => {
+	/** A sync function that counts the calls that reach the host, and the `changed` the sandbox gave it. */
+	function counter() {
+		const state = { calls: 0, value: 0, watching: 0, changed: () => {} };
+		const read: HostFunction = {
+			kind: "sync",
+			fn: () => {
+				state.calls++;
+				return state.value;
+			},
+			watchChanges: (changed) => {
+				state.watching++;
+				state.changed = changed;
+				return () => state.watching--;
+			},
+		};
+		return { state, read };
+	}
+
+	it("answers repeated calls in the worker: 1,000 reads reach the host once", async () => {
+		const { state, read } = counter();
+		const value = await resultOf("let sum = 0; for (let i = 0; i < 1000; i++) sum += host.read(); return sum;", {
+			read,
+		});
+		expect([value, state.calls]).toEqual([0, 1]);
+		expect(state.watching, "watchChanges' stop was not called when the run ended").toBe(0);
+	});
+
+	it("asks the host again after the guest posted any call, with other arguments, or after `changed()`", async () => {
+		const { state, read } = counter();
+		const bump: HostFunction = {
+			kind: "event",
+			fn: () => {
+				state.value++;
+			},
+		};
+		// The host changes the value on its own (as an agent finishing would) and says so.
+		const later: HostFunction = {
+			kind: "async",
+			fn: async () => {
+				await new Promise((resolve) => setTimeout(resolve, 10));
+				state.value += 10;
+				state.changed();
+				return null;
+			},
+		};
+		const value = await resultOf(
+			`const seen = [host.read()];
+			host.bump(); seen.push(host.read());
+			seen.push(host.read("other"));
+			const p = host.later(); seen.push(host.read());
+			await p; seen.push(host.read(), host.read());
+			return seen;`,
+			{ read, bump, later },
+		);
+		expect(value).toEqual([0, 1, 1, 1, 11, 11]);
+		expect(state.calls).toBe(5);
+	});
+
+	it("does not keep an error: a failed call is asked again", async () => {
+		let calls = 0;
+		const flaky: HostFunction = {
+			kind: "sync",
+			fn: () => {
+				calls++;
+				if (calls === 1) throw new Error("not yet");
+				return calls;
+			},
+			watchChanges: () => () => {},
+		};
+		const value = await resultOf(
+			"let first; try { host.flaky(); } catch (e) { first = e.message; } return [first, host.flaky(), host.flaky()];",
+			{
+				flaky,
+			},
+		);
+		expect(value).toEqual(["not yet", 2, 2]);
+	});
+});
+
 describe("host calls after the script replaces built-ins", () => {
 	const echo: Record<string, HostFunction> = {
 		echo: { kind: "async", fn: async ([v]) => v as SandboxValue },

@@ -83,6 +83,37 @@ describe("sync slice limit", () => {
 		expect(outcome).toMatchObject({ ok: false, error: { kind: "limit_cpu" } });
 	});
 
+	it("ends a stuck slice within syncSliceMs + 1 s (a watchdog looking every syncSliceMs + grace took up to 4 s here)", async () => {
+		let reachedAt = 0;
+		const reached: HostFunction = {
+			kind: "event",
+			fn: () => {
+				reachedAt = performance.now();
+			},
+		};
+		const outcome = await runOnce(
+			request("let v = []; for (let i = 0; i < 200000; i++) v = [v]; host.reached(); JSON.stringify(v);", {
+				reached,
+			}),
+			{ limits: { syncSliceMs: 1000 } },
+		);
+		const ms = performance.now() - reachedAt;
+		expect(outcome).toMatchObject({ ok: false, error: { kind: "limit_cpu" } });
+		expect(ms, `the run ended ${Math.round(ms)} ms after the stuck call began`).toBeLessThan(2500);
+	});
+
+	it("counts a wait on a sync host call as part of the slice: a host that never answers ends the run", async () => {
+		const never: HostFunction = { kind: "sync", fn: () => new Promise(() => {}) };
+		const outcome = await runOnce(request("host.never();", { never }), { limits });
+		expect(outcome).toMatchObject({
+			ok: false,
+			error: {
+				kind: "limit_cpu",
+				message: "Script code ran for more than 200 ms without awaiting (limit: syncSliceMs)",
+			},
+		});
+	});
+
 	it("counts each stretch between host round trips on its own", async () => {
 		const tick: HostFunction = { kind: "async", fn: async () => null };
 		const source = `const spin = (ms) => { const end = Date.now() + ms; while (Date.now() < end) {} };

@@ -65,6 +65,9 @@ describe("createSandbox().run", () => {
 	});
 });
 
+const CACHED_ASYNC: object = { hostFunctions: { f: { kind: "async", fn: () => 1, watchChanges: () => () => {} } } };
+const CACHED_NOT_A_FUNCTION: object = { hostFunctions: { f: { kind: "sync", fn: () => 1, watchChanges: true } } };
+
 describe("createSandbox().run misuse", () => {
 	it.each([
 		["a missing body", { body: undefined }, "Expected `request.body` to be a string, got undefined"],
@@ -77,6 +80,16 @@ describe("createSandbox().run misuse", () => {
 			"a host function of an unknown kind",
 			{ hostFunctions: { f: { kind: "later", fn: () => 1 } } },
 			'Expected `hostFunctions.f` to be { kind: "async" | "sync" | "event", fn }, got later',
+		],
+		[
+			"a cached host function that is not sync",
+			CACHED_ASYNC,
+			'Expected `hostFunctions.f` with `watchChanges` to be of kind "sync", got "async"',
+		],
+		[
+			"a watchChanges that is not a function",
+			CACHED_NOT_A_FUNCTION,
+			"Expected `hostFunctions.f.watchChanges` to be a function, got boolean",
 		],
 		[
 			"data that is not JSON",
