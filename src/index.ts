@@ -41,6 +41,8 @@ export type {
 	WorkflowBudgetOptions,
 	WorkflowChildState,
 	WorkflowFailure,
+	WorkflowJournal,
+	WorkflowJournalEntry,
 	WorkflowLimits,
 	WorkflowMeta,
 	WorkflowPhaseMeta,

@@ -71,7 +71,7 @@ export interface WorkflowProgressAgentCall {
 	activityText?: string;
 	/** The child's id, once the runner reports one. */
 	agentId?: string;
-	/** 1-based attempt (schema retries). */
+	/** 1-based attempt (schema retries); 0 for a call replayed from the journal. */
 	attempt: number;
 	promptPreview?: string;
 	model?: string;
@@ -84,6 +84,8 @@ export interface WorkflowProgressAgentCall {
 	skipped?: boolean;
 	/** True when `agent()` threw into the script instead of giving null. */
 	thrown?: boolean;
+	/** True when the answer was replayed from the journal of the run this one resumes (no child ran). */
+	cached?: boolean;
 	/** Total tokens. */
 	tokens?: number;
 	toolUses?: number;
