@@ -32,6 +32,7 @@ export type WorkflowErrorCode =
 	| "run_id_invalid"
 	| "run_not_found"
 	| "run_busy"
+	| "run_not_resumable"
 	| "run_store"
 	| "internal";
 

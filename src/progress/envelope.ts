@@ -151,6 +151,8 @@ export interface WorkflowProgressEnvelope {
 export interface WorkflowProgressDetails {
 	summary: string;
 	envelope: WorkflowProgressEnvelope;
+	/** The run's id in the run store, when the host keeps one (resume it with this id). */
+	runId?: string;
 	/** What was left out to stay within `maxDetailsBytes`, when anything was. */
 	omitted?: { agentCalls: number; agents: number; logs: number; failures: number; result: boolean };
 }

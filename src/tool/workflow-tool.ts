@@ -3,7 +3,14 @@
  * as pi sessions, stream the envelope, and return the final one. Failed or stopped runs return `isError: true`
  * so the model sees a failure while renderers keep the details.
  */
-import type { AgentToolResult, ExtensionToolContext, ToolDefinition } from "@earendil-works/pi-coding-agent";
+
+import { join } from "node:path";
+import type {
+	AgentToolResult,
+	AgentToolUpdateCallback,
+	ExtensionToolContext,
+	ToolDefinition,
+} from "@earendil-works/pi-coding-agent";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
 import { type Static, Type } from "typebox";
@@ -15,12 +22,14 @@ import {
 	type WorkflowProgressDetails,
 	workflowProgressResult,
 } from "../progress/index.ts";
+import { createRunStore, type RunStore } from "../runs/index.ts";
 import type { WorkflowQueue } from "../runtime/queue.ts";
 import { runWorkflowScript } from "../runtime/run.ts";
-import type { WorkflowAgentRunner, WorkflowRunResult } from "../runtime/types.ts";
+import type { JsonValue, WorkflowAgentRunner, WorkflowRunResult } from "../runtime/types.ts";
 import { createPiAgentRunner } from "./agent-runner.ts";
 import { type AgentTypeConfig, listAvailableAgentTypes, loadAgentTypes } from "./agent-types.ts";
 import { parentModelRuntime } from "./child-model.ts";
+import { type DurableOutcome, DurableRun } from "./durable-run.ts";
 import { createWorkflowResolver, resolveScriptSource } from "./script-source.ts";
 
 export const WORKFLOW_TOOL_NAME = "workflow";
@@ -43,6 +52,12 @@ const parameters = Type.Object({
 	timeoutMs: Type.Optional(Type.Number({ description: "Deadline for the whole run, in ms" })),
 	concurrency: Type.Optional(
 		Type.Integer({ minimum: 1, maximum: 64, description: "Children running at once in this session" }),
+	),
+	resume: Type.Optional(
+		Type.String({
+			description:
+				"Run id of an earlier run: its finished agents replay, the rest run. With script/path/name, resumes with that (edited) script",
+		}),
 	),
 });
 
@@ -80,6 +95,8 @@ export interface WorkflowToolOptions {
 	queue: WorkflowQueue;
 	/** pi's global config directory. Default: pi's. */
 	agentDir?: string;
+	/** Where run records live (one folder per project). Default: `<agentDir>/workflow-runs`. */
+	runsRoot?: string;
 	/** Builds the runner for a call. Default: children as pi sessions with the parent's model and credentials. */
 	createRunner?: (ctx: ExtensionToolContext, setup: RunnerSetup) => Promise<WorkflowAgentRunner>;
 }
@@ -90,6 +107,83 @@ export function createWorkflowTool(
 ): ToolDefinition<typeof parameters, WorkflowProgressDetails> {
 	const agentDir = options.agentDir ?? getAgentDir();
 	const makeRunner = options.createRunner ?? defaultRunner;
+	const runsRoot = options.runsRoot ?? join(agentDir, "workflow-runs");
+	/** One call: the script (the resumed run's unless one is given), its run record, the run, the result. */
+	async function runDurably(
+		params: WorkflowToolParams,
+		signal: AbortSignal | undefined,
+		onUpdate: AgentToolUpdateCallback<WorkflowProgressDetails> | undefined,
+		ctx: ExtensionToolContext,
+		store: RunStore,
+		resumed: DurableRun | undefined,
+	): Promise<AgentToolResult<WorkflowProgressDetails>> {
+		const original = resumed?.original;
+		const script =
+			original && !params.script && !params.path && !params.name
+				? { source: original.script, filename: original.filename }
+				: resolveScriptSource(params, { cwd: ctx.cwd, agentDir });
+		const args = params.args !== undefined ? params.args : original?.args;
+		const durable =
+			resumed ??
+			DurableRun.fresh(store, {
+				script: script.source,
+				filename: script.filename,
+				...(args !== undefined ? { args: args as JsonValue } : {}),
+			});
+		if (params.concurrency !== undefined) options.queue.concurrency = params.concurrency;
+		const types = loadAgentTypes({ cwd: ctx.cwd, agentDir });
+		const runner = await makeRunner(ctx, { agentDir, agentTypes: types.types });
+
+		const tracker = createWorkflowProgressTracker();
+		const ui = createWorkflowProgressUi(ctx, onUpdate ? { onUpdate } : {});
+		let result: WorkflowRunResult;
+		let saved: DurableOutcome;
+		try {
+			result = await runWorkflowScript(script.source, {
+				agentRunner: runner,
+				filename: script.filename,
+				cwd: ctx.cwd,
+				queue: options.queue,
+				agentTypes: listAvailableAgentTypes(types.types),
+				resolveWorkflow: createWorkflowResolver({ agentDir }),
+				...(args !== undefined ? { args } : {}),
+				...(signal ? { signal } : {}),
+				...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
+				journal: durable.journal,
+				onProgress: (event) => {
+					if (event.type === "run_start") durable.started(event.meta);
+					tracker.updateFromProgressEvent(event);
+					ui.update(tracker.getEnvelope());
+				},
+			});
+			saved = await durable.finish(result);
+		} catch (error) {
+			// Only our own bugs reach here: runWorkflowScript resolves for every script fault.
+			await durable.abandon();
+			ui.update(tracker.error(error).envelope);
+			ui.dispose();
+			throw toWorkflowError(error);
+		}
+		const { envelope, summary } = tracker.complete(result);
+		ui.update(envelope);
+		ui.dispose();
+		// The runtime checks the header and args before any child starts (and parses the script once); those
+		// author errors fail the tool call itself, with their line:column.
+		const early = result.error;
+		if (early && result.counts.calls === 0 && BEFORE_START_CODES.has(early.code)) {
+			throw new WorkflowError(early.code, stripLocation(early.message), {
+				...(early.line !== undefined && early.column !== undefined
+					? { location: { line: early.line, column: early.column } }
+					: {}),
+				...(early.details ? { details: early.details } : {}),
+			});
+		}
+		const warnings = types.warnings.length > 0 ? `\nAgent file warnings:\n${types.warnings.join("\n")}` : "";
+		const toolResult = workflowProgressResult(envelope, summary + runText(result, saved) + warnings);
+		if (saved.runId) toolResult.details.runId = saved.runId;
+		return result.status === "completed" ? toolResult : { ...toolResult, isError: true };
+	}
+
 	return {
 		name: WORKFLOW_TOOL_NAME,
 		label: "Workflow",
@@ -98,53 +192,14 @@ export function createWorkflowTool(
 		promptGuidelines: GUIDELINES,
 		parameters,
 		async execute(_toolCallId, params, signal, onUpdate, ctx): Promise<AgentToolResult<WorkflowProgressDetails>> {
-			const script = resolveScriptSource(params, { cwd: ctx.cwd, agentDir });
-			if (params.concurrency !== undefined) options.queue.concurrency = params.concurrency;
-			const types = loadAgentTypes({ cwd: ctx.cwd, agentDir });
-			const runner = await makeRunner(ctx, { agentDir, agentTypes: types.types });
-
-			const tracker = createWorkflowProgressTracker();
-			const ui = createWorkflowProgressUi(ctx, onUpdate ? { onUpdate } : {});
-			let result: WorkflowRunResult;
+			const store = createRunStore({ cwd: ctx.cwd, root: runsRoot });
+			// A resume holds the run's lock from here on: every path below lets go of it.
+			const resumed = params.resume !== undefined ? await DurableRun.resume(store, params.resume) : undefined;
 			try {
-				result = await runWorkflowScript(script.source, {
-					agentRunner: runner,
-					filename: script.filename,
-					cwd: ctx.cwd,
-					queue: options.queue,
-					agentTypes: listAvailableAgentTypes(types.types),
-					resolveWorkflow: createWorkflowResolver({ agentDir }),
-					...(params.args !== undefined ? { args: params.args } : {}),
-					...(signal ? { signal } : {}),
-					...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
-					onProgress: (event) => {
-						tracker.updateFromProgressEvent(event);
-						ui.update(tracker.getEnvelope());
-					},
-				});
-			} catch (error) {
-				// Only our own bugs reach here: runWorkflowScript resolves for every script fault.
-				ui.update(tracker.error(error).envelope);
-				ui.dispose();
-				throw toWorkflowError(error);
+				return await runDurably(params, signal, onUpdate, ctx, store, resumed);
+			} finally {
+				await resumed?.abandon();
 			}
-			const { envelope, summary } = tracker.complete(result);
-			ui.update(envelope);
-			ui.dispose();
-			// The runtime checks the header and args before any child starts (and parses the script once); those
-			// author errors fail the tool call itself, with their line:column.
-			const early = result.error;
-			if (early && result.counts.calls === 0 && BEFORE_START_CODES.has(early.code)) {
-				throw new WorkflowError(early.code, stripLocation(early.message), {
-					...(early.line !== undefined && early.column !== undefined
-						? { location: { line: early.line, column: early.column } }
-						: {}),
-					...(early.details ? { details: early.details } : {}),
-				});
-			}
-			const warnings = types.warnings.length > 0 ? `\nAgent file warnings:\n${types.warnings.join("\n")}` : "";
-			const toolResult = workflowProgressResult(envelope, summary + warnings);
-			return result.status === "completed" ? toolResult : { ...toolResult, isError: true };
 		},
 		renderCall(args, theme) {
 			const what = args.name
@@ -163,6 +218,19 @@ export function createWorkflowTool(
 			return new Text(theme.fg(colour, details.summary), 0, 0);
 		},
 	};
+}
+
+/** Where the run is kept and, when it did not complete, the exact call that resumes it. */
+function runText(result: WorkflowRunResult, saved: DurableOutcome): string {
+	if (!saved.runId)
+		return saved.problem ? `\nThe run could not be saved (${saved.problem}); it cannot be resumed.` : "";
+	const id = saved.runId;
+	const problem = saved.problem ? ` (saving was incomplete: ${saved.problem})` : "";
+	if (result.status === "completed") return `\nRun \`${id}\`${problem}.`;
+	if (saved.saved === 0)
+		return `\nRun \`${id}\`: no agent result was saved${problem}; run the workflow again to retry.`;
+	const results = saved.saved === 1 ? "1 agent result is" : `${saved.saved} agent results are`;
+	return `\nRun \`${id}\`: ${results} saved${problem}. Resume with workflow({ resume: "${id}" }) to replay them and run the rest; add \`script\`, \`path\` or \`name\` to resume with an edited script.`;
 }
 
 /** Children as pi sessions sharing the parent session's providers, credentials, model and thinking level. */
