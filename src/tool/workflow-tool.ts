@@ -74,7 +74,9 @@ validated object with a schema (root type "object"); parallel([() => …]) → a
 promises); pipeline(items, ...stages) with stage(previous, original, index), no barrier between stages; phase(name, fn?);
 log(message, data?); workflow(nameOrPath, args) (one level); args; cwd; budget; sleep(ms); console.
 A failed child gives null (in parallel/pipeline: a null slot) — check for null. Date.now(), new Date() and
-Math.random() are unavailable: pass timestamps in args. Values are JSON only.`;
+Math.random() are unavailable: pass timestamps in args. Values are JSON only.
+Every run has an id; workflow({ resume: id }) re-runs a failed or stopped run, replaying each agent call that
+already finished (add script/path/name to resume with a fixed script).`;
 
 const GUIDELINES = [
 	"Use the workflow tool when a task splits into many independent agent jobs (review many files, research angles, migrate items); do small tasks directly.",
