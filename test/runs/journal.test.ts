@@ -1,8 +1,8 @@
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { WorkflowJournalEntry } from "../../src/runtime/index.ts";
 import type { RunRecord } from "../../src/runs/index.ts";
+import type { WorkflowJournalEntry } from "../../src/runtime/index.ts";
 import { tempStore } from "./support.ts";
 
 const USAGE = { input: 3, output: 4, total: 7 };
@@ -28,7 +28,11 @@ describe("record.journal()", () => {
 		await journal.record(entry("b", { verdict: "ok", items: [1, 2] }));
 		expect(journal.lookup("a")).toEqual(entry("a"));
 		await journal.close();
-		expect(journalText(record).split("\n")).toEqual([JSON.stringify(entry("a")), JSON.stringify(entry("b", { verdict: "ok", items: [1, 2] })), ""]);
+		expect(journalText(record).split("\n")).toEqual([
+			JSON.stringify(entry("a")),
+			JSON.stringify(entry("b", { verdict: "ok", items: [1, 2] })),
+			"",
+		]);
 		const again = await record.journal();
 		expect(again.size).toBe(2);
 		expect(again.lookup("b")?.value).toEqual({ verdict: "ok", items: [1, 2] });
@@ -125,9 +129,14 @@ describe("record.journal()", () => {
 		const [one, two] = await Promise.all([store.create({ script: "" }), store.create({ script: "" })]);
 		const [a, b] = await Promise.all([one.journal(), two.journal()]);
 		const keys = Array.from({ length: 200 }, (_, i) => `k${i}`);
-		await Promise.all(keys.flatMap((key) => [a.record(entry(key, `one ${key}`)), b.record(entry(key, `two ${key}`))]));
+		await Promise.all(
+			keys.flatMap((key) => [a.record(entry(key, `one ${key}`)), b.record(entry(key, `two ${key}`))]),
+		);
 		await Promise.all([a.close(), b.close()]);
-		for (const [record, name] of [[one, "one"], [two, "two"]] as const) {
+		for (const [record, name] of [
+			[one, "one"],
+			[two, "two"],
+		] as const) {
 			const journal = await record.journal();
 			expect(journal.problems).toEqual([]);
 			expect(journal.entries().map((e) => e.value)).toEqual(keys.map((key) => `${name} ${key}`));
@@ -153,7 +162,9 @@ describe("record.journal()", () => {
 		const record = await newRecord();
 		const journal = await record.journal();
 		await expect(journal.record({ value: 1 } as unknown as WorkflowJournalEntry)).rejects.toThrow(
-			new TypeError(`Expected a journal entry for run ${record.id}, got one whose \`key\` is not a non-empty string`),
+			new TypeError(
+				`Expected a journal entry for run ${record.id}, got one whose \`key\` is not a non-empty string`,
+			),
 		);
 		await journal.close();
 		expect(journalText(record)).toBe("");

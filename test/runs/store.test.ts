@@ -1,9 +1,18 @@
-import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+	chmodSync,
+	chownSync,
+	mkdirSync,
+	readdirSync,
+	readFileSync,
+	statSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { WorkflowError } from "../../src/errors.ts";
-import type { WorkflowRunResult } from "../../src/runtime/index.ts";
 import { createRunStore, defaultRunsRoot, isRunId } from "../../src/runs/index.ts";
+import type { WorkflowRunResult } from "../../src/runtime/index.ts";
 import { spawnChild, tempDir, tempStore } from "./support.ts";
 
 const META = { name: "triage", description: "sort the failures" };
@@ -74,7 +83,9 @@ describe("createRunStore()", () => {
 	});
 
 	it("on misuse: throws a TypeError", () => {
-		expect(() => createRunStore({ cwd: "" })).toThrow(new TypeError('Expected `cwd` to be a non-empty string, got ""'));
+		expect(() => createRunStore({ cwd: "" })).toThrow(
+			new TypeError('Expected `cwd` to be a non-empty string, got ""'),
+		);
 	});
 });
 
@@ -112,7 +123,8 @@ describe("store.create()", () => {
 			expect(mode(root)).toBe(0o700);
 			expect(mode(store.dir)).toBe(0o700);
 			expect(mode(record.dir)).toBe(0o700);
-			for (const file of ["run.json", "snapshot.json", "journal.jsonl"]) expect(mode(join(record.dir, file))).toBe(0o600);
+			for (const file of ["run.json", "snapshot.json", "journal.jsonl"])
+				expect(mode(join(record.dir, file))).toBe(0o600);
 			// Atomic writes leave no temp files behind.
 			expect(readdirSync(record.dir).sort()).toEqual(["journal.jsonl", "run.json", "snapshot.json"]);
 		} finally {

@@ -19,7 +19,8 @@ const temps: string[] = [];
 const children: ChildProcess[] = [];
 
 afterEach(() => {
-	for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+	for (const child of children.splice(0))
+		if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 	for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -40,7 +41,10 @@ export function tempStore(name = "project"): { store: RunStore; root: string; ba
 }
 
 /** A child process running `body` (an ES module body with `createRunStore` in scope), its output collected. */
-export function spawnChild(body: string, options: { uid?: number; gid?: number } = {}): {
+export function spawnChild(
+	body: string,
+	options: { uid?: number; gid?: number } = {},
+): {
 	child: ChildProcess;
 	output: () => string;
 	exited: Promise<number | null>;
