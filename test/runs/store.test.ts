@@ -150,11 +150,9 @@ describe("store.open()", () => {
 	});
 
 	it.each(["../x", "..", "", "wf-20261201-101530-../../etc", "/etc/passwd", "wf-20261201-101530-K3F9", "a/b"])(
-		"on a malformed id %j: throws run_id_invalid without touching the disk",
+		"on a malformed id %j: throws run_id_invalid, never a path lookup",
 		async (id) => {
-			const { store, base } = tempStore();
-			// A run.json where a traversal would land must never be read.
-			writeFileSync(join(base, "run.json"), "{}");
+			const { store } = tempStore();
 			const error = await rejection(store.open(id));
 			expect(error.code).toBe("run_id_invalid");
 			expect(error.message).toBe(
