@@ -3,6 +3,7 @@
  * before it starts leaves none behind); a resume reopens the record, holds its lock and replays its journal. Losing
  * the store costs durability, never the run: journal writes that fail are warned about and the run goes on.
  */
+import { join } from "node:path";
 import { WorkflowError } from "../errors.ts";
 import type { RunJournal, RunLock, RunRecord, RunStore } from "../runs/index.ts";
 import type {
@@ -42,6 +43,9 @@ export class DurableRun {
 	/** Fresh runs: the record being made once the script starts. */
 	private making: Promise<void> | undefined;
 	private problem: string | undefined;
+	/** Resolves with the run id once the record exists (undefined when it could not be made). */
+	readonly recorded: Promise<string | undefined>;
+	private resolveRecorded!: (id: string | undefined) => void;
 
 	private constructor(
 		store: RunStore,
@@ -50,10 +54,14 @@ export class DurableRun {
 	) {
 		this.store = store;
 		this.source = source;
+		this.recorded = new Promise((resolve) => {
+			this.resolveRecorded = resolve;
+		});
 		if (resumed) {
 			this.record = resumed.record;
 			this.lock = resumed.lock;
 			this.opened = resumed.journal;
+			this.resolveRecorded(resumed.record.id);
 		}
 		this.journal = {
 			lookup: (key) => this.opened?.lookup(key),
@@ -101,9 +109,9 @@ export class DurableRun {
 		};
 	}
 
-	/** The run id, once there is a record. */
-	get runId(): string | undefined {
-		return this.record?.id;
+	/** Where the snapshot (with the whole result) is written, once there is a record. */
+	get snapshotPath(): string | undefined {
+		return this.record ? join(this.record.dir, "snapshot.json") : undefined;
 	}
 
 	/** The script has started (its header and args passed): a fresh run makes its record now. */
@@ -115,6 +123,7 @@ export class DurableRun {
 	/** Writes the snapshot and lets go of the run. Never throws: a store that fails is reported in the outcome. */
 	async finish(result: WorkflowRunResult): Promise<DurableOutcome> {
 		await this.making;
+		this.resolveRecorded(this.record?.id);
 		const saved = this.opened?.size ?? 0;
 		if (this.record) {
 			try {
@@ -153,6 +162,7 @@ export class DurableRun {
 		} catch (error) {
 			this.problem = messageOf(error);
 		}
+		this.resolveRecorded(this.record?.id);
 	}
 
 	private async write(entry: WorkflowJournalEntry): Promise<void> {

@@ -15,22 +15,18 @@ import { getAgentDir } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
 import { type Static, Type } from "typebox";
 import { stripLocation, toWorkflowError, WorkflowError, type WorkflowErrorCode } from "../errors.ts";
-import {
-	createWorkflowProgressTracker,
-	createWorkflowProgressUi,
-	formatWorkflowProgress,
-	type WorkflowProgressDetails,
-	workflowProgressResult,
-} from "../progress/index.ts";
+import { formatWorkflowProgress, type WorkflowProgressDetails, workflowProgressResult } from "../progress/index.ts";
 import { createRunStore, type RunStore } from "../runs/index.ts";
 import type { WorkflowQueue } from "../runtime/queue.ts";
-import { runWorkflowScript } from "../runtime/run.ts";
-import type { JsonValue, WorkflowAgentRunner, WorkflowRunResult } from "../runtime/types.ts";
+import type { JsonValue, WorkflowAgentRunner } from "../runtime/types.ts";
 import { createPiAgentRunner } from "./agent-runner.ts";
 import { type AgentTypeConfig, listAvailableAgentTypes, loadAgentTypes } from "./agent-types.ts";
 import { parentModelRuntime } from "./child-model.ts";
-import { type DurableOutcome, DurableRun } from "./durable-run.ts";
+import { DurableRun } from "./durable-run.ts";
+import { completionMessage, runText, startedResult, type WorkflowRunMessage } from "./run-messages.ts";
+import { RunRegistry } from "./run-registry.ts";
 import { createWorkflowResolver, resolveScriptSource } from "./script-source.ts";
+import { startToolRun, type ToolRunOutcome } from "./tool-run.ts";
 
 export const WORKFLOW_TOOL_NAME = "workflow";
 
@@ -52,6 +48,11 @@ const parameters = Type.Object({
 	timeoutMs: Type.Optional(Type.Number({ description: "Deadline for the whole run, in ms" })),
 	concurrency: Type.Optional(
 		Type.Integer({ minimum: 1, maximum: 64, description: "Children running at once in this session" }),
+	),
+	background: Type.Optional(
+		Type.Boolean({
+			description: "Return at once with the run id; the run goes on and reports here when it ends",
+		}),
 	),
 	resume: Type.Optional(
 		Type.String({
@@ -99,6 +100,10 @@ export interface WorkflowToolOptions {
 	agentDir?: string;
 	/** Where run records live (one folder per project). Default: `<agentDir>/workflow-runs`. */
 	runsRoot?: string;
+	/** The session's live runs (what `/workflows` lists and stops). Default: a registry of this tool's own. */
+	registry?: RunRegistry;
+	/** Delivers a background run's completion message to the session (pi's `sendMessage`). Default: none. */
+	notify?: (message: WorkflowRunMessage) => void;
 	/** Builds the runner for a call. Default: children as pi sessions with the parent's model and credentials. */
 	createRunner?: (ctx: ExtensionToolContext, setup: RunnerSetup) => Promise<WorkflowAgentRunner>;
 }
@@ -110,7 +115,8 @@ export function createWorkflowTool(
 	const agentDir = options.agentDir ?? getAgentDir();
 	const makeRunner = options.createRunner ?? defaultRunner;
 	const runsRoot = options.runsRoot ?? join(agentDir, "workflow-runs");
-	/** One call: the script (the resumed run's unless one is given), its run record, the run, the result. */
+	const registry = options.registry ?? new RunRegistry();
+	/** One call: the script (the resumed run's unless one is given), its record, the run, and what the model sees. */
 	async function runDurably(
 		params: WorkflowToolParams,
 		signal: AbortSignal | undefined,
@@ -135,13 +141,11 @@ export function createWorkflowTool(
 		if (params.concurrency !== undefined) options.queue.concurrency = params.concurrency;
 		const types = loadAgentTypes({ cwd: ctx.cwd, agentDir });
 		const runner = await makeRunner(ctx, { agentDir, agentTypes: types.types });
-
-		const tracker = createWorkflowProgressTracker();
-		const ui = createWorkflowProgressUi(ctx, onUpdate ? { onUpdate } : {});
-		let result: WorkflowRunResult;
-		let saved: DurableOutcome;
-		try {
-			result = await runWorkflowScript(script.source, {
+		// pi -p and JSON mode end after this turn: a background run would have no session to report to.
+		const background = params.background === true && ctx.mode !== "print" && ctx.mode !== "json";
+		const run = startToolRun({
+			source: script.source,
+			options: {
 				agentRunner: runner,
 				filename: script.filename,
 				cwd: ctx.cwd,
@@ -149,26 +153,47 @@ export function createWorkflowTool(
 				agentTypes: listAvailableAgentTypes(types.types),
 				resolveWorkflow: createWorkflowResolver({ agentDir }),
 				...(args !== undefined ? { args } : {}),
-				...(signal ? { signal } : {}),
 				...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
-				journal: durable.journal,
-				onProgress: (event) => {
-					if (event.type === "run_start") durable.started(event.meta);
-					tracker.updateFromProgressEvent(event);
-					ui.update(tracker.getEnvelope());
-				},
-			});
-			saved = await durable.finish(result);
-		} catch (error) {
-			// Only our own bugs reach here: runWorkflowScript resolves for every script fault.
-			await durable.abandon();
-			ui.update(tracker.error(error).envelope);
-			ui.dispose();
-			throw toWorkflowError(error);
+			},
+			durable,
+			ctx,
+			ui: background ? { widgetKey: `workflow-progress-${Date.now()}` } : onUpdate ? { onUpdate } : {},
+		});
+		const warnings = types.warnings.length > 0 ? `\nAgent file warnings:\n${types.warnings.join("\n")}` : "";
+		const blockingNote =
+			params.background === true && !background
+				? `\nRan blocking: background runs need an interactive session (this is ${ctx.mode} mode).`
+				: "";
+
+		if (background) {
+			// The run goes on once the call returns: Esc on this call no longer reaches it, `stop` does.
+			const id = await Promise.race([run.recorded, run.finished.then(() => undefined)]);
+			if (id !== undefined) {
+				registry.add(run.live(id, true));
+				run.finished.then(
+					(outcome) => options.notify?.(completionMessage(outcome, durable.snapshotPath)),
+					() => undefined,
+				);
+				return startedResult(id, run);
+			}
+			// The run ended (or could not be recorded) before it could go to the background: report it here.
 		}
-		const { envelope, summary } = tracker.complete(result);
-		ui.update(envelope);
-		ui.dispose();
+
+		const stopOnAbort = () => run.stop(signal?.reason);
+		signal?.addEventListener("abort", stopOnAbort, { once: true });
+		if (signal?.aborted) stopOnAbort();
+		run.recorded.then((id) => {
+			if (id !== undefined) registry.add(run.live(id, false));
+		});
+		let outcome: ToolRunOutcome;
+		try {
+			outcome = await run.finished;
+		} catch (error) {
+			throw toWorkflowError(error);
+		} finally {
+			signal?.removeEventListener("abort", stopOnAbort);
+		}
+		const { result, saved, envelope, summary } = outcome;
 		// The runtime checks the header and args before any child starts (and parses the script once); those
 		// author errors fail the tool call itself, with their line:column.
 		const early = result.error;
@@ -180,8 +205,7 @@ export function createWorkflowTool(
 				...(early.details ? { details: early.details } : {}),
 			});
 		}
-		const warnings = types.warnings.length > 0 ? `\nAgent file warnings:\n${types.warnings.join("\n")}` : "";
-		const toolResult = workflowProgressResult(envelope, summary + runText(result, saved) + warnings);
+		const toolResult = workflowProgressResult(envelope, summary + runText(result, saved) + blockingNote + warnings);
 		if (saved.runId) toolResult.details.runId = saved.runId;
 		return result.status === "completed" ? toolResult : { ...toolResult, isError: true };
 	}
@@ -195,12 +219,14 @@ export function createWorkflowTool(
 		parameters,
 		async execute(_toolCallId, params, signal, onUpdate, ctx): Promise<AgentToolResult<WorkflowProgressDetails>> {
 			const store = createRunStore({ cwd: ctx.cwd, root: runsRoot });
-			// A resume holds the run's lock from here on: every path below lets go of it.
+			// A resume holds the run's lock from here on: the run lets go of it when it ends.
 			const resumed = params.resume !== undefined ? await DurableRun.resume(store, params.resume) : undefined;
 			try {
 				return await runDurably(params, signal, onUpdate, ctx, store, resumed);
-			} finally {
+			} catch (error) {
+				// A run that went ahead released the lock itself; one that never started must not keep it.
 				await resumed?.abandon();
+				throw error;
 			}
 		},
 		renderCall(args, theme) {
@@ -220,19 +246,6 @@ export function createWorkflowTool(
 			return new Text(theme.fg(colour, details.summary), 0, 0);
 		},
 	};
-}
-
-/** Where the run is kept and, when it did not complete, the exact call that resumes it. */
-function runText(result: WorkflowRunResult, saved: DurableOutcome): string {
-	if (!saved.runId)
-		return saved.problem ? `\nThe run could not be saved (${saved.problem}); it cannot be resumed.` : "";
-	const id = saved.runId;
-	const problem = saved.problem ? ` (saving was incomplete: ${saved.problem})` : "";
-	if (result.status === "completed") return `\nRun \`${id}\`${problem}.`;
-	if (saved.saved === 0)
-		return `\nRun \`${id}\`: no agent result was saved${problem}; run the workflow again to retry.`;
-	const results = saved.saved === 1 ? "1 agent result is" : `${saved.saved} agent results are`;
-	return `\nRun \`${id}\`: ${results} saved${problem}. Resume with workflow({ resume: "${id}" }) to replay them and run the rest; add \`script\`, \`path\` or \`name\` to resume with an edited script.`;
 }
 
 /** Children as pi sessions sharing the parent session's providers, credentials, model and thinking level. */
