@@ -51,7 +51,7 @@ export async function createParentSession(options: ParentSessionOptions): Promis
 		resourceLoader,
 		sessionManager: SessionManager.inMemory(cwd),
 		model,
-		tools: ["workflow"],
+		tools: ["workflow", "workflow_runs"],
 	});
 	const toolEvents: AgentSessionEvent[] = [];
 	const unsubscribe = session.subscribe((event) => {

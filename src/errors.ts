@@ -29,6 +29,11 @@ export type WorkflowErrorCode =
 	| "workflow_nesting"
 	| "agents_failed"
 	| "script_error"
+	| "run_id_invalid"
+	| "run_not_found"
+	| "run_busy"
+	| "run_not_resumable"
+	| "run_store"
 	| "internal";
 
 /** A position in the author's own file; both counted from 1. */

@@ -25,6 +25,22 @@ export {
 	formatWorkflowProgress,
 	workflowProgressResult,
 } from "./progress/index.ts";
+// Run store: durable runs (record, journal, snapshot, lock) that hosts list and resume
+export type {
+	JournalProblem,
+	RunCreateOptions,
+	RunInfo,
+	RunJournal,
+	RunLock,
+	RunLockInfo,
+	RunRecord,
+	RunSnapshot,
+	RunStatus,
+	RunStore,
+	RunStoreOptions,
+	RunSummary,
+} from "./runs/index.ts";
+export { createRunStore, defaultRunsRoot, isRunId } from "./runs/index.ts";
 // Runtime: run a script; the runner seam, events and results
 export type {
 	JsonSchema,
@@ -41,6 +57,8 @@ export type {
 	WorkflowBudgetOptions,
 	WorkflowChildState,
 	WorkflowFailure,
+	WorkflowJournal,
+	WorkflowJournalEntry,
 	WorkflowLimits,
 	WorkflowMeta,
 	WorkflowPhaseMeta,

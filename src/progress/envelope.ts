@@ -71,7 +71,7 @@ export interface WorkflowProgressAgentCall {
 	activityText?: string;
 	/** The child's id, once the runner reports one. */
 	agentId?: string;
-	/** 1-based attempt (schema retries). */
+	/** 1-based attempt (schema retries); 0 for a call replayed from the journal. */
 	attempt: number;
 	promptPreview?: string;
 	model?: string;
@@ -84,6 +84,8 @@ export interface WorkflowProgressAgentCall {
 	skipped?: boolean;
 	/** True when `agent()` threw into the script instead of giving null. */
 	thrown?: boolean;
+	/** True when the answer was replayed from the journal of the run this one resumes (no child ran). */
+	cached?: boolean;
 	/** Total tokens. */
 	tokens?: number;
 	toolUses?: number;
@@ -149,6 +151,8 @@ export interface WorkflowProgressEnvelope {
 export interface WorkflowProgressDetails {
 	summary: string;
 	envelope: WorkflowProgressEnvelope;
+	/** The run's id in the run store, when the host keeps one (resume it with this id). */
+	runId?: string;
 	/** What was left out to stay within `maxDetailsBytes`, when anything was. */
 	omitted?: { agentCalls: number; agents: number; logs: number; failures: number; result: boolean };
 }

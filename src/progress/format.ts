@@ -194,7 +194,8 @@ function usageText(tokens: number, toolUses: number): string {
 
 function callLine(call: WorkflowProgressAgentCall, now: number): string {
 	const head = `${CALL_MARKS[call.status]} #${call.index} ${oneLine(call.label)} (${call.agentType})`;
-	const parts = [call.status === "running" ? activityText(call) || "running" : call.status];
+	const status = call.cached ? "replayed" : call.status;
+	const parts = [call.status === "running" ? activityText(call) || "running" : status];
 	const usage = usageText(call.tokens ?? 0, call.toolUses ?? 0);
 	const elapsed = liveElapsed(call, now);
 	const time = elapsed !== undefined ? ` · ${formatDuration(elapsed)}` : "";

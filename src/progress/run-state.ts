@@ -116,6 +116,7 @@ export class RunState {
 				if (event.agentId !== undefined) data.agentId = event.agentId;
 				data.resultPreview = this.cap(event.resultPreview);
 				data.attempt = event.attempts;
+				if (event.cached) data.cached = true;
 				data.activity = "finished";
 				delete data.activityText;
 				this.calls.settle(record, {

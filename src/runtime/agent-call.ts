@@ -6,16 +6,16 @@
 import { unknownAgentTypeError, WorkflowError } from "../errors.ts";
 import { watchAbort } from "./abort-watch.ts";
 import { type AgentCallOptions, checkAgentOptions, checkPrompt } from "./agent-options.ts";
-import { firstFrameIn } from "./call-key.ts";
 import type { WorkflowAgentCallRef } from "./events.ts";
 import { assertJsonValue } from "./json-value.ts";
-import { type ScriptScope, trackInFlight } from "./run-context.ts";
+import { type RunContext, type ScriptScope, trackInFlight } from "./run-context.ts";
 import { type CompiledSchema, compileAgentSchema, parseStructuredText } from "./schema.ts";
 import type {
 	JsonValue,
 	WorkflowAgentChild,
 	WorkflowAgentRequest,
 	WorkflowAgentResult,
+	WorkflowJournalEntry,
 	WorkflowTokenUsage,
 } from "./types.ts";
 
@@ -33,12 +33,11 @@ type Attempt =
 	| { kind: "schema_miss"; errors: string; result: WorkflowAgentResult }
 	| { kind: "failed"; cause: string; result?: WorkflowAgentResult };
 
-/** Runs one `agent(prompt, opts)` call made at the guest stack `stack`. */
+/** Runs one `agent(prompt, opts)` call. */
 export async function runAgentCall(
 	scope: ScriptScope,
 	rawPrompt: JsonValue,
 	rawOptions: JsonValue,
-	stack: string,
 ): Promise<JsonValue> {
 	const { run } = scope;
 	run.census.call();
@@ -60,9 +59,8 @@ export async function runAgentCall(
 		throw error;
 	}
 
-	const site = firstFrameIn(stack, scope.filename);
 	const ref: WorkflowAgentCallRef = {
-		key: scope.keys.next(site, identityOf(prompt, options)),
+		key: scope.keys.next(identityOf(prompt, options)),
 		index: run.nextCallIndex++,
 		label: options.label ?? shorten(prompt, 60),
 		agentType: options.agentType,
@@ -76,6 +74,8 @@ export async function runAgentCall(
 		hasSchema: schema !== undefined,
 		...(options.model ? { model: options.model } : {}),
 	});
+	const journaled = replayable(run, ref.key, schema !== undefined);
+	if (journaled) return replay(run, ref, journaled);
 
 	const started = Date.now();
 	let attempts = 0;
@@ -137,15 +137,14 @@ export async function runAgentCall(
 		}, run.callSignal);
 
 		if (outcome.kind === "answer") {
+			// On disk before the script sees it: a crash after this point cannot lose the answer.
+			await journal(run, ref, outcome.value, usage, outcome.result.id);
 			run.census.completed(usage);
 			run.emit({
 				type: "agent_finished",
 				...ref,
 				agentId: outcome.result.id,
-				resultPreview: shorten(
-					typeof outcome.value === "string" ? outcome.value : JSON.stringify(outcome.value),
-					PREVIEW_CHARS,
-				),
+				resultPreview: preview(outcome.value),
 				...(usage ? { usage } : {}),
 				...(outcome.result.toolUses !== undefined ? { toolUses: outcome.result.toolUses } : {}),
 				durationMs: Date.now() - started,
@@ -173,6 +172,76 @@ export async function runAgentCall(
 	} finally {
 		// Tokens count against the budget whatever became of the call.
 		if (usage) run.budget.spendTokens(usage.total);
+	}
+}
+
+/**
+ * The journal's entry for `key`, when it can stand in for the call: a JSON value that fits the boundary (an object
+ * for a schema call). Anything else, from a journal edited by hand, is ignored and the call runs.
+ */
+function replayable(run: RunContext, key: string, hasSchema: boolean): WorkflowJournalEntry | undefined {
+	const entry = run.journal?.lookup(key);
+	if (entry === undefined || entry === null || typeof entry !== "object") return undefined;
+	try {
+		const value = assertJsonValue(entry.value, "journal value");
+		if (hasSchema && (value === null || typeof value !== "object" || Array.isArray(value))) return undefined;
+		if (Buffer.byteLength(JSON.stringify(value)) > run.limits.maxValueBytes) return undefined;
+		const usage = readUsage(entry.usage);
+		return {
+			key,
+			value,
+			...(usage ? { usage } : {}),
+			...(typeof entry.agentId === "string" ? { agentId: entry.agentId } : {}),
+		};
+	} catch {
+		return undefined;
+	}
+}
+
+/** A call the journal holds: counted, charged and reported as it was in the run that made it, with no runner call. */
+function replay(run: RunContext, ref: WorkflowAgentCallRef, entry: WorkflowJournalEntry): JsonValue {
+	run.census.started();
+	run.census.completed(entry.usage);
+	if (entry.usage) run.budget.spendTokens(entry.usage.total);
+	run.emit({
+		type: "agent_finished",
+		...ref,
+		...(entry.agentId ? { agentId: entry.agentId } : {}),
+		resultPreview: preview(entry.value),
+		...(entry.usage ? { usage: entry.usage } : {}),
+		durationMs: 0,
+		attempts: 0,
+		cached: true,
+	});
+	return entry.value;
+}
+
+/** Records a finished call. A journal that cannot write costs durability, not the answer: the run goes on, warned. */
+async function journal(
+	run: RunContext,
+	ref: WorkflowAgentCallRef,
+	value: JsonValue,
+	usage: WorkflowTokenUsage | undefined,
+	agentId: string | undefined,
+): Promise<void> {
+	if (!run.journal) return;
+	try {
+		await run.journal.record({
+			key: ref.key,
+			value,
+			...(usage ? { usage } : {}),
+			...(agentId !== undefined ? { agentId: String(agentId) } : {}),
+			label: ref.label,
+			agentType: ref.agentType,
+		});
+	} catch (error) {
+		run.budget.countLog();
+		run.emit({
+			type: "log",
+			level: "warn",
+			message: `Could not journal the answer of \`${ref.label}\` (${messageOf(error)}); a resume will run this call again`,
+			...(ref.phase ? { phase: ref.phase } : {}),
+		});
 	}
 }
 
@@ -295,6 +364,7 @@ function identityOf(prompt: string, options: AgentCallOptions): unknown {
 		model: options.model,
 		thinking: options.thinking,
 		tools: options.tools,
+		isolation: options.isolation,
 	};
 }
 
@@ -306,8 +376,6 @@ function readResult(raw: unknown): WorkflowAgentResult {
 	if (raw === null || typeof raw !== "object") return raw as WorkflowAgentResult;
 	const { id, type, status, result, structuredOutput, error, warnings, toolUses, usage, durationMs } =
 		raw as WorkflowAgentResult;
-	// Negative or non-finite counts from a runner would corrupt the census and the token budget.
-	const count = (x: unknown) => (typeof x === "number" && Number.isFinite(x) && x > 0 ? x : 0);
 	return {
 		id,
 		type,
@@ -317,12 +385,17 @@ function readResult(raw: unknown): WorkflowAgentResult {
 		error: error === undefined ? undefined : messageOf(error),
 		warnings,
 		toolUses,
-		usage:
-			usage !== null && typeof usage === "object"
-				? { input: count(usage.input), output: count(usage.output), total: count(usage.total) }
-				: undefined,
+		usage: readUsage(usage),
 		durationMs,
 	};
+}
+
+/** Token counts as plain numbers: negative or non-finite ones (a runner's, a journal's) would corrupt the budget. */
+function readUsage(usage: unknown): WorkflowTokenUsage | undefined {
+	if (usage === null || typeof usage !== "object") return undefined;
+	const { input, output, total } = usage as Partial<WorkflowTokenUsage>;
+	const count = (x: unknown) => (typeof x === "number" && Number.isFinite(x) && x > 0 ? x : 0);
+	return { input: count(input), output: count(output), total: count(total) };
 }
 
 /** A runner's result must at least have a status we know; anything else is a failed child, not a crash. */
@@ -374,6 +447,10 @@ function addUsage(
 
 /** Characters of a text read for a preview: a prompt may be megabytes, and a preview needs only its start. */
 const PREVIEW_SCAN = 16 * 1024;
+
+function preview(value: JsonValue): string {
+	return shorten(typeof value === "string" ? value : JSON.stringify(value), PREVIEW_CHARS);
+}
 
 function shorten(text: string, max: number): string {
 	// Collapsing whitespace in all of a multi-megabyte prompt blocked the host's event loop for seconds.

@@ -1,24 +1,12 @@
 /**
- * Stable keys for `agent()` calls. A key is the call site, a hash of the prompt and identity options, and an
- * occurrence counter among calls with the same site and hash. Children finishing in a different order can
- * reorder calls made after an await, but such calls differ in prompt (or are interchangeable), so two runs of the
- * same script with the same args give the same keys. A later journal and resume key on it.
+ * Stable keys for `agent()` calls, the journal's index. A key is a hash of the call's identity (prompt, agent type,
+ * schema, model, thinking, tools, isolation) plus its occurrence among calls with the same identity, scoped by
+ * nested workflow. The call site is not part of it, so an edit that moves lines keeps every replay. Children
+ * finishing in another order can reorder calls made after an await, but such calls differ in identity (or are
+ * interchangeable), so two runs of the same script with the same args give the same keys.
  */
 import { hash } from "node:crypto";
-import type { SourceLocation } from "../errors.ts";
-
-/** The first frame of `stack` that is in `filename`, as a 1-based position. */
-export function firstFrameIn(stack: string, filename: string): SourceLocation | undefined {
-	for (const line of stack.split("\n")) {
-		const at = line.lastIndexOf(`${filename}:`);
-		if (at < 0) continue;
-		const match = /^(\d+):(\d+)/.exec(line.slice(at + filename.length + 1));
-		if (match) return { line: Number(match[1]), column: Number(match[2]) };
-	}
-	return undefined;
-}
-
-/** Assigns keys in call order; one per run (nested workflows get their own, prefixed by name). */
+/** Assigns keys in call order; one per script (a nested workflow gets its own through `nested`). */
 export class CallKeys {
 	readonly #seen = new Map<string, number>();
 	readonly #prefix: string;
@@ -27,15 +15,29 @@ export class CallKeys {
 		this.#prefix = prefix;
 	}
 
-	/** The key for a call at `site` whose identity is `identity` (prompt, agent type, schema, model…). */
-	next(site: SourceLocation | undefined, identity: unknown): string {
-		const where = site ? `${site.line}:${site.column}` : "?";
-		const digest = hash("sha256", stableJson(identity)).slice(0, 12);
-		const base = `${this.#prefix}${where}#${digest}`;
-		const occurrence = this.#seen.get(base) ?? 0;
-		this.#seen.set(base, occurrence + 1);
-		return `${base}#${occurrence}`;
+	/** The key of the next call whose identity is `identity` (prompt, agent type, schema, model…). */
+	next(identity: unknown): string {
+		return this.#occurrence(digest(identity));
 	}
+
+	/**
+	 * The keys of a nested `workflow(name, args)` call: its own scope, named by the workflow and a hash of its args,
+	 * and counted like calls, so two runs of one child with the same args keep apart.
+	 */
+	nested(name: string, args: unknown): CallKeys {
+		return new CallKeys(`${this.#occurrence(`${name}~${digest(args ?? null)}`)}/`);
+	}
+
+	#occurrence(base: string): string {
+		const scoped = `${this.#prefix}${base}`;
+		const occurrence = this.#seen.get(scoped) ?? 0;
+		this.#seen.set(scoped, occurrence + 1);
+		return `${scoped}#${occurrence}`;
+	}
+}
+
+function digest(value: unknown): string {
+	return hash("sha256", stableJson(value)).slice(0, 16);
 }
 
 /** JSON with object keys sorted, so equal values hash equally whatever their key order. */

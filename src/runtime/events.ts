@@ -89,7 +89,10 @@ export interface AgentFinishedEvent extends EventBase, WorkflowAgentCallRef {
 	usage?: WorkflowTokenUsage;
 	toolUses?: number;
 	durationMs: number;
+	/** Runner attempts made; 0 for a call replayed from the journal. */
 	attempts: number;
+	/** True when the value came from the journal (a resumed run) and no child ran. */
+	cached?: boolean;
 }
 
 export interface AgentFailedEvent extends EventBase, WorkflowAgentCallRef {

@@ -21,10 +21,9 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 		// the sandbox need not build a stack of its own for them (`callSite: false`).
 		agent: {
 			kind: "async",
-			params: ["prompt", "opts", "stack"],
+			params: ["prompt", "opts"],
 			callSite: false,
-			fn: ([prompt, options, stack]) =>
-				trackInFlight(run, runAgentCall(scope, prompt ?? null, options ?? null, str(stack))),
+			fn: ([prompt, options]) => trackInFlight(run, runAgentCall(scope, prompt ?? null, options ?? null)),
 		},
 		log: {
 			kind: "event",

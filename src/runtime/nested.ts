@@ -5,7 +5,6 @@
 import { readFile, realpath, stat } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { stripLocation, WorkflowError } from "../errors.ts";
-import { CallKeys } from "./call-key.ts";
 import { assertJsonValue } from "./json-value.ts";
 import { parseWorkflowSource, validateArgs } from "./meta.ts";
 import { PhaseState } from "./phases.ts";
@@ -73,7 +72,7 @@ export async function runNestedWorkflow(
 	const scope: ScriptScope = {
 		run,
 		filename,
-		keys: new CallKeys(`${name}/`),
+		keys: parent.keys.nested(name, args),
 		phases: new PhaseState((event) => run.emit(event)),
 		depth: parent.depth + 1,
 		workflowName: name,

@@ -9,7 +9,7 @@ import type { Census } from "./census.ts";
 import type { WorkflowProgressEvent } from "./events.ts";
 import type { PhaseState } from "./phases.ts";
 import type { WorkflowQueue } from "./queue.ts";
-import type { WorkflowAgentRunner, WorkflowLimits, WorkflowResolver } from "./types.ts";
+import type { WorkflowAgentRunner, WorkflowJournal, WorkflowLimits, WorkflowResolver } from "./types.ts";
 
 /** A progress event before the emitter stamps its time. */
 export type UnstampedEvent = WorkflowProgressEvent extends infer E
@@ -31,6 +31,8 @@ export interface RunContext {
 	cwd: string;
 	agentTypes?: readonly string[];
 	resolveWorkflow: WorkflowResolver;
+	/** Finished calls of this run and of the run it resumes; absent when the host keeps none. */
+	journal?: WorkflowJournal;
 	/** Runner calls not yet settled; the run waits for them (bounded) before it reports. */
 	inFlight: Set<Promise<unknown>>;
 	/** Aborts the calls still running when the script has returned. */

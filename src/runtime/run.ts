@@ -100,6 +100,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		cwd,
 		...(options.agentTypes ? { agentTypes: options.agentTypes } : {}),
 		resolveWorkflow: options.resolveWorkflow ?? resolveWorkflowPath,
+		...(options.journal ? { journal: options.journal } : {}),
 		inFlight: new Set(),
 		orphans,
 		callSignal,
@@ -160,9 +161,11 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		);
 	}
 	const status: WorkflowRunResult["status"] = !error ? "completed" : error.code === "cancelled" ? "stopped" : "failed";
+	// A run failed only because every agent failed still returns what the script built from the nulls.
+	const keepValue = value !== undefined && (!error || error.code === "agents_failed");
 	const result: WorkflowRunResult = {
 		status,
-		...(value !== undefined && !error ? { value } : {}),
+		...(keepValue ? { value } : {}),
 		...(error ? { error: error.toJSON() } : {}),
 		...(meta ? { meta } : {}),
 		failures: census.failures,
@@ -240,4 +243,13 @@ function checkOptions(source: unknown, options: WorkflowRunOptions | undefined):
 	positive("budget.maxResultBytes", options.budget?.maxResultBytes, true);
 	positive("budget.tokens", options.budget?.tokens, false);
 	for (const [name, value] of Object.entries(options.limits ?? {})) positive(`limits.${name}`, value, true);
+	const { journal } = options;
+	if (
+		journal !== undefined &&
+		(journal === null || typeof journal.lookup !== "function" || typeof journal.record !== "function")
+	) {
+		throw new TypeError(
+			`Expected \`options.journal\` to be a WorkflowJournal (\`lookup\` and \`record\` functions), got ${journal === null ? "null" : typeof journal}`,
+		);
+	}
 }

@@ -30,7 +30,7 @@ export interface WorkflowMeta {
 
 /** What the runtime asks a runner to do for one `agent()` call attempt. */
 export interface WorkflowAgentRequest {
-	/** Stable identity of the call: call site, occurrence and a hash of prompt and identity options. Same script + same args → same keys. */
+	/** Stable identity of the call: a hash of prompt and identity options plus its occurrence, scoped by nested workflow (no call site, so moving lines keeps it). Same script + same args → same keys. */
 	key: string;
 	/** 0-based order in which the script made its `agent()` calls in this run. */
 	index: number;
@@ -205,6 +205,12 @@ export interface WorkflowRunOptions {
 	/** Resolves `workflow(nameOrPath)`. Default: paths relative to `cwd` only. */
 	resolveWorkflow?: WorkflowResolver;
 	limits?: Partial<WorkflowLimits>;
+	/**
+	 * Finished `agent()` calls to replay and to record: pass the journal of an earlier run to resume it (unchanged
+	 * calls give their recorded value without a child, in any order), or a fresh one to make this run resumable.
+	 * Default: none (nothing is recorded).
+	 */
+	journal?: WorkflowJournal;
 }
 
 /** A finished `agent()` call as a journal keeps it: enough to give the script the same value without a child. */
@@ -263,7 +269,7 @@ export interface WorkflowAgentCounts {
 /** The result of `runWorkflowScript`: always resolved, never rejected, for script faults. */
 export interface WorkflowRunResult {
 	status: "completed" | "failed" | "stopped";
-	/** What the script returned (JSON data). */
+	/** What the script returned (JSON data); kept beside the error when the run failed only because every agent failed. */
 	value?: JsonValue;
 	error?: SerializedWorkflowError;
 	meta?: WorkflowMeta;

@@ -1,10 +1,16 @@
 /**
- * The pi extension: registers the `workflow` tool with one child queue per session. Concurrency comes from the
- * `--workflow-concurrency` flag (default 4) and can be changed by a tool call's `concurrency`.
+ * The pi extension: the `workflow` tool with one child queue per session, the `workflow_runs` tool and the
+ * `/workflows` command over this project's run records, and background runs that report back and stop with the
+ * session. Concurrency comes from the `--workflow-concurrency` flag (default 4) or a tool call's `concurrency`.
  */
-import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { join } from "node:path";
+import { type ExtensionAPI, getAgentDir } from "@earendil-works/pi-coding-agent";
+import { createRunStore } from "../runs/index.ts";
 import { createWorkflowQueue } from "../runtime/queue.ts";
 import { warmSandboxPool } from "../sandbox/index.ts";
+import { RunRegistry } from "./run-registry.ts";
+import { createWorkflowsCommand, RUNS_COMMAND_NAME } from "./runs-command.ts";
+import { createWorkflowRunsTool } from "./runs-tool.ts";
 import { createWorkflowTool } from "./workflow-tool.ts";
 
 const CONCURRENCY_FLAG = "workflow-concurrency";
@@ -24,7 +30,22 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 		// A sandbox worker takes a few hundred ms to start; starting one now keeps that out of the first tool call.
 		warmSandboxPool();
 	});
-	pi.registerTool(createWorkflowTool({ queue }));
+	const registry = new RunRegistry();
+	const runsRoot = () => join(getAgentDir(), "workflow-runs");
+	const storeFor = (cwd: string) => createRunStore({ cwd, root: runsRoot() });
+	// Nothing runs unowned: pi exiting or replacing the session stops every run, journal flushed, snapshot written.
+	pi.on("session_shutdown", async () => {
+		await registry.stopAll("pi ended the session");
+	});
+	pi.registerTool(
+		createWorkflowTool({
+			queue,
+			registry,
+			notify: (message) => pi.sendMessage(message, { deliverAs: "followUp", triggerTurn: true }),
+		}),
+	);
+	pi.registerTool(createWorkflowRunsTool({ registry, storeFor }));
+	pi.registerCommand(RUNS_COMMAND_NAME, createWorkflowsCommand({ registry, storeFor }));
 }
 
 export type { PiAgentRunnerHooks, PiAgentRunnerOptions } from "./agent-runner.ts";

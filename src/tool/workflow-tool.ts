@@ -3,25 +3,30 @@
  * as pi sessions, stream the envelope, and return the final one. Failed or stopped runs return `isError: true`
  * so the model sees a failure while renderers keep the details.
  */
-import type { AgentToolResult, ExtensionToolContext, ToolDefinition } from "@earendil-works/pi-coding-agent";
+
+import { join } from "node:path";
+import type {
+	AgentToolResult,
+	AgentToolUpdateCallback,
+	ExtensionToolContext,
+	ToolDefinition,
+} from "@earendil-works/pi-coding-agent";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
 import { type Static, Type } from "typebox";
 import { stripLocation, toWorkflowError, WorkflowError, type WorkflowErrorCode } from "../errors.ts";
-import {
-	createWorkflowProgressTracker,
-	createWorkflowProgressUi,
-	formatWorkflowProgress,
-	type WorkflowProgressDetails,
-	workflowProgressResult,
-} from "../progress/index.ts";
+import { formatWorkflowProgress, type WorkflowProgressDetails, workflowProgressResult } from "../progress/index.ts";
+import { createRunStore, type RunStore } from "../runs/index.ts";
 import type { WorkflowQueue } from "../runtime/queue.ts";
-import { runWorkflowScript } from "../runtime/run.ts";
-import type { WorkflowAgentRunner, WorkflowRunResult } from "../runtime/types.ts";
+import type { JsonValue, WorkflowAgentRunner } from "../runtime/types.ts";
 import { createPiAgentRunner } from "./agent-runner.ts";
 import { type AgentTypeConfig, listAvailableAgentTypes, loadAgentTypes } from "./agent-types.ts";
 import { parentModelRuntime } from "./child-model.ts";
+import { DurableRun } from "./durable-run.ts";
+import { completionMessage, runText, startedResult, type WorkflowRunMessage } from "./run-messages.ts";
+import { RunRegistry } from "./run-registry.ts";
 import { createWorkflowResolver, resolveScriptSource } from "./script-source.ts";
+import { startToolRun, type ToolRunOutcome } from "./tool-run.ts";
 
 export const WORKFLOW_TOOL_NAME = "workflow";
 
@@ -44,6 +49,17 @@ const parameters = Type.Object({
 	concurrency: Type.Optional(
 		Type.Integer({ minimum: 1, maximum: 64, description: "Children running at once in this session" }),
 	),
+	background: Type.Optional(
+		Type.Boolean({
+			description: "Return at once with the run id; the run goes on and reports here when it ends",
+		}),
+	),
+	resume: Type.Optional(
+		Type.String({
+			description:
+				"Run id of an earlier run: its finished agents replay, the rest run. With script/path/name, resumes with that (edited) script",
+		}),
+	),
 });
 
 export type WorkflowToolParams = Static<typeof parameters>;
@@ -59,7 +75,9 @@ validated object with a schema (root type "object"); parallel([() => …]) → a
 promises); pipeline(items, ...stages) with stage(previous, original, index), no barrier between stages; phase(name, fn?);
 log(message, data?); workflow(nameOrPath, args) (one level); args; cwd; budget; sleep(ms); console.
 A failed child gives null (in parallel/pipeline: a null slot) — check for null. Date.now(), new Date() and
-Math.random() are unavailable: pass timestamps in args. Values are JSON only.`;
+Math.random() are unavailable: pass timestamps in args. Values are JSON only.
+Every run has an id; workflow({ resume: id }) re-runs a failed or stopped run, replaying each agent call that
+already finished (add script/path/name to resume with a fixed script).`;
 
 const GUIDELINES = [
 	"Use the workflow tool when a task splits into many independent agent jobs (review many files, research angles, migrate items); do small tasks directly.",
@@ -80,6 +98,12 @@ export interface WorkflowToolOptions {
 	queue: WorkflowQueue;
 	/** pi's global config directory. Default: pi's. */
 	agentDir?: string;
+	/** Where run records live (one folder per project). Default: `<agentDir>/workflow-runs`. */
+	runsRoot?: string;
+	/** The session's live runs (what `/workflows` lists and stops). Default: a registry of this tool's own. */
+	registry?: RunRegistry;
+	/** Delivers a background run's completion message to the session (pi's `sendMessage`). Default: none. */
+	notify?: (message: WorkflowRunMessage) => void;
 	/** Builds the runner for a call. Default: children as pi sessions with the parent's model and credentials. */
 	createRunner?: (ctx: ExtensionToolContext, setup: RunnerSetup) => Promise<WorkflowAgentRunner>;
 }
@@ -90,6 +114,102 @@ export function createWorkflowTool(
 ): ToolDefinition<typeof parameters, WorkflowProgressDetails> {
 	const agentDir = options.agentDir ?? getAgentDir();
 	const makeRunner = options.createRunner ?? defaultRunner;
+	const runsRoot = options.runsRoot ?? join(agentDir, "workflow-runs");
+	const registry = options.registry ?? new RunRegistry();
+	/** One call: the script (the resumed run's unless one is given), its record, the run, and what the model sees. */
+	async function runDurably(
+		params: WorkflowToolParams,
+		signal: AbortSignal | undefined,
+		onUpdate: AgentToolUpdateCallback<WorkflowProgressDetails> | undefined,
+		ctx: ExtensionToolContext,
+		store: RunStore,
+		resumed: DurableRun | undefined,
+	): Promise<AgentToolResult<WorkflowProgressDetails>> {
+		const original = resumed?.original;
+		const script =
+			original && !params.script && !params.path && !params.name
+				? { source: original.script, filename: original.filename }
+				: resolveScriptSource(params, { cwd: ctx.cwd, agentDir });
+		const args = params.args !== undefined ? params.args : original?.args;
+		const durable =
+			resumed ??
+			DurableRun.fresh(store, {
+				script: script.source,
+				filename: script.filename,
+				...(args !== undefined ? { args: args as JsonValue } : {}),
+			});
+		if (params.concurrency !== undefined) options.queue.concurrency = params.concurrency;
+		const types = loadAgentTypes({ cwd: ctx.cwd, agentDir });
+		const runner = await makeRunner(ctx, { agentDir, agentTypes: types.types });
+		// pi -p and JSON mode end after this turn: a background run would have no session to report to.
+		const background = params.background === true && ctx.mode !== "print" && ctx.mode !== "json";
+		const run = startToolRun({
+			source: script.source,
+			options: {
+				agentRunner: runner,
+				filename: script.filename,
+				cwd: ctx.cwd,
+				queue: options.queue,
+				agentTypes: listAvailableAgentTypes(types.types),
+				resolveWorkflow: createWorkflowResolver({ agentDir }),
+				...(args !== undefined ? { args } : {}),
+				...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
+			},
+			durable,
+			ctx,
+			ui: background ? { widgetKey: `workflow-progress-${Date.now()}` } : onUpdate ? { onUpdate } : {},
+		});
+		const warnings = types.warnings.length > 0 ? `\nAgent file warnings:\n${types.warnings.join("\n")}` : "";
+		const blockingNote =
+			params.background === true && !background
+				? `\nRan blocking: background runs need an interactive session (this is ${ctx.mode} mode).`
+				: "";
+
+		if (background) {
+			// The run goes on once the call returns: Esc on this call no longer reaches it, `stop` does.
+			const id = await Promise.race([run.recorded, run.finished.then(() => undefined)]);
+			if (id !== undefined) {
+				registry.add(run.live(id, true));
+				run.finished.then(
+					(outcome) => options.notify?.(completionMessage(outcome, durable.snapshotPath)),
+					() => undefined,
+				);
+				return startedResult(id, run);
+			}
+			// The run ended (or could not be recorded) before it could go to the background: report it here.
+		}
+
+		const stopOnAbort = () => run.stop(signal?.reason);
+		signal?.addEventListener("abort", stopOnAbort, { once: true });
+		if (signal?.aborted) stopOnAbort();
+		run.recorded.then((id) => {
+			if (id !== undefined) registry.add(run.live(id, false));
+		});
+		let outcome: ToolRunOutcome;
+		try {
+			outcome = await run.finished;
+		} catch (error) {
+			throw toWorkflowError(error);
+		} finally {
+			signal?.removeEventListener("abort", stopOnAbort);
+		}
+		const { result, saved, envelope, summary } = outcome;
+		// The runtime checks the header and args before any child starts (and parses the script once); those
+		// author errors fail the tool call itself, with their line:column.
+		const early = result.error;
+		if (early && result.counts.calls === 0 && BEFORE_START_CODES.has(early.code)) {
+			throw new WorkflowError(early.code, stripLocation(early.message), {
+				...(early.line !== undefined && early.column !== undefined
+					? { location: { line: early.line, column: early.column } }
+					: {}),
+				...(early.details ? { details: early.details } : {}),
+			});
+		}
+		const toolResult = workflowProgressResult(envelope, summary + runText(result, saved) + blockingNote + warnings);
+		if (saved.runId) toolResult.details.runId = saved.runId;
+		return result.status === "completed" ? toolResult : { ...toolResult, isError: true };
+	}
+
 	return {
 		name: WORKFLOW_TOOL_NAME,
 		label: "Workflow",
@@ -98,53 +218,16 @@ export function createWorkflowTool(
 		promptGuidelines: GUIDELINES,
 		parameters,
 		async execute(_toolCallId, params, signal, onUpdate, ctx): Promise<AgentToolResult<WorkflowProgressDetails>> {
-			const script = resolveScriptSource(params, { cwd: ctx.cwd, agentDir });
-			if (params.concurrency !== undefined) options.queue.concurrency = params.concurrency;
-			const types = loadAgentTypes({ cwd: ctx.cwd, agentDir });
-			const runner = await makeRunner(ctx, { agentDir, agentTypes: types.types });
-
-			const tracker = createWorkflowProgressTracker();
-			const ui = createWorkflowProgressUi(ctx, onUpdate ? { onUpdate } : {});
-			let result: WorkflowRunResult;
+			const store = createRunStore({ cwd: ctx.cwd, root: runsRoot });
+			// A resume holds the run's lock from here on: the run lets go of it when it ends.
+			const resumed = params.resume !== undefined ? await DurableRun.resume(store, params.resume) : undefined;
 			try {
-				result = await runWorkflowScript(script.source, {
-					agentRunner: runner,
-					filename: script.filename,
-					cwd: ctx.cwd,
-					queue: options.queue,
-					agentTypes: listAvailableAgentTypes(types.types),
-					resolveWorkflow: createWorkflowResolver({ agentDir }),
-					...(params.args !== undefined ? { args: params.args } : {}),
-					...(signal ? { signal } : {}),
-					...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
-					onProgress: (event) => {
-						tracker.updateFromProgressEvent(event);
-						ui.update(tracker.getEnvelope());
-					},
-				});
+				return await runDurably(params, signal, onUpdate, ctx, store, resumed);
 			} catch (error) {
-				// Only our own bugs reach here: runWorkflowScript resolves for every script fault.
-				ui.update(tracker.error(error).envelope);
-				ui.dispose();
-				throw toWorkflowError(error);
+				// A run that went ahead released the lock itself; one that never started must not keep it.
+				await resumed?.abandon();
+				throw error;
 			}
-			const { envelope, summary } = tracker.complete(result);
-			ui.update(envelope);
-			ui.dispose();
-			// The runtime checks the header and args before any child starts (and parses the script once); those
-			// author errors fail the tool call itself, with their line:column.
-			const early = result.error;
-			if (early && result.counts.calls === 0 && BEFORE_START_CODES.has(early.code)) {
-				throw new WorkflowError(early.code, stripLocation(early.message), {
-					...(early.line !== undefined && early.column !== undefined
-						? { location: { line: early.line, column: early.column } }
-						: {}),
-					...(early.details ? { details: early.details } : {}),
-				});
-			}
-			const warnings = types.warnings.length > 0 ? `\nAgent file warnings:\n${types.warnings.join("\n")}` : "";
-			const toolResult = workflowProgressResult(envelope, summary + warnings);
-			return result.status === "completed" ? toolResult : { ...toolResult, isError: true };
 		},
 		renderCall(args, theme) {
 			const what = args.name

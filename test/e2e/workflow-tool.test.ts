@@ -159,4 +159,60 @@ return { reviews, fixed };`;
 		expect(slow).toHaveLength(3);
 		expect(slow.every((r) => r.signal?.aborted)).toBe(true);
 	});
+	it("after an abort: the result gives the run id and the resume call, and the resume replays what finished", async () => {
+		const script = `export const meta = { name: "slow", description: "d" };\nconst first = await agent("quick one");\nreturn [first, ...(await parallel([1, 2].map((i) => () => agent("slow " + i))))];`;
+		let runId = "";
+		// Every parent request routes on its first user message, so the resume call is the route's next reply.
+		harness.route(PARENT_TASK, [
+			callWorkflow({ script }),
+			() => callWorkflow({ resume: runId }),
+			fauxAssistantMessage("resumed"),
+		]);
+		harness.route("quick one", [fauxAssistantMessage("fast")]);
+		for (const i of [1, 2]) harness.route(`slow ${i}`, [untilAborted(), fauxAssistantMessage(`slow ${i} done`)]);
+		parent = await createParentSession({
+			cwd,
+			agentDir: harness.agentDir,
+			modelRuntime: harness.modelRuntime,
+			model: harness.model,
+		});
+		let aborting = false;
+		const unsubscribe = parent.session.subscribe((event) => {
+			if (event.type !== "tool_execution_update" || aborting) return;
+			const details = (event as unknown as { partialResult: { details: WorkflowProgressDetails } }).partialResult
+				.details;
+			if (details.envelope.agentCalls.filter((c) => c.status === "running").length === 2) {
+				aborting = true;
+				setTimeout(() => void parent.session.abort(), 20);
+			}
+		});
+		await parent.session.prompt(PARENT_TASK);
+		unsubscribe();
+
+		const stopped = toolEnd(parent);
+		expect(stopped.result.details.envelope.status).toBe("stopped");
+		runId = stopped.result.details.runId ?? "";
+		expect(runId).toMatch(/^wf-/);
+		expect(stopped.result.content[0]?.text).toContain(
+			`1 agent result is saved. Resume with workflow({ resume: "${runId}" })`,
+		);
+
+		parent.toolEvents.length = 0;
+		await parent.session.prompt("Resume it");
+		const resumed = toolEnd(parent);
+		expect(resumed.isError).toBe(false);
+		expect(resumed.result.details.runId).toBe(runId);
+		expect(resumed.result.details.envelope.result).toEqual(["fast", "slow 1 done", "slow 2 done"]);
+		expect(harness.requests.filter((r) => r.task.includes("quick one"))).toHaveLength(1);
+		const { envelope }: WorkflowProgressDetails = resumed.result.details;
+		expect(envelope.agentCalls.map((c) => c.cached ?? false)).toEqual([true, false, false]);
+	});
+
+	it("on a resume of an unknown run id: fails the tool call and names the recent runs", async () => {
+		harness.route(PARENT_TASK, [callWorkflow({ resume: "wf-20260101-000000-zzzz" }), fauxAssistantMessage("ok")]);
+		await promptParent();
+		const end = toolEnd(parent);
+		expect(end.isError).toBe(true);
+		expect(JSON.stringify(end.result.content)).toContain("wf-20260101-000000-zzzz");
+	});
 });

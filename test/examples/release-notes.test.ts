@@ -47,7 +47,7 @@ describe("release-notes.js (parent) with changelog-entry.js (child)", () => {
 			["draft cli", "draft"],
 			["draft docs", "draft"],
 		]);
-		for (const draft of drafts) expect(draft.key.startsWith("changelog-entry/")).toBe(true);
+		for (const draft of drafts) expect(draft.key.startsWith("changelog-entry~")).toBe(true);
 		expect(callLabelled(run, "draft api").prompt).toContain(
 			"Read `git log v1.4.0..HEAD -- src/api src/types.ts` and `git diff v1.4.0..HEAD -- src/api src/types.ts`",
 		);
@@ -118,6 +118,6 @@ describe("release-notes.js (parent) with changelog-entry.js (child)", () => {
 			breaking: false,
 			migration: "",
 		});
-		expect(callLabelled(run, "draft cli").key.startsWith("changelog-entry/")).toBe(false);
+		expect(callLabelled(run, "draft cli").key.startsWith("changelog-entry~")).toBe(false);
 	});
 });

@@ -11,6 +11,7 @@ import {
 import {
 	runWorkflowScript,
 	type WorkflowAgentRunner,
+	type WorkflowJournalEntry,
 	type WorkflowProgressEvent,
 	type WorkflowRunResult,
 } from "../../src/runtime/index.ts";
@@ -171,5 +172,35 @@ return await parallel(Array.from({ length: 10 }, (_, i) => () => agent("task " +
 		expect(end.agentCalls.filter((call) => call.skipped).every((call) => call.elapsedMs === undefined)).toBe(true);
 		expect(end.phases[0]).toMatchObject({ title: "work", status: "failed", agents: { stopped: 10 } });
 		expect(end.error).toMatchObject({ code: "cancelled" });
+	});
+});
+
+describe("tracker on a resumed run", () => {
+	it("marks replayed calls cached, completed with attempt 0, and the text says replayed", async () => {
+		const entries = new Map<string, WorkflowJournalEntry>();
+		const journal = {
+			lookup: (key: string) => entries.get(key),
+			record: async (entry: WorkflowJournalEntry) => {
+				entries.set(entry.key, entry);
+			},
+		};
+		const body = `export const meta = { name: "r", description: "d" };
+return [await agent("kept", { label: "kept" }), await agent("new " + args.v, { label: "changed" })];`;
+		await runWorkflowScript(body, { agentRunner: runner, journal, args: { v: 1 } });
+		const tracker = createWorkflowProgressTracker();
+		const result = await runWorkflowScript(body, {
+			agentRunner: runner,
+			journal,
+			args: { v: 2 },
+			onProgress: (event) => tracker.updateFromProgressEvent(event),
+		});
+		const { envelope } = tracker.complete(result);
+		expect(envelope.agentCalls.map((call) => [call.label, call.status, call.cached ?? false, call.attempt])).toEqual([
+			["kept", "completed", true, 0],
+			["changed", "completed", false, 1],
+		]);
+		const text = formatWorkflowProgress(envelope);
+		expect(text).toMatch(/✓ #0 kept \(general-purpose\) · replayed/);
+		expect(text).not.toMatch(/#1 changed.*replayed/);
 	});
 });

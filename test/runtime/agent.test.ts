@@ -207,6 +207,6 @@ return await parallel(items.map((x) => () => agent("do " + x)));`;
 		expect(first.sorted).toEqual(second.sorted);
 		expect(first.order).not.toEqual(second.order);
 		expect(new Set(first.sorted).size).toBe(3);
-		expect(first.sorted[0]).toMatch(/^4:\d+#[0-9a-f]{12}#0$/);
+		expect(first.sorted[0]).toMatch(/^[0-9a-f]{16}#0$/);
 	});
 });

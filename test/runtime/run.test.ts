@@ -188,7 +188,7 @@ describe("workflow() nested", () => {
 			},
 		);
 		expect(result.value).toEqual(["done: child 2", 1]);
-		expect(fake.requests[0]?.key).toMatch(/^child\//);
+		expect(fake.requests[0]?.key).toMatch(/^child~[0-9a-f]{16}#0\//);
 	});
 
 	it("shows the parent a nested workflow's agent calls, though the parent posted nothing since its last read", async () => {

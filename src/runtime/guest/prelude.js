@@ -115,7 +115,7 @@
 
 	function agent(prompt, options) {
 		const site = new Error("call site");
-		return callAsync(host.agent, [prompt, options === undefined ? null : options, site.stack], site);
+		return callAsync(host.agent, [prompt, options === undefined ? null : options], site);
 	}
 
 	function parallel(thunks) {

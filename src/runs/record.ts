@@ -1,0 +1,77 @@
+/** One run's folder: `run.json` (what the run is), `journal.jsonl`, `snapshot.json` and `lock`. */
+import { join } from "node:path";
+import { WorkflowError } from "../errors.ts";
+import type { WorkflowRunResult } from "../runtime/types.ts";
+import { parseJsonFile, readTextIfExists, writeFileAtomic } from "./files.ts";
+import { openRunJournal } from "./journal.ts";
+import { acquireRunLock } from "./lock.ts";
+import type { RunInfo, RunRecord, RunSnapshot } from "./types.ts";
+
+const STATUSES: readonly string[] = ["completed", "failed", "stopped"];
+
+/** The record of the run in `dir`, described by `info`. */
+export function runRecord(dir: string, info: RunInfo): RunRecord {
+	const id = info.id;
+	const snapshotPath = join(dir, "snapshot.json");
+	return {
+		id,
+		dir,
+		info,
+		journal: () => openRunJournal(join(dir, "journal.jsonl"), id),
+		acquire: () => acquireRunLock(dir, id),
+		async writeSnapshot(result: WorkflowRunResult): Promise<RunSnapshot> {
+			const snapshot: RunSnapshot = { ...result, runId: id, endedAt: new Date().toISOString() };
+			await writeFileAtomic(snapshotPath, `${JSON.stringify(snapshot, null, "\t")}\n`);
+			return snapshot;
+		},
+		readSnapshot: () => readSnapshot(snapshotPath, id),
+	};
+}
+
+/** Reads `run.json` in `dir`: undefined when there is none; `run_store` when it is not a run's. */
+export async function readRunInfo(dir: string, runId: string): Promise<RunInfo | undefined> {
+	const path = join(dir, "run.json");
+	const text = await readTextIfExists(path);
+	if (text === undefined) return undefined;
+	const remedy = `Restore it, or delete the folder of run \`${runId}\``;
+	const info = parseJsonFile(text, path, remedy) as Partial<RunInfo> | null;
+	const valid =
+		typeof info === "object" &&
+		info !== null &&
+		info.version === 1 &&
+		info.id === runId &&
+		typeof info.createdAt === "string" &&
+		typeof info.cwd === "string" &&
+		typeof info.script === "string";
+	if (!valid) {
+		throw new WorkflowError(
+			"run_store",
+			`${path} does not describe run \`${runId}\` (needs version 1, this id, createdAt, cwd and script). ${remedy}`,
+			{ details: { runId, path } },
+		);
+	}
+	return info as RunInfo;
+}
+
+async function readSnapshot(path: string, runId: string): Promise<RunSnapshot | undefined> {
+	const text = await readTextIfExists(path);
+	if (text === undefined) return undefined;
+	const remedy = `Delete it to treat run \`${runId}\` as interrupted; its journal still holds the finished agents`;
+	const snapshot = parseJsonFile(text, path, remedy) as Partial<RunSnapshot> | null;
+	const valid =
+		typeof snapshot === "object" &&
+		snapshot !== null &&
+		STATUSES.includes(snapshot.status as string) &&
+		typeof snapshot.counts === "object" &&
+		snapshot.counts !== null &&
+		typeof snapshot.usage === "object" &&
+		snapshot.usage !== null;
+	if (!valid) {
+		throw new WorkflowError(
+			"run_store",
+			`${path} is not a run snapshot (needs status, counts and usage). ${remedy}`,
+			{ details: { runId, path } },
+		);
+	}
+	return snapshot as RunSnapshot;
+}

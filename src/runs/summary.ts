@@ -1,0 +1,54 @@
+/**
+ * One line of `store.list()`: read `run.json` and `snapshot.json`, and the journal only when there is no snapshot,
+ * so listing a few hundred runs stays cheap. A part that cannot be read becomes `problem`, never a throw.
+ */
+import { join } from "node:path";
+import { isWorkflowError } from "../errors.ts";
+import { readTextIfExists } from "./files.ts";
+import { parseJournal } from "./journal-lines.ts";
+import { readLock } from "./lock.ts";
+import { holderState } from "./process-identity.ts";
+import { readRunInfo, runRecord } from "./record.ts";
+import type { RunSummary } from "./types.ts";
+
+/** The summary of the run in `dir`, or undefined when it has no `run.json` (yet: it is being created). */
+export async function summarizeRun(dir: string, id: string): Promise<RunSummary | undefined> {
+	const problems: string[] = [];
+	const attempt = async <T>(read: () => Promise<T>): Promise<T | undefined> => {
+		try {
+			return await read();
+		} catch (error) {
+			problems.push(isWorkflowError(error) ? error.message : String(error));
+			return undefined;
+		}
+	};
+	const info = await attempt(() => readRunInfo(dir, id));
+	if (info === undefined && problems.length === 0) return undefined;
+	const snapshot = info ? await attempt(() => runRecord(dir, info).readSnapshot()) : undefined;
+	const lock = await attempt(() => readLock(join(dir, "lock"), id));
+	const live = lock !== undefined && holderState(lock) !== "dead";
+	const summary: RunSummary = {
+		id,
+		status: live ? "running" : (snapshot?.status ?? "interrupted"),
+		createdAt: info?.createdAt ?? createdAtOfId(id),
+		agents: snapshot?.counts.completed ?? 0,
+		tokens: snapshot?.usage.total ?? 0,
+	};
+	if (info?.meta?.name) summary.name = info.meta.name;
+	if (snapshot?.endedAt) summary.endedAt = snapshot.endedAt;
+	if (live) summary.lock = lock;
+	if (!snapshot) {
+		const bytes = await attempt(async () => Buffer.from((await readTextIfExists(join(dir, "journal.jsonl"))) ?? ""));
+		const entries = bytes ? [...parseJournal(bytes).entries.values()] : [];
+		summary.agents = entries.length;
+		summary.tokens = entries.reduce((sum, entry) => sum + (entry.usage?.total ?? 0), 0);
+	}
+	if (problems.length > 0) summary.problem = problems.join("; ");
+	return summary;
+}
+
+/** The creation time an id encodes (to the second), for a run whose `run.json` cannot be read. */
+function createdAtOfId(id: string): string {
+	const [, date = "", time = ""] = id.split("-");
+	return `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}T${time.slice(0, 2)}:${time.slice(2, 4)}:${time.slice(4, 6)}.000Z`;
+}

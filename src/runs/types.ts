@@ -1,0 +1,148 @@
+/**
+ * The public shapes of the run store: a project's store, one run's record, its journal, snapshot, summary and lock.
+ * The store knows no pi words: a host (the pi extension, a CLI, another extension) decides what a run is for.
+ */
+import type {
+	JsonValue,
+	WorkflowJournal,
+	WorkflowJournalEntry,
+	WorkflowMeta,
+	WorkflowRunResult,
+} from "../runtime/types.ts";
+
+/** Options of `createRunStore`. */
+export interface RunStoreOptions {
+	/** The project whose runs the store holds; its real path names the project's folder. */
+	cwd: string;
+	/** Where the projects' folders live. Default: `<agentDir>/workflow-runs`, agentDir being `$PI_CODING_AGENT_DIR` or `~/.pi/agent`. */
+	root?: string;
+}
+
+/** What `store.create` writes into a new run's `run.json`. */
+export interface RunCreateOptions {
+	/** The script text as it runs. */
+	script: string;
+	/** Where the script came from, for people. Default: none. */
+	filename?: string;
+	/** The script's `args`. Default: none. */
+	args?: JsonValue;
+	/** The script's parsed header. Default: none. */
+	meta?: WorkflowMeta;
+	/** Who started the run (host-defined, e.g. a session id). Default: none. */
+	origin?: { [key: string]: JsonValue };
+}
+
+/** The contents of `run.json`: what a run is, written once when it is created. */
+export interface RunInfo extends RunCreateOptions {
+	/** Format version of the record. */
+	version: 1;
+	id: string;
+	/** ISO time the run was created. */
+	createdAt: string;
+	/** Real path of the project the run belongs to. */
+	cwd: string;
+}
+
+/** `snapshot.json`: how a run ended, a `WorkflowRunResult` plus the run id and end time. */
+export interface RunSnapshot extends WorkflowRunResult {
+	runId: string;
+	/** ISO time the snapshot was written. */
+	endedAt: string;
+}
+
+/** A run's status in a list: a live lock means `running`; no snapshot and no live lock means a crash left it `interrupted`. */
+export type RunStatus = WorkflowRunResult["status"] | "running" | "interrupted";
+
+/** One run in `store.list()`. */
+export interface RunSummary {
+	id: string;
+	/** `meta.name`, when the run has a header. */
+	name?: string;
+	status: RunStatus;
+	createdAt: string;
+	endedAt?: string;
+	/** Agents that finished: the snapshot's completed count, else the journal's entries. */
+	agents: number;
+	/** Tokens spent: the snapshot's usage, else the journal's. */
+	tokens: number;
+	/** Who holds the run, when it is `running`. */
+	lock?: RunLockInfo;
+	/** Why part of the record could not be read (the summary shows what could). */
+	problem?: string;
+}
+
+/** A line of `journal.jsonl` that loading skipped, and why. */
+export interface JournalProblem {
+	/** 1-based line number in the file. */
+	line: number;
+	reason: string;
+}
+
+/**
+ * A run's journal over `journal.jsonl`. Contract: `record` resolves once the line is on disk (fdatasync); records
+ * are written in call order and never interleave; the same key recorded again replaces the earlier entry.
+ */
+export interface RunJournal extends WorkflowJournal, AsyncDisposable {
+	/** Lines that loading skipped (bad JSON, wrong shape), so a host can tell the user. A torn last line is not one. */
+	readonly problems: readonly JournalProblem[];
+	/** Distinct keys journaled. */
+	readonly size: number;
+	/** Every entry, one per key (the last recorded wins), in the order they were last recorded. */
+	entries(): WorkflowJournalEntry[];
+	/** Waits for pending records, then closes the file; later records are refused. Closing twice is harmless. */
+	close(): Promise<void>;
+}
+
+/** What `lock` says about its holder. */
+export interface RunLockInfo {
+	pid: number;
+	hostname: string;
+	/** ISO time the holding process started. */
+	processStartedAt: string;
+	/** The holder's start time in clock ticks since boot (`/proc/<pid>/stat`), to tell a reused pid; Linux only. */
+	startTicks?: number;
+	/** ISO time the lock was taken. */
+	acquiredAt: string;
+	/** Random, unique to this acquisition. */
+	token: string;
+}
+
+/** A held lock on a run. */
+export interface RunLock extends AsyncDisposable {
+	readonly info: RunLockInfo;
+	/** False once released. */
+	readonly held: boolean;
+	/** Removes the lock (only if it is still this one). Releasing twice is harmless. */
+	release(): Promise<void>;
+}
+
+/** One run's record: `run.json`, its journal, its snapshot and its lock, in one folder. */
+export interface RunRecord {
+	readonly id: string;
+	/** The run's folder. */
+	readonly dir: string;
+	readonly info: RunInfo;
+	/** Loads the journal and opens it for appending. Use it under `acquire()`: one writer per run. */
+	journal(): Promise<RunJournal>;
+	/** Writes `snapshot.json` atomically (replacing a previous one) and returns it. */
+	writeSnapshot(result: WorkflowRunResult): Promise<RunSnapshot>;
+	/** The snapshot, or undefined when the run has not ended (or crashed). */
+	readSnapshot(): Promise<RunSnapshot | undefined>;
+	/** Takes the run for this process; refused with `run_busy` while a live process holds it. */
+	acquire(): Promise<RunLock>;
+}
+
+/** The runs of one project. */
+export interface RunStore {
+	/** Real path of the project. */
+	readonly cwd: string;
+	/** The project's folder: `<root>/<slug>-<hash>`. */
+	readonly dir: string;
+	readonly root: string;
+	/** Creates a run with a fresh id and writes its `run.json`. */
+	create(options: RunCreateOptions): Promise<RunRecord>;
+	/** Opens a run of this project; `run_id_invalid`, `run_not_found` or `run_store` when it cannot. */
+	open(runId: string): Promise<RunRecord>;
+	/** This project's runs, newest first. */
+	list(): Promise<RunSummary[]>;
+}

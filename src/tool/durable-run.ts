@@ -1,0 +1,177 @@
+/**
+ * One `workflow` tool call made durable. A fresh run gets its record when the script starts (a script refused
+ * before it starts leaves none behind); a resume reopens the record, holds its lock and replays its journal. Losing
+ * the store costs durability, never the run: journal writes that fail are warned about and the run goes on.
+ */
+import { join } from "node:path";
+import { WorkflowError } from "../errors.ts";
+import type { RunJournal, RunLock, RunRecord, RunStore } from "../runs/index.ts";
+import type {
+	JsonValue,
+	WorkflowJournal,
+	WorkflowJournalEntry,
+	WorkflowMeta,
+	WorkflowRunResult,
+} from "../runtime/types.ts";
+
+/** What a run was started from, as run.json keeps it. */
+export interface DurableSource {
+	script: string;
+	filename: string;
+	args?: JsonValue;
+}
+
+/** How a durable run ended, for the tool's summary. */
+export interface DurableOutcome {
+	/** The run id; absent when the record could not be made. */
+	runId?: string;
+	/** Agent results the journal holds (this run's and the runs it resumed). */
+	saved: number;
+	/** Why the run could not be saved, when it could not. */
+	problem?: string;
+}
+
+/** A run in progress: its journal for `runWorkflowScript`, and what to do with what the runtime reports. */
+export class DurableRun {
+	/** Pass to `runWorkflowScript`. */
+	readonly journal: WorkflowJournal;
+	private readonly store: RunStore;
+	private source: DurableSource | undefined;
+	private record: RunRecord | undefined;
+	private lock: RunLock | undefined;
+	private opened: RunJournal | undefined;
+	/** Fresh runs: the record being made once the script starts. */
+	private making: Promise<void> | undefined;
+	private problem: string | undefined;
+	/** Resolves with the run id once the record exists (undefined when it could not be made). */
+	readonly recorded: Promise<string | undefined>;
+	private resolveRecorded!: (id: string | undefined) => void;
+
+	private constructor(
+		store: RunStore,
+		source: DurableSource | undefined,
+		resumed?: { record: RunRecord; lock: RunLock; journal: RunJournal },
+	) {
+		this.store = store;
+		this.source = source;
+		this.recorded = new Promise((resolve) => {
+			this.resolveRecorded = resolve;
+		});
+		if (resumed) {
+			this.record = resumed.record;
+			this.lock = resumed.lock;
+			this.opened = resumed.journal;
+			this.resolveRecorded(resumed.record.id);
+		}
+		this.journal = {
+			lookup: (key) => this.opened?.lookup(key),
+			record: (entry) => this.write(entry),
+		};
+	}
+
+	/** A new run; its record is made when `started` is called. */
+	static fresh(store: RunStore, source: DurableSource): DurableRun {
+		return new DurableRun(store, source);
+	}
+
+	/**
+	 * Reopens run `runId` to resume it. Throws (before anything runs) when the run is unknown, still running, or has
+	 * no agent result to replay.
+	 */
+	static async resume(store: RunStore, runId: string): Promise<DurableRun> {
+		const record = await store.open(runId);
+		const lock = await record.acquire();
+		try {
+			const journal = await record.journal();
+			if (journal.size === 0) {
+				await journal.close();
+				throw new WorkflowError(
+					"run_not_resumable",
+					`Run \`${runId}\` has no finished agent results to replay. Run the workflow again without \`resume\``,
+					{ details: { runId } },
+				);
+			}
+			return new DurableRun(store, undefined, { record, lock, journal });
+		} catch (error) {
+			await lock.release();
+			throw error;
+		}
+	}
+
+	/** What the resumed run was started from (run.json). */
+	get original(): DurableSource | undefined {
+		const info = this.record?.info;
+		if (!info) return undefined;
+		return {
+			script: info.script,
+			filename: info.filename ?? "workflow.js",
+			...(info.args !== undefined ? { args: info.args } : {}),
+		};
+	}
+
+	/** Where the snapshot (with the whole result) is written, once there is a record. */
+	get snapshotPath(): string | undefined {
+		return this.record ? join(this.record.dir, "snapshot.json") : undefined;
+	}
+
+	/** The script has started (its header and args passed): a fresh run makes its record now. */
+	started(meta: WorkflowMeta): void {
+		if (this.record || this.making) return;
+		this.making = this.make(meta);
+	}
+
+	/** Writes the snapshot and lets go of the run. Never throws: a store that fails is reported in the outcome. */
+	async finish(result: WorkflowRunResult): Promise<DurableOutcome> {
+		await this.making;
+		this.resolveRecorded(this.record?.id);
+		const saved = this.opened?.size ?? 0;
+		if (this.record) {
+			try {
+				await this.opened?.close();
+				await this.record.writeSnapshot(result);
+			} catch (error) {
+				this.problem ??= messageOf(error);
+			}
+		}
+		await this.lock?.release().catch(() => undefined);
+		return {
+			...(this.record ? { runId: this.record.id } : {}),
+			saved,
+			...(this.problem ? { problem: this.problem } : {}),
+		};
+	}
+
+	/**
+	 * Lets go of the run without a snapshot (the call ended before or outside the run): it lists as interrupted and
+	 * stays resumable. Harmless after `finish`.
+	 */
+	async abandon(): Promise<void> {
+		await this.making;
+		await this.opened?.close().catch(() => undefined);
+		await this.lock?.release().catch(() => undefined);
+	}
+
+	private async make(meta: WorkflowMeta): Promise<void> {
+		if (!this.source) return;
+		try {
+			const { script, filename, args } = this.source;
+			const record = await this.store.create({ script, filename, meta, ...(args !== undefined ? { args } : {}) });
+			this.record = record;
+			this.lock = await record.acquire();
+			this.opened = await record.journal();
+		} catch (error) {
+			this.problem = messageOf(error);
+		}
+		this.resolveRecorded(this.record?.id);
+	}
+
+	private async write(entry: WorkflowJournalEntry): Promise<void> {
+		await this.making;
+		if (!this.opened) throw new Error(this.problem ?? "the run has no record");
+		await this.opened.record(entry);
+	}
+}
+
+function messageOf(error: unknown): string {
+	return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,78 @@
+/**
+ * Runs of this project as text, for `/workflows` and the `workflow_runs` tool: the list (live runs of this session
+ * first, then the store's, newest first) and one run (the live envelope, or what its snapshot says).
+ */
+import { formatDuration, formatTokens } from "../progress/format.ts";
+import { formatWorkflowProgress } from "../progress/index.ts";
+import type { RunStore, RunSummary } from "../runs/index.ts";
+import type { RunRegistry } from "./run-registry.ts";
+
+/** Runs a list shows. */
+const LIST_LIMIT = 20;
+
+/** One row of the list. */
+export interface RunRow {
+	id: string;
+	/** True when this session can stop it. */
+	live: boolean;
+	text: string;
+}
+
+/** This project's runs: this session's live ones first, then the rest of the store's, newest first. */
+export async function listRuns(store: RunStore, registry: RunRegistry, now = Date.now()): Promise<RunRow[]> {
+	const live = registry.list().reverse();
+	const liveIds = new Set(live.map((run) => run.id));
+	const rows: RunRow[] = live.map((run) => {
+		const totals = run.envelope().totals;
+		const where = run.background ? "background" : "this call";
+		return {
+			id: run.id,
+			live: true,
+			text: `${run.id} · ${run.name} · running (${where}) · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents · ${formatTokens(totals.tokens)} tokens`,
+		};
+	});
+	const stored = (await store.list()).filter((summary) => !liveIds.has(summary.id));
+	// Runs held by another process come before finished ones, as running ones should.
+	stored.sort((a, b) => Number(b.status === "running") - Number(a.status === "running"));
+	for (const summary of stored.slice(0, Math.max(0, LIST_LIMIT - rows.length))) {
+		rows.push({ id: summary.id, live: false, text: storedRow(summary, now) });
+	}
+	return rows;
+}
+
+/** One run in full: phases, agents and failures while it is live; its snapshot once it has ended. */
+export async function describeRun(store: RunStore, registry: RunRegistry, id: string): Promise<string> {
+	const live = registry.get(id);
+	if (live)
+		return `${formatWorkflowProgress(live.envelope())}\nStop it: workflow_runs({ action: "stop", runId: "${id}" })`;
+	const record = await store.open(id);
+	const snapshot = await record.readSnapshot();
+	const name = record.info.meta?.name ?? "workflow";
+	const resume = `Resume: workflow({ resume: "${id}" })`;
+	if (!snapshot) {
+		const journal = (await store.list()).find((summary) => summary.id === id);
+		if (journal?.status === "running") {
+			return `Run ${id} (${name}) is running in process ${journal.lock?.pid ?? "?"} on ${journal.lock?.hostname ?? "?"}, not in this session: stop it there.`;
+		}
+		return `Run ${id} (${name}) was interrupted (no snapshot: the process ended while it ran); ${journal?.agents ?? 0} agent results are saved.\n${resume}`;
+	}
+	const { counts, usage, failures } = snapshot;
+	const lines = [
+		`Run ${id} (${name}): ${snapshot.status}, ended ${snapshot.endedAt}, ${formatDuration(snapshot.durationMs)}`,
+		`Agents: ${counts.completed} completed, ${counts.failed} failed, ${counts.skipped} skipped of ${counts.calls} · ${formatTokens(usage.total)} tokens`,
+	];
+	if (snapshot.error) lines.push(`Error (${snapshot.error.code}): ${snapshot.error.message}`);
+	for (const failure of failures.slice(0, 10)) {
+		lines.push(`  ✗ ${failure.label ?? `${failure.kind}[${failure.index}]`}: ${failure.cause}`);
+	}
+	if (failures.length > 10) lines.push(`  … and ${failures.length - 10} more failures`);
+	if (snapshot.status !== "completed") lines.push(resume);
+	return lines.join("\n");
+}
+
+function storedRow(summary: RunSummary, now: number): string {
+	const age = formatDuration(Math.max(0, now - Date.parse(summary.endedAt ?? summary.createdAt)));
+	const where = summary.status === "running" && summary.lock ? ` (process ${summary.lock.pid})` : "";
+	const problem = summary.problem ? ` · unreadable: ${summary.problem}` : "";
+	return `${summary.id} · ${summary.name ?? "?"} · ${summary.status}${where} · ${age} ago · ${summary.agents} agents · ${formatTokens(summary.tokens)} tokens${problem}`;
+}

@@ -1,0 +1,62 @@
+/**
+ * `/workflows`: this project's runs for people. In the TUI a selector lists them (running first); choosing one
+ * shows it and, for a run of this session, offers to stop it. Elsewhere the same list is printed as text.
+ */
+import type { ExtensionCommandContext, RegisteredCommand } from "@earendil-works/pi-coding-agent";
+import type { RunStore } from "../runs/index.ts";
+import type { RunRegistry } from "./run-registry.ts";
+import { describeRun, listRuns } from "./run-views.ts";
+
+export const RUNS_COMMAND_NAME = "workflows";
+
+/** What the command needs from the extension. */
+export interface WorkflowsCommandOptions {
+	registry: RunRegistry;
+	storeFor: (cwd: string) => RunStore;
+}
+
+/** The command's definition for `pi.registerCommand`. */
+export function createWorkflowsCommand(
+	options: WorkflowsCommandOptions,
+): Omit<RegisteredCommand, "name" | "sourceInfo"> {
+	return {
+		description: "Workflow runs of this project: watch, stop, resume",
+		handler: async (_args, ctx) => {
+			try {
+				await showRuns(options, ctx);
+			} catch (error) {
+				ctx.ui.notify(`/workflows: ${error instanceof Error ? error.message : String(error)}`, "error");
+			}
+		},
+	};
+}
+
+async function showRuns({ registry, storeFor }: WorkflowsCommandOptions, ctx: ExtensionCommandContext): Promise<void> {
+	const store = storeFor(ctx.cwd);
+	const rows = await listRuns(store, registry);
+	if (rows.length === 0) {
+		ctx.ui.notify("No workflow runs in this project yet.", "info");
+		return;
+	}
+	if (ctx.mode !== "tui") {
+		ctx.ui.notify(rows.map((row) => row.text).join("\n"), "info");
+		return;
+	}
+	const chosen = await ctx.ui.select(
+		"Workflow runs",
+		rows.map((row) => row.text),
+	);
+	const row = rows.find((candidate) => candidate.text === chosen);
+	if (!row) return;
+	const text = await describeRun(store, registry, row.id);
+	const live = registry.get(row.id);
+	if (!live) {
+		ctx.ui.notify(text, "info");
+		return;
+	}
+	if (await ctx.ui.confirm(`Stop run ${row.id}?`, text)) {
+		live.stop("Stopped from /workflows");
+		await live.settled;
+		ctx.ui.notify(await describeRun(store, registry, row.id), "info");
+	}
+}

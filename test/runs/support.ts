@@ -1,0 +1,79 @@
+/**
+ * Shared pieces of the run-store tests: a temp folder per test (a store root and project folders in it, removed
+ * afterwards), and child processes that use the real store, for the lock and for permissions (root ignores modes).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach } from "vitest";
+import { createRunStore, type RunStore } from "../../src/runs/index.ts";
+
+/** The Node 22 binary the package runs on (the machine's default `node` may be older). */
+export const NODE = fileURLToPath(new URL("../../node_modules/.bin/node", import.meta.url));
+/** The store's entry, for child processes to import. */
+export const RUNS_ENTRY = new URL("../../src/runs/index.ts", import.meta.url).href;
+
+const temps: string[] = [];
+const children: ChildProcess[] = [];
+
+afterEach(() => {
+	for (const child of children.splice(0))
+		if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+	for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh temp folder, removed after the test. */
+export function tempDir(): string {
+	const dir = mkdtempSync(join(tmpdir(), "pi-runs-"));
+	temps.push(dir);
+	return dir;
+}
+
+/** A store root and a project folder (named `name`) in one temp folder. */
+export function tempStore(name = "project"): { store: RunStore; root: string; base: string } {
+	const base = tempDir();
+	const root = join(base, "runs");
+	const cwd = join(base, name);
+	mkdirSync(cwd, { recursive: true });
+	return { store: createRunStore({ cwd, root }), root, base };
+}
+
+/** A child process running `body` (an ES module body with `createRunStore` in scope), its output collected. */
+export function spawnChild(
+	body: string,
+	options: { uid?: number; gid?: number } = {},
+): {
+	child: ChildProcess;
+	output: () => string;
+	exited: Promise<number | null>;
+	/** Resolves with the output once it contains `text`. */
+	waitFor: (text: string) => Promise<string>;
+} {
+	const source = `import { createRunStore } from ${JSON.stringify(RUNS_ENTRY)};\n${body}`;
+	const child = spawn(NODE, ["--input-type=module", "-e", source], {
+		stdio: ["ignore", "pipe", "pipe"],
+		...options,
+	});
+	children.push(child);
+	let out = "";
+	const listeners: (() => void)[] = [];
+	const onData = (chunk: Buffer) => {
+		out += chunk;
+		for (const listener of listeners) listener();
+	};
+	child.stdout?.on("data", onData);
+	child.stderr?.on("data", onData);
+	const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+	const waitFor = (text: string) =>
+		new Promise<string>((resolve, reject) => {
+			const check = () => {
+				if (out.includes(text)) resolve(out);
+			};
+			listeners.push(check);
+			check();
+			void exited.then(() => (out.includes(text) ? resolve(out) : reject(new Error(`child exited: ${out}`))));
+		});
+	return { child, output: () => out, exited, waitFor };
+}
