@@ -40,6 +40,7 @@ export type {
 	WorkflowAgentStatus,
 	WorkflowBudgetOptions,
 	WorkflowChildState,
+	WorkflowCutOff,
 	WorkflowFailure,
 	WorkflowLimits,
 	WorkflowMeta,

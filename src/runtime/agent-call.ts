@@ -76,6 +76,15 @@ export async function runAgentCall(
 		hasSchema: schema !== undefined,
 		...(options.model ? { model: options.model } : {}),
 	});
+	// Until it ends, the call is among what its script would cut off by returning.
+	const untrack = scope.life.track({
+		kind: "agent",
+		name: ref.label,
+		filename: scope.filename,
+		...(site ?? {}),
+		index: ref.index,
+		...(scope.workflowName ? { workflow: scope.workflowName } : {}),
+	});
 
 	const started = Date.now();
 	let attempts = 0;
@@ -116,7 +125,7 @@ export async function runAgentCall(
 			const maxAttempts = schema ? SCHEMA_ATTEMPTS : 1 + options.retries;
 			let last: Attempt = { kind: "failed", cause: "never ran" };
 			for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-				if (run.signal.aborted) throw run.signal.reason;
+				if (scope.life.signal.aborted) throw scope.life.signal.reason;
 				if (attempt === 1) run.emit({ type: "agent_started", ...ref, attempt });
 				else
 					run.emit({
@@ -134,7 +143,7 @@ export async function runAgentCall(
 				else if (attempt > options.retries) break;
 			}
 			return last;
-		}, run.callSignal);
+		}, scope.life.signal);
 
 		if (outcome.kind === "answer") {
 			run.census.completed(usage);
@@ -167,10 +176,11 @@ export async function runAgentCall(
 	} catch (error) {
 		if (error instanceof WorkflowError && error.code === "schema_unmet") throw error;
 		const coded = error instanceof WorkflowError ? error : undefined;
-		const orphaned = !run.signal.aborted && run.orphans.signal.aborted;
+		const orphaned = !run.signal.aborted && scope.life.signal.aborted;
 		fail(orphaned ? ORPHANED : (coded?.message ?? messageOf(error)), coded?.code, true);
 		throw error;
 	} finally {
+		untrack();
 		// Tokens count against the budget whatever became of the call.
 		if (usage) run.budget.spendTokens(usage.total);
 	}
@@ -184,10 +194,8 @@ async function attemptOnce(
 	schema: CompiledSchema | undefined,
 ): Promise<Attempt> {
 	const { run } = scope;
-	const signal =
-		request.timeoutMs === undefined
-			? run.callSignal
-			: AbortSignal.any([run.callSignal, AbortSignal.timeout(request.timeoutMs)]);
+	const deadline = request.timeoutMs === undefined ? undefined : callDeadline(scope.life.signal, request.timeoutMs);
+	const signal = deadline?.signal ?? scope.life.signal;
 	// A report after the runner's promise settled would bring a finished child back to life in the progress view,
 	// so it is dropped, as is a report that is not an object. A runner still stopping after abort may report.
 	let reporting = true;
@@ -209,8 +217,10 @@ async function attemptOnce(
 	} catch (error) {
 		if (error instanceof WorkflowError && AUTHOR_CODES.has(error.code)) throw error;
 		if (run.signal.aborted) throw run.signal.reason;
-		if (signal.aborted) return { kind: "failed", cause: abortCause(request, run.orphans.signal.aborted) };
+		if (signal.aborted) return { kind: "failed", cause: abortCause(request, scope.life.signal.aborted) };
 		return { kind: "failed", cause: `runner error: ${messageOf(error)}` };
+	} finally {
+		deadline?.clear();
 	}
 	const malformed = checkResult(result);
 	if (malformed) return { kind: "failed", cause: malformed };
@@ -335,6 +345,27 @@ function checkResult(result: unknown): string | undefined {
 	}
 	if (r.result !== undefined && typeof r.result !== "string") return "runner returned a non-text `result`";
 	return undefined;
+}
+
+/**
+ * A signal that fires when `outer` does or `timeoutMs` has passed, whose timer and listener end with `clear()`.
+ * (`AbortSignal.timeout` kept its timer alive for the whole timeout, however soon the call ended.)
+ */
+function callDeadline(outer: AbortSignal, timeoutMs: number): { signal: AbortSignal; clear: () => void } {
+	const controller = new AbortController();
+	if (outer.aborted) return { signal: outer, clear: () => {} };
+	const timer = setTimeout(
+		() => controller.abort(new WorkflowError("timed_out", `The agent call timed out after ${timeoutMs} ms`)),
+		timeoutMs,
+	);
+	const unwatch = watchAbort(outer, () => controller.abort(outer.reason));
+	return {
+		signal: controller.signal,
+		clear: () => {
+			clearTimeout(timer);
+			unwatch();
+		},
+	};
 }
 
 function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
