@@ -45,8 +45,9 @@ const SETTLE_GRACE_MS = 5000;
  * Runs one workflow script.
  *
  * Contract: resolves, never rejects, for anything the script does (the result says `status: "failed"` and why);
- * throws a `TypeError` at once for misuse of the options. When it resolves, no runner call it started is still
- * running, except ones that ignored abort for the grace period, which the result names in `error.details`.
+ * throws a `TypeError` at once for misuse of the options. When it resolves, nothing it started is still alive (no
+ * nested sandbox, sleep, timer or listener; what the script left running is stopped and named in `cutOff`), except
+ * runner calls that ignored abort for the grace period, which the result counts in `error.details`.
  */
 export async function runWorkflowScript(source: string, options: WorkflowRunOptions): Promise<WorkflowRunResult> {
 	checkOptions(source, options);
