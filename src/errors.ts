@@ -27,6 +27,7 @@ export type WorkflowErrorCode =
 	| "timed_out"
 	| "workflow_not_found"
 	| "workflow_nesting"
+	| "limit_workflows"
 	| "agents_failed"
 	| "script_error"
 	| "run_id_invalid"

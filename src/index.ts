@@ -56,6 +56,7 @@ export type {
 	WorkflowAgentStatus,
 	WorkflowBudgetOptions,
 	WorkflowChildState,
+	WorkflowCutOff,
 	WorkflowFailure,
 	WorkflowJournal,
 	WorkflowJournalEntry,

@@ -6,6 +6,7 @@
 import { unknownAgentTypeError, WorkflowError } from "../errors.ts";
 import { watchAbort } from "./abort-watch.ts";
 import { type AgentCallOptions, checkAgentOptions, checkPrompt } from "./agent-options.ts";
+import { firstFrameIn } from "./call-site.ts";
 import type { WorkflowAgentCallRef } from "./events.ts";
 import { assertJsonValue } from "./json-value.ts";
 import { type RunContext, type ScriptScope, trackInFlight } from "./run-context.ts";
@@ -33,11 +34,12 @@ type Attempt =
 	| { kind: "schema_miss"; errors: string; result: WorkflowAgentResult }
 	| { kind: "failed"; cause: string; result?: WorkflowAgentResult };
 
-/** Runs one `agent(prompt, opts)` call. */
+/** Runs one `agent(prompt, opts)` call made at the guest stack `stack` (its line names it when it is cut off). */
 export async function runAgentCall(
 	scope: ScriptScope,
 	rawPrompt: JsonValue,
 	rawOptions: JsonValue,
+	stack: string,
 ): Promise<JsonValue> {
 	const { run } = scope;
 	run.census.call();
@@ -59,6 +61,7 @@ export async function runAgentCall(
 		throw error;
 	}
 
+	const site = firstFrameIn(stack, scope.filename);
 	const ref: WorkflowAgentCallRef = {
 		key: scope.keys.next(identityOf(prompt, options)),
 		index: run.nextCallIndex++,
@@ -76,6 +79,15 @@ export async function runAgentCall(
 	});
 	const journaled = replayable(run, ref.key, schema !== undefined);
 	if (journaled) return replay(run, ref, journaled);
+	// Until it ends, the call is among what its script would cut off by returning.
+	const untrack = scope.life.track({
+		kind: "agent",
+		name: ref.label,
+		filename: scope.filename,
+		...(site ?? {}),
+		index: ref.index,
+		...(scope.workflowName ? { workflow: scope.workflowName } : {}),
+	});
 
 	const started = Date.now();
 	let attempts = 0;
@@ -116,7 +128,7 @@ export async function runAgentCall(
 			const maxAttempts = schema ? SCHEMA_ATTEMPTS : 1 + options.retries;
 			let last: Attempt = { kind: "failed", cause: "never ran" };
 			for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-				if (run.signal.aborted) throw run.signal.reason;
+				if (scope.life.signal.aborted) throw scope.life.signal.reason;
 				if (attempt === 1) run.emit({ type: "agent_started", ...ref, attempt });
 				else
 					run.emit({
@@ -134,7 +146,7 @@ export async function runAgentCall(
 				else if (attempt > options.retries) break;
 			}
 			return last;
-		}, run.callSignal);
+		}, scope.life.signal);
 
 		if (outcome.kind === "answer") {
 			// On disk before the script sees it: a crash after this point cannot lose the answer.
@@ -166,10 +178,11 @@ export async function runAgentCall(
 	} catch (error) {
 		if (error instanceof WorkflowError && error.code === "schema_unmet") throw error;
 		const coded = error instanceof WorkflowError ? error : undefined;
-		const orphaned = !run.signal.aborted && run.orphans.signal.aborted;
+		const orphaned = !run.signal.aborted && scope.life.signal.aborted;
 		fail(orphaned ? ORPHANED : (coded?.message ?? messageOf(error)), coded?.code, true);
 		throw error;
 	} finally {
+		untrack();
 		// Tokens count against the budget whatever became of the call.
 		if (usage) run.budget.spendTokens(usage.total);
 	}
@@ -253,10 +266,8 @@ async function attemptOnce(
 	schema: CompiledSchema | undefined,
 ): Promise<Attempt> {
 	const { run } = scope;
-	const signal =
-		request.timeoutMs === undefined
-			? run.callSignal
-			: AbortSignal.any([run.callSignal, AbortSignal.timeout(request.timeoutMs)]);
+	const deadline = request.timeoutMs === undefined ? undefined : callDeadline(scope.life.signal, request.timeoutMs);
+	const signal = deadline?.signal ?? scope.life.signal;
 	// A report after the runner's promise settled would bring a finished child back to life in the progress view,
 	// so it is dropped, as is a report that is not an object. A runner still stopping after abort may report.
 	let reporting = true;
@@ -278,8 +289,10 @@ async function attemptOnce(
 	} catch (error) {
 		if (error instanceof WorkflowError && AUTHOR_CODES.has(error.code)) throw error;
 		if (run.signal.aborted) throw run.signal.reason;
-		if (signal.aborted) return { kind: "failed", cause: abortCause(request, run.orphans.signal.aborted) };
+		if (signal.aborted) return { kind: "failed", cause: abortCause(request, scope.life.signal.aborted) };
 		return { kind: "failed", cause: `runner error: ${messageOf(error)}` };
+	} finally {
+		deadline?.clear();
 	}
 	const malformed = checkResult(result);
 	if (malformed) return { kind: "failed", cause: malformed };
@@ -408,6 +421,27 @@ function checkResult(result: unknown): string | undefined {
 	}
 	if (r.result !== undefined && typeof r.result !== "string") return "runner returned a non-text `result`";
 	return undefined;
+}
+
+/**
+ * A signal that fires when `outer` does or `timeoutMs` has passed, whose timer and listener end with `clear()`.
+ * (`AbortSignal.timeout` kept its timer alive for the whole timeout, however soon the call ended.)
+ */
+function callDeadline(outer: AbortSignal, timeoutMs: number): { signal: AbortSignal; clear: () => void } {
+	const controller = new AbortController();
+	if (outer.aborted) return { signal: outer, clear: () => {} };
+	const timer = setTimeout(
+		() => controller.abort(new WorkflowError("timed_out", `The agent call timed out after ${timeoutMs} ms`)),
+		timeoutMs,
+	);
+	const unwatch = watchAbort(outer, () => controller.abort(outer.reason));
+	return {
+		signal: controller.signal,
+		clear: () => {
+			clearTimeout(timer);
+			unwatch();
+		},
+	};
 }
 
 function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

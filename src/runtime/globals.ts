@@ -21,9 +21,10 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 		// the sandbox need not build a stack of its own for them (`callSite: false`).
 		agent: {
 			kind: "async",
-			params: ["prompt", "opts"],
+			params: ["prompt", "opts", "stack"],
 			callSite: false,
-			fn: ([prompt, options]) => trackInFlight(run, runAgentCall(scope, prompt ?? null, options ?? null)),
+			fn: ([prompt, options, stack]) =>
+				trackInFlight(run, runAgentCall(scope, prompt ?? null, options ?? null, str(stack))),
 		},
 		log: {
 			kind: "event",
@@ -84,17 +85,18 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 			kind: "async",
 			params: ["ms"],
 			callSite: false,
-			fn: ([ms]) => sleep(ms, run.signal),
+			// The script's lifetime, not the run's: a sleep nobody awaited ends with its script, not a day later.
+			fn: ([ms]) => sleep(ms, scope.life.signal),
 		},
 		workflow: {
 			kind: "async",
-			params: ["nameOrPath", "args"],
+			params: ["nameOrPath", "args", "hasArgs", "stack"],
 			callSite: false,
 			// Tracked like agent calls: a cancelled run must not resolve while the child's sandbox is still stopping.
-			fn: ([nameOrPath, args, hasArgs]) =>
+			fn: ([nameOrPath, args, hasArgs, stack]) =>
 				trackInFlight(
 					run,
-					runNestedWorkflow(scope, nameOrPath ?? null, hasArgs === true ? (args ?? null) : undefined),
+					runNestedWorkflow(scope, nameOrPath ?? null, hasArgs === true ? (args ?? null) : undefined, str(stack)),
 				),
 		},
 	};

@@ -37,6 +37,7 @@ export type {
 	WorkflowAgentStatus,
 	WorkflowBudgetOptions,
 	WorkflowChildState,
+	WorkflowCutOff,
 	WorkflowFailure,
 	WorkflowJournal,
 	WorkflowJournalEntry,

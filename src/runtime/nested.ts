@@ -1,16 +1,19 @@
 /**
  * `workflow(nameOrPath, args)`: runs another workflow inline, one level deep, in its own sandbox but sharing the
- * run's queue, counters, budget, census, cancellation and events.
+ * run's queue, counters, budget, limits, census, cancellation and events. A run starts a bounded number of them,
+ * a bounded number at once, and each ends when the script that started it does.
  */
 import { readFile, realpath, stat } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import { stripLocation, WorkflowError } from "../errors.ts";
+import { limitError, stripLocation, WorkflowError } from "../errors.ts";
+import { firstFrameIn } from "./call-site.ts";
 import { assertJsonValue } from "./json-value.ts";
 import { parseWorkflowSource, validateArgs } from "./meta.ts";
 import { PhaseState } from "./phases.ts";
-import type { ScriptScope } from "./run-context.ts";
+import type { RunContext, ScriptScope } from "./run-context.ts";
+import { endScript } from "./script-lifetime.ts";
 import { runScriptBody } from "./script-run.ts";
-import type { JsonValue, WorkflowResolver } from "./types.ts";
+import type { JsonValue, WorkflowCutOff, WorkflowResolver } from "./types.ts";
 
 /**
  * Default resolver: a path to a `.js` file inside the run's cwd. A script may only name regular files under its
@@ -46,11 +49,15 @@ function isInside(dir: string, path: string): boolean {
 	return rel !== "" && rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 
-/** Runs a nested workflow and returns its value; throws a coded error when it fails. */
+/**
+ * Runs a nested workflow called at the guest stack `stack` and returns its value; throws a coded error when it
+ * fails. It waits for a running slot (abort-aware) and is stopped, and reported, if `parent` returns first.
+ */
 export async function runNestedWorkflow(
 	parent: ScriptScope,
 	nameOrPath: JsonValue,
 	args: JsonValue | undefined,
+	stack: string,
 ): Promise<JsonValue> {
 	const { run } = parent;
 	if (parent.depth >= 1) {
@@ -63,12 +70,52 @@ export async function runNestedWorkflow(
 		throw new TypeError(`\`workflow()\` takes a workflow name or a path, got ${JSON.stringify(nameOrPath)}`);
 	}
 	if (run.signal.aborted) throw run.signal.reason;
+	chargeWorkflowCall(run);
+	const site = firstFrameIn(stack, parent.filename);
+	const entry: WorkflowCutOff = {
+		kind: "workflow",
+		name: nameOrPath,
+		filename: parent.filename,
+		...(site ?? {}),
+		...(parent.workflowName ? { workflow: parent.workflowName } : {}),
+	};
+	const untrack = parent.life.track(entry);
+	try {
+		return await run.workflowQueue.run(() => runInSlot(parent, nameOrPath, args, entry), parent.life.signal);
+	} finally {
+		untrack();
+	}
+}
+
+/** Counts one `workflow()` call, or throws `limit_workflows` past `limits.maxWorkflowCalls`. */
+function chargeWorkflowCall(run: RunContext): void {
+	const limit = run.limits.maxWorkflowCalls;
+	if (run.workflowCalls >= limit) {
+		throw limitError(
+			"limit_workflows",
+			"Too many `workflow()` calls in one run",
+			limit,
+			"Run fewer nested workflows, or raise `limits.maxWorkflowCalls`",
+		);
+	}
+	run.workflowCalls++;
+}
+
+/** The nested run itself, once it holds a running slot. */
+async function runInSlot(
+	parent: ScriptScope,
+	nameOrPath: string,
+	args: JsonValue | undefined,
+	entry: WorkflowCutOff,
+): Promise<JsonValue> {
+	const { run } = parent;
 	const { source, filename } = await run.resolveWorkflow(nameOrPath, { cwd: run.cwd });
 	const parsed = parseWorkflowSource(source, { filename, maxScriptBytes: run.limits.maxScriptBytes });
 	if (args !== undefined) assertJsonValue(args, "args");
 	validateArgs(parsed.meta, args);
 
 	const name = parsed.meta.name;
+	entry.name = name;
 	const scope: ScriptScope = {
 		run,
 		filename,
@@ -76,6 +123,7 @@ export async function runNestedWorkflow(
 		phases: new PhaseState((event) => run.emit(event)),
 		depth: parent.depth + 1,
 		workflowName: name,
+		life: parent.life.child(),
 	};
 	run.budget.countLog();
 	run.emit({
@@ -86,6 +134,7 @@ export async function runNestedWorkflow(
 	});
 	const outcome = await runScriptBody(scope, parsed, args);
 	scope.phases.finish();
+	endScript(scope);
 	if (outcome.ok) {
 		run.budget.countLog();
 		run.emit({ type: "log", level: "info", message: `workflow \`${name}\` finished`, data: { workflow: name } });

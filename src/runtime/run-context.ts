@@ -9,7 +9,14 @@ import type { Census } from "./census.ts";
 import type { WorkflowProgressEvent } from "./events.ts";
 import type { PhaseState } from "./phases.ts";
 import type { WorkflowQueue } from "./queue.ts";
-import type { WorkflowAgentRunner, WorkflowJournal, WorkflowLimits, WorkflowResolver } from "./types.ts";
+import type { ScriptLifetime } from "./script-lifetime.ts";
+import type {
+	WorkflowAgentRunner,
+	WorkflowCutOff,
+	WorkflowJournal,
+	WorkflowLimits,
+	WorkflowResolver,
+} from "./types.ts";
 
 /** A progress event before the emitter stamps its time. */
 export type UnstampedEvent = WorkflowProgressEvent extends infer E
@@ -33,15 +40,14 @@ export interface RunContext {
 	resolveWorkflow: WorkflowResolver;
 	/** Finished calls of this run and of the run it resumes; absent when the host keeps none. */
 	journal?: WorkflowJournal;
-	/** Runner calls not yet settled; the run waits for them (bounded) before it reports. */
+	/** Runner calls and nested workflows not yet settled; the run waits for them (bounded) before it reports. */
 	inFlight: Set<Promise<unknown>>;
-	/** Aborts the calls still running when the script has returned. */
-	orphans: AbortController;
-	/**
-	 * `signal` or `orphans`, whichever fires first: what every call's wait in the queue and its runner get. One per
-	 * run, because combining signals per call cost two `AbortSignal.any` (about 35 µs) on every `agent()`.
-	 */
-	callSignal: AbortSignal;
+	/** What scripts of this run left running when they returned (and the run stopped), for the result. */
+	cutOff: WorkflowCutOff[];
+	/** Where nested workflows wait for one of `limits.maxWorkflowsRunning` slots. */
+	workflowQueue: WorkflowQueue;
+	/** `workflow()` calls charged so far, against `limits.maxWorkflowCalls`. */
+	workflowCalls: number;
 	/** Next `agent()` call index, across nested workflows. */
 	nextCallIndex: number;
 	newSandbox: () => Sandbox;
@@ -57,6 +63,11 @@ export interface ScriptScope {
 	depth: number;
 	/** The nested workflow's name, shown on its calls. */
 	workflowName?: string;
+	/**
+	 * Fires when this script is done: what every call's wait in the queue, its runner, `sleep()` and a nested
+	 * sandbox get. One per script, because combining signals per call cost two `AbortSignal.any` (about 35 µs).
+	 */
+	life: ScriptLifetime;
 }
 
 /** Keeps `promise` in `run.inFlight` until it settles, so the run can wait for every call before it reports. */

@@ -2,7 +2,6 @@
  * `runWorkflowScript`: parse the header, check args, run the body in a sandbox with the workflow globals, then
  * wait for every child to settle and report an honest result. Resolves, never rejects, for script faults.
  */
-import { setMaxListeners } from "node:events";
 import { cancelledError, toWorkflowError, WorkflowError } from "../errors.ts";
 import { createSandbox } from "../sandbox/index.ts";
 import { Budget } from "./budget.ts";
@@ -15,6 +14,7 @@ import { resolveWorkflowPath } from "./nested.ts";
 import { PhaseState } from "./phases.ts";
 import { createWorkflowQueue } from "./queue.ts";
 import type { RunContext, ScriptScope, UnstampedEvent } from "./run-context.ts";
+import { endScript, ScriptLifetime } from "./script-lifetime.ts";
 import { runScriptBody } from "./script-run.ts";
 import type { JsonValue, WorkflowLimits, WorkflowMeta, WorkflowRunOptions, WorkflowRunResult } from "./types.ts";
 
@@ -28,6 +28,12 @@ export const DEFAULT_LIMITS: Readonly<WorkflowLimits> = Object.freeze({
 	stackBytes: 1024 * 1024,
 	syncSliceMs: 5000,
 	maxValueBytes: 8 * 1024 * 1024,
+	// Enough for a nested workflow per item of a long list; each start leases a worker and parses a file (tens to
+	// hundreds of ms of host work), so this also bounds what one run can spend on starting them.
+	maxWorkflowCalls: 200,
+	// Each running nested workflow holds a worker thread (10–20 MiB before its script allocates), and they mostly
+	// wait on agents, which run 4 at once by default: more would cost threads without speeding anything up.
+	maxWorkflowsRunning: 4,
 });
 
 /** Default cap on the returned value, in bytes of JSON. */
@@ -39,8 +45,9 @@ const SETTLE_GRACE_MS = 5000;
  * Runs one workflow script.
  *
  * Contract: resolves, never rejects, for anything the script does (the result says `status: "failed"` and why);
- * throws a `TypeError` at once for misuse of the options. When it resolves, no runner call it started is still
- * running, except ones that ignored abort for the grace period, which the result names in `error.details`.
+ * throws a `TypeError` at once for misuse of the options. When it resolves, nothing it started is still alive (no
+ * nested sandbox, sleep, timer or listener; what the script left running is stopped and named in `cutOff`), except
+ * runner calls that ignored abort for the grace period, which the result counts in `error.details`.
  */
 export async function runWorkflowScript(source: string, options: WorkflowRunOptions): Promise<WorkflowRunResult> {
 	checkOptions(source, options);
@@ -81,10 +88,6 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		}
 	};
 	const census = new Census();
-	const orphans = new AbortController();
-	const callSignal = AbortSignal.any([controller.signal, orphans.signal]);
-	// Every queued call and every running runner listens on it.
-	setMaxListeners(0, callSignal);
 	const run: RunContext = {
 		runner: options.agentRunner,
 		queue: options.queue ?? createWorkflowQueue({ concurrency: options.concurrency ?? 4 }),
@@ -102,8 +105,9 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		resolveWorkflow: options.resolveWorkflow ?? resolveWorkflowPath,
 		...(options.journal ? { journal: options.journal } : {}),
 		inFlight: new Set(),
-		orphans,
-		callSignal,
+		cutOff: [],
+		workflowQueue: createWorkflowQueue({ concurrency: limits.maxWorkflowsRunning }),
+		workflowCalls: 0,
 		nextCallIndex: 0,
 		newSandbox: () =>
 			createSandbox({
@@ -121,6 +125,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		keys: new CallKeys(),
 		phases: new PhaseState((event) => emit(event)),
 		depth: 0,
+		life: new ScriptLifetime(controller.signal),
 	};
 
 	let meta: WorkflowMeta | undefined;
@@ -140,8 +145,9 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		error = toWorkflowError(caught);
 	} finally {
 		scope.phases.finish();
-		// Calls the script left running can no longer change its result: stop them, then wait for every runner.
-		run.orphans.abort(new WorkflowError("cancelled", "The script returned while this agent was still running"));
+		// Calls and nested workflows the script left running can no longer change its result: stop them (saying
+		// which), then wait for every runner and nested sandbox.
+		endScript(scope);
 		const abandoned = await settle(run.inFlight);
 		if (abandoned > 0 && !error) {
 			error = new WorkflowError("internal", `${abandoned} agent runner call(s) ignored abort and were abandoned`, {
@@ -172,6 +178,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		counts: census.counts,
 		usage: census.usage,
 		droppedLogs: run.budget.droppedLogs,
+		...(run.cutOff.length > 0 ? { cutOff: run.cutOff } : {}),
 		durationMs: Date.now() - started,
 	};
 	emit({

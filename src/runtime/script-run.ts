@@ -33,7 +33,7 @@ export async function runScriptBody(
 				args: (args ?? null) as SandboxValue,
 			},
 			hostFunctions: createHostFunctions(scope),
-			signal: scope.run.signal,
+			signal: scope.life.signal,
 		});
 		if (outcome.ok) return { ok: true, value: outcome.value as JsonValue };
 		return { ok: false, error: fromGuestError(outcome.error, scope) };
@@ -60,6 +60,7 @@ const CODES: ReadonlySet<string> = new Set<WorkflowErrorCode>([
 	"timed_out",
 	"workflow_not_found",
 	"workflow_nesting",
+	"limit_workflows",
 ]);
 
 /** Maps a sandbox failure to the error the user sees: which limit, its value, how to raise it, and where. */
@@ -131,7 +132,8 @@ export function fromGuestError(error: GuestError, scope: ScriptScope): WorkflowE
 				{ location, ...stack },
 			);
 		case "cancelled": {
-			const reason = scope.run.signal.reason;
+			// The run's cancel or deadline, or (for a nested workflow) its parent returning.
+			const reason = scope.life.signal.reason;
 			return reason instanceof WorkflowError ? reason : new WorkflowError("cancelled", "The workflow was cancelled");
 		}
 		default:

@@ -161,6 +161,10 @@ export interface WorkflowLimits {
 	syncSliceMs: number;
 	/** Size of one value crossing the boundary, in bytes of JSON. Default: 8 MiB. */
 	maxValueBytes: number;
+	/** `workflow()` calls per run; the next one throws `limit_workflows`. Default: 200. */
+	maxWorkflowCalls: number;
+	/** Nested workflows running at once (each holds a sandbox worker); more wait their turn. Default: 4. */
+	maxWorkflowsRunning: number;
 }
 
 /** Budget settings of one run. */
@@ -266,6 +270,23 @@ export interface WorkflowAgentCounts {
 	skipped: number;
 }
 
+/** Work a script started and did not wait for: still running when that script returned, so the run stopped it. */
+export interface WorkflowCutOff {
+	/** An `agent()` call or a nested `workflow()`. */
+	kind: "agent" | "workflow";
+	/** The agent call's label; the nested workflow's `meta.name`, or the name or path it was called with if it had not loaded. */
+	name: string;
+	/** The file of the script that started it. */
+	filename: string;
+	/** Where in `filename` it was started, counted from 1. */
+	line?: number;
+	column?: number;
+	/** The `agent()` call index, as in its `failures` entry. */
+	index?: number;
+	/** The nested workflow that started it, when not the top-level script. */
+	workflow?: string;
+}
+
 /** The result of `runWorkflowScript`: always resolved, never rejected, for script faults. */
 export interface WorkflowRunResult {
 	status: "completed" | "failed" | "stopped";
@@ -278,5 +299,7 @@ export interface WorkflowRunResult {
 	usage: WorkflowTokenUsage;
 	/** Log entries dropped because of `limits.maxLogEntries`. */
 	droppedLogs: number;
+	/** Agent calls and nested workflows still running when their script returned, which the run stopped; absent when none. */
+	cutOff?: WorkflowCutOff[];
 	durationMs: number;
 }

@@ -115,7 +115,7 @@
 
 	function agent(prompt, options) {
 		const site = new Error("call site");
-		return callAsync(host.agent, [prompt, options === undefined ? null : options], site);
+		return callAsync(host.agent, [prompt, options === undefined ? null : options, site.stack], site);
 	}
 
 	function parallel(thunks) {
@@ -233,11 +233,12 @@
 	}
 
 	function workflow(nameOrPath, workflowArgs) {
-		return callAsync(host.workflow, [
-			nameOrPath,
-			workflowArgs === undefined ? null : workflowArgs,
-			workflowArgs !== undefined,
-		]);
+		const site = new Error("call site");
+		return callAsync(
+			host.workflow,
+			[nameOrPath, workflowArgs === undefined ? null : workflowArgs, workflowArgs !== undefined, site.stack],
+			site,
+		);
 	}
 
 	// Determinism guards: a resumed run must see the same values, so ambient time and randomness are refused.
