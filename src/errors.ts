@@ -29,6 +29,7 @@ export type WorkflowErrorCode =
 	| "workflow_nesting"
 	| "agents_failed"
 	| "script_error"
+	| "sandbox_corrupt"
 	| "internal";
 
 /** A position in the author's own file; both counted from 1. */
