@@ -222,6 +222,9 @@ describe("malformed worker messages", () => {
 				code: "sandbox_corrupt",
 				message: "a message is null",
 			});
+			expect(run.result.error?.message).toBe(
+				"The script's sandbox sent the host a malformed message (a message is null, not an object), so the run was stopped and its worker ended. The script corrupted its engine's memory, or the engine has a bug: do not trust this script's output, and report it with the script",
+			);
 			const thread = run.events.find((event) => event.type === "log")?.message;
 			expect(ended).toContain(thread);
 		} finally {
