@@ -143,8 +143,10 @@ function checkError(error: unknown, run: WireRun): GuestError | string {
 		checked.column = column;
 	}
 	if (props !== undefined) {
-		const json = isObject(props) && !Array.isArray(props) && encodeHostValue(props, "props", run.maxValueBytes);
-		if (!json?.ok) return "the run's error `props` are not a JSON object";
+		const isRecord = isObject(props) && !Array.isArray(props);
+		if (!isRecord || !encodeHostValue(props, "props", run.maxValueBytes).ok) {
+			return "the run's error `props` are not a JSON object";
+		}
 		checked.props = props as Record<string, SandboxValue>;
 	}
 	return checked;
