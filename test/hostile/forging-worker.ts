@@ -2,6 +2,7 @@
  * Worker entry for the engine-memory cases: the real release engine, plus what a script that controls its
  * engine's memory could make its worker do, which is post anything. `log("FORGE", messages)` is not posted; each
  * of `messages` is, with a `runId` of "$run" replaced by the run's id. `log("THREAD")` logs the worker's thread id.
+ * Before it is ready it posts `null` and a string, which the pool must pass over without throwing.
  */
 import { parentPort, threadId } from "node:worker_threads";
 import RELEASE_SYNC from "@jitl/quickjs-wasmfile-release-sync";
@@ -25,4 +26,6 @@ port.postMessage = (message: unknown) => {
 	}
 };
 
+post(null);
+post("not ready");
 serveWorker(RELEASE_SYNC, import.meta.resolve("@jitl/quickjs-wasmfile-release-sync/wasm"));
