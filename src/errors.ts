@@ -35,6 +35,7 @@ export type WorkflowErrorCode =
 	| "run_busy"
 	| "run_not_resumable"
 	| "run_store"
+	| "sandbox_corrupt"
 	| "internal";
 
 /** A position in the author's own file; both counted from 1. */

@@ -45,7 +45,8 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 			params: ["kind", "index", "message"],
 			fn: ([kind, index, message]) => {
 				const combinator = kind === "pipeline" ? "pipeline" : "parallel";
-				const slot = typeof index === "number" ? index : -1;
+				// The prelude sends the slot's index; a forged call may send anything, which is recorded as slot -1.
+				const slot = Number.isSafeInteger(index) && (index as number) >= 0 ? (index as number) : -1;
 				const phase = scope.phases.current;
 				run.census.slotFailed({ kind: combinator, index: slot, cause: str(message), ...(phase ? { phase } : {}) });
 				run.emit({
@@ -67,7 +68,10 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 		phaseStart: {
 			kind: "event",
 			params: ["name", "withFn"],
-			fn: ([name, withFn]) => scope.phases.start(str(name), withFn === true),
+			fn: ([name, withFn]) => {
+				// The prelude refuses other names; a forged call with one is ignored.
+				if (typeof name === "string" && name.trim() !== "") scope.phases.start(name, withFn === true);
+			},
 		},
 		phaseEnd: {
 			kind: "event",

@@ -136,6 +136,11 @@ export function fromGuestError(error: GuestError, scope: ScriptScope): WorkflowE
 			const reason = scope.life.signal.reason;
 			return reason instanceof WorkflowError ? reason : new WorkflowError("cancelled", "The workflow was cancelled");
 		}
+		case "corrupt":
+			return new WorkflowError(
+				"sandbox_corrupt",
+				`The script's sandbox sent the host a malformed message (${error.message}), so the run was stopped and its worker ended. The script corrupted its engine's memory, or the engine has a bug: do not trust this script's output, and report it with the script`,
+			);
 		default:
 			return new WorkflowError("internal", `Sandbox failure: ${error.message}`, { location, ...stack });
 	}

@@ -260,8 +260,15 @@ export class EngineRun {
 			return;
 		}
 		const trippedBefore = this.tripped;
-		// When QuickJS cannot even allocate its "out of memory" error, it throws null instead.
-		if (this.context.sameValue(thrown, this.context.null) && this.nearCap(quickjsMemoryLimit(limits))) {
+		// When QuickJS cannot even allocate its "out of memory" error, it throws null instead. Built-ins that allocate
+		// through the runtime's allocator (`String.prototype.normalize`) fail without raising anything: what is caught
+		// is then the engine's "uninitialized" placeholder, which reads as undefined but is not, and no script makes.
+		const placeholder =
+			this.context.typeof(thrown) === "undefined" && !this.context.sameValue(thrown, this.context.undefined);
+		if (
+			placeholder ||
+			(this.context.sameValue(thrown, this.context.null) && this.nearCap(quickjsMemoryLimit(limits)))
+		) {
 			this.reusable = false;
 			this.finish({ ok: false, error: { kind: "limit_memory", message: limitMessage("limit_memory", limits) } });
 			return;

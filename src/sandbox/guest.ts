@@ -59,6 +59,11 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number): GuestHelpers 
 	const vowel = /^[AEIOaeio]/;
 	const FAILED = createObject(null);
 
+	// This QuickJS build does not reserve a growable SharedArrayBuffer's `maxByteLength`: `grow()` lets a view write
+	// past the allocation into the engine's own heap. Workflows need neither it nor Atomics, so neither exists.
+	Reflect.deleteProperty(globalThis, "SharedArrayBuffer");
+	Reflect.deleteProperty(globalThis, "Atomics");
+
 	// Descriptors are null-prototype objects: a script's `Object.prototype.get` must not leak into them.
 	function dataDescriptor(value: unknown, enumerable: boolean): PropertyDescriptor {
 		const descriptor = createObject(null);

@@ -16,7 +16,8 @@ import {
 	sliceClock,
 	type WorkerMessage,
 } from "./protocol.ts";
-import type { GuestError, SandboxLimits, SandboxOutcome, SandboxRunRequest, SandboxValue } from "./types.ts";
+import type { GuestError, HostFunctionKind, SandboxLimits, SandboxOutcome, SandboxRunRequest } from "./types.ts";
+import { type CheckedCall, checkWorkerMessage, describeThrown, type WireRun } from "./wire-check.ts";
 
 /** Weight of worker calls (see `callWeight`) handled in one turn of the host's event loop, at least one call. */
 const MAX_TURN_CALL_WEIGHT = 1024 * 1024;
@@ -40,8 +41,6 @@ export interface HostRunSetup {
 	cancelGraceMs: number;
 }
 
-type CallMessage = Extract<WorkerMessage, { type: "call" }>;
-
 /** One run on one leased worker. `outcome` resolves once; the lease is released or destroyed before it does. */
 export class HostRun {
 	readonly outcome: Promise<SandboxOutcome>;
@@ -59,14 +58,16 @@ export class HostRun {
 	private turnWeight = 0;
 	private nextTurn: NodeJS.Immediate | null = null;
 	private workerError = "";
-	private readonly onError = (error: Error) => {
-		this.workerError = `: ${error.name}: ${error.message}`;
+	private readonly onError = (error: unknown) => {
+		this.workerError = `: ${describeThrown(error)}`;
 	};
 	private readonly onExit = (code: number) =>
 		this.end(internal(`The sandbox worker stopped unexpectedly (exit code ${code})${this.workerError}`), "gone");
 
 	private readonly lease: WorkerLease;
 	private readonly setup: HostRunSetup;
+	/** What a message from the worker is checked against. */
+	private readonly wire: WireRun;
 
 	constructor(lease: WorkerLease, setup: HostRunSetup) {
 		this.lease = lease;
@@ -83,6 +84,11 @@ export class HostRun {
 			callSite: fn.callSite !== false,
 			cached: fn.watchChanges !== undefined,
 		}));
+		this.wire = {
+			runId,
+			functions: new Map<string, HostFunctionKind>(functions.map((spec) => [spec.name, spec.kind])),
+			maxValueBytes: limits.maxValueBytes,
+		};
 		Atomics.store(lease.control, CONTROL.cancel, 0);
 		Atomics.store(lease.control, CONTROL.syncReady, 0);
 		Atomics.store(lease.control, CONTROL.busy, 0);
@@ -150,12 +156,19 @@ export class HostRun {
 		}
 	}
 
-	private receive(message: WorkerMessage): void {
-		if (message.type === "call") {
-			if (message.runId !== this.setup.runId) return;
-			this.dispatch(message);
+	private receive(raw: WorkerMessage): void {
+		// Every byte from the worker is untrusted: a script that corrupts its engine's memory can make it post anything.
+		const message = checkWorkerMessage(raw, this.wire);
+		if (message.type === "corrupt") {
+			this.end({ ok: false, error: { kind: "corrupt", message: message.problem } }, "terminate");
+		} else if (message.type === "call") {
+			const { call } = message;
+			// dispatch() does not reject; if it ever did, an unhandled rejection would end the host process.
+			this.dispatch(call).catch((error: unknown) =>
+				this.end(internal(`A host call failed outside its handler: ${describeThrown(error)}`), "terminate"),
+			);
 			// Read: a worker waiting for the host to catch up may post again.
-			const weight = callWeight(message.argsJson);
+			const weight = callWeight(call.argsJson);
 			this.turnWeight += weight;
 			this.nextTurn ??= setImmediate(() => {
 				this.nextTurn = null;
@@ -165,25 +178,30 @@ export class HostRun {
 			Atomics.add(this.lease.control, CONTROL.consumed, weight);
 			Atomics.notify(this.lease.control, CONTROL.consumed);
 		} else if (message.type === "done") {
-			if (message.runId !== this.setup.runId) return;
 			if (!message.engine.disposedCleanly && message.engine.disposeError) {
 				runCounters.disposeFailures++;
 				runCounters.lastDisposeError = message.engine.disposeError;
 			}
 			const keep = message.engine.reusable && message.engine.disposedCleanly;
-			const outcome: SandboxOutcome = this.cancelReason !== null ? this.cancelled() : parseOutcome(message.outcome);
+			const outcome: SandboxOutcome = this.cancelReason !== null ? this.cancelled() : message.outcome;
 			this.end(outcome, keep ? "release" : "terminate");
 		} else if (message.type === "fatal") {
 			this.end(internal(`The sandbox worker failed: ${message.message}`), "terminate");
 		}
 	}
 
-	private async dispatch(call: CallMessage): Promise<void> {
+	private async dispatch(call: CheckedCall): Promise<void> {
 		const { request, limits } = this.setup;
 		const host = request.hostFunctions[call.name];
-		const args = JSON.parse(call.argsJson) as SandboxValue[];
+		const { args } = call;
 		if (call.kind === "event") {
-			const report = (error: unknown) => request.onEventError?.(call.name, error);
+			const report = (error: unknown) => {
+				try {
+					request.onEventError?.(call.name, error);
+				} catch {
+					// The host's own reporter threw: nothing is left to tell.
+				}
+			};
 			try {
 				const returned = host.fn(args);
 				if (types.isPromise(returned)) returned.catch(report);
@@ -252,10 +270,6 @@ export class HostRun {
 	private post(message: HostMessage): void {
 		this.lease.worker.postMessage(message);
 	}
-}
-
-function parseOutcome(wire: Extract<WorkerMessage, { type: "done" }>["outcome"]): SandboxOutcome {
-	return wire.ok ? { ok: true, value: JSON.parse(wire.json) as SandboxValue } : { ok: false, error: wire.error };
 }
 
 function internal(message: string): SandboxOutcome {

@@ -214,8 +214,9 @@ function spawn(kind: WorkerKind, live: Set<Entry>): Entry {
 			worker.off("error", onError);
 			worker.off("exit", onExit);
 		};
-		const onMessage = (message: WorkerMessage) => {
-			if (message.type !== "ready") return;
+		// Read defensively: a listener that throws on a malformed message would be an uncaught exception in the host.
+		const onMessage = (message: WorkerMessage | null) => {
+			if (typeof message !== "object" || message?.type !== "ready") return;
 			stop();
 			resolve();
 		};

@@ -93,6 +93,8 @@ export type GuestErrorKind =
 	/** The body's promise is pending with no host call in flight and no job queued: nothing can settle it. */
 	| "unsettled"
 	| "cancelled"
+	/** The worker sent the host a message that breaks the protocol: its engine can no longer be trusted. */
+	| "corrupt"
 	/** Our own bug, or the engine died. */
 	| "internal";
 

@@ -36,7 +36,7 @@ await pending;
 return { names: [...names].sort(), foreign };`;
 
 /** Standard ECMAScript globals QuickJS has; anything else on globalThis was put there by us. */
-const STANDARD = `["Object","Function","Array","Number","parseFloat","parseInt","Infinity","NaN","undefined","Boolean","String","Symbol","Date","Promise","RegExp","Error","AggregateError","EvalError","RangeError","ReferenceError","SyntaxError","TypeError","URIError","InternalError","JSON","Math","Reflect","Proxy","Map","Set","WeakMap","WeakSet","ArrayBuffer","SharedArrayBuffer","DataView","Int8Array","Uint8Array","Uint8ClampedArray","Int16Array","Uint16Array","Int32Array","Uint32Array","Float32Array","Float64Array","Float16Array","BigInt64Array","BigUint64Array","BigInt","isNaN","isFinite","decodeURI","decodeURIComponent","encodeURI","encodeURIComponent","escape","unescape","eval","globalThis","Iterator","WeakRef","FinalizationRegistry"]`;
+const STANDARD = `["Object","Function","Array","Number","parseFloat","parseInt","Infinity","NaN","undefined","Boolean","String","Symbol","Date","Promise","RegExp","Error","AggregateError","EvalError","RangeError","ReferenceError","SyntaxError","TypeError","URIError","InternalError","JSON","Math","Reflect","Proxy","Map","Set","WeakMap","WeakSet","ArrayBuffer","DataView","Int8Array","Uint8Array","Uint8ClampedArray","Int16Array","Uint16Array","Int32Array","Uint32Array","Float32Array","Float64Array","Float16Array","BigInt64Array","BigUint64Array","BigInt","isNaN","isFinite","decodeURI","decodeURIComponent","encodeURI","encodeURIComponent","escape","unescape","eval","globalThis","Iterator","WeakRef","FinalizationRegistry"]`;
 
 const NODE_AND_LIBC = [
 	"require",
@@ -50,6 +50,7 @@ const NODE_AND_LIBC = [
 	"fetch",
 	"WebAssembly",
 	"Atomics",
+	"SharedArrayBuffer",
 	"std",
 	"os",
 	"scriptArgs",
