@@ -15,6 +15,7 @@ import {
 	type WorkflowProgressDetails,
 	workflowProgressResult,
 } from "../progress/index.ts";
+import { MAX_TIMEOUT_MS } from "../runtime/agent-options.ts";
 import type { WorkflowQueue } from "../runtime/queue.ts";
 import { runWorkflowScript } from "../runtime/run.ts";
 import type { WorkflowAgentRunner, WorkflowRunResult } from "../runtime/types.ts";
@@ -40,7 +41,10 @@ const parameters = Type.Object({
 	path: Type.Optional(Type.String({ description: "Path of a .js workflow file, relative to the working directory" })),
 	name: Type.Optional(Type.String({ description: "meta.name of a saved workflow (.pi/workflows/*.js)" })),
 	args: Type.Optional(Type.Unknown({ description: "JSON value passed to the script as `args`" })),
-	timeoutMs: Type.Optional(Type.Number({ description: "Deadline for the whole run, in ms" })),
+	// Bounded by Node's timers: a longer deadline would fire after 1 ms.
+	timeoutMs: Type.Optional(
+		Type.Number({ exclusiveMinimum: 0, maximum: MAX_TIMEOUT_MS, description: "Deadline for the whole run, in ms" }),
+	),
 	concurrency: Type.Optional(
 		Type.Integer({ minimum: 1, maximum: 64, description: "Children running at once in this session" }),
 	),
