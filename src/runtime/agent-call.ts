@@ -7,6 +7,7 @@ import { unknownAgentTypeError, WorkflowError } from "../errors.ts";
 import { watchAbort } from "./abort-watch.ts";
 import { type AgentCallOptions, checkAgentOptions, checkPrompt } from "./agent-options.ts";
 import { firstFrameIn } from "./call-site.ts";
+import { readChildReport } from "./child-report.ts";
 import type { WorkflowAgentCallRef } from "./events.ts";
 import { assertJsonValue } from "./json-value.ts";
 import { type RunContext, type ScriptScope, trackInFlight } from "./run-context.ts";
@@ -269,10 +270,11 @@ async function attemptOnce(
 	const deadline = request.timeoutMs === undefined ? undefined : callDeadline(scope.life.signal, request.timeoutMs);
 	const signal = deadline?.signal ?? scope.life.signal;
 	// A report after the runner's promise settled would bring a finished child back to life in the progress view,
-	// so it is dropped, as is a report that is not an object. A runner still stopping after abort may report.
+	// so it is dropped, as is one that is not plain data (child-report.ts). A runner stopping after abort may report.
 	let reporting = true;
-	const reportChild = (child: WorkflowAgentChild) => {
-		if (!reporting || child === null || typeof child !== "object") return;
+	const reportChild = (raw: WorkflowAgentChild) => {
+		const child = reporting ? readChildReport(raw) : undefined;
+		if (!child) return;
 		run.emit({ type: "agent_child", ...ref, child: { ...child, callKey: ref.key, callIndex: ref.index } });
 	};
 	const call = trackInFlight(
@@ -315,13 +317,15 @@ async function attemptOnce(
 			result,
 		};
 	}
+	// Checked and copied in one pass: what the schema sees and the script gets is what was checked.
+	let output: JsonValue;
 	try {
-		assertJsonValue(candidate, "structuredOutput");
+		output = assertJsonValue(candidate, "structuredOutput");
 	} catch (error) {
 		const cause = `runner returned structured output that is not JSON data: ${messageOf(error)}`;
 		return { kind: "failed", cause, result };
 	}
-	const checked = schema.validate(candidate);
+	const checked = schema.validate(output);
 	if (!checked.ok) return { kind: "schema_miss", errors: checked.errors, result };
 	return checkAnswerSize(checked.value as JsonValue, result, run.limits.maxValueBytes);
 }
@@ -387,20 +391,17 @@ function identityOf(prompt: string, options: AgentCallOptions): unknown {
  */
 function readResult(raw: unknown): WorkflowAgentResult {
 	if (raw === null || typeof raw !== "object") return raw as WorkflowAgentResult;
-	const { id, type, status, result, structuredOutput, error, warnings, toolUses, usage, durationMs } =
-		raw as WorkflowAgentResult;
+	const { id, status, result, structuredOutput, error, toolUses, usage } = raw as WorkflowAgentResult;
+	// `id` and `toolUses` go out in progress events, which carry JSON data only: anything else is left out.
 	return {
-		id,
-		type,
+		...(typeof id === "string" ? { id } : {}),
 		status,
 		result,
 		structuredOutput,
 		error: error === undefined ? undefined : messageOf(error),
-		warnings,
-		toolUses,
+		...(typeof toolUses === "number" && Number.isFinite(toolUses) && toolUses >= 0 ? { toolUses } : {}),
 		usage: readUsage(usage),
-		durationMs,
-	};
+	} as WorkflowAgentResult;
 }
 
 /** Token counts as plain numbers: negative or non-finite ones (a runner's, a journal's) would corrupt the budget. */

@@ -37,6 +37,8 @@ const KNOWN = [
 const THINKING = ["off", "minimal", "low", "medium", "high", "xhigh"];
 export const DEFAULT_AGENT_TYPE = "general-purpose";
 const MAX_RETRIES = 10;
+/** Longest timeout Node's timers take (2^31 − 1 ms, about 24.8 days); a longer one fires after 1 ms instead. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 function invalid(message: string, details?: Record<string, unknown>): WorkflowError {
 	return new WorkflowError("agent_options_invalid", message, details ? { details } : {});
@@ -112,12 +114,14 @@ export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
 		options.tools = raw.tools as string[];
 	}
 	if (raw.timeoutMs !== undefined && raw.timeoutMs !== null) {
-		if (typeof raw.timeoutMs !== "number" || !(raw.timeoutMs > 0) || !Number.isFinite(raw.timeoutMs)) {
+		const t = raw.timeoutMs;
+		if (typeof t !== "number" || !(t > 0) || t > MAX_TIMEOUT_MS) {
 			throw invalid(
-				`\`agent()\` option \`timeoutMs\` must be a positive number of milliseconds, got ${JSON.stringify(raw.timeoutMs)}`,
+				`\`agent()\` option \`timeoutMs\` must be a number of milliseconds above 0 and at most ${MAX_TIMEOUT_MS} (about 24.8 days), got ${JSON.stringify(t)}`,
+				{ option: "timeoutMs", max: MAX_TIMEOUT_MS },
 			);
 		}
-		options.timeoutMs = raw.timeoutMs;
+		options.timeoutMs = t;
 	}
 	if (raw.retries !== undefined && raw.retries !== null) {
 		const r = raw.retries;

@@ -15,6 +15,7 @@ import { isWorkflowError, limitError, stripLocation, WorkflowError } from "../er
 import { nodeLocation, readMetaLiteral } from "./meta-literal.ts";
 import { validateMetaShape } from "./meta-shape.ts";
 import { compileJsonSchema } from "./schema.ts";
+import { watchScriptGoal } from "./script-goal.ts";
 import type { WorkflowMeta } from "./types.ts";
 
 /** Options of `parseWorkflowSource`. */
@@ -115,6 +116,8 @@ function checkOptions(source: unknown, options: ParseWorkflowOptions): { filenam
 }
 
 function parseProgram(source: string, filename: string): Program {
+	// acorn reads a module, QuickJS runs a classic script: the forms they read differently are refused (script-goal.ts).
+	const goal = watchScriptGoal(source);
 	let program: Program;
 	try {
 		program = parse(source, {
@@ -123,16 +126,22 @@ function parseProgram(source: string, filename: string): Program {
 			allowAwaitOutsideFunction: true,
 			allowReturnOutsideFunction: true,
 			locations: true,
+			...goal?.options,
 		});
 	} catch (error) {
 		const loc = (error as { loc?: { line: number; column: number } }).loc;
 		if (!(error instanceof SyntaxError) || !loc) throw error;
+		// Such a form is what the parse tripped on (`-->` never parses in a module), or it comes first.
+		const differential = goal?.found((error as { pos?: number }).pos);
+		if (differential) throw differential;
 		throw new WorkflowError("syntax_error", stripLocation(error.message), {
 			location: { line: loc.line, column: loc.column + 1 },
 			details: { filename },
 			cause: error,
 		});
 	}
+	const differential = goal?.found();
+	if (differential) throw differential;
 	rejectModuleSyntax(program, source);
 	return program;
 }

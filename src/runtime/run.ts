@@ -3,7 +3,8 @@
  * wait for every child to settle and report an honest result. Resolves, never rejects, for script faults.
  */
 import { cancelledError, toWorkflowError, WorkflowError } from "../errors.ts";
-import { createSandbox } from "../sandbox/index.ts";
+import { createSandbox, resolveLimits } from "../sandbox/index.ts";
+import { MAX_TIMEOUT_MS } from "./agent-options.ts";
 import { Budget } from "./budget.ts";
 import { CallKeys } from "./call-key.ts";
 import { Census } from "./census.ts";
@@ -231,25 +232,20 @@ function checkOptions(source: unknown, options: WorkflowRunOptions | undefined):
 	if (typeof options.agentRunner !== "function") {
 		throw new TypeError(`Expected \`options.agentRunner\` to be a function, got ${typeof options.agentRunner}`);
 	}
-	const positive = (name: string, value: unknown, integer: boolean) => {
+	const positive = (name: string, value: unknown, integer: boolean, max = Number.MAX_VALUE) => {
 		if (value === undefined) return;
-		if (
-			typeof value !== "number" ||
-			!(value > 0) ||
-			!Number.isFinite(value) ||
-			(integer && !Number.isInteger(value))
-		) {
+		if (typeof value !== "number" || !(value > 0) || !(value <= max) || (integer && !Number.isInteger(value))) {
+			const range = max === Number.MAX_VALUE ? "" : ` at most ${max}`;
 			throw new TypeError(
-				`Expected \`${name}\` to be a positive ${integer ? "integer" : "number"}, got \`${String(value)}\` (${typeof value})`,
+				`Expected \`${name}\` to be a positive ${integer ? "integer" : "number"}${range}, got \`${String(value)}\` (${typeof value})`,
 			);
 		}
 	};
-	positive("timeoutMs", options.timeoutMs, false);
+	positive("timeoutMs", options.timeoutMs, false, MAX_TIMEOUT_MS);
 	positive("concurrency", options.concurrency, true);
 	positive("budget.maxAgentCalls", options.budget?.maxAgentCalls, true);
 	positive("budget.maxResultBytes", options.budget?.maxResultBytes, true);
 	positive("budget.tokens", options.budget?.tokens, false);
-	for (const [name, value] of Object.entries(options.limits ?? {})) positive(`limits.${name}`, value, true);
 	const { journal } = options;
 	if (
 		journal !== undefined &&
@@ -259,4 +255,18 @@ function checkOptions(source: unknown, options: WorkflowRunOptions | undefined):
 			`Expected \`options.journal\` to be a WorkflowJournal (\`lookup\` and \`record\` functions), got ${journal === null ? "null" : typeof journal}`,
 		);
 	}
+	const limits = options.limits;
+	if (limits === undefined) return;
+	if (limits === null || typeof limits !== "object") {
+		throw new TypeError(`Expected \`limits\` to be an object, got ${limits === null ? "null" : typeof limits}`);
+	}
+	const known = Object.keys(DEFAULT_LIMITS);
+	for (const [name, value] of Object.entries(limits)) {
+		if (!known.includes(name))
+			throw new TypeError(`Expected \`limits\` keys among ${known.join(", ")}, got \`${name}\``);
+		positive(`limits.${name}`, value, true);
+	}
+	// The sandbox's own ranges (memory from 32 MiB to 2 GiB, …), checked now rather than when the sandbox starts.
+	const { memoryBytes, stackBytes, syncSliceMs, maxValueBytes } = limits;
+	resolveLimits({ memoryBytes, stackBytes, syncSliceMs, maxValueBytes });
 }

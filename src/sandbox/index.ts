@@ -3,7 +3,7 @@
  * memory, stack, synchronous CPU time and value size, and JSON-only values across the boundary.
  */
 
-export { DEFAULT_SANDBOX_LIMITS } from "./limits.ts";
+export { DEFAULT_SANDBOX_LIMITS, resolveLimits } from "./limits.ts";
 // Creating and running
 export {
 	createSandbox,

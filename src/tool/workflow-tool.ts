@@ -17,6 +17,7 @@ import { type Static, Type } from "typebox";
 import { stripLocation, toWorkflowError, WorkflowError, type WorkflowErrorCode } from "../errors.ts";
 import { formatWorkflowProgress, type WorkflowProgressDetails, workflowProgressResult } from "../progress/index.ts";
 import { createRunStore, type RunStore } from "../runs/index.ts";
+import { MAX_TIMEOUT_MS } from "../runtime/agent-options.ts";
 import type { WorkflowQueue } from "../runtime/queue.ts";
 import type { JsonValue, WorkflowAgentRunner } from "../runtime/types.ts";
 import { createPiAgentRunner } from "./agent-runner.ts";
@@ -45,7 +46,10 @@ const parameters = Type.Object({
 	path: Type.Optional(Type.String({ description: "Path of a .js workflow file, relative to the working directory" })),
 	name: Type.Optional(Type.String({ description: "meta.name of a saved workflow (.pi/workflows/*.js)" })),
 	args: Type.Optional(Type.Unknown({ description: "JSON value passed to the script as `args`" })),
-	timeoutMs: Type.Optional(Type.Number({ description: "Deadline for the whole run, in ms" })),
+	// Bounded by Node's timers: a longer deadline would fire after 1 ms.
+	timeoutMs: Type.Optional(
+		Type.Number({ exclusiveMinimum: 0, maximum: MAX_TIMEOUT_MS, description: "Deadline for the whole run, in ms" }),
+	),
 	concurrency: Type.Optional(
 		Type.Integer({ minimum: 1, maximum: 64, description: "Children running at once in this session" }),
 	),

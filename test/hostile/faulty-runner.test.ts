@@ -59,6 +59,16 @@ cycle.self = cycle;
 let deep: unknown = [];
 for (let i = 0; i < 20_000; i++) deep = [deep];
 
+const revoked = Proxy.revocable({}, {});
+revoked.revoke();
+const getterArray: unknown[] = [];
+Object.defineProperty(getterArray, 0, { get: () => "read", enumerable: true });
+class Tricky extends Array {
+	toJSON() {
+		return { admin: true };
+	}
+}
+
 /** [name, fault, cause of the failed "bad" call, schema call?] */
 const MALFORMED: [name: string, fault: Fault, cause: string | RegExp, schema?: boolean][] = [
 	[
@@ -148,6 +158,49 @@ const MALFORMED: [name: string, fault: Fault, cause: string | RegExp, schema?: b
 		true,
 	],
 	[
+		"returns structured output that is a Proxy",
+		completed({ structuredOutput: new Proxy({ n: 1 }, {}) }),
+		"runner returned structured output that is not JSON data: `structuredOutput` is a Proxy",
+		true,
+	],
+	[
+		"returns structured output holding a revoked Proxy",
+		completed({ structuredOutput: { inner: revoked.proxy } }),
+		"`structuredOutput.inner` is a Proxy",
+		true,
+	],
+	[
+		"returns structured output holding a Proxy of an array",
+		completed({ structuredOutput: { list: new Proxy(["a"], {}) } }),
+		"`structuredOutput.list` is a Proxy",
+		true,
+	],
+	[
+		"returns structured output with a getter in an array",
+		completed({ structuredOutput: { list: getterArray } }),
+		"`structuredOutput.list[0]` is a getter or setter",
+		true,
+	],
+	[
+		"returns structured output with an Array subclass that has toJSON",
+		completed({ structuredOutput: { list: Tricky.from(["a"]) } }),
+		"`structuredOutput.list` is an instance of Tricky",
+		true,
+	],
+	[
+		"resolves to a Proxy whose traps throw",
+		() =>
+			new Proxy(
+				{},
+				{
+					get() {
+						throw new Error("trap boom");
+					},
+				},
+			),
+		"runner error: trap boom",
+	],
+	[
 		"returns structured output with a __proto__ key",
 		completed({ structuredOutput: JSON.parse('{"__proto__":{"admin":true}}') }),
 		"`structuredOutput.__proto__` is a `__proto__` key",
@@ -206,6 +259,14 @@ describe("a runner that misbehaves", () => {
 			}),
 		]);
 		expect(run.result.counts).toMatchObject({ completed: 1, failed: 1 });
+	});
+
+	it("returns an id and toolUses that are not data: the answer stands, the finished event carries neither", async () => {
+		const faulty = faultyRunner(completed({ result: "fine", id: new Proxy({}, {}), toolUses: { n: 3 } }));
+		const run = await checkCase(`return await agent("bad");`, { value: "fine" }, { agentRunner: faulty.runner });
+		const finished = run.events.find((event) => event.type === "agent_finished");
+		expect(finished).toMatchObject({ type: "agent_finished", agentId: undefined });
+		expect(finished).not.toHaveProperty("toolUses");
 	});
 
 	it("reports garbage usage: tokens count as zero, the answer stands", async () => {
@@ -268,6 +329,33 @@ describe("a runner that reports children badly", () => {
 		expect(children[0]).toMatchObject({
 			child: { id: "c1", callKey: run.events.find((e) => e.type === "agent_queued")?.key, callIndex: 0 },
 		});
+	});
+
+	it("reports Proxies, getters and odd field types: only plain fields of complete reports are forwarded, no getter runs", async () => {
+		let getterRan = false;
+		const faulty = faultyRunner((request, context) => {
+			const base = { id: "c1", type: "t", status: "active", description: "real" };
+			context.reportChild(new Proxy(base, {}) as never);
+			context.reportChild({ ...base, description: { toString: () => "object" } } as never);
+			context.reportChild({ ...base, status: "exploded" } as never);
+			const withGetter = { ...base, turns: 2 };
+			Object.defineProperty(withGetter, "activity", {
+				enumerable: true,
+				get() {
+					getterRan = true;
+					return "from a getter";
+				},
+			});
+			context.reportChild(withGetter as never);
+			context.reportChild({ ...base, tokens: Number.NaN, toolUses: -1, model: 7, extra: () => 1 } as never);
+			return completed({ result: "answer" })(request);
+		});
+		const run = await checkCase(`return await agent("bad");`, { value: "answer" }, { agentRunner: faulty.runner });
+		const children = run.events.filter((event) => event.type === "agent_child").map((event) => event.child);
+		const key = run.events.find((e) => e.type === "agent_queued")?.key;
+		const plain = { id: "c1", type: "t", status: "active", description: "real", callKey: key, callIndex: 0 };
+		expect(children).toEqual([{ ...plain, turns: 2 }, plain]);
+		expect(getterRan, "a getter on a report ran").toBe(false);
 	});
 
 	it("floods 10,000 child reports: all forwarded in order, the run still ends", async () => {

@@ -126,6 +126,42 @@ describe("agent()", () => {
 		expect(fake.aborted).toBe(2);
 		expect(fake.running).toBe(0);
 	});
+
+	const TIMEOUT_RANGE =
+		"`agent()` option `timeoutMs` must be a number of milliseconds above 0 and at most 2147483647 (about 24.8 days), got";
+	const RETRIES_RANGE = "`agent()` option `retries` must be an integer from 0 to 10, got";
+	it.each([
+		[
+			"timeoutMs: 2 ** 31 (Node's timer would fire after 1 ms)",
+			"{ timeoutMs: 2 ** 31 }",
+			`${TIMEOUT_RANGE} 2147483648`,
+		],
+		["timeoutMs: 1e308 (Node's timer would throw a RangeError)", "{ timeoutMs: 1e308 }", `${TIMEOUT_RANGE} 1e+308`],
+		["timeoutMs: 0", "{ timeoutMs: 0 }", `${TIMEOUT_RANGE} 0`],
+		["timeoutMs: -1", "{ timeoutMs: -1 }", `${TIMEOUT_RANGE} -1`],
+		["timeoutMs as text", `{ timeoutMs: "60000" }`, `${TIMEOUT_RANGE} "60000"`],
+		["retries: 11", "{ retries: 11 }", `${RETRIES_RANGE} 11`],
+		["retries: 1.5", "{ retries: 1.5 }", `${RETRIES_RANGE} 1.5`],
+		["retries: 1e308", "{ retries: 1e308 }", `${RETRIES_RANGE} 1e+308`],
+	])(
+		"on %s: throws agent_options_invalid naming the range, at the call, before any child starts",
+		async (_name, opts, message) => {
+			const fake = createFakeRunner();
+			const result = await runWorkflowScript(`${HEADER}\nawait agent("x", ${opts});`, { agentRunner: fake.runner });
+			expect(result.error).toMatchObject({ code: "agent_options_invalid", line: 3, column: 12 });
+			expect(result.error?.message).toBe(`${message} (3:12)`);
+			expect(fake.requests).toHaveLength(0);
+		},
+	);
+
+	it("accepts the longest timeoutMs Node's timers take, and the child answers", async () => {
+		const fake = createFakeRunner(() => ({ text: "in time", delayMs: 20 }));
+		const result = await runWorkflowScript(`${HEADER}return await agent("x", { timeoutMs: 2 ** 31 - 1 });`, {
+			agentRunner: fake.runner,
+		});
+		expect(result.value).toBe("in time");
+		expect(fake.requests[0]?.timeoutMs).toBe(2 ** 31 - 1);
+	});
 });
 
 describe("agent() with a schema", () => {

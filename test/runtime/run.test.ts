@@ -106,6 +106,61 @@ describe("runWorkflowScript()", () => {
 			runWorkflowScript(HEADER, { agentRunner: createFakeRunner().runner, concurrency: 0 }),
 		).rejects.toThrow("Expected `concurrency` to be a positive integer, got `0` (number)");
 	});
+
+	it.each([
+		[
+			{ timeoutMs: 2 ** 31 },
+			"Expected `timeoutMs` to be a positive number at most 2147483647, got `2147483648` (number)",
+		],
+		[{ timeoutMs: 1e308 }, "Expected `timeoutMs` to be a positive number at most 2147483647, got `1e+308` (number)"],
+		[
+			{ timeoutMs: Number.POSITIVE_INFINITY },
+			"Expected `timeoutMs` to be a positive number at most 2147483647, got `Infinity` (number)",
+		],
+		[{ concurrency: 1.5 }, "Expected `concurrency` to be a positive integer, got `1.5` (number)"],
+		[{ budget: { tokens: Number.NaN } }, "Expected `budget.tokens` to be a positive number, got `NaN` (number)"],
+		[
+			{ budget: { maxResultBytes: Number.POSITIVE_INFINITY } },
+			"Expected `budget.maxResultBytes` to be a positive integer, got `Infinity` (number)",
+		],
+		[{ limits: 5 }, "Expected `limits` to be an object, got number"],
+		[
+			{ limits: { maxItem: 10 } },
+			"Expected `limits` keys among maxAgentCalls, maxItems, maxScriptBytes, maxLogEntries, memoryBytes, stackBytes, syncSliceMs, maxValueBytes, maxWorkflowCalls, maxWorkflowsRunning, got `maxItem`",
+		],
+		[{ limits: { maxItems: 0 } }, "Expected `limits.maxItems` to be a positive integer, got `0` (number)"],
+		[
+			{ limits: { memoryBytes: 1024 } },
+			"Expected `limits.memoryBytes` to be an integer from 33554432 to 2147483648, got 1024 (number)",
+		],
+		[
+			{ limits: { stackBytes: 2 ** 40 } },
+			"Expected `limits.stackBytes` to be an integer from 65536 to 67108864, got 1099511627776 (number)",
+		],
+		[
+			{ limits: { syncSliceMs: 2 ** 31 } },
+			"Expected `limits.syncSliceMs` to be an integer from 1 to 86400000, got 2147483648 (number)",
+		],
+		[
+			{ limits: { maxValueBytes: 1e12 } },
+			"Expected `limits.maxValueBytes` to be an integer from 1 to 1073741824, got 1000000000000 (number)",
+		],
+	])("on %j: throws that TypeError at once, before any child starts", async (options, message) => {
+		const fake = createFakeRunner();
+		await expect(
+			runWorkflowScript(`${HEADER}return await agent("x");`, { agentRunner: fake.runner, ...(options as object) }),
+		).rejects.toThrow(new TypeError(message));
+		expect(fake.requests).toHaveLength(0);
+	});
+
+	it("accepts the longest timeoutMs Node's timers take: the run is not cut short", async () => {
+		const fake = createFakeRunner(() => ({ text: "done", delayMs: 30 }));
+		const result = await runWorkflowScript(`${HEADER}return await agent("x");`, {
+			agentRunner: fake.runner,
+			timeoutMs: 2 ** 31 - 1,
+		});
+		expect(result.value).toBe("done");
+	});
 });
 
 describe("runWorkflowScript() cancellation", () => {
