@@ -10,13 +10,26 @@ import type { RunInfo, RunRecord, RunSnapshot } from "./types.ts";
 const STATUSES: readonly string[] = ["completed", "failed", "stopped"];
 
 /** The record of the run in `dir`, described by `info`. */
-export function runRecord(dir: string, info: RunInfo): RunRecord {
-	const id = info.id;
+export function runRecord(dir: string, initial: RunInfo): RunRecord {
+	const id = initial.id;
 	const snapshotPath = join(dir, "snapshot.json");
+	let info = initial;
 	return {
 		id,
 		dir,
-		info,
+		get info() {
+			return info;
+		},
+		async revise(source) {
+			info = {
+				...info,
+				script: source.script,
+				...(source.filename !== undefined ? { filename: source.filename } : {}),
+				...(source.args !== undefined ? { args: source.args } : {}),
+				revisedAt: new Date().toISOString(),
+			};
+			await writeFileAtomic(join(dir, "run.json"), `${JSON.stringify(info, null, "\t")}\n`);
+		},
 		journal: () => openRunJournal(join(dir, "journal.jsonl"), id),
 		acquire: () => acquireRunLock(dir, id),
 		async writeSnapshot(result: WorkflowRunResult): Promise<RunSnapshot> {

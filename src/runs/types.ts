@@ -41,6 +41,8 @@ export interface RunInfo extends RunCreateOptions {
 	createdAt: string;
 	/** Real path of the project the run belongs to. */
 	cwd: string;
+	/** ISO time of the last `revise` (a resume with an edited script), if any. */
+	revisedAt?: string;
 }
 
 /** `snapshot.json`: how a run ended, a `WorkflowRunResult` plus the run id and end time. */
@@ -122,6 +124,8 @@ export interface RunRecord {
 	/** The run's folder. */
 	readonly dir: string;
 	readonly info: RunInfo;
+	/** Replaces the script (and filename, args) a later resume starts from: a resume with an edited script. */
+	revise(source: Pick<RunCreateOptions, "script" | "filename" | "args">): Promise<void>;
 	/** Loads the journal and opens it for appending. Use it under `acquire()`: one writer per run. */
 	journal(): Promise<RunJournal>;
 	/** Writes `snapshot.json` atomically (replacing a previous one) and returns it. */

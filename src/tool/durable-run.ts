@@ -114,9 +114,22 @@ export class DurableRun {
 		return this.record ? join(this.record.dir, "snapshot.json") : undefined;
 	}
 
-	/** The script has started (its header and args passed): a fresh run makes its record now. */
-	started(meta: WorkflowMeta): void {
-		if (this.record || this.making) return;
+	/**
+	 * The script has started (its header and args passed): a fresh run makes its record now; a resume with another
+	 * script records that script, so the next resume starts from it.
+	 */
+	started(meta: WorkflowMeta, source: DurableSource): void {
+		if (this.record) {
+			const info = this.record.info;
+			const changed =
+				info.script !== source.script || JSON.stringify(info.args ?? null) !== JSON.stringify(source.args ?? null);
+			if (changed)
+				this.making ??= this.record.revise(source).catch((error) => {
+					this.problem ??= messageOf(error);
+				});
+			return;
+		}
+		if (this.making) return;
 		this.making = this.make(meta);
 	}
 

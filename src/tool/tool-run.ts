@@ -13,7 +13,7 @@ import {
 } from "../progress/index.ts";
 import { runWorkflowScript } from "../runtime/run.ts";
 import type { WorkflowRunOptions, WorkflowRunResult } from "../runtime/types.ts";
-import type { DurableOutcome, DurableRun } from "./durable-run.ts";
+import type { DurableOutcome, DurableRun, DurableSource } from "./durable-run.ts";
 import type { LiveRun } from "./run-registry.ts";
 
 /** How a tool run ended. */
@@ -40,6 +40,8 @@ export interface ToolRunSetup {
 	/** Run options except the signal, the journal and progress, which the tool run owns. */
 	options: Omit<WorkflowRunOptions, "signal" | "journal" | "onProgress">;
 	durable: DurableRun;
+	/** The script and args as a resume would start from them. */
+	record: DurableSource;
 	ctx: ExtensionContext;
 	ui: WorkflowProgressUiOptions;
 }
@@ -63,7 +65,7 @@ export function startToolRun(setup: ToolRunSetup): ToolRun {
 				onProgress: (event) => {
 					if (event.type === "run_start") {
 						name = event.meta.name;
-						durable.started(event.meta);
+						durable.started(event.meta, setup.record);
 					}
 					tracker.updateFromProgressEvent(event);
 					ui.update(tracker.getEnvelope());

@@ -135,13 +135,12 @@ export function createWorkflowTool(
 				? { source: original.script, filename: original.filename }
 				: resolveScriptSource(params, { cwd: ctx.cwd, agentDir });
 		const args = params.args !== undefined ? params.args : original?.args;
-		const durable =
-			resumed ??
-			DurableRun.fresh(store, {
-				script: script.source,
-				filename: script.filename,
-				...(args !== undefined ? { args: args as JsonValue } : {}),
-			});
+		const source = {
+			script: script.source,
+			filename: script.filename,
+			...(args !== undefined ? { args: args as JsonValue } : {}),
+		};
+		const durable = resumed ?? DurableRun.fresh(store, source);
 		if (params.concurrency !== undefined) options.queue.concurrency = params.concurrency;
 		const types = loadAgentTypes({ cwd: ctx.cwd, agentDir });
 		const runner = await makeRunner(ctx, { agentDir, agentTypes: types.types });
@@ -160,6 +159,7 @@ export function createWorkflowTool(
 				...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
 			},
 			durable,
+			record: source,
 			ctx,
 			ui: background ? { widgetKey: `workflow-progress-${Date.now()}` } : onUpdate ? { onUpdate } : {},
 		});

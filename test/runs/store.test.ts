@@ -318,3 +318,15 @@ describe("store.list()", () => {
 		expect(broken?.problem).toContain(`${join(bad.dir, "lock")} is not valid JSON`);
 	});
 });
+
+describe("record.revise()", () => {
+	it("replaces the script and args a later open starts from, and keeps the rest", async () => {
+		const { store } = tempStore();
+		const record = await store.create({ script: "v1", filename: "a.js", args: { n: 1 }, meta: META });
+		await record.revise({ script: "v2", args: { n: 2 } });
+		expect(record.info).toMatchObject({ script: "v2", args: { n: 2 }, filename: "a.js", meta: META });
+		const reopened = await store.open(record.id);
+		expect(reopened.info).toMatchObject({ id: record.id, script: "v2", args: { n: 2 }, filename: "a.js" });
+		expect(Date.parse(reopened.info.revisedAt ?? "")).toBeGreaterThan(0);
+	});
+});
