@@ -13,7 +13,14 @@ import { type DescribedThrow, dropFirstFrame, type ErrorPhase, limitMessage, toG
 import { GuestHelpers } from "./guest-helpers.ts";
 import { BOOT_SOURCE, type QuickJSInstance } from "./instance.ts";
 import { quickjsMemoryLimit, wasmMemoryPages } from "./limits.ts";
-import type { EngineReport, HostCallResult, HostFunctionSpec, HostMessage, WireOutcome } from "./protocol.ts";
+import {
+	type EngineReport,
+	type HostCallResult,
+	type HostFunctionSpec,
+	type HostMessage,
+	MAX_WIRE_DEPTH,
+	type WireOutcome,
+} from "./protocol.ts";
 import type { GuestError } from "./types.ts";
 
 /** How a run reaches the host; implemented by the worker loop over its ports. */
@@ -132,7 +139,8 @@ export class EngineRun {
 			context.newFunction("hostCall", (index, args, site) => this.hostCall(index, args, site)),
 		);
 		const maxChars = this.own(context.newNumber(request.limits.maxValueBytes));
-		const helpers = this.call(boot, context.undefined, [rawCall, maxChars], "boot");
+		const maxDepth = this.own(context.newNumber(MAX_WIRE_DEPTH));
+		const helpers = this.call(boot, context.undefined, [rawCall, maxChars, maxDepth], "boot");
 		if (!helpers) return;
 		this.helpers = new GuestHelpers(context, helpers);
 		const specs = this.decodeOwned(JSON.stringify(request.functions), "boot");

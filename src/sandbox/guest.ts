@@ -29,8 +29,11 @@ export interface GuestHelpers {
 	describe(thrown: unknown): string;
 }
 
-/** Boots the guest side. `maxChars` caps the JSON text of one crossing value (the worker checks exact bytes). */
-export function bootGuest(rawCall: RawHostCall, maxChars: number): GuestHelpers {
+/**
+ * Boots the guest side. `maxChars` caps the JSON text of one crossing value (the worker checks exact bytes),
+ * `maxDepth` its nesting.
+ */
+export function bootGuest(rawCall: RawHostCall, maxChars: number, maxDepth: number): GuestHelpers {
 	const apply = Reflect.apply;
 	const construct = Reflect.construct;
 	const ownKeys = Reflect.ownKeys;
@@ -161,6 +164,7 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number): GuestHelpers 
 	}
 
 	function encodeObject(value: object, depth: number): void {
+		if (depth >= maxDepth) fail(depth, `nested more than ${maxDepth} levels deep`);
 		if (apply(weakHas, proxies, [value])) fail(depth, "a Proxy");
 		if (apply(weakHas, ancestors, [value])) fail(depth, "a cycle (a value that contains itself)");
 		const proto = getPrototypeOf(value);

@@ -42,6 +42,13 @@ export function sliceClock(): number {
  */
 export const MAX_UNREAD_CALL_WEIGHT = 8 * 1024 * 1024;
 
+/**
+ * Deepest nesting of a value crossing from the guest (the guest's encoder refuses deeper ones by path; the host
+ * refuses deeper wire text as corrupt). Node's own JSON.stringify and structuredClone fail a few thousand levels
+ * down, and every event the host emits is stringified somewhere.
+ */
+export const MAX_WIRE_DEPTH = 1000;
+
 /** What one call message costs the host to read, in characters of JSON: its arguments plus a fixed share. */
 export function callWeight(argsJson: string): number {
 	return argsJson.length + 1024;

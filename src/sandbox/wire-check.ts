@@ -2,8 +2,10 @@
  * Reading a worker's message as untrusted bytes. A script that corrupts its engine's memory can make the worker
  * post anything, so every field is checked here before the host acts on it; nothing in this file throws.
  */
+
 import { encodeHostValue } from "./marshal.ts";
 import type { EngineReport, WorkerMessage } from "./protocol.ts";
+import { MAX_WIRE_DEPTH } from "./protocol.ts";
 import type { GuestError, GuestErrorKind, HostFunctionKind, SandboxOutcome, SandboxValue } from "./types.ts";
 
 /** What the host knows of the run a message should belong to. */
@@ -80,6 +82,11 @@ function checkCall(message: Fields, run: WireRun): CheckedMessage {
 	if (argsJson.length > run.maxValueBytes) {
 		return corrupt(`the arguments of \`${name}\` are longer than ${run.maxValueBytes} characters`);
 	}
+	// The guest's encoder never nests deeper (the arguments array adds one level); a forged deeper value would cost
+	// the host a long parse, and more than its own stack in every later JSON.stringify of an event.
+	if (nestingOf(argsJson) > MAX_WIRE_DEPTH + 1) {
+		return corrupt(`the arguments of \`${name}\` nest deeper than ${MAX_WIRE_DEPTH} levels`);
+	}
 	const args = parseJson(argsJson);
 	if (!Array.isArray(args?.value)) return corrupt(`the arguments of \`${name}\` are not a JSON array`);
 	const call = { type: "call", runId: run.runId, callId, name, kind, argsJson, args: args.value } as CheckedCall;
@@ -96,6 +103,8 @@ function checkDone(message: Fields, run: WireRun): CheckedMessage {
 		if (typeof json !== "string") return corrupt(`the run's value is ${typeName(json)}, not JSON text`);
 		if (json.length > run.maxValueBytes)
 			return corrupt(`the run's value is longer than ${run.maxValueBytes} characters`);
+		if (nestingOf(json) > MAX_WIRE_DEPTH)
+			return corrupt(`the run's value nests deeper than ${MAX_WIRE_DEPTH} levels`);
 		const value = parseJson(json);
 		if (!value) return corrupt("the run's value is not valid JSON");
 		return { type: "done", outcome: { ok: true, value: value.value }, engine };
@@ -154,6 +163,24 @@ function checkError(error: unknown, run: WireRun): GuestError | string {
 
 function isPosition(value: unknown): value is number {
 	return Number.isSafeInteger(value) && (value as number) >= 1;
+}
+
+/** How deep the arrays and objects of JSON text nest, in one pass that skips strings (no parse, no recursion). */
+function nestingOf(text: string): number {
+	let depth = 0;
+	let deepest = 0;
+	let inString = false;
+	for (let i = 0; i < text.length; i++) {
+		const code = text.charCodeAt(i);
+		if (inString) {
+			if (code === 0x5c) i++;
+			else if (code === 0x22) inString = false;
+		} else if (code === 0x22) inString = true;
+		else if (code === 0x5b || code === 0x7b) {
+			if (++depth > deepest) deepest = depth;
+		} else if (code === 0x5d || code === 0x7d) depth--;
+	}
+	return deepest;
 }
 
 function parseJson(text: string): { value: SandboxValue } | undefined {

@@ -109,7 +109,7 @@ const FROM_SCRIPT: HostileCase[] = [
 	[
 		"log data nested 20,000 deep",
 		`let d = []; for (let i = 0; i < 20000; i++) d = [d];\nlog("deep", d);`,
-		{ code: "limit_stack", message: "The script overflowed its stack" },
+		{ code: "value_not_json", message: "is nested more than 1000 levels deep" },
 	],
 	[
 		"a result over maxResultBytes",

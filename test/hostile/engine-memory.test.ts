@@ -108,7 +108,9 @@ const BUFFERS: HostileCase[] = [
 function forge(...messages: unknown[]): string {
 	// "$big" stands for arguments with a 4 MiB stack, made in the script (a script's source is at most 512 KiB).
 	const big = `JSON.stringify(["y", null, "at ".repeat(1.4 * 1024 * 1024)])`;
-	return `log("FORGE", ${JSON.stringify(messages).replaceAll('"$big"', big)});`;
+	// "$deep": arguments nested a million levels, made in the script too.
+	const deep = `'["info", "deep", ' + "[".repeat(1e6) + "]".repeat(1e6) + ", true]"`;
+	return `log("FORGE", ${JSON.stringify(messages).replaceAll('"$big"', big).replaceAll('"$deep"', deep)});`;
 }
 
 function call(name: string, kind: string, argsJson: unknown, callId: unknown = 1000) {
@@ -141,6 +143,16 @@ const MALFORMED: [name: string, message: unknown, problem: string][] = [
 	["arguments that are not text", call("log", "event", 5), "the arguments of `log` are a number, not JSON text"],
 	["arguments that are not JSON", call("log", "event", '["info", nul]'), "are not a JSON array"],
 	["arguments that are an object", call("log", "event", "{}"), "are not a JSON array"],
+	[
+		"arguments nested a million levels deep (a long parse, then a stack overflow in every stringify)",
+		call("log", "event", "$deep"),
+		"the arguments of `log` nest deeper than 1000 levels",
+	],
+	[
+		"a value nested 5,000 levels deep",
+		done({ ok: true, json: `${"[".repeat(5000)}${"]".repeat(5000)}` }),
+		"the run's value nests deeper than 1000 levels",
+	],
 	["a value with a respelled null", done({ ok: true, json: '{"a":nul}' }), "the run's value is not valid JSON"],
 	["a value that is not text", done({ ok: true, json: 42 }), "the run's value is a number, not JSON text"],
 	["an outcome without ok", done({ json: "1" }), "the run's outcome is not `{ ok, … }`"],

@@ -40,10 +40,23 @@ describe("stack limit", () => {
 		["nested JSON.parse", "JSON.parse('['.repeat(200000));"],
 		["nested eval", "const f = (n) => eval('f(n + 1)'); f(0);"],
 		["deeply nested source", `return ${"(".repeat(100000)}1${")".repeat(100000)};`],
-		["a deep result value", "let v = []; for (let i = 0; i < 200000; i++) v = [v]; return v;"],
 	])("on %s: ends with limit_stack", async (_name, source) => {
 		const outcome = await runOnce(request(source));
 		expect(outcome).toMatchObject({ ok: false, error: { kind: "limit_stack" } });
+	});
+
+	it.each([
+		["a result value", "let v = []; for (let i = 0; i < 200000; i++) v = [v]; return v;"],
+		["one level past the cap", "let v = []; for (let i = 0; i < 1000; i++) v = [v]; return v;"],
+	])("on %s nested past 1,000 levels: refuses it by path before it crosses", async (_name, source) => {
+		const outcome = await runOnce(request(source));
+		expect(outcome).toMatchObject({ ok: false, error: { kind: "value_not_json" } });
+		if (!outcome.ok) expect(outcome.error.message).toContain("is nested more than 1000 levels deep");
+	});
+
+	it("lets a value nested exactly 1,000 levels cross", async () => {
+		const outcome = await runOnce(request("let v = []; for (let i = 0; i < 999; i++) v = [v]; return v;"));
+		expect(outcome.ok).toBe(true);
 	});
 
 	it("reports where the recursion happened", async () => {
