@@ -100,7 +100,7 @@ async function runChild(
 	context: WorkflowAgentRunnerContext,
 	options: ResolvedOptions,
 ): Promise<WorkflowAgentResult> {
-	const plan = planChild(request, options);
+	const plan = await planChild(request, options);
 	const id = randomUUID();
 	const startedAt = Date.now();
 	const activity = createChildActivity({
@@ -119,6 +119,7 @@ async function runChild(
 	const base: ResultBase = { id, type: plan.type.name, warnings: [...(plan.choice?.warnings ?? [])] };
 	const finish = (result: WorkflowAgentResult): WorkflowAgentResult => {
 		activity.finish(result.status === "completed" ? "finished" : result.status, result.error);
+		plan.capture?.dispose();
 		const done = { ...result, durationMs: Date.now() - startedAt };
 		if (done.warnings?.length === 0) delete done.warnings;
 		return done;
@@ -161,7 +162,7 @@ async function runChild(
 	return finish(result);
 }
 
-function planChild(request: WorkflowAgentRequest, options: ResolvedOptions): ChildPlan {
+async function planChild(request: WorkflowAgentRequest, options: ResolvedOptions): Promise<ChildPlan> {
 	const type = resolveAgentType(options.agentTypes, request.agentType);
 	if (request.isolation === "worktree") {
 		throw new WorkflowError(
@@ -179,7 +180,7 @@ function planChild(request: WorkflowAgentRequest, options: ResolvedOptions): Chi
 			);
 		}
 	}
-	const capture = request.schema ? createStructuredOutputTool(request.schema) : undefined;
+	const capture = request.schema ? await createStructuredOutputTool(request.schema) : undefined;
 	const choice = chooseChildModel({
 		type,
 		request,

@@ -1,6 +1,12 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { isWorkflowError } from "../../src/errors.ts";
-import { compileAgentSchema, compileJsonSchema } from "../../src/runtime/schema.ts";
+import { SchemaSession } from "../../src/runtime/schema.ts";
+import { schemaWorkerStats } from "../../src/runtime/schema-worker.ts";
+
+const session = new SchemaSession();
+afterAll(() => session.dispose());
+const compileAgentSchema = (schema: unknown) => session.compileAgent(schema);
+const compileJsonSchema = (schema: unknown, options?: { name?: string }) => session.compile(schema, options);
 
 const FINDINGS = {
 	type: "object",
@@ -20,9 +26,9 @@ const FINDINGS = {
 	additionalProperties: false,
 };
 
-function schemaError(fn: () => unknown) {
+async function schemaError(fn: () => unknown) {
 	try {
-		fn();
+		await fn();
 	} catch (error) {
 		if (isWorkflowError(error)) return { code: error.code, message: error.message };
 		throw error;
@@ -84,50 +90,51 @@ const INVALID_AGENT_SCHEMAS: [name: string, schema: unknown, message: string][] 
 ];
 
 describe("compileAgentSchema", () => {
-	it.each(INVALID_AGENT_SCHEMAS)("on %s: throws schema_invalid", (_, schema, message) => {
-		expect(schemaError(() => compileAgentSchema(schema))).toEqual({ code: "schema_invalid", message });
+	it.each(INVALID_AGENT_SCHEMAS)("on %s: throws schema_invalid", async (_, schema, message) => {
+		expect(await schemaError(() => compileAgentSchema(schema))).toEqual({ code: "schema_invalid", message });
 	});
 
-	it("on a cyclic schema: throws schema_invalid naming the cycle", () => {
+	it("on a cyclic schema: throws schema_invalid naming the cycle", async () => {
 		const schema: Record<string, unknown> = { type: "object" };
 		schema.properties = { self: schema };
-		expect(schemaError(() => compileAgentSchema(schema))).toEqual({
+		expect(await schemaError(() => compileAgentSchema(schema))).toEqual({
 			code: "schema_invalid",
 			message: "`schema.properties.self` must be plain JSON, found a cycle",
 		});
 	});
 
-	it("on the same contents: returns the same compiled validator, whatever the key order or object identity", () => {
-		const first = compileAgentSchema(FINDINGS);
+	it("on the same contents: returns the same compiled validator, whatever the key order or object identity", async () => {
+		const first = await compileAgentSchema(FINDINGS);
 		const { required, ...rest } = FINDINGS;
 		const reordered = { required, ...rest };
 		expect(Object.keys(reordered)[0]).toBe("required");
-		expect(compileAgentSchema(structuredClone(FINDINGS))).toBe(first);
-		expect(compileAgentSchema(reordered)).toBe(first);
-		expect(compileAgentSchema({ ...FINDINGS, required: ["summary"] })).not.toBe(first);
+		expect(await compileAgentSchema(structuredClone(FINDINGS))).toBe(first);
+		expect(await compileAgentSchema(reordered)).toBe(first);
+		expect(await compileAgentSchema({ ...FINDINGS, required: ["summary"] })).not.toBe(first);
 	});
 
-	it("is not affected by later changes to the caller's object", () => {
+	it("is not affected by later changes to the caller's object", async () => {
 		const schema = { type: "object", properties: { a: { type: "string" } }, required: ["a"] };
 		const compiled = compileAgentSchema(schema);
 		schema.required.push("b");
-		expect(compiled.validate({ a: "x" })).toEqual({ ok: true, value: { a: "x" } });
+		expect(await (await compiled).validate({ a: "x" })).toEqual({ ok: true, value: { a: "x" } });
 	});
 
-	it("after more than 256 other schemas: compiles the first one again (bounded cache)", () => {
+	it("after its session is disposed: the schema worker holds none of the session's schemas", async () => {
+		const before = schemaWorkerStats();
+		const own = new SchemaSession();
 		const make = (index: number) => ({ type: "object", properties: { [`p${index}`]: { const: index } } });
-		const first = compileAgentSchema(make(-1));
-		expect(compileAgentSchema(make(-1))).toBe(first);
-		for (let index = 0; index < 256; index++) compileAgentSchema(make(index));
-		const again = compileAgentSchema(make(-1));
-		expect(again).not.toBe(first);
-		expect(again.validate({ "p-1": -1 }).ok).toBe(true);
+		const compiled = await Promise.all(Array.from({ length: 300 }, (_, index) => own.compileAgent(make(index))));
+		expect((await compiled[299].validate({ p299: 299 })).ok).toBe(true);
+		expect(schemaWorkerStats()).toMatchObject({ holds: before.holds + 300, held: before.held + 300 });
+		own.dispose();
+		await vi.waitFor(() => expect(schemaWorkerStats()).toMatchObject({ holds: before.holds, held: before.held }));
 	});
 
-	it("lets two different schemas share an `$id`", () => {
-		const a = compileAgentSchema({ $id: "https://example.com/finding", type: "object", required: ["a"] });
-		const b = compileAgentSchema({ $id: "https://example.com/finding", type: "object", required: ["b"] });
-		expect([a.validate({ a: 1 }).ok, b.validate({ a: 1 }).ok]).toEqual([true, false]);
+	it("lets two different schemas share an `$id`", async () => {
+		const a = await compileAgentSchema({ $id: "https://example.com/finding", type: "object", required: ["a"] });
+		const b = await compileAgentSchema({ $id: "https://example.com/finding", type: "object", required: ["b"] });
+		expect([(await a.validate({ a: 1 })).ok, (await b.validate({ a: 1 })).ok]).toEqual([true, false]);
 	});
 });
 
@@ -157,55 +164,59 @@ const VALIDATION: [name: string, value: unknown, errors: string][] = [
 describe("CompiledSchema.validate", () => {
 	const compiled = compileAgentSchema(FINDINGS);
 
-	it.each(VALIDATION)("on %s: reports it readably", (_, value, errors) => {
-		const result = compiled.validate(value);
+	it.each(VALIDATION)("on %s: reports it readably", async (_, value, errors) => {
+		const result = await (await compiled).validate(value);
 		expect(result.ok).toBe(false);
 		if (!result.ok) expect(result.errors).toBe(errors);
 	});
 
-	it("on a valid value: returns it", () => {
+	it("on a valid value: returns it", async () => {
 		const value = { summary: "s", items: [{ title: "t", severity: "low" }], "due date": "2026-01-31" };
-		expect(compiled.validate(value)).toEqual({ ok: true, value });
+		expect(await (await compiled).validate(value)).toEqual({ ok: true, value });
 	});
 
-	it("names the root as asked", () => {
-		const result = compiled.validate({ summary: 1, items: [] }, { root: "answer" });
+	it("names the root as asked", async () => {
+		const result = await (await compiled).validate({ summary: 1, items: [] }, { root: "answer" });
 		expect(!result.ok && result.errors).toBe("`answer.summary` must be string, found number");
 	});
 
-	it("on many problems: lists ten and counts the rest", () => {
-		const many = compileAgentSchema({
+	it("on many problems: lists ten and counts the rest", async () => {
+		const many = await compileAgentSchema({
 			type: "object",
 			required: Array.from({ length: 12 }, (_, index) => `k${index}`),
 		});
-		const result = many.validate({});
+		const result = await many.validate({});
 		expect(!result.ok && result.issues.length).toBe(12);
 		expect(!result.ok && result.errors.endsWith("`output` must have required property 'k9'; and 2 more")).toBe(true);
 	});
 });
 
 describe("compileJsonSchema", () => {
-	it("accepts any root type, and names the schema as asked in errors", () => {
-		expect(compileJsonSchema({ type: "array", items: { type: "number" } }).validate([1, "2"])).toMatchObject({
+	it("accepts any root type, and names the schema as asked in errors", async () => {
+		const array = await compileJsonSchema({ type: "array", items: { type: "number" } });
+		expect(await array.validate([1, "2"])).toMatchObject({
 			ok: false,
 			errors: "`output[1]` must be number, found string",
 		});
-		expect(schemaError(() => compileJsonSchema({ type: "nope" }, { name: "opts.schema" })).message).toBe(
+		expect((await schemaError(() => compileJsonSchema({ type: "nope" }, { name: "opts.schema" }))).message).toBe(
 			'`opts.schema` is not a valid JSON Schema: `opts.schema.type` must be equal to one of the allowed values: ["array","boolean","integer","null","number","object","string"]',
 		);
 	});
 
-	it("uses draft-07 without `$schema` and draft 2020-12 when the schema says so", () => {
-		const tuple07 = compileJsonSchema({ type: "array", items: [{ type: "string" }], additionalItems: false });
-		expect(tuple07.validate(["a", "b"]).ok).toBe(false);
-		const tuple2020 = compileJsonSchema({
+	it("uses draft-07 without `$schema` and draft 2020-12 when the schema says so", async () => {
+		const tuple07 = await compileJsonSchema({ type: "array", items: [{ type: "string" }], additionalItems: false });
+		expect((await tuple07.validate(["a", "b"])).ok).toBe(false);
+		const tuple2020 = await compileJsonSchema({
 			$schema: "https://json-schema.org/draft/2020-12/schema",
 			type: "array",
 			prefixItems: [{ type: "string" }],
 			items: false,
 		});
-		expect([tuple2020.validate(["a"]).ok, tuple2020.validate(["a", "b"]).ok]).toEqual([true, false]);
-		const explicit07 = compileJsonSchema({ $schema: "http://json-schema.org/draft-07/schema#", type: "string" });
-		expect(explicit07.validate("a").ok).toBe(true);
+		expect([(await tuple2020.validate(["a"])).ok, (await tuple2020.validate(["a", "b"])).ok]).toEqual([true, false]);
+		const explicit07 = await compileJsonSchema({
+			$schema: "http://json-schema.org/draft-07/schema#",
+			type: "string",
+		});
+		expect((await explicit07.validate("a")).ok).toBe(true);
 	});
 });
