@@ -1,14 +1,15 @@
 /**
  * The checks a script-supplied JSON Schema passes on the host before any compiling: plain JSON, size and
- * complexity limits, patterns the linear-time engine (RE2) accepts, and references that stay inside the schema.
- * Synchronous and linear in the schema's size, so the header can be checked at parse time.
+ * complexity limits, patterns without lookaround or backreferences, and references that stay inside the schema.
+ * Synchronous and linear in the schema's size, so the header can be checked at parse time. Whether RE2 compiles
+ * each pattern is checked in the schema worker (`checkSchemaPatterns`).
  */
 import { RE2JS } from "re2js";
 import { WorkflowError } from "../errors.ts";
 import { describeType } from "./schema-issues.ts";
 import type { JsonSchema } from "./types.ts";
 
-/** The limits every script-supplied schema must stay within; each compiles in a few tens of ms at most. */
+/** The limits every script-supplied schema must stay within. */
 export const SCHEMA_LIMITS = {
 	/** UTF-8 bytes of the schema as JSON. */
 	maxBytes: 64 * 1024,
@@ -81,8 +82,16 @@ export function checkSchema(schema: unknown, name: string): CheckedSchema {
 		);
 	}
 	const dialect = dialectOf(copy, name);
-	walkSchemas(copy, name);
+	walkSchemas(copy, name, checkPattern);
 	return { copy, key, dialect };
+}
+
+/**
+ * Throws `schema_invalid` for the first pattern of a checked schema that RE2 cannot compile. Run in the schema
+ * worker: compiling a thousand long patterns costs the host's thread hundreds of ms.
+ */
+export function checkSchemaPatterns(schema: JsonSchema, name: string): void {
+	walkSchemas(schema, name, compilePattern);
 }
 
 function dialectOf(schema: JsonSchema, name: string): SchemaDialect {
@@ -187,7 +196,7 @@ function stableJson(value: unknown, path: string, seen: Set<object> = new Set())
 }
 
 /** Visits every subschema (not data under `const`, `enum`, `default`…), counting them and checking each one. */
-function walkSchemas(root: JsonSchema, name: string): void {
+function walkSchemas(root: JsonSchema, name: string, visitPattern: (pattern: string, path: string) => void): void {
 	const stack: [schema: unknown, path: string][] = [[root, name]];
 	let count = 0;
 	for (let entry = stack.pop(); entry; entry = stack.pop()) {
@@ -202,7 +211,7 @@ function walkSchemas(root: JsonSchema, name: string): void {
 		}
 		if (typeof schema !== "object" || schema === null || Array.isArray(schema)) continue;
 		const object = schema as Record<string, unknown>;
-		if (typeof object.pattern === "string") checkPattern(object.pattern, member(path, "pattern"));
+		if (typeof object.pattern === "string") visitPattern(object.pattern, member(path, "pattern"));
 		for (const keyword of REF_KEYWORDS) {
 			if (typeof object[keyword] === "string") checkRef(object[keyword] as string, member(path, keyword));
 		}
@@ -215,7 +224,7 @@ function walkSchemas(root: JsonSchema, name: string): void {
 			} else if (SCHEMA_MAP_KEYWORDS.has(keyword) && typeof value === "object" && value !== null) {
 				for (const [entryName, item] of Object.entries(value)) {
 					const entryPath = member(at, entryName);
-					if (keyword === "patternProperties") checkPattern(entryName, entryPath);
+					if (keyword === "patternProperties") visitPattern(entryName, entryPath);
 					// `dependencies` may list property names instead of a schema.
 					if (!Array.isArray(item)) stack.push([item, entryPath]);
 				}
@@ -224,7 +233,7 @@ function walkSchemas(root: JsonSchema, name: string): void {
 	}
 }
 
-/** A pattern must be short and in the syntax RE2 matches in linear time: no lookaround, no backreferences. */
+/** A pattern must be short and free of what only a backtracking engine can match: lookaround, backreferences. */
 function checkPattern(pattern: string, path: string): void {
 	if (pattern.length > SCHEMA_LIMITS.maxPatternLength) {
 		throw limit(
@@ -234,19 +243,30 @@ function checkPattern(pattern: string, path: string): void {
 			"Use a shorter pattern, or `enum` for a list of exact values",
 		);
 	}
+	const unsupported = backtrackingSyntax(pattern);
+	if (unsupported) throw patternError(pattern, path, unsupported);
+}
+
+/** A pattern must be in the syntax RE2 matches in linear time. */
+function compilePattern(pattern: string, path: string): void {
 	try {
-		const unsupported = backtrackingSyntax(pattern);
-		if (unsupported) throw new Error(unsupported);
 		RE2JS.compile(RE2JS.translateRegExp(pattern));
 	} catch (error) {
-		const reason = error instanceof Error ? error.message.replace(/^error parsing regexp: /, "") : String(error);
-		throw new WorkflowError(
-			"schema_invalid",
-			`\`${path}\` ${JSON.stringify(pattern)} is not a pattern the linear-time regex engine (RE2) accepts: ${reason}. ` +
-				"Lookaround and backreferences are not available: match the parts with separate `pattern`s under `allOf`, or check the value in the script",
-			{ details: { path, pattern, reason } },
+		throw patternError(
+			pattern,
+			path,
+			error instanceof Error ? error.message.replace(/^error parsing regexp: /, "") : String(error),
 		);
 	}
+}
+
+function patternError(pattern: string, path: string, reason: string): WorkflowError {
+	return new WorkflowError(
+		"schema_invalid",
+		`\`${path}\` ${JSON.stringify(pattern)} is not a pattern the linear-time regex engine (RE2) accepts: ${reason}. ` +
+			"Lookaround and backreferences are not available: match the parts with separate `pattern`s under `allOf`, or check the value in the script",
+		{ details: { path, pattern, reason } },
+	);
 }
 
 /**

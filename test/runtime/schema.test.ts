@@ -220,3 +220,98 @@ describe("compileJsonSchema", () => {
 		expect((await explicit07.validate("a")).ok).toBe(true);
 	});
 });
+
+/** The host's checks and RE2's: each names the limit or the construct, its path, and what to do instead. */
+const LIMITS: [name: string, schema: () => unknown, message: string][] = [
+	[
+		"more than 64 KiB of JSON",
+		() => ({ type: "object", description: "x".repeat(70_000) }),
+		"`schema` is more than 65536 bytes of JSON (limit: 65536). Make the schema smaller: shorter descriptions, fewer properties, or one call per part",
+	],
+	[
+		"more than 64 KiB of JSON in many numbers",
+		() => ({ type: "object", enum: Array.from({ length: 15_000 }, (_, index) => 10_000 + index) }),
+		"`schema` is 90026 bytes of JSON (limit: 65536). Make the schema smaller: shorter descriptions, fewer properties, or one call per part",
+	],
+	[
+		"more than 512 subschemas",
+		() => ({ type: "object", properties: Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`p${i}`, {}])) }),
+		"`schema` has more than 512 subschemas (the last counted is `schema.properties.p88`) (limit: 512). Split the answer over several calls, or name a repeated part in `$defs` and point to it with `$ref`",
+	],
+	[
+		"nesting deeper than 32",
+		() => {
+			let schema: unknown = { type: "string" };
+			for (let index = 0; index < 40; index++) schema = { type: "array", items: schema };
+			return { type: "object", properties: { list: schema } };
+		},
+		"`schema.properties.list.items.items.items.items.items.items.items.items.items.items.items.items.items.items.items.items.items.items.items.items.items.items.items.items.items.items.items.items.items.items` is nested more than 32 levels deep (limit: 32). Flatten the schema, or name a repeated part in `$defs` and point to it with `$ref`",
+	],
+	[
+		"a pattern over 1000 characters",
+		() => ({ type: "object", patternProperties: { ["a".repeat(1001)]: {} } }),
+		`\`schema.patternProperties.${"a".repeat(1001)}\` is a pattern of 1001 characters (limit: 1000). Use a shorter pattern, or \`enum\` for a list of exact values`,
+	],
+	[
+		"a lookbehind",
+		() => ({ type: "object", properties: { "odd key": { type: "string", pattern: "(?<=a)b" } } }),
+		'`schema.properties["odd key"].pattern` "(?<=a)b" is not a pattern the linear-time regex engine (RE2) accepts: lookaround `(?<=`. Lookaround and backreferences are not available: match the parts with separate `pattern`s under `allOf`, or check the value in the script',
+	],
+	[
+		"a named backreference",
+		() => ({ type: "object", properties: { a: { type: "string", pattern: "(?<q>['\"]).*\\k<q>" } } }),
+		'`schema.properties.a.pattern` "(?<q>[\'\\"]).*\\\\k<q>" is not a pattern the linear-time regex engine (RE2) accepts: backreference `\\k<`. Lookaround and backreferences are not available: match the parts with separate `pattern`s under `allOf`, or check the value in the script',
+	],
+	[
+		"a pattern RE2 cannot parse",
+		() => ({ type: "object", properties: { a: { type: "string", pattern: "a{1001}" } } }),
+		'`schema.properties.a.pattern` "a{1001}" is not a pattern the linear-time regex engine (RE2) accepts: invalid repeat count: `{1001}`. Lookaround and backreferences are not available: match the parts with separate `pattern`s under `allOf`, or check the value in the script',
+	],
+	[
+		"a remote $ref",
+		() => ({ type: "object", properties: { a: { $ref: "https://example.com/a.json#/x" } } }),
+		'`schema.properties.a.$ref` "https://example.com/a.json#/x" points outside the schema; only references within it are supported (`#`, `#/$defs/…`, `#/definitions/…`). Copy the referenced schema into `$defs`',
+	],
+];
+
+describe("SchemaSession.compile limits", () => {
+	it.each(LIMITS)("on %s: throws schema_invalid naming it", async (_, schema, message) => {
+		expect(await schemaError(() => compileAgentSchema(schema()))).toEqual({ code: "schema_invalid", message });
+	});
+
+	it("a pattern inside data (`const`, `enum`, `default`) is not a pattern", async () => {
+		const compiled = await compileAgentSchema({
+			type: "object",
+			default: { pattern: "(?=x)" },
+			const: { pattern: "\\1" },
+		});
+		expect((await compiled.validate({ pattern: "\\1" })).ok).toBe(true);
+	});
+
+	it("patterns keep JavaScript's syntax on RE2 (\\u escapes, [^], classes) and match anywhere unless anchored", async () => {
+		const compiled = await compileJsonSchema({
+			type: "array",
+			prefixItems: [{ pattern: "\\u00e9" }, { pattern: "^a[^]c$" }, { pattern: "\\d{2}" }],
+			$schema: "https://json-schema.org/draft/2020-12/schema",
+		});
+		expect((await compiled.validate(["café", "a\nc", "x12y"])).ok).toBe(true);
+		expect(await compiled.validate(["cafe", "abbc", "x1y"])).toMatchObject({
+			ok: false,
+			errors:
+				'`output[0]` must match pattern "\\u00e9"; `output[1]` must match pattern "^a[^]c$"; `output[2]` must match pattern "\\d{2}"',
+		});
+	});
+
+	it("`$ref` to `#/$defs/…` and `#/definitions/…` within the schema resolve", async () => {
+		const compiled = await compileAgentSchema({
+			type: "object",
+			$defs: { id: { type: "string", minLength: 2 } },
+			definitions: { n: { type: "integer" } },
+			properties: { id: { $ref: "#/$defs/id" }, n: { $ref: "#/definitions/n" } },
+		});
+		expect((await compiled.validate({ id: "ab", n: 1 })).ok).toBe(true);
+		expect(await compiled.validate({ id: "a", n: 1.5 })).toMatchObject({
+			errors: "`output.id` must NOT have fewer than 2 characters; `output.n` must be integer, found number",
+		});
+	});
+});
