@@ -8,6 +8,11 @@ export type SchemaRequest =
 	| { type: "validate"; id: number; key: string; job?: CompileJob; value: unknown; root: string }
 	| { type: "release"; id: number; key: string };
 
+/** Worker → host, once, when it has loaded and can take jobs. */
+export interface SchemaReady {
+	type: "ready";
+}
+
 /** Worker → host; `held` is how many validators the worker keeps after the job. */
 export type SchemaReply =
 	| { id: number; ok: true; held: number; result?: SchemaValidation }

@@ -2,7 +2,7 @@
 import { parentPort } from "node:worker_threads";
 import { isWorkflowError } from "../errors.ts";
 import { SchemaCompiler } from "./schema-ajv.ts";
-import type { SchemaReply, SchemaRequest } from "./schema-protocol.ts";
+import type { SchemaReady, SchemaReply, SchemaRequest } from "./schema-protocol.ts";
 
 const compiler = new SchemaCompiler();
 const port = parentPort;
@@ -11,6 +11,7 @@ if (!port) throw new Error("schema-worker-entry.ts runs only as a worker thread"
 port.on("message", (request: SchemaRequest) => {
 	port.postMessage(handle(request));
 });
+port.postMessage({ type: "ready" } satisfies SchemaReady);
 
 function handle(request: SchemaRequest): SchemaReply {
 	try {

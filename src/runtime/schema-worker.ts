@@ -7,10 +7,12 @@ import { Worker } from "node:worker_threads";
 import { WorkflowError, type WorkflowErrorCode } from "../errors.ts";
 import type { CompileJob } from "./schema-ajv.ts";
 import type { SchemaValidation } from "./schema-issues.ts";
-import type { SchemaReply, SchemaRequest } from "./schema-protocol.ts";
+import type { SchemaReady, SchemaReply, SchemaRequest } from "./schema-protocol.ts";
 
 /** Longest one compile or validation may take in the worker before it is stopped. */
 export const SCHEMA_JOB_DEADLINE_MS = 5_000;
+/** Longest a new worker may take to load; its start is not counted against the first job's deadline. */
+const BOOT_DEADLINE_MS = 30_000;
 /** The worker's heap; past it the worker dies and the job fails, the host is unaffected. */
 const WORKER_HEAP_MB = 256;
 
@@ -49,6 +51,8 @@ export class SchemaWorker {
 	/** How many callers hold each schema; at zero the worker is told to drop it. */
 	readonly #holds = new Map<string, number>();
 	#worker: Worker | undefined;
+	/** Set while the current worker loads; jobs wait for it. */
+	#booting: NodeJS.Timeout | undefined;
 	#current: { job: Job; timer: NodeJS.Timeout } | undefined;
 	#held = 0;
 	#nextId = 1;
@@ -94,10 +98,11 @@ export class SchemaWorker {
 	/** Ends the worker thread; a later job starts a new one. */
 	async shutdown(): Promise<void> {
 		const worker = this.#worker;
-		this.#worker = undefined;
-		this.#known.clear();
-		this.#held = 0;
+		const current = this.#current;
+		this.#replace();
+		current?.job.reject(new WorkflowError("cancelled", "The schema worker was shut down while this job ran"));
 		if (worker) await worker.terminate();
+		this.#pump();
 	}
 
 	#run(request: Request, job: CompileJob): Promise<SchemaReply & { ok: true }> {
@@ -118,13 +123,18 @@ export class SchemaWorker {
 		}
 		const worker = this.#ensureWorker();
 		worker.ref();
+		if (this.#booting) {
+			this.#queue.unshift(job);
+			return;
+		}
 		const { request } = job;
 		// A worker that does not hold the schema (new, or replaced after a deadline) gets it with the job.
 		const withJob =
 			request.type === "validate" && job.job && !this.#known.has(request.key)
 				? { ...request, job: job.job }
 				: request;
-		const timer = setTimeout(() => this.#expire(), this.#deadlineMs);
+		// Unref'd: while a job runs the worker itself keeps the process alive.
+		const timer = setTimeout(() => this.#expire(), this.#deadlineMs).unref();
 		this.#current = { job, timer };
 		worker.postMessage({ ...withJob, id: this.#nextId++ } as SchemaRequest);
 	}
@@ -136,13 +146,27 @@ export class SchemaWorker {
 			// The host's own flags (a test runner's loaders…) are not the worker's business.
 			execArgv: [],
 		});
-		worker.on("message", (reply: SchemaReply) => this.#settle(worker, reply));
+		worker.on("message", (message: SchemaReply | SchemaReady) => {
+			if ("type" in message) this.#ready(worker);
+			else this.#settle(worker, message);
+		});
 		worker.on("error", (error: Error & { code?: string }) =>
 			this.#fail(worker, error.message, error.code === "ERR_WORKER_OUT_OF_MEMORY" ? "limit_memory" : "internal"),
 		);
 		worker.on("exit", (code) => this.#fail(worker, `it exited with code ${code}`, "internal"));
 		this.#worker = worker;
+		this.#booting = setTimeout(
+			() => this.#fail(worker, `it did not start within ${BOOT_DEADLINE_MS} ms`, "internal"),
+			BOOT_DEADLINE_MS,
+		).unref();
 		return worker;
+	}
+
+	#ready(worker: Worker): void {
+		if (worker !== this.#worker) return;
+		clearTimeout(this.#booting);
+		this.#booting = undefined;
+		this.#pump();
 	}
 
 	#settle(worker: Worker, reply: SchemaReply): void {
@@ -182,6 +206,13 @@ export class SchemaWorker {
 
 	#fail(worker: Worker, reason: string, code: WorkflowErrorCode): void {
 		if (worker !== this.#worker) return;
+		if (this.#booting) {
+			// A worker that cannot start would fail again at once: the waiting jobs fail instead of a retry loop.
+			this.#replace();
+			const error = new WorkflowError("internal", `The schema worker did not start: ${reason}`);
+			for (const job of this.#queue.splice(0)) job.reject(error);
+			return;
+		}
 		const current = this.#current;
 		this.#replace();
 		current?.job.reject(stoppedError(current.job, `stopped the schema worker (${reason})`, code));
@@ -192,6 +223,8 @@ export class SchemaWorker {
 	#replace(): void {
 		const worker = this.#worker;
 		if (this.#current) clearTimeout(this.#current.timer);
+		clearTimeout(this.#booting);
+		this.#booting = undefined;
 		this.#current = undefined;
 		this.#worker = undefined;
 		this.#known.clear();
