@@ -74,6 +74,7 @@ export async function runAgentCall(
 		if (run.signal.aborted) throw run.signal.reason;
 		run.budget.chargeAgentCall();
 	} catch (error) {
+		if (schema) run.schemas.release(schema);
 		run.census.refused();
 		throw error;
 	}
@@ -181,6 +182,7 @@ export async function runAgentCall(
 	} finally {
 		// Tokens count against the budget whatever became of the call.
 		if (usage) run.budget.spendTokens(usage.total);
+		if (schema) run.schemas.release(schema);
 	}
 }
 

@@ -113,7 +113,11 @@ export async function validateArgs(
 	let result: SchemaValidation;
 	try {
 		const compiled = await asHeaderError(() => session.compile(meta.args, { name: "meta.args" }), options.location);
-		result = await compiled.validate(value, { root: "args" });
+		try {
+			result = await compiled.validate(value, { root: "args" });
+		} finally {
+			session.release(compiled);
+		}
 	} finally {
 		if (!options.session) session.dispose();
 	}

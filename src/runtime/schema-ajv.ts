@@ -43,10 +43,25 @@ const re2Engine = Object.assign(
 	{ code: "re2" },
 );
 
+/**
+ * Schemas one ajv compiles before new ones go to a fresh ajv: an ajv keeps what it compiled until it is dropped,
+ * and it is dropped once none of its validators is held; a new one costs its meta-schema, some tens of ms.
+ */
+const COMPILES_PER_AJV = 32;
+const DIALECTS: readonly SchemaDialect[] = ["draft-07", "2020-12"];
+
+/** One ajv, how many schemas it compiled, and how many of its validators are still held. */
+interface Generation {
+	ajv: Ajv;
+	compiles: number;
+	live: number;
+}
+
 /** The validators one worker holds, by schema contents, each with the ajv that compiled it. */
 export class SchemaCompiler {
-	readonly #validators = new Map<string, ValidateFunction>();
-	#ajv: Partial<Record<SchemaDialect, Ajv>> = {};
+	readonly #validators = new Map<string, { validate: ValidateFunction; generation: Generation }>();
+	/** The ajv new schemas of each dialect go to. */
+	#current: Partial<Record<SchemaDialect, Generation>> = {};
 
 	/** Validators held now. */
 	get size(): number {
@@ -56,7 +71,8 @@ export class SchemaCompiler {
 	/** Compiles `job` unless its contents are held already. Throws `schema_invalid` with ajv's reasons. */
 	compile(job: CompileJob): void {
 		if (this.#validators.has(job.key)) return;
-		const ajv = this.#ajvFor(job.dialect);
+		const generation = this.#generationFor(job.dialect);
+		const { ajv } = generation;
 		// Checked against the meta-schema first, so the reasons carry paths like `args.properties.n.type`.
 		if (!ajv.validateSchema(job.schema)) {
 			// The meta-schema reports one mistake several ways (enum, type, anyOf); the first says it best.
@@ -71,8 +87,11 @@ export class SchemaCompiler {
 		}
 		checkSchemaPatterns(job.schema, job.name);
 		const schema = refersToRoot(job) ? { $id: ROOT_ID, ...job.schema } : job.schema;
+		// Counted before compiling: a compile that fails has left things in ajv's scope too.
+		generation.compiles++;
 		try {
-			this.#validators.set(job.key, ajv.compile(schema));
+			this.#validators.set(job.key, { validate: ajv.compile(schema), generation });
+			generation.live++;
 		} catch (error) {
 			const reason = error instanceof Error ? error.message : String(error);
 			throw new WorkflowError("schema_invalid", `\`${job.name}\` is not a valid JSON Schema: ${reason}`, {
@@ -83,7 +102,7 @@ export class SchemaCompiler {
 
 	/** Checks `value` (named `root` in messages) against the held validator `key`; never throws for an invalid value. */
 	validate(key: string, value: unknown, root: string): SchemaValidation {
-		const validate = this.#validators.get(key);
+		const validate = this.#validators.get(key)?.validate;
 		if (!validate) throw new WorkflowError("internal", `The schema worker holds no schema for this key`);
 		let valid: boolean;
 		try {
@@ -105,21 +124,27 @@ export class SchemaCompiler {
 		return { ok: false, errors: formatIssues(issues), issues };
 	}
 
-	/** Forgets the validator `key`; once none is held, ajv goes too, and the memory of everything it compiled. */
+	/** Forgets the validator `key`; once none of its ajv's is held, the ajv goes too, with all it compiled. */
 	release(key: string): void {
+		const entry = this.#validators.get(key);
+		if (!entry) return;
 		this.#validators.delete(key);
-		if (this.#validators.size === 0) this.#ajv = {};
+		const { generation } = entry;
+		generation.live--;
+		// A retired ajv is referenced by its validators only, so it goes with the last; the current one is let go.
+		if (generation.live > 0) return;
+		for (const dialect of DIALECTS) if (this.#current[dialect] === generation) delete this.#current[dialect];
 	}
 
-	#ajvFor(dialect: SchemaDialect): Ajv {
-		let ajv = this.#ajv[dialect];
-		if (!ajv) {
-			ajv = withLinearUniqueItems(
-				addFormats(dialect === "2020-12" ? new Ajv2020(ajvOptions()) : new Ajv(ajvOptions())),
-			).addFormat("regex", (text: string) => text.length <= MAX_REGEX_FORMAT_LENGTH && isRegex(text));
-			this.#ajv[dialect] = ajv;
-		}
-		return ajv;
+	#generationFor(dialect: SchemaDialect): Generation {
+		const current = this.#current[dialect];
+		if (current && current.compiles < COMPILES_PER_AJV) return current;
+		const ajv = withLinearUniqueItems(
+			addFormats(dialect === "2020-12" ? new Ajv2020(ajvOptions()) : new Ajv(ajvOptions())),
+		).addFormat("regex", (text: string) => text.length <= MAX_REGEX_FORMAT_LENGTH && isRegex(text));
+		const generation = { ajv, compiles: 0, live: 0 };
+		this.#current[dialect] = generation;
+		return generation;
 	}
 }
 

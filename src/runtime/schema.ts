@@ -19,8 +19,13 @@ export interface SchemaValidateOptions {
 	root?: string;
 }
 
-/** A compiled validator, held by the session that compiled it until the session is disposed. */
+/** Schemas out of use a session keeps compiled for the next call with the same contents. */
+const KEPT_IDLE = 16;
+
+/** A compiled validator, held by the session that compiled it until released or the session is disposed. */
 export interface CompiledSchema {
+	/** The schema's contents as sorted-key JSON: what identifies it in the session and the worker. */
+	readonly key: string;
 	/** The private deep copy that was compiled, so later changes to the caller's object cannot affect it. */
 	readonly schema: JsonSchema;
 	/**
@@ -37,44 +42,56 @@ export interface CompileSchemaOptions {
 }
 
 /**
- * The schemas one owner (a run, a pi child) compiled, by contents: the same contents compile once per session.
- * `dispose()` lets the worker drop them, so nothing a script sends outlives its run.
+ * The schemas one owner (a run, a pi child) compiled, by contents: the same contents compile once while in use.
+ * Each `compile` is one use until `release`; a few schemas no longer in use are kept for the next call with the
+ * same contents, the rest are dropped from the worker, and `dispose()` drops them all when the owner ends.
  */
 export class SchemaSession {
 	readonly #worker: SchemaWorker;
-	readonly #compiled = new Map<string, Promise<CompiledSchema>>();
+	/** In the order of last use, so the first idle entry is the one unused longest. */
+	readonly #entries = new Map<string, { compiled: Promise<CompiledSchema>; uses: number }>();
 	#disposed = false;
 
 	constructor(worker: SchemaWorker = schemaWorker) {
 		this.#worker = worker;
 	}
 
-	/** Schemas the session holds. */
+	/** Schemas the session holds, in use or kept. */
 	get size(): number {
-		return this.#compiled.size;
+		return this.#entries.size;
 	}
 
 	/**
-	 * Compiles any JSON Schema. Throws `schema_invalid` synchronously for what the host's checks find (not plain
-	 * JSON, a limit, an unsupported pattern or `$ref`); rejects with `schema_invalid` for what ajv finds.
+	 * Compiles any JSON Schema, as one use until `release`. Throws `schema_invalid` synchronously for what the host's
+	 * checks find (not plain JSON, a limit, lookaround, a remote `$ref`); rejects with `schema_invalid` for what the
+	 * worker finds (ajv, RE2).
 	 */
 	compile(schema: unknown, options: CompileSchemaOptions = {}): Promise<CompiledSchema> {
 		if (this.#disposed) throw new WorkflowError("internal", "A schema session was used after it was disposed");
 		const name = options.name ?? "schema";
 		const { copy, key, dialect } = checkSchema(schema, name);
-		const known = this.#compiled.get(key);
-		if (known) return known;
+		const known = this.#entries.get(key);
+		if (known) {
+			known.uses++;
+			this.#entries.delete(key);
+			this.#entries.set(key, known);
+			return known.compiled;
+		}
 		const job: CompileJob = { key, schema: copy, dialect, name };
 		const worker = this.#worker;
 		const compiled = worker.compile(job).then(
 			(): CompiledSchema => ({
+				key,
 				schema: copy,
 				validate: (value, validateOptions = {}) => worker.validate(job, value, validateOptions.root ?? "output"),
 			}),
 		);
-		this.#compiled.set(key, compiled);
+		const entry = { compiled, uses: 1 };
+		this.#entries.set(key, entry);
 		// A schema that failed is not held: the next call with it reports the same error again.
-		compiled.catch(() => this.#compiled.delete(key));
+		compiled.catch(() => {
+			if (this.#entries.get(key) === entry) this.#entries.delete(key);
+		});
 		return compiled;
 	}
 
@@ -84,17 +101,35 @@ export class SchemaSession {
 		return this.compile(schema);
 	}
 
+	/** Ends one use of `compiled`; past `KEPT_IDLE` schemas out of use, the one unused longest is dropped. */
+	release(compiled: CompiledSchema): void {
+		const entry = this.#entries.get(compiled.key);
+		if (!entry || entry.uses === 0) return;
+		entry.uses--;
+		let idle = 0;
+		for (const other of this.#entries.values()) if (other.uses === 0) idle++;
+		for (const [key, other] of this.#entries) {
+			if (idle <= KEPT_IDLE) break;
+			if (other.uses > 0) continue;
+			this.#entries.delete(key);
+			this.#drop(key, other.compiled);
+			idle--;
+		}
+	}
+
 	/** Releases every schema of the session; harmless twice. */
 	dispose(): void {
 		if (this.#disposed) return;
 		this.#disposed = true;
-		for (const [key, compiled] of this.#compiled) {
-			compiled.then(
-				() => this.#worker.release(key),
-				() => {},
-			);
-		}
-		this.#compiled.clear();
+		for (const [key, entry] of this.#entries) this.#drop(key, entry.compiled);
+		this.#entries.clear();
+	}
+
+	#drop(key: string, compiled: Promise<CompiledSchema>): void {
+		compiled.then(
+			() => this.#worker.release(key),
+			() => {},
+		);
 	}
 }
 

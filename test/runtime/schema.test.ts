@@ -131,6 +131,20 @@ describe("compileAgentSchema", () => {
 		await vi.waitFor(() => expect(schemaWorkerStats()).toMatchObject({ holds: before.holds, held: before.held }));
 	});
 
+	it("after release: keeps the 16 used last compiled, and drops the rest from the worker", async () => {
+		const before = schemaWorkerStats().holds;
+		const own = new SchemaSession();
+		const make = (index: number) => ({ type: "object", properties: { [`q${index}`]: { const: index } } });
+		for (let index = 0; index < 40; index++) own.release(await own.compileAgent(make(index)));
+		expect(own.size).toBe(16);
+		await vi.waitFor(() => expect(schemaWorkerStats().holds).toBe(before + 16));
+		// One used last is still compiled: the same contents give the same validator back.
+		const kept = await own.compileAgent(make(39));
+		expect(await own.compileAgent(make(39))).toBe(kept);
+		own.dispose();
+		await vi.waitFor(() => expect(schemaWorkerStats().holds).toBe(before));
+	});
+
 	it("lets two different schemas share an `$id`", async () => {
 		const a = await compileAgentSchema({ $id: "https://example.com/finding", type: "object", required: ["a"] });
 		const b = await compileAgentSchema({ $id: "https://example.com/finding", type: "object", required: ["b"] });
