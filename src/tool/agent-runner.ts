@@ -180,7 +180,6 @@ async function planChild(request: WorkflowAgentRequest, options: ResolvedOptions
 			);
 		}
 	}
-	const capture = request.schema ? await createStructuredOutputTool(request.schema) : undefined;
 	const choice = chooseChildModel({
 		type,
 		request,
@@ -188,6 +187,8 @@ async function planChild(request: WorkflowAgentRequest, options: ResolvedOptions
 		...(options.defaultModel ? { defaultModel: options.defaultModel } : {}),
 		...(options.defaultThinking ? { defaultThinking: options.defaultThinking } : {}),
 	});
+	// Last of the checks that may throw: its schema is held until the child's `finish` lets it go.
+	const capture = request.schema ? await createStructuredOutputTool(request.schema) : undefined;
 	// The file's denylist applies to a call's own `tools` too: a type that must not write stays that way.
 	const tools = (request.tools ?? type.tools).filter((tool) => !type.disallowedTools.includes(tool));
 	if (capture) tools.push(STRUCTURED_OUTPUT_TOOL_NAME);
