@@ -14,7 +14,7 @@ export const SCHEMA_LIMITS = {
 	/** UTF-8 bytes of the schema as JSON. */
 	maxBytes: 64 * 1024,
 	/** Schemas in all: the root, each property's schema, each `items`, `allOf` member, `$defs` entry… */
-	maxSubschemas: 512,
+	maxSubschemas: 128,
 	/** Nesting of JSON objects and arrays, counting data in `const`, `enum` and `default` too. */
 	maxDepth: 32,
 	/** Characters of one `pattern` or `patternProperties` key. */
@@ -215,21 +215,24 @@ function walkSchemas(root: JsonSchema, name: string, visitPattern: (pattern: str
 		for (const keyword of REF_KEYWORDS) {
 			if (typeof object[keyword] === "string") checkRef(object[keyword] as string, member(path, keyword));
 		}
+		const children: [schema: unknown, path: string][] = [];
 		for (const [keyword, value] of Object.entries(object)) {
 			const at = member(path, keyword);
-			if (SCHEMA_KEYWORDS.has(keyword)) stack.push([value, at]);
+			if (SCHEMA_KEYWORDS.has(keyword)) children.push([value, at]);
 			else if (SCHEMA_LIST_KEYWORDS.has(keyword)) {
-				if (!Array.isArray(value)) stack.push([value, at]);
-				else for (const [index, item] of value.entries()) stack.push([item, `${at}[${index}]`]);
+				if (!Array.isArray(value)) children.push([value, at]);
+				else for (const [index, item] of value.entries()) children.push([item, `${at}[${index}]`]);
 			} else if (SCHEMA_MAP_KEYWORDS.has(keyword) && typeof value === "object" && value !== null) {
 				for (const [entryName, item] of Object.entries(value)) {
 					const entryPath = member(at, entryName);
 					if (keyword === "patternProperties") visitPattern(entryName, entryPath);
 					// `dependencies` may list property names instead of a schema.
-					if (!Array.isArray(item)) stack.push([item, entryPath]);
+					if (!Array.isArray(item)) children.push([item, entryPath]);
 				}
 			}
 		}
+		// Reversed onto the stack, so subschemas are visited (and counted) in the order they are written.
+		for (let index = children.length - 1; index >= 0; index--) stack.push(children[index]);
 	}
 }
 

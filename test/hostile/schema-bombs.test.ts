@@ -65,7 +65,7 @@ const BOMBS: HostileCase[] = [
 		wideSchema(600, 0),
 		{
 			code: "schema_invalid",
-			message: "`schema` has more than 512 subschemas (the last counted is `schema.properties.p",
+			message: "`schema` has more than 128 subschemas (the last counted is `schema.properties.p127`) (limit: 128)",
 		},
 	],
 	[

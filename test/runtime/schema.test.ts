@@ -248,9 +248,9 @@ const LIMITS: [name: string, schema: () => unknown, message: string][] = [
 		"`schema` is 90026 bytes of JSON (limit: 65536). Make the schema smaller: shorter descriptions, fewer properties, or one call per part",
 	],
 	[
-		"more than 512 subschemas",
+		"more than 128 subschemas",
 		() => ({ type: "object", properties: Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`p${i}`, {}])) }),
-		"`schema` has more than 512 subschemas (the last counted is `schema.properties.p88`) (limit: 512). Split the answer over several calls, or name a repeated part in `$defs` and point to it with `$ref`",
+		"`schema` has more than 128 subschemas (the last counted is `schema.properties.p127`) (limit: 128). Split the answer over several calls, or name a repeated part in `$defs` and point to it with `$ref`",
 	],
 	[
 		"nesting deeper than 32",
