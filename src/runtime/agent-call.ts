@@ -11,7 +11,7 @@ import { readChildReport } from "./child-report.ts";
 import type { WorkflowAgentCallRef } from "./events.ts";
 import { assertJsonValue } from "./json-value.ts";
 import { type RunContext, type ScriptScope, trackInFlight } from "./run-context.ts";
-import { type CompiledSchema, compileAgentSchema, parseStructuredText } from "./schema.ts";
+import { type CompiledSchema, parseStructuredText, type SchemaValidation } from "./schema.ts";
 import type {
 	JsonValue,
 	WorkflowAgentChild,
@@ -47,21 +47,21 @@ export async function runAgentCall(
 	let prompt: string;
 	let options: AgentCallOptions;
 	let schema: CompiledSchema | undefined;
+	let compiling: Promise<CompiledSchema> | undefined;
 	try {
 		prompt = checkPrompt(rawPrompt);
 		options = checkAgentOptions(rawOptions);
 		if (run.agentTypes && !run.agentTypes.includes(options.agentType)) {
 			throw unknownAgentTypeError(options.agentType, run.agentTypes);
 		}
-		schema = options.schema ? compileAgentSchema(options.schema) : undefined;
-		if (run.signal.aborted) throw run.signal.reason;
-		run.budget.chargeAgentCall();
+		compiling = options.schema ? run.schemas.compileAgent(options.schema) : undefined;
 	} catch (error) {
 		// Refused before it was queued (author error, limit, cancelled run): it never started.
 		run.census.refused();
 		throw error;
 	}
 
+	// Taken before the schema compiles (in the schema worker), so calls keep the key and index of the order made.
 	const site = firstFrameIn(stack, scope.filename);
 	const ref: WorkflowAgentCallRef = {
 		key: scope.keys.next(identityOf(prompt, options)),
@@ -71,6 +71,15 @@ export async function runAgentCall(
 		...((options.phase ?? scope.phases.current) ? { phase: options.phase ?? scope.phases.current } : {}),
 		...(scope.workflowName ? { workflow: scope.workflowName } : {}),
 	};
+	try {
+		schema = await compiling;
+		if (run.signal.aborted) throw run.signal.reason;
+		run.budget.chargeAgentCall();
+	} catch (error) {
+		if (schema) run.schemas.release(schema);
+		run.census.refused();
+		throw error;
+	}
 	run.emit({
 		type: "agent_queued",
 		...ref,
@@ -79,7 +88,10 @@ export async function runAgentCall(
 		...(options.model ? { model: options.model } : {}),
 	});
 	const journaled = replayable(run, ref.key, schema !== undefined);
-	if (journaled) return replay(run, ref, journaled);
+	if (journaled) {
+		if (schema) run.schemas.release(schema);
+		return replay(run, ref, journaled);
+	}
 	// Until it ends, the call is among what its script would cut off by returning.
 	const untrack = scope.life.track({
 		kind: "agent",
@@ -186,6 +198,7 @@ export async function runAgentCall(
 		untrack();
 		// Tokens count against the budget whatever became of the call.
 		if (usage) run.budget.spendTokens(usage.total);
+		if (schema) run.schemas.release(schema);
 	}
 }
 
@@ -325,7 +338,13 @@ async function attemptOnce(
 		const cause = `runner returned structured output that is not JSON data: ${messageOf(error)}`;
 		return { kind: "failed", cause, result };
 	}
-	const checked = schema.validate(output);
+	let checked: SchemaValidation;
+	try {
+		checked = await schema.validate(output);
+	} catch (error) {
+		// The check was stopped (too slow, out of memory): this answer cannot be used, another attempt may be.
+		return { kind: "failed", cause: messageOf(error), result };
+	}
 	if (!checked.ok) return { kind: "schema_miss", errors: checked.errors, result };
 	return checkAnswerSize(checked.value as JsonValue, result, run.limits.maxValueBytes);
 }

@@ -4,7 +4,7 @@
  */
 import { type SourceLocation, WorkflowError } from "../errors.ts";
 import { type MetaLiteral, nodeLocation, pathSegment } from "./meta-literal.ts";
-import { compileJsonSchema, type SchemaIssue } from "./schema.ts";
+import { compileTrustedSchema, type SchemaIssue } from "./schema.ts";
 import type { JsonSchema, WorkflowMeta } from "./types.ts";
 
 const NON_EMPTY: JsonSchema = { type: "string", pattern: "\\S" };
@@ -45,7 +45,7 @@ const FOUND: Record<string, string> = {
 
 /** Returns the header as `WorkflowMeta`, or throws `meta_invalid` for its first problem in source order. */
 export function validateMetaShape(literal: MetaLiteral): WorkflowMeta {
-	const result = compileJsonSchema(META_SCHEMA, { trusted: true }).validate(literal.value, { root: "meta" });
+	const result = compileTrustedSchema(META_SCHEMA).validate(literal.value, { root: "meta" });
 	if (result.ok) return literal.value as unknown as WorkflowMeta;
 	const problems = result.issues.map((issue) => ({ issue, location: locate(literal, issue) }));
 	problems.sort((a, b) => a.location.line - b.location.line || a.location.column - b.location.column);

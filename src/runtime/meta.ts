@@ -11,10 +11,11 @@ import {
 	type VariableDeclaration,
 	type VariableDeclarator,
 } from "acorn";
-import { isWorkflowError, limitError, stripLocation, WorkflowError } from "../errors.ts";
+import { isWorkflowError, limitError, type SourceLocation, stripLocation, WorkflowError } from "../errors.ts";
 import { nodeLocation, readMetaLiteral } from "./meta-literal.ts";
 import { validateMetaShape } from "./meta-shape.ts";
-import { compileJsonSchema } from "./schema.ts";
+import { SchemaSession, type SchemaValidation } from "./schema.ts";
+import { checkSchema } from "./schema-limits.ts";
 import { watchScriptGoal } from "./script-goal.ts";
 import type { WorkflowMeta } from "./types.ts";
 
@@ -35,6 +36,16 @@ export interface ParsedWorkflow {
 	 */
 	body: string;
 	filename: string;
+	/** Where `meta.args` is written, for the errors of compiling it (which happens when the run starts). */
+	argsLocation?: SourceLocation;
+}
+
+/** Options of `validateArgs`. */
+export interface ValidateArgsOptions {
+	/** Holds the compiled `meta.args` (a run's session). Default: a session of its own, disposed when done. */
+	session?: SchemaSession;
+	/** Where `meta.args` is written: compile errors are `meta_invalid` at this position. */
+	location?: SourceLocation;
 }
 
 /** The outcome of `checkWorkflowSource`. */
@@ -70,8 +81,10 @@ export function parseWorkflowSource(source: string, options: ParseWorkflowOption
 	const init = header.declarator.init as Expression;
 	const literal = readMetaLiteral(init, source);
 	const meta = validateMetaShape(literal);
-	if (meta.args !== undefined) checkArgsSchema(meta.args, literal.nodes.get("/args")?.value ?? init);
-	return { meta, body: buildBody(source, header.statement, meta), filename };
+	if (meta.args === undefined) return { meta, body: buildBody(source, header.statement, meta), filename };
+	const argsLocation = nodeLocation(literal.nodes.get("/args")?.value ?? init);
+	checkArgsSchema(meta.args, argsLocation);
+	return { meta, body: buildBody(source, header.statement, meta), filename, argsLocation };
 }
 
 /** Runs the static checks of `parseWorkflowSource` and reports instead of throwing; for checking before running. */
@@ -85,14 +98,30 @@ export function checkWorkflowSource(source: string, options: ParseWorkflowOption
 }
 
 /**
- * Checks a run's `args` against `meta.args`; throws `args_invalid` with every problem, and `details.errors` as
- * `SchemaIssue`s. Without `meta.args` any args pass. Missing args are checked as `{}` when the schema's root is an
- * object, so a schema without required properties accepts a call without args.
+ * Checks a run's `args` against `meta.args` (compiled and checked in the schema worker); rejects with `args_invalid`
+ * listing every problem, and `details.errors` as `SchemaIssue`s, or `meta_invalid` when `meta.args` does not
+ * compile. Without `meta.args` any args pass. Missing args are checked as `{}` when the schema's root is an object,
+ * so a schema without required properties accepts a call without args.
  */
-export function validateArgs(meta: WorkflowMeta, args: unknown): void {
+export async function validateArgs(
+	meta: WorkflowMeta,
+	args: unknown,
+	options: ValidateArgsOptions = {},
+): Promise<void> {
 	if (meta.args === undefined) return;
 	const value = args === undefined && meta.args.type === "object" ? {} : args;
-	const result = compileJsonSchema(meta.args, { name: "meta.args" }).validate(value, { root: "args" });
+	const session = options.session ?? new SchemaSession();
+	let result: SchemaValidation;
+	try {
+		const compiled = await asHeaderError(() => session.compile(meta.args, { name: "meta.args" }), options.location);
+		try {
+			result = await compiled.validate(value, { root: "args" });
+		} finally {
+			session.release(compiled);
+		}
+	} finally {
+		if (!options.session) session.dispose();
+	}
 	if (result.ok) return;
 	throw new WorkflowError(
 		"args_invalid",
@@ -254,16 +283,30 @@ function findFirst(root: Node, matches: (node: Node) => boolean): Node | undefin
 	return first;
 }
 
-function checkArgsSchema(schema: NonNullable<WorkflowMeta["args"]>, node: Node): void {
+/** The host's checks of `meta.args` (limits, patterns, references), at parse time; ajv's come when the run starts. */
+function checkArgsSchema(schema: NonNullable<WorkflowMeta["args"]>, location: SourceLocation): void {
 	try {
-		compileJsonSchema(schema, { name: "meta.args" });
+		checkSchema(schema, "meta.args");
 	} catch (error) {
-		if (!isWorkflowError(error)) throw error;
-		throw new WorkflowError("meta_invalid", stripLocation(error.message), {
-			location: nodeLocation(node),
-			details: error.details,
-		});
+		throw headerError(error, location);
 	}
+}
+
+/** Runs `compile`, turning its `schema_invalid` into the header's `meta_invalid` at `location`. */
+async function asHeaderError<T>(compile: () => Promise<T>, location: SourceLocation | undefined): Promise<T> {
+	try {
+		return await compile();
+	} catch (error) {
+		throw headerError(error, location);
+	}
+}
+
+function headerError(error: unknown, location: SourceLocation | undefined): unknown {
+	if (!isWorkflowError(error) || error.code !== "schema_invalid") return error;
+	return new WorkflowError("meta_invalid", stripLocation(error.message), {
+		...(location ? { location } : {}),
+		details: error.details,
+	});
 }
 
 /**

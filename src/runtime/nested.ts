@@ -112,7 +112,10 @@ async function runInSlot(
 	const { source, filename } = await run.resolveWorkflow(nameOrPath, { cwd: run.cwd });
 	const parsed = parseWorkflowSource(source, { filename, maxScriptBytes: run.limits.maxScriptBytes });
 	if (args !== undefined) assertJsonValue(args, "args");
-	validateArgs(parsed.meta, args);
+	await validateArgs(parsed.meta, args, {
+		session: run.schemas,
+		...(parsed.argsLocation ? { location: parsed.argsLocation } : {}),
+	});
 
 	const name = parsed.meta.name;
 	entry.name = name;

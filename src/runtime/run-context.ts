@@ -9,6 +9,7 @@ import type { Census } from "./census.ts";
 import type { WorkflowProgressEvent } from "./events.ts";
 import type { PhaseState } from "./phases.ts";
 import type { WorkflowQueue } from "./queue.ts";
+import type { SchemaSession } from "./schema.ts";
 import type { ScriptLifetime } from "./script-lifetime.ts";
 import type {
 	WorkflowAgentRunner,
@@ -51,6 +52,8 @@ export interface RunContext {
 	/** Next `agent()` call index, across nested workflows. */
 	nextCallIndex: number;
 	newSandbox: () => Sandbox;
+	/** The schemas of the run's `agent()` calls and headers, released when the run ends. */
+	schemas: SchemaSession;
 }
 
 /** One script body: the top-level one, or a nested workflow. */

@@ -15,6 +15,7 @@ import { resolveWorkflowPath } from "./nested.ts";
 import { PhaseState } from "./phases.ts";
 import { createWorkflowQueue } from "./queue.ts";
 import type { RunContext, ScriptScope, UnstampedEvent } from "./run-context.ts";
+import { SchemaSession } from "./schema.ts";
 import { endScript, ScriptLifetime } from "./script-lifetime.ts";
 import { runScriptBody } from "./script-run.ts";
 import type { JsonValue, WorkflowLimits, WorkflowMeta, WorkflowRunOptions, WorkflowRunResult } from "./types.ts";
@@ -110,6 +111,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		workflowQueue: createWorkflowQueue({ concurrency: limits.maxWorkflowsRunning }),
 		workflowCalls: 0,
 		nextCallIndex: 0,
+		schemas: new SchemaSession(),
 		newSandbox: () =>
 			createSandbox({
 				limits: {
@@ -136,7 +138,10 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		const parsed = parseWorkflowSource(source, { filename, maxScriptBytes: limits.maxScriptBytes });
 		meta = parsed.meta;
 		const args = options.args === undefined ? undefined : assertJsonValue(options.args, "args");
-		validateArgs(meta, args);
+		await validateArgs(meta, args, {
+			session: run.schemas,
+			...(parsed.argsLocation ? { location: parsed.argsLocation } : {}),
+		});
 		emit({ type: "run_start", meta, cwd, ...(args !== undefined ? { args } : {}) });
 		const outcome = await runScriptBody(scope, parsed, args);
 		if (outcome.ok)
@@ -155,6 +160,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 				details: { abandoned },
 			});
 		}
+		run.schemas.dispose();
 		if (deadline) clearTimeout(deadline);
 		options.signal?.removeEventListener("abort", onCallerAbort);
 	}

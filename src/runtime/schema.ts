@@ -1,27 +1,17 @@
 /**
- * JSON Schema compilation (ajv, cached) with readable validation errors, and the lenient reading of a JSON object
- * out of an agent's text answer. Dialect: draft-07 unless the schema's `$schema` names draft 2020-12.
+ * JSON Schemas a script supplies, compiled and validated in the schema worker after the host's own bounded checks,
+ * held per session (a run, a child) and given back when it ends; our own schemas compile on the host. Also the
+ * lenient reading of a JSON object out of an agent's text answer.
  */
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import ajvFormats from "ajv-formats";
+import { Ajv, type ValidateFunction } from "ajv";
 import { WorkflowError } from "../errors.ts";
+import { ajvOptions, type CompileJob } from "./schema-ajv.ts";
+import { describeType, formatIssues, type SchemaValidation, toIssues } from "./schema-issues.ts";
+import { checkSchema } from "./schema-limits.ts";
+import { type SchemaWorker, schemaWorker } from "./schema-worker.ts";
 import type { JsonSchema } from "./types.ts";
 
-/** One validation failure: where (`args.items[0].title`) and what ("must be string, found number"). */
-export interface SchemaIssue {
-	/** The value's path as the author would write it, starting at the validated value's name. */
-	path: string;
-	message: string;
-	/** ajv's keyword and params, for programs. */
-	keyword: string;
-	params: Record<string, unknown>;
-	/** The value's JSON pointer ("" for the root). */
-	pointer: string;
-}
-
-/** The outcome of validating a value; `errors` joins the issues into one readable line. */
-export type SchemaValidation = { ok: true; value: unknown } | { ok: false; errors: string; issues: SchemaIssue[] };
+export { formatIssues, type SchemaIssue, type SchemaValidation } from "./schema-issues.ts";
 
 /** Options of `CompiledSchema.validate`. */
 export interface SchemaValidateOptions {
@@ -29,86 +19,122 @@ export interface SchemaValidateOptions {
 	root?: string;
 }
 
-/** A compiled validator; the same schema contents always give back the same instance. */
+/** Schemas out of use a session keeps compiled for the next call with the same contents. */
+const KEPT_IDLE = 16;
+
+/** A compiled validator, held by the session that compiled it until released or the session is disposed. */
 export interface CompiledSchema {
+	/** The schema's contents as sorted-key JSON: what identifies it in the session and the worker. */
+	readonly key: string;
 	/** The private deep copy that was compiled, so later changes to the caller's object cannot affect it. */
 	readonly schema: JsonSchema;
-	/** Checks `value`; never throws for an invalid value. */
-	validate(value: unknown, options?: SchemaValidateOptions): SchemaValidation;
+	/**
+	 * Checks `value` in the schema worker. Contract: resolves for an invalid value; rejects with `limit_cpu` or
+	 * `limit_memory` when the check was stopped, and `internal` for our own faults.
+	 */
+	validate(value: unknown, options?: SchemaValidateOptions): Promise<SchemaValidation>;
 }
 
-/** Options of `compileJsonSchema`. */
+/** Options of `SchemaSession.compile`. */
 export interface CompileSchemaOptions {
 	/** How the schema is named in error messages. Default: "schema". */
 	name?: string;
+}
+
+/**
+ * The schemas one owner (a run, a pi child) compiled, by contents: the same contents compile once while in use.
+ * Each `compile` is one use until `release`; a few schemas no longer in use are kept for the next call with the
+ * same contents, the rest are dropped from the worker, and `dispose()` drops them all when the owner ends.
+ */
+export class SchemaSession {
+	readonly #worker: SchemaWorker;
+	/** In the order of last use, so the first idle entry is the one unused longest. */
+	readonly #entries = new Map<string, { compiled: Promise<CompiledSchema>; uses: number }>();
+	#disposed = false;
+
+	constructor(worker: SchemaWorker = schemaWorker) {
+		this.#worker = worker;
+	}
+
+	/** Schemas the session holds, in use or kept. */
+	get size(): number {
+		return this.#entries.size;
+	}
+
 	/**
-	 * The schema is one of this package's own, known to be valid: it is not checked against JSON Schema's
-	 * meta-schema, whose first use costs tens of ms (the first run of a process paid it for the header). Default: false.
+	 * Compiles any JSON Schema, as one use until `release`. Throws `schema_invalid` synchronously for what the host's
+	 * checks find (not plain JSON, a limit, lookaround, a remote `$ref`); rejects with `schema_invalid` for what the
+	 * worker finds (ajv, RE2).
 	 */
-	trusted?: boolean;
-}
-
-/** Compiled validators kept. Evicted ones are also removed from ajv, so memory stays bounded. */
-const CACHE_SIZE = 256;
-/** Issues rendered into one message; the rest are counted. */
-const MAX_ISSUES = 10;
-const DRAFT_2020 = /^https:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
-const DRAFT_07 = /^http:\/\/json-schema\.org\/draft-07\/schema#?$/;
-
-/** Compiles any JSON Schema (cached by contents); throws `schema_invalid` with ajv's message when it is not valid. */
-export function compileJsonSchema(schema: unknown, options: CompileSchemaOptions = {}): CompiledSchema {
-	const name = options.name ?? "schema";
-	const key = stableJson(schema, name);
-	const cached = cache.get(key);
-	if (cached) {
-		// Re-insert so the map's order stays least-recently-used first.
-		cache.delete(key);
-		cache.set(key, cached);
-		return cached.compiled;
+	compile(schema: unknown, options: CompileSchemaOptions = {}): Promise<CompiledSchema> {
+		if (this.#disposed) throw new WorkflowError("internal", "A schema session was used after it was disposed");
+		const name = options.name ?? "schema";
+		const { copy, key, dialect } = checkSchema(schema, name);
+		const known = this.#entries.get(key);
+		if (known) {
+			known.uses++;
+			this.#entries.delete(key);
+			this.#entries.set(key, known);
+			return known.compiled;
+		}
+		const job: CompileJob = { key, schema: copy, dialect, name };
+		const worker = this.#worker;
+		const compiled = worker.compile(job).then(
+			(): CompiledSchema => ({
+				key,
+				schema: copy,
+				validate: (value, validateOptions = {}) => worker.validate(job, value, validateOptions.root ?? "output"),
+			}),
+		);
+		const entry = { compiled, uses: 1 };
+		this.#entries.set(key, entry);
+		// A schema that failed is not held: the next call with it reports the same error again.
+		compiled.catch(() => {
+			if (this.#entries.get(key) === entry) this.#entries.delete(key);
+		});
+		return compiled;
 	}
-	// A copy in the author's key order (errors follow it); safe to stringify once stableJson has accepted it.
-	const copy = JSON.parse(JSON.stringify(schema)) as JsonSchema;
-	if (typeof copy !== "object" || copy === null || Array.isArray(copy)) {
-		throw new WorkflowError(
-			"schema_invalid",
-			`\`${name}\` must be a JSON Schema object, found ${describeType(copy)}`,
+
+	/** Compiles the schema of an `agent()` call: a JSON Schema whose root is `type: "object"`. As `compile`. */
+	compileAgent(schema: unknown): Promise<CompiledSchema> {
+		checkAgentRoot(schema);
+		return this.compile(schema);
+	}
+
+	/** Ends one use of `compiled`; past `KEPT_IDLE` schemas out of use, the one unused longest is dropped. */
+	release(compiled: CompiledSchema): void {
+		const entry = this.#entries.get(compiled.key);
+		if (!entry || entry.uses === 0) return;
+		entry.uses--;
+		let idle = 0;
+		for (const other of this.#entries.values()) if (other.uses === 0) idle++;
+		for (const [key, other] of this.#entries) {
+			if (idle <= KEPT_IDLE) break;
+			if (other.uses > 0) continue;
+			this.#entries.delete(key);
+			this.#drop(key, other.compiled);
+			idle--;
+		}
+	}
+
+	/** Releases every schema of the session; harmless twice. */
+	dispose(): void {
+		if (this.#disposed) return;
+		this.#disposed = true;
+		for (const [key, entry] of this.#entries) this.#drop(key, entry.compiled);
+		this.#entries.clear();
+	}
+
+	#drop(key: string, compiled: Promise<CompiledSchema>): void {
+		compiled.then(
+			() => this.#worker.release(key),
+			() => {},
 		);
 	}
-	const ajv = options.trusted ? trustedAjv() : ajvFor(copy, name);
-	// Checked against the meta-schema first, so the reasons carry paths like `args.properties.n.type`.
-	if (!options.trusted && !ajv.validateSchema(copy)) {
-		// The meta-schema reports one mistake several ways (enum, type, anyOf); the first says it best.
-		const issues = toIssues(ajv.errors ?? [], copy, name).filter(
-			(issue, index, all) => all.findIndex((other) => other.path === issue.path) === index,
-		);
-		throw new WorkflowError("schema_invalid", `\`${name}\` is not a valid JSON Schema: ${formatIssues(issues)}`, {
-			details: { errors: issues },
-		});
-	}
-	let validateFn: ValidateFunction;
-	try {
-		validateFn = ajv.compile(copy);
-	} catch (error) {
-		const reason = error instanceof Error ? error.message : String(error);
-		throw new WorkflowError("schema_invalid", `\`${name}\` is not a valid JSON Schema: ${reason}`, {
-			details: { reason },
-		});
-	}
-	const compiled: CompiledSchema = {
-		schema: copy,
-		validate(value, validateOptions = {}) {
-			if (validateFn(value)) return { ok: true, value };
-			const issues = toIssues(validateFn.errors ?? [], value, validateOptions.root ?? "output");
-			return { ok: false, errors: formatIssues(issues), issues };
-		},
-	};
-	cache.set(key, { compiled, ajv });
-	if (cache.size > CACHE_SIZE) evictOldest();
-	return compiled;
 }
 
-/** Compiles the schema of an `agent()` call: a JSON Schema whose root is `type: "object"`. Throws `schema_invalid`. */
-export function compileAgentSchema(schema: unknown): CompiledSchema {
+/** Throws `schema_invalid` unless `schema` is an object schema with `type: "object"` at its root. */
+export function checkAgentRoot(schema: unknown): void {
 	if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
 		throw new WorkflowError(
 			"schema_invalid",
@@ -123,14 +149,33 @@ export function compileAgentSchema(schema: unknown): CompiledSchema {
 			`\`schema\` must have \`type: "object"\` at its root, found ${found}. Wrap other values in an object property`,
 		);
 	}
-	return compileJsonSchema(schema);
 }
 
-/** Joins issues into one line: "`args.target` must be string; `args` must have required property 'target'". */
-export function formatIssues(issues: readonly SchemaIssue[]): string {
-	const shown = issues.slice(0, MAX_ISSUES).map((issue) => `\`${issue.path}\` ${issue.message}`);
-	const more = issues.length - shown.length;
-	return more > 0 ? `${shown.join("; ")}; and ${more} more` : shown.join("; ");
+/** A validator of one of this package's own schemas, synchronous, on the host. */
+export interface TrustedSchema {
+	validate(value: unknown, options?: SchemaValidateOptions): SchemaValidation;
+}
+
+/**
+ * Compiles one of this package's own schemas on the host (cached): it is known to be valid, so it is not checked
+ * against JSON Schema's meta-schema, whose first use costs tens of ms.
+ */
+export function compileTrustedSchema(schema: JsonSchema): TrustedSchema {
+	const key = JSON.stringify(schema);
+	let validateFn = trustedValidators.get(key);
+	if (!validateFn) {
+		trusted ??= new Ajv({ ...ajvOptions(), validateSchema: false });
+		validateFn = trusted.compile(schema);
+		trustedValidators.set(key, validateFn);
+	}
+	const compiled = validateFn;
+	return {
+		validate(value, options = {}) {
+			if (compiled(value)) return { ok: true, value };
+			const issues = toIssues(compiled.errors ?? [], value, options.root ?? "output");
+			return { ok: false, errors: formatIssues(issues), issues };
+		},
+	};
 }
 
 /**
@@ -141,155 +186,11 @@ export function parseStructuredText(text: string): unknown | undefined {
 	return parseBare(text.trim(), true) ?? parseFenced(text) ?? parseFirstObject(text);
 }
 
-// ---- compilation helpers ----
+// ---- trusted schemas ----
 
-interface CacheEntry {
-	compiled: CompiledSchema;
-	ajv: Ajv;
-}
-
-// ajv-formats is CommonJS: under NodeNext its default import is `module.exports`, whose `default` is the plugin.
-const addFormats = ajvFormats.default;
-const cache = new Map<string, CacheEntry>();
-let draft07: Ajv | undefined;
-let draft2020: Ajv | undefined;
 let trusted: Ajv | undefined;
-
-function ajvOptions(): Options {
-	// strictSchema catches misspelled keywords ("requried"); the type/tuple hints would only log, so they are off.
-	// addUsedSchema: false keeps `$id`s out of the shared registry, so two schemas may reuse one `$id`.
-	return { allErrors: true, strictSchema: true, strictTypes: false, strictTuples: false, addUsedSchema: false };
-}
-
-function ajvFor(schema: JsonSchema, name: string): Ajv {
-	const dialect = schema.$schema;
-	if (dialect === undefined || (typeof dialect === "string" && DRAFT_07.test(dialect))) {
-		draft07 ??= addFormats(new Ajv(ajvOptions()));
-		return draft07;
-	}
-	if (typeof dialect === "string" && DRAFT_2020.test(dialect)) {
-		draft2020 ??= addFormats(new Ajv2020(ajvOptions()));
-		return draft2020;
-	}
-	throw new WorkflowError(
-		"schema_invalid",
-		`\`${name}.$schema\` ${JSON.stringify(dialect)} is not supported. Leave \`$schema\` out (draft-07) or use "https://json-schema.org/draft/2020-12/schema"`,
-	);
-}
-
-/** Draft-07 without meta-schema checks or formats, for our own schemas. */
-function trustedAjv(): Ajv {
-	trusted ??= new Ajv({ ...ajvOptions(), validateSchema: false });
-	return trusted;
-}
-
-function evictOldest(): void {
-	const oldest = cache.keys().next();
-	if (oldest.done) return;
-	const entry = cache.get(oldest.value);
-	cache.delete(oldest.value);
-	entry?.ajv.removeSchema(entry.compiled.schema);
-}
-
-/** JSON with sorted keys, the cache key; rejects values a schema cannot contain (functions, cycles, NaN…). */
-function stableJson(value: unknown, path: string, seen: Set<object> = new Set()): string {
-	if (value === null || typeof value === "boolean" || typeof value === "string") return JSON.stringify(value);
-	if (typeof value === "number" && Number.isFinite(value)) return JSON.stringify(value);
-	if (typeof value === "object" && !seen.has(value)) {
-		const proto = Object.getPrototypeOf(value);
-		if (Array.isArray(value) || proto === Object.prototype || proto === null) {
-			seen.add(value);
-			const text = Array.isArray(value)
-				? `[${value.map((item, index) => stableJson(item, `${path}[${index}]`, seen)).join(",")}]`
-				: `{${Object.keys(value)
-						.sort()
-						.map(
-							(key) =>
-								`${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key], `${path}.${key}`, seen)}`,
-						)
-						.join(",")}}`;
-			seen.delete(value);
-			return text;
-		}
-	}
-	const found = typeof value === "object" && value !== null && seen.has(value) ? "a cycle" : describeType(value);
-	throw new WorkflowError("schema_invalid", `\`${path}\` must be plain JSON, found ${found}`, { details: { path } });
-}
-
-function describeType(value: unknown): string {
-	if (value === null) return "null";
-	if (Array.isArray(value)) return "an array";
-	if (typeof value === "number" && !Number.isFinite(value)) return String(value);
-	if (typeof value === "object") {
-		const name = (Object.getPrototypeOf(value) as { constructor?: { name?: string } } | null)?.constructor?.name;
-		return name && name !== "Object" ? `a ${name}` : "an object";
-	}
-	return typeof value === "undefined" ? "undefined" : `a ${typeof value}`;
-}
-
-// ---- error rendering ----
-
-function toIssues(errors: readonly ErrorObject[], value: unknown, root: string): SchemaIssue[] {
-	const issues: SchemaIssue[] = [];
-	const seen = new Set<string>();
-	for (const error of errors) {
-		const { path, data } = resolvePointer(error.instancePath, value, root);
-		const params = error.params as Record<string, unknown>;
-		const message = describeError(error, data);
-		const issue = { path, message, keyword: error.keyword, params, pointer: error.instancePath };
-		const id = `${issue.path}\u0000${issue.message}`;
-		if (seen.has(id)) continue;
-		seen.add(id);
-		issues.push(issue);
-	}
-	return issues;
-}
-
-/** Turns "/items/0/title" into "output.items[0].title", walking the data so array indexes are told from keys. */
-function resolvePointer(pointer: string, value: unknown, root: string): { path: string; data: unknown } {
-	let path = root;
-	let data = value;
-	if (pointer === "") return { path, data };
-	for (const raw of pointer.slice(1).split("/")) {
-		const segment = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-		if (Array.isArray(data)) {
-			path += `[${segment}]`;
-			data = data[Number(segment)];
-		} else {
-			path += /^[A-Za-z_$][\w$]*$/.test(segment) ? `.${segment}` : `[${JSON.stringify(segment)}]`;
-			data = typeof data === "object" && data !== null ? (data as Record<string, unknown>)[segment] : undefined;
-		}
-	}
-	return { path, data };
-}
-
-function describeError(error: ErrorObject, data: unknown): string {
-	const message = error.message ?? `must pass "${error.keyword}"`;
-	const params = error.params as Record<string, unknown>;
-	switch (error.keyword) {
-		case "type":
-			return `${message}, found ${jsonType(data)}`;
-		case "additionalProperties":
-			return `${message}: \`${String(params.additionalProperty)}\``;
-		case "enum":
-			return `${message}: ${preview(params.allowedValues)}`;
-		case "const":
-			return `${message}: ${preview(params.allowedValue)}`;
-		default:
-			return message;
-	}
-}
-
-function jsonType(value: unknown): string {
-	if (value === null) return "null";
-	if (Array.isArray(value)) return "array";
-	return typeof value;
-}
-
-function preview(value: unknown): string {
-	const text = JSON.stringify(value) ?? String(value);
-	return text.length > 120 ? `${text.slice(0, 117)}...` : text;
-}
+/** Only this package's own schemas, a handful: never grows with what scripts send. */
+const trustedValidators = new Map<string, ValidateFunction>();
 
 // ---- structured text ----
 

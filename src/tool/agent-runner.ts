@@ -100,7 +100,7 @@ async function runChild(
 	context: WorkflowAgentRunnerContext,
 	options: ResolvedOptions,
 ): Promise<WorkflowAgentResult> {
-	const plan = planChild(request, options);
+	const plan = await planChild(request, options);
 	const id = randomUUID();
 	const startedAt = Date.now();
 	const activity = createChildActivity({
@@ -119,6 +119,7 @@ async function runChild(
 	const base: ResultBase = { id, type: plan.type.name, warnings: [...(plan.choice?.warnings ?? [])] };
 	const finish = (result: WorkflowAgentResult): WorkflowAgentResult => {
 		activity.finish(result.status === "completed" ? "finished" : result.status, result.error);
+		plan.capture?.dispose();
 		const done = { ...result, durationMs: Date.now() - startedAt };
 		if (done.warnings?.length === 0) delete done.warnings;
 		return done;
@@ -161,7 +162,7 @@ async function runChild(
 	return finish(result);
 }
 
-function planChild(request: WorkflowAgentRequest, options: ResolvedOptions): ChildPlan {
+async function planChild(request: WorkflowAgentRequest, options: ResolvedOptions): Promise<ChildPlan> {
 	const type = resolveAgentType(options.agentTypes, request.agentType);
 	if (request.isolation === "worktree") {
 		throw new WorkflowError(
@@ -179,7 +180,6 @@ function planChild(request: WorkflowAgentRequest, options: ResolvedOptions): Chi
 			);
 		}
 	}
-	const capture = request.schema ? createStructuredOutputTool(request.schema) : undefined;
 	const choice = chooseChildModel({
 		type,
 		request,
@@ -187,6 +187,8 @@ function planChild(request: WorkflowAgentRequest, options: ResolvedOptions): Chi
 		...(options.defaultModel ? { defaultModel: options.defaultModel } : {}),
 		...(options.defaultThinking ? { defaultThinking: options.defaultThinking } : {}),
 	});
+	// Last of the checks that may throw: its schema is held until the child's `finish` lets it go.
+	const capture = request.schema ? await createStructuredOutputTool(request.schema) : undefined;
 	// The file's denylist applies to a call's own `tools` too: a type that must not write stays that way.
 	const tools = (request.tools ?? type.tools).filter((tool) => !type.disallowedTools.includes(tool));
 	if (capture) tools.push(STRUCTURED_OUTPUT_TOOL_NAME);

@@ -1,11 +1,12 @@
 /**
- * The structured-output tool of a schema call: a pi tool whose parameters are the call's JSON Schema. What the
- * child submits is checked with ajv; an invalid submission goes back to the child as a tool error listing what
- * to fix, a valid one is kept and ends the child's run.
+ * The structured-output tool of a schema call: a pi tool whose parameters are the call's JSON Schema (the copy
+ * pi can check cheaply). What the child submits is checked with ajv in the schema worker; an invalid submission
+ * goes back to the child as a tool error listing what to fix, a valid one is kept and ends the child's run.
  */
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
-import { compileAgentSchema } from "../runtime/schema.ts";
+import { type CompiledSchema, SchemaSession } from "../runtime/schema.ts";
 import type { JsonSchema } from "../runtime/types.ts";
+import { piParameters } from "./pi-parameters.ts";
 
 /** The name the child calls. */
 export const STRUCTURED_OUTPUT_TOOL_NAME = "submit_result";
@@ -20,11 +21,20 @@ export interface StructuredOutputCapture {
 	readonly value: unknown;
 	/** Submissions ajv rejected. */
 	readonly rejected: number;
+	/** Releases the compiled schema; call when the child's session ends. Harmless twice. */
+	dispose(): void;
 }
 
-/** Builds the tool for one child. Throws `schema_invalid` (before any child starts) when the schema does not compile. */
-export function createStructuredOutputTool(schema: JsonSchema): StructuredOutputCapture {
-	const compiled = compileAgentSchema(schema);
+/** Builds the tool for one child. Rejects with `schema_invalid` (before any child starts) when the schema does not compile. */
+export async function createStructuredOutputTool(schema: JsonSchema): Promise<StructuredOutputCapture> {
+	const session = new SchemaSession();
+	let compiled: CompiledSchema;
+	try {
+		compiled = await session.compileAgent(schema);
+	} catch (error) {
+		session.dispose();
+		throw error;
+	}
 	let submitted = false;
 	let value: unknown;
 	let rejected = 0;
@@ -34,14 +44,15 @@ export function createStructuredOutputTool(schema: JsonSchema): StructuredOutput
 		description:
 			"Submit your final answer as structured data. Call this once, when you have the answer; the arguments " +
 			"must match the parameter schema. If it reports errors, fix them and call it again.",
-		// pi declares this schema to the model and checks calls against it before `execute` runs.
-		parameters: compiled.schema,
+		// pi declares this schema to the model and checks calls against it, on the host's thread, before `execute`.
+		parameters: piParameters(compiled.schema),
 		executionMode: "sequential",
 		async execute(_toolCallId, params) {
 			if (submitted) {
 				return textResult("A result was already recorded; this one is ignored. Stop now.", true);
 			}
-			const checked = compiled.validate(params, { root: "result" });
+			// Rejects when the check was stopped (too slow): pi reports that to the child like any tool error.
+			const checked = await compiled.validate(params, { root: "result" });
 			if (!checked.ok) {
 				rejected++;
 				// A thrown error is how a pi tool reports failure; the model sees the message and can retry.
@@ -65,6 +76,7 @@ export function createStructuredOutputTool(schema: JsonSchema): StructuredOutput
 		get rejected() {
 			return rejected;
 		},
+		dispose: () => session.dispose(),
 	};
 }
 

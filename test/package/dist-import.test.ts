@@ -17,7 +17,13 @@ return await parallel(["a", "b"].map((x) => () => agent("echo " + x)));\`;
 const result = await runWorkflowScript(source, {
 	agentRunner: async (request) => ({ id: request.key, type: request.agentType, status: "completed", result: request.prompt.toUpperCase() }),
 });
-console.log(JSON.stringify({ status: result.status, value: result.value, entry: import.meta.resolve("pi-workflows") }));
+// A schema call compiles and validates in the schema worker, started from dist/; idle, it lets the program exit.
+const schemaSource = \`export const meta = { name: "schema-from-dist", description: "plain Node" };
+return await agent("count", { schema: { type: "object", properties: { id: { type: "string", pattern: "^a+$" } } } });\`;
+const schemaResult = await runWorkflowScript(schemaSource, {
+	agentRunner: async (request) => ({ id: request.key, type: request.agentType, status: "completed", structuredOutput: { id: "aaa" } }),
+});
+console.log(JSON.stringify({ status: result.status, value: result.value, schema: schemaResult.value ?? schemaResult.error, entry: import.meta.resolve("pi-workflows") }));
 `;
 
 describe("the built package", () => {
@@ -26,12 +32,14 @@ describe("the built package", () => {
 		expect(build.code, build.stdout + build.stderr).toBe(0);
 		expect(existsSync(join(root, "dist", "sandbox", "worker.js"))).toBe(true);
 		expect(existsSync(join(root, "dist", "runtime", "guest", "prelude.js"))).toBe(true);
+		expect(existsSync(join(root, "dist", "runtime", "schema-worker-entry.js"))).toBe(true);
 
 		const program = await runCommand(process.execPath, ["--input-type=module", "-e", PROGRAM], { cwd: root });
 		expect(program.code, program.stderr).toBe(0);
 		expect(JSON.parse(program.stdout)).toEqual({
 			status: "completed",
 			value: ["ECHO A", "ECHO B"],
+			schema: { id: "aaa" },
 			entry: `file://${join(root, "dist", "index.js")}`,
 		});
 	}, 120_000);

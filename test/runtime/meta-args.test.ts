@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { isWorkflowError } from "../../src/errors.ts";
+import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { validateArgs } from "../../src/runtime/meta.ts";
 import type { JsonSchema, WorkflowMeta } from "../../src/runtime/types.ts";
+import { createFakeRunner } from "../helpers/fake-runner.ts";
+import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
+import { withLine } from "./meta-table.ts";
 
 const TARGET: JsonSchema = {
 	type: "object",
@@ -14,9 +18,9 @@ function metaWith(args?: JsonSchema): WorkflowMeta {
 	return args ? { name: "review", description: "d", args } : { name: "review", description: "d" };
 }
 
-function rejection(meta: WorkflowMeta, args: unknown) {
+async function rejection(meta: WorkflowMeta, args: unknown) {
 	try {
-		validateArgs(meta, args);
+		await validateArgs(meta, args);
 	} catch (error) {
 		if (isWorkflowError(error)) return { code: error.code, message: error.message, details: error.details };
 		throw error;
@@ -47,16 +51,16 @@ const INVALID: [name: string, args: unknown, errors: string][] = [
 ];
 
 describe("validateArgs", () => {
-	it.each(INVALID)("on %s: throws args_invalid listing the problems", (_, args, errors) => {
-		const result = rejection(metaWith(TARGET), args);
+	it.each(INVALID)("on %s: throws args_invalid listing the problems", async (_, args, errors) => {
+		const result = await rejection(metaWith(TARGET), args);
 		expect({ code: result.code, message: result.message }).toEqual({
 			code: "args_invalid",
 			message: `${PREFIX}${errors}`,
 		});
 	});
 
-	it("puts each problem in details.errors with its path, keyword and pointer", () => {
-		expect(rejection(metaWith(TARGET), { target: 1 }).details).toEqual({
+	it("puts each problem in details.errors with its path, keyword and pointer", async () => {
+		expect((await rejection(metaWith(TARGET), { target: 1 })).details).toEqual({
 			errors: [
 				{
 					path: "args.target",
@@ -69,25 +73,58 @@ describe("validateArgs", () => {
 		});
 	});
 
-	it("accepts args that match", () => {
-		expect(() => validateArgs(metaWith(TARGET), { target: "src/", depth: 2, mode: "full" })).not.toThrow();
+	it("accepts args that match", async () => {
+		await expect(validateArgs(metaWith(TARGET), { target: "src/", depth: 2, mode: "full" })).resolves.toBeUndefined();
 	});
 
-	it("without meta.args: accepts any args, including none", () => {
+	it("without meta.args: accepts any args, including none", async () => {
 		for (const args of [undefined, null, 1, "x", [1], { any: "thing" }]) {
-			expect(() => validateArgs(metaWith(), args)).not.toThrow();
+			await expect(validateArgs(metaWith(), args)).resolves.toBeUndefined();
 		}
 	});
 
-	it("with an object schema and no required properties: accepts a call without args", () => {
-		expect(() =>
+	it("with an object schema and no required properties: accepts a call without args", async () => {
+		await expect(
 			validateArgs(metaWith({ type: "object", properties: { verbose: { type: "boolean" } } }), undefined),
-		).not.toThrow();
+		).resolves.toBeUndefined();
 	});
 
-	it("with a non-object schema: checks missing args as undefined", () => {
-		expect(rejection(metaWith({ type: "string" }), undefined).message).toBe(
+	it("with a non-object schema: checks missing args as undefined", async () => {
+		expect((await rejection(metaWith({ type: "string" }), undefined)).message).toBe(
 			`${PREFIX}\`args\` must be string, found undefined`,
 		);
 	});
+});
+
+/** What ajv finds wrong with `meta.args` (in the schema worker, as the run starts) is reported at the header. */
+const COMPILE_ERRORS: [name: string, line: string, message: string][] = [
+	[
+		"an unknown type name",
+		'args: { type: "obj" },',
+		'`meta.args` is not a valid JSON Schema: `meta.args.type` must be equal to one of the allowed values: ["array","boolean","integer","null","number","object","string"]',
+	],
+	[
+		"a misspelled keyword",
+		'args: { type: "object", requird: ["target"] },',
+		'`meta.args` is not a valid JSON Schema: strict mode: unknown keyword: "requird"',
+	],
+];
+
+describe("runWorkflowScript with a `meta.args` ajv refuses", () => {
+	checkSandboxLeaks();
+
+	it.each(COMPILE_ERRORS)(
+		"on %s: fails before run_start with meta_invalid at the header",
+		async (_, line, message) => {
+			const fake = createFakeRunner();
+			const types: string[] = [];
+			const result = await runWorkflowScript(withLine(line), {
+				agentRunner: fake.runner,
+				onProgress: (event) => types.push(event.type),
+			});
+			expect(result.error).toMatchObject({ code: "meta_invalid", message: `${message} (4:8)`, line: 4, column: 8 });
+			expect(types).not.toContain("run_start");
+			expect(fake.requests).toHaveLength(0);
+		},
+	);
 });

@@ -57,6 +57,33 @@ describe("createPiAgentRunner: schema calls", () => {
 		expect(errorText).toContain("severity");
 	});
 
+	it("a backtracking pattern never reaches pi's own check: our check in the schema worker rejects the submission", async () => {
+		const schema: JsonSchema = {
+			type: "object",
+			properties: { id: { type: "string", pattern: "^(a+)+$" } },
+			required: ["id"],
+		};
+		fx.faux.route("Name it", [
+			// pi's validator runs the pattern with a backtracking engine: on this it would not finish for minutes.
+			submit({ id: `${"a".repeat(40)}!` }),
+			(request) => {
+				expect(request.last).toMatchObject({ role: "toolResult", isError: true });
+				return submit({ id: "aaa" });
+			},
+		]);
+		const result = await fx.runner()(fx.request({ prompt: "Name it", schema }), fx.context());
+		expect(result).toMatchObject({ status: "completed", structuredOutput: { id: "aaa" }, toolUses: 2 });
+		expect(fx.faux.requests[1].last.text).toContain('`result.id` must match pattern "^(a+)+$"');
+		const declared = fx.faux.requests[0].messages
+			.flatMap((message) => (message.role === "system" ? (message.toolsAdded ?? []) : []))
+			.find((tool) => tool.name === "submit_result");
+		expect(declared?.parameters).toEqual({
+			type: "object",
+			properties: { id: { type: "string", description: "(must match the regular expression /^(a+)+$/)" } },
+			required: ["id"],
+		});
+	});
+
 	it("a valid submission ends the child's run without another model turn", async () => {
 		fx.faux.route("Find bugs", [submit({ count: 1, titles: ["x"] }), fauxAssistantMessage("unused")]);
 		await fx.runner()(fx.request({ prompt: "Find bugs", schema: FINDINGS }), fx.context());

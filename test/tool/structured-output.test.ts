@@ -15,13 +15,13 @@ const SCHEMA = {
 };
 
 /** Calls the tool the way pi would after its own argument check; this tool never reads the context. */
-function submit(capture: ReturnType<typeof createStructuredOutputTool>, params: unknown) {
+function submit(capture: Awaited<ReturnType<typeof createStructuredOutputTool>>, params: unknown) {
 	return capture.tool.execute("call-1", params, undefined, undefined, {} as ExtensionToolContext);
 }
 
 describe("createStructuredOutputTool", () => {
-	it("declares the schema as the tool's parameters under the name submit_result", () => {
-		const capture = createStructuredOutputTool(SCHEMA);
+	it("declares the schema as the tool's parameters under the name submit_result", async () => {
+		const capture = await createStructuredOutputTool(SCHEMA);
 		expect(capture.tool.name).toBe(STRUCTURED_OUTPUT_TOOL_NAME);
 		expect(capture.tool.name).toBe("submit_result");
 		expect(capture.tool.parameters).toEqual(SCHEMA);
@@ -29,7 +29,7 @@ describe("createStructuredOutputTool", () => {
 	});
 
 	it("on an invalid submission: throws the ajv errors for the child and records nothing", async () => {
-		const capture = createStructuredOutputTool(SCHEMA);
+		const capture = await createStructuredOutputTool(SCHEMA);
 		await expect(submit(capture, { title: "ab", extra: 1 })).rejects.toThrow(
 			"The result does not match the schema: `result` must NOT have additional properties: `extra`; `result.title` must NOT have fewer than 3 characters. Fix these and call submit_result again.",
 		);
@@ -37,7 +37,7 @@ describe("createStructuredOutputTool", () => {
 	});
 
 	it("on a valid submission: records it and ends the run", async () => {
-		const capture = createStructuredOutputTool(SCHEMA);
+		const capture = await createStructuredOutputTool(SCHEMA);
 		const result = await submit(capture, { title: "abc", score: 1 });
 		expect(result.terminate).toBe(true);
 		expect(result.content).toEqual([
@@ -47,7 +47,7 @@ describe("createStructuredOutputTool", () => {
 	});
 
 	it("keeps the first valid submission when the child submits twice", async () => {
-		const capture = createStructuredOutputTool(SCHEMA);
+		const capture = await createStructuredOutputTool(SCHEMA);
 		await submit(capture, { title: "first" });
 		const second = await submit(capture, { title: "second" });
 		expect(second.content[0]).toEqual({
@@ -57,15 +57,43 @@ describe("createStructuredOutputTool", () => {
 		expect(capture.value).toEqual({ title: "first" });
 	});
 
-	it("on a schema that does not compile: throws schema_invalid", () => {
+	it("on a schema that does not compile: throws schema_invalid", async () => {
 		let error: unknown;
 		try {
-			createStructuredOutputTool({ type: "object", properties: { a: { type: "strnig" } } });
+			await createStructuredOutputTool({ type: "object", properties: { a: { type: "strnig" } } });
 		} catch (thrown) {
 			error = thrown;
 		}
 		expect(error).toBeInstanceOf(WorkflowError);
 		expect((error as WorkflowError).code).toBe("schema_invalid");
+	});
+
+	it("hands pi a copy without the keywords pi would run on the host's thread, told to the model in words", async () => {
+		const capture = await createStructuredOutputTool({
+			type: "object",
+			properties: {
+				id: { type: "string", pattern: "^(a+)+$", description: "The id" },
+				tags: { type: "array", items: { type: "string", format: "email" }, uniqueItems: true },
+				extra: { type: "object", patternProperties: { "^x-": { type: "string" } }, additionalProperties: false },
+			},
+		});
+		expect(capture.tool.parameters).toEqual({
+			type: "object",
+			properties: {
+				id: { type: "string", description: "The id (must match the regular expression /^(a+)+$/)" },
+				tags: {
+					type: "array",
+					items: { type: "string", description: '(must be in the format "email")' },
+					description: "(items must be unique)",
+				},
+				extra: { type: "object", description: "(properties whose names match /^x-/ are allowed too)" },
+			},
+		});
+		// Our own check still enforces all of it.
+		await expect(submit(capture, { id: "aab", tags: ["a@b.co", "a@b.co"], extra: { y: 1 } })).rejects.toThrow(
+			'The result does not match the schema: `result.id` must match pattern "^(a+)+$"; `result.tags` must NOT have duplicate items (items ## 1 and 0 are identical); `result.extra` must NOT have additional properties: `y`. Fix these and call submit_result again.',
+		);
+		capture.dispose();
 	});
 });
 
