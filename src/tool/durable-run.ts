@@ -5,21 +5,11 @@
  */
 import { join } from "node:path";
 import { WorkflowError } from "../errors.ts";
-import type { RunJournal, RunLock, RunRecord, RunStore } from "../runs/index.ts";
-import type {
-	JsonValue,
-	WorkflowJournal,
-	WorkflowJournalEntry,
-	WorkflowMeta,
-	WorkflowRunResult,
-} from "../runtime/types.ts";
+import type { RunCreateOptions, RunJournal, RunLock, RunRecord, RunStore } from "../runs/index.ts";
+import type { WorkflowJournal, WorkflowJournalEntry, WorkflowMeta, WorkflowRunResult } from "../runtime/types.ts";
 
 /** What a run was started from, as run.json keeps it. */
-export interface DurableSource {
-	script: string;
-	filename: string;
-	args?: JsonValue;
-}
+export type DurableSource = Required<Pick<RunCreateOptions, "script" | "filename">> & Pick<RunCreateOptions, "args">;
 
 /** How a durable run ended, for the tool's summary. */
 export interface DurableOutcome {

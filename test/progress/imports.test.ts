@@ -1,17 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { sourceFolder } from "../helpers/imports.ts";
 
-const DIR = new URL("../../src/progress/", import.meta.url);
-const files = readdirSync(DIR).filter((name) => name.endsWith(".ts"));
-
-/** Every import statement of a file, as `{ typeOnly, from }`. */
-function importsOf(name: string) {
-	const source = readFileSync(new URL(name, DIR), "utf8");
-	return [...source.matchAll(/^import\s+(type\s+)?[^;]*?from\s+"([^"]+)";/gms)].map((match) => ({
-		typeOnly: match[1] !== undefined,
-		from: match[2] ?? "",
-	}));
-}
+const { files, importsOf } = sourceFolder("progress");
 
 describe("src/progress imports", () => {
 	it("finds the files it checks", () => {
