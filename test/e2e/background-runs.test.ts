@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { getAgentDir } from "@earendil-works/pi-coding-agent";
+import { type ExtensionUIContext, getAgentDir } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createParentSession, type ParentSession } from "../../scripts/parent-session.ts";
 import type { WorkflowProgressDetails } from "../../src/progress/index.ts";
@@ -154,6 +154,42 @@ describe("background workflow runs in a real pi session", () => {
 		expect(completions()[0]?.last.text).toContain(
 			`1 agent result is saved. Resume with workflow({ resume: "${runId}" })`,
 		);
+	});
+
+	it("/workflows in the TUI: lists the live run first, and stops it once the person confirms", async () => {
+		harness.route(PARENT_TASK, [
+			call("workflow", { script: SCRIPT, background: true }),
+			fauxAssistantMessage("started"),
+			fauxAssistantMessage("saw the completion"),
+		]);
+		harness.route("first child", [fauxAssistantMessage("A")]);
+		harness.route("second child", [untilAborted()]);
+		await startParent();
+		// A person at the terminal: picks the first run in the list, says yes to stopping it.
+		const offered: string[][] = [];
+		const shown: string[] = [];
+		const person: Record<string, unknown> = {
+			select: async (_title: string, options: string[]) => {
+				offered.push(options);
+				return options[0];
+			},
+			confirm: async () => true,
+			notify: (text: string) => shown.push(text),
+		};
+		const uiContext = new Proxy(person, {
+			get: (target, key) => (key in target ? target[key as string] : () => undefined),
+		}) as unknown as ExtensionUIContext;
+		await parent.session.bindExtensions({ uiContext, mode: "tui" });
+		await parent.session.prompt(PARENT_TASK);
+		const runId = toolResults("workflow")[0]?.details.runId ?? "";
+		await until(() => harness.requests.some((r) => r.task.includes("second child")), "the second child");
+
+		await parent.session.prompt("/workflows");
+		expect(offered[0]?.[0]).toMatch(new RegExp(`^${runId} · bg · running \\(background\\)`));
+		await until(() => shown.length > 0, "the stopped run's view");
+		expect(harness.requests.find((r) => r.task.includes("second child"))?.signal?.aborted).toBe(true);
+		expect(shown[0]).toContain(`Run ${runId} (bg): stopped`);
+		expect(shown[0]).toContain(`Resume: workflow({ resume: "${runId}" })`);
 	});
 
 	it("on session shutdown: stops the run, with its snapshot written as stopped", async () => {
