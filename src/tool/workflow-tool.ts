@@ -175,7 +175,13 @@ export function createWorkflowTool(
 			if (id !== undefined) {
 				registry.add(run.live(id, true));
 				run.finished.then(
-					(outcome) => options.notify?.(completionMessage(outcome, durable.snapshotPath)),
+					(outcome) => {
+						try {
+							options.notify?.(completionMessage(outcome, durable.snapshotPath));
+						} catch {
+							// The session is gone (pi exited mid-run): the run's record says how it ended.
+						}
+					},
 					() => undefined,
 				);
 				return startedResult(id, run);
