@@ -32,8 +32,9 @@ export function runRecord(dir: string, initial: RunInfo): RunRecord {
 		},
 		journal: () => openRunJournal(join(dir, "journal.jsonl"), id),
 		acquire: () => acquireRunLock(dir, id),
-		async writeSnapshot(result: WorkflowRunResult): Promise<RunSnapshot> {
-			const snapshot: RunSnapshot = { ...result, runId: id, endedAt: new Date().toISOString() };
+		async writeSnapshot(result: WorkflowRunResult, extra = {}): Promise<RunSnapshot> {
+			const progress = typeof extra.progress === "string" ? { progress: extra.progress } : {};
+			const snapshot: RunSnapshot = { ...result, runId: id, endedAt: new Date().toISOString(), ...progress };
 			await writeFileAtomic(snapshotPath, `${JSON.stringify(snapshot, null, "\t")}\n`);
 			return snapshot;
 		},

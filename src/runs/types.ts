@@ -50,6 +50,8 @@ export interface RunSnapshot extends WorkflowRunResult {
 	runId: string;
 	/** ISO time the snapshot was written. */
 	endedAt: string;
+	/** The run's final progress as text (phases, agents, failures), when the host gave it. */
+	progress?: string;
 }
 
 /** A run's status in a list: a live lock means `running`; no snapshot and no live lock means a crash left it `interrupted`. */
@@ -129,7 +131,7 @@ export interface RunRecord {
 	/** Loads the journal and opens it for appending. Use it under `acquire()`: one writer per run. */
 	journal(): Promise<RunJournal>;
 	/** Writes `snapshot.json` atomically (replacing a previous one) and returns it. */
-	writeSnapshot(result: WorkflowRunResult): Promise<RunSnapshot>;
+	writeSnapshot(result: WorkflowRunResult, extra?: { progress?: string }): Promise<RunSnapshot>;
 	/** The snapshot, or undefined when the run has not ended (or crashed). */
 	readSnapshot(): Promise<RunSnapshot | undefined>;
 	/** Takes the run for this process; refused with `run_busy` while a live process holds it. */

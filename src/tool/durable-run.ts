@@ -124,14 +124,14 @@ export class DurableRun {
 	}
 
 	/** Writes the snapshot and lets go of the run. Never throws: a store that fails is reported in the outcome. */
-	async finish(result: WorkflowRunResult): Promise<DurableOutcome> {
+	async finish(result: WorkflowRunResult, progress?: string): Promise<DurableOutcome> {
 		await this.making;
 		this.resolveRecorded(this.record?.id);
 		const saved = this.opened?.size ?? 0;
 		if (this.record) {
 			try {
 				await this.opened?.close();
-				await this.record.writeSnapshot(result);
+				await this.record.writeSnapshot(result, progress !== undefined ? { progress } : {});
 			} catch (error) {
 				this.problem ??= messageOf(error);
 			}

@@ -7,6 +7,9 @@ import { formatWorkflowProgress } from "../progress/index.ts";
 import type { RunStore, RunSummary } from "../runs/index.ts";
 import type { RunRegistry } from "./run-registry.ts";
 
+/** What to do with an ended run that saved no agent result (a resume would be refused). */
+const RUN_AGAIN = "No agent result was saved: run the workflow again to retry.";
+
 /** Runs a list shows. */
 const LIST_LIMIT = 20;
 
@@ -57,6 +60,12 @@ export async function describeRun(store: RunStore, registry: RunRegistry, id: st
 		return `Run ${id} (${name}) was interrupted (no snapshot: the process ended while it ran); ${journal?.agents ?? 0} agent results are saved.\n${resume}`;
 	}
 	const { counts, usage, failures } = snapshot;
+	if (snapshot.progress !== undefined) {
+		const next = snapshot.status === "completed" ? [] : [counts.completed > 0 ? resume : RUN_AGAIN];
+		return [`Run ${id} (${name}): ${snapshot.status}, ended ${snapshot.endedAt}`, snapshot.progress, ...next].join(
+			"\n",
+		);
+	}
 	const lines = [
 		`Run ${id} (${name}): ${snapshot.status}, ended ${snapshot.endedAt}, ${formatDuration(snapshot.durationMs)}`,
 		`Agents: ${counts.completed} completed, ${counts.failed} failed, ${counts.skipped} skipped of ${counts.calls} · ${formatTokens(usage.total)} tokens`,
@@ -66,7 +75,8 @@ export async function describeRun(store: RunStore, registry: RunRegistry, id: st
 		lines.push(`  ✗ ${failure.label ?? `${failure.kind}[${failure.index}]`}: ${failure.cause}`);
 	}
 	if (failures.length > 10) lines.push(`  … and ${failures.length - 10} more failures`);
-	if (snapshot.status !== "completed") lines.push(resume);
+	// A resume replays finished agents and refuses a run that has none: then the only way on is to run it again.
+	if (snapshot.status !== "completed") lines.push(counts.completed > 0 ? resume : RUN_AGAIN);
 	return lines.join("\n");
 }
 

@@ -7,6 +7,7 @@ import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import {
 	createWorkflowProgressTracker,
 	createWorkflowProgressUi,
+	formatWorkflowProgress,
 	type WorkflowProgressEnvelope,
 	type WorkflowProgressOutcome,
 	type WorkflowProgressUiOptions,
@@ -46,6 +47,13 @@ export interface ToolRunSetup {
 	ui: WorkflowProgressUiOptions;
 }
 
+/** Characters of the final progress text a run's snapshot keeps. */
+const PROGRESS_CHARS = 16 * 1024;
+
+function boundedText(text: string): string {
+	return text.length <= PROGRESS_CHARS ? text : `${text.slice(0, PROGRESS_CHARS - 1)}…`;
+}
+
 /** Starts the run at once. */
 export function startToolRun(setup: ToolRunSetup): ToolRun {
 	const { durable } = setup;
@@ -78,8 +86,9 @@ export function startToolRun(setup: ToolRunSetup): ToolRun {
 			ui.dispose();
 			throw error;
 		}
-		const saved = await durable.finish(result);
 		const outcome = tracker.complete(result);
+		// The final envelope as text is what `/workflows` shows of the run once it has ended.
+		const saved = await durable.finish(result, boundedText(formatWorkflowProgress(outcome.envelope)));
 		ui.update(outcome.envelope);
 		ui.dispose();
 		return { ...outcome, result, saved };
