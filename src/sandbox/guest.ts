@@ -104,9 +104,17 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number, maxDepth: numb
 	let ancestors = new WeakSetCtor<object>();
 	let pathKeys: Record<number, string | number | symbol> = createObject(null);
 
+	// A path deeper than this shows its first and last keys around a count, so a message stays readable.
+	const PATH_SHOWN = 12;
+
 	function formatPath(depth: number): string {
 		let path = StringCtor(pathKeys[0]);
 		for (let i = 1; i <= depth; i++) {
+			if (depth > 2 * PATH_SHOWN && i === PATH_SHOWN + 1) {
+				path += `…(${depth - 2 * PATH_SHOWN} more levels)…`;
+				i = depth - PATH_SHOWN;
+				continue;
+			}
 			const key = pathKeys[i];
 			if (typeof key === "number") path += `[${key}]`;
 			else if (typeof key === "symbol") path += `[${StringCtor(key)}]`;

@@ -51,7 +51,12 @@ describe("stack limit", () => {
 	])("on %s nested past 1,000 levels: refuses it by path before it crosses", async (_name, source) => {
 		const outcome = await runOnce(request(source));
 		expect(outcome).toMatchObject({ ok: false, error: { kind: "value_not_json" } });
-		if (!outcome.ok) expect(outcome.error.message).toContain("is nested more than 1000 levels deep");
+		// The path keeps its first and last twelve keys around a count, so the message stays readable.
+		if (!outcome.ok) {
+			expect(outcome.error.message).toContain(
+				`\`result${"[0]".repeat(12)}…(976 more levels)…${"[0]".repeat(12)}\` is nested more than 1000 levels deep`,
+			);
+		}
 	});
 
 	it("lets a value nested exactly 1,000 levels cross", async () => {
