@@ -84,7 +84,7 @@ function checkCall(message: Fields, run: WireRun): CheckedMessage {
 	}
 	// The guest's encoder never nests deeper (the arguments array adds one level); a forged deeper value would cost
 	// the host a long parse, and more than its own stack in every later JSON.stringify of an event.
-	if (nestingOf(argsJson) > MAX_WIRE_DEPTH + 1) {
+	if (nestsDeeperThan(argsJson, MAX_WIRE_DEPTH + 1)) {
 		return corrupt(`the arguments of \`${name}\` nest deeper than ${MAX_WIRE_DEPTH} levels`);
 	}
 	const args = parseJson(argsJson);
@@ -103,7 +103,7 @@ function checkDone(message: Fields, run: WireRun): CheckedMessage {
 		if (typeof json !== "string") return corrupt(`the run's value is ${typeName(json)}, not JSON text`);
 		if (json.length > run.maxValueBytes)
 			return corrupt(`the run's value is longer than ${run.maxValueBytes} characters`);
-		if (nestingOf(json) > MAX_WIRE_DEPTH)
+		if (nestsDeeperThan(json, MAX_WIRE_DEPTH))
 			return corrupt(`the run's value nests deeper than ${MAX_WIRE_DEPTH} levels`);
 		const value = parseJson(json);
 		if (!value) return corrupt("the run's value is not valid JSON");
@@ -163,6 +163,21 @@ function checkError(error: unknown, run: WireRun): GuestError | string {
 
 function isPosition(value: unknown): value is number {
 	return Number.isSafeInteger(value) && (value as number) >= 1;
+}
+
+/**
+ * Whether the arrays and objects of JSON text nest deeper than `max`. Text with no more than `max` brackets cannot,
+ * and counting them with native `indexOf` costs little on the megabytes a call may carry (the exact scan costs more
+ * than parsing them); only text with more brackets gets the exact scan.
+ */
+function nestsDeeperThan(text: string, max: number): boolean {
+	let brackets = 0;
+	for (const open of ["[", "{"]) {
+		for (let at = text.indexOf(open); at !== -1; at = text.indexOf(open, at + 1)) {
+			if (++brackets > max) return nestingOf(text) > max;
+		}
+	}
+	return false;
 }
 
 /** How deep the arrays and objects of JSON text nest, in one pass that skips strings (no parse, no recursion). */
