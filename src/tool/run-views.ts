@@ -66,7 +66,10 @@ export async function describeRun(store: RunStore, registry: RunRegistry, id: st
 		lines.push(`  ✗ ${failure.label ?? `${failure.kind}[${failure.index}]`}: ${failure.cause}`);
 	}
 	if (failures.length > 10) lines.push(`  … and ${failures.length - 10} more failures`);
-	if (snapshot.status !== "completed") lines.push(resume);
+	// A resume replays finished agents and refuses a run that has none: then the only way on is to run it again.
+	if (snapshot.status !== "completed") {
+		lines.push(counts.completed > 0 ? resume : "No agent result was saved: run the workflow again to retry.");
+	}
 	return lines.join("\n");
 }
 

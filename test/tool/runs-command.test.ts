@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createWorkflowProgressTracker } from "../../src/progress/index.ts";
 import { createRunStore, type RunStore } from "../../src/runs/index.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
+import { DurableRun } from "../../src/tool/durable-run.ts";
 import { RunRegistry } from "../../src/tool/run-registry.ts";
 import { describeRun, listRuns } from "../../src/tool/run-views.ts";
 import { createWorkflowsCommand } from "../../src/tool/runs-command.ts";
@@ -133,6 +134,15 @@ describe("/workflows", () => {
 		expect(text).toContain(`Run ${id} (t): failed`);
 		expect(text).toContain("Error (script_error): Uncaught late bug");
 		expect(text).toContain(`Resume: workflow({ resume: "${id}" })`);
+	});
+
+	it("a run that ended before any agent finished: says to run it again, not to resume (a resume is refused)", async () => {
+		const id = await storedRun(`throw new Error("early bug");`);
+		const text = await describeRun(store, registry, id);
+		expect(text).toContain(`Run ${id} (t): failed`);
+		expect(text).toContain("No agent result was saved: run the workflow again to retry.");
+		expect(text).not.toContain("Resume:");
+		await expect(DurableRun.resume(store, id)).rejects.toMatchObject({ code: "run_not_resumable" });
 	});
 
 	it("a run without a snapshot and without a live lock is listed as interrupted", async () => {
