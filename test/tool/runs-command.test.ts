@@ -22,6 +22,7 @@ checkSandboxLeaks();
 /** A command context whose UI answers as a person would and records what it was shown. */
 function fakeContext(cwd: string, mode: "tui" | "print", answers: { select?: number; confirm?: boolean } = {}) {
 	const shown: string[] = [];
+	const asked: string[] = [];
 	let offered: string[] = [];
 	const ctx = {
 		cwd,
@@ -32,10 +33,13 @@ function fakeContext(cwd: string, mode: "tui" | "print", answers: { select?: num
 				offered = options;
 				return answers.select === undefined ? undefined : options[answers.select];
 			},
-			confirm: async () => answers.confirm ?? false,
+			confirm: async (title: string, message: string) => {
+				asked.push(`${title}\n${message}`);
+				return answers.confirm ?? false;
+			},
 		},
 	} as unknown as ExtensionCommandContext;
-	return { ctx, shown, offered: () => offered };
+	return { ctx, shown, asked, offered: () => offered };
 }
 
 describe("/workflows", () => {
@@ -117,9 +121,13 @@ describe("/workflows", () => {
 
 	it("in the TUI: nothing is stopped when the person declines", async () => {
 		const stopped = liveRun("wf-20261201-120000-live03");
-		const { ctx } = fakeContext(cwd, "tui", { select: 0, confirm: false });
+		const { ctx, asked } = fakeContext(cwd, "tui", { select: 0, confirm: false });
 		await createWorkflowsCommand({ registry, storeFor: () => store }).handler("", ctx);
 		expect(stopped).toEqual([]);
+		// The question shows the run, not the tool call a model would use to stop it.
+		expect(asked).toHaveLength(1);
+		expect(asked[0]).toMatch(/^Stop run wf-20261201-120000-live03\?\nWorkflow workflow: running/);
+		expect(asked[0]).not.toContain("workflow_runs(");
 	});
 
 	it("with no runs yet: says so", async () => {
