@@ -43,8 +43,9 @@ export async function listRuns(store: RunStore, registry: RunRegistry, now = Dat
 /** One run in full: phases, agents and failures while it is live; its snapshot once it has ended. */
 export async function describeRun(store: RunStore, registry: RunRegistry, id: string): Promise<string> {
 	const live = registry.get(id);
+	// Times run to now: the envelope's own clock stops at its last event, which can be long ago for a waiting run.
 	if (live)
-		return `${formatWorkflowProgress(live.envelope())}\nStop it: workflow_runs({ action: "stop", runId: "${id}" })`;
+		return `${formatWorkflowProgress(live.envelope(), { now: Date.now() })}\nStop it: workflow_runs({ action: "stop", runId: "${id}" })`;
 	const record = await store.open(id);
 	const snapshot = await record.readSnapshot();
 	const name = record.info.meta?.name ?? "workflow";

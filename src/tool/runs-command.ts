@@ -55,7 +55,7 @@ async function showRuns({ registry, storeFor }: WorkflowsCommandOptions, ctx: Ex
 		return;
 	}
 	// The person answers with Yes or No: the tool call that stops a run is for the model, not for this dialog.
-	if (await ctx.ui.confirm(`Stop run ${row.id}?`, formatWorkflowProgress(live.envelope()))) {
+	if (await ctx.ui.confirm(`Stop run ${row.id}?`, formatWorkflowProgress(live.envelope(), { now: Date.now() }))) {
 		live.stop("Stopped from /workflows");
 		await live.settled;
 		ctx.ui.notify(await describeRun(store, registry, row.id), "info");

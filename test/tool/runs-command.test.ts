@@ -80,7 +80,12 @@ describe("/workflows", () => {
 			name: "live-one",
 			background: true,
 			startedAt: Date.now() - 5000,
-			envelope: () => createWorkflowProgressTracker().getEnvelope(),
+			// Its last event was when it started, 5 s ago.
+			envelope: () => ({
+				...createWorkflowProgressTracker().getEnvelope(),
+				startedAt: Date.now() - 5000,
+				updatedAt: Date.now() - 5000,
+			}),
 			stop: (reason) => {
 				stopped.push(reason);
 				settle();
@@ -126,7 +131,7 @@ describe("/workflows", () => {
 		expect(stopped).toEqual([]);
 		// The question shows the run, not the tool call a model would use to stop it.
 		expect(asked).toHaveLength(1);
-		expect(asked[0]).toMatch(/^Stop run wf-20261201-120000-live03\?\nWorkflow workflow: running/);
+		expect(asked[0]).toMatch(/^Stop run wf-20261201-120000-live03\?\nWorkflow workflow: running · 5\.\ds$/m);
 		expect(asked[0]).not.toContain("workflow_runs(");
 	});
 
@@ -134,6 +139,13 @@ describe("/workflows", () => {
 		const { ctx, shown } = fakeContext(cwd, "tui");
 		await createWorkflowsCommand({ registry, storeFor: () => store }).handler("", ctx);
 		expect(shown).toEqual(["No workflow runs in this project yet."]);
+	});
+
+	it("a live run: its times run to now, not to its last event, and it gives the stop call", async () => {
+		liveRun("wf-20261201-120000-live04");
+		const text = await describeRun(store, registry, "wf-20261201-120000-live04");
+		expect(text).toMatch(/^Workflow workflow: running · 5\.\ds$/m);
+		expect(text).toContain('Stop it: workflow_runs({ action: "stop", runId: "wf-20261201-120000-live04" })');
 	});
 
 	it("a run that failed names its error and gives the resume call", async () => {
