@@ -74,9 +74,10 @@ export async function describeRun(store: RunStore, registry: RunRegistry, id: st
 	return lines.join("\n");
 }
 
+/** A run of the store: "done" counts finished agents only, so a run stopped early does not read as one that ran none. */
 function storedRow(summary: RunSummary, now: number): string {
 	const age = formatDuration(Math.max(0, now - Date.parse(summary.endedAt ?? summary.createdAt)));
 	const where = summary.status === "running" && summary.lock ? ` (process ${summary.lock.pid})` : "";
 	const problem = summary.problem ? ` · unreadable: ${summary.problem}` : "";
-	return `${summary.id} · ${summary.name ?? "?"} · ${summary.status}${where} · ${age} ago · ${summary.agents} agents · ${formatTokens(summary.tokens)} tokens${problem}`;
+	return `${summary.id} · ${summary.name ?? "?"} · ${summary.status}${where} · ${age} ago · ${summary.agents} ${summary.agents === 1 ? "agent" : "agents"} done · ${formatTokens(summary.tokens)} tokens${problem}`;
 }

@@ -102,7 +102,7 @@ describe("/workflows", () => {
 		await createWorkflowsCommand({ registry, storeFor: () => store }).handler("", ctx);
 		const lines = shown[0]?.split("\n") ?? [];
 		expect(lines[0]).toMatch(/^wf-20261201-120000-live01 · live-one · running \(background\) · 5\.\ds · 0\/0 agents/);
-		expect(lines[1]).toMatch(new RegExp(`^${done} · t · completed · .* ago · 1 agents · 10 tokens$`));
+		expect(lines[1]).toMatch(new RegExp(`^${done} · t · completed · .* ago · 1 agent done · 10 tokens$`));
 	});
 
 	it("in the TUI: choosing a finished run shows its failures and the resume call", async () => {
