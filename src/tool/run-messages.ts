@@ -52,7 +52,9 @@ export function startedResult(id: string, run: ToolRun): AgentToolResult<Workflo
 /** The one message a background run sends when it ends: status, summary, a bounded result, census, usage, resume. */
 export function completionMessage(outcome: ToolRunOutcome, snapshot: string | undefined): WorkflowRunMessage {
 	const { result, saved, envelope, summary } = outcome;
-	const head = `Background workflow run${saved.runId ? ` \`${saved.runId}\`` : ""} ended: ${summary}${runText(result, saved)}`;
+	// The first line names the run already: a completed, fully saved run needs no second line saying where it is.
+	const kept = result.status === "completed" && saved.runId && !saved.problem ? "" : runText(result, saved);
+	const head = `Background workflow run${saved.runId ? ` \`${saved.runId}\`` : ""} ended: ${summary}${kept}`;
 	const where = snapshot ? `\nThe whole result is in ${snapshot}.` : "";
 	const bounded = workflowProgressResult(envelope, head + where, { maxTextBytes: MESSAGE_TEXT_BYTES });
 	const text = bounded.content.map((part) => part.text).join("\n");

@@ -46,8 +46,9 @@ export async function listRuns(store: RunStore, registry: RunRegistry, now = Dat
 /** One run in full: phases, agents and failures while it is live; its snapshot once it has ended. */
 export async function describeRun(store: RunStore, registry: RunRegistry, id: string): Promise<string> {
 	const live = registry.get(id);
+	// Times run to now: the envelope's own clock stops at its last event, which can be long ago for a waiting run.
 	if (live)
-		return `${formatWorkflowProgress(live.envelope())}\nStop it: workflow_runs({ action: "stop", runId: "${id}" })`;
+		return `${formatWorkflowProgress(live.envelope(), { now: Date.now() })}\nStop it: workflow_runs({ action: "stop", runId: "${id}" })`;
 	const record = await store.open(id);
 	const snapshot = await record.readSnapshot();
 	const name = record.info.meta?.name ?? "workflow";
@@ -80,9 +81,10 @@ export async function describeRun(store: RunStore, registry: RunRegistry, id: st
 	return lines.join("\n");
 }
 
+/** A run of the store: "done" counts finished agents only, so a run stopped early does not read as one that ran none. */
 function storedRow(summary: RunSummary, now: number): string {
 	const age = formatDuration(Math.max(0, now - Date.parse(summary.endedAt ?? summary.createdAt)));
 	const where = summary.status === "running" && summary.lock ? ` (process ${summary.lock.pid})` : "";
 	const problem = summary.problem ? ` · unreadable: ${summary.problem}` : "";
-	return `${summary.id} · ${summary.name ?? "?"} · ${summary.status}${where} · ${age} ago · ${summary.agents} agents · ${formatTokens(summary.tokens)} tokens${problem}`;
+	return `${summary.id} · ${summary.name ?? "?"} · ${summary.status}${where} · ${age} ago · ${summary.agents} ${summary.agents === 1 ? "agent" : "agents"} done · ${formatTokens(summary.tokens)} tokens${problem}`;
 }

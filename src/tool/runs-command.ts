@@ -3,6 +3,7 @@
  * shows it and, for a run of this session, offers to stop it. Elsewhere the same list is printed as text.
  */
 import type { ExtensionCommandContext, RegisteredCommand } from "@earendil-works/pi-coding-agent";
+import { formatWorkflowProgress } from "../progress/index.ts";
 import type { RunStore } from "../runs/index.ts";
 import type { RunRegistry } from "./run-registry.ts";
 import { describeRun, listRuns } from "./run-views.ts";
@@ -48,13 +49,13 @@ async function showRuns({ registry, storeFor }: WorkflowsCommandOptions, ctx: Ex
 	);
 	const row = rows.find((candidate) => candidate.text === chosen);
 	if (!row) return;
-	const text = await describeRun(store, registry, row.id);
 	const live = registry.get(row.id);
 	if (!live) {
-		ctx.ui.notify(text, "info");
+		ctx.ui.notify(await describeRun(store, registry, row.id), "info");
 		return;
 	}
-	if (await ctx.ui.confirm(`Stop run ${row.id}?`, text)) {
+	// The person answers with Yes or No: the tool call that stops a run is for the model, not for this dialog.
+	if (await ctx.ui.confirm(`Stop run ${row.id}?`, formatWorkflowProgress(live.envelope(), { now: Date.now() }))) {
 		live.stop("Stopped from /workflows");
 		await live.settled;
 		ctx.ui.notify(await describeRun(store, registry, row.id), "info");

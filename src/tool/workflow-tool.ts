@@ -120,6 +120,9 @@ export function createWorkflowTool(
 	const makeRunner = options.createRunner ?? defaultRunner;
 	const runsRoot = options.runsRoot ?? join(agentDir, "workflow-runs");
 	const registry = options.registry ?? new RunRegistry();
+	// Runs of one session can overlap (background ones, or parallel calls): each needs widget and status keys of its
+	// own, or the first to end takes the others' away. A counter, since two calls can start in the same millisecond.
+	let runCount = 0;
 	/** One call: the script (the resumed run's unless one is given), its record, the run, and what the model sees. */
 	async function runDurably(
 		params: WorkflowToolParams,
@@ -161,7 +164,11 @@ export function createWorkflowTool(
 			durable,
 			record: source,
 			ctx,
-			ui: background ? { widgetKey: `workflow-progress-${Date.now()}` } : onUpdate ? { onUpdate } : {},
+			ui: {
+				widgetKey: `workflow-progress-${++runCount}`,
+				statusKey: `workflow-${runCount}`,
+				...(!background && onUpdate ? { onUpdate } : {}),
+			},
 		});
 		const warnings = types.warnings.length > 0 ? `\nAgent file warnings:\n${types.warnings.join("\n")}` : "";
 		const blockingNote =

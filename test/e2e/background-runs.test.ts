@@ -120,6 +120,8 @@ describe("background workflow runs in a real pi session", () => {
 		const message = completions()[0]?.last.text ?? "";
 		expect(message).toContain(`Background workflow run \`${runId}\` ended`);
 		expect(message).toContain('"a": "A"');
+		// The first line names the run; a completed one needs no second line saying so again.
+		expect(message).not.toContain(`Run \`${runId}\`.`);
 		await new Promise((resolve) => setTimeout(resolve, 300));
 		expect(completions()).toHaveLength(1);
 

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createWorkflowProgressTracker } from "../../src/progress/index.ts";
 import { createRunStore, type RunStore } from "../../src/runs/index.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
+import { DurableRun } from "../../src/tool/durable-run.ts";
 import { RunRegistry } from "../../src/tool/run-registry.ts";
 import { describeRun, listRuns } from "../../src/tool/run-views.ts";
 import { createWorkflowsCommand } from "../../src/tool/runs-command.ts";
@@ -21,6 +22,7 @@ checkSandboxLeaks();
 /** A command context whose UI answers as a person would and records what it was shown. */
 function fakeContext(cwd: string, mode: "tui" | "print", answers: { select?: number; confirm?: boolean } = {}) {
 	const shown: string[] = [];
+	const asked: string[] = [];
 	let offered: string[] = [];
 	const ctx = {
 		cwd,
@@ -31,10 +33,13 @@ function fakeContext(cwd: string, mode: "tui" | "print", answers: { select?: num
 				offered = options;
 				return answers.select === undefined ? undefined : options[answers.select];
 			},
-			confirm: async () => answers.confirm ?? false,
+			confirm: async (title: string, message: string) => {
+				asked.push(`${title}\n${message}`);
+				return answers.confirm ?? false;
+			},
 		},
 	} as unknown as ExtensionCommandContext;
-	return { ctx, shown, offered: () => offered };
+	return { ctx, shown, asked, offered: () => offered };
 }
 
 describe("/workflows", () => {
@@ -75,7 +80,12 @@ describe("/workflows", () => {
 			name: "live-one",
 			background: true,
 			startedAt: Date.now() - 5000,
-			envelope: () => createWorkflowProgressTracker().getEnvelope(),
+			// Its last event was when it started, 5 s ago.
+			envelope: () => ({
+				...createWorkflowProgressTracker().getEnvelope(),
+				startedAt: Date.now() - 5000,
+				updatedAt: Date.now() - 5000,
+			}),
 			stop: (reason) => {
 				stopped.push(reason);
 				settle();
@@ -92,7 +102,7 @@ describe("/workflows", () => {
 		await createWorkflowsCommand({ registry, storeFor: () => store }).handler("", ctx);
 		const lines = shown[0]?.split("\n") ?? [];
 		expect(lines[0]).toMatch(/^wf-20261201-120000-live01 · live-one · running \(background\) · 5\.\ds · 0\/0 agents/);
-		expect(lines[1]).toMatch(new RegExp(`^${done} · t · completed · .* ago · 1 agents · 10 tokens$`));
+		expect(lines[1]).toMatch(new RegExp(`^${done} · t · completed · .* ago · 1 agent done · 10 tokens$`));
 	});
 
 	it("in the TUI: choosing a finished run shows its failures and the resume call", async () => {
@@ -116,9 +126,13 @@ describe("/workflows", () => {
 
 	it("in the TUI: nothing is stopped when the person declines", async () => {
 		const stopped = liveRun("wf-20261201-120000-live03");
-		const { ctx } = fakeContext(cwd, "tui", { select: 0, confirm: false });
+		const { ctx, asked } = fakeContext(cwd, "tui", { select: 0, confirm: false });
 		await createWorkflowsCommand({ registry, storeFor: () => store }).handler("", ctx);
 		expect(stopped).toEqual([]);
+		// The question shows the run, not the tool call a model would use to stop it.
+		expect(asked).toHaveLength(1);
+		expect(asked[0]).toMatch(/^Stop run wf-20261201-120000-live03\?\nWorkflow workflow: running · 5\.\ds$/m);
+		expect(asked[0]).not.toContain("workflow_runs(");
 	});
 
 	it("with no runs yet: says so", async () => {
@@ -127,12 +141,28 @@ describe("/workflows", () => {
 		expect(shown).toEqual(["No workflow runs in this project yet."]);
 	});
 
+	it("a live run: its times run to now, not to its last event, and it gives the stop call", async () => {
+		liveRun("wf-20261201-120000-live04");
+		const text = await describeRun(store, registry, "wf-20261201-120000-live04");
+		expect(text).toMatch(/^Workflow workflow: running · 5\.\ds$/m);
+		expect(text).toContain('Stop it: workflow_runs({ action: "stop", runId: "wf-20261201-120000-live04" })');
+	});
+
 	it("a run that failed names its error and gives the resume call", async () => {
 		const id = await storedRun(`await agent("x"); throw new Error("late bug");`);
 		const text = await describeRun(store, registry, id);
 		expect(text).toContain(`Run ${id} (t): failed`);
 		expect(text).toContain("Error (script_error): Uncaught late bug");
 		expect(text).toContain(`Resume: workflow({ resume: "${id}" })`);
+	});
+
+	it("a run that ended before any agent finished: says to run it again, not to resume (a resume is refused)", async () => {
+		const id = await storedRun(`throw new Error("early bug");`);
+		const text = await describeRun(store, registry, id);
+		expect(text).toContain(`Run ${id} (t): failed`);
+		expect(text).toContain("No agent result was saved: run the workflow again to retry.");
+		expect(text).not.toContain("Resume:");
+		await expect(DurableRun.resume(store, id)).rejects.toMatchObject({ code: "run_not_resumable" });
 	});
 
 	it("a run without a snapshot and without a live lock is listed as interrupted", async () => {
