@@ -28,6 +28,9 @@ interface Paired {
 	off: Summary;
 	on: Summary;
 	cost: Summary;
+	/** The process's CPU time (every thread) per call, off and on: steadier than wall time on a shared machine. */
+	cpuOff: Summary;
+	cpuOn: Summary;
 }
 
 export async function runDurable(context: BenchContext): Promise<RowResult[]> {
@@ -80,6 +83,7 @@ export async function runDurable(context: BenchContext): Promise<RowResult[]> {
 			ratios: false,
 			notes: [
 				`journal off ${formatSummary(concurrent.off)} → on ${formatSummary(concurrent.on)} µs/call, samples paired in one process; an empty run takes ${formatNumber(empty)} ms (subtracted)`,
+				describeCpu(concurrent),
 				`every sample is a fresh run record (lock, journal) in its own temp root, in ${fileSystem}`,
 			],
 		},
@@ -89,7 +93,10 @@ export async function runDurable(context: BenchContext): Promise<RowResult[]> {
 			unit: "µs/call",
 			values: pi(sequential.cost),
 			ratios: false,
-			notes: [`journal off ${formatSummary(sequential.off)} → on ${formatSummary(sequential.on)} µs/call`],
+			notes: [
+				`journal off ${formatSummary(sequential.off)} → on ${formatSummary(sequential.on)} µs/call`,
+				describeCpu(sequential),
+			],
 		},
 		{
 			id: "8c",
@@ -136,18 +143,22 @@ export async function runDurable(context: BenchContext): Promise<RowResult[]> {
 
 /** `count` samples of `workload` with the journal off and on, alternating which goes first. */
 async function paired(workload: Workload, n: number, count: number, empty: number): Promise<Paired> {
-	const off: number[] = [];
-	const on: number[] = [];
+	const off: Timed[] = [];
+	const on: Timed[] = [];
+	const plainRun = () => timed(() => trackedRun("pi-workflows", workload, n));
 	for (let i = 0; i < count; i++) {
-		if (i % 2 === 0) off.push((await trackedRun("pi-workflows", workload, n)).ms);
+		if (i % 2 === 0) off.push(await plainRun());
 		on.push(await journaledRun(workload, n));
-		if (i % 2 === 1) off.push((await trackedRun("pi-workflows", workload, n)).ms);
+		if (i % 2 === 1) off.push(await plainRun());
 	}
 	const perCall = (ms: number) => (Math.max(0, ms - empty) / n) * 1000;
+	const cpuPerCall = (sample: Timed) => (sample.cpuMs / n) * 1000;
 	return {
-		off: summarize(off.map(perCall)),
-		on: summarize(on.map(perCall)),
-		cost: summarize(on.map((ms, i) => ((ms - off[i]) / n) * 1000)),
+		off: summarize(off.map((sample) => perCall(sample.ms))),
+		on: summarize(on.map((sample) => perCall(sample.ms))),
+		cost: summarize(on.map((sample, i) => ((sample.ms - off[i].ms) / n) * 1000)),
+		cpuOff: summarize(off.map(cpuPerCall)),
+		cpuOn: summarize(on.map(cpuPerCall)),
 	};
 }
 
@@ -155,13 +166,30 @@ function describePaired({ off, on, cost }: Paired): string {
 	return `off ${formatNumber(off.median)} → on ${formatNumber(on.median)} µs/call, cost ${formatNumber(cost.median)} µs/call`;
 }
 
-/** Row 3's tracked run of `workload` with a fresh record's journal; its wall time in ms. */
-function journaledRun(workload: Workload, n: number): Promise<number> {
+function describeCpu({ cpuOff, cpuOn }: Paired): string {
+	return `CPU time of the process (all threads) ${formatSummary(cpuOff)} → ${formatSummary(cpuOn)} µs/call`;
+}
+
+/** A run's wall time and the process's CPU time over it, in ms. */
+interface Timed {
+	ms: number;
+	cpuMs: number;
+}
+
+async function timed(run: () => Promise<{ ms: number }>): Promise<Timed> {
+	const cpu = process.cpuUsage();
+	const { ms } = await run();
+	const used = process.cpuUsage(cpu);
+	return { ms, cpuMs: (used.user + used.system) / 1000 };
+}
+
+/** Row 3's tracked run of `workload` with a fresh record's journal (its setup untimed). */
+function journaledRun(workload: Workload, n: number): Promise<Timed> {
 	return withTempRun(workload.source, (record) =>
 		withJournal(record, async (journal) => {
-			const { ms } = await trackedRun("pi-workflows", workload, n, journal);
+			const sample = await timed(() => trackedRun("pi-workflows", workload, n, journal));
 			expectEntries(journal, n);
-			return ms;
+			return sample;
 		}),
 	);
 }
