@@ -8,6 +8,7 @@ import { shutdownSandboxPool } from "../src/sandbox/index.ts";
 import { buildPackage } from "./lib/build.ts";
 import type { BenchContext } from "./lib/context.ts";
 import { type BenchReport, load, machine, type RowResult, renderTable } from "./lib/report.ts";
+import { runDurable } from "./rows/durable.ts";
 import { runEndToEnd } from "./rows/e2e.ts";
 import { runMemory } from "./rows/memory.ts";
 import { type OverheadData, runOverhead } from "./rows/overhead.ts";
@@ -91,6 +92,12 @@ await row(
 	7,
 	"end to end with pi sessions",
 	() => runEndToEnd(context),
+	(value) => value,
+);
+await row(
+	8,
+	"durable runs",
+	() => runDurable(context),
 	(value) => value,
 );
 await shutdownSandboxPool();

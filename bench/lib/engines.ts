@@ -3,7 +3,12 @@
  * design), and plain JavaScript over p-queue (the floor). A workload is the same workflow for all three.
  */
 
-import type { JsonValue, WorkflowAgentRunner, WorkflowProgressEvent } from "../../src/runtime/index.ts";
+import type {
+	JsonValue,
+	WorkflowAgentRunner,
+	WorkflowJournal,
+	WorkflowProgressEvent,
+} from "../../src/runtime/index.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { type PlainWorkflow, runPlainWorkflow } from "../harness/plain.ts";
 import { runVmWorkflow } from "../harness/vm-runtime.ts";
@@ -28,6 +33,8 @@ export interface EngineRunOptions {
 	onProgress?: (event: WorkflowProgressEvent) => void;
 	/** pi-workflows' cap on agent calls. Default: 20,000 (the bench makes more calls than the default allows). */
 	maxAgentCalls?: number;
+	/** pi-workflows' journal: calls it holds replay, the others are recorded. Default: none (the others have none). */
+	journal?: WorkflowJournal;
 }
 
 /** Runs `workload` on `engine`; resolves to its value, throws when pi-workflows reports a failed run. */
@@ -42,6 +49,7 @@ export async function runOn(engine: EngineName, workload: Workload, options: Eng
 		...(options.args !== undefined ? { args: options.args } : {}),
 		...(options.onProgress ? { onProgress: options.onProgress } : {}),
 		budget: { maxAgentCalls: options.maxAgentCalls ?? 20_000 },
+		...(options.journal ? { journal: options.journal } : {}),
 		filename: `${workload.name}.js`,
 	});
 	if (result.status !== "completed") {

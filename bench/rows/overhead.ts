@@ -5,7 +5,7 @@
  */
 
 import { createWorkflowProgressTracker } from "../../src/progress/index.ts";
-import type { WorkflowProgressEvent } from "../../src/runtime/index.ts";
+import type { WorkflowJournal, WorkflowProgressEvent } from "../../src/runtime/index.ts";
 import { type BenchContext, samples } from "../lib/context.ts";
 import { ENGINES, type EngineName, runOn, type Workload } from "../lib/engines.ts";
 import { formatNumber, type RowResult } from "../lib/report.ts";
@@ -101,7 +101,12 @@ export async function runOverhead(context: BenchContext): Promise<OverheadData> 
 }
 
 /** Runs `workload` with `n` calls, feeding every event to a fresh tracker and timing the tracker. */
-export async function trackedRun(engine: EngineName, workload: Workload, n: number): Promise<TrackedRun> {
+export async function trackedRun(
+	engine: EngineName,
+	workload: Workload,
+	n: number,
+	journal?: WorkflowJournal,
+): Promise<TrackedRun> {
 	const tracker = createWorkflowProgressTracker();
 	let trackingMs = 0;
 	let events = 0;
@@ -112,7 +117,7 @@ export async function trackedRun(engine: EngineName, workload: Workload, n: numb
 		events++;
 	};
 	const started = now();
-	const value = await runOn(engine, workload, { runner: instantRunner(), args: { n }, onProgress });
+	const value = await runOn(engine, workload, { runner: instantRunner(), args: { n }, onProgress, journal });
 	const ms = now() - started;
 	if (value !== n) throw new Error(`${workload.name} on ${engine} answered ${String(value)} of ${n} calls`);
 	return { ms, trackingMs, events };
