@@ -47,8 +47,11 @@ async function chooseModel(): Promise<{
 	modelRuntime.registerNativeProvider(faux.provider);
 	const model = modelRuntime.getModel("faux-demo", "scripted");
 	if (!model) throw new Error("the faux demo model did not register");
-	// The scripted run must not pick up the user's own agent files or saved workflows.
-	return { modelRuntime, model, scripted: true, agentDir: mkdtempSync(join(tmpdir(), "pi-workflows-demo-agent-")) };
+	// The scripted run must not pick up the user's own agent files or saved workflows, nor leave its run record in
+	// the user's pi folder: the extension reads pi's agent directory from the environment, as pi does.
+	const scratch = mkdtempSync(join(tmpdir(), "pi-workflows-demo-agent-"));
+	process.env.PI_CODING_AGENT_DIR = scratch;
+	return { modelRuntime, model, scripted: true, agentDir: scratch };
 }
 
 /** Redraws the progress block in place on a terminal; elsewhere prints it when its first line changes. */
