@@ -102,6 +102,7 @@ async function main(): Promise<void> {
 		);
 		console.log("\nResult returned by the script:");
 		console.log(JSON.stringify(final?.envelope.result ?? null, null, 2));
+		if (final?.runId) console.log(`\nRun record: ${final.runId} (list runs with /workflows in pi)`);
 		console.log(`\nsrc/math.ts after the run:\n${readFileSync(join(project, "src/math.ts"), "utf8")}`);
 		console.log(`Parent model: ${parent.session.getLastAssistantText() ?? "(no reply)"}`);
 		if (final?.envelope.status !== "completed") process.exitCode = 1;
