@@ -78,6 +78,7 @@ export {
 	parseWorkflowSource,
 	runWorkflowScript,
 	SCHEMA_ATTEMPTS,
+	shutdownSchemaWorker,
 	validateArgs,
 } from "./runtime/index.ts";
 // Sandbox pool: warm a worker before the first run; end idle workers

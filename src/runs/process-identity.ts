@@ -7,7 +7,7 @@ import { hostname } from "node:os";
 import type { RunLockInfo } from "./types.ts";
 
 /** The start time of `pid` in clock ticks since boot, or undefined where `/proc` does not say. */
-export function processStartTicks(pid: number | "self"): number | undefined {
+function processStartTicks(pid: number | "self"): number | undefined {
 	try {
 		const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
 		// Field 22 (starttime), counted after the command name, which is in parentheses and may hold spaces.

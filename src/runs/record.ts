@@ -1,8 +1,9 @@
 /** One run's folder: `run.json` (what the run is), `journal.jsonl`, `snapshot.json` and `lock`. */
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { WorkflowError } from "../errors.ts";
 import type { WorkflowRunResult } from "../runtime/types.ts";
-import { parseJsonFile, readTextIfExists, writeFileAtomic } from "./files.ts";
+import { parseJsonFile, readTextIfExists, storeError, writeFileAtomic } from "./files.ts";
 import { openRunJournal } from "./journal.ts";
 import { acquireRunLock } from "./lock.ts";
 import type { RunInfo, RunRecord, RunSnapshot } from "./types.ts";
@@ -39,6 +40,13 @@ export function runRecord(dir: string, initial: RunInfo): RunRecord {
 			return snapshot;
 		},
 		readSnapshot: () => readSnapshot(snapshotPath, id),
+		async clearSnapshot() {
+			try {
+				await rm(snapshotPath, { force: true });
+			} catch (error) {
+				throw storeError(error, snapshotPath, "remove the old snapshot");
+			}
+		},
 	};
 }
 

@@ -5,7 +5,7 @@ const ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz";
 const SUFFIX_LENGTH = 6;
 
 /** Exactly what `newRunId` makes; anything else (`../x`, a path, an empty string) never reaches the disk. */
-export const RUN_ID_PATTERN = /^wf-\d{8}-\d{6}-[0-9a-z]{4,16}$/;
+const RUN_ID_PATTERN = /^wf-\d{8}-\d{6}-[0-9a-z]{4,16}$/;
 
 /** A fresh run id for a run created at `now`. */
 export function newRunId(now: Date = new Date()): string {

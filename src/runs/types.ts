@@ -132,6 +132,8 @@ export interface RunRecord {
 	journal(): Promise<RunJournal>;
 	/** Writes `snapshot.json` atomically (replacing a previous one) and returns it. */
 	writeSnapshot(result: WorkflowRunResult, extra?: { progress?: string }): Promise<RunSnapshot>;
+	/** Removes the snapshot (a resume has started: until it ends, the run is not what the old snapshot says). */
+	clearSnapshot(): Promise<void>;
 	/** The snapshot, or undefined when the run has not ended (or crashed). */
 	readSnapshot(): Promise<RunSnapshot | undefined>;
 	/** Takes the run for this process; refused with `run_busy` while a live process holds it. */

@@ -6,6 +6,7 @@
  * interchangeable), so two runs of the same script with the same args give the same keys.
  */
 import { hash } from "node:crypto";
+import { stableJson } from "./stable-json.ts";
 /** Assigns keys in call order; one per script (a nested workflow gets its own through `nested`). */
 export class CallKeys {
 	readonly #seen = new Map<string, number>();
@@ -38,16 +39,4 @@ export class CallKeys {
 
 function digest(value: unknown): string {
 	return hash("sha256", stableJson(value)).slice(0, 16);
-}
-
-/** JSON with object keys sorted, so equal values hash equally whatever their key order. */
-export function stableJson(value: unknown): string {
-	if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-	if (value !== null && typeof value === "object") {
-		const entries = Object.entries(value)
-			.filter(([, v]) => v !== undefined)
-			.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-		return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
-	}
-	return JSON.stringify(value) ?? "null";
 }

@@ -25,6 +25,7 @@ export { resolveWorkflowPath } from "./nested.ts";
 export type { WorkflowQueue, WorkflowQueueOptions } from "./queue.ts";
 export { createWorkflowQueue } from "./queue.ts";
 export { DEFAULT_LIMITS, DEFAULT_MAX_RESULT_BYTES, runWorkflowScript } from "./run.ts";
+export { shutdownSchemaWorker } from "./schema-worker.ts";
 export type {
 	JsonSchema,
 	JsonValue,

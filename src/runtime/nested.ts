@@ -137,7 +137,7 @@ async function runInSlot(
 	});
 	const outcome = await runScriptBody(scope, parsed, args);
 	scope.phases.finish();
-	endScript(scope);
+	endScript(scope, outcome.ok ? "returned" : "failed");
 	if (outcome.ok) {
 		run.budget.countLog();
 		run.emit({ type: "log", level: "info", message: `workflow \`${name}\` finished`, data: { workflow: name } });

@@ -153,7 +153,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		scope.phases.finish();
 		// Calls and nested workflows the script left running can no longer change its result: stop them (saying
 		// which), then wait for every runner and nested sandbox.
-		endScript(scope);
+		endScript(scope, error ? "failed" : "returned");
 		const abandoned = await settle(run.inFlight);
 		if (abandoned > 0 && !error) {
 			error = new WorkflowError("internal", `${abandoned} agent runner call(s) ignored abort and were abandoned`, {

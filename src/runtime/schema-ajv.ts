@@ -3,6 +3,7 @@
  * validators kept by contents while someone holds them, and ajv itself dropped once nobody does, since ajv keeps
  * every compiled pattern and function in a scope shared by all its schemas for as long as it lives.
  */
+
 import { Ajv, type Options, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import ajvFormats from "ajv-formats";
@@ -11,6 +12,7 @@ import { RE2JS } from "re2js";
 import { WorkflowError } from "../errors.ts";
 import { formatIssues, type SchemaValidation, toIssues } from "./schema-issues.ts";
 import { checkSchemaPatterns, type SchemaDialect } from "./schema-limits.ts";
+import { stableJson } from "./stable-json.ts";
 import type { JsonSchema } from "./types.ts";
 
 /** What compiling needs: the checked copy, its contents as the key, its dialect and its name in messages. */
@@ -178,7 +180,7 @@ function withLinearUniqueItems(ajv: Ajv): Ajv {
 		if (!unique) return true;
 		const seen = new Map<string, number>();
 		for (let i = data.length - 1; i >= 0; i--) {
-			const id = canonicalJson(data[i]);
+			const id = stableJson(data[i]);
 			const j = seen.get(id);
 			if (j !== undefined) {
 				validate.errors = [
@@ -197,14 +199,4 @@ function withLinearUniqueItems(ajv: Ajv): Ajv {
 	validate.errors = [] as { keyword: string; message: string; params: Record<string, unknown> }[];
 	ajv.addKeyword({ keyword: "uniqueItems", type: "array", schemaType: "boolean", errors: true, validate });
 	return ajv;
-}
-
-function canonicalJson(value: unknown): string {
-	if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
-	if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-	const object = value as Record<string, unknown>;
-	return `{${Object.keys(object)
-		.sort()
-		.map((key) => `${JSON.stringify(key)}:${canonicalJson(object[key])}`)
-		.join(",")}}`;
 }

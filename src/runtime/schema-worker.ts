@@ -10,7 +10,7 @@ import type { SchemaValidation } from "./schema-issues.ts";
 import type { SchemaReady, SchemaReply, SchemaRequest } from "./schema-protocol.ts";
 
 /** Longest one compile or validation may take in the worker before it is stopped. */
-export const SCHEMA_JOB_DEADLINE_MS = 5_000;
+const SCHEMA_JOB_DEADLINE_MS = 5_000;
 /** Longest a new worker may take to load; its start is not counted against the first job's deadline. */
 const BOOT_DEADLINE_MS = 30_000;
 /** The worker's heap; past it the worker dies and the job fails, the host is unaffected. */

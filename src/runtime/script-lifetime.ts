@@ -77,7 +77,7 @@ export class ScriptLifetime {
  * Ends `scope`'s script: stops what it left running and, when there was some, records it in the run's `cutOff` and
  * logs a warning that names each piece and where it was started.
  */
-export function endScript(scope: ScriptScope): void {
+export function endScript(scope: ScriptScope, ended: "returned" | "failed" = "returned"): void {
 	const cut = scope.life.end();
 	if (cut.length === 0) return;
 	const { run } = scope;
@@ -88,7 +88,7 @@ export function endScript(scope: ScriptScope): void {
 	run.emit({
 		type: "log",
 		level: "warn",
-		message: `${who} returned while ${cut.length} call(s) it started were still running; they were stopped: ${list}. Await them to use their results`,
+		message: `${who} ${ended} while ${cut.length} call(s) it started were still running; they were stopped: ${list}. Await them to use their results`,
 		data: { cutOff: cut.map((entry) => ({ ...entry })) as unknown as JsonValue },
 	});
 }

@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { WorkflowError } from "../errors.ts";
 import type { RunCreateOptions, RunJournal, RunLock, RunRecord, RunStore } from "../runs/index.ts";
+import { stableJson } from "../runtime/stable-json.ts";
 import type { WorkflowJournal, WorkflowJournalEntry, WorkflowMeta, WorkflowRunResult } from "../runtime/types.ts";
 
 /** What a run was started from, as run.json keeps it. */
@@ -33,6 +34,8 @@ export class DurableRun {
 	/** Fresh runs: the record being made once the script starts. */
 	private making: Promise<void> | undefined;
 	private problem: string | undefined;
+	/** True once the script started (header and args passed). */
+	private began = false;
 	/** Resolves with the run id once the record exists (undefined when it could not be made). */
 	readonly recorded: Promise<string | undefined>;
 	private resolveRecorded!: (id: string | undefined) => void;
@@ -99,6 +102,11 @@ export class DurableRun {
 		};
 	}
 
+	/** `meta.name` of the run as its record knows it (a resumed run's, before its script starts). */
+	get name(): string | undefined {
+		return this.record?.info.meta?.name;
+	}
+
 	/** Where the snapshot (with the whole result) is written, once there is a record. */
 	get snapshotPath(): string | undefined {
 		return this.record ? join(this.record.dir, "snapshot.json") : undefined;
@@ -109,17 +117,24 @@ export class DurableRun {
 	 * script records that script, so the next resume starts from it.
 	 */
 	started(meta: WorkflowMeta, source: DurableSource): void {
-		if (this.record) {
-			const info = this.record.info;
+		if (this.began) return;
+		this.began = true;
+		const record = this.record;
+		if (record) {
+			const { info } = record;
 			const changed =
-				info.script !== source.script || JSON.stringify(info.args ?? null) !== JSON.stringify(source.args ?? null);
-			if (changed)
-				this.making ??= this.record.revise(source).catch((error) => {
+				info.script !== source.script || stableJson(info.args ?? null) !== stableJson(source.args ?? null);
+			this.making = (async () => {
+				try {
+					// The old snapshot no longer says how the run stands; a crash from here on lists it as interrupted.
+					await record.clearSnapshot();
+					if (changed) await record.revise(source);
+				} catch (error) {
 					this.problem ??= messageOf(error);
-				});
+				}
+			})();
 			return;
 		}
-		if (this.making) return;
 		this.making = this.make(meta);
 	}
 
@@ -128,6 +143,11 @@ export class DurableRun {
 		await this.making;
 		this.resolveRecorded(this.record?.id);
 		const saved = this.opened?.size ?? 0;
+		// A resume whose script was refused before it started (bad header, args) leaves the record as it was.
+		if (this.record && !this.began) {
+			await this.abandon();
+			return { runId: this.record.id, saved };
+		}
 		if (this.record) {
 			try {
 				await this.opened?.close();

@@ -6,10 +6,11 @@ import type { AgentToolResult } from "@earendil-works/pi-coding-agent";
 import { type WorkflowProgressDetails, workflowProgressResult } from "../progress/index.ts";
 import type { WorkflowRunResult } from "../runtime/types.ts";
 import type { DurableOutcome } from "./durable-run.ts";
-import type { ToolRun, ToolRunOutcome } from "./tool-run.ts";
+import type { LiveRun } from "./run-registry.ts";
+import type { ToolRunOutcome } from "./tool-run.ts";
 
 /** Custom message type of a background run's completion message. */
-export const RUN_MESSAGE_TYPE = "workflow-run";
+const RUN_MESSAGE_TYPE = "workflow-run";
 
 /** Bytes of text a completion message carries; the whole result is in the run's snapshot file. */
 const MESSAGE_TEXT_BYTES = 16 * 1024;
@@ -38,8 +39,8 @@ export function runText(result: WorkflowRunResult, saved: DurableOutcome): strin
 }
 
 /** What a `background: true` call returns at once. */
-export function startedResult(id: string, run: ToolRun): AgentToolResult<WorkflowProgressDetails> {
-	const live = run.live(id, true);
+export function startedResult(live: LiveRun): AgentToolResult<WorkflowProgressDetails> {
+	const { id } = live;
 	const envelope = live.envelope();
 	const text = [
 		`Started workflow \`${live.name}\` in the background as run \`${id}\`; a message arrives in this session when it ends.`,

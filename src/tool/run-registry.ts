@@ -24,6 +24,12 @@ export interface LiveRun {
 /** The session's live runs, newest last. */
 export class RunRegistry {
 	private readonly runs = new Map<string, LiveRun>();
+	#closing = false;
+
+	/** True once the session is ending: nothing may start a turn on it any more (no completion messages). */
+	get closing(): boolean {
+		return this.#closing;
+	}
 
 	/** Adds a run until its `settled` resolves. */
 	add(run: LiveRun): void {
@@ -42,8 +48,9 @@ export class RunRegistry {
 		return [...this.runs.values()];
 	}
 
-	/** Stops every live run and waits until each has written its record. */
+	/** The session is ending: stops every live run and waits until each has written its record. */
 	async stopAll(reason: string): Promise<void> {
+		this.#closing = true;
 		const runs = this.list();
 		for (const run of runs) run.stop(reason);
 		await Promise.allSettled(runs.map((run) => run.settled));

@@ -50,15 +50,18 @@ export async function describeRun(store: RunStore, registry: RunRegistry, id: st
 	if (live)
 		return `${formatWorkflowProgress(live.envelope(), { now: Date.now() })}\nStop it: workflow_runs({ action: "stop", runId: "${id}" })`;
 	const record = await store.open(id);
-	const snapshot = await record.readSnapshot();
 	const name = record.info.meta?.name ?? "workflow";
 	const resume = `Resume: workflow({ resume: "${id}" })`;
+	// A live lock wins over any snapshot: another process may be resuming the run right now.
+	const summary = (await store.list()).find((candidate) => candidate.id === id);
+	if (summary?.status === "running") {
+		return `Run ${id} (${name}) is running in process ${summary.lock?.pid ?? "?"} on ${summary.lock?.hostname ?? "?"}, not in this session: stop it there.`;
+	}
+	const snapshot = await record.readSnapshot();
 	if (!snapshot) {
-		const journal = (await store.list()).find((summary) => summary.id === id);
-		if (journal?.status === "running") {
-			return `Run ${id} (${name}) is running in process ${journal.lock?.pid ?? "?"} on ${journal.lock?.hostname ?? "?"}, not in this session: stop it there.`;
-		}
-		return `Run ${id} (${name}) was interrupted (no snapshot: the process ended while it ran); ${journal?.agents ?? 0} agent results are saved.\n${resume}`;
+		const saved = summary?.agents ?? 0;
+		const results = saved === 1 ? "1 agent result is" : `${saved} agent results are`;
+		return `Run ${id} (${name}) was interrupted (no snapshot: the process ended while it ran); ${results} saved.\n${saved > 0 ? resume : RUN_AGAIN}`;
 	}
 	const { counts, usage, failures } = snapshot;
 	if (snapshot.progress !== undefined) {

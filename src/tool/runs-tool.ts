@@ -48,8 +48,8 @@ export function createWorkflowRunsTool(options: WorkflowRunsToolOptions): ToolDe
 				const runId = params.runId;
 				if (!runId) {
 					throw new WorkflowError(
-						"agent_options_invalid",
-						`\`${params.action}\` needs \`runId\`; list the runs first`,
+						"run_id_invalid",
+						`\`${params.action}\` needs \`runId\`: call workflow_runs({ action: "list" }) to find it`,
 					);
 				}
 				if (params.action === "status") return describeRun(store, registry, runId);

@@ -60,7 +60,7 @@ export function startToolRun(setup: ToolRunSetup): ToolRun {
 	const controller = new AbortController();
 	const tracker = createWorkflowProgressTracker();
 	const ui = createWorkflowProgressUi(setup.ctx, setup.ui);
-	let name = "workflow";
+	let name = durable.name ?? "workflow";
 	const startedAt = Date.now();
 
 	const finished = (async (): Promise<ToolRunOutcome> => {
@@ -101,7 +101,10 @@ export function startToolRun(setup: ToolRunSetup): ToolRun {
 		stop,
 		live: (id, background) => ({
 			id,
-			name,
+			// Read when shown: a resume is listed before its script has started and named itself.
+			get name() {
+				return name;
+			},
 			background,
 			startedAt,
 			envelope: (): WorkflowProgressEnvelope => tracker.getEnvelope(),

@@ -51,7 +51,11 @@ const parameters = Type.Object({
 		Type.Number({ exclusiveMinimum: 0, maximum: MAX_TIMEOUT_MS, description: "Deadline for the whole run, in ms" }),
 	),
 	concurrency: Type.Optional(
-		Type.Integer({ minimum: 1, maximum: 64, description: "Children running at once in this session" }),
+		Type.Integer({
+			minimum: 1,
+			maximum: 64,
+			description: "Children running at once in this session, for this and every later run (one queue per session)",
+		}),
 	),
 	background: Type.Optional(
 		Type.Boolean({
@@ -176,13 +180,20 @@ export function createWorkflowTool(
 				? `\nRan blocking: background runs need an interactive session (this is ${ctx.mode} mode).`
 				: "";
 
+		// Esc on this call stops the run until it goes to the background (from then on only `stop` does).
+		const stopOnAbort = () => run.stop(signal?.reason);
+		signal?.addEventListener("abort", stopOnAbort, { once: true });
+		if (signal?.aborted) stopOnAbort();
 		if (background) {
-			// The run goes on once the call returns: Esc on this call no longer reaches it, `stop` does.
 			const id = await Promise.race([run.recorded, run.finished.then(() => undefined)]);
-			if (id !== undefined) {
-				registry.add(run.live(id, true));
+			if (id !== undefined && !signal?.aborted) {
+				signal?.removeEventListener("abort", stopOnAbort);
+				const live = run.live(id, true);
+				registry.add(live);
 				run.finished.then(
 					(outcome) => {
+						// A run stopped because the session is ending must not start a turn on it.
+						if (registry.closing) return;
 						try {
 							options.notify?.(completionMessage(outcome, durable.snapshotPath));
 						} catch {
@@ -191,14 +202,11 @@ export function createWorkflowTool(
 					},
 					() => undefined,
 				);
-				return startedResult(id, run);
+				return startedResult(live);
 			}
-			// The run ended (or could not be recorded) before it could go to the background: report it here.
+			// The run ended, was stopped or could not be recorded before it could go to the background: report it here.
 		}
 
-		const stopOnAbort = () => run.stop(signal?.reason);
-		signal?.addEventListener("abort", stopOnAbort, { once: true });
-		if (signal?.aborted) stopOnAbort();
 		run.recorded.then((id) => {
 			if (id !== undefined) registry.add(run.live(id, false));
 		});

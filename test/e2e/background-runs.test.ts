@@ -208,6 +208,9 @@ describe("background workflow runs in a real pi session", () => {
 
 		await parent.session.extensionRunner.emit({ type: "session_shutdown", reason: "quit" });
 		expect(harness.requests.find((r) => r.task.includes("second child"))?.signal?.aborted).toBe(true);
+		// The session is ending: the stopped run must not start a turn on it with its completion message.
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		expect(completions()).toHaveLength(0);
 		const record = await createRunStore({ cwd, root: join(getAgentDir(), "workflow-runs") }).open(runId);
 		expect(await record.readSnapshot()).toMatchObject({ status: "stopped" });
 		expect((await record.journal()).size).toBe(1);

@@ -1,9 +1,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { getAgentDir } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createParentSession, type ParentSession } from "../../scripts/parent-session.ts";
 import type { WorkflowProgressDetails } from "../../src/progress/index.ts";
+import { createRunStore } from "../../src/runs/index.ts";
 import {
 	createFauxHarness,
 	type FauxHarness,
@@ -163,8 +165,11 @@ return { reviews, fixed };`;
 		const script = `export const meta = { name: "slow", description: "d" };\nconst first = await agent("quick one");\nreturn [first, ...(await parallel([1, 2].map((i) => () => agent("slow " + i))))];`;
 		let runId = "";
 		// Every parent request routes on its first user message, so the resume call is the route's next reply.
+		const broken = `export const meta = { name: "slow", description: "d" };\nreturn [;`;
 		harness.route(PARENT_TASK, [
 			callWorkflow({ script }),
+			() => callWorkflow({ resume: runId, script: broken }),
+			fauxAssistantMessage("that edit does not parse"),
 			() => callWorkflow({ resume: runId }),
 			fauxAssistantMessage("resumed"),
 		]);
@@ -196,6 +201,14 @@ return { reviews, fixed };`;
 		expect(stopped.result.content[0]?.text).toContain(
 			`1 agent result is saved. Resume with workflow({ resume: "${runId}" })`,
 		);
+
+		// A resume with an edit that does not parse fails the call and leaves the record as it was.
+		parent.toolEvents.length = 0;
+		await parent.session.prompt("Resume it with the edit");
+		expect(toolEnd(parent).isError).toBe(true);
+		const record = await createRunStore({ cwd, root: join(getAgentDir(), "workflow-runs") }).open(runId);
+		expect(await record.readSnapshot()).toMatchObject({ status: "stopped", counts: { completed: 1 } });
+		expect(record.info.script).toBe(script);
 
 		parent.toolEvents.length = 0;
 		await parent.session.prompt("Resume it");

@@ -169,6 +169,9 @@ describe("/workflows", () => {
 		const record = await store.create({ script: `${HEADER}return 1;`, meta: { name: "crashed", description: "d" } });
 		const rows = await listRuns(store, registry);
 		expect(rows[0]?.text).toContain(`${record.id} · crashed · interrupted`);
-		expect(await describeRun(store, registry, record.id)).toContain("was interrupted");
+		const text = await describeRun(store, registry, record.id);
+		expect(text).toContain("was interrupted");
+		// Nothing was journaled, so a resume would be refused: it says to run the workflow again.
+		expect(text).toContain("0 agent results are saved.\nNo agent result was saved: run the workflow again to retry.");
 	});
 });
