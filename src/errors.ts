@@ -98,6 +98,11 @@ export interface SerializedWorkflowError {
 	stack?: string;
 }
 
+/** The message of anything thrown: an Error's `message`, else the value as text. */
+export function errorMessage(error: unknown): string {
+	return error instanceof Error ? error.message : String(error);
+}
+
 export function isWorkflowError(value: unknown): value is WorkflowError {
 	return value instanceof WorkflowError;
 }

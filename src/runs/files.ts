@@ -4,7 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, open, readFile, rename, rm } from "node:fs/promises";
-import { WorkflowError } from "../errors.ts";
+import { errorMessage, WorkflowError } from "../errors.ts";
 
 /** Mode of every folder the store makes. */
 export const DIR_MODE = 0o700;
@@ -55,7 +55,7 @@ export function parseJsonFile(text: string, path: string, remedy: string): unkno
 	try {
 		return JSON.parse(text);
 	} catch (error) {
-		const why = error instanceof Error ? error.message : String(error);
+		const why = errorMessage(error);
 		throw new WorkflowError("run_store", `${path} is not valid JSON (${why}). ${remedy}`, {
 			details: { path },
 		});
@@ -72,7 +72,7 @@ export function errnoCode(error: unknown): string | undefined {
 export function storeError(error: unknown, path: string, action: string): WorkflowError {
 	if (error instanceof WorkflowError) return error;
 	const code = errnoCode(error);
-	const why = error instanceof Error ? error.message : String(error);
+	const why = errorMessage(error);
 	const fix =
 		code === "EACCES" || code === "EPERM"
 			? `Permission denied: run as the user who owns it, or give it back to yourself (\`chmod 700\` for a folder, \`chmod 600\` for a file)`

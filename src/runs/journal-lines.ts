@@ -2,6 +2,7 @@
  * Reading `journal.jsonl` (pure): one entry per line, the last entry of a key wins, a torn last line (no newline:
  * the writer died mid-line) is dropped silently, and any other bad line becomes a problem with its line number.
  */
+import { errorMessage } from "../errors.ts";
 import type { WorkflowJournalEntry } from "../runtime/types.ts";
 import type { JournalProblem } from "./types.ts";
 
@@ -40,7 +41,7 @@ function parseLine(text: string): WorkflowJournalEntry | string {
 	try {
 		value = JSON.parse(text);
 	} catch (error) {
-		return `not JSON (${error instanceof Error ? error.message : String(error)})`;
+		return `not JSON (${errorMessage(error)})`;
 	}
 	return entryShapeProblem(value) ?? (value as WorkflowJournalEntry);
 }

@@ -9,7 +9,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import ajvFormats from "ajv-formats";
 import { fullFormats } from "ajv-formats/dist/formats.js";
 import { RE2JS } from "re2js";
-import { WorkflowError } from "../errors.ts";
+import { errorMessage, WorkflowError } from "../errors.ts";
 import { formatIssues, type SchemaValidation, toIssues } from "./schema-issues.ts";
 import { checkSchemaPatterns, type SchemaDialect } from "./schema-limits.ts";
 import { stableJson } from "./stable-json.ts";
@@ -95,7 +95,7 @@ export class SchemaCompiler {
 			this.#validators.set(job.key, { validate: ajv.compile(schema), generation });
 			generation.live++;
 		} catch (error) {
-			const reason = error instanceof Error ? error.message : String(error);
+			const reason = errorMessage(error);
 			throw new WorkflowError("schema_invalid", `\`${job.name}\` is not a valid JSON Schema: ${reason}`, {
 				details: { reason },
 			});

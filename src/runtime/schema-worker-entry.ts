@@ -1,6 +1,6 @@
 /** The schema worker's entry: compiles and validates what the host sends, one message at a time. */
 import { parentPort } from "node:worker_threads";
-import { isWorkflowError } from "../errors.ts";
+import { errorMessage, isWorkflowError } from "../errors.ts";
 import { SchemaCompiler } from "./schema-ajv.ts";
 import type { SchemaReady, SchemaReply, SchemaRequest } from "./schema-protocol.ts";
 
@@ -28,7 +28,7 @@ function handle(request: SchemaRequest): SchemaReply {
 			? { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) }
 			: {
 					code: "internal",
-					message: `The schema worker failed: ${error instanceof Error ? error.message : String(error)}`,
+					message: `The schema worker failed: ${errorMessage(error)}`,
 				};
 		return { id: request.id, ok: false, held: compiler.size, error: coded };
 	}

@@ -12,7 +12,7 @@ import {
 	getAgentDir,
 	type ModelRuntime,
 } from "@earendil-works/pi-coding-agent";
-import { WorkflowError } from "../errors.ts";
+import { errorMessage, WorkflowError } from "../errors.ts";
 import type {
 	WorkflowAgentRequest,
 	WorkflowAgentResult,
@@ -151,7 +151,7 @@ async function runChild(
 		options.hooks?.onSessionCreated?.(session, request);
 		result = await driveSession(session, plan, context, options, activity, base);
 	} catch (error) {
-		result = { ...base, status: "failed", error: messageOf(error) };
+		result = { ...base, status: "failed", error: errorMessage(error) };
 	} finally {
 		if (session) {
 			session.dispose();
@@ -306,8 +306,4 @@ function reasonOf(signal: AbortSignal): string {
 	if (reason instanceof Error && reason.message) return reason.message;
 	if (typeof reason === "string" && reason) return reason;
 	return "stopped";
-}
-
-function messageOf(error: unknown): string {
-	return error instanceof Error ? error.message : String(error);
 }

@@ -4,7 +4,7 @@
  * the store costs durability, never the run: journal writes that fail are warned about and the run goes on.
  */
 import { join } from "node:path";
-import { WorkflowError } from "../errors.ts";
+import { errorMessage, WorkflowError } from "../errors.ts";
 import type { RunCreateOptions, RunJournal, RunLock, RunRecord, RunStore } from "../runs/index.ts";
 import { stableJson } from "../runtime/stable-json.ts";
 import type { WorkflowJournal, WorkflowJournalEntry, WorkflowMeta, WorkflowRunResult } from "../runtime/types.ts";
@@ -130,7 +130,7 @@ export class DurableRun {
 					await record.clearSnapshot();
 					if (changed) await record.revise(source);
 				} catch (error) {
-					this.problem ??= messageOf(error);
+					this.problem ??= errorMessage(error);
 				}
 			})();
 			return;
@@ -153,7 +153,7 @@ export class DurableRun {
 				await this.opened?.close();
 				await this.record.writeSnapshot(result, progress !== undefined ? { progress } : {});
 			} catch (error) {
-				this.problem ??= messageOf(error);
+				this.problem ??= errorMessage(error);
 			}
 		}
 		await this.lock?.release().catch(() => undefined);
@@ -183,7 +183,7 @@ export class DurableRun {
 			this.lock = await record.acquire();
 			this.opened = await record.journal();
 		} catch (error) {
-			this.problem = messageOf(error);
+			this.problem = errorMessage(error);
 		}
 		this.resolveRecorded(this.record?.id);
 	}
@@ -193,8 +193,4 @@ export class DurableRun {
 		if (!this.opened) throw new Error(this.problem ?? "the run has no record");
 		await this.opened.record(entry);
 	}
-}
-
-function messageOf(error: unknown): string {
-	return error instanceof Error ? error.message : String(error);
 }

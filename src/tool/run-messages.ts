@@ -23,6 +23,11 @@ export interface WorkflowRunMessage {
 	details: { runId?: string; status: WorkflowRunResult["status"]; summary: string; snapshot?: string };
 }
 
+/** "1 agent result is", "9 agent results are": how many a run's journal holds, for "… saved". */
+export function savedResults(count: number): string {
+	return count === 1 ? "1 agent result is" : `${count} agent results are`;
+}
+
 /** Where the run is kept and, when it did not complete, the exact call that resumes it. */
 export function runText(result: WorkflowRunResult, saved: DurableOutcome): string {
 	if (!saved.runId) {
@@ -34,8 +39,7 @@ export function runText(result: WorkflowRunResult, saved: DurableOutcome): strin
 	if (saved.saved === 0) {
 		return `\nRun \`${id}\`: no agent result was saved${problem}; run the workflow again to retry.`;
 	}
-	const results = saved.saved === 1 ? "1 agent result is" : `${saved.saved} agent results are`;
-	return `\nRun \`${id}\`: ${results} saved${problem}. Resume with workflow({ resume: "${id}" }) to replay them and run the rest; add \`script\`, \`path\` or \`name\` to resume with an edited script.`;
+	return `\nRun \`${id}\`: ${savedResults(saved.saved)} saved${problem}. Resume with workflow({ resume: "${id}" }) to replay them and run the rest; add \`script\`, \`path\` or \`name\` to resume with an edited script.`;
 }
 
 /** What a `background: true` call returns at once. */

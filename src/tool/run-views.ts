@@ -5,6 +5,7 @@
 import { formatDuration, formatTokens } from "../progress/format.ts";
 import { formatWorkflowProgress } from "../progress/index.ts";
 import type { RunStore, RunSummary } from "../runs/index.ts";
+import { savedResults } from "./run-messages.ts";
 import type { RunRegistry } from "./run-registry.ts";
 
 /** What to do with an ended run that saved no agent result (a resume would be refused). */
@@ -60,8 +61,7 @@ export async function describeRun(store: RunStore, registry: RunRegistry, id: st
 	const snapshot = await record.readSnapshot();
 	if (!snapshot) {
 		const saved = summary?.agents ?? 0;
-		const results = saved === 1 ? "1 agent result is" : `${saved} agent results are`;
-		return `Run ${id} (${name}) was interrupted (no snapshot: the process ended while it ran); ${results} saved.\n${saved > 0 ? resume : RUN_AGAIN}`;
+		return `Run ${id} (${name}) was interrupted (no snapshot: the process ended while it ran); ${savedResults(saved)} saved.\n${saved > 0 ? resume : RUN_AGAIN}`;
 	}
 	const { counts, usage, failures } = snapshot;
 	if (snapshot.progress !== undefined) {

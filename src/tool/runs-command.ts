@@ -3,6 +3,7 @@
  * shows it and, for a run of this session, offers to stop it. Elsewhere the same list is printed as text.
  */
 import type { ExtensionCommandContext, RegisteredCommand } from "@earendil-works/pi-coding-agent";
+import { errorMessage } from "../errors.ts";
 import { formatWorkflowProgress } from "../progress/index.ts";
 import type { RunStore } from "../runs/index.ts";
 import type { RunRegistry } from "./run-registry.ts";
@@ -26,7 +27,7 @@ export function createWorkflowsCommand(
 			try {
 				await showRuns(options, ctx);
 			} catch (error) {
-				ctx.ui.notify(`/workflows: ${error instanceof Error ? error.message : String(error)}`, "error");
+				ctx.ui.notify(`/workflows: ${errorMessage(error)}`, "error");
 			}
 		},
 	};
