@@ -70,6 +70,7 @@ export type {
 	WorkflowRunOptions,
 	WorkflowRunResult,
 	WorkflowTokenUsage,
+	WorkflowWorktree,
 } from "./runtime/index.ts";
 export {
 	createWorkflowQueue,

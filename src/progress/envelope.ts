@@ -2,7 +2,13 @@
  * The progress envelope (one snapshot of a run, as the tracker folds it from events) and the tool-result shape the
  * `workflow` tool streams and returns. Everything here is plain data; `workflowProgressResult` makes it JSON-safe.
  */
-import type { WorkflowAgentChild, WorkflowChildState, WorkflowFailure, WorkflowMeta } from "../runtime/types.ts";
+import type {
+	WorkflowAgentChild,
+	WorkflowChildState,
+	WorkflowFailure,
+	WorkflowMeta,
+	WorkflowWorktree,
+} from "../runtime/types.ts";
 import { formatWorkflowProgress } from "./format.ts";
 import { boundText, toJsonSafe, utf8Length } from "./json-safe.ts";
 
@@ -97,6 +103,21 @@ export interface WorkflowProgressAgentCall {
 	lastActivityAt?: number;
 	/** Running time so far, as of `envelope.updatedAt`; frozen once the call ends. */
 	elapsedMs?: number;
+	/** An isolated child's worktree (`isolation: "worktree"`): where it works, then the branch its changes are kept on. */
+	worktree?: WorkflowWorktree;
+}
+
+/** A branch an isolated child's changes were committed on, kept for the caller to merge. */
+export interface WorkflowKeptBranch {
+	branch: string;
+	/** The `agent()` call whose child made it (index -1 when the runner did not say). */
+	label: string;
+	index: number;
+	/** Files changed on it, relative to the repository root (the first 100). */
+	files: string[];
+	/** How many files changed. */
+	fileCount: number;
+	commit?: string;
 }
 
 /** Totals over the whole run. */
@@ -145,6 +166,8 @@ export interface WorkflowProgressEnvelope {
 	totals: WorkflowProgressTotals;
 	/** Failed calls and null slots: live while running, the runtime's census once it ends. */
 	failures: WorkflowFailure[];
+	/** Branches isolated children's changes were kept on, in call order; absent when there are none. */
+	branches?: WorkflowKeptBranch[];
 }
 
 /** `details` of a workflow tool result: JSON-safe and size-bounded. */

@@ -23,6 +23,7 @@ import type { JsonValue, WorkflowAgentRunner } from "../runtime/types.ts";
 import { createPiAgentRunner } from "./agent-runner.ts";
 import { type AgentTypeConfig, listAvailableAgentTypes, loadAgentTypes } from "./agent-types.ts";
 import { parentModelRuntime } from "./child-model.ts";
+import type { WorktreePlaceSource } from "./child-worktree.ts";
 import { DurableRun } from "./durable-run.ts";
 import { completionMessage, runText, startedResult, type WorkflowRunMessage } from "./run-messages.ts";
 import { RunRegistry } from "./run-registry.ts";
@@ -98,6 +99,8 @@ export interface RunnerSetup {
 	agentDir: string;
 	/** Agent types as loaded for this call. */
 	agentTypes: ReadonlyMap<string, AgentTypeConfig>;
+	/** The run's id and folder for isolated children's worktrees, once its record exists. */
+	worktreePlace: WorktreePlaceSource;
 }
 
 /** What the tool shares across calls in one pi session. */
@@ -150,7 +153,11 @@ export function createWorkflowTool(
 		const durable = resumed ?? DurableRun.fresh(store, source);
 		if (params.concurrency !== undefined) options.queue.concurrency = params.concurrency;
 		const types = loadAgentTypes({ cwd: ctx.cwd, agentDir });
-		const runner = await makeRunner(ctx, { agentDir, agentTypes: types.types });
+		const runner = await makeRunner(ctx, {
+			agentDir,
+			agentTypes: types.types,
+			worktreePlace: () => durable.worktreePlace(),
+		});
 		// pi -p and JSON mode end after this turn: a background run would have no session to report to.
 		const background = params.background === true && ctx.mode !== "print" && ctx.mode !== "json";
 		const run = startToolRun({
@@ -276,7 +283,7 @@ export function createWorkflowTool(
 /** Children as pi sessions sharing the parent session's providers, credentials, model and thinking level. */
 async function defaultRunner(
 	ctx: ExtensionToolContext,
-	{ agentDir, agentTypes }: RunnerSetup,
+	{ agentDir, agentTypes, worktreePlace }: RunnerSetup,
 ): Promise<WorkflowAgentRunner> {
 	const modelRuntime = await parentModelRuntime(ctx.modelRegistry, { agentDir });
 	return createPiAgentRunner({
@@ -284,6 +291,7 @@ async function defaultRunner(
 		agentDir,
 		agentTypes,
 		modelRuntime,
+		worktreePlace,
 		...(ctx.model ? { defaultModel: ctx.model } : {}),
 		...(ctx.thinkingLevel ? { defaultThinking: ctx.thinkingLevel } : {}),
 	});
