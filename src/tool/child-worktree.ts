@@ -7,8 +7,8 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { errorMessage, WorkflowError } from "../errors.ts";
-import type { WorkflowAgentResult, WorkflowWorktree } from "../runtime/types.ts";
 import { newRunId } from "../runs/index.ts";
+import type { WorkflowAgentResult, WorkflowWorktree } from "../runtime/types.ts";
 import { createRunWorktrees, type RunWorktrees, type Worktree, type WorktreeOutcome } from "../worktree/index.ts";
 
 /** Where a run keeps its isolated children's worktrees. */
@@ -82,10 +82,7 @@ export function worktreeOpenFailure(error: unknown): Pick<WorkflowAgentResult, "
  * The child's result once its worktree is closed: the worktree report on it; a child whose changes could not be
  * committed failed (its answer is not what the caller asked for without them), unless it was stopped anyway.
  */
-export async function closeWorktree(
-	worktree: Worktree,
-	result: WorkflowAgentResult,
-): Promise<WorkflowAgentResult> {
+export async function closeWorktree(worktree: Worktree, result: WorkflowAgentResult): Promise<WorkflowAgentResult> {
 	try {
 		const outcome = await worktree.close();
 		return { ...result, worktree: worktreeReport(worktree, outcome) };

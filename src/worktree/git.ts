@@ -44,7 +44,14 @@ export class GitFailure extends Error {
 const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 /** Variables that would make git work on another repository, index or tree than the one in `cwd`. */
-const REDIRECTING = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY", "GIT_PREFIX"];
+const REDIRECTING = [
+	"GIT_DIR",
+	"GIT_WORK_TREE",
+	"GIT_INDEX_FILE",
+	"GIT_COMMON_DIR",
+	"GIT_OBJECT_DIRECTORY",
+	"GIT_PREFIX",
+];
 
 /** Runs `git <args>` in `options.cwd`. Throws `worktree_git_missing` when there is no git to run. */
 export function runGit(args: readonly string[], options: GitOptions): Promise<GitOutput> {

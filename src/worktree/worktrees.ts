@@ -7,8 +7,8 @@ import { existsSync } from "node:fs";
 import { mkdir, realpath, rm, stat } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { errorMessage, WorkflowError } from "../errors.ts";
-import { classifyGitFailure, gitSaid, isLockFailure } from "./git-errors.ts";
 import { GitFailure, type GitOptions, runGit } from "./git.ts";
+import { classifyGitFailure, gitSaid, isLockFailure } from "./git-errors.ts";
 import { branchPrefix, firstFree, labelSlug } from "./naming.ts";
 import { inRepoQueue } from "./repo-queue.ts";
 
@@ -107,7 +107,12 @@ export function createRunWorktrees(options: RunWorktreesOptions): RunWorktrees {
 					close: () =>
 						inRepoQueue(repo.gitDir, () =>
 							closeWorktree({ path, branch, base, top: repo.top, label, options }).catch((error: unknown) => {
-								throw toWorktreeError(error, { repo: repo.top, branch, step: "save the child's changes", path });
+								throw toWorktreeError(error, {
+									repo: repo.top,
+									branch,
+									step: "save the child's changes",
+									path,
+								});
 							}),
 						),
 				};
@@ -186,7 +191,7 @@ interface ClosePlan {
 }
 
 async function closeWorktree(plan: ClosePlan): Promise<WorktreeOutcome> {
-	const { path, branch, base, top, options } = plan;
+	const { path, branch, top, options } = plan;
 	const inRepo = (args: string[]) => runGit(args, gitOptions(options, top));
 	if (!existsSync(path)) {
 		// The child removed its own folder: forget the worktree, and keep the branch only if it committed something.

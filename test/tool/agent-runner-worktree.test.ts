@@ -122,7 +122,9 @@ describe('isolation: "worktree" on real pi sessions', () => {
 			write("half.txt", "partial\n"),
 			fauxAssistantMessage([], { stopReason: "error", errorMessage: "provider down" }),
 		]);
-		const { result, envelope } = await run('return await agent("Half a job", { label: "half", isolation: "worktree" });');
+		const { result, envelope } = await run(
+			'return await agent("Half a job", { label: "half", isolation: "worktree" });',
+		);
 		expect(result.value).toBeNull();
 		expect(result.failures).toEqual([
 			expect.objectContaining({

@@ -46,7 +46,11 @@ describe("createRunWorktrees", () => {
 		writeFileSync(join(tree.path, "NOTES.md"), "new\n");
 		rmSync(join(tree.path, "README.md"));
 		const outcome = await tree.close();
-		expect(outcome).toEqual({ kept: true, commit: expect.any(String), files: ["NOTES.md", "README.md", "src/math.js"] });
+		expect(outcome).toEqual({
+			kept: true,
+			commit: expect.any(String),
+			files: ["NOTES.md", "README.md", "src/math.js"],
+		});
 		expect(existsSync(tree.path)).toBe(false);
 		expect(repo.git(["show", `${tree.branch}:src/math.js`])).toContain("a + b");
 		expect(repo.git(["log", "-1", "--format=%s%n%b", tree.branch])).toContain(`workflows: fix`);
@@ -133,7 +137,9 @@ describe("createRunWorktrees", () => {
 				else process.env[key] = saved[key];
 			}
 		}
-		expect(repo.git(["log", "-1", "--format=%an <%ae>", tree.branch]).trim()).toBe("pi-workflows <pi-workflows@localhost>");
+		expect(repo.git(["log", "-1", "--format=%an <%ae>", tree.branch]).trim()).toBe(
+			"pi-workflows <pi-workflows@localhost>",
+		);
 	});
 });
 
@@ -167,7 +173,13 @@ describe("createRunWorktrees errors", () => {
 		expect(error.code).toBe("worktree_branch_exists");
 		expect(error.message).toContain(`git cannot create branch \`workflows/${RUN}/fix\``);
 		expect(error.message).toContain("'refs/heads/workflows' exists");
-		expect(repo.git(["branch", "--list"]).trim().split("\n").map((b) => b.trim())).toEqual(["* main", "workflows"]);
+		expect(
+			repo
+				.git(["branch", "--list"])
+				.trim()
+				.split("\n")
+				.map((b) => b.trim()),
+		).toEqual(["* main", "workflows"]);
 		expect(repo.leftovers()).toEqual({ worktrees: [], locks: [] });
 		expect(existsSync(join(repo.runDir, "fix"))).toBe(false);
 	});
