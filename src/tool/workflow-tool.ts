@@ -79,10 +79,12 @@ The script starts with a literal header, then plain JavaScript with top-level aw
   phase("review");
   const found = await parallel(args.files.map((f) => () => agent(\`Review \${f}\`, { agent: "reviewer", schema: FINDINGS })));
   return found.filter(Boolean);
-Globals: agent(prompt, { agent, label, phase, schema, model, thinking, tools, timeoutMs, retries }) → text, or the
+Globals: agent(prompt, { agent, label, phase, schema, model, thinking, tools, timeoutMs, retries, isolation }) → text, or the
 validated object with a schema (root type "object"); parallel([() => …]) → array in order (pass functions, not
 promises); pipeline(items, ...stages) with stage(previous, original, index), no barrier between stages; phase(name, fn?);
 log(message, data?); workflow(nameOrPath, args) (one level); args; cwd; budget; sleep(ms); console.
+isolation: "worktree" gives a child its own git worktree of HEAD; what it changes is committed on a branch
+(workflows/<run id>/<label>) that its prompt names and the result lists: use it for agents that edit in parallel.
 A failed child gives null (in parallel/pipeline: a null slot) — check for null. Date.now(), new Date() and
 Math.random() are unavailable: pass timestamps in args. Values are JSON only.
 Every run has an id; workflow({ resume: id }) re-runs a failed or stopped run, replaying each agent call that
