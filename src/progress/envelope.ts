@@ -113,7 +113,7 @@ export interface WorkflowKeptBranch {
 	/** The `agent()` call whose child made it (index -1 when the runner did not say). */
 	label: string;
 	index: number;
-	/** Files changed on it, relative to the repository root (the first 100). */
+	/** Files changed on it, relative to the repository root (the first 20; the call's `worktree` lists up to 100). */
 	files: string[];
 	/** How many files changed. */
 	fileCount: number;
@@ -177,7 +177,7 @@ export interface WorkflowProgressDetails {
 	/** The run's id in the run store, when the host keeps one (resume it with this id). */
 	runId?: string;
 	/** What was left out to stay within `maxDetailsBytes`, when anything was. */
-	omitted?: { agentCalls: number; agents: number; logs: number; failures: number; result: boolean };
+	omitted?: { agentCalls: number; agents: number; logs: number; failures: number; branches: number; result: boolean };
 }
 
 /** The shape pi tool results (and partial updates) take. */
@@ -246,9 +246,12 @@ function boundDetails(
 	summary: string,
 	maxBytes: number,
 ): WorkflowProgressDetails {
-	const { agentCalls, agents, logs, failures, result: _result, ...scalars } = envelope;
-	const base = toJsonSafe(scalars) as Omit<WorkflowProgressEnvelope, "agentCalls" | "agents" | "logs" | "failures">;
-	const worstOmitted = { agentCalls: 1e9, agents: 1e9, logs: 1e9, failures: 1e9, result: false };
+	const { agentCalls, agents, logs, failures, branches = [], result: _result, ...scalars } = envelope;
+	const base = toJsonSafe(scalars) as Omit<
+		WorkflowProgressEnvelope,
+		"agentCalls" | "agents" | "logs" | "failures" | "branches"
+	>;
+	const worstOmitted = { agentCalls: 1e9, agents: 1e9, logs: 1e9, failures: 1e9, branches: 1e9, result: false };
 	const empty = { ...base, agentCalls: [], agents: [], logs: [], failures: [] };
 	let left = maxBytes - utf8Length(JSON.stringify({ summary, envelope: empty, omitted: worstOmitted }));
 	const take = <T>(items: readonly T[], order: Iterable<number>): T[] => {
@@ -264,6 +267,8 @@ function boundDetails(
 		return [...kept.keys()].sort((a, b) => a - b).map((i) => kept.get(i) as T);
 	};
 	const keptFailures = take(failures, range(0, failures.length));
+	// Kept branches are the run's output as much as its result: right after the failures, oldest first.
+	const keptBranches = take(branches, range(0, branches.length));
 	let keepResult = false;
 	if (result) {
 		const size = utf8Length(JSON.stringify({ result: result.value }));
@@ -279,6 +284,7 @@ function boundDetails(
 		agents: keptAgents,
 		logs: keptLogs,
 		failures: keptFailures,
+		...(keptBranches.length > 0 ? { branches: keptBranches } : {}),
 		...(keepResult && result ? { result: result.value } : {}),
 	};
 	const omitted = {
@@ -286,9 +292,11 @@ function boundDetails(
 		agents: agents.length - keptAgents.length,
 		logs: logs.length - keptLogs.length,
 		failures: failures.length - keptFailures.length,
+		branches: branches.length - keptBranches.length,
 		result: result !== undefined && !keepResult,
 	};
-	const complete = omitted.agentCalls + omitted.agents + omitted.logs + omitted.failures === 0 && !omitted.result;
+	const complete =
+		omitted.agentCalls + omitted.agents + omitted.logs + omitted.failures + omitted.branches === 0 && !omitted.result;
 	return complete ? { summary, envelope: packed } : { summary, envelope: packed, omitted };
 }
 

@@ -30,6 +30,9 @@ export interface RunEnding {
 /** Child states that mean the call is under way ("paused" is not in the type yet, but some runners report it). */
 const ACTIVE_CHILD = new Set(["starting", "active", "quiet", "stalled", "paused"]);
 
+/** Files each entry of the envelope's `branches` lists (its `fileCount` says how many there are). */
+const BRANCH_FILES = 20;
+
 /** Everything a tracker knows about one run. */
 export class RunState {
 	meta: WorkflowMeta | undefined;
@@ -316,7 +319,8 @@ export class RunState {
 		// The caller got the call's record from the book in this same update, which marks it changed.
 		if (data) data.worktree = worktree;
 		if (worktree.kept !== true) return;
-		const files = worktree.files ?? [];
+		// The call keeps the runner's list; the run's list of branches needs only a glimpse of each.
+		const files = (worktree.files ?? []).slice(0, BRANCH_FILES);
 		this.kept.set(worktree.branch, {
 			branch: worktree.branch,
 			label: call.label,

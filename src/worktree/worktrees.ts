@@ -67,6 +67,11 @@ export interface RunWorktrees {
 
 /** How a lock held by another git command is waited out before `worktree_locked`: pauses between attempts, in ms. */
 const LOCK_PAUSES = [50, 150, 400];
+/**
+ * The repository's hooks do not run for our checkout and commit: a `post-checkout` that installs dependencies or a
+ * `pre-commit` that runs the test suite would hold every isolated child of the repository in the queue behind it.
+ */
+const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
 /** Used for the commit only when the repository has no `user.name`/`user.email` (git would refuse to commit). */
 const FALLBACK_IDENTITY = { name: "pi-workflows", email: "pi-workflows@localhost" };
 
@@ -93,7 +98,9 @@ export function createRunWorktrees(options: RunWorktreesOptions): RunWorktrees {
 				const path = join(options.dir, slug);
 				await mkdir(options.dir, { recursive: true, mode: 0o700 });
 				try {
-					await retryLocked(() => git(["worktree", "add", "--quiet", "-b", branch, path, base], repo.top));
+					await retryLocked(() =>
+						git([...NO_HOOKS, "worktree", "add", "--quiet", "-b", branch, path, base], repo.top),
+					);
 				} catch (error) {
 					await undoAdd(error, { branch, path, top: repo.top, options });
 					throw toWorktreeError(error, { repo: repo.top, branch, step: "make the worktree" });
@@ -206,11 +213,11 @@ async function closeWorktree(plan: ClosePlan): Promise<WorktreeOutcome> {
 		await retryLocked(() =>
 			inTree([
 				...identity,
+				...NO_HOOKS,
 				"-c",
 				"commit.gpgsign=false",
 				"commit",
 				"--quiet",
-				"--no-verify",
 				"-m",
 				`workflows: ${oneLine(plan.label)}`,
 				"-m",

@@ -121,6 +121,23 @@ describe("createRunWorktrees", () => {
 		await tree.close();
 	});
 
+	it("runs none of the repository's hooks: a post-checkout or post-commit that hangs, a pre-commit that refuses", async () => {
+		const hooks = join(repo.dir, ".git", "hooks");
+		for (const [hook, body] of [
+			["post-checkout", "sleep 60"],
+			["pre-commit", "exit 1"],
+			["post-commit", "sleep 60"],
+		]) {
+			writeFileSync(join(hooks, hook), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+		}
+		const started = Date.now();
+		const tree = await worktrees().open({ cwd: repo.dir, label: "hooked" });
+		writeFileSync(join(tree.path, "x"), "x");
+		expect(await tree.close()).toMatchObject({ kept: true, files: ["x"] });
+		// Liveness only: one hook run would have taken a minute.
+		expect(Date.now() - started).toBeLessThan(30_000);
+	});
+
 	it("commits with a fallback identity when the repository has none", async () => {
 		repo.git(["config", "--unset", "user.name"]);
 		repo.git(["config", "--unset", "user.email"]);
