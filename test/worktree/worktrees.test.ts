@@ -40,6 +40,23 @@ describe("createRunWorktrees", () => {
 		await tree.close();
 	});
 
+	it("a dirty index does not block it: staged edits and a merge stopped on a conflict stay in the main tree", async () => {
+		repo.git(["checkout", "--quiet", "-b", "other"]);
+		repo.write("README.md", "# other\n");
+		repo.git(["commit", "--quiet", "-am", "other"]);
+		repo.git(["checkout", "--quiet", "main"]);
+		repo.write("README.md", "# main\n");
+		repo.git(["commit", "--quiet", "-am", "main"]);
+		expect(() => repo.git(["merge", "other"])).toThrow();
+		repo.write("staged.txt", "staged\n");
+		repo.git(["add", "staged.txt"]);
+		const tree = await worktrees().open({ cwd: repo.dir, label: "during a merge" });
+		expect(repo.git(["status", "--porcelain"], tree.path)).toBe("");
+		expect(existsSync(join(tree.path, "staged.txt"))).toBe(false);
+		expect(await tree.close()).toEqual({ kept: false });
+		expect(repo.git(["status", "--porcelain"])).toContain("UU README.md");
+	});
+
 	it("commits tracked edits, new files and deletions on the branch, removes the folder and keeps the branch", async () => {
 		const tree = await worktrees().open({ cwd: repo.dir, label: "fix" });
 		writeFileSync(join(tree.path, "src/math.js"), "export const add = (a, b) => a + b;\n");
