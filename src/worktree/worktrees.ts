@@ -98,11 +98,13 @@ export function createRunWorktrees(options: RunWorktreesOptions): RunWorktrees {
 				const path = join(options.dir, slug);
 				await mkdir(options.dir, { recursive: true, mode: 0o700 });
 				try {
-					await retryLocked(() =>
-						git([...NO_HOOKS, "worktree", "add", "--quiet", "-b", branch, path, base], repo.top),
+					const undo = () => undoAdd({ branch, path, top: repo.top, options });
+					await retryLocked(
+						() => git([...NO_HOOKS, "worktree", "add", "--quiet", "-b", branch, path, base], repo.top),
+						undo,
 					);
 				} catch (error) {
-					await undoAdd(error, { branch, path, top: repo.top, options });
+					await undoAdd({ branch, path, top: repo.top, options });
 					throw toWorktreeError(error, { repo: repo.top, branch, step: "make the worktree" });
 				}
 				const worktree: Worktree = {
@@ -257,27 +259,39 @@ async function missingIdentity(path: string, options: RunWorktreesOptions): Prom
 	return extra;
 }
 
-/** After a failed `worktree add`: no half-made worktree, and no branch of ours (one that existed is not ours). */
-async function undoAdd(
-	error: unknown,
-	{ branch, path, top, options }: { branch: string; path: string; top: string; options: RunWorktreesOptions },
-): Promise<void> {
+/**
+ * After a failed `worktree add`: no half-made worktree and no branch of it. The branch is ours whatever git said: the
+ * name was free when the repository's queue gave us our turn, and names under `workflows/<runId>/` are this run's.
+ */
+async function undoAdd({
+	branch,
+	path,
+	top,
+	options,
+}: {
+	branch: string;
+	path: string;
+	top: string;
+	options: RunWorktreesOptions;
+}): Promise<void> {
 	const inRepo = (args: string[]) => runGit(args, gitOptions(options, top));
 	await rm(path, { recursive: true, force: true }).catch(() => undefined);
 	await inRepo(["worktree", "prune"]).catch(() => undefined);
-	if (error instanceof GitFailure && classifyGitFailure(error) !== "worktree_branch_exists") {
-		await inRepo(["branch", "--quiet", "-D", branch]).catch(() => undefined);
-	}
+	await inRepo(["branch", "--quiet", "-D", branch]).catch(() => undefined);
 }
 
-/** Runs `command` again while another git command holds a lock it needs, a few times, then gives up. */
-async function retryLocked<T>(command: () => Promise<T>): Promise<T> {
+/**
+ * Runs `command` again while another git command holds a lock it needs, a few times, then gives up; `between` undoes
+ * what a failed attempt may have half done.
+ */
+async function retryLocked<T>(command: () => Promise<T>, between?: () => Promise<void>): Promise<T> {
 	for (let attempt = 0; ; attempt++) {
 		try {
 			return await command();
 		} catch (error) {
 			const pause = LOCK_PAUSES[attempt];
 			if (pause === undefined || !(error instanceof GitFailure) || !isLockFailure(error)) throw error;
+			await between?.();
 			await new Promise((resolve) => setTimeout(resolve, pause));
 		}
 	}
