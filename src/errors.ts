@@ -36,6 +36,12 @@ export type WorkflowErrorCode =
 	| "run_not_resumable"
 	| "run_store"
 	| "sandbox_corrupt"
+	| "worktree_git_missing"
+	| "worktree_not_a_repo"
+	| "worktree_no_commit"
+	| "worktree_branch_exists"
+	| "worktree_locked"
+	| "worktree_failed"
 	| "internal";
 
 /** A position in the author's own file; both counted from 1. */

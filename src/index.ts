@@ -8,6 +8,7 @@ export type { SerializedWorkflowError, SourceLocation, WorkflowErrorCode, Workfl
 export { isWorkflowError, WorkflowError } from "./errors.ts";
 // Progress: tracker, text, tool result, pi widget
 export type {
+	WorkflowKeptBranch,
 	WorkflowProgressAgentCall,
 	WorkflowProgressEnvelope,
 	WorkflowProgressPhase,
@@ -70,6 +71,7 @@ export type {
 	WorkflowRunOptions,
 	WorkflowRunResult,
 	WorkflowTokenUsage,
+	WorkflowWorktree,
 } from "./runtime/index.ts";
 export {
 	createWorkflowQueue,
@@ -84,5 +86,11 @@ export {
 // Sandbox pool: warm a worker before the first run; end idle workers
 export { shutdownSandboxPool, warmSandboxPool } from "./sandbox/index.ts";
 // pi extension (default export) and the pi-backed runner
-export type { AgentTypeConfig, PiAgentRunnerOptions, WorkflowToolOptions } from "./tool/index.ts";
+export type {
+	AgentTypeConfig,
+	PiAgentRunnerOptions,
+	WorkflowToolOptions,
+	WorktreePlace,
+	WorktreePlaceSource,
+} from "./tool/index.ts";
 export { createPiAgentRunner, createWorkflowTool, default, loadAgentTypes } from "./tool/index.ts";

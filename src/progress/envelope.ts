@@ -2,7 +2,13 @@
  * The progress envelope (one snapshot of a run, as the tracker folds it from events) and the tool-result shape the
  * `workflow` tool streams and returns. Everything here is plain data; `workflowProgressResult` makes it JSON-safe.
  */
-import type { WorkflowAgentChild, WorkflowChildState, WorkflowFailure, WorkflowMeta } from "../runtime/types.ts";
+import type {
+	WorkflowAgentChild,
+	WorkflowChildState,
+	WorkflowFailure,
+	WorkflowMeta,
+	WorkflowWorktree,
+} from "../runtime/types.ts";
 import { formatWorkflowProgress } from "./format.ts";
 import { boundText, toJsonSafe, utf8Length } from "./json-safe.ts";
 
@@ -97,6 +103,21 @@ export interface WorkflowProgressAgentCall {
 	lastActivityAt?: number;
 	/** Running time so far, as of `envelope.updatedAt`; frozen once the call ends. */
 	elapsedMs?: number;
+	/** An isolated child's worktree (`isolation: "worktree"`): where it works, then the branch its changes are kept on. */
+	worktree?: WorkflowWorktree;
+}
+
+/** A branch an isolated child's changes were committed on, kept for the caller to merge. */
+export interface WorkflowKeptBranch {
+	branch: string;
+	/** The `agent()` call whose child made it (index -1 when the runner did not say). */
+	label: string;
+	index: number;
+	/** Files changed on it, relative to the repository root (the first 20; the call's `worktree` lists up to 100). */
+	files: string[];
+	/** How many files changed. */
+	fileCount: number;
+	commit?: string;
 }
 
 /** Totals over the whole run. */
@@ -145,6 +166,8 @@ export interface WorkflowProgressEnvelope {
 	totals: WorkflowProgressTotals;
 	/** Failed calls and null slots: live while running, the runtime's census once it ends. */
 	failures: WorkflowFailure[];
+	/** Branches isolated children's changes were kept on, in call order; absent when there are none. */
+	branches?: WorkflowKeptBranch[];
 }
 
 /** `details` of a workflow tool result: JSON-safe and size-bounded. */
@@ -154,7 +177,7 @@ export interface WorkflowProgressDetails {
 	/** The run's id in the run store, when the host keeps one (resume it with this id). */
 	runId?: string;
 	/** What was left out to stay within `maxDetailsBytes`, when anything was. */
-	omitted?: { agentCalls: number; agents: number; logs: number; failures: number; result: boolean };
+	omitted?: { agentCalls: number; agents: number; logs: number; failures: number; branches: number; result: boolean };
 }
 
 /** The shape pi tool results (and partial updates) take. */
@@ -223,9 +246,12 @@ function boundDetails(
 	summary: string,
 	maxBytes: number,
 ): WorkflowProgressDetails {
-	const { agentCalls, agents, logs, failures, result: _result, ...scalars } = envelope;
-	const base = toJsonSafe(scalars) as Omit<WorkflowProgressEnvelope, "agentCalls" | "agents" | "logs" | "failures">;
-	const worstOmitted = { agentCalls: 1e9, agents: 1e9, logs: 1e9, failures: 1e9, result: false };
+	const { agentCalls, agents, logs, failures, branches = [], result: _result, ...scalars } = envelope;
+	const base = toJsonSafe(scalars) as Omit<
+		WorkflowProgressEnvelope,
+		"agentCalls" | "agents" | "logs" | "failures" | "branches"
+	>;
+	const worstOmitted = { agentCalls: 1e9, agents: 1e9, logs: 1e9, failures: 1e9, branches: 1e9, result: false };
 	const empty = { ...base, agentCalls: [], agents: [], logs: [], failures: [] };
 	let left = maxBytes - utf8Length(JSON.stringify({ summary, envelope: empty, omitted: worstOmitted }));
 	const take = <T>(items: readonly T[], order: Iterable<number>): T[] => {
@@ -241,6 +267,8 @@ function boundDetails(
 		return [...kept.keys()].sort((a, b) => a - b).map((i) => kept.get(i) as T);
 	};
 	const keptFailures = take(failures, range(0, failures.length));
+	// Kept branches are the run's output as much as its result: right after the failures, oldest first.
+	const keptBranches = take(branches, range(0, branches.length));
 	let keepResult = false;
 	if (result) {
 		const size = utf8Length(JSON.stringify({ result: result.value }));
@@ -256,6 +284,7 @@ function boundDetails(
 		agents: keptAgents,
 		logs: keptLogs,
 		failures: keptFailures,
+		...(keptBranches.length > 0 ? { branches: keptBranches } : {}),
 		...(keepResult && result ? { result: result.value } : {}),
 	};
 	const omitted = {
@@ -263,9 +292,11 @@ function boundDetails(
 		agents: agents.length - keptAgents.length,
 		logs: logs.length - keptLogs.length,
 		failures: failures.length - keptFailures.length,
+		branches: branches.length - keptBranches.length,
 		result: result !== undefined && !keepResult,
 	};
-	const complete = omitted.agentCalls + omitted.agents + omitted.logs + omitted.failures === 0 && !omitted.result;
+	const complete =
+		omitted.agentCalls + omitted.agents + omitted.logs + omitted.failures + omitted.branches === 0 && !omitted.result;
 	return complete ? { summary, envelope: packed } : { summary, envelope: packed, omitted };
 }
 

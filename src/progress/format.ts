@@ -2,7 +2,12 @@
  * Plain-text views of an envelope: the multi-line progress text (for people and the model), the one-line summary,
  * and the small helpers the widget shares (durations, token counts, live clocks, which calls to show).
  */
-import type { WorkflowAgentCallStatus, WorkflowProgressAgentCall, WorkflowProgressEnvelope } from "./envelope.ts";
+import type {
+	WorkflowAgentCallStatus,
+	WorkflowKeptBranch,
+	WorkflowProgressAgentCall,
+	WorkflowProgressEnvelope,
+} from "./envelope.ts";
 
 /** Options of `formatWorkflowProgress`. */
 export interface FormatWorkflowProgressOptions {
@@ -16,6 +21,8 @@ export interface FormatWorkflowProgressOptions {
 	maxFailures?: number;
 	/** Most recent log entries shown. Default: 3. */
 	maxLogs?: number;
+	/** Kept branches listed before the rest are collapsed into a count. Default: 20. */
+	maxBranches?: number;
 }
 
 /** Status marks shared by the text and the widget. */
@@ -37,6 +44,7 @@ export function formatWorkflowProgress(
 	const maxRunning = options.maxRunning ?? 8;
 	const maxFailures = options.maxFailures ?? 5;
 	const maxLogs = options.maxLogs ?? 3;
+	const maxBranches = options.maxBranches ?? 20;
 	const { agents } = envelope.totals;
 	const lines = [
 		`Workflow ${workflowName(envelope)}: ${envelope.status}${envelope.currentPhase && envelope.status === "running" ? ` (phase: ${envelope.currentPhase})` : ""} · ${formatDuration(workflowElapsed(envelope, now))}`,
@@ -71,9 +79,16 @@ export function formatWorkflowProgress(
 			const where = [failure.agentType, failure.phase].filter(Boolean).join(", ");
 			const name =
 				failure.kind === "agent" ? `#${failure.index} ${failure.label ?? ""}` : `${failure.kind}[${failure.index}]`;
-			lines.push(`  ✗ ${name.trim()}${where ? ` (${where})` : ""}: ${oneLine(failure.cause)}`);
+			const kept = failure.worktree?.kept ? `; its changes are kept on branch ${failure.worktree.branch}` : "";
+			lines.push(`  ✗ ${name.trim()}${where ? ` (${where})` : ""}: ${oneLine(failure.cause)}${kept}`);
 		}
 		if (envelope.failures.length > maxFailures) lines.push(`  … ${envelope.failures.length - maxFailures} more`);
+	}
+	const branches = envelope.branches ?? [];
+	if (branches.length > 0) {
+		lines.push(`Kept branches (${branches.length}), to merge or delete:`);
+		for (const kept of branches.slice(0, maxBranches)) lines.push(`  ${branchLine(kept)}`);
+		if (branches.length > maxBranches) lines.push(`  … ${branches.length - maxBranches} more`);
 	}
 	if (envelope.error)
 		lines.push(`Error${envelope.error.code ? ` [${envelope.error.code}]` : ""}: ${envelope.error.message}`);
@@ -200,5 +215,26 @@ function callLine(call: WorkflowProgressAgentCall, now: number): string {
 	const elapsed = liveElapsed(call, now);
 	const time = elapsed !== undefined ? ` · ${formatDuration(elapsed)}` : "";
 	const outcome = call.error ? `: ${oneLine(call.error)}` : "";
-	return `${head} · ${parts.join("")}${outcome}${usage}${time}`;
+	return `${head} · ${parts.join("")}${outcome}${worktreeText(call)}${usage}${time}`;
+}
+
+/** Where an isolated call works, or what became of its worktree: " · in worktree …", " · branch … (2 files)". */
+function worktreeText(call: WorkflowProgressAgentCall): string {
+	const tree = call.worktree;
+	if (!tree) return "";
+	if (tree.kept === undefined) return ` · in worktree ${tree.path}`;
+	if (!tree.kept) return " · no changes";
+	return ` · branch ${tree.branch} (${filesText(tree.fileCount ?? tree.files?.length ?? 0)})`;
+}
+
+/** "workflows/wf-…/fix-a · #0 fix a · 2 files: src/a.ts, src/b.ts". */
+function branchLine(kept: WorkflowKeptBranch): string {
+	const call = kept.index >= 0 ? `#${kept.index} ${oneLine(kept.label)}` : oneLine(kept.label);
+	const shown = kept.files.slice(0, 5).join(", ");
+	const more = kept.fileCount > 5 ? `, … ${kept.fileCount - 5} more` : "";
+	return `${kept.branch} · ${call} · ${filesText(kept.fileCount)}${shown ? `: ${shown}${more}` : ""}`;
+}
+
+function filesText(count: number): string {
+	return `${count} file${count === 1 ? "" : "s"}`;
 }

@@ -7,6 +7,7 @@
 export {
 	type WorkflowAgentCallStatus,
 	type WorkflowAgentStateCounts,
+	type WorkflowKeptBranch,
 	type WorkflowPhaseStatus,
 	type WorkflowProgressAgentCall,
 	type WorkflowProgressDetails,

@@ -4,9 +4,14 @@
  */
 import type { SerializedWorkflowError } from "../errors.ts";
 import type { WorkflowAgentCallRef, WorkflowProgressEvent } from "../runtime/events.ts";
-import type { WorkflowAgentChild, WorkflowFailure, WorkflowMeta } from "../runtime/types.ts";
+import type { WorkflowAgentChild, WorkflowFailure, WorkflowMeta, WorkflowWorktree } from "../runtime/types.ts";
 import { CallBook, isTerminal } from "./call-book.ts";
-import type { WorkflowProgressEnvelope, WorkflowProgressError, WorkflowProgressStatus } from "./envelope.ts";
+import type {
+	WorkflowKeptBranch,
+	WorkflowProgressEnvelope,
+	WorkflowProgressError,
+	WorkflowProgressStatus,
+} from "./envelope.ts";
 import { PhaseBook } from "./phase-book.ts";
 import { RecentLogs } from "./recent-logs.ts";
 
@@ -24,6 +29,9 @@ export interface RunEnding {
 
 /** Child states that mean the call is under way ("paused" is not in the type yet, but some runners report it). */
 const ACTIVE_CHILD = new Set(["starting", "active", "quiet", "stalled", "paused"]);
+
+/** Files each entry of the envelope's `branches` lists (its `fileCount` says how many there are). */
+const BRANCH_FILES = 20;
 
 /** Everything a tracker knows about one run. */
 export class RunState {
@@ -49,6 +57,10 @@ export class RunState {
 	private readonly agentPositions = new Map<string, number>();
 	private readonly dirtyAgents = new Map<number, WorkflowAgentChild>();
 	private agentSnapshots: WorkflowAgentChild[] = [];
+
+	/** Kept branches by name, and their list as the last envelope had it (undefined once one was added). */
+	private readonly kept = new Map<string, WorkflowKeptBranch>();
+	private keptSnapshot: WorkflowKeptBranch[] | undefined = [];
 
 	private failures: WorkflowFailure[] = [];
 	private failuresSnapshot: WorkflowFailure[] | undefined = [];
@@ -117,6 +129,7 @@ export class RunState {
 				data.resultPreview = this.cap(event.resultPreview);
 				data.attempt = event.attempts;
 				if (event.cached) data.cached = true;
+				if (event.worktree) this.worktree(event.worktree, data, event);
 				data.activity = "finished";
 				delete data.activityText;
 				this.calls.settle(record, {
@@ -136,6 +149,7 @@ export class RunState {
 				if (event.code !== undefined) data.code = event.code;
 				if (event.skipped) data.skipped = true;
 				if (event.thrown) data.thrown = true;
+				if (event.worktree) this.worktree(event.worktree, data, event);
 				const stopped = event.code === "cancelled" || data.activity === "stopped";
 				delete data.activityText;
 				this.calls.settle(record, {
@@ -155,6 +169,7 @@ export class RunState {
 					...(event.phase !== undefined ? { phase: event.phase } : {}),
 					cause: event.error,
 					...(event.code !== undefined ? { code: event.code } : {}),
+					...(event.worktree !== undefined ? { worktree: event.worktree } : {}),
 				});
 				return;
 			}
@@ -193,13 +208,18 @@ export class RunState {
 		this.dirtyAgents.set(pos, snapshot);
 
 		const key = ref?.key ?? child.callKey;
-		if (key === undefined) return;
+		if (key === undefined) {
+			if (child.worktree) this.worktree(child.worktree, undefined, { label: child.description, index: -1 });
+			return;
+		}
 		const at = time ?? this.updatedAt;
 		const record = this.calls.get(
 			ref ?? { key, index: child.callIndex ?? -1, label: child.description, agentType: child.type },
 			at,
 		);
 		const data = record.data;
+		// A fact, not a live number: a stopped child reports its kept branch after its call has ended.
+		if (child.worktree) this.worktree(child.worktree, data, data);
 		data.agentId = child.id;
 		data.activity = child.status;
 		if (child.activity !== undefined) data.activityText = this.cap(child.activity);
@@ -258,6 +278,7 @@ export class RunState {
 			...(this.error ? { error: this.error } : {}),
 			totals: { agents: { ...this.calls.totals }, tokens: this.calls.tokens, toolUses: this.calls.toolUses },
 			failures: this.failureList(),
+			...(this.kept.size > 0 ? { branches: this.branchList() } : {}),
 		};
 		this.cached = envelope;
 		return envelope;
@@ -287,6 +308,33 @@ export class RunState {
 	private addFailure(failure: WorkflowFailure): void {
 		this.failures.push(failure);
 		this.failuresSnapshot = undefined;
+	}
+
+	/** An isolated child's worktree on its call, and among the kept branches once its changes are kept. */
+	private worktree(
+		worktree: WorkflowWorktree,
+		data: { worktree?: WorkflowWorktree } | undefined,
+		call: { label: string; index: number },
+	): void {
+		// The caller got the call's record from the book in this same update, which marks it changed.
+		if (data) data.worktree = worktree;
+		if (worktree.kept !== true) return;
+		// The call keeps the runner's list; the run's list of branches needs only a glimpse of each.
+		const files = (worktree.files ?? []).slice(0, BRANCH_FILES);
+		this.kept.set(worktree.branch, {
+			branch: worktree.branch,
+			label: call.label,
+			index: call.index,
+			files,
+			fileCount: worktree.fileCount ?? files.length,
+			...(worktree.commit !== undefined ? { commit: worktree.commit } : {}),
+		});
+		this.keptSnapshot = undefined;
+	}
+
+	private branchList(): WorkflowKeptBranch[] {
+		this.keptSnapshot ??= [...this.kept.values()].sort((a, b) => a.index - b.index);
+		return this.keptSnapshot;
 	}
 
 	private agentList(): WorkflowAgentChild[] {

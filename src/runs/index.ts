@@ -1,6 +1,6 @@
 /** The file-backed run store: durable runs (record, journal, snapshot, lock) that any host can list and resume. */
 export { defaultRunsRoot } from "./paths.ts";
-export { isRunId } from "./run-id.ts";
+export { isRunId, newRunId } from "./run-id.ts";
 export { createRunStore } from "./store.ts";
 export type {
 	JournalProblem,

@@ -7,7 +7,7 @@ import { unknownAgentTypeError, WorkflowError } from "../errors.ts";
 import { watchAbort } from "./abort-watch.ts";
 import { type AgentCallOptions, checkAgentOptions, checkPrompt } from "./agent-options.ts";
 import { firstFrameIn } from "./call-site.ts";
-import { readChildReport } from "./child-report.ts";
+import { readChildReport, readWorktree } from "./child-report.ts";
 import type { WorkflowAgentCallRef } from "./events.ts";
 import { assertJsonValue } from "./json-value.ts";
 import { type RunContext, type ScriptScope, trackInFlight } from "./run-context.ts";
@@ -19,6 +19,7 @@ import type {
 	WorkflowAgentResult,
 	WorkflowJournalEntry,
 	WorkflowTokenUsage,
+	WorkflowWorktree,
 } from "./types.ts";
 
 /** Attempts a schema call gets in all before `agent()` throws `schema_unmet`. */
@@ -33,7 +34,7 @@ const AUTHOR_CODES = new Set(["agent_type_unknown", "agent_options_invalid", "sc
 type Attempt =
 	| { kind: "answer"; value: JsonValue; result: WorkflowAgentResult }
 	| { kind: "schema_miss"; errors: string; result: WorkflowAgentResult }
-	| { kind: "failed"; cause: string; result?: WorkflowAgentResult };
+	| { kind: "failed"; cause: string; code?: string; result?: WorkflowAgentResult };
 
 /** Runs one `agent(prompt, opts)` call made at the guest stack `stack` (its line names it when it is cut off). */
 export async function runAgentCall(
@@ -106,7 +107,13 @@ export async function runAgentCall(
 	let attempts = 0;
 	let usage: WorkflowTokenUsage | undefined;
 	let reachedRunner = false;
-	const fail = (cause: string, code: string | undefined, thrown: boolean, agentId?: string) => {
+	const fail = (
+		cause: string,
+		code: string | undefined,
+		thrown: boolean,
+		agentId?: string,
+		worktree?: WorkflowWorktree,
+	) => {
 		run.census.failed(
 			{
 				kind: "agent",
@@ -117,6 +124,7 @@ export async function runAgentCall(
 				...(ref.phase ? { phase: ref.phase } : {}),
 				cause,
 				...(code ? { code } : {}),
+				...(worktree ? { worktree } : {}),
 			},
 			{ skipped: !reachedRunner, ...(usage ? { usage } : {}) },
 		);
@@ -130,6 +138,7 @@ export async function runAgentCall(
 			skipped: !reachedRunner,
 			...(usage ? { usage } : {}),
 			durationMs: Date.now() - started,
+			...(worktree ? { worktree } : {}),
 		});
 	};
 
@@ -174,6 +183,7 @@ export async function runAgentCall(
 				...(outcome.result.toolUses !== undefined ? { toolUses: outcome.result.toolUses } : {}),
 				durationMs: Date.now() - started,
 				attempts,
+				...(outcome.result.worktree ? { worktree: outcome.result.worktree } : {}),
 			});
 			return outcome.value;
 		}
@@ -183,10 +193,10 @@ export async function runAgentCall(
 				`\`agent()\` answer still does not match its schema after ${SCHEMA_ATTEMPTS} attempts: ${outcome.errors}`,
 				{ details: { attempts: SCHEMA_ATTEMPTS, errors: outcome.errors, key: ref.key } },
 			);
-			fail(error.message, error.code, true, outcome.result.id);
+			fail(error.message, error.code, true, outcome.result.id, outcome.result.worktree);
 			throw error;
 		}
-		fail(outcome.cause, undefined, false, outcome.result?.id);
+		fail(outcome.cause, outcome.code, false, outcome.result?.id, outcome.result?.worktree);
 		return null;
 	} catch (error) {
 		if (error instanceof WorkflowError && error.code === "schema_unmet") throw error;
@@ -314,7 +324,7 @@ async function attemptOnce(
 	if (result.status !== "completed") {
 		const cause =
 			result.status === "stopped" ? `stopped${result.error ? `: ${result.error}` : ""}` : (result.error ?? "failed");
-		return { kind: "failed", cause, result };
+		return { kind: "failed", cause, ...(result.code ? { code: result.code } : {}), result };
 	}
 	if (!schema) {
 		const text = result.result ?? "";
@@ -410,16 +420,19 @@ function identityOf(prompt: string, options: AgentCallOptions): unknown {
  */
 function readResult(raw: unknown): WorkflowAgentResult {
 	if (raw === null || typeof raw !== "object") return raw as WorkflowAgentResult;
-	const { id, status, result, structuredOutput, error, toolUses, usage } = raw as WorkflowAgentResult;
-	// `id` and `toolUses` go out in progress events, which carry JSON data only: anything else is left out.
+	const { id, status, result, structuredOutput, error, code, toolUses, usage, worktree } = raw as WorkflowAgentResult;
+	// `id`, `code`, `toolUses` and `worktree` go out in progress events, which carry JSON data only: anything else is left out.
+	const tree = readWorktree(worktree);
 	return {
 		...(typeof id === "string" ? { id } : {}),
 		status,
 		result,
 		structuredOutput,
 		error: error === undefined ? undefined : messageOf(error),
+		...(typeof code === "string" ? { code } : {}),
 		...(typeof toolUses === "number" && Number.isFinite(toolUses) && toolUses >= 0 ? { toolUses } : {}),
 		usage: readUsage(usage),
+		...(tree ? { worktree: tree } : {}),
 	} as WorkflowAgentResult;
 }
 

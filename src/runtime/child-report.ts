@@ -3,7 +3,7 @@
  * which carries JSON data only, so a Proxy, a getter or an odd field type from a runner cannot reach the listeners.
  */
 import { types } from "node:util";
-import type { WorkflowAgentChild, WorkflowChildState } from "./types.ts";
+import type { WorkflowAgentChild, WorkflowChildState, WorkflowWorktree } from "./types.ts";
 
 const TEXT = ["id", "type", "description", "activity", "model", "error"] as const;
 const COUNTS = ["lastActivityAt", "startedAt", "endedAt", "turns", "maxTurns", "toolUses", "tokens"] as const;
@@ -37,12 +37,45 @@ export function readChildReport(raw: unknown): WorkflowAgentChild | undefined {
 		}
 		const status = ownValue(raw, "status");
 		if (STATES.includes(status as WorkflowChildState)) child.status = status;
+		const worktree = readWorktree(ownValue(raw, "worktree"));
+		if (worktree) child.worktree = worktree;
 	} catch {
 		// An exotic object whose descriptors cannot be read is dropped like any other unreadable report.
 		return undefined;
 	}
 	const complete = child.id !== undefined && child.type !== undefined && child.description !== undefined;
 	return complete && child.status !== undefined ? (child as unknown as WorkflowAgentChild) : undefined;
+}
+
+/** Files a worktree report keeps: enough to say what changed, bounded however many the child touched. */
+const MAX_FILES = 100;
+
+/**
+ * A runner's worktree report (on a child report or a result) as plain data: text `path` and `branch`, a boolean
+ * `kept`, up to 100 text `files`, a count and a commit; undefined when it is not an object with a path and a branch.
+ */
+export function readWorktree(raw: unknown): WorkflowWorktree | undefined {
+	if (raw === null || typeof raw !== "object" || types.isProxy(raw)) return undefined;
+	try {
+		const path = ownValue(raw, "path");
+		const branch = ownValue(raw, "branch");
+		if (typeof path !== "string" || typeof branch !== "string") return undefined;
+		const worktree: WorkflowWorktree = { path, branch };
+		const kept = ownValue(raw, "kept");
+		if (typeof kept === "boolean") worktree.kept = kept;
+		const files = ownValue(raw, "files");
+		if (Array.isArray(files) && !types.isProxy(files)) {
+			const names = files.slice(0, MAX_FILES).filter((file): file is string => typeof file === "string");
+			worktree.files = names;
+		}
+		const count = ownValue(raw, "fileCount");
+		if (typeof count === "number" && Number.isInteger(count) && count >= 0) worktree.fileCount = count;
+		const commit = ownValue(raw, "commit");
+		if (typeof commit === "string") worktree.commit = commit;
+		return worktree;
+	} catch {
+		return undefined;
+	}
 }
 
 /** An own data property's value; a getter is not run. */

@@ -9,6 +9,7 @@ import type {
 	WorkflowFailure,
 	WorkflowMeta,
 	WorkflowTokenUsage,
+	WorkflowWorktree,
 } from "./types.ts";
 
 /** Identity of one `agent()` call, repeated on each of its events. */
@@ -93,6 +94,8 @@ export interface AgentFinishedEvent extends EventBase, WorkflowAgentCallRef {
 	attempts: number;
 	/** True when the value came from the journal (a resumed run) and no child ran. */
 	cached?: boolean;
+	/** An isolated child's worktree: the branch its changes are kept on, and the files. */
+	worktree?: WorkflowWorktree;
 }
 
 export interface AgentFailedEvent extends EventBase, WorkflowAgentCallRef {
@@ -108,6 +111,8 @@ export interface AgentFailedEvent extends EventBase, WorkflowAgentCallRef {
 	usage?: WorkflowTokenUsage;
 	toolUses?: number;
 	durationMs: number;
+	/** An isolated child's worktree: a failed child's changes may still be kept on its branch. */
+	worktree?: WorkflowWorktree;
 }
 
 /** A `parallel` or `pipeline` slot became null. */

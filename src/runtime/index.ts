@@ -49,4 +49,5 @@ export type {
 	WorkflowRunOptions,
 	WorkflowRunResult,
 	WorkflowTokenUsage,
+	WorkflowWorktree,
 } from "./types.ts";

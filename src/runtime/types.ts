@@ -67,6 +67,25 @@ export interface WorkflowTokenUsage {
 	total: number;
 }
 
+/**
+ * Where an isolated child (`isolation: "worktree"`) works and what became of its changes, as its runner reports it.
+ * The script never sees this: `agent()` still gives the child's answer.
+ */
+export interface WorkflowWorktree {
+	/** The worktree's folder while the child runs (removed once it ends). */
+	path: string;
+	/** The child's own branch, e.g. `workflows/<runId>/<label-slug>`. */
+	branch: string;
+	/** Once the child ended: true when its changes are committed on `branch`, false when it changed nothing (worktree and branch removed). Absent while it runs. */
+	kept?: boolean;
+	/** Files added, changed or deleted on the branch, relative to the repository root (the first 100). */
+	files?: string[];
+	/** How many files changed (can be more than `files` lists). */
+	fileCount?: number;
+	/** The branch's tip commit. */
+	commit?: string;
+}
+
 /** Terminal status of one child. */
 export type WorkflowAgentStatus = "completed" | "failed" | "stopped";
 
@@ -83,10 +102,14 @@ export interface WorkflowAgentResult {
 	structuredOutput?: unknown;
 	/** Why it failed or stopped. */
 	error?: string;
+	/** A stable code for why it failed (e.g. `worktree_not_a_repo`), kept in the census beside `error`. */
+	code?: string;
 	warnings?: string[];
 	toolUses?: number;
 	usage?: WorkflowTokenUsage;
 	durationMs?: number;
+	/** An isolated child's worktree and what became of it. */
+	worktree?: WorkflowWorktree;
 }
 
 /** Live activity states of a child, in the order a healthy child passes through them. */
@@ -121,6 +144,8 @@ export interface WorkflowAgentChild {
 	tokens?: number;
 	model?: string;
 	error?: string;
+	/** An isolated child's worktree: where it works, then (once it ended) whether its branch was kept. */
+	worktree?: WorkflowWorktree;
 }
 
 /** What the runtime hands the runner alongside a request. */
@@ -257,6 +282,8 @@ export interface WorkflowFailure {
 	/** Why: the runner's error, "stopped", "timed out after 2 attempts", the thrown message… */
 	cause: string;
 	code?: string;
+	/** The isolated child's worktree: a failed child's changes may still be kept on its branch. */
+	worktree?: WorkflowWorktree;
 }
 
 /** Counts of agent calls in a run. */

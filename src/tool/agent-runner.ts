@@ -18,7 +18,9 @@ import type {
 	WorkflowAgentResult,
 	WorkflowAgentRunner,
 	WorkflowAgentRunnerContext,
+	WorkflowWorktree,
 } from "../runtime/types.ts";
+import type { RunWorktrees, Worktree } from "../worktree/index.ts";
 import {
 	type AgentTypeConfig,
 	BUILTIN_TOOL_NAMES,
@@ -29,6 +31,14 @@ import {
 import { type ChildActivity, createChildActivity } from "./child-activity.ts";
 import { type ChildModelChoice, chooseChildModel } from "./child-model.ts";
 import { createChildSession } from "./child-session.ts";
+import {
+	closeWorktree,
+	isolatedPrompt,
+	lazyRunWorktrees,
+	type WorktreePlaceSource,
+	worktreeOpenFailure,
+	worktreeReport,
+} from "./child-worktree.ts";
 import {
 	createStructuredOutputTool,
 	STRUCTURED_OUTPUT_TOOL_NAME,
@@ -65,6 +75,11 @@ export interface PiAgentRunnerOptions {
 	stalledAfterMs?: number;
 	/** Turns a child may take after the `max_turns` wrap-up message before it is stopped. Default: 5. */
 	graceTurns?: number;
+	/**
+	 * For `isolation: "worktree"`: the run's id (it names the branches) and its folder for worktrees, asked for at the
+	 * first isolated call. Default: a fresh run id and a private folder under the OS temp dir.
+	 */
+	worktreePlace?: WorktreePlaceSource;
 	hooks?: PiAgentRunnerHooks;
 }
 
@@ -77,10 +92,16 @@ export interface PiAgentRunnerOptions {
 export function createPiAgentRunner(options: PiAgentRunnerOptions): WorkflowAgentRunner {
 	const agentDir = options.agentDir ?? getAgentDir();
 	const agentTypes = options.agentTypes ?? loadAgentTypes({ cwd: options.cwd, agentDir }).types;
-	return (request, context) => runChild(request, context, { ...options, agentDir, agentTypes });
+	const worktrees = lazyRunWorktrees(options.worktreePlace);
+	return (request, context) => runChild(request, context, { ...options, agentDir, agentTypes, worktrees });
 }
 
-type ResolvedOptions = PiAgentRunnerOptions & { agentDir: string; agentTypes: ReadonlyMap<string, AgentTypeConfig> };
+type ResolvedOptions = PiAgentRunnerOptions & {
+	agentDir: string;
+	agentTypes: ReadonlyMap<string, AgentTypeConfig>;
+	/** The run's worktrees, made at the first isolated call. */
+	worktrees: () => Promise<RunWorktrees>;
+};
 
 /** The fields every result of one child shares. */
 type ResultBase = Pick<WorkflowAgentResult, "id" | "type"> & { warnings: string[] };
@@ -103,6 +124,9 @@ async function runChild(
 	const plan = await planChild(request, options);
 	const id = randomUUID();
 	const startedAt = Date.now();
+	// An isolated child's reports carry its worktree: where it works, then what became of its changes.
+	let worktree: Worktree | undefined;
+	let worktreeState: WorkflowWorktree | undefined;
 	const activity = createChildActivity({
 		child: {
 			id,
@@ -112,7 +136,7 @@ async function runChild(
 			callIndex: request.index,
 			...(plan.type.maxTurns ? { maxTurns: plan.type.maxTurns } : {}),
 		},
-		report: context.reportChild,
+		report: (child) => context.reportChild(worktreeState ? { ...child, worktree: worktreeState } : child),
 		...(options.quietAfterMs !== undefined ? { quietAfterMs: options.quietAfterMs } : {}),
 		...(options.stalledAfterMs !== undefined ? { stalledAfterMs: options.stalledAfterMs } : {}),
 	});
@@ -131,6 +155,16 @@ async function runChild(
 			status: "failed",
 			error: "no model: the agent file, the call and the parent session name none",
 		});
+	}
+	if (request.isolation === "worktree") {
+		try {
+			worktree = await (await options.worktrees()).open({ cwd: plan.cwd, label: request.label });
+		} catch (error) {
+			return finish({ ...base, ...worktreeOpenFailure(error) });
+		}
+		worktreeState = worktreeReport(worktree);
+		plan.cwd = worktree.cwd;
+		plan.prompt = isolatedPrompt(plan.prompt, worktree);
 	}
 
 	let session: AgentSession | undefined;
@@ -159,17 +193,16 @@ async function runChild(
 		}
 		activity.dispose();
 	}
+	if (worktree) {
+		// After the session is gone, so no tool of the child can still be writing while its changes are committed.
+		result = await closeWorktree(worktree, result);
+		worktreeState = result.worktree;
+	}
 	return finish(result);
 }
 
 async function planChild(request: WorkflowAgentRequest, options: ResolvedOptions): Promise<ChildPlan> {
 	const type = resolveAgentType(options.agentTypes, request.agentType);
-	if (request.isolation === "worktree") {
-		throw new WorkflowError(
-			"agent_options_invalid",
-			'`agent()` option `isolation: "worktree"` is not supported by the pi runner yet. Leave it out to run in the workflow\'s directory',
-		);
-	}
 	if (request.tools) {
 		const unknown = request.tools.filter((tool) => !BUILTIN_TOOL_NAMES.includes(tool));
 		if (unknown.length > 0) {

@@ -8,6 +8,7 @@ import { errorMessage, WorkflowError } from "../errors.ts";
 import type { RunCreateOptions, RunJournal, RunLock, RunRecord, RunStore } from "../runs/index.ts";
 import { stableJson } from "../runtime/stable-json.ts";
 import type { WorkflowJournal, WorkflowJournalEntry, WorkflowMeta, WorkflowRunResult } from "../runtime/types.ts";
+import type { WorktreePlace } from "./child-worktree.ts";
 
 /** What a run was started from, as run.json keeps it. */
 export type DurableSource = Required<Pick<RunCreateOptions, "script" | "filename">> & Pick<RunCreateOptions, "args">;
@@ -110,6 +111,15 @@ export class DurableRun {
 	/** Where the snapshot (with the whole result) is written, once there is a record. */
 	get snapshotPath(): string | undefined {
 		return this.record ? join(this.record.dir, "snapshot.json") : undefined;
+	}
+
+	/**
+	 * Where isolated children's worktrees go: the run's id (their branches are named after it) and `worktrees/` in
+	 * the run's folder, once the record exists; undefined when it could not be made.
+	 */
+	async worktreePlace(): Promise<WorktreePlace | undefined> {
+		await this.recorded;
+		return this.record ? { runId: this.record.id, dir: join(this.record.dir, "worktrees") } : undefined;
 	}
 
 	/**

@@ -53,6 +53,7 @@ export { createPiAgentRunner } from "./agent-runner.ts";
 export type { AgentTypeConfig, LoadAgentTypesOptions, LoadAgentTypesResult } from "./agent-types.ts";
 export { listAvailableAgentTypes, loadAgentTypes } from "./agent-types.ts";
 export { parentModelRuntime } from "./child-model.ts";
+export type { WorktreePlace, WorktreePlaceSource } from "./child-worktree.ts";
 export { createWorkflowRunsTool, RUNS_TOOL_NAME } from "./runs-tool.ts";
 export type { SavedWorkflow } from "./script-source.ts";
 export { loadSavedWorkflows, resolveScriptSource } from "./script-source.ts";

@@ -23,6 +23,7 @@ import type { JsonValue, WorkflowAgentRunner } from "../runtime/types.ts";
 import { createPiAgentRunner } from "./agent-runner.ts";
 import { type AgentTypeConfig, listAvailableAgentTypes, loadAgentTypes } from "./agent-types.ts";
 import { parentModelRuntime } from "./child-model.ts";
+import type { WorktreePlaceSource } from "./child-worktree.ts";
 import { DurableRun } from "./durable-run.ts";
 import { completionMessage, runText, startedResult, type WorkflowRunMessage } from "./run-messages.ts";
 import { RunRegistry } from "./run-registry.ts";
@@ -78,10 +79,12 @@ The script starts with a literal header, then plain JavaScript with top-level aw
   phase("review");
   const found = await parallel(args.files.map((f) => () => agent(\`Review \${f}\`, { agent: "reviewer", schema: FINDINGS })));
   return found.filter(Boolean);
-Globals: agent(prompt, { agent, label, phase, schema, model, thinking, tools, timeoutMs, retries }) → text, or the
+Globals: agent(prompt, { agent, label, phase, schema, model, thinking, tools, timeoutMs, retries, isolation }) → text, or the
 validated object with a schema (root type "object"); parallel([() => …]) → array in order (pass functions, not
 promises); pipeline(items, ...stages) with stage(previous, original, index), no barrier between stages; phase(name, fn?);
 log(message, data?); workflow(nameOrPath, args) (one level); args; cwd; budget; sleep(ms); console.
+isolation: "worktree" gives a child its own git worktree of HEAD; what it changes is committed on a branch
+(workflows/<run id>/<label>) that its prompt names and the result lists: use it for agents that edit in parallel.
 A failed child gives null (in parallel/pipeline: a null slot) — check for null. Date.now(), new Date() and
 Math.random() are unavailable: pass timestamps in args. Values are JSON only.
 Every run has an id; workflow({ resume: id }) re-runs a failed or stopped run, replaying each agent call that
@@ -98,6 +101,8 @@ export interface RunnerSetup {
 	agentDir: string;
 	/** Agent types as loaded for this call. */
 	agentTypes: ReadonlyMap<string, AgentTypeConfig>;
+	/** The run's id and folder for isolated children's worktrees, once its record exists. */
+	worktreePlace: WorktreePlaceSource;
 }
 
 /** What the tool shares across calls in one pi session. */
@@ -150,7 +155,11 @@ export function createWorkflowTool(
 		const durable = resumed ?? DurableRun.fresh(store, source);
 		if (params.concurrency !== undefined) options.queue.concurrency = params.concurrency;
 		const types = loadAgentTypes({ cwd: ctx.cwd, agentDir });
-		const runner = await makeRunner(ctx, { agentDir, agentTypes: types.types });
+		const runner = await makeRunner(ctx, {
+			agentDir,
+			agentTypes: types.types,
+			worktreePlace: () => durable.worktreePlace(),
+		});
 		// pi -p and JSON mode end after this turn: a background run would have no session to report to.
 		const background = params.background === true && ctx.mode !== "print" && ctx.mode !== "json";
 		const run = startToolRun({
@@ -276,7 +285,7 @@ export function createWorkflowTool(
 /** Children as pi sessions sharing the parent session's providers, credentials, model and thinking level. */
 async function defaultRunner(
 	ctx: ExtensionToolContext,
-	{ agentDir, agentTypes }: RunnerSetup,
+	{ agentDir, agentTypes, worktreePlace }: RunnerSetup,
 ): Promise<WorkflowAgentRunner> {
 	const modelRuntime = await parentModelRuntime(ctx.modelRegistry, { agentDir });
 	return createPiAgentRunner({
@@ -284,6 +293,7 @@ async function defaultRunner(
 		agentDir,
 		agentTypes,
 		modelRuntime,
+		worktreePlace,
 		...(ctx.model ? { defaultModel: ctx.model } : {}),
 		...(ctx.thinkingLevel ? { defaultThinking: ctx.thinkingLevel } : {}),
 	});

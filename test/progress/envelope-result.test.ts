@@ -195,6 +195,24 @@ describe("workflowProgressResult", () => {
 		expect(result.details.omitted?.agentCalls).toBe(5000 - result.details.envelope.agentCalls.length);
 	});
 
+	it("bounds kept branches like the other lists: the oldest first, the rest counted in `omitted`", () => {
+		const branches = Array.from({ length: 2000 }, (_, index) => ({
+			branch: `workflows/wf-20261201-120000-abcd12/fix-${index}`,
+			label: `fix ${index}`,
+			index,
+			files: ["src/a.ts", "src/b.ts"],
+			fileCount: 2,
+		}));
+		const result = workflowProgressResult({ ...endedEnvelope("ok"), branches }, "kept", {
+			maxDetailsBytes: 32 * 1024,
+		});
+		expect(Buffer.byteLength(JSON.stringify(result.details))).toBeLessThanOrEqual(32 * 1024);
+		const kept = result.details.envelope.branches ?? [];
+		expect(kept.length).toBeGreaterThan(50);
+		expect(kept.map((b) => b.index)).toEqual(kept.map((_, i) => i));
+		expect(result.details.omitted?.branches).toBe(2000 - kept.length);
+	});
+
 	it("drops the result from details last, when nothing else makes them fit", () => {
 		const result = workflowProgressResult(endedEnvelope("z".repeat(100_000)), "huge", { maxDetailsBytes: 10_000 });
 		expect(result.details.envelope).not.toHaveProperty("result");

@@ -127,12 +127,6 @@ describe("createPiAgentRunner: author errors", () => {
 			'`agent()` option `thinking` must be one of off, minimal, low, medium, high, xhigh, max, got "extreme"',
 		],
 		[
-			"worktree isolation",
-			{ isolation: "worktree" as const },
-			"agent_options_invalid",
-			'`agent()` option `isolation: "worktree"` is not supported by the pi runner yet. Leave it out to run in the workflow\'s directory',
-		],
-		[
 			"a schema whose root is not an object",
 			{ schema: { type: "array" } },
 			"schema_invalid",

@@ -1,0 +1,12 @@
+/** Git worktrees for isolated children: one per child from HEAD, kept as a branch when the child changed something. */
+
+export { type GitOptions, type GitOutput, runGit } from "./git.ts";
+export { branchPrefix, labelSlug } from "./naming.ts";
+export { busyRepos } from "./repo-queue.ts";
+export {
+	createRunWorktrees,
+	type RunWorktrees,
+	type RunWorktreesOptions,
+	type Worktree,
+	type WorktreeOutcome,
+} from "./worktrees.ts";

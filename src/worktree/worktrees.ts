@@ -1,0 +1,341 @@
+/**
+ * The git worktrees of one run's isolated children: each made from the repository's current HEAD on a branch of
+ * its own (`workflows/<runId>/<label-slug>`) in a folder of the run's, and, when its child is done, either committed
+ * and kept as that branch (the folder goes) or removed with its branch when nothing changed.
+ */
+import { existsSync } from "node:fs";
+import { mkdir, realpath, rm, stat } from "node:fs/promises";
+import { join, relative, resolve } from "node:path";
+import { errorMessage, WorkflowError } from "../errors.ts";
+import { GitFailure, type GitOptions, runGit } from "./git.ts";
+import { classifyGitFailure, gitSaid, isLockFailure } from "./git-errors.ts";
+import { branchPrefix, firstFree, labelSlug } from "./naming.ts";
+import { inRepoQueue } from "./repo-queue.ts";
+
+/** Options of `createRunWorktrees`. */
+export interface RunWorktreesOptions {
+	/** The run's id: branches are `workflows/<runId>/<label-slug>`. */
+	runId: string;
+	/** The run's folder for worktrees, outside every repository; made (0700) at the first `open`. */
+	dir: string;
+	/** Deadline of each git command, in ms. Default: 30000. */
+	timeoutMs?: number;
+	/** The git executable. Default: "git" from PATH. */
+	git?: string;
+}
+
+/** One child's worktree while the child runs. */
+export interface Worktree {
+	/** The worktree's root folder. */
+	readonly path: string;
+	/** Where the child works: the run's directory at the same place inside the worktree. */
+	readonly cwd: string;
+	/** The branch the worktree has checked out, made for this child. */
+	readonly branch: string;
+	/** The commit it was made from (the repository's HEAD then). */
+	readonly base: string;
+	/** The main working tree the run's directory is in. */
+	readonly repo: string;
+	/**
+	 * Commits what the child changed on `branch` and removes the folder, or removes folder and branch when nothing
+	 * changed. Throws a `WorkflowError` (`worktree_locked`, `worktree_failed`), leaving the folder as it is, when git
+	 * cannot do it. Call once.
+	 */
+	close(): Promise<WorktreeOutcome>;
+}
+
+/** What became of a worktree. */
+export type WorktreeOutcome =
+	| { kept: false }
+	| {
+			kept: true;
+			/** The branch tip: the child's commits, then one with what it left uncommitted. */
+			commit: string;
+			/** Paths (relative to the repository root) added, changed or deleted since `base`, sorted. */
+			files: string[];
+	  };
+
+/** The worktrees of one run. */
+export interface RunWorktrees {
+	/**
+	 * Makes the worktree of one child from the current HEAD of the repository `cwd` is in. Throws a `WorkflowError`:
+	 * `worktree_git_missing`, `worktree_not_a_repo`, `worktree_no_commit`, `worktree_branch_exists`,
+	 * `worktree_locked` or `worktree_failed`, each saying what to do.
+	 */
+	open(options: { cwd: string; label: string }): Promise<Worktree>;
+}
+
+/** How a lock held by another git command is waited out before `worktree_locked`: pauses between attempts, in ms. */
+const LOCK_PAUSES = [50, 150, 400];
+/**
+ * The repository's hooks do not run for our checkout and commit: a `post-checkout` that installs dependencies or a
+ * `pre-commit` that runs the test suite would hold every isolated child of the repository in the queue behind it.
+ */
+const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
+/** Used for the commit only when the repository has no `user.name`/`user.email` (git would refuse to commit). */
+const FALLBACK_IDENTITY = { name: "pi-workflows", email: "pi-workflows@localhost" };
+
+/** Creates the worktree set of one run. */
+export function createRunWorktrees(options: RunWorktreesOptions): RunWorktrees {
+	const handedOut = new Set<string>();
+	const git = (args: string[], cwd: string) => runGit(args, gitOptions(options, cwd));
+
+	return {
+		async open({ cwd, label }) {
+			const repo = await findRepo(cwd, options);
+			const base = await headCommit(repo.top, options);
+			return inRepoQueue(repo.gitDir, async () => {
+				const prefix = branchPrefix(options.runId);
+				const slug = await firstFree(
+					labelSlug(label),
+					async (candidate) =>
+						handedOut.has(candidate) ||
+						existsSync(join(options.dir, candidate)) ||
+						(await branchExists(`${prefix}${candidate}`, repo.top, options)),
+				);
+				handedOut.add(slug);
+				const branch = `${prefix}${slug}`;
+				const path = join(options.dir, slug);
+				await mkdir(options.dir, { recursive: true, mode: 0o700 });
+				try {
+					const undo = () => undoAdd({ branch, path, top: repo.top, options });
+					await retryLocked(
+						() => git([...NO_HOOKS, "worktree", "add", "--quiet", "-b", branch, path, base], repo.top),
+						undo,
+					);
+				} catch (error) {
+					await undoAdd({ branch, path, top: repo.top, options });
+					throw toWorktreeError(error, { repo: repo.top, branch, step: "make the worktree" });
+				}
+				const worktree: Worktree = {
+					path,
+					cwd: join(path, repo.subdir),
+					branch,
+					base,
+					repo: repo.top,
+					close: () =>
+						inRepoQueue(repo.gitDir, () =>
+							closeWorktree({ path, branch, base, top: repo.top, label, options }).catch((error: unknown) => {
+								throw toWorktreeError(error, {
+									repo: repo.top,
+									branch,
+									step: "save the child's changes",
+									path,
+								});
+							}),
+						),
+				};
+				return worktree;
+			});
+		},
+	};
+}
+
+interface RepoPlace {
+	/** The main working tree's root (where `.git` is for a normal clone). */
+	top: string;
+	/** The common git directory, shared by every worktree of the clone: the key of the repository's queue. */
+	gitDir: string;
+	/** Where `cwd` is inside the working tree. */
+	subdir: string;
+}
+
+async function findRepo(cwd: string, options: RunWorktreesOptions): Promise<RepoPlace> {
+	const folder = await stat(cwd).catch(() => undefined);
+	if (!folder?.isDirectory()) {
+		throw new WorkflowError(
+			"worktree_not_a_repo",
+			`\`isolation: "worktree"\` needs the run's directory to be in a git repository, and ${cwd} is not a directory. Run the workflow from inside a repository, or leave \`isolation\` out`,
+			{ details: { cwd } },
+		);
+	}
+	let out: string;
+	try {
+		out = (await runGit(["rev-parse", "--show-toplevel", "--git-common-dir"], gitOptions(options, cwd))).stdout;
+	} catch (error) {
+		if (!(error instanceof GitFailure)) throw error;
+		throw new WorkflowError(
+			"worktree_not_a_repo",
+			`\`isolation: "worktree"\` needs a git repository, and ${cwd} is not inside a git working tree (git said: ${gitSaid(error.stderr)}). Run the workflow in a repository (\`git init\`, then commit), or leave \`isolation\` out`,
+			{ details: { cwd } },
+		);
+	}
+	const [top = "", common = ""] = out.split("\n");
+	const real = await realpath(cwd);
+	return { top, gitDir: await realpath(resolve(cwd, common)), subdir: relative(top, real) };
+}
+
+async function headCommit(top: string, options: RunWorktreesOptions): Promise<string> {
+	try {
+		return (
+			await runGit(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], gitOptions(options, top))
+		).stdout.trim();
+	} catch (error) {
+		if (!(error instanceof GitFailure) || error.timedOut) throw error;
+		throw new WorkflowError(
+			"worktree_no_commit",
+			`The git repository at ${top} has no commit yet (HEAD is unborn), and an isolated child's worktree is made from HEAD. Commit once (\`git commit --allow-empty -m init\` will do), or leave \`isolation\` out`,
+			{ details: { repo: top } },
+		);
+	}
+}
+
+async function branchExists(branch: string, top: string, options: RunWorktreesOptions): Promise<boolean> {
+	try {
+		await runGit(["show-ref", "--verify", "--quiet", `refs/heads/${branch}`], gitOptions(options, top));
+		return true;
+	} catch (error) {
+		if (error instanceof GitFailure && !error.timedOut) return false;
+		throw error;
+	}
+}
+
+interface ClosePlan {
+	path: string;
+	branch: string;
+	base: string;
+	top: string;
+	label: string;
+	options: RunWorktreesOptions;
+}
+
+async function closeWorktree(plan: ClosePlan): Promise<WorktreeOutcome> {
+	const { path, branch, top, options } = plan;
+	const inRepo = (args: string[]) => runGit(args, gitOptions(options, top));
+	if (!existsSync(path)) {
+		// The child removed its own folder: forget the worktree, and keep the branch only if it committed something.
+		await retryLocked(() => inRepo(["worktree", "prune"]));
+		return settleBranch(plan, (await inRepo(["rev-parse", `refs/heads/${branch}`])).stdout.trim());
+	}
+	const inTree = (args: string[]) => runGit(args, gitOptions(options, path));
+	const status = (await inTree(["status", "--porcelain", "-z", "--untracked-files=all"])).stdout;
+	if (status.length > 0) {
+		await retryLocked(() => inTree(["add", "--all"]));
+		const identity = await missingIdentity(path, options);
+		await retryLocked(() =>
+			inTree([
+				...identity,
+				...NO_HOOKS,
+				"-c",
+				"commit.gpgsign=false",
+				"commit",
+				"--quiet",
+				"-m",
+				`workflows: ${oneLine(plan.label)}`,
+				"-m",
+				`What the isolated child \`${oneLine(plan.label)}\` of workflow run ${options.runId} changed, committed by pi-workflows.`,
+			]),
+		);
+	}
+	const tip = (await inTree(["rev-parse", "HEAD"])).stdout.trim();
+	// Ignored files (build output, dependencies) are all that can be left: they go with the folder.
+	await retryLocked(() => inRepo(["worktree", "remove", "--force", path]));
+	return settleBranch(plan, tip);
+}
+
+/** With the folder gone: a branch that moved past `base` is kept; one that did not is deleted. */
+async function settleBranch(plan: ClosePlan, tip: string): Promise<WorktreeOutcome> {
+	const { branch, base, top, options } = plan;
+	const inRepo = (args: string[]) => runGit(args, gitOptions(options, top));
+	if (tip === base) {
+		await retryLocked(() => inRepo(["branch", "--quiet", "-D", branch]));
+		return { kept: false };
+	}
+	const diff = (await inRepo(["diff", "--name-only", "--no-renames", "-z", base, tip])).stdout;
+	const files = diff.split("\0").filter(Boolean).sort();
+	return { kept: true, commit: tip, files };
+}
+
+/** `-c user.name=… -c user.email=…` for whichever the repository does not configure, so the commit cannot fail on it. */
+async function missingIdentity(path: string, options: RunWorktreesOptions): Promise<string[]> {
+	const extra: string[] = [];
+	for (const key of ["name", "email"] as const) {
+		const set = await runGit(["config", "--get", `user.${key}`], gitOptions(options, path)).then(
+			(out) => out.stdout.trim() !== "",
+			() => false,
+		);
+		if (!set) extra.push("-c", `user.${key}=${FALLBACK_IDENTITY[key]}`);
+	}
+	return extra;
+}
+
+/**
+ * After a failed `worktree add`: no half-made worktree and no branch of it. The branch is ours whatever git said: the
+ * name was free when the repository's queue gave us our turn, and names under `workflows/<runId>/` are this run's.
+ */
+async function undoAdd({
+	branch,
+	path,
+	top,
+	options,
+}: {
+	branch: string;
+	path: string;
+	top: string;
+	options: RunWorktreesOptions;
+}): Promise<void> {
+	const inRepo = (args: string[]) => runGit(args, gitOptions(options, top));
+	await rm(path, { recursive: true, force: true }).catch(() => undefined);
+	await inRepo(["worktree", "prune"]).catch(() => undefined);
+	await inRepo(["branch", "--quiet", "-D", branch]).catch(() => undefined);
+}
+
+/**
+ * Runs `command` again while another git command holds a lock it needs, a few times, then gives up; `between` undoes
+ * what a failed attempt may have half done.
+ */
+async function retryLocked<T>(command: () => Promise<T>, between?: () => Promise<void>): Promise<T> {
+	for (let attempt = 0; ; attempt++) {
+		try {
+			return await command();
+		} catch (error) {
+			const pause = LOCK_PAUSES[attempt];
+			if (pause === undefined || !(error instanceof GitFailure) || !isLockFailure(error)) throw error;
+			await between?.();
+			await new Promise((resolve) => setTimeout(resolve, pause));
+		}
+	}
+}
+
+function toWorktreeError(
+	error: unknown,
+	where: { repo: string; branch: string; step: string; path?: string },
+): WorkflowError {
+	if (error instanceof WorkflowError) return error;
+	const kept = where.path ? ` The worktree is left at ${where.path}: commit or remove it by hand.` : "";
+	const details = { repo: where.repo, branch: where.branch, ...(where.path ? { path: where.path } : {}) };
+	if (!(error instanceof GitFailure)) {
+		return new WorkflowError("worktree_failed", `Could not ${where.step} (${errorMessage(error)}).${kept}`, {
+			details,
+		});
+	}
+	const said = gitSaid(error.stderr);
+	switch (classifyGitFailure(error)) {
+		case "worktree_branch_exists":
+			return new WorkflowError(
+				"worktree_branch_exists",
+				`git cannot create branch \`${where.branch}\` in ${where.repo}: ${said}. Delete or rename the branch in the way (\`git branch -m\`), or give the call another \`label\``,
+				{ details },
+			);
+		case "worktree_locked":
+			return new WorkflowError(
+				"worktree_locked",
+				`Could not ${where.step}: a git lock file in ${where.repo} is held (${said}). Another git command is running there, or one crashed and left the lock: wait for it, or remove the \`.lock\` file it names if no git process is running.${kept}`,
+				{ details },
+			);
+		default:
+			return new WorkflowError("worktree_failed", `Could not ${where.step}: ${error.message}.${kept}`, { details });
+	}
+}
+
+function gitOptions(options: RunWorktreesOptions, cwd: string): GitOptions {
+	return {
+		cwd,
+		...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+		...(options.git !== undefined ? { git: options.git } : {}),
+	};
+}
+
+function oneLine(text: string): string {
+	return text.replace(/\s+/g, " ").trim();
+}
