@@ -311,6 +311,16 @@ async function attemptOnce(
 	}
 	const malformed = checkResult(result);
 	if (malformed) return { kind: "failed", cause: malformed };
+	// What the runner noticed about the child (a tool it lacked, a cut-off answer) goes to the run's log.
+	for (const warning of result.warnings ?? []) {
+		run.budget.countLog();
+		run.emit({
+			type: "log",
+			level: "warn",
+			message: `\`${ref.label}\`: ${warning}`,
+			...(ref.phase ? { phase: ref.phase } : {}),
+		});
+	}
 	if (result.status !== "completed") {
 		const cause =
 			result.status === "stopped" ? `stopped${result.error ? `: ${result.error}` : ""}` : (result.error ?? "failed");
@@ -410,7 +420,7 @@ function identityOf(prompt: string, options: AgentCallOptions): unknown {
  */
 function readResult(raw: unknown): WorkflowAgentResult {
 	if (raw === null || typeof raw !== "object") return raw as WorkflowAgentResult;
-	const { id, status, result, structuredOutput, error, toolUses, usage } = raw as WorkflowAgentResult;
+	const { id, status, result, structuredOutput, error, warnings, toolUses, usage } = raw as WorkflowAgentResult;
 	// `id` and `toolUses` go out in progress events, which carry JSON data only: anything else is left out.
 	return {
 		...(typeof id === "string" ? { id } : {}),
@@ -418,6 +428,7 @@ function readResult(raw: unknown): WorkflowAgentResult {
 		result,
 		structuredOutput,
 		error: error === undefined ? undefined : messageOf(error),
+		...(Array.isArray(warnings) ? { warnings: warnings.filter((w) => typeof w === "string") } : {}),
 		...(typeof toolUses === "number" && Number.isFinite(toolUses) && toolUses >= 0 ? { toolUses } : {}),
 		usage: readUsage(usage),
 	} as WorkflowAgentResult;

@@ -11,6 +11,7 @@ import {
 	type AgentSessionEvent,
 	getAgentDir,
 	type ModelRuntime,
+	type ToolDefinition,
 } from "@earendil-works/pi-coding-agent";
 import { errorMessage, WorkflowError } from "../errors.ts";
 import type {
@@ -29,6 +30,7 @@ import {
 import { type ChildActivity, createChildActivity } from "./child-activity.ts";
 import { type ChildModelChoice, chooseChildModel } from "./child-model.ts";
 import { createChildSession } from "./child-session.ts";
+import { chooseSessionTools, type SessionTools } from "./session-tools.ts";
 import {
 	createStructuredOutputTool,
 	STRUCTURED_OUTPUT_TOOL_NAME,
@@ -65,6 +67,8 @@ export interface PiAgentRunnerOptions {
 	stalledAfterMs?: number;
 	/** Turns a child may take after the `max_turns` wrap-up message before it is stopped. Default: 5. */
 	graceTurns?: number;
+	/** The parent session's tools children may use (see session-tools.ts). Default: none. */
+	sessionTools?: SessionTools;
 	hooks?: PiAgentRunnerHooks;
 }
 
@@ -90,6 +94,10 @@ interface ChildPlan {
 	type: AgentTypeConfig;
 	choice: ChildModelChoice | undefined;
 	tools: string[];
+	/** The structured-output tool and the session's tools lent to the child. */
+	customTools: ToolDefinition[];
+	/** Tools the agent type names that the session does not have. */
+	warnings: string[];
 	capture: StructuredOutputCapture | undefined;
 	prompt: string;
 	cwd: string;
@@ -116,7 +124,11 @@ async function runChild(
 		...(options.quietAfterMs !== undefined ? { quietAfterMs: options.quietAfterMs } : {}),
 		...(options.stalledAfterMs !== undefined ? { stalledAfterMs: options.stalledAfterMs } : {}),
 	});
-	const base: ResultBase = { id, type: plan.type.name, warnings: [...(plan.choice?.warnings ?? [])] };
+	const base: ResultBase = {
+		id,
+		type: plan.type.name,
+		warnings: [...(plan.choice?.warnings ?? []), ...plan.warnings],
+	};
 	const finish = (result: WorkflowAgentResult): WorkflowAgentResult => {
 		activity.finish(result.status === "completed" ? "finished" : result.status, result.error);
 		plan.capture?.dispose();
@@ -146,7 +158,7 @@ async function runChild(
 			model: plan.choice.model,
 			...(plan.choice.thinking ? { thinking: plan.choice.thinking } : {}),
 			tools: plan.tools,
-			...(plan.capture ? { customTools: [plan.capture.tool] } : {}),
+			...(plan.customTools.length > 0 ? { customTools: plan.customTools } : {}),
 		});
 		options.hooks?.onSessionCreated?.(session, request);
 		result = await driveSession(session, plan, context, options, activity, base);
@@ -171,12 +183,13 @@ async function planChild(request: WorkflowAgentRequest, options: ResolvedOptions
 		);
 	}
 	if (request.tools) {
-		const unknown = request.tools.filter((tool) => !BUILTIN_TOOL_NAMES.includes(tool));
+		const known = [...BUILTIN_TOOL_NAMES, ...(options.sessionTools?.list().map((tool) => tool.name) ?? [])];
+		const unknown = request.tools.filter((tool) => !known.includes(tool));
 		if (unknown.length > 0) {
 			throw new WorkflowError(
 				"agent_options_invalid",
-				`\`agent()\` option \`tools\` names unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.map((t) => `\`${t}\``).join(", ")}. Known tools: ${BUILTIN_TOOL_NAMES.join(", ")}`,
-				{ details: { unknown, known: [...BUILTIN_TOOL_NAMES] } },
+				`\`agent()\` option \`tools\` names unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.map((t) => `\`${t}\``).join(", ")}. Known tools: ${known.join(", ")}`,
+				{ details: { unknown, known } },
 			);
 		}
 	}
@@ -190,12 +203,20 @@ async function planChild(request: WorkflowAgentRequest, options: ResolvedOptions
 	// Last of the checks that may throw: its schema is held until the child's `finish` lets it go.
 	const capture = request.schema ? await createStructuredOutputTool(request.schema) : undefined;
 	// The file's denylist applies to a call's own `tools` too: a type that must not write stays that way.
-	const tools = (request.tools ?? type.tools).filter((tool) => !type.disallowedTools.includes(tool));
-	if (capture) tools.push(STRUCTURED_OUTPUT_TOOL_NAME);
+	const named = (request.tools ?? type.tools).filter((tool) => !type.disallowedTools.includes(tool));
+	const lent = chooseSessionTools({
+		tools: options.sessionTools,
+		wanted: named,
+		all: !request.tools && type.allSessionTools === true,
+		denied: type.disallowedTools,
+		agentType: type.name,
+	});
+	const customTools = [...lent.definitions, ...(capture ? [capture.tool] : [])];
+	const tools = [...named.filter((tool) => BUILTIN_TOOL_NAMES.includes(tool)), ...customTools.map((t) => t.name)];
 	const prompt = capture
 		? structuredOutputPrompt(request.prompt, request.schemaFeedback ? { schemaFeedback: request.schemaFeedback } : {})
 		: request.prompt;
-	return { type, choice, tools, capture, prompt, cwd: request.cwd || options.cwd };
+	return { type, choice, tools, customTools, warnings: lent.warnings, capture, prompt, cwd: request.cwd || options.cwd };
 }
 
 /** Prompts the session and turns how it ended into a result; the caller disposes the session. */

@@ -27,6 +27,7 @@ import { DurableRun } from "./durable-run.ts";
 import { completionMessage, runText, startedResult, type WorkflowRunMessage } from "./run-messages.ts";
 import { RunRegistry } from "./run-registry.ts";
 import { createWorkflowResolver, resolveScriptSource } from "./script-source.ts";
+import { sessionToolsOf } from "./session-tools.ts";
 import { startToolRun, type ToolRunOutcome } from "./tool-run.ts";
 
 export const WORKFLOW_TOOL_NAME = "workflow";
@@ -286,5 +287,6 @@ async function defaultRunner(
 		modelRuntime,
 		...(ctx.model ? { defaultModel: ctx.model } : {}),
 		...(ctx.thinkingLevel ? { defaultThinking: ctx.thinkingLevel } : {}),
+		sessionTools: sessionToolsOf(ctx),
 	});
 }
