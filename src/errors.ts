@@ -35,6 +35,9 @@ export type WorkflowErrorCode =
 	| "run_busy"
 	| "run_not_resumable"
 	| "run_store"
+	| "child_not_found"
+	| "child_not_running"
+	| "steer_message_empty"
 	| "sandbox_corrupt"
 	| "internal";
 

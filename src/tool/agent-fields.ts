@@ -6,6 +6,9 @@
 /** Thinking levels an agent file may name (pi's levels). */
 export const THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"] as const;
 
+/** Longest `stall_ms` (Node's longest timer, about 24.8 days). */
+const MAX_STALL_MS = 2 ** 31 - 1;
+
 /** A thinking level pi understands. */
 export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
 
@@ -42,6 +45,8 @@ export interface AgentTypeConfig {
 	thinking?: ThinkingLevel;
 	/** Turns before the child is told to wrap up; unset means unlimited (`max_turns: 0`). */
 	maxTurns?: number;
+	/** `stall_ms:` no progress for this long stops the child and retries it once; 0 turns the watchdog off. */
+	stallMs?: number;
 	/** `enabled: false` keeps the type known but refuses to run it. */
 	enabled: boolean;
 	source: AgentTypeSource;
@@ -99,6 +104,8 @@ export function parseAgentFields(input: AgentFileInput, warnings: string[]): Age
 	if (thinking) config.thinking = thinking;
 	const maxTurns = maxTurnsField(fm.max_turns, warn);
 	if (maxTurns) config.maxTurns = maxTurns;
+	const stallMs = stallMsField(fm.stall_ms, warn);
+	if (stallMs !== undefined) config.stallMs = stallMs;
 	return config;
 }
 
@@ -174,5 +181,14 @@ function maxTurnsField(value: unknown, warn: (message: string) => void): number 
 	const number = typeof value === "string" && /^\d+$/.test(value.trim()) ? Number(value) : value;
 	if (typeof number === "number" && Number.isInteger(number) && number >= 0) return number === 0 ? undefined : number;
 	warn(`\`max_turns\` must be a non-negative integer (0 = unlimited); ignoring ${JSON.stringify(value)}`);
+	return undefined;
+}
+
+/** Milliseconds, a non-negative integer; 0 is kept (it turns the watchdog off). Numeric strings are accepted. */
+function stallMsField(value: unknown, warn: (message: string) => void): number | undefined {
+	if (value === undefined || value === null) return undefined;
+	const number = typeof value === "string" && /^\d+$/.test(value.trim()) ? Number(value) : value;
+	if (typeof number === "number" && Number.isInteger(number) && number >= 0 && number <= MAX_STALL_MS) return number;
+	warn(`\`stall_ms\` must be a whole number of milliseconds (0 = no stall watchdog); ignoring ${JSON.stringify(value)}`);
 	return undefined;
 }

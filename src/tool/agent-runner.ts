@@ -28,8 +28,10 @@ import {
 	type ThinkingLevel,
 } from "./agent-types.ts";
 import { type ChildActivity, createChildActivity } from "./child-activity.ts";
+import type { ChildControls } from "./child-controls.ts";
 import { type ChildModelChoice, chooseChildModel } from "./child-model.ts";
 import { createChildSession } from "./child-session.ts";
+import { type AttemptContext, superviseChild } from "./child-supervisor.ts";
 import { chooseSessionTools, type SessionTools } from "./session-tools.ts";
 import {
 	createStructuredOutputTool,
@@ -38,6 +40,13 @@ import {
 	structuredOutputPrompt,
 } from "./structured-output.ts";
 import { createTurnLimit, type TurnLimit, WRAP_UP_MESSAGE } from "./turn-limit.ts";
+
+/**
+ * Default stall watchdog: five minutes without a streamed token or tool event. Reasoning models may think for
+ * minutes before their first token and a silent build can run as long, so a shorter default would kill real work;
+ * a hung connection is rare, and this bounds what it costs. Per agent type `stall_ms:`, per call `stallMs`.
+ */
+export const DEFAULT_STALL_MS = 5 * 60_000;
 
 /** Observers of child sessions, e.g. for tests that check none is left running. */
 export interface PiAgentRunnerHooks {
@@ -69,6 +78,10 @@ export interface PiAgentRunnerOptions {
 	graceTurns?: number;
 	/** The parent session's tools children may use (see session-tools.ts). Default: none. */
 	sessionTools?: SessionTools;
+	/** Where the run's running children are registered for steer, skip and restart. Default: none. */
+	controls?: ChildControls;
+	/** No progress for this long stops a child and retries it once (0: never), unless its type or call says. Default: 5 min. */
+	stallMs?: number;
 	hooks?: PiAgentRunnerHooks;
 }
 
@@ -81,7 +94,12 @@ export interface PiAgentRunnerOptions {
 export function createPiAgentRunner(options: PiAgentRunnerOptions): WorkflowAgentRunner {
 	const agentDir = options.agentDir ?? getAgentDir();
 	const agentTypes = options.agentTypes ?? loadAgentTypes({ cwd: options.cwd, agentDir }).types;
-	return (request, context) => runChild(request, context, { ...options, agentDir, agentTypes });
+	const resolved = { ...options, agentDir, agentTypes };
+	return (request, context) =>
+		superviseChild(request, context, {
+			...(options.controls ? { controls: options.controls } : {}),
+			attempt: (attemptRequest, attemptContext) => runChild(attemptRequest, attemptContext, resolved),
+		});
 }
 
 type ResolvedOptions = PiAgentRunnerOptions & { agentDir: string; agentTypes: ReadonlyMap<string, AgentTypeConfig> };
@@ -105,7 +123,7 @@ interface ChildPlan {
 
 async function runChild(
 	request: WorkflowAgentRequest,
-	context: WorkflowAgentRunnerContext,
+	context: WorkflowAgentRunnerContext & Partial<AttemptContext>,
 	options: ResolvedOptions,
 ): Promise<WorkflowAgentResult> {
 	const plan = await planChild(request, options);
@@ -123,6 +141,8 @@ async function runChild(
 		report: context.reportChild,
 		...(options.quietAfterMs !== undefined ? { quietAfterMs: options.quietAfterMs } : {}),
 		...(options.stalledAfterMs !== undefined ? { stalledAfterMs: options.stalledAfterMs } : {}),
+		stallMs: request.stallMs ?? plan.type.stallMs ?? options.stallMs ?? DEFAULT_STALL_MS,
+		...(context.onStall ? { onStall: context.onStall } : {}),
 	});
 	const base: ResultBase = {
 		id,
@@ -161,6 +181,10 @@ async function runChild(
 			...(plan.customTools.length > 0 ? { customTools: plan.customTools } : {}),
 		});
 		options.hooks?.onSessionCreated?.(session, request);
+		const child = session;
+		context.onSession?.(async (text) => {
+			await child.steer(text);
+		});
 		result = await driveSession(session, plan, context, options, activity, base);
 	} catch (error) {
 		result = { ...base, status: "failed", error: errorMessage(error) };

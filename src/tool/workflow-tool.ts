@@ -22,6 +22,7 @@ import type { WorkflowQueue } from "../runtime/queue.ts";
 import type { JsonValue, WorkflowAgentRunner } from "../runtime/types.ts";
 import { createPiAgentRunner } from "./agent-runner.ts";
 import { type AgentTypeConfig, listAvailableAgentTypes, loadAgentTypes } from "./agent-types.ts";
+import { ChildControls } from "./child-controls.ts";
 import { parentModelRuntime } from "./child-model.ts";
 import { DurableRun } from "./durable-run.ts";
 import { completionMessage, runText, startedResult, type WorkflowRunMessage } from "./run-messages.ts";
@@ -99,6 +100,8 @@ export interface RunnerSetup {
 	agentDir: string;
 	/** Agent types as loaded for this call. */
 	agentTypes: ReadonlyMap<string, AgentTypeConfig>;
+	/** Where the run's running children go for steer, skip and restart (`/workflows`, `workflow_runs`). */
+	controls: ChildControls;
 }
 
 /** What the tool shares across calls in one pi session. */
@@ -151,7 +154,8 @@ export function createWorkflowTool(
 		const durable = resumed ?? DurableRun.fresh(store, source);
 		if (params.concurrency !== undefined) options.queue.concurrency = params.concurrency;
 		const types = loadAgentTypes({ cwd: ctx.cwd, agentDir });
-		const runner = await makeRunner(ctx, { agentDir, agentTypes: types.types });
+		const controls = new ChildControls();
+		const runner = await makeRunner(ctx, { agentDir, agentTypes: types.types, controls });
 		// pi -p and JSON mode end after this turn: a background run would have no session to report to.
 		const background = params.background === true && ctx.mode !== "print" && ctx.mode !== "json";
 		const run = startToolRun({
@@ -168,6 +172,7 @@ export function createWorkflowTool(
 			},
 			durable,
 			record: source,
+			controls,
 			ctx,
 			ui: {
 				widgetKey: `workflow-progress-${++runCount}`,
@@ -277,7 +282,7 @@ export function createWorkflowTool(
 /** Children as pi sessions sharing the parent session's providers, credentials, model and thinking level. */
 async function defaultRunner(
 	ctx: ExtensionToolContext,
-	{ agentDir, agentTypes }: RunnerSetup,
+	{ agentDir, agentTypes, controls }: RunnerSetup,
 ): Promise<WorkflowAgentRunner> {
 	const modelRuntime = await parentModelRuntime(ctx.modelRegistry, { agentDir });
 	return createPiAgentRunner({
@@ -288,5 +293,6 @@ async function defaultRunner(
 		...(ctx.model ? { defaultModel: ctx.model } : {}),
 		...(ctx.thinkingLevel ? { defaultThinking: ctx.thinkingLevel } : {}),
 		sessionTools: sessionToolsOf(ctx),
+		controls,
 	});
 }
