@@ -180,6 +180,12 @@ export function activityText(call: WorkflowProgressAgentCall): string {
 	return parts.join(", ");
 }
 
+/** How long ago a running call's child last showed activity ("20.0s"), as of `now`; undefined when unknown. */
+export function activityAge(call: WorkflowProgressAgentCall, now: number): string | undefined {
+	if (call.status !== "running" || call.lastActivityAt === undefined) return undefined;
+	return formatDuration(Math.max(0, now - call.lastActivityAt));
+}
+
 /** Text squeezed onto one line. */
 export function oneLine(text: string): string {
 	return text.replace(/\s+/g, " ").trim();
@@ -195,7 +201,9 @@ function usageText(tokens: number, toolUses: number): string {
 function callLine(call: WorkflowProgressAgentCall, now: number): string {
 	const head = `${CALL_MARKS[call.status]} #${call.index} ${oneLine(call.label)} (${call.agentType})`;
 	const status = call.cached ? "replayed" : call.status;
-	const parts = [call.status === "running" ? activityText(call) || "running" : status];
+	const idle = call.status === "running" ? activityAge(call, now) : undefined;
+	const activity = call.status === "running" ? activityText(call) || "running" : status;
+	const parts = [idle && call.lastActivityAt !== undefined && now - call.lastActivityAt >= 1000 ? `${activity}, idle ${idle}` : activity];
 	const usage = usageText(call.tokens ?? 0, call.toolUses ?? 0);
 	const elapsed = liveElapsed(call, now);
 	const time = elapsed !== undefined ? ` · ${formatDuration(elapsed)}` : "";

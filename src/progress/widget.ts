@@ -7,6 +7,7 @@ import type { Theme } from "@earendil-works/pi-coding-agent";
 import { type Component, type TUI, truncateToWidth, visibleWidth } from "@earendil-works/pi-tui";
 import type { WorkflowProgressAgentCall, WorkflowProgressEnvelope, WorkflowProgressPhase } from "./envelope.ts";
 import {
+	activityAge,
 	activityText,
 	formatDuration,
 	formatTokens,
@@ -153,15 +154,25 @@ function callParts(call: WorkflowProgressAgentCall, now: number, spinner: string
 	// Stalled (and paused, which some runners report) are the states worth a person's attention.
 	const attention = call.activity === "stalled" || (call.activity as string | undefined) === "paused";
 	const activityStyle = attention ? "warning" : call.activity === "active" ? "success" : "muted";
-	const parts: Part[] = [{ text: `${paint("accent", spinner)} ${paint("plain", oneLine(call.label))}` }];
+	// The call's number is how `/workflows steer|skip|restart` names the child.
+	const name = `${paint("dim", `#${call.index}`)} ${paint("plain", oneLine(call.label))}`;
+	const parts: Part[] = [{ text: `${paint("accent", spinner)} ${name}` }];
 	parts.push({ text: paint("dim", call.agentType), drop: 4 });
 	const activity = activityText(call);
 	if (activity) parts.push({ text: paint(activityStyle, activity), drop: 1 });
+	const idle = idleText(call, now);
+	if (idle) parts.push({ text: paint(attention ? "warning" : "dim", idle), drop: 1.5 });
 	if (call.toolUses) parts.push({ text: paint("muted", `${call.toolUses} tools`), drop: 3 });
 	if (call.tokens) parts.push({ text: paint("muted", `${formatTokens(call.tokens)} tok`), drop: 2 });
 	const elapsed = liveElapsed(call, now);
 	if (elapsed !== undefined) parts.push({ text: paint("dim", formatDuration(elapsed)) });
 	return parts;
+}
+
+/** "idle 20.0s": the age of the child's last activity, once it is a second or more (less is just a busy child). */
+function idleText(call: WorkflowProgressAgentCall, now: number): string | undefined {
+	const age = call.lastActivityAt === undefined ? 0 : now - call.lastActivityAt;
+	return age >= 1000 ? `idle ${activityAge(call, now)}` : undefined;
 }
 
 /** Running and failed phases first, then pending, then done; shown in their own order. */

@@ -87,10 +87,10 @@ describe("WorkflowProgressWidget.render", () => {
 		const widget = makeWidget(envelope, () => envelope.updatedAt + 3000);
 		const text = plain(renderLines(widget, 80));
 		expect(text.find((line) => line.includes("Fix finding 3"))).toMatch(
-			/active, editing 2 files… · 3 tools · 12\.4k tok · 5\.0s$/,
+			/#3 Fix finding 3 · active, editing 2 files… · idle 3\.0s · 12\.4k tok · 5\.0s$/,
 		);
 		expect(text.find((line) => line.includes("Fix finding 4"))).toMatch(
-			/stalled, waiting on bash · 400 tok · 5\.0s$/,
+			/stalled, waiting on bash · idle 3\.0s · 400 tok · 5\.0s$/,
 		);
 		expect(text[0]).toMatch(/review-and-fix · fix · 2\/13 agents · 47\.6k tok · 17\.1s$/);
 	});
@@ -116,7 +116,7 @@ describe("WorkflowProgressWidget.render", () => {
 			),
 		);
 		for (const line of lines) expect(visibleWidth(line)).toBeLessThanOrEqual(width);
-		expect(lines.filter((line) => /^ {3}\S Fix item 10[3-8]\b/.test(line) && !line.includes("✗"))).toHaveLength(5);
+		expect(lines.filter((line) => /^ {3}\S #10[3-8] Fix item 10[3-8]\b/.test(line) && !line.includes("✗"))).toHaveLength(5);
 		const collapsed = "   … 1 more running · 391 queued · 100 done · 3 failed";
 		if (width >= 80) expect(lines).toContain(collapsed);
 		else expect(lines.find((line) => line.startsWith("   … 1 more running"))).toBeDefined();
