@@ -180,10 +180,14 @@ export function activityText(call: WorkflowProgressAgentCall): string {
 	return parts.join(", ");
 }
 
-/** How long ago a running call's child last showed activity ("20.0s"), as of `now`; undefined when unknown. */
-export function activityAge(call: WorkflowProgressAgentCall, now: number): string | undefined {
+/**
+ * "idle 20.0s": how long ago a running call's child last showed activity, as of `now`, once that is a second or
+ * more (less is just a busy child); undefined otherwise.
+ */
+export function idleText(call: WorkflowProgressAgentCall, now: number): string | undefined {
 	if (call.status !== "running" || call.lastActivityAt === undefined) return undefined;
-	return formatDuration(Math.max(0, now - call.lastActivityAt));
+	const age = now - call.lastActivityAt;
+	return age >= 1000 ? `idle ${formatDuration(age)}` : undefined;
 }
 
 /** Text squeezed onto one line. */
@@ -201,9 +205,9 @@ function usageText(tokens: number, toolUses: number): string {
 function callLine(call: WorkflowProgressAgentCall, now: number): string {
 	const head = `${CALL_MARKS[call.status]} #${call.index} ${oneLine(call.label)} (${call.agentType})`;
 	const status = call.cached ? "replayed" : call.status;
-	const idle = call.status === "running" ? activityAge(call, now) : undefined;
+	const idle = idleText(call, now);
 	const activity = call.status === "running" ? activityText(call) || "running" : status;
-	const parts = [idle && call.lastActivityAt !== undefined && now - call.lastActivityAt >= 1000 ? `${activity}, idle ${idle}` : activity];
+	const parts = [idle ? `${activity}, ${idle}` : activity];
 	const usage = usageText(call.tokens ?? 0, call.toolUses ?? 0);
 	const elapsed = liveElapsed(call, now);
 	const time = elapsed !== undefined ? ` · ${formatDuration(elapsed)}` : "";

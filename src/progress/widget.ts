@@ -7,10 +7,10 @@ import type { Theme } from "@earendil-works/pi-coding-agent";
 import { type Component, type TUI, truncateToWidth, visibleWidth } from "@earendil-works/pi-tui";
 import type { WorkflowProgressAgentCall, WorkflowProgressEnvelope, WorkflowProgressPhase } from "./envelope.ts";
 import {
-	activityAge,
 	activityText,
 	formatDuration,
 	formatTokens,
+	idleText,
 	liveElapsed,
 	oneLine,
 	runningCalls,
@@ -167,12 +167,6 @@ function callParts(call: WorkflowProgressAgentCall, now: number, spinner: string
 	const elapsed = liveElapsed(call, now);
 	if (elapsed !== undefined) parts.push({ text: paint("dim", formatDuration(elapsed)) });
 	return parts;
-}
-
-/** "idle 20.0s": the age of the child's last activity, once it is a second or more (less is just a busy child). */
-function idleText(call: WorkflowProgressAgentCall, now: number): string | undefined {
-	const age = call.lastActivityAt === undefined ? 0 : now - call.lastActivityAt;
-	return age >= 1000 ? `idle ${activityAge(call, now)}` : undefined;
 }
 
 /** Running and failed phases first, then pending, then done; shown in their own order. */

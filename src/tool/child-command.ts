@@ -4,14 +4,14 @@
  */
 import type { ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import { WorkflowError } from "../errors.ts";
-import { activityAge } from "../progress/format.ts";
+import { idleText } from "../progress/format.ts";
 import type { ChildAction } from "./child-controls.ts";
 import type { LiveRun, RunRegistry } from "./run-registry.ts";
 
 /** How the subcommands are typed, for messages. */
 export const CHILD_USAGE =
 	"/workflows steer [runId] <child> <message> · /workflows skip [runId] <child> · /workflows restart [runId] <child> " +
-	"(child: its number #3, label or key; runId may be left out while one run is live)";
+	'(child: its number #3, key, or label, quoted for steer: "fix db"; runId may be left out while one run is live)';
 
 const ACTIONS: readonly ChildAction[] = ["steer", "skip", "restart"];
 
@@ -42,9 +42,16 @@ export async function runChildSubcommand(args: string, registry: RunRegistry): P
 			{ details: { running: ids } },
 		);
 	}
-	const child = words.shift();
+	const rest = words.join(" ");
+	// A quoted child is a label with spaces; unquoted, skip and restart take the rest of the line, steer one word.
+	const quoted = /^(["'])(.*?)\1\s*(.*)$/s.exec(rest);
+	const [child, text] = quoted
+		? [quoted[2], quoted[3]]
+		: action === "steer"
+			? [words[0], words.slice(1).join(" ")]
+			: [rest, undefined];
 	if (!child) throw new WorkflowError("child_not_found", `\`${action}\` needs a child. ${CHILD_USAGE}`);
-	return registry.controlChild(runId, child, action, words.join(" "));
+	return registry.controlChild(runId, child, action, text);
 }
 
 /**
@@ -64,8 +71,8 @@ export async function chooseChildAction(
 	const STOP = "Stop the run";
 	const rows = children.map((call) => {
 		const state = call.status === "queued" ? "queued" : (call.activity ?? "running");
-		const age = activityAge(call, now);
-		return `#${call.index} ${call.label} · ${state}${age ? `, last activity ${age} ago` : ""}`;
+		const idle = idleText(call, now);
+		return `#${call.index} ${call.label} · ${state}${idle ? `, ${idle}` : ""}`;
 	});
 	const chosen = await ctx.ui.select(`Run ${run.id}`, [STOP, ...rows]);
 	if (chosen === STOP) return "stop";
