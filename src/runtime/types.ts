@@ -100,6 +100,8 @@ export type WorkflowChildState =
 	| "active"
 	| "quiet"
 	| "stalled"
+	/** Its turn was stopped on request; it waits for a message to go on. */
+	| "paused"
 	| "finished"
 	| "failed"
 	| "stopped";

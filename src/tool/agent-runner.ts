@@ -30,6 +30,7 @@ import {
 import { type ChildActivity, createChildActivity } from "./child-activity.ts";
 import type { ChildControls } from "./child-controls.ts";
 import { type ChildModelChoice, chooseChildModel } from "./child-model.ts";
+import { PauseGate } from "./child-pause.ts";
 import { createChildSession } from "./child-session.ts";
 import { type AttemptContext, superviseChild } from "./child-supervisor.ts";
 import { chooseSessionTools, type SessionTools } from "./session-tools.ts";
@@ -182,10 +183,17 @@ async function runChild(
 		});
 		options.hooks?.onSessionCreated?.(session, request);
 		const child = session;
-		context.onSession?.(async (text) => {
-			await child.steer(text);
+		const gate = new PauseGate();
+		context.onSession?.({
+			// A paused child goes on with the message as its next turn; a running one reads it at its next turn.
+			async steer(text) {
+				if (!gate.resume(text)) await child.steer(text);
+			},
+			pause() {
+				if (gate.request()) child.abort().catch(() => {});
+			},
 		});
-		result = await driveSession(session, plan, context, options, activity, base);
+		result = await driveSession(session, plan, context, options, activity, base, gate);
 	} catch (error) {
 		result = { ...base, status: "failed", error: errorMessage(error) };
 	} finally {
@@ -251,6 +259,7 @@ async function driveSession(
 	options: ResolvedOptions,
 	activity: ChildActivity,
 	base: ResultBase,
+	gate: PauseGate,
 ): Promise<WorkflowAgentResult> {
 	const { capture } = plan;
 	const turnLimit: TurnLimit | undefined = plan.type.maxTurns
@@ -281,6 +290,14 @@ async function driveSession(
 	try {
 		if (context.signal.aborted) return { ...base, status: "stopped", error: reasonOf(context.signal) };
 		await session.prompt(plan.prompt, { expandPromptTemplates: false });
+		// A pause stopped the turn: the session waits, with its conversation, for the message that resumes it.
+		while (gate.paused && !context.signal.aborted && lastAssistantMessage(session)?.stopReason === "aborted") {
+			activity.pause();
+			const text = await gate.wait(context.signal);
+			if (text === undefined) break;
+			activity.resume();
+			await session.prompt(text, { expandPromptTemplates: false });
+		}
 	} finally {
 		context.signal.removeEventListener("abort", onAbort);
 		unsubscribe();

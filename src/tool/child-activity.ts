@@ -35,6 +35,10 @@ export interface ChildActivity {
 	observe(event: AgentSessionEvent): void;
 	/** The child is being stopped: stop the timer and ignore its last events, so it does not flash `active`. */
 	stopping(): void;
+	/** Its turn was stopped on request and it waits for a message: `paused`, no silence timer (nor watchdog). */
+	pause(): void;
+	/** A message resumed it: `active` again, timer restarted, its last events (the stopped turn's) seen as before. */
+	resume(): void;
 	/** Terminal state; stops the timer. Later calls are ignored. */
 	finish(status: "finished" | "failed" | "stopped", error?: string): void;
 	/** Stops the timer without reporting. */
@@ -59,6 +63,7 @@ export function createChildActivity(options: ChildActivityOptions): ChildActivit
 	const state: WorkflowAgentChild = { ...options.child, status: "queued", toolUses: 0, turns: 0, tokens: 0 };
 	let timer: ReturnType<typeof setTimeout> | undefined;
 	let frozen = false;
+	let paused = false;
 
 	const report = () => options.report({ ...state });
 	const clearTimer = () => {
@@ -120,12 +125,27 @@ export function createChildActivity(options: ChildActivityOptions): ChildActivit
 			schedule();
 		},
 		observe(event) {
-			if (frozen || TERMINAL.has(state.status)) return;
+			if (frozen || paused || TERMINAL.has(state.status)) return;
 			if (applyEvent(state, event, touch)) report();
 		},
 		stopping() {
 			frozen = true;
 			clearTimer();
+		},
+		pause() {
+			if (TERMINAL.has(state.status)) return;
+			clearTimer();
+			paused = true;
+			state.status = "paused";
+			state.activity = "paused: waiting for a message";
+			report();
+		},
+		resume() {
+			if (!paused) return;
+			paused = false;
+			stallReported = false;
+			touch("waiting for the model");
+			report();
 		},
 		finish(status, error) {
 			if (TERMINAL.has(state.status)) return;

@@ -1,6 +1,6 @@
 /**
- * The per-child half of `/workflows`: the subcommands `steer`, `skip` and `restart` (typed, so they work in every
- * mode), and the TUI menu of a live run's running and queued children that leads to the same actions.
+ * The per-child half of `/workflows`: the subcommands `steer`, `pause`, `skip` and `restart` (typed, so they work
+ * in every mode), and the TUI menu of a live run's running and queued children that leads to the same actions.
  */
 import type { ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import { WorkflowError } from "../errors.ts";
@@ -10,10 +10,10 @@ import type { LiveRun, RunRegistry } from "./run-registry.ts";
 
 /** How the subcommands are typed, for messages. */
 export const CHILD_USAGE =
-	"/workflows steer [runId] <child> <message> · /workflows skip [runId] <child> · /workflows restart [runId] <child> " +
+	"/workflows steer [runId] <child> <message> · /workflows pause|skip|restart [runId] <child> " +
 	'(child: its number #3, key, or label, quoted for steer: "fix db"; runId may be left out while one run is live)';
 
-const ACTIONS: readonly ChildAction[] = ["steer", "skip", "restart"];
+const ACTIONS: readonly ChildAction[] = ["steer", "pause", "skip", "restart"];
 
 /** True when `args` starts with a per-child subcommand. */
 export function isChildSubcommand(args: string): boolean {
@@ -21,7 +21,7 @@ export function isChildSubcommand(args: string): boolean {
 }
 
 /**
- * Runs `steer|skip|restart [runId] <child> [message]` and resolves with what was done, in words. Throws
+ * Runs `steer|pause|skip|restart [runId] <child> [message]` and resolves with what was done, in words. Throws
  * `run_not_found` (no such live run, or several and none named), the registry's child errors, or
  * `child_not_found` for a subcommand without a child.
  */
@@ -79,7 +79,11 @@ export async function chooseChildAction(
 	const call = children[rows.indexOf(chosen ?? "")];
 	if (!call) return undefined;
 	const labels: Record<ChildAction, string> = {
-		steer: "Send it a message (read at its next turn)",
+		steer:
+			call.activity === "paused"
+				? "Send it a message (it goes on with it)"
+				: "Send it a message (read at its next turn)",
+		pause: "Pause it (stop its turn; it waits for a message)",
 		skip: "Skip it (its agent() gives null)",
 		restart: "Restart it (a fresh attempt)",
 	};

@@ -1,15 +1,17 @@
 /**
- * Per-child control of one run: the handles of its running children (steer, skip, restart), a skip waiting for a
- * queued call, and how a person's name for a child (`#3`, `3`, its label, its call key) becomes one of them, with
- * coded errors for a child that is unknown or no longer running.
+ * Per-child control of one run: the handles of its running children (steer, pause, skip, restart), a skip waiting
+ * for a queued call, and how a person's name for a child (`#3`, `3`, its label, its call key) becomes one of them,
+ * with coded errors for a child that is unknown or no longer running.
  */
 import { WorkflowError } from "../errors.ts";
 import type { WorkflowProgressAgentCall, WorkflowProgressEnvelope } from "../progress/index.ts";
 
 /** What can be done to one running child (the supervisor of its `agent()` call implements it). */
 export interface ChildControl {
-	/** Queues `text` for the child: pi delivers it at the child's next turn boundary. */
+	/** Queues `text` for the child: pi delivers it at the child's next turn boundary; a paused child goes on with it. */
 	steer(text: string): Promise<void>;
+	/** Stops the child's current turn and holds it (`paused`) until a steer gives it a message. */
+	pause(): void;
 	/** Ends the child: `agent()` gives null, cause "skipped by the user". */
 	skip(): void;
 	/** Stops the child and starts a fresh attempt; the script gets that attempt's answer. */
@@ -17,7 +19,7 @@ export interface ChildControl {
 }
 
 /** The actions, as `/workflows`, `workflow_runs` and the registry name them. */
-export type ChildAction = "steer" | "skip" | "restart";
+export type ChildAction = "steer" | "pause" | "skip" | "restart";
 
 /** The running children of one run, by call key. */
 export class ChildControls {
@@ -64,7 +66,13 @@ export class ChildControls {
 		}
 		if (action === "steer") {
 			await control.steer(text as string);
-			return `Sent to ${name}: it reads the message at its next turn.`;
+			return call.activity === "paused"
+				? `Sent to ${name}: it goes on with the message.`
+				: `Sent to ${name}: it reads the message at its next turn.`;
+		}
+		if (action === "pause") {
+			control.pause();
+			return `Pausing ${name}: its turn stops and it waits; steer it with a message to go on.`;
 		}
 		if (action === "skip") {
 			control.skip();
@@ -97,5 +105,5 @@ export function findCall(envelope: WorkflowProgressEnvelope, ref: string): Workf
 }
 
 function pastTense(action: ChildAction): string {
-	return action === "steer" ? "steered" : action === "skip" ? "skipped" : "restarted";
+	return { steer: "steered", pause: "paused", skip: "skipped", restart: "restarted" }[action];
 }

@@ -1,7 +1,7 @@
 /**
- * One `agent()` call's child across its attempts: the user's steer, skip and restart, and the stall watchdog. Each
- * attempt is a fresh session with its own abort controller; a restart or a first stall starts another, so the
- * runtime (and the script) see one runner call with one answer. Usage of every attempt counts.
+ * One `agent()` call's child across its attempts: the user's steer, pause, skip and restart, and the stall
+ * watchdog. Each attempt is a fresh session with its own abort controller; a restart or a first stall starts
+ * another, so the runtime (and the script) see one runner call with one answer. Usage of every attempt counts.
  */
 import { randomUUID } from "node:crypto";
 import type {
@@ -15,10 +15,18 @@ import type { ChildControls } from "./child-controls.ts";
 /** The cause a skipped call's null carries. */
 export const SKIPPED_CAUSE = "skipped by the user";
 
+/** What can be done to an attempt's session once it exists. */
+export interface AttemptSession {
+	/** Queues a message for its next turn; a paused session goes on with it. */
+	steer(text: string): Promise<void>;
+	/** Stops its current turn and holds the session until a message (`steer`) resumes it. */
+	pause(): void;
+}
+
 /** What one attempt gets beyond the runner context. */
 export interface AttemptContext extends WorkflowAgentRunnerContext {
-	/** The attempt's session exists: `steer` queues a message for its next turn. */
-	onSession(steer: (text: string) => Promise<void>): void;
+	/** The attempt's session exists. */
+	onSession(session: AttemptSession): void;
 	/** The attempt's stall watchdog fired after `silentMs` without progress. */
 	onStall(silentMs: number): void;
 }
@@ -46,8 +54,10 @@ export async function superviseChild(
 	const startedAt = Date.now();
 	const spent: { usage?: WorkflowTokenUsage; toolUses: number } = { toolUses: 0 };
 	const notes: string[] = [];
-	let current: { controller: AbortController; ending?: Ending; steer?: (text: string) => Promise<void> };
+	let current: { controller: AbortController; ending?: Ending; session?: AttemptSession };
+	// What was asked before the attempt's session existed waits for it.
 	let pending: string[] = [];
+	let pausePending = false;
 	const end = (ending: Ending, reason: string) => {
 		if (current.ending || current.controller.signal.aborted) return;
 		current.ending = ending;
@@ -55,9 +65,12 @@ export async function superviseChild(
 	};
 	const unregister = controls?.add(request.key, {
 		async steer(text) {
-			// Before the session exists, the message waits for it.
-			if (current.steer) await current.steer(text);
+			if (current.session) await current.session.steer(text);
 			else pending.push(text);
+		},
+		pause() {
+			if (current.session) current.session.pause();
+			else pausePending = true;
 		},
 		skip: () => end({ why: "skip" }, SKIPPED_CAUSE),
 		restart: () => end({ why: "restart" }, "restarted by the user"),
@@ -75,11 +88,13 @@ export async function superviseChild(
 			const result = await options.attempt(attemptRequest, {
 				signal: attempt.controller.signal,
 				reportChild: context.reportChild,
-				onSession(steer) {
-					attempt.steer = steer;
+				onSession(session) {
+					attempt.session = session;
 					const queued = pending;
 					pending = [];
-					for (const text of queued) steer(text).catch(() => {});
+					if (pausePending) session.pause();
+					pausePending = false;
+					for (const text of queued) session.steer(text).catch(() => {});
 				},
 				onStall(silentMs) {
 					end({ why: "stall", silentMs }, `stalled after ${seconds(silentMs)}`);

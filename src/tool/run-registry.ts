@@ -73,7 +73,7 @@ export class RunRegistry {
 		return run.children.act(run.envelope(), child, action, text);
 	}
 
-	/** Sends `text` to a running child; pi delivers it at the child's next turn boundary. */
+	/** Sends `text` to a running child; pi delivers it at the child's next turn boundary (a paused one goes on). */
 	steer(runId: string, child: string, text: string): Promise<string> {
 		return this.controlChild(runId, child, "steer", text);
 	}
@@ -81,6 +81,11 @@ export class RunRegistry {
 	/** Ends a child (or a queued call, once it would start): its `agent()` gives null, "skipped by the user". */
 	skip(runId: string, child: string): Promise<string> {
 		return this.controlChild(runId, child, "skip");
+	}
+
+	/** Stops a running child's turn and holds it (`paused`) until a steer gives it a message to go on with. */
+	pause(runId: string, child: string): Promise<string> {
+		return this.controlChild(runId, child, "pause");
 	}
 
 	/** Stops a running child and starts a fresh attempt; the script gets that attempt's answer. */

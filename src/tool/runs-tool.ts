@@ -19,19 +19,21 @@ const parameters = Type.Object({
 			Type.Literal("status"),
 			Type.Literal("stop"),
 			Type.Literal("steer"),
+			Type.Literal("pause"),
 			Type.Literal("skip"),
 			Type.Literal("restart"),
 		],
 		{
 			description:
 				"list: this project's runs; status: one run's phases, agents and failures; stop: end a running run; " +
-				"steer: send a running child a message (read at its next turn); skip: end a child (its agent() gives null); " +
+				"steer: send a running child a message (read at its next turn; a paused one goes on with it); " +
+				"pause: stop a child's turn, it waits for a steer; skip: end a child (its agent() gives null); " +
 				"restart: a fresh attempt of a child (the script gets its answer)",
 		},
 	),
 	runId: Type.Optional(Type.String({ description: "The run, for every action but list" })),
 	child: Type.Optional(
-		Type.String({ description: "For steer, skip, restart: the agent call's number (#3), label or key, from status" }),
+		Type.String({ description: "For steer, pause, skip, restart: the agent call's number (#3), label or key" }),
 	),
 	message: Type.Optional(Type.String({ description: "For steer: what to tell the child" })),
 });
@@ -52,7 +54,7 @@ export function createWorkflowRunsTool(options: WorkflowRunsToolOptions): ToolDe
 		name: RUNS_TOOL_NAME,
 		label: "Workflow runs",
 		description:
-			"List this project's workflow runs, show one (phases, agents, failures, resume call), or stop one that this session is running; steer, skip or restart one of its running children.",
+			"List this project's workflow runs, show one (phases, agents, failures, resume call), or stop one that this session is running; steer, pause, skip or restart one of its running children.",
 		parameters,
 		async execute(_toolCallId, params, _signal, _onUpdate, ctx): Promise<AgentToolResult<undefined>> {
 			const store = options.storeFor(ctx.cwd);
@@ -71,7 +73,7 @@ export function createWorkflowRunsTool(options: WorkflowRunsToolOptions): ToolDe
 					);
 				}
 				if (params.action === "status") return describeRun(store, registry, runId);
-				if (params.action === "steer" || params.action === "skip" || params.action === "restart") {
+				if (params.action !== "stop") {
 					if (!params.child) {
 						throw new WorkflowError(
 							"child_not_found",

@@ -164,6 +164,54 @@ return { a, b };`,
 		expect(second?.task).toBe("flaky task");
 	});
 
+	it("pause: the child's turn stops, it shows paused and waits; a steer resumes the same conversation", async () => {
+		harness.route("pause me", [
+			untilAborted(),
+			(request) =>
+				fauxAssistantMessage(
+					`resumed with: ${request.last.text} (${request.messages.map((message) => message.role).join(", ")})`,
+				),
+		]);
+		let runId = "";
+		harness.route(PARENT_TASK, [
+			call("workflow", {
+				script: `export const meta = { name: "p", description: "d" };\nreturn await agent("pause me", { label: "thinker", stallMs: 400 });`,
+				background: true,
+			}),
+			fauxAssistantMessage("started"),
+			() => call("workflow_runs", { action: "pause", runId, child: "thinker" }),
+			() => call("workflow_runs", { action: "status", runId }),
+			fauxAssistantMessage("paused it"),
+			() => call("workflow_runs", { action: "steer", runId, child: "#0", message: "Go on, but be brief" }),
+			fauxAssistantMessage("resumed it"),
+			fauxAssistantMessage("noted"),
+		]);
+		parent = await createParentSession({
+			cwd,
+			agentDir: harness.agentDir,
+			modelRuntime: harness.modelRuntime,
+			model: harness.model,
+		});
+		await parent.session.bindExtensions({ mode: "rpc" });
+		await parent.session.prompt(PARENT_TASK);
+		runId = results("workflow")[0]?.details.runId ?? "";
+		await until(() => requestsFor("pause me").length === 1, "the child");
+		await parent.session.prompt("Pause it");
+		const [paused, status] = results("workflow_runs").map((result) => result.content[0]?.text ?? "");
+		expect(paused).toBe("Pausing `thinker` (#0): its turn stops and it waits; steer it with a message to go on.");
+		expect(status).toMatch(/▸ #0 thinker \(general-purpose\) · paused, paused: waiting for a message/);
+		// Paused is not stalled: waiting past its stallMs, the watchdog leaves it alone and no new attempt starts.
+		await new Promise((resolve) => setTimeout(resolve, 1000));
+		expect(requestsFor("pause me")).toHaveLength(1);
+		await parent.session.prompt("Resume it");
+		expect(results("workflow_runs")[2]?.content[0]?.text).toBe("Sent to `thinker` (#0): it goes on with the message.");
+		await until(() => harness.requests.some((r) => r.last.text.includes("Background workflow run")), "the run's end");
+		const store = createRunStore({ cwd, root: join(getAgentDir(), "workflow-runs") });
+		const snapshot = await (await store.open(runId)).readSnapshot();
+		// The same session: the task, the stopped turn and the message are all in its conversation.
+		expect(snapshot).toMatchObject({ status: "completed", value: "resumed with: Go on, but be brief (system, user, assistant, user)" });
+	});
+
 	it("a child that is not there, or no longer running, is a coded error the model can read", async () => {
 		harness.route("quick", [fauxAssistantMessage("done quickly")]);
 		harness.route("slow", [untilAborted(), fauxAssistantMessage("second")]);

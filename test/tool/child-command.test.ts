@@ -71,6 +71,7 @@ describe("/workflows per-child control", () => {
 				steer: async (text) => {
 					done.push(`steer #${index}: ${text}`);
 				},
+				pause: () => done.push(`pause #${index}`),
 				skip: () => done.push(`skip #${index}`),
 				restart: () => done.push(`restart #${index}`),
 			});
@@ -96,6 +97,7 @@ describe("/workflows per-child control", () => {
 		["skip by label", "skip fix db", "skip #2"],
 		["steer by quoted label", '/workflows steer "fix db" Keep the migration small'.slice(11), "steer #2: Keep the migration small"],
 		["restart by bare number, with the run id", `restart ${RUN} 1`, "restart #1"],
+		["pause by key", "pause key-2", "pause #2"],
 	])("%s", async (_name, args, expected) => {
 		liveRun();
 		const { ctx, shown } = fakeContext();
@@ -110,7 +112,7 @@ describe("/workflows per-child control", () => {
 		["a finished child", "restart scan", "/workflows: `scan` (#0) has already completed; only a running child can be restarted"],
 		["a queued child, for steer", "steer verify hello", "/workflows: `verify` (#3) has not started yet; only a running child can be steered"],
 		["a steer without a message", "steer #1", "/workflows: Nothing to send to `fix auth` (#1): give the message after the child"],
-		["no child", "skip", "/workflows: `skip` needs a child. /workflows steer [runId] <child> <message> · /workflows skip [runId] <child> · /workflows restart [runId] <child> (child: its number #3, key, or label, quoted for steer: \"fix db\"; runId may be left out while one run is live)"],
+		["no child", "skip", "/workflows: `skip` needs a child. /workflows steer [runId] <child> <message> · /workflows pause|skip|restart [runId] <child> (child: its number #3, key, or label, quoted for steer: \"fix db\"; runId may be left out while one run is live)"],
 	])("%s: an error that says what to do, and nothing is done", async (_name, args, message) => {
 		liveRun();
 		const { ctx, shown } = fakeContext();
@@ -162,6 +164,7 @@ describe("/workflows per-child control", () => {
 		]);
 		expect(offered[2]).toEqual([
 			"Send it a message (read at its next turn)",
+			"Pause it (stop its turn; it waits for a message)",
 			"Skip it (its agent() gives null)",
 			"Restart it (a fresh attempt)",
 		]);
