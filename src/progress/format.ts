@@ -176,7 +176,8 @@ export function countsText(counts: Record<WorkflowAgentCallStatus, number>): str
 export function activityText(call: WorkflowProgressAgentCall): string {
 	const parts = [];
 	if (call.status === "running" && call.activity) parts.push(call.activity);
-	if (call.activityText) parts.push(oneLine(call.activityText));
+	// A phrase that only repeats the state ("starting, starting") is said once.
+	if (call.activityText && call.activityText !== parts[0]) parts.push(oneLine(call.activityText));
 	return parts.join(", ");
 }
 

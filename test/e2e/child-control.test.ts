@@ -175,7 +175,7 @@ return { a, b };`,
 		let runId = "";
 		harness.route(PARENT_TASK, [
 			call("workflow", {
-				script: `export const meta = { name: "p", description: "d" };\nreturn await agent("pause me", { label: "thinker", stallMs: 400 });`,
+				script: `export const meta = { name: "p", description: "d" };\nreturn await agent("pause me", { label: "thinker", stallMs: 1500 });`,
 				background: true,
 			}),
 			fauxAssistantMessage("started"),
@@ -201,7 +201,7 @@ return { a, b };`,
 		expect(paused).toBe("Pausing `thinker` (#0): its turn stops and it waits; steer it with a message to go on.");
 		expect(status).toMatch(/▸ #0 thinker \(general-purpose\) · paused, paused: waiting for a message/);
 		// Paused is not stalled: waiting past its stallMs, the watchdog leaves it alone and no new attempt starts.
-		await new Promise((resolve) => setTimeout(resolve, 1000));
+		await new Promise((resolve) => setTimeout(resolve, 2000));
 		expect(requestsFor("pause me")).toHaveLength(1);
 		await parent.session.prompt("Resume it");
 		expect(results("workflow_runs")[2]?.content[0]?.text).toBe("Sent to `thinker` (#0): it goes on with the message.");

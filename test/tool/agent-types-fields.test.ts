@@ -168,3 +168,24 @@ describe("loadAgentTypes: other fields", () => {
 		]);
 	});
 });
+
+describe("loadAgentTypes: stall_ms", () => {
+	it.each([
+		["absent", "description: d", undefined],
+		["a number", "stall_ms: 120000", 120_000],
+		["0 (no watchdog) is kept", "stall_ms: 0", 0],
+		["a numeric string", 'stall_ms: "90000"', 90_000],
+	])("stall_ms %s → %j", (_label, frontmatter, expected) => {
+		const { type, warnings } = loadOne(frontmatter);
+		expect(type.stallMs).toBe(expected);
+		expect(warnings).toEqual([]);
+	});
+
+	it.each([["-5"], ["1.5"], ["soon"]])("stall_ms %s is ignored with a warning naming the file", (value) => {
+		const { type, warnings, path } = loadOne(`stall_ms: ${value}`);
+		expect(type.stallMs).toBeUndefined();
+		expect(warnings).toEqual([
+			`Agent file ${path}: \`stall_ms\` must be a whole number of milliseconds (0 = no stall watchdog); ignoring ${JSON.stringify(Number.isNaN(Number(value)) ? value : Number(value))}`,
+		]);
+	});
+});
