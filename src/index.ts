@@ -84,5 +84,19 @@ export {
 // Sandbox pool: warm a worker before the first run; end idle workers
 export { shutdownSandboxPool, warmSandboxPool } from "./sandbox/index.ts";
 // pi extension (default export) and the pi-backed runner
-export type { AgentTypeConfig, PiAgentRunnerOptions, WorkflowToolOptions } from "./tool/index.ts";
-export { createPiAgentRunner, createWorkflowTool, default, loadAgentTypes } from "./tool/index.ts";
+export type {
+	AgentTypeConfig,
+	ChildAction,
+	ChildControl,
+	PiAgentRunnerOptions,
+	SessionTools,
+	WorkflowToolOptions,
+} from "./tool/index.ts";
+export {
+	ChildControls,
+	createPiAgentRunner,
+	createWorkflowTool,
+	default,
+	loadAgentTypes,
+	sessionToolsOf,
+} from "./tool/index.ts";
