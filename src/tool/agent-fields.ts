@@ -189,6 +189,8 @@ function stallMsField(value: unknown, warn: (message: string) => void): number |
 	if (value === undefined || value === null) return undefined;
 	const number = typeof value === "string" && /^\d+$/.test(value.trim()) ? Number(value) : value;
 	if (typeof number === "number" && Number.isInteger(number) && number >= 0 && number <= MAX_STALL_MS) return number;
-	warn(`\`stall_ms\` must be a whole number of milliseconds (0 = no stall watchdog); ignoring ${JSON.stringify(value)}`);
+	warn(
+		`\`stall_ms\` must be a whole number of milliseconds (0 = no stall watchdog); ignoring ${JSON.stringify(value)}`,
+	);
 	return undefined;
 }

@@ -248,7 +248,16 @@ async function planChild(request: WorkflowAgentRequest, options: ResolvedOptions
 	const prompt = capture
 		? structuredOutputPrompt(request.prompt, request.schemaFeedback ? { schemaFeedback: request.schemaFeedback } : {})
 		: request.prompt;
-	return { type, choice, tools, customTools, warnings: lent.warnings, capture, prompt, cwd: request.cwd || options.cwd };
+	return {
+		type,
+		choice,
+		tools,
+		customTools,
+		warnings: lent.warnings,
+		capture,
+		prompt,
+		cwd: request.cwd || options.cwd,
+	};
 }
 
 /** Prompts the session and turns how it ended into a result; the caller disposes the session. */

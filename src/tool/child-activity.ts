@@ -55,7 +55,10 @@ export function createChildActivity(options: ChildActivityOptions): ChildActivit
 	const stallMs = options.stallMs && options.stallMs > 0 ? options.stallMs : undefined;
 	// A watchdog sooner than the display thresholds pulls them in, so a child is shown stalled before it is stopped.
 	const stalledAfterMs = Math.min(
-		Math.max(options.stalledAfterMs ?? DEFAULT_STALLED_AFTER_MS, (options.quietAfterMs ?? DEFAULT_QUIET_AFTER_MS) + 1),
+		Math.max(
+			options.stalledAfterMs ?? DEFAULT_STALLED_AFTER_MS,
+			(options.quietAfterMs ?? DEFAULT_QUIET_AFTER_MS) + 1,
+		),
 		stallMs ?? Number.POSITIVE_INFINITY,
 	);
 	const quiet = options.quietAfterMs ?? DEFAULT_QUIET_AFTER_MS;

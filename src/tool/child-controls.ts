@@ -60,9 +60,13 @@ export class ChildControls {
 				return `Skipped ${name} before it started: its agent() call gives null.`;
 			}
 			const state = call.status === "queued" ? "has not started yet" : `has already ${call.status}`;
-			throw new WorkflowError("child_not_running", `${name} ${state}; only a running child can be ${pastTense(action)}`, {
-				details: { key: call.key, index: call.index, status: call.status },
-			});
+			throw new WorkflowError(
+				"child_not_running",
+				`${name} ${state}; only a running child can be ${pastTense(action)}`,
+				{
+					details: { key: call.key, index: call.index, status: call.status },
+				},
+			);
 		}
 		if (action === "steer") {
 			await control.steer(text as string);

@@ -104,7 +104,12 @@ export async function superviseChild(
 			const ending = attempt.ending;
 			if (!ending || context.signal.aborted) return total(result, spent, notes, startedAt);
 			if (ending.why === "skip") {
-				return { ...total(result, spent, notes, startedAt), status: "stopped", error: SKIPPED_CAUSE, noRetry: true };
+				return {
+					...total(result, spent, notes, startedAt),
+					status: "stopped",
+					error: SKIPPED_CAUSE,
+					noRetry: true,
+				};
 			}
 			if (ending.why === "restart") {
 				notes.push("restarted by the user");
@@ -114,7 +119,11 @@ export async function superviseChild(
 			stalls++;
 			const stalled = `stalled after ${seconds(ending.silentMs)}`;
 			if (stalls > 1) {
-				return { ...total(result, spent, notes, startedAt), status: "failed", error: `${stalled}, again on its retry` };
+				return {
+					...total(result, spent, notes, startedAt),
+					status: "failed",
+					error: `${stalled}, again on its retry`,
+				};
 			}
 			notes.push(`${stalled} without progress; retried once`);
 			attemptRequest = { ...request, prompt: `${request.prompt}\n\n${stallNote(ending.silentMs)}` };

@@ -143,7 +143,9 @@ return { a, b };`,
 		);
 		expect(said).toBe('Skipped `slow one` (#0): its agent() call gives null ("skipped by the user").');
 		expect(snapshot).toMatchObject({ status: "completed", value: { a: null, b: "B" } });
-		expect(snapshot?.failures).toEqual([expect.objectContaining({ label: "slow one", cause: "skipped by the user" })]);
+		expect(snapshot?.failures).toEqual([
+			expect.objectContaining({ label: "slow one", cause: "skipped by the user" }),
+		]);
 		expect(requestsFor("skip me")).toHaveLength(1);
 	});
 
@@ -204,12 +206,17 @@ return { a, b };`,
 		await new Promise((resolve) => setTimeout(resolve, 2000));
 		expect(requestsFor("pause me")).toHaveLength(1);
 		await parent.session.prompt("Resume it");
-		expect(results("workflow_runs")[2]?.content[0]?.text).toBe("Sent to `thinker` (#0): it goes on with the message.");
+		expect(results("workflow_runs")[2]?.content[0]?.text).toBe(
+			"Sent to `thinker` (#0): it goes on with the message.",
+		);
 		await until(() => harness.requests.some((r) => r.last.text.includes("Background workflow run")), "the run's end");
 		const store = createRunStore({ cwd, root: join(getAgentDir(), "workflow-runs") });
 		const snapshot = await (await store.open(runId)).readSnapshot();
 		// The same session: the task, the stopped turn and the message are all in its conversation.
-		expect(snapshot).toMatchObject({ status: "completed", value: "resumed with: Go on, but be brief (system, user, assistant, user)" });
+		expect(snapshot).toMatchObject({
+			status: "completed",
+			value: "resumed with: Go on, but be brief (system, user, assistant, user)",
+		});
 	});
 
 	it("a child that is not there, or no longer running, is a coded error the model can read", async () => {
@@ -242,7 +249,12 @@ return { a, b };`,
 		await parent.session.prompt("Now act on the children");
 		const texts = parent.toolEvents.flatMap((event) =>
 			event.type === "tool_execution_end" && event.toolName === "workflow_runs"
-				? [{ isError: event.isError, text: (event.result as { content: Array<{ text?: string }> }).content[0]?.text }]
+				? [
+						{
+							isError: event.isError,
+							text: (event.result as { content: Array<{ text?: string }> }).content[0]?.text,
+						},
+					]
 				: [],
 		);
 		expect(texts.slice(0, 3)).toEqual([

@@ -133,7 +133,10 @@ return { a, b };`);
 const a = await agent("triage T-42", { tools: ["lookup_ticket"] });
 const b = await agent("locked work", { agent: "locked" });
 return { a, b };`);
-		expect(details.envelope.result).toEqual({ a: "child saw: ticket T-42: the login page is slow", b: "no tools for me" });
+		expect(details.envelope.result).toEqual({
+			a: "child saw: ticket T-42: the login page is slow",
+			b: "no tools for me",
+		});
 		expect(harness.requests.find((r) => r.task === "triage T-42")?.tools).toEqual(["lookup_ticket"]);
 		expect(harness.requests.find((r) => r.task === "locked work")?.tools).not.toContain("lookup_ticket");
 	});

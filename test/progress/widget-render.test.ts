@@ -123,9 +123,13 @@ describe("WorkflowProgressWidget.render", () => {
 		);
 		const line = (status: string) => plain(lines).find((text) => text.includes(`child ${status}`)) ?? "";
 		expect(line("starting")).toMatch(/#0 child starting · general-purpose · starting · idle 1m 20s · /);
-		expect(line("stalled")).toMatch(/#1 child stalled · general-purpose · stalled, waiting for the model · idle 1m 00s · /);
+		expect(line("stalled")).toMatch(
+			/#1 child stalled · general-purpose · stalled, waiting for the model · idle 1m 00s · /,
+		);
 		expect(line("quiet")).toMatch(/#2 child quiet · general-purpose · quiet, running npm test · idle 40\.5s · /);
-		expect(line("paused")).toMatch(/#3 child paused · general-purpose · paused, paused: waiting for a message · idle 20\.5s · /);
+		expect(line("paused")).toMatch(
+			/#3 child paused · general-purpose · paused, paused: waiting for a message · idle 20\.5s · /,
+		);
 		// Half a second since its last activity: busy, not idle.
 		expect(line("active")).toMatch(/#4 child active · general-purpose · active, writing · \d/);
 		expect(line("active")).not.toContain("idle");
@@ -156,7 +160,9 @@ describe("WorkflowProgressWidget.render", () => {
 			),
 		);
 		for (const line of lines) expect(visibleWidth(line)).toBeLessThanOrEqual(width);
-		expect(lines.filter((line) => /^ {3}\S #10[3-8] Fix item 10[3-8]\b/.test(line) && !line.includes("✗"))).toHaveLength(5);
+		expect(
+			lines.filter((line) => /^ {3}\S #10[3-8] Fix item 10[3-8]\b/.test(line) && !line.includes("✗")),
+		).toHaveLength(5);
 		const collapsed = "   … 1 more running · 391 queued · 100 done · 3 failed";
 		if (width >= 80) expect(lines).toContain(collapsed);
 		else expect(lines.find((line) => line.startsWith("   … 1 more running"))).toBeDefined();

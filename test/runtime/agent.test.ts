@@ -130,7 +130,8 @@ describe("agent()", () => {
 	const TIMEOUT_RANGE =
 		"`agent()` option `timeoutMs` must be a number of milliseconds above 0 and at most 2147483647 (about 24.8 days), got";
 	const RETRIES_RANGE = "`agent()` option `retries` must be an integer from 0 to 10, got";
-	const STALL_RANGE = "`agent()` option `stallMs` must be a number of milliseconds from 0 (no watchdog) to 2147483647, got";
+	const STALL_RANGE =
+		"`agent()` option `stallMs` must be a number of milliseconds from 0 (no watchdog) to 2147483647, got";
 	it.each([
 		[
 			"timeoutMs: 2 ** 31 (Node's timer would fire after 1 ms)",
@@ -160,9 +161,12 @@ describe("agent()", () => {
 
 	it("passes stallMs (0 included: no watchdog) to the runner", async () => {
 		const fake = createFakeRunner(() => "ok");
-		await runWorkflowScript(`${HEADER}return [await agent("x", { stallMs: 0 }), await agent("y", { stallMs: 9000 })];`, {
-			agentRunner: fake.runner,
-		});
+		await runWorkflowScript(
+			`${HEADER}return [await agent("x", { stallMs: 0 }), await agent("y", { stallMs: 9000 })];`,
+			{
+				agentRunner: fake.runner,
+			},
+		);
 		expect(fake.requests.map((r) => r.stallMs)).toEqual([0, 9000]);
 	});
 

@@ -89,13 +89,20 @@ describe("/workflows per-child control", () => {
 		return children;
 	}
 
-	const command = () =>
-		createWorkflowsCommand({ registry, storeFor: () => createRunStore({ cwd: root, root }) });
+	const command = () => createWorkflowsCommand({ registry, storeFor: () => createRunStore({ cwd: root, root }) });
 
 	it.each([
-		["steer by number, run id left out", "steer #1 Look at the session table too", "steer #1: Look at the session table too"],
+		[
+			"steer by number, run id left out",
+			"steer #1 Look at the session table too",
+			"steer #1: Look at the session table too",
+		],
 		["skip by label", "skip fix db", "skip #2"],
-		["steer by quoted label", '/workflows steer "fix db" Keep the migration small'.slice(11), "steer #2: Keep the migration small"],
+		[
+			"steer by quoted label",
+			'/workflows steer "fix db" Keep the migration small'.slice(11),
+			"steer #2: Keep the migration small",
+		],
 		["restart by bare number, with the run id", `restart ${RUN} 1`, "restart #1"],
 		["pause by key", "pause key-2", "pause #2"],
 	])("%s", async (_name, args, expected) => {
@@ -108,11 +115,31 @@ describe("/workflows per-child control", () => {
 	});
 
 	it.each([
-		["an unknown child", "skip #7", "/workflows: No agent call `#7` in this run. Running or queued: #1 fix auth, #2 fix db, #3 verify"],
-		["a finished child", "restart scan", "/workflows: `scan` (#0) has already completed; only a running child can be restarted"],
-		["a queued child, for steer", "steer verify hello", "/workflows: `verify` (#3) has not started yet; only a running child can be steered"],
-		["a steer without a message", "steer #1", "/workflows: Nothing to send to `fix auth` (#1): give the message after the child"],
-		["no child", "skip", "/workflows: `skip` needs a child. /workflows steer [runId] <child> <message> · /workflows pause|skip|restart [runId] <child> (child: its number #3, key, or label, quoted for steer: \"fix db\"; runId may be left out while one run is live)"],
+		[
+			"an unknown child",
+			"skip #7",
+			"/workflows: No agent call `#7` in this run. Running or queued: #1 fix auth, #2 fix db, #3 verify",
+		],
+		[
+			"a finished child",
+			"restart scan",
+			"/workflows: `scan` (#0) has already completed; only a running child can be restarted",
+		],
+		[
+			"a queued child, for steer",
+			"steer verify hello",
+			"/workflows: `verify` (#3) has not started yet; only a running child can be steered",
+		],
+		[
+			"a steer without a message",
+			"steer #1",
+			"/workflows: Nothing to send to `fix auth` (#1): give the message after the child",
+		],
+		[
+			"no child",
+			"skip",
+			'/workflows: `skip` needs a child. /workflows steer [runId] <child> <message> · /workflows pause|skip|restart [runId] <child> (child: its number #3, key, or label, quoted for steer: "fix db"; runId may be left out while one run is live)',
+		],
 	])("%s: an error that says what to do, and nothing is done", async (_name, args, message) => {
 		liveRun();
 		const { ctx, shown } = fakeContext();
