@@ -140,7 +140,7 @@ export function createChildActivity(options: ChildActivityOptions): ChildActivit
 			clearTimer();
 			paused = true;
 			state.status = "paused";
-			state.activity = "paused: waiting for a message";
+			state.activity = "waiting for a message";
 			report();
 		},
 		resume() {

@@ -201,7 +201,7 @@ return { a, b };`,
 		await parent.session.prompt("Pause it");
 		const [paused, status] = results("workflow_runs").map((result) => result.content[0]?.text ?? "");
 		expect(paused).toBe("Pausing `thinker` (#0): its turn stops and it waits; steer it with a message to go on.");
-		expect(status).toMatch(/▸ #0 thinker \(general-purpose\) · paused, paused: waiting for a message/);
+		expect(status).toMatch(/▸ #0 thinker \(general-purpose\) · paused, waiting for a message/);
 		// Paused is not stalled: waiting past its stallMs, the watchdog leaves it alone and no new attempt starts.
 		await new Promise((resolve) => setTimeout(resolve, 2000));
 		expect(requestsFor("pause me")).toHaveLength(1);

@@ -103,7 +103,7 @@ describe("WorkflowProgressWidget.render", () => {
 			["starting", "starting"],
 			["stalled", "waiting for the model"],
 			["quiet", "running npm test"],
-			["paused", "paused: waiting for a message"],
+			["paused", "waiting for a message"],
 			["active", "writing"],
 		] as const;
 		for (const [index, [status]] of states.entries()) {
@@ -128,7 +128,7 @@ describe("WorkflowProgressWidget.render", () => {
 		);
 		expect(line("quiet")).toMatch(/#2 child quiet · general-purpose · quiet, running npm test · idle 40\.5s · /);
 		expect(line("paused")).toMatch(
-			/#3 child paused · general-purpose · paused, paused: waiting for a message · idle 20\.5s · /,
+			/#3 child paused · general-purpose · paused, waiting for a message · idle 20\.5s · /,
 		);
 		// Half a second since its last activity: busy, not idle.
 		expect(line("active")).toMatch(/#4 child active · general-purpose · active, writing · \d/);
