@@ -1,8 +1,8 @@
 /**
  * The pi-backed agent runner: each `agent()` call becomes an in-process pi `AgentSession` with in-memory session
- * and settings, the agent type's prompt, tools, model and thinking level, and no extensions (so children never get
- * the `workflow` tool). It reports the child's live state, honours abort and `max_turns`, and always disposes the
- * session.
+ * and settings, the agent type's prompt, tools, model and thinking level, and no extensions of its own (the
+ * session's tools come as stand-ins, never the `workflow` tool). It reports the child's live state, honours abort,
+ * pause and `max_turns`, and always disposes the session; `child-supervisor.ts` runs its attempts.
  */
 import { randomUUID } from "node:crypto";
 import type { Api, AssistantMessage, Model } from "@earendil-works/pi-ai";
