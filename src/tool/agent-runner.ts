@@ -243,7 +243,11 @@ async function planChild(request: WorkflowAgentRequest, options: ResolvedOptions
 		denied: type.disallowedTools,
 		agentType: type.name,
 	});
-	const customTools = [...lent.definitions, ...(capture ? [capture.tool] : [])];
+	// A session tool that happens to share the structured-output tool's name gives way to it.
+	const customTools = [
+		...lent.definitions.filter((tool) => !capture || tool.name !== STRUCTURED_OUTPUT_TOOL_NAME),
+		...(capture ? [capture.tool] : []),
+	];
 	const tools = [...named.filter((tool) => BUILTIN_TOOL_NAMES.includes(tool)), ...customTools.map((t) => t.name)];
 	const prompt = capture
 		? structuredOutputPrompt(request.prompt, request.schemaFeedback ? { schemaFeedback: request.schemaFeedback } : {})
