@@ -67,13 +67,14 @@ export function createChildActivity(options: ChildActivityOptions): ChildActivit
 	let timer: ReturnType<typeof setTimeout> | undefined;
 	let frozen = false;
 	let paused = false;
+	/** The watchdog fired; it fires once per pause-free stretch. */
+	let stallReported = false;
 
 	const report = () => options.report({ ...state });
 	const clearTimer = () => {
 		if (timer !== undefined) clearTimeout(timer);
 		timer = undefined;
 	};
-	let stallReported = false;
 	/** One timer, aimed at the next silence threshold; activity only moves `lastActivityAt`, not the timer. */
 	const schedule = () => {
 		clearTimer();
