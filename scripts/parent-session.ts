@@ -8,6 +8,7 @@ import {
 	type AgentSessionEvent,
 	createAgentSession,
 	DefaultResourceLoader,
+	type InlineExtension,
 	type ModelRuntime,
 	SessionManager,
 	SettingsManager,
@@ -20,6 +21,8 @@ export interface ParentSessionOptions {
 	agentDir: string;
 	modelRuntime: ModelRuntime;
 	model: Model<Api>;
+	/** Other extensions loaded next to ours, and the tools of theirs to make active. Default: none. */
+	extensions?: { factories: InlineExtension[]; tools: string[] };
 }
 
 export interface ParentSession {
@@ -40,7 +43,10 @@ export async function createParentSession(options: ParentSessionOptions): Promis
 		noPromptTemplates: true,
 		noThemes: true,
 		noContextFiles: true,
-		extensionFactories: [{ name: "pi-workflows", factory: workflowsExtension }],
+		extensionFactories: [
+			{ name: "pi-workflows", factory: workflowsExtension },
+			...(options.extensions?.factories ?? []),
+		],
 	});
 	await resourceLoader.reload();
 	const { session } = await createAgentSession({
@@ -51,7 +57,7 @@ export async function createParentSession(options: ParentSessionOptions): Promis
 		resourceLoader,
 		sessionManager: SessionManager.inMemory(cwd),
 		model,
-		tools: ["workflow", "workflow_runs"],
+		tools: ["workflow", "workflow_runs", ...(options.extensions?.tools ?? [])],
 	});
 	const toolEvents: AgentSessionEvent[] = [];
 	const unsubscribe = session.subscribe((event) => {

@@ -88,9 +88,19 @@ export { shutdownSandboxPool, warmSandboxPool } from "./sandbox/index.ts";
 // pi extension (default export) and the pi-backed runner
 export type {
 	AgentTypeConfig,
+	ChildAction,
+	ChildControl,
 	PiAgentRunnerOptions,
+	SessionTools,
 	WorkflowToolOptions,
 	WorktreePlace,
 	WorktreePlaceSource,
 } from "./tool/index.ts";
-export { createPiAgentRunner, createWorkflowTool, default, loadAgentTypes } from "./tool/index.ts";
+export {
+	ChildControls,
+	createPiAgentRunner,
+	createWorkflowTool,
+	default,
+	loadAgentTypes,
+	sessionToolsOf,
+} from "./tool/index.ts";

@@ -191,8 +191,19 @@ export function countsText(counts: Record<WorkflowAgentCallStatus, number>): str
 export function activityText(call: WorkflowProgressAgentCall): string {
 	const parts = [];
 	if (call.status === "running" && call.activity) parts.push(call.activity);
-	if (call.activityText) parts.push(oneLine(call.activityText));
+	// A phrase that only repeats the state ("starting, starting") is said once.
+	if (call.activityText && call.activityText !== parts[0]) parts.push(oneLine(call.activityText));
 	return parts.join(", ");
+}
+
+/**
+ * "idle 20.0s": how long ago a running call's child last showed activity, as of `now`, once that is a second or
+ * more (less is just a busy child); undefined otherwise.
+ */
+export function idleText(call: WorkflowProgressAgentCall, now: number): string | undefined {
+	if (call.status !== "running" || call.lastActivityAt === undefined) return undefined;
+	const age = now - call.lastActivityAt;
+	return age >= 1000 ? `idle ${formatDuration(age)}` : undefined;
 }
 
 /** Text squeezed onto one line. */
@@ -210,7 +221,9 @@ function usageText(tokens: number, toolUses: number): string {
 function callLine(call: WorkflowProgressAgentCall, now: number): string {
 	const head = `${CALL_MARKS[call.status]} #${call.index} ${oneLine(call.label)} (${call.agentType})`;
 	const status = call.cached ? "replayed" : call.status;
-	const parts = [call.status === "running" ? activityText(call) || "running" : status];
+	const idle = idleText(call, now);
+	const activity = call.status === "running" ? activityText(call) || "running" : status;
+	const parts = [idle ? `${activity}, ${idle}` : activity];
 	const usage = usageText(call.tokens ?? 0, call.toolUses ?? 0);
 	const elapsed = liveElapsed(call, now);
 	const time = elapsed !== undefined ? ` · ${formatDuration(elapsed)}` : "";

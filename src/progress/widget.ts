@@ -10,6 +10,7 @@ import {
 	activityText,
 	formatDuration,
 	formatTokens,
+	idleText,
 	liveElapsed,
 	oneLine,
 	runningCalls,
@@ -153,10 +154,14 @@ function callParts(call: WorkflowProgressAgentCall, now: number, spinner: string
 	// Stalled (and paused, which some runners report) are the states worth a person's attention.
 	const attention = call.activity === "stalled" || (call.activity as string | undefined) === "paused";
 	const activityStyle = attention ? "warning" : call.activity === "active" ? "success" : "muted";
-	const parts: Part[] = [{ text: `${paint("accent", spinner)} ${paint("plain", oneLine(call.label))}` }];
+	// The call's number is how `/workflows steer|skip|restart` names the child.
+	const name = `${paint("dim", `#${call.index}`)} ${paint("plain", oneLine(call.label))}`;
+	const parts: Part[] = [{ text: `${paint("accent", spinner)} ${name}` }];
 	parts.push({ text: paint("dim", call.agentType), drop: 4 });
 	const activity = activityText(call);
 	if (activity) parts.push({ text: paint(activityStyle, activity), drop: 1 });
+	const idle = idleText(call, now);
+	if (idle) parts.push({ text: paint(attention ? "warning" : "dim", idle), drop: 1.5 });
 	if (call.toolUses) parts.push({ text: paint("muted", `${call.toolUses} tools`), drop: 3 });
 	if (call.tokens) parts.push({ text: paint("muted", `${formatTokens(call.tokens)} tok`), drop: 2 });
 	const elapsed = liveElapsed(call, now);

@@ -34,7 +34,7 @@ const AUTHOR_CODES = new Set(["agent_type_unknown", "agent_options_invalid", "sc
 type Attempt =
 	| { kind: "answer"; value: JsonValue; result: WorkflowAgentResult }
 	| { kind: "schema_miss"; errors: string; result: WorkflowAgentResult }
-	| { kind: "failed"; cause: string; code?: string; result?: WorkflowAgentResult };
+	| { kind: "failed"; cause: string; code?: string; result?: WorkflowAgentResult; final?: boolean };
 
 /** Runs one `agent(prompt, opts)` call made at the guest stack `stack` (its line names it when it is cut off). */
 export async function runAgentCall(
@@ -164,8 +164,8 @@ export async function runAgentCall(
 				usage = addUsage(usage, last.result?.usage);
 				if (last.kind === "answer") break;
 				if (last.kind === "schema_miss") feedback = last.errors;
-				// A failed child is tried again only when the script asked for retries.
-				else if (attempt > options.retries) break;
+				// A failed child is tried again only when the script asked for retries, and never one the user skipped.
+				else if (attempt > options.retries || last.final) break;
 			}
 			return last;
 		}, scope.life.signal);
@@ -321,6 +321,20 @@ async function attemptOnce(
 	}
 	const malformed = checkResult(result);
 	if (malformed) return { kind: "failed", cause: malformed };
+	// What the runner noticed about the child (a tool it lacked, a cut-off answer) goes to the run's log.
+	for (const warning of result.warnings ?? []) {
+		run.budget.countLog();
+		run.emit({
+			type: "log",
+			level: "warn",
+			message: `\`${ref.label}\`: ${warning}`,
+			...(ref.phase ? { phase: ref.phase } : {}),
+		});
+	}
+	// Ended on purpose (skipped by the user): its reason is the cause, as said.
+	if (result.status !== "completed" && result.noRetry === true) {
+		return { kind: "failed", cause: result.error ?? result.status, result, final: true };
+	}
 	if (result.status !== "completed") {
 		const cause =
 			result.status === "stopped" ? `stopped${result.error ? `: ${result.error}` : ""}` : (result.error ?? "failed");
@@ -397,6 +411,7 @@ function buildRequest(
 		...(options.tools ? { tools: options.tools } : {}),
 		...(ref.phase ? { phase: ref.phase } : {}),
 		...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+		...(options.stallMs !== undefined ? { stallMs: options.stallMs } : {}),
 		...(options.isolation ? { isolation: options.isolation } : {}),
 	};
 }
@@ -420,7 +435,8 @@ function identityOf(prompt: string, options: AgentCallOptions): unknown {
  */
 function readResult(raw: unknown): WorkflowAgentResult {
 	if (raw === null || typeof raw !== "object") return raw as WorkflowAgentResult;
-	const { id, status, result, structuredOutput, error, code, toolUses, usage, worktree } = raw as WorkflowAgentResult;
+	const { id, status, result, structuredOutput, error, code, warnings, toolUses, usage, noRetry, worktree } =
+		raw as WorkflowAgentResult;
 	// `id`, `code`, `toolUses` and `worktree` go out in progress events, which carry JSON data only: anything else is left out.
 	const tree = readWorktree(worktree);
 	return {
@@ -430,6 +446,8 @@ function readResult(raw: unknown): WorkflowAgentResult {
 		structuredOutput,
 		error: error === undefined ? undefined : messageOf(error),
 		...(typeof code === "string" ? { code } : {}),
+		...(Array.isArray(warnings) ? { warnings: warnings.filter((w) => typeof w === "string") } : {}),
+		...(noRetry === true ? { noRetry: true } : {}),
 		...(typeof toolUses === "number" && Number.isFinite(toolUses) && toolUses >= 0 ? { toolUses } : {}),
 		usage: readUsage(usage),
 		...(tree ? { worktree: tree } : {}),

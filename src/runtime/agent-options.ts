@@ -15,6 +15,8 @@ export interface AgentCallOptions {
 	thinking?: string;
 	tools?: string[];
 	timeoutMs?: number;
+	/** No progress for this long stops the child and retries it once; 0 turns the watchdog off. */
+	stallMs?: number;
 	retries: number;
 	isolation?: "worktree";
 }
@@ -30,6 +32,7 @@ const KNOWN = [
 	"effort",
 	"tools",
 	"timeoutMs",
+	"stallMs",
 	"retries",
 	"isolation",
 ] as const;
@@ -122,6 +125,16 @@ export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
 			);
 		}
 		options.timeoutMs = t;
+	}
+	if (raw.stallMs !== undefined && raw.stallMs !== null) {
+		const t = raw.stallMs;
+		if (typeof t !== "number" || !(t >= 0) || t > MAX_TIMEOUT_MS) {
+			throw invalid(
+				`\`agent()\` option \`stallMs\` must be a number of milliseconds from 0 (no watchdog) to ${MAX_TIMEOUT_MS}, got ${JSON.stringify(t)}`,
+				{ option: "stallMs", max: MAX_TIMEOUT_MS },
+			);
+		}
+		options.stallMs = t;
 	}
 	if (raw.retries !== undefined && raw.retries !== null) {
 		const r = raw.retries;

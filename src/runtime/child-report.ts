@@ -13,6 +13,7 @@ const STATES: readonly WorkflowChildState[] = [
 	"active",
 	"quiet",
 	"stalled",
+	"paused",
 	"finished",
 	"failed",
 	"stopped",

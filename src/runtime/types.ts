@@ -56,6 +56,8 @@ export interface WorkflowAgentRequest {
 	/** Per-call deadline; the runtime also enforces it. */
 	timeoutMs?: number;
 	isolation?: "worktree";
+	/** No progress for this long stops the child and retries it once (0: never). Default: the runner's. */
+	stallMs?: number;
 	/** Working directory of the run. */
 	cwd: string;
 }
@@ -110,6 +112,8 @@ export interface WorkflowAgentResult {
 	durationMs?: number;
 	/** An isolated child's worktree and what became of it. */
 	worktree?: WorkflowWorktree;
+	/** The child was ended on purpose (a user skipped it): `agent()` gives null with `error` as the cause, no retries. */
+	noRetry?: boolean;
 }
 
 /** Live activity states of a child, in the order a healthy child passes through them. */
@@ -119,6 +123,8 @@ export type WorkflowChildState =
 	| "active"
 	| "quiet"
 	| "stalled"
+	/** Its turn was stopped on request; it waits for a message to go on. */
+	| "paused"
 	| "finished"
 	| "failed"
 	| "stopped";

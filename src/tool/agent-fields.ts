@@ -6,11 +6,17 @@
 /** Thinking levels an agent file may name (pi's levels). */
 export const THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"] as const;
 
+/** Longest `stall_ms` (Node's longest timer, about 24.8 days). */
+const MAX_STALL_MS = 2 ** 31 - 1;
+
 /** A thinking level pi understands. */
 export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
 
-/** pi's built-in tools a child may be given; `tools: all` (or `*`) means all of them. */
+/** pi's built-in tools a child may be given; `tools: all` (or `*`) means all of them and the session's tools. */
 export const BUILTIN_TOOL_NAMES: readonly string[] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
+
+/** Our own tools, which no child gets: a child cannot start or control workflows. */
+export const RESERVED_TOOL_NAMES: readonly string[] = ["workflow", "workflow_runs"];
 
 /** Where an agent type came from, highest precedence first. */
 export type AgentTypeSource = "project" | "workspace" | "global" | "builtin";
@@ -27,8 +33,10 @@ export interface AgentTypeConfig {
 	systemPrompt: string;
 	/** `replace`: the body is the whole prompt. `append`: the body follows pi's default prompt and context files. */
 	promptMode: "replace" | "append";
-	/** Built-in tools the child gets (after `disallowed_tools`). Empty means no tools. */
+	/** Tools the child gets (after `disallowed_tools`): built-ins and the session's tools by name. Empty means none. */
 	tools: string[];
+	/** True when `tools:` is absent, `all` or `*`: the child also gets every tool the parent session lends it. */
+	allSessionTools?: boolean;
 	/** Tools the child never gets, even when a call's `tools` names them. */
 	disallowedTools: string[];
 	/** Model reference (`provider/id`, a bare id or a fuzzy name, optionally `:thinking`); unset inherits. */
@@ -37,6 +45,8 @@ export interface AgentTypeConfig {
 	thinking?: ThinkingLevel;
 	/** Turns before the child is told to wrap up; unset means unlimited (`max_turns: 0`). */
 	maxTurns?: number;
+	/** `stall_ms:` no progress for this long stops the child and retries it once; 0 turns the watchdog off. */
+	stallMs?: number;
 	/** `enabled: false` keeps the type known but refuses to run it. */
 	enabled: boolean;
 	source: AgentTypeSource;
@@ -71,16 +81,16 @@ export function parseAgentFields(input: AgentFileInput, warnings: string[]): Age
 	}
 	// `||`: an empty or blank `name:` falls back to the file name rather than registering an unusable "" type.
 	const name = declared || input.fileName;
-	const disallowedTools = toolList(fm.disallowed_tools, "disallowed_tools", warn) ?? [];
-	const tools = (toolList(fm.tools, "tools", warn) ?? [...BUILTIN_TOOL_NAMES]).filter(
-		(tool) => !disallowedTools.includes(tool),
-	);
+	const disallowedTools = toolList(fm.disallowed_tools, "disallowed_tools", warn)?.names ?? [];
+	const listed = toolList(fm.tools, "tools", warn) ?? { names: [...BUILTIN_TOOL_NAMES], all: true };
+	const tools = listed.names.filter((tool) => !disallowedTools.includes(tool));
 	const config: AgentTypeConfig = {
 		name,
 		description: stringField(fm.description)?.trim() || name,
 		systemPrompt: input.body.trim(),
 		promptMode: promptMode(fm.prompt_mode, warn),
 		tools,
+		...(listed.all ? { allSessionTools: true } : {}),
 		disallowedTools,
 		enabled: enabledField(fm.enabled, warn),
 		source: input.source,
@@ -94,6 +104,8 @@ export function parseAgentFields(input: AgentFileInput, warnings: string[]): Age
 	if (thinking) config.thinking = thinking;
 	const maxTurns = maxTurnsField(fm.max_turns, warn);
 	if (maxTurns) config.maxTurns = maxTurns;
+	const stallMs = stallMsField(fm.stall_ms, warn);
+	if (stallMs !== undefined) config.stallMs = stallMs;
 	return config;
 }
 
@@ -108,9 +120,14 @@ function stringField(value: unknown): string | undefined {
 
 /**
  * A tool list: a comma list or a YAML list. Absent → undefined (the caller's default); `none` or empty → [];
- * `all` or `*` → every built-in tool. Names pi does not know are dropped with a warning.
+ * `all` or `*` → every built-in tool, and `all` set (the session's tools too). Other names are kept: whether the
+ * session has such a tool is known only when a child starts. Our own tools are dropped with a warning.
  */
-function toolList(value: unknown, field: string, warn: (message: string) => void): string[] | undefined {
+function toolList(
+	value: unknown,
+	field: string,
+	warn: (message: string) => void,
+): { names: string[]; all: boolean } | undefined {
 	if (value === undefined || value === null) return undefined;
 	let items: string[];
 	if (Array.isArray(value)) items = value.map((item) => String(item).trim());
@@ -120,18 +137,21 @@ function toolList(value: unknown, field: string, warn: (message: string) => void
 		return undefined;
 	}
 	items = items.filter((item) => item.length > 0);
-	if (items.length === 1 && items[0].toLowerCase() === "none") return [];
+	if (items.length === 1 && items[0].toLowerCase() === "none") return { names: [], all: false };
 	const result = new Set<string>();
+	let all = false;
 	for (const item of items) {
 		if (item === "*" || item.toLowerCase() === "all") {
+			all = true;
 			for (const tool of BUILTIN_TOOL_NAMES) result.add(tool);
-		} else if (BUILTIN_TOOL_NAMES.includes(item)) {
-			result.add(item);
+		} else if (RESERVED_TOOL_NAMES.includes(item)) {
+			// Never given, so there is nothing to deny; naming one in `tools` is a mistake worth a word.
+			if (field === "tools") warn(`\`tools\` names \`${item}\`, which workflow children never get; ignoring it`);
 		} else {
-			warn(`\`${field}\` names an unknown tool \`${item}\`; known tools: ${BUILTIN_TOOL_NAMES.join(", ")}`);
+			result.add(item);
 		}
 	}
-	return [...result];
+	return { names: [...result], all };
 }
 
 function enabledField(value: unknown, warn: (message: string) => void): boolean {
@@ -161,5 +181,16 @@ function maxTurnsField(value: unknown, warn: (message: string) => void): number 
 	const number = typeof value === "string" && /^\d+$/.test(value.trim()) ? Number(value) : value;
 	if (typeof number === "number" && Number.isInteger(number) && number >= 0) return number === 0 ? undefined : number;
 	warn(`\`max_turns\` must be a non-negative integer (0 = unlimited); ignoring ${JSON.stringify(value)}`);
+	return undefined;
+}
+
+/** Milliseconds, a non-negative integer; 0 is kept (it turns the watchdog off). Numeric strings are accepted. */
+function stallMsField(value: unknown, warn: (message: string) => void): number | undefined {
+	if (value === undefined || value === null) return undefined;
+	const number = typeof value === "string" && /^\d+$/.test(value.trim()) ? Number(value) : value;
+	if (typeof number === "number" && Number.isInteger(number) && number >= 0 && number <= MAX_STALL_MS) return number;
+	warn(
+		`\`stall_ms\` must be a whole number of milliseconds (0 = no stall watchdog); ignoring ${JSON.stringify(value)}`,
+	);
 	return undefined;
 }

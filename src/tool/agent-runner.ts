@@ -1,8 +1,8 @@
 /**
  * The pi-backed agent runner: each `agent()` call becomes an in-process pi `AgentSession` with in-memory session
- * and settings, the agent type's prompt, tools, model and thinking level, and no extensions (so children never get
- * the `workflow` tool). It reports the child's live state, honours abort and `max_turns`, and always disposes the
- * session.
+ * and settings, the agent type's prompt, tools, model and thinking level, and no extensions of its own (the
+ * session's tools come as stand-ins, never the `workflow` tool). It reports the child's live state, honours abort,
+ * pause and `max_turns`, and always disposes the session; `child-supervisor.ts` runs its attempts.
  */
 import { randomUUID } from "node:crypto";
 import type { Api, AssistantMessage, Model } from "@earendil-works/pi-ai";
@@ -11,6 +11,7 @@ import {
 	type AgentSessionEvent,
 	getAgentDir,
 	type ModelRuntime,
+	type ToolDefinition,
 } from "@earendil-works/pi-coding-agent";
 import { errorMessage, WorkflowError } from "../errors.ts";
 import type {
@@ -29,8 +30,11 @@ import {
 	type ThinkingLevel,
 } from "./agent-types.ts";
 import { type ChildActivity, createChildActivity } from "./child-activity.ts";
+import type { ChildControls } from "./child-controls.ts";
 import { type ChildModelChoice, chooseChildModel } from "./child-model.ts";
+import { PauseGate } from "./child-pause.ts";
 import { createChildSession } from "./child-session.ts";
+import { type AttemptContext, superviseChild } from "./child-supervisor.ts";
 import {
 	closeWorktree,
 	isolatedPrompt,
@@ -39,6 +43,7 @@ import {
 	worktreeOpenFailure,
 	worktreeReport,
 } from "./child-worktree.ts";
+import { chooseSessionTools, type SessionTools } from "./session-tools.ts";
 import {
 	createStructuredOutputTool,
 	STRUCTURED_OUTPUT_TOOL_NAME,
@@ -46,6 +51,13 @@ import {
 	structuredOutputPrompt,
 } from "./structured-output.ts";
 import { createTurnLimit, type TurnLimit, WRAP_UP_MESSAGE } from "./turn-limit.ts";
+
+/**
+ * Default stall watchdog: five minutes without a streamed token or tool event. Reasoning models may think for
+ * minutes before their first token and a silent build can run as long, so a shorter default would kill real work;
+ * a hung connection is rare, and this bounds what it costs. Per agent type `stall_ms:`, per call `stallMs`.
+ */
+export const DEFAULT_STALL_MS = 5 * 60_000;
 
 /** Observers of child sessions, e.g. for tests that check none is left running. */
 export interface PiAgentRunnerHooks {
@@ -80,6 +92,12 @@ export interface PiAgentRunnerOptions {
 	 * first isolated call. Default: a fresh run id and a private folder under the OS temp dir.
 	 */
 	worktreePlace?: WorktreePlaceSource;
+	/** The parent session's tools children may use (see session-tools.ts). Default: none. */
+	sessionTools?: SessionTools;
+	/** Where the run's running children are registered for steer, skip and restart. Default: none. */
+	controls?: ChildControls;
+	/** No progress for this long stops a child and retries it once (0: never), unless its type or call says. Default: 5 min. */
+	stallMs?: number;
 	hooks?: PiAgentRunnerHooks;
 }
 
@@ -93,7 +111,12 @@ export function createPiAgentRunner(options: PiAgentRunnerOptions): WorkflowAgen
 	const agentDir = options.agentDir ?? getAgentDir();
 	const agentTypes = options.agentTypes ?? loadAgentTypes({ cwd: options.cwd, agentDir }).types;
 	const worktrees = lazyRunWorktrees(options.worktreePlace);
-	return (request, context) => runChild(request, context, { ...options, agentDir, agentTypes, worktrees });
+	const resolved = { ...options, agentDir, agentTypes, worktrees };
+	return (request, context) =>
+		superviseChild(request, context, {
+			...(options.controls ? { controls: options.controls } : {}),
+			attempt: (attemptRequest, attemptContext) => runChild(attemptRequest, attemptContext, resolved),
+		});
 }
 
 type ResolvedOptions = PiAgentRunnerOptions & {
@@ -111,6 +134,10 @@ interface ChildPlan {
 	type: AgentTypeConfig;
 	choice: ChildModelChoice | undefined;
 	tools: string[];
+	/** The structured-output tool and the session's tools lent to the child. */
+	customTools: ToolDefinition[];
+	/** Tools the agent type names that the session does not have. */
+	warnings: string[];
 	capture: StructuredOutputCapture | undefined;
 	prompt: string;
 	cwd: string;
@@ -118,7 +145,7 @@ interface ChildPlan {
 
 async function runChild(
 	request: WorkflowAgentRequest,
-	context: WorkflowAgentRunnerContext,
+	context: WorkflowAgentRunnerContext & Partial<AttemptContext>,
 	options: ResolvedOptions,
 ): Promise<WorkflowAgentResult> {
 	const plan = await planChild(request, options);
@@ -139,8 +166,14 @@ async function runChild(
 		report: (child) => context.reportChild(worktreeState ? { ...child, worktree: worktreeState } : child),
 		...(options.quietAfterMs !== undefined ? { quietAfterMs: options.quietAfterMs } : {}),
 		...(options.stalledAfterMs !== undefined ? { stalledAfterMs: options.stalledAfterMs } : {}),
+		stallMs: request.stallMs ?? plan.type.stallMs ?? options.stallMs ?? DEFAULT_STALL_MS,
+		...(context.onStall ? { onStall: context.onStall } : {}),
 	});
-	const base: ResultBase = { id, type: plan.type.name, warnings: [...(plan.choice?.warnings ?? [])] };
+	const base: ResultBase = {
+		id,
+		type: plan.type.name,
+		warnings: [...(plan.choice?.warnings ?? []), ...plan.warnings],
+	};
 	const finish = (result: WorkflowAgentResult): WorkflowAgentResult => {
 		activity.finish(result.status === "completed" ? "finished" : result.status, result.error);
 		plan.capture?.dispose();
@@ -180,10 +213,21 @@ async function runChild(
 			model: plan.choice.model,
 			...(plan.choice.thinking ? { thinking: plan.choice.thinking } : {}),
 			tools: plan.tools,
-			...(plan.capture ? { customTools: [plan.capture.tool] } : {}),
+			...(plan.customTools.length > 0 ? { customTools: plan.customTools } : {}),
 		});
 		options.hooks?.onSessionCreated?.(session, request);
-		result = await driveSession(session, plan, context, options, activity, base);
+		const child = session;
+		const gate = new PauseGate();
+		context.onSession?.({
+			// A paused child goes on with the message as its next turn; a running one reads it at its next turn.
+			async steer(text) {
+				if (!gate.resume(text)) await child.steer(text);
+			},
+			pause() {
+				if (gate.request()) child.abort().catch(() => {});
+			},
+		});
+		result = await driveSession(session, plan, context, options, activity, base, gate);
 	} catch (error) {
 		result = { ...base, status: "failed", error: errorMessage(error) };
 	} finally {
@@ -204,12 +248,13 @@ async function runChild(
 async function planChild(request: WorkflowAgentRequest, options: ResolvedOptions): Promise<ChildPlan> {
 	const type = resolveAgentType(options.agentTypes, request.agentType);
 	if (request.tools) {
-		const unknown = request.tools.filter((tool) => !BUILTIN_TOOL_NAMES.includes(tool));
+		const known = [...BUILTIN_TOOL_NAMES, ...(options.sessionTools?.list().map((tool) => tool.name) ?? [])];
+		const unknown = request.tools.filter((tool) => !known.includes(tool));
 		if (unknown.length > 0) {
 			throw new WorkflowError(
 				"agent_options_invalid",
-				`\`agent()\` option \`tools\` names unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.map((t) => `\`${t}\``).join(", ")}. Known tools: ${BUILTIN_TOOL_NAMES.join(", ")}`,
-				{ details: { unknown, known: [...BUILTIN_TOOL_NAMES] } },
+				`\`agent()\` option \`tools\` names unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.map((t) => `\`${t}\``).join(", ")}. Known tools: ${known.join(", ")}`,
+				{ details: { unknown, known } },
 			);
 		}
 	}
@@ -223,12 +268,33 @@ async function planChild(request: WorkflowAgentRequest, options: ResolvedOptions
 	// Last of the checks that may throw: its schema is held until the child's `finish` lets it go.
 	const capture = request.schema ? await createStructuredOutputTool(request.schema) : undefined;
 	// The file's denylist applies to a call's own `tools` too: a type that must not write stays that way.
-	const tools = (request.tools ?? type.tools).filter((tool) => !type.disallowedTools.includes(tool));
-	if (capture) tools.push(STRUCTURED_OUTPUT_TOOL_NAME);
+	const named = (request.tools ?? type.tools).filter((tool) => !type.disallowedTools.includes(tool));
+	const lent = chooseSessionTools({
+		tools: options.sessionTools,
+		wanted: named,
+		all: !request.tools && type.allSessionTools === true,
+		denied: type.disallowedTools,
+		agentType: type.name,
+	});
+	// A session tool that happens to share the structured-output tool's name gives way to it.
+	const customTools = [
+		...lent.definitions.filter((tool) => !capture || tool.name !== STRUCTURED_OUTPUT_TOOL_NAME),
+		...(capture ? [capture.tool] : []),
+	];
+	const tools = [...named.filter((tool) => BUILTIN_TOOL_NAMES.includes(tool)), ...customTools.map((t) => t.name)];
 	const prompt = capture
 		? structuredOutputPrompt(request.prompt, request.schemaFeedback ? { schemaFeedback: request.schemaFeedback } : {})
 		: request.prompt;
-	return { type, choice, tools, capture, prompt, cwd: request.cwd || options.cwd };
+	return {
+		type,
+		choice,
+		tools,
+		customTools,
+		warnings: lent.warnings,
+		capture,
+		prompt,
+		cwd: request.cwd || options.cwd,
+	};
 }
 
 /** Prompts the session and turns how it ended into a result; the caller disposes the session. */
@@ -239,6 +305,7 @@ async function driveSession(
 	options: ResolvedOptions,
 	activity: ChildActivity,
 	base: ResultBase,
+	gate: PauseGate,
 ): Promise<WorkflowAgentResult> {
 	const { capture } = plan;
 	const turnLimit: TurnLimit | undefined = plan.type.maxTurns
@@ -269,6 +336,14 @@ async function driveSession(
 	try {
 		if (context.signal.aborted) return { ...base, status: "stopped", error: reasonOf(context.signal) };
 		await session.prompt(plan.prompt, { expandPromptTemplates: false });
+		// A pause stopped the turn: the session waits, with its conversation, for the message that resumes it.
+		while (gate.paused && !context.signal.aborted && lastAssistantMessage(session)?.stopReason === "aborted") {
+			activity.pause();
+			const text = await gate.wait(context.signal);
+			if (text === undefined) break;
+			activity.resume();
+			await session.prompt(text, { expandPromptTemplates: false });
+		}
 	} finally {
 		context.signal.removeEventListener("abort", onAbort);
 		unsubscribe();

@@ -46,6 +46,7 @@ export const GENERAL_PURPOSE_AGENT: AgentTypeConfig = Object.freeze({
 		"then reply with the final answer only: it is returned to the script as your result.",
 	promptMode: "append",
 	tools: [...BUILTIN_TOOL_NAMES],
+	allSessionTools: true,
 	disallowedTools: [],
 	enabled: true,
 	source: "builtin",

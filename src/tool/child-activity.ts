@@ -1,7 +1,8 @@
 /**
  * Live state of one child for the progress widget: folds pi session events into a `WorkflowAgentChild` (status,
- * activity phrase, tool uses, turns, tokens) and reports it. Owns one timer that moves a silent child to `quiet`
- * and then `stalled`; `finish()` and `dispose()` clear it.
+ * activity phrase, tool uses, turns, tokens) and reports it. Owns one timer that moves a silent child to `quiet`,
+ * then `stalled`, then (the stall watchdog, when `stallMs` is set) calls `onStall` once; `finish()` and
+ * `dispose()` clear it.
  */
 import type { AgentSessionEvent } from "@earendil-works/pi-coding-agent";
 import type { WorkflowAgentChild, WorkflowChildState } from "../runtime/types.ts";
@@ -18,8 +19,12 @@ export interface ChildActivityOptions {
 	report: (child: WorkflowAgentChild) => void;
 	/** Silence before `quiet`. Default: 15 s. */
 	quietAfterMs?: number;
-	/** Silence before `stalled`. Default: 60 s (at least `quietAfterMs` + 1). */
+	/** Silence before `stalled`. Default: 60 s (at least `quietAfterMs` + 1, at most `stallMs`). */
 	stalledAfterMs?: number;
+	/** Silence after which `onStall` is called, once: the stall watchdog. Default: none (0 is none too). */
+	stallMs?: number;
+	/** The watchdog fired: the child made no progress for `silentMs`. The caller decides what to do with it. */
+	onStall?: (silentMs: number) => void;
 }
 
 /** One child's live state. */
@@ -30,6 +35,10 @@ export interface ChildActivity {
 	observe(event: AgentSessionEvent): void;
 	/** The child is being stopped: stop the timer and ignore its last events, so it does not flash `active`. */
 	stopping(): void;
+	/** Its turn was stopped on request and it waits for a message: `paused`, no silence timer (nor watchdog). */
+	pause(): void;
+	/** A message resumed it: `active` again, timer restarted, its last events (the stopped turn's) seen as before. */
+	resume(): void;
 	/** Terminal state; stops the timer. Later calls are ignored. */
 	finish(status: "finished" | "failed" | "stopped", error?: string): void;
 	/** Stops the timer without reporting. */
@@ -43,11 +52,23 @@ const TERMINAL: ReadonlySet<WorkflowChildState> = new Set(["finished", "failed",
 
 /** Reports `queued` at once; the rest follows from `start`, `observe` and `finish`. */
 export function createChildActivity(options: ChildActivityOptions): ChildActivity {
-	const quietAfterMs = options.quietAfterMs ?? DEFAULT_QUIET_AFTER_MS;
-	const stalledAfterMs = Math.max(options.stalledAfterMs ?? DEFAULT_STALLED_AFTER_MS, quietAfterMs + 1);
+	const stallMs = options.stallMs && options.stallMs > 0 ? options.stallMs : undefined;
+	// A watchdog sooner than the display thresholds pulls them in, so a child is shown stalled before it is stopped.
+	const stalledAfterMs = Math.min(
+		Math.max(
+			options.stalledAfterMs ?? DEFAULT_STALLED_AFTER_MS,
+			(options.quietAfterMs ?? DEFAULT_QUIET_AFTER_MS) + 1,
+		),
+		stallMs ?? Number.POSITIVE_INFINITY,
+	);
+	const quiet = options.quietAfterMs ?? DEFAULT_QUIET_AFTER_MS;
+	const quietAfterMs = quiet < stalledAfterMs ? quiet : Math.floor(stalledAfterMs / 2);
 	const state: WorkflowAgentChild = { ...options.child, status: "queued", toolUses: 0, turns: 0, tokens: 0 };
 	let timer: ReturnType<typeof setTimeout> | undefined;
 	let frozen = false;
+	let paused = false;
+	/** The watchdog fired; it fires once per pause-free stretch. */
+	let stallReported = false;
 
 	const report = () => options.report({ ...state });
 	const clearTimer = () => {
@@ -57,8 +78,10 @@ export function createChildActivity(options: ChildActivityOptions): ChildActivit
 	/** One timer, aimed at the next silence threshold; activity only moves `lastActivityAt`, not the timer. */
 	const schedule = () => {
 		clearTimer();
-		if (TERMINAL.has(state.status) || state.status === "stalled") return;
-		const threshold = state.status === "quiet" ? stalledAfterMs : quietAfterMs;
+		if (TERMINAL.has(state.status) || stallReported) return;
+		if (state.status === "stalled" && stallMs === undefined) return;
+		const threshold =
+			state.status === "stalled" ? (stallMs as number) : state.status === "quiet" ? stalledAfterMs : quietAfterMs;
 		const due = (state.lastActivityAt ?? Date.now()) + threshold;
 		timer = setTimeout(onSilence, Math.max(0, due - Date.now()));
 	};
@@ -70,6 +93,11 @@ export function createChildActivity(options: ChildActivityOptions): ChildActivit
 		if (next && next !== state.status) {
 			state.status = next;
 			report();
+		}
+		if (stallMs !== undefined && silentFor >= stallMs && !frozen) {
+			stallReported = true;
+			options.onStall?.(silentFor);
+			return;
 		}
 		schedule();
 	};
@@ -101,12 +129,27 @@ export function createChildActivity(options: ChildActivityOptions): ChildActivit
 			schedule();
 		},
 		observe(event) {
-			if (frozen || TERMINAL.has(state.status)) return;
+			if (frozen || paused || TERMINAL.has(state.status)) return;
 			if (applyEvent(state, event, touch)) report();
 		},
 		stopping() {
 			frozen = true;
 			clearTimer();
+		},
+		pause() {
+			if (TERMINAL.has(state.status)) return;
+			clearTimer();
+			paused = true;
+			state.status = "paused";
+			state.activity = "waiting for a message";
+			report();
+		},
+		resume() {
+			if (!paused) return;
+			paused = false;
+			stallReported = false;
+			touch("waiting for the model");
+			report();
 		},
 		finish(status, error) {
 			if (TERMINAL.has(state.status)) return;

@@ -52,10 +52,14 @@ export type { PiAgentRunnerHooks, PiAgentRunnerOptions } from "./agent-runner.ts
 export { createPiAgentRunner } from "./agent-runner.ts";
 export type { AgentTypeConfig, LoadAgentTypesOptions, LoadAgentTypesResult } from "./agent-types.ts";
 export { listAvailableAgentTypes, loadAgentTypes } from "./agent-types.ts";
+export type { ChildAction, ChildControl } from "./child-controls.ts";
+export { ChildControls } from "./child-controls.ts";
 export { parentModelRuntime } from "./child-model.ts";
 export type { WorktreePlace, WorktreePlaceSource } from "./child-worktree.ts";
 export { createWorkflowRunsTool, RUNS_TOOL_NAME } from "./runs-tool.ts";
 export type { SavedWorkflow } from "./script-source.ts";
 export { loadSavedWorkflows, resolveScriptSource } from "./script-source.ts";
+export type { SessionToolInfo, SessionTools } from "./session-tools.ts";
+export { sessionToolsOf } from "./session-tools.ts";
 export type { RunnerSetup, WorkflowToolOptions, WorkflowToolParams } from "./workflow-tool.ts";
 export { createWorkflowTool, WORKFLOW_TOOL_NAME } from "./workflow-tool.ts";

@@ -1,11 +1,13 @@
 /**
  * `/workflows`: this project's runs for people. In the TUI a selector lists them (running first); choosing one
- * shows it and, for a run of this session, offers to stop it. Elsewhere the same list is printed as text.
+ * shows it and, for a run of this session, offers its running children (steer, skip, restart) and to stop it.
+ * Elsewhere the same list is printed as text. `/workflows steer|skip|restart …` act on a child in any mode.
  */
 import type { ExtensionCommandContext, RegisteredCommand } from "@earendil-works/pi-coding-agent";
 import { errorMessage } from "../errors.ts";
 import { formatWorkflowProgress } from "../progress/index.ts";
 import type { RunStore } from "../runs/index.ts";
+import { chooseChildAction, isChildSubcommand, runChildSubcommand } from "./child-command.ts";
 import type { RunRegistry } from "./run-registry.ts";
 import { describeRun, listRuns } from "./run-views.ts";
 
@@ -22,10 +24,11 @@ export function createWorkflowsCommand(
 	options: WorkflowsCommandOptions,
 ): Omit<RegisteredCommand, "name" | "sourceInfo"> {
 	return {
-		description: "Workflow runs of this project: watch, stop, resume",
-		handler: async (_args, ctx) => {
+		description: "Workflow runs of this project: watch, stop, resume; steer, skip or restart a running child",
+		handler: async (args, ctx) => {
 			try {
-				await showRuns(options, ctx);
+				if (isChildSubcommand(args)) ctx.ui.notify(await runChildSubcommand(args, options.registry), "info");
+				else await showRuns(options, ctx);
 			} catch (error) {
 				ctx.ui.notify(`/workflows: ${errorMessage(error)}`, "error");
 			}
@@ -54,6 +57,16 @@ async function showRuns({ registry, storeFor }: WorkflowsCommandOptions, ctx: Ex
 	if (!live) {
 		ctx.ui.notify(await describeRun(store, registry, row.id), "info");
 		return;
+	}
+	// A run with children to steer gets a menu first; stopping the whole run stays one choice away.
+	const hasChildren = live.children && live.envelope().agentCalls.some((call) => call.status === "running");
+	if (hasChildren) {
+		const done = await chooseChildAction(live, registry, ctx);
+		if (done === undefined) return;
+		if (done !== "stop") {
+			ctx.ui.notify(done, "info");
+			return;
+		}
 	}
 	// The person answers with Yes or No: the tool call that stops a run is for the model, not for this dialog.
 	if (await ctx.ui.confirm(`Stop run ${row.id}?`, formatWorkflowProgress(live.envelope(), { now: Date.now() }))) {

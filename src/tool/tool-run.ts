@@ -14,6 +14,7 @@ import {
 } from "../progress/index.ts";
 import { runWorkflowScript } from "../runtime/run.ts";
 import type { WorkflowRunOptions, WorkflowRunResult } from "../runtime/types.ts";
+import type { ChildControls } from "./child-controls.ts";
 import type { DurableOutcome, DurableRun, DurableSource } from "./durable-run.ts";
 import type { LiveRun } from "./run-registry.ts";
 
@@ -43,6 +44,8 @@ export interface ToolRunSetup {
 	durable: DurableRun;
 	/** The script and args as a resume would start from them. */
 	record: DurableSource;
+	/** The run's running children, for steer, skip and restart. Default: none (no per-child control). */
+	controls?: ChildControls;
 	ctx: ExtensionContext;
 	ui: WorkflowProgressUiOptions;
 }
@@ -108,6 +111,7 @@ export function startToolRun(setup: ToolRunSetup): ToolRun {
 			background,
 			startedAt,
 			envelope: (): WorkflowProgressEnvelope => tracker.getEnvelope(),
+			...(setup.controls ? { children: setup.controls } : {}),
 			stop,
 			settled: finished.then(
 				() => undefined,

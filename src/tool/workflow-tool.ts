@@ -22,12 +22,14 @@ import type { WorkflowQueue } from "../runtime/queue.ts";
 import type { JsonValue, WorkflowAgentRunner } from "../runtime/types.ts";
 import { createPiAgentRunner } from "./agent-runner.ts";
 import { type AgentTypeConfig, listAvailableAgentTypes, loadAgentTypes } from "./agent-types.ts";
+import { ChildControls } from "./child-controls.ts";
 import { parentModelRuntime } from "./child-model.ts";
 import type { WorktreePlaceSource } from "./child-worktree.ts";
 import { DurableRun } from "./durable-run.ts";
 import { completionMessage, runText, startedResult, type WorkflowRunMessage } from "./run-messages.ts";
 import { RunRegistry } from "./run-registry.ts";
 import { createWorkflowResolver, resolveScriptSource } from "./script-source.ts";
+import { sessionToolsOf } from "./session-tools.ts";
 import { startToolRun, type ToolRunOutcome } from "./tool-run.ts";
 
 export const WORKFLOW_TOOL_NAME = "workflow";
@@ -103,6 +105,8 @@ export interface RunnerSetup {
 	agentTypes: ReadonlyMap<string, AgentTypeConfig>;
 	/** The run's id and folder for isolated children's worktrees, once its record exists. */
 	worktreePlace: WorktreePlaceSource;
+	/** Where the run's running children go for steer, skip and restart (`/workflows`, `workflow_runs`). */
+	controls: ChildControls;
 }
 
 /** What the tool shares across calls in one pi session. */
@@ -155,10 +159,12 @@ export function createWorkflowTool(
 		const durable = resumed ?? DurableRun.fresh(store, source);
 		if (params.concurrency !== undefined) options.queue.concurrency = params.concurrency;
 		const types = loadAgentTypes({ cwd: ctx.cwd, agentDir });
+		const controls = new ChildControls();
 		const runner = await makeRunner(ctx, {
 			agentDir,
 			agentTypes: types.types,
 			worktreePlace: () => durable.worktreePlace(),
+			controls,
 		});
 		// pi -p and JSON mode end after this turn: a background run would have no session to report to.
 		const background = params.background === true && ctx.mode !== "print" && ctx.mode !== "json";
@@ -176,6 +182,7 @@ export function createWorkflowTool(
 			},
 			durable,
 			record: source,
+			controls,
 			ctx,
 			ui: {
 				widgetKey: `workflow-progress-${++runCount}`,
@@ -285,7 +292,7 @@ export function createWorkflowTool(
 /** Children as pi sessions sharing the parent session's providers, credentials, model and thinking level. */
 async function defaultRunner(
 	ctx: ExtensionToolContext,
-	{ agentDir, agentTypes, worktreePlace }: RunnerSetup,
+	{ agentDir, agentTypes, worktreePlace, controls }: RunnerSetup,
 ): Promise<WorkflowAgentRunner> {
 	const modelRuntime = await parentModelRuntime(ctx.modelRegistry, { agentDir });
 	return createPiAgentRunner({
@@ -296,5 +303,7 @@ async function defaultRunner(
 		worktreePlace,
 		...(ctx.model ? { defaultModel: ctx.model } : {}),
 		...(ctx.thinkingLevel ? { defaultThinking: ctx.thinkingLevel } : {}),
+		sessionTools: sessionToolsOf(ctx),
+		controls,
 	});
 }

@@ -42,7 +42,7 @@ describe("formatWorkflowProgress", () => {
 				"Agents:",
 				"  ✓ #0 Review the diff (reviewer) · completed · 5 tool uses · 33.8k tokens · 12.1s",
 				"  ✗ #1 Fix typo (general-purpose) · failed: provider error 500 · 2.0s",
-				"  ▸ #2 Fix crash (general-purpose) · active, editing src/app.ts · 2 tool uses · 1.2k tokens · 2.0s",
+				"  ▸ #2 Fix crash (general-purpose) · active, editing src/app.ts, idle 2.0s · 2 tool uses · 1.2k tokens · 2.0s",
 				"  · #3 Fix docs (general-purpose) · queued",
 				"Failures (1):",
 				"  ✗ #1 Fix typo (general-purpose, fix): provider error 500",

@@ -87,12 +87,56 @@ describe("WorkflowProgressWidget.render", () => {
 		const widget = makeWidget(envelope, () => envelope.updatedAt + 3000);
 		const text = plain(renderLines(widget, 80));
 		expect(text.find((line) => line.includes("Fix finding 3"))).toMatch(
-			/active, editing 2 files… · 3 tools · 12\.4k tok · 5\.0s$/,
+			/#3 Fix finding 3 · active, editing 2 files… · idle 3\.0s · 12\.4k tok · 5\.0s$/,
 		);
 		expect(text.find((line) => line.includes("Fix finding 4"))).toMatch(
-			/stalled, waiting on bash · 400 tok · 5\.0s$/,
+			/stalled, waiting on bash · idle 3\.0s · 400 tok · 5\.0s$/,
 		);
 		expect(text[0]).toMatch(/review-and-fix · fix · 2\/13 agents · 47\.6k tok · 17\.1s$/);
+	});
+
+	it("shows each running child's activity state and how long it has been idle; stalled and paused in the warning colour", () => {
+		const tracker = createWorkflowProgressTracker({ now: () => T0 });
+		const run = eventBuilder(T0, (event) => tracker.updateFromProgressEvent(event));
+		run.runStart(META);
+		const states = [
+			["starting", "starting"],
+			["stalled", "waiting for the model"],
+			["quiet", "running npm test"],
+			["paused", "waiting for a message"],
+			["active", "writing"],
+		] as const;
+		for (const [index, [status]] of states.entries()) {
+			run.queued(index, `child ${status}`);
+			run.started(index);
+		}
+		// Each child last spoke 20 s after the one before it; the widget is drawn 0.5 s after the last.
+		for (const [index, [status, activity]] of states.entries()) {
+			run.child(index, { status, activity });
+			run.tick(20_000);
+		}
+		const envelope = tracker.getEnvelope();
+		const now = run.time - 20_000 + 500;
+		const lines = renderLines(
+			makeWidget(envelope, () => now),
+			120,
+		);
+		const line = (status: string) => plain(lines).find((text) => text.includes(`child ${status}`)) ?? "";
+		expect(line("starting")).toMatch(/#0 child starting · general-purpose · starting · idle 1m 20s · /);
+		expect(line("stalled")).toMatch(
+			/#1 child stalled · general-purpose · stalled, waiting for the model · idle 1m 00s · /,
+		);
+		expect(line("quiet")).toMatch(/#2 child quiet · general-purpose · quiet, running npm test · idle 40\.5s · /);
+		expect(line("paused")).toMatch(
+			/#3 child paused · general-purpose · paused, waiting for a message · idle 20\.5s · /,
+		);
+		// Half a second since its last activity: busy, not idle.
+		expect(line("active")).toMatch(/#4 child active · general-purpose · active, writing · \d/);
+		expect(line("active")).not.toContain("idle");
+		const raw = (status: string) => lines.find((text) => text.includes(`child ${status}`)) ?? "";
+		expect(raw("stalled")).toContain(theme.fg("warning", "stalled, waiting for the model"));
+		expect(raw("paused")).toContain(theme.fg("warning", "idle 20.5s"));
+		expect(raw("active")).toContain(theme.fg("success", "active, writing"));
 	});
 
 	it("uses the theme's colours (success for done, error for failed, accent for the spinner)", () => {
@@ -116,7 +160,9 @@ describe("WorkflowProgressWidget.render", () => {
 			),
 		);
 		for (const line of lines) expect(visibleWidth(line)).toBeLessThanOrEqual(width);
-		expect(lines.filter((line) => /^ {3}\S Fix item 10[3-8]\b/.test(line) && !line.includes("✗"))).toHaveLength(5);
+		expect(
+			lines.filter((line) => /^ {3}\S #10[3-8] Fix item 10[3-8]\b/.test(line) && !line.includes("✗")),
+		).toHaveLength(5);
 		const collapsed = "   … 1 more running · 391 queued · 100 done · 3 failed";
 		if (width >= 80) expect(lines).toContain(collapsed);
 		else expect(lines.find((line) => line.startsWith("   … 1 more running"))).toBeDefined();

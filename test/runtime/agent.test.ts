@@ -130,6 +130,8 @@ describe("agent()", () => {
 	const TIMEOUT_RANGE =
 		"`agent()` option `timeoutMs` must be a number of milliseconds above 0 and at most 2147483647 (about 24.8 days), got";
 	const RETRIES_RANGE = "`agent()` option `retries` must be an integer from 0 to 10, got";
+	const STALL_RANGE =
+		"`agent()` option `stallMs` must be a number of milliseconds from 0 (no watchdog) to 2147483647, got";
 	it.each([
 		[
 			"timeoutMs: 2 ** 31 (Node's timer would fire after 1 ms)",
@@ -141,6 +143,9 @@ describe("agent()", () => {
 		["timeoutMs: -1", "{ timeoutMs: -1 }", `${TIMEOUT_RANGE} -1`],
 		["timeoutMs as text", `{ timeoutMs: "60000" }`, `${TIMEOUT_RANGE} "60000"`],
 		["retries: 11", "{ retries: 11 }", `${RETRIES_RANGE} 11`],
+		["stallMs: -1", "{ stallMs: -1 }", `${STALL_RANGE} -1`],
+		["stallMs: 2 ** 31", "{ stallMs: 2 ** 31 }", `${STALL_RANGE} 2147483648`],
+		["stallMs as text", `{ stallMs: "5000" }`, `${STALL_RANGE} "5000"`],
 		["retries: 1.5", "{ retries: 1.5 }", `${RETRIES_RANGE} 1.5`],
 		["retries: 1e308", "{ retries: 1e308 }", `${RETRIES_RANGE} 1e+308`],
 	])(
@@ -153,6 +158,29 @@ describe("agent()", () => {
 			expect(fake.requests).toHaveLength(0);
 		},
 	);
+
+	it("passes stallMs (0 included: no watchdog) to the runner", async () => {
+		const fake = createFakeRunner(() => "ok");
+		await runWorkflowScript(
+			`${HEADER}return [await agent("x", { stallMs: 0 }), await agent("y", { stallMs: 9000 })];`,
+			{
+				agentRunner: fake.runner,
+			},
+		);
+		expect(fake.requests.map((r) => r.stallMs)).toEqual([0, 9000]);
+	});
+
+	it("a result with noRetry (a child the user skipped) is null with its error as the cause, and `retries` is not used", async () => {
+		const seen: number[] = [];
+		const result = await runWorkflowScript(`${HEADER}return [await agent("x", { retries: 3 }), await agent("y")];`, {
+			agentRunner: async (request) => {
+				seen.push(request.attempt);
+				return { id: "c", type: request.agentType, status: "stopped", error: "skipped by the user", noRetry: true };
+			},
+		});
+		expect(seen).toEqual([1, 1]);
+		expect(result.failures.map((f) => f.cause)).toEqual(["skipped by the user", "skipped by the user"]);
+	});
 
 	it("accepts the longest timeoutMs Node's timers take, and the child answers", async () => {
 		const fake = createFakeRunner(() => ({ text: "in time", delayMs: 20 }));

@@ -148,6 +148,18 @@ ${original.replace("pick an angle", "pick a sharp angle")}`;
 		expect(second.result.value).toEqual(["done: one", "done: two"]);
 	});
 
+	it("timing options are not part of the key: adding stallMs or timeoutMs keeps every replay", async () => {
+		const journal = memoryJournal();
+		await run(`return [await agent("one"), await agent("two")];`, undefined, { journal });
+		const second = await run(
+			`return [await agent("one", { stallMs: 60000 }), await agent("two", { timeoutMs: 5000, stallMs: 0 })];`,
+			undefined,
+			{ journal },
+		);
+		expect(second.prompts).toEqual([]);
+		expect(second.result.value).toEqual(["done: one", "done: two"]);
+	});
+
 	it("identical prompts are separate calls: three keys, each replayed once", async () => {
 		let n = 0;
 		const body = `return await parallel(Array.from({ length: 3 }, () => () => agent("same prompt")));`;

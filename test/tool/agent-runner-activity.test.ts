@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { describeToolCall } from "../../src/tool/child-activity.ts";
 import { fauxAssistantMessage, untilAborted } from "../helpers/faux.ts";
+import { agentFile } from "./agent-files.ts";
 import { createRunnerFixture, type RunnerFixture, statusesOf } from "./runner-fixture.ts";
 
 let fx: RunnerFixture;
@@ -80,6 +81,40 @@ describe("createPiAgentRunner: activity states", () => {
 		for (const report of started) expect(report.lastActivityAt).toBeTypeOf("number");
 		for (const report of started.filter((r) => r.status === "active")) expect(report.activity).toBeTruthy();
 		expect(fx.reports.map((report) => report.activity)).toContain("writing");
+	});
+});
+
+describe("createPiAgentRunner: the stall watchdog", () => {
+	it("an agent type's stall_ms stops a silent child: shown stalled, retried once with a note, then failed", async () => {
+		fx.dirs.write(".pi/agents/watched.md", agentFile("stall_ms: 600"));
+		fx.faux.route("Think", [untilAborted(), untilAborted()]);
+		const result = await fx.runner()(fx.request({ prompt: "Think hard", agentType: "watched" }), fx.context());
+		expect(result.status).toBe("failed");
+		expect(result.error).toMatch(/^stalled after \d+(\.\d)? s, again on its retry$/);
+		expect(result.warnings).toEqual([expect.stringMatching(/^stalled after .* without progress; retried once$/)]);
+		const tasks = fx.faux.requests.map((request) => request.task);
+		expect(tasks).toHaveLength(2);
+		expect(tasks[1]).toMatch(/^Think hard\n\nNote: an earlier attempt at this task was stopped after/);
+		// Each attempt is its own child, and each was seen stalled before it was stopped.
+		const ids = [...new Set(fx.reports.map((report) => report.id))];
+		expect(ids).toHaveLength(2);
+		for (const id of ids) expect(statusesOf(fx.reports, id).slice(-2)).toEqual(["stalled", "stopped"]);
+	});
+
+	it("a call's stallMs wins over its type's: 0 turns the watchdog off", async () => {
+		fx.dirs.write(".pi/agents/watched.md", agentFile("stall_ms: 100"));
+		fx.faux.route("Think", [untilAborted()]);
+		const controller = new AbortController();
+		const running = fx.runner(FAST)(
+			fx.request({ prompt: "Think hard", agentType: "watched", stallMs: 0 }),
+			fx.context(controller.signal),
+		);
+		await until(() => fx.reports.some((report) => report.status === "stalled"));
+		await sleep(400);
+		controller.abort();
+		const result = await running;
+		expect(result.status).toBe("stopped");
+		expect(fx.faux.requests).toHaveLength(1);
 	});
 });
 

@@ -21,27 +21,30 @@ function loadOne(frontmatter: string, body?: string) {
 
 describe("loadAgentTypes: tools", () => {
 	it.each([
-		["absent", "description: d", [...BUILTIN_TOOL_NAMES]],
-		["a comma list", "tools: read, grep, find", ["read", "grep", "find"]],
-		["a YAML list", "tools: [read, bash]", ["read", "bash"]],
-		["a block YAML list", "tools:\n  - ls\n  - read", ["ls", "read"]],
-		["none", "tools: none", []],
-		["empty", 'tools: ""', []],
-		["all", "tools: all", [...BUILTIN_TOOL_NAMES]],
-		["ALL (any case)", "tools: ALL", [...BUILTIN_TOOL_NAMES]],
-		["*", 'tools: "*"', [...BUILTIN_TOOL_NAMES]],
-		["* with extras", 'tools: "*, read"', [...BUILTIN_TOOL_NAMES]],
-	])("tools %s → %j", (_label, frontmatter, expected) => {
+		["absent", "description: d", [...BUILTIN_TOOL_NAMES], true],
+		["a comma list", "tools: read, grep, find", ["read", "grep", "find"], false],
+		["a YAML list", "tools: [read, bash]", ["read", "bash"], false],
+		["a block YAML list", "tools:\n  - ls\n  - read", ["ls", "read"], false],
+		["none", "tools: none", [], false],
+		["empty", 'tools: ""', [], false],
+		["all", "tools: all", [...BUILTIN_TOOL_NAMES], true],
+		["ALL (any case)", "tools: ALL", [...BUILTIN_TOOL_NAMES], true],
+		["*", 'tools: "*"', [...BUILTIN_TOOL_NAMES], true],
+		["* with extras", 'tools: "*, read"', [...BUILTIN_TOOL_NAMES], true],
+		["a session tool by name", "tools: read, lookup_ticket", ["read", "lookup_ticket"], false],
+	])("tools %s → %j", (_label, frontmatter, expected, all) => {
 		const { type, warnings } = loadOne(frontmatter);
 		expect(type.tools).toEqual(expected);
+		expect(type.allSessionTools === true).toBe(all);
 		expect(warnings).toEqual([]);
 	});
 
-	it("drops an unknown tool name with a warning naming the file and the known tools", () => {
-		const { type, warnings, path } = loadOne("tools: read, workflow");
+	it("drops our own tools with a warning naming the file: children never get them", () => {
+		const { type, warnings, path } = loadOne("tools: read, workflow, workflow_runs");
 		expect(type.tools).toEqual(["read"]);
 		expect(warnings).toEqual([
-			`Agent file ${path}: \`tools\` names an unknown tool \`workflow\`; known tools: read, bash, edit, write, grep, find, ls`,
+			`Agent file ${path}: \`tools\` names \`workflow\`, which workflow children never get; ignoring it`,
+			`Agent file ${path}: \`tools\` names \`workflow_runs\`, which workflow children never get; ignoring it`,
 		]);
 	});
 
@@ -162,6 +165,27 @@ describe("loadAgentTypes: other fields", () => {
 		expect(type.enabled).toBe(true);
 		expect(warnings).toEqual([
 			`Agent file ${path}: \`enabled\` must be true or false; ignoring "false" (the type stays enabled)`,
+		]);
+	});
+});
+
+describe("loadAgentTypes: stall_ms", () => {
+	it.each([
+		["absent", "description: d", undefined],
+		["a number", "stall_ms: 120000", 120_000],
+		["0 (no watchdog) is kept", "stall_ms: 0", 0],
+		["a numeric string", 'stall_ms: "90000"', 90_000],
+	])("stall_ms %s → %j", (_label, frontmatter, expected) => {
+		const { type, warnings } = loadOne(frontmatter);
+		expect(type.stallMs).toBe(expected);
+		expect(warnings).toEqual([]);
+	});
+
+	it.each([["-5"], ["1.5"], ["soon"]])("stall_ms %s is ignored with a warning naming the file", (value) => {
+		const { type, warnings, path } = loadOne(`stall_ms: ${value}`);
+		expect(type.stallMs).toBeUndefined();
+		expect(warnings).toEqual([
+			`Agent file ${path}: \`stall_ms\` must be a whole number of milliseconds (0 = no stall watchdog); ignoring ${JSON.stringify(Number.isNaN(Number(value)) ? value : Number(value))}`,
 		]);
 	});
 });
