@@ -71,11 +71,22 @@ export async function runAgentCall(
 		...((options.phase ?? scope.phases.current) ? { phase: options.phase ?? scope.phases.current } : {}),
 		...(scope.workflowName ? { workflow: scope.workflowName } : {}),
 	};
+	// Until it ends, the call is among what its script would cut off by returning: from here, so a call still
+	// compiling its schema when the script returns is named too.
+	const untrack = scope.life.track({
+		kind: "agent",
+		name: ref.label,
+		filename: scope.filename,
+		...(site ?? {}),
+		index: ref.index,
+		...(scope.workflowName ? { workflow: scope.workflowName } : {}),
+	});
 	try {
 		schema = await compiling;
 		if (run.signal.aborted) throw run.signal.reason;
 		run.budget.chargeAgentCall();
 	} catch (error) {
+		untrack();
 		if (schema) run.schemas.release(schema);
 		run.census.refused();
 		throw error;
@@ -89,19 +100,10 @@ export async function runAgentCall(
 	});
 	const journaled = replayable(run, ref.key, schema !== undefined);
 	if (journaled) {
+		untrack();
 		if (schema) run.schemas.release(schema);
 		return replay(run, ref, journaled);
 	}
-	// Until it ends, the call is among what its script would cut off by returning.
-	const untrack = scope.life.track({
-		kind: "agent",
-		name: ref.label,
-		filename: scope.filename,
-		...(site ?? {}),
-		index: ref.index,
-		...(scope.workflowName ? { workflow: scope.workflowName } : {}),
-	});
-
 	const started = Date.now();
 	let attempts = 0;
 	let usage: WorkflowTokenUsage | undefined;

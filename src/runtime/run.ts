@@ -16,7 +16,7 @@ import { PhaseState } from "./phases.ts";
 import { createWorkflowQueue } from "./queue.ts";
 import type { RunContext, ScriptScope, UnstampedEvent } from "./run-context.ts";
 import { SchemaSession } from "./schema.ts";
-import { endScript, ScriptLifetime } from "./script-lifetime.ts";
+import { endScript, ScriptLifetime, unawaitedWorkError } from "./script-lifetime.ts";
 import { runScriptBody } from "./script-run.ts";
 import type { JsonValue, WorkflowLimits, WorkflowMeta, WorkflowRunOptions, WorkflowRunResult } from "./types.ts";
 
@@ -153,7 +153,8 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		scope.phases.finish();
 		// Calls and nested workflows the script left running can no longer change its result: stop them (saying
 		// which), then wait for every runner and nested sandbox.
-		endScript(scope, error ? "failed" : "returned");
+		const cut = endScript(scope, error ? "failed" : "returned");
+		if (!error && cut.length > 0) error = unawaitedWorkError(scope, cut);
 		const abandoned = await settle(run.inFlight);
 		if (abandoned > 0 && !error) {
 			error = new WorkflowError("internal", `${abandoned} agent runner call(s) ignored abort and were abandoned`, {
@@ -174,8 +175,9 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		);
 	}
 	const status: WorkflowRunResult["status"] = !error ? "completed" : error.code === "cancelled" ? "stopped" : "failed";
-	// A run failed only because every agent failed still returns what the script built from the nulls.
-	const keepValue = value !== undefined && (!error || error.code === "agents_failed");
+	// A run failed only because every agent failed, or because it returned before its calls ended, still returns
+	// what the script built.
+	const keepValue = value !== undefined && (!error || error.code === "agents_failed" || error.code === "not_awaited");
 	const result: WorkflowRunResult = {
 		status,
 		...(keepValue ? { value } : {}),

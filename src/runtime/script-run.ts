@@ -55,6 +55,7 @@ const CODES: ReadonlySet<string> = new Set<WorkflowErrorCode>([
 	"limit_items",
 	"limit_value_size",
 	"value_not_json",
+	"not_awaited",
 	"determinism",
 	"cancelled",
 	"timed_out",
@@ -120,8 +121,9 @@ export function fromGuestError(error: GuestError, scope: ScriptScope): WorkflowE
 				"Pass less data or raise `limits.maxValueBytes`",
 				location,
 			);
+		case "not_awaited":
 		case "value_not_json":
-			return new WorkflowError("value_not_json", error.message, {
+			return new WorkflowError(error.kind, error.message, {
 				location,
 				...(error.path ? { details: { path: error.path } } : {}),
 			});
