@@ -101,6 +101,9 @@ export async function runAgentCall(
 	const journaled = replayable(run, ref.key, schema !== undefined);
 	if (journaled) {
 		untrack();
+		if (typeof journaled.value === "string") {
+			run.census.note("text", { what: `agent \`${ref.label}\``, filename: scope.filename, ...site });
+		}
 		if (schema) run.schemas.release(schema);
 		return replay(run, ref, journaled);
 	}
@@ -167,6 +170,9 @@ export async function runAgentCall(
 			// On disk before the script sees it: a crash after this point cannot lose the answer.
 			await journal(run, ref, outcome.value, usage, outcome.result.id);
 			run.census.completed(usage);
+			if (typeof outcome.value === "string") {
+				run.census.note("text", { what: `agent \`${ref.label}\``, filename: scope.filename, ...site });
+			}
 			run.emit({
 				type: "agent_finished",
 				...ref,
@@ -189,6 +195,12 @@ export async function runAgentCall(
 			throw error;
 		}
 		fail(outcome.cause, undefined, false, outcome.result?.id);
+		run.census.note("null", {
+			what: `agent \`${ref.label}\``,
+			filename: scope.filename,
+			...site,
+			cause: outcome.cause,
+		});
 		return null;
 	} catch (error) {
 		if (error instanceof WorkflowError && error.code === "schema_unmet") throw error;

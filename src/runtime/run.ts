@@ -14,6 +14,7 @@ import { parseWorkflowSource, validateArgs } from "./meta.ts";
 import { resolveWorkflowPath } from "./nested.ts";
 import { PhaseState } from "./phases.ts";
 import { createWorkflowQueue } from "./queue.ts";
+import { returnPosition } from "./return-sites.ts";
 import type { RunContext, ScriptScope, UnstampedEvent } from "./run-context.ts";
 import { SchemaSession } from "./schema.ts";
 import { endScript, ScriptLifetime, unawaitedWorkError } from "./script-lifetime.ts";
@@ -145,7 +146,11 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		emit({ type: "run_start", meta, cwd, ...(args !== undefined ? { args } : {}) });
 		const outcome = await runScriptBody(scope, parsed, args);
 		if (outcome.ok)
-			value = checkResultSize(outcome.value, options.budget?.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES);
+			value = checkResultSize(
+				outcome.value,
+				options.budget?.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+				parsed.body,
+			);
 		else error = outcome.error;
 	} catch (caught) {
 		error = toWorkflowError(caught);
@@ -215,13 +220,14 @@ async function settle(inFlight: Set<Promise<unknown>>): Promise<number> {
 	return inFlight.size;
 }
 
-function checkResultSize(value: JsonValue, maxBytes: number): JsonValue {
+function checkResultSize(value: JsonValue, maxBytes: number, body: string): JsonValue {
 	const bytes = Buffer.byteLength(JSON.stringify(value) ?? "null");
 	if (bytes > maxBytes) {
+		const { location, note } = returnPosition(body);
 		throw new WorkflowError(
 			"limit_value_size",
-			`The script's return value is ${bytes} bytes of JSON (limit: ${maxBytes}). Return less, or raise \`budget.maxResultBytes\``,
-			{ details: { limit: maxBytes, bytes } },
+			`The script's return value is ${bytes} bytes of JSON (limit: ${maxBytes})${note}. Return less (a summary, or only the fields needed), or raise \`budget.maxResultBytes\``,
+			{ ...(location ? { location } : {}), details: { limit: maxBytes, bytes } },
 		);
 	}
 	return value;

@@ -64,6 +64,7 @@ describe("values from the guest", () => {
 				kind: "value_not_json",
 				path: resultPath,
 				message: `\`${resultPath}\` is ${found}, which cannot cross the sandbox boundary. Pass plain JSON data (objects, arrays, strings, numbers, booleans, null)`,
+				found,
 			},
 		});
 	});

@@ -158,7 +158,7 @@
 		if (items.length > maxItems) {
 			const error = codedError(
 				"limit_items",
-				`\`${fnName}()\` got ${items.length} items (limit: ${maxItems}). Split the work or raise \`limits.maxItems\``,
+				`\`${fnName}()\` got ${items.length} items (limit: ${maxItems}). Split the work into batches (a \`for\` loop over \`items.slice(i, i + ${maxItems})\`) or raise \`limits.maxItems\``,
 			);
 			error.details = { limit: maxItems, count: items.length };
 			throw error;
@@ -205,7 +205,11 @@
 	function agent(prompt, options) {
 		const site = new Error("call site");
 		refusePromise("`agent()` prompt", prompt);
-		return guard(callAsync(host.agent, [prompt, options === undefined ? null : options, site.stack], site), "agent", site);
+		return guard(
+			callAsync(host.agent, [prompt, options === undefined ? null : options, site.stack], site),
+			"agent",
+			site,
+		);
 	}
 
 	function parallel(thunks) {
