@@ -35,7 +35,8 @@ function nullHint(census: Census, subject: string | undefined): string | undefin
 	const others = census.nulls.length - 1;
 	const also = others > 0 ? ` (${others} more gave \`null\` before it; see \`failures\`)` : "";
 	const what = subject ? `\`${subject}\` is null` : "A value is null";
-	return `${what}, most likely because ${latest.what}${at(latest)} failed: ${latest.cause}${also}. A failed call gives \`null\`: check for null before reading fields (\`if (!result) …\`)`;
+	const check = subject ?? "result";
+	return `${what}, most likely because ${latest.what}${at(latest)} failed: ${latest.cause}${also}. A failed call gives \`null\`: check for null before reading its fields (\`if (!${check}) …\`)`;
 }
 
 function textHint(census: Census, subject: string | undefined, filename: string): string | undefined {
