@@ -102,13 +102,13 @@ const SHOWN = 5;
  * rather than complete with less than the script meant, at the first launch in the script's own file.
  */
 export function unawaitedWorkError(scope: ScriptScope, cut: WorkflowCutOff[]): WorkflowError {
-	const who = scope.workflowName ? `Nested workflow \`${scope.workflowName}\`` : "The script";
+	// A nested workflow's error is wrapped in one that names it, so "the script" is enough here.
 	const shown = cut.slice(0, SHOWN).map(describe).join(", ");
 	const more = cut.length > SHOWN ? ` and ${cut.length - SHOWN} more` : "";
 	const first = cut.find((entry) => entry.filename === scope.filename && entry.line !== undefined);
 	return new WorkflowError(
 		"not_awaited",
-		`${who} returned while ${cut.length} call(s) it started were still running, so their results were lost: ${shown}${more}. Await every call before returning: \`await agent(…)\`, or collect the promises and \`await Promise.all(promises)\`; \`forEach(async …)\` does not wait, so use \`for (const x of list) await …\` or \`await parallel(list.map((x) => () => agent(…)))\``,
+		`The script returned while ${cut.length} call(s) it started were still running, so their results were lost: ${shown}${more}. Await every call before returning: \`await agent(…)\`, or collect the promises and \`await Promise.all(promises)\`; \`forEach(async …)\` does not wait, so use \`for (const x of list) await …\` or \`await parallel(list.map((x) => () => agent(…)))\``,
 		{
 			...(first?.line !== undefined && first.column !== undefined
 				? { location: { line: first.line, column: first.column } }

@@ -275,7 +275,7 @@ const MISTAKES: [string, Mistake][] = [
 			code: "not_awaited",
 			line: 2,
 			fix: "Await every call before returning",
-			names: "Nested workflow `leaves` returned while 1 call(s)",
+			names: "Nested workflow `leaves` failed at",
 		},
 	],
 	// Null and text answers read as objects.

@@ -101,7 +101,7 @@ describe("work left running when the script returns", () => {
 			`const v = await workflow("./leaves.js");\nreturn [v, await agent("after")];`,
 			{
 				code: "not_awaited",
-				message: `Nested workflow \`leaves\` failed at ${join(cwd, "leaves.js")}:2:6: Nested workflow \`leaves\` returned while 1 call(s) it started were still running`,
+				message: `Nested workflow \`leaves\` failed at ${join(cwd, "leaves.js")}:2:6: The script returned while 1 call(s) it started were still running`,
 			},
 			{ cwd, answer: (request) => (request.prompt === "left behind" ? { hang: true } : "ok") },
 		);
