@@ -161,10 +161,17 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		const cut = endScript(scope, error ? "failed" : "returned");
 		if (!error && cut.length > 0) error = unawaitedWorkError(scope, cut);
 		const abandoned = await settle(run.inFlight);
-		if (abandoned > 0 && !error) {
-			error = new WorkflowError("internal", `${abandoned} agent runner call(s) ignored abort and were abandoned`, {
-				details: { abandoned },
-			});
+		if (abandoned > 0) {
+			// Counted whatever else went wrong: a script that failed or left work running may also have left these.
+			error = error
+				? new WorkflowError(error.code, error.message, {
+						...(error.location ? { location: error.location } : {}),
+						...(error.scriptStack ? { scriptStack: error.scriptStack } : {}),
+						details: { ...error.details, abandoned },
+					})
+				: new WorkflowError("internal", `${abandoned} agent runner call(s) ignored abort and were abandoned`, {
+						details: { abandoned },
+					});
 		}
 		run.schemas.dispose();
 		if (deadline) clearTimeout(deadline);

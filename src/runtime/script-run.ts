@@ -172,10 +172,10 @@ function returnValueError(error: GuestError, body: string): WorkflowError {
 	const { location, note } = returnPosition(body);
 	const path = error.path as string;
 	const found = error.found ?? "not plain data";
-	const what = path === "result" ? "The script's return value" : `\`${path}\` in the script's return value`;
+	const fix = plainDataFix(error.found);
 	return new WorkflowError(
 		error.kind === "not_awaited" ? "not_awaited" : "value_not_json",
-		`${what} is ${found}, which a workflow cannot return${note}. Return plain JSON data: ${plainDataFix(error.found)}`,
+		`\`${path}\` is ${found}, but the script's return value must be plain JSON data${note}: ${fix}`,
 		{ ...(location ? { location } : {}), details: { path, ...(error.found ? { found: error.found } : {}) } },
 	);
 }

@@ -175,7 +175,7 @@ const MISTAKES: [string, Mistake][] = [
 			code: "not_awaited",
 			line: 4,
 			fix: "`await` it and return its result",
-			names: "`result.summary` in the script's return value is a Promise",
+			names: "`result.summary` is a Promise, but the script's return value must be plain JSON data",
 		},
 	],
 	[
@@ -337,7 +337,7 @@ const MISTAKES: [string, Mistake][] = [
 			code: "value_not_json",
 			line: 3,
 			fix: "return `Object.fromEntries(map)`",
-			names: "The script's return value is a Map",
+			names: "`result` is a Map, but the script's return value must be plain JSON data",
 		},
 	],
 	[
@@ -356,7 +356,7 @@ const MISTAKES: [string, Mistake][] = [
 			code: "value_not_json",
 			line: 2,
 			fix: "leave functions out",
-			names: "`result.format` in the script's return value is a function",
+			names: "`result.format` is a function",
 		},
 	],
 	[
@@ -437,7 +437,7 @@ describe("mistakes found at run time", () => {
 		expect(result.error).toMatchObject({ code: "value_not_json" });
 		expect(result.error?.line).toBeUndefined();
 		expect(result.error?.message).toBe(
-			"The script's return value is a Map, which a workflow cannot return (returned by one of the `return`s at lines 3, 5). Return plain JSON data: return `Object.fromEntries(map)` instead of the Map",
+			"`result` is a Map, but the script's return value must be plain JSON data (returned by one of the `return`s at lines 3, 5): return `Object.fromEntries(map)` instead of the Map",
 		);
 	});
 

@@ -416,8 +416,8 @@ describe("a runner that ignores cancellation", () => {
 		// The script's own mistake is the error; the abandoned call is counted with it.
 		expectOutcome(run, { code: "not_awaited", message: "The script returned while 1 call(s) it started" });
 		expect(run.result.error?.details).toMatchObject({ abandoned: 1 });
-		const awaited = await runHostile(`await agent("bad");`, { agentRunner: faulty.runner, timeoutMs: 50 });
+		const awaited = await runHostile(`await agent("bad");`, { agentRunner: faulty.runner, timeoutMs: 1000 });
 		expectOutcome(awaited, { code: "timed_out", message: "The workflow ran past its deadline" });
-		expect(awaited.result.error?.details).toEqual({ limit: 50, abandoned: 1 });
+		expect(awaited.result.error?.details).toEqual({ limit: 1000, abandoned: 1 });
 	});
 });
