@@ -21,6 +21,7 @@ export type WorkflowErrorCode =
 	| "limit_value_size"
 	| "script_too_large"
 	| "value_not_json"
+	| "not_awaited"
 	| "determinism"
 	| "unsettled"
 	| "cancelled"

@@ -72,11 +72,22 @@ export async function runAgentCall(
 		...((options.phase ?? scope.phases.current) ? { phase: options.phase ?? scope.phases.current } : {}),
 		...(scope.workflowName ? { workflow: scope.workflowName } : {}),
 	};
+	// Until it ends, the call is among what its script would cut off by returning: from here, so a call still
+	// compiling its schema when the script returns is named too.
+	const untrack = scope.life.track({
+		kind: "agent",
+		name: ref.label,
+		filename: scope.filename,
+		...(site ?? {}),
+		index: ref.index,
+		...(scope.workflowName ? { workflow: scope.workflowName } : {}),
+	});
 	try {
 		schema = await compiling;
 		if (run.signal.aborted) throw run.signal.reason;
 		run.budget.chargeAgentCall();
 	} catch (error) {
+		untrack();
 		if (schema) run.schemas.release(schema);
 		run.census.refused();
 		throw error;
@@ -90,19 +101,13 @@ export async function runAgentCall(
 	});
 	const journaled = replayable(run, ref.key, schema !== undefined);
 	if (journaled) {
+		untrack();
+		if (typeof journaled.value === "string") {
+			run.census.note("text", { what: `agent \`${ref.label}\``, filename: scope.filename, ...site });
+		}
 		if (schema) run.schemas.release(schema);
 		return replay(run, ref, journaled);
 	}
-	// Until it ends, the call is among what its script would cut off by returning.
-	const untrack = scope.life.track({
-		kind: "agent",
-		name: ref.label,
-		filename: scope.filename,
-		...(site ?? {}),
-		index: ref.index,
-		...(scope.workflowName ? { workflow: scope.workflowName } : {}),
-	});
-
 	const started = Date.now();
 	let attempts = 0;
 	let usage: WorkflowTokenUsage | undefined;
@@ -174,6 +179,9 @@ export async function runAgentCall(
 			// On disk before the script sees it: a crash after this point cannot lose the answer.
 			await journal(run, ref, outcome.value, usage, outcome.result.id);
 			run.census.completed(usage);
+			if (typeof outcome.value === "string") {
+				run.census.note("text", { what: `agent \`${ref.label}\``, filename: scope.filename, ...site });
+			}
 			run.emit({
 				type: "agent_finished",
 				...ref,
@@ -197,6 +205,12 @@ export async function runAgentCall(
 			throw error;
 		}
 		fail(outcome.cause, outcome.code, false, outcome.result?.id, outcome.result?.worktree);
+		run.census.note("null", {
+			what: `agent \`${ref.label}\``,
+			filename: scope.filename,
+			...site,
+			cause: outcome.cause,
+		});
 		return null;
 	} catch (error) {
 		if (error instanceof WorkflowError && error.code === "schema_unmet") throw error;

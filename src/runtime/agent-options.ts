@@ -65,13 +65,30 @@ function alias(opts: Record<string, JsonValue>, name: string, other: string): st
 	return a ?? b;
 }
 
-/** The prompt must be a non-empty string. */
+/** What a Promise becomes in a template literal or a string concatenation. */
+const PROMISE_TEXT = "[object Promise]";
+
+/** The prompt must be a non-empty string, with no Promise turned into text in it. */
 export function checkPrompt(prompt: JsonValue): string {
 	if (typeof prompt !== "string" || prompt.trim() === "") {
 		const got = typeof prompt === "string" ? "an empty string" : JSON.stringify(prompt);
 		throw invalid(`\`agent()\` takes a prompt string as its first argument, got ${got}`);
 	}
+	refusePromiseText("prompt", prompt);
 	return prompt;
+}
+
+/**
+ * `[object Promise]` in a prompt or label is almost always a Promise put into a template without `await` (one that
+ * agent() & co. return is caught where it is turned into text; this catches the script's own async functions).
+ */
+function refusePromiseText(what: string, text: string): void {
+	if (!text.includes(PROMISE_TEXT)) return;
+	throw new WorkflowError(
+		"not_awaited",
+		`\`agent()\` ${what} contains \`${PROMISE_TEXT}\`: a Promise was put into the text without \`await\`. Write \`await\` before the call that made it and use its result (if the text is meant, write it another way, such as \`[object Promise ]\`)`,
+		{ details: { option: what } },
+	);
 }
 
 /** Checks `opts` (null when omitted) and returns them with defaults and aliases applied. */
@@ -92,7 +109,10 @@ export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
 		retries: 0,
 	};
 	const label = optionalString(raw, "label");
-	if (label !== undefined) options.label = label;
+	if (label !== undefined) {
+		refusePromiseText("label", label);
+		options.label = label;
+	}
 	const phase = optionalString(raw, "phase");
 	if (phase !== undefined) options.phase = phase;
 	const model = optionalString(raw, "model");

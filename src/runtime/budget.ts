@@ -36,7 +36,7 @@ export class Budget {
 		if (this.#agentCalls >= maxAgentCalls) {
 			throw new WorkflowError(
 				"agent_cap_reached",
-				`Agent call limit reached (${maxAgentCalls}). Raise it with \`budget.maxAgentCalls\``,
+				`Agent call limit reached (${maxAgentCalls}). A loop that calls \`agent()\` per item can run past it: bound the loop (\`items.slice(0, n)\`, or stop when \`budget.agentCalls.remaining\` is 0), or raise it with \`budget.maxAgentCalls\``,
 				{ details: { limit: maxAgentCalls } },
 			);
 		}

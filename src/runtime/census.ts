@@ -4,12 +4,29 @@
  */
 import type { WorkflowAgentCounts, WorkflowFailure, WorkflowTokenUsage } from "./types.ts";
 
+/** A value a call gave the script that often ends in a TypeError later: `null` (it failed) or text (no schema). */
+export interface CallNote {
+	/** `agent \`label\`` or `` `parallel()` item 2 ``. */
+	what: string;
+	filename?: string;
+	line?: number;
+	column?: number;
+	/** Why it failed, for a null. */
+	cause?: string;
+}
+
+/** Notes kept of each kind: the latest ones are the likely causes. */
+const NOTES_KEPT = 20;
+
 /** Counts and failures of one run, shared with its nested workflows. */
 export class Census {
 	readonly failures: WorkflowFailure[] = [];
 	readonly counts: WorkflowAgentCounts = { calls: 0, started: 0, completed: 0, failed: 0, skipped: 0 };
 	readonly usage: WorkflowTokenUsage = { input: 0, output: 0, total: 0 };
 	#refused = 0;
+	/** Calls that gave the script null, and calls that answered text, latest last (for script-error hints). */
+	readonly nulls: CallNote[] = [];
+	readonly texts: CallNote[] = [];
 
 	call(): void {
 		this.counts.calls++;
@@ -47,6 +64,13 @@ export class Census {
 	get everyAgentFailed(): boolean {
 		const { completed, failed, skipped } = this.counts;
 		return completed === 0 && failed + skipped - this.#refused > 0;
+	}
+
+	/** Keeps `note` among the latest of its kind. */
+	note(kind: "null" | "text", note: CallNote): void {
+		const list = kind === "null" ? this.nulls : this.texts;
+		list.push(note);
+		if (list.length > NOTES_KEPT) list.shift();
 	}
 
 	private addUsage(usage: WorkflowTokenUsage | undefined): void {

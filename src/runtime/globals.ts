@@ -49,6 +49,7 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 				const slot = Number.isSafeInteger(index) && (index as number) >= 0 ? (index as number) : -1;
 				const phase = scope.phases.current;
 				run.census.slotFailed({ kind: combinator, index: slot, cause: str(message), ...(phase ? { phase } : {}) });
+				run.census.note("null", { what: `\`${combinator}()\` item ${slot}`, cause: str(message) });
 				run.emit({
 					type: "slot_failed",
 					kind: combinator,

@@ -11,7 +11,7 @@ import { assertJsonValue } from "./json-value.ts";
 import { parseWorkflowSource, validateArgs } from "./meta.ts";
 import { PhaseState } from "./phases.ts";
 import type { RunContext, ScriptScope } from "./run-context.ts";
-import { endScript } from "./script-lifetime.ts";
+import { endScript, unawaitedWorkError } from "./script-lifetime.ts";
 import { runScriptBody } from "./script-run.ts";
 import type { JsonValue, WorkflowCutOff, WorkflowResolver } from "./types.ts";
 
@@ -137,13 +137,13 @@ async function runInSlot(
 	});
 	const outcome = await runScriptBody(scope, parsed, args);
 	scope.phases.finish();
-	endScript(scope, outcome.ok ? "returned" : "failed");
-	if (outcome.ok) {
+	const cut = endScript(scope, outcome.ok ? "returned" : "failed");
+	if (outcome.ok && cut.length === 0) {
 		run.budget.countLog();
 		run.emit({ type: "log", level: "info", message: `workflow \`${name}\` finished`, data: { workflow: name } });
 		return outcome.value;
 	}
-	const { error } = outcome;
+	const error = outcome.ok ? unawaitedWorkError(scope, cut) : outcome.error;
 	const where = error.location ? ` at ${filename}:${error.location.line}:${error.location.column}` : "";
 	throw new WorkflowError(error.code, `Nested workflow \`${name}\` failed${where}: ${stripLocation(error.message)}`, {
 		details: {

@@ -14,9 +14,10 @@ import { parseWorkflowSource, validateArgs } from "./meta.ts";
 import { resolveWorkflowPath } from "./nested.ts";
 import { PhaseState } from "./phases.ts";
 import { createWorkflowQueue } from "./queue.ts";
+import { returnPosition } from "./return-sites.ts";
 import type { RunContext, ScriptScope, UnstampedEvent } from "./run-context.ts";
 import { SchemaSession } from "./schema.ts";
-import { endScript, ScriptLifetime } from "./script-lifetime.ts";
+import { endScript, ScriptLifetime, unawaitedWorkError } from "./script-lifetime.ts";
 import { runScriptBody } from "./script-run.ts";
 import type { JsonValue, WorkflowLimits, WorkflowMeta, WorkflowRunOptions, WorkflowRunResult } from "./types.ts";
 
@@ -145,7 +146,11 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		emit({ type: "run_start", meta, cwd, ...(args !== undefined ? { args } : {}) });
 		const outcome = await runScriptBody(scope, parsed, args);
 		if (outcome.ok)
-			value = checkResultSize(outcome.value, options.budget?.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES);
+			value = checkResultSize(
+				outcome.value,
+				options.budget?.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+				parsed.body,
+			);
 		else error = outcome.error;
 	} catch (caught) {
 		error = toWorkflowError(caught);
@@ -153,12 +158,20 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		scope.phases.finish();
 		// Calls and nested workflows the script left running can no longer change its result: stop them (saying
 		// which), then wait for every runner and nested sandbox.
-		endScript(scope, error ? "failed" : "returned");
+		const cut = endScript(scope, error ? "failed" : "returned");
+		if (!error && cut.length > 0) error = unawaitedWorkError(scope, cut);
 		const abandoned = await settle(run.inFlight);
-		if (abandoned > 0 && !error) {
-			error = new WorkflowError("internal", `${abandoned} agent runner call(s) ignored abort and were abandoned`, {
-				details: { abandoned },
-			});
+		if (abandoned > 0) {
+			// Counted whatever else went wrong: a script that failed or left work running may also have left these.
+			error = error
+				? new WorkflowError(error.code, error.message, {
+						...(error.location ? { location: error.location } : {}),
+						...(error.scriptStack ? { scriptStack: error.scriptStack } : {}),
+						details: { ...error.details, abandoned },
+					})
+				: new WorkflowError("internal", `${abandoned} agent runner call(s) ignored abort and were abandoned`, {
+						details: { abandoned },
+					});
 		}
 		run.schemas.dispose();
 		if (deadline) clearTimeout(deadline);
@@ -174,8 +187,9 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		);
 	}
 	const status: WorkflowRunResult["status"] = !error ? "completed" : error.code === "cancelled" ? "stopped" : "failed";
-	// A run failed only because every agent failed still returns what the script built from the nulls.
-	const keepValue = value !== undefined && (!error || error.code === "agents_failed");
+	// A run failed only because every agent failed, or because it returned before its calls ended, still returns
+	// what the script built.
+	const keepValue = value !== undefined && (!error || error.code === "agents_failed" || error.code === "not_awaited");
 	const result: WorkflowRunResult = {
 		status,
 		...(keepValue ? { value } : {}),
@@ -213,13 +227,14 @@ async function settle(inFlight: Set<Promise<unknown>>): Promise<number> {
 	return inFlight.size;
 }
 
-function checkResultSize(value: JsonValue, maxBytes: number): JsonValue {
+function checkResultSize(value: JsonValue, maxBytes: number, body: string): JsonValue {
 	const bytes = Buffer.byteLength(JSON.stringify(value) ?? "null");
 	if (bytes > maxBytes) {
+		const { location, note } = returnPosition(body);
 		throw new WorkflowError(
 			"limit_value_size",
-			`The script's return value is ${bytes} bytes of JSON (limit: ${maxBytes}). Return less, or raise \`budget.maxResultBytes\``,
-			{ details: { limit: maxBytes, bytes } },
+			`The script's return value is ${bytes} bytes of JSON (limit: ${maxBytes})${note}. Return less (a summary, or only the fields needed), or raise \`budget.maxResultBytes\``,
+			{ ...(location ? { location } : {}), details: { limit: maxBytes, bytes } },
 		);
 	}
 	return value;

@@ -5,8 +5,10 @@
 import { readFileSync } from "node:fs";
 import { limitError, WorkflowError, type WorkflowErrorCode } from "../errors.ts";
 import type { GuestError, SandboxValue } from "../sandbox/index.ts";
+import { hintFor } from "./error-hints.ts";
 import { createHostFunctions } from "./globals.ts";
 import type { ParsedWorkflow } from "./meta.ts";
+import { plainDataFix, returnPosition } from "./return-sites.ts";
 import type { ScriptScope } from "./run-context.ts";
 import type { JsonValue } from "./types.ts";
 
@@ -36,7 +38,7 @@ export async function runScriptBody(
 			signal: scope.life.signal,
 		});
 		if (outcome.ok) return { ok: true, value: outcome.value as JsonValue };
-		return { ok: false, error: fromGuestError(outcome.error, scope) };
+		return { ok: false, error: fromGuestError(outcome.error, scope, parsed.body) };
 	} finally {
 		await sandbox.dispose();
 	}
@@ -55,6 +57,7 @@ const CODES: ReadonlySet<string> = new Set<WorkflowErrorCode>([
 	"limit_items",
 	"limit_value_size",
 	"value_not_json",
+	"not_awaited",
 	"determinism",
 	"cancelled",
 	"timed_out",
@@ -64,7 +67,7 @@ const CODES: ReadonlySet<string> = new Set<WorkflowErrorCode>([
 ]);
 
 /** Maps a sandbox failure to the error the user sees: which limit, its value, how to raise it, and where. */
-export function fromGuestError(error: GuestError, scope: ScriptScope): WorkflowError {
+export function fromGuestError(error: GuestError, scope: ScriptScope, body = ""): WorkflowError {
 	const { limits } = scope.run;
 	const location =
 		error.line !== undefined && error.column !== undefined ? { line: error.line, column: error.column } : undefined;
@@ -84,7 +87,9 @@ export function fromGuestError(error: GuestError, scope: ScriptScope): WorkflowE
 				});
 			}
 			const name = error.name && error.name !== "Error" ? `${error.name}: ` : "";
-			return new WorkflowError("script_error", `Uncaught ${name}${error.message}`, { location, ...stack });
+			const hint = hintFor(error, scope.run.census, body, scope.filename);
+			const engine = `Uncaught ${name}${error.message}`;
+			return new WorkflowError("script_error", hint ? `${hint} (${engine})` : engine, { location, ...stack });
 		}
 		case "syntax":
 			return new WorkflowError("syntax_error", error.message, { location });
@@ -113,6 +118,16 @@ export function fromGuestError(error: GuestError, scope: ScriptScope): WorkflowE
 				location,
 			);
 		case "limit_value_size":
+			if (isResult(error.path)) {
+				const { location: at, note } = returnPosition(body);
+				return limitError(
+					"limit_value_size",
+					`The script's return value is too large to cross the sandbox boundary${note}`,
+					`${limits.maxValueBytes} bytes`,
+					"Return less (a summary, or only the fields needed), or raise `limits.maxValueBytes`",
+					at,
+				);
+			}
 			return limitError(
 				"limit_value_size",
 				`\`${error.path ?? "a value"}\` is too large to cross the sandbox boundary`,
@@ -120,8 +135,10 @@ export function fromGuestError(error: GuestError, scope: ScriptScope): WorkflowE
 				"Pass less data or raise `limits.maxValueBytes`",
 				location,
 			);
+		case "not_awaited":
 		case "value_not_json":
-			return new WorkflowError("value_not_json", error.message, {
+			if (isResult(error.path)) return returnValueError(error, body);
+			return new WorkflowError(error.kind, error.message, {
 				location,
 				...(error.path ? { details: { path: error.path } } : {}),
 			});
@@ -144,6 +161,23 @@ export function fromGuestError(error: GuestError, scope: ScriptScope): WorkflowE
 		default:
 			return new WorkflowError("internal", `Sandbox failure: ${error.message}`, { location, ...stack });
 	}
+}
+
+function isResult(path: string | undefined): boolean {
+	return path === "result" || path?.startsWith("result.") === true || path?.startsWith("result[") === true;
+}
+
+/** The returned value is not plain data: at the `return`, with how to make this kind of value data. */
+function returnValueError(error: GuestError, body: string): WorkflowError {
+	const { location, note } = returnPosition(body);
+	const path = error.path as string;
+	const found = error.found ?? "not plain data";
+	const fix = plainDataFix(error.found);
+	return new WorkflowError(
+		error.kind === "not_awaited" ? "not_awaited" : "value_not_json",
+		`\`${path}\` is ${found}, but the script's return value must be plain JSON data${note}: ${fix}`,
+		{ ...(location ? { location } : {}), details: { path, ...(error.found ? { found: error.found } : {}) } },
+	);
 }
 
 function mib(bytes: number): string {

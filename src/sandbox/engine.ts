@@ -249,8 +249,8 @@ export class EngineRun {
 			this.failWith(encoded.error, "running");
 			encoded.error.dispose();
 		} else if ("failure" in encoded) {
-			const { kind, message, path } = encoded.failure;
-			this.finish({ ok: false, error: { kind, message, path } });
+			const { kind, message, path, found } = encoded.failure;
+			this.finish({ ok: false, error: { kind, message, path, ...(found ? { found } : {}) } });
 		} else if (Buffer.byteLength(encoded.json) > request.limits.maxValueBytes) {
 			const message = `\`result\` is larger than ${request.limits.maxValueBytes} bytes as JSON, the limit for a value crossing the sandbox boundary`;
 			this.finish({ ok: false, error: { kind: "limit_value_size", message, path: "result" } });

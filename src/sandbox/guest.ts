@@ -7,9 +7,11 @@
 
 /** Why a value cannot cross; `message` names the path and says what to pass instead. */
 export interface GuestValueFailure {
-	kind: "value_not_json" | "limit_value_size";
+	kind: "value_not_json" | "limit_value_size" | "not_awaited";
 	path: string;
 	message: string;
+	/** What the bad value is ("a function", "a Map", "a Promise"), for a message that says how to make it data. */
+	found?: string;
 }
 
 /** The native function the host half installs: `(index of host function, arguments as JSON, call site stack)`. */
@@ -58,6 +60,7 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number, maxDepth: numb
 	const regexpExec = RegExp.prototype.exec;
 	const objectProto = Object.prototype;
 	const arrayProto = Array.prototype;
+	const PromiseCtor = Promise;
 	const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 	const vowel = /^[AEIOaeio]/;
 	const FAILED = createObject(null);
@@ -130,8 +133,29 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number, maxDepth: numb
 			kind: "value_not_json",
 			path,
 			message: `\`${path}\` is ${found}, which cannot cross the sandbox boundary. Pass plain JSON data (objects, arrays, strings, numbers, booleans, null)`,
+			found,
 		};
 		throw FAILED;
+	}
+
+	// A Promise is the one non-data value with an obvious fix: the code that made it was not awaited.
+	function failPromise(depth: number): never {
+		const path = formatPath(depth);
+		failure = {
+			kind: "not_awaited",
+			path,
+			message: `\`${path}\` is a Promise, which cannot cross the sandbox boundary: \`await\` the call that made it and pass its result`,
+			found: "a Promise",
+		};
+		throw FAILED;
+	}
+
+	// A non-proxy prototype whose own \`constructor\` is the engine's Promise (a workflow call's promise has one
+	// between it and \`Promise.prototype\`). Only descriptors are read, so no script code runs.
+	function isPromiseProto(proto: object | null): boolean {
+		if (proto === null || apply(weakHas, proxies, [proto])) return false;
+		const ctor = getOwnPropertyDescriptor(proto, "constructor");
+		return ctor !== undefined && ctor.value === PromiseCtor;
 	}
 
 	function checkSize(): void {
@@ -181,7 +205,10 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number, maxDepth: numb
 			if (proto !== arrayProto) fail(depth, className(proto));
 			encodeArray(value, depth);
 		} else {
-			if (proto !== objectProto && proto !== null) fail(depth, className(proto));
+			if (proto !== objectProto && proto !== null) {
+				if (isPromiseProto(proto)) failPromise(depth);
+				fail(depth, className(proto));
+			}
 			encodePlain(value, depth);
 		}
 		apply(weakDelete, ancestors, [value]);

@@ -90,6 +90,8 @@ export type GuestErrorKind =
 	| "limit_value_size"
 	/** A value crossing the boundary was not JSON data. */
 	| "value_not_json"
+	/** A value crossing the boundary was a Promise: the code that made it was not awaited. */
+	| "not_awaited"
 	/** The body's promise is pending with no host call in flight and no job queued: nothing can settle it. */
 	| "unsettled"
 	| "cancelled"
@@ -113,6 +115,8 @@ export interface GuestError {
 	props?: Record<string, SandboxValue>;
 	/** For value errors: the path of the bad value (`args.items[3].fn`). */
 	path?: string;
+	/** For value errors: what the bad value is ("a function", "a Map"). */
+	found?: string;
 }
 
 export type SandboxOutcome = { ok: true; value: SandboxValue } | { ok: false; error: GuestError };

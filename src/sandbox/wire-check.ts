@@ -37,6 +37,7 @@ const WORKER_KINDS: ReadonlySet<string> = new Set<GuestErrorKind>([
 	"limit_cpu",
 	"limit_value_size",
 	"value_not_json",
+	"not_awaited",
 	"unsettled",
 	"cancelled",
 	"internal",
@@ -132,7 +133,7 @@ function checkEngine(engine: unknown): EngineReport | string {
 /** A guest error with only the fields a `GuestError` has, each of its type; or what is wrong. */
 function checkError(error: unknown, run: WireRun): GuestError | string {
 	if (!isObject(error)) return `the run's error is ${typeName(error)}`;
-	const { kind, message, name, stack, path, line, column, props } = error;
+	const { kind, message, name, stack, path, found, line, column, props } = error;
 	if (typeof kind !== "string" || !WORKER_KINDS.has(kind)) return `the run's error has kind ${quote(kind)}`;
 	if (typeof message !== "string") return `the run's error message is ${typeName(message)}`;
 	const checked: GuestError = { kind: kind as GuestErrorKind, message };
@@ -140,6 +141,7 @@ function checkError(error: unknown, run: WireRun): GuestError | string {
 		["name", name],
 		["stack", stack],
 		["path", path],
+		["found", found],
 	] as const) {
 		if (value === undefined) continue;
 		if (typeof value !== "string") return `the run's error \`${key}\` is ${typeName(value)}`;

@@ -8,6 +8,7 @@ import { type ExtensionAPI, getAgentDir } from "@earendil-works/pi-coding-agent"
 import { createRunStore } from "../runs/index.ts";
 import { createWorkflowQueue } from "../runtime/queue.ts";
 import { warmSandboxPool } from "../sandbox/index.ts";
+import { type AgentTypeConfig, loadAgentTypes } from "./agent-types.ts";
 import { RunRegistry } from "./run-registry.ts";
 import { createWorkflowsCommand, RUNS_COMMAND_NAME } from "./runs-command.ts";
 import { createWorkflowRunsTool } from "./runs-tool.ts";
@@ -37,13 +38,18 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 	pi.on("session_shutdown", async () => {
 		await registry.stopAll("pi ended the session");
 	});
-	pi.registerTool(
+	const workflowTool = (agentTypes?: Map<string, AgentTypeConfig>) =>
 		createWorkflowTool({
 			queue,
 			registry,
 			notify: (message) => pi.sendMessage(message, { deliverAs: "followUp", triggerTurn: true }),
-		}),
-	);
+			...(agentTypes ? { agentTypes } : {}),
+		});
+	pi.registerTool(workflowTool());
+	// The description lists the session's agent types, which depend on its cwd: registered again once it is known.
+	pi.on("session_start", (_event, ctx) => {
+		pi.registerTool(workflowTool(loadAgentTypes({ cwd: ctx.cwd, agentDir: getAgentDir() }).types));
+	});
 	pi.registerTool(createWorkflowRunsTool({ registry, storeFor }));
 	pi.registerCommand(RUNS_COMMAND_NAME, createWorkflowsCommand({ registry, storeFor }));
 }

@@ -21,7 +21,7 @@ import { MAX_TIMEOUT_MS } from "../runtime/agent-options.ts";
 import type { WorkflowQueue } from "../runtime/queue.ts";
 import type { JsonValue, WorkflowAgentRunner } from "../runtime/types.ts";
 import { createPiAgentRunner } from "./agent-runner.ts";
-import { type AgentTypeConfig, listAvailableAgentTypes, loadAgentTypes } from "./agent-types.ts";
+import { type AgentTypeConfig, GENERAL_PURPOSE_AGENT, listAvailableAgentTypes, loadAgentTypes } from "./agent-types.ts";
 import { ChildControls } from "./child-controls.ts";
 import { parentModelRuntime } from "./child-model.ts";
 import type { WorktreePlaceSource } from "./child-worktree.ts";
@@ -30,6 +30,7 @@ import { completionMessage, runText, startedResult, type WorkflowRunMessage } fr
 import { RunRegistry } from "./run-registry.ts";
 import { createWorkflowResolver, resolveScriptSource } from "./script-source.ts";
 import { sessionToolsOf } from "./session-tools.ts";
+import { WORKFLOW_GUIDELINES, workflowToolDescription } from "./tool-description.ts";
 import { startToolRun, type ToolRunOutcome } from "./tool-run.ts";
 
 export const WORKFLOW_TOOL_NAME = "workflow";
@@ -75,29 +76,6 @@ const parameters = Type.Object({
 
 export type WorkflowToolParams = Static<typeof parameters>;
 
-const DESCRIPTION = `Run a JavaScript workflow script that orchestrates child agents, and wait for its result.
-The script starts with a literal header, then plain JavaScript with top-level await and return:
-  export const meta = { name: "review", description: "Review files", args: { type: "object" } };
-  phase("review");
-  const found = await parallel(args.files.map((f) => () => agent(\`Review \${f}\`, { agent: "reviewer", schema: FINDINGS })));
-  return found.filter(Boolean);
-Globals: agent(prompt, { agent, label, phase, schema, model, thinking, tools, timeoutMs, retries, isolation }) → text, or the
-validated object with a schema (root type "object"); parallel([() => …]) → array in order (pass functions, not
-promises); pipeline(items, ...stages) with stage(previous, original, index), no barrier between stages; phase(name, fn?);
-log(message, data?); workflow(nameOrPath, args) (one level); args; cwd; budget; sleep(ms); console.
-isolation: "worktree" gives a child its own git worktree of HEAD; what it changes is committed on a branch
-(workflows/<run id>/<label>) that its prompt names and the result lists: use it for agents that edit in parallel.
-A failed child gives null (in parallel/pipeline: a null slot) — check for null. Date.now(), new Date() and
-Math.random() are unavailable: pass timestamps in args. Values are JSON only.
-Every run has an id; workflow({ resume: id }) re-runs a failed or stopped run, replaying each agent call that
-already finished (add script/path/name to resume with a fixed script).`;
-
-const GUIDELINES = [
-	"Use the workflow tool when a task splits into many independent agent jobs (review many files, research angles, migrate items); do small tasks directly.",
-	"In workflow scripts, give agent() a `schema` whenever the script reads fields of the answer, and treat every agent() result as possibly null.",
-	"In workflow scripts, pass functions to parallel() (`() => agent(…)`), never promises.",
-];
-
 /** What a runner is built from for one call. */
 export interface RunnerSetup {
 	agentDir: string;
@@ -123,6 +101,8 @@ export interface WorkflowToolOptions {
 	notify?: (message: WorkflowRunMessage) => void;
 	/** Builds the runner for a call. Default: children as pi sessions with the parent's model and credentials. */
 	createRunner?: (ctx: ExtensionToolContext, setup: RunnerSetup) => Promise<WorkflowAgentRunner>;
+	/** The session's agent types, listed in the description. Default: the built-in general-purpose only. */
+	agentTypes?: ReadonlyMap<string, AgentTypeConfig>;
 }
 
 /** Creates the tool definition. */
@@ -254,9 +234,9 @@ export function createWorkflowTool(
 	return {
 		name: WORKFLOW_TOOL_NAME,
 		label: "Workflow",
-		description: DESCRIPTION,
+		description: workflowToolDescription(options.agentTypes?.values() ?? [GENERAL_PURPOSE_AGENT]),
 		promptSnippet: "Run a sandboxed JavaScript workflow that orchestrates many child agents",
-		promptGuidelines: GUIDELINES,
+		promptGuidelines: WORKFLOW_GUIDELINES,
 		parameters,
 		async execute(_toolCallId, params, signal, onUpdate, ctx): Promise<AgentToolResult<WorkflowProgressDetails>> {
 			const store = createRunStore({ cwd: ctx.cwd, root: runsRoot });

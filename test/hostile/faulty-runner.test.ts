@@ -413,7 +413,11 @@ describe("a runner that ignores cancellation", () => {
 	it("hangs for ever after the script returned: the run reports the abandoned call instead of waiting", async () => {
 		const faulty = faultyRunner(() => new Promise(() => {}));
 		const run = await runHostile(`agent("bad");\nreturn await agent("good");`, { agentRunner: faulty.runner });
-		expectOutcome(run, { code: "internal", message: "1 agent runner call(s) ignored abort and were abandoned" });
-		expect(run.result.error?.details).toEqual({ abandoned: 1 });
+		// The script's own mistake is the error; the abandoned call is counted with it.
+		expectOutcome(run, { code: "not_awaited", message: "The script returned while 1 call(s) it started" });
+		expect(run.result.error?.details).toMatchObject({ abandoned: 1 });
+		const awaited = await runHostile(`await agent("bad");`, { agentRunner: faulty.runner, timeoutMs: 1000 });
+		expectOutcome(awaited, { code: "timed_out", message: "The workflow ran past its deadline" });
+		expect(awaited.result.error?.details).toEqual({ limit: 1000, abandoned: 1 });
 	});
 });

@@ -48,7 +48,14 @@ describe("work left running when the script returns", () => {
 			return fake.runner(request, context);
 		};
 		const run = await runHostile(`workflow("./hang.js");\nawait agent("parent");\nreturn 1;`, { cwd, agentRunner });
-		expectOutcome(run, { value: 1 });
+		// The run fails (its work was dropped) at the launch, and still returns what the script built.
+		expectOutcome(run, {
+			code: "not_awaited",
+			message:
+				"The script returned while 2 call(s) it started were still running, so their results were lost: workflow `child` (2:9), agent `child agent` in `child` (2:12). Await every call before returning",
+		});
+		expect(run.result.error).toMatchObject({ line: 2, column: 9 });
+		expect(run.result.value).toBe(1);
 		expect(fake.running, "runner calls left running").toBe(0);
 		expect(fake.aborted).toBe(1);
 		expect(run.result.durationMs, `took ${run.result.durationMs} ms`).toBeLessThan(SETTLE_GRACE_MS);
@@ -75,7 +82,7 @@ describe("work left running when the script returns", () => {
 	it("an un-awaited agent(): named in `cutOff` with its label, index and line, and in `failures`", async () => {
 		const run = await checkCase(
 			`agent("left", { label: "lefty" });\nreturn await agent("kept");`,
-			{ value: "ok" },
+			{ code: "not_awaited", message: "agent `lefty` (2:6)" },
 			{ answer: (request) => (request.prompt === "left" ? { hang: true } : "ok") },
 		);
 		expect(run.result.cutOff).toEqual([
@@ -85,14 +92,17 @@ describe("work left running when the script returns", () => {
 		expect(run.fake.aborted).toBe(1);
 	});
 
-	it("a nested workflow's own un-awaited agent(): stopped when the nested workflow returns, not the run", async () => {
+	it("a nested workflow's own un-awaited agent(): stopped when the nested workflow returns, failing it", async () => {
 		writeFileSync(
 			join(cwd, "leaves.js"),
 			`export const meta = { name: "leaves", description: "c" };\nagent("left behind");\nreturn 4;`,
 		);
 		const run = await checkCase(
 			`const v = await workflow("./leaves.js");\nreturn [v, await agent("after")];`,
-			{ value: [4, "ok"] },
+			{
+				code: "not_awaited",
+				message: `Nested workflow \`leaves\` failed at ${join(cwd, "leaves.js")}:2:6: The script returned while 1 call(s) it started were still running`,
+			},
 			{ cwd, answer: (request) => (request.prompt === "left behind" ? { hang: true } : "ok") },
 		);
 		expect(run.result.cutOff).toEqual([
@@ -185,16 +195,17 @@ try { await workflow("./quick.js"); } catch (e) { return [got, e.code, e.details
 });
 
 describe("no timer outlives its run", () => {
-	const CASES: [name: string, script: string][] = [
-		["2,000 un-awaited sleep(600000)", "for (let i = 0; i < 2000; i++) sleep(600000);\nreturn 1;"],
-		["500 un-awaited sleeps in a nested workflow that returned", `return await workflow("./sleepy.js");`],
-		["an un-awaited workflow() whose child sleeps", `workflow("./sleepy.js");\nreturn 1;`],
+	// Sleeps are not work whose result is lost, so only the un-awaited workflow() fails the run.
+	const CASES: [name: string, script: string, code: string | undefined][] = [
+		["2,000 un-awaited sleep(600000)", "for (let i = 0; i < 2000; i++) sleep(600000);\nreturn 1;", undefined],
+		["500 un-awaited sleeps in a nested workflow that returned", `return await workflow("./sleepy.js");`, undefined],
+		["an un-awaited workflow() whose child sleeps", `workflow("./sleepy.js");\nreturn 1;`, "not_awaited"],
 	];
 
-	it.each(CASES)("%s: no more Timeouts after the run than before", async (_name, script) => {
+	it.each(CASES)("%s: no more Timeouts after the run than before", async (_name, script, code) => {
 		const before = liveTimeouts();
 		const run = await runHostile(script, { cwd });
-		expect(run.result.error).toBeUndefined();
+		expect(run.result.error?.code).toBe(code);
 		expect(liveTimeouts(), "timers left alive by the run").toBeLessThanOrEqual(before);
 	});
 

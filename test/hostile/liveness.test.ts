@@ -62,13 +62,17 @@ const FORGOTTEN: HostileCase[] = [
 	[
 		"an agent() call left running beside an awaited one",
 		`agent("left");\nreturn await agent("kept");`,
-		{ value: "ok" },
+		{
+			code: "not_awaited",
+			message: "still running, so their results were lost: agent `left` (2:6). Await every call",
+		},
 		{ answer: (request) => (request.prompt === "left" ? { hang: true } : "ok") },
 	],
 	[
 		"five agent() calls left running as the only agents",
 		`for (let i = 0; i < 5; i++) agent("h" + i);\nreturn 1;`,
-		{ code: "agents_failed", message: "Every agent call failed (5 of 5); see `failures` for each cause" },
+		// Not "every agent failed": the script dropped them, and says where.
+		{ code: "not_awaited", message: "returned while 5 call(s) it started were still running" },
 		{ answer: () => ({ hang: true }) },
 	],
 ];

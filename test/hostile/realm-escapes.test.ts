@@ -14,7 +14,7 @@ guardHost();
 
 /** Walks every object and function reachable from the globals, a host error and a host promise. */
 const WALK = `
-const intrinsics = new Set([Object, Object.prototype, Function, Function.prototype, Array.prototype, Error.prototype, Promise.prototype, Date.prototype]);
+const intrinsics = new Set([Object, Object.prototype, Function, Function.prototype, Array.prototype, Error.prototype, Promise, Promise.prototype, Date.prototype]);
 let err; try { await agent("x", { bogus: 1 }); } catch (e) { err = e; }
 let sleepErr; try { await sleep(-1); } catch (e) { sleepErr = e; }
 const pending = agent("x");
@@ -82,6 +82,8 @@ const ESCAPES: HostileCase[] = [
 					"phase",
 					"pipeline",
 					"sleep",
+					"toJSON",
+					"toString",
 					"workflow",
 				],
 				foreign: [],

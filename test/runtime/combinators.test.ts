@@ -83,7 +83,7 @@ describe("parallel()", () => {
 		});
 		expect(result.error).toMatchObject({ code: "limit_items", line: 2 });
 		expect(result.error?.message).toMatch(
-			/^`parallel\(\)` got 11 items \(limit: 10\)\. Split the work or raise `limits.maxItems`/,
+			/^`parallel\(\)` got 11 items \(limit: 10\)\. Split the work into batches \(a `for` loop over `items.slice\(i, i \+ 10\)`\) or raise `limits.maxItems`/,
 		);
 	});
 });

@@ -125,7 +125,7 @@ return [before, budget.tokens.spent(), budget.agentCalls.remaining];`,
 		expect(fake.requests).toHaveLength(3);
 		expect(result.error).toMatchObject({ code: "agent_cap_reached", line: 3 });
 		expect(result.error?.message).toMatch(
-			/^Agent call limit reached \(3\)\. Raise it with `budget.maxAgentCalls` \(3:\d+\)$/,
+			/^Agent call limit reached \(3\)\. A loop that calls `agent\(\)` per item can run past it: bound the loop \(`items.slice\(0, n\)`, or stop when `budget.agentCalls.remaining` is 0\), or raise it with `budget.maxAgentCalls` \(3:\d+\)$/,
 		);
 	});
 

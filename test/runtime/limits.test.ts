@@ -73,9 +73,9 @@ describe("runWorkflowScript() limits", () => {
 
 	it("the returned value: fails with limit_value_size and budget.maxResultBytes", async () => {
 		const result = await run(`return "y".repeat(5000);`, { budget: { maxResultBytes: 1000 } });
-		expect(result.error).toMatchObject({ code: "limit_value_size" });
+		expect(result.error).toMatchObject({ code: "limit_value_size", line: 2, column: 1 });
 		expect(result.error?.message).toBe(
-			"The script's return value is 5002 bytes of JSON (limit: 1000). Return less, or raise `budget.maxResultBytes`",
+			"The script's return value is 5002 bytes of JSON (limit: 1000). Return less (a summary, or only the fields needed), or raise `budget.maxResultBytes` (2:1)",
 		);
 	});
 });

@@ -208,12 +208,13 @@ describe("runWorkflowScript() cancellation", () => {
 		expect(fake.running).toBe(0);
 	});
 
-	it("when the script returns with agents still running: stops them and records why", async () => {
+	it("when the script returns with agents still running: stops them, records why, and fails at the launch", async () => {
 		const fake = createFakeRunner((r) => (r.prompt === "left" ? { hang: true } : "ok"));
 		const result = await runWorkflowScript(`${HEADER}agent("left"); return await agent("kept");`, {
 			agentRunner: fake.runner,
 		});
-		expect(result.status).toBe("completed");
+		expect(result.status).toBe("failed");
+		expect(result.error).toMatchObject({ code: "not_awaited", line: 2, column: 6 });
 		expect(result.value).toBe("ok");
 		expect(fake.running).toBe(0);
 		expect(result.failures).toEqual([

@@ -42,6 +42,32 @@ const BAD_VALUES: [string, string, string, string][] = [
 ];
 
 describe("values from the guest", () => {
+	it.each([
+		["a Promise", "{ p: Promise.resolve(1) }"],
+		[
+			"a promise on a prototype of its own",
+			"{ p: Object.setPrototypeOf(Promise.resolve(1), Object.create(Promise.prototype, { constructor: { value: Promise } })) }",
+		],
+	])("refuses %s as not_awaited, naming the path and saying to await it", async (_what, expression) => {
+		const message =
+			"`opts.p` is a Promise, which cannot cross the sandbox boundary: `await` the call that made it and pass its result";
+		const value = await resultOf(
+			`try { await host.take("p", ${expression}); return "accepted"; } catch (e) { return [e.name, e.code, e.path, e.message]; }`,
+			{ take },
+		);
+		expect(value).toEqual(["TypeError", "not_awaited", "opts.p", message]);
+		const outcome = await runOnce(request(`return { p: Promise.resolve(1) };`));
+		expect(outcome).toEqual({
+			ok: false,
+			error: {
+				kind: "not_awaited",
+				path: "result.p",
+				message: message.replace("opts.p", "result.p"),
+				found: "a Promise",
+			},
+		});
+	});
+
 	it.each(BAD_VALUES)("rejects %s in a host-call argument with its path", async (_what, expression, path, found) => {
 		const value = await resultOf(
 			`try { await host.take("p", ${expression}); return "accepted"; } catch (e) { return [e.name, e.code, e.path, e.message]; }`,
@@ -64,6 +90,7 @@ describe("values from the guest", () => {
 				kind: "value_not_json",
 				path: resultPath,
 				message: `\`${resultPath}\` is ${found}, which cannot cross the sandbox boundary. Pass plain JSON data (objects, arrays, strings, numbers, booleans, null)`,
+				found,
 			},
 		});
 	});

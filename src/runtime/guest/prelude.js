@@ -6,7 +6,7 @@
 // functions (parallel, pipeline, phase with fn) lives here.
 (function installWorkflowGlobals(host, data) {
 	const G = globalThis;
-	const { Error, TypeError, Reflect, Object, Array, String, JSON, Math } = G;
+	const { Error, TypeError, Reflect, Object, Array, String, JSON, Math, WeakMap, RegExp } = G;
 	const NativeDate = G.Date;
 	const NativePromise = G.Promise;
 	const promiseThen = NativePromise.prototype.then;
@@ -16,6 +16,17 @@
 	const stringify = JSON.stringify;
 	const apply = Reflect.apply;
 	const construct = Reflect.construct;
+	const reflectGet = Reflect.get;
+	const createObject = Object.create;
+	const getPrototypeOf = Object.getPrototypeOf;
+	const setPrototypeOf = Object.setPrototypeOf;
+	const weakGet = WeakMap.prototype.get;
+	const weakSet = WeakMap.prototype.set;
+	const split = String.prototype.split;
+	const stringIncludes = String.prototype.includes;
+	const stringSlice = String.prototype.slice;
+	const toUpperCase = String.prototype.toUpperCase;
+	const regexpExec = RegExp.prototype.exec;
 	const maxItems = data.maxItems;
 
 	function then(promise, onOk, onErr) {
@@ -46,6 +57,84 @@
 		return error;
 	}
 
+	// ---- Promises used as results: refused where they show up, naming the call that made them ----
+
+	// The call site of each promise agent()/parallel()/pipeline()/workflow() returned.
+	const launches = new WeakMap();
+	const framePosition = /:(\d+):(\d+)\)?$/;
+
+	function isPromise(value) {
+		return value instanceof NativePromise;
+	}
+
+	// " (2:11)": the first frame of a call site that is not ours.
+	function sitePosition(site) {
+		const frames = apply(split, String(site.stack), ["\n"]);
+		for (let i = 0; i < frames.length; i++) {
+			if (frames[i] === "" || apply(stringIncludes, frames[i], ["<prelude>"])) continue;
+			const match = apply(regexpExec, framePosition, [frames[i]]);
+			if (match !== null) return ` (${match[1]}:${match[2]})`;
+		}
+		return "";
+	}
+
+	function notAwaited(what, name, promise) {
+		const site = apply(weakGet, launches, [promise]);
+		const source = name ? `the Promise that \`${name}()\`${site ? sitePosition(site) : ""} returns` : "a Promise";
+		const text = what(source);
+		const fix = name ? `write \`await ${name}(…)\`` : "`await` the call that made it";
+		const sentence = apply(toUpperCase, text[0], []) + apply(stringSlice, text, [1]);
+		return codedError("not_awaited", `${sentence}: ${fix} before using its result`, TypeError);
+	}
+
+	// One prototype per call name, between the promise and Promise.prototype: reading a field that promises lack,
+	// or turning the promise into text or JSON, throws; \`await\`, \`.then\`, \`Promise.all\` read only what promises have.
+	function guardPrototype(name) {
+		const traps = createObject(null);
+		traps.get = (target, key, receiver) => {
+			if (typeof key === "symbol" || key in target) return reflectGet(target, key, receiver);
+			throw notAwaited((source) => `\`.${key}\` was read on ${source}, not on its result`, name, receiver);
+		};
+		const proto = createObject(new G.Proxy(createObject(NativePromise.prototype), traps));
+		const method = (fn) => ({ value: fn, writable: true, enumerable: false, configurable: true });
+		defineProperty(proto, "constructor", method(NativePromise));
+		defineProperty(
+			proto,
+			"toString",
+			method(function toString() {
+				throw notAwaited((source) => `${source} was turned into text (\`\${…}\` or \`+\`)`, name, this);
+			}),
+		);
+		defineProperty(
+			proto,
+			"toJSON",
+			method(function toJSON() {
+				throw notAwaited((source) => `\`JSON.stringify\` got ${source}`, name, this);
+			}),
+		);
+		return proto;
+	}
+	const guards = {
+		agent: guardPrototype("agent"),
+		parallel: guardPrototype("parallel"),
+		pipeline: guardPrototype("pipeline"),
+		workflow: guardPrototype("workflow"),
+	};
+
+	function guard(promise, name, site) {
+		setPrototypeOf(promise, guards[name]);
+		apply(weakSet, launches, [promise, site]);
+		return promise;
+	}
+
+	// A Promise given where a value is expected (a prompt, a log message): named, at the call that got it.
+	function refusePromise(what, value) {
+		if (value === null || typeof value !== "object" || !isPromise(value)) return;
+		let name;
+		for (const key in guards) if (getPrototypeOf(value) === guards[key]) name = key;
+		throw notAwaited((source) => `${what} is ${source}`, name, value);
+	}
+
 	function describe(value) {
 		if (value === null) return "null";
 		if (isArray(value)) return "an array";
@@ -69,7 +158,7 @@
 		if (items.length > maxItems) {
 			const error = codedError(
 				"limit_items",
-				`\`${fnName}()\` got ${items.length} items (limit: ${maxItems}). Split the work or raise \`limits.maxItems\``,
+				`\`${fnName}()\` got ${items.length} items (limit: ${maxItems}). Split the work into batches (a \`for\` loop over \`items.slice(i, i + ${maxItems})\`) or raise \`limits.maxItems\``,
 			);
 			error.details = { limit: maxItems, count: items.length };
 			throw error;
@@ -115,10 +204,16 @@
 
 	function agent(prompt, options) {
 		const site = new Error("call site");
-		return callAsync(host.agent, [prompt, options === undefined ? null : options, site.stack], site);
+		refusePromise("`agent()` prompt", prompt);
+		return guard(
+			callAsync(host.agent, [prompt, options === undefined ? null : options, site.stack], site),
+			"agent",
+			site,
+		);
 	}
 
 	function parallel(thunks) {
+		const site = new Error("call site");
 		checkItems("parallel", thunks);
 		for (let i = 0; i < thunks.length; i++) {
 			if (typeof thunks[i] !== "function") {
@@ -140,10 +235,11 @@
 				return null;
 			});
 		}
-		return settleAll(slots);
+		return guard(settleAll(slots), "parallel", site);
 	}
 
 	function pipeline(items, ...stages) {
+		const site = new Error("call site");
 		checkItems("pipeline", items);
 		for (let s = 0; s < stages.length; s++) {
 			if (typeof stages[s] !== "function") {
@@ -152,7 +248,7 @@
 		}
 		const runs = new Array(items.length);
 		for (let i = 0; i < items.length; i++) runs[i] = runItem(items[i], i, stages);
-		return settleAll(runs);
+		return guard(settleAll(runs), "pipeline", site);
 	}
 
 	// One item through all stages, with no barrier between items.
@@ -208,14 +304,16 @@
 	}
 
 	function log(message, logData) {
+		refusePromise("`log()` message", message);
 		callSync(host.log, ["info", String(message), logData === undefined ? null : logData, logData !== undefined]);
 	}
 
-	function consoleMethod(level) {
+	function consoleMethod(level, name) {
 		return function consoleLog(...parts) {
 			let text = "";
 			for (let i = 0; i < parts.length; i++) {
 				const part = parts[i];
+				refusePromise(`\`console.${name}()\` argument ${i + 1}`, part);
 				let piece;
 				try {
 					piece = typeof part === "string" ? part : stringify(part);
@@ -234,11 +332,12 @@
 
 	function workflow(nameOrPath, workflowArgs) {
 		const site = new Error("call site");
-		return callAsync(
+		const promise = callAsync(
 			host.workflow,
 			[nameOrPath, workflowArgs === undefined ? null : workflowArgs, workflowArgs !== undefined, site.stack],
 			site,
 		);
+		return guard(promise, "workflow", site);
 	}
 
 	// Determinism guards: a resumed run must see the same values, so ambient time and randomness are refused.
@@ -299,10 +398,10 @@
 		cwd: data.cwd,
 		process: freeze({ cwd: () => data.cwd }),
 		console: freeze({
-			log: consoleMethod("info"),
-			info: consoleMethod("info"),
-			warn: consoleMethod("warn"),
-			error: consoleMethod("error"),
+			log: consoleMethod("info", "log"),
+			info: consoleMethod("info", "info"),
+			warn: consoleMethod("warn", "warn"),
+			error: consoleMethod("error", "error"),
 		}),
 		Date,
 	};
