@@ -1,12 +1,13 @@
 /**
- * pi-workflows: sandboxed JavaScript workflow scripts for pi. Named exports are the host API; the default export
- * is the pi extension that registers the `workflow` tool.
+ * pi-workflows: sandboxed JavaScript workflow scripts. This entry is the host API and imports no pi package (a test
+ * walks its import graph), so headless hosts and other extensions load it without pi; the pi extension, the pi
+ * runner and the pi widget are `pi-workflows/pi` (`src/pi.ts`).
  */
 
 // Errors
 export type { SerializedWorkflowError, SourceLocation, WorkflowErrorCode, WorkflowErrorDetails } from "./errors.ts";
 export { isWorkflowError, WorkflowError } from "./errors.ts";
-// Progress: tracker, text, tool result, pi widget
+// Progress: tracker, text, tool result
 export type {
 	WorkflowProgressAgentCall,
 	WorkflowProgressEnvelope,
@@ -15,13 +16,9 @@ export type {
 	WorkflowProgressToolResult,
 	WorkflowProgressTracker,
 	WorkflowProgressTrackerOptions,
-	WorkflowProgressUi,
-	WorkflowProgressUiContext,
-	WorkflowProgressUiOptions,
 } from "./progress/index.ts";
 export {
 	createWorkflowProgressTracker,
-	createWorkflowProgressUi,
 	formatWorkflowProgress,
 	workflowProgressResult,
 } from "./progress/index.ts";
@@ -83,6 +80,3 @@ export {
 } from "./runtime/index.ts";
 // Sandbox pool: warm a worker before the first run; end idle workers
 export { shutdownSandboxPool, warmSandboxPool } from "./sandbox/index.ts";
-// pi extension (default export) and the pi-backed runner
-export type { AgentTypeConfig, PiAgentRunnerOptions, WorkflowToolOptions } from "./tool/index.ts";
-export { createPiAgentRunner, createWorkflowTool, default, loadAgentTypes } from "./tool/index.ts";
