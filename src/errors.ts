@@ -36,6 +36,7 @@ export type WorkflowErrorCode =
 	| "run_not_resumable"
 	| "run_store"
 	| "sandbox_corrupt"
+	| "cli_usage"
 	| "internal";
 
 /** A position in the author's own file; both counted from 1. */

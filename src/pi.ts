@@ -18,4 +18,10 @@ export type {
 	PiAgentRunnerOptions,
 	WorkflowToolOptions,
 } from "./tool/index.ts";
-export { createPiAgentRunner, createWorkflowTool, default, loadAgentTypes } from "./tool/index.ts";
+export {
+	createPiAgentRunner,
+	createWorkflowTool,
+	default,
+	listAvailableAgentTypes,
+	loadAgentTypes,
+} from "./tool/index.ts";

@@ -31,4 +31,3 @@ export {
 	type WorkflowProgressTracker,
 	type WorkflowProgressTrackerOptions,
 } from "./tracker.ts";
-
