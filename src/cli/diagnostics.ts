@@ -51,6 +51,8 @@ function codeFrame(source: string, line: number, column: number): string {
 	for (let n = first; n <= Math.min(line, lines.length); n++) {
 		out.push(`${n === line ? ">" : " "} ${String(n).padStart(width)} | ${lines[n - 1] ?? ""}`);
 	}
-	out.push(`  ${" ".repeat(width)} | ${" ".repeat(Math.max(0, column - 1))}^`);
+	// Tabs stay tabs under the line, so the caret lines up however wide the terminal draws them.
+	const lead = [...(lines[line - 1] ?? "").slice(0, Math.max(0, column - 1))].map((c) => (c === "\t" ? c : " "));
+	out.push(`  ${" ".repeat(width)} | ${lead.join("")}^`);
 	return out.join("\n");
 }

@@ -5,11 +5,13 @@
  * children and says how to resume.
  */
 
+import { isWorkflowError, stripLocation, WorkflowError } from "../errors.ts";
 import { createWorkflowProgressTracker, formatWorkflowProgress } from "../progress/index.ts";
 import { createRunStore } from "../runs/index.ts";
 import { MAX_TIMEOUT_MS } from "../runtime/agent-options.ts";
+import { parseWorkflowSource, validateArgs } from "../runtime/meta.ts";
 import { runWorkflowScript } from "../runtime/run.ts";
-import type { WorkflowRunResult } from "../runtime/types.ts";
+import type { WorkflowMeta, WorkflowRunResult } from "../runtime/types.ts";
 import { DurableRun, type DurableSource } from "../tool/durable-run.ts";
 import { createWorkflowResolver } from "../tool/script-source.ts";
 import { type FlagSpec, flagValue, integerFlag, type ParsedArgs, parseArgs, usageError } from "./args.ts";
@@ -50,6 +52,7 @@ export async function runCommand(argv: readonly string[], ctx: CliContext): Prom
 		filename: script.filename,
 		...(givenArgs !== undefined ? { args: readArgs(givenArgs, ctx.cwd) } : {}),
 	};
+	await checkBeforeStart(source);
 	const pi = await setUp(flags, ctx);
 	const store = createRunStore({ cwd: ctx.cwd, root: `${ctx.agentDir}/workflow-runs` });
 	return execute(source, DurableRun.fresh(store, source), flags, pi, ctx);
@@ -78,6 +81,7 @@ export async function resumeCommand(argv: readonly string[], ctx: CliContext): P
 			filename: script?.filename ?? original.filename,
 			...(runArgs !== undefined ? { args: runArgs } : {}),
 		};
+		await checkBeforeStart(source);
 		const pi = await setUp(flags, ctx);
 		return await execute(source, durable, flags, pi, ctx);
 	} catch (error) {
@@ -85,6 +89,22 @@ export async function resumeCommand(argv: readonly string[], ctx: CliContext): P
 		await durable.abandon();
 		throw error;
 	}
+}
+
+/**
+ * The header, syntax and args, checked as the run would check them before its first agent, but before pi loads: a
+ * script that cannot start is a mistake in what was given (exit 2, one line with its line:column), not a failed run.
+ */
+async function checkBeforeStart(source: DurableSource): Promise<void> {
+	let meta: WorkflowMeta;
+	try {
+		meta = parseWorkflowSource(source.script, { filename: source.filename }).meta;
+	} catch (error) {
+		if (!isWorkflowError(error) || !error.location) throw error;
+		const { line, column } = error.location;
+		throw new WorkflowError(error.code, `${source.filename}:${line}:${column}: ${stripLocation(error.message)}`);
+	}
+	await validateArgs(meta, source.args);
 }
 
 /** The flags of `run` and `resume`, checked before anything is loaded or locked. */
