@@ -5,7 +5,7 @@ import type { CliContext } from "./context.ts";
 import { type CheckResult, checkScript } from "./diagnostics.ts";
 import { readScript } from "./inputs.ts";
 
-export const CHECK_FLAGS: readonly FlagSpec[] = [{ name: "json" }];
+const CHECK_FLAGS: readonly FlagSpec[] = [{ name: "json" }];
 
 export async function checkCommand(argv: readonly string[], ctx: CliContext): Promise<number> {
 	const args = parseArgs(argv, CHECK_FLAGS, "check");

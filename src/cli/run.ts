@@ -6,21 +6,18 @@
  */
 
 import { isWorkflowError, stripLocation, WorkflowError } from "../errors.ts";
-import { createWorkflowProgressTracker, formatWorkflowProgress } from "../progress/index.ts";
 import { createRunStore } from "../runs/index.ts";
 import { MAX_TIMEOUT_MS } from "../runtime/agent-options.ts";
 import { parseWorkflowSource, validateArgs } from "../runtime/meta.ts";
-import { runWorkflowScript } from "../runtime/run.ts";
-import type { WorkflowMeta, WorkflowRunResult } from "../runtime/types.ts";
+import type { WorkflowMeta } from "../runtime/types.ts";
 import { DurableRun, type DurableSource } from "../tool/durable-run.ts";
-import { createWorkflowResolver } from "../tool/script-source.ts";
 import { type FlagSpec, flagValue, integerFlag, type ParsedArgs, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
+import { execute } from "./execute.ts";
 import { readArgs, readScript } from "./inputs.ts";
 import type { PiSetup } from "./pi-host.ts";
-import { createProgressView } from "./progress-view.ts";
 
-export const RUN_FLAGS: readonly FlagSpec[] = [
+const RUN_FLAGS: readonly FlagSpec[] = [
 	{ name: "args", value: true },
 	{ name: "model", value: true },
 	{ name: "concurrency", value: true },
@@ -31,10 +28,6 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
 
 /** Children running at once unless `--concurrency` says otherwise: the extension's default too. */
 const DEFAULT_CONCURRENCY = 4;
-/** The exit code of a stopped run, as for a command ended by Ctrl-C. */
-export const EXIT_STOPPED = 130;
-/** Characters of the final progress text the run's snapshot keeps (what `/workflows` shows), as the tool keeps. */
-const PROGRESS_CHARS = 16 * 1024;
 /** The Node that pi-coding-agent 1.6 declares in its `engines`. */
 const PI_NODE = "22.19";
 
@@ -108,7 +101,7 @@ async function checkBeforeStart(source: DurableSource): Promise<void> {
 }
 
 /** The flags of `run` and `resume`, checked before anything is loaded or locked. */
-interface RunFlags {
+export interface RunFlags {
 	concurrency: number;
 	timeoutMs?: number;
 	model?: string;
@@ -161,87 +154,4 @@ function piMissing(error: unknown): Error {
 		);
 	}
 	return error instanceof Error ? error : new Error(message);
-}
-
-async function execute(
-	source: DurableSource,
-	durable: DurableRun,
-	flags: RunFlags,
-	pi: PiSetup,
-	ctx: CliContext,
-): Promise<number> {
-	const controller = new AbortController();
-	const tracker = createWorkflowProgressTracker();
-	const view = createProgressView(ctx.stderr);
-	let runId: string | undefined;
-	durable.recorded.then((id) => {
-		runId = id;
-	});
-	const stop = () => {
-		if (controller.signal.aborted) {
-			// A second Ctrl-C: the person will not wait for the children to wind down.
-			ctx.stderr.write(`\n${resumeHint(runId)}\n`);
-			process.exit(EXIT_STOPPED);
-		}
-		view.message("Stopping: ending the children and saving the run (Ctrl-C again to quit at once)…");
-		controller.abort("Stopped with Ctrl-C");
-	};
-	process.on("SIGINT", stop);
-	process.on("SIGTERM", stop);
-	let result: WorkflowRunResult;
-	try {
-		result = await runWorkflowScript(source.script, {
-			agentRunner: pi.runner,
-			filename: source.filename,
-			cwd: ctx.cwd,
-			concurrency: flags.concurrency,
-			agentTypes: pi.agentTypes,
-			resolveWorkflow: createWorkflowResolver({ agentDir: ctx.agentDir }),
-			signal: controller.signal,
-			journal: durable.journal,
-			...(source.args !== undefined ? { args: source.args } : {}),
-			...(flags.timeoutMs !== undefined ? { timeoutMs: flags.timeoutMs } : {}),
-			onProgress: (event) => {
-				if (event.type === "run_start") durable.started(event.meta, source);
-				tracker.updateFromProgressEvent(event);
-				view.update(event, tracker.getEnvelope());
-			},
-		});
-	} catch (error) {
-		// Only our own bugs reach here: runWorkflowScript resolves for every script fault.
-		await durable.abandon();
-		throw error;
-	} finally {
-		process.off("SIGINT", stop);
-		process.off("SIGTERM", stop);
-	}
-	const { envelope } = tracker.complete(result);
-	const text = formatWorkflowProgress(envelope);
-	const saved = await durable.finish(
-		result,
-		text.length <= PROGRESS_CHARS ? text : `${text.slice(0, PROGRESS_CHARS - 1)}…`,
-	);
-	view.finish(envelope);
-	runId = saved.runId;
-
-	if (flags.json) ctx.stdout.write(`${JSON.stringify({ ...result, runId }, null, 2)}\n`);
-	else if (result.value !== undefined || result.status === "completed") {
-		ctx.stdout.write(`${JSON.stringify(result.value ?? null, null, 2)}\n`);
-	}
-	if (saved.problem) ctx.stderr.write(`Warning: the run could not be saved completely (${saved.problem})\n`);
-	if (result.status !== "completed") {
-		if (result.error) ctx.stderr.write(`Error (${result.error.code}): ${result.error.message}\n`);
-		ctx.stderr.write(
-			`${saved.saved > 0 ? resumeHint(runId) : "No agent result was saved: run the workflow again to retry."}\n`,
-		);
-	} else if (runId) {
-		ctx.stderr.write(`Run ${runId}\n`);
-	}
-	return result.status === "completed" ? 0 : result.status === "stopped" ? EXIT_STOPPED : 1;
-}
-
-function resumeHint(runId: string | undefined): string {
-	return runId
-		? `Run ${runId} keeps its finished agents. Resume it: pi-workflows resume ${runId}`
-		: "The run has no record yet: run the workflow again.";
 }

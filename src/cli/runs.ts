@@ -5,7 +5,7 @@ import { listRuns } from "../tool/run-views.ts";
 import { type FlagSpec, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
 
-export const RUNS_FLAGS: readonly FlagSpec[] = [{ name: "json" }];
+const RUNS_FLAGS: readonly FlagSpec[] = [{ name: "json" }];
 
 export async function runsCommand(argv: readonly string[], ctx: CliContext): Promise<number> {
 	const args = parseArgs(argv, RUNS_FLAGS, "runs");
