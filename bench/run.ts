@@ -10,6 +10,7 @@ import type { BenchContext } from "./lib/context.ts";
 import { type BenchReport, load, machine, type RowResult, renderTable } from "./lib/report.ts";
 import { runDurable } from "./rows/durable.ts";
 import { runEndToEnd } from "./rows/e2e.ts";
+import { runImport } from "./rows/import.ts";
 import { runMemory } from "./rows/memory.ts";
 import { type OverheadData, runOverhead } from "./rows/overhead.ts";
 import { runProgress } from "./rows/progress.ts";
@@ -33,7 +34,7 @@ const context: BenchContext = {
 	quick,
 	root,
 	log: (message) => process.stderr.write(`${message}\n`),
-	built: wanted(4) || wanted(5) ? buildPackage(root) : { error: "not needed" },
+	built: wanted(4) || wanted(5) || wanted(9) ? buildPackage(root) : { error: "not needed" },
 };
 
 const rows: RowResult[] = [];
@@ -98,6 +99,12 @@ await row(
 	8,
 	"durable runs",
 	() => runDurable(context),
+	(value) => value,
+);
+await row(
+	9,
+	"import",
+	() => runImport(context),
 	(value) => value,
 );
 await shutdownSandboxPool();

@@ -13,7 +13,7 @@ import {
 	SessionManager,
 	SettingsManager,
 } from "@earendil-works/pi-coding-agent";
-import workflowsExtension from "../src/index.ts";
+import workflowsExtension from "../src/pi.ts";
 
 export interface ParentSessionOptions {
 	cwd: string;

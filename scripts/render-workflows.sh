@@ -57,7 +57,7 @@ cd "$work/acme-app"
 git init -q .
 tm new-session -d -s render -x 110 -y 45 \
 	"env PATH='$repo/node_modules/.bin':\"\$PATH\" PI_CODING_AGENT_DIR='$work/agent' RENDER_CHILD_MS=12000 \
-	pi --offline -e '$repo/src/index.ts' -e '$repo/test/fixtures/faux-background-extension.ts' --model faux/faux-1"
+	pi --offline -e '$repo/src/pi.ts' -e '$repo/test/fixtures/faux-background-extension.ts' --model faux/faux-1"
 until_shown 'faux-1'
 
 # A run to stop.

@@ -46,6 +46,7 @@ export type WorkflowErrorCode =
 	| "worktree_branch_exists"
 	| "worktree_locked"
 	| "worktree_failed"
+	| "cli_usage"
 	| "internal";
 
 /** A position in the author's own file; both counted from 1. */

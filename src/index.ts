@@ -1,12 +1,13 @@
 /**
- * pi-workflows: sandboxed JavaScript workflow scripts for pi. Named exports are the host API; the default export
- * is the pi extension that registers the `workflow` tool.
+ * pi-workflows: sandboxed JavaScript workflow scripts. This entry is the host API and imports no pi package (a test
+ * walks its import graph), so headless hosts and other extensions load it without pi; the pi extension, the pi
+ * runner and the pi widget are `pi-workflows/pi` (`src/pi.ts`).
  */
 
 // Errors
 export type { SerializedWorkflowError, SourceLocation, WorkflowErrorCode, WorkflowErrorDetails } from "./errors.ts";
 export { isWorkflowError, WorkflowError } from "./errors.ts";
-// Progress: tracker, text, tool result, pi widget
+// Progress: tracker, text, tool result
 export type {
 	WorkflowKeptBranch,
 	WorkflowProgressAgentCall,
@@ -16,13 +17,9 @@ export type {
 	WorkflowProgressToolResult,
 	WorkflowProgressTracker,
 	WorkflowProgressTrackerOptions,
-	WorkflowProgressUi,
-	WorkflowProgressUiContext,
-	WorkflowProgressUiOptions,
 } from "./progress/index.ts";
 export {
 	createWorkflowProgressTracker,
-	createWorkflowProgressUi,
 	formatWorkflowProgress,
 	workflowProgressResult,
 } from "./progress/index.ts";
@@ -85,22 +82,3 @@ export {
 } from "./runtime/index.ts";
 // Sandbox pool: warm a worker before the first run; end idle workers
 export { shutdownSandboxPool, warmSandboxPool } from "./sandbox/index.ts";
-// pi extension (default export) and the pi-backed runner
-export type {
-	AgentTypeConfig,
-	ChildAction,
-	ChildControl,
-	PiAgentRunnerOptions,
-	SessionTools,
-	WorkflowToolOptions,
-	WorktreePlace,
-	WorktreePlaceSource,
-} from "./tool/index.ts";
-export {
-	ChildControls,
-	createPiAgentRunner,
-	createWorkflowTool,
-	default,
-	loadAgentTypes,
-	sessionToolsOf,
-} from "./tool/index.ts";

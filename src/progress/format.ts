@@ -34,6 +34,11 @@ export const CALL_MARKS: Record<WorkflowAgentCallStatus, string> = {
 	stopped: "■",
 };
 
+/** Star spinner frames (one cell wide each), shared by the pi widget and the CLI's live view. */
+export const STAR_FRAMES = ["✢", "✳", "✶", "✻", "✽", "✻", "✶", "✳"];
+/** Spinner frame length and clock refresh, in ms. */
+export const TICK_MS = 100;
+
 /** The progress text: name, status and time; totals; one line per phase; agents; failures; error; recent log. */
 export function formatWorkflowProgress(
 	envelope: WorkflowProgressEnvelope,

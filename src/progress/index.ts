@@ -1,6 +1,6 @@
 /**
- * Progress of a workflow run: the tracker that folds runtime events into envelopes, the text and tool-result views,
- * and the pi widget/status controller.
+ * Progress of a workflow run: the tracker that folds runtime events into envelopes, and the text and tool-result
+ * views. No pi here: the pi widget and status controller (`ui.ts`, `widget.ts`) are reached through `src/pi.ts`.
  */
 
 // Envelope and tool result
@@ -32,12 +32,3 @@ export {
 	type WorkflowProgressTracker,
 	type WorkflowProgressTrackerOptions,
 } from "./tracker.ts";
-
-// pi UI
-export {
-	createWorkflowProgressUi,
-	type WorkflowProgressUi,
-	type WorkflowProgressUiContext,
-	type WorkflowProgressUiOptions,
-} from "./ui.ts";
-export { WorkflowProgressWidget, type WorkflowProgressWidgetOptions } from "./widget.ts";

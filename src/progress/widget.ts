@@ -14,9 +14,13 @@ import {
 	liveElapsed,
 	oneLine,
 	runningCalls,
+	STAR_FRAMES,
+	TICK_MS,
 	workflowElapsed,
 	workflowName,
 } from "./format.ts";
+
+export { STAR_FRAMES, TICK_MS };
 
 /** Theme tokens the widget uses, plus "bold" and "plain". */
 export type WidgetStyle = "accent" | "muted" | "dim" | "success" | "error" | "warning" | "bold" | "plain";
@@ -30,11 +34,6 @@ export interface WidgetLimits {
 	running: number;
 	failures: number;
 }
-
-/** Star spinner frames (one cell wide each). */
-export const STAR_FRAMES = ["✢", "✳", "✶", "✻", "✽", "✻", "✶", "✳"];
-/** Spinner frame length and clock refresh, in ms. */
-export const TICK_MS = 100;
 
 /** Default line limits. */
 export const WIDGET_LIMITS: WidgetLimits = { phases: 6, running: 5, failures: 2 };

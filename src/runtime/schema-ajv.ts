@@ -4,12 +4,9 @@
  * every compiled pattern and function in a scope shared by all its schemas for as long as it lives.
  */
 
-import { Ajv, type Options, type ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import ajvFormats from "ajv-formats";
-import { fullFormats } from "ajv-formats/dist/formats.js";
-import { RE2JS } from "re2js";
+import type { Ajv, Options, ValidateFunction } from "ajv";
 import { errorMessage, WorkflowError } from "../errors.ts";
+import { loadAjv, loadAjv2020, loadAjvFormats, loadRe2 } from "./lazy-deps.ts";
 import { formatIssues, type SchemaValidation, toIssues } from "./schema-issues.ts";
 import { checkSchemaPatterns, type SchemaDialect } from "./schema-limits.ts";
 import { stableJson } from "./stable-json.ts";
@@ -23,14 +20,11 @@ export interface CompileJob {
 	name: string;
 }
 
-// ajv-formats is CommonJS: under NodeNext its default import is `module.exports`, whose `default` is the plugin.
-const addFormats = ajvFormats.default;
 /**
  * Longest string `format: "regex"` compiles to see whether it is one: V8 took 3.4 s to compile a hostile 8 MiB
  * string, and every other format of ajv-formats stays under a second on one.
  */
 const MAX_REGEX_FORMAT_LENGTH = 64 * 1024;
-const isRegex = fullFormats.regex as (text: string) => boolean;
 
 /** The `$id` a schema that refers to itself (`$ref: "#"`) gets, since ajv resolves `#` only against an `$id`. */
 const ROOT_ID = "pi-workflows:schema";
@@ -38,6 +32,7 @@ const ROOT_ID = "pi-workflows:schema";
 /** ajv's `code.regExp`: every `pattern` and `patternProperties` key runs on RE2, whose time is linear in the input. */
 const re2Engine = Object.assign(
 	(pattern: string) => {
+		const RE2JS = loadRe2();
 		const compiled = RE2JS.compile(RE2JS.translateRegExp(pattern));
 		return { test: (text: string) => compiled.test(text), toString: () => `/${pattern}/` };
 	},
@@ -141,9 +136,13 @@ export class SchemaCompiler {
 	#generationFor(dialect: SchemaDialect): Generation {
 		const current = this.#current[dialect];
 		if (current && current.compiles < COMPILES_PER_AJV) return current;
-		const ajv = withLinearUniqueItems(
-			addFormats(dialect === "2020-12" ? new Ajv2020(ajvOptions()) : new Ajv(ajvOptions())),
-		).addFormat("regex", (text: string) => text.length <= MAX_REGEX_FORMAT_LENGTH && isRegex(text));
+		const { addFormats, fullFormats } = loadAjvFormats();
+		const Dialect = dialect === "2020-12" ? loadAjv2020() : loadAjv();
+		const isRegex = fullFormats.regex as (text: string) => boolean;
+		const ajv = withLinearUniqueItems(addFormats(new Dialect(ajvOptions()))).addFormat(
+			"regex",
+			(text: string) => text.length <= MAX_REGEX_FORMAT_LENGTH && isRegex(text),
+		);
 		const generation = { ajv, compiles: 0, live: 0 };
 		this.#current[dialect] = generation;
 		return generation;

@@ -4,8 +4,8 @@
  * Synchronous and linear in the schema's size, so the header can be checked at parse time. Whether RE2 compiles
  * each pattern is checked in the schema worker (`checkSchemaPatterns`).
  */
-import { RE2JS } from "re2js";
 import { WorkflowError } from "../errors.ts";
+import { loadRe2 } from "./lazy-deps.ts";
 import { describeType } from "./schema-issues.ts";
 import type { JsonSchema } from "./types.ts";
 
@@ -253,6 +253,7 @@ function checkPattern(pattern: string, path: string): void {
 /** A pattern must be in the syntax RE2 matches in linear time. */
 function compilePattern(pattern: string, path: string): void {
 	try {
+		const RE2JS = loadRe2();
 		RE2JS.compile(RE2JS.translateRegExp(pattern));
 	} catch (error) {
 		throw patternError(

@@ -3,8 +3,9 @@
  * held per session (a run, a child) and given back when it ends; our own schemas compile on the host. Also the
  * lenient reading of a JSON object out of an agent's text answer.
  */
-import { Ajv, type ValidateFunction } from "ajv";
+import type { Ajv, ValidateFunction } from "ajv";
 import { WorkflowError } from "../errors.ts";
+import { loadAjv } from "./lazy-deps.ts";
 import { ajvOptions, type CompileJob } from "./schema-ajv.ts";
 import { describeType, formatIssues, type SchemaValidation, toIssues } from "./schema-issues.ts";
 import { checkSchema } from "./schema-limits.ts";
@@ -164,7 +165,8 @@ export function compileTrustedSchema(schema: JsonSchema): TrustedSchema {
 	const key = JSON.stringify(schema);
 	let validateFn = trustedValidators.get(key);
 	if (!validateFn) {
-		trusted ??= new Ajv({ ...ajvOptions(), validateSchema: false });
+		const TrustedAjv = loadAjv();
+		trusted ??= new TrustedAjv({ ...ajvOptions(), validateSchema: false });
 		validateFn = trusted.compile(schema);
 		trustedValidators.set(key, validateFn);
 	}

@@ -17,7 +17,7 @@ import { createWorkflowTool } from "./workflow-tool.ts";
 const CONCURRENCY_FLAG = "workflow-concurrency";
 const DEFAULT_CONCURRENCY = 4;
 
-/** Extension entry: `pi -e ./src/index.ts`, or `pi install` of this package. */
+/** Extension entry: `pi -e ./src/pi.ts`, or `pi install` of this package. */
 export default function workflowsExtension(pi: ExtensionAPI): void {
 	pi.registerFlag(CONCURRENCY_FLAG, {
 		description: `Workflow child agents running at once (default ${DEFAULT_CONCURRENCY})`,

@@ -6,12 +6,11 @@
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import {
 	createWorkflowProgressTracker,
-	createWorkflowProgressUi,
 	formatWorkflowProgress,
 	type WorkflowProgressEnvelope,
 	type WorkflowProgressOutcome,
-	type WorkflowProgressUiOptions,
 } from "../progress/index.ts";
+import { createWorkflowProgressUi, type WorkflowProgressUiOptions } from "../progress/ui.ts";
 import { runWorkflowScript } from "../runtime/run.ts";
 import type { WorkflowRunOptions, WorkflowRunResult } from "../runtime/types.ts";
 import type { ChildControls } from "./child-controls.ts";

@@ -7,7 +7,7 @@ import { runCommand } from "../helpers/spawn.ts";
 const root = join(import.meta.dirname, "..", "..");
 const piCli = join(root, "node_modules", "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js");
 
-describe("pi -p --offline -e ./src/index.ts", () => {
+describe("pi -p --offline -e ./src/pi.ts", () => {
 	const dirs: string[] = [];
 	afterEach(() => {
 		for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -24,7 +24,7 @@ describe("pi -p --offline -e ./src/index.ts", () => {
 				"--offline",
 				"--no-session",
 				"-e",
-				"./src/index.ts",
+				"./src/pi.ts",
 				"-e",
 				"./test/fixtures/faux-provider-extension.ts",
 				"--model",

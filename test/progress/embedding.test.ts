@@ -7,10 +7,10 @@ import { Type } from "typebox";
 import { describe, expect, it } from "vitest";
 import {
 	createWorkflowProgressTracker,
-	createWorkflowProgressUi,
 	type WorkflowProgressDetails,
 	workflowProgressResult,
 } from "../../src/progress/index.ts";
+import { createWorkflowProgressUi } from "../../src/progress/ui.ts";
 import { runWorkflowScript, type WorkflowAgentRunner } from "../../src/runtime/index.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 

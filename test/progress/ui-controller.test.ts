@@ -1,13 +1,12 @@
 import type { Component } from "@earendil-works/pi-tui";
 import { stripTerminalSequences } from "@earendil-works/pi-tui";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createWorkflowProgressTracker, type WorkflowProgressToolResult } from "../../src/progress/index.ts";
 import {
-	createWorkflowProgressTracker,
 	createWorkflowProgressUi,
-	type WorkflowProgressToolResult,
 	type WorkflowProgressUi,
 	type WorkflowProgressUiContext,
-} from "../../src/progress/index.ts";
+} from "../../src/progress/ui.ts";
 import { eventBuilder, META, T0 } from "./event-builder.ts";
 import { darkTheme } from "./theme.ts";
 

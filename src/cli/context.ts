@@ -1,0 +1,12 @@
+/** What every command gets: where it runs and where its output goes. */
+
+export interface CliContext {
+	cwd: string;
+	env: NodeJS.ProcessEnv;
+	/** pi's agent directory: saved workflows, agent types, auth, and the run store's root. */
+	agentDir: string;
+	/** Results (JSON, lists, diagnostics): what a program reads. */
+	stdout: NodeJS.WritableStream;
+	/** Progress, errors and hints: what a person reads. `isTTY` turns on the live view. */
+	stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number; rows?: number };
+}

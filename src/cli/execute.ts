@@ -1,0 +1,102 @@
+/**
+ * One CLI run from start to end: the script with the pi runner, its durable record, progress on stderr, the result
+ * on stdout, and Ctrl-C (the first stops the children and saves the run, a second quits at once). Resolves with the
+ * exit code: 0 completed, 1 failed, 130 stopped.
+ */
+import { createWorkflowProgressTracker, formatWorkflowProgress } from "../progress/index.ts";
+import { runWorkflowScript } from "../runtime/run.ts";
+import type { WorkflowRunResult } from "../runtime/types.ts";
+import type { DurableRun, DurableSource } from "../tool/durable-run.ts";
+import { createWorkflowResolver } from "../tool/script-source.ts";
+import type { CliContext } from "./context.ts";
+import type { PiSetup } from "./pi-host.ts";
+import { createProgressView } from "./progress-view.ts";
+import type { RunFlags } from "./run.ts";
+
+/** The exit code of a stopped run, as for a command ended by Ctrl-C. */
+const EXIT_STOPPED = 130;
+/** Characters of the final progress text the run's snapshot keeps (what `/workflows` shows), as the tool keeps. */
+const PROGRESS_CHARS = 16 * 1024;
+
+export async function execute(
+	source: DurableSource,
+	durable: DurableRun,
+	flags: RunFlags,
+	pi: PiSetup,
+	ctx: CliContext,
+): Promise<number> {
+	const controller = new AbortController();
+	const tracker = createWorkflowProgressTracker();
+	const view = createProgressView(ctx.stderr);
+	let runId: string | undefined;
+	durable.recorded.then((id) => {
+		runId = id;
+	});
+	const stop = () => {
+		if (controller.signal.aborted) {
+			// A second Ctrl-C: the person will not wait for the children to wind down.
+			ctx.stderr.write(`\n${resumeHint(runId)}\n`);
+			process.exit(EXIT_STOPPED);
+		}
+		view.message("Stopping: ending the children and saving the run (Ctrl-C again to quit at once)…");
+		controller.abort("Stopped with Ctrl-C");
+	};
+	process.on("SIGINT", stop);
+	process.on("SIGTERM", stop);
+	let result: WorkflowRunResult;
+	try {
+		result = await runWorkflowScript(source.script, {
+			agentRunner: pi.runner,
+			filename: source.filename,
+			cwd: ctx.cwd,
+			concurrency: flags.concurrency,
+			agentTypes: pi.agentTypes,
+			resolveWorkflow: createWorkflowResolver({ agentDir: ctx.agentDir }),
+			signal: controller.signal,
+			journal: durable.journal,
+			...(source.args !== undefined ? { args: source.args } : {}),
+			...(flags.timeoutMs !== undefined ? { timeoutMs: flags.timeoutMs } : {}),
+			onProgress: (event) => {
+				if (event.type === "run_start") durable.started(event.meta, source);
+				tracker.updateFromProgressEvent(event);
+				view.update(event, tracker.getEnvelope());
+			},
+		});
+	} catch (error) {
+		// Only our own bugs reach here: runWorkflowScript resolves for every script fault.
+		await durable.abandon();
+		throw error;
+	} finally {
+		process.off("SIGINT", stop);
+		process.off("SIGTERM", stop);
+	}
+	const { envelope } = tracker.complete(result);
+	const text = formatWorkflowProgress(envelope);
+	const saved = await durable.finish(
+		result,
+		text.length <= PROGRESS_CHARS ? text : `${text.slice(0, PROGRESS_CHARS - 1)}…`,
+	);
+	view.finish(envelope);
+	runId = saved.runId;
+
+	if (flags.json) ctx.stdout.write(`${JSON.stringify({ ...result, runId }, null, 2)}\n`);
+	else if (result.value !== undefined || result.status === "completed") {
+		ctx.stdout.write(`${JSON.stringify(result.value ?? null, null, 2)}\n`);
+	}
+	if (saved.problem) ctx.stderr.write(`Warning: the run could not be saved completely (${saved.problem})\n`);
+	if (result.status !== "completed") {
+		if (result.error) ctx.stderr.write(`Error (${result.error.code}): ${result.error.message}\n`);
+		ctx.stderr.write(
+			`${saved.saved > 0 ? resumeHint(runId) : "No agent result was saved: run the workflow again to retry."}\n`,
+		);
+	} else if (runId) {
+		ctx.stderr.write(`Run ${runId}\n`);
+	}
+	return result.status === "completed" ? 0 : result.status === "stopped" ? EXIT_STOPPED : 1;
+}
+
+function resumeHint(runId: string | undefined): string {
+	return runId
+		? `Run ${runId} keeps its finished agents. Resume it: pi-workflows resume ${runId}`
+		: "The run has no record yet: run the workflow again.";
+}

@@ -1,0 +1,53 @@
+/**
+ * What `run`, `resume` and `check` read from the command line: the script (a file, or the `meta.name` of a saved
+ * workflow as the tool finds it) and the `--args` JSON (inline or `@file`), and pi's agent directory.
+ */
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { errorMessage } from "../errors.ts";
+import { defaultRunsRoot } from "../runs/index.ts";
+import type { JsonValue } from "../runtime/types.ts";
+import { resolveScriptSource } from "../tool/script-source.ts";
+import { usageError } from "./args.ts";
+
+/** A script to run or check. */
+export interface CliScript {
+	source: string;
+	filename: string;
+}
+
+/** pi's agent directory (`$PI_CODING_AGENT_DIR` or `~/.pi/agent`): the run store's root is its `workflow-runs`. */
+export function agentDirOf(env: NodeJS.ProcessEnv): string {
+	return dirname(defaultRunsRoot(env));
+}
+
+/**
+ * `target` as a file when it looks like a path (`.js`, or a `/`), else as a saved workflow's name
+ * (`.pi/workflows/*.js`, then `<agentDir>/workflows/*.js`). Throws `workflow_not_found` saying where it looked.
+ */
+export function readScript(target: string, options: { cwd: string; agentDir: string }): CliScript {
+	const isPath = target.endsWith(".js") || target.includes("/") || target.includes("\\");
+	const { source, filename } = resolveScriptSource(isPath ? { path: target } : { name: target }, options);
+	return { source, filename };
+}
+
+/** `--args`: inline JSON, or `@path` to a JSON file (relative to `cwd`). */
+export function readArgs(text: string, cwd: string): JsonValue {
+	let json = text;
+	if (text.startsWith("@")) {
+		const path = resolve(cwd, text.slice(1));
+		try {
+			json = readFileSync(path, "utf8");
+		} catch (error) {
+			throw usageError(`--args ${text}: cannot read ${path} (${errorMessage(error)}). Name a JSON file that exists`);
+		}
+	}
+	try {
+		return JSON.parse(json) as JsonValue;
+	} catch (error) {
+		const where = text.startsWith("@") ? ` in ${text.slice(1)}` : "";
+		throw usageError(
+			`--args is not JSON${where} (${errorMessage(error)}). Pass a JSON value, e.g. --args '{"files":["a.ts"]}', or --args @args.json`,
+		);
+	}
+}

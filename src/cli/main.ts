@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+/** The `pi-workflows` bin: the command line of this process, and its exit code once the output is written. */
+import { runCli } from "./cli.ts";
+import { agentDirOf } from "./inputs.ts";
+
+const code = await runCli(process.argv.slice(2), {
+	cwd: process.cwd(),
+	env: process.env,
+	agentDir: agentDirOf(process.env),
+	stdout: process.stdout,
+	stderr: process.stderr,
+});
+// pi's sessions may leave sockets and timers open after their children ended; the command is done once its
+// output is out.
+process.stdout.write("", () => process.exit(code));

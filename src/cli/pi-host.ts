@@ -1,0 +1,111 @@
+/**
+ * The pi half of `run` and `resume`, loaded only by them (with `import()`), so `--help`, `check` and `runs` work
+ * where pi is not installed. It sets pi up as its own command line does: auth.json and models.json from the agent
+ * directory, settings (default model and thinking level), and extensions (discovered ones plus each `-e`), whose
+ * providers reach the children's model runtime; then builds the runner with children as pi sessions.
+ */
+import { resolve } from "node:path";
+import type { Api, Model } from "@earendil-works/pi-ai";
+import { createAgentSessionServices, resolveCliModel } from "@earendil-works/pi-coding-agent";
+import { createPiAgentRunner, listAvailableAgentTypes, loadAgentTypes, type WorktreePlaceSource } from "../pi.ts";
+import type { WorkflowAgentRunner } from "../runtime/types.ts";
+import { usageError } from "./args.ts";
+
+/** What the command line asked of pi. */
+export interface PiSetupOptions {
+	cwd: string;
+	agentDir: string;
+	/** `-e` paths, relative to `cwd`. */
+	extensions: readonly string[];
+	/** `--model provider/id[:thinking]`. */
+	model?: string;
+	/** The run's id and folder, for `isolation: "worktree"`. */
+	worktreePlace?: WorktreePlaceSource;
+}
+
+/** The runner and what a run needs to know about it. */
+export interface PiSetup {
+	runner: WorkflowAgentRunner;
+	/** `provider/id` of the children's default model. */
+	model: string;
+	/** Enabled agent types, so an unknown one fails at once. */
+	agentTypes: string[];
+	/** Things the person should see (agent files skipped, pi's model warnings). */
+	warnings: string[];
+}
+
+export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
+	const services = await createAgentSessionServices({
+		cwd: options.cwd,
+		agentDir: options.agentDir,
+		resourceLoaderOptions: { additionalExtensionPaths: options.extensions.map((path) => resolve(options.cwd, path)) },
+	});
+	const loaded = services.resourceLoader.getExtensions();
+	const failed = loaded.errors[0];
+	if (failed) {
+		throw usageError(`Extension ${failed.path} did not load: ${failed.error}. Fix it, or leave it out`);
+	}
+	const error = services.diagnostics.find((d) => d.type === "error");
+	if (error) throw usageError(`${error.message}. Fix the extension, or leave it out`);
+	const warnings = [
+		...(loaded.warnings ?? []).map((w) => `Extension ${w.path}: ${w.warning}`),
+		...services.diagnostics.filter((d) => d.type === "warning").map((d) => d.message),
+	];
+
+	const { modelRuntime, settingsManager } = services;
+	const chosen = await chooseModel(options.model, services);
+	if (chosen.warning) warnings.push(chosen.warning);
+	const thinking = chosen.thinking ?? settingsManager.getDefaultThinkingLevel();
+	const types = loadAgentTypes({ cwd: options.cwd, agentDir: options.agentDir });
+	warnings.push(...types.warnings);
+	const runner = createPiAgentRunner({
+		cwd: options.cwd,
+		agentDir: options.agentDir,
+		agentTypes: types.types,
+		modelRuntime,
+		defaultModel: chosen.model,
+		...(options.worktreePlace ? { worktreePlace: options.worktreePlace } : {}),
+		...(thinking ? { defaultThinking: thinking } : {}),
+	});
+	return {
+		runner,
+		model: `${chosen.model.provider}/${chosen.model.id}`,
+		agentTypes: listAvailableAgentTypes(types.types),
+		warnings,
+	};
+}
+
+type Services = Awaited<ReturnType<typeof createAgentSessionServices>>;
+type Thinking = NonNullable<ReturnType<Services["settingsManager"]["getDefaultThinkingLevel"]>>;
+
+/** `--model`, else pi's default model from settings, else the first model pi has credentials for. */
+async function chooseModel(
+	wanted: string | undefined,
+	{ modelRuntime, settingsManager }: Services,
+): Promise<{ model: Model<Api>; thinking?: Thinking; warning?: string }> {
+	const provider = settingsManager.getDefaultProvider();
+	const id = settingsManager.getDefaultModel();
+	const reference = wanted ?? (provider && id ? `${provider}/${id}` : undefined);
+	if (reference) {
+		const resolved = resolveCliModel({ cliModel: reference, modelRuntime });
+		if (resolved.model) {
+			return {
+				model: resolved.model,
+				...(resolved.thinkingLevel ? { thinking: resolved.thinkingLevel as Thinking } : {}),
+				...(resolved.warning ? { warning: resolved.warning } : {}),
+			};
+		}
+		if (wanted) {
+			// pi's message is written for its own command line; its first sentence says what is wrong.
+			const reason = (resolved.error ?? "no such model").split(". ")[0]?.replace(/\.$/, "");
+			throw usageError(
+				`--model ${wanted}: ${reason}. Pass provider/id of a model \`pi --list-models\` shows, or load its provider with -e`,
+			);
+		}
+	}
+	const [first] = await modelRuntime.getAvailable().catch(() => []);
+	if (first) return { model: first };
+	throw usageError(
+		"No model available: pi has no credentials for any provider. Log in with `pi` (/login) or set a provider's API key, or pass --model provider/id with -e for a custom provider",
+	);
+}

@@ -1,0 +1,109 @@
+/**
+ * How a CLI run shows its progress on stderr. On a terminal: the envelope as the progress text (phases, agents,
+ * failures, recent log), redrawn in place every spinner tick with a star spinner and live clocks, each line cut to
+ * the terminal's width so the redraw stays in place. Elsewhere (a pipe, a CI log): one plain line per thing that
+ * happened, never redrawn.
+ */
+import { formatDuration, oneLine, STAR_FRAMES, summarizeWorkflowProgress, TICK_MS } from "../progress/format.ts";
+import { formatWorkflowProgress, type WorkflowProgressEnvelope } from "../progress/index.ts";
+import type { WorkflowProgressEvent } from "../runtime/events.ts";
+import type { CliContext } from "./context.ts";
+
+/** The view of one run. */
+export interface ProgressView {
+	/** After each runtime event, with the envelope the tracker made of it. */
+	update(event: WorkflowProgressEvent, envelope: WorkflowProgressEnvelope): void;
+	/** A line for the person that is not progress (a warning, "stopping…"). */
+	message(text: string): void;
+	/** The final envelope; ends the redraw timer. */
+	finish(envelope: WorkflowProgressEnvelope): void;
+}
+
+type Stream = CliContext["stderr"];
+
+/** The live view on a terminal, plain lines elsewhere. */
+export function createProgressView(stream: Stream, now: () => number = Date.now): ProgressView {
+	return stream.isTTY ? liveView(stream, now) : plainView(stream);
+}
+
+function liveView(stream: Stream, now: () => number): ProgressView {
+	let envelope: WorkflowProgressEnvelope | undefined;
+	let shown = 0;
+	const clear = () => {
+		if (shown > 0) stream.write(`\x1b[${shown}A\r\x1b[J`);
+		shown = 0;
+	};
+	const draw = (spin: boolean) => {
+		if (!envelope) return;
+		const at = now();
+		const width = Math.max(20, (stream.columns ?? 80) - 1);
+		const height = Math.max(3, (stream.rows ?? 24) - 2);
+		const lines = formatWorkflowProgress(envelope, { now: at }).split("\n").slice(0, height);
+		if (spin) lines[0] = `${STAR_FRAMES[Math.floor(at / TICK_MS) % STAR_FRAMES.length]} ${lines[0]}`;
+		clear();
+		stream.write(`${lines.map((line) => cut(line, width)).join("\n")}\n`);
+		shown = lines.length;
+	};
+	// Only moves the spinner and clocks: it must not keep the process alive.
+	const timer = setInterval(() => draw(true), TICK_MS);
+	timer.unref();
+	return {
+		update(_event, next) {
+			envelope = next;
+		},
+		message(text) {
+			clear();
+			stream.write(`${text}\n`);
+			draw(true);
+		},
+		finish(final) {
+			clearInterval(timer);
+			envelope = final;
+			draw(false);
+		},
+	};
+}
+
+/** At most `width` characters (code points: the marks the text uses are one cell wide). */
+function cut(line: string, width: number): string {
+	const chars = [...line];
+	return chars.length <= width ? line : `${chars.slice(0, width - 1).join("")}…`;
+}
+
+function plainView(stream: Stream): ProgressView {
+	const say = (text: string) => stream.write(`${text}\n`);
+	return {
+		update(event) {
+			const line = eventLine(event);
+			if (line !== undefined) say(line);
+		},
+		message: say,
+		finish(final) {
+			say(summarizeWorkflowProgress(final));
+		},
+	};
+}
+
+/** The plain line of one event; undefined for events that change nothing a person follows (queued, child state). */
+function eventLine(event: WorkflowProgressEvent): string | undefined {
+	switch (event.type) {
+		case "run_start":
+			return `Workflow ${event.meta.name}: started`;
+		case "phase_start":
+			return `Phase ${oneLine(event.phase)}`;
+		case "agent_started":
+			return `  ▸ ${oneLine(event.label)} (${event.agentType})${event.attempt > 1 ? `, attempt ${event.attempt}` : ""}`;
+		case "agent_retry":
+			return `  ↻ ${oneLine(event.label)}: ${oneLine(event.reason)}`;
+		case "agent_finished":
+			return `  ✓ ${oneLine(event.label)} · ${event.cached ? "replayed from the run record" : formatDuration(event.durationMs)}`;
+		case "agent_failed":
+			return `  ✗ ${oneLine(event.label)}: ${oneLine(event.error)}`;
+		case "slot_failed":
+			return `  ✗ ${event.kind}[${event.index}]: ${oneLine(event.error)}`;
+		case "log":
+			return `  › ${event.level === "info" ? "" : `${event.level}: `}${oneLine(event.message)}`;
+		default:
+			return undefined;
+	}
+}

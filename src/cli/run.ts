@@ -1,0 +1,160 @@
+/**
+ * `pi-workflows run <file|name>` and `pi-workflows resume <runId> [file]`: a durable run (a record in the run store,
+ * so it can be listed and resumed, as the `workflow` tool's runs can) with children as pi sessions. Progress goes
+ * to stderr, the result as JSON to stdout; the exit code is 0 completed, 1 failed, 130 stopped. Ctrl-C stops the
+ * children and says how to resume.
+ */
+
+import { isWorkflowError, stripLocation, WorkflowError } from "../errors.ts";
+import { createRunStore } from "../runs/index.ts";
+import { MAX_TIMEOUT_MS } from "../runtime/agent-options.ts";
+import { parseWorkflowSource, validateArgs } from "../runtime/meta.ts";
+import type { WorkflowMeta } from "../runtime/types.ts";
+import { DurableRun, type DurableSource } from "../tool/durable-run.ts";
+import { type FlagSpec, flagValue, integerFlag, type ParsedArgs, parseArgs, usageError } from "./args.ts";
+import type { CliContext } from "./context.ts";
+import { execute } from "./execute.ts";
+import { readArgs, readScript } from "./inputs.ts";
+import type { PiSetup } from "./pi-host.ts";
+
+const RUN_FLAGS: readonly FlagSpec[] = [
+	{ name: "args", value: true },
+	{ name: "model", value: true },
+	{ name: "concurrency", value: true },
+	{ name: "timeout", value: true },
+	{ name: "extension", short: "e", value: true, repeat: true },
+	{ name: "json" },
+];
+
+/** Children running at once unless `--concurrency` says otherwise: the extension's default too. */
+const DEFAULT_CONCURRENCY = 4;
+/** The Node that pi-coding-agent 1.6 declares in its `engines`. */
+const PI_NODE = "22.19";
+
+export async function runCommand(argv: readonly string[], ctx: CliContext): Promise<number> {
+	const args = parseArgs(argv, RUN_FLAGS, "run");
+	const [target, extra] = args.positionals;
+	if (target === undefined || extra !== undefined) {
+		throw usageError("`run` takes one workflow: pi-workflows run <file|name> [options]");
+	}
+	const flags = runFlags(args);
+	const script = readScript(target, { cwd: ctx.cwd, agentDir: ctx.agentDir });
+	const givenArgs = flagValue(args, "args");
+	const source: DurableSource = {
+		script: script.source,
+		filename: script.filename,
+		...(givenArgs !== undefined ? { args: readArgs(givenArgs, ctx.cwd) } : {}),
+	};
+	await checkBeforeStart(source);
+	const store = createRunStore({ cwd: ctx.cwd, root: `${ctx.agentDir}/workflow-runs` });
+	const durable = DurableRun.fresh(store, source);
+	const pi = await setUp(flags, ctx, durable);
+	return execute(source, durable, flags, pi, ctx);
+}
+
+export async function resumeCommand(argv: readonly string[], ctx: CliContext): Promise<number> {
+	const args = parseArgs(argv, RUN_FLAGS, "resume");
+	const [runId, file, extra] = args.positionals;
+	if (runId === undefined || extra !== undefined) {
+		throw usageError(
+			"`resume` takes a run id and, to resume with an edited script, its file: pi-workflows resume <runId> [file]",
+		);
+	}
+	// Everything the command line can get wrong is checked before the run's lock is taken.
+	const flags = runFlags(args);
+	const script = file !== undefined ? readScript(file, { cwd: ctx.cwd, agentDir: ctx.agentDir }) : undefined;
+	const givenArgs = flagValue(args, "args");
+	const parsedArgs = givenArgs !== undefined ? readArgs(givenArgs, ctx.cwd) : undefined;
+	const store = createRunStore({ cwd: ctx.cwd, root: `${ctx.agentDir}/workflow-runs` });
+	const durable = await DurableRun.resume(store, runId);
+	try {
+		const original = durable.original as DurableSource;
+		const runArgs = parsedArgs !== undefined ? parsedArgs : original.args;
+		const source: DurableSource = {
+			script: script?.source ?? original.script,
+			filename: script?.filename ?? original.filename,
+			...(runArgs !== undefined ? { args: runArgs } : {}),
+		};
+		await checkBeforeStart(source);
+		const pi = await setUp(flags, ctx, durable);
+		return await execute(source, durable, flags, pi, ctx);
+	} catch (error) {
+		// A run that went ahead let go of its lock itself; one that never started must not keep it.
+		await durable.abandon();
+		throw error;
+	}
+}
+
+/**
+ * The header, syntax and args, checked as the run would check them before its first agent, but before pi loads: a
+ * script that cannot start is a mistake in what was given (exit 2, one line with its line:column), not a failed run.
+ */
+async function checkBeforeStart(source: DurableSource): Promise<void> {
+	let meta: WorkflowMeta;
+	try {
+		meta = parseWorkflowSource(source.script, { filename: source.filename }).meta;
+	} catch (error) {
+		if (!isWorkflowError(error) || !error.location) throw error;
+		const { line, column } = error.location;
+		throw new WorkflowError(error.code, `${source.filename}:${line}:${column}: ${stripLocation(error.message)}`);
+	}
+	await validateArgs(meta, source.args);
+}
+
+/** The flags of `run` and `resume`, checked before anything is loaded or locked. */
+export interface RunFlags {
+	concurrency: number;
+	timeoutMs?: number;
+	model?: string;
+	extensions: string[];
+	json: boolean;
+}
+
+function runFlags(args: ParsedArgs): RunFlags {
+	const timeoutMs = integerFlag(args, "timeout", 1, MAX_TIMEOUT_MS);
+	const model = flagValue(args, "model");
+	return {
+		concurrency: integerFlag(args, "concurrency", 1, 64) ?? DEFAULT_CONCURRENCY,
+		...(timeoutMs !== undefined ? { timeoutMs } : {}),
+		...(model !== undefined ? { model } : {}),
+		extensions: args.flags.get("extension") ?? [],
+		json: args.flags.has("json"),
+	};
+}
+
+/** Loads the pi half and sets pi up; says which package to install where pi is not. */
+async function setUp(flags: RunFlags, ctx: CliContext, durable: DurableRun): Promise<PiSetup> {
+	let host: typeof import("./pi-host.ts");
+	try {
+		host = await import("./pi-host.ts");
+	} catch (error) {
+		throw piMissing(error);
+	}
+	const pi = await host.setUpPi({
+		cwd: ctx.cwd,
+		agentDir: ctx.agentDir,
+		extensions: flags.extensions,
+		// Isolated children's branches are named after this run, and their worktrees live in its folder.
+		worktreePlace: () => durable.worktreePlace(),
+		...(flags.model !== undefined ? { model: flags.model } : {}),
+	});
+	for (const warning of pi.warnings) ctx.stderr.write(`Warning: ${warning}\n`);
+	return pi;
+}
+
+function piMissing(error: unknown): Error {
+	const code = (error as { code?: unknown }).code;
+	const message = error instanceof Error ? error.message : String(error);
+	if (code === "ERR_MODULE_NOT_FOUND" && /@earendil-works\/|typebox/.test(message)) {
+		return usageError(
+			"`run` starts its children as pi sessions, and pi is not installed here. Install it next to pi-workflows: npm install @earendil-works/pi-coding-agent",
+		);
+	}
+	const major = Number(process.versions.node.split(".")[0]);
+	if (major < 22) {
+		return usageError(
+			`\`run\` needs pi, which needs Node ${PI_NODE} or newer; this is Node ${process.versions.node}`,
+		);
+	}
+	return error instanceof Error ? error : new Error(message);
+}

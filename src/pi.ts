@@ -1,0 +1,34 @@
+/**
+ * pi-workflows/pi: everything that needs pi. The default export is the pi extension (the `workflow` tool,
+ * `workflow_runs`, `/workflows`); the named exports are the pi-backed runner, the pi widget/status controller and
+ * agent-type loading, for hosts and extensions that compose their own. The pi-free host API is `pi-workflows`.
+ */
+
+export type {
+	WorkflowProgressUi,
+	WorkflowProgressUiContext,
+	WorkflowProgressUiOptions,
+} from "./progress/ui.ts";
+export { createWorkflowProgressUi } from "./progress/ui.ts";
+export type {
+	AgentTypeConfig,
+	ChildAction,
+	ChildControl,
+	LoadAgentTypesOptions,
+	LoadAgentTypesResult,
+	PiAgentRunnerHooks,
+	PiAgentRunnerOptions,
+	SessionTools,
+	WorkflowToolOptions,
+	WorktreePlace,
+	WorktreePlaceSource,
+} from "./tool/index.ts";
+export {
+	ChildControls,
+	createPiAgentRunner,
+	createWorkflowTool,
+	default,
+	listAvailableAgentTypes,
+	loadAgentTypes,
+	sessionToolsOf,
+} from "./tool/index.ts";

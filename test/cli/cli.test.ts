@@ -1,0 +1,233 @@
+/**
+ * The `pi-workflows` bin, spawned as users run it (built once into a copy of the checkout): help, the one-line
+ * errors with exit code 2, `check`, `runs`, an example run end to end with children as pi sessions on the faux
+ * provider loaded with `-e`, a failed run (1), and Ctrl-C (130, the resume hint) followed by `resume`.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildCopy, childEnv, ROOT, removeAll } from "../helpers/package.ts";
+import { runCommand, type SpawnResult } from "../helpers/spawn.ts";
+
+const FAUX = join(ROOT, "test", "fixtures", "faux-provider-extension.ts");
+const EXAMPLE = join(ROOT, "examples", "workflows", "map-reduce-summary.js");
+const PI = ["-e", FAUX, "--model", "faux/faux-1"];
+
+const dirs: string[] = [];
+let bin: string;
+/** The project the commands run in, and pi's agent directory (auth, settings, the run store) for all of them. */
+let project: string;
+let agentDir: string;
+
+beforeAll(async () => {
+	const copy = await buildCopy();
+	dirs.push(copy);
+	bin = join(copy, "dist", "cli", "main.js");
+	project = mkdtempSync(join(tmpdir(), "wf-cli-project-"));
+	agentDir = mkdtempSync(join(tmpdir(), "wf-cli-agent-"));
+	dirs.push(project, agentDir);
+}, 120_000);
+afterAll(() => removeAll(dirs));
+
+/** No provider keys from the machine: "no model available" must not depend on who runs the suite. */
+function env(): NodeJS.ProcessEnv {
+	const clean = Object.fromEntries(Object.entries(childEnv()).filter(([name]) => !/_API_KEY$|_TOKEN$/.test(name)));
+	return { ...clean, PI_CODING_AGENT_DIR: agentDir };
+}
+
+function cli(args: string[]): Promise<SpawnResult> {
+	return runCommand(process.execPath, [bin, ...args], { cwd: project, env: env(), timeoutMs: 90_000 });
+}
+
+function script(name: string, body: string): string {
+	const path = join(project, name);
+	writeFileSync(
+		path,
+		`export const meta = { name: "${name.replace(/\.js$/, "")}", description: "a CLI test" };\n${body}\n`,
+	);
+	return path;
+}
+
+describe("pi-workflows help and command-line errors", () => {
+	it("--help lists the commands and exit codes; run --help lists its options; no command prints help, exit 2", async () => {
+		const help = await cli(["--help"]);
+		expect(help.code).toBe(0);
+		for (const word of ["run <file|name>", "resume <runId>", "check <file>", "runs [--json]", "130 stopped"]) {
+			expect(help.stdout).toContain(word);
+		}
+		const run = await cli(["run", "--help"]);
+		expect(run.code).toBe(0);
+		for (const flag of ["--args", "--model", "--concurrency", "--timeout", "-e, --extension", "--json"]) {
+			expect(run.stdout).toContain(flag);
+		}
+		expect((await cli([])).code).toBe(2);
+	});
+
+	it.each([
+		[["frobnicate"], "no command `frobnicate`: use one of run, resume, check, runs"],
+		[["run", "x.js", "--fast"], "`run` has no option --fast. See `pi-workflows run --help`"],
+		[["run", "missing.js"], "No workflow file at `missing.js`"],
+		[["run", "never-saved"], "No saved workflow named `never-saved`"],
+		[["run", EXAMPLE, "--args", "{documents:"], "--args is not JSON ("],
+		[["run", EXAMPLE, "--args", "@nope.json"], "--args @nope.json: cannot read"],
+		[["run", EXAMPLE, "--concurrency", "0"], '--concurrency must be a whole number from 1 to 64, got "0"'],
+		[["run", EXAMPLE, "--model"], "--model needs a value"],
+		[["resume", "not-an-id"], "`not-an-id` is not a run id"],
+		[["check"], "`check` takes one workflow file"],
+		[["run", EXAMPLE], "The args do not match `meta.args` of workflow `map-reduce-summary`"],
+		[["run", EXAMPLE, "--args", '{"documents":[]}'], "`args.documents` must NOT have fewer than 1 items"],
+	])("%j: one line on stderr, exit code 2", async (args, message) => {
+		const result = await cli(args);
+		expect(result.code, result.stderr).toBe(2);
+		expect(result.stderr).toContain(message);
+		expect(result.stderr.trim().split("\n")).toHaveLength(1);
+		expect(result.stdout).toBe("");
+	});
+});
+
+describe("pi-workflows check", () => {
+	it("run refuses a script that cannot start at its file:line:column, exit 2", async () => {
+		const file = script("broken.js", "return (;");
+		const result = await cli(["run", file, ...PI]);
+		expect(result.code, result.stderr).toBe(2);
+		expect(result.stderr).toBe(`pi-workflows: ${file}:2:9: Unexpected token\n`);
+	});
+
+	it("passes a good script (exit 0) and reports a bad header at its line and column with a frame (exit 1)", async () => {
+		const good = await cli(["check", EXAMPLE]);
+		expect(good.code).toBe(0);
+		expect(good.stdout).toContain("map-reduce-summary.js: ok");
+
+		const bad = join(project, "bad-header.js");
+		writeFileSync(
+			bad,
+			'export const meta = {\n\tname: "bad",\n\tdescription: "a header with a typo",\n\tphses: [],\n};\nreturn 1;\n',
+		);
+		const result = await cli(["check", bad]);
+		expect(result.code).toBe(1);
+		expect(result.stdout).toContain("bad-header.js:4:2: error meta_invalid: `meta.phses` is not a known key");
+		expect(result.stdout).toContain("> 4 | \tphses: [],\n    | \t^");
+
+		const json = await cli(["check", bad, "--json"]);
+		expect(json.code).toBe(1);
+		expect(JSON.parse(json.stdout)).toEqual({
+			ok: false,
+			diagnostics: [
+				expect.objectContaining({
+					code: "meta_invalid",
+					severity: "error",
+					line: 4,
+					column: 2,
+					frame: expect.any(String),
+				}),
+			],
+		});
+	});
+});
+
+describe("pi-workflows run, runs and resume (children as pi sessions on the faux provider)", () => {
+	it("runs an example end to end: progress lines on stderr, the whole result as JSON on stdout, exit 0", async () => {
+		const result = await cli(["run", EXAMPLE, "--args", '{"documents":["a.md","b.md"]}', ...PI, "--json"]);
+		expect(result.code, result.stderr).toBe(0);
+		const output = JSON.parse(result.stdout);
+		expect(output).toMatchObject({
+			status: "completed",
+			counts: { calls: 3, completed: 3, failed: 0 },
+			value: {
+				summary: "faux: Merge these 2 summaries into one, for: the main points, deci",
+				keyPoints: [],
+				levels: 1,
+				unread: [],
+			},
+			runId: expect.stringMatching(/^wf-/),
+		});
+		expect(result.stderr).toContain("Phase map");
+		expect(result.stderr).toContain("✓ map a.md");
+		expect(result.stderr).toContain("✓ reduce L1 #1");
+		expect(result.stderr).toContain(`Run ${output.runId}`);
+
+		const runs = await cli(["runs"]);
+		expect(runs.code).toBe(0);
+		expect(runs.stdout).toMatch(new RegExp(`${output.runId} · map-reduce-summary · completed · .* 3 agents done`));
+		const list = JSON.parse((await cli(["runs", "--json"])).stdout);
+		expect(list).toContainEqual(expect.objectContaining({ id: output.runId, status: "completed", agents: 3 }));
+	}, 120_000);
+
+	it("a script that throws: exit 1, the error and the resume hint on stderr", async () => {
+		const file = script("throws.js", 'await agent("echo first");\nthrow new Error("the script gave up");');
+		const result = await cli(["run", file, ...PI]);
+		expect(result.code, result.stderr).toBe(1);
+		expect(result.stderr).toContain("Error (script_error): Uncaught the script gave up (3:16)");
+		expect(result.stderr).toMatch(/Resume it: pi-workflows resume wf-\S+/);
+	}, 120_000);
+
+	it("no model pi could use, or one it does not know: one line, exit 2", async () => {
+		const none = await cli(["run", EXAMPLE, "--args", '{"documents":["a.md"]}']);
+		expect(none.code, none.stderr).toBe(2);
+		expect(none.stderr).toContain("No model available: pi has no credentials for any provider.");
+		const unknown = await cli([
+			"run",
+			EXAMPLE,
+			"--args",
+			'{"documents":["a.md"]}',
+			"-e",
+			FAUX,
+			"--model",
+			"nowhere/x",
+		]);
+		expect(unknown.code, unknown.stderr).toBe(2);
+		expect(unknown.stderr).toContain("--model nowhere/x:");
+		expect(unknown.stderr.trim().split("\n")).toHaveLength(1);
+	}, 120_000);
+
+	it("Ctrl-C stops the children (exit 130) and says how to resume; resume with a fixed script replays and completes", async () => {
+		const file = script(
+			"waits.js",
+			'phase("work");\nconst a = await agent("echo one");\nconst b = await agent("wait for ever");\nreturn { a, b };',
+		);
+		const stopped = await runUntil([bin, "run", file, ...PI], "✓ echo one");
+		expect(stopped.code, stopped.stderr).toBe(130);
+		expect(stopped.stderr).toContain("Stopping: ending the children");
+		expect(stopped.stderr).toContain("Workflow waits was stopped");
+		const runId = /Resume it: pi-workflows resume (wf-\S+)/.exec(stopped.stderr)?.[1];
+		expect(runId).toBeDefined();
+
+		const fixed = script(
+			"waits-fixed.js",
+			'phase("work");\nconst a = await agent("echo one");\nconst b = await agent("echo two");\nreturn { a, b };',
+		);
+		const resumed = await cli(["resume", runId as string, fixed, ...PI]);
+		expect(resumed.code, resumed.stderr).toBe(0);
+		expect(JSON.parse(resumed.stdout)).toEqual({ a: "child answered ONE", b: "child answered TWO" });
+		expect(resumed.stderr).toContain("✓ echo one · replayed from the run record");
+	}, 150_000);
+});
+
+/** Spawns the bin and sends SIGINT once stderr shows `marker`. */
+function runUntil(args: string[], marker: string): Promise<SpawnResult> {
+	return new Promise((resolve, reject) => {
+		const child = spawn(process.execPath, args, { cwd: project, env: env(), stdio: ["ignore", "pipe", "pipe"] });
+		let stdout = "";
+		let stderr = "";
+		let sent = false;
+		const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
+		child.stdout.on("data", (chunk) => {
+			stdout += chunk;
+		});
+		child.stderr.on("data", (chunk) => {
+			stderr += chunk;
+			if (!sent && stderr.includes(marker)) {
+				sent = true;
+				// The next agent has been queued by then; give it a moment to start its session.
+				setTimeout(() => child.kill("SIGINT"), 500);
+			}
+		});
+		child.on("error", reject);
+		child.on("close", (code) => {
+			clearTimeout(timer);
+			resolve({ code, stdout, stderr });
+		});
+	});
+}

@@ -1,0 +1,48 @@
+/**
+ * src/cli imports: the core, the run store, and the few pi-free files of src/tool it shares with the extension;
+ * pi only in pi-host.ts, which the commands load with `import()` when `run` or `resume` runs. So `--help`, `check`
+ * and `runs` load no pi package, and work where pi is not installed.
+ */
+import { describe, expect, it } from "vitest";
+import { importGraph, PI_PACKAGES, sourceFolder } from "../helpers/imports.ts";
+
+const { files, importsOf } = sourceFolder("cli");
+
+/** pi-free files of src/tool the CLI uses as they are (durable runs, script sources, the run list). */
+const SHARED_TOOL_FILES = ["durable-run.ts", "script-source.ts", "run-views.ts", "run-registry.ts"].map(
+	(name) => `../tool/${name}`,
+);
+
+describe("src/cli imports", () => {
+	it("finds the files it checks", () => {
+		expect(files).toEqual(expect.arrayContaining(["main.ts", "cli.ts", "run.ts", "pi-host.ts"]));
+	});
+
+	it.each(files)("%s: the core, the run store and shared pi-free tool files; pi only in pi-host.ts", (name) => {
+		for (const { typeOnly, from } of importsOf(name)) {
+			if (from === "./pi-host.ts") {
+				expect(typeOnly, `${name} imports pi-host.ts statically: load it with import()`).toBe(true);
+				continue;
+			}
+			if (from.startsWith("./") || from.startsWith("node:") || from === "../errors.ts") continue;
+			if (from.startsWith("../runtime/") || from === "../runs/index.ts" || SHARED_TOOL_FILES.includes(from))
+				continue;
+			if (from === "../progress/index.ts" || from === "../progress/format.ts") continue;
+			if (from === "../pi.ts" || PI_PACKAGES.test(from)) {
+				expect(name, `${name} imports ${from}`).toBe("pi-host.ts");
+				continue;
+			}
+			expect.fail(`${name} imports ${from}, which cli/ must not depend on`);
+		}
+	});
+
+	it("the bin's static graph loads no pi package and no typebox", () => {
+		const graph = importGraph("cli/main.ts", { runtimeOnly: true });
+		expect([...graph.keys()]).toEqual(expect.arrayContaining(["cli/run.ts", "cli/check.ts", "tool/durable-run.ts"]));
+		expect([...graph.keys()]).not.toContain("cli/pi-host.ts");
+		const offenders = [...graph].flatMap(([file, bare]) =>
+			bare.filter((from) => PI_PACKAGES.test(from)).map((from) => `${file} imports ${from}`),
+		);
+		expect(offenders).toEqual([]);
+	});
+});

@@ -1,0 +1,109 @@
+/**
+ * The CLI's progress on stderr, fed the events and envelopes of a real run: on a terminal a block redrawn in place
+ * (cursor up over the last block, a moving star spinner, live clock, lines cut to the width); elsewhere one plain
+ * line per event and no escape codes.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createProgressView } from "../../src/cli/progress-view.ts";
+import { STAR_FRAMES, TICK_MS } from "../../src/progress/format.ts";
+import { createWorkflowProgressTracker, type WorkflowProgressEnvelope } from "../../src/progress/index.ts";
+import type { WorkflowProgressEvent } from "../../src/runtime/events.ts";
+import { runWorkflowScript } from "../../src/runtime/index.ts";
+import { createFakeRunner } from "../helpers/fake-runner.ts";
+import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
+
+checkSandboxLeaks();
+
+const SOURCE = `export const meta = { name: "view", description: "progress for the CLI" };
+phase("fan-out");
+const answers = await parallel(["a", "b"].map((x) => () => agent("echo " + x, { label: "a label long enough to be cut at forty columns " + x })));
+phase("log");
+log("all answered");
+return answers;`;
+
+/** A real run's events, each with the envelope the tracker made of it, and the final envelope. */
+async function recordRun() {
+	const tracker = createWorkflowProgressTracker();
+	const steps: Array<{ event: WorkflowProgressEvent; envelope: WorkflowProgressEnvelope }> = [];
+	const fake = createFakeRunner((r) => r.prompt.toUpperCase());
+	const result = await runWorkflowScript(SOURCE, {
+		agentRunner: fake.runner,
+		onProgress: (event) => {
+			tracker.updateFromProgressEvent(event);
+			steps.push({ event, envelope: tracker.getEnvelope() });
+		},
+	});
+	return { steps, final: tracker.complete(result).envelope };
+}
+
+function fakeStream(isTTY: boolean) {
+	const chunks: string[] = [];
+	return { chunks, stream: { isTTY, columns: 40, rows: 30, write: (chunk: string) => chunks.push(chunk) > 0 } };
+}
+
+afterEach(() => {
+	vi.useRealTimers();
+});
+
+describe("the CLI progress view", () => {
+	it("on a terminal: redraws the block in place every tick with the next spinner frame, lines cut to the width", async () => {
+		const { steps, final } = await recordRun();
+		vi.useFakeTimers();
+		let clock = steps[0]?.envelope.startedAt ?? 0;
+		const { chunks, stream } = fakeStream(true);
+		const view = createProgressView(stream as never, () => clock);
+		// Half-way: the first agent running.
+		const running = steps.findIndex((step) => step.event.type === "agent_started");
+		for (const step of steps.slice(0, running + 1)) view.update(step.event, step.envelope);
+
+		vi.advanceTimersByTime(TICK_MS);
+		const first = chunks.join("");
+		const firstLines = first.trimEnd().split("\n");
+		expect(first.startsWith("\x1b[")).toBe(false);
+		expect(firstLines[0]).toMatch(
+			new RegExp(`^${STAR_FRAMES[Math.floor(clock / TICK_MS) % STAR_FRAMES.length]} Workflow view: running`),
+		);
+		expect(first).toContain("fan-out");
+		for (const line of firstLines) expect([...line].length).toBeLessThanOrEqual(39);
+		expect(first).toContain("…");
+
+		chunks.length = 0;
+		clock += TICK_MS;
+		vi.advanceTimersByTime(TICK_MS);
+		const second = chunks.join("");
+		// Up over the whole previous block, then clear to the end of the screen.
+		expect(second.startsWith(`\x1b[${firstLines.length}A\r\x1b[J`)).toBe(true);
+		expect(second).toContain(`${STAR_FRAMES[Math.floor(clock / TICK_MS) % STAR_FRAMES.length]} Workflow view`);
+
+		chunks.length = 0;
+		view.message("Stopping…");
+		expect(chunks.join("")).toContain(`\x1b[${firstLines.length}A\r\x1b[JStopping…\n`);
+
+		chunks.length = 0;
+		view.finish(final);
+		const last = chunks.join("");
+		expect(last).toContain("Workflow view: completed");
+		expect(last).not.toMatch(new RegExp(`[${STAR_FRAMES.join("")}]`));
+		chunks.length = 0;
+		vi.advanceTimersByTime(10 * TICK_MS);
+		expect(chunks).toEqual([]);
+	});
+
+	it("elsewhere: one plain line per event a person follows, the summary at the end, no escape codes", async () => {
+		const { steps, final } = await recordRun();
+		const { chunks, stream } = fakeStream(false);
+		const view = createProgressView(stream as never);
+		for (const step of steps) view.update(step.event, step.envelope);
+		view.finish(final);
+		const text = chunks.join("");
+		expect(text).not.toContain("\x1b");
+		const lines = text.trimEnd().split("\n");
+		expect(lines[0]).toBe("Workflow view: started");
+		expect(lines[1]).toBe("Phase fan-out");
+		expect(lines.filter((line) => line.startsWith("  ▸ a label long enough"))).toHaveLength(2);
+		expect(lines.filter((line) => line.startsWith("  ✓ a label long enough"))).toHaveLength(2);
+		expect(lines).toContain("Phase log");
+		expect(lines).toContain("  › all answered");
+		expect(lines.at(-1)).toMatch(/^Workflow view completed in .*: 2 agents \(2 completed\)/);
+	});
+});
