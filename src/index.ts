@@ -3,6 +3,8 @@
  * is the pi extension that registers the `workflow` tool.
  */
 
+// Authoring: what the static pass reports
+export type { WorkflowDiagnostic } from "./authoring/index.ts";
 // Errors
 export type { SerializedWorkflowError, SourceLocation, WorkflowErrorCode, WorkflowErrorDetails } from "./errors.ts";
 export { isWorkflowError, WorkflowError } from "./errors.ts";
@@ -43,6 +45,7 @@ export type {
 export { createRunStore, defaultRunsRoot, isRunId } from "./runs/index.ts";
 // Runtime: run a script; the runner seam, events and results
 export type {
+	CheckWorkflowOptions,
 	JsonSchema,
 	JsonValue,
 	ParsedWorkflow,
@@ -55,6 +58,7 @@ export type {
 	WorkflowAgentRunnerContext,
 	WorkflowAgentStatus,
 	WorkflowBudgetOptions,
+	WorkflowCheckReport,
 	WorkflowChildState,
 	WorkflowCutOff,
 	WorkflowFailure,
@@ -72,6 +76,7 @@ export type {
 	WorkflowTokenUsage,
 } from "./runtime/index.ts";
 export {
+	checkWorkflowScript,
 	createWorkflowQueue,
 	DEFAULT_AGENT_TYPE,
 	DEFAULT_LIMITS,

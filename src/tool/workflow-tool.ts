@@ -37,6 +37,9 @@ const BEFORE_START_CODES: ReadonlySet<WorkflowErrorCode> = new Set([
 	"syntax_error",
 	"meta_invalid",
 	"args_invalid",
+	// The static pass (runtime/script-check.ts): found before the first agent, listed in `details.diagnostics`.
+	"name_undeclared",
+	"promise_unawaited",
 ]);
 
 const parameters = Type.Object({
