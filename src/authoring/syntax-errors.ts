@@ -149,7 +149,7 @@ function awaitOutsideAsync(source: string, acorn: string, at: number): SyntaxExp
 /** acorn's message with the token it stopped at, and a fix for the common kinds. */
 function plain(source: string, acorn: string, at: number): { message: string; fix: string } {
 	if (acorn === "Unexpected token") {
-		const token = /^(\s*)(\S{1,12})/.exec(source.slice(at, at + 40))?.[2];
+		const token = /^\s*([\w$]{1,20}|\S)/.exec(source.slice(at, at + 40))?.[1];
 		if (token === undefined) {
 			return {
 				message: "The script ends in the middle of a statement",

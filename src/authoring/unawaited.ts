@@ -13,7 +13,8 @@ export interface UnawaitedFinding {
 	fix: string;
 }
 
-const PROMISE_METHODS: ReadonlySet<string> = new Set(["then", "catch", "finally"]);
+/** Members a promise really has: reading them is using the promise, not its value. */
+const PROMISE_MEMBERS: ReadonlySet<string> = new Set(["then", "catch", "finally", "constructor"]);
 /** Globals that read their arguments as plain values: a promise in one is a mistake. */
 const VALUE_TAKERS: ReadonlySet<string> = new Set([
 	"agent",
@@ -56,7 +57,7 @@ function misuse(node: AnyNode, parent: AnyNode, analysis: ScopeAnalysis): string
 			if (parent.object !== node) return undefined;
 			if (parent.computed) return "reads an element of it";
 			const member: string = parent.property.name;
-			return PROMISE_METHODS.has(member) ? undefined : `reads \`.${member}\` of it`;
+			return PROMISE_MEMBERS.has(member) ? undefined : `reads \`.${member}\` of it`;
 		}
 		case "TemplateLiteral":
 			return "puts it in a template string (the text says `[object Promise]`)";

@@ -44,6 +44,9 @@ const CAPABILITIES: Readonly<Record<string, string>> = {
 	performance: "There is no clock in workflow scripts (it breaks resume): pass a timestamp in `args`",
 	structuredClone: "Copy plain data with `JSON.parse(JSON.stringify(value))`",
 	crypto: "There is no randomness in workflow scripts (it breaks resume): put an index in the prompt or label",
+	SharedArrayBuffer: "The sandbox has no `SharedArrayBuffer` (see SECURITY.md): use an `ArrayBuffer`",
+	Atomics: "The sandbox has no `Atomics` (see SECURITY.md): scripts run on one thread, so plain reads and writes do",
+	WebAssembly: "The sandbox has no `WebAssembly`: ask an agent to run such code",
 	Deno: ASK_AGENT,
 	Bun: ASK_AGENT,
 };

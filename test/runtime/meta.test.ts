@@ -208,8 +208,20 @@ const MODULE_SYNTAX: Rejection[] = [
 ];
 
 const SYNTAX: Rejection[] = [
-	[withBody("const = 1;"), "syntax_error", "Unexpected `=`. Look for a missing or extra bracket, comma, operator or quote just before it (2:7)", 2, 7],
-	[withBody("  let x = ;"), "syntax_error", "Unexpected `;`. Look for a missing or extra bracket, comma, operator or quote just before it (2:11)", 2, 11],
+	[
+		withBody("const = 1;"),
+		"syntax_error",
+		"Unexpected `=`. Look for a missing or extra bracket, comma, operator or quote just before it (2:7)",
+		2,
+		7,
+	],
+	[
+		withBody("  let x = ;"),
+		"syntax_error",
+		"Unexpected `;`. Look for a missing or extra bracket, comma, operator or quote just before it (2:11)",
+		2,
+		11,
+	],
 	[withBody("with (a) {}"), "syntax_error", "'with' in strict mode (2:1)", 2, 1],
 	[
 		"export const meta = {",
@@ -229,7 +241,10 @@ describe("parseWorkflowSource", () => {
 
 	it("on a syntax error: names the file in details and keeps acorn's error as the cause", () => {
 		const error = catchError(() => parseWorkflowSource(withBody("const = 1;"), { filename: "review.js" }));
-		expect(error.details).toEqual({ filename: "review.js", fix: "Look for a missing or extra bracket, comma, operator or quote just before it" });
+		expect(error.details).toEqual({
+			filename: "review.js",
+			fix: "Look for a missing or extra bracket, comma, operator or quote just before it",
+		});
 		expect(error.cause).toBeInstanceOf(SyntaxError);
 	});
 
