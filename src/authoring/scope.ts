@@ -1,18 +1,18 @@
 /**
  * Scope analysis of a parsed workflow script: every binding (var/let/const, functions, classes, parameters, catch
  * bindings, destructuring) in the scope it belongs to, and every identifier read or written, resolved to its binding
- * or left unresolved (a global, or a mistake). Declarations are collected over the whole tree before anything is
+ * or left unresolved (a global, or a mistake: the body is strict, so writing an undeclared name throws too). Declarations are collected over the whole tree before anything is
  * resolved, so hoisting and use-before-declaration in closures resolve as the engine resolves them.
  */
 import type { Node } from "acorn";
 
-/** What declared a binding. `implicit` is a plain `x = …` to an undeclared name: sloppy scripts make it a global. */
-export type BindingKind = "var" | "let" | "const" | "function" | "class" | "param" | "catch" | "implicit";
+/** What declared a binding. */
+export type BindingKind = "var" | "let" | "const" | "function" | "class" | "param" | "catch";
 
 export interface Binding {
 	name: string;
 	kind: BindingKind;
-	/** The declaring identifier (for `implicit`, the first assignment's). */
+	/** The declaring identifier. */
 	node: AnyNode;
 	/** A `const` declarator's initializer, when the binding is the declarator's whole target. */
 	init?: AnyNode;
@@ -25,7 +25,7 @@ export interface Reference {
 	/** The node holding it (a member access, a call, a template…). */
 	parent: AnyNode;
 	scope: Scope;
-	/** Written by `=` (plain assignment, `for (x of …)`). */
+	/** Written (`x = …`, `x++`, `for (x of …)`): the body runs in strict mode, so an undeclared one throws too. */
 	write: boolean;
 	/** `typeof x`: reading an undeclared name this way is legal. */
 	typeofOperand: boolean;
@@ -82,8 +82,6 @@ export interface ScopeAnalysis {
 	calls: CallSite[];
 	/** Every declared name, for "did you mean". */
 	declaredNames: Set<string>;
-	/** A direct `eval` somewhere: undeclared names cannot be told apart from ones it declares. */
-	hasDirectEval: boolean;
 }
 
 /** acorn's nodes, read by field name; the walker checks `type` before reading a field. */
@@ -106,44 +104,25 @@ class Walker {
 	readonly references: Reference[] = [];
 	readonly calls: CallSite[] = [];
 	readonly declaredNames = new Set<string>();
-	hasDirectEval = false;
 
 	resolve(top: Scope): ScopeAnalysis {
 		const unresolved: Reference[] = [];
 		const referenceOf = new Map<AnyNode, Reference>();
-		const implicit: Reference[] = [];
 		for (const reference of this.references) {
 			referenceOf.set(reference.node, reference);
 			const binding = reference.scope.lookup(reference.node.name);
 			if (binding) {
 				reference.binding = binding;
 				binding.references.push(reference);
-			} else if (reference.write) implicit.push(reference);
-			else unresolved.push(reference);
-		}
-		// `x = 1` on an undeclared name makes a global in the engine's sloppy scripts; reads of it are fine then.
-		for (const reference of implicit) {
-			top.declare(reference.node.name, "implicit", reference.node);
-			const binding = top.bindings.get(reference.node.name) as Binding;
-			reference.binding = binding;
-			binding.references.push(reference);
-		}
-		const stillUnresolved: Reference[] = [];
-		for (const reference of unresolved) {
-			const binding = top.bindings.get(reference.node.name);
-			if (binding?.kind === "implicit") {
-				reference.binding = binding;
-				binding.references.push(reference);
-			} else stillUnresolved.push(reference);
+			} else unresolved.push(reference);
 		}
 		return {
 			program: top,
 			references: this.references,
-			unresolved: stillUnresolved,
+			unresolved,
 			referenceOf,
 			calls: this.calls,
 			declaredNames: this.declaredNames,
-			hasDirectEval: this.hasDirectEval,
 		};
 	}
 
@@ -193,28 +172,28 @@ class Walker {
 	}
 
 	/** An assignment target: identifiers in it are written, member expressions are read. */
-	target(node: AnyNode, parent: AnyNode, scope: Scope, plain: boolean): void {
+	target(node: AnyNode, parent: AnyNode, scope: Scope): void {
 		switch (node.type) {
 			case "Identifier":
-				this.reference(node, parent, scope, plain);
+				this.reference(node, parent, scope, true);
 				return;
 			case "ObjectPattern":
 				for (const property of node.properties) {
-					if (property.type === "RestElement") this.target(property.argument, property, scope, plain);
+					if (property.type === "RestElement") this.target(property.argument, property, scope);
 					else {
 						if (property.computed) this.node(property.key, property, scope);
-						this.target(property.value, property, scope, plain);
+						this.target(property.value, property, scope);
 					}
 				}
 				return;
 			case "ArrayPattern":
-				for (const element of node.elements) if (element) this.target(element, node, scope, plain);
+				for (const element of node.elements) if (element) this.target(element, node, scope);
 				return;
 			case "RestElement":
-				this.target(node.argument, node, scope, plain);
+				this.target(node.argument, node, scope);
 				return;
 			case "AssignmentPattern":
-				this.target(node.left, node, scope, plain);
+				this.target(node.left, node, scope);
 				this.node(node.right, node, scope);
 				return;
 			default:
@@ -223,11 +202,8 @@ class Walker {
 	}
 
 	function(node: AnyNode, scope: Scope): void {
-		if (node.type === "FunctionDeclaration" && node.id) {
-			this.declare(scope.functionScope, node.id.name, "function", node.id);
-			// In a block, the engine's sloppy scripts also bind the function in the block (Annex B): bind both.
-			if (!scope.isFunction) this.declare(scope, node.id.name, "function", node.id);
-		}
+		// Strict code: a function declared in a block is bound in that block only.
+		if (node.type === "FunctionDeclaration" && node.id) this.declare(scope, node.id.name, "function", node.id);
 		const inner = new Scope(scope, true);
 		if (node.type === "FunctionExpression" && node.id) this.declare(inner, node.id.name, "function", node.id);
 		if (node.type !== "ArrowFunctionExpression") inner.declare("arguments", "param", node);
@@ -307,7 +283,7 @@ class Walker {
 				this.node(node.argument, node, scope);
 				return;
 			case "UpdateExpression":
-				this.target(node.argument, node, scope, false);
+				this.target(node.argument, node, scope);
 				return;
 			case "LabeledStatement":
 				this.node(node.body, node, scope);
@@ -353,7 +329,7 @@ class Walker {
 			case "ForOfStatement": {
 				const inner = new Scope(scope, false);
 				if (node.left.type === "VariableDeclaration") this.node(node.left, node, inner);
-				else this.target(node.left, node, inner, true);
+				else this.target(node.left, node, inner);
 				this.node(node.right, node, inner);
 				this.node(node.body, node, inner);
 				return;
@@ -383,7 +359,7 @@ class Walker {
 				this.node(node.right, node, scope);
 				return;
 			case "AssignmentExpression":
-				this.target(node.left, node, scope, node.operator === "=");
+				this.target(node.left, node, scope);
 				this.node(node.right, node, scope);
 				return;
 			case "MemberExpression":
@@ -396,10 +372,8 @@ class Walker {
 				return;
 			case "CallExpression":
 			case "NewExpression":
+				// A direct `eval` cannot declare names here: the body is strict, so its code gets a scope of its own.
 				this.calls.push({ node, parent, scope });
-				if (node.type === "CallExpression" && node.callee.type === "Identifier" && node.callee.name === "eval") {
-					this.hasDirectEval = true;
-				}
 				this.node(node.callee, node, scope);
 				for (const argument of node.arguments) this.node(argument, node, scope);
 				return;

@@ -85,7 +85,7 @@ function typeScript(source: string, acorn: string, at: number): SyntaxExplanatio
 			offset: at,
 		};
 	}
-	if (/^\??\s*:/.test(rest) && /[\w$)\]]\s*$/.test(before)) {
+	if (/^\??\s*:/.test(rest) && /[\w$)\]]\??\s*$/.test(before)) {
 		return {
 			message: `Type annotations (\`: type\`) are TypeScript. ${TS}`,
 			fix: "Delete the annotation: write `const x = …`, `(a, b) => …`, `function f(a) {…}`",

@@ -54,10 +54,10 @@ const CAPABILITIES: Readonly<Record<string, string>> = {
 /** `process` has `cwd()` only. */
 const PROCESS_MEMBERS: ReadonlySet<string> = new Set(["cwd"]);
 
+/** One finding per undeclared name, at its first use (a name misspelled ten times is one mistake). */
 export function findUndeclared(analysis: ScopeAnalysis, source: string): UndeclaredFinding[] {
-	// A direct `eval` can declare names no reader sees; nothing undeclared is provably wrong then.
-	if (analysis.hasDirectEval) return [];
 	const findings: UndeclaredFinding[] = [];
+	const uses = new Map<string, { finding: UndeclaredFinding; count: number }>();
 	let candidates: string[] | undefined;
 	for (const reference of analysis.unresolved) {
 		const name: string = reference.node.name;
@@ -66,11 +66,21 @@ export function findUndeclared(analysis: ScopeAnalysis, source: string): Undecla
 			continue;
 		}
 		if (reference.typeofOperand) continue;
+		const seen = uses.get(name);
+		if (seen) {
+			seen.count++;
+			continue;
+		}
 		candidates ??= [...SANDBOX_GLOBALS, ...analysis.declaredNames];
-		findings.push({
+		const finding = {
 			offset: reference.node.start,
-			...explain(name, reference.node, reference.parent, source, candidates),
-		});
+			...explain(name, reference.node, reference.parent, source, candidates, reference.write),
+		};
+		uses.set(name, { finding, count: 1 });
+		findings.push(finding);
+	}
+	for (const { finding, count } of uses.values()) {
+		if (count > 1) finding.message += ` (used ${count} times; this is the first)`;
 	}
 	return findings;
 }
@@ -81,6 +91,7 @@ function explain(
 	parent: AnyNode,
 	source: string,
 	candidates: string[],
+	write: boolean,
 ): { message: string; fix: string } {
 	const message = `\`${name}\` is not defined`;
 	const capability = CAPABILITIES[name];
@@ -96,6 +107,7 @@ function explain(
 	}
 	const meant = closestName(name, candidates);
 	if (meant) return { message, fix: `Did you mean \`${meant}\`?` };
+	if (write) return { message, fix: `Declare it first: \`let ${name} = …\`` };
 	return {
 		message,
 		fix: "Declare it (`const`, `let`, a parameter) before use, or pass the value in `args`",
