@@ -16,6 +16,7 @@ import { runProgress } from "./rows/progress.ts";
 import { runResponsiveness } from "./rows/responsiveness.ts";
 import { runScheduling } from "./rows/scheduling.ts";
 import { runStart } from "./rows/start.ts";
+import { runStaticCheck } from "./rows/static-check.ts";
 
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick");
@@ -98,6 +99,12 @@ await row(
 	8,
 	"durable runs",
 	() => runDurable(context),
+	(value) => value,
+);
+await row(
+	9,
+	"static pass",
+	() => runStaticCheck(context),
 	(value) => value,
 );
 await shutdownSandboxPool();

@@ -34,15 +34,19 @@ export interface CallFinding {
  */
 export function findCallMistakes(analysis: ScopeAnalysis, rules: CallRules, source: string): CallFinding[] {
 	const findings: CallFinding[] = [];
+	const schemas: SchemaChecks = new Map();
 	for (const { node } of analysis.calls) {
 		if (globalCallee(node, analysis) !== "agent") continue;
 		const at = openParen(node, source);
 		const [prompt, options] = node.arguments as (AnyNode | undefined)[];
 		checkPromptArgument(at, prompt, analysis, rules, findings);
-		if (options) checkOptionsArgument(at, options, analysis, rules, findings);
+		if (options) checkOptionsArgument(at, options, analysis, rules, findings, schemas, source);
 	}
 	return findings;
 }
+
+/** A schema's findings by the text it is written as: one schema used or repeated by many calls is checked once. */
+type SchemaChecks = Map<string, Omit<CallFinding, "offset">[]>;
 
 function openParen(call: AnyNode, source: string): number {
 	const at = source.indexOf("(", call.callee.end);
@@ -79,6 +83,8 @@ function checkOptionsArgument(
 	analysis: ScopeAnalysis,
 	rules: CallRules,
 	findings: CallFinding[],
+	schemas: SchemaChecks,
+	source: string,
 ): void {
 	if (options.type === "Literal" && typeof options.value === "string") {
 		findings.push({
@@ -94,8 +100,7 @@ function checkOptionsArgument(
 	const object = viaConst ?? options;
 	if (object.type !== "ObjectExpression") {
 		const value = literalValue(object, analysis);
-		if (value !== NOT_LITERAL)
-			ruled(() => rules.checkOptions(value as Record<string, unknown>), options.start, findings);
+		if (value !== NOT_LITERAL) ruled(() => rules.checkOptions(value as Record<string, unknown>), at, findings);
 		return;
 	}
 	for (const property of object.properties as AnyNode[]) {
@@ -106,15 +111,28 @@ function checkOptionsArgument(
 		if (!ruled(() => rules.checkOptions({ [key]: known }), at, findings)) continue;
 		if (value === NOT_LITERAL) continue;
 		if (key === "schema") {
-			// The mistakes first: a shorthand also lacks `type: "object"`, but saying so would not name the fix.
-			const mistakes = schemaMistakes(value, "schema");
-			for (const mistake of mistakes) findings.push({ code: "schema_invalid", offset: at, ...mistake });
-			if (mistakes.length === 0) ruled(() => rules.checkSchema(value), at, findings);
+			const node = (property.value.type === "Identifier" && constInit(property.value, analysis)) || property.value;
+			const written = source.slice(node.start, node.end);
+			let found = schemas.get(written);
+			if (!found) {
+				found = checkSchemaValue(value, rules);
+				schemas.set(written, found);
+			}
+			for (const finding of found) findings.push({ ...finding, offset: at });
 		}
 		if ((key === "agent" || key === "agentType") && typeof value === "string" && rules.agentTypes) {
 			if (!rules.agentTypes.includes(value)) findings.push(unknownType(value, rules.agentTypes, at));
 		}
 	}
+}
+
+function checkSchemaValue(value: unknown, rules: CallRules): Omit<CallFinding, "offset">[] {
+	// The mistakes first: a shorthand also lacks `type: "object"`, but saying so would not name the fix.
+	const mistakes = schemaMistakes(value, "schema").map((mistake) => ({ code: "schema_invalid" as const, ...mistake }));
+	if (mistakes.length > 0) return mistakes;
+	const found: CallFinding[] = [];
+	ruled(() => rules.checkSchema(value), 0, found);
+	return found.map(({ offset: _offset, ...finding }) => finding);
 }
 
 function unknownType(type: string, available: readonly string[], offset: number): CallFinding {

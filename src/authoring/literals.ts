@@ -8,6 +8,8 @@ import type { AnyNode, ScopeAnalysis } from "./scope.ts";
 export const NOT_LITERAL: unique symbol = Symbol("not a literal");
 export type LiteralValue = unknown;
 
+const constValues = new WeakMap<AnyNode, unknown>();
+
 /** Deepest `const` chain followed (`const A = B; const B = {…}`); a cycle is impossible for consts, but bounded. */
 const MAX_CONST_HOPS = 8;
 
@@ -46,7 +48,9 @@ export function literalValue(node: AnyNode, analysis: ScopeAnalysis, hops = 0): 
 		case "Identifier": {
 			const init = constInit(node, analysis);
 			if (!init || hops >= MAX_CONST_HOPS) return NOT_LITERAL;
-			return literalValue(init, analysis, hops + 1);
+			// A `const` read by many calls is evaluated once.
+			if (!constValues.has(init)) constValues.set(init, literalValue(init, analysis, hops + 1));
+			return constValues.get(init);
 		}
 		default:
 			return NOT_LITERAL;

@@ -34,9 +34,10 @@ export interface Reference {
 }
 
 export class Scope {
-	readonly bindings = new Map<string, Binding>();
+	/** Made on the first declaration: most block scopes declare nothing. */
+	#bindings: Map<string, Binding> | undefined;
 	readonly parent: Scope | undefined;
-	/** A function's (or the program's) scope: where `var` and function declarations land. */
+	/** A function's (or the program's) scope: where `var` declarations land. */
 	readonly isFunction: boolean;
 	constructor(parent: Scope | undefined, isFunction: boolean) {
 		this.parent = parent;
@@ -44,8 +45,16 @@ export class Scope {
 	}
 
 	declare(name: string, kind: BindingKind, node: AnyNode, init?: AnyNode): void {
-		if (this.bindings.has(name)) return;
-		this.bindings.set(name, { name, kind, node, ...(init ? { init } : {}), references: [] });
+		this.#bindings ??= new Map();
+		if (this.#bindings.has(name)) return;
+		const binding: Binding = { name, kind, node, references: [] };
+		if (init) binding.init = init;
+		this.#bindings.set(name, binding);
+	}
+
+	/** The binding `name` has in this scope itself. */
+	own(name: string): Binding | undefined {
+		return this.#bindings?.get(name);
 	}
 
 	/** The nearest enclosing function (or program) scope. */
@@ -58,7 +67,7 @@ export class Scope {
 	/** The binding `name` has here, looking outwards. */
 	lookup(name: string): Binding | undefined {
 		for (let scope: Scope | undefined = this; scope; scope = scope.parent) {
-			const binding = scope.bindings.get(name);
+			const binding = scope.#bindings?.get(name);
 			if (binding) return binding;
 		}
 		return undefined;
@@ -231,11 +240,19 @@ class Walker {
 
 	node(node: AnyNode | null | undefined, parent: AnyNode, scope: Scope): void {
 		if (!node) return;
-		switch (node.type) {
-			case "Identifier":
-				this.reference(node, parent, scope);
-				return;
-			case "Literal":
+		// The commonest nodes first: a switch on strings compares case by case.
+		const type: string = node.type;
+		if (type === "Identifier") {
+			this.reference(node, parent, scope);
+			return;
+		}
+		if (type === "Literal") return;
+		if (type === "MemberExpression") {
+			this.node(node.object, node, scope);
+			if (node.computed) this.node(node.property, node, scope);
+			return;
+		}
+		switch (type) {
 			case "ThisExpression":
 			case "Super":
 			case "EmptyStatement":
@@ -361,10 +378,6 @@ class Walker {
 			case "AssignmentExpression":
 				this.target(node.left, node, scope);
 				this.node(node.right, node, scope);
-				return;
-			case "MemberExpression":
-				this.node(node.object, node, scope);
-				if (node.computed) this.node(node.property, node, scope);
 				return;
 			case "ChainExpression":
 			case "ParenthesizedExpression":

@@ -103,7 +103,7 @@ function constPromise(
 ): void {
 	if (declarator.id.type !== "Identifier") return;
 	const variable: string = declarator.id.name;
-	const binding = scope.bindings.get(variable);
+	const binding = scope.own(variable);
 	if (binding?.kind !== "const" || binding.node !== declarator.id) return;
 	for (const reference of binding.references) {
 		const use = misuse(reference.node, reference.parent, analysis);

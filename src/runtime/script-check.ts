@@ -53,7 +53,8 @@ export function prepareWorkflow(source: string, options: CheckWorkflowOptions = 
 	throw failure(errors);
 }
 
-const RULES: Omit<CallRules, "agentTypes"> = {
+/** The runtime's own checks of `agent()` arguments, as the static pass applies them to literals. */
+export const CALL_RULES: Omit<CallRules, "agentTypes"> = {
 	checkPrompt: (prompt) => checkPrompt(prompt as JsonValue),
 	checkOptions: (opts) => checkAgentOptions(opts as JsonValue),
 	checkSchema: (schema) => {
@@ -82,7 +83,7 @@ function inspect(
 		thrown = header.thrown;
 		diagnostics.push(...header.diagnostics);
 	}
-	const rules: CallRules = { ...RULES, ...(options.agentTypes ? { agentTypes: options.agentTypes } : {}) };
+	const rules: CallRules = { ...CALL_RULES, ...(options.agentTypes ? { agentTypes: options.agentTypes } : {}) };
 	diagnostics.push(...analyzeProgram(program.program, source, { rules, params: ["meta"] }));
 	return { ...(parsed ? { parsed } : {}), diagnostics, ...(thrown ? { thrown } : {}) };
 }
