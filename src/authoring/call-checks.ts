@@ -4,7 +4,7 @@
  * names, wrong option values, an agent type nobody defined, and schemas that cannot be right. The option rules are
  * the runtime's own (passed in as `CallRules`), so the static pass and the run say the same thing.
  */
-import { isWorkflowError, stripLocation, type WorkflowErrorCode } from "../errors.ts";
+import { isWorkflowError, stripLocation, type WorkflowError, type WorkflowErrorCode } from "../errors.ts";
 import { constInit, literalValue, NOT_LITERAL, propertyKey } from "./literals.ts";
 import { closestName } from "./names.ts";
 import { schemaMistakes } from "./schema-mistakes.ts";
@@ -103,12 +103,29 @@ function checkOptionsArgument(
 		if (value !== NOT_LITERAL) ruled(() => rules.checkOptions(value as Record<string, unknown>), at, findings);
 		return;
 	}
+	const entries: [AnyNode, string, unknown][] = [];
+	const whole: Record<string, unknown> = {};
 	for (const property of object.properties as AnyNode[]) {
 		const key = propertyKey(property);
 		if (key === undefined) continue;
 		const value = literalValue(property.value, analysis);
+		entries.push([property, key, value]);
+		whole[key] = value === NOT_LITERAL ? null : value;
+	}
+	// Most calls are right: one check of the whole object, and one per option only to name each mistake.
+	let optionsOk = true;
+	const before = findings.length;
+	let wholeError: WorkflowError | undefined;
+	try {
+		rules.checkOptions(whole);
+	} catch (error) {
+		if (!isWorkflowError(error)) throw error;
+		optionsOk = false;
+		wholeError = error;
+	}
+	for (const [property, key, value] of entries) {
 		const known = value === NOT_LITERAL ? null : value;
-		if (!ruled(() => rules.checkOptions({ [key]: known }), at, findings)) continue;
+		if (!optionsOk && !ruled(() => rules.checkOptions({ [key]: known }), at, findings)) continue;
 		if (value === NOT_LITERAL) continue;
 		if (key === "schema") {
 			const node = (property.value.type === "Identifier" && constInit(property.value, analysis)) || property.value;
@@ -123,6 +140,10 @@ function checkOptionsArgument(
 		if ((key === "agent" || key === "agentType") && typeof value === "string" && rules.agentTypes) {
 			if (!rules.agentTypes.includes(value)) findings.push(unknownType(value, rules.agentTypes, at));
 		}
+	}
+	// Wrong only together (`agent` and `agentType` naming two types): the whole object's error.
+	if (wholeError && findings.length === before) {
+		findings.push({ code: wholeError.code, offset: at, ...splitMessage(stripLocation(wholeError.message)) });
 	}
 }
 

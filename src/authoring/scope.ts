@@ -93,6 +93,16 @@ export interface ScopeAnalysis {
 	declaredNames: Set<string>;
 }
 
+/** Whether a block's own statements declare a `let`, `const`, class or function: only then is it a scope. */
+function declaresLexically(statements: AnyNode[]): boolean {
+	for (const statement of statements) {
+		const type = statement.type;
+		if (type === "FunctionDeclaration" || type === "ClassDeclaration") return true;
+		if (type === "VariableDeclaration" && statement.kind !== "var") return true;
+	}
+	return false;
+}
+
 /** acorn's nodes, read by field name; the walker checks `type` before reading a field. */
 // biome-ignore lint/suspicious/noExplicitAny: ESTree nodes are read by field after a `type` check.
 export type AnyNode = Node & Record<string, any>;
@@ -266,11 +276,9 @@ class Walker {
 			case "ExpressionStatement":
 				this.node(node.expression, node, scope);
 				return;
-			case "BlockStatement": {
-				const inner = new Scope(scope, false);
-				this.statements(node.body, node, inner);
+			case "BlockStatement":
+				this.statements(node.body, node, declaresLexically(node.body) ? new Scope(scope, false) : scope);
 				return;
-			}
 			case "VariableDeclaration": {
 				const target = node.kind === "var" ? scope.functionScope : scope;
 				for (const declarator of node.declarations) {
@@ -335,7 +343,7 @@ class Walker {
 				this.node(node.body, node, scope);
 				return;
 			case "ForStatement": {
-				const inner = new Scope(scope, false);
+				const inner = node.init?.type === "VariableDeclaration" ? new Scope(scope, false) : scope;
 				this.node(node.init, node, inner);
 				this.node(node.test, node, inner);
 				this.node(node.update, node, inner);

@@ -125,7 +125,7 @@ function functionsExpected(call: AnyNode, analysis: ScopeAnalysis, findings: Una
 			if (started && ASYNC_GLOBALS.has(started)) {
 				findings.push({
 					offset: element.start,
-					message: `\`parallel()\` takes functions, and this item is the promise of a \`${started}()\` call already started`,
+					message: `\`parallel()\` takes functions, and this item is a call of \`${started}()\` already started (its promise)`,
 					fix: `Wrap it in a function: \`() => ${started}(…)\``,
 				});
 			}

@@ -162,6 +162,11 @@ export const OPTIONS: Mistake[] = [
 	["an empty prompt", 'return await agent‸("", {});', "agent_options_invalid"],
 	["no prompt at all", "return await agent‸();", "agent_options_invalid"],
 	["tools as a string", 'return await agent‸("x", { tools: "read" });', "agent_options_invalid"],
+	[
+		"two names for one option, naming two types",
+		'return await agent‸("x", { agent: "a", agentType: "b" });',
+		"agent_options_invalid",
+	],
 	["an unknown isolation", 'return await agent‸("x", { isolation: "container" });', "agent_options_invalid"],
 	[
 		"options in a const, with a foreign name",
