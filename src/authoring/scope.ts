@@ -413,8 +413,15 @@ class Walker {
 				this.node(node.options, node, scope);
 				return;
 			case "ExportNamedDeclaration":
+				// The header (`export const meta = {…}`) is checked by the header reader and blanked from the body: its
+				// names are bound, its literal is not read here. Other exports are refused before the body runs.
+				if (node.declaration?.type === "VariableDeclaration") {
+					for (const declarator of node.declaration.declarations) {
+						this.pattern(declarator.id, declarator, scope, scope, node.declaration.kind);
+					}
+				} else this.node(node.declaration, node, scope);
+				return;
 			case "ExportDefaultDeclaration":
-				// Refused before the body runs; the header's declaration (`meta`) is read like any other.
 				this.node(node.declaration, node, scope);
 				return;
 			case "ImportDeclaration":
