@@ -17,6 +17,7 @@ import { runProgress } from "./rows/progress.ts";
 import { runResponsiveness } from "./rows/responsiveness.ts";
 import { runScheduling } from "./rows/scheduling.ts";
 import { runStart } from "./rows/start.ts";
+import { runStaticCheck } from "./rows/static-check.ts";
 
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick");
@@ -105,6 +106,12 @@ await row(
 	9,
 	"import",
 	() => runImport(context),
+	(value) => value,
+);
+await row(
+	10,
+	"static pass",
+	() => runStaticCheck(context),
 	(value) => value,
 );
 await shutdownSandboxPool();

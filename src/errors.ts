@@ -7,6 +7,8 @@
 export type WorkflowErrorCode =
 	| "meta_invalid"
 	| "syntax_error"
+	| "name_undeclared"
+	| "promise_unawaited"
 	| "args_invalid"
 	| "agent_type_unknown"
 	| "agent_options_invalid"

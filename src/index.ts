@@ -4,6 +4,8 @@
  * runner and the pi widget are `pi-workflows/pi` (`src/pi.ts`).
  */
 
+// Authoring: what the static pass reports
+export type { WorkflowDiagnostic } from "./authoring/index.ts";
 // Errors
 export type { SerializedWorkflowError, SourceLocation, WorkflowErrorCode, WorkflowErrorDetails } from "./errors.ts";
 export { isWorkflowError, WorkflowError } from "./errors.ts";
@@ -41,6 +43,7 @@ export type {
 export { createRunStore, defaultRunsRoot, isRunId } from "./runs/index.ts";
 // Runtime: run a script; the runner seam, events and results
 export type {
+	CheckWorkflowOptions,
 	JsonSchema,
 	JsonValue,
 	ParsedWorkflow,
@@ -53,6 +56,7 @@ export type {
 	WorkflowAgentRunnerContext,
 	WorkflowAgentStatus,
 	WorkflowBudgetOptions,
+	WorkflowCheckReport,
 	WorkflowChildState,
 	WorkflowCutOff,
 	WorkflowFailure,
@@ -71,6 +75,7 @@ export type {
 	WorkflowWorktree,
 } from "./runtime/index.ts";
 export {
+	checkWorkflowScript,
 	createWorkflowQueue,
 	DEFAULT_AGENT_TYPE,
 	DEFAULT_LIMITS,

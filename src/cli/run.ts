@@ -8,7 +8,8 @@
 import { isWorkflowError, stripLocation, WorkflowError } from "../errors.ts";
 import { createRunStore } from "../runs/index.ts";
 import { MAX_TIMEOUT_MS } from "../runtime/agent-options.ts";
-import { parseWorkflowSource, validateArgs } from "../runtime/meta.ts";
+import { validateArgs } from "../runtime/meta.ts";
+import { prepareWorkflow } from "../runtime/script-check.ts";
 import type { WorkflowMeta } from "../runtime/types.ts";
 import { DurableRun, type DurableSource } from "../tool/durable-run.ts";
 import { type FlagSpec, flagValue, integerFlag, type ParsedArgs, parseArgs, usageError } from "./args.ts";
@@ -86,13 +87,13 @@ export async function resumeCommand(argv: readonly string[], ctx: CliContext): P
 }
 
 /**
- * The header, syntax and args, checked as the run would check them before its first agent, but before pi loads: a
+ * The header, syntax, static pass and args, checked as the run would check them before its first agent, but before pi loads: a
  * script that cannot start is a mistake in what was given (exit 2, one line with its line:column), not a failed run.
  */
 async function checkBeforeStart(source: DurableSource): Promise<void> {
 	let meta: WorkflowMeta;
 	try {
-		meta = parseWorkflowSource(source.script, { filename: source.filename }).meta;
+		meta = prepareWorkflow(source.script, { filename: source.filename }).meta;
 	} catch (error) {
 		if (!isWorkflowError(error) || !error.location) throw error;
 		const { line, column } = error.location;

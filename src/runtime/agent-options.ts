@@ -2,6 +2,7 @@
  * Checks the arguments of `agent(prompt, opts)`: unknown option names are refused by name, aliases are folded
  * (`agentType` → `agent`, `effort` → `thinking`), and each value must have the right type.
  */
+import { closestName } from "../authoring/index.ts";
 import { WorkflowError } from "../errors.ts";
 import type { JsonSchema, JsonValue } from "./types.ts";
 
@@ -36,6 +37,30 @@ const KNOWN = [
 	"retries",
 	"isolation",
 ] as const;
+
+/** Option names other agent tools use, and ours for the same thing. */
+const FOREIGN: Readonly<Record<string, string>> = {
+	subagent_type: "agent",
+	subagentType: "agent",
+	agent_type: "agent",
+	type: "agent",
+	name: "label",
+	timeout: "timeoutMs",
+	timeout_ms: "timeoutMs",
+	model_name: "model",
+	modelName: "model",
+	reasoning: "thinking",
+	reasoning_effort: "thinking",
+	reasoningEffort: "thinking",
+	output_schema: "schema",
+	outputSchema: "schema",
+	json_schema: "schema",
+	responseSchema: "schema",
+	max_retries: "retries",
+	maxRetries: "retries",
+	allowed_tools: "tools",
+	allowedTools: "tools",
+};
 
 const THINKING = ["off", "minimal", "low", "medium", "high", "xhigh"];
 export const DEFAULT_AGENT_TYPE = "general-purpose";
@@ -101,7 +126,11 @@ export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
 	}
 	for (const name of Object.keys(raw)) {
 		if (!(KNOWN as readonly string[]).includes(name)) {
-			throw invalid(`Unknown \`agent()\` option \`${name}\`. Known options: ${KNOWN.join(", ")}`, { option: name });
+			const meant = Object.hasOwn(FOREIGN, name) ? FOREIGN[name] : closestName(name, KNOWN);
+			const hint = meant ? ` Did you mean \`${meant}\`?` : "";
+			throw invalid(`Unknown \`agent()\` option \`${name}\`.${hint} Known options: ${KNOWN.join(", ")}`, {
+				option: name,
+			});
 		}
 	}
 	const options: AgentCallOptions = {

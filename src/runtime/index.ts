@@ -26,6 +26,8 @@ export type { WorkflowQueue, WorkflowQueueOptions } from "./queue.ts";
 export { createWorkflowQueue } from "./queue.ts";
 export { DEFAULT_LIMITS, DEFAULT_MAX_RESULT_BYTES, runWorkflowScript } from "./run.ts";
 export { shutdownSchemaWorker } from "./schema-worker.ts";
+export type { CheckWorkflowOptions, WorkflowCheckReport } from "./script-check.ts";
+export { checkWorkflowScript } from "./script-check.ts";
 export type {
 	JsonSchema,
 	JsonValue,

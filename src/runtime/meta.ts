@@ -5,12 +5,14 @@
 import {
 	type ExportNamedDeclaration,
 	type Expression,
+	getLineInfo,
 	type Node,
 	type Program,
 	parse,
 	type VariableDeclaration,
 	type VariableDeclarator,
 } from "acorn";
+import { explainSyntaxError, markdownFence, type SyntaxExplanation, sentence } from "../authoring/index.ts";
 import { isWorkflowError, limitError, type SourceLocation, stripLocation, WorkflowError } from "../errors.ts";
 import { nodeLocation, readMetaLiteral } from "./meta-literal.ts";
 import { validateMetaShape } from "./meta-shape.ts";
@@ -66,6 +68,18 @@ const MISSING_META = "A workflow must start with `export const meta = { name, de
  * 1-based column, and forbidden `import`/`export`), or `meta_invalid` (naming the path, the construct and its position).
  */
 export function parseWorkflowSource(source: string, options: ParseWorkflowOptions = {}): ParsedWorkflow {
+	const { program, filename } = parseWorkflowProgram(source, options);
+	return readWorkflowHeader(source, program, filename);
+}
+
+/**
+ * The first half of `parseWorkflowSource`: size, syntax and module syntax, giving acorn's tree (which the static
+ * pass reads too, so a script is parsed once). Throws `script_too_large` or `syntax_error`.
+ */
+export function parseWorkflowProgram(
+	source: string,
+	options: ParseWorkflowOptions = {},
+): { program: Program; filename: string } {
 	const { filename, maxScriptBytes } = checkOptions(source, options);
 	const bytes = Buffer.byteLength(source, "utf8");
 	if (bytes > maxScriptBytes) {
@@ -76,7 +90,11 @@ export function parseWorkflowSource(source: string, options: ParseWorkflowOption
 			"Shorten it, or raise `limits.maxScriptBytes`",
 		);
 	}
-	const program = parseProgram(source, filename);
+	return { program: parseProgram(source, filename), filename };
+}
+
+/** The second half of `parseWorkflowSource`: the header of a parsed script, and the body to run. Throws `meta_invalid`. */
+export function readWorkflowHeader(source: string, program: Program, filename: string): ParsedWorkflow {
 	const header = findHeader(program);
 	const init = header.declarator.init as Expression;
 	const literal = readMetaLiteral(init, source);
@@ -145,6 +163,8 @@ function checkOptions(source: unknown, options: ParseWorkflowOptions): { filenam
 }
 
 function parseProgram(source: string, filename: string): Program {
+	const fence = markdownFence(source);
+	if (fence) throw explained(source, fence, filename);
 	// acorn reads a module, QuickJS runs a classic script: the forms they read differently are refused (script-goal.ts).
 	const goal = watchScriptGoal(source);
 	let program: Program;
@@ -163,16 +183,26 @@ function parseProgram(source: string, filename: string): Program {
 		// Such a form is what the parse tripped on (`-->` never parses in a module), or it comes first.
 		const differential = goal?.found((error as { pos?: number }).pos);
 		if (differential) throw differential;
-		throw new WorkflowError("syntax_error", stripLocation(error.message), {
-			location: { line: loc.line, column: loc.column + 1 },
-			details: { filename },
-			cause: error,
+		const explanation = explainSyntaxError(source, {
+			message: error.message,
+			pos: (error as SyntaxError & { pos: number }).pos,
 		});
+		throw explained(source, explanation, filename, error);
 	}
 	const differential = goal?.found();
 	if (differential) throw differential;
 	rejectModuleSyntax(program, source);
 	return program;
+}
+
+/** A `syntax_error` saying what the parse failure most likely is and the fix, at the author's line:column. */
+function explained(source: string, explanation: SyntaxExplanation, filename: string, cause?: unknown): WorkflowError {
+	const { line, column } = getLineInfo(source, explanation.offset);
+	return new WorkflowError("syntax_error", sentence(explanation.message, explanation.fix), {
+		location: { line, column: column + 1 },
+		details: { filename, ...(explanation.fix ? { fix: explanation.fix } : {}) },
+		...(cause === undefined ? {} : { cause }),
+	});
 }
 
 interface Header {

@@ -8,9 +8,10 @@ import { isAbsolute, relative, resolve, sep } from "node:path";
 import { limitError, stripLocation, WorkflowError } from "../errors.ts";
 import { firstFrameIn } from "./call-site.ts";
 import { assertJsonValue } from "./json-value.ts";
-import { parseWorkflowSource, validateArgs } from "./meta.ts";
+import { validateArgs } from "./meta.ts";
 import { PhaseState } from "./phases.ts";
 import type { RunContext, ScriptScope } from "./run-context.ts";
+import { prepareWorkflow } from "./script-check.ts";
 import { endScript, unawaitedWorkError } from "./script-lifetime.ts";
 import { runScriptBody } from "./script-run.ts";
 import type { JsonValue, WorkflowCutOff, WorkflowResolver } from "./types.ts";
@@ -110,7 +111,11 @@ async function runInSlot(
 ): Promise<JsonValue> {
 	const { run } = parent;
 	const { source, filename } = await run.resolveWorkflow(nameOrPath, { cwd: run.cwd });
-	const parsed = parseWorkflowSource(source, { filename, maxScriptBytes: run.limits.maxScriptBytes });
+	const parsed = prepareWorkflow(source, {
+		filename,
+		maxScriptBytes: run.limits.maxScriptBytes,
+		...(run.agentTypes ? { agentTypes: run.agentTypes } : {}),
+	});
 	if (args !== undefined) assertJsonValue(args, "args");
 	await validateArgs(parsed.meta, args, {
 		session: run.schemas,

@@ -10,13 +10,14 @@ import { CallKeys } from "./call-key.ts";
 import { Census } from "./census.ts";
 import type { WorkflowProgressEvent } from "./events.ts";
 import { assertJsonValue } from "./json-value.ts";
-import { parseWorkflowSource, validateArgs } from "./meta.ts";
+import { validateArgs } from "./meta.ts";
 import { resolveWorkflowPath } from "./nested.ts";
 import { PhaseState } from "./phases.ts";
 import { createWorkflowQueue } from "./queue.ts";
 import { returnPosition } from "./return-sites.ts";
 import type { RunContext, ScriptScope, UnstampedEvent } from "./run-context.ts";
 import { SchemaSession } from "./schema.ts";
+import { prepareWorkflow } from "./script-check.ts";
 import { endScript, ScriptLifetime, unawaitedWorkError } from "./script-lifetime.ts";
 import { runScriptBody } from "./script-run.ts";
 import type { JsonValue, WorkflowLimits, WorkflowMeta, WorkflowRunOptions, WorkflowRunResult } from "./types.ts";
@@ -136,7 +137,12 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 	let value: JsonValue | undefined;
 	let error: WorkflowError | undefined;
 	try {
-		const parsed = parseWorkflowSource(source, { filename, maxScriptBytes: limits.maxScriptBytes });
+		// The static pass runs here, before any agent: a script it finds wrong starts nothing.
+		const parsed = prepareWorkflow(source, {
+			filename,
+			maxScriptBytes: limits.maxScriptBytes,
+			...(options.agentTypes ? { agentTypes: options.agentTypes } : {}),
+		});
 		meta = parsed.meta;
 		const args = options.args === undefined ? undefined : assertJsonValue(options.args, "args");
 		await validateArgs(meta, args, {

@@ -18,10 +18,12 @@ import { stripLocation, toWorkflowError, WorkflowError, type WorkflowErrorCode }
 import { formatWorkflowProgress, type WorkflowProgressDetails, workflowProgressResult } from "../progress/index.ts";
 import { createRunStore, type RunStore } from "../runs/index.ts";
 import { MAX_TIMEOUT_MS } from "../runtime/agent-options.ts";
+import { checkWorkflowScript } from "../runtime/index.ts";
 import type { WorkflowQueue } from "../runtime/queue.ts";
 import type { JsonValue, WorkflowAgentRunner } from "../runtime/types.ts";
 import { createPiAgentRunner } from "./agent-runner.ts";
 import { type AgentTypeConfig, GENERAL_PURPOSE_AGENT, listAvailableAgentTypes, loadAgentTypes } from "./agent-types.ts";
+import { type WorkflowCheckDetails, workflowCheckResult } from "./check-result.ts";
 import { ChildControls } from "./child-controls.ts";
 import { parentModelRuntime } from "./child-model.ts";
 import type { WorktreePlaceSource } from "./child-worktree.ts";
@@ -41,6 +43,9 @@ const BEFORE_START_CODES: ReadonlySet<WorkflowErrorCode> = new Set([
 	"syntax_error",
 	"meta_invalid",
 	"args_invalid",
+	// The static pass (runtime/script-check.ts): found before the first agent, listed in `details.diagnostics`.
+	"name_undeclared",
+	"promise_unawaited",
 ]);
 
 const parameters = Type.Object({
@@ -66,6 +71,12 @@ const parameters = Type.Object({
 			description: "Return at once with the run id; the run goes on and reports here when it ends",
 		}),
 	),
+	check: Type.Optional(
+		Type.Boolean({
+			description:
+				"Only check the script: every problem with line:column, the fix and a code frame; starts nothing and records no run",
+		}),
+	),
 	resume: Type.Optional(
 		Type.String({
 			description:
@@ -75,6 +86,11 @@ const parameters = Type.Object({
 });
 
 export type WorkflowToolParams = Static<typeof parameters>;
+
+/** A run's progress, or (with `check: true`) the diagnostics of a check, which has none of a run's fields. */
+export type WorkflowToolDetails =
+	| WorkflowProgressDetails
+	| (WorkflowCheckDetails & { [K in keyof WorkflowProgressDetails]?: undefined });
 
 /** What a runner is built from for one call. */
 export interface RunnerSetup {
@@ -108,7 +124,7 @@ export interface WorkflowToolOptions {
 /** Creates the tool definition. */
 export function createWorkflowTool(
 	options: WorkflowToolOptions,
-): ToolDefinition<typeof parameters, WorkflowProgressDetails> {
+): ToolDefinition<typeof parameters, WorkflowToolDetails> {
 	const agentDir = options.agentDir ?? getAgentDir();
 	const makeRunner = options.createRunner ?? defaultRunner;
 	const runsRoot = options.runsRoot ?? join(agentDir, "workflow-runs");
@@ -218,7 +234,9 @@ export function createWorkflowTool(
 		// The runtime checks the header and args before any child starts (and parses the script once); those
 		// author errors fail the tool call itself, with their line:column.
 		const early = result.error;
-		if (early && result.counts.calls === 0 && BEFORE_START_CODES.has(early.code)) {
+		// The static pass's findings carry `details.diagnostics`, whatever their code (`agent_options_invalid`, …).
+		const staticFailure = Array.isArray(early?.details?.diagnostics);
+		if (early && result.counts.calls === 0 && (BEFORE_START_CODES.has(early.code) || staticFailure)) {
 			throw new WorkflowError(early.code, stripLocation(early.message), {
 				...(early.line !== undefined && early.column !== undefined
 					? { location: { line: early.line, column: early.column } }
@@ -238,7 +256,8 @@ export function createWorkflowTool(
 		promptSnippet: "Run a sandboxed JavaScript workflow that orchestrates many child agents",
 		promptGuidelines: WORKFLOW_GUIDELINES,
 		parameters,
-		async execute(_toolCallId, params, signal, onUpdate, ctx): Promise<AgentToolResult<WorkflowProgressDetails>> {
+		async execute(_toolCallId, params, signal, onUpdate, ctx): Promise<AgentToolResult<WorkflowToolDetails>> {
+			if (params.check === true) return checkOnly(params, ctx, agentDir);
 			const store = createRunStore({ cwd: ctx.cwd, root: runsRoot });
 			// A resume holds the run's lock from here on: the run lets go of it when it ends.
 			const resumed = params.resume !== undefined ? await DurableRun.resume(store, params.resume) : undefined;
@@ -260,6 +279,12 @@ export function createWorkflowTool(
 		},
 		renderResult(result, { expanded }, theme) {
 			const details = result.details;
+			if (details && "check" in details) {
+				const { ok, diagnostics } = details.check;
+				const text =
+					ok && diagnostics.length === 0 ? "check: no problems" : `check: ${diagnostics.length} problem(s)`;
+				return new Text(theme.fg(ok ? "success" : "error", text), 0, 0);
+			}
 			if (!details?.envelope) return new Text(theme.fg("dim", "workflow: no details"), 0, 0);
 			if (expanded) return new Text(formatWorkflowProgress(details.envelope), 0, 0);
 			const status = details.envelope.status;
@@ -267,6 +292,21 @@ export function createWorkflowTool(
 			return new Text(theme.fg(colour, details.summary), 0, 0);
 		},
 	};
+}
+
+/** `check: true`: the script's diagnostics, with the session's agent types; no runner, run or record. */
+function checkOnly(
+	params: WorkflowToolParams,
+	ctx: ExtensionToolContext,
+	agentDir: string,
+): AgentToolResult<WorkflowCheckDetails> {
+	const script = resolveScriptSource(params, { cwd: ctx.cwd, agentDir });
+	const types = loadAgentTypes({ cwd: ctx.cwd, agentDir });
+	const report = checkWorkflowScript(script.source, {
+		filename: script.filename,
+		agentTypes: listAvailableAgentTypes(types.types),
+	});
+	return workflowCheckResult(report, script.filename);
 }
 
 /** Children as pi sessions sharing the parent session's providers, credentials, model and thinking level. */

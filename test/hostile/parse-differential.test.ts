@@ -42,7 +42,7 @@ const ESCAPES: [name: string, body: string, message: string, line: number, colum
 	[
 		"a `}` closing the body's wrapper",
 		`await agent("a");\n}); await agent("outside"); (async () => {`,
-		"Unexpected token",
+		"Unexpected `}`. Look for a missing or extra bracket, comma, operator or quote just before it",
 		3,
 		1,
 	],

@@ -15,7 +15,8 @@ guardHost();
 /** Walks every object and function reachable from the globals, a host error and a host promise. */
 const WALK = `
 const intrinsics = new Set([Object, Object.prototype, Function, Function.prototype, Array.prototype, Error.prototype, Promise, Promise.prototype, Date.prototype]);
-let err; try { await agent("x", { bogus: 1 }); } catch (e) { err = e; }
+const bogus = JSON.parse('{"bogus": 1}');
+let err; try { await agent("x", bogus); } catch (e) { err = e; }
 let sleepErr; try { await sleep(-1); } catch (e) { sleepErr = e; }
 const pending = agent("x");
 const roots = { agent, parallel, pipeline, phase, log, workflow, sleep, budget, args, cwd, process, console, Date, err, sleepErr, pending };
@@ -130,7 +131,9 @@ const ESCAPES: HostileCase[] = [
 	],
 	[
 		"an error thrown by a host call is a guest Error with data props only",
-		`try { await agent("x", { bogus: 1 }); } catch (e) {
+		// Options read from text: the static pass would refuse a literal \`{ bogus: 1 }\` before the host sees it.
+		`const bogus = JSON.parse('{"bogus": 1}');
+		try { await agent("x", bogus); } catch (e) {
 			return [e instanceof Error, e.constructor === Error, e.constructor.constructor === Function, e.code, Object.getOwnPropertyNames(e).sort()];
 		}`,
 		{ value: [true, true, true, "agent_options_invalid", ["code", "details", "message", "name", "stack"]] },
@@ -172,13 +175,22 @@ const ESCAPES: HostileCase[] = [
 		{ code: "syntax_error", message: "`import()` is not available" },
 	],
 	[
-		"require is not defined",
+		"require is refused before anything runs, with what to do instead",
 		`return require("node:fs");`,
+		{
+			code: "name_undeclared",
+			message:
+				"`require` is not defined in workflow scripts. Workflow scripts cannot reach the network, files or processes: ask an agent to do it",
+		},
+	],
+	[
+		"require is not defined when the static pass cannot see the name",
+		`return globalThis.eval("require")("node:fs");`,
 		{ code: "script_error", message: "'require' is not defined" },
 	],
 	[
 		"process has cwd() only, and is frozen",
-		`"use strict"; try { process.env = { A: 1 }; } catch (e) { return [e.name, Object.getOwnPropertyNames(process), Object.isFrozen(process)]; }`,
+		`"use strict"; try { process["env"] = { A: 1 }; } catch (e) { return [e.name, Object.getOwnPropertyNames(process), Object.isFrozen(process)]; }`,
 		{ value: ["TypeError", ["cwd"], true] },
 	],
 	[

@@ -60,14 +60,15 @@ describe("agent()", () => {
 		});
 		expect(result.error?.code).toBe("agent_type_unknown");
 		expect(result.error?.message).toBe(
-			"Unknown agent type `reviwer`. Available: general-purpose, reviewer, scout (2:12)",
+			"Unknown agent type `reviwer`. Did you mean `reviewer`? Available: general-purpose, reviewer, scout (2:12)",
 		);
 	});
 
 	it("lets the script catch a WorkflowError and read its code", async () => {
 		const fake = createFakeRunner();
 		const result = await runWorkflowScript(
-			`${HEADER}try { await agent("x", { retries: -1 }); } catch (e) { return [e.name, e.code]; }`,
+			// Options the static pass cannot read (they come from parsing text), so the run meets the error.
+			`${HEADER}const opts = JSON.parse('{"retries": -1}');\ntry { await agent("x", opts); } catch (e) { return [e.name, e.code]; }`,
 			{ agentRunner: fake.runner },
 		);
 		expect(result.value).toEqual(["WorkflowError", "agent_options_invalid"]);

@@ -208,10 +208,28 @@ const MODULE_SYNTAX: Rejection[] = [
 ];
 
 const SYNTAX: Rejection[] = [
-	[withBody("const = 1;"), "syntax_error", "Unexpected token (2:7)", 2, 7],
-	[withBody("  let x = ;"), "syntax_error", "Unexpected token (2:11)", 2, 11],
+	[
+		withBody("const = 1;"),
+		"syntax_error",
+		"Unexpected `=`. Look for a missing or extra bracket, comma, operator or quote just before it (2:7)",
+		2,
+		7,
+	],
+	[
+		withBody("  let x = ;"),
+		"syntax_error",
+		"Unexpected `;`. Look for a missing or extra bracket, comma, operator or quote just before it (2:11)",
+		2,
+		11,
+	],
 	[withBody("with (a) {}"), "syntax_error", "'with' in strict mode (2:1)", 2, 1],
-	["export const meta = {", "syntax_error", "Unexpected token (1:22)", 1, 22],
+	[
+		"export const meta = {",
+		"syntax_error",
+		"The script ends in the middle of a statement. Close every `(`, `[`, `{` and string that is still open (1:22)",
+		1,
+		22,
+	],
 	[withBody("const a = 1; const a = 2;"), "syntax_error", "Identifier 'a' has already been declared (2:20)", 2, 20],
 ];
 
@@ -223,7 +241,10 @@ describe("parseWorkflowSource", () => {
 
 	it("on a syntax error: names the file in details and keeps acorn's error as the cause", () => {
 		const error = catchError(() => parseWorkflowSource(withBody("const = 1;"), { filename: "review.js" }));
-		expect(error.details).toEqual({ filename: "review.js" });
+		expect(error.details).toEqual({
+			filename: "review.js",
+			fix: "Look for a missing or extra bracket, comma, operator or quote just before it",
+		});
 		expect(error.cause).toBeInstanceOf(SyntaxError);
 	});
 

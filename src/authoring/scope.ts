@@ -1,0 +1,445 @@
+/**
+ * Scope analysis of a parsed workflow script: every binding (var/let/const, functions, classes, parameters, catch
+ * bindings, destructuring) in the scope it belongs to, and every identifier read or written, resolved to its binding
+ * or left unresolved (a global, or a mistake: the body is strict, so writing an undeclared name throws too). Declarations are collected over the whole tree before anything is
+ * resolved, so hoisting and use-before-declaration in closures resolve as the engine resolves them.
+ */
+import type { Node } from "acorn";
+
+/** What declared a binding. */
+export type BindingKind = "var" | "let" | "const" | "function" | "class" | "param" | "catch";
+
+export interface Binding {
+	name: string;
+	kind: BindingKind;
+	/** The declaring identifier. */
+	node: AnyNode;
+	/** A `const` declarator's initializer, when the binding is the declarator's whole target. */
+	init?: AnyNode;
+	references: Reference[];
+}
+
+/** An identifier in an expression: read, written, or the operand of `typeof`. */
+export interface Reference {
+	node: AnyNode;
+	/** The node holding it (a member access, a call, a template…). */
+	parent: AnyNode;
+	scope: Scope;
+	/** Written (`x = …`, `x++`, `for (x of …)`): the body runs in strict mode, so an undeclared one throws too. */
+	write: boolean;
+	/** `typeof x`: reading an undeclared name this way is legal. */
+	typeofOperand: boolean;
+	/** Set by resolution; undefined for a global (or undeclared) name. */
+	binding?: Binding;
+}
+
+export class Scope {
+	/** Made on the first declaration: most block scopes declare nothing. */
+	#bindings: Map<string, Binding> | undefined;
+	readonly parent: Scope | undefined;
+	/** A function's (or the program's) scope: where `var` declarations land. */
+	readonly isFunction: boolean;
+	constructor(parent: Scope | undefined, isFunction: boolean) {
+		this.parent = parent;
+		this.isFunction = isFunction;
+	}
+
+	declare(name: string, kind: BindingKind, node: AnyNode, init?: AnyNode): void {
+		this.#bindings ??= new Map();
+		if (this.#bindings.has(name)) return;
+		const binding: Binding = { name, kind, node, references: [] };
+		if (init) binding.init = init;
+		this.#bindings.set(name, binding);
+	}
+
+	/** The binding `name` has in this scope itself. */
+	own(name: string): Binding | undefined {
+		return this.#bindings?.get(name);
+	}
+
+	/** The nearest enclosing function (or program) scope. */
+	get functionScope(): Scope {
+		let scope: Scope = this;
+		while (!scope.isFunction && scope.parent) scope = scope.parent;
+		return scope;
+	}
+
+	/** The binding `name` has here, looking outwards. */
+	lookup(name: string): Binding | undefined {
+		for (let scope: Scope | undefined = this; scope; scope = scope.parent) {
+			const binding = scope.#bindings?.get(name);
+			if (binding) return binding;
+		}
+		return undefined;
+	}
+}
+
+/** A call expression and the node holding it, for the checks that look at how a result is used. */
+export interface CallSite {
+	node: AnyNode;
+	parent: AnyNode;
+	scope: Scope;
+}
+
+export interface ScopeAnalysis {
+	program: Scope;
+	references: Reference[];
+	/** References no binding declares: globals, or names nobody declared. */
+	unresolved: Reference[];
+	/** The reference of each identifier in an expression. */
+	referenceOf: Map<AnyNode, Reference>;
+	calls: CallSite[];
+	/** Every declared name, for "did you mean". */
+	declaredNames: Set<string>;
+}
+
+/** Whether a block's own statements declare a `let`, `const`, class or function: only then is it a scope. */
+function declaresLexically(statements: AnyNode[]): boolean {
+	for (const statement of statements) {
+		const type = statement.type;
+		if (type === "FunctionDeclaration" || type === "ClassDeclaration") return true;
+		if (type === "VariableDeclaration" && statement.kind !== "var") return true;
+	}
+	return false;
+}
+
+/** acorn's nodes, read by field name; the walker checks `type` before reading a field. */
+// biome-ignore lint/suspicious/noExplicitAny: ESTree nodes are read by field after a `type` check.
+export type AnyNode = Node & Record<string, any>;
+
+/**
+ * Analyses `program`; `params` are names the body is given (the runtime's wrapper passes `meta`). Recursive: a
+ * tree deep enough to overflow throws a RangeError, which the caller treats as "nothing to report".
+ */
+export function analyzeScopes(program: Node, params: readonly string[] = []): ScopeAnalysis {
+	const walker = new Walker();
+	const top = new Scope(undefined, true);
+	for (const name of params) top.declare(name, "param", program as AnyNode);
+	walker.statements((program as AnyNode).body, program as AnyNode, top);
+	return walker.resolve(top);
+}
+
+class Walker {
+	readonly references: Reference[] = [];
+	readonly calls: CallSite[] = [];
+	readonly declaredNames = new Set<string>();
+
+	resolve(top: Scope): ScopeAnalysis {
+		const unresolved: Reference[] = [];
+		const referenceOf = new Map<AnyNode, Reference>();
+		for (const reference of this.references) {
+			referenceOf.set(reference.node, reference);
+			const binding = reference.scope.lookup(reference.node.name);
+			if (binding) {
+				reference.binding = binding;
+				binding.references.push(reference);
+			} else unresolved.push(reference);
+		}
+		return {
+			program: top,
+			references: this.references,
+			unresolved,
+			referenceOf,
+			calls: this.calls,
+			declaredNames: this.declaredNames,
+		};
+	}
+
+	statements(list: AnyNode[], parent: AnyNode, scope: Scope): void {
+		for (const statement of list) this.node(statement, parent, scope);
+	}
+
+	declare(scope: Scope, name: string, kind: BindingKind, node: AnyNode, init?: AnyNode): void {
+		this.declaredNames.add(name);
+		scope.declare(name, kind, node, init);
+	}
+
+	reference(node: AnyNode, parent: AnyNode, scope: Scope, write = false): void {
+		const typeofOperand = parent.type === "UnaryExpression" && parent.operator === "typeof";
+		this.references.push({ node, parent, scope, write, typeofOperand });
+	}
+
+	/** Binds the names of a declaration pattern; default values and computed keys are expressions in `scope`. */
+	pattern(node: AnyNode, parent: AnyNode, scope: Scope, target: Scope, kind: BindingKind, init?: AnyNode): void {
+		switch (node.type) {
+			case "Identifier":
+				this.declare(target, node.name, kind, node, init);
+				return;
+			case "ObjectPattern":
+				for (const property of node.properties) {
+					if (property.type === "RestElement") this.pattern(property.argument, property, scope, target, kind);
+					else {
+						if (property.computed) this.node(property.key, property, scope);
+						this.pattern(property.value, property, scope, target, kind);
+					}
+				}
+				return;
+			case "ArrayPattern":
+				for (const element of node.elements) if (element) this.pattern(element, node, scope, target, kind);
+				return;
+			case "RestElement":
+				this.pattern(node.argument, node, scope, target, kind);
+				return;
+			case "AssignmentPattern":
+				this.pattern(node.left, node, scope, target, kind);
+				this.node(node.right, node, scope);
+				return;
+			default:
+				// Only reachable through invalid code acorn refused already; read it as an expression.
+				this.node(node, parent, scope);
+		}
+	}
+
+	/** An assignment target: identifiers in it are written, member expressions are read. */
+	target(node: AnyNode, parent: AnyNode, scope: Scope): void {
+		switch (node.type) {
+			case "Identifier":
+				this.reference(node, parent, scope, true);
+				return;
+			case "ObjectPattern":
+				for (const property of node.properties) {
+					if (property.type === "RestElement") this.target(property.argument, property, scope);
+					else {
+						if (property.computed) this.node(property.key, property, scope);
+						this.target(property.value, property, scope);
+					}
+				}
+				return;
+			case "ArrayPattern":
+				for (const element of node.elements) if (element) this.target(element, node, scope);
+				return;
+			case "RestElement":
+				this.target(node.argument, node, scope);
+				return;
+			case "AssignmentPattern":
+				this.target(node.left, node, scope);
+				this.node(node.right, node, scope);
+				return;
+			default:
+				this.node(node, parent, scope);
+		}
+	}
+
+	function(node: AnyNode, scope: Scope): void {
+		// Strict code: a function declared in a block is bound in that block only.
+		if (node.type === "FunctionDeclaration" && node.id) this.declare(scope, node.id.name, "function", node.id);
+		const inner = new Scope(scope, true);
+		if (node.type === "FunctionExpression" && node.id) this.declare(inner, node.id.name, "function", node.id);
+		if (node.type !== "ArrowFunctionExpression") inner.declare("arguments", "param", node);
+		for (const param of node.params) this.pattern(param, node, inner, inner, "param");
+		if (node.body.type === "BlockStatement") this.statements(node.body.body, node.body, inner);
+		else this.node(node.body, node, inner);
+	}
+
+	class(node: AnyNode, scope: Scope): void {
+		if (node.type === "ClassDeclaration" && node.id) this.declare(scope, node.id.name, "class", node.id);
+		const inner = new Scope(scope, false);
+		if (node.id) this.declare(inner, node.id.name, "class", node.id);
+		if (node.superClass) this.node(node.superClass, node, scope);
+		for (const member of node.body.body) {
+			if (member.type === "StaticBlock") {
+				this.statements(member.body, member, new Scope(inner, true));
+				continue;
+			}
+			if (member.computed) this.node(member.key, member, inner);
+			// Field initializers run like methods: `this` and `arguments` of their own.
+			if (member.value)
+				this.node(member.value, member, member.type === "PropertyDefinition" ? new Scope(inner, true) : inner);
+		}
+	}
+
+	node(node: AnyNode | null | undefined, parent: AnyNode, scope: Scope): void {
+		if (!node) return;
+		// The commonest nodes first: a switch on strings compares case by case.
+		const type: string = node.type;
+		if (type === "Identifier") {
+			this.reference(node, parent, scope);
+			return;
+		}
+		if (type === "Literal") return;
+		if (type === "MemberExpression") {
+			this.node(node.object, node, scope);
+			if (node.computed) this.node(node.property, node, scope);
+			return;
+		}
+		switch (type) {
+			case "ThisExpression":
+			case "Super":
+			case "EmptyStatement":
+			case "DebuggerStatement":
+			case "MetaProperty":
+			case "PrivateIdentifier":
+			case "BreakStatement":
+			case "ContinueStatement":
+			case "TemplateElement":
+				return;
+			case "ExpressionStatement":
+				this.node(node.expression, node, scope);
+				return;
+			case "BlockStatement":
+				this.statements(node.body, node, declaresLexically(node.body) ? new Scope(scope, false) : scope);
+				return;
+			case "VariableDeclaration": {
+				const target = node.kind === "var" ? scope.functionScope : scope;
+				for (const declarator of node.declarations) {
+					const init = node.kind === "const" && declarator.id.type === "Identifier" ? declarator.init : undefined;
+					this.pattern(declarator.id, declarator, scope, target, node.kind, init ?? undefined);
+					this.node(declarator.init, declarator, scope);
+				}
+				return;
+			}
+			case "FunctionDeclaration":
+			case "FunctionExpression":
+			case "ArrowFunctionExpression":
+				this.function(node, scope);
+				return;
+			case "ClassDeclaration":
+			case "ClassExpression":
+				this.class(node, scope);
+				return;
+			case "ReturnStatement":
+			case "ThrowStatement":
+			case "SpreadElement":
+			case "YieldExpression":
+			case "AwaitExpression":
+				this.node(node.argument, node, scope);
+				return;
+			case "UnaryExpression":
+				this.node(node.argument, node, scope);
+				return;
+			case "UpdateExpression":
+				this.target(node.argument, node, scope);
+				return;
+			case "LabeledStatement":
+				this.node(node.body, node, scope);
+				return;
+			case "IfStatement":
+			case "ConditionalExpression":
+				this.node(node.test, node, scope);
+				this.node(node.consequent, node, scope);
+				this.node(node.alternate, node, scope);
+				return;
+			case "SwitchStatement": {
+				this.node(node.discriminant, node, scope);
+				const inner = new Scope(scope, false);
+				for (const item of node.cases) {
+					this.node(item.test, item, inner);
+					this.statements(item.consequent, item, inner);
+				}
+				return;
+			}
+			case "TryStatement":
+				this.node(node.block, node, scope);
+				if (node.handler) {
+					const inner = new Scope(scope, false);
+					if (node.handler.param) this.pattern(node.handler.param, node.handler, inner, inner, "catch");
+					this.node(node.handler.body, node.handler, inner);
+				}
+				this.node(node.finalizer, node, scope);
+				return;
+			case "WhileStatement":
+			case "DoWhileStatement":
+				this.node(node.test, node, scope);
+				this.node(node.body, node, scope);
+				return;
+			case "ForStatement": {
+				const inner = node.init?.type === "VariableDeclaration" ? new Scope(scope, false) : scope;
+				this.node(node.init, node, inner);
+				this.node(node.test, node, inner);
+				this.node(node.update, node, inner);
+				this.node(node.body, node, inner);
+				return;
+			}
+			case "ForInStatement":
+			case "ForOfStatement": {
+				const inner = new Scope(scope, false);
+				if (node.left.type === "VariableDeclaration") this.node(node.left, node, inner);
+				else this.target(node.left, node, inner);
+				this.node(node.right, node, inner);
+				this.node(node.body, node, inner);
+				return;
+			}
+			case "WithStatement":
+				// Refused by the parse (strict code); read for completeness.
+				this.node(node.object, node, scope);
+				this.node(node.body, node, scope);
+				return;
+			case "ArrayExpression":
+				for (const element of node.elements) this.node(element, node, scope);
+				return;
+			case "ObjectExpression":
+				for (const property of node.properties) {
+					if (property.type === "SpreadElement") {
+						this.node(property, node, scope);
+						continue;
+					}
+					if (property.computed) this.node(property.key, property, scope);
+					// A shorthand `{ x }` reads `x` through its value; a key is never a reference.
+					this.node(property.value, property, scope);
+				}
+				return;
+			case "BinaryExpression":
+			case "LogicalExpression":
+				this.node(node.left, node, scope);
+				this.node(node.right, node, scope);
+				return;
+			case "AssignmentExpression":
+				this.target(node.left, node, scope);
+				this.node(node.right, node, scope);
+				return;
+			case "ChainExpression":
+			case "ParenthesizedExpression":
+				this.node(node.expression, node, scope);
+				return;
+			case "CallExpression":
+			case "NewExpression":
+				// A direct `eval` cannot declare names here: the body is strict, so its code gets a scope of its own.
+				this.calls.push({ node, parent, scope });
+				this.node(node.callee, node, scope);
+				for (const argument of node.arguments) this.node(argument, node, scope);
+				return;
+			case "SequenceExpression":
+				for (const expression of node.expressions) this.node(expression, node, scope);
+				return;
+			case "TemplateLiteral":
+				for (const expression of node.expressions) this.node(expression, node, scope);
+				return;
+			case "TaggedTemplateExpression":
+				this.node(node.tag, node, scope);
+				this.node(node.quasi, node, scope);
+				return;
+			case "ImportExpression":
+				this.node(node.source, node, scope);
+				this.node(node.options, node, scope);
+				return;
+			case "ExportNamedDeclaration":
+				// The header (`export const meta = {…}`) is checked by the header reader and blanked from the body: its
+				// names are bound, its literal is not read here. Other exports are refused before the body runs.
+				if (node.declaration?.type === "VariableDeclaration") {
+					for (const declarator of node.declaration.declarations) {
+						this.pattern(declarator.id, declarator, scope, scope, node.declaration.kind);
+					}
+				} else this.node(node.declaration, node, scope);
+				return;
+			case "ExportDefaultDeclaration":
+				this.node(node.declaration, node, scope);
+				return;
+			case "ImportDeclaration":
+			case "ExportAllDeclaration":
+				return;
+			default:
+				this.generic(node, scope);
+		}
+	}
+
+	/** A node type this walker does not name (from a newer acorn): read every child as an expression. */
+	generic(node: AnyNode, scope: Scope): void {
+		for (const key of Object.keys(node)) {
+			if (key === "loc" || key === "type" || key === "start" || key === "end") continue;
+			const value = node[key];
+			if (Array.isArray(value)) {
+				for (const item of value) if (item && typeof item.type === "string") this.node(item, node, scope);
+			} else if (value && typeof value.type === "string") this.node(value, node, scope);
+		}
+	}
+}

@@ -1,0 +1,201 @@
+/**
+ * Promises used as values: an `agent()`/`parallel()`/`pipeline()`/`workflow()` result read, printed, spread, tested
+ * or passed on without `await`, and `async` callbacks whose promises nobody can await (`forEach(async …)`, a
+ * `.map(async …)` whose array is dropped). Only forms that are wrong whatever runs around them are reported:
+ * `Promise.all`, starting now and awaiting later, `.then`, and returning the promise are all fine.
+ */
+import { ASYNC_GLOBALS } from "./sandbox-globals.ts";
+import type { AnyNode, Scope, ScopeAnalysis } from "./scope.ts";
+
+export interface UnawaitedFinding {
+	offset: number;
+	message: string;
+	fix: string;
+}
+
+/** Members a promise really has: reading them is using the promise, not its value. */
+const PROMISE_MEMBERS: ReadonlySet<string> = new Set(["then", "catch", "finally", "constructor"]);
+/** Globals that read their arguments as plain values: a promise in one is a mistake. */
+const VALUE_TAKERS: ReadonlySet<string> = new Set([
+	"agent",
+	"log",
+	"workflow",
+	"phase",
+	"sleep",
+	"parallel",
+	"pipeline",
+]);
+
+export function findUnawaited(analysis: ScopeAnalysis): UnawaitedFinding[] {
+	const findings: UnawaitedFinding[] = [];
+	for (const call of analysis.calls) {
+		const name = globalCallee(call.node, analysis);
+		if (name !== undefined && ASYNC_GLOBALS.has(name)) {
+			const use = misuse(call.node, call.parent, analysis);
+			if (use) findings.push(promiseUsed(call.node.start, `\`${name}()\``, use));
+			else if (call.parent.type === "VariableDeclarator" && call.parent.init === call.node) {
+				constPromise(call.parent, name, call.scope, analysis, findings);
+			}
+		}
+		if (name === "parallel") functionsExpected(call.node, analysis, findings);
+		asyncCallback(call.node, call.parent, call.scope.functionScope.parent === undefined, findings);
+	}
+	return findings;
+}
+
+/** The global a call's callee names (`agent(…)`, not a local `agent`), if any. */
+export function globalCallee(node: AnyNode, analysis: ScopeAnalysis): string | undefined {
+	if (node.type !== "CallExpression" || node.callee.type !== "Identifier") return undefined;
+	const reference = analysis.referenceOf.get(node.callee);
+	return reference && !reference.binding ? node.callee.name : undefined;
+}
+
+/** How `node` (a pending promise) is used as if it were its value, or undefined when the use is fine. */
+function misuse(node: AnyNode, parent: AnyNode, analysis: ScopeAnalysis): string | undefined {
+	switch (parent.type) {
+		case "MemberExpression": {
+			if (parent.object !== node) return undefined;
+			if (parent.computed) return "reads an element of it";
+			const member: string = parent.property.name;
+			return PROMISE_MEMBERS.has(member) ? undefined : `reads \`.${member}\` of it`;
+		}
+		case "TemplateLiteral":
+			return "puts it in a template string (the text says `[object Promise]`)";
+		case "BinaryExpression":
+			return parent.operator === "+" ? "adds it to a string (the text says `[object Promise]`)" : undefined;
+		case "SpreadElement":
+			return "spreads it";
+		case "IfStatement":
+		case "ConditionalExpression":
+			return parent.test === node ? "tests it (a promise is always truthy)" : undefined;
+		case "UnaryExpression":
+			return parent.operator === "!" ? "tests it (a promise is always truthy)" : undefined;
+		case "CallExpression": {
+			if (parent.callee === node || !parent.arguments.includes(node)) return undefined;
+			const taker = globalCallee(parent, analysis);
+			if (taker !== undefined && VALUE_TAKERS.has(taker)) return `passes it to \`${taker}()\``;
+			if (isMethod(parent.callee, "JSON", "stringify")) return "passes it to `JSON.stringify` (which gives `{}`)";
+			if (parent.callee.type === "MemberExpression" && isGlobal(parent.callee.object, "console", analysis)) {
+				return "logs it";
+			}
+			return undefined;
+		}
+		default:
+			return undefined;
+	}
+}
+
+function promiseUsed(offset: number, what: string, use: string): UnawaitedFinding {
+	return {
+		offset,
+		message: `${what} returns a promise, and this ${use} without \`await\``,
+		fix: "Write `await` before the call (`const answer = await agent(…)`), or `await` the promise before using it",
+	};
+}
+
+/** `const p = agent(…)`: every use of `p` as a value is wrong (awaiting it elsewhere does not change `p`). */
+function constPromise(
+	declarator: AnyNode,
+	name: string,
+	scope: Scope,
+	analysis: ScopeAnalysis,
+	findings: UnawaitedFinding[],
+): void {
+	if (declarator.id.type !== "Identifier") return;
+	const variable: string = declarator.id.name;
+	const binding = scope.own(variable);
+	if (binding?.kind !== "const" || binding.node !== declarator.id) return;
+	for (const reference of binding.references) {
+		const use = misuse(reference.node, reference.parent, analysis);
+		if (!use) continue;
+		findings.push({
+			offset: reference.node.start,
+			message: `\`${variable}\` is the promise \`${name}()\` returned, and this ${use} without \`await\``,
+			fix: `Read \`(await ${variable})\`, or write \`const ${variable} = await ${name}(…)\``,
+		});
+	}
+}
+
+/** `parallel([agent(…), …])`: the calls started already, and parallel refuses anything but functions. */
+function functionsExpected(call: AnyNode, analysis: ScopeAnalysis, findings: UnawaitedFinding[]): void {
+	const list = call.arguments[0];
+	if (list?.type === "ArrayExpression") {
+		for (const element of list.elements) {
+			const started = element && globalCallee(element, analysis);
+			if (started && ASYNC_GLOBALS.has(started)) {
+				findings.push({
+					offset: element.start,
+					message: `\`parallel()\` takes functions, and this item is a call of \`${started}()\` already started (its promise)`,
+					fix: `Wrap it in a function: \`() => ${started}(…)\``,
+				});
+			}
+		}
+	}
+	if (list?.type === "CallExpression" && asyncMap(list)) {
+		findings.push({
+			offset: list.start,
+			message: "`parallel()` takes functions, and `.map(async …)` gives it promises already started",
+			fix: "Return a function from the map: `parallel(items.map((item) => () => agent(…)))`",
+		});
+	}
+}
+
+/** `forEach(async …)` always, and `.map(async …)` whose promises are dropped, awaited as an array, or returned. */
+function asyncCallback(call: AnyNode, parent: AnyNode, topLevel: boolean, findings: UnawaitedFinding[]): void {
+	if (call.type !== "CallExpression" || call.callee.type !== "MemberExpression" || call.callee.computed) return;
+	const method: string = call.callee.property.name;
+	const callback = call.arguments[0];
+	if (!callback || !isAsyncFunction(callback)) return;
+	const fix =
+		"Await them all: `await Promise.all(items.map(async (item) => …))`, or `await parallel(items.map((item) => () => agent(…)))`, or a `for (const item of items)` loop with `await`";
+	if (method === "forEach") {
+		findings.push({
+			offset: call.callee.property.start,
+			message:
+				"`forEach` does not wait for an `async` callback: the run can end before this work does, and its results are lost",
+			fix,
+		});
+		return;
+	}
+	if (method !== "map") return;
+	const dropped = parent.type === "ExpressionStatement";
+	const awaited = parent.type === "AwaitExpression";
+	const returned = parent.type === "ReturnStatement" && topLevel;
+	if (!dropped && !awaited && !returned) return;
+	const what = dropped
+		? "nobody awaits the promises it makes"
+		: awaited
+			? "`await` on an array does not wait for the promises in it"
+			: "the script returns an array of promises, which are not data";
+	findings.push({ offset: call.callee.property.start, message: `\`.map(async …)\`: ${what}`, fix });
+}
+
+function asyncMap(call: AnyNode): boolean {
+	return (
+		call.callee.type === "MemberExpression" &&
+		!call.callee.computed &&
+		call.callee.property.name === "map" &&
+		call.arguments[0] !== undefined &&
+		isAsyncFunction(call.arguments[0])
+	);
+}
+
+function isAsyncFunction(node: AnyNode): boolean {
+	return (node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression") && node.async === true;
+}
+
+function isMethod(node: AnyNode, object: string, method: string): boolean {
+	return (
+		node.type === "MemberExpression" &&
+		!node.computed &&
+		node.object.type === "Identifier" &&
+		node.object.name === object &&
+		node.property.name === method
+	);
+}
+
+function isGlobal(node: AnyNode, name: string, analysis: ScopeAnalysis): boolean {
+	if (node.type !== "Identifier" || node.name !== name) return false;
+	const reference = analysis.referenceOf.get(node);
+	return reference !== undefined && !reference.binding;
+}

@@ -1,0 +1,126 @@
+/**
+ * Names a script reads that nothing declares and the sandbox does not have: each at its line:column, with the
+ * name most likely meant, or what to do instead when the name is a capability scripts do not have (timers, the
+ * network, files, processes, modules, the environment).
+ */
+import { closestName } from "./names.ts";
+import { SANDBOX_GLOBALS } from "./sandbox-globals.ts";
+import type { AnyNode, ScopeAnalysis } from "./scope.ts";
+
+/** One undeclared name, or one missing member of `process`, before it becomes a diagnostic. */
+export interface UndeclaredFinding {
+	offset: number;
+	message: string;
+	fix: string;
+}
+
+const ASK_AGENT =
+	'Workflow scripts cannot reach the network, files or processes: ask an agent to do it, e.g. `await agent("Read package.json and return its version")`';
+const TIMER = "There are no timers in workflow scripts: write `await sleep(ms)`";
+const ENV =
+	"The environment is not visible to workflow scripts: pass what the script needs in `args` (`workflow({ …, args: { token } })`)";
+
+/** Names that mean a capability scripts do not have, and what to do instead. */
+const CAPABILITIES: Readonly<Record<string, string>> = {
+	setTimeout: TIMER,
+	setInterval: TIMER,
+	setImmediate: TIMER,
+	clearTimeout: TIMER,
+	clearInterval: TIMER,
+	queueMicrotask: "There is no `queueMicrotask`: `await null` lets other work run",
+	fetch: ASK_AGENT,
+	XMLHttpRequest: ASK_AGENT,
+	WebSocket: ASK_AGENT,
+	require: ASK_AGENT,
+	module: "There are no modules in workflow scripts: give the result with `return`",
+	exports: "There are no modules in workflow scripts: give the result with `return`",
+	fs: ASK_AGENT,
+	Buffer: ASK_AGENT,
+	__dirname: "Read the working directory from `cwd`",
+	__filename: "Read the working directory from `cwd`",
+	window:
+		"Workflow scripts run in a sandbox, not a browser: the globals are agent, parallel, pipeline, phase, log, workflow, sleep, budget, args, cwd, console",
+	document: "Workflow scripts run in a sandbox, not a browser: ask an agent to read or change files",
+	performance: "There is no clock in workflow scripts (it breaks resume): pass a timestamp in `args`",
+	structuredClone: "Copy plain data with `JSON.parse(JSON.stringify(value))`",
+	crypto: "There is no randomness in workflow scripts (it breaks resume): put an index in the prompt or label",
+	SharedArrayBuffer: "The sandbox has no `SharedArrayBuffer` (see SECURITY.md): use an `ArrayBuffer`",
+	Atomics: "The sandbox has no `Atomics` (see SECURITY.md): scripts run on one thread, so plain reads and writes do",
+	WebAssembly: "The sandbox has no `WebAssembly`: ask an agent to run such code",
+	Deno: ASK_AGENT,
+	Bun: ASK_AGENT,
+};
+
+/** `process` has `cwd()` only. */
+const PROCESS_MEMBERS: ReadonlySet<string> = new Set(["cwd"]);
+
+/** One finding per undeclared name, at its first use (a name misspelled ten times is one mistake). */
+export function findUndeclared(analysis: ScopeAnalysis, source: string): UndeclaredFinding[] {
+	const findings: UndeclaredFinding[] = [];
+	const uses = new Map<string, { finding: UndeclaredFinding; count: number }>();
+	let candidates: string[] | undefined;
+	for (const reference of analysis.unresolved) {
+		const name: string = reference.node.name;
+		if (SANDBOX_GLOBALS.has(name)) {
+			if (name === "process") processMember(reference.parent, reference.node, findings);
+			continue;
+		}
+		if (reference.typeofOperand) continue;
+		const seen = uses.get(name);
+		if (seen) {
+			seen.count++;
+			continue;
+		}
+		candidates ??= [...SANDBOX_GLOBALS, ...analysis.declaredNames];
+		const finding = {
+			offset: reference.node.start,
+			...explain(name, reference.node, reference.parent, source, candidates, reference.write),
+		};
+		uses.set(name, { finding, count: 1 });
+		findings.push(finding);
+	}
+	for (const { finding, count } of uses.values()) {
+		if (count > 1) finding.message += ` (used ${count} times; this is the first)`;
+	}
+	return findings;
+}
+
+function explain(
+	name: string,
+	node: AnyNode,
+	parent: AnyNode,
+	source: string,
+	candidates: string[],
+	write: boolean,
+): { message: string; fix: string } {
+	const message = `\`${name}\` is not defined`;
+	const capability = CAPABILITIES[name];
+	if (capability) return { message: `${message} in workflow scripts`, fix: capability };
+	// `agent<Review>(…)` parses as two comparisons, so the type argument reads as an undeclared name.
+	if (parent.type === "BinaryExpression" && parent.operator === "<" && parent.right === node) {
+		if (/^\s*>\s*\(/.test(source.slice(node.end, node.end + 20))) {
+			return {
+				message: `\`<${name}>\` after a call's name is a TypeScript type argument; workflow scripts are plain JavaScript`,
+				fix: `Delete \`<${name}>\`; describe the answer's shape with \`{ schema }\``,
+			};
+		}
+	}
+	const meant = closestName(name, candidates);
+	if (meant) return { message, fix: `Did you mean \`${meant}\`?` };
+	if (write) return { message, fix: `Declare it first: \`let ${name} = …\`` };
+	return {
+		message,
+		fix: "Declare it (`const`, `let`, a parameter) before use, or pass the value in `args`",
+	};
+}
+
+function processMember(parent: AnyNode, node: AnyNode, findings: UndeclaredFinding[]): void {
+	if (parent.type !== "MemberExpression" || parent.object !== node || parent.computed) return;
+	const member: string = parent.property.name;
+	if (PROCESS_MEMBERS.has(member)) return;
+	findings.push({
+		offset: node.start,
+		message: `\`process.${member}\` is not available in workflow scripts (\`process\` has \`cwd()\` only)`,
+		fix: member === "env" ? ENV : member === "argv" ? "Pass the script's inputs in `args`" : ASK_AGENT,
+	});
+}
