@@ -92,7 +92,9 @@ describe("pi-workflows check", () => {
 		const file = script("broken.js", "return (;");
 		const result = await cli(["run", file, ...PI]);
 		expect(result.code, result.stderr).toBe(2);
-		expect(result.stderr).toBe(`pi-workflows: ${file}:2:9: Unexpected token\n`);
+		expect(result.stderr).toBe(
+			`pi-workflows: ${file}:2:9: Unexpected \`;\`. Look for a missing or extra bracket, comma, operator or quote just before it\n`,
+		);
 	});
 
 	it("passes a good script (exit 0) and reports a bad header at its line and column with a frame (exit 1)", async () => {
@@ -108,7 +110,8 @@ describe("pi-workflows check", () => {
 		const result = await cli(["check", bad]);
 		expect(result.code).toBe(1);
 		expect(result.stdout).toContain("bad-header.js:4:2: error meta_invalid: `meta.phses` is not a known key");
-		expect(result.stdout).toContain("> 4 | \tphses: [],\n    | \t^");
+		expect(result.stdout).toContain("  fix: Known keys: name, description, whenToUse, phases, args");
+		expect(result.stdout).toContain("> 4 |  phses: [],\n    |  ^");
 
 		const json = await cli(["check", bad, "--json"]);
 		expect(json.code).toBe(1);
