@@ -58,6 +58,8 @@ export class EngineRun {
 	private bodyPromise: QuickJSHandle | null = null;
 	private nextCallId = 1;
 	private deadline = Number.POSITIVE_INFINITY;
+	/** True while a slice is open: guest code ran since the worker last went back to waiting for the host. */
+	private inSlice = false;
 	private tripped: "cpu" | "cancel" | null = null;
 	private outcome: WireOutcome | null = null;
 	private completed = false;
@@ -307,7 +309,7 @@ export class EngineRun {
 	}
 
 	private evaluate(code: string, filename: string, phase: ErrorPhase): QuickJSHandle | null {
-		this.resume();
+		this.resume(true);
 		const result = this.context.evalCode(code, filename, { type: "global", strict: true });
 		if (result.error) {
 			this.failWith(result.error, phase);
@@ -323,7 +325,7 @@ export class EngineRun {
 		args: QuickJSHandle[],
 		phase: ErrorPhase,
 	): QuickJSHandle | null {
-		this.resume();
+		this.resume(true);
 		const result = this.context.callFunction(fn, self, args);
 		if (result.error) {
 			this.failWith(result.error, phase);
@@ -334,7 +336,7 @@ export class EngineRun {
 	}
 
 	private decodeOwned(json: string, phase: ErrorPhase): QuickJSHandle | null {
-		this.resume();
+		this.resume(true);
 		const result = (this.helpers as GuestHelpers).decode(json);
 		if (result.error) {
 			this.failWith(result.error, phase);
@@ -351,8 +353,14 @@ export class EngineRun {
 		return this.tripped !== null;
 	}
 
-	/** Called whenever guest code is about to run again: a new synchronous slice starts. */
-	private resume(): void {
+	/**
+	 * Called whenever guest code is about to run. A slice starts when the worker comes back from waiting for the host
+	 * (or, `fresh`, for each step of the boot): the jobs, the result's encoding and the rest of one step share it, so
+	 * a script cannot stretch a stretch that never awaits to several slices (it got up to 2 × syncSliceMs).
+	 */
+	private resume(fresh = false): void {
+		if (this.inSlice && !fresh) return;
+		this.inSlice = true;
 		this.deadline = performance.now() + this.request.limits.syncSliceMs;
 		this.bridge.enterSlice();
 	}
@@ -369,8 +377,10 @@ export class EngineRun {
 	private guard(step: () => void): void {
 		try {
 			step();
+			this.inSlice = false;
 			this.bridge.leaveSlice();
 		} catch (error) {
+			this.inSlice = false;
 			this.bridge.leaveSlice();
 			this.reusable = false;
 			this.disposable = false;
