@@ -34,6 +34,8 @@ export interface EngineBridge {
 	callSync(callId: number, spec: HostFunctionSpec, argsJson: string): HostCallResult | null;
 	/** True once the host asked the run to stop. */
 	cancelRequested(): boolean;
+	/** Called now and then while guest code runs: calls held back go out if the host is waiting for them. */
+	poll(): void;
 	/** Guest code starts running (a new slice); the host's watchdog measures slices from here. */
 	enterSlice(): void;
 	/** The worker is back to waiting for the host. */
@@ -99,26 +101,28 @@ export class EngineRun {
 		return run;
 	}
 
-	/** The host's answer to an async call. */
-	settle(callId: number, result: HostCallResult): void {
+	/** The host's answers to async calls, settled together: the jobs they unblock run in one pass. */
+	settle(answers: readonly { callId: number; result: HostCallResult }[]): void {
 		this.guard(() => {
-			const entry = this.pending.get(callId);
-			if (this.outcome || !entry) return;
-			this.pending.delete(callId);
-			this.resume();
-			const helpers = this.helpers as GuestHelpers;
-			if (result.ok && result.json === undefined) entry.deferred.resolve();
-			else if (result.ok) {
-				const value = helpers.decode(result.json as string);
-				if (value.error) entry.deferred.reject(value.error);
-				else entry.deferred.resolve(value.value);
-				(value.error ?? value.value).dispose();
-			} else {
-				const error = helpers.makeError(result.error, entry.site);
-				entry.deferred.reject(error);
-				error.dispose();
+			for (const { callId, result } of answers) {
+				const entry = this.pending.get(callId);
+				if (this.outcome || !entry) continue;
+				this.pending.delete(callId);
+				this.resume();
+				const helpers = this.helpers as GuestHelpers;
+				if (result.ok && result.json === undefined) entry.deferred.resolve();
+				else if (result.ok) {
+					const value = helpers.decode(result.json as string);
+					if (value.error) entry.deferred.reject(value.error);
+					else entry.deferred.resolve(value.value);
+					(value.error ?? value.value).dispose();
+				} else {
+					const error = helpers.makeError(result.error, entry.site);
+					entry.deferred.reject(error);
+					error.dispose();
+				}
+				entry.deferred.dispose();
 			}
-			entry.deferred.dispose();
 			this.pump();
 		});
 	}
@@ -348,6 +352,7 @@ export class EngineRun {
 
 	private shouldInterrupt(): boolean {
 		if (this.tripped !== null) return true;
+		this.bridge.poll();
 		if (this.bridge.cancelRequested()) this.tripped = "cancel";
 		else if (performance.now() > this.deadline) this.tripped = "cpu";
 		return this.tripped !== null;
