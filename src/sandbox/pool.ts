@@ -222,6 +222,9 @@ class WorkerPool {
 			return;
 		}
 		entry.worker.unref();
+		// Last in line for the next run: the other idle worker has had longer to make its next instance.
+		this.entries.delete(entry);
+		this.entries.add(entry);
 	}
 
 	private async end(entry: Entry, reason: string): Promise<void> {

@@ -118,10 +118,7 @@ export function serveWorker(build: QuickJSSyncVariant | { default: QuickJSSyncVa
 		const served: ServedRun = { engine: null, queue: [] };
 		runs.set(message.runId, served);
 		drain(boot.syncPort);
-		const instance = supply.take(message.limits);
-		// The next run's instance is made now, while this one runs: the runs of a worker follow each other closely.
-		supply.prepare(message.limits);
-		EngineRun.start(instance, message, bridgeFor(message.runId, message.slot)).then(
+		EngineRun.start(supply.take(message.limits), message, bridgeFor(message.runId, message.slot)).then(
 			(engine) => {
 				served.engine = engine;
 				const queued = served.queue.splice(0);
