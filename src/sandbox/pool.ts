@@ -314,10 +314,13 @@ class WorkerPool {
 	}
 }
 
-/** Queues `message` for the worker; the queue goes out as one message at the end of this turn. */
+/**
+ * Sends `message` to the worker: at once when the worker is waiting for the host and nothing is queued (a run's
+ * start, the answer a sequential script waits for), else queued, the queue going out as one message at the end of
+ * this turn (the answers to a fan-out, which the worker is still busy issuing).
+ */
 function post(entry: Entry, message: HostMessage): void {
-	// A run's start goes at once: the worker may be idle, and nothing else is waiting to go with it.
-	if (message.type === "run") {
+	if (message.type === "run" || (entry.outbox.length === 0 && Atomics.load(entry.control, CONTROL.busy) === 0)) {
 		entry.worker.postMessage(message);
 		return;
 	}
