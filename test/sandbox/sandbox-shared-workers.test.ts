@@ -198,7 +198,11 @@ describe("runs sharing a worker", () => {
 		const controller = new AbortController();
 		const limits = { syncSliceMs: 3000 };
 		const cancelled = runOnce(
-			request("await host.wait(); await new Promise(() => {});", { wait: held.fn }, { signal: controller.signal }),
+			request(
+				"await host.wait(); await host.never();",
+				{ wait: held.fn, never: { kind: "async", fn: () => new Promise(() => {}) } },
+				{ signal: controller.signal },
+			),
 			{ limits, cancelGraceMs: 100 },
 		);
 		await held.waiting(1);
