@@ -25,8 +25,11 @@ import type { GuestError } from "./types.ts";
 
 /** How a run reaches the host; implemented by the worker loop over its ports. */
 export interface EngineBridge {
-	/** Posts an async or event call; first waits while the host has too many calls unread. */
-	post(callId: number, spec: HostFunctionSpec, argsJson: string): void;
+	/**
+	 * Posts an async or event call, or holds it back to go with the slice's next calls; first waits while the host
+	 * has too many calls unread. True when calls are held back.
+	 */
+	post(callId: number, spec: HostFunctionSpec, argsJson: string): boolean;
 	/**
 	 * Posts a sync call and blocks until the host answers, or gives a cached function's last answer again while it
 	 * still holds; `null` when the run was cancelled meanwhile.
@@ -34,8 +37,11 @@ export interface EngineBridge {
 	callSync(callId: number, spec: HostFunctionSpec, argsJson: string): HostCallResult | null;
 	/** True once the host asked the run to stop. */
 	cancelRequested(): boolean;
-	/** Called now and then while guest code runs: calls held back go out if the host is waiting for them. */
-	poll(): void;
+	/**
+	 * Called now and then while guest code runs and calls are held back: they go out if the host is waiting for them.
+	 * True when calls are still held back.
+	 */
+	poll(): boolean;
 	/** Guest code starts running (a new slice); the host's watchdog measures slices from here. */
 	enterSlice(): void;
 	/** The worker is back to waiting for the host. */
@@ -62,6 +68,8 @@ export class EngineRun {
 	private deadline = Number.POSITIVE_INFINITY;
 	/** True while a slice is open: guest code ran since the worker last went back to waiting for the host. */
 	private inSlice = false;
+	/** True while the bridge holds back calls of this slice (the interrupt handler then polls it). */
+	private holding = false;
 	private tripped: "cpu" | "cancel" | null = null;
 	private outcome: WireOutcome | null = null;
 	private completed = false;
@@ -226,13 +234,13 @@ export class EngineRun {
 		// Waiting for the host inside a slice does not start a new one: a loop of host calls that never awaits
 		// still ends at `syncSliceMs` (it used to run for ever on `budget` reads).
 		if (spec.kind === "event") {
-			this.bridge.post(callId, spec, argsJson);
+			this.holding = this.bridge.post(callId, spec, argsJson);
 			return undefined;
 		}
 		if (spec.kind === "async") {
 			const deferred = context.newPromise();
 			this.pending.set(callId, { deferred, site });
-			this.bridge.post(callId, spec, argsJson);
+			this.holding = this.bridge.post(callId, spec, argsJson);
 			return deferred.handle;
 		}
 		const answer = this.bridge.callSync(callId, spec, argsJson);
@@ -352,7 +360,7 @@ export class EngineRun {
 
 	private shouldInterrupt(): boolean {
 		if (this.tripped !== null) return true;
-		this.bridge.poll();
+		if (this.holding) this.holding = this.bridge.poll();
 		if (this.bridge.cancelRequested()) this.tripped = "cancel";
 		else if (performance.now() > this.deadline) this.tripped = "cpu";
 		return this.tripped !== null;
@@ -383,9 +391,11 @@ export class EngineRun {
 		try {
 			step();
 			this.inSlice = false;
+			this.holding = false;
 			this.bridge.leaveSlice();
 		} catch (error) {
 			this.inSlice = false;
+			this.holding = false;
 			this.bridge.leaveSlice();
 			this.reusable = false;
 			this.disposable = false;

@@ -18,10 +18,11 @@ export async function warmUp(instance: Promise<QuickJSInstance>): Promise<void> 
 		// Answered on a later turn, as the host would: the engine is never re-entered from inside a host call.
 		post: (callId, _spec, argsJson) => {
 			setImmediate(() => engine?.settle([{ callId, result: { ok: true, json: argsJson } }]));
+			return false;
 		},
 		callSync: () => null,
 		cancelRequested: () => false,
-		poll: () => {},
+		poll: () => false,
 		enterSlice: () => {},
 		leaveSlice: () => {},
 	};

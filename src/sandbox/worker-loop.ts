@@ -79,6 +79,7 @@ export function serveWorker(build: QuickJSSyncVariant | { default: QuickJSSyncVa
 				outbox.push({ type: "call", runId, callId, name: spec.name, kind: spec.kind, argsJson });
 				outboxWeight += weight;
 				if ((wasEmpty && caughtUp()) || outboxWeight > MAX_BATCH_WEIGHT) flush();
+				return outbox.length > 0;
 			},
 			callSync: (callId, spec, argsJson) => {
 				const changes = Atomics.load(control, runSlot(slot, RUN_SLOT.changes));
@@ -95,6 +96,7 @@ export function serveWorker(build: QuickJSSyncVariant | { default: QuickJSSyncVa
 			cancelRequested: () => Atomics.load(control, cancel) !== 0,
 			poll: () => {
 				if (outbox.length > 0 && caughtUp()) flush();
+				return outbox.length > 0;
 			},
 			enterSlice: () => {
 				Atomics.store(control, CONTROL.sliceStart, sliceClock());
