@@ -25,8 +25,11 @@ import type { GuestError } from "./types.ts";
 
 /** How a run reaches the host; implemented by the worker loop over its ports. */
 export interface EngineBridge {
-	/** Posts an async or event call; first waits while the host has too many calls unread. */
-	post(callId: number, spec: HostFunctionSpec, argsJson: string): void;
+	/**
+	 * Posts an async or event call, or holds it back to go with the slice's next calls; first waits while the host
+	 * has too many calls unread. True when calls are held back.
+	 */
+	post(callId: number, spec: HostFunctionSpec, argsJson: string): boolean;
 	/**
 	 * Posts a sync call and blocks until the host answers, or gives a cached function's last answer again while it
 	 * still holds; `null` when the run was cancelled meanwhile.
@@ -34,6 +37,11 @@ export interface EngineBridge {
 	callSync(callId: number, spec: HostFunctionSpec, argsJson: string): HostCallResult | null;
 	/** True once the host asked the run to stop. */
 	cancelRequested(): boolean;
+	/**
+	 * Called now and then while guest code runs and calls are held back: they go out if the host is waiting for them.
+	 * True when calls are still held back.
+	 */
+	poll(): boolean;
 	/** Guest code starts running (a new slice); the host's watchdog measures slices from here. */
 	enterSlice(): void;
 	/** The worker is back to waiting for the host. */
@@ -58,6 +66,10 @@ export class EngineRun {
 	private bodyPromise: QuickJSHandle | null = null;
 	private nextCallId = 1;
 	private deadline = Number.POSITIVE_INFINITY;
+	/** True while a slice is open: guest code ran since the worker last went back to waiting for the host. */
+	private inSlice = false;
+	/** True while the bridge holds back calls of this slice (the interrupt handler then polls it). */
+	private holding = false;
 	private tripped: "cpu" | "cancel" | null = null;
 	private outcome: WireOutcome | null = null;
 	private completed = false;
@@ -97,26 +109,28 @@ export class EngineRun {
 		return run;
 	}
 
-	/** The host's answer to an async call. */
-	settle(callId: number, result: HostCallResult): void {
+	/** The host's answers to async calls, settled together: the jobs they unblock run in one pass. */
+	settle(answers: readonly { callId: number; result: HostCallResult }[]): void {
 		this.guard(() => {
-			const entry = this.pending.get(callId);
-			if (this.outcome || !entry) return;
-			this.pending.delete(callId);
-			this.resume();
-			const helpers = this.helpers as GuestHelpers;
-			if (result.ok && result.json === undefined) entry.deferred.resolve();
-			else if (result.ok) {
-				const value = helpers.decode(result.json as string);
-				if (value.error) entry.deferred.reject(value.error);
-				else entry.deferred.resolve(value.value);
-				(value.error ?? value.value).dispose();
-			} else {
-				const error = helpers.makeError(result.error, entry.site);
-				entry.deferred.reject(error);
-				error.dispose();
+			for (const { callId, result } of answers) {
+				const entry = this.pending.get(callId);
+				if (this.outcome || !entry) continue;
+				this.pending.delete(callId);
+				this.resume();
+				const helpers = this.helpers as GuestHelpers;
+				if (result.ok && result.json === undefined) entry.deferred.resolve();
+				else if (result.ok) {
+					const value = helpers.decode(result.json as string);
+					if (value.error) entry.deferred.reject(value.error);
+					else entry.deferred.resolve(value.value);
+					(value.error ?? value.value).dispose();
+				} else {
+					const error = helpers.makeError(result.error, entry.site);
+					entry.deferred.reject(error);
+					error.dispose();
+				}
+				entry.deferred.dispose();
 			}
-			entry.deferred.dispose();
 			this.pump();
 		});
 	}
@@ -220,13 +234,13 @@ export class EngineRun {
 		// Waiting for the host inside a slice does not start a new one: a loop of host calls that never awaits
 		// still ends at `syncSliceMs` (it used to run for ever on `budget` reads).
 		if (spec.kind === "event") {
-			this.bridge.post(callId, spec, argsJson);
+			this.holding = this.bridge.post(callId, spec, argsJson);
 			return undefined;
 		}
 		if (spec.kind === "async") {
 			const deferred = context.newPromise();
 			this.pending.set(callId, { deferred, site });
-			this.bridge.post(callId, spec, argsJson);
+			this.holding = this.bridge.post(callId, spec, argsJson);
 			return deferred.handle;
 		}
 		const answer = this.bridge.callSync(callId, spec, argsJson);
@@ -307,7 +321,7 @@ export class EngineRun {
 	}
 
 	private evaluate(code: string, filename: string, phase: ErrorPhase): QuickJSHandle | null {
-		this.resume();
+		this.resume(true);
 		const result = this.context.evalCode(code, filename, { type: "global", strict: true });
 		if (result.error) {
 			this.failWith(result.error, phase);
@@ -323,7 +337,7 @@ export class EngineRun {
 		args: QuickJSHandle[],
 		phase: ErrorPhase,
 	): QuickJSHandle | null {
-		this.resume();
+		this.resume(true);
 		const result = this.context.callFunction(fn, self, args);
 		if (result.error) {
 			this.failWith(result.error, phase);
@@ -334,7 +348,7 @@ export class EngineRun {
 	}
 
 	private decodeOwned(json: string, phase: ErrorPhase): QuickJSHandle | null {
-		this.resume();
+		this.resume(true);
 		const result = (this.helpers as GuestHelpers).decode(json);
 		if (result.error) {
 			this.failWith(result.error, phase);
@@ -346,13 +360,20 @@ export class EngineRun {
 
 	private shouldInterrupt(): boolean {
 		if (this.tripped !== null) return true;
+		if (this.holding) this.holding = this.bridge.poll();
 		if (this.bridge.cancelRequested()) this.tripped = "cancel";
 		else if (performance.now() > this.deadline) this.tripped = "cpu";
 		return this.tripped !== null;
 	}
 
-	/** Called whenever guest code is about to run again: a new synchronous slice starts. */
-	private resume(): void {
+	/**
+	 * Called whenever guest code is about to run. A slice starts when the worker comes back from waiting for the host
+	 * (or, `fresh`, for each step of the boot): the jobs, the result's encoding and the rest of one step share it, so
+	 * a script cannot stretch a stretch that never awaits to several slices (it got up to 2 × syncSliceMs).
+	 */
+	private resume(fresh = false): void {
+		if (this.inSlice && !fresh) return;
+		this.inSlice = true;
 		this.deadline = performance.now() + this.request.limits.syncSliceMs;
 		this.bridge.enterSlice();
 	}
@@ -369,8 +390,12 @@ export class EngineRun {
 	private guard(step: () => void): void {
 		try {
 			step();
+			this.inSlice = false;
+			this.holding = false;
 			this.bridge.leaveSlice();
 		} catch (error) {
+			this.inSlice = false;
+			this.holding = false;
 			this.bridge.leaveSlice();
 			this.reusable = false;
 			this.disposable = false;

@@ -12,6 +12,8 @@ import {
 	type HostCallResult,
 	type HostFunctionSpec,
 	type HostMessage,
+	RUN_SLOT,
+	runSlot,
 	type SyncAnswer,
 	sliceClock,
 	type WorkerMessage,
@@ -51,18 +53,14 @@ export class HostRun {
 	private watchdog: NodeJS.Timeout | null = null;
 	/** Ends the `watchChanges` subscriptions of the request's cached sync functions. */
 	private readonly unwatch: (() => void)[] = [];
-	private readonly onMessage = (message: WorkerMessage) => this.enqueue(message);
 	/** Messages not handled yet, in the worker's order (a "done" never overtakes the calls before it). */
 	private readonly inbox: WorkerMessage[] = [];
 	/** Weight of the calls handled in this turn of the event loop; reset on the next turn. */
 	private turnWeight = 0;
 	private nextTurn: NodeJS.Immediate | null = null;
-	private workerError = "";
-	private readonly onError = (error: unknown) => {
-		this.workerError = `: ${describeThrown(error)}`;
-	};
-	private readonly onExit = (code: number) =>
-		this.end(internal(`The sandbox worker stopped unexpectedly (exit code ${code})${this.workerError}`), "gone");
+	/** This run's slots in the worker's control buffer. */
+	private readonly cancelSlot: number;
+	private readonly consumedSlot: number;
 
 	private readonly lease: WorkerLease;
 	private readonly setup: HostRunSetup;
@@ -89,20 +87,31 @@ export class HostRun {
 			functions: new Map<string, HostFunctionKind>(functions.map((spec) => [spec.name, spec.kind])),
 			maxValueBytes: limits.maxValueBytes,
 		};
-		Atomics.store(lease.control, CONTROL.cancel, 0);
-		Atomics.store(lease.control, CONTROL.syncReady, 0);
-		Atomics.store(lease.control, CONTROL.busy, 0);
-		Atomics.store(lease.control, CONTROL.consumed, 0);
-		const changed = () => Atomics.add(lease.control, CONTROL.changes, 1);
+		this.cancelSlot = runSlot(lease.slot, RUN_SLOT.cancel);
+		this.consumedSlot = runSlot(lease.slot, RUN_SLOT.consumed);
+		Atomics.store(lease.control, this.cancelSlot, 0);
+		Atomics.store(lease.control, this.consumedSlot, 0);
+		const changesSlot = runSlot(lease.slot, RUN_SLOT.changes);
+		const changed = () => Atomics.add(lease.control, changesSlot, 1);
 		for (const fn of Object.values(request.hostFunctions)) {
 			if (fn.watchChanges) this.unwatch.push(fn.watchChanges(changed));
 		}
 		this.watch();
-		lease.worker.on("message", this.onMessage);
-		lease.worker.on("error", this.onError);
-		lease.worker.on("exit", this.onExit);
+		lease.attach(runId, {
+			message: (message) => this.enqueue(message),
+			exit: (code, error, reason) =>
+				this.end(
+					internal(
+						reason === undefined
+							? `The sandbox worker stopped unexpectedly (exit code ${code})${error}`
+							: `The sandbox worker this run shared with other runs was ended because ${reason}; this run was lost with it. Run the script again`,
+					),
+					"gone",
+				),
+		});
 		const { prelude, body, filename } = request;
-		this.post({ type: "run", runId, prelude, body, filename, dataJson, functions, limits });
+		const slot = lease.slot;
+		this.post({ type: "run", runId, slot, prelude, body, filename, dataJson, functions, limits });
 	}
 
 	/** Asks the run to stop; a worker that does not answer within the grace period is terminated. */
@@ -110,11 +119,22 @@ export class HostRun {
 		if (this.settled || this.cancelReason !== null) return;
 		this.cancelReason = reason;
 		const { control } = this.lease;
-		Atomics.store(control, CONTROL.cancel, 1);
+		Atomics.store(control, this.cancelSlot, 1);
 		Atomics.store(control, CONTROL.syncReady, 1);
 		Atomics.notify(control, CONTROL.syncReady);
 		this.post({ type: "cancel", runId: this.setup.runId, reason });
-		this.graceTimer = setTimeout(() => this.end(this.cancelled(), "terminate"), this.setup.cancelGraceMs);
+		this.graceTimer = setTimeout(() => {
+			// A worker in another run's slice reaches the cancel when that slice ends (the watchdog bounds it): this run
+			// ends now and its slot frees when the worker reports it done. A worker in this run's slice is stuck in it.
+			const elsewhere = !this.inSlice() && this.lease.neighbours() > 0;
+			this.end(this.cancelled(), elsewhere ? "abandon" : "terminate", "it did not stop when cancelled");
+		}, this.setup.cancelGraceMs);
+	}
+
+	/** Whether the worker is in a slice of this run. */
+	private inSlice(): boolean {
+		const { control, slot } = this.lease;
+		return Atomics.load(control, CONTROL.busy) === 1 && Atomics.load(control, CONTROL.sliceSlot) === slot;
 	}
 
 	/**
@@ -126,12 +146,13 @@ export class HostRun {
 		const { control } = this.lease;
 		const allowed = this.setup.limits.syncSliceMs + WATCHDOG_MARGIN_MS;
 		const now = sliceClock();
-		const ran = Atomics.load(control, CONTROL.busy) === 1 ? (now - Atomics.load(control, CONTROL.sliceStart)) | 0 : 0;
+		const ran = this.inSlice() ? (now - Atomics.load(control, CONTROL.sliceStart)) | 0 : 0;
 		if (ran >= allowed) {
 			const message = limitMessage("limit_cpu", this.setup.limits);
 			this.end(
 				this.cancelReason !== null ? this.cancelled() : { ok: false, error: { kind: "limit_cpu", message } },
 				"terminate",
+				`another run on it was stuck in native code for more than ${allowed} ms (its limit_cpu)`,
 			);
 			return;
 		}
@@ -141,7 +162,14 @@ export class HostRun {
 
 	private enqueue(message: WorkerMessage): void {
 		if (this.settled) return;
-		this.inbox.push(message);
+		// A slice's calls come as one batch; each is checked on its own as it is handled.
+		if (typeof message === "object" && message !== null && message.type === "batch") {
+			if (!Array.isArray(message.messages) || message.messages.length === 0) {
+				this.end(corruptOutcome("a batch message holds no messages"), "terminate", CORRUPT);
+				return;
+			}
+			for (const inner of message.messages) this.inbox.push(inner);
+		} else this.inbox.push(message);
 		this.drain();
 	}
 
@@ -160,12 +188,12 @@ export class HostRun {
 		// Every byte from the worker is untrusted: a script that corrupts its engine's memory can make it post anything.
 		const message = checkWorkerMessage(raw, this.wire);
 		if (message.type === "corrupt") {
-			this.end({ ok: false, error: { kind: "corrupt", message: message.problem } }, "terminate");
+			this.end(corruptOutcome(message.problem), "terminate", CORRUPT);
 		} else if (message.type === "call") {
 			const { call } = message;
 			// dispatch() does not reject; if it ever did, an unhandled rejection would end the host process.
 			this.dispatch(call).catch((error: unknown) =>
-				this.end(internal(`A host call failed outside its handler: ${describeThrown(error)}`), "terminate"),
+				this.end(internal(`A host call failed outside its handler: ${describeThrown(error)}`), "retire"),
 			);
 			// Read: a worker waiting for the host to catch up may post again.
 			const weight = callWeight(call.argsJson);
@@ -175,8 +203,8 @@ export class HostRun {
 				this.turnWeight = 0;
 				this.drain();
 			});
-			Atomics.add(this.lease.control, CONTROL.consumed, weight);
-			Atomics.notify(this.lease.control, CONTROL.consumed);
+			Atomics.add(this.lease.control, this.consumedSlot, weight);
+			Atomics.notify(this.lease.control, this.consumedSlot);
 		} else if (message.type === "done") {
 			if (!message.engine.disposedCleanly && message.engine.disposeError) {
 				runCounters.disposeFailures++;
@@ -184,9 +212,9 @@ export class HostRun {
 			}
 			const keep = message.engine.reusable && message.engine.disposedCleanly;
 			const outcome: SandboxOutcome = this.cancelReason !== null ? this.cancelled() : message.outcome;
-			this.end(outcome, keep ? "release" : "terminate");
+			this.end(outcome, keep ? "release" : "retire");
 		} else if (message.type === "fatal") {
-			this.end(internal(`The sandbox worker failed: ${message.message}`), "terminate");
+			this.end(internal(`The sandbox worker failed: ${message.message}`), "retire");
 		}
 	}
 
@@ -243,18 +271,26 @@ export class HostRun {
 		return { ok: false, error: { kind: "cancelled", message: this.cancelReason ?? "The run was cancelled" } };
 	}
 
-	/** Settles the run once: stop listening, hand the worker back or end it, then resolve. */
-	private end(outcome: SandboxOutcome, worker: "release" | "terminate" | "gone"): void {
+	/**
+	 * Settles the run once: stop listening, hand the worker back, retire it (it ends once its other runs end), leave
+	 * it to finish this run's cancel on its own (`abandon`), or end it now (`terminate`, `gone`: the other runs on it
+	 * fail, told `why`); then resolve.
+	 */
+	private end(
+		outcome: SandboxOutcome,
+		worker: "release" | "retire" | "abandon" | "terminate" | "gone",
+		why = "it failed",
+	): void {
 		if (this.settled) return;
 		this.settled = true;
 		if (this.graceTimer) clearTimeout(this.graceTimer);
 		if (this.nextTurn) clearImmediate(this.nextTurn);
 		if (this.watchdog) clearTimeout(this.watchdog);
 		for (const stop of this.unwatch) stop();
-		this.lease.worker.off("message", this.onMessage);
-		this.lease.worker.off("error", this.onError);
-		this.lease.worker.off("exit", this.onExit);
-		const finished = worker === "release" ? Promise.resolve(this.lease.release()) : this.lease.destroy();
+		const finished =
+			worker === "terminate" || worker === "gone"
+				? this.lease.destroy(why)
+				: this.lease.release({ retire: worker === "retire", untilDone: worker === "abandon" });
 		finished.then(
 			() => {
 				runCounters.active--;
@@ -268,8 +304,15 @@ export class HostRun {
 	}
 
 	private post(message: HostMessage): void {
-		this.lease.worker.postMessage(message);
+		this.lease.post(message);
 	}
+}
+
+/** What the other runs on a worker are told when a corrupt message ended it. */
+const CORRUPT = "another run on it sent a message the host could not trust (its engine's memory may be corrupt)";
+
+function corruptOutcome(problem: string): SandboxOutcome {
+	return { ok: false, error: { kind: "corrupt", message: problem } };
 }
 
 function internal(message: string): SandboxOutcome {

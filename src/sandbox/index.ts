@@ -4,6 +4,8 @@
  */
 
 export { DEFAULT_SANDBOX_LIMITS, resolveLimits } from "./limits.ts";
+// The boundary's rule for values, for callers that check values before they cross
+export { checkJsonData, type JsonDataProblem } from "./marshal.ts";
 // Creating and running
 export {
 	createSandbox,

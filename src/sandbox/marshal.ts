@@ -3,7 +3,7 @@
  * host-call results, error props) and turning host errors into data. The guest side of the rule is guest.ts.
  */
 import { types } from "node:util";
-import type { HostErrorData } from "./protocol.ts";
+import { type HostErrorData, MAX_WIRE_DEPTH } from "./protocol.ts";
 import type { GuestErrorKind, SandboxValue } from "./types.ts";
 
 /** A value that cannot cross, with the path of the bad part. */
@@ -16,21 +16,45 @@ export interface ValueProblem {
 /** JSON text of a host value that passed the rule, or what is wrong with it. `undefined` stays absent. */
 export type EncodedValue = { ok: true; json: string | undefined } | { ok: false; problem: ValueProblem };
 
-/** Checks `value` as JSON data (plain objects and arrays, finite numbers, no cycles) and encodes it. */
+/**
+ * A value that is not JSON data: the path of the first bad part and what was found there ("a function"). The one
+ * rule for host values, shared by the sandbox (which encodes them) and the runtime (which copies them).
+ */
+export interface JsonDataProblem {
+	path: string;
+	found: string;
+}
+
+/**
+ * Checks `value` as JSON data: plain objects and arrays, finite numbers, no cycles, Proxies, getters, holes, symbol
+ * keys or `__proto__` keys, at most `MAX_WIRE_DEPTH` levels. Undefined and non-enumerable properties are left out, as
+ * the guest's encoder and `JSON.stringify` leave them out. With `copy`, `value` is a copy as plain data, so no Proxy
+ * trap, getter or later change by whoever handed it over can make it differ from what was checked.
+ */
+export function checkJsonData(
+	value: unknown,
+	root: string,
+	copy: boolean,
+): { ok: true; value: SandboxValue } | ({ ok: false } & JsonDataProblem) {
+	const walk = new JsonWalk(copy);
+	const checked = walk.at(value, root, 0);
+	return walk.problem ? { ok: false, ...walk.problem } : { ok: true, value: checked };
+}
+
+/** Checks `value` as JSON data (see `checkJsonData`) and encodes it. `undefined` stays absent. */
 export function encodeHostValue(value: unknown, root: string, maxBytes: number): EncodedValue {
 	if (value === undefined) return { ok: true, json: undefined };
-	let problem: ValueProblem | null;
-	let json = "";
+	const checked = checkJsonData(value, root, false);
+	if (!checked.ok) return { ok: false, problem: notJson(checked.path, checked.found) };
+	let json: string;
 	try {
-		problem = findProblem(value, root, new Set());
-		if (!problem) json = JSON.stringify(value);
+		json = JSON.stringify(value);
 	} catch (error) {
-		// Thousands of levels overflow the host's own stack: that is a bad value, not an internal error.
+		// Longer than V8's longest string: far past any limit, and not an internal error.
 		if (!(error instanceof RangeError)) throw error;
-		problem = notJson(root, "nested too deeply (or too large) to encode");
+		json = "";
 	}
-	if (problem) return { ok: false, problem };
-	if (Buffer.byteLength(json) > maxBytes) {
+	if (json === "" || Buffer.byteLength(json) > maxBytes) {
 		const message = `\`${root}\` is larger than ${maxBytes} bytes as JSON, the limit for a value crossing the sandbox boundary`;
 		return { ok: false, problem: { kind: "limit_value_size", path: root, message } };
 	}
@@ -43,58 +67,79 @@ export function pathSegment(key: string | number): string {
 	return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
 }
 
-function findProblem(value: unknown, path: string, ancestors: Set<object>): ValueProblem | null {
-	if (value === null || typeof value === "string" || typeof value === "boolean") return null;
-	if (typeof value === "number") {
-		return Number.isFinite(value) ? null : notJson(path, Number.isNaN(value) ? "NaN" : String(value));
-	}
-	if (typeof value === "undefined") return notJson(path, "undefined");
-	if (typeof value === "function") return notJson(path, "a function");
-	if (typeof value === "bigint") return notJson(path, "a BigInt");
-	if (typeof value === "symbol") return notJson(path, "a symbol");
-	const object = value as object;
-	if (types.isProxy(object)) return notJson(path, "a Proxy");
-	if (ancestors.has(object)) return notJson(path, "a cycle (a value that contains itself)");
-	const proto = Object.getPrototypeOf(object);
-	const isArray = Array.isArray(object);
-	if (isArray ? proto !== Array.prototype : proto !== Object.prototype && proto !== null) {
-		const name: unknown = proto?.constructor?.name;
-		if (typeof name !== "string" || name === "") return notJson(path, "an object with a custom prototype");
-		return notJson(path, `${/^[AEIO]/i.test(name) ? "an" : "a"} ${name}`);
-	}
-	ancestors.add(object);
-	const problem = isArray
-		? arrayProblem(object as unknown[], path, ancestors)
-		: objectProblem(object, path, ancestors);
-	ancestors.delete(object);
-	return problem;
-}
+/** One walk over a value: stops at the first problem, which it keeps. */
+class JsonWalk {
+	problem: JsonDataProblem | null = null;
+	private readonly ancestors = new Set<object>();
+	private readonly copy: boolean;
 
-function arrayProblem(array: unknown[], path: string, ancestors: Set<object>): ValueProblem | null {
-	for (let i = 0; i < array.length; i++) {
-		const descriptor = Object.getOwnPropertyDescriptor(array, i);
-		const itemPath = `${path}[${i}]`;
-		if (!descriptor) return notJson(itemPath, "a hole (a missing element)");
-		if (!("value" in descriptor)) return notJson(itemPath, "a getter or setter");
-		const problem = findProblem(descriptor.value, itemPath, ancestors);
-		if (problem) return problem;
+	constructor(copy: boolean) {
+		this.copy = copy;
 	}
-	const extra = Reflect.ownKeys(array)[array.length + 1];
-	return extra === undefined ? null : notJson(`${path}${pathSegment(String(extra))}`, "a named property of an array");
-}
 
-function objectProblem(object: object, path: string, ancestors: Set<object>): ValueProblem | null {
-	for (const key of Reflect.ownKeys(object)) {
-		if (typeof key === "symbol") return notJson(`${path}[${String(key)}]`, "a symbol-keyed property");
-		const keyPath = `${path}${pathSegment(key)}`;
-		if (key === "__proto__") return notJson(keyPath, "a `__proto__` key");
-		const descriptor = Object.getOwnPropertyDescriptor(object, key) as PropertyDescriptor;
-		if (!("value" in descriptor)) return notJson(keyPath, "a getter or setter");
-		if (!descriptor.enumerable || descriptor.value === undefined) continue;
-		const problem = findProblem(descriptor.value, keyPath, ancestors);
-		if (problem) return problem;
+	at(value: unknown, path: string, depth: number): SandboxValue {
+		if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+		if (typeof value === "number") {
+			return Number.isFinite(value) ? value : this.fail(path, Number.isNaN(value) ? "NaN" : String(value));
+		}
+		if (typeof value === "undefined") return this.fail(path, "undefined");
+		if (typeof value === "function") return this.fail(path, "a function");
+		if (typeof value === "bigint") return this.fail(path, "a BigInt");
+		if (typeof value === "symbol") return this.fail(path, "a symbol");
+		const object = value as object;
+		// A Proxy's traps would run on every read and could answer differently each time; it is refused before any.
+		if (types.isProxy(object)) return this.fail(path, "a Proxy");
+		// A fixed depth, so a deep value gets the same clear error whatever stack the host has left.
+		if (depth >= MAX_WIRE_DEPTH) return this.fail(path, `nested more than ${MAX_WIRE_DEPTH} levels deep`);
+		if (this.ancestors.has(object)) return this.fail(path, "a cycle (a value that contains itself)");
+		const proto = Object.getPrototypeOf(object);
+		const isArray = Array.isArray(object);
+		if (isArray ? proto !== Array.prototype : proto !== Object.prototype && proto !== null) {
+			const name: unknown = proto?.constructor?.name;
+			if (typeof name !== "string" || name === "") return this.fail(path, "an object with a custom prototype");
+			return this.fail(path, `${/^[AEIO]/i.test(name) ? "an" : "a"} ${name}`);
+		}
+		this.ancestors.add(object);
+		const out = isArray ? this.array(object as unknown[], path, depth) : this.object(object, path, depth);
+		this.ancestors.delete(object);
+		return out;
 	}
-	return null;
+
+	private array(array: unknown[], path: string, depth: number): SandboxValue {
+		const items: SandboxValue[] = [];
+		for (let i = 0; i < array.length && !this.problem; i++) {
+			const descriptor = Object.getOwnPropertyDescriptor(array, i);
+			const itemPath = `${path}[${i}]`;
+			if (!descriptor) return this.fail(itemPath, "a hole (a missing element)");
+			if (!("value" in descriptor)) return this.fail(itemPath, "a getter or setter");
+			const item = this.at(descriptor.value, itemPath, depth + 1);
+			if (this.copy) items.push(item);
+		}
+		const extra = Reflect.ownKeys(array)[array.length + 1];
+		if (extra !== undefined) return this.fail(`${path}${pathSegment(String(extra))}`, "a named property of an array");
+		return items;
+	}
+
+	private object(object: object, path: string, depth: number): SandboxValue {
+		const fields: { [key: string]: SandboxValue } = {};
+		for (const key of Reflect.ownKeys(object)) {
+			if (this.problem) break;
+			if (typeof key === "symbol") return this.fail(`${path}[${String(key)}]`, "a symbol-keyed property");
+			const keyPath = `${path}${pathSegment(key)}`;
+			if (key === "__proto__") return this.fail(keyPath, "a `__proto__` key");
+			const descriptor = Object.getOwnPropertyDescriptor(object, key) as PropertyDescriptor;
+			if (!("value" in descriptor)) return this.fail(keyPath, "a getter or setter");
+			if (!descriptor.enumerable || descriptor.value === undefined) continue;
+			const field = this.at(descriptor.value, keyPath, depth + 1);
+			if (this.copy) fields[key] = field;
+		}
+		return fields;
+	}
+
+	private fail(path: string, found: string): null {
+		this.problem ??= { path, found };
+		return null;
+	}
 }
 
 function notJson(path: string, found: string): ValueProblem {

@@ -1,9 +1,12 @@
 /**
- * Warm worker threads, so a run does not pay the worker start. Bounded: at most `size` idle workers are kept.
- * A lease either returns its worker (after a clean run) or destroys it. Idle workers do not keep the process alive.
+ * Warm worker threads, each serving up to `RUNS_PER_WORKER` runs at once (every run in its own QuickJS instance),
+ * so a run pays neither a worker start nor a whole worker's memory. Bounded: at most `size` workers with no run are
+ * kept. A lease is one run's slot on a worker: it is released (the worker serves others, or retires once its
+ * runs end) or destroyed (the worker ends now, and every other run on it fails with the reason).
+ * Idle workers do not keep the process alive.
  */
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
-import { CONTROL, type WorkerBoot, type WorkerMessage } from "./protocol.ts";
+import { CONTROL, type HostMessage, RUNS_PER_WORKER, type WorkerBoot, type WorkerMessage } from "./protocol.ts";
 
 /** What kind of worker a run needs: its entry module and its thread stack. */
 export interface WorkerKind {
@@ -11,29 +14,48 @@ export interface WorkerKind {
 	stackMb: number;
 }
 
-/** A worker ready for one run at a time. */
-export interface PooledWorker {
+/** What a run hears from its worker: its own messages (by `runId`), and the worker's end. */
+export interface RunListener {
+	message(message: WorkerMessage): void;
+	/** The worker ended; `reason` says why when another run's lease ended it. */
+	exit(code: number, error: string, reason: string | undefined): void;
+}
+
+/** One run's slot on a worker. Exactly one of `release` or `destroy` takes effect. */
+export interface WorkerLease {
 	readonly worker: Worker;
-	/** Shared control slots (see `CONTROL`). */
+	/** Shared control slots (see `CONTROL` and `runSlot`). */
 	readonly control: Int32Array;
 	/** Host end of the sync-answer channel. */
 	readonly syncPort: MessagePort;
-}
-
-/** A worker held by one run. Exactly one of `release` or `destroy` takes effect. */
-export interface WorkerLease extends PooledWorker {
-	/** Gives the worker back to the pool (or ends it if the pool is full). */
-	release(): void;
-	/** Ends the worker: after a limit, a crash, or a cancel it did not answer. */
-	destroy(): Promise<void>;
+	/** This run's slot in the control buffer. */
+	readonly slot: number;
+	/** Routes the worker's messages for `runId`, and its exit, to `listener`. */
+	attach(runId: number, listener: RunListener): void;
+	/** Posts to the worker; settles are sent together at the end of the host's turn (one message, one wake-up). */
+	post(message: HostMessage): void;
+	/** Other runs on this worker right now. */
+	neighbours(): number;
+	/**
+	 * Gives the slot back. `retire`: the worker takes no new run and ends when its last run ends (after a limit or
+	 * an engine fault). `untilDone`: the worker has not finished this run yet (a cancel it has not reached, because
+	 * another run's slice holds it); the slot stays taken until it reports the run done.
+	 */
+	release(options?: { retire?: boolean; untilDone?: boolean }): Promise<void>;
+	/** Ends the worker now. Every other run on it fails with `reason` (what happened, for their error message). */
+	destroy(reason: string): Promise<void>;
 }
 
 /** Counts for leak checks. */
 export interface PoolStats {
 	/** Workers started and not yet exited (idle, leased, or still booting). */
 	liveWorkers: number;
+	/** Workers ready and serving no run. */
 	idleWorkers: number;
+	/** Workers serving at least one run. */
 	leasedWorkers: number;
+	/** Runs on the worker serving the most (0 when none serves any). */
+	runsOnBusiestWorker: number;
 }
 
 /** The worker entry for this module: `worker.ts` from source, `worker.js` from dist. */
@@ -50,25 +72,35 @@ export function defaultWorkerEntry(moduleUrl: string): URL {
 	return new URL("./worker.ts", moduleUrl);
 }
 
-/** Idle workers kept warm. Default: 2. */
+/** Workers with no run kept warm. Default: 2. */
 export const DEFAULT_POOL_SIZE = 2;
 
-interface Entry extends PooledWorker {
-	key: string;
+/** Workers alive before runs start sharing them (see `WorkerPool.lease`). */
+export const SOLO_WORKERS = 4;
+
+interface Entry {
+	readonly worker: Worker;
+	readonly control: Int32Array;
+	readonly syncPort: MessagePort;
+	readonly key: string;
 	/** Settles when the worker has compiled QuickJS and can take a run; rejects if it failed to start. */
-	ready: Promise<void>;
-	exited: Promise<void>;
+	readonly ready: Promise<void>;
+	readonly exited: Promise<void>;
+	isReady: boolean;
+	/** Takes no new run (retired, ending, or failed to start). */
+	closed: boolean;
+	/** Per slot: free, held by a lease, or waiting for the worker to finish a run whose lease let go. */
+	readonly slots: ("free" | "held" | number)[];
+	readonly listeners: Map<number, RunListener>;
+	/** Why the worker was ended, for the runs it takes with it. */
+	endReason?: string;
+	lastError: string;
+	/** Host messages waiting for the end of this turn. */
+	outbox: HostMessage[];
 }
 
 class WorkerPool {
-	private readonly idle: Entry[] = [];
-	private readonly live = new Set<Entry>();
-	/** Workers started by `warm` and not ready yet; a lease takes one rather than starting another. */
-	private readonly booting: Entry[] = [];
-	private leased = 0;
-	/** Workers spawned and not ready yet, whether for `warm` or for a lease. */
-	private starting = 0;
-
+	private readonly entries = new Set<Entry>();
 	private readonly size: number;
 
 	constructor(size: number) {
@@ -76,180 +108,240 @@ class WorkerPool {
 	}
 
 	/**
-	 * Starts a worker of this kind in the background, so that `size` workers are ready or busy, and at least
-	 * one is ready for the next run. Counting busy ones keeps a steady stream of runs from spawning and
-	 * discarding a worker each time. One worker starts at a time: on a machine with few cores, a spare starting
-	 * next to the worker a run waits for only slows that run down; the next call (every run makes one) goes on.
+	 * Starts a worker of this kind in the background unless one is starting or one the next run would take is ready
+	 * (an idle one while runs get their own, else one with a free slot), so the next run does not wait for one. One worker starts at a time: on a machine with few cores, a spare starting next to the
+	 * worker a run waits for only slows that run down; the next call (every run makes one) goes on.
 	 */
 	warm(kind: WorkerKind): void {
-		const target = Math.max(1, this.size - this.leased);
-		if (this.starting > 0 || this.idle.length + this.booting.length >= target) return;
-		const entry = this.start(kind);
-		entry.worker.unref();
-		this.booting.push(entry);
-		entry.ready.then(
-			() => {
-				if (remove(this.booting, entry)) this.park(entry);
-			},
-			() => remove(this.booting, entry),
-		);
+		const key = keyOf(kind);
+		const solo = this.entries.size < SOLO_WORKERS;
+		for (const entry of this.entries) {
+			if (!entry.isReady && !entry.closed) return;
+			if (entry.key !== key || entry.closed) continue;
+			if (solo ? taken(entry) === 0 : entry.slots.includes("free")) return;
+		}
+		this.spawn(kind);
 	}
 
 	/**
-	 * A worker of this kind: an idle one if there is one, else one already starting, else a new one. Waiting for
-	 * a starting worker beats starting another: on a machine with few cores the two would compete for the CPU.
+	 * A slot on a worker of this kind. While fewer than `SOLO_WORKERS` workers are alive a run gets one of its own
+	 * (an idle one, else one starting, else a new one): a run ended in native code takes the runs on its worker with
+	 * it, and with few runs there is no memory to save. Past that, runs are packed into the fullest worker with room,
+	 * so many runs at once cost few workers; a new worker starts only when every one is full.
 	 */
 	async lease(kind: WorkerKind): Promise<WorkerLease> {
 		const key = keyOf(kind);
-		const entry = take(this.idle, key) ?? take(this.booting, key) ?? this.start(kind);
+		const withRoom = [...this.entries].filter(
+			(entry) => entry.key === key && !entry.closed && entry.slots.includes("free"),
+		);
+		const empty = withRoom.filter((entry) => taken(entry) === 0);
+		const solo = empty.find((entry) => entry.isReady) ?? empty[0];
+		let entry: Entry | undefined;
+		if (solo) entry = solo;
+		else if (this.entries.size < SOLO_WORKERS) entry = this.spawn(kind);
+		else {
+			for (const candidate of withRoom) {
+				if (
+					!entry ||
+					(candidate.isReady && !entry.isReady) ||
+					(candidate.isReady && taken(candidate) > taken(entry))
+				) {
+					entry = candidate;
+				}
+			}
+			entry ??= this.spawn(kind);
+		}
+		const slot = entry.slots.indexOf("free");
+		entry.slots[slot] = "held";
 		entry.worker.ref();
 		try {
 			await entry.ready;
 		} catch (error) {
+			entry.slots[slot] = "free";
 			await entry.worker.terminate();
 			throw error;
 		}
-		this.leased++;
+		let runId: number | undefined;
 		let open = true;
 		const close = () => {
-			if (!open) return false;
+			const was = open;
 			open = false;
-			this.leased--;
-			return true;
+			if (runId !== undefined) entry.listeners.delete(runId);
+			return was;
 		};
 		return {
 			worker: entry.worker,
 			control: entry.control,
 			syncPort: entry.syncPort,
-			release: () => {
-				if (close()) this.park(entry);
+			slot,
+			attach: (id, listener) => {
+				runId = id;
+				entry.listeners.set(id, listener);
 			},
-			destroy: async () => {
+			post: (message) => post(entry, message),
+			neighbours: () => taken(entry) - 1,
+			release: async (options = {}) => {
+				if (!close()) return;
+				entry.slots[slot] = options.untilDone && runId !== undefined ? runId : "free";
+				if (options.retire) entry.closed = true;
+				await this.settle(entry);
+			},
+			destroy: async (reason) => {
 				close();
-				await entry.worker.terminate();
-				await entry.exited;
+				entry.slots[slot] = "free";
+				await this.end(entry, reason);
 			},
 		};
 	}
 
 	stats(): PoolStats {
-		return { liveWorkers: this.live.size, idleWorkers: this.idle.length, leasedWorkers: this.leased };
+		let idle = 0;
+		let leased = 0;
+		let busiest = 0;
+		for (const entry of this.entries) {
+			busiest = Math.max(busiest, taken(entry));
+			if (taken(entry) > 0) leased++;
+			else if (entry.isReady) idle++;
+		}
+		return { liveWorkers: this.entries.size, idleWorkers: idle, leasedWorkers: leased, runsOnBusiestWorker: busiest };
 	}
 
-	/** Ends every idle or starting worker (leased ones end with their lease). */
+	/** Ends every worker with no run, and those still starting (workers serving runs end with their last run). */
 	async shutdown(): Promise<void> {
-		// Workers still starting for `warm` go too: otherwise they would come up after the shutdown and stay idle.
-		const idle = [...this.idle.splice(0), ...this.booting.splice(0)];
-		await Promise.all(
-			idle.map(async (entry) => {
-				await entry.worker.terminate();
-				await entry.exited;
-			}),
-		);
+		const idle = [...this.entries].filter((entry) => taken(entry) === 0);
+		// Workers still starting go too: otherwise they would come up after the shutdown and stay idle.
+		await Promise.all(idle.map((entry) => this.end(entry, "The sandbox pool was shut down")));
 	}
 
-	private start(kind: WorkerKind): Entry {
-		const entry = spawn(kind, this.live);
-		this.starting++;
-		const started = () => {
-			this.starting--;
-		};
-		entry.ready.then(started, started);
-		return entry;
-	}
-
-	private park(entry: Entry): void {
-		if (!this.live.has(entry)) return;
-		if (this.idle.length >= this.size) {
-			entry.worker.terminate();
+	/** After a slot is given back: a retired worker with no run left ends; one idle worker too many ends. */
+	private async settle(entry: Entry): Promise<void> {
+		if (taken(entry) > 0) return;
+		const idle = [...this.entries].filter((other) => other.isReady && !other.closed && taken(other) === 0);
+		if (entry.closed || idle.length > this.size) {
+			await this.end(entry, "The sandbox worker was retired");
 			return;
 		}
 		entry.worker.unref();
-		this.idle.push(entry);
+		// Last in line for the next run: the other idle worker has had longer to make its next instance.
+		this.entries.delete(entry);
+		this.entries.add(entry);
 	}
 
-	/** Forgets a worker that exited on its own. */
-	forget(entry: Entry): void {
-		const index = this.idle.indexOf(entry);
-		if (index >= 0) this.idle.splice(index, 1);
+	private async end(entry: Entry, reason: string): Promise<void> {
+		entry.closed = true;
+		entry.endReason ??= reason;
+		await entry.worker.terminate();
+		await entry.exited;
 	}
+
+	private spawn(kind: WorkerKind): Entry {
+		const control = new SharedArrayBuffer(CONTROL.length * Int32Array.BYTES_PER_ELEMENT);
+		const channel = new MessageChannel();
+		const boot: WorkerBoot = { control, syncPort: channel.port2 };
+		const worker = new Worker(kind.entry, {
+			workerData: boot,
+			transferList: [channel.port2],
+			resourceLimits: { stackSizeMb: kind.stackMb },
+			// The host's own flags (`--input-type`, `--eval`, a test runner's loaders…) are not the worker's business,
+			// and some of them stop a worker from starting at all.
+			execArgv: [],
+		});
+		worker.unref();
+		channel.port1.unref();
+		let markReady = () => {};
+		let failed = (_error: Error) => {};
+		const ready = new Promise<void>((resolve, reject) => {
+			markReady = resolve;
+			failed = reject;
+		});
+		// A lease that awaits `ready` handles its rejection; a worker started only to be warm may have none.
+		ready.catch(() => {});
+		const entry: Entry = {
+			worker,
+			control: new Int32Array(control),
+			syncPort: channel.port1,
+			key: keyOf(kind),
+			ready,
+			exited: new Promise<void>((resolve) => worker.once("exit", () => resolve())),
+			isReady: false,
+			closed: false,
+			slots: new Array(RUNS_PER_WORKER).fill("free"),
+			listeners: new Map(),
+			lastError: "",
+			outbox: [],
+		};
+		// Read defensively: a listener that throws on a malformed message would be an uncaught exception in the host.
+		worker.on("message", (message: WorkerMessage | null) => {
+			if (!entry.isReady) {
+				if (typeof message !== "object" || message?.type !== "ready") return;
+				entry.isReady = true;
+				markReady();
+				if (taken(entry) === 0) void this.settle(entry);
+				return;
+			}
+			const runId = typeof message === "object" && message !== null ? (message as { runId?: unknown }).runId : null;
+			if (typeof runId !== "number") {
+				// A message that names no run (only a worker whose engine's memory is corrupt posts one) goes to every run
+				// on it, whose checks end the worker as corrupt.
+				for (const listener of [...entry.listeners.values()]) listener.message(message as WorkerMessage);
+				return;
+			}
+			const listener = entry.listeners.get(runId);
+			if (listener) listener.message(message as WorkerMessage);
+			else if (message?.type === "done" || message?.type === "fatal") {
+				// A run whose lease let go before the worker finished it: its slot is free now.
+				const slot = entry.slots.indexOf(runId);
+				if (slot >= 0) {
+					entry.slots[slot] = "free";
+					void this.settle(entry);
+				}
+			}
+		});
+		worker.on("error", (error: Error) => {
+			entry.lastError = `: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
+			if (!entry.isReady) failed(error);
+		});
+		worker.once("exit", (code: number) => {
+			this.entries.delete(entry);
+			entry.closed = true;
+			channel.port1.close();
+			if (!entry.isReady) failed(new Error(`The sandbox worker exited (code ${code}) before it was ready`));
+			for (const listener of [...entry.listeners.values()]) listener.exit(code, entry.lastError, entry.endReason);
+			entry.listeners.clear();
+		});
+		this.entries.add(entry);
+		return entry;
+	}
+}
+
+/**
+ * Sends `message` to the worker: at once when the worker is waiting for the host and nothing is queued (a run's
+ * start, the answer a sequential script waits for), else queued, the queue going out as one message at the end of
+ * this turn (the answers to a fan-out, which the worker is still busy issuing).
+ */
+function post(entry: Entry, message: HostMessage): void {
+	if (message.type === "run" || (entry.outbox.length === 0 && Atomics.load(entry.control, CONTROL.busy) === 0)) {
+		entry.worker.postMessage(message);
+		return;
+	}
+	if (entry.outbox.push(message) > 1) return;
+	setImmediate(() => {
+		const messages = entry.outbox;
+		entry.outbox = [];
+		if (entry.closed && entry.endReason !== undefined) return;
+		entry.worker.postMessage(messages.length === 1 ? messages[0] : { type: "batch", messages });
+	});
+}
+
+/** Slots held or waiting for their run to finish. */
+function taken(entry: Entry): number {
+	let count = 0;
+	for (const slot of entry.slots) if (slot !== "free") count++;
+	return count;
 }
 
 function keyOf(kind: WorkerKind): string {
 	return `${kind.entry.href}#${kind.stackMb}`;
-}
-
-/** Removes and returns the oldest entry of `entries` with this key. */
-function take(entries: Entry[], key: string): Entry | undefined {
-	const index = entries.findIndex((entry) => entry.key === key);
-	return index >= 0 ? entries.splice(index, 1)[0] : undefined;
-}
-
-/** Removes `entry` from `entries`; false when a lease took it first. */
-function remove(entries: Entry[], entry: Entry): boolean {
-	const index = entries.indexOf(entry);
-	if (index >= 0) entries.splice(index, 1);
-	return index >= 0;
-}
-
-/** Starts a worker; its `ready` settles on the worker's "ready" message (QuickJS is compiled by then). */
-function spawn(kind: WorkerKind, live: Set<Entry>): Entry {
-	const control = new SharedArrayBuffer(CONTROL.length * Int32Array.BYTES_PER_ELEMENT);
-	const channel = new MessageChannel();
-	const boot: WorkerBoot = { control, syncPort: channel.port2 };
-	const worker = new Worker(kind.entry, {
-		workerData: boot,
-		transferList: [channel.port2],
-		resourceLimits: { stackSizeMb: kind.stackMb },
-		// The host's own flags (`--input-type`, `--eval`, a test runner's loaders…) are not the worker's business,
-		// and some of them stop a worker from starting at all.
-		execArgv: [],
-	});
-	channel.port1.unref();
-	// Errors of a leased worker are handled by its run; an idle worker's error is followed by "exit".
-	worker.on("error", () => {});
-	const ready = new Promise<void>((resolve, reject) => {
-		const stop = () => {
-			worker.off("message", onMessage);
-			worker.off("error", onError);
-			worker.off("exit", onExit);
-		};
-		// Read defensively: a listener that throws on a malformed message would be an uncaught exception in the host.
-		const onMessage = (message: WorkerMessage | null) => {
-			if (typeof message !== "object" || message?.type !== "ready") return;
-			stop();
-			resolve();
-		};
-		const onError = (error: Error) => {
-			stop();
-			reject(error);
-		};
-		const onExit = (code: number) => {
-			stop();
-			reject(new Error(`The sandbox worker exited (code ${code}) before it was ready`));
-		};
-		worker.on("message", onMessage);
-		worker.on("error", onError);
-		worker.on("exit", onExit);
-	});
-	const exited = new Promise<void>((resolve) => {
-		worker.once("exit", () => {
-			live.delete(entry);
-			channel.port1.close();
-			pool.forget(entry);
-			resolve();
-		});
-	});
-	const entry: Entry = {
-		worker,
-		control: new Int32Array(control),
-		syncPort: channel.port1,
-		key: keyOf(kind),
-		ready,
-		exited,
-	};
-	live.add(entry);
-	return entry;
 }
 
 /** The process-wide pool. */

@@ -5,26 +5,46 @@
 import type { MessagePort } from "node:worker_threads";
 import type { GuestError, HostFunctionKind, SandboxLimits, SandboxValue } from "./types.ts";
 
-/** Slots of the worker's control buffer (an `Int32Array` over a `SharedArrayBuffer`). */
+/**
+ * Runs one worker serves at once, each in its own QuickJS instance (its own WASM memory). Runs mostly wait on
+ * agents, and a Node worker thread costs about 10 MiB by itself: sharing it is what keeps a run under 10 MiB. The
+ * price is that a run's synchronous slice (up to `syncSliceMs`) holds up the other runs on its worker, never the
+ * host or runs on other workers.
+ */
+export const RUNS_PER_WORKER = 4;
+
+/** Worker-wide slots of the control buffer (an `Int32Array` over a `SharedArrayBuffer`). */
 export const CONTROL = {
-	/** Non-zero once the host asks the current run to stop; the interrupt handler reads it. */
-	cancel: 0,
-	/** Set by the host when the answer to a sync call is on the sync port (or the run is cancelled). */
-	syncReady: 1,
+	/** Set by the host when the answer to a sync call is on the sync port (or a run is cancelled). */
+	syncReady: 0,
 	/**
-	 * 1 while the worker is in a slice (running guest code, or waiting inside it on a sync call or backpressure),
-	 * 0 while it waits for the host between slices.
+	 * 1 while the worker is in a slice (running a run's guest code, or waiting inside it on a sync call or
+	 * backpressure), 0 while it waits for the host between slices.
 	 */
-	busy: 2,
+	busy: 1,
 	/** When the current slice started, on `sliceClock()`; the host's watchdog measures slices from it. */
-	sliceStart: 3,
-	/** Weight of the call messages the host has read this run (wrapping); see `callWeight`. */
-	consumed: 4,
-	/** Bumped by the host whenever an answer of a cached sync function may have changed (wrapping). */
-	changes: 5,
-	/** Number of slots. */
-	length: 6,
+	sliceStart: 2,
+	/** The run slot (see `runSlot`) whose slice it is. */
+	sliceSlot: 3,
+	/** Number of slots: the worker-wide ones, then `RUN_SLOT.length` per run slot. */
+	length: 4 + 3 * RUNS_PER_WORKER,
 } as const;
+
+/** Slots of the control buffer for each run a worker serves, at `runSlot(slot, …)`. */
+export const RUN_SLOT = {
+	/** Non-zero once the host asks this run to stop; the interrupt handler reads it. */
+	cancel: 0,
+	/** Weight of this run's call messages the host has read (wrapping); see `callWeight`. */
+	consumed: 1,
+	/** Bumped by the host whenever an answer of one of this run's cached sync functions may have changed (wrapping). */
+	changes: 2,
+	length: 3,
+} as const;
+
+/** Index in the control buffer of `field` for the run in `slot` (0 to `RUNS_PER_WORKER` - 1). */
+export function runSlot(slot: number, field: number): number {
+	return 4 + slot * RUN_SLOT.length + field;
+}
 
 /**
  * The clock of `CONTROL.sliceStart`: milliseconds on the monotonic clock all threads of the process share, wrapped
@@ -85,6 +105,8 @@ export type HostMessage =
 	| {
 			type: "run";
 			runId: number;
+			/** The run's slots in the control buffer (see `runSlot`). */
+			slot: number;
 			prelude: string;
 			body: string;
 			filename: string;
@@ -95,6 +117,9 @@ export type HostMessage =
 	  }
 	| { type: "settle"; runId: number; callId: number; result: HostCallResult }
 	| { type: "cancel"; runId: number; reason: string };
+
+/** What the host posts to a worker: one message, or the settles and cancels of one turn together (one wake-up). */
+export type HostPost = HostMessage | { type: "batch"; messages: HostMessage[] };
 
 /** The answer to one host call: JSON text of the value (absent when the host returned `undefined`) or an error. */
 export type HostCallResult = { ok: true; json?: string } | { ok: false; error: HostErrorData };
@@ -107,7 +132,9 @@ export type WorkerMessage =
 	| { type: "ready" }
 	| { type: "call"; runId: number; callId: number; name: string; kind: HostFunctionKind; argsJson: string }
 	| { type: "done"; runId: number; outcome: WireOutcome; engine: EngineReport }
-	| { type: "fatal"; message: string };
+	| { type: "fatal"; runId: number; message: string }
+	/** The calls one run made in one slice, in order, as one message. */
+	| { type: "batch"; runId: number; messages: WorkerMessage[] };
 
 /** A run's outcome on the wire: the value stays JSON text until the host parses it. */
 export type WireOutcome = { ok: true; json: string } | { ok: false; error: GuestError };

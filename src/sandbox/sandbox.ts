@@ -31,8 +31,10 @@ export interface SandboxStats {
 	liveWorkers: number;
 	/** Warm workers waiting in the pool. */
 	idleWorkers: number;
-	/** Workers held by a run. */
+	/** Workers serving at least one run. */
 	leasedWorkers: number;
+	/** Runs on the worker serving the most: runs share workers once several are busy. */
+	runsOnBusiestWorker: number;
 	/** Runs whose engine did not free every QuickJS handle, context and runtime cleanly. */
 	engineDisposeFailures: number;
 	/** The last such failure, for the test that finds it. */

@@ -17,16 +17,19 @@ export async function warmUp(instance: Promise<QuickJSInstance>): Promise<void> 
 	const bridge: EngineBridge = {
 		// Answered on a later turn, as the host would: the engine is never re-entered from inside a host call.
 		post: (callId, _spec, argsJson) => {
-			setImmediate(() => engine?.settle(callId, { ok: true, json: argsJson }));
+			setImmediate(() => engine?.settle([{ callId, result: { ok: true, json: argsJson } }]));
+			return false;
 		},
 		callSync: () => null,
 		cancelRequested: () => false,
+		poll: () => false,
 		enterSlice: () => {},
 		leaveSlice: () => {},
 	};
 	const request: Extract<HostMessage, { type: "run" }> = {
 		type: "run",
 		runId: 0,
+		slot: 0,
 		prelude: PRELUDE,
 		body: BODY,
 		filename: "warm-up.js",

@@ -58,15 +58,17 @@ export function checkWorkerMessage(message: unknown, run: WireRun): CheckedMessa
 function check(message: unknown, run: WireRun): CheckedMessage {
 	if (!isObject(message)) return corrupt(`a message is ${typeName(message)}, not an object`);
 	const { type } = message;
+	if (type !== "call" && type !== "done" && type !== "fatal") {
+		return corrupt(`a message has type ${quote(type)} during a run`);
+	}
+	if (!Number.isSafeInteger(message.runId))
+		return corrupt(`a "${type}" message's \`runId\` is ${quote(message.runId)}`);
+	if (message.runId !== run.runId) return { type: "stale" };
 	if (type === "fatal") {
 		return typeof message.message === "string"
 			? { type: "fatal", message: message.message }
 			: corrupt(`a "fatal" message's \`message\` is ${typeName(message.message)}`);
 	}
-	if (type !== "call" && type !== "done") return corrupt(`a message has type ${quote(type)} during a run`);
-	if (!Number.isSafeInteger(message.runId))
-		return corrupt(`a "${type}" message's \`runId\` is ${quote(message.runId)}`);
-	if (message.runId !== run.runId) return { type: "stale" };
 	return type === "call" ? checkCall(message, run) : checkDone(message, run);
 }
 

@@ -99,7 +99,9 @@ export async function createFauxHarness(): Promise<FauxHarness> {
 		}
 		return typeof reply === "function" ? reply(request) : reply;
 	};
-	faux.setResponses([step]);
+	// Several steps ahead: children that ask in the same turn (the sandbox sends a stretch's calls together) each
+	// take one before any step has queued its successor.
+	faux.setResponses(Array.from({ length: 64 }, () => step));
 
 	return {
 		modelRuntime,

@@ -159,7 +159,7 @@ const FROM_CALLER: HostileCase[] = [
 	[
 		"args that are a typed array",
 		"return 1;",
-		{ code: "value_not_json", message: "`args` is an instance of Uint8Array" },
+		{ code: "value_not_json", message: "`args` is a Uint8Array" },
 		{ args: new Uint8Array(3) },
 	],
 	[

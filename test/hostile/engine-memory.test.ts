@@ -188,7 +188,11 @@ const MALFORMED: [name: string, message: unknown, problem: string][] = [
 		"not a boolean",
 	],
 	["a missing engine report", done({ ok: true, json: "1" }, null), "the engine report is null"],
-	["a fatal message whose message is an object", { type: "fatal", message: { a: 1 } }, "`message` is an object"],
+	[
+		"a fatal message whose message is an object",
+		{ type: "fatal", runId: "$run", message: { a: 1 } },
+		"`message` is an object",
+	],
 ];
 
 describe("buffers that grow, shrink, move", () => {

@@ -184,7 +184,7 @@ const MALFORMED: [name: string, fault: Fault, cause: string | RegExp, schema?: b
 	[
 		"returns structured output with an Array subclass that has toJSON",
 		completed({ structuredOutput: { list: Tricky.from(["a"]) } }),
-		"`structuredOutput.list` is an instance of Tricky",
+		"`structuredOutput.list` is a Tricky",
 		true,
 	],
 	[

@@ -13,6 +13,12 @@ if (!port) throw new Error("forging-worker.ts must run in a worker thread");
 const post = port.postMessage.bind(port);
 
 port.postMessage = (message: unknown) => {
+	// A slice's calls come as one batch: each is looked at (and posted) on its own.
+	const batch = message as { type?: string; messages?: unknown[] };
+	if (batch?.type === "batch" && Array.isArray(batch.messages)) {
+		for (const inner of batch.messages) port.postMessage(inner);
+		return;
+	}
 	const call = message as { type?: string; name?: string; runId?: number; argsJson?: string };
 	if (call?.type !== "call" || call.name !== "log" || typeof call.argsJson !== "string") return post(message);
 	const [, text, data] = JSON.parse(call.argsJson) as [string, string, unknown];

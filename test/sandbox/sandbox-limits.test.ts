@@ -143,6 +143,18 @@ describe("sync slice limit", () => {
 		});
 	});
 
+	it("counts a stretch that only awaits itself as one slice (each step between host answers used to get its own)", async () => {
+		const source = `const spin = (ms) => { const end = Date.now() + ms; while (Date.now() < end) {} };
+			spin(300);
+			await null;
+			spin(300);
+			return "done";`;
+		expect(await runOnce(request(source), { limits: { syncSliceMs: 400 } })).toMatchObject({
+			ok: false,
+			error: { kind: "limit_cpu" },
+		});
+	});
+
 	it("reports the function that was stopped (QuickJS gives the function's start, not the loop's line)", async () => {
 		const outcome = await runOnce(request("\n  function spin() {\n    while (true);\n  }\n  spin();"), { limits });
 		expect(outcome).toMatchObject({ ok: false, error: { kind: "limit_cpu", line: 2, column: 3 } });
