@@ -32,8 +32,7 @@ export function analyzeProgram(program: Node, source: string, options: AnalyzeOp
 	};
 	for (const finding of findUndeclared(analysis, source))
 		add(finding.offset, "name_undeclared", finding.message, finding.fix);
-	for (const finding of findUnawaited(analysis))
-		add(finding.offset, "promise_unawaited", finding.message, finding.fix);
+	for (const finding of findUnawaited(analysis)) add(finding.offset, "not_awaited", finding.message, finding.fix);
 	for (const finding of findCallMistakes(analysis, options.rules, source))
 		add(finding.offset, finding.code, finding.message, finding.fix);
 	found.sort((a, b) => a.offset - b.offset);

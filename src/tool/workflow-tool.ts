@@ -45,7 +45,6 @@ const BEFORE_START_CODES: ReadonlySet<WorkflowErrorCode> = new Set([
 	"args_invalid",
 	// The static pass (runtime/script-check.ts): found before the first agent, listed in `details.diagnostics`.
 	"name_undeclared",
-	"promise_unawaited",
 ]);
 
 const parameters = Type.Object({

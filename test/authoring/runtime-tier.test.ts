@@ -1,6 +1,8 @@
 /**
  * Mistakes a model makes in a workflow script that only show at run time, when the value does: each is refused or
- * explained with its code, the author's line and the fix; and look-alike legal code that must keep running.
+ * explained with its code, the author's line and the fix; and look-alike legal code that must keep running. Each is
+ * written in a form the static pass does not follow (a promise held in a `let`, a callback passed by name), which is
+ * what this tier is for: the same mistakes written plainly are in corpus-table.ts, caught before anything runs.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -57,17 +59,17 @@ const MISTAKES: [string, Mistake][] = [
 	[
 		"a pending agent() promise as the prompt",
 		{
-			body: `const plan = agent("plan");\nreturn await agent(plan);`,
+			body: `let plan = agent("plan");\nreturn await agent(plan);`,
 			code: "not_awaited",
 			line: 3,
 			fix: AWAIT_AGENT,
-			names: "`agent()` prompt is the Promise that `agent()` (2:19) returns",
+			names: "`agent()` prompt is the Promise that `agent()` (2:17) returns",
 		},
 	],
 	[
 		"a pending agent() promise in a template prompt",
 		{
-			body: `const plan = agent("plan");\nconst out = await agent(\`Do this: \${plan}\`);\nreturn out;`,
+			body: `let plan = agent("plan");\nconst out = await agent(\`Do this: \${plan}\`);\nreturn out;`,
 			code: "not_awaited",
 			line: 3,
 			fix: AWAIT_AGENT,
@@ -78,7 +80,7 @@ const MISTAKES: [string, Mistake][] = [
 	[
 		"a pending agent() promise concatenated into a prompt",
 		{
-			body: `const notes = agent("notes");\nreturn await agent("Summarise: " + notes);`,
+			body: `let notes = agent("notes");\nreturn await agent("Summarise: " + notes);`,
 			code: "not_awaited",
 			line: 3,
 			fix: AWAIT_AGENT,
@@ -141,17 +143,17 @@ const MISTAKES: [string, Mistake][] = [
 	[
 		"a Promise as a log message",
 		{
-			body: `const r = agent("r");\nlog(r);\nreturn await r;`,
+			body: `let r = agent("r");\nlog(r);\nreturn await r;`,
 			code: "not_awaited",
 			line: 3,
 			fix: AWAIT_AGENT,
-			names: "`log()` message is the Promise that `agent()` (2:16) returns",
+			names: "`log()` message is the Promise that `agent()` (2:14) returns",
 		},
 	],
 	[
 		"a Promise given to console.log",
 		{
-			body: `const r = agent("r");\nconsole.log("got", r);\nreturn await r;`,
+			body: `let r = agent("r");\nconsole.log("got", r);\nreturn await r;`,
 			code: "not_awaited",
 			line: 3,
 			fix: AWAIT_AGENT,
@@ -192,17 +194,17 @@ const MISTAKES: [string, Mistake][] = [
 	[
 		"`.output` of a pending agent() promise",
 		{
-			body: `const r = agent("scan", { schema: { type: "object" } });\nreturn r.output;`,
+			body: `let r = agent("scan", { schema: { type: "object" } });\nreturn r.output;`,
 			code: "not_awaited",
 			line: 3,
 			fix: AWAIT_AGENT,
-			names: "`.output` was read on the Promise that `agent()` (2:16) returns",
+			names: "`.output` was read on the Promise that `agent()` (2:14) returns",
 		},
 	],
 	[
 		"`.findings.length` of a pending agent() promise",
 		{
-			body: `const r = agent("scan", { schema: { type: "object" } });\nconst n = r.findings.length;\nreturn n;`,
+			body: `let r = agent("scan", { schema: { type: "object" } });\nconst n = r.findings.length;\nreturn n;`,
 			code: "not_awaited",
 			line: 3,
 			fix: AWAIT_AGENT,
@@ -212,17 +214,17 @@ const MISTAKES: [string, Mistake][] = [
 	[
 		"`.length` of a pending parallel() promise",
 		{
-			body: `const all = parallel([() => agent("a"), () => agent("b")]);\nreturn all.length;`,
+			body: `let all = parallel([() => agent("a"), () => agent("b")]);\nreturn all.length;`,
 			code: "not_awaited",
 			line: 3,
 			fix: "write `await parallel(…)` before using its result",
-			names: "`.length` was read on the Promise that `parallel()` (2:21) returns",
+			names: "`.length` was read on the Promise that `parallel()` (2:19) returns",
 		},
 	],
 	[
 		"`.filter` of a pending pipeline() promise",
 		{
-			body: `const out = pipeline(["a"], (x) => agent(x));\nreturn out.filter(Boolean);`,
+			body: `let out = pipeline(["a"], (x) => agent(x));\nreturn out.filter(Boolean);`,
 			code: "not_awaited",
 			line: 3,
 			fix: "write `await pipeline(…)` before using its result",
@@ -232,7 +234,7 @@ const MISTAKES: [string, Mistake][] = [
 	[
 		"`.value` of a pending workflow() promise",
 		{
-			body: `const child = workflow("./leaves.js");\nreturn child.value;`,
+			body: `let child = workflow("./leaves.js");\nreturn child.value;`,
 			code: "not_awaited",
 			line: 3,
 			fix: "write `await workflow(…)` before using its result",
@@ -242,7 +244,7 @@ const MISTAKES: [string, Mistake][] = [
 	[
 		"forEach(async …) that nobody awaits",
 		{
-			body: `const out = [];\n["a.ts", "b.ts"].forEach(async (f) => {\n  out.push(await agent("hang " + f));\n});\nreturn out;`,
+			body: `const out = [];\nconst review = async (f) => {\n  out.push(await agent("hang " + f));\n};\n["a.ts", "b.ts"].forEach(review);\nreturn out;`,
 			code: "not_awaited",
 			line: 4,
 			fix: "`forEach(async …)` does not wait",
@@ -261,7 +263,7 @@ const MISTAKES: [string, Mistake][] = [
 	[
 		"map(async …) whose promises are dropped",
 		{
-			body: `const files = ["x", "y", "z"];\nfiles.map(async (f) => agent("hang " + f));\nreturn files.length;`,
+			body: `const files = ["x", "y", "z"];\nconst start = async (f) => agent("hang " + f);\nfiles.map(start);\nreturn files.length;`,
 			code: "not_awaited",
 			line: 3,
 			fix: "`await Promise.all(promises)`",

@@ -56,7 +56,7 @@ describe("workflow tool, check mode", () => {
 		const details = result.details as { check?: { ok: boolean; diagnostics: Record<string, unknown>[] } };
 		expect(details.check?.ok).toBe(false);
 		expect(details.check?.diagnostics.map((d) => [d.code, d.line, d.column])).toEqual([
-			["promise_unawaited", 3, 5],
+			["not_awaited", 3, 5],
 			["name_undeclared", 4, 14],
 		]);
 		expect(details.check?.diagnostics[0]).toMatchObject({
@@ -105,7 +105,7 @@ describe("workflow tool, check mode", () => {
 
 	it("without check, the same script fails the call before anything starts, listing every finding", async () => {
 		const error = await tool.execute("c4", { script: BAD }, undefined, undefined, ctx()).catch((e: unknown) => e);
-		expect(error).toMatchObject({ code: "promise_unawaited", location: { line: 3, column: 5 } });
+		expect(error).toMatchObject({ code: "not_awaited", location: { line: 3, column: 5 } });
 		const message = (error as Error).message;
 		expect(message).toContain("The script has 2 problems; nothing ran:");
 		expect(message).toContain("4:14 `agnet` is not defined. Did you mean `agent`?");
