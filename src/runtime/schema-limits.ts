@@ -87,6 +87,20 @@ export function checkSchema(schema: unknown, name: string): CheckedSchema {
 }
 
 /**
+ * `checkSchema` for a schema the static pass read from a script's literal: plain JSON by construction, so it needs
+ * neither the cache key nor the copy (two full walks of the schema), only the limits, the dialect and the patterns.
+ */
+export function checkLiteralSchema(schema: JsonSchema, name: string): void {
+	checkShape(schema, name);
+	const bytes = Buffer.byteLength(JSON.stringify(schema), "utf8");
+	if (bytes > SCHEMA_LIMITS.maxBytes) {
+		throw limit(name, `\`${name}\` is ${bytes} bytes of JSON`, SCHEMA_LIMITS.maxBytes, BYTES_FIX);
+	}
+	dialectOf(schema, name);
+	walkSchemas(schema, name, checkPattern);
+}
+
+/**
  * Throws `schema_invalid` for the first pattern of a checked schema that RE2 cannot compile. Run in the schema
  * worker: compiling a thousand long patterns costs the host's thread hundreds of ms.
  */

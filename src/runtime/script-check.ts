@@ -16,8 +16,8 @@ import { isWorkflowError, stripLocation, WorkflowError } from "../errors.ts";
 import { checkAgentOptions, checkPrompt } from "./agent-options.ts";
 import { type ParsedWorkflow, type ParseWorkflowOptions, parseWorkflowProgram, readWorkflowHeader } from "./meta.ts";
 import { checkAgentRoot } from "./schema.ts";
-import { checkSchema } from "./schema-limits.ts";
-import type { JsonValue } from "./types.ts";
+import { checkLiteralSchema } from "./schema-limits.ts";
+import type { JsonSchema, JsonValue } from "./types.ts";
 
 /** Options of `checkWorkflowScript`. */
 export interface CheckWorkflowOptions extends ParseWorkflowOptions {
@@ -59,7 +59,7 @@ export const CALL_RULES: Omit<CallRules, "agentTypes"> = {
 	checkOptions: (opts) => checkAgentOptions(opts as JsonValue),
 	checkSchema: (schema) => {
 		checkAgentRoot(schema);
-		checkSchema(schema as JsonValue, "schema");
+		checkLiteralSchema(schema as JsonSchema, "schema");
 	},
 };
 
