@@ -19,6 +19,7 @@ import {
 	fauxToolCall,
 	untilAborted,
 } from "../helpers/faux.ts";
+import { until } from "../helpers/until.ts";
 
 const PARENT_TASK = "Please run the workflow";
 const SCRIPT = `export const meta = { name: "bg", description: "d" };
@@ -41,14 +42,6 @@ function gate(text: string): { reply: FauxReply; open: () => void } {
 		return fauxAssistantMessage(text);
 	};
 	return { reply, open };
-}
-
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-	const end = Date.now() + ms;
-	while (!check()) {
-		if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 20));
-	}
 }
 
 describe("background workflow runs in a real pi session", () => {

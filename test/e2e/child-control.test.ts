@@ -20,19 +20,12 @@ import {
 	fauxToolCall,
 	untilAborted,
 } from "../helpers/faux.ts";
+import { until } from "../helpers/until.ts";
 
 const PARENT_TASK = "Please run the workflow";
 
 function call(tool: string, args: Parameters<typeof fauxToolCall>[1]) {
 	return fauxAssistantMessage([fauxToolCall(tool, args)], { stopReason: "toolUse" });
-}
-
-async function until(check: () => boolean, what: string, ms = 15_000): Promise<void> {
-	const end = Date.now() + ms;
-	while (!check()) {
-		if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 20));
-	}
 }
 
 describe("per-child control in a real pi session", () => {

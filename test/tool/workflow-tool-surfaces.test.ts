@@ -12,19 +12,12 @@ import { RunRegistry } from "../../src/tool/run-registry.ts";
 import { createWorkflowTool } from "../../src/tool/workflow-tool.ts";
 import { createFakeRunner } from "../helpers/fake-runner.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
+import { until } from "../helpers/until.ts";
 
 checkSandboxLeaks();
 
 const script = (name: string) =>
 	`export const meta = { name: "${name}", description: "d" };\nreturn await agent("${name} child");`;
-
-async function until(check: () => boolean, what: string): Promise<void> {
-	const end = Date.now() + 10_000;
-	while (!check()) {
-		if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 10));
-	}
-}
 
 describe("workflow tool, background runs on pi's surfaces", () => {
 	let cwd: string;
