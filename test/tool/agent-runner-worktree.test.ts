@@ -79,6 +79,38 @@ describe('isolation: "worktree" on real pi sessions', () => {
 		expect(text).toContain(`Kept branches (1), to merge or delete:\n  ${branch} · #0 fix add · 1 file: src/math.js`);
 	});
 
+	it("a stalled isolated child is retried in a fresh worktree; the stalled attempt's change is kept on its own branch", async () => {
+		fx.faux.route("Fix add", [
+			write("notes/first-try.md", "half done\n"),
+			untilAborted(),
+			edit("src/math.js", "a - b", "a + b"),
+			fauxAssistantMessage("add() fixed on the retry"),
+		]);
+		const events: WorkflowProgressEvent[] = [];
+		const result = await runWorkflowScript(
+			`${HEADER}return await agent("Fix add in src/math.js", { label: "fix add", isolation: "worktree", stallMs: 1500 });`,
+			{
+				agentRunner: fx.runner({ cwd: repo.dir, worktreePlace: async () => ({ runId: RUN, dir: repo.runDir }) }),
+				cwd: repo.dir,
+				onProgress: (event) => events.push(event),
+			},
+		);
+		const tracker = createWorkflowProgressTracker();
+		for (const event of events) tracker.updateFromProgressEvent(event);
+		const envelope = tracker.complete(result).envelope;
+		// The script sees one call and the retry's answer.
+		expect(result).toMatchObject({ status: "completed", value: "add() fixed on the retry" });
+		const first = `workflows/${RUN}/fix-add`;
+		const retry = `workflows/${RUN}/fix-add-2`;
+		expect(repo.git(["show", `${first}:notes/first-try.md`])).toBe("half done\n");
+		expect(repo.git(["diff", "--name-only", "main", first]).trim()).toBe("notes/first-try.md");
+		expect(repo.git(["diff", "--name-only", "main", retry]).trim()).toBe("src/math.js");
+		// Both branches are the run's output: the stalled attempt's is listed too, not lost with its attempt.
+		expect(envelope.branches?.map((kept) => kept.branch).sort()).toEqual([first, retry]);
+		expect(repo.read("src/math.js")).toContain("a - b");
+		expect(repo.leftovers()).toEqual({ worktrees: [], locks: [] });
+	});
+
 	it("a child that changes nothing: its worktree and branch are removed", async () => {
 		fx.faux.route("Look at", [fauxAssistantMessage("nothing to change")]);
 		const { result, envelope } = await run('return await agent("Look at src/math.js", { isolation: "worktree" });');
