@@ -86,18 +86,9 @@ describe('isolation: "worktree" on real pi sessions', () => {
 			edit("src/math.js", "a - b", "a + b"),
 			fauxAssistantMessage("add() fixed on the retry"),
 		]);
-		const events: WorkflowProgressEvent[] = [];
-		const result = await runWorkflowScript(
-			`${HEADER}return await agent("Fix add in src/math.js", { label: "fix add", isolation: "worktree", stallMs: 1500 });`,
-			{
-				agentRunner: fx.runner({ cwd: repo.dir, worktreePlace: async () => ({ runId: RUN, dir: repo.runDir }) }),
-				cwd: repo.dir,
-				onProgress: (event) => events.push(event),
-			},
+		const { result, envelope } = await run(
+			'return await agent("Fix add in src/math.js", { label: "fix add", isolation: "worktree", stallMs: 1500 });',
 		);
-		const tracker = createWorkflowProgressTracker();
-		for (const event of events) tracker.updateFromProgressEvent(event);
-		const envelope = tracker.complete(result).envelope;
 		// The script sees one call and the retry's answer.
 		expect(result).toMatchObject({ status: "completed", value: "add() fixed on the retry" });
 		const first = `workflows/${RUN}/fix-add`;
