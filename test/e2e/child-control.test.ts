@@ -53,6 +53,19 @@ describe("per-child control in a real pi session", () => {
 
 	const requestsFor = (task: string) => harness.requests.filter((r) => r.task.includes(task));
 
+	/** A parent session on the faux provider, given PARENT_TASK. The SDK's sessions run as print mode, where a
+	 * background request runs blocking: `rpc` binds the extensions as an interactive host would. */
+	async function startParent(mode?: "rpc"): Promise<void> {
+		parent = await createParentSession({
+			cwd,
+			agentDir: harness.agentDir,
+			modelRuntime: harness.modelRuntime,
+			model: harness.model,
+		});
+		if (mode) await parent.session.bindExtensions({ mode });
+		await parent.session.prompt(PARENT_TASK);
+	}
+
 	/**
 	 * Starts `script` in the background; once `ready` holds, the parent's next turn makes the `workflow_runs` call
 	 * `action(runId)` gives. Resolves with the run id, that call's result text and the run's snapshot.
@@ -71,15 +84,7 @@ describe("per-child control in a real pi session", () => {
 			fauxAssistantMessage("asked"),
 			fauxAssistantMessage("noted the result"),
 		]);
-		parent = await createParentSession({
-			cwd,
-			agentDir: harness.agentDir,
-			modelRuntime: harness.modelRuntime,
-			model: harness.model,
-		});
-		// The SDK's sessions run as print mode, where a background request runs blocking.
-		await parent.session.bindExtensions({ mode: "rpc" });
-		await parent.session.prompt(PARENT_TASK);
+		await startParent("rpc");
 		runId = results("workflow")[0]?.details.runId ?? "";
 		expect(runId).not.toBe("");
 		await until(ready, "the child to be running");
@@ -181,14 +186,7 @@ return { a, b };`,
 			fauxAssistantMessage("resumed it"),
 			fauxAssistantMessage("noted"),
 		]);
-		parent = await createParentSession({
-			cwd,
-			agentDir: harness.agentDir,
-			modelRuntime: harness.modelRuntime,
-			model: harness.model,
-		});
-		await parent.session.bindExtensions({ mode: "rpc" });
-		await parent.session.prompt(PARENT_TASK);
+		await startParent("rpc");
 		runId = results("workflow")[0]?.details.runId ?? "";
 		await until(() => requestsFor("pause me").length === 1, "the child");
 		await parent.session.prompt("Pause it");
@@ -229,14 +227,7 @@ return { a, b };`,
 			fauxAssistantMessage("done"),
 			fauxAssistantMessage("noted"),
 		]);
-		parent = await createParentSession({
-			cwd,
-			agentDir: harness.agentDir,
-			modelRuntime: harness.modelRuntime,
-			model: harness.model,
-		});
-		await parent.session.bindExtensions({ mode: "rpc" });
-		await parent.session.prompt(PARENT_TASK);
+		await startParent("rpc");
 		runId = results("workflow")[0]?.details.runId ?? "";
 		await until(() => requestsFor("slow").length === 1, "the slow child");
 		await parent.session.prompt("Now act on the children");
@@ -268,13 +259,7 @@ return { a, b: await agent("fine") };`,
 			}),
 			fauxAssistantMessage("done"),
 		]);
-		parent = await createParentSession({
-			cwd,
-			agentDir: harness.agentDir,
-			modelRuntime: harness.modelRuntime,
-			model: harness.model,
-		});
-		await parent.session.prompt(PARENT_TASK);
+		await startParent();
 		const { envelope } = results("workflow")[0]?.details ?? ({} as WorkflowProgressDetails);
 		expect(envelope.result).toEqual({ a: null, b: "F" });
 		expect(envelope.failures).toHaveLength(1);
@@ -296,13 +281,7 @@ return { a, b: await agent("fine") };`,
 			}),
 			fauxAssistantMessage("done"),
 		]);
-		parent = await createParentSession({
-			cwd,
-			agentDir: harness.agentDir,
-			modelRuntime: harness.modelRuntime,
-			model: harness.model,
-		});
-		await parent.session.prompt(PARENT_TASK);
+		await startParent();
 		const { envelope } = results("workflow")[0]?.details ?? ({} as WorkflowProgressDetails);
 		expect(envelope.status).toBe("completed");
 		expect(envelope.result).toBe("recovered");
