@@ -110,9 +110,14 @@ export interface SerializedWorkflowError {
 	stack?: string;
 }
 
-/** The message of anything thrown: an Error's `message`, else the value as text. */
+/** The message of anything thrown: an Error's `message`, else the value as text. Never throws itself. */
 export function errorMessage(error: unknown): string {
-	return error instanceof Error ? error.message : String(error);
+	try {
+		return error instanceof Error ? String(error.message) : String(error);
+	} catch {
+		// A runner or a host may throw an object whose toString or message getter throws in turn.
+		return "a value that cannot be printed";
+	}
 }
 
 export function isWorkflowError(value: unknown): value is WorkflowError {

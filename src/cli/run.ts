@@ -5,7 +5,7 @@
  * children and says how to resume.
  */
 
-import { isWorkflowError, stripLocation, WorkflowError } from "../errors.ts";
+import { errorMessage, isWorkflowError, stripLocation, WorkflowError } from "../errors.ts";
 import { createRunStore } from "../runs/index.ts";
 import { MAX_TIMEOUT_MS } from "../runtime/agent-options.ts";
 import { validateArgs } from "../runtime/meta.ts";
@@ -145,7 +145,7 @@ async function setUp(flags: RunFlags, ctx: CliContext, durable: DurableRun): Pro
 
 function piMissing(error: unknown): Error {
 	const code = (error as { code?: unknown }).code;
-	const message = error instanceof Error ? error.message : String(error);
+	const message = errorMessage(error);
 	if (code === "ERR_MODULE_NOT_FOUND" && /@earendil-works\/|typebox/.test(message)) {
 		return usageError(
 			"`run` starts its children as pi sessions, and pi is not installed here. Install it next to pi-workflows: npm install @earendil-works/pi-coding-agent",

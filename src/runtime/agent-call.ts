@@ -3,14 +3,14 @@
  * validation errors for schema calls), record the outcome. Child failures resolve to null and enter the census;
  * author errors and hard limits throw a `WorkflowError` into the script.
  */
-import { unknownAgentTypeError, WorkflowError } from "../errors.ts";
+import { errorMessage, unknownAgentTypeError, WorkflowError } from "../errors.ts";
 import { watchAbort } from "./abort-watch.ts";
 import { type AgentCallOptions, checkAgentOptions, checkPrompt } from "./agent-options.ts";
 import { firstFrameIn } from "./call-site.ts";
 import { readChildReport, readWorktree } from "./child-report.ts";
 import type { WorkflowAgentCallRef } from "./events.ts";
 import { assertJsonValue } from "./json-value.ts";
-import { type RunContext, type ScriptScope, trackInFlight } from "./run-context.ts";
+import { emitLog, type RunContext, type ScriptScope, trackInFlight } from "./run-context.ts";
 import { type CompiledSchema, parseStructuredText, type SchemaValidation } from "./schema.ts";
 import type {
 	JsonValue,
@@ -216,7 +216,7 @@ export async function runAgentCall(
 		if (error instanceof WorkflowError && error.code === "schema_unmet") throw error;
 		const coded = error instanceof WorkflowError ? error : undefined;
 		const orphaned = !run.signal.aborted && scope.life.signal.aborted;
-		fail(orphaned ? ORPHANED : (coded?.message ?? messageOf(error)), coded?.code, true);
+		fail(orphaned ? ORPHANED : (coded?.message ?? errorMessage(error)), coded?.code, true);
 		throw error;
 	} finally {
 		untrack();
@@ -286,11 +286,9 @@ async function journal(
 			agentType: ref.agentType,
 		});
 	} catch (error) {
-		run.budget.countLog();
-		run.emit({
-			type: "log",
+		emitLog(run, {
 			level: "warn",
-			message: `Could not journal the answer of \`${ref.label}\` (${messageOf(error)}); a resume will run this call again`,
+			message: `Could not journal the answer of \`${ref.label}\` (${errorMessage(error)}); a resume will run this call again`,
 			...(ref.phase ? { phase: ref.phase } : {}),
 		});
 	}
@@ -329,7 +327,7 @@ async function attemptOnce(
 		if (error instanceof WorkflowError && AUTHOR_CODES.has(error.code)) throw error;
 		if (run.signal.aborted) throw run.signal.reason;
 		if (signal.aborted) return { kind: "failed", cause: abortCause(request, scope.life.signal.aborted) };
-		return { kind: "failed", cause: `runner error: ${messageOf(error)}` };
+		return { kind: "failed", cause: `runner error: ${errorMessage(error)}` };
 	} finally {
 		deadline?.clear();
 	}
@@ -337,9 +335,7 @@ async function attemptOnce(
 	if (malformed) return { kind: "failed", cause: malformed };
 	// What the runner noticed about the child (a tool it lacked, a cut-off answer) goes to the run's log.
 	for (const warning of result.warnings ?? []) {
-		run.budget.countLog();
-		run.emit({
-			type: "log",
+		emitLog(run, {
 			level: "warn",
 			message: `\`${ref.label}\`: ${warning}`,
 			...(ref.phase ? { phase: ref.phase } : {}),
@@ -373,7 +369,7 @@ async function attemptOnce(
 	try {
 		output = assertJsonValue(candidate, "structuredOutput");
 	} catch (error) {
-		const cause = `runner returned structured output that is not JSON data: ${messageOf(error)}`;
+		const cause = `runner returned structured output that is not JSON data: ${errorMessage(error)}`;
 		return { kind: "failed", cause, result };
 	}
 	let checked: SchemaValidation;
@@ -381,7 +377,7 @@ async function attemptOnce(
 		checked = await schema.validate(output);
 	} catch (error) {
 		// The check was stopped (too slow, out of memory): this answer cannot be used, another attempt may be.
-		return { kind: "failed", cause: messageOf(error), result };
+		return { kind: "failed", cause: errorMessage(error), result };
 	}
 	if (!checked.ok) return { kind: "schema_miss", errors: checked.errors, result };
 	return checkAnswerSize(checked.value as JsonValue, result, run.limits.maxValueBytes);
@@ -458,7 +454,7 @@ function readResult(raw: unknown): WorkflowAgentResult {
 		status,
 		result,
 		structuredOutput,
-		error: error === undefined ? undefined : messageOf(error),
+		error: error === undefined ? undefined : errorMessage(error),
 		...(typeof code === "string" ? { code } : {}),
 		...(Array.isArray(warnings) ? { warnings: warnings.filter((w) => typeof w === "string") } : {}),
 		...(noRetry === true ? { noRetry: true } : {}),
@@ -555,13 +551,4 @@ function shorten(text: string, max: number): string {
 	// Collapsing whitespace in all of a multi-megabyte prompt blocked the host's event loop for seconds.
 	const flat = text.slice(0, PREVIEW_SCAN).replace(/\s+/g, " ").trim();
 	return flat.length <= max && text.length <= PREVIEW_SCAN ? flat : `${flat.slice(0, max - 1)}…`;
-}
-
-function messageOf(error: unknown): string {
-	try {
-		return error instanceof Error ? String(error.message) : String(error);
-	} catch {
-		// A runner may throw an object whose toString or message getter throws in turn.
-		return "a value that cannot be printed";
-	}
 }

@@ -6,7 +6,7 @@ import type { HostFunction, SandboxValue } from "../sandbox/index.ts";
 import { watchAbort } from "./abort-watch.ts";
 import { runAgentCall } from "./agent-call.ts";
 import { runNestedWorkflow } from "./nested.ts";
-import { type ScriptScope, trackInFlight } from "./run-context.ts";
+import { emitLog, type ScriptScope, trackInFlight } from "./run-context.ts";
 import type { JsonValue } from "./types.ts";
 
 /** Longest `sleep()`: a day. Longer is almost certainly a unit mistake. */
@@ -30,9 +30,7 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 			kind: "event",
 			params: ["level", "message", "data"],
 			fn: ([level, message, data, hasData]) => {
-				run.budget.countLog();
-				run.emit({
-					type: "log",
+				emitLog(run, {
 					level: level === "warn" || level === "error" ? level : "info",
 					message: str(message),
 					...(hasData === true ? { data: (data ?? null) as JsonValue } : {}),
@@ -57,9 +55,7 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 					error: str(message),
 					...(phase ? { phase } : {}),
 				});
-				run.budget.countLog();
-				run.emit({
-					type: "log",
+				emitLog(run, {
 					level: "warn",
 					message: `${combinator}[${slot}] failed: ${str(message)}`,
 					...(phase ? { phase } : {}),

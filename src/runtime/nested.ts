@@ -10,7 +10,7 @@ import { firstFrameIn } from "./call-site.ts";
 import { assertJsonValue } from "./json-value.ts";
 import { validateArgs } from "./meta.ts";
 import { PhaseState } from "./phases.ts";
-import type { RunContext, ScriptScope } from "./run-context.ts";
+import { emitLog, type RunContext, type ScriptScope } from "./run-context.ts";
 import { prepareWorkflow } from "./script-check.ts";
 import { endScript, unawaitedWorkError } from "./script-lifetime.ts";
 import { runScriptBody } from "./script-run.ts";
@@ -133,9 +133,7 @@ async function runInSlot(
 		workflowName: name,
 		life: parent.life.child(),
 	};
-	run.budget.countLog();
-	run.emit({
-		type: "log",
+	emitLog(run, {
 		level: "info",
 		message: `workflow \`${name}\` started`,
 		data: { workflow: name, filename },
@@ -144,8 +142,7 @@ async function runInSlot(
 	scope.phases.finish();
 	const cut = endScript(scope, outcome.ok ? "returned" : "failed");
 	if (outcome.ok && cut.length === 0) {
-		run.budget.countLog();
-		run.emit({ type: "log", level: "info", message: `workflow \`${name}\` finished`, data: { workflow: name } });
+		emitLog(run, { level: "info", message: `workflow \`${name}\` finished`, data: { workflow: name } });
 		return outcome.value;
 	}
 	const error = outcome.ok ? unawaitedWorkError(scope, cut) : outcome.error;

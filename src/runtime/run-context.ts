@@ -6,7 +6,7 @@ import type { Sandbox } from "../sandbox/index.ts";
 import type { Budget } from "./budget.ts";
 import type { CallKeys } from "./call-key.ts";
 import type { Census } from "./census.ts";
-import type { WorkflowProgressEvent } from "./events.ts";
+import type { LogEvent, WorkflowProgressEvent } from "./events.ts";
 import type { PhaseState } from "./phases.ts";
 import type { WorkflowQueue } from "./queue.ts";
 import type { SchemaSession } from "./schema.ts";
@@ -79,4 +79,10 @@ export function trackInFlight<T>(run: RunContext, promise: Promise<T>): Promise<
 	const forget = () => run.inFlight.delete(promise);
 	promise.then(forget, forget);
 	return promise;
+}
+
+/** Adds a progress log entry, counted against `maxLogEntries` like the script's own `log()`. */
+export function emitLog(run: RunContext, entry: Omit<LogEvent, "type" | "time">): void {
+	run.budget.countLog();
+	run.emit({ type: "log", ...entry });
 }

@@ -6,7 +6,7 @@
 import { setMaxListeners } from "node:events";
 import { WorkflowError } from "../errors.ts";
 import { watchAbort } from "./abort-watch.ts";
-import type { ScriptScope } from "./run-context.ts";
+import { emitLog, type ScriptScope } from "./run-context.ts";
 import type { JsonValue, WorkflowCutOff } from "./types.ts";
 
 /** Why work still running at its script's return was stopped: the reason its signal carries. */
@@ -84,9 +84,7 @@ export function endScript(scope: ScriptScope, ended: "returned" | "failed" = "re
 	run.cutOff.push(...cut);
 	const who = scope.workflowName ? `Nested workflow \`${scope.workflowName}\`` : "The script";
 	const list = cut.map(describe).join(", ");
-	run.budget.countLog();
-	run.emit({
-		type: "log",
+	emitLog(run, {
 		level: "warn",
 		message: `${who} ${ended} while ${cut.length} call(s) it started were still running; they were stopped: ${list}. Await them to use their results`,
 		data: { cutOff: cut.map((entry) => ({ ...entry })) as unknown as JsonValue },

@@ -10,6 +10,7 @@ import type {
 	ExtensionToolContext,
 	ToolDefinition,
 } from "@earendil-works/pi-coding-agent";
+import { errorMessage } from "../errors.ts";
 import { BUILTIN_TOOL_NAMES, RESERVED_TOOL_NAMES } from "./agent-fields.ts";
 
 /** What a child's stand-in shows the model: the parent tool's name, description and parameter schema. */
@@ -61,7 +62,7 @@ export function sessionToolsOf(ctx: ExtensionToolContext): SessionTools {
 				const outcome = await ctx.executeTool(name, args, options);
 				return outcome.isError ? { ...outcome.result, isError: true } : outcome.result;
 			} catch (error) {
-				const text = error instanceof Error ? error.message : String(error);
+				const text = errorMessage(error);
 				return { content: [{ type: "text", text: `${name} failed: ${text}` }], details: undefined, isError: true };
 			}
 		},
