@@ -15,8 +15,6 @@ import type { RunFlags } from "./run.ts";
 
 /** The exit code of a stopped run, as for a command ended by Ctrl-C. */
 const EXIT_STOPPED = 130;
-/** Characters of the final progress text the run's snapshot keeps (what `/workflows` shows), as the tool keeps. */
-const PROGRESS_CHARS = 16 * 1024;
 
 export async function execute(
 	source: DurableSource,
@@ -71,11 +69,7 @@ export async function execute(
 		process.off("SIGTERM", stop);
 	}
 	const { envelope } = tracker.complete(result);
-	const text = formatWorkflowProgress(envelope);
-	const saved = await durable.finish(
-		result,
-		text.length <= PROGRESS_CHARS ? text : `${text.slice(0, PROGRESS_CHARS - 1)}…`,
-	);
+	const saved = await durable.finish(result, formatWorkflowProgress(envelope));
 	view.finish(envelope);
 	runId = saved.runId;
 

@@ -148,7 +148,10 @@ export class DurableRun {
 		this.making = this.make(meta);
 	}
 
-	/** Writes the snapshot and lets go of the run. Never throws: a store that fails is reported in the outcome. */
+	/**
+	 * Writes the snapshot (with `progress`, the final progress text, cut to `PROGRESS_CHARS`) and lets go of the run.
+	 * Never throws: a store that fails is reported in the outcome.
+	 */
 	async finish(result: WorkflowRunResult, progress?: string): Promise<DurableOutcome> {
 		await this.making;
 		this.resolveRecorded(this.record?.id);
@@ -161,7 +164,7 @@ export class DurableRun {
 		if (this.record) {
 			try {
 				await this.opened?.close();
-				await this.record.writeSnapshot(result, progress !== undefined ? { progress } : {});
+				await this.record.writeSnapshot(result, progress !== undefined ? { progress: bounded(progress) } : {});
 			} catch (error) {
 				this.problem ??= errorMessage(error);
 			}
@@ -203,4 +206,11 @@ export class DurableRun {
 		if (!this.opened) throw new Error(this.problem ?? "the run has no record");
 		await this.opened.record(entry);
 	}
+}
+
+/** Characters of the final progress text a run's snapshot keeps (what `/workflows` and `runs` show). */
+const PROGRESS_CHARS = 16 * 1024;
+
+function bounded(text: string): string {
+	return text.length <= PROGRESS_CHARS ? text : `${text.slice(0, PROGRESS_CHARS - 1)}…`;
 }

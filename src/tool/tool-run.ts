@@ -49,13 +49,6 @@ export interface ToolRunSetup {
 	ui: WorkflowProgressUiOptions;
 }
 
-/** Characters of the final progress text a run's snapshot keeps. */
-const PROGRESS_CHARS = 16 * 1024;
-
-function boundedText(text: string): string {
-	return text.length <= PROGRESS_CHARS ? text : `${text.slice(0, PROGRESS_CHARS - 1)}…`;
-}
-
 /** Starts the run at once. */
 export function startToolRun(setup: ToolRunSetup): ToolRun {
 	const { durable } = setup;
@@ -90,7 +83,7 @@ export function startToolRun(setup: ToolRunSetup): ToolRun {
 		}
 		const outcome = tracker.complete(result);
 		// The final envelope as text is what `/workflows` shows of the run once it has ended.
-		const saved = await durable.finish(result, boundedText(formatWorkflowProgress(outcome.envelope)));
+		const saved = await durable.finish(result, formatWorkflowProgress(outcome.envelope));
 		ui.update(outcome.envelope);
 		ui.dispose();
 		return { ...outcome, result, saved };
