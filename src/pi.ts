@@ -5,12 +5,6 @@
  */
 
 export type {
-	WorkflowProgressUi,
-	WorkflowProgressUiContext,
-	WorkflowProgressUiOptions,
-} from "./progress/ui.ts";
-export { createWorkflowProgressUi } from "./progress/ui.ts";
-export type {
 	AgentTypeConfig,
 	ChildAction,
 	ChildControl,
@@ -22,7 +16,7 @@ export type {
 	WorkflowToolOptions,
 	WorktreePlace,
 	WorktreePlaceSource,
-} from "./tool/index.ts";
+} from "./pi/extension.ts";
 export {
 	ChildControls,
 	createPiAgentRunner,
@@ -31,4 +25,10 @@ export {
 	listAvailableAgentTypes,
 	loadAgentTypes,
 	sessionToolsOf,
-} from "./tool/index.ts";
+} from "./pi/extension.ts";
+export type {
+	WorkflowProgressUi,
+	WorkflowProgressUiContext,
+	WorkflowProgressUiOptions,
+} from "./progress/ui.ts";
+export { createWorkflowProgressUi } from "./progress/ui.ts";

@@ -3,9 +3,10 @@
  * provider, concurrency 8. With instant replies, all of the time is outside the model: session set-up, the
  * agent loop, events, disposal, and the engine around them.
  */
+
+import { loadAgentTypes } from "../../src/pi/agents/agent-types.ts";
+import { createPiAgentRunner } from "../../src/pi/children/agent-runner.ts";
 import type { WorkflowAgentRunner } from "../../src/runtime/index.ts";
-import { createPiAgentRunner } from "../../src/tool/agent-runner.ts";
-import { loadAgentTypes } from "../../src/tool/agent-types.ts";
 import { type BenchContext, samples } from "../lib/context.ts";
 import { ENGINES, runOn } from "../lib/engines.ts";
 import { createFauxSetup } from "../lib/faux.ts";

@@ -3,7 +3,7 @@
  * already pays (`parseWorkflowSource`: acorn, the header, the body). The tree is shared, so the pass only walks it.
  */
 import { analyzeProgram } from "../../src/authoring/index.ts";
-import { parseWorkflowProgram, parseWorkflowSource } from "../../src/runtime/meta.ts";
+import { parseWorkflowProgram, parseWorkflowSource } from "../../src/runtime/meta/read.ts";
 import { CALL_RULES } from "../../src/runtime/script-check.ts";
 import type { BenchContext } from "../lib/context.ts";
 import { formatNumber, type RowResult } from "../lib/report.ts";

@@ -3,15 +3,24 @@
  * on stdout, and Ctrl-C (the first stops the children and saves the run, a second quits at once). Resolves with the
  * exit code: 0 completed, 1 failed, 130 stopped.
  */
+
+import type { DurableRun, DurableSource } from "../pi/runs/durable-run.ts";
+import { createWorkflowResolver } from "../pi/tool/script-source.ts";
 import { createWorkflowProgressTracker, formatWorkflowProgress } from "../progress/index.ts";
 import { runWorkflowScript } from "../runtime/run.ts";
 import type { WorkflowRunResult } from "../runtime/types.ts";
-import type { DurableRun, DurableSource } from "../tool/durable-run.ts";
-import { createWorkflowResolver } from "../tool/script-source.ts";
 import type { CliContext } from "./context.ts";
 import type { PiSetup } from "./pi-host.ts";
 import { createProgressView } from "./progress-view.ts";
-import type { RunFlags } from "./run.ts";
+
+/** The flags of `run` and `resume`, checked before anything is loaded or locked. */
+export interface RunFlags {
+	concurrency: number;
+	timeoutMs?: number;
+	model?: string;
+	extensions: string[];
+	json: boolean;
+}
 
 /** The exit code of a stopped run, as for a command ended by Ctrl-C. */
 const EXIT_STOPPED = 130;

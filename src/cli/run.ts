@@ -6,15 +6,15 @@
  */
 
 import { errorMessage, isWorkflowError, stripLocation, WorkflowError } from "../errors.ts";
+import { DurableRun, type DurableSource } from "../pi/runs/durable-run.ts";
 import { createRunStore } from "../runs/index.ts";
-import { MAX_TIMEOUT_MS } from "../runtime/agent-options.ts";
-import { validateArgs } from "../runtime/meta.ts";
+import { MAX_TIMEOUT_MS } from "../runtime/agent/options.ts";
+import { validateArgs } from "../runtime/meta/read.ts";
 import { prepareWorkflow } from "../runtime/script-check.ts";
 import type { WorkflowMeta } from "../runtime/types.ts";
-import { DurableRun, type DurableSource } from "../tool/durable-run.ts";
 import { type FlagSpec, flagValue, integerFlag, type ParsedArgs, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
-import { execute } from "./execute.ts";
+import { execute, type RunFlags } from "./execute.ts";
 import { readArgs, readScript } from "./inputs.ts";
 import type { PiSetup } from "./pi-host.ts";
 
@@ -100,15 +100,6 @@ async function checkBeforeStart(source: DurableSource): Promise<void> {
 		throw new WorkflowError(error.code, `${source.filename}:${line}:${column}: ${stripLocation(error.message)}`);
 	}
 	await validateArgs(meta, source.args);
-}
-
-/** The flags of `run` and `resume`, checked before anything is loaded or locked. */
-export interface RunFlags {
-	concurrency: number;
-	timeoutMs?: number;
-	model?: string;
-	extensions: string[];
-	json: boolean;
 }
 
 function runFlags(args: ParsedArgs): RunFlags {

@@ -1,7 +1,8 @@
 /** `pi-workflows runs [--json]`: this project's run records, newest first, as `/workflows` lists them. */
+
+import { RunRegistry } from "../pi/runs/registry.ts";
+import { listRuns } from "../pi/runs/views.ts";
 import { createRunStore } from "../runs/index.ts";
-import { RunRegistry } from "../tool/run-registry.ts";
-import { listRuns } from "../tool/run-views.ts";
 import { type FlagSpec, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
 

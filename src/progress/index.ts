@@ -4,27 +4,29 @@
  */
 
 // Envelope and tool result
-export {
-	type WorkflowAgentCallStatus,
-	type WorkflowAgentStateCounts,
-	type WorkflowKeptBranch,
-	type WorkflowPhaseStatus,
-	type WorkflowProgressAgentCall,
-	type WorkflowProgressDetails,
-	type WorkflowProgressEnvelope,
-	type WorkflowProgressError,
-	type WorkflowProgressLog,
-	type WorkflowProgressPhase,
-	type WorkflowProgressResultOptions,
-	type WorkflowProgressStatus,
-	type WorkflowProgressToolResult,
-	type WorkflowProgressTotals,
-	workflowProgressResult,
+export type {
+	WorkflowAgentCallStatus,
+	WorkflowAgentStateCounts,
+	WorkflowKeptBranch,
+	WorkflowPhaseStatus,
+	WorkflowProgressAgentCall,
+	WorkflowProgressEnvelope,
+	WorkflowProgressError,
+	WorkflowProgressLog,
+	WorkflowProgressPhase,
+	WorkflowProgressStatus,
+	WorkflowProgressTotals,
 } from "./envelope.ts";
 // Text
 export { type FormatWorkflowProgressOptions, formatWorkflowProgress, summarizeWorkflowProgress } from "./format.ts";
 // JSON safety
 export { toJsonSafe, type WorkflowUnsupportedValue } from "./json-safe.ts";
+export {
+	type WorkflowProgressDetails,
+	type WorkflowProgressResultOptions,
+	type WorkflowProgressToolResult,
+	workflowProgressResult,
+} from "./tool-result.ts";
 // Tracker
 export {
 	createWorkflowProgressTracker,

@@ -4,8 +4,9 @@
  * so the last state always lands) and de-duplicated (nothing is sent when nothing visible changed).
  */
 import type { ExtensionUIContext } from "@earendil-works/pi-coding-agent";
-import { type WorkflowProgressEnvelope, type WorkflowProgressToolResult, workflowProgressResult } from "./envelope.ts";
+import type { WorkflowProgressEnvelope } from "./envelope.ts";
 import { runningCalls, summarizeWorkflowProgress, workflowName } from "./format.ts";
+import { type WorkflowProgressToolResult, workflowProgressResult } from "./tool-result.ts";
 import { WIDGET_LIMITS, WorkflowProgressWidget, widgetLines } from "./widget.ts";
 
 /** The part of pi's extension context the controller uses. */

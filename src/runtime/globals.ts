@@ -4,8 +4,7 @@
  */
 import type { HostFunction, SandboxValue } from "../sandbox/index.ts";
 import { watchAbort } from "./abort-watch.ts";
-import { runAgentCall } from "./agent-call.ts";
-import { runNestedWorkflow } from "./nested.ts";
+import { runAgentCall } from "./agent/call.ts";
 import { emitLog, type ScriptScope, trackInFlight } from "./run-context.ts";
 import type { JsonValue } from "./types.ts";
 
@@ -97,7 +96,7 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 			fn: ([nameOrPath, args, hasArgs, stack]) =>
 				trackInFlight(
 					run,
-					runNestedWorkflow(scope, nameOrPath ?? null, hasArgs === true ? (args ?? null) : undefined, str(stack)),
+					run.runNested(scope, nameOrPath ?? null, hasArgs === true ? (args ?? null) : undefined, str(stack)),
 				),
 		},
 	};

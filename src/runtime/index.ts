@@ -1,7 +1,7 @@
 /** The workflow runtime: run a script, and the types a host implements (the runner) or receives (events, result). */
 
-export { SCHEMA_ATTEMPTS } from "./agent-call.ts";
-export { DEFAULT_AGENT_TYPE } from "./agent-options.ts";
+export { SCHEMA_ATTEMPTS } from "./agent/call.ts";
+export { DEFAULT_AGENT_TYPE } from "./agent/options.ts";
 export type { BudgetSnapshot } from "./budget.ts";
 export type {
 	AgentChildEvent,
@@ -19,13 +19,13 @@ export type {
 	WorkflowAgentCallRef,
 	WorkflowProgressEvent,
 } from "./events.ts";
-export type { ParsedWorkflow } from "./meta.ts";
-export { parseWorkflowSource, validateArgs } from "./meta.ts";
+export type { ParsedWorkflow } from "./meta/read.ts";
+export { parseWorkflowSource, validateArgs } from "./meta/read.ts";
 export { resolveWorkflowPath } from "./nested.ts";
 export type { WorkflowQueue, WorkflowQueueOptions } from "./queue.ts";
 export { createWorkflowQueue } from "./queue.ts";
 export { DEFAULT_LIMITS, DEFAULT_MAX_RESULT_BYTES, runWorkflowScript } from "./run.ts";
-export { shutdownSchemaWorker } from "./schema-worker.ts";
+export { shutdownSchemaWorker } from "./schema/worker.ts";
 export type { CheckWorkflowOptions, WorkflowCheckReport } from "./script-check.ts";
 export { checkWorkflowScript } from "./script-check.ts";
 export type {

@@ -7,13 +7,12 @@ import { readFile, realpath, stat } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { limitError, stripLocation, WorkflowError } from "../errors.ts";
 import { firstFrameIn } from "./call-site.ts";
-import { assertJsonValue } from "./json-value.ts";
-import { validateArgs } from "./meta.ts";
+import { assertJsonValue } from "./json.ts";
+import { validateArgs } from "./meta/read.ts";
 import { PhaseState } from "./phases.ts";
 import { emitLog, type RunContext, type ScriptScope } from "./run-context.ts";
 import { prepareWorkflow } from "./script-check.ts";
-import { endScript, unawaitedWorkError } from "./script-lifetime.ts";
-import { runScriptBody } from "./script-run.ts";
+import { endScript, runScriptBody, unawaitedWorkError } from "./script-run.ts";
 import type { JsonValue, WorkflowCutOff, WorkflowResolver } from "./types.ts";
 
 /**

@@ -3,15 +3,16 @@
  * per-script scope each script body gets (its file, keys and phases). Plain objects with names, built by run.ts.
  */
 import type { Sandbox } from "../sandbox/index.ts";
+import type { CallKeys } from "./agent/key.ts";
 import type { Budget } from "./budget.ts";
-import type { CallKeys } from "./call-key.ts";
 import type { Census } from "./census.ts";
 import type { LogEvent, WorkflowProgressEvent } from "./events.ts";
 import type { PhaseState } from "./phases.ts";
 import type { WorkflowQueue } from "./queue.ts";
-import type { SchemaSession } from "./schema.ts";
+import type { SchemaSession } from "./schema/session.ts";
 import type { ScriptLifetime } from "./script-lifetime.ts";
 import type {
+	JsonValue,
 	WorkflowAgentRunner,
 	WorkflowCutOff,
 	WorkflowJournal,
@@ -52,6 +53,16 @@ export interface RunContext {
 	/** Next `agent()` call index, across nested workflows. */
 	nextCallIndex: number;
 	newSandbox: () => Sandbox;
+	/**
+	 * Runs `workflow(nameOrPath, args)` for a script (nested.ts). Handed in by run.ts, so the globals need not import
+	 * the nested runner, which runs a script body with those globals.
+	 */
+	runNested: (
+		scope: ScriptScope,
+		nameOrPath: JsonValue,
+		args: JsonValue | undefined,
+		stack: string,
+	) => Promise<JsonValue>;
 	/** The schemas of the run's `agent()` calls and headers, released when the run ends. */
 	schemas: SchemaSession;
 }

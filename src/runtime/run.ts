@@ -4,22 +4,22 @@
  */
 import { cancelledError, toWorkflowError, WorkflowError } from "../errors.ts";
 import { createSandbox, resolveLimits } from "../sandbox/index.ts";
-import { MAX_TIMEOUT_MS } from "./agent-options.ts";
+import { CallKeys } from "./agent/key.ts";
+import { MAX_TIMEOUT_MS } from "./agent/options.ts";
 import { Budget } from "./budget.ts";
-import { CallKeys } from "./call-key.ts";
 import { Census } from "./census.ts";
 import type { WorkflowProgressEvent } from "./events.ts";
-import { assertJsonValue } from "./json-value.ts";
-import { validateArgs } from "./meta.ts";
-import { resolveWorkflowPath } from "./nested.ts";
+import { assertJsonValue } from "./json.ts";
+import { validateArgs } from "./meta/read.ts";
+import { resolveWorkflowPath, runNestedWorkflow } from "./nested.ts";
 import { PhaseState } from "./phases.ts";
 import { createWorkflowQueue } from "./queue.ts";
 import { returnPosition } from "./return-sites.ts";
 import type { RunContext, ScriptScope, UnstampedEvent } from "./run-context.ts";
-import { SchemaSession } from "./schema.ts";
+import { SchemaSession } from "./schema/session.ts";
 import { prepareWorkflow } from "./script-check.ts";
-import { endScript, ScriptLifetime, unawaitedWorkError } from "./script-lifetime.ts";
-import { runScriptBody } from "./script-run.ts";
+import { ScriptLifetime } from "./script-lifetime.ts";
+import { endScript, runScriptBody, unawaitedWorkError } from "./script-run.ts";
 import type { JsonValue, WorkflowLimits, WorkflowMeta, WorkflowRunOptions, WorkflowRunResult } from "./types.ts";
 
 /** Defaults of every limit (contract §3). */
@@ -114,6 +114,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		workflowCalls: 0,
 		nextCallIndex: 0,
 		schemas: new SchemaSession(),
+		runNested: runNestedWorkflow,
 		newSandbox: () =>
 			createSandbox({
 				limits: {

@@ -13,10 +13,15 @@ import {
 	type WorkflowDiagnostic,
 } from "../authoring/index.ts";
 import { isWorkflowError, stripLocation, WorkflowError } from "../errors.ts";
-import { checkAgentOptions, checkPrompt } from "./agent-options.ts";
-import { type ParsedWorkflow, type ParseWorkflowOptions, parseWorkflowProgram, readWorkflowHeader } from "./meta.ts";
-import { checkAgentRoot } from "./schema.ts";
-import { checkLiteralSchema } from "./schema-limits.ts";
+import { checkAgentOptions, checkPrompt } from "./agent/options.ts";
+import {
+	type ParsedWorkflow,
+	type ParseWorkflowOptions,
+	parseWorkflowProgram,
+	readWorkflowHeader,
+} from "./meta/read.ts";
+import { checkLiteralSchema } from "./schema/limits.ts";
+import { checkAgentRoot } from "./schema/session.ts";
 import type { JsonSchema, JsonValue } from "./types.ts";
 
 /** Options of `checkWorkflowScript`. */

@@ -1,16 +1,17 @@
 /**
  * Runs one parsed script body (top-level or nested) in its own sandbox with the workflow globals, and turns what
- * the sandbox reports into a value or a coded `WorkflowError` positioned in the author's file.
+ * the sandbox reports into a value or a coded `WorkflowError` positioned in the author's file; and ends a script,
+ * saying what it left running.
  */
 import { readFileSync } from "node:fs";
 import { limitError, WorkflowError, type WorkflowErrorCode } from "../errors.ts";
 import type { GuestError, SandboxValue } from "../sandbox/index.ts";
 import { hintFor } from "./error-hints.ts";
 import { createHostFunctions } from "./globals.ts";
-import type { ParsedWorkflow } from "./meta.ts";
+import type { ParsedWorkflow } from "./meta/read.ts";
 import { plainDataFix, returnPosition } from "./return-sites.ts";
-import type { ScriptScope } from "./run-context.ts";
-import type { JsonValue } from "./types.ts";
+import { emitLog, type ScriptScope } from "./run-context.ts";
+import type { JsonValue, WorkflowCutOff } from "./types.ts";
 
 const PRELUDE = readFileSync(new URL("./guest/prelude.js", import.meta.url), "utf8");
 
@@ -182,4 +183,53 @@ function returnValueError(error: GuestError, body: string): WorkflowError {
 
 function mib(bytes: number): string {
 	return bytes >= 1024 * 1024 ? `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB` : `${bytes} bytes`;
+}
+
+/**
+ * Ends `scope`'s script: stops what it left running and, when there was some, records it in the run's `cutOff` and
+ * logs a warning that names each piece and where it was started. Returns what it stopped.
+ */
+export function endScript(scope: ScriptScope, ended: "returned" | "failed" = "returned"): WorkflowCutOff[] {
+	const cut = scope.life.end();
+	if (cut.length === 0) return cut;
+	const { run } = scope;
+	run.cutOff.push(...cut);
+	const who = scope.workflowName ? `Nested workflow \`${scope.workflowName}\`` : "The script";
+	const list = cut.map(describe).join(", ");
+	emitLog(run, {
+		level: "warn",
+		message: `${who} ${ended} while ${cut.length} call(s) it started were still running; they were stopped: ${list}. Await them to use their results`,
+		data: { cutOff: cut.map((entry) => ({ ...entry })) as unknown as JsonValue },
+	});
+	return cut;
+}
+
+/** Entries shown in a message; the rest are counted (all of them are in `cutOff`). */
+const SHOWN = 5;
+
+/**
+ * A script that returned while work it started was still running: its results were dropped, so the run fails
+ * rather than complete with less than the script meant, at the first launch in the script's own file.
+ */
+export function unawaitedWorkError(scope: ScriptScope, cut: WorkflowCutOff[]): WorkflowError {
+	// A nested workflow's error is wrapped in one that names it, so "the script" is enough here.
+	const shown = cut.slice(0, SHOWN).map(describe).join(", ");
+	const more = cut.length > SHOWN ? ` and ${cut.length - SHOWN} more` : "";
+	const first = cut.find((entry) => entry.filename === scope.filename && entry.line !== undefined);
+	return new WorkflowError(
+		"not_awaited",
+		`The script returned while ${cut.length} call(s) it started were still running, so their results were lost: ${shown}${more}. Await every call before returning: \`await agent(…)\`, or collect the promises and \`await Promise.all(promises)\`; \`forEach(async …)\` does not wait, so use \`for (const x of list) await …\` or \`await parallel(list.map((x) => () => agent(…)))\``,
+		{
+			...(first?.line !== undefined && first.column !== undefined
+				? { location: { line: first.line, column: first.column } }
+				: {}),
+			details: { cutOff: cut.map((entry) => ({ ...entry })) },
+		},
+	);
+}
+
+function describe(entry: WorkflowCutOff): string {
+	const where = entry.line !== undefined ? ` (${entry.line}:${entry.column})` : "";
+	const inside = entry.workflow ? ` in \`${entry.workflow}\`` : "";
+	return `${entry.kind} \`${entry.name}\`${inside}${where}`;
 }

@@ -1,6 +1,6 @@
 /**
  * The types a host implements or receives: the agent runner seam, its requests and results, the children it
- * reports, and the options and result of one run. No pi words here; src/tool implements the runner over pi.
+ * reports, and the options and result of one run. No pi words here; src/pi/children implements the runner over pi.
  */
 import type { SerializedWorkflowError } from "../errors.ts";
 import type { WorkflowProgressEvent } from "./events.ts";

@@ -1,5 +1,5 @@
 /**
- * src/cli imports: the core, the run store, and the few pi-free files of src/tool it shares with the extension;
+ * src/cli imports: the core, the run store, and the few pi-free files of src/pi it shares with the extension;
  * pi only in pi-host.ts, which the commands load with `import()` when `run` or `resume` runs. So `--help`, `check`
  * and `runs` load no pi package, and work where pi is not installed.
  */
@@ -8,9 +8,9 @@ import { importGraph, PI_PACKAGES, sourceFolder } from "../helpers/imports.ts";
 
 const { files, importsOf } = sourceFolder("cli");
 
-/** pi-free files of src/tool the CLI uses as they are (durable runs, script sources, the run list). */
-const SHARED_TOOL_FILES = ["durable-run.ts", "script-source.ts", "run-views.ts", "run-registry.ts"].map(
-	(name) => `../tool/${name}`,
+/** pi-free files of src/pi the CLI uses as they are (durable runs, script sources, the run list). */
+const SHARED_PI_FILES = ["runs/durable-run.ts", "tool/script-source.ts", "runs/views.ts", "runs/registry.ts"].map(
+	(name) => `../pi/${name}`,
 );
 
 describe("src/cli imports", () => {
@@ -25,8 +25,7 @@ describe("src/cli imports", () => {
 				continue;
 			}
 			if (from.startsWith("./") || from.startsWith("node:") || from === "../errors.ts") continue;
-			if (from.startsWith("../runtime/") || from === "../runs/index.ts" || SHARED_TOOL_FILES.includes(from))
-				continue;
+			if (from.startsWith("../runtime/") || from === "../runs/index.ts" || SHARED_PI_FILES.includes(from)) continue;
 			if (from === "../progress/index.ts" || from === "../progress/format.ts") continue;
 			if (from === "../pi.ts" || PI_PACKAGES.test(from)) {
 				expect(name, `${name} imports ${from}`).toBe("pi-host.ts");
@@ -38,7 +37,9 @@ describe("src/cli imports", () => {
 
 	it("the bin's static graph loads no pi package and no typebox", () => {
 		const graph = importGraph("cli/main.ts", { runtimeOnly: true });
-		expect([...graph.keys()]).toEqual(expect.arrayContaining(["cli/run.ts", "cli/check.ts", "tool/durable-run.ts"]));
+		expect([...graph.keys()]).toEqual(
+			expect.arrayContaining(["cli/run.ts", "cli/check.ts", "pi/runs/durable-run.ts"]),
+		);
 		expect([...graph.keys()]).not.toContain("cli/pi-host.ts");
 		const offenders = [...graph].flatMap(([file, bare]) =>
 			bare.filter((from) => PI_PACKAGES.test(from)).map((from) => `${file} imports ${from}`),

@@ -19,7 +19,7 @@ import {
 	type Model,
 } from "@earendil-works/pi-ai";
 import { type AgentSession, ModelRuntime } from "@earendil-works/pi-coding-agent";
-import type { PiAgentRunnerHooks } from "../../src/tool/agent-runner.ts";
+import type { PiAgentRunnerHooks } from "../../src/pi/children/agent-runner.ts";
 
 export { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } from "@earendil-works/pi-ai";
 

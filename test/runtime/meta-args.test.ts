@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isWorkflowError } from "../../src/errors.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
-import { validateArgs } from "../../src/runtime/meta.ts";
+import { validateArgs } from "../../src/runtime/meta/read.ts";
 import type { JsonSchema, WorkflowMeta } from "../../src/runtime/types.ts";
 import { createFakeRunner } from "../helpers/fake-runner.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";

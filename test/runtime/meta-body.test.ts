@@ -2,7 +2,7 @@ import { runInNewContext } from "node:vm";
 import { type Node, parse } from "acorn";
 import { describe, expect, it } from "vitest";
 import { isWorkflowError } from "../../src/errors.ts";
-import { parseWorkflowSource } from "../../src/runtime/meta.ts";
+import { parseWorkflowSource } from "../../src/runtime/meta/read.ts";
 
 const CONTRACT_EXAMPLE = `export const meta = {
   name: "review-and-fix",

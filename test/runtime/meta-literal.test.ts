@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseWorkflowSource } from "../../src/runtime/meta.ts";
+import { parseWorkflowSource } from "../../src/runtime/meta/read.ts";
 import { expectRejection, named, type Rejection, withBody, withLine } from "./meta-table.ts";
 
 const NOT_LITERAL: Rejection[] = [

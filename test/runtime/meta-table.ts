@@ -1,7 +1,7 @@
 /** Shared table helpers for the meta tests: the minimal header each case varies, and the row assertion. */
 import { expect } from "vitest";
 import { isWorkflowError, type WorkflowError, type WorkflowErrorCode } from "../../src/errors.ts";
-import { parseWorkflowSource } from "../../src/runtime/meta.ts";
+import { parseWorkflowSource } from "../../src/runtime/meta/read.ts";
 
 /** The shared minimal header; each case adds one line (line 4, starting at column 2 after a tab). */
 export function withLine(line: string): string {

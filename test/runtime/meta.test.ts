@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkWorkflowSource, parseWorkflowSource } from "../../src/runtime/meta.ts";
+import { checkWorkflowSource, parseWorkflowSource } from "../../src/runtime/meta/read.ts";
 import { catchError, expectRejection, named, type Rejection, withBody, withLine } from "./meta-table.ts";
 
 const HEADER: Rejection[] = [

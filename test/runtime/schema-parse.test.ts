@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseStructuredText } from "../../src/runtime/schema.ts";
+import { parseStructuredText } from "../../src/runtime/schema/session.ts";
 
 const FOUND: [name: string, text: string, expected: unknown][] = [
 	["a bare object", '{"a": 1, "b": [true, null]}', { a: 1, b: [true, null] }],

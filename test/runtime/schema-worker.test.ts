@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { isWorkflowError } from "../../src/errors.ts";
-import { SchemaSession } from "../../src/runtime/schema.ts";
-import { SchemaWorker } from "../../src/runtime/schema-worker.ts";
+import { SchemaSession } from "../../src/runtime/schema/session.ts";
+import { SchemaWorker } from "../../src/runtime/schema/worker.ts";
 
 // A deadline far below what checking 4 × 8 MiB against a pattern costs (seconds), far above a small check.
 const worker = new SchemaWorker({ deadlineMs: 250 });

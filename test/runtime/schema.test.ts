@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { isWorkflowError } from "../../src/errors.ts";
-import { SchemaSession } from "../../src/runtime/schema.ts";
-import { schemaWorkerStats } from "../../src/runtime/schema-worker.ts";
+import { SchemaSession } from "../../src/runtime/schema/session.ts";
+import { schemaWorkerStats } from "../../src/runtime/schema/worker.ts";
 
 const session = new SchemaSession();
 afterAll(() => session.dispose());
@@ -99,7 +99,7 @@ describe("compileAgentSchema", () => {
 		schema.properties = { self: schema };
 		expect(await schemaError(() => compileAgentSchema(schema))).toEqual({
 			code: "schema_invalid",
-			message: "`schema.properties.self` must be plain JSON, found a cycle",
+			message: "`schema.properties.self` must be plain JSON, found a cycle (a value that contains itself)",
 		});
 	});
 

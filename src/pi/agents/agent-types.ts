@@ -1,0 +1,159 @@
+/**
+ * Agent types: markdown files with YAML frontmatter (the settings) and a body (the system prompt), found in
+ * `<cwd>/.pi/agents`, `<cwd>/.agents/agents` and `<agentDir>/agents`, plus the built-in `general-purpose`.
+ * Loading never throws for a bad file: the file is skipped and a warning names it.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { parseFrontmatter } from "@earendil-works/pi-coding-agent";
+import { unknownAgentTypeError, WorkflowError } from "../../errors.ts";
+import { type AgentTypeConfig, type AgentTypeSource, BUILTIN_TOOL_NAMES, parseAgentFields } from "./agent-fields.ts";
+
+export {
+	type AgentTypeConfig,
+	type AgentTypeSource,
+	BUILTIN_TOOL_NAMES,
+	isThinkingLevel,
+	THINKING_LEVELS,
+	type ThinkingLevel,
+} from "./agent-fields.ts";
+
+/** The agent type used when a call names none. */
+export const DEFAULT_AGENT_TYPE = "general-purpose";
+
+/** Options of `loadAgentTypes`. */
+export interface LoadAgentTypesOptions {
+	/** Project directory: `.pi/agents` and `.agents/agents` are read from here. */
+	cwd: string;
+	/** pi's global config directory (`~/.pi/agent` by default in pi): `agents/` is read from here. */
+	agentDir: string;
+}
+
+/** What `loadAgentTypes` found. */
+export interface LoadAgentTypesResult {
+	/** Every type by name, disabled ones included (they shadow lower-precedence files of the same name). */
+	types: Map<string, AgentTypeConfig>;
+	/** One line per skipped file or ignored field, naming the file. */
+	warnings: string[];
+}
+
+/** The built-in type: pi's default coding prompt (with context files) plus a note that it works for a script. */
+export const GENERAL_PURPOSE_AGENT: AgentTypeConfig = Object.freeze({
+	name: DEFAULT_AGENT_TYPE,
+	description: "General-purpose agent: reads and searches code, runs commands, edits files",
+	systemPrompt:
+		"You are a sub-agent started by a workflow script. Do the task you are given without asking questions, " +
+		"then reply with the final answer only: it is returned to the script as your result.",
+	promptMode: "append",
+	tools: [...BUILTIN_TOOL_NAMES],
+	allSessionTools: true,
+	disallowedTools: [],
+	enabled: true,
+	source: "builtin",
+}) as AgentTypeConfig;
+
+/** Reads every agent file; project files win over workspace files, which win over global ones and the built-in. */
+export function loadAgentTypes(options: LoadAgentTypesOptions): LoadAgentTypesResult {
+	const types = new Map<string, AgentTypeConfig>([[DEFAULT_AGENT_TYPE, GENERAL_PURPOSE_AGENT]]);
+	const warnings: string[] = [];
+	// Lowest precedence first, so later directories overwrite.
+	loadDirectory(join(options.agentDir, "agents"), "global", types, warnings);
+	loadDirectory(join(options.cwd, ".agents", "agents"), "workspace", types, warnings);
+	loadDirectory(join(options.cwd, ".pi", "agents"), "project", types, warnings);
+	return { types, warnings };
+}
+
+/** The names a script may use: enabled types, sorted. */
+export function listAvailableAgentTypes(types: ReadonlyMap<string, AgentTypeConfig>): string[] {
+	return [...types.values()]
+		.filter((type) => type.enabled)
+		.map((type) => type.name)
+		.sort();
+}
+
+/** The enabled type of that name, or a `agent_type_unknown` error that lists the available ones. */
+export function resolveAgentType(types: ReadonlyMap<string, AgentTypeConfig>, name: string): AgentTypeConfig {
+	const type = types.get(name);
+	const available = listAvailableAgentTypes(types);
+	if (!type) throw unknownAgentTypeError(name, available);
+	if (!type.enabled) {
+		const where = type.path ? ` in ${type.path}` : "";
+		return throwDisabled(name, where, available);
+	}
+	return type;
+}
+
+function throwDisabled(name: string, where: string, available: string[]): never {
+	const list = available.length > 0 ? available.join(", ") : "(none)";
+	throw new WorkflowError(
+		"agent_type_unknown",
+		`Agent type \`${name}\` is disabled (\`enabled: false\`${where}). Available: ${list}`,
+		{ details: { agentType: name, disabled: true, available } },
+	);
+}
+
+function loadDirectory(
+	dir: string,
+	source: Exclude<AgentTypeSource, "builtin">,
+	types: Map<string, AgentTypeConfig>,
+	warnings: string[],
+): void {
+	const claimedHere = new Map<string, string>();
+	for (const file of listMarkdownFiles(dir)) {
+		const path = join(dir, file);
+		const fileName = basename(file, ".md");
+		const parsed = readAgentFile(path, warnings);
+		if (!parsed) {
+			warnIfShadowLost(fileName, types, warnings);
+			continue;
+		}
+		const config = parseAgentFields({ ...parsed, fileName, path, source }, warnings);
+		if (!config) continue;
+		const earlier = claimedHere.get(config.name);
+		if (earlier) {
+			warnings.push(`Agent type \`${config.name}\` is defined by both ${earlier} and ${path}; using ${path}`);
+		}
+		claimedHere.set(config.name, path);
+		types.set(config.name, config);
+	}
+}
+
+/** Sorted so that which of two same-named files wins does not depend on the file system's order. */
+function listMarkdownFiles(dir: string): string[] {
+	try {
+		return readdirSync(dir, { withFileTypes: true })
+			.filter((entry) => entry.name.endsWith(".md") && (entry.isFile() || entry.isSymbolicLink()))
+			.map((entry) => entry.name)
+			.sort();
+	} catch {
+		// A missing directory is the common case: most projects define no agents.
+		return [];
+	}
+}
+
+function readAgentFile(
+	path: string,
+	warnings: string[],
+): { frontmatter: Record<string, unknown>; body: string } | undefined {
+	try {
+		const { frontmatter, body } = parseFrontmatter(readFileSync(path, "utf8"));
+		// YAML happily parses `---\nreviewer\n---` as a string; only a mapping holds fields.
+		if (frontmatter === null || typeof frontmatter !== "object" || Array.isArray(frontmatter)) {
+			warnings.push(`Skipping agent file ${path}: the frontmatter must be a YAML mapping of fields`);
+			return undefined;
+		}
+		return { frontmatter, body };
+	} catch (error) {
+		const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+		warnings.push(`Skipping agent file ${path}: ${reason}`);
+		return undefined;
+	}
+}
+
+/** A skipped file that would have overridden a type leaves the name pointing at another file; say which. */
+function warnIfShadowLost(name: string, types: Map<string, AgentTypeConfig>, warnings: string[]): void {
+	const surviving = types.get(name);
+	if (!surviving?.enabled) return;
+	const from = surviving.path ?? "the built-in definition";
+	warnings.push(`Agent type \`${name}\` now loads from ${from} instead`);
+}

@@ -1,0 +1,417 @@
+/**
+ * The pi-backed agent runner: each `agent()` call becomes an in-process pi `AgentSession` with in-memory session
+ * and settings, the agent type's prompt, tools, model and thinking level, and no extensions of its own (the
+ * session's tools come as stand-ins, never the `workflow` tool). It reports the child's live state, honours abort,
+ * pause and `max_turns`, and always disposes the session; `child-supervisor.ts` runs its attempts.
+ */
+import { randomUUID } from "node:crypto";
+import type { Api, AssistantMessage, Model } from "@earendil-works/pi-ai";
+import {
+	type AgentSession,
+	type AgentSessionEvent,
+	getAgentDir,
+	type ModelRuntime,
+	type ToolDefinition,
+} from "@earendil-works/pi-coding-agent";
+import { errorMessage, WorkflowError } from "../../errors.ts";
+import type {
+	WorkflowAgentRequest,
+	WorkflowAgentResult,
+	WorkflowAgentRunner,
+	WorkflowAgentRunnerContext,
+	WorkflowWorktree,
+} from "../../runtime/types.ts";
+import type { RunWorktrees, Worktree } from "../../worktree/index.ts";
+import {
+	type AgentTypeConfig,
+	BUILTIN_TOOL_NAMES,
+	loadAgentTypes,
+	resolveAgentType,
+	type ThinkingLevel,
+} from "../agents/agent-types.ts";
+import { type ChildActivity, createChildActivity } from "./activity.ts";
+import type { ChildControls } from "./controls.ts";
+import { type ChildModelChoice, chooseChildModel } from "./model.ts";
+import { PauseGate } from "./pause.ts";
+import { createChildSession } from "./session.ts";
+import { chooseSessionTools, type SessionTools } from "./session-tools.ts";
+import {
+	createStructuredOutputTool,
+	STRUCTURED_OUTPUT_TOOL_NAME,
+	type StructuredOutputCapture,
+	structuredOutputPrompt,
+} from "./structured-output.ts";
+import { type AttemptContext, superviseChild } from "./supervisor.ts";
+import { createTurnLimit, type TurnLimit, WRAP_UP_MESSAGE } from "./turn-limit.ts";
+import {
+	closeWorktree,
+	isolatedPrompt,
+	lazyRunWorktrees,
+	type WorktreePlaceSource,
+	worktreeOpenFailure,
+	worktreeReport,
+} from "./worktree.ts";
+
+/**
+ * Default stall watchdog: five minutes without a streamed token or tool event. Reasoning models may think for
+ * minutes before their first token and a silent build can run as long, so a shorter default would kill real work;
+ * a hung connection is rare, and this bounds what it costs. Per agent type `stall_ms:`, per call `stallMs`.
+ */
+export const DEFAULT_STALL_MS = 5 * 60_000;
+
+/** Observers of child sessions, e.g. for tests that check none is left running. */
+export interface PiAgentRunnerHooks {
+	/** A child session exists; its prompt has not gone out yet. */
+	onSessionCreated?(session: AgentSession, request: WorkflowAgentRequest): void;
+	/** A child session was disposed. */
+	onSessionDisposed?(session: AgentSession, result: WorkflowAgentResult): void;
+}
+
+/** Options of `createPiAgentRunner`. */
+export interface PiAgentRunnerOptions {
+	/** Project directory: agent types are read from here, and children run here unless a request says otherwise. */
+	cwd: string;
+	/** pi's global config directory. Default: pi's (`~/.pi/agent`, or `PI_CODING_AGENT_DIR`). */
+	agentDir?: string;
+	/** Providers and credentials the children use; share the parent's (see `parentModelRuntime`). Required. */
+	modelRuntime: ModelRuntime;
+	/** Model when neither the agent file nor the call names one: the parent session's. Default: none (the child fails). */
+	defaultModel?: Model<Api>;
+	/** Thinking level when neither the agent file nor the call names one. Default: pi's default for the model. */
+	defaultThinking?: ThinkingLevel;
+	/** Agent types by name. Default: `loadAgentTypes({ cwd, agentDir })`, read once when the runner is created. */
+	agentTypes?: ReadonlyMap<string, AgentTypeConfig>;
+	/** Silence before a child is reported `quiet`. Default: 15000. */
+	quietAfterMs?: number;
+	/** Silence before a child is reported `stalled`. Default: 60000. */
+	stalledAfterMs?: number;
+	/** Turns a child may take after the `max_turns` wrap-up message before it is stopped. Default: 5. */
+	graceTurns?: number;
+	/**
+	 * For `isolation: "worktree"`: the run's id (it names the branches) and its folder for worktrees, asked for at the
+	 * first isolated call. Default: a fresh run id and a private folder under the OS temp dir.
+	 */
+	worktreePlace?: WorktreePlaceSource;
+	/** The parent session's tools children may use (see session-tools.ts). Default: none. */
+	sessionTools?: SessionTools;
+	/** Where the run's running children are registered for steer, skip and restart. Default: none. */
+	controls?: ChildControls;
+	/** No progress for this long stops a child and retries it once (0: never), unless its type or call says. Default: 5 min. */
+	stallMs?: number;
+	hooks?: PiAgentRunnerHooks;
+}
+
+/**
+ * Creates a `WorkflowAgentRunner` over pi agent sessions.
+ *
+ * Contract: resolves for every child that starts (completed, failed or stopped); throws `WorkflowError`
+ * (`agent_type_unknown`, `agent_options_invalid`, `schema_invalid`) before starting one for author errors.
+ */
+export function createPiAgentRunner(options: PiAgentRunnerOptions): WorkflowAgentRunner {
+	const agentDir = options.agentDir ?? getAgentDir();
+	const agentTypes = options.agentTypes ?? loadAgentTypes({ cwd: options.cwd, agentDir }).types;
+	const worktrees = lazyRunWorktrees(options.worktreePlace);
+	const resolved = { ...options, agentDir, agentTypes, worktrees };
+	return (request, context) =>
+		superviseChild(request, context, {
+			...(options.controls ? { controls: options.controls } : {}),
+			attempt: (attemptRequest, attemptContext) => runChild(attemptRequest, attemptContext, resolved),
+		});
+}
+
+type ResolvedOptions = PiAgentRunnerOptions & {
+	agentDir: string;
+	agentTypes: ReadonlyMap<string, AgentTypeConfig>;
+	/** The run's worktrees, made at the first isolated call. */
+	worktrees: () => Promise<RunWorktrees>;
+};
+
+/** The fields every result of one child shares. */
+type ResultBase = Pick<WorkflowAgentResult, "id" | "type"> & { warnings: string[] };
+
+/** Everything decided before a session exists; each check here is an author error, thrown. */
+interface ChildPlan {
+	type: AgentTypeConfig;
+	choice: ChildModelChoice | undefined;
+	tools: string[];
+	/** The structured-output tool and the session's tools lent to the child. */
+	customTools: ToolDefinition[];
+	/** Tools the agent type names that the session does not have. */
+	warnings: string[];
+	capture: StructuredOutputCapture | undefined;
+	prompt: string;
+	cwd: string;
+}
+
+async function runChild(
+	request: WorkflowAgentRequest,
+	context: WorkflowAgentRunnerContext & Partial<AttemptContext>,
+	options: ResolvedOptions,
+): Promise<WorkflowAgentResult> {
+	const plan = await planChild(request, options);
+	const id = randomUUID();
+	const startedAt = Date.now();
+	// An isolated child's reports carry its worktree: where it works, then what became of its changes.
+	let worktree: Worktree | undefined;
+	let worktreeState: WorkflowWorktree | undefined;
+	const activity = createChildActivity({
+		child: {
+			id,
+			type: plan.type.name,
+			description: request.description,
+			callKey: request.key,
+			callIndex: request.index,
+			...(plan.type.maxTurns ? { maxTurns: plan.type.maxTurns } : {}),
+		},
+		report: (child) => context.reportChild(worktreeState ? { ...child, worktree: worktreeState } : child),
+		...(options.quietAfterMs !== undefined ? { quietAfterMs: options.quietAfterMs } : {}),
+		...(options.stalledAfterMs !== undefined ? { stalledAfterMs: options.stalledAfterMs } : {}),
+		stallMs: request.stallMs ?? plan.type.stallMs ?? options.stallMs ?? DEFAULT_STALL_MS,
+		...(context.onStall ? { onStall: context.onStall } : {}),
+	});
+	const base: ResultBase = {
+		id,
+		type: plan.type.name,
+		warnings: [...(plan.choice?.warnings ?? []), ...plan.warnings],
+	};
+	const finish = (result: WorkflowAgentResult): WorkflowAgentResult => {
+		activity.finish(result.status === "completed" ? "finished" : result.status, result.error);
+		plan.capture?.dispose();
+		const done = { ...result, durationMs: Date.now() - startedAt };
+		if (done.warnings?.length === 0) delete done.warnings;
+		return done;
+	};
+	if (context.signal.aborted) return finish({ ...base, status: "stopped", error: reasonOf(context.signal) });
+	if (!plan.choice) {
+		return finish({
+			...base,
+			status: "failed",
+			error: "no model: the agent file, the call and the parent session name none",
+		});
+	}
+	if (request.isolation === "worktree") {
+		try {
+			worktree = await (await options.worktrees()).open({ cwd: plan.cwd, label: request.label });
+		} catch (error) {
+			return finish({ ...base, ...worktreeOpenFailure(error) });
+		}
+		worktreeState = worktreeReport(worktree);
+		plan.cwd = worktree.cwd;
+		plan.prompt = isolatedPrompt(plan.prompt, worktree);
+	}
+
+	let session: AgentSession | undefined;
+	let result: WorkflowAgentResult | undefined;
+	try {
+		activity.start(`${plan.choice.model.provider}/${plan.choice.model.id}`);
+		session = await createChildSession({
+			id,
+			cwd: plan.cwd,
+			agentDir: options.agentDir,
+			modelRuntime: options.modelRuntime,
+			type: plan.type,
+			model: plan.choice.model,
+			...(plan.choice.thinking ? { thinking: plan.choice.thinking } : {}),
+			tools: plan.tools,
+			...(plan.customTools.length > 0 ? { customTools: plan.customTools } : {}),
+		});
+		options.hooks?.onSessionCreated?.(session, request);
+		const child = session;
+		const gate = new PauseGate();
+		context.onSession?.({
+			// A paused child goes on with the message as its next turn; a running one reads it at its next turn.
+			async steer(text) {
+				if (!gate.resume(text)) await child.steer(text);
+			},
+			pause() {
+				if (gate.request()) child.abort().catch(() => {});
+			},
+		});
+		result = await driveSession(session, plan, context, options, activity, base, gate);
+	} catch (error) {
+		result = { ...base, status: "failed", error: errorMessage(error) };
+	} finally {
+		if (session) {
+			session.dispose();
+			options.hooks?.onSessionDisposed?.(session, result ?? { ...base, status: "failed" });
+		}
+		activity.dispose();
+	}
+	if (worktree) {
+		// After the session is gone, so no tool of the child can still be writing while its changes are committed.
+		result = await closeWorktree(worktree, result);
+		worktreeState = result.worktree;
+	}
+	return finish(result);
+}
+
+async function planChild(request: WorkflowAgentRequest, options: ResolvedOptions): Promise<ChildPlan> {
+	const type = resolveAgentType(options.agentTypes, request.agentType);
+	if (request.tools) {
+		const known = [...BUILTIN_TOOL_NAMES, ...(options.sessionTools?.list().map((tool) => tool.name) ?? [])];
+		const unknown = request.tools.filter((tool) => !known.includes(tool));
+		if (unknown.length > 0) {
+			throw new WorkflowError(
+				"agent_options_invalid",
+				`\`agent()\` option \`tools\` names unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.map((t) => `\`${t}\``).join(", ")}. Known tools: ${known.join(", ")}`,
+				{ details: { unknown, known } },
+			);
+		}
+	}
+	const choice = chooseChildModel({
+		type,
+		request,
+		modelRuntime: options.modelRuntime,
+		...(options.defaultModel ? { defaultModel: options.defaultModel } : {}),
+		...(options.defaultThinking ? { defaultThinking: options.defaultThinking } : {}),
+	});
+	// Last of the checks that may throw: its schema is held until the child's `finish` lets it go.
+	const capture = request.schema ? await createStructuredOutputTool(request.schema) : undefined;
+	// The file's denylist applies to a call's own `tools` too: a type that must not write stays that way.
+	const named = (request.tools ?? type.tools).filter((tool) => !type.disallowedTools.includes(tool));
+	const lent = chooseSessionTools({
+		tools: options.sessionTools,
+		wanted: named,
+		all: !request.tools && type.allSessionTools === true,
+		denied: type.disallowedTools,
+		agentType: type.name,
+	});
+	// A session tool that happens to share the structured-output tool's name gives way to it.
+	const customTools = [
+		...lent.definitions.filter((tool) => !capture || tool.name !== STRUCTURED_OUTPUT_TOOL_NAME),
+		...(capture ? [capture.tool] : []),
+	];
+	const tools = [...named.filter((tool) => BUILTIN_TOOL_NAMES.includes(tool)), ...customTools.map((t) => t.name)];
+	const prompt = capture
+		? structuredOutputPrompt(request.prompt, request.schemaFeedback ? { schemaFeedback: request.schemaFeedback } : {})
+		: request.prompt;
+	return {
+		type,
+		choice,
+		tools,
+		customTools,
+		warnings: lent.warnings,
+		capture,
+		prompt,
+		cwd: request.cwd || options.cwd,
+	};
+}
+
+/** Prompts the session and turns how it ended into a result; the caller disposes the session. */
+async function driveSession(
+	session: AgentSession,
+	plan: ChildPlan,
+	context: WorkflowAgentRunnerContext,
+	options: ResolvedOptions,
+	activity: ChildActivity,
+	base: ResultBase,
+	gate: PauseGate,
+): Promise<WorkflowAgentResult> {
+	const { capture } = plan;
+	const turnLimit: TurnLimit | undefined = plan.type.maxTurns
+		? createTurnLimit({
+				maxTurns: plan.type.maxTurns,
+				...(options.graceTurns !== undefined ? { graceTurns: options.graceTurns } : {}),
+				steer: () => {
+					// Queued for the next model request; a failure here only means the run already ended.
+					session.steer(capture ? wrapUpWithSchema() : WRAP_UP_MESSAGE).catch(() => {});
+				},
+				abort: () => {
+					session.abort().catch(() => {});
+				},
+			})
+		: undefined;
+	const unsubscribe = session.subscribe((event: AgentSessionEvent) => {
+		activity.observe(event);
+		if (event.type === "turn_end" && turnLimit) {
+			const message = event.message as Partial<AssistantMessage>;
+			turnLimit.onTurnEnd(message.stopReason === "toolUse" && !capture?.submitted);
+		}
+	});
+	const onAbort = () => {
+		activity.stopping();
+		session.abort().catch(() => {});
+	};
+	context.signal.addEventListener("abort", onAbort, { once: true });
+	try {
+		if (context.signal.aborted) return { ...base, status: "stopped", error: reasonOf(context.signal) };
+		await session.prompt(plan.prompt, { expandPromptTemplates: false });
+		// A pause stopped the turn: the session waits, with its conversation, for the message that resumes it.
+		while (gate.paused && !context.signal.aborted && lastAssistantMessage(session)?.stopReason === "aborted") {
+			activity.pause();
+			const text = await gate.wait(context.signal);
+			if (text === undefined) break;
+			activity.resume();
+			await session.prompt(text, { expandPromptTemplates: false });
+		}
+	} finally {
+		context.signal.removeEventListener("abort", onAbort);
+		unsubscribe();
+	}
+	return settle(session, plan, context, activity, base, turnLimit);
+}
+
+function settle(
+	session: AgentSession,
+	plan: ChildPlan,
+	context: WorkflowAgentRunnerContext,
+	activity: ChildActivity,
+	base: ResultBase,
+	turnLimit: TurnLimit | undefined,
+): WorkflowAgentResult {
+	const { capture } = plan;
+	const tokens = session.getSessionStats().tokens;
+	const input = tokens.input + tokens.cacheRead + tokens.cacheWrite;
+	const text = session.getLastAssistantText()?.trim() ?? "";
+	const warnings = [...base.warnings];
+	const result: WorkflowAgentResult = {
+		...base,
+		warnings,
+		status: "completed",
+		toolUses: activity.toolUses,
+		usage: { input, output: tokens.output, total: input + tokens.output },
+	};
+	if (text) result.result = text;
+	if (capture?.submitted) {
+		result.structuredOutput = capture.value;
+		result.result ??= JSON.stringify(capture.value);
+	}
+	const last = lastAssistantMessage(session);
+	if (context.signal.aborted) return { ...result, status: "stopped", error: reasonOf(context.signal) };
+	if (turnLimit?.state === "exceeded") {
+		const error = `stopped after max_turns (${plan.type.maxTurns}) and the grace turns without a final answer`;
+		return { ...result, status: "failed", error };
+	}
+	if (turnLimit?.state === "steered")
+		warnings.push(`reached max_turns (${plan.type.maxTurns}) and was told to wrap up`);
+	if (last?.stopReason === "error")
+		return { ...result, status: "failed", error: last.errorMessage || "provider error" };
+	if (last?.stopReason === "aborted") return { ...result, status: "stopped", error: last.errorMessage || "aborted" };
+	if (last?.stopReason === "length") warnings.push("the answer was cut off at the model's output limit");
+	if (capture && !capture.submitted) {
+		// Still an answer: the runtime looks for JSON in the text and retries the call with feedback.
+		warnings.push(`the child did not call ${STRUCTURED_OUTPUT_TOOL_NAME}`);
+		return result;
+	}
+	if (!capture && !text) return { ...result, status: "failed", error: "empty answer" };
+	return result;
+}
+
+function lastAssistantMessage(session: AgentSession): AssistantMessage | undefined {
+	for (let index = session.messages.length - 1; index >= 0; index--) {
+		const message = session.messages[index];
+		if (message.role === "assistant") return message as AssistantMessage;
+	}
+	return undefined;
+}
+
+function wrapUpWithSchema(): string {
+	return `Wrap up immediately — submit your final answer with \`${STRUCTURED_OUTPUT_TOOL_NAME}\` now.`;
+}
+
+function reasonOf(signal: AbortSignal): string {
+	const reason: unknown = signal.reason;
+	if (reason instanceof Error && reason.message) return reason.message;
+	if (typeof reason === "string" && reason) return reason;
+	return "stopped";
+}

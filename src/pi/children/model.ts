@@ -1,0 +1,114 @@
+/**
+ * Which model and thinking level a child runs with, and how an extension reaches the parent session's model
+ * runtime (its providers and credentials) so children share them.
+ */
+import type { Api, Model } from "@earendil-works/pi-ai";
+import { type ModelRegistry, ModelRuntime, resolveCliModel } from "@earendil-works/pi-coding-agent";
+import { WorkflowError } from "../../errors.ts";
+import type { WorkflowAgentRequest } from "../../runtime/types.ts";
+import { type AgentTypeConfig, isThinkingLevel, THINKING_LEVELS, type ThinkingLevel } from "../agents/agent-types.ts";
+
+/** The model a child runs with; `thinking` undefined lets pi pick its default for the model. */
+export interface ChildModelChoice {
+	model: Model<Api>;
+	thinking?: ThinkingLevel;
+	/** Things the person should know, e.g. pi used a model id it does not list. */
+	warnings: string[];
+}
+
+/** Inputs of `chooseChildModel`. */
+export interface ChooseChildModelInput {
+	type: AgentTypeConfig;
+	request: Pick<WorkflowAgentRequest, "model" | "thinking">;
+	modelRuntime: ModelRuntime;
+	/** The parent session's model, used when neither the agent file nor the call names one. */
+	defaultModel?: Model<Api>;
+	/** The parent session's thinking level. */
+	defaultThinking?: ThinkingLevel;
+}
+
+/**
+ * The agent file wins; the call's `model`/`thinking` fill what it leaves open; then the parent's. Returns
+ * undefined when there is no model at all. Throws `agent_options_invalid` for a model reference pi cannot resolve
+ * or a thinking level it does not know.
+ */
+export function chooseChildModel(input: ChooseChildModelInput): ChildModelChoice | undefined {
+	const { type, request } = input;
+	const warnings: string[] = [];
+	if (request.thinking !== undefined && !isThinkingLevel(request.thinking)) {
+		throw new WorkflowError(
+			"agent_options_invalid",
+			`\`agent()\` option \`thinking\` must be one of ${THINKING_LEVELS.join(", ")}, got "${request.thinking}"`,
+		);
+	}
+	const fromFile = type.model ? resolveModel(type.model, input.modelRuntime, fileSubject(type)) : undefined;
+	const fromCall =
+		!fromFile && request.model
+			? resolveModel(request.model, input.modelRuntime, "`agent()` option `model`")
+			: undefined;
+	const chosen = fromFile ?? fromCall;
+	if (chosen?.warning) warnings.push(chosen.warning);
+	const model = chosen?.model ?? input.defaultModel;
+	if (!model) return undefined;
+	const thinking =
+		type.thinking ??
+		fromFile?.thinking ??
+		(request.thinking as ThinkingLevel | undefined) ??
+		fromCall?.thinking ??
+		input.defaultThinking;
+	return thinking === undefined ? { model, warnings } : { model, thinking, warnings };
+}
+
+/**
+ * The parent session's `ModelRuntime`, from the `ctx.modelRegistry` an extension receives. pi 1.6 keeps it in the
+ * registry's private `runtime` field; when that is not there (a later pi), a fresh runtime reads the same
+ * `auth.json`/`models.json` and gets the providers extensions registered, which loses only `--api-key` overrides.
+ */
+export async function parentModelRuntime(
+	registry: ModelRegistry,
+	options: { agentDir: string },
+): Promise<ModelRuntime> {
+	// Reading a private field on purpose: it is the only way to share the parent's exact auth (see above).
+	const inner = (registry as unknown as { runtime?: unknown }).runtime;
+	if (inner instanceof ModelRuntime) return inner;
+	const runtime = await ModelRuntime.create({
+		authPath: `${options.agentDir}/auth.json`,
+		modelsPath: `${options.agentDir}/models.json`,
+	});
+	for (const id of registry.getRegisteredProviderIds()) {
+		const native = registry.getRegisteredNativeProvider(id);
+		if (native) runtime.registerNativeProvider(native);
+		else {
+			const config = registry.getRegisteredProviderConfig(id);
+			if (config) runtime.registerProvider(id, config);
+		}
+	}
+	return runtime;
+}
+
+interface ResolvedReference {
+	model: Model<Api>;
+	thinking?: ThinkingLevel;
+	warning?: string;
+}
+
+function resolveModel(reference: string, modelRuntime: ModelRuntime, subject: string): ResolvedReference {
+	const resolved = resolveCliModel({ cliModel: reference, modelRuntime });
+	if (!resolved.model) {
+		// pi's message is written for its command line ("Use --list-models"); keep only the first sentence.
+		const reason = (resolved.error ?? "no such model").split(". ")[0].replace(/\.$/, "");
+		throw new WorkflowError(
+			"agent_options_invalid",
+			`${subject} names model \`${reference}\`, which pi cannot resolve: ${reason}. Use \`provider/id\` of a model \`pi --list-models\` shows`,
+			{ details: { model: reference } },
+		);
+	}
+	const result: ResolvedReference = { model: resolved.model };
+	if (resolved.thinkingLevel && isThinkingLevel(resolved.thinkingLevel)) result.thinking = resolved.thinkingLevel;
+	if (resolved.warning) result.warning = `${subject}: ${resolved.warning}`;
+	return result;
+}
+
+function fileSubject(type: AgentTypeConfig): string {
+	return type.path ? `Agent type \`${type.name}\` (${type.path})` : `Agent type \`${type.name}\``;
+}

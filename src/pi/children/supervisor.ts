@@ -1,0 +1,174 @@
+/**
+ * One `agent()` call's child across its attempts: the user's steer, pause, skip and restart, and the stall
+ * watchdog. Each attempt is a fresh session with its own abort controller; a restart or a first stall starts
+ * another, so the runtime (and the script) see one runner call with one answer. Usage of every attempt counts.
+ */
+import { randomUUID } from "node:crypto";
+import type {
+	WorkflowAgentRequest,
+	WorkflowAgentResult,
+	WorkflowAgentRunnerContext,
+	WorkflowTokenUsage,
+} from "../../runtime/types.ts";
+import type { ChildControls } from "./controls.ts";
+
+/** The cause a skipped call's null carries. */
+export const SKIPPED_CAUSE = "skipped by the user";
+
+/** What can be done to an attempt's session once it exists. */
+export interface AttemptSession {
+	/** Queues a message for its next turn; a paused session goes on with it. */
+	steer(text: string): Promise<void>;
+	/** Stops its current turn and holds the session until a message (`steer`) resumes it. */
+	pause(): void;
+}
+
+/** What one attempt gets beyond the runner context. */
+export interface AttemptContext extends WorkflowAgentRunnerContext {
+	/** The attempt's session exists. */
+	onSession(session: AttemptSession): void;
+	/** The attempt's stall watchdog fired after `silentMs` without progress. */
+	onStall(silentMs: number): void;
+}
+
+/** Runs one attempt: a fresh child session for `request`. */
+export type ChildAttempt = (request: WorkflowAgentRequest, context: AttemptContext) => Promise<WorkflowAgentResult>;
+
+/** Why the supervisor ended an attempt. */
+type Ending = { why: "skip" } | { why: "restart" } | { why: "stall"; silentMs: number };
+
+/**
+ * Runs attempts of `request` until one ends on its own, is skipped, or stalls a second time.
+ *
+ * Contract: like a runner, resolves for every child; rethrows what an attempt throws (author errors).
+ */
+export async function superviseChild(
+	request: WorkflowAgentRequest,
+	context: WorkflowAgentRunnerContext,
+	options: { controls?: ChildControls; attempt: ChildAttempt },
+): Promise<WorkflowAgentResult> {
+	const { controls } = options;
+	if (controls?.takeSkip(request.key)) {
+		return { id: randomUUID(), type: request.agentType, status: "stopped", error: SKIPPED_CAUSE, noRetry: true };
+	}
+	const startedAt = Date.now();
+	const spent: { usage?: WorkflowTokenUsage; toolUses: number } = { toolUses: 0 };
+	const notes: string[] = [];
+	let current: { controller: AbortController; ending?: Ending; session?: AttemptSession };
+	// What was asked before the attempt's session existed waits for it.
+	let pending: string[] = [];
+	let pausePending = false;
+	const end = (ending: Ending, reason: string) => {
+		if (current.ending || current.controller.signal.aborted) return;
+		current.ending = ending;
+		current.controller.abort(reason);
+	};
+	const unregister = controls?.add(request.key, {
+		async steer(text) {
+			if (current.session) await current.session.steer(text);
+			else pending.push(text);
+		},
+		pause() {
+			if (current.session) current.session.pause();
+			else pausePending = true;
+		},
+		skip: () => end({ why: "skip" }, SKIPPED_CAUSE),
+		restart: () => end({ why: "restart" }, "restarted by the user"),
+	});
+	const onAbort = () => current.controller.abort(context.signal.reason);
+	context.signal.addEventListener("abort", onAbort, { once: true });
+
+	let stalls = 0;
+	let attemptRequest = request;
+	try {
+		for (;;) {
+			current = { controller: new AbortController() };
+			const attempt = current;
+			if (context.signal.aborted) attempt.controller.abort(context.signal.reason);
+			const result = await options.attempt(attemptRequest, {
+				signal: attempt.controller.signal,
+				reportChild: context.reportChild,
+				onSession(session) {
+					attempt.session = session;
+					const queued = pending;
+					pending = [];
+					if (pausePending) session.pause();
+					pausePending = false;
+					for (const text of queued) session.steer(text).catch(() => {});
+				},
+				onStall(silentMs) {
+					end({ why: "stall", silentMs }, `stalled after ${seconds(silentMs)}`);
+				},
+			});
+			spend(spent, result);
+			const ending = attempt.ending;
+			if (!ending || context.signal.aborted) return total(result, spent, notes, startedAt);
+			if (ending.why === "skip") {
+				return {
+					...total(result, spent, notes, startedAt),
+					status: "stopped",
+					error: SKIPPED_CAUSE,
+					noRetry: true,
+				};
+			}
+			if (ending.why === "restart") {
+				notes.push("restarted by the user");
+				attemptRequest = request;
+				continue;
+			}
+			stalls++;
+			const stalled = `stalled after ${seconds(ending.silentMs)}`;
+			if (stalls > 1) {
+				return {
+					...total(result, spent, notes, startedAt),
+					status: "failed",
+					error: `${stalled}, again on its retry`,
+				};
+			}
+			notes.push(`${stalled} without progress; retried once`);
+			attemptRequest = { ...request, prompt: `${request.prompt}\n\n${stallNote(ending.silentMs)}` };
+		}
+	} finally {
+		unregister?.();
+		context.signal.removeEventListener("abort", onAbort);
+	}
+}
+
+/** The note a retried child finds after its task. */
+export function stallNote(silentMs: number): string {
+	return (
+		`Note: an earlier attempt at this task was stopped after ${seconds(silentMs)} without progress ` +
+		"(no output, no tool activity). Start again, and keep long commands bounded (a timeout, or output as they run)."
+	);
+}
+
+/** "0.3 s", "2 s", "300 s". */
+export function seconds(ms: number): string {
+	const value = ms < 10_000 ? Math.round(ms / 100) / 10 : Math.round(ms / 1000);
+	return `${value} s`;
+}
+
+function spend(spent: { usage?: WorkflowTokenUsage; toolUses: number }, result: WorkflowAgentResult): void {
+	spent.toolUses += result.toolUses ?? 0;
+	if (!result.usage) return;
+	const before = spent.usage ?? { input: 0, output: 0, total: 0 };
+	spent.usage = {
+		input: before.input + result.usage.input,
+		output: before.output + result.usage.output,
+		total: before.total + result.usage.total,
+	};
+}
+
+/** The last attempt's result with every attempt's usage, and a warning per attempt the supervisor ended. */
+function total(
+	result: WorkflowAgentResult,
+	spent: { usage?: WorkflowTokenUsage; toolUses: number },
+	notes: string[],
+	startedAt: number,
+): WorkflowAgentResult {
+	const warnings = [...notes, ...(result.warnings ?? [])];
+	const done: WorkflowAgentResult = { ...result, toolUses: spent.toolUses, durationMs: Date.now() - startedAt };
+	if (spent.usage) done.usage = spent.usage;
+	if (warnings.length > 0) done.warnings = warnings;
+	return done;
+}

@@ -1,0 +1,77 @@
+/**
+ * `/workflows`: this project's runs for people. In the TUI a selector lists them (running first); choosing one
+ * shows it and, for a run of this session, offers its running children (steer, skip, restart) and to stop it.
+ * Elsewhere the same list is printed as text. `/workflows steer|skip|restart …` act on a child in any mode.
+ */
+import type { ExtensionCommandContext, RegisteredCommand } from "@earendil-works/pi-coding-agent";
+import { errorMessage } from "../../errors.ts";
+import { formatWorkflowProgress } from "../../progress/index.ts";
+import type { RunStore } from "../../runs/index.ts";
+import { chooseChildAction, isChildSubcommand, runChildSubcommand } from "./child-command.ts";
+import type { RunRegistry } from "./registry.ts";
+import { describeRun, listRuns } from "./views.ts";
+
+export const RUNS_COMMAND_NAME = "workflows";
+
+/** What the command needs from the extension. */
+export interface WorkflowsCommandOptions {
+	registry: RunRegistry;
+	storeFor: (cwd: string) => RunStore;
+}
+
+/** The command's definition for `pi.registerCommand`. */
+export function createWorkflowsCommand(
+	options: WorkflowsCommandOptions,
+): Omit<RegisteredCommand, "name" | "sourceInfo"> {
+	return {
+		description: "Workflow runs of this project: watch, stop, resume; steer, skip or restart a running child",
+		handler: async (args, ctx) => {
+			try {
+				if (isChildSubcommand(args)) ctx.ui.notify(await runChildSubcommand(args, options.registry), "info");
+				else await showRuns(options, ctx);
+			} catch (error) {
+				ctx.ui.notify(`/workflows: ${errorMessage(error)}`, "error");
+			}
+		},
+	};
+}
+
+async function showRuns({ registry, storeFor }: WorkflowsCommandOptions, ctx: ExtensionCommandContext): Promise<void> {
+	const store = storeFor(ctx.cwd);
+	const rows = await listRuns(store, registry);
+	if (rows.length === 0) {
+		ctx.ui.notify("No workflow runs in this project yet.", "info");
+		return;
+	}
+	if (ctx.mode !== "tui") {
+		ctx.ui.notify(rows.map((row) => row.text).join("\n"), "info");
+		return;
+	}
+	const chosen = await ctx.ui.select(
+		"Workflow runs",
+		rows.map((row) => row.text),
+	);
+	const row = rows.find((candidate) => candidate.text === chosen);
+	if (!row) return;
+	const live = registry.get(row.id);
+	if (!live) {
+		ctx.ui.notify(await describeRun(store, registry, row.id), "info");
+		return;
+	}
+	// A run with children to steer gets a menu first; stopping the whole run stays one choice away.
+	const hasChildren = live.children && live.envelope().agentCalls.some((call) => call.status === "running");
+	if (hasChildren) {
+		const done = await chooseChildAction(live, registry, ctx);
+		if (done === undefined) return;
+		if (done !== "stop") {
+			ctx.ui.notify(done, "info");
+			return;
+		}
+	}
+	// The person answers with Yes or No: the tool call that stops a run is for the model, not for this dialog.
+	if (await ctx.ui.confirm(`Stop run ${row.id}?`, formatWorkflowProgress(live.envelope(), { now: Date.now() }))) {
+		live.stop("Stopped from /workflows");
+		await live.settled;
+		ctx.ui.notify(await describeRun(store, registry, row.id), "info");
+	}
+}

@@ -1,0 +1,97 @@
+/**
+ * `workflow_runs`: the model's handle on this project's durable runs — list them, read one, stop one this session
+ * is running, steer, skip or restart one of its children. Kept apart from `workflow` so that tool's description
+ * stays about writing scripts.
+ */
+import type { AgentToolResult, ToolDefinition } from "@earendil-works/pi-coding-agent";
+import { type Static, Type } from "typebox";
+import { WorkflowError } from "../../errors.ts";
+import type { RunStore } from "../../runs/index.ts";
+import type { RunRegistry } from "./registry.ts";
+import { describeRun, listRuns } from "./views.ts";
+
+export const RUNS_TOOL_NAME = "workflow_runs";
+
+const parameters = Type.Object({
+	action: Type.Union(
+		[
+			Type.Literal("list"),
+			Type.Literal("status"),
+			Type.Literal("stop"),
+			Type.Literal("steer"),
+			Type.Literal("pause"),
+			Type.Literal("skip"),
+			Type.Literal("restart"),
+		],
+		{
+			description:
+				"list: this project's runs; status: one run's phases, agents and failures; stop: end a running run; " +
+				"steer: send a running child a message (read at its next turn; a paused one goes on with it); " +
+				"pause: stop a child's turn, it waits for a steer; skip: end a child (its agent() gives null); " +
+				"restart: a fresh attempt of a child (the script gets its answer)",
+		},
+	),
+	runId: Type.Optional(Type.String({ description: "The run, for every action but list" })),
+	child: Type.Optional(
+		Type.String({ description: "For steer, pause, skip, restart: the agent call's number (#3), label or key" }),
+	),
+	message: Type.Optional(Type.String({ description: "For steer: what to tell the child" })),
+});
+
+export type WorkflowRunsToolParams = Static<typeof parameters>;
+
+/** Options of `createWorkflowRunsTool`. */
+export interface WorkflowRunsToolOptions {
+	registry: RunRegistry;
+	/** The store of the project at `cwd`. */
+	storeFor: (cwd: string) => RunStore;
+}
+
+/** Creates the tool definition. */
+export function createWorkflowRunsTool(options: WorkflowRunsToolOptions): ToolDefinition<typeof parameters, undefined> {
+	const { registry } = options;
+	return {
+		name: RUNS_TOOL_NAME,
+		label: "Workflow runs",
+		description:
+			"List this project's workflow runs, show one (phases, agents, failures, resume call), or stop one that this session is running; steer, pause, skip or restart one of its running children.",
+		parameters,
+		async execute(_toolCallId, params, _signal, _onUpdate, ctx): Promise<AgentToolResult<undefined>> {
+			const store = options.storeFor(ctx.cwd);
+			const text = async (): Promise<string> => {
+				if (params.action === "list") {
+					const rows = await listRuns(store, registry);
+					return rows.length === 0
+						? "No workflow runs in this project yet."
+						: rows.map((row) => row.text).join("\n");
+				}
+				const runId = params.runId;
+				if (!runId) {
+					throw new WorkflowError(
+						"run_id_invalid",
+						`\`${params.action}\` needs \`runId\`: call workflow_runs({ action: "list" }) to find it`,
+					);
+				}
+				if (params.action === "status") return describeRun(store, registry, runId);
+				if (params.action !== "stop") {
+					if (!params.child) {
+						throw new WorkflowError(
+							"child_not_found",
+							`\`${params.action}\` needs \`child\`: the agent call's number, label or key, from workflow_runs({ action: "status", runId })`,
+						);
+					}
+					return registry.controlChild(runId, params.child, params.action, params.message);
+				}
+				const live = registry.get(runId);
+				if (!live) {
+					// Not ours: say what it is, so the model does not retry a stop that cannot work.
+					return `Run ${runId} is not running in this session; nothing was stopped.\n${await describeRun(store, registry, runId)}`;
+				}
+				live.stop("Stopped by request (workflow_runs stop)");
+				await live.settled;
+				return `Stopped run ${runId}.\n${await describeRun(store, registry, runId)}`;
+			};
+			return { content: [{ type: "text", text: await text() }], details: undefined };
+		},
+	};
+}

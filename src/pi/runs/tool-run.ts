@@ -1,0 +1,114 @@
+/**
+ * One run started by the `workflow` tool, whether the call waits for it or it goes to the background: the durable
+ * record, its own abort controller (so a background run outlives the tool call's Esc), the tracker and the widget,
+ * and the outcome once its record is written.
+ */
+import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import {
+	createWorkflowProgressTracker,
+	formatWorkflowProgress,
+	type WorkflowProgressEnvelope,
+	type WorkflowProgressOutcome,
+} from "../../progress/index.ts";
+import { createWorkflowProgressUi, type WorkflowProgressUiOptions } from "../../progress/ui.ts";
+import { runWorkflowScript } from "../../runtime/run.ts";
+import type { WorkflowRunOptions, WorkflowRunResult } from "../../runtime/types.ts";
+import type { ChildControls } from "../children/controls.ts";
+import type { DurableOutcome, DurableRun, DurableSource } from "./durable-run.ts";
+import type { LiveRun } from "./registry.ts";
+
+/** How a tool run ended. */
+export interface ToolRunOutcome extends WorkflowProgressOutcome {
+	result: WorkflowRunResult;
+	saved: DurableOutcome;
+}
+
+/** A run in progress. */
+export interface ToolRun {
+	/** Resolves with the run id once its record exists (undefined when it could not be made or the script never started). */
+	recorded: Promise<string | undefined>;
+	/** Resolves once the run ended and its record is written; rejects only for our own bugs. */
+	finished: Promise<ToolRunOutcome>;
+	/** Stops the run (children aborted); `finished` still resolves, as stopped. A string or Error reason is shown. */
+	stop(reason?: unknown): void;
+	/** The registry entry for the run, once it has an id. */
+	live(id: string, background: boolean): LiveRun;
+}
+
+/** What a tool run is made of. */
+export interface ToolRunSetup {
+	source: string;
+	/** Run options except the signal, the journal and progress, which the tool run owns. */
+	options: Omit<WorkflowRunOptions, "signal" | "journal" | "onProgress">;
+	durable: DurableRun;
+	/** The script and args as a resume would start from them. */
+	record: DurableSource;
+	/** The run's running children, for steer, skip and restart. Default: none (no per-child control). */
+	controls?: ChildControls;
+	ctx: ExtensionContext;
+	ui: WorkflowProgressUiOptions;
+}
+
+/** Starts the run at once. */
+export function startToolRun(setup: ToolRunSetup): ToolRun {
+	const { durable } = setup;
+	const controller = new AbortController();
+	const tracker = createWorkflowProgressTracker();
+	const ui = createWorkflowProgressUi(setup.ctx, setup.ui);
+	let name = durable.name ?? "workflow";
+	const startedAt = Date.now();
+
+	const finished = (async (): Promise<ToolRunOutcome> => {
+		let result: WorkflowRunResult;
+		try {
+			result = await runWorkflowScript(setup.source, {
+				...setup.options,
+				signal: controller.signal,
+				journal: durable.journal,
+				onProgress: (event) => {
+					if (event.type === "run_start") {
+						name = event.meta.name;
+						durable.started(event.meta, setup.record);
+					}
+					tracker.updateFromProgressEvent(event);
+					ui.update(tracker.getEnvelope());
+				},
+			});
+		} catch (error) {
+			// Only our own bugs reach here: runWorkflowScript resolves for every script fault.
+			await durable.abandon();
+			ui.update(tracker.error(error).envelope);
+			ui.dispose();
+			throw error;
+		}
+		const outcome = tracker.complete(result);
+		// The final envelope as text is what `/workflows` shows of the run once it has ended.
+		const saved = await durable.finish(result, formatWorkflowProgress(outcome.envelope));
+		ui.update(outcome.envelope);
+		ui.dispose();
+		return { ...outcome, result, saved };
+	})();
+
+	const stop = (reason?: unknown) => controller.abort(reason);
+	return {
+		recorded: durable.recorded,
+		finished,
+		stop,
+		live: (id, background) => ({
+			id,
+			// Read when shown: a resume is listed before its script has started and named itself.
+			get name() {
+				return name;
+			},
+			background,
+			startedAt,
+			envelope: (): WorkflowProgressEnvelope => tracker.getEnvelope(),
+			...(setup.controls ? { children: setup.controls } : {}),
+			stop,
+			settled: finished.then(
+				() => undefined,
+				() => undefined,
+			),
+		}),
+	};
+}

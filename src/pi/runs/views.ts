@@ -1,0 +1,93 @@
+/**
+ * Runs of this project as text, for `/workflows` and the `workflow_runs` tool: the list (live runs of this session
+ * first, then the store's, newest first) and one run (the live envelope, or what its snapshot says).
+ */
+import { formatDuration, formatTokens } from "../../progress/format.ts";
+import { formatWorkflowProgress } from "../../progress/index.ts";
+import type { RunStore, RunSummary } from "../../runs/index.ts";
+import { savedResults } from "./messages.ts";
+import type { RunRegistry } from "./registry.ts";
+
+/** What to do with an ended run that saved no agent result (a resume would be refused). */
+const RUN_AGAIN = "No agent result was saved: run the workflow again to retry.";
+
+/** Runs a list shows. */
+const LIST_LIMIT = 20;
+
+/** One row of the list. */
+export interface RunRow {
+	id: string;
+	/** True when this session can stop it. */
+	live: boolean;
+	text: string;
+}
+
+/** This project's runs: this session's live ones first, then the rest of the store's, newest first. */
+export async function listRuns(store: RunStore, registry: RunRegistry, now = Date.now()): Promise<RunRow[]> {
+	const live = registry.list().reverse();
+	const liveIds = new Set(live.map((run) => run.id));
+	const rows: RunRow[] = live.map((run) => {
+		const totals = run.envelope().totals;
+		const where = run.background ? "background" : "this call";
+		return {
+			id: run.id,
+			live: true,
+			text: `${run.id} · ${run.name} · running (${where}) · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents · ${formatTokens(totals.tokens)} tokens`,
+		};
+	});
+	const stored = (await store.list()).filter((summary) => !liveIds.has(summary.id));
+	// Runs held by another process come before finished ones, as running ones should.
+	stored.sort((a, b) => Number(b.status === "running") - Number(a.status === "running"));
+	for (const summary of stored.slice(0, Math.max(0, LIST_LIMIT - rows.length))) {
+		rows.push({ id: summary.id, live: false, text: storedRow(summary, now) });
+	}
+	return rows;
+}
+
+/** One run in full: phases, agents and failures while it is live; its snapshot once it has ended. */
+export async function describeRun(store: RunStore, registry: RunRegistry, id: string): Promise<string> {
+	const live = registry.get(id);
+	// Times run to now: the envelope's own clock stops at its last event, which can be long ago for a waiting run.
+	if (live)
+		return `${formatWorkflowProgress(live.envelope(), { now: Date.now() })}\nStop it: workflow_runs({ action: "stop", runId: "${id}" })`;
+	const record = await store.open(id);
+	const name = record.info.meta?.name ?? "workflow";
+	const resume = `Resume: workflow({ resume: "${id}" })`;
+	// A live lock wins over any snapshot: another process may be resuming the run right now.
+	const summary = (await store.list()).find((candidate) => candidate.id === id);
+	if (summary?.status === "running") {
+		return `Run ${id} (${name}) is running in process ${summary.lock?.pid ?? "?"} on ${summary.lock?.hostname ?? "?"}, not in this session: stop it there.`;
+	}
+	const snapshot = await record.readSnapshot();
+	if (!snapshot) {
+		const saved = summary?.agents ?? 0;
+		return `Run ${id} (${name}) was interrupted (no snapshot: the process ended while it ran); ${savedResults(saved)} saved.\n${saved > 0 ? resume : RUN_AGAIN}`;
+	}
+	const { counts, usage, failures } = snapshot;
+	if (snapshot.progress !== undefined) {
+		const next = snapshot.status === "completed" ? [] : [counts.completed > 0 ? resume : RUN_AGAIN];
+		return [`Run ${id} (${name}): ${snapshot.status}, ended ${snapshot.endedAt}`, snapshot.progress, ...next].join(
+			"\n",
+		);
+	}
+	const lines = [
+		`Run ${id} (${name}): ${snapshot.status}, ended ${snapshot.endedAt}, ${formatDuration(snapshot.durationMs)}`,
+		`Agents: ${counts.completed} completed, ${counts.failed} failed, ${counts.skipped} skipped of ${counts.calls} · ${formatTokens(usage.total)} tokens`,
+	];
+	if (snapshot.error) lines.push(`Error (${snapshot.error.code}): ${snapshot.error.message}`);
+	for (const failure of failures.slice(0, 10)) {
+		lines.push(`  ✗ ${failure.label ?? `${failure.kind}[${failure.index}]`}: ${failure.cause}`);
+	}
+	if (failures.length > 10) lines.push(`  … and ${failures.length - 10} more failures`);
+	// A resume replays finished agents and refuses a run that has none: then the only way on is to run it again.
+	if (snapshot.status !== "completed") lines.push(counts.completed > 0 ? resume : RUN_AGAIN);
+	return lines.join("\n");
+}
+
+/** A run of the store: "done" counts finished agents only, so a run stopped early does not read as one that ran none. */
+function storedRow(summary: RunSummary, now: number): string {
+	const age = formatDuration(Math.max(0, now - Date.parse(summary.endedAt ?? summary.createdAt)));
+	const where = summary.status === "running" && summary.lock ? ` (process ${summary.lock.pid})` : "";
+	const problem = summary.problem ? ` · unreadable: ${summary.problem}` : "";
+	return `${summary.id} · ${summary.name ?? "?"} · ${summary.status}${where} · ${age} ago · ${summary.agents} ${summary.agents === 1 ? "agent" : "agents"} done · ${formatTokens(summary.tokens)} tokens${problem}`;
+}

@@ -1,0 +1,145 @@
+/**
+ * Where a workflow's source comes from: inline text, a file path, or the name of a saved workflow. Saved workflows
+ * are `.pi/workflows/*.js` (project) over `<agentDir>/workflows/*.js` (global), found by `meta.name`; a file with
+ * a bad header is skipped with a warning instead of hiding the others.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { WorkflowError } from "../../errors.ts";
+import { checkWorkflowSource } from "../../runtime/meta/read.ts";
+import { resolveWorkflowPath } from "../../runtime/nested.ts";
+import type { WorkflowMeta, WorkflowResolver } from "../../runtime/types.ts";
+
+/** What the `workflow` tool was asked to run: exactly one of the three. */
+export interface ScriptSourceParams {
+	script?: string;
+	path?: string;
+	name?: string;
+}
+
+/** Source text and the file name its positions refer to. */
+export interface ResolvedScript {
+	source: string;
+	filename: string;
+	/** How it was found, for display: "inline", the path, or "saved:<name>". */
+	origin: string;
+}
+
+/** A saved workflow found on disk. */
+export interface SavedWorkflow {
+	name: string;
+	filename: string;
+	meta: WorkflowMeta;
+	scope: "project" | "global";
+}
+
+export interface SavedWorkflows {
+	byName: Map<string, SavedWorkflow>;
+	/** One line per skipped file, naming it and why. */
+	warnings: string[];
+}
+
+/** Reads saved workflows; project files win over global ones of the same `meta.name`. */
+export function loadSavedWorkflows(options: { cwd: string; agentDir: string }): SavedWorkflows {
+	const byName = new Map<string, SavedWorkflow>();
+	const warnings: string[] = [];
+	for (const [dir, scope] of [
+		[join(options.agentDir, "workflows"), "global"],
+		[join(options.cwd, ".pi", "workflows"), "project"],
+	] as const) {
+		let files: string[];
+		try {
+			files = readdirSync(dir)
+				.filter((f) => f.endsWith(".js"))
+				.sort();
+		} catch {
+			continue;
+		}
+		for (const file of files) {
+			const filename = join(dir, file);
+			let source: string;
+			try {
+				source = readFileSync(filename, "utf8");
+			} catch (error) {
+				warnings.push(`Skipped saved workflow ${filename}: ${(error as Error).message}`);
+				continue;
+			}
+			const checked = checkWorkflowSource(source, { filename });
+			if (!checked.ok) {
+				warnings.push(`Skipped saved workflow ${filename}: ${checked.error.message}`);
+				continue;
+			}
+			byName.set(checked.meta.name, { name: checked.meta.name, filename, meta: checked.meta, scope });
+		}
+	}
+	return { byName, warnings };
+}
+
+/** Turns the tool's parameters into source text; throws a `WorkflowError` that says what to pass instead. */
+export function resolveScriptSource(
+	params: ScriptSourceParams,
+	options: { cwd: string; agentDir: string },
+): ResolvedScript {
+	const given = (["script", "path", "name"] as const).filter((k) => typeof params[k] === "string" && params[k] !== "");
+	if (given.length !== 1) {
+		throw new WorkflowError(
+			"agent_options_invalid",
+			given.length === 0
+				? "The `workflow` tool needs one of `script` (inline source), `path` (a .js file) or `name` (a saved workflow)"
+				: `The \`workflow\` tool takes exactly one of \`script\`, \`path\` or \`name\`; got ${given.map((k) => `\`${k}\``).join(" and ")}`,
+		);
+	}
+	if (params.script) return { source: params.script, filename: "workflow.js", origin: "inline" };
+	if (params.path) {
+		const filename = toAbsolute(params.path, options.cwd);
+		return { source: readScript(filename, params.path), filename, origin: params.path };
+	}
+	const saved = findSaved(params.name as string, options);
+	return {
+		source: readScript(saved.filename, saved.filename),
+		filename: saved.filename,
+		origin: `saved:${saved.name}`,
+	};
+}
+
+/** The resolver for nested `workflow(nameOrPath)`: a saved workflow's name, else a path relative to cwd. */
+export function createWorkflowResolver(options: { agentDir: string }): WorkflowResolver {
+	return async (nameOrPath, { cwd }) => {
+		const looksLikePath = nameOrPath.endsWith(".js") || nameOrPath.includes("/") || nameOrPath.includes("\\");
+		if (looksLikePath) return resolveWorkflowPath(nameOrPath, { cwd });
+		const saved = findSaved(nameOrPath, { cwd, agentDir: options.agentDir });
+		return { source: readScript(saved.filename, saved.filename), filename: saved.filename };
+	};
+}
+
+function findSaved(name: string, options: { cwd: string; agentDir: string }): SavedWorkflow {
+	const { byName } = loadSavedWorkflows(options);
+	const saved = byName.get(name);
+	if (!saved) {
+		const known = [...byName.keys()].sort();
+		throw new WorkflowError(
+			"workflow_not_found",
+			`No saved workflow named \`${name}\`. ${known.length > 0 ? `Saved: ${known.join(", ")}` : "None are saved: put workflow files in .pi/workflows/"}`,
+			{ details: { name, available: known } },
+		);
+	}
+	return saved;
+}
+
+/** Reads a workflow file; only regular files, so a FIFO or device named by a model cannot stall pi. */
+function readScript(filename: string, shown: string): string {
+	try {
+		if (!statSync(filename).isFile()) throw new Error("not a regular file");
+		return readFileSync(filename, "utf8");
+	} catch {
+		throw new WorkflowError("workflow_not_found", `No workflow file at \`${shown}\` (looked for ${filename})`, {
+			details: { filename },
+		});
+	}
+}
+
+/** Some models prefix paths with `@`; pi's own tools strip it too. */
+function toAbsolute(path: string, cwd: string): string {
+	const clean = path.startsWith("@") ? path.slice(1) : path;
+	return isAbsolute(clean) ? clean : resolve(cwd, clean);
+}

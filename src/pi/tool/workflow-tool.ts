@@ -1,0 +1,333 @@
+/**
+ * The `workflow` tool: resolve the script, check its header and args before anything starts, run it with children
+ * as pi sessions, stream the envelope, and return the final one. Failed or stopped runs return `isError: true`
+ * so the model sees a failure while renderers keep the details.
+ */
+
+import { join } from "node:path";
+import type {
+	AgentToolResult,
+	AgentToolUpdateCallback,
+	ExtensionToolContext,
+	ToolDefinition,
+} from "@earendil-works/pi-coding-agent";
+import { getAgentDir } from "@earendil-works/pi-coding-agent";
+import { Text } from "@earendil-works/pi-tui";
+import { type Static, Type } from "typebox";
+import { stripLocation, toWorkflowError, WorkflowError, type WorkflowErrorCode } from "../../errors.ts";
+import { formatWorkflowProgress, type WorkflowProgressDetails, workflowProgressResult } from "../../progress/index.ts";
+import { createRunStore, type RunStore } from "../../runs/index.ts";
+import { MAX_TIMEOUT_MS } from "../../runtime/agent/options.ts";
+import { checkWorkflowScript } from "../../runtime/index.ts";
+import type { WorkflowQueue } from "../../runtime/queue.ts";
+import type { JsonValue, WorkflowAgentRunner } from "../../runtime/types.ts";
+import {
+	type AgentTypeConfig,
+	GENERAL_PURPOSE_AGENT,
+	listAvailableAgentTypes,
+	loadAgentTypes,
+} from "../agents/agent-types.ts";
+import { createPiAgentRunner } from "../children/agent-runner.ts";
+import { ChildControls } from "../children/controls.ts";
+import { parentModelRuntime } from "../children/model.ts";
+import { sessionToolsOf } from "../children/session-tools.ts";
+import type { WorktreePlaceSource } from "../children/worktree.ts";
+import { DurableRun } from "../runs/durable-run.ts";
+import { completionMessage, runText, startedResult, type WorkflowRunMessage } from "../runs/messages.ts";
+import { RunRegistry } from "../runs/registry.ts";
+import { startToolRun, type ToolRunOutcome } from "../runs/tool-run.ts";
+import { type WorkflowCheckDetails, workflowCheckResult } from "./check-result.ts";
+import { WORKFLOW_GUIDELINES, workflowToolDescription } from "./description.ts";
+import { createWorkflowResolver, resolveScriptSource } from "./script-source.ts";
+
+export const WORKFLOW_TOOL_NAME = "workflow";
+
+/** Errors the runtime reports before running anything: the call fails instead of returning a failed run. */
+const BEFORE_START_CODES: ReadonlySet<WorkflowErrorCode> = new Set([
+	"script_too_large",
+	"syntax_error",
+	"meta_invalid",
+	"args_invalid",
+	// The static pass (runtime/script-check.ts): found before the first agent, listed in `details.diagnostics`.
+	"name_undeclared",
+]);
+
+const parameters = Type.Object({
+	script: Type.Optional(
+		Type.String({ description: "Inline workflow source: `export const meta = {…}` then the body" }),
+	),
+	path: Type.Optional(Type.String({ description: "Path of a .js workflow file, relative to the working directory" })),
+	name: Type.Optional(Type.String({ description: "meta.name of a saved workflow (.pi/workflows/*.js)" })),
+	args: Type.Optional(Type.Unknown({ description: "JSON value passed to the script as `args`" })),
+	// Bounded by Node's timers: a longer deadline would fire after 1 ms.
+	timeoutMs: Type.Optional(
+		Type.Number({ exclusiveMinimum: 0, maximum: MAX_TIMEOUT_MS, description: "Deadline for the whole run, in ms" }),
+	),
+	concurrency: Type.Optional(
+		Type.Integer({
+			minimum: 1,
+			maximum: 64,
+			description: "Children running at once in this session, for this and every later run (one queue per session)",
+		}),
+	),
+	background: Type.Optional(
+		Type.Boolean({
+			description: "Return at once with the run id; the run goes on and reports here when it ends",
+		}),
+	),
+	check: Type.Optional(
+		Type.Boolean({
+			description:
+				"Only check the script: every problem with line:column, the fix and a code frame; starts nothing and records no run",
+		}),
+	),
+	resume: Type.Optional(
+		Type.String({
+			description:
+				"Run id of an earlier run: its finished agents replay, the rest run. With script/path/name, resumes with that (edited) script",
+		}),
+	),
+});
+
+export type WorkflowToolParams = Static<typeof parameters>;
+
+/** A run's progress, or (with `check: true`) the diagnostics of a check, which has none of a run's fields. */
+export type WorkflowToolDetails =
+	| WorkflowProgressDetails
+	| (WorkflowCheckDetails & { [K in keyof WorkflowProgressDetails]?: undefined });
+
+/** What a runner is built from for one call. */
+export interface RunnerSetup {
+	agentDir: string;
+	/** Agent types as loaded for this call. */
+	agentTypes: ReadonlyMap<string, AgentTypeConfig>;
+	/** The run's id and folder for isolated children's worktrees, once its record exists. */
+	worktreePlace: WorktreePlaceSource;
+	/** Where the run's running children go for steer, skip and restart (`/workflows`, `workflow_runs`). */
+	controls: ChildControls;
+}
+
+/** What the tool shares across calls in one pi session. */
+export interface WorkflowToolOptions {
+	/** The session's one queue for all workflow children. */
+	queue: WorkflowQueue;
+	/** pi's global config directory. Default: pi's. */
+	agentDir?: string;
+	/** Where run records live (one folder per project). Default: `<agentDir>/workflow-runs`. */
+	runsRoot?: string;
+	/** The session's live runs (what `/workflows` lists and stops). Default: a registry of this tool's own. */
+	registry?: RunRegistry;
+	/** Delivers a background run's completion message to the session (pi's `sendMessage`). Default: none. */
+	notify?: (message: WorkflowRunMessage) => void;
+	/** Builds the runner for a call. Default: children as pi sessions with the parent's model and credentials. */
+	createRunner?: (ctx: ExtensionToolContext, setup: RunnerSetup) => Promise<WorkflowAgentRunner>;
+	/** The session's agent types, listed in the description. Default: the built-in general-purpose only. */
+	agentTypes?: ReadonlyMap<string, AgentTypeConfig>;
+}
+
+/** Creates the tool definition. */
+export function createWorkflowTool(
+	options: WorkflowToolOptions,
+): ToolDefinition<typeof parameters, WorkflowToolDetails> {
+	const agentDir = options.agentDir ?? getAgentDir();
+	const makeRunner = options.createRunner ?? defaultRunner;
+	const runsRoot = options.runsRoot ?? join(agentDir, "workflow-runs");
+	const registry = options.registry ?? new RunRegistry();
+	// Runs of one session can overlap (background ones, or parallel calls): each needs widget and status keys of its
+	// own, or the first to end takes the others' away. A counter, since two calls can start in the same millisecond.
+	let runCount = 0;
+	/** One call: the script (the resumed run's unless one is given), its record, the run, and what the model sees. */
+	async function runDurably(
+		params: WorkflowToolParams,
+		signal: AbortSignal | undefined,
+		onUpdate: AgentToolUpdateCallback<WorkflowProgressDetails> | undefined,
+		ctx: ExtensionToolContext,
+		store: RunStore,
+		resumed: DurableRun | undefined,
+	): Promise<AgentToolResult<WorkflowProgressDetails>> {
+		const original = resumed?.original;
+		const script =
+			original && !params.script && !params.path && !params.name
+				? { source: original.script, filename: original.filename }
+				: resolveScriptSource(params, { cwd: ctx.cwd, agentDir });
+		const args = params.args !== undefined ? params.args : original?.args;
+		const source = {
+			script: script.source,
+			filename: script.filename,
+			...(args !== undefined ? { args: args as JsonValue } : {}),
+		};
+		const durable = resumed ?? DurableRun.fresh(store, source);
+		if (params.concurrency !== undefined) options.queue.concurrency = params.concurrency;
+		const types = loadAgentTypes({ cwd: ctx.cwd, agentDir });
+		const controls = new ChildControls();
+		const runner = await makeRunner(ctx, {
+			agentDir,
+			agentTypes: types.types,
+			worktreePlace: () => durable.worktreePlace(),
+			controls,
+		});
+		// pi -p and JSON mode end after this turn: a background run would have no session to report to.
+		const background = params.background === true && ctx.mode !== "print" && ctx.mode !== "json";
+		const run = startToolRun({
+			source: script.source,
+			options: {
+				agentRunner: runner,
+				filename: script.filename,
+				cwd: ctx.cwd,
+				queue: options.queue,
+				agentTypes: listAvailableAgentTypes(types.types),
+				resolveWorkflow: createWorkflowResolver({ agentDir }),
+				...(args !== undefined ? { args } : {}),
+				...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
+			},
+			durable,
+			record: source,
+			controls,
+			ctx,
+			ui: {
+				widgetKey: `workflow-progress-${++runCount}`,
+				statusKey: `workflow-${runCount}`,
+				...(!background && onUpdate ? { onUpdate } : {}),
+			},
+		});
+		const warnings = types.warnings.length > 0 ? `\nAgent file warnings:\n${types.warnings.join("\n")}` : "";
+		const blockingNote =
+			params.background === true && !background
+				? `\nRan blocking: background runs need an interactive session (this is ${ctx.mode} mode).`
+				: "";
+
+		// Esc on this call stops the run until it goes to the background (from then on only `stop` does).
+		const stopOnAbort = () => run.stop(signal?.reason);
+		signal?.addEventListener("abort", stopOnAbort, { once: true });
+		if (signal?.aborted) stopOnAbort();
+		if (background) {
+			const id = await Promise.race([run.recorded, run.finished.then(() => undefined)]);
+			if (id !== undefined && !signal?.aborted) {
+				signal?.removeEventListener("abort", stopOnAbort);
+				const live = run.live(id, true);
+				registry.add(live);
+				run.finished.then(
+					(outcome) => {
+						// A run stopped because the session is ending must not start a turn on it.
+						if (registry.closing) return;
+						try {
+							options.notify?.(completionMessage(outcome, durable.snapshotPath));
+						} catch {
+							// The session is gone (pi exited mid-run): the run's record says how it ended.
+						}
+					},
+					() => undefined,
+				);
+				return startedResult(live);
+			}
+			// The run ended, was stopped or could not be recorded before it could go to the background: report it here.
+		}
+
+		run.recorded.then((id) => {
+			if (id !== undefined) registry.add(run.live(id, false));
+		});
+		let outcome: ToolRunOutcome;
+		try {
+			outcome = await run.finished;
+		} catch (error) {
+			throw toWorkflowError(error);
+		} finally {
+			signal?.removeEventListener("abort", stopOnAbort);
+		}
+		const { result, saved, envelope, summary } = outcome;
+		// The runtime checks the header and args before any child starts (and parses the script once); those
+		// author errors fail the tool call itself, with their line:column.
+		const early = result.error;
+		// The static pass's findings carry `details.diagnostics`, whatever their code (`agent_options_invalid`, …).
+		const staticFailure = Array.isArray(early?.details?.diagnostics);
+		if (early && result.counts.calls === 0 && (BEFORE_START_CODES.has(early.code) || staticFailure)) {
+			throw new WorkflowError(early.code, stripLocation(early.message), {
+				...(early.line !== undefined && early.column !== undefined
+					? { location: { line: early.line, column: early.column } }
+					: {}),
+				...(early.details ? { details: early.details } : {}),
+			});
+		}
+		const toolResult = workflowProgressResult(envelope, summary + runText(result, saved) + blockingNote + warnings);
+		if (saved.runId) toolResult.details.runId = saved.runId;
+		return result.status === "completed" ? toolResult : { ...toolResult, isError: true };
+	}
+
+	return {
+		name: WORKFLOW_TOOL_NAME,
+		label: "Workflow",
+		description: workflowToolDescription(options.agentTypes?.values() ?? [GENERAL_PURPOSE_AGENT]),
+		promptSnippet: "Run a sandboxed JavaScript workflow that orchestrates many child agents",
+		promptGuidelines: WORKFLOW_GUIDELINES,
+		parameters,
+		async execute(_toolCallId, params, signal, onUpdate, ctx): Promise<AgentToolResult<WorkflowToolDetails>> {
+			if (params.check === true) return checkOnly(params, ctx, agentDir);
+			const store = createRunStore({ cwd: ctx.cwd, root: runsRoot });
+			// A resume holds the run's lock from here on: the run lets go of it when it ends.
+			const resumed = params.resume !== undefined ? await DurableRun.resume(store, params.resume) : undefined;
+			try {
+				return await runDurably(params, signal, onUpdate, ctx, store, resumed);
+			} catch (error) {
+				// A run that went ahead released the lock itself; one that never started must not keep it.
+				await resumed?.abandon();
+				throw error;
+			}
+		},
+		renderCall(args, theme) {
+			const what = args.name
+				? `saved ${args.name}`
+				: args.path
+					? args.path
+					: `inline script (${(args.script ?? "").split("\n").length} lines)`;
+			return new Text(`${theme.fg("toolTitle", theme.bold("workflow "))}${theme.fg("muted", what)}`, 0, 0);
+		},
+		renderResult(result, { expanded }, theme) {
+			const details = result.details;
+			if (details && "check" in details) {
+				const { ok, diagnostics } = details.check;
+				const text =
+					ok && diagnostics.length === 0 ? "check: no problems" : `check: ${diagnostics.length} problem(s)`;
+				return new Text(theme.fg(ok ? "success" : "error", text), 0, 0);
+			}
+			if (!details?.envelope) return new Text(theme.fg("dim", "workflow: no details"), 0, 0);
+			if (expanded) return new Text(formatWorkflowProgress(details.envelope), 0, 0);
+			const status = details.envelope.status;
+			const colour = status === "completed" ? "success" : status === "running" ? "accent" : "error";
+			return new Text(theme.fg(colour, details.summary), 0, 0);
+		},
+	};
+}
+
+/** `check: true`: the script's diagnostics, with the session's agent types; no runner, run or record. */
+function checkOnly(
+	params: WorkflowToolParams,
+	ctx: ExtensionToolContext,
+	agentDir: string,
+): AgentToolResult<WorkflowCheckDetails> {
+	const script = resolveScriptSource(params, { cwd: ctx.cwd, agentDir });
+	const types = loadAgentTypes({ cwd: ctx.cwd, agentDir });
+	const report = checkWorkflowScript(script.source, {
+		filename: script.filename,
+		agentTypes: listAvailableAgentTypes(types.types),
+	});
+	return workflowCheckResult(report, script.filename);
+}
+
+/** Children as pi sessions sharing the parent session's providers, credentials, model and thinking level. */
+async function defaultRunner(
+	ctx: ExtensionToolContext,
+	{ agentDir, agentTypes, worktreePlace, controls }: RunnerSetup,
+): Promise<WorkflowAgentRunner> {
+	const modelRuntime = await parentModelRuntime(ctx.modelRegistry, { agentDir });
+	return createPiAgentRunner({
+		cwd: ctx.cwd,
+		agentDir,
+		agentTypes,
+		modelRuntime,
+		worktreePlace,
+		...(ctx.model ? { defaultModel: ctx.model } : {}),
+		...(ctx.thinkingLevel ? { defaultThinking: ctx.thinkingLevel } : {}),
+		sessionTools: sessionToolsOf(ctx),
+		controls,
+	});
+}

@@ -1,0 +1,204 @@
+/**
+ * Checks the arguments of `agent(prompt, opts)`: unknown option names are refused by name, aliases are folded
+ * (`agentType` → `agent`, `effort` → `thinking`), and each value must have the right type.
+ */
+import { closestName } from "../../authoring/index.ts";
+import { WorkflowError } from "../../errors.ts";
+import type { JsonSchema, JsonValue } from "../types.ts";
+
+/** `agent()` options after checking. */
+export interface AgentCallOptions {
+	agentType: string;
+	label?: string;
+	phase?: string;
+	schema?: JsonSchema;
+	model?: string;
+	thinking?: string;
+	tools?: string[];
+	timeoutMs?: number;
+	/** No progress for this long stops the child and retries it once; 0 turns the watchdog off. */
+	stallMs?: number;
+	retries: number;
+	isolation?: "worktree";
+}
+
+const KNOWN = [
+	"agent",
+	"agentType",
+	"label",
+	"phase",
+	"schema",
+	"model",
+	"thinking",
+	"effort",
+	"tools",
+	"timeoutMs",
+	"stallMs",
+	"retries",
+	"isolation",
+] as const;
+
+/** Option names other agent tools use, and ours for the same thing. */
+const FOREIGN: Readonly<Record<string, string>> = {
+	subagent_type: "agent",
+	subagentType: "agent",
+	agent_type: "agent",
+	type: "agent",
+	name: "label",
+	timeout: "timeoutMs",
+	timeout_ms: "timeoutMs",
+	model_name: "model",
+	modelName: "model",
+	reasoning: "thinking",
+	reasoning_effort: "thinking",
+	reasoningEffort: "thinking",
+	output_schema: "schema",
+	outputSchema: "schema",
+	json_schema: "schema",
+	responseSchema: "schema",
+	max_retries: "retries",
+	maxRetries: "retries",
+	allowed_tools: "tools",
+	allowedTools: "tools",
+};
+
+const THINKING = ["off", "minimal", "low", "medium", "high", "xhigh"];
+export const DEFAULT_AGENT_TYPE = "general-purpose";
+const MAX_RETRIES = 10;
+/** Longest timeout Node's timers take (2^31 − 1 ms, about 24.8 days); a longer one fires after 1 ms instead. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+function invalid(message: string, details?: Record<string, unknown>): WorkflowError {
+	return new WorkflowError("agent_options_invalid", message, details ? { details } : {});
+}
+
+function optionalString(opts: Record<string, JsonValue>, name: string): string | undefined {
+	const value = opts[name];
+	if (value === undefined || value === null) return undefined;
+	if (typeof value !== "string" || value.trim() === "") {
+		throw invalid(`\`agent()\` option \`${name}\` must be a non-empty string, got ${JSON.stringify(value)}`);
+	}
+	return value;
+}
+
+function alias(opts: Record<string, JsonValue>, name: string, other: string): string | undefined {
+	const a = optionalString(opts, name);
+	const b = optionalString(opts, other);
+	if (a !== undefined && b !== undefined && a !== b) {
+		throw invalid(`\`agent()\` options \`${name}\` and \`${other}\` are the same option; give one`);
+	}
+	return a ?? b;
+}
+
+/** What a Promise becomes in a template literal or a string concatenation. */
+const PROMISE_TEXT = "[object Promise]";
+
+/** The prompt must be a non-empty string, with no Promise turned into text in it. */
+export function checkPrompt(prompt: JsonValue): string {
+	if (typeof prompt !== "string" || prompt.trim() === "") {
+		const got = typeof prompt === "string" ? "an empty string" : JSON.stringify(prompt);
+		throw invalid(`\`agent()\` takes a prompt string as its first argument, got ${got}`);
+	}
+	refusePromiseText("prompt", prompt);
+	return prompt;
+}
+
+/**
+ * `[object Promise]` in a prompt or label is almost always a Promise put into a template without `await` (one that
+ * agent() & co. return is caught where it is turned into text; this catches the script's own async functions).
+ */
+function refusePromiseText(what: string, text: string): void {
+	if (!text.includes(PROMISE_TEXT)) return;
+	throw new WorkflowError(
+		"not_awaited",
+		`\`agent()\` ${what} contains \`${PROMISE_TEXT}\`: a Promise was put into the text without \`await\`. Write \`await\` before the call that made it and use its result (if the text is meant, write it another way, such as \`[object Promise ]\`)`,
+		{ details: { option: what } },
+	);
+}
+
+/** Checks `opts` (null when omitted) and returns them with defaults and aliases applied. */
+export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
+	if (raw === null) return { agentType: DEFAULT_AGENT_TYPE, retries: 0 };
+	if (typeof raw !== "object" || Array.isArray(raw)) {
+		throw invalid(
+			`\`agent()\` options must be an object, got ${Array.isArray(raw) ? "an array" : JSON.stringify(raw)}`,
+		);
+	}
+	for (const name of Object.keys(raw)) {
+		if (!(KNOWN as readonly string[]).includes(name)) {
+			const meant = Object.hasOwn(FOREIGN, name) ? FOREIGN[name] : closestName(name, KNOWN);
+			const hint = meant ? ` Did you mean \`${meant}\`?` : "";
+			throw invalid(`Unknown \`agent()\` option \`${name}\`.${hint} Known options: ${KNOWN.join(", ")}`, {
+				option: name,
+			});
+		}
+	}
+	const options: AgentCallOptions = {
+		agentType: alias(raw, "agent", "agentType") ?? DEFAULT_AGENT_TYPE,
+		retries: 0,
+	};
+	const label = optionalString(raw, "label");
+	if (label !== undefined) {
+		refusePromiseText("label", label);
+		options.label = label;
+	}
+	const phase = optionalString(raw, "phase");
+	if (phase !== undefined) options.phase = phase;
+	const model = optionalString(raw, "model");
+	if (model !== undefined) options.model = model;
+	const thinking = alias(raw, "thinking", "effort");
+	if (thinking !== undefined) {
+		if (!THINKING.includes(thinking)) {
+			throw invalid(`\`agent()\` option \`thinking\` must be one of ${THINKING.join(", ")}, got "${thinking}"`);
+		}
+		options.thinking = thinking;
+	}
+	if (raw.schema !== undefined && raw.schema !== null) {
+		if (typeof raw.schema !== "object" || Array.isArray(raw.schema)) {
+			throw new WorkflowError("schema_invalid", "`agent()` option `schema` must be a JSON Schema object");
+		}
+		options.schema = raw.schema;
+	}
+	if (raw.tools !== undefined && raw.tools !== null) {
+		if (!Array.isArray(raw.tools) || raw.tools.some((t) => typeof t !== "string")) {
+			throw invalid("`agent()` option `tools` must be an array of tool names");
+		}
+		options.tools = raw.tools as string[];
+	}
+	if (raw.timeoutMs !== undefined && raw.timeoutMs !== null) {
+		const t = raw.timeoutMs;
+		if (typeof t !== "number" || !(t > 0) || t > MAX_TIMEOUT_MS) {
+			throw invalid(
+				`\`agent()\` option \`timeoutMs\` must be a number of milliseconds above 0 and at most ${MAX_TIMEOUT_MS} (about 24.8 days), got ${JSON.stringify(t)}`,
+				{ option: "timeoutMs", max: MAX_TIMEOUT_MS },
+			);
+		}
+		options.timeoutMs = t;
+	}
+	if (raw.stallMs !== undefined && raw.stallMs !== null) {
+		const t = raw.stallMs;
+		if (typeof t !== "number" || !(t >= 0) || t > MAX_TIMEOUT_MS) {
+			throw invalid(
+				`\`agent()\` option \`stallMs\` must be a number of milliseconds from 0 (no watchdog) to ${MAX_TIMEOUT_MS}, got ${JSON.stringify(t)}`,
+				{ option: "stallMs", max: MAX_TIMEOUT_MS },
+			);
+		}
+		options.stallMs = t;
+	}
+	if (raw.retries !== undefined && raw.retries !== null) {
+		const r = raw.retries;
+		if (typeof r !== "number" || !Number.isInteger(r) || r < 0 || r > MAX_RETRIES) {
+			throw invalid(
+				`\`agent()\` option \`retries\` must be an integer from 0 to ${MAX_RETRIES}, got ${JSON.stringify(r)}`,
+			);
+		}
+		options.retries = r;
+	}
+	if (raw.isolation !== undefined && raw.isolation !== null) {
+		if (raw.isolation !== "worktree") {
+			throw invalid(`\`agent()\` option \`isolation\` must be "worktree", got ${JSON.stringify(raw.isolation)}`);
+		}
+		options.isolation = "worktree";
+	}
+	return options;
+}

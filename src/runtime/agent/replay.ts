@@ -1,0 +1,79 @@
+/**
+ * A call's answer in the run's journal: whether an entry can stand in for the call (replay) and writing one once the
+ * call has its value, before the script sees it.
+ */
+import { errorMessage } from "../../errors.ts";
+import type { WorkflowAgentCallRef } from "../events.ts";
+import { assertJsonValue } from "../json.ts";
+import { emitLog, type RunContext } from "../run-context.ts";
+import type { JsonValue, WorkflowJournalEntry, WorkflowTokenUsage } from "../types.ts";
+import { readUsage } from "./attempt.ts";
+import { preview } from "./preview.ts";
+
+/**
+ * The journal's entry for `key`, when it can stand in for the call: a JSON value that fits the boundary (an object
+ * for a schema call). Anything else, from a journal edited by hand, is ignored and the call runs.
+ */
+export function replayable(run: RunContext, key: string, hasSchema: boolean): WorkflowJournalEntry | undefined {
+	const entry = run.journal?.lookup(key);
+	if (entry === undefined || entry === null || typeof entry !== "object") return undefined;
+	try {
+		const value = assertJsonValue(entry.value, "journal value");
+		if (hasSchema && (value === null || typeof value !== "object" || Array.isArray(value))) return undefined;
+		if (Buffer.byteLength(JSON.stringify(value)) > run.limits.maxValueBytes) return undefined;
+		const usage = readUsage(entry.usage);
+		return {
+			key,
+			value,
+			...(usage ? { usage } : {}),
+			...(typeof entry.agentId === "string" ? { agentId: entry.agentId } : {}),
+		};
+	} catch {
+		return undefined;
+	}
+}
+
+/** A call the journal holds: counted, charged and reported as it was in the run that made it, with no runner call. */
+export function replay(run: RunContext, ref: WorkflowAgentCallRef, entry: WorkflowJournalEntry): JsonValue {
+	run.census.started();
+	run.census.completed(entry.usage);
+	if (entry.usage) run.budget.spendTokens(entry.usage.total);
+	run.emit({
+		type: "agent_finished",
+		...ref,
+		...(entry.agentId ? { agentId: entry.agentId } : {}),
+		resultPreview: preview(entry.value),
+		...(entry.usage ? { usage: entry.usage } : {}),
+		durationMs: 0,
+		attempts: 0,
+		cached: true,
+	});
+	return entry.value;
+}
+
+/** Records a finished call. A journal that cannot write costs durability, not the answer: the run goes on, warned. */
+export async function journal(
+	run: RunContext,
+	ref: WorkflowAgentCallRef,
+	value: JsonValue,
+	usage: WorkflowTokenUsage | undefined,
+	agentId: string | undefined,
+): Promise<void> {
+	if (!run.journal) return;
+	try {
+		await run.journal.record({
+			key: ref.key,
+			value,
+			...(usage ? { usage } : {}),
+			...(agentId !== undefined ? { agentId: String(agentId) } : {}),
+			label: ref.label,
+			agentType: ref.agentType,
+		});
+	} catch (error) {
+		emitLog(run, {
+			level: "warn",
+			message: `Could not journal the answer of \`${ref.label}\` (${errorMessage(error)}); a resume will run this call again`,
+			...(ref.phase ? { phase: ref.phase } : {}),
+		});
+	}
+}

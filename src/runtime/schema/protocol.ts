@@ -1,0 +1,24 @@
+/** Host ⇄ schema worker messages. One job at a time is in flight, so replies need no ordering of their own. */
+import type { CompileJob } from "./ajv.ts";
+import type { SchemaValidation } from "./issues.ts";
+
+/** Host → worker. `job` comes along whenever the worker may not hold the schema yet (a new or replaced worker). */
+export type SchemaRequest =
+	| { type: "compile"; id: number; job: CompileJob }
+	| { type: "validate"; id: number; key: string; job?: CompileJob; value: unknown; root: string }
+	| { type: "release"; id: number; key: string };
+
+/** Worker → host, once, when it has loaded and can take jobs. */
+export interface SchemaReady {
+	type: "ready";
+}
+
+/** Worker → host; `held` is how many validators the worker keeps after the job. */
+export type SchemaReply =
+	| { id: number; ok: true; held: number; result?: SchemaValidation }
+	| {
+			id: number;
+			ok: false;
+			held: number;
+			error: { code: string; message: string; details?: Record<string, unknown> };
+	  };

@@ -1,0 +1,35 @@
+/** The schema worker's entry: compiles and validates what the host sends, one message at a time. */
+import { parentPort } from "node:worker_threads";
+import { errorMessage, isWorkflowError } from "../../errors.ts";
+import { SchemaCompiler } from "./ajv.ts";
+import type { SchemaReady, SchemaReply, SchemaRequest } from "./protocol.ts";
+
+const compiler = new SchemaCompiler();
+const port = parentPort;
+if (!port) throw new Error("schema-worker-entry.ts runs only as a worker thread");
+
+port.on("message", (request: SchemaRequest) => {
+	port.postMessage(handle(request));
+});
+port.postMessage({ type: "ready" } satisfies SchemaReady);
+
+function handle(request: SchemaRequest): SchemaReply {
+	try {
+		if (request.type === "release") {
+			compiler.release(request.key);
+			return { id: request.id, ok: true, held: compiler.size };
+		}
+		if (request.job) compiler.compile(request.job);
+		const result =
+			request.type === "validate" ? compiler.validate(request.key, request.value, request.root) : undefined;
+		return { id: request.id, ok: true, held: compiler.size, ...(result ? { result } : {}) };
+	} catch (error) {
+		const coded = isWorkflowError(error)
+			? { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) }
+			: {
+					code: "internal",
+					message: `The schema worker failed: ${errorMessage(error)}`,
+				};
+		return { id: request.id, ok: false, held: compiler.size, error: coded };
+	}
+}

@@ -1,0 +1,276 @@
+/**
+ * The schema worker, host half: one worker thread per process, started on first use and unref'd while idle, that
+ * compiles and validates script-supplied schemas so a slow one cannot freeze the host. Each job has a deadline;
+ * a job past it terminates the worker (a fresh one takes the next job) and fails with a coded error.
+ */
+import { Worker } from "node:worker_threads";
+import { WorkflowError, type WorkflowErrorCode } from "../../errors.ts";
+import type { CompileJob } from "./ajv.ts";
+import type { SchemaValidation } from "./issues.ts";
+import type { SchemaReady, SchemaReply, SchemaRequest } from "./protocol.ts";
+
+/** Longest one compile or validation may take in the worker before it is stopped. */
+const SCHEMA_JOB_DEADLINE_MS = 5_000;
+/** Longest a new worker may take to load; its start is not counted against the first job's deadline. */
+const BOOT_DEADLINE_MS = 30_000;
+/** The worker's heap; past it the worker dies and the job fails, the host is unaffected. */
+const WORKER_HEAP_MB = 256;
+
+/** Options of `SchemaWorker`. */
+export interface SchemaWorkerOptions {
+	/** Default: `SCHEMA_JOB_DEADLINE_MS`. */
+	deadlineMs?: number;
+}
+
+/** What the worker holds, for tests and hosts. */
+export interface SchemaWorkerStats {
+	/** Whether a worker thread is running. */
+	running: boolean;
+	/** Validators the worker keeps, as of its last reply. */
+	held: number;
+	/** Schemas some caller still holds on the host. */
+	holds: number;
+}
+
+type Request = SchemaRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;
+
+interface Job {
+	request: Request;
+	/** The job's schema, for the deadline's message and to send along to a worker that does not hold it. */
+	job?: CompileJob;
+	resolve: (reply: SchemaReply & { ok: true }) => void;
+	reject: (error: WorkflowError) => void;
+}
+
+/** One worker thread and its job queue; jobs run one at a time, in order. */
+export class SchemaWorker {
+	readonly #deadlineMs: number;
+	readonly #queue: Job[] = [];
+	/** Contents the current worker holds; emptied when it is replaced. */
+	readonly #known = new Set<string>();
+	/** How many callers hold each schema; at zero the worker is told to drop it. */
+	readonly #holds = new Map<string, number>();
+	#worker: Worker | undefined;
+	/** Set while the current worker loads; jobs wait for it. */
+	#booting: NodeJS.Timeout | undefined;
+	#current: { job: Job; timer: NodeJS.Timeout } | undefined;
+	#held = 0;
+	#nextId = 1;
+
+	constructor(options: SchemaWorkerOptions = {}) {
+		this.#deadlineMs = options.deadlineMs ?? SCHEMA_JOB_DEADLINE_MS;
+	}
+
+	/** Compiles `job` and holds it until `release`. Rejects with `schema_invalid`. */
+	async compile(job: CompileJob): Promise<void> {
+		this.#holds.set(job.key, (this.#holds.get(job.key) ?? 0) + 1);
+		try {
+			await this.#run({ type: "compile", job }, job);
+		} catch (error) {
+			this.release(job.key);
+			throw error;
+		}
+	}
+
+	/** Validates `value` against the held schema `job`. Rejects with `limit_cpu` or `limit_memory` when stopped. */
+	async validate(job: CompileJob, value: unknown, root: string): Promise<SchemaValidation> {
+		const reply = await this.#run({ type: "validate", key: job.key, value, root }, job);
+		return reply.result as SchemaValidation;
+	}
+
+	/** Lets go of one hold on `key`; the last one makes the worker drop the schema. */
+	release(key: string): void {
+		const holds = (this.#holds.get(key) ?? 0) - 1;
+		if (holds > 0) {
+			this.#holds.set(key, holds);
+			return;
+		}
+		this.#holds.delete(key);
+		if (!this.#known.has(key)) return;
+		this.#known.delete(key);
+		this.#enqueue({ request: { type: "release", key }, resolve: () => {}, reject: () => {} });
+	}
+
+	get stats(): SchemaWorkerStats {
+		return { running: this.#worker !== undefined, held: this.#held, holds: this.#holds.size };
+	}
+
+	/** Ends the worker thread; a later job starts a new one. */
+	async shutdown(): Promise<void> {
+		const worker = this.#worker;
+		const current = this.#current;
+		this.#replace();
+		current?.job.reject(new WorkflowError("cancelled", "The schema worker was shut down while this job ran"));
+		if (worker) await worker.terminate();
+		this.#pump();
+	}
+
+	#run(request: Request, job: CompileJob): Promise<SchemaReply & { ok: true }> {
+		return new Promise((resolve, reject) => this.#enqueue({ request, job, resolve, reject }));
+	}
+
+	#enqueue(job: Job): void {
+		this.#queue.push(job);
+		this.#pump();
+	}
+
+	#pump(): void {
+		if (this.#current) return;
+		const job = this.#queue.shift();
+		if (!job) {
+			this.#worker?.unref();
+			return;
+		}
+		const worker = this.#ensureWorker();
+		worker.ref();
+		if (this.#booting) {
+			this.#queue.unshift(job);
+			return;
+		}
+		const { request } = job;
+		// A worker that does not hold the schema (new, or replaced after a deadline) gets it with the job.
+		const withJob =
+			request.type === "validate" && job.job && !this.#known.has(request.key)
+				? { ...request, job: job.job }
+				: request;
+		// Unref'd: while a job runs the worker itself keeps the process alive.
+		const timer = setTimeout(() => this.#expire(), this.#deadlineMs).unref();
+		this.#current = { job, timer };
+		worker.postMessage({ ...withJob, id: this.#nextId++ } as SchemaRequest);
+	}
+
+	#ensureWorker(): Worker {
+		if (this.#worker) return this.#worker;
+		const worker = new Worker(SCHEMA_WORKER_ENTRY, {
+			resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+			// The host's own flags (a test runner's loaders…) are not the worker's business.
+			execArgv: [],
+		});
+		worker.on("message", (message: SchemaReply | SchemaReady) => {
+			if ("type" in message) this.#ready(worker);
+			else this.#settle(worker, message);
+		});
+		worker.on("error", (error: Error & { code?: string }) =>
+			this.#fail(worker, error.message, error.code === "ERR_WORKER_OUT_OF_MEMORY" ? "limit_memory" : "internal"),
+		);
+		worker.on("exit", (code) => this.#fail(worker, `it exited with code ${code}`, "internal"));
+		this.#worker = worker;
+		this.#booting = setTimeout(
+			() => this.#fail(worker, `it did not start within ${BOOT_DEADLINE_MS} ms`, "internal"),
+			BOOT_DEADLINE_MS,
+		).unref();
+		return worker;
+	}
+
+	#ready(worker: Worker): void {
+		if (worker !== this.#worker) return;
+		clearTimeout(this.#booting);
+		this.#booting = undefined;
+		this.#pump();
+	}
+
+	#settle(worker: Worker, reply: SchemaReply): void {
+		const current = this.#current;
+		if (worker !== this.#worker || !current) return;
+		clearTimeout(current.timer);
+		this.#current = undefined;
+		this.#held = reply.held;
+		const { request } = current.job;
+		if (reply.ok) {
+			if (request.type !== "release") {
+				this.#known.add(request.type === "compile" ? request.job.key : request.key);
+				// Held by nobody any more (released while this job ran): the worker need not keep it.
+				const key = request.type === "compile" ? request.job.key : request.key;
+				if (!this.#holds.has(key)) this.release(key);
+			}
+			current.job.resolve(reply);
+		} else {
+			current.job.reject(
+				new WorkflowError(reply.error.code as WorkflowErrorCode, reply.error.message, {
+					...(reply.error.details ? { details: reply.error.details } : {}),
+				}),
+			);
+		}
+		this.#pump();
+	}
+
+	#expire(): void {
+		const current = this.#current;
+		if (!current) return;
+		this.#replace();
+		current.job.reject(
+			stoppedError(current.job, `took longer than ${this.#deadlineMs} ms`, "limit_cpu", this.#deadlineMs),
+		);
+		this.#pump();
+	}
+
+	#fail(worker: Worker, reason: string, code: WorkflowErrorCode): void {
+		if (worker !== this.#worker) return;
+		if (this.#booting) {
+			// A worker that cannot start would fail again at once: the waiting jobs fail instead of a retry loop.
+			this.#replace();
+			const error = new WorkflowError("internal", `The schema worker did not start: ${reason}`);
+			for (const job of this.#queue.splice(0)) job.reject(error);
+			return;
+		}
+		const current = this.#current;
+		this.#replace();
+		current?.job.reject(stoppedError(current.job, `stopped the schema worker (${reason})`, code));
+		this.#pump();
+	}
+
+	/** Drops the current worker (terminating it) and the job it was running; the next job starts a new one. */
+	#replace(): void {
+		const worker = this.#worker;
+		if (this.#current) clearTimeout(this.#current.timer);
+		clearTimeout(this.#booting);
+		this.#booting = undefined;
+		this.#current = undefined;
+		this.#worker = undefined;
+		this.#known.clear();
+		this.#held = 0;
+		worker?.terminate().catch(() => {});
+	}
+}
+
+/** The error of a job the worker did not finish: the schema is refused when compiling, the value when checking. */
+function stoppedError(job: Job, what: string, code: WorkflowErrorCode, limit?: number): WorkflowError {
+	const { request } = job;
+	const options = limit === undefined ? {} : { details: { limit } };
+	const bound = limit === undefined ? "" : ` (limit: ${limit})`;
+	const name = job.job?.name ?? "schema";
+	if (request.type === "validate") {
+		return new WorkflowError(
+			code,
+			`Checking \`${request.root}\` against \`${name}\` ${what}${bound}. Ask for a smaller answer, or simplify the schema`,
+			options,
+		);
+	}
+	return new WorkflowError(
+		"schema_invalid",
+		`Compiling \`${name}\` ${what}${bound}. Make the schema smaller or simpler`,
+		options,
+	);
+}
+
+/** The worker entry: `worker-entry.ts` from source, `.js` from dist (Node strips no types under node_modules). */
+function workerEntry(moduleUrl: string): URL {
+	if (!moduleUrl.endsWith(".ts")) return new URL("./worker-entry.js", moduleUrl);
+	if (moduleUrl.includes("/node_modules/")) return new URL("../../../dist/runtime/schema/worker-entry.js", moduleUrl);
+	return new URL("./worker-entry.ts", moduleUrl);
+}
+
+const SCHEMA_WORKER_ENTRY = workerEntry(import.meta.url);
+
+/** The process-wide schema worker. */
+export const schemaWorker = new SchemaWorker();
+
+/** What the process-wide schema worker holds. */
+export function schemaWorkerStats(): SchemaWorkerStats {
+	return schemaWorker.stats;
+}
+
+/** Ends the process-wide schema worker's thread (a later schema starts it again). */
+export function shutdownSchemaWorker(): Promise<void> {
+	return schemaWorker.shutdown();
+}

@@ -1,0 +1,177 @@
+/**
+ * `/workflows` and the views behind it, over a real run store with real runs: the list (live first), one run's
+ * snapshot with its failures and resume call, stopping a live run after a confirm, text outside the TUI.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createWorkflowsCommand } from "../../src/pi/runs/command.ts";
+import { DurableRun } from "../../src/pi/runs/durable-run.ts";
+import { RunRegistry } from "../../src/pi/runs/registry.ts";
+import { describeRun, listRuns } from "../../src/pi/runs/views.ts";
+import { createWorkflowProgressTracker } from "../../src/progress/index.ts";
+import { createRunStore, type RunStore } from "../../src/runs/index.ts";
+import { runWorkflowScript } from "../../src/runtime/index.ts";
+import { createFakeRunner, HEADER } from "../helpers/fake-runner.ts";
+import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
+
+checkSandboxLeaks();
+
+/** A command context whose UI answers as a person would and records what it was shown. */
+function fakeContext(cwd: string, mode: "tui" | "print", answers: { select?: number; confirm?: boolean } = {}) {
+	const shown: string[] = [];
+	const asked: string[] = [];
+	let offered: string[] = [];
+	const ctx = {
+		cwd,
+		mode,
+		ui: {
+			notify: (text: string) => shown.push(text),
+			select: async (_title: string, options: string[]) => {
+				offered = options;
+				return answers.select === undefined ? undefined : options[answers.select];
+			},
+			confirm: async (title: string, message: string) => {
+				asked.push(`${title}\n${message}`);
+				return answers.confirm ?? false;
+			},
+		},
+	} as unknown as ExtensionCommandContext;
+	return { ctx, shown, asked, offered: () => offered };
+}
+
+describe("/workflows", () => {
+	let cwd: string;
+	let root: string;
+	let store: RunStore;
+	let registry: RunRegistry;
+
+	beforeEach(() => {
+		cwd = mkdtempSync(join(tmpdir(), "wf-cmd-project-"));
+		root = mkdtempSync(join(tmpdir(), "wf-cmd-runs-"));
+		store = createRunStore({ cwd, root });
+		registry = new RunRegistry();
+	});
+	afterEach(() => {
+		rmSync(cwd, { recursive: true, force: true });
+		rmSync(root, { recursive: true, force: true });
+	});
+
+	/** A finished run in the store: a real run of `body` whose snapshot is written. */
+	async function storedRun(body: string, fail: string[] = []) {
+		const record = await store.create({ script: `${HEADER}${body}`, meta: { name: "t", description: "d" } });
+		const fake = createFakeRunner((request) => (fail.includes(request.prompt) ? { fail: "provider down" } : "ok"));
+		const result = await runWorkflowScript(`${HEADER}${body}`, { agentRunner: fake.runner });
+		await record.writeSnapshot(result);
+		return record.id;
+	}
+
+	/** A live run in the registry whose stop ends it. */
+	function liveRun(id: string) {
+		const stopped: unknown[] = [];
+		let settle = () => {};
+		const settled = new Promise<void>((resolve) => {
+			settle = resolve;
+		});
+		registry.add({
+			id,
+			name: "live-one",
+			background: true,
+			startedAt: Date.now() - 5000,
+			// Its last event was when it started, 5 s ago.
+			envelope: () => ({
+				...createWorkflowProgressTracker().getEnvelope(),
+				startedAt: Date.now() - 5000,
+				updatedAt: Date.now() - 5000,
+			}),
+			stop: (reason) => {
+				stopped.push(reason);
+				settle();
+			},
+			settled,
+		});
+		return stopped;
+	}
+
+	it("outside the TUI: prints this project's runs, live ones first", async () => {
+		const done = await storedRun(`return await agent("x");`);
+		liveRun("wf-20261201-120000-live01");
+		const { ctx, shown } = fakeContext(cwd, "print");
+		await createWorkflowsCommand({ registry, storeFor: () => store }).handler("", ctx);
+		const lines = shown[0]?.split("\n") ?? [];
+		expect(lines[0]).toMatch(/^wf-20261201-120000-live01 · live-one · running \(background\) · 5\.\ds · 0\/0 agents/);
+		expect(lines[1]).toMatch(new RegExp(`^${done} · t · completed · .* ago · 1 agent done · 10 tokens$`));
+	});
+
+	it("in the TUI: choosing a finished run shows its failures and the resume call", async () => {
+		const id = await storedRun(
+			`return await parallel([() => agent("good"), () => agent("bad", { label: "the bad one" })]);`,
+			["bad"],
+		);
+		const { ctx, shown } = fakeContext(cwd, "tui", { select: 0 });
+		await createWorkflowsCommand({ registry, storeFor: () => store }).handler("", ctx);
+		expect(shown[0]).toContain(`Run ${id} (t): completed`);
+		expect(shown[0]).toContain("Agents: 1 completed, 1 failed, 0 skipped of 2");
+		expect(shown[0]).toContain("✗ the bad one: provider down");
+	});
+
+	it("in the TUI: a live run is stopped after the person confirms", async () => {
+		const stopped = liveRun("wf-20261201-120000-live02");
+		const { ctx } = fakeContext(cwd, "tui", { select: 0, confirm: true });
+		await createWorkflowsCommand({ registry, storeFor: () => store }).handler("", ctx);
+		expect(stopped).toEqual(["Stopped from /workflows"]);
+	});
+
+	it("in the TUI: nothing is stopped when the person declines", async () => {
+		const stopped = liveRun("wf-20261201-120000-live03");
+		const { ctx, asked } = fakeContext(cwd, "tui", { select: 0, confirm: false });
+		await createWorkflowsCommand({ registry, storeFor: () => store }).handler("", ctx);
+		expect(stopped).toEqual([]);
+		// The question shows the run, not the tool call a model would use to stop it.
+		expect(asked).toHaveLength(1);
+		expect(asked[0]).toMatch(/^Stop run wf-20261201-120000-live03\?\nWorkflow workflow: running · 5\.\ds$/m);
+		expect(asked[0]).not.toContain("workflow_runs(");
+	});
+
+	it("with no runs yet: says so", async () => {
+		const { ctx, shown } = fakeContext(cwd, "tui");
+		await createWorkflowsCommand({ registry, storeFor: () => store }).handler("", ctx);
+		expect(shown).toEqual(["No workflow runs in this project yet."]);
+	});
+
+	it("a live run: its times run to now, not to its last event, and it gives the stop call", async () => {
+		liveRun("wf-20261201-120000-live04");
+		const text = await describeRun(store, registry, "wf-20261201-120000-live04");
+		expect(text).toMatch(/^Workflow workflow: running · 5\.\ds$/m);
+		expect(text).toContain('Stop it: workflow_runs({ action: "stop", runId: "wf-20261201-120000-live04" })');
+	});
+
+	it("a run that failed names its error and gives the resume call", async () => {
+		const id = await storedRun(`await agent("x"); throw new Error("late bug");`);
+		const text = await describeRun(store, registry, id);
+		expect(text).toContain(`Run ${id} (t): failed`);
+		expect(text).toContain("Error (script_error): Uncaught late bug");
+		expect(text).toContain(`Resume: workflow({ resume: "${id}" })`);
+	});
+
+	it("a run that ended before any agent finished: says to run it again, not to resume (a resume is refused)", async () => {
+		const id = await storedRun(`throw new Error("early bug");`);
+		const text = await describeRun(store, registry, id);
+		expect(text).toContain(`Run ${id} (t): failed`);
+		expect(text).toContain("No agent result was saved: run the workflow again to retry.");
+		expect(text).not.toContain("Resume:");
+		await expect(DurableRun.resume(store, id)).rejects.toMatchObject({ code: "run_not_resumable" });
+	});
+
+	it("a run without a snapshot and without a live lock is listed as interrupted", async () => {
+		const record = await store.create({ script: `${HEADER}return 1;`, meta: { name: "crashed", description: "d" } });
+		const rows = await listRuns(store, registry);
+		expect(rows[0]?.text).toContain(`${record.id} · crashed · interrupted`);
+		const text = await describeRun(store, registry, record.id);
+		expect(text).toContain("was interrupted");
+		// Nothing was journaled, so a resume would be refused: it says to run the workflow again.
+		expect(text).toContain("0 agent results are saved.\nNo agent result was saved: run the workflow again to retry.");
+	});
+});
