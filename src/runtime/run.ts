@@ -137,6 +137,8 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 	let meta: WorkflowMeta | undefined;
 	let value: JsonValue | undefined;
 	let error: WorkflowError | undefined;
+	/** Runner calls that had not settled when the run stopped waiting for them. */
+	let pending = 0;
 	try {
 		// The static pass runs here, before any agent: a script it finds wrong starts nothing.
 		const parsed = prepareWorkflow(source, {
@@ -167,18 +169,9 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		// which), then wait for every runner and nested sandbox.
 		const cut = endScript(scope, error ? "failed" : "returned");
 		if (!error && cut.length > 0) error = unawaitedWorkError(scope, cut);
-		const abandoned = await settle(run.inFlight);
-		if (abandoned > 0) {
-			// Counted whatever else went wrong: a script that failed or left work running may also have left these.
-			error = error
-				? new WorkflowError(error.code, error.message, {
-						...(error.location ? { location: error.location } : {}),
-						...(error.scriptStack ? { scriptStack: error.scriptStack } : {}),
-						details: { ...error.details, abandoned },
-					})
-				: new WorkflowError("internal", `${abandoned} agent runner call(s) ignored abort and were abandoned`, {
-						details: { abandoned },
-					});
+		pending = await settle(run.inFlight);
+		if (!error && pending > 0) {
+			error = new WorkflowError("internal", `${pending} agent runner call(s) ignored abort and were abandoned`);
 		}
 		run.schemas.dispose();
 		if (deadline) clearTimeout(deadline);
@@ -192,6 +185,17 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 			`Every agent call failed (${failed + skipped} of ${calls}); see \`failures\` for each cause`,
 			{ details: { failed, skipped, calls } },
 		);
+	}
+	// Runner calls still running, and child attempts runners let go, are counted whatever else went wrong: a script
+	// that failed or left work running may also have left these. (Abandoned attempts alone do not fail a run: their
+	// calls ended like any stopped child's, and the census or the log says what was let go.)
+	const abandoned = pending + census.abandonedAttempts;
+	if (error && abandoned > 0) {
+		error = new WorkflowError(error.code, error.message, {
+			...(error.location ? { location: error.location } : {}),
+			...(error.scriptStack ? { scriptStack: error.scriptStack } : {}),
+			details: { ...error.details, abandoned },
+		});
 	}
 	const status: WorkflowRunResult["status"] = !error ? "completed" : error.code === "cancelled" ? "stopped" : "failed";
 	// A run failed only because every agent failed, or because it returned before its calls ended, still returns

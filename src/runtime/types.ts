@@ -114,6 +114,11 @@ export interface WorkflowAgentResult {
 	worktree?: WorkflowWorktree;
 	/** The child was ended on purpose (a user skipped it): `agent()` gives null with `error` as the cause, no retries. */
 	noRetry?: boolean;
+	/**
+	 * Attempts of this child that did not stop when asked and that the runner let go (they may still be running); the
+	 * run counts them in `error.details.abandoned`, even when the call's result came after the run stopped waiting.
+	 */
+	abandoned?: number;
 }
 
 /** Live activity states of a child, in the order a healthy child passes through them. */
