@@ -8,7 +8,7 @@
 export type { WorkflowDiagnostic } from "./authoring/index.ts";
 // Errors
 export type { SerializedWorkflowError, SourceLocation, WorkflowErrorCode, WorkflowErrorDetails } from "./errors.ts";
-export { isWorkflowError, WorkflowError } from "./errors.ts";
+export { askUnavailableError, isWorkflowError, WorkflowError } from "./errors.ts";
 // Progress: tracker, text, tool result
 export type {
 	WorkflowKeptBranch,
@@ -55,6 +55,7 @@ export type {
 	WorkflowAgentRunner,
 	WorkflowAgentRunnerContext,
 	WorkflowAgentStatus,
+	WorkflowAskHandler,
 	WorkflowBudgetOptions,
 	WorkflowCheckReport,
 	WorkflowChildState,
@@ -66,6 +67,7 @@ export type {
 	WorkflowMeta,
 	WorkflowPhaseMeta,
 	WorkflowProgressEvent,
+	WorkflowQuestion,
 	WorkflowQueue,
 	WorkflowQueueOptions,
 	WorkflowResolver,
