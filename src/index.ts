@@ -15,6 +15,7 @@ export type {
 	WorkflowProgressAgentCall,
 	WorkflowProgressEnvelope,
 	WorkflowProgressPhase,
+	WorkflowProgressQuestion,
 	WorkflowProgressStatus,
 	WorkflowProgressToolResult,
 	WorkflowProgressTracker,
