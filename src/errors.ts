@@ -34,6 +34,7 @@ export type WorkflowErrorCode =
 	| "ask_answer_invalid"
 	| "ask_timeout"
 	| "ask_unavailable"
+	| "question_not_found"
 	| "agents_failed"
 	| "script_error"
 	| "run_id_invalid"
