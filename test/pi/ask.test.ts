@@ -113,7 +113,7 @@ describe("ask() in a pi session", () => {
 			},
 		]);
 		expect(result.isError).toBeUndefined();
-		expect(result.details.envelope.result).toBe("ship");
+		expect(result.details.envelope?.result).toBe("ship");
 	});
 
 	it("in the foreground without choices: an input whose empty answer takes the default", async () => {
@@ -128,7 +128,7 @@ describe("ask() in a pi session", () => {
 		expect(dialogs).toMatchObject([
 			{ kind: "input", title: "Workflow asker asks: Branch name?", placeholder: "main" },
 		]);
-		expect(result.details.envelope.result).toBe("name: main");
+		expect(result.details.envelope?.result).toBe("name: main");
 	});
 
 	it("in the foreground, Esc with no default: ask_unavailable saying it was dismissed", async () => {
@@ -141,7 +141,7 @@ describe("ask() in a pi session", () => {
 			ctx,
 		);
 		expect(result.isError).toBe(true);
-		expect(result.details.envelope.error).toMatchObject({
+		expect(result.details.envelope?.error).toMatchObject({
 			code: "ask_unavailable",
 			message:
 				'Nobody can answer `ask("Go?")` here: the question was dismissed (Esc) without an answer. Give the question a `default`, or pass the answer in `args` and ask only when it is missing (2:17)',
@@ -157,7 +157,7 @@ describe("ask() in a pi session", () => {
 			undefined,
 			ctx,
 		);
-		expect(withDefault.details.envelope.result).toBe("no");
+		expect(withDefault.details.envelope?.result).toBe("no");
 		const without = await tool().execute(
 			"c2",
 			{ script: script(`return await ask("Go?");`) },
@@ -165,7 +165,7 @@ describe("ask() in a pi session", () => {
 			undefined,
 			ctx,
 		);
-		expect(without.details.envelope.error?.message).toBe(
+		expect(without.details.envelope?.error?.message).toBe(
 			'Nobody can answer `ask("Go?")` here: pi runs in print mode, where no one can answer a question. Give the question a `default`, or pass the answer in `args` and ask only when it is missing (2:17)',
 		);
 		expect(dialogs).toEqual([]);
