@@ -218,6 +218,35 @@ describe("ask() in a pi session", () => {
 		expect(messages[1]?.content).toContain("picked Green");
 	});
 
+	it("in the background: choosing the run in /workflows asks its question first", async () => {
+		const ctx = context("tui");
+		const runId = await waitingRun(ctx);
+		const command = createWorkflowsCommand({
+			registry,
+			storeFor: (dir) => createRunStore({ cwd: dir, root: join(agentDir, "workflow-runs") }),
+		});
+		const shown: string[] = [];
+		const picks: string[][] = [];
+		const commandCtx = {
+			...ctx,
+			ui: {
+				...ctx.ui,
+				notify: (t: string) => shown.push(t),
+				// The first list is the runs (the live one first), the second the question's choices.
+				select: async (_title: string, options: string[]) => {
+					picks.push(options);
+					return picks.length === 1 ? options[0] : "Green";
+				},
+			},
+		} as unknown as ExtensionCommandContext;
+		await command.handler("", commandCtx);
+		expect(picks[0]?.[0]).toMatch(new RegExp(`^${runId} · asker · running \\(background\\)`));
+		expect(picks[1]).toEqual(["Red", "Green"]);
+		expect(shown).toEqual([`Answered "Colour?" of run ${runId}: Green`]);
+		await until(() => messages.length === 2, "the completion message");
+		expect(messages[1]?.content).toContain("picked Green");
+	});
+
 	it("in the background: the model relays the answer with workflow_runs answer", async () => {
 		const ctx = context("tui");
 		const runId = await waitingRun(ctx);

@@ -229,6 +229,21 @@ describe("ask()", () => {
 		expect(aborted).toBe(true);
 	});
 
+	it("left open when the script returns: the question is withdrawn (its signal fires) and the run fails not_awaited", async () => {
+		let withdrawn = false;
+		const { result } = await run(`const a = 1;\nask("Go?").then(() => {});\nreturn a;`, {
+			ask: (_q, { signal }) =>
+				new Promise(() => {
+					signal.addEventListener("abort", () => {
+						withdrawn = true;
+					});
+				}),
+		});
+		expect(withdrawn).toBe(true);
+		expect(result.error).toMatchObject({ code: "not_awaited", line: 3, column: 4 });
+		expect(result.cutOff).toEqual([{ kind: "ask", name: "Go?", filename: "workflow.js", line: 3, column: 4 }]);
+	});
+
 	it("without await: the script's use of the promise is refused like agent()'s", async () => {
 		const { result } = await run(`const a = ask("Go?", { default: "x" });\nreturn a.length;`, { ask: () => "y" });
 		expect(result.error?.code).toBe("not_awaited");
