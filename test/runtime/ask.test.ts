@@ -203,12 +203,13 @@ describe("ask()", () => {
 	});
 
 	it("the run's deadline does not count the wait, and counts again once it is answered", async () => {
+		// The wait is longer than the whole deadline; the deadline is long enough for a sandbox to start on a busy machine.
 		const waits = await run(`return await ask("Go?");`, {
-			timeoutMs: 50,
-			ask: (_q, { signal }) => later(250, "went", signal),
+			timeoutMs: 1000,
+			ask: (_q, { signal }) => later(1300, "went", signal),
 		});
 		expect(waits.result).toMatchObject({ status: "completed", value: "went" });
-		const after = await run(`await ask("Go?");\nawait sleep(500);`, { timeoutMs: 100, ask: () => "now" });
+		const after = await run(`await ask("Go?");\nawait sleep(5000);`, { timeoutMs: 1000, ask: () => "now" });
 		expect(after.result.error?.code).toBe("timed_out");
 	});
 

@@ -7,10 +7,17 @@ import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { askUnavailableError, WorkflowError } from "../../errors.ts";
 import { matchChoice } from "../../runtime/ask.ts";
 import type { WorkflowAskHandler, WorkflowQuestion } from "../../runtime/types.ts";
-import type { WorkflowRunMessage } from "./messages.ts";
 
 /** Custom message type of a background run's question. */
 const QUESTION_MESSAGE_TYPE = "workflow-question";
+
+/** The message a background run's question sends (a `WorkflowRunMessage` of messages.ts, which imports the registry). */
+export interface QuestionMessage {
+	customType: string;
+	content: string;
+	display: boolean;
+	details: { runId: string; status: "running"; summary: string };
+}
 
 interface Pending {
 	question: WorkflowQuestion;
@@ -98,7 +105,7 @@ export interface PiAskSetup {
 	/** The run's `meta.name`. */
 	name: () => string;
 	/** Sends a message to the session (pi's `sendMessage`). Default: none. */
-	notify?: (message: WorkflowRunMessage) => void;
+	notify?: (message: QuestionMessage) => void;
 }
 
 /** The `ask` handler of one run in a pi session. */
