@@ -240,7 +240,9 @@ describe("ask() in a pi session", () => {
 			},
 		} as unknown as ExtensionCommandContext;
 		await command.handler("", commandCtx);
-		expect(picks[0]?.[0]).toMatch(new RegExp(`^${runId} · asker · running \\(background\\)`));
+		expect(picks[0]?.[0]).toMatch(
+			new RegExp(`^${runId} · asker · running \\(background\\) · .* · waiting for you: Colour\\?$`),
+		);
 		expect(picks[1]).toEqual(["Red", "Green"]);
 		expect(shown).toEqual([`Answered "Colour?" of run ${runId}: Green`]);
 		await until(() => messages.length === 2, "the completion message");
