@@ -6,6 +6,7 @@ import { cancelledError, toWorkflowError, WorkflowError } from "../errors.ts";
 import { createSandbox, resolveLimits } from "../sandbox/index.ts";
 import { CallKeys } from "./agent/key.ts";
 import { MAX_TIMEOUT_MS } from "./agent/options.ts";
+import { RunDeadline } from "./ask.ts";
 import { Budget } from "./budget.ts";
 import { Census } from "./census.ts";
 import type { WorkflowProgressEvent } from "./events.ts";
@@ -65,20 +66,15 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 	const onCallerAbort = () => controller.abort(cancelledError(reasonText(options.signal?.reason)));
 	if (options.signal?.aborted) onCallerAbort();
 	else options.signal?.addEventListener("abort", onCallerAbort, { once: true });
-	const deadline =
-		options.timeoutMs === undefined
-			? undefined
-			: setTimeout(() => {
-					controller.abort(
-						new WorkflowError(
-							"timed_out",
-							`The workflow ran past its deadline (limit: ${options.timeoutMs} ms). Raise \`timeoutMs\``,
-							{
-								details: { limit: options.timeoutMs },
-							},
-						),
-					);
-				}, options.timeoutMs);
+	const deadline = new RunDeadline(options.timeoutMs, () => {
+		controller.abort(
+			new WorkflowError(
+				"timed_out",
+				`The workflow ran past its deadline (limit: ${options.timeoutMs} ms). Raise \`timeoutMs\``,
+				{ details: { limit: options.timeoutMs } },
+			),
+		);
+	});
 
 	// `run_end` is the last event: a runner that ignored abort and reports later must not reopen a finished run.
 	let ended = false;
@@ -113,6 +109,9 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		workflowQueue: createWorkflowQueue({ concurrency: limits.maxWorkflowsRunning }),
 		workflowCalls: 0,
 		nextCallIndex: 0,
+		nextAskIndex: 0,
+		...(options.ask ? { ask: options.ask } : {}),
+		deadline,
 		schemas: new SchemaSession(),
 		runNested: runNestedWorkflow,
 		newSandbox: () =>
@@ -174,7 +173,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 			error = new WorkflowError("internal", `${pending} agent runner call(s) ignored abort and were abandoned`);
 		}
 		run.schemas.dispose();
-		if (deadline) clearTimeout(deadline);
+		deadline.clear();
 		options.signal?.removeEventListener("abort", onCallerAbort);
 	}
 
@@ -285,6 +284,11 @@ function checkOptions(source: unknown, options: WorkflowRunOptions | undefined):
 	) {
 		throw new TypeError(
 			`Expected \`options.journal\` to be a WorkflowJournal (\`lookup\` and \`record\` functions), got ${journal === null ? "null" : typeof journal}`,
+		);
+	}
+	if (options.ask !== undefined && typeof options.ask !== "function") {
+		throw new TypeError(
+			`Expected \`options.ask\` to be a function, got ${options.ask === null ? "null" : typeof options.ask}`,
 		);
 	}
 	const limits = options.limits;
