@@ -13,10 +13,15 @@ import { describeRun, listRuns } from "./views.ts";
 
 export const RUNS_COMMAND_NAME = "workflows";
 
+/** A `/workflows <word> …` verb another room supplies (`run`, `save`): it gets the words after its own. */
+export type WorkflowsSubcommand = (rest: string, ctx: ExtensionCommandContext) => Promise<void>;
+
 /** What the command needs from the extension. */
 export interface WorkflowsCommandOptions {
 	registry: RunRegistry;
 	storeFor: (cwd: string) => RunStore;
+	/** More verbs by their first word. Default: none. */
+	subcommands?: Record<string, WorkflowsSubcommand>;
 }
 
 /** The command's definition for `pi.registerCommand`. */
@@ -24,10 +29,22 @@ export function createWorkflowsCommand(
 	options: WorkflowsCommandOptions,
 ): Omit<RegisteredCommand, "name" | "sourceInfo"> {
 	return {
-		description: "Workflow runs of this project: watch, stop, resume; steer, skip or restart a running child",
+		description:
+			"Workflow runs of this project: watch, stop, resume; steer, skip or restart a running child; run or save a saved workflow",
+		getArgumentCompletions: (prefix) => {
+			if (prefix.includes(" ")) return null;
+			const verbs = [...Object.keys(options.subcommands ?? {}), "steer", "pause", "skip", "restart"];
+			const items = verbs
+				.filter((verb) => verb.startsWith(prefix))
+				.map((verb) => ({ value: `${verb} `, label: verb }));
+			return items.length > 0 ? items : null;
+		},
 		handler: async (args, ctx) => {
 			try {
-				if (isChildSubcommand(args)) ctx.ui.notify(await runChildSubcommand(args, options.registry), "info");
+				const [verb = "", ...rest] = args.trim().split(/(?<=^\S+)\s+/);
+				const sub = Object.hasOwn(options.subcommands ?? {}, verb) ? options.subcommands?.[verb] : undefined;
+				if (sub) await sub(rest.join(" "), ctx);
+				else if (isChildSubcommand(args)) ctx.ui.notify(await runChildSubcommand(args, options.registry), "info");
 				else await showRuns(options, ctx);
 			} catch (error) {
 				ctx.ui.notify(`/workflows: ${errorMessage(error)}`, "error");

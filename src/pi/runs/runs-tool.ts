@@ -22,13 +22,15 @@ const parameters = Type.Object({
 			Type.Literal("pause"),
 			Type.Literal("skip"),
 			Type.Literal("restart"),
+			Type.Literal("save"),
 		],
 		{
 			description:
 				"list: this project's runs; status: one run's phases, agents and failures; stop: end a running run; " +
 				"steer: send a running child a message (read at its next turn; a paused one goes on with it); " +
 				"pause: stop a child's turn, it waits for a steer; skip: end a child (its agent() gives null); " +
-				"restart: a fresh attempt of a child (the script gets its answer)",
+				"restart: a fresh attempt of a child (the script gets its answer); " +
+				"save: keep a run's script as a saved workflow (.pi/workflows/<name>.js, a /<name> command)",
 		},
 	),
 	runId: Type.Optional(Type.String({ description: "The run, for every action but list" })),
@@ -36,6 +38,10 @@ const parameters = Type.Object({
 		Type.String({ description: "For steer, pause, skip, restart: the agent call's number (#3), label or key" }),
 	),
 	message: Type.Optional(Type.String({ description: "For steer: what to tell the child" })),
+	name: Type.Optional(
+		Type.String({ description: "For save: the saved workflow's name (default: the run's meta.name)" }),
+	),
+	overwrite: Type.Optional(Type.Boolean({ description: "For save: replace a saved workflow of that name" })),
 });
 
 export type WorkflowRunsToolParams = Static<typeof parameters>;
@@ -45,6 +51,8 @@ export interface WorkflowRunsToolOptions {
 	registry: RunRegistry;
 	/** The store of the project at `cwd`. */
 	storeFor: (cwd: string) => RunStore;
+	/** `save`: keeps a run's script as a saved workflow and says where. Default: `save` is refused. */
+	save?: (request: { cwd: string; runId: string; name?: string; overwrite?: boolean }) => Promise<string>;
 }
 
 /** Creates the tool definition. */
@@ -54,7 +62,7 @@ export function createWorkflowRunsTool(options: WorkflowRunsToolOptions): ToolDe
 		name: RUNS_TOOL_NAME,
 		label: "Workflow runs",
 		description:
-			"List this project's workflow runs, show one (phases, agents, failures, resume call), or stop one that this session is running; steer, pause, skip or restart one of its running children.",
+			"List this project's workflow runs, show one (phases, agents, failures, resume call), or stop one that this session is running; steer, pause, skip or restart one of its running children; save a run's script as a saved workflow.",
 		parameters,
 		async execute(_toolCallId, params, _signal, _onUpdate, ctx): Promise<AgentToolResult<undefined>> {
 			const store = options.storeFor(ctx.cwd);
@@ -73,6 +81,15 @@ export function createWorkflowRunsTool(options: WorkflowRunsToolOptions): ToolDe
 					);
 				}
 				if (params.action === "status") return describeRun(store, registry, runId);
+				if (params.action === "save") {
+					if (!options.save) throw new WorkflowError("internal", "`save` is not available in this host");
+					return options.save({
+						cwd: ctx.cwd,
+						runId,
+						...(params.name !== undefined ? { name: params.name } : {}),
+						...(params.overwrite !== undefined ? { overwrite: params.overwrite } : {}),
+					});
+				}
 				if (params.action !== "stop") {
 					if (!params.child) {
 						throw new WorkflowError(

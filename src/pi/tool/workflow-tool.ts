@@ -38,7 +38,7 @@ import { RunRegistry } from "../runs/registry.ts";
 import { startToolRun, type ToolRunOutcome } from "../runs/tool-run.ts";
 import { type WorkflowCheckDetails, workflowCheckResult } from "./check-result.ts";
 import { WORKFLOW_GUIDELINES, workflowToolDescription } from "./description.ts";
-import { createWorkflowResolver, resolveScriptSource } from "./script-source.ts";
+import { createWorkflowResolver, resolveScriptSource, type SavedWorkflow } from "./script-source.ts";
 
 export const WORKFLOW_TOOL_NAME = "workflow";
 
@@ -125,6 +125,8 @@ export interface WorkflowToolOptions {
 	createRunner?: (ctx: ExtensionContext, setup: RunnerSetup) => Promise<WorkflowAgentRunner>;
 	/** The session's agent types, listed in the description. Default: the built-in general-purpose only. */
 	agentTypes?: ReadonlyMap<string, AgentTypeConfig>;
+	/** The saved workflows `name` runs, listed in the description. Default: none listed. */
+	savedWorkflows?: Iterable<SavedWorkflow>;
 }
 
 // Runs of one session can overlap (background ones, parallel calls, commands): each needs widget and status keys of
@@ -298,7 +300,10 @@ export function createWorkflowTool(
 	return {
 		name: WORKFLOW_TOOL_NAME,
 		label: "Workflow",
-		description: workflowToolDescription(options.agentTypes?.values() ?? [GENERAL_PURPOSE_AGENT]),
+		description: workflowToolDescription(
+			options.agentTypes?.values() ?? [GENERAL_PURPOSE_AGENT],
+			options.savedWorkflows ?? [],
+		),
 		promptSnippet: "Run a sandboxed JavaScript workflow that orchestrates many child agents",
 		promptGuidelines: WORKFLOW_GUIDELINES,
 		parameters,
