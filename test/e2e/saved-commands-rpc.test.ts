@@ -61,7 +61,11 @@ class RpcPi {
 			],
 			{
 				cwd,
-				env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PATH: `${dirname(process.execPath)}:${process.env.PATH}` },
+				env: {
+					...process.env,
+					PI_CODING_AGENT_DIR: agentDir,
+					PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
+				},
 			},
 		);
 		this.child.stdout.on("data", (chunk: Buffer) => {
@@ -91,7 +95,9 @@ class RpcPi {
 			const found = this.lines.slice(from).find(match);
 			if (found) return found;
 			if (Date.now() > deadline) {
-				throw new Error(`no such line; saw:\n${this.lines.map((l) => JSON.stringify(l).slice(0, 300)).join("\n")}\n${this.stderr}`);
+				throw new Error(
+					`no such line; saw:\n${this.lines.map((l) => JSON.stringify(l).slice(0, 300)).join("\n")}\n${this.stderr}`,
+				);
 			}
 			await new Promise<void>((resolve) => {
 				const timer = setTimeout(resolve, 1000);
@@ -112,11 +118,12 @@ class RpcPi {
 	}
 }
 
-const notifyOf = (line: Line) => (line.type === "extension_ui_request" && line.method === "notify" ? String(line.message) : "");
+const notifyOf = (line: Line) =>
+	line.type === "extension_ui_request" && line.method === "notify" ? String(line.message) : "";
 const runMessage = (line: Line) =>
-	(line.type === "message_end" && (line.message as { customType?: string })?.customType === "workflow-run"
+	line.type === "message_end" && (line.message as { customType?: string })?.customType === "workflow-run"
 		? String((line.message as { content: unknown }).content)
-		: "");
+		: "";
 
 describe("saved workflows as commands, through pi's own loader (RPC mode)", () => {
 	const dirs: string[] = [];

@@ -70,7 +70,9 @@ describe("saved workflows and script sources", () => {
 
 		it("finds a saved workflow by name", () => {
 			write(join(agentDir, "workflows"), "x.js", workflow("nightly"));
-			expect(resolveScriptSource({ name: "nightly" }, { cwd, agentDir, bundledDir: false })).toMatchObject({ origin: "saved:nightly" });
+			expect(resolveScriptSource({ name: "nightly" }, { cwd, agentDir, bundledDir: false })).toMatchObject({
+				origin: "saved:nightly",
+			});
 		});
 
 		it.each([

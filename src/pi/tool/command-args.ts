@@ -193,7 +193,7 @@ export function argCompletions(typed: string, meta: WorkflowMeta): ArgCompletion
 	return items.length > 0 ? items : null;
 }
 
-/** The words of `text`, split on spaces; `"…"` or `'…'` keeps spaces in a value (`key="a b"`). */
+/** The words of `text`, split on spaces; a value in `"…"` or `'…'` keeps its spaces (`key="a b"`). */
 function splitWords(text: string, fail: (problem: string) => never): string[] {
 	const words: string[] = [];
 	let word = "";
@@ -203,7 +203,8 @@ function splitWords(text: string, fail: (problem: string) => never): string[] {
 		if (quote) {
 			if (char === quote) quote = undefined;
 			else word += char;
-		} else if (char === '"' || char === "'") {
+		} else if ((char === '"' || char === "'") && (word === "" || word.endsWith("="))) {
+			// A quote opens only where a value starts (`key="a b"`): inside one (`limits={"a":1}`) it is text.
 			quote = char;
 			started = true;
 		} else if (/\s/.test(char)) {
