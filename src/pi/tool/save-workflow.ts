@@ -69,7 +69,7 @@ export async function saveRunScript(options: SaveRunOptions): Promise<SavedRun> 
 	if (first) {
 		throw new WorkflowError(
 			first.code,
-			`Run ${options.runId}'s script does not pass the check, so it was not saved (${errors.length} problem(s)):\n${errors.map(formatDiagnostic).join("\n")}`,
+			`Run ${options.runId}'s script does not pass the check, so it was not saved (${errors.length} problem(s)); fix it and resume the run, or save another run:\n${errors.map((d) => `${filename}:${formatDiagnostic(d)}`).join("\n")}`,
 			{ details: { diagnostics: errors } },
 		);
 	}
