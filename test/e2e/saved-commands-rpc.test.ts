@@ -3,7 +3,7 @@
  * lists them (the project's, the bundled ones, not one whose name pi has), a clash is warned about by name, a
  * `prompt` of `/name key=value` starts a background run without a model turn and its completion message lands in
  * the session, a missing argument is asked for with pi's input dialog, and `/workflows run <name>` reaches the
- * workflow whose name clashed.
+ * workflow whose name clashed; `/workflows save` makes a run's script a command at once.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -173,6 +173,18 @@ describe("saved workflows as commands, through pi's own loader (RPC mode)", () =
 		pi.send({ type: "extension_ui_response", id: asked.id, value: "beta" });
 		const second = await pi.waitFor((line) => runMessage(line) !== "", from);
 		expect(runMessage(second)).toContain("child answered BETA");
+
+		// Saved from the run, the script is a command at once; saving over it again is refused.
+		from = pi.lines.length;
+		pi.send({ id: "s1", type: "prompt", message: `/workflows save ${runId} echo-copy` });
+		const saved = await pi.waitFor((line) => notifyOf(line).includes("as saved workflow `echo-copy`"), from);
+		expect(notifyOf(saved)).toContain(join(cwd, ".pi", "workflows", "echo-copy.js"));
+		pi.send({ id: "s2", type: "prompt", message: `/workflows save ${runId} echo-copy` });
+		const refused = await pi.waitFor((line) => notifyOf(line).startsWith("/workflows save:"), from);
+		expect(notifyOf(refused)).toContain("A saved workflow `echo-copy` already exists");
+		pi.send({ id: "p4", type: "prompt", message: '/echo-copy {"word":"gamma"}' });
+		const copied = await pi.waitFor((line) => runMessage(line).includes("child answered GAMMA"), from);
+		expect(runMessage(copied)).toContain("ended");
 
 		from = pi.lines.length;
 		pi.send({ id: "p3", type: "prompt", message: "/workflows run model" });
