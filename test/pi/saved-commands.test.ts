@@ -115,7 +115,11 @@ describe("saved workflows as commands", () => {
 		save("model.js", `export const meta = { name: "model", description: "d" };\nreturn 1;\n`);
 		save("review.js", `export const meta = { name: "review", description: "d" };\nreturn 1;\n`);
 		save("mine.js", `export const meta = { name: "workflows", description: "d" };\nreturn 1;\n`);
-		const { pi, commands } = fakePi([{ name: "review:1", source: "extension", path: "/ext/review.ts" }]);
+		save("deploy.js", `export const meta = { name: "deploy", description: "d" };\nreturn 1;\n`);
+		const { pi, commands } = fakePi([
+			{ name: "review:1", source: "extension", path: "/ext/review.ts" },
+			{ name: "deploy", source: "prompt", path: "/prompts/deploy.md" },
+		]);
 		const mine = new Set<string>();
 		const report = registerSavedWorkflowCommands(pi, cwd, options, mine);
 		expect(report.registered).toEqual(
@@ -123,8 +127,10 @@ describe("saved workflows as commands", () => {
 		);
 		expect([...commands.keys()]).not.toEqual(expect.arrayContaining(["model"]));
 		expect(commands.has("review")).toBe(false);
+		expect(commands.has("deploy")).toBe(false);
 		expect(commands.has("workflows")).toBe(false);
 		expect(report.warnings).toEqual([
+			`Saved workflow \`deploy\` (${join(cwd, ".pi", "workflows", "deploy.js")}) has no command of its own: /deploy is a prompt template (/prompts/deploy.md). Run it with /workflows run deploy`,
 			`Saved workflow \`model\` (${join(cwd, ".pi", "workflows", "model.js")}) has no command of its own: /model is a pi built-in command. Run it with /workflows run model`,
 			`Saved workflow \`review\` (${join(cwd, ".pi", "workflows", "review.js")}) has no command of its own: /review is an extension command (/ext/review.ts). Run it with /workflows run review`,
 			`Saved workflow \`workflows\` (${join(cwd, ".pi", "workflows", "mine.js")}) has no command of its own: /workflows is this extension's own command. Run it with /workflows run workflows`,

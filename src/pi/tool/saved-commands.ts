@@ -193,6 +193,13 @@ async function askFor(
 	return filled;
 }
 
+/** What `getCommands` sources are called in a clash warning. */
+const SOURCE_WORDS: Record<string, string> = {
+	extension: "an extension command",
+	prompt: "a prompt template",
+	skill: "a skill",
+};
+
 /** Names other commands have, each with who has it, for the clash warning. */
 function takenNames(
 	pi: Pick<ExtensionAPI, "getCommands">,
@@ -215,7 +222,7 @@ function takenNames(
 		if (!taken.has(name))
 			taken.set(
 				name,
-				`${command.source === "extension" ? "an extension" : `a ${command.source}`} command (${command.sourceInfo.path})`,
+				`${SOURCE_WORDS[command.source] ?? `a ${command.source} command`} (${command.sourceInfo.path})`,
 			);
 	}
 	return taken;
