@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { runCommand } from "../helpers/spawn.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const piCli = join(root, "node_modules", "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js");
@@ -191,5 +192,51 @@ describe("saved workflows as commands, through pi's own loader (RPC mode)", () =
 		const clashRan = await pi.waitFor((line) => runMessage(line) !== "", from);
 		expect(runMessage(clashRan)).toContain("clash ran");
 		expect(pi.lines.some((line) => line.type === "agent_start")).toBe(false);
+	}, 180_000);
+
+	it('pi -p "/name args": runs blocking and prints the result; a missing argument prints the usage and starts nothing', async () => {
+		const cwd = mkdtempSync(join(tmpdir(), "wf-cmd-print-project-"));
+		const agentDir = mkdtempSync(join(tmpdir(), "wf-cmd-print-agent-"));
+		dirs.push(cwd, agentDir);
+		mkdirSync(join(cwd, ".pi", "workflows"), { recursive: true });
+		writeFileSync(join(cwd, ".pi", "workflows", "echo.js"), ECHO);
+		const print = (prompt: string) =>
+			runCommand(
+				process.execPath,
+				[
+					piCli,
+					"-p",
+					"--offline",
+					"--no-session",
+					"-e",
+					join(root, "src", "pi.ts"),
+					"-e",
+					join(root, "test", "fixtures", "faux-provider-extension.ts"),
+					"--model",
+					"faux/faux-1",
+					prompt,
+				],
+				{
+					cwd,
+					timeoutMs: 120_000,
+					env: {
+						...process.env,
+						PI_CODING_AGENT_DIR: agentDir,
+						PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
+					},
+				},
+			);
+		const ran = await print("/echo-args word=delta times=4");
+		expect(ran.code, ran.stderr).toBe(0);
+		// pi keeps stdout for the model's answer (there is none: no turn ran); what the command shows is on stderr.
+		expect(ran.stderr).toContain("Workflow echo-args completed");
+		expect(ran.stderr).toContain("child answered DELTA");
+		expect(ran.stderr).toContain('"times": 4');
+		expect(ran.stdout.trim()).toBe("");
+		const missing = await print("/echo-args times=4");
+		expect(missing.stderr).toContain(
+			"/echo-args: missing required argument `word`\nUsage: /echo-args word=<string> [times=<integer>] [loud=<boolean>] [tags=<string,…>]",
+		);
+		expect(missing.stderr).not.toContain("child answered");
 	}, 180_000);
 });

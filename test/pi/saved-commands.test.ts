@@ -41,7 +41,7 @@ return { answer, times: args.times ?? 1 };
 `;
 
 /** A command context whose dialogs answer from `answers` and which records every notification. */
-function commandContext(cwd: string, mode: "tui" | "print", answers: (string | undefined)[] = []) {
+function commandContext(cwd: string, mode: "tui" | "json", answers: (string | undefined)[] = []) {
 	const shown: { text: string; level: string }[] = [];
 	const asked: string[] = [];
 	const ctx = {
@@ -185,9 +185,9 @@ describe("saved workflows as commands", () => {
 		expect(tui.shown).toEqual([
 			{ text: `/echo-args: not started, \`word\` was not given.\n${usage}`, level: "info" },
 		]);
-		const print = commandContext(cwd, "print");
-		await runSavedWorkflow("echo-args", "times=1", print.ctx, options);
-		expect(print.shown).toEqual([
+		const json = commandContext(cwd, "json");
+		await runSavedWorkflow("echo-args", "times=1", json.ctx, options);
+		expect(json.shown).toEqual([
 			{ text: `/echo-args: missing required argument \`word\`\n${usage}`, level: "error" },
 		]);
 		expect(fake.requests).toEqual([]);
@@ -229,7 +229,7 @@ describe("saved workflows as commands", () => {
 			agentDir,
 			createRunner: async () => bundled.runner,
 		});
-		const { ctx } = commandContext(cwd, "print");
+		const { ctx } = commandContext(cwd, "json");
 		const result = await starter.start({ name: "map-reduce-summary", args: { documents: ["a.md"] } }, { ctx });
 		expect(result.isError).toBeUndefined();
 		expect(result.details?.envelope?.status).toBe("completed");

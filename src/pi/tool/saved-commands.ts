@@ -117,7 +117,7 @@ export function savedWorkflowCommand(
 /**
  * `/<name> args` and `/workflows run <name> args`: reads the workflow from disk again (it may have changed since
  * the command was registered), reads the arguments, asks for missing required ones, and starts a background run.
- * Every problem is shown with `ctx.ui.notify`, with the usage where the arguments were the problem.
+ * Every problem is shown (`show`), with the usage where the arguments were the problem.
  */
 export async function runSavedWorkflow(
 	name: string,
@@ -129,21 +129,21 @@ export async function runSavedWorkflow(
 	try {
 		saved = findSaved(name, placesOf(ctx.cwd, options));
 	} catch (error) {
-		ctx.ui.notify(`/${name}: ${errorMessage(error)}`, "error");
+		show(ctx, `/${name}: ${errorMessage(error)}`, "error");
 		return;
 	}
 	let args: JsonValue;
 	try {
 		args = parseCommandArgs(text, name, saved.meta);
 	} catch (error) {
-		ctx.ui.notify(errorMessage(error), "error");
+		show(ctx, errorMessage(error), "error");
 		return;
 	}
 	const missing = missingArgs(args, saved.meta);
 	if (missing.length > 0) {
 		if (!ctx.hasUI) {
 			const list = missing.map((arg) => `\`${arg.name}\``).join(", ");
-			ctx.ui.notify(`/${name}: missing required argument ${list}\n${commandUsage(name, saved.meta)}`, "error");
+			show(ctx, `/${name}: missing required argument ${list}\n${commandUsage(name, saved.meta)}`, "error");
 			return;
 		}
 		const filled = await askFor(name, missing, ctx, saved);
@@ -153,10 +153,10 @@ export async function runSavedWorkflow(
 	try {
 		const result = await options.starter.start({ name, args, background: true }, { ctx, notify: options.notify });
 		const shown = result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
-		ctx.ui.notify(shown, result.isError ? "error" : "info");
+		show(ctx, shown, result.isError ? "error" : "info");
 	} catch (error) {
 		const usage = (error as { code?: unknown }).code === "args_invalid" ? `\n${commandUsage(name, saved.meta)}` : "";
-		ctx.ui.notify(`/${name}: ${errorMessage(error)}${usage}`, "error");
+		show(ctx, `/${name}: ${errorMessage(error)}${usage}`, "error");
 	}
 }
 
@@ -175,10 +175,7 @@ async function askFor(
 			arg.description ?? `the workflow needs ${arg.name}`,
 		);
 		if (answer === undefined || answer.trim() === "") {
-			ctx.ui.notify(
-				`/${name}: not started, \`${arg.name}\` was not given.\n${commandUsage(name, saved.meta)}`,
-				"info",
-			);
+			show(ctx, `/${name}: not started, \`${arg.name}\` was not given.\n${commandUsage(name, saved.meta)}`, "info");
 			return undefined;
 		}
 		try {
@@ -186,11 +183,24 @@ async function askFor(
 				throw new Error(`\`${arg.name}\`: ${problem}`);
 			});
 		} catch (error) {
-			ctx.ui.notify(`/${name}: ${errorMessage(error)}\n${commandUsage(name, saved.meta)}`, "error");
+			show(ctx, `/${name}: ${errorMessage(error)}\n${commandUsage(name, saved.meta)}`, "error");
 			return undefined;
 		}
 	}
 	return filled;
+}
+
+/**
+ * Tells the person: pi's notification; in print mode, where notifications go nowhere and the run was blocking,
+ * stderr (pi keeps stdout for the model's answer and sends an extension's stdout there anyway), so
+ * `pi -p "/name args"` shows what the run gave.
+ */
+function show(ctx: ExtensionCommandContext, text: string, level: "info" | "warning" | "error"): void {
+	if (ctx.mode === "print") {
+		process.stderr.write(`${text}\n`);
+		return;
+	}
+	ctx.ui.notify(text, level);
 }
 
 /** What `getCommands` sources are called in a clash warning. */
@@ -242,7 +252,7 @@ export function workflowsRunSubcommand(options: SavedCommandsOptions): Workflows
 		const [name = "", ...args] = rest.trim().split(/(?<=^\S+)\s+/);
 		if (name === "") {
 			const names = [...loadSavedWorkflows(placesOf(ctx.cwd, options)).byName.keys()].sort();
-			ctx.ui.notify(`Usage: /workflows run <name> [args]. Saved workflows: ${names.join(", ") || "none"}`, "error");
+			show(ctx, `Usage: /workflows run <name> [args]. Saved workflows: ${names.join(", ") || "none"}`, "error");
 			return;
 		}
 		await runSavedWorkflow(name, args.join(" "), ctx, options);
