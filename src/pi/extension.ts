@@ -17,10 +17,11 @@ import { savedText, saveRunScript } from "./tool/save-workflow.ts";
 import {
 	registerSavedWorkflowCommands,
 	type SavedCommandsOptions,
+	workflowsRunCompletions,
 	workflowsRunSubcommand,
 	workflowsSaveSubcommand,
 } from "./tool/saved-commands.ts";
-import { loadSavedWorkflows } from "./tool/script-source.ts";
+import { loadSavedWorkflows, type SavedWorkflow } from "./tool/script-source.ts";
 import { createWorkflowStarter, createWorkflowTool, type WorkflowToolOptions } from "./tool/workflow-tool.ts";
 
 const CONCURRENCY_FLAG = "workflow-concurrency";
@@ -72,9 +73,11 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 		ownCommands: [RUNS_COMMAND_NAME],
 	};
 	const mine = new Set<string>();
+	let saved: ReadonlyMap<string, SavedWorkflow> = new Map();
 	const registerCommands = (ctx: ExtensionContext) => {
-		const { warnings } = registerSavedWorkflowCommands(pi, ctx.cwd, commands, mine);
-		for (const warning of warnings) ctx.ui.notify(warning, "warning");
+		const report = registerSavedWorkflowCommands(pi, ctx.cwd, commands, mine);
+		saved = report.saved;
+		for (const warning of report.warnings) ctx.ui.notify(warning, "warning");
 	};
 	// The description lists the session's agent types and saved workflows, and the saved workflows become commands:
 	// all depend on the cwd, known once the session starts (again after a reload, which pi allows).
@@ -101,6 +104,7 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 					pi.registerTool(workflowTool(ctx.cwd));
 				},
 			},
+			completions: { run: workflowsRunCompletions(() => saved) },
 		}),
 	);
 }

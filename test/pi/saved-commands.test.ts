@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExtensionAPI, ExtensionCommandContext, RegisteredCommand } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createWorkflowsCommand } from "../../src/pi/runs/command.ts";
 import type { WorkflowRunMessage } from "../../src/pi/runs/messages.ts";
 import { RunRegistry } from "../../src/pi/runs/registry.ts";
 import {
@@ -16,6 +17,7 @@ import {
 	registerSavedWorkflowCommands,
 	runSavedWorkflow,
 	type SavedCommandsOptions,
+	workflowsRunCompletions,
 	workflowsRunSubcommand,
 } from "../../src/pi/tool/saved-commands.ts";
 import { createWorkflowStarter } from "../../src/pi/tool/workflow-tool.ts";
@@ -151,6 +153,31 @@ describe("saved workflows as commands", () => {
 		expect(await complete?.("word=hi t")).toEqual([
 			{ value: "word=hi times=", label: "times=", description: "integer" },
 		]);
+	});
+
+	it("/workflows run completes the saved names, then the named workflow's arguments", async () => {
+		save("echo.js", ECHO);
+		const { pi } = fakePi();
+		const report = registerSavedWorkflowCommands(pi, cwd, options, new Set());
+		const command = createWorkflowsCommand({
+			registry: new RunRegistry(),
+			storeFor: () => {
+				throw new Error("not used");
+			},
+			subcommands: { run: workflowsRunSubcommand(options) },
+			completions: { run: workflowsRunCompletions(() => report.saved) },
+		});
+		expect(await command.getArgumentCompletions?.("r")).toEqual([
+			{ value: "run ", label: "run" },
+			{ value: "restart ", label: "restart" },
+		]);
+		expect(await command.getArgumentCompletions?.("run ec")).toEqual([
+			{ value: "run echo-args ", label: "echo-args", description: "Echo a word" },
+		]);
+		expect(await command.getArgumentCompletions?.("run echo-args word=x t")).toEqual([
+			{ value: "run echo-args word=x times=", label: "times=", description: "integer" },
+		]);
+		expect(await command.getArgumentCompletions?.("run nothing-like-it ")).toBeNull();
 	});
 
 	it("/name key=value starts a background run at once; its completion message goes to notify", async () => {

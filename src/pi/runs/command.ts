@@ -22,6 +22,8 @@ export interface WorkflowsCommandOptions {
 	storeFor: (cwd: string) => RunStore;
 	/** More verbs by their first word. Default: none. */
 	subcommands?: Record<string, WorkflowsSubcommand>;
+	/** Completions of what follows a verb of `subcommands` (`run <name> …`), by verb. Default: none. */
+	completions?: Record<string, (rest: string) => { value: string; label: string; description?: string }[] | null>;
 }
 
 /** The command's definition for `pi.registerCommand`. */
@@ -32,7 +34,13 @@ export function createWorkflowsCommand(
 		description:
 			"Workflow runs of this project: watch, stop, resume; steer, skip or restart a running child; run or save a saved workflow",
 		getArgumentCompletions: (prefix) => {
-			if (prefix.includes(" ")) return null;
+			const space = prefix.indexOf(" ");
+			if (space >= 0) {
+				const verb = prefix.slice(0, space);
+				const complete = Object.hasOwn(options.completions ?? {}, verb) ? options.completions?.[verb] : undefined;
+				const items = complete?.(prefix.slice(space + 1));
+				return items ? items.map((item) => ({ ...item, value: `${verb} ${item.value}` })) : null;
+			}
 			const verbs = [...Object.keys(options.subcommands ?? {}), "steer", "pause", "skip", "restart"];
 			const items = verbs
 				.filter((verb) => verb.startsWith(prefix))

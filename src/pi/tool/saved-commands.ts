@@ -10,7 +10,14 @@ import { errorMessage } from "../../errors.ts";
 import type { JsonValue } from "../../runtime/types.ts";
 import type { WorkflowsSubcommand } from "../runs/command.ts";
 import type { WorkflowRunMessage } from "../runs/messages.ts";
-import { argCompletions, coerceArgValue, commandUsage, missingArgs, parseCommandArgs } from "./command-args.ts";
+import {
+	type ArgCompletion,
+	argCompletions,
+	coerceArgValue,
+	commandUsage,
+	missingArgs,
+	parseCommandArgs,
+} from "./command-args.ts";
 import { findSaved, loadSavedWorkflows, type SavedWorkflow, type SavedWorkflowPlaces } from "./script-source.ts";
 import type { WorkflowStarter } from "./workflow-tool.ts";
 
@@ -64,6 +71,8 @@ export interface SavedCommandsReport {
 	registered: string[];
 	/** One line per workflow left without a command of its own, naming the clash. */
 	warnings: string[];
+	/** Every saved workflow found, by name (with or without a command). */
+	saved: Map<string, SavedWorkflow>;
 }
 
 /**
@@ -99,7 +108,7 @@ export function registerSavedWorkflowCommands(
 		mine.add(saved.name);
 		registered.push(saved.name);
 	}
-	return { registered, warnings };
+	return { registered, warnings, saved: byName };
 }
 
 /** The command of one saved workflow. */
@@ -256,6 +265,29 @@ export function workflowsRunSubcommand(options: SavedCommandsOptions): Workflows
 			return;
 		}
 		await runSavedWorkflow(name, args.join(" "), ctx, options);
+	};
+}
+
+/** Completes `/workflows run <name> [args]`: the names of `saved()`, then the named workflow's arguments. */
+export function workflowsRunCompletions(
+	saved: () => ReadonlyMap<string, SavedWorkflow>,
+): (rest: string) => ArgCompletion[] | null {
+	return (rest) => {
+		const space = rest.indexOf(" ");
+		if (space < 0) {
+			const items = [...saved().values()]
+				.filter((workflow) => workflow.name.startsWith(rest))
+				.sort((a, b) => a.name.localeCompare(b.name))
+				.map((workflow) => ({
+					value: `${workflow.name} `,
+					label: workflow.name,
+					description: workflow.meta.description,
+				}));
+			return items.length > 0 ? items : null;
+		}
+		const workflow = saved().get(rest.slice(0, space));
+		const items = workflow ? argCompletions(rest.slice(space + 1), workflow.meta) : null;
+		return items ? items.map((item) => ({ ...item, value: `${workflow?.name} ${item.value}` })) : null;
 	};
 }
 
