@@ -7,6 +7,7 @@ import type {
 	WorkflowKeptBranch,
 	WorkflowProgressAgentCall,
 	WorkflowProgressEnvelope,
+	WorkflowProgressQuestion,
 } from "./envelope.ts";
 
 /** Options of `formatWorkflowProgress`. */
@@ -54,6 +55,7 @@ export function formatWorkflowProgress(
 	const lines = [
 		`Workflow ${workflowName(envelope)}: ${envelope.status}${envelope.currentPhase && envelope.status === "running" ? ` (phase: ${envelope.currentPhase})` : ""} · ${formatDuration(workflowElapsed(envelope, now))}`,
 	];
+	for (const question of envelope.questions ?? []) lines.push(questionLine(question));
 	if (agents.total > 0) {
 		lines.push(
 			`Agents: ${agents.total} (${countsText(agents) || "none"})${usageText(envelope.totals.tokens, envelope.totals.toolUses)}`,
@@ -116,8 +118,11 @@ export function summarizeWorkflowProgress(envelope: WorkflowProgressEnvelope): s
 	const tokens = envelope.totals.tokens > 0 ? `, ${formatTokens(envelope.totals.tokens)} tokens` : "";
 	const error = envelope.error ? `: ${oneLine(envelope.error.message)}` : "";
 	switch (envelope.status) {
-		case "running":
-			return `${name} running${envelope.currentPhase ? ` (${envelope.currentPhase})` : ""} for ${time}: ${counts}${tokens}`;
+		case "running": {
+			const waiting = envelope.questions?.[0];
+			const asks = waiting ? `; waiting for you: ${oneLine(waiting.question)}` : "";
+			return `${name} running${envelope.currentPhase ? ` (${envelope.currentPhase})` : ""} for ${time}: ${counts}${tokens}${asks}`;
+		}
 		case "completed":
 			return `${name} completed in ${time}: ${counts}${tokens}`;
 		case "failed":
@@ -130,6 +135,14 @@ export function summarizeWorkflowProgress(envelope: WorkflowProgressEnvelope): s
 }
 
 const PHASE_MARKS = { pending: "○", running: "▸", done: "✓", failed: "✗" } as const;
+
+/** "Waiting for you: Ship it? (yes / no; default: no)": an open `ask()` question, shown first while it waits. */
+export function questionLine(question: WorkflowProgressQuestion): string {
+	const choices = question.choices ? question.choices.join(" / ") : "";
+	const fallback = question.default !== undefined ? `default: ${question.default}` : "";
+	const extra = [choices, fallback].filter(Boolean).join("; ");
+	return `Waiting for you: ${oneLine(question.question)}${extra ? ` (${extra})` : ""}`;
+}
 
 /** `meta.name`, or "workflow" before the meta is known. */
 export function workflowName(envelope: WorkflowProgressEnvelope): string {

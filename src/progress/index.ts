@@ -14,6 +14,7 @@ export type {
 	WorkflowProgressError,
 	WorkflowProgressLog,
 	WorkflowProgressPhase,
+	WorkflowProgressQuestion,
 	WorkflowProgressStatus,
 	WorkflowProgressTotals,
 } from "./envelope.ts";

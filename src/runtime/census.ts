@@ -24,6 +24,7 @@ export class Census {
 	readonly counts: WorkflowAgentCounts = { calls: 0, started: 0, completed: 0, failed: 0, skipped: 0 };
 	readonly usage: WorkflowTokenUsage = { input: 0, output: 0, total: 0 };
 	#refused = 0;
+	#abandoned = 0;
 	/** Calls that gave the script null, and calls that answered text, latest last (for script-error hints). */
 	readonly nulls: CallNote[] = [];
 	readonly texts: CallNote[] = [];
@@ -53,6 +54,16 @@ export class Census {
 	refused(): void {
 		this.counts.skipped++;
 		this.#refused++;
+	}
+
+	/** Child attempts a runner let go because they did not stop when asked (they may still be running). */
+	abandoned(count: number): void {
+		this.#abandoned += count;
+	}
+
+	/** How many child attempts runners abandoned; the run counts them in `error.details.abandoned`. */
+	get abandonedAttempts(): number {
+		return this.#abandoned;
 	}
 
 	/** A `parallel`/`pipeline` slot that became null. */

@@ -103,6 +103,7 @@ const ESCAPES: HostileCase[] = [
 				"phase",
 				"log",
 				"workflow",
+				"ask",
 				"sleep",
 				"budget",
 				"args",

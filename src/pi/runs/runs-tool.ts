@@ -23,6 +23,7 @@ const parameters = Type.Object({
 			Type.Literal("skip"),
 			Type.Literal("restart"),
 			Type.Literal("save"),
+			Type.Literal("answer"),
 		],
 		{
 			description:
@@ -30,7 +31,8 @@ const parameters = Type.Object({
 				"steer: send a running child a message (read at its next turn; a paused one goes on with it); " +
 				"pause: stop a child's turn, it waits for a steer; skip: end a child (its agent() gives null); " +
 				"restart: a fresh attempt of a child (the script gets its answer); " +
-				"save: keep a run's script as a saved workflow (.pi/workflows/<name>.js, a /<name> command)",
+				"save: keep a run's script as a saved workflow (.pi/workflows/<name>.js, a /<name> command); " +
+				"answer: give a run's open ask() question the person's answer (relay theirs, do not make one up)",
 		},
 	),
 	runId: Type.Optional(Type.String({ description: "The run, for every action but list" })),
@@ -42,6 +44,7 @@ const parameters = Type.Object({
 		Type.String({ description: "For save: the saved workflow's name (default: the run's meta.name)" }),
 	),
 	overwrite: Type.Optional(Type.Boolean({ description: "For save: replace a saved workflow of that name" })),
+	answer: Type.Optional(Type.String({ description: "For answer: the person's answer (one of the choices, if any)" })),
 });
 
 export type WorkflowRunsToolParams = Static<typeof parameters>;
@@ -62,7 +65,7 @@ export function createWorkflowRunsTool(options: WorkflowRunsToolOptions): ToolDe
 		name: RUNS_TOOL_NAME,
 		label: "Workflow runs",
 		description:
-			"List this project's workflow runs, show one (phases, agents, failures, resume call), or stop one that this session is running; steer, pause, skip or restart one of its running children; save a run's script as a saved workflow.",
+			"List this project's workflow runs, show one (phases, agents, failures, resume call), or stop one that this session is running; steer, pause, skip or restart one of its running children; answer a run's ask() question with the person's answer; save a run's script as a saved workflow.",
 		parameters,
 		async execute(_toolCallId, params, _signal, _onUpdate, ctx): Promise<AgentToolResult<undefined>> {
 			const store = options.storeFor(ctx.cwd);
@@ -89,6 +92,15 @@ export function createWorkflowRunsTool(options: WorkflowRunsToolOptions): ToolDe
 						...(params.name !== undefined ? { name: params.name } : {}),
 						...(params.overwrite !== undefined ? { overwrite: params.overwrite } : {}),
 					});
+				}
+				if (params.action === "answer") {
+					if (params.answer === undefined) {
+						throw new WorkflowError(
+							"ask_answer_invalid",
+							"`answer` needs `answer`: the person's answer to the run's question",
+						);
+					}
+					return registry.answer(runId, params.answer);
 				}
 				if (params.action !== "stop") {
 					if (!params.child) {
