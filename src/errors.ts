@@ -28,6 +28,7 @@ export type WorkflowErrorCode =
 	| "cancelled"
 	| "timed_out"
 	| "workflow_not_found"
+	| "workflow_exists"
 	| "workflow_nesting"
 	| "limit_workflows"
 	| "ask_options_invalid"

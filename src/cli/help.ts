@@ -32,7 +32,8 @@ const COMMANDS: Record<string, string> = {
 	run: `pi-workflows run <file|name> [options]
 
 Runs a workflow script with its children as pi sessions. <file> is a path (ends in .js or has a /);
-anything else is the meta.name of a saved workflow (.pi/workflows/*.js, then ~/.pi/agent/workflows/*.js).
+anything else is the meta.name of a saved workflow (.pi/workflows/*.js, then ~/.pi/agent/workflows/*.js,
+then the bundled ones: review-and-fix, test-triage, plan-implement-review, research-brief, …).
 
 ${RUN_OPTIONS}`,
 	resume: `pi-workflows resume <runId> [file] [options]

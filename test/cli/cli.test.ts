@@ -158,6 +158,18 @@ describe("pi-workflows run, runs and resume (children as pi sessions on the faux
 		expect(list).toContainEqual(expect.objectContaining({ id: output.runId, status: "completed", agents: 3 }));
 	}, 120_000);
 
+	it("runs a bundled workflow by its name, from a project that saved none", async () => {
+		const result = await cli(["run", "map-reduce-summary", "--args", '{"documents":["c.md"]}', ...PI, "--json"]);
+		expect(result.code, result.stderr).toBe(0);
+		expect(JSON.parse(result.stdout)).toMatchObject({
+			status: "completed",
+			// One document: its summary is the answer, no reducer.
+			counts: { calls: 1, completed: 1, failed: 0 },
+			value: { levels: 0, unread: [] },
+		});
+		expect(result.stderr).toContain("✓ map c.md");
+	}, 120_000);
+
 	it("a script that throws: exit 1, the error and the resume hint on stderr", async () => {
 		const file = script("throws.js", 'await agent("echo first");\nthrow new Error("the script gave up");');
 		const result = await cli(["run", file, ...PI]);

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type {
 	AgentToolResult,
 	AgentToolUpdateCallback,
-	ExtensionToolContext,
+	ExtensionContext,
 	ToolDefinition,
 } from "@earendil-works/pi-coding-agent";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
@@ -30,7 +30,7 @@ import {
 import { createPiAgentRunner } from "../children/agent-runner.ts";
 import { ChildControls } from "../children/controls.ts";
 import { parentModelRuntime } from "../children/model.ts";
-import { sessionToolsOf } from "../children/session-tools.ts";
+import { type SessionTools, sessionToolsOf } from "../children/session-tools.ts";
 import type { WorktreePlaceSource } from "../children/worktree.ts";
 import { DurableRun } from "../runs/durable-run.ts";
 import { completionMessage, runText, startedResult, type WorkflowRunMessage } from "../runs/messages.ts";
@@ -39,7 +39,7 @@ import { RunRegistry } from "../runs/registry.ts";
 import { startToolRun, type ToolRunOutcome } from "../runs/tool-run.ts";
 import { type WorkflowCheckDetails, workflowCheckResult } from "./check-result.ts";
 import { WORKFLOW_GUIDELINES, workflowToolDescription } from "./description.ts";
-import { createWorkflowResolver, resolveScriptSource } from "./script-source.ts";
+import { createWorkflowResolver, resolveScriptSource, type SavedWorkflow } from "./script-source.ts";
 
 export const WORKFLOW_TOOL_NAME = "workflow";
 
@@ -106,6 +106,8 @@ export interface RunnerSetup {
 	worktreePlace: WorktreePlaceSource;
 	/** Where the run's running children go for steer, skip and restart (`/workflows`, `workflow_runs`). */
 	controls: ChildControls;
+	/** The parent session's tools lent to children; absent for a run a command started (no tool call to lend them). */
+	sessionTools?: SessionTools;
 }
 
 /** What the tool shares across calls in one pi session. */
@@ -121,31 +123,50 @@ export interface WorkflowToolOptions {
 	/** Delivers a background run's completion message to the session (pi's `sendMessage`). Default: none. */
 	notify?: (message: WorkflowRunMessage) => void;
 	/** Builds the runner for a call. Default: children as pi sessions with the parent's model and credentials. */
-	createRunner?: (ctx: ExtensionToolContext, setup: RunnerSetup) => Promise<WorkflowAgentRunner>;
+	createRunner?: (ctx: ExtensionContext, setup: RunnerSetup) => Promise<WorkflowAgentRunner>;
 	/** The session's agent types, listed in the description. Default: the built-in general-purpose only. */
 	agentTypes?: ReadonlyMap<string, AgentTypeConfig>;
+	/** The saved workflows `name` runs, listed in the description. Default: none listed. */
+	savedWorkflows?: Iterable<SavedWorkflow>;
 }
 
-/** Creates the tool definition. */
-export function createWorkflowTool(
-	options: WorkflowToolOptions,
-): ToolDefinition<typeof parameters, WorkflowToolDetails> {
+// Runs of one session can overlap (background ones, parallel calls, commands): each needs widget and status keys of
+// its own, or the first to end takes the others' away. One counter for every starter, since two calls can start in
+// the same millisecond.
+let runCount = 0;
+
+/** Who asked for a run: the tool call's context, or a command's, which has no session tools to lend. */
+export interface WorkflowCaller {
+	ctx: ExtensionContext;
+	signal?: AbortSignal;
+	onUpdate?: AgentToolUpdateCallback<WorkflowProgressDetails>;
+	/** The parent session's tools lent to children. Default: none. */
+	sessionTools?: SessionTools;
+	/** Delivers this run's completion message when it ran in the background. Default: `options.notify`. */
+	notify?: (message: WorkflowRunMessage) => void;
+}
+
+/** Starts runs as the `workflow` tool does; saved-workflow commands use it too. */
+export interface WorkflowStarter {
+	/** Checks or runs `params` (resuming when asked); resolves as the tool call would. */
+	start(params: WorkflowToolParams, caller: WorkflowCaller): Promise<AgentToolResult<WorkflowToolDetails>>;
+}
+
+/** The run machinery of the `workflow` tool, apart from its definition. */
+export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowStarter {
 	const agentDir = options.agentDir ?? getAgentDir();
 	const makeRunner = options.createRunner ?? defaultRunner;
 	const runsRoot = options.runsRoot ?? join(agentDir, "workflow-runs");
 	const registry = options.registry ?? new RunRegistry();
-	// Runs of one session can overlap (background ones, or parallel calls): each needs widget and status keys of its
-	// own, or the first to end takes the others' away. A counter, since two calls can start in the same millisecond.
-	let runCount = 0;
 	/** One call: the script (the resumed run's unless one is given), its record, the run, and what the model sees. */
 	async function runDurably(
 		params: WorkflowToolParams,
-		signal: AbortSignal | undefined,
-		onUpdate: AgentToolUpdateCallback<WorkflowProgressDetails> | undefined,
-		ctx: ExtensionToolContext,
+		caller: WorkflowCaller,
 		store: RunStore,
 		resumed: DurableRun | undefined,
 	): Promise<AgentToolResult<WorkflowProgressDetails>> {
+		const { ctx, signal, onUpdate } = caller;
+		const notify = caller.notify ?? options.notify;
 		const original = resumed?.original;
 		const script =
 			original && !params.script && !params.path && !params.name
@@ -166,6 +187,7 @@ export function createWorkflowTool(
 			agentTypes: types.types,
 			worktreePlace: () => durable.worktreePlace(),
 			controls,
+			...(caller.sessionTools ? { sessionTools: caller.sessionTools } : {}),
 		});
 		// pi -p and JSON mode end after this turn: a background run would have no session to report to.
 		const background = params.background === true && ctx.mode !== "print" && ctx.mode !== "json";
@@ -223,7 +245,7 @@ export function createWorkflowTool(
 						// A run stopped because the session is ending must not start a turn on it.
 						if (registry.closing) return;
 						try {
-							options.notify?.(completionMessage(outcome, durable.snapshotPath));
+							notify?.(completionMessage(outcome, durable.snapshotPath));
 						} catch {
 							// The session is gone (pi exited mid-run): the run's record says how it ended.
 						}
@@ -266,24 +288,44 @@ export function createWorkflowTool(
 	}
 
 	return {
-		name: WORKFLOW_TOOL_NAME,
-		label: "Workflow",
-		description: workflowToolDescription(options.agentTypes?.values() ?? [GENERAL_PURPOSE_AGENT]),
-		promptSnippet: "Run a sandboxed JavaScript workflow that orchestrates many child agents",
-		promptGuidelines: WORKFLOW_GUIDELINES,
-		parameters,
-		async execute(_toolCallId, params, signal, onUpdate, ctx): Promise<AgentToolResult<WorkflowToolDetails>> {
-			if (params.check === true) return checkOnly(params, ctx, agentDir);
-			const store = createRunStore({ cwd: ctx.cwd, root: runsRoot });
+		async start(params, caller) {
+			if (params.check === true) return checkOnly(params, caller.ctx, agentDir);
+			const store = createRunStore({ cwd: caller.ctx.cwd, root: runsRoot });
 			// A resume holds the run's lock from here on: the run lets go of it when it ends.
 			const resumed = params.resume !== undefined ? await DurableRun.resume(store, params.resume) : undefined;
 			try {
-				return await runDurably(params, signal, onUpdate, ctx, store, resumed);
+				return await runDurably(params, caller, store, resumed);
 			} catch (error) {
 				// A run that went ahead released the lock itself; one that never started must not keep it.
 				await resumed?.abandon();
 				throw error;
 			}
+		},
+	};
+}
+
+/** Creates the tool definition. */
+export function createWorkflowTool(
+	options: WorkflowToolOptions,
+): ToolDefinition<typeof parameters, WorkflowToolDetails> {
+	const starter = createWorkflowStarter(options);
+	return {
+		name: WORKFLOW_TOOL_NAME,
+		label: "Workflow",
+		description: workflowToolDescription(
+			options.agentTypes?.values() ?? [GENERAL_PURPOSE_AGENT],
+			options.savedWorkflows ?? [],
+		),
+		promptSnippet: "Run a sandboxed JavaScript workflow that orchestrates many child agents",
+		promptGuidelines: WORKFLOW_GUIDELINES,
+		parameters,
+		execute(_toolCallId, params, signal, onUpdate, ctx): Promise<AgentToolResult<WorkflowToolDetails>> {
+			return starter.start(params, {
+				ctx,
+				...(signal ? { signal } : {}),
+				...(onUpdate ? { onUpdate } : {}),
+				sessionTools: sessionToolsOf(ctx),
+			});
 		},
 		renderCall(args, theme) {
 			const what = args.name
@@ -313,7 +355,7 @@ export function createWorkflowTool(
 /** `check: true`: the script's diagnostics, with the session's agent types; no runner, run or record. */
 function checkOnly(
 	params: WorkflowToolParams,
-	ctx: ExtensionToolContext,
+	ctx: ExtensionContext,
 	agentDir: string,
 ): AgentToolResult<WorkflowCheckDetails> {
 	const script = resolveScriptSource(params, { cwd: ctx.cwd, agentDir });
@@ -327,8 +369,8 @@ function checkOnly(
 
 /** Children as pi sessions sharing the parent session's providers, credentials, model and thinking level. */
 async function defaultRunner(
-	ctx: ExtensionToolContext,
-	{ agentDir, agentTypes, worktreePlace, controls }: RunnerSetup,
+	ctx: ExtensionContext,
+	{ agentDir, agentTypes, worktreePlace, controls, sessionTools }: RunnerSetup,
 ): Promise<WorkflowAgentRunner> {
 	const modelRuntime = await parentModelRuntime(ctx.modelRegistry, { agentDir });
 	return createPiAgentRunner({
@@ -339,7 +381,7 @@ async function defaultRunner(
 		worktreePlace,
 		...(ctx.model ? { defaultModel: ctx.model } : {}),
 		...(ctx.thinkingLevel ? { defaultThinking: ctx.thinkingLevel } : {}),
-		sessionTools: sessionToolsOf(ctx),
+		...(sessionTools ? { sessionTools } : {}),
 		controls,
 	});
 }
