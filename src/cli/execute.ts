@@ -17,6 +17,8 @@ import { createProgressView } from "./progress-view.ts";
 export interface RunFlags {
 	concurrency: number;
 	timeoutMs?: number;
+	/** `--max-cost`: the run's cap in US dollars. */
+	maxCostUsd?: number;
 	model?: string;
 	extensions: string[];
 	json: boolean;
@@ -63,6 +65,7 @@ export async function execute(
 			journal: durable.journal,
 			...(source.args !== undefined ? { args: source.args } : {}),
 			...(flags.timeoutMs !== undefined ? { timeoutMs: flags.timeoutMs } : {}),
+			...(flags.maxCostUsd !== undefined ? { budget: { costUsd: flags.maxCostUsd } } : {}),
 			onProgress: (event) => {
 				if (event.type === "run_start") durable.started(event.meta, source);
 				tracker.updateFromProgressEvent(event);

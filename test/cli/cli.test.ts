@@ -110,7 +110,7 @@ describe("pi-workflows check", () => {
 		const result = await cli(["check", bad]);
 		expect(result.code).toBe(1);
 		expect(result.stdout).toContain("bad-header.js:4:2: error meta_invalid: `meta.phses` is not a known key");
-		expect(result.stdout).toContain("  fix: Known keys: name, description, whenToUse, phases, args");
+		expect(result.stdout).toContain("  fix: Known keys: name, description, whenToUse, phases, args, model");
 		expect(result.stdout).toContain("> 4 |  phses: [],\n    |  ^");
 
 		const json = await cli(["check", bad, "--json"]);

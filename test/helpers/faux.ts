@@ -2,6 +2,8 @@
  * Real pi sessions without a network: a `ModelRuntime` with pi-ai's faux provider registered, and replies routed
  * by the child's task, because parallel children share the provider's one reply queue. Every request the provider
  * sees is recorded (system prompt, tool names, task, last message) so tests can assert on what reached a child.
+ * The faux provider takes a model's price but never applies it, so its streams are wrapped to price each final
+ * message with pi-ai's own `calculateCost`, as real providers do: the costs tests see are pi-ai's figures.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,7 +11,10 @@ import { join } from "node:path";
 import {
 	type Api,
 	type AssistantMessage,
+	type AssistantMessageEventStream,
+	calculateCost,
 	contentText,
+	createAssistantMessageEventStream,
 	type FauxResponseFactory,
 	fauxAssistantMessage,
 	fauxProvider,
@@ -53,6 +58,10 @@ export interface FauxHarness {
 	model: Model<Api>;
 	/** `faux/faux-think`, a reasoning model (thinking levels are not clamped to off). */
 	reasoningModel: Model<Api>;
+	/** `faux/faux-priced`: $3 / $15 per million input / output tokens ($0.30 cache read, $3.75 cache write). */
+	pricedModel: Model<Api>;
+	/** `faux/faux-billed`: priced like `pricedModel`, and its provider reports each reply's total as billed. */
+	billedModel: Model<Api>;
 	/** A temp pi config directory (empty) for `agentDir`. */
 	agentDir: string;
 	/** Adds replies for requests whose task matches; a route's replies are used in order, first matching route first. */
@@ -78,9 +87,19 @@ export async function createFauxHarness(): Promise<FauxHarness> {
 	});
 	const faux = fauxProvider({
 		provider: "faux",
-		models: [{ id: "faux-1" }, { id: "faux-think", reasoning: true }],
+		models: [
+			{ id: "faux-1" },
+			{ id: "faux-think", reasoning: true },
+			{ id: "faux-priced", cost: PRICE },
+			{ id: "faux-billed", cost: PRICE },
+		],
 	});
-	modelRuntime.registerNativeProvider(faux.provider);
+	const provider = faux.provider;
+	modelRuntime.registerNativeProvider({
+		...provider,
+		stream: priced(provider.stream.bind(provider)),
+		streamSimple: priced(provider.streamSimple.bind(provider)),
+	});
 	const routes: Route[] = [];
 	const requests: FauxRequest[] = [];
 
@@ -107,6 +126,8 @@ export async function createFauxHarness(): Promise<FauxHarness> {
 		modelRuntime,
 		model: mustGet(modelRuntime, "faux-1"),
 		reasoningModel: mustGet(modelRuntime, "faux-think"),
+		pricedModel: mustGet(modelRuntime, "faux-priced"),
+		billedModel: mustGet(modelRuntime, "faux-billed"),
 		agentDir,
 		route(match, replies) {
 			routes.push({ match, replies: [...replies] });
@@ -118,6 +139,36 @@ export async function createFauxHarness(): Promise<FauxHarness> {
 			rmSync(agentDir, { recursive: true, force: true });
 		},
 	};
+}
+
+/** Per million tokens, as a catalog gives it. */
+const PRICE = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
+
+type StreamFn = (model: Model<Api>, ...rest: never[]) => AssistantMessageEventStream;
+
+/**
+ * Prices the final message of each reply as real providers do when their stream ends (pi-ai's `calculateCost`);
+ * `faux-billed` then says its total is the provider's bill, as OpenRouter's reported cost does.
+ */
+function priced<F extends StreamFn>(inner: F): F {
+	return ((model: Model<Api>, ...rest: never[]) => {
+		const source = inner(model, ...rest);
+		const out = createAssistantMessageEventStream();
+		void (async () => {
+			for await (const event of source) {
+				const final = event.type === "done" ? event.message : event.type === "error" ? event.error : undefined;
+				if (final) {
+					// Faux replies can share one usage object: price a copy.
+					final.usage = structuredClone(final.usage);
+					calculateCost(model, final.usage);
+					if (model.id === "faux-billed") final.usage.cost.totalFromProvider = true;
+				}
+				out.push(event);
+			}
+			out.end();
+		})();
+		return out;
+	}) as F;
 }
 
 /** A reply that arrives only when the request is aborted: a child that is busy until someone stops it. */

@@ -148,6 +148,7 @@ export function eventBuilder(start = T0, sink?: (event: WorkflowProgressEvent) =
 				failures: options.failures ?? [],
 				counts: { calls: refs.size, started: startedAt.size, completed: 0, failed: 0, skipped: 0 },
 				usage: { input: 0, output: 0, total: 0 },
+				cost: { usd: 0 },
 				durationMs: time - start,
 			});
 		},

@@ -102,7 +102,7 @@ const SHAPE: Rejection[] = [
 	[
 		withLine('descripton: "x",'),
 		"meta_invalid",
-		"`meta.descripton` is not a known key. Known keys: name, description, whenToUse, phases, args (4:2)",
+		"`meta.descripton` is not a known key. Known keys: name, description, whenToUse, phases, args, model (4:2)",
 		4,
 		2,
 	],

@@ -8,9 +8,11 @@ import type {
 	WorkflowAgentRequest,
 	WorkflowAgentResult,
 	WorkflowAgentRunnerContext,
+	WorkflowCost,
 	WorkflowTokenUsage,
 } from "../../runtime/types.ts";
 import type { ChildControls } from "./controls.ts";
+import { addReply } from "./cost.ts";
 
 /** The cause a skipped call's null carries. */
 export const SKIPPED_CAUSE = "skipped by the user";
@@ -34,6 +36,9 @@ export interface AttemptContext extends WorkflowAgentRunnerContext {
 /** Runs one attempt: a fresh child session for `request`. */
 export type ChildAttempt = (request: WorkflowAgentRequest, context: AttemptContext) => Promise<WorkflowAgentResult>;
 
+/** What every attempt of one call used, summed. */
+type Spent = { usage?: WorkflowTokenUsage; cost?: WorkflowCost; toolUses: number };
+
 /** Why the supervisor ended an attempt. */
 type Ending = { why: "skip" } | { why: "restart" } | { why: "stall"; silentMs: number };
 
@@ -52,7 +57,7 @@ export async function superviseChild(
 		return { id: randomUUID(), type: request.agentType, status: "stopped", error: SKIPPED_CAUSE, noRetry: true };
 	}
 	const startedAt = Date.now();
-	const spent: { usage?: WorkflowTokenUsage; toolUses: number } = { toolUses: 0 };
+	const spent: Spent = { toolUses: 0 };
 	const notes: string[] = [];
 	let current: { controller: AbortController; ending?: Ending; session?: AttemptSession };
 	// What was asked before the attempt's session existed waits for it.
@@ -148,8 +153,10 @@ export function seconds(ms: number): string {
 	return `${value} s`;
 }
 
-function spend(spent: { usage?: WorkflowTokenUsage; toolUses: number }, result: WorkflowAgentResult): void {
+function spend(spent: Spent, result: WorkflowAgentResult): void {
 	spent.toolUses += result.toolUses ?? 0;
+	// A restarted or stalled attempt's replies were paid for like the last one's.
+	spent.cost = addReply(spent.cost, result.cost);
 	if (!result.usage) return;
 	const before = spent.usage ?? { input: 0, output: 0, total: 0 };
 	spent.usage = {
@@ -160,15 +167,11 @@ function spend(spent: { usage?: WorkflowTokenUsage; toolUses: number }, result: 
 }
 
 /** The last attempt's result with every attempt's usage, and a warning per attempt the supervisor ended. */
-function total(
-	result: WorkflowAgentResult,
-	spent: { usage?: WorkflowTokenUsage; toolUses: number },
-	notes: string[],
-	startedAt: number,
-): WorkflowAgentResult {
+function total(result: WorkflowAgentResult, spent: Spent, notes: string[], startedAt: number): WorkflowAgentResult {
 	const warnings = [...notes, ...(result.warnings ?? [])];
 	const done: WorkflowAgentResult = { ...result, toolUses: spent.toolUses, durationMs: Date.now() - startedAt };
 	if (spent.usage) done.usage = spent.usage;
+	if (spent.cost) done.cost = spent.cost;
 	if (warnings.length > 0) done.warnings = warnings;
 	return done;
 }

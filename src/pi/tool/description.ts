@@ -18,7 +18,9 @@ The script starts with a literal header, then plain JavaScript (not TypeScript) 
 const BODY = `Globals: agent(prompt, { agent, label, phase, schema, model, thinking, tools, timeoutMs, retries, isolation,
 stallMs }) → text, or the validated object with a schema (root type "object"); parallel([() => …]) → array in order
 (pass functions, not promises); pipeline(items, ...stages) with stage(previous, original, index), no barrier between
-stages; phase(name, fn?); log(message, data?); workflow(nameOrPath, args) (one level); args; cwd; budget; sleep(ms).
+stages; phase(name, { budget }?, fn?); log(message, data?); workflow(nameOrPath, args) (one level); args; cwd;
+sleep(ms); budget (agentCalls, tokens, cost: { limit, spent(), remaining() } in US dollars). A phase's budget
+{ agentCalls, tokens, costUsd } and the run's cap make agent() throw budget_exhausted once spent.
 isolation: "worktree" gives a child its own git worktree of HEAD; what it changes is committed on a branch
 (workflows/<run id>/<label>) that its prompt names and the result lists: use it for agents that edit in parallel.
 Await every agent()/parallel()/pipeline()/workflow() before using its result or returning: a script that returns
