@@ -18,9 +18,9 @@ export function hasCost(cost: WorkflowCost | undefined): cost is WorkflowCost {
 	return cost !== undefined && (cost.usd > 0 || (cost.unpriced ?? 0) > 0);
 }
 
-/** "$0.42", "$0.0015", "<$0.0001", "$0.00". */
+/** "$12.30", "$0.42", "$0.015", "$0.0015", "<$0.0001", "$0.00": cents from a dime up, two digits below. */
 export function formatUsd(usd: number): string {
-	if (usd >= 0.01 || usd <= 0) return `$${Math.max(0, usd).toFixed(2)}`;
+	if (usd >= 0.1 || usd <= 0) return `$${Math.max(0, usd).toFixed(2)}`;
 	if (usd >= 0.0001) return `$${Number(usd.toPrecision(2))}`;
 	return "<$0.0001";
 }

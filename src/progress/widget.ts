@@ -128,13 +128,13 @@ function headerParts(envelope: WorkflowProgressEnvelope, now: number, spinner: s
 	const { agents, tokens } = envelope.totals;
 	if (agents.total > 0) parts.push({ text: paint("muted", `${agents.completed}/${agents.total} agents`), drop: 2 });
 	if (tokens > 0) parts.push({ text: paint("muted", `${formatTokens(tokens)} tok`), drop: 3 });
-	// What the run spent matters more than its tokens: it stays when tokens are dropped for width.
+	// What the run spent matters more than its tokens or agent count: it stays when those are dropped for width.
 	const { cost, costLimitUsd } = envelope.totals;
 	if (hasCost(cost) || costLimitUsd !== undefined) {
 		const cap = costLimitUsd !== undefined ? ` of ${formatUsd(costLimitUsd)}` : "";
 		const text = `${hasCost(cost) ? formatCost(cost) : formatUsd(0)}${cap}`;
 		const near = costLimitUsd !== undefined && cost.usd >= costLimitUsd * 0.8;
-		parts.push({ text: paint(near ? "warning" : "muted", text), drop: 2.5 });
+		parts.push({ text: paint(near ? "warning" : "muted", text), drop: 1.5 });
 	}
 	parts.push({ text: paint("dim", formatDuration(workflowElapsed(envelope, now))) });
 	return parts;

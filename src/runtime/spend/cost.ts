@@ -52,9 +52,9 @@ export function readCost(raw: unknown): WorkflowCost | undefined {
 	return cost;
 }
 
-/** "$0.42", "$0.0015", "<$0.0001": dollars for messages (a cap, what was spent). */
+/** "$0.42", "$0.015", "<$0.0001": dollars for messages (a cap, what was spent), as progress shows them. */
 export function usdText(usd: number): string {
-	if (usd >= 0.01 || usd === 0) return `$${usd.toFixed(2)}`;
+	if (usd >= 0.1 || usd <= 0) return `$${Math.max(0, usd).toFixed(2)}`;
 	if (usd >= 0.0001) return `$${Number(usd.toPrecision(2))}`;
 	return "<$0.0001";
 }
