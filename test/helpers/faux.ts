@@ -2,8 +2,7 @@
  * Real pi sessions without a network: a `ModelRuntime` with pi-ai's faux provider registered, and replies routed
  * by the child's task, because parallel children share the provider's one reply queue. Every request the provider
  * sees is recorded (system prompt, tool names, task, last message) so tests can assert on what reached a child.
- * The faux provider takes a model's price but never applies it, so its streams are wrapped to price each final
- * message with pi-ai's own `calculateCost`, as real providers do: the costs tests see are pi-ai's figures.
+ * Its streams are priced with pi-ai's own `calculateCost` (priced-provider.ts): the costs tests see are pi-ai's.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,10 +10,7 @@ import { join } from "node:path";
 import {
 	type Api,
 	type AssistantMessage,
-	type AssistantMessageEventStream,
-	calculateCost,
 	contentText,
-	createAssistantMessageEventStream,
 	type FauxResponseFactory,
 	fauxAssistantMessage,
 	fauxProvider,
@@ -25,6 +21,7 @@ import {
 } from "@earendil-works/pi-ai";
 import { type AgentSession, ModelRuntime } from "@earendil-works/pi-coding-agent";
 import type { PiAgentRunnerHooks } from "../../src/pi/children/agent-runner.ts";
+import { FAUX_PRICE, pricedProvider } from "./priced-provider.ts";
 
 export { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } from "@earendil-works/pi-ai";
 
@@ -90,16 +87,11 @@ export async function createFauxHarness(): Promise<FauxHarness> {
 		models: [
 			{ id: "faux-1" },
 			{ id: "faux-think", reasoning: true },
-			{ id: "faux-priced", cost: PRICE },
-			{ id: "faux-billed", cost: PRICE },
+			{ id: "faux-priced", cost: FAUX_PRICE },
+			{ id: "faux-billed", cost: FAUX_PRICE },
 		],
 	});
-	const provider = faux.provider;
-	modelRuntime.registerNativeProvider({
-		...provider,
-		stream: priced(provider.stream.bind(provider)),
-		streamSimple: priced(provider.streamSimple.bind(provider)),
-	});
+	modelRuntime.registerNativeProvider(pricedProvider(faux.provider));
 	const routes: Route[] = [];
 	const requests: FauxRequest[] = [];
 
@@ -139,36 +131,6 @@ export async function createFauxHarness(): Promise<FauxHarness> {
 			rmSync(agentDir, { recursive: true, force: true });
 		},
 	};
-}
-
-/** Per million tokens, as a catalog gives it. */
-const PRICE = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
-
-type StreamFn = (model: Model<Api>, ...rest: never[]) => AssistantMessageEventStream;
-
-/**
- * Prices the final message of each reply as real providers do when their stream ends (pi-ai's `calculateCost`);
- * `faux-billed` then says its total is the provider's bill, as OpenRouter's reported cost does.
- */
-function priced<F extends StreamFn>(inner: F): F {
-	return ((model: Model<Api>, ...rest: never[]) => {
-		const source = inner(model, ...rest);
-		const out = createAssistantMessageEventStream();
-		void (async () => {
-			for await (const event of source) {
-				const final = event.type === "done" ? event.message : event.type === "error" ? event.error : undefined;
-				if (final) {
-					// Faux replies can share one usage object: price a copy.
-					final.usage = structuredClone(final.usage);
-					calculateCost(model, final.usage);
-					if (model.id === "faux-billed") final.usage.cost.totalFromProvider = true;
-				}
-				out.push(event);
-			}
-			out.end();
-		})();
-		return out;
-	}) as F;
 }
 
 /** A reply that arrives only when the request is aborted: a child that is busy until someone stops it. */
