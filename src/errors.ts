@@ -32,6 +32,11 @@ export type WorkflowErrorCode =
 	| "workflow_not_found"
 	| "workflow_nesting"
 	| "limit_workflows"
+	| "ask_options_invalid"
+	| "ask_answer_invalid"
+	| "ask_timeout"
+	| "ask_unavailable"
+	| "question_not_found"
 	| "agents_failed"
 	| "script_error"
 	| "run_id_invalid"
@@ -179,6 +184,14 @@ export function cancelledError(reason?: string): WorkflowError {
 		"cancelled",
 		reason ? `The workflow was cancelled: ${reason}` : "The workflow was cancelled",
 	);
+}
+
+/**
+ * A host cannot put an `ask()` question to anyone (print mode, no terminal): `reason` says why. An ask handler may
+ * throw this; the runtime gives the question's `default` instead, or rethrows it naming the question.
+ */
+export function askUnavailableError(reason: string): WorkflowError {
+	return new WorkflowError("ask_unavailable", reason, { details: { reason } });
 }
 
 /** Turns anything thrown into a `WorkflowError`, marking our own bugs as `internal`. */

@@ -8,13 +8,14 @@
 export type { WorkflowDiagnostic } from "./authoring/index.ts";
 // Errors
 export type { SerializedWorkflowError, SourceLocation, WorkflowErrorCode, WorkflowErrorDetails } from "./errors.ts";
-export { isWorkflowError, WorkflowError } from "./errors.ts";
+export { askUnavailableError, isWorkflowError, WorkflowError } from "./errors.ts";
 // Progress: tracker, text, tool result
 export type {
 	WorkflowKeptBranch,
 	WorkflowProgressAgentCall,
 	WorkflowProgressEnvelope,
 	WorkflowProgressPhase,
+	WorkflowProgressQuestion,
 	WorkflowProgressStatus,
 	WorkflowProgressToolResult,
 	WorkflowProgressTracker,
@@ -55,6 +56,7 @@ export type {
 	WorkflowAgentRunner,
 	WorkflowAgentRunnerContext,
 	WorkflowAgentStatus,
+	WorkflowAskHandler,
 	WorkflowBudgetOptions,
 	WorkflowCheckReport,
 	WorkflowChildState,
@@ -68,6 +70,7 @@ export type {
 	WorkflowMeta,
 	WorkflowPhaseMeta,
 	WorkflowProgressEvent,
+	WorkflowQuestion,
 	WorkflowQueue,
 	WorkflowQueueOptions,
 	WorkflowResolver,

@@ -21,6 +21,8 @@ export interface CallRules {
 	checkPhaseOptions?(options: unknown): void;
 	/** The agent types the run will have; undefined when unknown (no check). */
 	agentTypes?: readonly string[];
+	/** Checks `ask(question, options)`; a `null` option value stands for one the pass cannot know. Default: no check. */
+	checkAsk?(question: unknown, options: Record<string, unknown> | null): void;
 }
 
 export interface CallFinding {
@@ -38,13 +40,52 @@ export function findCallMistakes(analysis: ScopeAnalysis, rules: CallRules, sour
 	const findings: CallFinding[] = [];
 	const schemas: SchemaChecks = new Map();
 	for (const { node } of analysis.calls) {
-		if (globalCallee(node, analysis) !== "agent") continue;
+		const callee = globalCallee(node, analysis);
+		if (callee === "ask") {
+			checkAskCall(openParen(node, source), node, analysis, rules, findings);
+			continue;
+		}
+		if (callee !== "agent") continue;
 		const at = openParen(node, source);
 		const [prompt, options] = node.arguments as (AnyNode | undefined)[];
 		checkPromptArgument(at, prompt, analysis, rules, findings);
 		if (options) checkOptionsArgument(at, options, analysis, rules, findings, schemas, source);
 	}
 	return findings;
+}
+
+/** `ask(question, { choices, default, timeoutMs })` with literal arguments: option typos and values that cannot be right. */
+function checkAskCall(
+	at: number,
+	call: AnyNode,
+	analysis: ScopeAnalysis,
+	rules: CallRules,
+	findings: CallFinding[],
+): void {
+	if (!rules.checkAsk) return;
+	const [question, options] = call.arguments as (AnyNode | undefined)[];
+	if (question?.type === "SpreadElement" || options?.type === "SpreadElement") return;
+	const asked = question ? literalValue(question, analysis) : undefined;
+	// A question the pass cannot know stands in as one that is fine, so its options are still checked.
+	const text = asked === NOT_LITERAL ? "?" : asked;
+	let whole: Record<string, unknown> | null = null;
+	if (options) {
+		const object = (options.type === "Identifier" ? constInit(options, analysis) : undefined) ?? options;
+		if (object.type === "ObjectExpression") {
+			whole = {};
+			for (const property of object.properties as AnyNode[]) {
+				const key = propertyKey(property);
+				if (key === undefined) return; // a spread or computed key: the options are not all known
+				const value = literalValue(property.value, analysis);
+				whole[key] = value === NOT_LITERAL ? null : value;
+			}
+		} else {
+			const value = literalValue(object, analysis);
+			if (value === NOT_LITERAL) return;
+			whole = value as Record<string, unknown>;
+		}
+	}
+	ruled(() => rules.checkAsk?.(text, whole), at, findings);
 }
 
 /** A schema's findings by the text it is written as: one schema used or repeated by many calls is checked once. */

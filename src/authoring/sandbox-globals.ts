@@ -72,6 +72,7 @@ export const ENGINE_GLOBALS: readonly string[] = [
 export const WORKFLOW_GLOBALS: readonly string[] = [
 	"agent",
 	"args",
+	"ask",
 	"budget",
 	"console",
 	"cwd",
@@ -88,4 +89,4 @@ export const WORKFLOW_GLOBALS: readonly string[] = [
 export const SANDBOX_GLOBALS: ReadonlySet<string> = new Set([...ENGINE_GLOBALS, ...WORKFLOW_GLOBALS]);
 
 /** The workflow globals that return a promise: using one's result without `await` is a mistake. */
-export const ASYNC_GLOBALS: ReadonlySet<string> = new Set(["agent", "parallel", "pipeline", "workflow"]);
+export const ASYNC_GLOBALS: ReadonlySet<string> = new Set(["agent", "ask", "parallel", "pipeline", "workflow"]);

@@ -1,5 +1,5 @@
 /**
- * Promises used as values: an `agent()`/`parallel()`/`pipeline()`/`workflow()` result read, printed, spread, tested
+ * Promises used as values: an `agent()`/`ask()`/`parallel()`/`pipeline()`/`workflow()` result read, printed, spread, tested
  * or passed on without `await`, and `async` callbacks whose promises nobody can await (`forEach(async …)`, a
  * `.map(async …)` whose array is dropped). Only forms that are wrong whatever runs around them are reported:
  * `Promise.all`, starting now and awaiting later, `.then`, and returning the promise are all fine.
@@ -18,6 +18,7 @@ const PROMISE_MEMBERS: ReadonlySet<string> = new Set(["then", "catch", "finally"
 /** Globals that read their arguments as plain values: a promise in one is a mistake. */
 const VALUE_TAKERS: ReadonlySet<string> = new Set([
 	"agent",
+	"ask",
 	"log",
 	"workflow",
 	"phase",

@@ -7,6 +7,8 @@ export interface CliContext {
 	agentDir: string;
 	/** Results (JSON, lists, diagnostics): what a program reads. */
 	stdout: NodeJS.WritableStream;
+	/** Where `ask()` answers are read from, when it is a terminal. Default: none (nobody can answer). */
+	stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
 	/** Progress, errors and hints: what a person reads. `isTTY` turns on the live view. */
 	stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number; rows?: number };
 }

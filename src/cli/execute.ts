@@ -9,6 +9,7 @@ import { createWorkflowResolver } from "../pi/tool/script-source.ts";
 import { createWorkflowProgressTracker, formatWorkflowProgress } from "../progress/index.ts";
 import { runWorkflowScript } from "../runtime/run.ts";
 import type { WorkflowRunResult } from "../runtime/types.ts";
+import { createTerminalAsk } from "./ask.ts";
 import type { CliContext } from "./context.ts";
 import type { PiSetup } from "./pi-host.ts";
 import { createProgressView } from "./progress-view.ts";
@@ -63,6 +64,7 @@ export async function execute(
 			resolveWorkflow: createWorkflowResolver({ agentDir: ctx.agentDir }),
 			signal: controller.signal,
 			journal: durable.journal,
+			ask: createTerminalAsk({ input: ctx.stdin, output: ctx.stderr, hold: () => view.hold(), onInterrupt: stop }),
 			...(source.args !== undefined ? { args: source.args } : {}),
 			...(flags.timeoutMs !== undefined ? { timeoutMs: flags.timeoutMs } : {}),
 			...(flags.maxCostUsd !== undefined ? { budget: { costUsd: flags.maxCostUsd } } : {}),

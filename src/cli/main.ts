@@ -7,6 +7,7 @@ const code = await runCli(process.argv.slice(2), {
 	cwd: process.cwd(),
 	env: process.env,
 	agentDir: agentDirOf(process.env),
+	stdin: process.stdin,
 	stdout: process.stdout,
 	stderr: process.stderr,
 });

@@ -17,6 +17,8 @@ export interface ProgressView {
 	message(text: string): void;
 	/** The final envelope; ends the redraw timer. */
 	finish(envelope: WorkflowProgressEnvelope): void;
+	/** Holds the view still (a question is being typed on the terminal) until the returned function is called. */
+	hold(): () => void;
 }
 
 type Stream = CliContext["stderr"];
@@ -29,12 +31,13 @@ export function createProgressView(stream: Stream, now: () => number = Date.now)
 function liveView(stream: Stream, now: () => number): ProgressView {
 	let envelope: WorkflowProgressEnvelope | undefined;
 	let shown = 0;
+	let held = 0;
 	const clear = () => {
 		if (shown > 0) stream.write(`\x1b[${shown}A\r\x1b[J`);
 		shown = 0;
 	};
 	const draw = (spin: boolean) => {
-		if (!envelope) return;
+		if (!envelope || held > 0) return;
 		const at = now();
 		const width = Math.max(20, (stream.columns ?? 80) - 1);
 		const height = Math.max(3, (stream.rows ?? 24) - 2);
@@ -59,7 +62,18 @@ function liveView(stream: Stream, now: () => number): ProgressView {
 		finish(final) {
 			clearInterval(timer);
 			envelope = final;
+			held = 0;
 			draw(false);
+		},
+		hold() {
+			// The drawn lines stay above the prompt; the next draw starts below what the person typed.
+			if (held++ === 0) shown = 0;
+			let released = false;
+			return () => {
+				if (released) return;
+				released = true;
+				held--;
+			};
 		},
 	};
 }
@@ -81,6 +95,7 @@ function plainView(stream: Stream): ProgressView {
 		finish(final) {
 			say(summarizeWorkflowProgress(final));
 		},
+		hold: () => () => {},
 	};
 }
 
@@ -112,6 +127,10 @@ function eventLine(event: WorkflowProgressEvent): string | undefined {
 			return `  ✗ ${oneLine(event.label)}: ${oneLine(event.error)}${spentText(event)}`;
 		case "slot_failed":
 			return `  ✗ ${event.kind}[${event.index}]: ${oneLine(event.error)}`;
+		case "ask_started":
+			return `  ? waiting for you: ${oneLine(event.question)}`;
+		case "ask_answered":
+			return `  ✓ answered${event.source === "person" ? "" : ` (${event.source})`}: ${oneLine(event.answer)}`;
 		case "log":
 			return `  › ${event.level === "info" ? "" : `${event.level}: `}${oneLine(event.message)}`;
 		default:

@@ -148,6 +148,21 @@ export interface WorkflowProgressError {
 	column?: number;
 }
 
+/** An `ask()` question the run waits on a person to answer. */
+export interface WorkflowProgressQuestion {
+	/** The question's key: what `/workflows answer` and `workflow_runs answer` match an answer to. */
+	key: string;
+	index: number;
+	question: string;
+	choices?: string[];
+	default?: string;
+	timeoutMs?: number;
+	/** Epoch ms when it was asked. */
+	askedAt: number;
+	phase?: string;
+	workflow?: string;
+}
+
 /** One snapshot of a run. Plain data; treat it as immutable. */
 export interface WorkflowProgressEnvelope {
 	meta?: WorkflowMeta;
@@ -181,4 +196,6 @@ export interface WorkflowProgressEnvelope {
 	failures: WorkflowFailure[];
 	/** Branches isolated children's changes were kept on, in call order; absent when there are none. */
 	branches?: WorkflowKeptBranch[];
+	/** `ask()` questions waiting for a person, oldest first; absent when none is open. */
+	questions?: WorkflowProgressQuestion[];
 }

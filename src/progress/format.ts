@@ -9,6 +9,7 @@ import type {
 	WorkflowProgressAgentCall,
 	WorkflowProgressEnvelope,
 	WorkflowProgressPhase,
+	WorkflowProgressQuestion,
 } from "./envelope.ts";
 
 /** Options of `formatWorkflowProgress`. */
@@ -56,6 +57,7 @@ export function formatWorkflowProgress(
 	const lines = [
 		`Workflow ${workflowName(envelope)}: ${envelope.status}${envelope.currentPhase && envelope.status === "running" ? ` (phase: ${envelope.currentPhase})` : ""} · ${formatDuration(workflowElapsed(envelope, now))}`,
 	];
+	for (const question of envelope.questions ?? []) lines.push(questionLine(question));
 	if (agents.total > 0) {
 		lines.push(
 			`Agents: ${agents.total} (${countsText(agents) || "none"})${usageText(envelope.totals.tokens, envelope.totals.toolUses)}`,
@@ -122,8 +124,11 @@ export function summarizeWorkflowProgress(envelope: WorkflowProgressEnvelope): s
 	const tokens = `${envelope.totals.tokens > 0 ? `, ${formatTokens(envelope.totals.tokens)} tokens` : ""}${summaryCost(envelope)}`;
 	const error = envelope.error ? `: ${oneLine(envelope.error.message)}` : "";
 	switch (envelope.status) {
-		case "running":
-			return `${name} running${envelope.currentPhase ? ` (${envelope.currentPhase})` : ""} for ${time}: ${counts}${tokens}`;
+		case "running": {
+			const waiting = envelope.questions?.[0];
+			const asks = waiting ? `; waiting for you: ${oneLine(waiting.question)}` : "";
+			return `${name} running${envelope.currentPhase ? ` (${envelope.currentPhase})` : ""} for ${time}: ${counts}${tokens}${asks}`;
+		}
 		case "completed":
 			return `${name} completed in ${time}: ${counts}${tokens}`;
 		case "failed":
@@ -176,6 +181,14 @@ function callCostText(call: WorkflowProgressAgentCall): string {
 	if (!hasCost(call.cost)) return "";
 	const text = formatCost(call.cost);
 	return ` · ${text === "unknown" ? "cost unknown" : text}`;
+}
+
+/** "Waiting for you: Ship it? (yes / no; default: no)": an open `ask()` question, shown first while it waits. */
+export function questionLine(question: WorkflowProgressQuestion): string {
+	const choices = question.choices ? question.choices.join(" / ") : "";
+	const fallback = question.default !== undefined ? `default: ${question.default}` : "";
+	const extra = [choices, fallback].filter(Boolean).join("; ");
+	return `Waiting for you: ${oneLine(question.question)}${extra ? ` (${extra})` : ""}`;
 }
 
 /** `meta.name`, or "workflow" before the meta is known. */

@@ -16,6 +16,7 @@ export type {
 	WorkflowProgressError,
 	WorkflowProgressLog,
 	WorkflowProgressPhase,
+	WorkflowProgressQuestion,
 	WorkflowProgressStatus,
 	WorkflowProgressTotals,
 } from "./envelope.ts";

@@ -16,6 +16,7 @@ import type {
 	WorkflowKeptBranch,
 	WorkflowProgressEnvelope,
 	WorkflowProgressError,
+	WorkflowProgressQuestion,
 	WorkflowProgressStatus,
 } from "./envelope.ts";
 import { PhaseBook } from "./phase-book.ts";
@@ -71,6 +72,9 @@ export class RunState {
 	/** Kept branches by name, and their list as the last envelope had it (undefined once one was added). */
 	private readonly kept = new Map<string, WorkflowKeptBranch>();
 	private keptSnapshot: WorkflowKeptBranch[] | undefined = [];
+
+	/** Open `ask()` questions by key. */
+	private readonly questions = new Map<string, WorkflowProgressQuestion>();
 
 	private failures: WorkflowFailure[] = [];
 	private failuresSnapshot: WorkflowFailure[] | undefined = [];
@@ -197,6 +201,23 @@ export class RunState {
 					cause: event.error,
 				});
 				return;
+			case "ask_started":
+				this.questions.set(event.key, {
+					key: event.key,
+					index: event.index,
+					question: event.question,
+					...(event.choices !== undefined ? { choices: event.choices } : {}),
+					...(event.default !== undefined ? { default: event.default } : {}),
+					...(event.timeoutMs !== undefined ? { timeoutMs: event.timeoutMs } : {}),
+					askedAt: event.time,
+					...(event.phase !== undefined ? { phase: event.phase } : {}),
+					...(event.workflow !== undefined ? { workflow: event.workflow } : {}),
+				});
+				return;
+			case "ask_answered":
+			case "ask_failed":
+				this.questions.delete(event.key);
+				return;
 			case "run_end":
 				this.end({
 					status: event.status,
@@ -271,6 +292,7 @@ export class RunState {
 			this.failures = [...ending.failures];
 			this.failuresSnapshot = undefined;
 		}
+		this.questions.clear();
 		// Calls the runtime never settled (a host that stopped forwarding events): they did not finish.
 		this.calls.settleAll(this.endedAt, "The workflow ended before this call finished");
 		// The runtime's total also counts usage its events did not itemise.
@@ -308,6 +330,7 @@ export class RunState {
 			},
 			failures: this.failureList(),
 			...(this.kept.size > 0 ? { branches: this.branchList() } : {}),
+			...(this.questions.size > 0 ? { questions: [...this.questions.values()] } : {}),
 		};
 		this.cached = envelope;
 		return envelope;

@@ -170,6 +170,8 @@ export function createWorkflowProgressUi(
 function statusText(envelope: WorkflowProgressEnvelope): string {
 	const { agents } = envelope.totals;
 	const parts = [`workflow ${workflowName(envelope)}`];
+	const waiting = envelope.questions?.[0];
+	if (waiting) parts.push(`waiting for you: ${waiting.question.replace(/\s+/g, " ").slice(0, 60)}`);
 	if (envelope.currentPhase) parts.push(envelope.currentPhase);
 	if (agents.total > 0) parts.push(`${agents.completed}/${agents.total} agents`);
 	if (agents.running > 0) parts.push(`${agents.running} running`);
@@ -209,5 +211,6 @@ export function visibleSignature(envelope: WorkflowProgressEnvelope): string {
 		envelope.failures.slice(0, WIDGET_LIMITS.failures).map((failure) => failure.cause),
 		envelope.error?.message,
 		envelope.logs.length + envelope.droppedLogs,
+		envelope.questions?.map((question) => question.key),
 	]);
 }

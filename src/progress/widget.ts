@@ -14,6 +14,7 @@ import {
 	idleText,
 	liveElapsed,
 	oneLine,
+	questionLine,
 	runningCalls,
 	STAR_FRAMES,
 	TICK_MS,
@@ -53,6 +54,9 @@ export function widgetLines(
 	const spinner = STAR_FRAMES[Math.floor(now / TICK_MS) % STAR_FRAMES.length] ?? "*";
 	const fitLine = (indent: string, parts: Part[]) => fitParts(indent, parts, paint("dim", " · "), width);
 	const lines = [fitLine("", headerParts(envelope, now, spinner, paint))];
+	// A question waits on the person looking at this: it comes before everything the run is doing.
+	for (const question of envelope.questions ?? [])
+		lines.push(`  ${paint("warning", "?")} ${paint("warning", questionLine(question))}`);
 
 	const phases = pickPhases(envelope.phases, limits.phases);
 	for (const phase of phases.shown) lines.push(fitLine("  ", phaseParts(phase, now, spinner, paint)));

@@ -31,6 +31,7 @@ export class Census {
 	/** Calls the journal answered (counted in `completed` too). */
 	replays = 0;
 	#refused = 0;
+	#abandoned = 0;
 	/** Calls that gave the script null, and calls that answered text, latest last (for script-error hints). */
 	readonly nulls: CallNote[] = [];
 	readonly texts: CallNote[] = [];
@@ -74,6 +75,16 @@ export class Census {
 	refused(): void {
 		this.counts.skipped++;
 		this.#refused++;
+	}
+
+	/** Child attempts a runner let go because they did not stop when asked (they may still be running). */
+	abandoned(count: number): void {
+		this.#abandoned += count;
+	}
+
+	/** How many child attempts runners abandoned; the run counts them in `error.details.abandoned`. */
+	get abandonedAttempts(): number {
+		return this.#abandoned;
 	}
 
 	/** A `parallel`/`pipeline` slot that became null. */

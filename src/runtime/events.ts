@@ -137,6 +137,40 @@ export interface SlotFailedEvent extends EventBase {
 	phase?: string;
 }
 
+/** Identity of one `ask()` question, repeated on each of its events. */
+export interface AskRef {
+	/** Its journal key (see `WorkflowQuestion.key`). */
+	key: string;
+	/** 0-based order of the run's `ask()` calls. */
+	index: number;
+	question: string;
+	phase?: string;
+	workflow?: string;
+}
+
+/** The script waits for a person's answer; the run's deadline stops until it is answered. */
+export interface AskStartedEvent extends EventBase, AskRef {
+	type: "ask_started";
+	choices?: string[];
+	default?: string;
+	timeoutMs?: number;
+}
+
+/** The question has its answer: the person's, its default (no answer in time, or nobody to ask) or the journal's. */
+export interface AskAnsweredEvent extends EventBase, AskRef {
+	type: "ask_answered";
+	answer: string;
+	source: "person" | "default" | "journal";
+	durationMs: number;
+}
+
+/** `ask()` threw: `ask_timeout`, `ask_unavailable`, `ask_answer_invalid`, or the run was stopped. */
+export interface AskFailedEvent extends EventBase, AskRef {
+	type: "ask_failed";
+	error: string;
+	code: string;
+}
+
 export interface RunEndEvent extends EventBase {
 	type: "run_end";
 	status: "completed" | "failed" | "stopped";
@@ -165,4 +199,7 @@ export type WorkflowProgressEvent =
 	| AgentFinishedEvent
 	| AgentFailedEvent
 	| SlotFailedEvent
+	| AskStartedEvent
+	| AskAnsweredEvent
+	| AskFailedEvent
 	| RunEndEvent;

@@ -5,6 +5,7 @@
 import type { HostFunction, SandboxValue } from "../sandbox/index.ts";
 import { watchAbort } from "./abort-watch.ts";
 import { runAgentCall } from "./agent/call.ts";
+import { runAsk } from "./ask.ts";
 import { emitLog, type ScriptScope, trackInFlight } from "./run-context.ts";
 import { checkPhaseOptions } from "./spend/phase-budget.ts";
 import type { JsonValue } from "./types.ts";
@@ -25,6 +26,14 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 			callSite: false,
 			fn: ([prompt, options, stack]) =>
 				trackInFlight(run, runAgentCall(scope, prompt ?? null, options ?? null, str(stack))),
+		},
+		ask: {
+			kind: "async",
+			params: ["question", "opts", "stack"],
+			callSite: false,
+			// Tracked like agent calls: a stopped run waits for the handler's dialog to be told, not for an answer.
+			fn: ([question, options, stack]) =>
+				trackInFlight(run, runAsk(scope, question ?? null, options ?? null, str(stack))),
 		},
 		log: {
 			kind: "event",

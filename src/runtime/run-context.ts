@@ -16,6 +16,7 @@ import type { PhaseBudget, PhaseBudgets } from "./spend/phase-budget.ts";
 import type {
 	JsonValue,
 	WorkflowAgentRunner,
+	WorkflowAskHandler,
 	WorkflowCutOff,
 	WorkflowJournal,
 	WorkflowLimits,
@@ -54,6 +55,12 @@ export interface RunContext {
 	workflowCalls: number;
 	/** Next `agent()` call index, across nested workflows. */
 	nextCallIndex: number;
+	/** Next `ask()` index, across nested workflows. */
+	nextAskIndex: number;
+	/** Puts `ask()` questions to a person; absent when the host has nobody to ask. */
+	ask?: WorkflowAskHandler;
+	/** The run's deadline (ask.ts `RunDeadline`): `hold()` stops it while a question is open, until the release. */
+	deadline: { hold(): () => void };
 	newSandbox: () => Sandbox;
 	/**
 	 * Runs `workflow(nameOrPath, args)` for a script (nested.ts). Handed in by run.ts, so the globals need not import

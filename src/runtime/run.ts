@@ -6,6 +6,7 @@ import { cancelledError, toWorkflowError, WorkflowError } from "../errors.ts";
 import { createSandbox, resolveLimits } from "../sandbox/index.ts";
 import { CallKeys } from "./agent/key.ts";
 import { MAX_TIMEOUT_MS } from "./agent/options.ts";
+import { RunDeadline } from "./ask.ts";
 import { Budget } from "./budget.ts";
 import { Census } from "./census.ts";
 import type { WorkflowProgressEvent } from "./events.ts";
@@ -67,20 +68,15 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 	const onCallerAbort = () => controller.abort(cancelledError(reasonText(options.signal?.reason)));
 	if (options.signal?.aborted) onCallerAbort();
 	else options.signal?.addEventListener("abort", onCallerAbort, { once: true });
-	const deadline =
-		options.timeoutMs === undefined
-			? undefined
-			: setTimeout(() => {
-					controller.abort(
-						new WorkflowError(
-							"timed_out",
-							`The workflow ran past its deadline (limit: ${options.timeoutMs} ms). Raise \`timeoutMs\``,
-							{
-								details: { limit: options.timeoutMs },
-							},
-						),
-					);
-				}, options.timeoutMs);
+	const deadline = new RunDeadline(options.timeoutMs, () => {
+		controller.abort(
+			new WorkflowError(
+				"timed_out",
+				`The workflow ran past its deadline (limit: ${options.timeoutMs} ms). Raise \`timeoutMs\``,
+				{ details: { limit: options.timeoutMs } },
+			),
+		);
+	});
 
 	// `run_end` is the last event: a runner that ignored abort and reports later must not reopen a finished run.
 	let ended = false;
@@ -116,6 +112,9 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		workflowQueue: createWorkflowQueue({ concurrency: limits.maxWorkflowsRunning }),
 		workflowCalls: 0,
 		nextCallIndex: 0,
+		nextAskIndex: 0,
+		...(options.ask ? { ask: options.ask } : {}),
+		deadline,
 		schemas: new SchemaSession(),
 		runNested: runNestedWorkflow,
 		fanOut: new FanOutGate(options.confirmFanOut, options.fanOutThreshold),
@@ -144,6 +143,8 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 	let meta: WorkflowMeta | undefined;
 	let value: JsonValue | undefined;
 	let error: WorkflowError | undefined;
+	/** Runner calls that had not settled when the run stopped waiting for them. */
+	let pending = 0;
 	try {
 		// The static pass runs here, before any agent: a script it finds wrong starts nothing.
 		const parsed = prepareWorkflow(source, {
@@ -183,21 +184,12 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		// which), then wait for every runner and nested sandbox.
 		const cut = endScript(scope, error ? "failed" : "returned");
 		if (!error && cut.length > 0) error = unawaitedWorkError(scope, cut);
-		const abandoned = await settle(run.inFlight);
-		if (abandoned > 0) {
-			// Counted whatever else went wrong: a script that failed or left work running may also have left these.
-			error = error
-				? new WorkflowError(error.code, error.message, {
-						...(error.location ? { location: error.location } : {}),
-						...(error.scriptStack ? { scriptStack: error.scriptStack } : {}),
-						details: { ...error.details, abandoned },
-					})
-				: new WorkflowError("internal", `${abandoned} agent runner call(s) ignored abort and were abandoned`, {
-						details: { abandoned },
-					});
+		pending = await settle(run.inFlight);
+		if (!error && pending > 0) {
+			error = new WorkflowError("internal", `${pending} agent runner call(s) ignored abort and were abandoned`);
 		}
 		run.schemas.dispose();
-		if (deadline) clearTimeout(deadline);
+		deadline.clear();
 		options.signal?.removeEventListener("abort", onCallerAbort);
 	}
 
@@ -208,6 +200,17 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 			`Every agent call failed (${failed + skipped} of ${calls}); see \`failures\` for each cause`,
 			{ details: { failed, skipped, calls } },
 		);
+	}
+	// Runner calls still running, and child attempts runners let go, are counted whatever else went wrong: a script
+	// that failed or left work running may also have left these. (Abandoned attempts alone do not fail a run: their
+	// calls ended like any stopped child's, and the census or the log says what was let go.)
+	const abandoned = pending + census.abandonedAttempts;
+	if (error && abandoned > 0) {
+		error = new WorkflowError(error.code, error.message, {
+			...(error.location ? { location: error.location } : {}),
+			...(error.scriptStack ? { scriptStack: error.scriptStack } : {}),
+			details: { ...error.details, abandoned },
+		});
 	}
 	// A person who declined a large fan-out stopped the run, as Esc would have.
 	const stoppedBy = error?.code === "cancelled" || error?.code === "fanout_declined";
@@ -313,6 +316,11 @@ function checkOptions(source: unknown, options: WorkflowRunOptions | undefined):
 	) {
 		throw new TypeError(
 			`Expected \`options.journal\` to be a WorkflowJournal (\`lookup\` and \`record\` functions), got ${journal === null ? "null" : typeof journal}`,
+		);
+	}
+	if (options.ask !== undefined && typeof options.ask !== "function") {
+		throw new TypeError(
+			`Expected \`options.ask\` to be a function, got ${options.ask === null ? "null" : typeof options.ask}`,
 		);
 	}
 	const limits = options.limits;

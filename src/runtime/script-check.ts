@@ -14,6 +14,7 @@ import {
 } from "../authoring/index.ts";
 import { isWorkflowError, stripLocation, WorkflowError } from "../errors.ts";
 import { checkAgentOptions, checkPrompt } from "./agent/options.ts";
+import { checkAskArguments } from "./ask.ts";
 import {
 	type ParsedWorkflow,
 	type ParseWorkflowOptions,
@@ -63,6 +64,9 @@ export function prepareWorkflow(source: string, options: CheckWorkflowOptions = 
 export const CALL_RULES: Omit<CallRules, "agentTypes"> = {
 	checkPrompt: (prompt) => checkPrompt(prompt as JsonValue),
 	checkOptions: (opts) => checkAgentOptions(opts as JsonValue),
+	checkAsk: (question, opts) => {
+		checkAskArguments(question as JsonValue, opts as JsonValue);
+	},
 	checkSchema: (schema) => {
 		checkAgentRoot(schema);
 		checkLiteralSchema(schema as JsonSchema, "schema");

@@ -69,6 +69,10 @@ const CODES: ReadonlySet<string> = new Set<WorkflowErrorCode>([
 	"workflow_not_found",
 	"workflow_nesting",
 	"limit_workflows",
+	"ask_options_invalid",
+	"ask_answer_invalid",
+	"ask_timeout",
+	"ask_unavailable",
 ]);
 
 /** Maps a sandbox failure to the error the user sees: which limit, its value, how to raise it, and where. */

@@ -135,6 +135,11 @@ export interface WorkflowAgentResult {
 	worktree?: WorkflowWorktree;
 	/** The child was ended on purpose (a user skipped it): `agent()` gives null with `error` as the cause, no retries. */
 	noRetry?: boolean;
+	/**
+	 * Attempts of this child that did not stop when asked and that the runner let go (they may still be running); the
+	 * run counts them in `error.details.abandoned`, even when the call's result came after the run stopped waiting.
+	 */
+	abandoned?: number;
 }
 
 /** Live activity states of a child, in the order a healthy child passes through them. */
@@ -303,12 +308,46 @@ export interface WorkflowRunOptions {
 	 * Default: none (nothing is recorded).
 	 */
 	journal?: WorkflowJournal;
+	/**
+	 * Puts an `ask()` question to a person and gives the answer (sync or async). Return undefined, or throw
+	 * `askUnavailableError(reason)`, when nobody can answer here: `ask()` then gives the question's `default` or
+	 * throws `ask_unavailable` with that reason. `signal` fires when the answer is no longer wanted (the question's
+	 * `timeoutMs`, the script's end, a cancelled run): close the dialog then. The run's deadline stops while a question
+	 * is open. Default: none (every `ask()` gives its default or throws `ask_unavailable`).
+	 */
+	ask?: WorkflowAskHandler;
 }
+
+/** One `ask()` question as the host's handler gets it. */
+export interface WorkflowQuestion {
+	/** Stable identity: a hash of the question and its choices plus its occurrence (like an agent call's key). */
+	key: string;
+	/** 0-based order of the run's `ask()` calls. */
+	index: number;
+	question: string;
+	/** The answers allowed, when the script gave some: the answer must be one of them. */
+	choices?: string[];
+	/** What `ask()` gives when nobody answers in time or nobody can answer. */
+	default?: string;
+	/** How long the script waits for an answer, in ms. Default: no limit. */
+	timeoutMs?: number;
+	phase?: string;
+	/** The nested workflow that asks, when not the top-level script. */
+	workflow?: string;
+}
+
+/** Puts a question to a person: the `ask` option of `runWorkflowScript`. */
+export type WorkflowAskHandler = (
+	question: WorkflowQuestion,
+	context: { signal: AbortSignal },
+) => string | undefined | Promise<string | undefined>;
 
 /** A finished `agent()` call as a journal keeps it: enough to give the script the same value without a child. */
 export interface WorkflowJournalEntry {
 	/** The call's key: a hash of its identity plus its occurrence, scoped by nested workflow (see `WorkflowAgentRequest.key`). */
 	key: string;
+	/** `"answer"` for a person's answer to `ask()` (an agent call never replays one). Default: an agent's value. */
+	kind?: "answer";
 	/** What `agent()` resolved to: the text answer, or the validated object of a schema call. */
 	value: JsonValue;
 	/** Tokens the call cost; a replay counts them as spent again, so budgets move as in the original run. */
@@ -366,8 +405,8 @@ export interface WorkflowAgentCounts {
 
 /** Work a script started and did not wait for: still running when that script returned, so the run stopped it. */
 export interface WorkflowCutOff {
-	/** An `agent()` call or a nested `workflow()`. */
-	kind: "agent" | "workflow";
+	/** An `agent()` call, a nested `workflow()` or an open `ask()` question. */
+	kind: "agent" | "workflow" | "ask";
 	/** The agent call's label; the nested workflow's `meta.name`, or the name or path it was called with if it had not loaded. */
 	name: string;
 	/** The file of the script that started it. */

@@ -99,6 +99,12 @@ export const SYNTAX: Mistake[] = [
 ];
 
 export const UNAWAITED: Mistake[] = [
+	[
+		"a field of an unawaited ask()",
+		'const answer = ‸ask("Ship it?", { default: "no" }).trim();\nreturn answer;',
+		"not_awaited",
+	],
+	["an ask() promise as a prompt", 'return await agent(‸ask("Topic?", { default: "x" }));', "not_awaited"],
 	["reading a field of a const promise", 'const r = agent("x");\nreturn ‸r.length;', "not_awaited"],
 	["a const promise in a template", 'const review = agent("x");\nlog(`got ${‸review}`);', "not_awaited"],
 	["a promise concatenated to a string", 'return "Result: " + ‸agent("x");', "not_awaited"],
@@ -138,6 +144,13 @@ export const UNAWAITED: Mistake[] = [
 ];
 
 export const OPTIONS: Mistake[] = [
+	["a misspelled ask() option", 'return await ask‸("Ship it?", { defualt: "no" });', "ask_options_invalid"],
+	[
+		"an ask() default outside its choices",
+		'return await ask‸("Go?", { choices: ["yes", "no"], default: "maybe" });',
+		"ask_options_invalid",
+	],
+	["ask() with a non-string question", "return await ask‸(42);", "ask_options_invalid"],
 	["an agent name where the options go", 'return await agent‸("x", "reviewer");', "agent_options_invalid"],
 	[
 		"the prompt inside the options",
@@ -207,6 +220,11 @@ export const OPTIONS: Mistake[] = [
 export type Control = [string, string, unknown];
 
 export const CONTROLS: Control[] = [
+	[
+		"ask() with a default and no host to ask",
+		'return await ask("Go?", { choices: ["yes", "no"], default: "no" });',
+		"no",
+	],
 	[
 		"the words in strings and comments",
 		'// setTimeout(fetch) require process.env\nconst s = "agnet setTimeout `x`";\nreturn s;',

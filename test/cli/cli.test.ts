@@ -4,7 +4,7 @@
  * provider loaded with `-e`, a failed run (1), and Ctrl-C (130, the resume hint) followed by `resume`.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -250,6 +250,67 @@ describe("pi-workflows run, runs and resume (children as pi sessions on the faux
 		expect(resumed.stderr).toContain("✓ echo one · replayed from the run record");
 	}, 150_000);
 });
+
+describe("pi-workflows run and ask()", () => {
+	// util-linux `script` (Debian's bsdutils, an essential package) gives the bin a real terminal. Under CI a missing
+	// one fails the test rather than skip it; elsewhere it skips (apt-get install bsdutils).
+	const hasScript = existsSync("/usr/bin/script") || existsSync("/bin/script");
+
+	it.skipIf(!hasScript && process.env.CI !== "true")(
+		"on a pseudo-terminal (util-linux `script`): asks on the terminal and the script gets the answer",
+		async () => {
+			const file = script(
+				"asks.js",
+				'const a = await agent("echo one");\nconst pick = await ask("Ship or hold?", { choices: ["ship", "hold"] });\nreturn a + " / " + pick;',
+			);
+			const command = [process.execPath, bin, "run", file, ...PI].join(" ");
+			const result = await onTerminal(command, "Answer 1-2 or a choice: ", "2\r");
+			expect(result.code, result.stdout).toBe(0);
+			expect(result.stdout).toContain("? Ship or hold?");
+			expect(result.stdout).toContain('"child answered ONE / hold"');
+		},
+		120_000,
+	);
+
+	it("without a terminal: ask_unavailable saying why and what to do, exit 1; a default goes on", async () => {
+		const file = script("asks-no-tty.js", 'return await ask("Ship or hold?");');
+		const result = await cli(["run", file, ...PI]);
+		expect(result.code, result.stderr).toBe(1);
+		expect(result.stderr).toContain(
+			'Error (ask_unavailable): Nobody can answer `ask("Ship or hold?")` here: stdin is not a terminal (a pipe, a CI job), so nobody can answer here. Run it on a terminal to be asked. Give the question a `default`, or pass the answer in `args` and ask only when it is missing (2:17)',
+		);
+		const withDefault = script("asks-default.js", 'return await ask("Ship or hold?", { default: "hold" });');
+		const went = await cli(["run", withDefault, ...PI]);
+		expect(went.code, went.stderr).toBe(0);
+		expect(went.stdout.trim()).toBe('"hold"');
+	}, 120_000);
+});
+
+/** Runs `command` on a pseudo-terminal through util-linux `script`; types `keys` once the output shows `marker`. */
+function onTerminal(command: string, marker: string, keys: string): Promise<SpawnResult> {
+	return new Promise((resolve, reject) => {
+		const child = spawn("script", ["-qfec", command, "/dev/null"], {
+			cwd: project,
+			env: { ...env(), TERM: "dumb" },
+			stdio: ["pipe", "pipe", "pipe"],
+		});
+		let stdout = "";
+		let typed = false;
+		const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
+		child.stdout.on("data", (chunk) => {
+			stdout += chunk;
+			if (!typed && stdout.includes(marker)) {
+				typed = true;
+				child.stdin.write(keys);
+			}
+		});
+		child.on("error", reject);
+		child.on("close", (code) => {
+			clearTimeout(timer);
+			resolve({ code, stdout, stderr: "" });
+		});
+	});
+}
 
 /** Spawns the bin and sends SIGINT once stderr shows `marker`. */
 function runUntil(args: string[], marker: string): Promise<SpawnResult> {

@@ -2,7 +2,8 @@
  * Per-child control through a real parent pi session (faux provider, the extension loaded through pi's resource
  * loader): `workflow_runs` steers a running child of a background run (the message reaches its next turn), skips
  * one (null, "skipped by the user", no retries) and restarts one (the script gets the second attempt's answer);
- * the stall watchdog stops a child the provider never answers, retries it once with a note, then gives null.
+ * the stall watchdog stops a child the provider never answers, retries it once with a note, then gives null, and
+ * lets go of one whose provider ignores the abort too.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +14,7 @@ import { createParentSession, type ParentSession } from "../../scripts/parent-se
 import type { WorkflowProgressDetails } from "../../src/progress/index.ts";
 import { createRunStore } from "../../src/runs/index.ts";
 import {
+	createDeafCalls,
 	createFauxHarness,
 	type FauxHarness,
 	type FauxReply,
@@ -271,6 +273,34 @@ return { a, b: await agent("fine") };`,
 		expect(envelope.logs.map((entry) => entry.message)).toEqual([
 			expect.stringMatching(/^`hanger`: stalled after \d+(\.\d)? s without progress; retried once$/),
 		]);
+	});
+
+	it("stall watchdog: a child whose provider ignores abort is let go after the grace, retried once, then null", async () => {
+		const deaf = createDeafCalls();
+		harness.route("hang", [deaf.reply(), deaf.reply()]);
+		harness.route("fine", [fauxAssistantMessage("F")]);
+		harness.route(PARENT_TASK, [
+			call("workflow", {
+				script: `export const meta = { name: "deaf", description: "d" };
+const a = await agent("hang forever", { label: "hanger", stallMs: 1500 });
+return { a, b: await agent("fine") };`,
+			}),
+			fauxAssistantMessage("done"),
+		]);
+		try {
+			await startParent();
+			const { envelope } = results("workflow")[0]?.details ?? ({} as WorkflowProgressDetails);
+			expect(envelope.result).toEqual({ a: null, b: "F" });
+			expect(envelope.failures.map((failure) => failure.cause)).toEqual([
+				"stalled after 1.5 s, again on its retry; 2 attempts did not stop when asked and were abandoned",
+			]);
+			expect(deaf.started).toBe(2);
+			expect(envelope.logs.map((entry) => entry.message)).toEqual([
+				"`hanger`: stalled after 1.5 s without progress and did not stop when asked (abandoned); retried once",
+			]);
+		} finally {
+			deaf.release();
+		}
 	});
 
 	it("stall watchdog: a retry that answers gives the script its answer", async () => {

@@ -19,7 +19,7 @@ import {
 	type Message,
 	type Model,
 } from "@earendil-works/pi-ai";
-import { type AgentSession, ModelRuntime } from "@earendil-works/pi-coding-agent";
+import { type AgentSession, type AgentToolResult, ModelRuntime } from "@earendil-works/pi-coding-agent";
 import type { PiAgentRunnerHooks } from "../../src/pi/children/agent-runner.ts";
 import { FAUX_PRICE, pricedProvider } from "./priced-provider.ts";
 
@@ -141,6 +141,52 @@ export function untilAborted(): FauxReply {
 			if (request.signal?.aborted) answer();
 			else request.signal?.addEventListener("abort", answer, { once: true });
 		});
+}
+
+/**
+ * Replies and tool runs that ignore abort: a provider library (or an extension tool) whose call never settles once
+ * aborted, as a child's runner meets it. `release()` lets every one of them end, after the test, so nothing is left
+ * streaming.
+ */
+export interface DeafCalls {
+	/** A model reply that never comes, abort or not (until `release`). */
+	reply(): FauxReply;
+	/** A session tool run that never ends, abort or not (until `release`). */
+	tool(): Promise<AgentToolResult<unknown>>;
+	/** How many replies and tool runs have started. */
+	readonly started: number;
+	/** Lets every deaf call end (a reply as "too late", a tool with an error result). */
+	release(): void;
+}
+
+/** Deaf provider calls and tool runs, released together. */
+export function createDeafCalls(): DeafCalls {
+	const waiting: Array<() => void> = [];
+	let started = 0;
+	let released = false;
+	const wait = () =>
+		new Promise<void>((resolve) => {
+			started++;
+			if (released) resolve();
+			else waiting.push(resolve);
+		});
+	return {
+		reply: () => async () => {
+			await wait();
+			return fauxAssistantMessage("too late");
+		},
+		async tool() {
+			await wait();
+			return { content: [{ type: "text", text: "too late" }], details: undefined, isError: true };
+		},
+		get started() {
+			return started;
+		},
+		release() {
+			released = true;
+			for (const resolve of waiting.splice(0)) resolve();
+		},
+	};
 }
 
 /** Runner hooks that keep the set of child sessions not yet disposed. */

@@ -410,6 +410,49 @@ describe("a runner that ignores cancellation", () => {
 		expect(run.result.counts).toEqual({ calls: 1, started: 1, completed: 0, failed: 1, skipped: 0 });
 	});
 
+	it("says it abandoned attempts: counted in error.details.abandoned; a run that got its answers stays completed", async () => {
+		const stopped = (abandoned: unknown) => (request: WorkflowAgentRequest) => ({
+			id: "b",
+			type: request.agentType,
+			status: "stopped",
+			error: "stalled, twice",
+			abandoned,
+		});
+		const failed = await runHostile(`return await agent("bad");`, { agentRunner: faultyRunner(stopped(2)).runner });
+		expectOutcome(failed, { code: "agents_failed", message: "Every agent call failed (1 of 1)" });
+		expect(failed.result.error?.details).toEqual({ failed: 1, skipped: 0, calls: 1, abandoned: 2 });
+		const script = `return [await agent("good"), await agent("bad")];`;
+		const answered = await runHostile(script, { agentRunner: faultyRunner(stopped(1)).runner });
+		expectOutcome(answered, { value: ["ok", null] });
+		// Not a count (a string, a fraction, a negative, a getter that throws): nothing is counted.
+		const throwing = (request: WorkflowAgentRequest) =>
+			Object.defineProperty(stopped(0)(request), "abandoned", {
+				get() {
+					throw new Error("no count");
+				},
+			});
+		for (const fault of [stopped("2"), stopped(1.5), stopped(-1), throwing]) {
+			const run = await runHostile(`return await agent("bad");`, { agentRunner: faultyRunner(fault).runner });
+			expect(run.result.error?.details).toEqual({ failed: 1, skipped: 0, calls: 1 });
+		}
+	});
+
+	it("says it abandoned an attempt after its call timed out: counted, and the log says it may still be running", async () => {
+		const faulty = faultyRunner(
+			(request) =>
+				new Promise((resolve) =>
+					setTimeout(() => resolve({ ...completed({ status: "stopped" })(request), abandoned: 1 }), 100),
+				),
+		);
+		const run = await runHostile(`return await agent("bad", { timeoutMs: 20 });`, { agentRunner: faulty.runner });
+		expectOutcome(run, { code: "agents_failed", message: "Every agent call failed" });
+		expect(run.result.failures[0]?.cause).toBe("timed out after 20 ms");
+		expect(run.result.error?.details).toMatchObject({ abandoned: 1 });
+		expect(run.events.flatMap((event) => (event.type === "log" ? [event.message] : []))).toEqual([
+			"`bad`: its child did not stop when asked and was abandoned; it may still be running",
+		]);
+	});
+
 	it("hangs for ever after the script returned: the run reports the abandoned call instead of waiting", async () => {
 		const faulty = faultyRunner(() => new Promise(() => {}));
 		const run = await runHostile(`agent("bad");\nreturn await agent("good");`, { agentRunner: faulty.runner });

@@ -104,6 +104,7 @@ const ESCAPES: HostileCase[] = [
 				"phase",
 				"log",
 				"workflow",
+				"ask",
 				"sleep",
 				"budget",
 				"args",

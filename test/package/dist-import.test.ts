@@ -32,7 +32,7 @@ describe("the built package", () => {
 		expect(build.code, build.stdout + build.stderr).toBe(0);
 		expect(existsSync(join(root, "dist", "sandbox", "worker.js"))).toBe(true);
 		expect(existsSync(join(root, "dist", "runtime", "guest", "prelude.js"))).toBe(true);
-		expect(existsSync(join(root, "dist", "runtime", "schema-worker-entry.js"))).toBe(true);
+		expect(existsSync(join(root, "dist", "runtime", "schema", "worker-entry.js"))).toBe(true);
 
 		const program = await runCommand(process.execPath, ["--input-type=module", "-e", PROGRAM], { cwd: root });
 		expect(program.code, program.stderr).toBe(0);

@@ -82,6 +82,7 @@ describe("record.journal()", () => {
 			'{"key":"x"}',
 			'{"key":"y","value":1,"usage":{"input":"lots"}}',
 			'{"key":"z","value":1,"label":5}',
+			'{"key":"w","value":"yes","kind":"question"}',
 			"",
 			JSON.stringify(entry("b")),
 		];
@@ -95,11 +96,24 @@ describe("record.journal()", () => {
 			{ line: 5, reason: "`value` is missing" },
 			{ line: 6, reason: "`usage` is not `{ input, output, total }` numbers" },
 			{ line: 7, reason: "`label` is not a string" },
+			{ line: 8, reason: '`kind` is not "answer"' },
 		]);
 		// Appending still works and the garbage stays where it was, for a person to look at.
 		await journal.record(entry("c"));
 		await journal.close();
 		expect(journalText(record).endsWith(`${JSON.stringify(entry("b"))}\n${JSON.stringify(entry("c"))}\n`)).toBe(true);
+	});
+
+	it("an ask() answer line keeps its kind through a write and a load", async () => {
+		const record = await newRecord();
+		const journal = await record.journal();
+		const answer = { key: "q#0", kind: "answer" as const, value: "ship", label: "Ship it?" };
+		await journal.record(answer);
+		await journal.close();
+		expect(journalText(record)).toBe(`${JSON.stringify(answer)}\n`);
+		const again = await record.journal();
+		expect(again.lookup("q#0")).toEqual(answer);
+		await again.close();
 	});
 
 	it("a file of pure binary garbage loads empty with problems, never a crash", async () => {

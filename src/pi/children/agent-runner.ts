@@ -2,7 +2,8 @@
  * The pi-backed agent runner: each `agent()` call becomes an in-process pi `AgentSession` with in-memory session
  * and settings, the agent type's prompt, tools, model and thinking level, and no extensions of its own (the
  * session's tools come as stand-ins, never the `workflow` tool). It reports the child's live state, honours abort,
- * pause and `max_turns`, and always disposes the session; `child-supervisor.ts` runs its attempts.
+ * pause and `max_turns`, lets go of a child that does not stop within `stopGraceMs` of being asked, and always
+ * disposes the session; `child-supervisor.ts` runs its attempts.
  */
 import { randomUUID } from "node:crypto";
 import type { Api, AssistantMessage, Model } from "@earendil-works/pi-ai";
@@ -42,7 +43,13 @@ import {
 	type StructuredOutputCapture,
 	structuredOutputPrompt,
 } from "./structured-output.ts";
-import { type AttemptContext, superviseChild } from "./supervisor.ts";
+import {
+	type AttemptContext,
+	abandonedCause,
+	DEFAULT_STOP_GRACE_MS,
+	settlesAfterStop,
+	superviseChild,
+} from "./supervisor.ts";
 import { createTurnLimit, type TurnLimit, WRAP_UP_MESSAGE } from "./turn-limit.ts";
 import {
 	closeWorktree,
@@ -99,6 +106,11 @@ export interface PiAgentRunnerOptions {
 	controls?: ChildControls;
 	/** No progress for this long stops a child and retries it once (0: never), unless its type or call says. Default: 5 min. */
 	stallMs?: number;
+	/**
+	 * How long a child asked to stop has to end its turn before it is abandoned: its session disposed, its call let go
+	 * and counted in `abandoned`. Default: 2000 (`DEFAULT_STOP_GRACE_MS`).
+	 */
+	stopGraceMs?: number;
 	hooks?: PiAgentRunnerHooks;
 }
 
@@ -321,6 +333,10 @@ async function driveSession(
 	gate: PauseGate,
 ): Promise<WorkflowAgentResult> {
 	const { capture } = plan;
+	// Fires when the child is asked to stop (its signal, or `max_turns`): from then on it has the grace to end its turn.
+	const stop = new AbortController();
+	const graceMs = options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
+	const heard = (work: Promise<void>) => settlesAfterStop(work, stop.signal, graceMs);
 	const turnLimit: TurnLimit | undefined = plan.type.maxTurns
 		? createTurnLimit({
 				maxTurns: plan.type.maxTurns,
@@ -330,6 +346,7 @@ async function driveSession(
 					session.steer(capture ? wrapUpWithSchema() : WRAP_UP_MESSAGE).catch(() => {});
 				},
 				abort: () => {
+					stop.abort();
 					session.abort().catch(() => {});
 				},
 			})
@@ -343,25 +360,42 @@ async function driveSession(
 	});
 	const onAbort = () => {
 		activity.stopping();
+		stop.abort();
 		session.abort().catch(() => {});
 	};
 	context.signal.addEventListener("abort", onAbort, { once: true });
+	// False once a turn did not end within the grace after the child was asked to stop: it is let go, not waited for.
+	let ended = true;
 	try {
 		if (context.signal.aborted) return { ...base, status: "stopped", error: reasonOf(context.signal) };
-		await session.prompt(plan.prompt, { expandPromptTemplates: false });
-		// A pause stopped the turn: the session waits, with its conversation, for the message that resumes it.
-		while (gate.paused && !context.signal.aborted && lastAssistantMessage(session)?.stopReason === "aborted") {
+		ended = await heard(session.prompt(plan.prompt, { expandPromptTemplates: false }));
+		// A pause stopped the turn: the session waits, with its conversation, for the message that resumes it. (A pause
+		// is not a stop: a turn that ignores it goes on, under the stall watchdog.)
+		while (
+			ended &&
+			gate.paused &&
+			!context.signal.aborted &&
+			lastAssistantMessage(session)?.stopReason === "aborted"
+		) {
 			activity.pause();
 			const text = await gate.wait(context.signal);
 			if (text === undefined) break;
 			activity.resume();
-			await session.prompt(text, { expandPromptTemplates: false });
+			ended = await heard(session.prompt(text, { expandPromptTemplates: false }));
 		}
 	} finally {
 		context.signal.removeEventListener("abort", onAbort);
 		unsubscribe();
 	}
-	return settle(session, plan, context, activity, base, turnLimit);
+	const result = settle(session, plan, context, activity, base, turnLimit);
+	if (ended) return result;
+	// What it had done counts; the caller disposes the session, which stays busy with the call that ignored the abort.
+	return {
+		...result,
+		status: result.status === "completed" ? "stopped" : result.status,
+		error: abandonedCause(result.error ?? "stopped", graceMs),
+		abandoned: 1,
+	};
 }
 
 function settle(

@@ -1,7 +1,8 @@
 /**
  * One `agent()` call's child across its attempts: the user's steer, pause, skip and restart, and the stall
  * watchdog. Each attempt is a fresh session with its own abort controller; a restart or a first stall starts
- * another, so the runtime (and the script) see one runner call with one answer. Usage of every attempt counts.
+ * another, so the runtime (and the script) see one runner call with one answer. Usage of every attempt counts, and
+ * so does every attempt that did not stop when asked (see `settlesAfterStop`).
  */
 import { randomUUID } from "node:crypto";
 import type {
@@ -16,6 +17,13 @@ import { addReply } from "./cost.ts";
 
 /** The cause a skipped call's null carries. */
 export const SKIPPED_CAUSE = "skipped by the user";
+
+/**
+ * Default time a child asked to stop (stall, skip, restart, timeout, cancel, `max_turns`) has to end its turn before
+ * it is abandoned. pi's providers and tools end within milliseconds of an abort; one that ignores its signal would
+ * otherwise hold the call, its queue slot and the run for ever.
+ */
+export const DEFAULT_STOP_GRACE_MS = 2000;
 
 /** What can be done to an attempt's session once it exists. */
 export interface AttemptSession {
@@ -36,9 +44,6 @@ export interface AttemptContext extends WorkflowAgentRunnerContext {
 /** Runs one attempt: a fresh child session for `request`. */
 export type ChildAttempt = (request: WorkflowAgentRequest, context: AttemptContext) => Promise<WorkflowAgentResult>;
 
-/** What every attempt of one call used, summed. */
-type Spent = { usage?: WorkflowTokenUsage; cost?: WorkflowCost; toolUses: number };
-
 /** Why the supervisor ended an attempt. */
 type Ending = { why: "skip" } | { why: "restart" } | { why: "stall"; silentMs: number };
 
@@ -57,7 +62,7 @@ export async function superviseChild(
 		return { id: randomUUID(), type: request.agentType, status: "stopped", error: SKIPPED_CAUSE, noRetry: true };
 	}
 	const startedAt = Date.now();
-	const spent: Spent = { toolUses: 0 };
+	const spent: Spent = { toolUses: 0, abandoned: 0 };
 	const notes: string[] = [];
 	let current: { controller: AbortController; ending?: Ending; session?: AttemptSession };
 	// What was asked before the attempt's session existed waits for it.
@@ -108,16 +113,17 @@ export async function superviseChild(
 			spend(spent, result);
 			const ending = attempt.ending;
 			if (!ending || context.signal.aborted) return total(result, spent, notes, startedAt);
+			const deaf = (result.abandoned ?? 0) > 0;
 			if (ending.why === "skip") {
 				return {
 					...total(result, spent, notes, startedAt),
 					status: "stopped",
-					error: SKIPPED_CAUSE,
+					error: `${SKIPPED_CAUSE}${abandonedNote(spent.abandoned)}`,
 					noRetry: true,
 				};
 			}
 			if (ending.why === "restart") {
-				notes.push("restarted by the user");
+				notes.push(`restarted by the user${deaf ? "; the attempt did not stop when asked and was abandoned" : ""}`);
 				attemptRequest = request;
 				continue;
 			}
@@ -127,10 +133,12 @@ export async function superviseChild(
 				return {
 					...total(result, spent, notes, startedAt),
 					status: "failed",
-					error: `${stalled}, again on its retry`,
+					error: `${stalled}, again on its retry${abandonedNote(spent.abandoned)}`,
 				};
 			}
-			notes.push(`${stalled} without progress; retried once`);
+			notes.push(
+				`${stalled} without progress${deaf ? " and did not stop when asked (abandoned)" : ""}; retried once`,
+			);
 			attemptRequest = { ...request, prompt: `${request.prompt}\n\n${stallNote(ending.silentMs)}` };
 		}
 	} finally {
@@ -147,14 +155,66 @@ export function stallNote(silentMs: number): string {
 	);
 }
 
+/**
+ * Waits for `work`, and once `stop` aborts for at most `graceMs` more: true when `work` settled (a rejection is
+ * rethrown), false when it did not and was let go (it may still be running: a provider or tool that ignores abort).
+ */
+export function settlesAfterStop(work: Promise<unknown>, stop: AbortSignal, graceMs: number): Promise<boolean> {
+	return new Promise((resolve, reject) => {
+		let timer: ReturnType<typeof setTimeout> | undefined;
+		const onStop = () => {
+			timer = setTimeout(() => {
+				done();
+				resolve(false);
+			}, graceMs);
+		};
+		const done = () => {
+			clearTimeout(timer);
+			stop.removeEventListener("abort", onStop);
+		};
+		if (stop.aborted) onStop();
+		else stop.addEventListener("abort", onStop, { once: true });
+		work.then(
+			() => {
+				done();
+				resolve(true);
+			},
+			(error: unknown) => {
+				done();
+				reject(error);
+			},
+		);
+	});
+}
+
+/** What an abandoned child's result says: why it was asked to stop, and that it did not. */
+export function abandonedCause(reason: string, graceMs: number): string {
+	return `${reason}; it did not stop within ${seconds(graceMs)} of being asked and was abandoned (a provider or tool ignored the abort)`;
+}
+
+/** "; 2 attempts did not stop when asked and were abandoned", or nothing. */
+function abandonedNote(count: number): string {
+	if (count === 0) return "";
+	return `; ${count === 1 ? "1 attempt" : `${count} attempts`} did not stop when asked and ${count === 1 ? "was" : "were"} abandoned`;
+}
+
 /** "0.3 s", "2 s", "300 s". */
 export function seconds(ms: number): string {
 	const value = ms < 10_000 ? Math.round(ms / 100) / 10 : Math.round(ms / 1000);
 	return `${value} s`;
 }
 
+/** What every attempt of one call spent (tokens, dollars, tool uses), and how many of them were abandoned. */
+interface Spent {
+	usage?: WorkflowTokenUsage;
+	cost?: WorkflowCost;
+	toolUses: number;
+	abandoned: number;
+}
+
 function spend(spent: Spent, result: WorkflowAgentResult): void {
 	spent.toolUses += result.toolUses ?? 0;
+	spent.abandoned += result.abandoned ?? 0;
 	// A restarted or stalled attempt's replies were paid for like the last one's.
 	spent.cost = addReply(spent.cost, result.cost);
 	if (!result.usage) return;
@@ -172,6 +232,7 @@ function total(result: WorkflowAgentResult, spent: Spent, notes: string[], start
 	const done: WorkflowAgentResult = { ...result, toolUses: spent.toolUses, durationMs: Date.now() - startedAt };
 	if (spent.usage) done.usage = spent.usage;
 	if (spent.cost) done.cost = spent.cost;
+	if (spent.abandoned > 0) done.abandoned = spent.abandoned;
 	if (warnings.length > 0) done.warnings = warnings;
 	return done;
 }

@@ -1,13 +1,15 @@
 /**
  * `/workflows`: this project's runs for people. In the TUI a selector lists them (running first); choosing one
  * shows it and, for a run of this session, offers its running children (steer, skip, restart) and to stop it.
- * Elsewhere the same list is printed as text. `/workflows steer|skip|restart …` act on a child in any mode.
+ * Elsewhere the same list is printed as text. `/workflows steer|skip|restart …` act on a child in any mode, and
+ * `/workflows answer [runId] <answer>` answers a run's open `ask()` question.
  */
 import type { ExtensionCommandContext, RegisteredCommand } from "@earendil-works/pi-coding-agent";
 import { errorMessage } from "../../errors.ts";
 import { formatWorkflowProgress } from "../../progress/index.ts";
 import type { RunStore } from "../../runs/index.ts";
 import { chooseChildAction, isChildSubcommand, runChildSubcommand } from "./child-command.ts";
+import { questionText } from "./questions.ts";
 import type { RunRegistry } from "./registry.ts";
 import { describeRun, listRuns } from "./views.ts";
 
@@ -24,10 +26,12 @@ export function createWorkflowsCommand(
 	options: WorkflowsCommandOptions,
 ): Omit<RegisteredCommand, "name" | "sourceInfo"> {
 	return {
-		description: "Workflow runs of this project: watch, stop, resume; steer, skip or restart a running child",
+		description:
+			"Workflow runs of this project: watch, stop, resume; steer, skip or restart a running child; answer a run's question (answer [runId] <answer>)",
 		handler: async (args, ctx) => {
 			try {
-				if (isChildSubcommand(args)) ctx.ui.notify(await runChildSubcommand(args, options.registry), "info");
+				if (isAnswer(args)) ctx.ui.notify(answerSubcommand(args, options.registry), "info");
+				else if (isChildSubcommand(args)) ctx.ui.notify(await runChildSubcommand(args, options.registry), "info");
 				else await showRuns(options, ctx);
 			} catch (error) {
 				ctx.ui.notify(`/workflows: ${errorMessage(error)}`, "error");
@@ -58,6 +62,20 @@ async function showRuns({ registry, storeFor }: WorkflowsCommandOptions, ctx: Ex
 		ctx.ui.notify(await describeRun(store, registry, row.id), "info");
 		return;
 	}
+	// A run that waits for the person asks first: that is what it needs from them.
+	const open = live.questions?.list()[0];
+	if (open) {
+		const title = `Run ${row.id} asks: ${open.question}`;
+		const answer = open.choices
+			? await ctx.ui.select(title, open.choices)
+			: await ctx.ui.input(title, open.default ?? "your answer");
+		if (answer === undefined) return;
+		ctx.ui.notify(
+			registry.answer(row.id, answer === "" && open.default !== undefined ? open.default : answer),
+			"info",
+		);
+		return;
+	}
 	// A run with children to steer gets a menu first; stopping the whole run stays one choice away.
 	const hasChildren = live.children && live.envelope().agentCalls.some((call) => call.status === "running");
 	if (hasChildren) {
@@ -74,4 +92,27 @@ async function showRuns({ registry, storeFor }: WorkflowsCommandOptions, ctx: Ex
 		await live.settled;
 		ctx.ui.notify(await describeRun(store, registry, row.id), "info");
 	}
+}
+
+const ANSWER = /^\s*answer(?:\s+|$)/;
+
+function isAnswer(args: string): boolean {
+	return ANSWER.test(args);
+}
+
+/** `answer [runId] <answer>`: the rest of the line is the answer, spaces and all. */
+function answerSubcommand(args: string, registry: RunRegistry): string {
+	const rest = args.replace(ANSWER, "");
+	const first = /^(\S+)\s*(.*)$/s.exec(rest);
+	const named = first?.[1] !== undefined && registry.get(first[1]) ? first[1] : undefined;
+	const answer = named !== undefined ? (first?.[2] ?? "") : rest;
+	if (answer.trim() === "") {
+		const waiting = registry
+			.list()
+			.flatMap((run) => (run.questions?.list() ?? []).map((q) => `${run.id}: ${questionText(q)}`));
+		return waiting.length === 0
+			? "No workflow run of this session is waiting for an answer"
+			: `Waiting for an answer:\n${waiting.join("\n")}\nAnswer with /workflows answer [runId] <answer>`;
+	}
+	return registry.answer(named, answer);
 }

@@ -20,7 +20,8 @@ export interface WorkflowRunMessage {
 	customType: string;
 	content: string;
 	display: boolean;
-	details: { runId?: string; status: WorkflowRunResult["status"]; summary: string; snapshot?: string };
+	/** `status` is "running" for a background run's question (it waits for an answer). */
+	details: { runId?: string; status: WorkflowRunResult["status"] | "running"; summary: string; snapshot?: string };
 }
 
 /** "1 agent result is", "9 agent results are": how many a run's journal holds, for "… saved". */

@@ -6,6 +6,7 @@
 import { WorkflowError } from "../../errors.ts";
 import type { WorkflowProgressEnvelope } from "../../progress/index.ts";
 import type { ChildAction, ChildControls } from "../children/controls.ts";
+import type { PendingQuestions } from "./questions.ts";
 
 /** One live run. */
 export interface LiveRun {
@@ -19,6 +20,8 @@ export interface LiveRun {
 	envelope(): WorkflowProgressEnvelope;
 	/** Its running children, for steer, skip and restart; absent when the runner offers no per-child control. */
 	children?: ChildControls;
+	/** Its open `ask()` questions, which `answer` settles; absent when the run cannot take answers this way. */
+	questions?: PendingQuestions;
 	/** Stops the run's children and script; `settled` resolves once its record is written. */
 	stop(reason?: unknown): void;
 	/** Resolves when the run has ended and its snapshot is written. */
@@ -91,6 +94,35 @@ export class RunRegistry {
 	/** Stops a running child and starts a fresh attempt; the script gets that attempt's answer. */
 	restart(runId: string, child: string): Promise<string> {
 		return this.controlChild(runId, child, "restart");
+	}
+
+	/**
+	 * Answers the oldest open `ask()` question of run `runId` (or, without one, of the one live run that waits for an
+	 * answer). Resolves with what was done, in words. Throws `run_not_found` or `question_not_found` naming the runs
+	 * that wait, or `ask_answer_invalid` listing the choices.
+	 */
+	answer(runId: string | undefined, text: string): string {
+		const waiting = this.list().filter((run) => (run.questions?.list().length ?? 0) > 0);
+		const run = runId !== undefined ? this.runs.get(runId) : waiting.length === 1 ? waiting[0] : undefined;
+		const ids = waiting.map((candidate) => candidate.id);
+		if (!run) {
+			const which =
+				runId !== undefined
+					? `Run ${runId} is not running in this session`
+					: ids.length === 0
+						? "No workflow run of this session is waiting for an answer"
+						: `Several runs wait for an answer (${ids.join(", ")}): name one, as in /workflows answer <runId> <answer>`;
+			throw new WorkflowError(runId !== undefined ? "run_not_found" : "question_not_found", which, {
+				details: { waiting: ids },
+			});
+		}
+		if (!run.questions) {
+			throw new WorkflowError("question_not_found", `Run ${run.id} is not waiting for an answer`, {
+				details: { waiting: ids },
+			});
+		}
+		const { question, answer } = run.questions.answer(text, run.id);
+		return `Answered ${JSON.stringify(question.question)} of run ${run.id}: ${answer}`;
 	}
 
 	/** The session is ending: stops every live run and waits until each has written its record. */

@@ -22,13 +22,15 @@ const parameters = Type.Object({
 			Type.Literal("pause"),
 			Type.Literal("skip"),
 			Type.Literal("restart"),
+			Type.Literal("answer"),
 		],
 		{
 			description:
 				"list: this project's runs; status: one run's phases, agents and failures; stop: end a running run; " +
 				"steer: send a running child a message (read at its next turn; a paused one goes on with it); " +
 				"pause: stop a child's turn, it waits for a steer; skip: end a child (its agent() gives null); " +
-				"restart: a fresh attempt of a child (the script gets its answer)",
+				"restart: a fresh attempt of a child (the script gets its answer); " +
+				"answer: give a run's open ask() question the person's answer (relay theirs, do not make one up)",
 		},
 	),
 	runId: Type.Optional(Type.String({ description: "The run, for every action but list" })),
@@ -36,6 +38,7 @@ const parameters = Type.Object({
 		Type.String({ description: "For steer, pause, skip, restart: the agent call's number (#3), label or key" }),
 	),
 	message: Type.Optional(Type.String({ description: "For steer: what to tell the child" })),
+	answer: Type.Optional(Type.String({ description: "For answer: the person's answer (one of the choices, if any)" })),
 });
 
 export type WorkflowRunsToolParams = Static<typeof parameters>;
@@ -54,7 +57,7 @@ export function createWorkflowRunsTool(options: WorkflowRunsToolOptions): ToolDe
 		name: RUNS_TOOL_NAME,
 		label: "Workflow runs",
 		description:
-			"List this project's workflow runs, show one (phases, agents, failures, resume call), or stop one that this session is running; steer, pause, skip or restart one of its running children.",
+			"List this project's workflow runs, show one (phases, agents, failures, resume call), or stop one that this session is running; steer, pause, skip or restart one of its running children; answer a run's ask() question with the person's answer.",
 		parameters,
 		async execute(_toolCallId, params, _signal, _onUpdate, ctx): Promise<AgentToolResult<undefined>> {
 			const store = options.storeFor(ctx.cwd);
@@ -73,6 +76,15 @@ export function createWorkflowRunsTool(options: WorkflowRunsToolOptions): ToolDe
 					);
 				}
 				if (params.action === "status") return describeRun(store, registry, runId);
+				if (params.action === "answer") {
+					if (params.answer === undefined) {
+						throw new WorkflowError(
+							"ask_answer_invalid",
+							"`answer` needs `answer`: the person's answer to the run's question",
+						);
+					}
+					return registry.answer(runId, params.answer);
+				}
 				if (params.action !== "stop") {
 					if (!params.child) {
 						throw new WorkflowError(

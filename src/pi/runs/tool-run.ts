@@ -15,6 +15,7 @@ import { runWorkflowScript } from "../../runtime/run.ts";
 import type { WorkflowRunOptions, WorkflowRunResult } from "../../runtime/types.ts";
 import type { ChildControls } from "../children/controls.ts";
 import type { DurableOutcome, DurableRun, DurableSource } from "./durable-run.ts";
+import type { PendingQuestions } from "./questions.ts";
 import type { LiveRun } from "./registry.ts";
 
 /** How a tool run ended. */
@@ -33,6 +34,8 @@ export interface ToolRun {
 	stop(reason?: unknown): void;
 	/** The registry entry for the run, once it has an id. */
 	live(id: string, background: boolean): LiveRun;
+	/** The run's `meta.name` once the script started ("workflow" before). */
+	readonly name: string;
 }
 
 /** What a tool run is made of. */
@@ -47,6 +50,8 @@ export interface ToolRunSetup {
 	controls?: ChildControls;
 	ctx: ExtensionContext;
 	ui: WorkflowProgressUiOptions;
+	/** The run's open `ask()` questions, answered through the registry. Default: none. */
+	questions?: PendingQuestions;
 }
 
 /** Starts the run at once. */
@@ -91,6 +96,9 @@ export function startToolRun(setup: ToolRunSetup): ToolRun {
 
 	const stop = (reason?: unknown) => controller.abort(reason);
 	return {
+		get name() {
+			return name;
+		},
 		recorded: durable.recorded,
 		finished,
 		stop,
@@ -104,6 +112,7 @@ export function startToolRun(setup: ToolRunSetup): ToolRun {
 			startedAt,
 			envelope: (): WorkflowProgressEnvelope => tracker.getEnvelope(),
 			...(setup.controls ? { children: setup.controls } : {}),
+			...(setup.questions ? { questions: setup.questions } : {}),
 			stop,
 			settled: finished.then(
 				() => undefined,

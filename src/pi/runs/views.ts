@@ -3,7 +3,7 @@
  * first, then the store's, newest first) and one run (the live envelope, or what its snapshot says).
  */
 import { addCosts, formatCost, hasCost } from "../../progress/cost-text.ts";
-import { formatDuration, formatTokens } from "../../progress/format.ts";
+import { formatDuration, formatTokens, oneLine } from "../../progress/format.ts";
 import { formatWorkflowProgress } from "../../progress/index.ts";
 import type { RunStore, RunSummary } from "../../runs/index.ts";
 import type { WorkflowCost } from "../../runtime/types.ts";
@@ -29,12 +29,14 @@ export async function listRuns(store: RunStore, registry: RunRegistry, now = Dat
 	const live = registry.list().reverse();
 	const liveIds = new Set(live.map((run) => run.id));
 	const rows: RunRow[] = live.map((run) => {
-		const totals = run.envelope().totals;
+		const envelope = run.envelope();
+		const totals = envelope.totals;
 		const where = run.background ? "background" : "this call";
+		const waiting = envelope.questions?.[0] ? ` · waiting for you: ${oneLine(envelope.questions[0].question)}` : "";
 		return {
 			id: run.id,
 			live: true,
-			text: `${run.id} · ${run.name} · running (${where}) · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents · ${formatTokens(totals.tokens)} tokens${costText(totals.cost, totals.replayedCost)}`,
+			text: `${run.id} · ${run.name} · running (${where}) · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents · ${formatTokens(totals.tokens)} tokens${costText(totals.cost, totals.replayedCost)}${waiting}`,
 		};
 	});
 	const stored = (await store.list()).filter((summary) => !liveIds.has(summary.id));

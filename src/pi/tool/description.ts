@@ -19,11 +19,12 @@ const BODY = `Globals: agent(prompt, { agent, label, phase, schema, model, think
 stallMs }) → text, or the validated object with a schema (root type "object"); parallel([() => …]) → array in order
 (pass functions, not promises); pipeline(items, ...stages) with stage(previous, original, index), no barrier between
 stages; phase(name, { budget }?, fn?); log(message, data?); workflow(nameOrPath, args) (one level); args; cwd;
-sleep(ms); budget (agentCalls, tokens, cost: { limit, spent(), remaining() } in US dollars). A phase's budget
-{ agentCalls, tokens, costUsd } and the run's cap make agent() throw budget_exhausted once spent.
+sleep(ms); ask(question, { choices, default, timeoutMs }) → the person's answer (text): give a default, or pass it
+in args. budget: agentCalls, tokens, cost { limit, spent(), remaining() } in US dollars; past the run's cap or a
+phase's budget { agentCalls, tokens, costUsd }, agent() throws budget_exhausted.
 isolation: "worktree" gives a child its own git worktree of HEAD; what it changes is committed on a branch
 (workflows/<run id>/<label>) that its prompt names and the result lists: use it for agents that edit in parallel.
-Await every agent()/parallel()/pipeline()/workflow() before using its result or returning: a script that returns
+Await every agent()/parallel()/pipeline()/workflow()/ask() before using its result or returning: a script that returns
 while its calls still run fails. A failed child gives null (in parallel/pipeline: a null slot): check for null.
 Without a schema an answer is text: give a schema to read fields. Return plain JSON data (no Map, Set, class).
 Date.now(), new Date() and Math.random() are unavailable: pass timestamps in args. No imports, files or network.

@@ -34,6 +34,7 @@ import { sessionToolsOf } from "../children/session-tools.ts";
 import type { WorktreePlaceSource } from "../children/worktree.ts";
 import { DurableRun } from "../runs/durable-run.ts";
 import { completionMessage, runText, startedResult, type WorkflowRunMessage } from "../runs/messages.ts";
+import { createPiAskHandler, PendingQuestions } from "../runs/questions.ts";
 import { RunRegistry } from "../runs/registry.ts";
 import { startToolRun, type ToolRunOutcome } from "../runs/tool-run.ts";
 import { type WorkflowCheckDetails, workflowCheckResult } from "./check-result.ts";
@@ -195,6 +196,15 @@ export function createWorkflowTool(
 		const confirmFanOut = tuiFanOutConfirm(ctx);
 		// pi -p and JSON mode end after this turn: a background run would have no session to report to.
 		const background = params.background === true && ctx.mode !== "print" && ctx.mode !== "json";
+		const questions = new PendingQuestions();
+		const ask = createPiAskHandler({
+			ctx,
+			background,
+			questions,
+			runId: () => durable.recorded,
+			name: () => run.name,
+			...(options.notify ? { notify: options.notify } : {}),
+		});
 		const run = startToolRun({
 			source: script.source,
 			options: {
@@ -204,6 +214,7 @@ export function createWorkflowTool(
 				queue: options.queue,
 				agentTypes: listAvailableAgentTypes(types.types),
 				resolveWorkflow: createWorkflowResolver({ agentDir }),
+				ask,
 				...(args !== undefined ? { args } : {}),
 				...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
 				...(costUsd !== undefined ? { budget: { costUsd } } : {}),
@@ -213,6 +224,7 @@ export function createWorkflowTool(
 			durable,
 			record: source,
 			controls,
+			questions,
 			ctx,
 			ui: {
 				widgetKey: `workflow-progress-${++runCount}`,

@@ -16,7 +16,7 @@ import type {
 	WorkflowAgentResult,
 	WorkflowTokenUsage,
 } from "../types.ts";
-import { readChildReport, readWorktree } from "./child-report.ts";
+import { readAbandoned, readChildReport, readWorktree } from "./child-report.ts";
 import type { AgentCallOptions } from "./options.ts";
 
 /** Why a call the script did not wait for was stopped. */
@@ -55,11 +55,22 @@ export async function attemptOnce(
 	const stopReporting = () => {
 		reporting = false;
 	};
-	call.then(stopReporting, stopReporting);
+	// Attempts the runner abandoned count whenever its result comes, even after the call stopped waiting for it (timed
+	// out, cancelled): then the cause was given without it, and the log says it.
+	let waiting = true;
+	call.then((raw) => {
+		stopReporting();
+		const abandoned = readAbandoned(raw);
+		run.census.abandoned(abandoned);
+		if (abandoned === 0 || waiting) return;
+		const message = `\`${ref.label}\`: its child did not stop when asked and was abandoned; it may still be running`;
+		emitLog(run, { level: "warn", message, ...(ref.phase ? { phase: ref.phase } : {}) });
+	}, stopReporting);
 	let result: WorkflowAgentResult;
 	try {
 		result = readResult(await raceSignal(call, signal));
 	} catch (error) {
+		waiting = false;
 		if (error instanceof WorkflowError && AUTHOR_CODES.has(error.code)) throw error;
 		if (run.signal.aborted) throw run.signal.reason;
 		if (signal.aborted) return { kind: "failed", cause: abortCause(request, scope.life.signal.aborted) };

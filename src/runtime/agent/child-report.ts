@@ -1,6 +1,7 @@
 /**
- * A runner's `reportChild` report, copied once into plain data: it goes out in an `agent_child` progress event,
- * which carries JSON data only, so a Proxy, a getter or an odd field type from a runner cannot reach the listeners.
+ * A runner's `reportChild` report (and its result's `abandoned` count), copied once into plain data: a report goes out
+ * in an `agent_child` progress event, which carries JSON data only, so a Proxy, a getter or an odd field type from a
+ * runner cannot reach the listeners.
  */
 import { types } from "node:util";
 import { readCost } from "../spend/cost.ts";
@@ -90,4 +91,15 @@ export function readWorktree(raw: unknown): WorkflowWorktree | undefined {
 function ownValue(object: object, name: string): unknown {
 	const descriptor = Object.getOwnPropertyDescriptor(object, name);
 	return descriptor && "value" in descriptor ? descriptor.value : undefined;
+}
+
+/** How many attempts a runner's result says it abandoned: a positive integer, else 0 (a getter that throws too). */
+export function readAbandoned(result: unknown): number {
+	if (result === null || typeof result !== "object" || types.isProxy(result)) return 0;
+	try {
+		const count: unknown = (result as { abandoned?: unknown }).abandoned;
+		return typeof count === "number" && Number.isInteger(count) && count > 0 ? count : 0;
+	} catch {
+		return 0;
+	}
 }

@@ -19,6 +19,8 @@ import { preview } from "./preview.ts";
 export function replayable(run: RunContext, key: string, hasSchema: boolean): WorkflowJournalEntry | undefined {
 	const entry = run.journal?.lookup(key);
 	if (entry === undefined || entry === null || typeof entry !== "object") return undefined;
+	// A person's answer to `ask()` is never an agent's value, even under a key that (by hand-editing) matches.
+	if (entry.kind !== undefined) return undefined;
 	try {
 		const value = assertJsonValue(entry.value, "journal value");
 		if (hasSchema && (value === null || typeof value !== "object" || Array.isArray(value))) return undefined;

@@ -63,7 +63,7 @@
 
 	// ---- Promises used as results: refused where they show up, naming the call that made them ----
 
-	// The call site of each promise agent()/parallel()/pipeline()/workflow() returned.
+	// The call site of each promise agent()/parallel()/pipeline()/workflow()/ask() returned.
 	const launches = new WeakMap();
 	const framePosition = /:(\d+):(\d+)\)?$/;
 
@@ -123,6 +123,7 @@
 		parallel: guardPrototype("parallel"),
 		pipeline: guardPrototype("pipeline"),
 		workflow: guardPrototype("workflow"),
+		ask: guardPrototype("ask"),
 	};
 
 	function guard(promise, name, site) {
@@ -364,6 +365,16 @@
 		return callAsync(host.sleep, [ms]);
 	}
 
+	function ask(question, options) {
+		const site = new Error("call site");
+		refusePromise("`ask()` question", question);
+		return guard(
+			callAsync(host.ask, [question, options === undefined ? null : options, site.stack], site),
+			"ask",
+			site,
+		);
+	}
+
 	function workflow(nameOrPath, workflowArgs) {
 		const site = new Error("call site");
 		const promise = callAsync(
@@ -437,6 +448,7 @@
 		phase,
 		log,
 		workflow,
+		ask,
 		sleep,
 		budget,
 		args: data.hasArgs ? data.args : undefined,

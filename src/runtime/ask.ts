@@ -1,0 +1,349 @@
+/**
+ * `ask(question, opts)`: a person in the loop. Checks the options, replays an answer the journal holds, else puts the
+ * question to the host's `ask` handler (stopping the run's deadline while it is open), and records the answer before
+ * the script sees it. Also the run's deadline, which open questions pause.
+ */
+import { closestName } from "../authoring/index.ts";
+import { errorMessage, WorkflowError } from "../errors.ts";
+import { watchAbort } from "./abort-watch.ts";
+import { MAX_TIMEOUT_MS } from "./agent/options.ts";
+import { firstFrameIn } from "./call-site.ts";
+import type { AskRef } from "./events.ts";
+import { emitLog, type ScriptScope } from "./run-context.ts";
+import type { JsonValue, WorkflowQuestion } from "./types.ts";
+
+/** Longest question, in characters: a question is read by a person in a dialog, not a document. */
+export const MAX_QUESTION_CHARS = 2000;
+/** Most `choices` one question may offer. */
+export const MAX_CHOICES = 50;
+
+/** The option names `ask()` takes. */
+export const ASK_OPTIONS = ["choices", "default", "timeoutMs"] as const;
+
+/** `ask()` arguments after checking. */
+interface AskArguments {
+	question: string;
+	choices?: string[];
+	default?: string;
+	timeoutMs?: number;
+}
+
+function invalid(message: string): WorkflowError {
+	return new WorkflowError("ask_options_invalid", message);
+}
+
+/** Checks `ask(question, opts)`; throws `ask_options_invalid` naming the option and what it takes. */
+export function checkAskArguments(question: JsonValue, options: JsonValue): AskArguments {
+	if (typeof question !== "string" || question.trim() === "") {
+		throw invalid(`\`ask()\` takes the question as a non-empty string, got ${JSON.stringify(question)}`);
+	}
+	if (question.length > MAX_QUESTION_CHARS) {
+		throw invalid(
+			`\`ask()\` question is ${question.length} characters (limit: ${MAX_QUESTION_CHARS}). Ask something shorter and put the material in a log() before it`,
+		);
+	}
+	if (options === null) return { question };
+	if (typeof options !== "object" || Array.isArray(options)) {
+		throw invalid(
+			`\`ask()\` options must be an object like \`{ choices, default, timeoutMs }\`, got ${JSON.stringify(options)}`,
+		);
+	}
+	for (const name of Object.keys(options)) {
+		if ((ASK_OPTIONS as readonly string[]).includes(name)) continue;
+		const near = closestName(name, ASK_OPTIONS);
+		throw invalid(
+			`\`ask()\` has no option \`${name}\`. ${near ? `Did you mean \`${near}\`? ` : ""}It takes ${ASK_OPTIONS.map((o) => `\`${o}\``).join(", ")}`,
+		);
+	}
+	const checked: AskArguments = { question };
+	const { choices, default: fallback, timeoutMs } = options;
+	if (choices !== undefined && choices !== null) {
+		if (!Array.isArray(choices) || choices.length === 0 || choices.length > MAX_CHOICES) {
+			throw invalid(
+				`\`ask()\` option \`choices\` must be an array of 1 to ${MAX_CHOICES} strings, got ${JSON.stringify(choices)}`,
+			);
+		}
+		for (const [i, choice] of choices.entries()) {
+			if (typeof choice !== "string" || choice.trim() === "") {
+				throw invalid(`\`ask()\` choice ${i} must be a non-empty string, got ${JSON.stringify(choice)}`);
+			}
+			if (choices.indexOf(choice) !== i) throw invalid(`\`ask()\` choice ${JSON.stringify(choice)} is given twice`);
+		}
+		checked.choices = choices as string[];
+	}
+	if (fallback !== undefined && fallback !== null) {
+		if (typeof fallback !== "string") {
+			throw invalid(`\`ask()\` option \`default\` must be a string, got ${JSON.stringify(fallback)}`);
+		}
+		if (checked.choices && !checked.choices.includes(fallback)) {
+			throw invalid(
+				`\`ask()\` option \`default\` is ${JSON.stringify(fallback)}, which is not one of its \`choices\` (${checked.choices.map((c) => JSON.stringify(c)).join(", ")})`,
+			);
+		}
+		checked.default = fallback;
+	}
+	if (timeoutMs !== undefined && timeoutMs !== null) {
+		if (typeof timeoutMs !== "number" || !(timeoutMs > 0) || timeoutMs > MAX_TIMEOUT_MS) {
+			throw invalid(
+				`\`ask()\` option \`timeoutMs\` must be a positive number of ms up to ${MAX_TIMEOUT_MS}, got ${JSON.stringify(timeoutMs)}`,
+			);
+		}
+		checked.timeoutMs = timeoutMs;
+	}
+	return checked;
+}
+
+/**
+ * The answer among `choices` that `answer` names: itself, or the one that matches it trimmed and ignoring case (a
+ * person typing `/workflows answer yes` for "Yes"). Undefined when it names none.
+ */
+export function matchChoice(answer: string, choices: readonly string[] | undefined): string | undefined {
+	if (!choices) return answer;
+	if (choices.includes(answer)) return answer;
+	const wanted = answer.trim().toLowerCase();
+	return choices.find((choice) => choice.trim().toLowerCase() === wanted);
+}
+
+/** Runs one `ask(question, opts)` made at the guest stack `stack`. */
+export async function runAsk(
+	scope: ScriptScope,
+	rawQuestion: JsonValue,
+	rawOptions: JsonValue,
+	stack: string,
+): Promise<string> {
+	const { run } = scope;
+	const args = checkAskArguments(rawQuestion, rawOptions);
+	const site = firstFrameIn(stack, scope.filename);
+	const phase = scope.phases.current;
+	const ref: AskRef = {
+		key: scope.keys.next({ ask: args.question, choices: args.choices ?? null }),
+		index: run.nextAskIndex++,
+		question: args.question,
+		...(phase ? { phase } : {}),
+		...(scope.workflowName ? { workflow: scope.workflowName } : {}),
+	};
+	const fail = (error: WorkflowError): WorkflowError => {
+		run.emit({ type: "ask_failed", ...ref, error: error.message, code: error.code });
+		return error;
+	};
+	const replayed = replayAnswer(scope, ref.key, args.choices);
+	if (replayed !== undefined) {
+		run.emit({ type: "ask_answered", ...ref, answer: replayed, source: "journal", durationMs: 0 });
+		return replayed;
+	}
+	if (run.signal.aborted) throw run.signal.reason;
+	const question: WorkflowQuestion = {
+		key: ref.key,
+		index: ref.index,
+		question: args.question,
+		...(args.choices ? { choices: args.choices } : {}),
+		...(args.default !== undefined ? { default: args.default } : {}),
+		...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
+		...(phase ? { phase } : {}),
+		...(scope.workflowName ? { workflow: scope.workflowName } : {}),
+	};
+	const started = Date.now();
+	const untrack = scope.life.track({
+		kind: "ask",
+		name: args.question,
+		filename: scope.filename,
+		...(site ?? {}),
+		...(scope.workflowName ? { workflow: scope.workflowName } : {}),
+	});
+	const release = run.deadline.hold();
+	run.emit({
+		type: "ask_started",
+		...ref,
+		...(args.choices ? { choices: args.choices } : {}),
+		...(args.default !== undefined ? { default: args.default } : {}),
+		...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
+	});
+	let outcome: Outcome;
+	try {
+		outcome = await waitForAnswer(scope, question);
+	} finally {
+		release();
+		untrack();
+	}
+	const where = site ? { location: site } : {};
+	let answer: string;
+	let source: "person" | "default";
+	if (outcome.kind === "answer") {
+		const matched = matchChoice(outcome.answer, args.choices);
+		if (matched === undefined) {
+			throw fail(
+				new WorkflowError(
+					"ask_answer_invalid",
+					`\`ask()\` got the answer ${JSON.stringify(outcome.answer)}, which is not one of its choices (${(args.choices ?? []).map((c) => JSON.stringify(c)).join(", ")}). The host's \`ask\` handler must give one of \`question.choices\``,
+					{ ...where, details: { answer: outcome.answer, choices: args.choices ?? [] } },
+				),
+			);
+		}
+		answer = matched;
+		source = "person";
+	} else if (outcome.kind === "aborted") {
+		fail(new WorkflowError("cancelled", errorMessage(outcome.reason)));
+		throw outcome.reason;
+	} else if (args.default !== undefined) {
+		answer = args.default;
+		source = "default";
+	} else if (outcome.kind === "timeout") {
+		throw fail(
+			new WorkflowError(
+				"ask_timeout",
+				`Nobody answered \`ask(${JSON.stringify(shortQuestion(args.question))})\` within its \`timeoutMs\` (${args.timeoutMs} ms). Give it a \`default\` to go on without an answer, or a longer \`timeoutMs\``,
+				{ ...where, details: { timeoutMs: args.timeoutMs ?? null, key: ref.key } },
+			),
+		);
+	} else {
+		throw fail(
+			new WorkflowError(
+				"ask_unavailable",
+				`Nobody can answer \`ask(${JSON.stringify(shortQuestion(args.question))})\` here: ${outcome.reason}. Give the question a \`default\`, or pass the answer in \`args\` and ask only when it is missing`,
+				{ ...where, details: { reason: outcome.reason, key: ref.key } },
+			),
+		);
+	}
+	// On disk before the script sees it, like an agent's answer: a resumed run gives it again and never asks twice.
+	await recordAnswer(scope, ref, answer);
+	run.emit({ type: "ask_answered", ...ref, answer, source, durationMs: Date.now() - started });
+	return answer;
+}
+
+type Outcome =
+	| { kind: "answer"; answer: string }
+	| { kind: "timeout" }
+	| { kind: "unavailable"; reason: string }
+	| { kind: "aborted"; reason: unknown };
+
+const NO_HANDLER = "the host running this workflow offers no way to ask a person (no `ask` handler)";
+
+/** Puts the question to the handler, racing its `timeoutMs` and the script's end. */
+async function waitForAnswer(scope: ScriptScope, question: WorkflowQuestion): Promise<Outcome> {
+	const { run } = scope;
+	const handler = run.ask;
+	if (!handler) return { kind: "unavailable", reason: NO_HANDLER };
+	const controller = new AbortController();
+	const life = scope.life.signal;
+	if (life.aborted) return { kind: "aborted", reason: life.reason };
+	return new Promise<Outcome>((resolve) => {
+		let done = false;
+		const settle = (outcome: Outcome) => {
+			if (done) return;
+			done = true;
+			if (timer) clearTimeout(timer);
+			unwatch();
+			// The handler's dialog closes once the question is settled, whichever way.
+			if (!controller.signal.aborted) controller.abort(new WorkflowError("cancelled", "The question was settled"));
+			resolve(outcome);
+		};
+		const unwatch = watchAbort(life, () => settle({ kind: "aborted", reason: life.reason }));
+		const timer =
+			question.timeoutMs === undefined
+				? undefined
+				: setTimeout(() => settle({ kind: "timeout" }), question.timeoutMs);
+		const answered = (value: unknown) => {
+			if (value === undefined || value === null) settle({ kind: "unavailable", reason: NO_ONE });
+			else if (typeof value === "string") settle({ kind: "answer", answer: value });
+			else
+				settle({
+					kind: "unavailable",
+					reason: `the host's \`ask\` handler gave ${typeof value}, not a string`,
+				});
+		};
+		const refused = (error: unknown) => {
+			if (error instanceof WorkflowError && error.code === "ask_unavailable") {
+				settle({ kind: "unavailable", reason: error.message });
+			} else if (controller.signal.aborted) {
+				// A dialog cancelled by the timeout or the script's end: the settle that aborted it has already won.
+			} else settle({ kind: "unavailable", reason: `the host's \`ask\` handler failed: ${errorMessage(error)}` });
+		};
+		try {
+			const value = handler(question, { signal: controller.signal });
+			if (value !== null && typeof value === "object" && typeof (value as Promise<unknown>).then === "function") {
+				(value as Promise<unknown>).then(answered, refused);
+			} else answered(value);
+		} catch (error) {
+			refused(error);
+		}
+	});
+}
+
+const NO_ONE = "the host's `ask` handler said nobody can answer";
+
+/** The journal's answer for `key`, when it is one (an answer line, a string, among `choices`): else the person is asked. */
+function replayAnswer(scope: ScriptScope, key: string, choices: readonly string[] | undefined): string | undefined {
+	const entry = scope.run.journal?.lookup(key);
+	if (!entry || typeof entry !== "object" || entry.kind !== "answer" || typeof entry.value !== "string")
+		return undefined;
+	return choices && !choices.includes(entry.value) ? undefined : entry.value;
+}
+
+async function recordAnswer(scope: ScriptScope, ref: AskRef, answer: string): Promise<void> {
+	const { run } = scope;
+	if (!run.journal) return;
+	try {
+		await run.journal.record({ key: ref.key, kind: "answer", value: answer, label: shortQuestion(ref.question) });
+	} catch (error) {
+		emitLog(run, {
+			level: "warn",
+			message: `Could not journal the answer to \`${shortQuestion(ref.question)}\` (${errorMessage(error)}); a resume will ask again`,
+			...(ref.phase ? { phase: ref.phase } : {}),
+		});
+	}
+}
+
+function shortQuestion(question: string): string {
+	const line = question.replace(/\s+/g, " ").trim();
+	return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+/**
+ * The run's deadline (`timeoutMs` of the run), which stops while a question is open: the time a person takes to
+ * answer is not the run's. Questions open at once hold it together; it goes on when the last one closes.
+ */
+export class RunDeadline {
+	readonly #onExpire: () => void;
+	#remaining: number | undefined;
+	#timer: ReturnType<typeof setTimeout> | undefined;
+	#since = 0;
+	#holds = 0;
+	#cleared = false;
+
+	constructor(ms: number | undefined, onExpire: () => void) {
+		this.#onExpire = onExpire;
+		this.#remaining = ms;
+		this.#start();
+	}
+
+	/** Stops the clock until the returned function is called (once). */
+	hold(): () => void {
+		if (this.#holds++ === 0 && this.#timer) {
+			clearTimeout(this.#timer);
+			this.#timer = undefined;
+			this.#remaining = Math.max(0, (this.#remaining ?? 0) - (Date.now() - this.#since));
+		}
+		let released = false;
+		return () => {
+			if (released) return;
+			released = true;
+			if (--this.#holds === 0) this.#start();
+		};
+	}
+
+	/** The run ended: no deadline any more. */
+	clear(): void {
+		this.#cleared = true;
+		if (this.#timer) clearTimeout(this.#timer);
+		this.#timer = undefined;
+	}
+
+	#start(): void {
+		if (this.#remaining === undefined || this.#cleared) return;
+		this.#since = Date.now();
+		this.#timer = setTimeout(() => {
+			this.#timer = undefined;
+			this.#onExpire();
+		}, this.#remaining);
+	}
+}

@@ -1,0 +1,107 @@
+/**
+ * The CLI's `ask` handler over node:readline with a fake terminal (a PassThrough marked as a TTY): the question on
+ * the output, choices by number or text, the default on an empty line, a closed prompt on abort, and nobody to ask
+ * without a terminal. The bin on a real pseudo-terminal is in cli.test.ts.
+ */
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { createTerminalAsk } from "../../src/cli/ask.ts";
+import { isWorkflowError } from "../../src/errors.ts";
+import type { WorkflowQuestion } from "../../src/runtime/index.ts";
+import { until } from "../helpers/until.ts";
+
+function terminal(isTTY = true) {
+	const input = Object.assign(new PassThrough(), { isTTY });
+	const output = new PassThrough();
+	let written = "";
+	output.on("data", (chunk: Buffer) => {
+		written += chunk.toString("utf8");
+	});
+	let holds = 0;
+	let interrupted = 0;
+	const ask = createTerminalAsk({
+		input,
+		output,
+		hold: () => {
+			holds++;
+			return () => {
+				holds--;
+			};
+		},
+		onInterrupt: () => {
+			interrupted++;
+		},
+	});
+	return {
+		ask,
+		input,
+		written: () => written,
+		holds: () => holds,
+		interrupted: () => interrupted,
+	};
+}
+
+const question = (extra: Partial<WorkflowQuestion> = {}): WorkflowQuestion => ({
+	key: "k#0",
+	index: 0,
+	question: "Ship it?",
+	...extra,
+});
+
+describe("the CLI's ask handler", () => {
+	it("asks on the terminal and gives the typed line, holding the live view until then", async () => {
+		const t = terminal();
+		const answer = t.ask(question(), { signal: new AbortController().signal });
+		await until(() => t.written().includes("? Ship it?: "), "the prompt");
+		expect(t.holds()).toBe(1);
+		t.input.write("after lunch\n");
+		expect(await answer).toBe("after lunch");
+		expect(t.holds()).toBe(0);
+	});
+
+	it("lists the choices; a number or the text picks one, anything else is asked again", async () => {
+		const t = terminal();
+		const answer = t.ask(question({ choices: ["ship", "hold"], default: "hold" }), {
+			signal: new AbortController().signal,
+		});
+		await until(() => t.written().includes("Answer 1-2 or a choice: "), "the prompt");
+		expect(t.written()).toContain("? Ship it?\n  1. ship\n  2. hold (default)\n");
+		t.input.write("maybe\n");
+		await until(() => t.written().includes('"maybe" is not one of the choices'), "the re-ask");
+		t.input.write("1\n");
+		expect(await answer).toBe("ship");
+		const byText = terminal();
+		const typed = byText.ask(question({ choices: ["ship", "hold"] }), { signal: new AbortController().signal });
+		await until(() => byText.written().includes("Answer 1-2"), "the prompt");
+		byText.input.write("HOLD\n");
+		expect(await typed).toBe("hold");
+	});
+
+	it("an empty line takes the default; an abort closes the prompt with no answer", async () => {
+		const t = terminal();
+		const answer = t.ask(question({ default: "no" }), { signal: new AbortController().signal });
+		await until(() => t.written().includes("(default: no): "), "the prompt");
+		t.input.write("\n");
+		expect(await answer).toBe("no");
+		const controller = new AbortController();
+		const aborted = t.ask(question(), { signal: controller.signal });
+		await until(() => t.holds() === 1, "the second prompt");
+		controller.abort();
+		expect(await aborted).toBeUndefined();
+		expect(t.holds()).toBe(0);
+	});
+
+	it("without a terminal: ask_unavailable saying why", () => {
+		const t = terminal(false);
+		let thrown: unknown;
+		try {
+			t.ask(question(), { signal: new AbortController().signal });
+		} catch (error) {
+			thrown = error;
+		}
+		expect(isWorkflowError(thrown) && thrown.code).toBe("ask_unavailable");
+		expect((thrown as Error).message).toBe(
+			"stdin is not a terminal (a pipe, a CI job), so nobody can answer here. Run it on a terminal to be asked",
+		);
+	});
+});
