@@ -1,8 +1,8 @@
 /**
  * Budgets of phases: `phase(name, { budget: { agentCalls, tokens, costUsd } })`. The options check (shared with the
  * static pass), and the counters of each phase a call counts against: its own and the ones enclosing it, across a
- * nested `workflow()` too. A phase's counters are per name for the whole run; declaring its budget again sets new
- * limits and keeps what was counted.
+ * nested `workflow()` too. A phase's counters are per name within its script, for the whole run; declaring its
+ * budget again sets new limits and keeps what was counted.
  */
 import { closestName } from "../../authoring/index.ts";
 import { WorkflowError } from "../../errors.ts";
