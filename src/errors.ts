@@ -16,6 +16,8 @@ export type WorkflowErrorCode =
 	| "schema_unmet"
 	| "agent_cap_reached"
 	| "budget_exhausted"
+	| "phase_options_invalid"
+	| "fanout_declined"
 	| "limit_memory"
 	| "limit_cpu"
 	| "limit_stack"

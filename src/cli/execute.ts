@@ -18,6 +18,8 @@ import { createProgressView } from "./progress-view.ts";
 export interface RunFlags {
 	concurrency: number;
 	timeoutMs?: number;
+	/** `--max-cost`: the run's cap in US dollars. */
+	maxCostUsd?: number;
 	model?: string;
 	extensions: string[];
 	json: boolean;
@@ -65,6 +67,7 @@ export async function execute(
 			ask: createTerminalAsk({ input: ctx.stdin, output: ctx.stderr, hold: () => view.hold(), onInterrupt: stop }),
 			...(source.args !== undefined ? { args: source.args } : {}),
 			...(flags.timeoutMs !== undefined ? { timeoutMs: flags.timeoutMs } : {}),
+			...(flags.maxCostUsd !== undefined ? { budget: { costUsd: flags.maxCostUsd } } : {}),
 			onProgress: (event) => {
 				if (event.type === "run_start") durable.started(event.meta, source);
 				tracker.updateFromProgressEvent(event);

@@ -5,6 +5,7 @@
 import type {
 	WorkflowAgentChild,
 	WorkflowChildState,
+	WorkflowCost,
 	WorkflowFailure,
 	WorkflowMeta,
 	WorkflowWorktree,
@@ -40,6 +41,10 @@ export interface WorkflowProgressPhase {
 	status: WorkflowPhaseStatus;
 	/** Agent calls made in this phase, by status. */
 	agents: WorkflowAgentStateCounts;
+	/** What its calls cost in this run (live while they run); absent while nothing has. */
+	cost?: WorkflowCost;
+	/** Its budget, from `phase(name, { budget })`. */
+	budget?: { agentCalls?: number; tokens?: number; costUsd?: number };
 	/** Epoch ms of its first start (or first agent call). */
 	startedAt?: number;
 	/** Epoch ms when it last ended; absent while running. */
@@ -92,6 +97,10 @@ export interface WorkflowProgressAgentCall {
 	cached?: boolean;
 	/** Total tokens. */
 	tokens?: number;
+	/** What its child's replies cost in this run (live while it runs); absent for a replayed call. */
+	cost?: WorkflowCost;
+	/** A replayed call's cost when it ran, which this run saved. */
+	savedCost?: WorkflowCost;
 	toolUses?: number;
 	turns?: number;
 	queuedAt?: number;
@@ -123,6 +132,12 @@ export interface WorkflowProgressTotals {
 	agents: WorkflowAgentStateCounts;
 	tokens: number;
 	toolUses: number;
+	/** What this run's children cost (replayed calls cost nothing). */
+	cost: WorkflowCost;
+	/** What the replayed calls cost when they ran: saved by this run; with `cost`, what the run's record spent. */
+	replayedCost?: WorkflowCost;
+	/** The run's cap in dollars, when it has one. */
+	costLimitUsd?: number;
 }
 
 /** An error as the envelope carries it. */

@@ -2,11 +2,13 @@
  * Plain-text views of an envelope: the multi-line progress text (for people and the model), the one-line summary,
  * and the small helpers the widget shares (durations, token counts, live clocks, which calls to show).
  */
+import { addCosts, costSource, formatCost, formatUsd, hasCost } from "./cost-text.ts";
 import type {
 	WorkflowAgentCallStatus,
 	WorkflowKeptBranch,
 	WorkflowProgressAgentCall,
 	WorkflowProgressEnvelope,
+	WorkflowProgressPhase,
 	WorkflowProgressQuestion,
 } from "./envelope.ts";
 
@@ -61,12 +63,16 @@ export function formatWorkflowProgress(
 			`Agents: ${agents.total} (${countsText(agents) || "none"})${usageText(envelope.totals.tokens, envelope.totals.toolUses)}`,
 		);
 	}
+	const cost = costLine(envelope);
+	if (cost) lines.push(cost);
 	if (envelope.phases.length > 0) {
 		lines.push("Phases:");
 		for (const phase of envelope.phases) {
 			const counts = countsText(phase.agents);
 			const time = phase.startedAt !== undefined ? ` · ${formatDuration(liveElapsed(phase, now) ?? 0)}` : "";
-			lines.push(`  ${PHASE_MARKS[phase.status]} ${phase.title}: ${counts || phase.status}${time}`);
+			lines.push(
+				`  ${PHASE_MARKS[phase.status]} ${phase.title}: ${counts || phase.status}${time}${phaseCostText(phase)}`,
+			);
 		}
 	}
 	if (agents.total > 0 && agents.total <= maxListed) {
@@ -115,7 +121,7 @@ export function summarizeWorkflowProgress(envelope: WorkflowProgressEnvelope): s
 	const { agents } = envelope.totals;
 	const counts =
 		agents.total > 0 ? `${agents.total} agent${agents.total === 1 ? "" : "s"} (${countsText(agents)})` : "no agents";
-	const tokens = envelope.totals.tokens > 0 ? `, ${formatTokens(envelope.totals.tokens)} tokens` : "";
+	const tokens = `${envelope.totals.tokens > 0 ? `, ${formatTokens(envelope.totals.tokens)} tokens` : ""}${summaryCost(envelope)}`;
 	const error = envelope.error ? `: ${oneLine(envelope.error.message)}` : "";
 	switch (envelope.status) {
 		case "running": {
@@ -128,13 +134,54 @@ export function summarizeWorkflowProgress(envelope: WorkflowProgressEnvelope): s
 		case "failed":
 			return `${name} failed after ${time}${error || `: ${counts}`}${error ? `; ${counts}` : ""}`;
 		case "stopped":
-			return `${name} was stopped after ${time}: ${counts}`;
+			return `${name} was stopped after ${time}: ${counts}${tokens}`;
 		case "error":
 			return `${name} errored after ${time}${error}; ${counts}`;
 	}
 }
 
 const PHASE_MARKS = { pending: "○", running: "▸", done: "✓", failed: "✗" } as const;
+
+/** ", $0.42" or ", $0.10 (replayed calls saved $0.32)" for the one-line summary; "" while nothing cost anything. */
+function summaryCost(envelope: WorkflowProgressEnvelope): string {
+	const { cost, replayedCost } = envelope.totals;
+	const saved = hasCost(replayedCost) ? ` (replayed calls saved ${formatCost(replayedCost)})` : "";
+	return hasCost(cost) || saved ? `, ${formatCost(cost)}${saved}` : "";
+}
+
+/**
+ * "Cost: $0.42 of a $1.00 cap (estimated from catalog prices); replayed calls saved $0.30 ($0.72 in the whole
+ * record)": what the run spent, its cap, how the figure was reached, and what its replays had cost.
+ */
+function costLine(envelope: WorkflowProgressEnvelope): string | undefined {
+	const { cost, replayedCost, costLimitUsd } = envelope.totals;
+	if (!hasCost(cost) && !hasCost(replayedCost) && costLimitUsd === undefined) return undefined;
+	const cap = costLimitUsd !== undefined ? ` of a ${formatUsd(costLimitUsd)} cap` : "";
+	const source = costSource(cost);
+	const unknown = cost.unpriced
+		? `; ${cost.unpriced} ${cost.unpriced === 1 ? "reply" : "replies"} of models with no known price`
+		: "";
+	const saved = hasCost(replayedCost)
+		? `; replayed calls saved ${formatCost(replayedCost)} (${formatCost(addCosts(cost, replayedCost))} in the whole record)`
+		: "";
+	return `Cost: ${formatCost(cost)}${cap}${source ? ` (${source})` : ""}${unknown}${saved}`;
+}
+
+/** " · $0.12" or " · $0.12 of $0.50" on a phase's line. */
+function phaseCostText(phase: WorkflowProgressPhase): string {
+	const cap = phase.budget?.costUsd;
+	if (!hasCost(phase.cost) && cap === undefined) return "";
+	const spent = phase.cost ? formatCost(phase.cost) : formatUsd(0);
+	return ` · ${spent}${cap !== undefined ? ` of ${formatUsd(cap)}` : ""}`;
+}
+
+/** " · $0.0015", " · cost unknown", or for a replayed call " · saved $0.03". */
+function callCostText(call: WorkflowProgressAgentCall): string {
+	if (call.cached) return hasCost(call.savedCost) ? `, saved ${formatCost(call.savedCost)}` : "";
+	if (!hasCost(call.cost)) return "";
+	const text = formatCost(call.cost);
+	return ` · ${text === "unknown" ? "cost unknown" : text}`;
+}
 
 /** "Waiting for you: Ship it? (yes / no; default: no)": an open `ask()` question, shown first while it waits. */
 export function questionLine(question: WorkflowProgressQuestion): string {
@@ -246,7 +293,11 @@ function callLine(call: WorkflowProgressAgentCall, now: number): string {
 	const elapsed = liveElapsed(call, now);
 	const time = elapsed !== undefined ? ` · ${formatDuration(elapsed)}` : "";
 	const outcome = call.error ? `: ${oneLine(call.error)}` : "";
-	return `${head} · ${parts.join("")}${outcome}${worktreeText(call)}${usage}${time}`;
+	// The model beside what it cost: the person sees which model spent the money.
+	const model = call.model && (hasCost(call.cost) || call.status !== "queued") ? ` · ${call.model}` : "";
+	const cost = callCostText(call);
+	const saved = call.cached ? cost : "";
+	return `${head} · ${parts.join("")}${saved}${outcome}${worktreeText(call)}${model}${usage}${call.cached ? "" : cost}${time}`;
 }
 
 /** Where an isolated call works, or what became of its worktree: " · in worktree …", " · branch … (2 files)". */

@@ -4,7 +4,13 @@
  */
 import type { SerializedWorkflowError } from "../errors.ts";
 import type { WorkflowAgentCallRef, WorkflowProgressEvent } from "../runtime/events.ts";
-import type { WorkflowAgentChild, WorkflowFailure, WorkflowMeta, WorkflowWorktree } from "../runtime/types.ts";
+import type {
+	WorkflowAgentChild,
+	WorkflowCost,
+	WorkflowFailure,
+	WorkflowMeta,
+	WorkflowWorktree,
+} from "../runtime/types.ts";
 import { CallBook, isTerminal } from "./call-book.ts";
 import type {
 	WorkflowKeptBranch,
@@ -24,6 +30,9 @@ export interface RunEnding {
 	error?: SerializedWorkflowError | WorkflowProgressError;
 	failures?: WorkflowFailure[];
 	tokens?: number;
+	/** The runtime's census of what the run's children cost, and what its replayed calls had cost. */
+	cost?: WorkflowCost;
+	replayedCost?: WorkflowCost;
 	/** The runtime's own measure of the run, which starts before `run_start`. */
 	durationMs?: number;
 }
@@ -48,6 +57,7 @@ export class RunState {
 	private sawEvent = false;
 	private error: WorkflowProgressError | undefined;
 	private currentPhase: string | undefined;
+	private costLimitUsd: number | undefined;
 	private readonly phaseParents = new Map<string, string | undefined>();
 	private readonly phases = new PhaseBook();
 	private readonly logs: RecentLogs;
@@ -84,11 +94,12 @@ export class RunState {
 			case "run_start":
 				this.startedAt = event.time;
 				this.setMeta(event.meta);
+				if (event.costLimitUsd !== undefined) this.costLimitUsd = event.costLimitUsd;
 				return;
 			case "phase_start":
 				this.phaseParents.set(event.phase, event.parent);
 				this.currentPhase = event.phase;
-				this.phases.open(event.phase, event.time);
+				this.phases.open(event.phase, event.time, event.budget);
 				return;
 			case "phase_end":
 				if (this.currentPhase === event.phase) this.currentPhase = this.phaseParents.get(event.phase);
@@ -133,6 +144,7 @@ export class RunState {
 				data.resultPreview = this.cap(event.resultPreview);
 				data.attempt = event.attempts;
 				if (event.cached) data.cached = true;
+				if (event.model !== undefined) data.model = event.model;
 				if (event.worktree) this.worktree(event.worktree, data, event);
 				data.activity = "finished";
 				delete data.activityText;
@@ -142,6 +154,8 @@ export class RunState {
 					elapsedMs: event.durationMs,
 					tokens: event.usage?.total,
 					toolUses: event.toolUses,
+					// A replayed call cost nothing now; what it cost when it ran is what this run saved.
+					...(event.cost !== undefined ? (event.cached ? { savedCost: event.cost } : { cost: event.cost }) : {}),
 				});
 				return;
 			}
@@ -153,6 +167,7 @@ export class RunState {
 				if (event.code !== undefined) data.code = event.code;
 				if (event.skipped) data.skipped = true;
 				if (event.thrown) data.thrown = true;
+				if (event.model !== undefined) data.model = event.model;
 				if (event.worktree) this.worktree(event.worktree, data, event);
 				const stopped = event.code === "cancelled" || data.activity === "stopped";
 				delete data.activityText;
@@ -163,6 +178,7 @@ export class RunState {
 					...(event.skipped ? {} : { elapsedMs: event.durationMs }),
 					tokens: event.usage?.total,
 					toolUses: event.toolUses,
+					...(event.cost !== undefined ? { cost: event.cost } : {}),
 				});
 				this.addFailure({
 					kind: "agent",
@@ -210,6 +226,8 @@ export class RunState {
 					...(event.error !== undefined ? { error: event.error } : {}),
 					failures: event.failures,
 					tokens: event.usage.total,
+					...(event.cost !== undefined ? { cost: event.cost } : {}),
+					...(event.replayedCost !== undefined ? { replayedCost: event.replayedCost } : {}),
 					durationMs: event.durationMs,
 				});
 				return;
@@ -245,12 +263,14 @@ export class RunState {
 		data.activity = child.status;
 		if (child.activity !== undefined) data.activityText = this.cap(child.activity);
 		if (child.turns !== undefined) data.turns = child.turns;
-		if (child.model !== undefined) data.model ??= child.model;
+		// The runner knows which model the child really runs on (the agent file may override the call's).
+		if (child.model !== undefined) data.model = child.model;
 		if (child.lastActivityAt !== undefined) data.lastActivityAt = child.lastActivityAt;
 		if (child.startedAt !== undefined) data.startedAt ??= child.startedAt;
 		if (isTerminal(data.status)) return;
 		// Live numbers only while the call runs; its end event carries the final ones.
 		this.calls.setUsage(record, child.tokens, child.toolUses);
+		if (child.cost !== undefined) this.calls.setCost(record, child.cost);
 		if (data.status === "queued" && ACTIVE_CHILD.has(child.status)) {
 			this.calls.setStatus(record, "running", child.startedAt ?? at);
 		}
@@ -277,6 +297,8 @@ export class RunState {
 		this.calls.settleAll(this.endedAt, "The workflow ended before this call finished");
 		// The runtime's total also counts usage its events did not itemise.
 		if (ending.tokens !== undefined) this.calls.tokens = Math.max(this.calls.tokens, ending.tokens);
+		if (ending.cost !== undefined) this.calls.cost = ending.cost;
+		if (ending.replayedCost !== undefined) this.calls.replayedCost = ending.replayedCost;
 		this.phases.finish(this.endedAt, ending.status !== "completed");
 	}
 
@@ -298,7 +320,14 @@ export class RunState {
 			duration: this.duration ?? Math.max(0, (this.endedAt ?? this.updatedAt) - this.startedAt),
 			...(this.hasResult ? { result: this.result } : {}),
 			...(this.error ? { error: this.error } : {}),
-			totals: { agents: { ...this.calls.totals }, tokens: this.calls.tokens, toolUses: this.calls.toolUses },
+			totals: {
+				agents: { ...this.calls.totals },
+				tokens: this.calls.tokens,
+				toolUses: this.calls.toolUses,
+				cost: this.calls.cost,
+				...(this.calls.replayedCost !== undefined ? { replayedCost: this.calls.replayedCost } : {}),
+				...(this.costLimitUsd !== undefined ? { costLimitUsd: this.costLimitUsd } : {}),
+			},
 			failures: this.failureList(),
 			...(this.kept.size > 0 ? { branches: this.branchList() } : {}),
 			...(this.questions.size > 0 ? { questions: [...this.questions.values()] } : {}),

@@ -5,6 +5,7 @@
  */
 import type { Theme } from "@earendil-works/pi-coding-agent";
 import { type Component, type TUI, truncateToWidth, visibleWidth } from "@earendil-works/pi-tui";
+import { formatCost, formatUsd, hasCost } from "./cost-text.ts";
 import type { WorkflowProgressAgentCall, WorkflowProgressEnvelope, WorkflowProgressPhase } from "./envelope.ts";
 import {
 	activityText,
@@ -131,6 +132,14 @@ function headerParts(envelope: WorkflowProgressEnvelope, now: number, spinner: s
 	const { agents, tokens } = envelope.totals;
 	if (agents.total > 0) parts.push({ text: paint("muted", `${agents.completed}/${agents.total} agents`), drop: 2 });
 	if (tokens > 0) parts.push({ text: paint("muted", `${formatTokens(tokens)} tok`), drop: 3 });
+	// What the run spent matters more than its tokens or agent count: it stays when those are dropped for width.
+	const { cost, costLimitUsd } = envelope.totals;
+	if (hasCost(cost) || costLimitUsd !== undefined) {
+		const cap = costLimitUsd !== undefined ? ` of ${formatUsd(costLimitUsd)}` : "";
+		const text = `${hasCost(cost) ? formatCost(cost) : formatUsd(0)}${cap}`;
+		const near = costLimitUsd !== undefined && cost.usd >= costLimitUsd * 0.8;
+		parts.push({ text: paint(near ? "warning" : "muted", text), drop: 1.5 });
+	}
 	parts.push({ text: paint("dim", formatDuration(workflowElapsed(envelope, now))) });
 	return parts;
 }
@@ -148,6 +157,11 @@ function phaseParts(phase: WorkflowProgressPhase, now: number, spinner: string, 
 	if (agents.total > 0) parts.push({ text: paint("muted", `${agents.completed}/${agents.total}`), drop: 1 });
 	if (agents.running > 0) parts.push({ text: paint("accent", `${agents.running} running`), drop: 3 });
 	if (agents.failed > 0) parts.push({ text: paint("error", `${agents.failed} failed`), drop: 2 });
+	const cap = phase.budget?.costUsd;
+	if (hasCost(phase.cost) || cap !== undefined) {
+		const spent = phase.cost ? formatCost(phase.cost) : formatUsd(0);
+		parts.push({ text: paint("muted", `${spent}${cap !== undefined ? ` of ${formatUsd(cap)}` : ""}`), drop: 1.8 });
+	}
 	const elapsed = liveElapsed(phase, now);
 	if (elapsed !== undefined) parts.push({ text: paint("dim", formatDuration(elapsed)) });
 	return parts;
@@ -167,6 +181,7 @@ function callParts(call: WorkflowProgressAgentCall, now: number, spinner: string
 	if (idle) parts.push({ text: paint(attention ? "warning" : "dim", idle), drop: 1.5 });
 	if (call.toolUses) parts.push({ text: paint("muted", `${call.toolUses} tools`), drop: 3 });
 	if (call.tokens) parts.push({ text: paint("muted", `${formatTokens(call.tokens)} tok`), drop: 2 });
+	if (hasCost(call.cost)) parts.push({ text: paint("muted", formatCost(call.cost)), drop: 1.8 });
 	const elapsed = liveElapsed(call, now);
 	if (elapsed !== undefined) parts.push({ text: paint("dim", formatDuration(elapsed)) });
 	return parts;

@@ -6,6 +6,7 @@ import type {
 	JsonValue,
 	WorkflowAgentChild,
 	WorkflowAgentCounts,
+	WorkflowCost,
 	WorkflowFailure,
 	WorkflowMeta,
 	WorkflowTokenUsage,
@@ -35,6 +36,8 @@ export interface RunStartEvent extends EventBase {
 	meta: WorkflowMeta;
 	args?: JsonValue;
 	cwd: string;
+	/** The run's cap in US dollars (`budget.costUsd`), when it has one. */
+	costLimitUsd?: number;
 }
 
 export interface PhaseStartEvent extends EventBase {
@@ -42,6 +45,8 @@ export interface PhaseStartEvent extends EventBase {
 	phase: string;
 	/** The phase that was current before this one, if any. */
 	parent?: string;
+	/** Its budget, when `phase(name, { budget })` gave one. */
+	budget?: { agentCalls?: number; tokens?: number; costUsd?: number };
 }
 
 export interface PhaseEndEvent extends EventBase {
@@ -88,6 +93,10 @@ export interface AgentFinishedEvent extends EventBase, WorkflowAgentCallRef {
 	/** First characters of the answer (text, or JSON of the structured value). */
 	resultPreview: string;
 	usage?: WorkflowTokenUsage;
+	/** What its child's replies cost; for a replayed call (`cached`), what it cost when it ran (this run spent nothing). */
+	cost?: WorkflowCost;
+	/** `provider/id` of the model its child ran on, when the runner said. */
+	model?: string;
 	toolUses?: number;
 	durationMs: number;
 	/** Runner attempts made; 0 for a call replayed from the journal. */
@@ -109,6 +118,10 @@ export interface AgentFailedEvent extends EventBase, WorkflowAgentCallRef {
 	/** True when it never reached the runner (cancelled while queued, refused by a limit). */
 	skipped: boolean;
 	usage?: WorkflowTokenUsage;
+	/** What its child's replies cost, every attempt included. */
+	cost?: WorkflowCost;
+	/** `provider/id` of the model its child ran on, when the runner said. */
+	model?: string;
 	toolUses?: number;
 	durationMs: number;
 	/** An isolated child's worktree: a failed child's changes may still be kept on its branch. */
@@ -166,6 +179,10 @@ export interface RunEndEvent extends EventBase {
 	failures: WorkflowFailure[];
 	counts: WorkflowAgentCounts;
 	usage: WorkflowTokenUsage;
+	/** What this run's children cost; replayed calls cost nothing (see `replayedCost`). */
+	cost: WorkflowCost;
+	/** What the replayed calls cost when they ran; absent when nothing was replayed. */
+	replayedCost?: WorkflowCost;
 	durationMs: number;
 }
 

@@ -32,6 +32,9 @@ export { DEFAULT_LIMITS, DEFAULT_MAX_RESULT_BYTES, runWorkflowScript } from "./r
 export { shutdownSchemaWorker } from "./schema/worker.ts";
 export type { CheckWorkflowOptions, WorkflowCheckReport } from "./script-check.ts";
 export { checkWorkflowScript } from "./script-check.ts";
+export { usdText } from "./spend/cost.ts";
+export { DEFAULT_FAN_OUT_THRESHOLD, spentSoFar } from "./spend/fan-out.ts";
+export type { PhaseBudgetLimits } from "./spend/phase-budget.ts";
 export type {
 	JsonSchema,
 	JsonValue,
@@ -45,8 +48,10 @@ export type {
 	WorkflowAskHandler,
 	WorkflowBudgetOptions,
 	WorkflowChildState,
+	WorkflowCost,
 	WorkflowCutOff,
 	WorkflowFailure,
+	WorkflowFanOutInfo,
 	WorkflowJournal,
 	WorkflowJournalEntry,
 	WorkflowLimits,

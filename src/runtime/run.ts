@@ -21,6 +21,8 @@ import { SchemaSession } from "./schema/session.ts";
 import { prepareWorkflow } from "./script-check.ts";
 import { ScriptLifetime } from "./script-lifetime.ts";
 import { endScript, runScriptBody, unawaitedWorkError } from "./script-run.ts";
+import { FanOutGate } from "./spend/fan-out.ts";
+import { PhaseBudgets } from "./spend/phase-budget.ts";
 import type { JsonValue, WorkflowLimits, WorkflowMeta, WorkflowRunOptions, WorkflowRunResult } from "./types.ts";
 
 /** Defaults of every limit (contract §3). */
@@ -95,6 +97,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 			maxAgentCalls: limits.maxAgentCalls,
 			maxLogEntries: limits.maxLogEntries,
 			...(options.budget?.tokens !== undefined ? { tokens: options.budget.tokens } : {}),
+			...(options.budget?.costUsd !== undefined ? { costUsd: options.budget.costUsd } : {}),
 		}),
 		census,
 		signal: controller.signal,
@@ -114,6 +117,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		deadline,
 		schemas: new SchemaSession(),
 		runNested: runNestedWorkflow,
+		fanOut: new FanOutGate(options.confirmFanOut, options.fanOutThreshold),
 		newSandbox: () =>
 			createSandbox({
 				limits: {
@@ -131,6 +135,9 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		phases: new PhaseState((event) => emit(event)),
 		depth: 0,
 		life: new ScriptLifetime(controller.signal),
+		name: "workflow",
+		phaseBudgets: new PhaseBudgets(),
+		outerBudgets: [],
 	};
 
 	let meta: WorkflowMeta | undefined;
@@ -146,12 +153,21 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 			...(options.agentTypes ? { agentTypes: options.agentTypes } : {}),
 		});
 		meta = parsed.meta;
+		scope.name = meta.name;
+		if (meta.model !== undefined) scope.model = meta.model;
 		const args = options.args === undefined ? undefined : assertJsonValue(options.args, "args");
 		await validateArgs(meta, args, {
 			session: run.schemas,
 			...(parsed.argsLocation ? { location: parsed.argsLocation } : {}),
 		});
-		emit({ type: "run_start", meta, cwd, ...(args !== undefined ? { args } : {}) });
+		const costLimitUsd = options.budget?.costUsd;
+		emit({
+			type: "run_start",
+			meta,
+			cwd,
+			...(args !== undefined ? { args } : {}),
+			...(costLimitUsd !== undefined ? { costLimitUsd } : {}),
+		});
 		const outcome = await runScriptBody(scope, parsed, args);
 		if (outcome.ok)
 			value = checkResultSize(
@@ -196,7 +212,9 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 			details: { ...error.details, abandoned },
 		});
 	}
-	const status: WorkflowRunResult["status"] = !error ? "completed" : error.code === "cancelled" ? "stopped" : "failed";
+	// A person who declined a large fan-out stopped the run, as Esc would have.
+	const stoppedBy = error?.code === "cancelled" || error?.code === "fanout_declined";
+	const status: WorkflowRunResult["status"] = !error ? "completed" : stoppedBy ? "stopped" : "failed";
 	// A run failed only because every agent failed, or because it returned before its calls ended, still returns
 	// what the script built.
 	const keepValue = value !== undefined && (!error || error.code === "agents_failed" || error.code === "not_awaited");
@@ -208,6 +226,8 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		failures: census.failures,
 		counts: census.counts,
 		usage: census.usage,
+		cost: census.cost,
+		...(census.replayedCost ? { replayedCost: census.replayedCost } : {}),
 		droppedLogs: run.budget.droppedLogs,
 		...(run.cutOff.length > 0 ? { cutOff: run.cutOff } : {}),
 		durationMs: Date.now() - started,
@@ -220,6 +240,8 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		failures: result.failures,
 		counts: result.counts,
 		usage: result.usage,
+		cost: result.cost,
+		...(result.replayedCost ? { replayedCost: result.replayedCost } : {}),
 		durationMs: result.durationMs,
 	});
 	return result;
@@ -277,6 +299,16 @@ function checkOptions(source: unknown, options: WorkflowRunOptions | undefined):
 	positive("budget.maxAgentCalls", options.budget?.maxAgentCalls, true);
 	positive("budget.maxResultBytes", options.budget?.maxResultBytes, true);
 	positive("budget.tokens", options.budget?.tokens, false);
+	positive("budget.costUsd", options.budget?.costUsd, false);
+	const threshold = options.fanOutThreshold;
+	if (threshold !== undefined && (typeof threshold !== "number" || !Number.isInteger(threshold) || threshold < 0)) {
+		throw new TypeError(
+			`Expected \`fanOutThreshold\` to be a whole number, 0 or more, got \`${String(threshold)}\` (${typeof threshold})`,
+		);
+	}
+	if (options.confirmFanOut !== undefined && typeof options.confirmFanOut !== "function") {
+		throw new TypeError(`Expected \`confirmFanOut\` to be a function, got ${typeof options.confirmFanOut}`);
+	}
 	const { journal } = options;
 	if (
 		journal !== undefined &&

@@ -17,6 +17,12 @@ export type FakeAnswer =
 			hang?: boolean;
 			tokens?: number;
 			toolUses?: number;
+			/** What the child's replies cost, in US dollars (as a runner reads it from its provider). */
+			costUsd?: number;
+			/** Replies with no known price. */
+			unpriced?: number;
+			/** The model the child ran on. */
+			model?: string;
 	  };
 
 export interface FakeRunner {
@@ -56,13 +62,22 @@ export function createFakeRunner(
 			}
 			const tokens = spec.tokens ?? 10;
 			const usage = { input: tokens / 2, output: tokens / 2, total: tokens };
-			if (spec.fail !== undefined) return { id, type: request.agentType, status: "failed", error: spec.fail, usage };
+			const spent: Pick<WorkflowAgentResult, "cost" | "model"> = {
+				...(spec.costUsd !== undefined || spec.unpriced !== undefined
+					? { cost: { usd: spec.costUsd ?? 0, ...(spec.unpriced ? { unpriced: spec.unpriced } : {}) } }
+					: {}),
+				...(spec.model !== undefined ? { model: spec.model } : {}),
+			};
+			if (spec.fail !== undefined) {
+				return { id, type: request.agentType, status: "failed", error: spec.fail, usage, ...spent };
+			}
 			const result: WorkflowAgentResult = {
 				id,
 				type: request.agentType,
 				status: "completed",
 				result: spec.text ?? (spec.structured !== undefined ? JSON.stringify(spec.structured) : ""),
 				usage,
+				...spent,
 				toolUses: spec.toolUses ?? 0,
 			};
 			if (spec.structured !== undefined) result.structuredOutput = spec.structured;

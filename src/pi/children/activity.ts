@@ -5,7 +5,8 @@
  * `dispose()` clear it.
  */
 import type { AgentSessionEvent } from "@earendil-works/pi-coding-agent";
-import type { WorkflowAgentChild, WorkflowChildState } from "../../runtime/types.ts";
+import type { WorkflowAgentChild, WorkflowChildState, WorkflowCost } from "../../runtime/types.ts";
+import { addReply } from "./cost.ts";
 
 /** Default: a child silent this long is `quiet`. */
 export const DEFAULT_QUIET_AFTER_MS = 15_000;
@@ -25,6 +26,8 @@ export interface ChildActivityOptions {
 	stallMs?: number;
 	/** The watchdog fired: the child made no progress for `silentMs`. The caller decides what to do with it. */
 	onStall?: (silentMs: number) => void;
+	/** What one reply cost, so reports carry the child's cost as it grows. Default: no cost in reports. */
+	price?: (message: unknown) => WorkflowCost | undefined;
 }
 
 /** One child's live state. */
@@ -130,7 +133,7 @@ export function createChildActivity(options: ChildActivityOptions): ChildActivit
 		},
 		observe(event) {
 			if (frozen || paused || TERMINAL.has(state.status)) return;
-			if (applyEvent(state, event, touch)) report();
+			if (applyEvent(state, event, touch, options.price)) report();
 		},
 		stopping() {
 			frozen = true;
@@ -178,6 +181,7 @@ function applyEvent(
 	state: WorkflowAgentChild,
 	event: AgentSessionEvent,
 	touch: (activity: string | undefined) => boolean,
+	price: ((message: unknown) => WorkflowCost | undefined) | undefined,
 ): boolean {
 	switch (event.type) {
 		case "turn_start":
@@ -194,6 +198,8 @@ function applyEvent(
 			const message = event.message;
 			if (message.role !== "assistant") return changed;
 			state.tokens = (state.tokens ?? 0) + (message.usage?.totalTokens ?? 0);
+			const cost = addReply(state.cost, price?.(message));
+			if (cost) state.cost = cost;
 			return true;
 		}
 		case "tool_execution_start":

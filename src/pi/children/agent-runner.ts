@@ -32,6 +32,7 @@ import {
 } from "../agents/agent-types.ts";
 import { type ChildActivity, createChildActivity } from "./activity.ts";
 import type { ChildControls } from "./controls.ts";
+import { hasPrice, replyCost, sessionCost } from "./cost.ts";
 import { type ChildModelChoice, chooseChildModel } from "./model.ts";
 import { PauseGate } from "./pause.ts";
 import { createChildSession } from "./session.ts";
@@ -163,6 +164,8 @@ async function runChild(
 	const plan = await planChild(request, options);
 	const id = randomUUID();
 	const startedAt = Date.now();
+	const chosen = plan.choice?.model;
+	const priced = chosen ? hasPrice(chosen) : false;
 	// An isolated child's reports carry its worktree: where it works, then what became of its changes.
 	let worktree: Worktree | undefined;
 	let worktreeState: WorkflowWorktree | undefined;
@@ -180,6 +183,7 @@ async function runChild(
 		...(options.stalledAfterMs !== undefined ? { stalledAfterMs: options.stalledAfterMs } : {}),
 		stallMs: request.stallMs ?? plan.type.stallMs ?? options.stallMs ?? DEFAULT_STALL_MS,
 		...(context.onStall ? { onStall: context.onStall } : {}),
+		price: (message) => replyCost(message, priced),
 	});
 	const base: ResultBase = {
 		id,
@@ -189,7 +193,11 @@ async function runChild(
 	const finish = (result: WorkflowAgentResult): WorkflowAgentResult => {
 		activity.finish(result.status === "completed" ? "finished" : result.status, result.error);
 		plan.capture?.dispose();
-		const done = { ...result, durationMs: Date.now() - startedAt };
+		const done = {
+			...result,
+			...(chosen ? { model: `${chosen.provider}/${chosen.id}` } : {}),
+			durationMs: Date.now() - startedAt,
+		};
 		if (done.warnings?.length === 0) delete done.warnings;
 		return done;
 	};
@@ -243,6 +251,11 @@ async function runChild(
 	} catch (error) {
 		result = { ...base, status: "failed", error: errorMessage(error) };
 	} finally {
+		// Every reply the session got costs money, however the child ended.
+		if (session && result && chosen) {
+			const cost = sessionCost(session, chosen);
+			if (cost) result.cost = cost;
+		}
 		if (session) {
 			session.dispose();
 			options.hooks?.onSessionDisposed?.(session, result ?? { ...base, status: "failed" });

@@ -8,6 +8,7 @@ import type { WorkflowAgentCallRef } from "../events.ts";
 import { assertJsonValue } from "../json.ts";
 import { emitLog, type ScriptScope, trackInFlight } from "../run-context.ts";
 import { type CompiledSchema, parseStructuredText, type SchemaValidation } from "../schema/session.ts";
+import { readCost } from "../spend/cost.ts";
 import type {
 	JsonValue,
 	WorkflowAgentChild,
@@ -162,6 +163,7 @@ export function buildRequest(
 		description: ref.label,
 		cwd: scope.run.cwd,
 		...(options.model ? { model: options.model } : {}),
+		...(scope.model ? { defaultModel: scope.model } : {}),
 		...(options.thinking ? { thinking: options.thinking } : {}),
 		...(options.schema ? { schema: options.schema } : {}),
 		...(feedback ? { schemaFeedback: feedback } : {}),
@@ -181,6 +183,8 @@ function readResult(raw: unknown): WorkflowAgentResult {
 	if (raw === null || typeof raw !== "object") return raw as WorkflowAgentResult;
 	const { id, status, result, structuredOutput, error, code, warnings, toolUses, usage, noRetry, worktree } =
 		raw as WorkflowAgentResult;
+	const { model } = raw as WorkflowAgentResult;
+	const cost = readCost((raw as WorkflowAgentResult).cost);
 	// `id`, `code`, `toolUses` and `worktree` go out in progress events, which carry JSON data only: anything else is left out.
 	const tree = readWorktree(worktree);
 	return {
@@ -194,6 +198,8 @@ function readResult(raw: unknown): WorkflowAgentResult {
 		...(noRetry === true ? { noRetry: true } : {}),
 		...(typeof toolUses === "number" && Number.isFinite(toolUses) && toolUses >= 0 ? { toolUses } : {}),
 		usage: readUsage(usage),
+		...(cost ? { cost } : {}),
+		...(typeof model === "string" && model !== "" ? { model } : {}),
 		...(tree ? { worktree: tree } : {}),
 	} as WorkflowAgentResult;
 }

@@ -6,9 +6,11 @@
 import { errorMessage, unknownAgentTypeError, WorkflowError } from "../../errors.ts";
 import { firstFrameIn } from "../call-site.ts";
 import type { WorkflowAgentCallRef } from "../events.ts";
-import type { ScriptScope } from "../run-context.ts";
+import { emitLog, type RunContext, type ScriptScope } from "../run-context.ts";
 import type { CompiledSchema } from "../schema/session.ts";
-import type { JsonValue, WorkflowTokenUsage, WorkflowWorktree } from "../types.ts";
+import { addCost, usdText } from "../spend/cost.ts";
+import type { PhaseBudget } from "../spend/phase-budget.ts";
+import type { JsonValue, WorkflowAgentResult, WorkflowCost, WorkflowTokenUsage, WorkflowWorktree } from "../types.ts";
 import { type Attempt, addUsage, attemptOnce, buildRequest, ORPHANED } from "./attempt.ts";
 import { type AgentCallOptions, checkAgentOptions, checkPrompt } from "./options.ts";
 import { PREVIEW_CHARS, preview, shorten } from "./preview.ts";
@@ -55,6 +57,11 @@ export async function runAgentCall(
 	};
 	// Until it ends, the call is among what its script would cut off by returning: from here, so a call still
 	// compiling its schema when the script returns is named too.
+	// The budgets it counts against: its phase's and those of the phases enclosing it (the caller's too, when nested).
+	const budgets = scope.phaseBudgets.chain(
+		ref.phase !== undefined ? scope.phases.lineage(ref.phase) : [],
+		scope.outerBudgets,
+	);
 	const untrack = scope.life.track({
 		kind: "agent",
 		name: ref.label,
@@ -66,7 +73,9 @@ export async function runAgentCall(
 	try {
 		schema = await compiling;
 		if (run.signal.aborted) throw run.signal.reason;
+		for (const budget of budgets) budget.checkCall();
 		run.budget.chargeAgentCall();
+		for (const budget of budgets) budget.calls++;
 	} catch (error) {
 		untrack();
 		if (schema) run.schemas.release(schema);
@@ -87,11 +96,13 @@ export async function runAgentCall(
 			run.census.note("text", { what: `agent \`${ref.label}\``, filename: scope.filename, ...site });
 		}
 		if (schema) run.schemas.release(schema);
-		return replay(run, ref, journaled);
+		return replay(run, ref, journaled, budgets);
 	}
 	const started = Date.now();
 	let attempts = 0;
 	let usage: WorkflowTokenUsage | undefined;
+	let cost: WorkflowCost | undefined;
+	let model: string | undefined;
 	let reachedRunner = false;
 	const fail = (
 		cause: string,
@@ -112,7 +123,7 @@ export async function runAgentCall(
 				...(code ? { code } : {}),
 				...(worktree ? { worktree } : {}),
 			},
-			{ skipped: !reachedRunner, ...(usage ? { usage } : {}) },
+			{ skipped: !reachedRunner, ...(usage ? { usage } : {}), ...(cost ? { cost } : {}) },
 		);
 		run.emit({
 			type: "agent_failed",
@@ -123,6 +134,8 @@ export async function runAgentCall(
 			thrown,
 			skipped: !reachedRunner,
 			...(usage ? { usage } : {}),
+			...(cost ? { cost } : {}),
+			...(model ? { model } : {}),
 			durationMs: Date.now() - started,
 			...(worktree ? { worktree } : {}),
 		});
@@ -130,6 +143,8 @@ export async function runAgentCall(
 
 	try {
 		const outcome = await run.queue.run(async () => {
+			// The cap is checked again as the child is about to start: while it waited, others may have spent it.
+			checkSpend(run, budgets);
 			reachedRunner = true;
 			run.census.started();
 			let feedback: string | undefined;
@@ -138,16 +153,23 @@ export async function runAgentCall(
 			for (let attempt = 1; attempt <= maxAttempts; attempt++) {
 				if (scope.life.signal.aborted) throw scope.life.signal.reason;
 				if (attempt === 1) run.emit({ type: "agent_started", ...ref, attempt });
-				else
+				else {
+					// Each attempt is a new child: none starts past a cap.
+					checkSpend(run, budgets);
 					run.emit({
 						type: "agent_retry",
 						...ref,
 						attempt,
 						reason: last.kind === "failed" ? last.cause : (feedback ?? ""),
 					});
+				}
 				last = await attemptOnce(scope, ref, buildRequest(scope, ref, prompt, options, attempt, feedback), schema);
 				attempts = attempt;
 				usage = addUsage(usage, last.result?.usage);
+				cost = addCost(cost, last.result?.cost);
+				model = last.result?.model ?? model;
+				// Counted as each attempt ends, whatever becomes of the call, so the next child to start sees it.
+				spend(run, budgets, ref, last.result);
 				if (last.kind === "answer") break;
 				if (last.kind === "schema_miss") feedback = last.errors;
 				// A failed child is tried again only when the script asked for retries, and never one the user skipped.
@@ -158,8 +180,13 @@ export async function runAgentCall(
 
 		if (outcome.kind === "answer") {
 			// On disk before the script sees it: a crash after this point cannot lose the answer.
-			await journal(run, ref, outcome.value, usage, outcome.result.id);
-			run.census.completed(usage);
+			await journal(run, ref, outcome.value, {
+				...(usage ? { usage } : {}),
+				...(cost ? { cost } : {}),
+				...(model ? { model } : {}),
+				...(outcome.result.id !== undefined ? { agentId: outcome.result.id } : {}),
+			});
+			run.census.completed(usage, cost);
 			if (typeof outcome.value === "string") {
 				run.census.note("text", { what: `agent \`${ref.label}\``, filename: scope.filename, ...site });
 			}
@@ -169,6 +196,8 @@ export async function runAgentCall(
 				agentId: outcome.result.id,
 				resultPreview: preview(outcome.value),
 				...(usage ? { usage } : {}),
+				...(cost ? { cost } : {}),
+				...(model ? { model } : {}),
 				...(outcome.result.toolUses !== undefined ? { toolUses: outcome.result.toolUses } : {}),
 				durationMs: Date.now() - started,
 				attempts,
@@ -201,10 +230,37 @@ export async function runAgentCall(
 		throw error;
 	} finally {
 		untrack();
-		// Tokens count against the budget whatever became of the call.
-		if (usage) run.budget.spendTokens(usage.total);
 		if (schema) run.schemas.release(schema);
 	}
+}
+
+/** Throws `budget_exhausted` when the run or one of the call's phases spent its tokens or dollars. */
+function checkSpend(run: RunContext, budgets: readonly PhaseBudget[]): void {
+	run.budget.checkSpend();
+	for (const budget of budgets) budget.checkSpend();
+}
+
+/** One attempt's tokens and dollars, charged to the run and the call's phases. */
+function spend(
+	run: RunContext,
+	budgets: readonly PhaseBudget[],
+	ref: WorkflowAgentCallRef,
+	result: WorkflowAgentResult | undefined,
+): void {
+	if (!result) return;
+	if (result.usage) run.budget.spendTokens(result.usage.total);
+	run.budget.spendCost(result.cost);
+	for (const budget of budgets) budget.spend(result.usage, result.cost);
+	if (!result.cost?.unpriced) return;
+	// A cap cannot count what has no price: said once per model, so a person does not trust a cap that cannot hold.
+	const cap = run.budget.costLimitUsd ?? budgets.find((budget) => budget.limits.costUsd !== undefined)?.limits.costUsd;
+	const model = result.model ?? "its model";
+	if (cap === undefined || !run.budget.firstUnpriced(model)) return;
+	emitLog(run, {
+		level: "warn",
+		message: `\`${ref.label}\` ran on ${model}, which has no known price: what it costs is unknown and does not count against the ${usdText(cap)} cap`,
+		...(ref.phase ? { phase: ref.phase } : {}),
+	});
 }
 
 /** What makes two calls the same call: not the label or phase, which are display. */
