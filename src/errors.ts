@@ -27,6 +27,7 @@ export type WorkflowErrorCode =
 	| "unsettled"
 	| "cancelled"
 	| "timed_out"
+	| "provider_limit"
 	| "workflow_not_found"
 	| "workflow_nesting"
 	| "limit_workflows"

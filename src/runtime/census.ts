@@ -2,7 +2,7 @@
  * The failure census and agent counts of a run: every null the script received is recorded with its cause,
  * and the final status follows from them (a run where every agent failed is not "completed").
  */
-import type { WorkflowAgentCounts, WorkflowFailure, WorkflowTokenUsage } from "./types.ts";
+import type { WorkflowAgentCounts, WorkflowFailure, WorkflowFallback, WorkflowTokenUsage } from "./types.ts";
 
 /** A value a call gave the script that often ends in a TypeError later: `null` (it failed) or text (no schema). */
 export interface CallNote {
@@ -21,6 +21,8 @@ const NOTES_KEPT = 20;
 /** Counts and failures of one run, shared with its nested workflows. */
 export class Census {
 	readonly failures: WorkflowFailure[] = [];
+	/** Calls a fallback model answered because the model before it met a provider limit. */
+	readonly fallbacks: WorkflowFallback[] = [];
 	readonly counts: WorkflowAgentCounts = { calls: 0, started: 0, completed: 0, failed: 0, skipped: 0 };
 	readonly usage: WorkflowTokenUsage = { input: 0, output: 0, total: 0 };
 	#refused = 0;
@@ -39,6 +41,11 @@ export class Census {
 	completed(usage?: WorkflowTokenUsage): void {
 		this.counts.completed++;
 		this.addUsage(usage);
+	}
+
+	/** A call a fallback model answered. */
+	fallback(entry: WorkflowFallback): void {
+		this.fallbacks.push(entry);
 	}
 
 	/** An `agent()` call that resolved to null or threw. `skipped` when it never reached the runner. */

@@ -6,6 +6,7 @@ import { cancelledError, toWorkflowError, WorkflowError } from "../errors.ts";
 import { createSandbox, resolveLimits } from "../sandbox/index.ts";
 import { CallKeys } from "./agent/key.ts";
 import { MAX_TIMEOUT_MS } from "./agent/options.ts";
+import { RunProviderWaits } from "./agent/provider-wait.ts";
 import { Budget } from "./budget.ts";
 import { Census } from "./census.ts";
 import type { WorkflowProgressEvent } from "./events.ts";
@@ -92,9 +93,15 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		}
 	};
 	const census = new Census();
+	const queue =
+		options.queue ??
+		createWorkflowQueue({
+			concurrency: options.concurrency ?? 4,
+			...(options.providerBackoff ? { providerBackoff: options.providerBackoff } : {}),
+		});
 	const run: RunContext = {
 		runner: options.agentRunner,
-		queue: options.queue ?? createWorkflowQueue({ concurrency: options.concurrency ?? 4 }),
+		queue,
 		budget: new Budget({
 			maxAgentCalls: limits.maxAgentCalls,
 			maxLogEntries: limits.maxLogEntries,
@@ -114,6 +121,12 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		workflowCalls: 0,
 		nextCallIndex: 0,
 		schemas: new SchemaSession(),
+		providerWaits: new RunProviderWaits({
+			queue,
+			emit,
+			stop: (reason) => controller.abort(reason),
+			...(options.maxProviderWaitMs !== undefined ? { maxWaitMs: options.maxProviderWaitMs } : {}),
+		}),
 		runNested: runNestedWorkflow,
 		newSandbox: () =>
 			createSandbox({
@@ -168,6 +181,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		const cut = endScript(scope, error ? "failed" : "returned");
 		if (!error && cut.length > 0) error = unawaitedWorkError(scope, cut);
 		const abandoned = await settle(run.inFlight);
+		run.providerWaits.dispose();
 		if (abandoned > 0) {
 			// Counted whatever else went wrong: a script that failed or left work running may also have left these.
 			error = error
@@ -193,7 +207,9 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 			{ details: { failed, skipped, calls } },
 		);
 	}
-	const status: WorkflowRunResult["status"] = !error ? "completed" : error.code === "cancelled" ? "stopped" : "failed";
+	// A provider limit that outlasted the run's wait bound stops it as a cancel does: nothing failed, it can resume.
+	const stopped = error?.code === "cancelled" || error?.code === "provider_limit";
+	const status: WorkflowRunResult["status"] = !error ? "completed" : stopped ? "stopped" : "failed";
 	// A run failed only because every agent failed, or because it returned before its calls ended, still returns
 	// what the script built.
 	const keepValue = value !== undefined && (!error || error.code === "agents_failed" || error.code === "not_awaited");
@@ -207,6 +223,8 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		usage: census.usage,
 		droppedLogs: run.budget.droppedLogs,
 		...(run.cutOff.length > 0 ? { cutOff: run.cutOff } : {}),
+		...(census.fallbacks.length > 0 ? { fallbacks: census.fallbacks } : {}),
+		...(run.providerWaits.totals ? { providerWaits: run.providerWaits.totals } : {}),
 		durationMs: Date.now() - started,
 	};
 	emit({
@@ -274,6 +292,12 @@ function checkOptions(source: unknown, options: WorkflowRunOptions | undefined):
 	positive("budget.maxAgentCalls", options.budget?.maxAgentCalls, true);
 	positive("budget.maxResultBytes", options.budget?.maxResultBytes, true);
 	positive("budget.tokens", options.budget?.tokens, false);
+	const wait = options.maxProviderWaitMs;
+	if (wait !== undefined && (typeof wait !== "number" || !(wait >= 0) || !Number.isFinite(wait))) {
+		throw new TypeError(
+			`Expected \`maxProviderWaitMs\` to be a number of milliseconds from 0, got \`${String(wait)}\` (${typeof wait})`,
+		);
+	}
 	const { journal } = options;
 	if (
 		journal !== undefined &&

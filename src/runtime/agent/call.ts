@@ -12,6 +12,7 @@ import type { JsonValue, WorkflowTokenUsage, WorkflowWorktree } from "../types.t
 import { type Attempt, addUsage, attemptOnce, buildRequest, ORPHANED } from "./attempt.ts";
 import { type AgentCallOptions, checkAgentOptions, checkPrompt } from "./options.ts";
 import { PREVIEW_CHARS, preview, shorten } from "./preview.ts";
+import { limitText } from "./provider-wait.ts";
 import { journal, replay, replayable } from "./replay.ts";
 
 /** Attempts a schema call gets in all before `agent()` throws `schema_unmet`. */
@@ -128,6 +129,8 @@ export async function runAgentCall(
 		});
 	};
 
+	// While the call is in the queue, a provider wait holds it (and counts against the run's bound).
+	const leaveQueue = run.providerWaits.enter();
 	try {
 		const outcome = await run.queue.run(async () => {
 			reachedRunner = true;
@@ -135,23 +138,28 @@ export async function runAgentCall(
 			let feedback: string | undefined;
 			const maxAttempts = schema ? SCHEMA_ATTEMPTS : 1 + options.retries;
 			let last: Attempt = { kind: "failed", cause: "never ran" };
-			for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+			// Attempts that count against `retries` (or the schema's attempts): one lost to a provider limit does not.
+			let counted = 0;
+			for (let attempt = 1; ; attempt++) {
 				if (scope.life.signal.aborted) throw scope.life.signal.reason;
+				// No child starts during a provider wait, a retry of a running call included.
+				if (run.queue.providerPause) await run.providerWaits.ready(scope.life.signal);
 				if (attempt === 1) run.emit({ type: "agent_started", ...ref, attempt });
-				else
-					run.emit({
-						type: "agent_retry",
-						...ref,
-						attempt,
-						reason: last.kind === "failed" ? last.cause : (feedback ?? ""),
-					});
+				else run.emit({ type: "agent_retry", ...ref, attempt, reason: retryReason(last, feedback) });
 				last = await attemptOnce(scope, ref, buildRequest(scope, ref, prompt, options, attempt, feedback), schema);
 				attempts = attempt;
 				usage = addUsage(usage, last.result?.usage);
-				if (last.kind === "answer") break;
+				if (last.kind === "limited") {
+					// The queue waits (one wait for every child); this attempt is tried again when it is over.
+					await run.providerWaits.wait(last.limit, ref, scope.life.signal);
+					continue;
+				}
+				run.queue.providerOk();
+				counted++;
+				if (last.kind === "answer" || counted >= maxAttempts) break;
 				if (last.kind === "schema_miss") feedback = last.errors;
 				// A failed child is tried again only when the script asked for retries, and never one the user skipped.
-				else if (attempt > options.retries || last.final) break;
+				else if (counted > options.retries || last.final) break;
 			}
 			return last;
 		}, scope.life.signal);
@@ -160,6 +168,18 @@ export async function runAgentCall(
 			// On disk before the script sees it: a crash after this point cannot lose the answer.
 			await journal(run, ref, outcome.value, usage, outcome.result.id);
 			run.census.completed(usage);
+			const { model, fallbackFrom } = outcome.result;
+			if (model && fallbackFrom) {
+				run.census.fallback({
+					index: ref.index,
+					key: ref.key,
+					label: ref.label,
+					agentType: ref.agentType,
+					...(ref.phase ? { phase: ref.phase } : {}),
+					model,
+					limited: fallbackFrom,
+				});
+			}
 			if (typeof outcome.value === "string") {
 				run.census.note("text", { what: `agent \`${ref.label}\``, filename: scope.filename, ...site });
 			}
@@ -173,6 +193,8 @@ export async function runAgentCall(
 				durationMs: Date.now() - started,
 				attempts,
 				...(outcome.result.worktree ? { worktree: outcome.result.worktree } : {}),
+				...(model ? { model } : {}),
+				...(fallbackFrom ? { fallbackFrom } : {}),
 			});
 			return outcome.value;
 		}
@@ -200,11 +222,19 @@ export async function runAgentCall(
 		fail(orphaned ? ORPHANED : (coded?.message ?? errorMessage(error)), coded?.code, true);
 		throw error;
 	} finally {
+		leaveQueue();
 		untrack();
 		// Tokens count against the budget whatever became of the call.
 		if (usage) run.budget.spendTokens(usage.total);
 		if (schema) run.schemas.release(schema);
 	}
+}
+
+/** What an `agent_retry` event says about why the call is tried again. */
+function retryReason(last: Attempt, feedback: string | undefined): string {
+	if (last.kind === "failed") return last.cause;
+	if (last.kind === "limited") return `the provider wait is over (${limitText(last.limit.kind)})`;
+	return feedback ?? "";
 }
 
 /** What makes two calls the same call: not the label or phase, which are display. */
