@@ -17,6 +17,8 @@ import { createProgressView } from "./progress-view.ts";
 export interface RunFlags {
 	concurrency: number;
 	timeoutMs?: number;
+	/** The run's total wait for provider limits before it stops. Default: the runtime's (30 min). */
+	maxProviderWaitMs?: number;
 	model?: string;
 	extensions: string[];
 	json: boolean;
@@ -63,6 +65,7 @@ export async function execute(
 			journal: durable.journal,
 			...(source.args !== undefined ? { args: source.args } : {}),
 			...(flags.timeoutMs !== undefined ? { timeoutMs: flags.timeoutMs } : {}),
+			...(flags.maxProviderWaitMs !== undefined ? { maxProviderWaitMs: flags.maxProviderWaitMs } : {}),
 			onProgress: (event) => {
 				if (event.type === "run_start") durable.started(event.meta, source);
 				tracker.updateFromProgressEvent(event);

@@ -19,6 +19,8 @@ const RUN_OPTIONS = `Options:
                            credentials for); provider/id:thinking sets the thinking level too
   --concurrency <n>        children running at once, 1-64 (default 4)
   --timeout <ms>           deadline for the whole run
+  --max-provider-wait <ms> how long the run may wait in all for rate limits, overloads and usage limits
+                           before it stops, resumable (default 1800000: 30 min; 0 stops at the first)
   -e, --extension <path>   load a pi extension, as pi -e does (custom providers); repeatable
   --json                   print the whole result object (status, value, error, failures, counts, usage, runId)
                            instead of the script's value

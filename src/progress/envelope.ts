@@ -7,6 +7,7 @@ import type {
 	WorkflowChildState,
 	WorkflowFailure,
 	WorkflowMeta,
+	WorkflowProviderLimitKind,
 	WorkflowWorktree,
 } from "../runtime/types.ts";
 
@@ -69,8 +70,11 @@ export interface WorkflowProgressAgentCall {
 	/** Nested workflow that made the call. */
 	workflow?: string;
 	status: WorkflowAgentCallStatus;
-	/** What the child appears to be doing (starting, active, quiet, stalled…), as its runner reports it. */
-	activity?: WorkflowChildState;
+	/**
+	 * What the child appears to be doing (starting, active, quiet, stalled…), as its runner reports it; `waiting`
+	 * while its attempt waits out a provider limit with the run's queue.
+	 */
+	activity?: WorkflowChildState | "waiting";
 	/** A short phrase for the current activity ("reading 3 files…"). */
 	activityText?: string;
 	/** The child's id, once the runner reports one. */
@@ -78,7 +82,10 @@ export interface WorkflowProgressAgentCall {
 	/** 1-based attempt (schema retries); 0 for a call replayed from the journal. */
 	attempt: number;
 	promptPreview?: string;
+	/** The model: as the call asked, then (once a child runs on a fallback, or answers) the one that ran. */
 	model?: string;
+	/** Models that met a provider limit before `model` took over (`fallbackModels`). */
+	fallbackFrom?: string[];
 	/** First characters of the answer (capped). */
 	resultPreview?: string;
 	/** Why it failed or stopped (capped). */
@@ -116,6 +123,28 @@ export interface WorkflowKeptBranch {
 	/** How many files changed. */
 	fileCount: number;
 	commit?: string;
+}
+
+/** The provider wait the run's queue is in: no child starts before `until`. */
+export interface WorkflowProviderWait {
+	kind: WorkflowProviderLimitKind;
+	/** The provider's message (capped). */
+	message: string;
+	/** Epoch ms the wait began (for this run) and when the next try is due. */
+	since: number;
+	until: number;
+	/** What the provider asked for, when it said. */
+	retryAfterMs?: number;
+	/** The label of this run's call whose attempt met the limit, when it was one of this run's. */
+	label?: string;
+}
+
+/** The run's provider waits so far, against the bound that stops it. */
+export interface WorkflowProviderWaits {
+	count: number;
+	totalMs: number;
+	/** `maxProviderWaitMs`, when the events said. */
+	maxMs?: number;
 }
 
 /** Totals over the whole run. */
@@ -166,4 +195,8 @@ export interface WorkflowProgressEnvelope {
 	failures: WorkflowFailure[];
 	/** Branches isolated children's changes were kept on, in call order; absent when there are none. */
 	branches?: WorkflowKeptBranch[];
+	/** The provider wait in force (rate limit, overload, usage limit); absent when none. */
+	providerWait?: WorkflowProviderWait;
+	/** How long the run has waited for providers in all; absent when it never did. */
+	providerWaits?: WorkflowProviderWaits;
 }

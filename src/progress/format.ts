@@ -7,6 +7,7 @@ import type {
 	WorkflowKeptBranch,
 	WorkflowProgressAgentCall,
 	WorkflowProgressEnvelope,
+	WorkflowProviderWait,
 } from "./envelope.ts";
 
 /** Options of `formatWorkflowProgress`. */
@@ -54,10 +55,20 @@ export function formatWorkflowProgress(
 	const lines = [
 		`Workflow ${workflowName(envelope)}: ${envelope.status}${envelope.currentPhase && envelope.status === "running" ? ` (phase: ${envelope.currentPhase})` : ""} · ${formatDuration(workflowElapsed(envelope, now))}`,
 	];
+	if (envelope.providerWait && envelope.status === "running") {
+		lines.push(
+			`${capitalized(providerWaitText(envelope.providerWait, now))} (${oneLine(envelope.providerWait.message)})`,
+		);
+	}
 	if (agents.total > 0) {
 		lines.push(
 			`Agents: ${agents.total} (${countsText(agents) || "none"})${usageText(envelope.totals.tokens, envelope.totals.toolUses)}`,
 		);
+	}
+	if (envelope.providerWaits) {
+		const { count, totalMs, maxMs } = envelope.providerWaits;
+		const bound = maxMs !== undefined ? ` of at most ${formatDuration(maxMs)}` : "";
+		lines.push(`Provider waits: ${count}, ${formatDuration(totalMs)} in all${bound}`);
 	}
 	if (envelope.phases.length > 0) {
 		lines.push("Phases:");
@@ -116,8 +127,10 @@ export function summarizeWorkflowProgress(envelope: WorkflowProgressEnvelope): s
 	const tokens = envelope.totals.tokens > 0 ? `, ${formatTokens(envelope.totals.tokens)} tokens` : "";
 	const error = envelope.error ? `: ${oneLine(envelope.error.message)}` : "";
 	switch (envelope.status) {
-		case "running":
-			return `${name} running${envelope.currentPhase ? ` (${envelope.currentPhase})` : ""} for ${time}: ${counts}${tokens}`;
+		case "running": {
+			const wait = envelope.providerWait ? `; ${providerWaitText(envelope.providerWait, envelope.updatedAt)}` : "";
+			return `${name} running${envelope.currentPhase ? ` (${envelope.currentPhase})` : ""} for ${time}: ${counts}${tokens}${wait}`;
+		}
 		case "completed":
 			return `${name} completed in ${time}: ${counts}${tokens}`;
 		case "failed":
@@ -194,7 +207,7 @@ export function countsText(counts: Record<WorkflowAgentCallStatus, number>): str
 
 /** Activity of a running call: its state and phrase, e.g. "active, reading 3 files…". */
 export function activityText(call: WorkflowProgressAgentCall): string {
-	const parts = [];
+	const parts: string[] = [];
 	if (call.status === "running" && call.activity) parts.push(call.activity);
 	// A phrase that only repeats the state ("starting, starting") is said once.
 	if (call.activityText && call.activityText !== parts[0]) parts.push(oneLine(call.activityText));
@@ -209,6 +222,26 @@ export function idleText(call: WorkflowProgressAgentCall, now: number): string |
 	if (call.status !== "running" || call.lastActivityAt === undefined) return undefined;
 	const age = now - call.lastActivityAt;
 	return age >= 1000 ? `idle ${formatDuration(age)}` : undefined;
+}
+
+/** "rate limited", "overloaded", "usage limit reached". */
+export function limitKindText(kind: WorkflowProviderWait["kind"]): string {
+	return kind === "rate_limit" ? "rate limited" : kind === "overloaded" ? "overloaded" : "usage limit reached";
+}
+
+/** "waiting for the provider: rate limited, next try in 40.0s", as of `now`. */
+export function providerWaitText(wait: WorkflowProviderWait, now: number): string {
+	return `waiting for the provider: ${limitKindText(wait.kind)}, next try in ${formatDuration(Math.max(0, wait.until - now))}`;
+}
+
+/** " · on faux/b after faux/a met a provider limit": the model a fallback put the call on, or "". */
+export function fallbackText(call: WorkflowProgressAgentCall): string {
+	if (!call.fallbackFrom?.length || !call.model) return "";
+	return ` · on ${call.model} after ${call.fallbackFrom.join(", ")} met a provider limit`;
+}
+
+function capitalized(text: string): string {
+	return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** Text squeezed onto one line. */
@@ -233,7 +266,7 @@ function callLine(call: WorkflowProgressAgentCall, now: number): string {
 	const elapsed = liveElapsed(call, now);
 	const time = elapsed !== undefined ? ` · ${formatDuration(elapsed)}` : "";
 	const outcome = call.error ? `: ${oneLine(call.error)}` : "";
-	return `${head} · ${parts.join("")}${outcome}${worktreeText(call)}${usage}${time}`;
+	return `${head} · ${parts.join("")}${outcome}${fallbackText(call)}${worktreeText(call)}${usage}${time}`;
 }
 
 /** Where an isolated call works, or what became of its worktree: " · in worktree …", " · branch … (2 files)". */

@@ -11,7 +11,10 @@ import type {
 	WorkflowProgressEnvelope,
 	WorkflowProgressError,
 	WorkflowProgressStatus,
+	WorkflowProviderWait,
+	WorkflowProviderWaits,
 } from "./envelope.ts";
+import { limitKindText } from "./format.ts";
 import { PhaseBook } from "./phase-book.ts";
 import { RecentLogs } from "./recent-logs.ts";
 
@@ -25,6 +28,8 @@ export interface RunEnding {
 	tokens?: number;
 	/** The runtime's own measure of the run, which starts before `run_start`. */
 	durationMs?: number;
+	/** The run's provider waits, from its result. */
+	providerWaits?: { count: number; totalMs: number };
 }
 
 /** Child states that mean the call is under way ("paused" is not in the type yet, but some runners report it). */
@@ -61,6 +66,9 @@ export class RunState {
 	/** Kept branches by name, and their list as the last envelope had it (undefined once one was added). */
 	private readonly kept = new Map<string, WorkflowKeptBranch>();
 	private keptSnapshot: WorkflowKeptBranch[] | undefined = [];
+
+	private providerWait: WorkflowProviderWait | undefined;
+	private providerWaits: WorkflowProviderWaits | undefined;
 
 	private failures: WorkflowFailure[] = [];
 	private failuresSnapshot: WorkflowFailure[] | undefined = [];
@@ -130,6 +138,9 @@ export class RunState {
 				data.attempt = event.attempts;
 				if (event.cached) data.cached = true;
 				if (event.worktree) this.worktree(event.worktree, data, event);
+				// The model that answered, which a fallback makes another than the one asked for.
+				if (event.model !== undefined) data.model = event.model;
+				if (event.fallbackFrom !== undefined) data.fallbackFrom = [...event.fallbackFrom];
 				data.activity = "finished";
 				delete data.activityText;
 				this.calls.settle(record, {
@@ -150,7 +161,8 @@ export class RunState {
 				if (event.skipped) data.skipped = true;
 				if (event.thrown) data.thrown = true;
 				if (event.worktree) this.worktree(event.worktree, data, event);
-				const stopped = event.code === "cancelled" || data.activity === "stopped";
+				const stopped =
+					event.code === "cancelled" || event.code === "provider_limit" || data.activity === "stopped";
 				delete data.activityText;
 				this.calls.settle(record, {
 					status: stopped ? "stopped" : "failed",
@@ -173,6 +185,35 @@ export class RunState {
 				});
 				return;
 			}
+			case "provider_wait_started": {
+				this.providerWait = {
+					kind: event.kind,
+					message: this.cap(event.message),
+					since: this.providerWait?.since ?? event.time,
+					until: event.until,
+					...(event.retryAfterMs !== undefined ? { retryAfterMs: event.retryAfterMs } : {}),
+					...(event.call ? { label: event.call.label } : {}),
+				};
+				this.providerWaits = {
+					count: (this.providerWaits?.count ?? 0) + (event.lengthened ? 0 : 1),
+					totalMs: event.totalWaitMs,
+					maxMs: event.maxWaitMs,
+				};
+				if (event.call) {
+					// Its child ended; the call is not over: it waits with the queue and is tried again.
+					const data = this.calls.get(event.call, event.time).data;
+					data.activity = "waiting";
+					data.activityText = `for the provider, ${limitKindText(event.kind)}`;
+				}
+				return;
+			}
+			case "provider_wait_ended":
+				this.providerWait = undefined;
+				this.providerWaits = {
+					...(this.providerWaits ?? { count: 1 }),
+					totalMs: event.totalWaitMs,
+				};
+				return;
 			case "slot_failed":
 				this.addFailure({
 					kind: event.kind,
@@ -225,6 +266,11 @@ export class RunState {
 		if (child.activity !== undefined) data.activityText = this.cap(child.activity);
 		if (child.turns !== undefined) data.turns = child.turns;
 		if (child.model !== undefined) data.model ??= child.model;
+		if (child.fallbackFrom !== undefined && child.model !== undefined) {
+			// The child moved to a fallback model: show the one running now.
+			data.model = child.model;
+			data.fallbackFrom = [...child.fallbackFrom];
+		}
 		if (child.lastActivityAt !== undefined) data.lastActivityAt = child.lastActivityAt;
 		if (child.startedAt !== undefined) data.startedAt ??= child.startedAt;
 		if (isTerminal(data.status)) return;
@@ -247,6 +293,8 @@ export class RunState {
 		}
 		if (ending.error) this.error = toEnvelopeError(ending.error);
 		if (ending.durationMs !== undefined) this.duration ??= ending.durationMs;
+		this.providerWait = undefined;
+		if (ending.providerWaits) this.providerWaits = { ...this.providerWaits, ...ending.providerWaits };
 		if (ending.failures) {
 			this.failures = [...ending.failures];
 			this.failuresSnapshot = undefined;
@@ -279,6 +327,8 @@ export class RunState {
 			totals: { agents: { ...this.calls.totals }, tokens: this.calls.tokens, toolUses: this.calls.toolUses },
 			failures: this.failureList(),
 			...(this.kept.size > 0 ? { branches: this.branchList() } : {}),
+			...(this.providerWait ? { providerWait: this.providerWait } : {}),
+			...(this.providerWaits ? { providerWaits: this.providerWaits } : {}),
 		};
 		this.cached = envelope;
 		return envelope;

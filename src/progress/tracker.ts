@@ -71,6 +71,7 @@ export function createWorkflowProgressTracker(options: WorkflowProgressTrackerOp
 					failures: result.failures,
 					tokens: result.usage.total,
 					durationMs: result.durationMs,
+					...(result.providerWaits ? { providerWaits: result.providerWaits } : {}),
 				});
 			}
 			return outcome();

@@ -5,7 +5,7 @@
  */
 import type { ExtensionUIContext } from "@earendil-works/pi-coding-agent";
 import type { WorkflowProgressEnvelope } from "./envelope.ts";
-import { runningCalls, summarizeWorkflowProgress, workflowName } from "./format.ts";
+import { providerWaitText, runningCalls, summarizeWorkflowProgress, workflowName } from "./format.ts";
 import { type WorkflowProgressToolResult, workflowProgressResult } from "./tool-result.ts";
 import { WIDGET_LIMITS, WorkflowProgressWidget, widgetLines } from "./widget.ts";
 
@@ -173,6 +173,8 @@ function statusText(envelope: WorkflowProgressEnvelope): string {
 	if (agents.total > 0) parts.push(`${agents.completed}/${agents.total} agents`);
 	if (agents.running > 0) parts.push(`${agents.running} running`);
 	if (agents.failed > 0) parts.push(`${agents.failed} failed`);
+	// Said once when the wait starts (or lengthens); the widget keeps the countdown moving.
+	if (envelope.providerWait) parts.push(providerWaitText(envelope.providerWait, envelope.updatedAt));
 	return parts.join(" · ");
 }
 
@@ -201,7 +203,9 @@ export function visibleSignature(envelope: WorkflowProgressEnvelope): string {
 			call.activityText,
 			call.tokens,
 			call.toolUses,
+			call.model,
 		]),
+		envelope.providerWait?.until,
 		envelope.failures.length,
 		envelope.failures.slice(0, WIDGET_LIMITS.failures).map((failure) => failure.cause),
 		envelope.error?.message,

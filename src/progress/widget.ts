@@ -13,6 +13,7 @@ import {
 	idleText,
 	liveElapsed,
 	oneLine,
+	providerWaitText,
 	runningCalls,
 	STAR_FRAMES,
 	TICK_MS,
@@ -52,6 +53,15 @@ export function widgetLines(
 	const spinner = STAR_FRAMES[Math.floor(now / TICK_MS) % STAR_FRAMES.length] ?? "*";
 	const fitLine = (indent: string, parts: Part[]) => fitParts(indent, parts, paint("dim", " · "), width);
 	const lines = [fitLine("", headerParts(envelope, now, spinner, paint))];
+	// The wait holds every child: it goes first, with its countdown.
+	if (envelope.providerWait && envelope.status === "running") {
+		lines.push(
+			fitLine("  ", [
+				{ text: paint("warning", `⏸ ${providerWaitText(envelope.providerWait, now)}`) },
+				{ text: paint("muted", oneLine(envelope.providerWait.message)), drop: 1 },
+			]),
+		);
+	}
 
 	const phases = pickPhases(envelope.phases, limits.phases);
 	for (const phase of phases.shown) lines.push(fitLine("  ", phaseParts(phase, now, spinner, paint)));
@@ -150,8 +160,8 @@ function phaseParts(phase: WorkflowProgressPhase, now: number, spinner: string, 
 }
 
 function callParts(call: WorkflowProgressAgentCall, now: number, spinner: string, paint: Paint): Part[] {
-	// Stalled (and paused, which some runners report) are the states worth a person's attention.
-	const attention = call.activity === "stalled" || (call.activity as string | undefined) === "paused";
+	// Stalled, paused and waiting for the provider are the states worth a person's attention.
+	const attention = call.activity === "stalled" || call.activity === "paused" || call.activity === "waiting";
 	const activityStyle = attention ? "warning" : call.activity === "active" ? "success" : "muted";
 	// The call's number is how `/workflows steer|skip|restart` names the child.
 	const name = `${paint("dim", `#${call.index}`)} ${paint("plain", oneLine(call.label))}`;
@@ -161,6 +171,8 @@ function callParts(call: WorkflowProgressAgentCall, now: number, spinner: string
 	if (activity) parts.push({ text: paint(activityStyle, activity), drop: 1 });
 	const idle = idleText(call, now);
 	if (idle) parts.push({ text: paint(attention ? "warning" : "dim", idle), drop: 1.5 });
+	// A fallback model took over from a limited one: say which model is answering.
+	if (call.fallbackFrom?.length && call.model) parts.push({ text: paint("warning", `on ${call.model}`), drop: 2.5 });
 	if (call.toolUses) parts.push({ text: paint("muted", `${call.toolUses} tools`), drop: 3 });
 	if (call.tokens) parts.push({ text: paint("muted", `${formatTokens(call.tokens)} tok`), drop: 2 });
 	const elapsed = liveElapsed(call, now);

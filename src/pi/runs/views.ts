@@ -2,7 +2,7 @@
  * Runs of this project as text, for `/workflows` and the `workflow_runs` tool: the list (live runs of this session
  * first, then the store's, newest first) and one run (the live envelope, or what its snapshot says).
  */
-import { formatDuration, formatTokens } from "../../progress/format.ts";
+import { formatDuration, formatTokens, limitKindText } from "../../progress/format.ts";
 import { formatWorkflowProgress } from "../../progress/index.ts";
 import type { RunStore, RunSummary } from "../../runs/index.ts";
 import { savedResults } from "./messages.ts";
@@ -27,12 +27,18 @@ export async function listRuns(store: RunStore, registry: RunRegistry, now = Dat
 	const live = registry.list().reverse();
 	const liveIds = new Set(live.map((run) => run.id));
 	const rows: RunRow[] = live.map((run) => {
-		const totals = run.envelope().totals;
+		const envelope = run.envelope();
+		const totals = envelope.totals;
 		const where = run.background ? "background" : "this call";
+		// A run held by a provider limit is not stuck: say what it waits for and when it tries again.
+		const wait = envelope.providerWait;
+		const state = wait
+			? `waiting for the provider (${where}; ${limitKindText(wait.kind)}, next try in ${formatDuration(Math.max(0, wait.until - now))})`
+			: `running (${where})`;
 		return {
 			id: run.id,
 			live: true,
-			text: `${run.id} · ${run.name} · running (${where}) · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents · ${formatTokens(totals.tokens)} tokens`,
+			text: `${run.id} · ${run.name} · ${state} · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents · ${formatTokens(totals.tokens)} tokens`,
 		};
 	});
 	const stored = (await store.list()).filter((summary) => !liveIds.has(summary.id));

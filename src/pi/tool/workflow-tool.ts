@@ -63,6 +63,14 @@ const parameters = Type.Object({
 	timeoutMs: Type.Optional(
 		Type.Number({ exclusiveMinimum: 0, maximum: MAX_TIMEOUT_MS, description: "Deadline for the whole run, in ms" }),
 	),
+	maxProviderWaitMs: Type.Optional(
+		Type.Number({
+			minimum: 0,
+			maximum: MAX_TIMEOUT_MS,
+			description:
+				"How long the run may wait in all for rate limits, overloads and usage limits before it stops (resumable), in ms. Default: 30 min",
+		}),
+	),
 	concurrency: Type.Optional(
 		Type.Integer({
 			minimum: 1,
@@ -179,6 +187,7 @@ export function createWorkflowTool(
 				resolveWorkflow: createWorkflowResolver({ agentDir }),
 				...(args !== undefined ? { args } : {}),
 				...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
+				...(params.maxProviderWaitMs !== undefined ? { maxProviderWaitMs: params.maxProviderWaitMs } : {}),
 			},
 			durable,
 			record: source,
