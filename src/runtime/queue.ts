@@ -68,7 +68,10 @@ export interface WorkflowQueue {
 	providerOk(): void;
 	/** The provider wait in force, if any. */
 	readonly providerPause: ProviderPause | undefined;
-	/** Resolves once no provider wait is in force; rejects with the signal's reason if it fires first. */
+	/**
+	 * Resolves once no provider wait is in force; rejects with the signal's reason if it fires first. A wait that
+	 * no job waits for any more (neither here nor for a slot) ends early.
+	 */
 	whenProviderReady(signal?: AbortSignal): Promise<void>;
 	/** Calls `listener` when a wait starts or lengthens (the wait) and when it ends (undefined); returns the unsubscribe. */
 	onProviderPause(listener: (pause: ProviderPause | undefined) => void): () => void;
@@ -134,6 +137,14 @@ export function createWorkflowQueue(options: WorkflowQueueOptions = {}): Workflo
 		for (const resolve of resolvers) resolve();
 		queue.start();
 	};
+	// A wait nobody is held by any more (every run that met it or queued behind it has ended) is over: the next
+	// run asks the provider again rather than inherit a wait it cannot clear, such as a long usage limit.
+	const releaseIfUnwanted = () => {
+		if (pause && ready.size === 0 && waiting() === 0) {
+			if (timer) clearTimeout(timer);
+			endPause();
+		}
+	};
 	const schedule = (until: number) => {
 		if (timer) clearTimeout(timer);
 		timer = setTimeout(endPause, Math.max(0, until - Date.now()));
@@ -161,6 +172,7 @@ export function createWorkflowQueue(options: WorkflowQueueOptions = {}): Workflo
 					cancelledWaiting++;
 					holdProcess();
 					reject(signal.reason);
+					releaseIfUnwanted();
 				});
 				queue.add(async () => {
 					unwatch();
@@ -229,7 +241,10 @@ export function createWorkflowQueue(options: WorkflowQueueOptions = {}): Workflo
 		},
 		whenProviderReady(signal) {
 			if (!pause) return Promise.resolve();
-			if (signal?.aborted) return Promise.reject(signal.reason);
+			if (signal?.aborted) {
+				releaseIfUnwanted();
+				return Promise.reject(signal.reason);
+			}
 			return new Promise<void>((resolve, reject) => {
 				const done = () => {
 					unwatch?.();
@@ -240,6 +255,7 @@ export function createWorkflowQueue(options: WorkflowQueueOptions = {}): Workflo
 							ready.delete(done);
 							holdProcess();
 							reject(signal.reason);
+							releaseIfUnwanted();
 						})
 					: undefined;
 				ready.add(done);

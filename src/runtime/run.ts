@@ -125,6 +125,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 			queue,
 			emit,
 			stop: (reason) => controller.abort(reason),
+			signal: controller.signal,
 			...(options.maxProviderWaitMs !== undefined ? { maxWaitMs: options.maxProviderWaitMs } : {}),
 		}),
 		runNested: runNestedWorkflow,

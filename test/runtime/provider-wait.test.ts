@@ -312,4 +312,36 @@ describe("provider limits", () => {
 		expect(waitB && "call" in waitB).toBe(false);
 		expect(resultB.providerWaits).toEqual({ count: 1, totalMs: 20 });
 	});
+
+	it("the static pass knows `fallbackModels`: a wrong value or a foreign spelling fails before any agent", async () => {
+		const fake = createFakeRunner();
+		const wrong = await runWorkflowScript(`${HEADER}await agent("x", { fallbackModels: "openai/gpt-5" });`, {
+			agentRunner: fake.runner,
+		});
+		expect(wrong.error).toMatchObject({ code: "agent_options_invalid", line: 2, column: 12 });
+		expect(wrong.error?.message).toContain(
+			'`agent()` option `fallbackModels` must be a list of at most 8 model names (`provider/id`), got "openai/gpt-5"',
+		);
+		const foreign = await runWorkflowScript(`${HEADER}await agent("x", { fallback_models: ["openai/gpt-5"] });`, {
+			agentRunner: fake.runner,
+		});
+		expect(foreign.error?.message).toContain(
+			"Unknown `agent()` option `fallback_models`. Did you mean `fallbackModels`?",
+		);
+		expect(fake.requests).toHaveLength(0);
+	});
+
+	it("`fallbackModels` reaches the runner and is not part of the call's key (a resume keeps its replays)", async () => {
+		const fake = createFakeRunner();
+		await runWorkflowScript(`${HEADER}await agent("x"); await agent("x", { fallbackModels: ["m/b"] });`, {
+			agentRunner: fake.runner,
+		});
+		const [plain, withFallbacks] = fake.requests;
+		expect(withFallbacks?.fallbackModels).toEqual(["m/b"]);
+		// The second identical prompt is the identity's second occurrence: same identity, so a key of its own
+		// that differs only by occurrence. Compare with the key a lone call with fallbacks gets.
+		const lone = createFakeRunner();
+		await runWorkflowScript(`${HEADER}await agent("x", { fallbackModels: ["m/b"] });`, { agentRunner: lone.runner });
+		expect(lone.requests[0]?.key).toBe(plain?.key);
+	});
 });

@@ -133,6 +133,22 @@ describe("createWorkflowQueue() provider waits", () => {
 		await expect(ready).rejects.toThrow("cancelled");
 	});
 
+	it(".whenProviderReady() - a wait that no job waits for any more ends at once: the next run asks the provider again", async () => {
+		const queue = createWorkflowQueue({ concurrency: 1, providerBackoff: { baseMs: 60_000, maxMs: 60_000 } });
+		const heard: string[] = [];
+		queue.onProviderPause((pause) => heard.push(pause ? "paused" : "over"));
+		queue.providerLimit(RATE);
+		const controller = new AbortController();
+		const ready = queue.whenProviderReady(controller.signal);
+		const queued = queue.run(async () => "late", controller.signal);
+		controller.abort(new Error("the run ended"));
+		await expect(ready).rejects.toThrow("the run ended");
+		await expect(queued).rejects.toThrow("the run ended");
+		expect(heard).toEqual(["paused", "over"]);
+		expect(queue.providerPause).toBeUndefined();
+		expect(await queue.run(async () => "next run")).toBe("next run");
+	});
+
 	it("refuses a backoff that is not a number of milliseconds from 0", () => {
 		expect(() => createWorkflowQueue({ providerBackoff: { baseMs: -1 } })).toThrow(
 			"Expected `providerBackoff.baseMs` to be a number of milliseconds from 0, got `-1` (number)",

@@ -21,6 +21,8 @@ export interface RunProviderWaitsOptions {
 	emit: (event: WaitEvent) => void;
 	/** Stops the run (as its cancel does) with this reason. */
 	stop: (reason: WorkflowError) => void;
+	/** The run's signal: a wait that ends once the run is stopping ended with it. */
+	signal: AbortSignal;
 	/** Default: 30 min. */
 	maxWaitMs?: number;
 }
@@ -36,6 +38,7 @@ export class RunProviderWaits {
 	readonly #queue: WorkflowQueue;
 	readonly #emit: (event: WaitEvent) => void;
 	readonly #stop: (reason: WorkflowError) => void;
+	readonly #signal: AbortSignal;
 	readonly #maxWaitMs: number;
 	readonly #unsubscribe: () => void;
 	/** The run's calls in the queue now (waiting for a slot, or running): a wait holds the run only while it has some. */
@@ -50,6 +53,7 @@ export class RunProviderWaits {
 		this.#queue = options.queue;
 		this.#emit = options.emit;
 		this.#stop = options.stop;
+		this.#signal = options.signal;
 		this.#maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_PROVIDER_WAIT_MS;
 		this.#unsubscribe = this.#queue.onProviderPause((pause) => this.#changed(pause));
 	}
@@ -99,7 +103,7 @@ export class RunProviderWaits {
 	#changed(pause: ProviderPause | undefined): void {
 		if (this.#done) return;
 		if (!pause) {
-			this.#end("over");
+			this.#end(this.#signal.aborted ? "stopped" : "over");
 			return;
 		}
 		if (!this.#current && this.#active === 0) return;
