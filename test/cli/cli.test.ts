@@ -59,7 +59,15 @@ describe("pi-workflows help and command-line errors", () => {
 		}
 		const run = await cli(["run", "--help"]);
 		expect(run.code).toBe(0);
-		for (const flag of ["--args", "--model", "--concurrency", "--timeout", "-e, --extension", "--json"]) {
+		for (const flag of [
+			"--args",
+			"--model",
+			"--concurrency",
+			"--timeout",
+			"--max-provider-wait",
+			"-e, --extension",
+			"--json",
+		]) {
 			expect(run.stdout).toContain(flag);
 		}
 		expect((await cli([])).code).toBe(2);
@@ -74,6 +82,10 @@ describe("pi-workflows help and command-line errors", () => {
 		[["run", EXAMPLE, "--args", "@nope.json"], "--args @nope.json: cannot read"],
 		[["run", EXAMPLE, "--concurrency", "0"], '--concurrency must be a whole number from 1 to 64, got "0"'],
 		[["run", EXAMPLE, "--model"], "--model needs a value"],
+		[
+			["run", EXAMPLE, "--max-provider-wait", "soon"],
+			'--max-provider-wait must be a whole number from 0 to 2147483647, got "soon"',
+		],
 		[["resume", "not-an-id"], "`not-an-id` is not a run id"],
 		[["check"], "`check` takes one workflow file"],
 		[["run", EXAMPLE], "The args do not match `meta.args` of workflow `map-reduce-summary`"],

@@ -153,4 +153,17 @@ describe("createPiAgentRunner: provider limits", () => {
 		).rejects.toMatchObject({ code: "agent_options_invalid" });
 		expect(fx.tracker.created).toEqual([]);
 	});
+
+	it("pi's wait before its own retry is not silence: a stall watchdog shorter than that wait does not fire", async () => {
+		fx.faux.route("Say hello", [error(RATE_429), fauxAssistantMessage("Hello.")]);
+		// pi waits 300 ms before retrying; the watchdog would stop a child silent for 100 ms.
+		const result = await fx.runner({ piRetry: { maxRetries: 1, baseDelayMs: 300 } })(
+			fx.request({ stallMs: 100 }),
+			fx.context(),
+		);
+		expect(result).toMatchObject({ status: "completed", result: "Hello." });
+		expect(result.warnings ?? []).toEqual([]);
+		expect(fx.faux.requests).toHaveLength(2);
+		expect(fx.reports.some((report) => report.status === "stalled")).toBe(false);
+	});
 });
