@@ -94,7 +94,7 @@ export const DEFAULT_PROVIDER_BACKOFF_MAX_MS = 5 * 60_000;
  */
 const TRUSTED_RETRY_AFTERS = 2;
 
-/** Creates a queue; throws a `TypeError` for a concurrency that is not a positive integer or a bad backoff. */
+/** Creates a queue; throws a `TypeError` for a concurrency that is not a positive integer, or a backoff not above 0. */
 export function createWorkflowQueue(options: WorkflowQueueOptions = {}): WorkflowQueue {
 	const concurrency = options.concurrency ?? 4;
 	checkConcurrency(concurrency);
@@ -283,11 +283,12 @@ function checkConcurrency(value: unknown): asserts value is number {
 	}
 }
 
+/** A backoff of 0 would let a provider that keeps limiting make the queue ask it again at once, forever. */
 function checkBackoff(name: string, value: unknown, fallback: number): number {
 	if (value === undefined) return fallback;
-	if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+	if (typeof value !== "number" || !Number.isFinite(value) || !(value > 0)) {
 		throw new TypeError(
-			`Expected \`${name}\` to be a number of milliseconds from 0, got \`${String(value)}\` (${typeof value})`,
+			`Expected \`${name}\` to be a number of milliseconds above 0, got \`${String(value)}\` (${typeof value})`,
 		);
 	}
 	return value;

@@ -280,26 +280,29 @@ describe("provider limits", () => {
 	it("a queue shared by two runs: a wait one run met holds the other's calls too", async () => {
 		// One slot: run A's child holds it, so run B's call waits in the queue when A's child meets the limit.
 		const queue = createWorkflowQueue({ concurrency: 1, providerBackoff: { baseMs: 20, maxMs: 20 } });
+		const aStarted = signalled();
 		const bQueued = signalled();
 		let aTries = 0;
 		const runnerA: WorkflowAgentRunner = async (request) => {
 			if (++aTries > 1) return { id: "a", type: request.agentType, status: "completed", result: "done: a" };
+			aStarted.fire();
 			await bQueued.promise;
 			return { id: "a", type: request.agentType, status: "failed", error: RATE.message, providerLimit: RATE };
 		};
 		const fakeB = createFakeRunner();
 		const eventsB: WorkflowProgressEvent[] = [];
-		const [resultA, resultB] = await Promise.all([
-			runWorkflowScript(`${HEADER}return await agent("a");`, { agentRunner: runnerA, queue }),
-			runWorkflowScript(`${HEADER}return await agent("b");`, {
-				agentRunner: fakeB.runner,
-				queue,
-				onProgress: (event) => {
-					eventsB.push(event);
-					if (event.type === "agent_queued") bQueued.fire();
-				},
-			}),
-		]);
+		const runA = runWorkflowScript(`${HEADER}return await agent("a");`, { agentRunner: runnerA, queue });
+		// B starts once A's child holds the slot, so B's call is the one that waits in the queue.
+		await aStarted.promise;
+		const resultB = await runWorkflowScript(`${HEADER}return await agent("b");`, {
+			agentRunner: fakeB.runner,
+			queue,
+			onProgress: (event) => {
+				eventsB.push(event);
+				if (event.type === "agent_queued") bQueued.fire();
+			},
+		});
+		const resultA = await runA;
 		expect(resultA).toMatchObject({ status: "completed", value: "done: a" });
 		expect(resultB).toMatchObject({ status: "completed", value: "done: b" });
 		const types = eventsB

@@ -149,9 +149,12 @@ describe("createWorkflowQueue() provider waits", () => {
 		expect(await queue.run(async () => "next run")).toBe("next run");
 	});
 
-	it("refuses a backoff that is not a number of milliseconds from 0", () => {
-		expect(() => createWorkflowQueue({ providerBackoff: { baseMs: -1 } })).toThrow(
-			"Expected `providerBackoff.baseMs` to be a number of milliseconds from 0, got `-1` (number)",
+	it("refuses a backoff that is not a number of milliseconds above 0 (0 would let a limit spin the queue)", () => {
+		expect(() => createWorkflowQueue({ providerBackoff: { baseMs: 0 } })).toThrow(
+			"Expected `providerBackoff.baseMs` to be a number of milliseconds above 0, got `0` (number)",
+		);
+		expect(() => createWorkflowQueue({ providerBackoff: { maxMs: Number.NaN } })).toThrow(
+			"Expected `providerBackoff.maxMs` to be a number of milliseconds above 0, got `NaN` (number)",
 		);
 	});
 });
