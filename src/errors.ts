@@ -29,6 +29,7 @@ export type WorkflowErrorCode =
 	| "unsettled"
 	| "cancelled"
 	| "timed_out"
+	| "provider_limit"
 	| "workflow_not_found"
 	| "workflow_exists"
 	| "workflow_nesting"

@@ -21,6 +21,8 @@ const RUN_OPTIONS = `Options:
   --max-cost <usd>         cap in US dollars on what the run's children spend: no new child starts past it
   --concurrency <n>        children running at once, 1-64 (default 4)
   --timeout <ms>           deadline for the whole run
+  --max-provider-wait <ms> how long the run may wait in all for rate limits, overloads and usage limits
+                           before it stops, resumable (default 1800000: 30 min; 0 stops at the first)
   -e, --extension <path>   load a pi extension, as pi -e does (custom providers); repeatable
   --json                   print the whole result object (status, value, error, failures, counts, usage, cost,
                            replayedCost, runId)

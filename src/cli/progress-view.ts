@@ -4,7 +4,14 @@
  * the terminal's width so the redraw stays in place. Elsewhere (a pipe, a CI log): one plain line per thing that
  * happened, never redrawn.
  */
-import { formatDuration, oneLine, STAR_FRAMES, summarizeWorkflowProgress, TICK_MS } from "../progress/format.ts";
+import {
+	formatDuration,
+	limitKindText,
+	oneLine,
+	STAR_FRAMES,
+	summarizeWorkflowProgress,
+	TICK_MS,
+} from "../progress/format.ts";
 import { formatCost, formatWorkflowProgress, hasCost, type WorkflowProgressEnvelope } from "../progress/index.ts";
 import type { WorkflowProgressEvent } from "../runtime/events.ts";
 import type { CliContext } from "./context.ts";
@@ -133,6 +140,15 @@ function eventLine(event: WorkflowProgressEvent): string | undefined {
 			return `  ✓ answered${event.source === "person" ? "" : ` (${event.source})`}: ${oneLine(event.answer)}`;
 		case "log":
 			return `  › ${event.level === "info" ? "" : `${event.level}: `}${oneLine(event.message)}`;
+		case "provider_wait_started": {
+			const who = event.call ? ` (${oneLine(event.call.label)})` : "";
+			const what = event.lengthened ? "the provider wait is longer" : "waiting for the provider";
+			return `  ⏸ ${what}: ${limitKindText(event.kind)}${who}, next try in ${formatDuration(event.waitMs)} · ${oneLine(event.message)}`;
+		}
+		case "provider_wait_ended":
+			return event.outcome === "over"
+				? `  ▸ the provider wait is over (${formatDuration(event.waitedMs)}); children start again`
+				: undefined;
 		default:
 			return undefined;
 	}

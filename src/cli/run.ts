@@ -24,6 +24,7 @@ const RUN_FLAGS: readonly FlagSpec[] = [
 	{ name: "concurrency", value: true },
 	{ name: "timeout", value: true },
 	{ name: "max-cost", value: true },
+	{ name: "max-provider-wait", value: true },
 	{ name: "extension", short: "e", value: true, repeat: true },
 	{ name: "json" },
 ];
@@ -105,12 +106,14 @@ async function checkBeforeStart(source: DurableSource): Promise<void> {
 
 function runFlags(args: ParsedArgs): RunFlags {
 	const timeoutMs = integerFlag(args, "timeout", 1, MAX_TIMEOUT_MS);
+	const maxProviderWaitMs = integerFlag(args, "max-provider-wait", 0, MAX_TIMEOUT_MS);
 	const model = flagValue(args, "model");
 	const maxCostUsd = dollarsFlag(args, "max-cost");
 	return {
 		concurrency: integerFlag(args, "concurrency", 1, 64) ?? DEFAULT_CONCURRENCY,
 		...(timeoutMs !== undefined ? { timeoutMs } : {}),
 		...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
+		...(maxProviderWaitMs !== undefined ? { maxProviderWaitMs } : {}),
 		...(model !== undefined ? { model } : {}),
 		extensions: args.flags.get("extension") ?? [],
 		json: args.flags.has("json"),

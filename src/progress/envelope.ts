@@ -8,6 +8,7 @@ import type {
 	WorkflowCost,
 	WorkflowFailure,
 	WorkflowMeta,
+	WorkflowProviderLimitKind,
 	WorkflowWorktree,
 } from "../runtime/types.ts";
 
@@ -74,8 +75,11 @@ export interface WorkflowProgressAgentCall {
 	/** Nested workflow that made the call. */
 	workflow?: string;
 	status: WorkflowAgentCallStatus;
-	/** What the child appears to be doing (starting, active, quiet, stalled…), as its runner reports it. */
-	activity?: WorkflowChildState;
+	/**
+	 * What the child appears to be doing (starting, active, quiet, stalled…), as its runner reports it; `waiting`
+	 * while its attempt waits out a provider limit with the run's queue.
+	 */
+	activity?: WorkflowChildState | "waiting";
 	/** A short phrase for the current activity ("reading 3 files…"). */
 	activityText?: string;
 	/** The child's id, once the runner reports one. */
@@ -83,7 +87,10 @@ export interface WorkflowProgressAgentCall {
 	/** 1-based attempt (schema retries); 0 for a call replayed from the journal. */
 	attempt: number;
 	promptPreview?: string;
+	/** The model: as the call asked, then (once a child runs on a fallback, or answers) the one that ran. */
 	model?: string;
+	/** Models that met a provider limit before `model` took over (`fallbackModels`). */
+	fallbackFrom?: string[];
 	/** First characters of the answer (capped). */
 	resultPreview?: string;
 	/** Why it failed or stopped (capped). */
@@ -125,6 +132,28 @@ export interface WorkflowKeptBranch {
 	/** How many files changed. */
 	fileCount: number;
 	commit?: string;
+}
+
+/** The provider wait the run's queue is in: no child starts before `until`. */
+export interface WorkflowProviderWait {
+	kind: WorkflowProviderLimitKind;
+	/** The provider's message (capped). */
+	message: string;
+	/** Epoch ms the wait began (for this run) and when the next try is due. */
+	since: number;
+	until: number;
+	/** What the provider asked for, when it said. */
+	retryAfterMs?: number;
+	/** The label of this run's call whose attempt met the limit, when it was one of this run's. */
+	label?: string;
+}
+
+/** The run's provider waits so far, against the bound that stops it. */
+export interface WorkflowProviderWaits {
+	count: number;
+	totalMs: number;
+	/** `maxProviderWaitMs`, when the events said. */
+	maxMs?: number;
 }
 
 /** Totals over the whole run. */
@@ -198,4 +227,8 @@ export interface WorkflowProgressEnvelope {
 	branches?: WorkflowKeptBranch[];
 	/** `ask()` questions waiting for a person, oldest first; absent when none is open. */
 	questions?: WorkflowProgressQuestion[];
+	/** The provider wait in force (rate limit, overload, usage limit); absent when none. */
+	providerWait?: WorkflowProviderWait;
+	/** How long the run has waited for providers in all; absent when it never did. */
+	providerWaits?: WorkflowProviderWaits;
 }

@@ -10,6 +10,7 @@ import type {
 	WorkflowProgressEnvelope,
 	WorkflowProgressPhase,
 	WorkflowProgressQuestion,
+	WorkflowProviderWait,
 } from "./envelope.ts";
 
 /** Options of `formatWorkflowProgress`. */
@@ -58,6 +59,11 @@ export function formatWorkflowProgress(
 		`Workflow ${workflowName(envelope)}: ${envelope.status}${envelope.currentPhase && envelope.status === "running" ? ` (phase: ${envelope.currentPhase})` : ""} · ${formatDuration(workflowElapsed(envelope, now))}`,
 	];
 	for (const question of envelope.questions ?? []) lines.push(questionLine(question));
+	if (envelope.providerWait && envelope.status === "running") {
+		lines.push(
+			`${capitalized(providerWaitText(envelope.providerWait, now))} (${oneLine(envelope.providerWait.message)})`,
+		);
+	}
 	if (agents.total > 0) {
 		lines.push(
 			`Agents: ${agents.total} (${countsText(agents) || "none"})${usageText(envelope.totals.tokens, envelope.totals.toolUses)}`,
@@ -65,6 +71,11 @@ export function formatWorkflowProgress(
 	}
 	const cost = costLine(envelope);
 	if (cost) lines.push(cost);
+	if (envelope.providerWaits) {
+		const { count, totalMs, maxMs } = envelope.providerWaits;
+		const bound = maxMs !== undefined ? ` of at most ${formatDuration(maxMs)}` : "";
+		lines.push(`Provider waits: ${count}, ${formatDuration(totalMs)} in all${bound}`);
+	}
 	if (envelope.phases.length > 0) {
 		lines.push("Phases:");
 		for (const phase of envelope.phases) {
@@ -127,7 +138,8 @@ export function summarizeWorkflowProgress(envelope: WorkflowProgressEnvelope): s
 		case "running": {
 			const waiting = envelope.questions?.[0];
 			const asks = waiting ? `; waiting for you: ${oneLine(waiting.question)}` : "";
-			return `${name} running${envelope.currentPhase ? ` (${envelope.currentPhase})` : ""} for ${time}: ${counts}${tokens}${asks}`;
+			const wait = envelope.providerWait ? `; ${providerWaitText(envelope.providerWait, envelope.updatedAt)}` : "";
+			return `${name} running${envelope.currentPhase ? ` (${envelope.currentPhase})` : ""} for ${time}: ${counts}${tokens}${wait}${asks}`;
 		}
 		case "completed":
 			return `${name} completed in ${time}: ${counts}${tokens}`;
@@ -254,7 +266,7 @@ export function countsText(counts: Record<WorkflowAgentCallStatus, number>): str
 
 /** Activity of a running call: its state and phrase, e.g. "active, reading 3 files…". */
 export function activityText(call: WorkflowProgressAgentCall): string {
-	const parts = [];
+	const parts: string[] = [];
 	if (call.status === "running" && call.activity) parts.push(call.activity);
 	// A phrase that only repeats the state ("starting, starting") is said once.
 	if (call.activityText && call.activityText !== parts[0]) parts.push(oneLine(call.activityText));
@@ -269,6 +281,26 @@ export function idleText(call: WorkflowProgressAgentCall, now: number): string |
 	if (call.status !== "running" || call.lastActivityAt === undefined) return undefined;
 	const age = now - call.lastActivityAt;
 	return age >= 1000 ? `idle ${formatDuration(age)}` : undefined;
+}
+
+/** "rate limited", "overloaded", "usage limit reached". */
+export function limitKindText(kind: WorkflowProviderWait["kind"]): string {
+	return kind === "rate_limit" ? "rate limited" : kind === "overloaded" ? "overloaded" : "usage limit reached";
+}
+
+/** "waiting for the provider: rate limited, next try in 40.0s", as of `now`. */
+export function providerWaitText(wait: WorkflowProviderWait, now: number): string {
+	return `waiting for the provider: ${limitKindText(wait.kind)}, next try in ${formatDuration(Math.max(0, wait.until - now))}`;
+}
+
+/** " · on faux/b after faux/a met a provider limit": the model a fallback put the call on, or "". */
+export function fallbackText(call: WorkflowProgressAgentCall): string {
+	if (!call.fallbackFrom?.length || !call.model) return "";
+	return ` · on ${call.model} after ${call.fallbackFrom.join(", ")} met a provider limit`;
+}
+
+function capitalized(text: string): string {
+	return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** Text squeezed onto one line. */
@@ -293,11 +325,12 @@ function callLine(call: WorkflowProgressAgentCall, now: number): string {
 	const elapsed = liveElapsed(call, now);
 	const time = elapsed !== undefined ? ` · ${formatDuration(elapsed)}` : "";
 	const outcome = call.error ? `: ${oneLine(call.error)}` : "";
-	// The model beside what it cost: the person sees which model spent the money.
-	const model = call.model && (hasCost(call.cost) || call.status !== "queued") ? ` · ${call.model}` : "";
+	// The model beside what it cost: the person sees which model spent the money (a fallback says it in its own words).
+	const fellBack = fallbackText(call);
+	const model = !fellBack && call.model && (hasCost(call.cost) || call.status !== "queued") ? ` · ${call.model}` : "";
 	const cost = callCostText(call);
 	const saved = call.cached ? cost : "";
-	return `${head} · ${parts.join("")}${saved}${outcome}${worktreeText(call)}${model}${usage}${call.cached ? "" : cost}${time}`;
+	return `${head} · ${parts.join("")}${saved}${outcome}${fellBack}${worktreeText(call)}${model}${usage}${call.cached ? "" : cost}${time}`;
 }
 
 /** Where an isolated call works, or what became of its worktree: " · in worktree …", " · branch … (2 files)". */

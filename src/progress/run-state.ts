@@ -18,7 +18,10 @@ import type {
 	WorkflowProgressError,
 	WorkflowProgressQuestion,
 	WorkflowProgressStatus,
+	WorkflowProviderWait,
+	WorkflowProviderWaits,
 } from "./envelope.ts";
+import { limitKindText } from "./format.ts";
 import { PhaseBook } from "./phase-book.ts";
 import { RecentLogs } from "./recent-logs.ts";
 
@@ -35,6 +38,8 @@ export interface RunEnding {
 	replayedCost?: WorkflowCost;
 	/** The runtime's own measure of the run, which starts before `run_start`. */
 	durationMs?: number;
+	/** The run's provider waits, from its result. */
+	providerWaits?: { count: number; totalMs: number };
 }
 
 /** Child states that mean the call is under way ("paused" is not in the type yet, but some runners report it). */
@@ -75,6 +80,8 @@ export class RunState {
 
 	/** Open `ask()` questions by key. */
 	private readonly questions = new Map<string, WorkflowProgressQuestion>();
+	private providerWait: WorkflowProviderWait | undefined;
+	private providerWaits: WorkflowProviderWaits | undefined;
 
 	private failures: WorkflowFailure[] = [];
 	private failuresSnapshot: WorkflowFailure[] | undefined = [];
@@ -146,6 +153,9 @@ export class RunState {
 				if (event.cached) data.cached = true;
 				if (event.model !== undefined) data.model = event.model;
 				if (event.worktree) this.worktree(event.worktree, data, event);
+				// The model that answered, which a fallback makes another than the one asked for.
+				if (event.model !== undefined) data.model = event.model;
+				if (event.fallbackFrom !== undefined) data.fallbackFrom = [...event.fallbackFrom];
 				data.activity = "finished";
 				delete data.activityText;
 				this.calls.settle(record, {
@@ -169,7 +179,8 @@ export class RunState {
 				if (event.thrown) data.thrown = true;
 				if (event.model !== undefined) data.model = event.model;
 				if (event.worktree) this.worktree(event.worktree, data, event);
-				const stopped = event.code === "cancelled" || data.activity === "stopped";
+				const stopped =
+					event.code === "cancelled" || event.code === "provider_limit" || data.activity === "stopped";
 				delete data.activityText;
 				this.calls.settle(record, {
 					status: stopped ? "stopped" : "failed",
@@ -193,6 +204,35 @@ export class RunState {
 				});
 				return;
 			}
+			case "provider_wait_started": {
+				this.providerWait = {
+					kind: event.kind,
+					message: this.cap(event.message),
+					since: this.providerWait?.since ?? event.time,
+					until: event.until,
+					...(event.retryAfterMs !== undefined ? { retryAfterMs: event.retryAfterMs } : {}),
+					...(event.call ? { label: event.call.label } : {}),
+				};
+				this.providerWaits = {
+					count: (this.providerWaits?.count ?? 0) + (event.lengthened ? 0 : 1),
+					totalMs: event.totalWaitMs,
+					maxMs: event.maxWaitMs,
+				};
+				if (event.call) {
+					// Its child ended; the call is not over: it waits with the queue and is tried again.
+					const data = this.calls.get(event.call, event.time).data;
+					data.activity = "waiting";
+					data.activityText = `for the provider, ${limitKindText(event.kind)}`;
+				}
+				return;
+			}
+			case "provider_wait_ended":
+				this.providerWait = undefined;
+				this.providerWaits = {
+					...(this.providerWaits ?? { count: 1 }),
+					totalMs: event.totalWaitMs,
+				};
+				return;
 			case "slot_failed":
 				this.addFailure({
 					kind: event.kind,
@@ -263,8 +303,10 @@ export class RunState {
 		data.activity = child.status;
 		if (child.activity !== undefined) data.activityText = this.cap(child.activity);
 		if (child.turns !== undefined) data.turns = child.turns;
-		// The runner knows which model the child really runs on (the agent file may override the call's).
+		// The runner knows which model the child really runs on (the agent file may override the call's, and a
+		// fallback model may have taken over).
 		if (child.model !== undefined) data.model = child.model;
+		if (child.fallbackFrom !== undefined && child.model !== undefined) data.fallbackFrom = [...child.fallbackFrom];
 		if (child.lastActivityAt !== undefined) data.lastActivityAt = child.lastActivityAt;
 		if (child.startedAt !== undefined) data.startedAt ??= child.startedAt;
 		if (isTerminal(data.status)) return;
@@ -288,6 +330,8 @@ export class RunState {
 		}
 		if (ending.error) this.error = toEnvelopeError(ending.error);
 		if (ending.durationMs !== undefined) this.duration ??= ending.durationMs;
+		this.providerWait = undefined;
+		if (ending.providerWaits) this.providerWaits = { ...this.providerWaits, ...ending.providerWaits };
 		if (ending.failures) {
 			this.failures = [...ending.failures];
 			this.failuresSnapshot = undefined;
@@ -331,6 +375,8 @@ export class RunState {
 			failures: this.failureList(),
 			...(this.kept.size > 0 ? { branches: this.branchList() } : {}),
 			...(this.questions.size > 0 ? { questions: [...this.questions.values()] } : {}),
+			...(this.providerWait ? { providerWait: this.providerWait } : {}),
+			...(this.providerWaits ? { providerWaits: this.providerWaits } : {}),
 		};
 		this.cached = envelope;
 		return envelope;

@@ -73,6 +73,7 @@ export function createWorkflowProgressTracker(options: WorkflowProgressTrackerOp
 					...(result.cost !== undefined ? { cost: result.cost } : {}),
 					...(result.replayedCost !== undefined ? { replayedCost: result.replayedCost } : {}),
 					durationMs: result.durationMs,
+					...(result.providerWaits ? { providerWaits: result.providerWaits } : {}),
 				});
 			}
 			return outcome();

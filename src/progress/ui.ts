@@ -6,7 +6,7 @@
 import type { ExtensionUIContext } from "@earendil-works/pi-coding-agent";
 import { formatCost, hasCost } from "./cost-text.ts";
 import type { WorkflowProgressEnvelope } from "./envelope.ts";
-import { runningCalls, summarizeWorkflowProgress, workflowName } from "./format.ts";
+import { providerWaitText, runningCalls, summarizeWorkflowProgress, workflowName } from "./format.ts";
 import { type WorkflowProgressToolResult, workflowProgressResult } from "./tool-result.ts";
 import { WIDGET_LIMITS, WorkflowProgressWidget, widgetLines } from "./widget.ts";
 
@@ -177,6 +177,8 @@ function statusText(envelope: WorkflowProgressEnvelope): string {
 	if (agents.running > 0) parts.push(`${agents.running} running`);
 	if (agents.failed > 0) parts.push(`${agents.failed} failed`);
 	if (hasCost(envelope.totals.cost)) parts.push(formatCost(envelope.totals.cost));
+	// Said once when the wait starts (or lengthens); the widget keeps the countdown moving.
+	if (envelope.providerWait) parts.push(providerWaitText(envelope.providerWait, envelope.updatedAt));
 	return parts.join(" · ");
 }
 
@@ -206,7 +208,9 @@ export function visibleSignature(envelope: WorkflowProgressEnvelope): string {
 			call.tokens,
 			call.toolUses,
 			call.cost,
+			call.model,
 		]),
+		envelope.providerWait?.until,
 		envelope.failures.length,
 		envelope.failures.slice(0, WIDGET_LIMITS.failures).map((failure) => failure.cause),
 		envelope.error?.message,

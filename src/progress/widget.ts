@@ -14,6 +14,7 @@ import {
 	idleText,
 	liveElapsed,
 	oneLine,
+	providerWaitText,
 	questionLine,
 	runningCalls,
 	STAR_FRAMES,
@@ -54,6 +55,15 @@ export function widgetLines(
 	const spinner = STAR_FRAMES[Math.floor(now / TICK_MS) % STAR_FRAMES.length] ?? "*";
 	const fitLine = (indent: string, parts: Part[]) => fitParts(indent, parts, paint("dim", " · "), width);
 	const lines = [fitLine("", headerParts(envelope, now, spinner, paint))];
+	// The wait holds every child: it goes first, with its countdown.
+	if (envelope.providerWait && envelope.status === "running") {
+		lines.push(
+			fitLine("  ", [
+				{ text: paint("warning", `⏸ ${providerWaitText(envelope.providerWait, now)}`) },
+				{ text: paint("muted", oneLine(envelope.providerWait.message)), drop: 1 },
+			]),
+		);
+	}
 	// A question waits on the person looking at this: it comes before everything the run is doing.
 	for (const question of envelope.questions ?? [])
 		lines.push(`  ${paint("warning", "?")} ${paint("warning", questionLine(question))}`);
@@ -168,8 +178,8 @@ function phaseParts(phase: WorkflowProgressPhase, now: number, spinner: string, 
 }
 
 function callParts(call: WorkflowProgressAgentCall, now: number, spinner: string, paint: Paint): Part[] {
-	// Stalled (and paused, which some runners report) are the states worth a person's attention.
-	const attention = call.activity === "stalled" || (call.activity as string | undefined) === "paused";
+	// Stalled, paused and waiting for the provider are the states worth a person's attention.
+	const attention = call.activity === "stalled" || call.activity === "paused" || call.activity === "waiting";
 	const activityStyle = attention ? "warning" : call.activity === "active" ? "success" : "muted";
 	// The call's number is how `/workflows steer|skip|restart` names the child.
 	const name = `${paint("dim", `#${call.index}`)} ${paint("plain", oneLine(call.label))}`;
@@ -179,6 +189,8 @@ function callParts(call: WorkflowProgressAgentCall, now: number, spinner: string
 	if (activity) parts.push({ text: paint(activityStyle, activity), drop: 1 });
 	const idle = idleText(call, now);
 	if (idle) parts.push({ text: paint(attention ? "warning" : "dim", idle), drop: 1.5 });
+	// A fallback model took over from a limited one: say which model is answering.
+	if (call.fallbackFrom?.length && call.model) parts.push({ text: paint("warning", `on ${call.model}`), drop: 2.5 });
 	if (call.toolUses) parts.push({ text: paint("muted", `${call.toolUses} tools`), drop: 3 });
 	if (call.tokens) parts.push({ text: paint("muted", `${formatTokens(call.tokens)} tok`), drop: 2 });
 	if (hasCost(call.cost)) parts.push({ text: paint("muted", formatCost(call.cost)), drop: 1.8 });

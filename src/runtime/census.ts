@@ -3,7 +3,13 @@
  * and the final status follows from them (a run where every agent failed is not "completed").
  */
 import { addCostInto } from "./spend/cost.ts";
-import type { WorkflowAgentCounts, WorkflowCost, WorkflowFailure, WorkflowTokenUsage } from "./types.ts";
+import type {
+	WorkflowAgentCounts,
+	WorkflowCost,
+	WorkflowFailure,
+	WorkflowFallback,
+	WorkflowTokenUsage,
+} from "./types.ts";
 
 /** A value a call gave the script that often ends in a TypeError later: `null` (it failed) or text (no schema). */
 export interface CallNote {
@@ -22,6 +28,8 @@ const NOTES_KEPT = 20;
 /** Counts and failures of one run, shared with its nested workflows. */
 export class Census {
 	readonly failures: WorkflowFailure[] = [];
+	/** Calls a fallback model answered because the model before it met a provider limit. */
+	readonly fallbacks: WorkflowFallback[] = [];
 	readonly counts: WorkflowAgentCounts = { calls: 0, started: 0, completed: 0, failed: 0, skipped: 0 };
 	readonly usage: WorkflowTokenUsage = { input: 0, output: 0, total: 0 };
 	/** What this run's children cost. */
@@ -57,6 +65,11 @@ export class Census {
 		this.addUsage(usage);
 		this.replayedCost ??= { usd: 0 };
 		addCostInto(this.replayedCost, cost);
+	}
+
+	/** A call a fallback model answered. */
+	fallback(entry: WorkflowFallback): void {
+		this.fallbacks.push(entry);
 	}
 
 	/** An `agent()` call that resolved to null or threw. `skipped` when it never reached the runner. */

@@ -9,6 +9,7 @@ import type {
 	WorkflowCost,
 	WorkflowFailure,
 	WorkflowMeta,
+	WorkflowProviderLimitKind,
 	WorkflowTokenUsage,
 	WorkflowWorktree,
 } from "./types.ts";
@@ -105,6 +106,8 @@ export interface AgentFinishedEvent extends EventBase, WorkflowAgentCallRef {
 	cached?: boolean;
 	/** An isolated child's worktree: the branch its changes are kept on, and the files. */
 	worktree?: WorkflowWorktree;
+	/** Models that met a provider limit before `model` answered (`fallbackModels`). */
+	fallbackFrom?: string[];
 }
 
 export interface AgentFailedEvent extends EventBase, WorkflowAgentCallRef {
@@ -186,6 +189,41 @@ export interface RunEndEvent extends EventBase {
 	durationMs: number;
 }
 
+/**
+ * The run's queue waits for a provider (a rate limit, an overload, a usage limit): no child starts until the wait
+ * ends, and the attempts that met it are tried again then. A wait lengthened by a later limit is announced again
+ * (`lengthened`); one `provider_wait_ended` closes it.
+ */
+export interface ProviderWaitStartedEvent extends EventBase {
+	type: "provider_wait_started";
+	kind: WorkflowProviderLimitKind;
+	/** The provider's message (capped). */
+	message: string;
+	/** How long the wait lasts from now, in ms. */
+	waitMs: number;
+	/** Epoch ms when the next try is due. */
+	until: number;
+	/** What the provider asked for, when it said. */
+	retryAfterMs?: number;
+	/** True when this lengthens the wait in force. */
+	lengthened?: boolean;
+	/** The run's provider waits so far, this one included, and the bound that stops the run. */
+	totalWaitMs: number;
+	maxWaitMs: number;
+	/** The call of this run whose attempt met the limit (absent when another run sharing the queue met it). */
+	call?: WorkflowAgentCallRef;
+}
+
+/** The provider wait is over: children start again (`over`), or the run ended while it waited (`stopped`). */
+export interface ProviderWaitEndedEvent extends EventBase {
+	type: "provider_wait_ended";
+	outcome: "over" | "stopped";
+	/** How long the wait lasted, in ms. */
+	waitedMs: number;
+	/** The run's provider waits so far. */
+	totalWaitMs: number;
+}
+
 /** Every event `onProgress` receives. */
 export type WorkflowProgressEvent =
 	| RunStartEvent
@@ -202,4 +240,6 @@ export type WorkflowProgressEvent =
 	| AskStartedEvent
 	| AskAnsweredEvent
 	| AskFailedEvent
+	| ProviderWaitStartedEvent
+	| ProviderWaitEndedEvent
 	| RunEndEvent;

@@ -4,6 +4,7 @@
  */
 import type { Sandbox } from "../sandbox/index.ts";
 import type { CallKeys } from "./agent/key.ts";
+import type { RunProviderWaits } from "./agent/provider-wait.ts";
 import type { Budget } from "./budget.ts";
 import type { Census } from "./census.ts";
 import type { LogEvent, WorkflowProgressEvent } from "./events.ts";
@@ -76,6 +77,8 @@ export interface RunContext {
 	schemas: SchemaSession;
 	/** The question before a large `parallel()`/`pipeline()`, asked once per run. */
 	fanOut: FanOutGate;
+	/** The run's side of its queue's provider waits: totals, events, and the bound that stops the run. */
+	providerWaits: RunProviderWaits;
 }
 
 /** One script body: the top-level one, or a nested workflow. */

@@ -6,6 +6,7 @@ import { cancelledError, toWorkflowError, WorkflowError } from "../errors.ts";
 import { createSandbox, resolveLimits } from "../sandbox/index.ts";
 import { CallKeys } from "./agent/key.ts";
 import { MAX_TIMEOUT_MS } from "./agent/options.ts";
+import { RunProviderWaits } from "./agent/provider-wait.ts";
 import { RunDeadline } from "./ask.ts";
 import { Budget } from "./budget.ts";
 import { Census } from "./census.ts";
@@ -90,9 +91,15 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		}
 	};
 	const census = new Census();
+	const queue =
+		options.queue ??
+		createWorkflowQueue({
+			concurrency: options.concurrency ?? 4,
+			...(options.providerBackoff ? { providerBackoff: options.providerBackoff } : {}),
+		});
 	const run: RunContext = {
 		runner: options.agentRunner,
-		queue: options.queue ?? createWorkflowQueue({ concurrency: options.concurrency ?? 4 }),
+		queue,
 		budget: new Budget({
 			maxAgentCalls: limits.maxAgentCalls,
 			maxLogEntries: limits.maxLogEntries,
@@ -116,6 +123,13 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		...(options.ask ? { ask: options.ask } : {}),
 		deadline,
 		schemas: new SchemaSession(),
+		providerWaits: new RunProviderWaits({
+			queue,
+			emit,
+			stop: (reason) => controller.abort(reason),
+			signal: controller.signal,
+			...(options.maxProviderWaitMs !== undefined ? { maxWaitMs: options.maxProviderWaitMs } : {}),
+		}),
 		runNested: runNestedWorkflow,
 		fanOut: new FanOutGate(options.confirmFanOut, options.fanOutThreshold),
 		newSandbox: () =>
@@ -185,6 +199,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		const cut = endScript(scope, error ? "failed" : "returned");
 		if (!error && cut.length > 0) error = unawaitedWorkError(scope, cut);
 		pending = await settle(run.inFlight);
+		run.providerWaits.dispose();
 		if (!error && pending > 0) {
 			error = new WorkflowError("internal", `${pending} agent runner call(s) ignored abort and were abandoned`);
 		}
@@ -212,8 +227,10 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 			details: { ...error.details, abandoned },
 		});
 	}
-	// A person who declined a large fan-out stopped the run, as Esc would have.
-	const stoppedBy = error?.code === "cancelled" || error?.code === "fanout_declined";
+	// A person who declined a large fan-out stopped the run, as Esc would have; a provider limit that outlasted the
+	// run's wait bound stops it too: nothing failed, it can resume.
+	const stoppedBy =
+		error?.code === "cancelled" || error?.code === "fanout_declined" || error?.code === "provider_limit";
 	const status: WorkflowRunResult["status"] = !error ? "completed" : stoppedBy ? "stopped" : "failed";
 	// A run failed only because every agent failed, or because it returned before its calls ended, still returns
 	// what the script built.
@@ -230,6 +247,8 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		...(census.replayedCost ? { replayedCost: census.replayedCost } : {}),
 		droppedLogs: run.budget.droppedLogs,
 		...(run.cutOff.length > 0 ? { cutOff: run.cutOff } : {}),
+		...(census.fallbacks.length > 0 ? { fallbacks: census.fallbacks } : {}),
+		...(run.providerWaits.totals ? { providerWaits: run.providerWaits.totals } : {}),
 		durationMs: Date.now() - started,
 	};
 	emit({
@@ -308,6 +327,12 @@ function checkOptions(source: unknown, options: WorkflowRunOptions | undefined):
 	}
 	if (options.confirmFanOut !== undefined && typeof options.confirmFanOut !== "function") {
 		throw new TypeError(`Expected \`confirmFanOut\` to be a function, got ${typeof options.confirmFanOut}`);
+	}
+	const wait = options.maxProviderWaitMs;
+	if (wait !== undefined && (typeof wait !== "number" || !(wait >= 0) || !Number.isFinite(wait))) {
+		throw new TypeError(
+			`Expected \`maxProviderWaitMs\` to be a number of milliseconds from 0, got \`${String(wait)}\` (${typeof wait})`,
+		);
 	}
 	const { journal } = options;
 	if (

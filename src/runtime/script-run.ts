@@ -66,6 +66,7 @@ const CODES: ReadonlySet<string> = new Set<WorkflowErrorCode>([
 	"determinism",
 	"cancelled",
 	"timed_out",
+	"provider_limit",
 	"workflow_not_found",
 	"workflow_nesting",
 	"limit_workflows",

@@ -4,7 +4,9 @@
  */
 import type { SerializedWorkflowError } from "../errors.ts";
 import type { WorkflowProgressEvent } from "./events.ts";
-import type { WorkflowQueue } from "./queue.ts";
+import type { WorkflowProviderBackoff, WorkflowProviderLimit, WorkflowQueue } from "./queue.ts";
+
+export type { WorkflowProviderBackoff, WorkflowProviderLimit, WorkflowProviderLimitKind } from "./queue.ts";
 
 /** Plain JSON data: the only kind of value that crosses the sandbox boundary. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -36,7 +38,7 @@ export interface WorkflowAgentRequest {
 	key: string;
 	/** 0-based order in which the script made its `agent()` calls in this run. */
 	index: number;
-	/** 1-based attempt; above 1 only for schema retries. */
+	/** 1-based attempt: above 1 for schema retries, `retries`, and the try after a provider wait. */
 	attempt: number;
 	prompt: string;
 	/** Agent type. Default: "general-purpose". */
@@ -62,6 +64,8 @@ export interface WorkflowAgentRequest {
 	isolation?: "worktree";
 	/** No progress for this long stops the child and retries it once (0: never). Default: the runner's. */
 	stallMs?: number;
+	/** Models to move to, in order, when the model meets a provider limit before the child did any tool work. */
+	fallbackModels?: string[];
 	/** Working directory of the run. */
 	cwd: string;
 }
@@ -128,7 +132,7 @@ export interface WorkflowAgentResult {
 	usage?: WorkflowTokenUsage;
 	/** What the child's replies cost, every attempt of it included. */
 	cost?: WorkflowCost;
-	/** `provider/id` of the model the child ran on. */
+	/** `provider/id` of the model that answered (or last ran). */
 	model?: string;
 	durationMs?: number;
 	/** An isolated child's worktree and what became of it. */
@@ -140,6 +144,13 @@ export interface WorkflowAgentResult {
 	 * run counts them in `error.details.abandoned`, even when the call's result came after the run stopped waiting.
 	 */
 	abandoned?: number;
+	/**
+	 * The child failed only because its provider asked it to wait: the run waits (one wait for its whole queue) and
+	 * tries the call again, without using up its `retries`. Ignored on a completed result.
+	 */
+	providerLimit?: WorkflowProviderLimit;
+	/** Models that met a provider limit before `model` took over (`fallbackModels`), in order; absent when none. */
+	fallbackFrom?: string[];
 }
 
 /** Live activity states of a child, in the order a healthy child passes through them. */
@@ -177,6 +188,8 @@ export interface WorkflowAgentChild {
 	/** What its replies cost so far. */
 	cost?: WorkflowCost;
 	model?: string;
+	/** Models that met a provider limit before `model` took over (`fallbackModels`), in order. */
+	fallbackFrom?: string[];
 	error?: string;
 	/** An isolated child's worktree: where it works, then (once it ended) whether its branch was kept. */
 	worktree?: WorkflowWorktree;
@@ -303,6 +316,14 @@ export interface WorkflowRunOptions {
 	resolveWorkflow?: WorkflowResolver;
 	limits?: Partial<WorkflowLimits>;
 	/**
+	 * The run's total wait for providers (rate limits, overloads, usage limits). A wait that would take it past this
+	 * stops the run as `stopped` (code `provider_limit`) with its finished calls kept; 0 stops at the first limit.
+	 * Default: 1800000 (30 min).
+	 */
+	maxProviderWaitMs?: number;
+	/** Waits when a provider names no time (ignored when `queue` is given: the queue's own apply). Default: 15 s to 5 min. */
+	providerBackoff?: WorkflowProviderBackoff;
+	/**
 	 * Finished `agent()` calls to replay and to record: pass the journal of an earlier run to resume it (unchanged
 	 * calls give their recorded value without a child, in any order), or a fresh one to make this run resumable.
 	 * Default: none (nothing is recorded).
@@ -392,6 +413,20 @@ export interface WorkflowFailure {
 	worktree?: WorkflowWorktree;
 }
 
+/** An `agent()` call a fallback model answered because the model before it met a provider limit. */
+export interface WorkflowFallback {
+	/** The call's index and key, as in its events. */
+	index: number;
+	key: string;
+	label: string;
+	agentType: string;
+	phase?: string;
+	/** The model that answered. */
+	model: string;
+	/** The models that met a limit first, in order. */
+	limited: string[];
+}
+
 /** Counts of agent calls in a run. */
 export interface WorkflowAgentCounts {
 	/** Calls the script made (including ones refused by a limit). */
@@ -438,5 +473,9 @@ export interface WorkflowRunResult {
 	droppedLogs: number;
 	/** Agent calls and nested workflows still running when their script returned, which the run stopped; absent when none. */
 	cutOff?: WorkflowCutOff[];
+	/** Calls a fallback model answered (`fallbackModels`); absent when none. */
+	fallbacks?: WorkflowFallback[];
+	/** How long the run waited for providers in all, and how many waits; absent when it never waited. */
+	providerWaits?: { count: number; totalMs: number };
 	durationMs: number;
 }

@@ -65,6 +65,7 @@ describe("pi-workflows help and command-line errors", () => {
 			"--concurrency",
 			"--timeout",
 			"--max-cost",
+			"--max-provider-wait",
 			"-e, --extension",
 			"--json",
 		]) {
@@ -85,6 +86,10 @@ describe("pi-workflows help and command-line errors", () => {
 		[
 			["run", EXAMPLE, "--max-cost", "lots"],
 			'--max-cost must be a positive amount of US dollars such as 0.5 or 12, got "lots"',
+		],
+		[
+			["run", EXAMPLE, "--max-provider-wait", "soon"],
+			'--max-provider-wait must be a whole number from 0 to 2147483647, got "soon"',
 		],
 		[["resume", "not-an-id"], "`not-an-id` is not a run id"],
 		[["check"], "`check` takes one workflow file"],

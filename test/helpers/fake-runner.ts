@@ -2,7 +2,12 @@
  * A deterministic `WorkflowAgentRunner` for runtime tests: scripted answers, delays and failures, a record of every
  * request, and counters that show concurrency and whether any call is left running.
  */
-import type { WorkflowAgentRequest, WorkflowAgentResult, WorkflowAgentRunner } from "../../src/runtime/index.ts";
+import type {
+	WorkflowAgentRequest,
+	WorkflowAgentResult,
+	WorkflowAgentRunner,
+	WorkflowProviderLimit,
+} from "../../src/runtime/index.ts";
 
 /** What the script of a fake child says for one request. */
 export type FakeAnswer =
@@ -11,6 +16,8 @@ export type FakeAnswer =
 			text?: string;
 			structured?: unknown;
 			fail?: string;
+			/** Fail because the provider asked to wait (the result carries `providerLimit`). */
+			limit?: WorkflowProviderLimit;
 			/** Resolve after this many ms (abort-aware). */
 			delayMs?: number;
 			/** Never resolve unless aborted. */
@@ -68,6 +75,17 @@ export function createFakeRunner(
 					: {}),
 				...(spec.model !== undefined ? { model: spec.model } : {}),
 			};
+			if (spec.limit !== undefined) {
+				return {
+					id,
+					type: request.agentType,
+					status: "failed",
+					error: spec.limit.message,
+					providerLimit: spec.limit,
+					usage,
+					...spent,
+				};
+			}
 			if (spec.fail !== undefined) {
 				return { id, type: request.agentType, status: "failed", error: spec.fail, usage, ...spent };
 			}

@@ -151,6 +151,28 @@ export function eventBuilder(start = T0, sink?: (event: WorkflowProgressEvent) =
 				durationMs: time - (startedAt.get(index) ?? time),
 			});
 		},
+		/** A provider wait that `index`'s attempt met (or, without an index, another run sharing the queue did). */
+		waitStarted(
+			waitMs: number,
+			options: { index?: number; totalWaitMs?: number; lengthened?: boolean; retryAfterMs?: number } = {},
+		) {
+			return emit({
+				type: "provider_wait_started",
+				time,
+				kind: "rate_limit",
+				message: '429 {"type":"error","error":{"type":"rate_limit_error"}}',
+				waitMs,
+				until: time + waitMs,
+				...(options.retryAfterMs !== undefined ? { retryAfterMs: options.retryAfterMs } : {}),
+				...(options.lengthened ? { lengthened: true } : {}),
+				totalWaitMs: options.totalWaitMs ?? waitMs,
+				maxWaitMs: 1_800_000,
+				...(options.index !== undefined ? { call: ref(options.index) } : {}),
+			});
+		},
+		waitEnded(totalWaitMs: number, outcome: "over" | "stopped" = "over") {
+			return emit({ type: "provider_wait_ended", time, outcome, waitedMs: totalWaitMs, totalWaitMs });
+		},
 		slotFailed(kind: "parallel" | "pipeline", index: number, error: string, phase?: string) {
 			return emit({ type: "slot_failed", time, kind, index, error, ...(phase !== undefined ? { phase } : {}) });
 		},

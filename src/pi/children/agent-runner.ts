@@ -33,8 +33,10 @@ import {
 import { type ChildActivity, createChildActivity } from "./activity.ts";
 import type { ChildControls } from "./controls.ts";
 import { hasPrice, replyCost, sessionCost } from "./cost.ts";
+import { runOnModels } from "./fallback.ts";
 import { type ChildModelChoice, chooseChildModel } from "./model.ts";
 import { PauseGate } from "./pause.ts";
+import { providerLimitOf } from "./provider-limit.ts";
 import { createChildSession } from "./session.ts";
 import { chooseSessionTools, type SessionTools } from "./session-tools.ts";
 import {
@@ -111,6 +113,12 @@ export interface PiAgentRunnerOptions {
 	 * and counted in `abandoned`. Default: 2000 (`DEFAULT_STOP_GRACE_MS`).
 	 */
 	stopGraceMs?: number;
+	/**
+	 * pi's own retry of a failed model request (a dropped stream, a 5xx, a short 429), inside the child's session, so
+	 * the child keeps the work it did; when pi gives up on a provider limit, the run's queue waits instead. `false`
+	 * turns it off. Default: on, with pi's own settings (3 retries, 2 s doubling).
+	 */
+	piRetry?: false | { maxRetries?: number; baseDelayMs?: number };
 	hooks?: PiAgentRunnerHooks;
 }
 
@@ -195,7 +203,8 @@ async function runChild(
 		plan.capture?.dispose();
 		const done = {
 			...result,
-			...(chosen ? { model: `${chosen.provider}/${chosen.id}` } : {}),
+			// The model that answered (a fallback may have taken over), else the one the child was meant to run on.
+			...(result.model ? {} : chosen ? { model: `${chosen.provider}/${chosen.id}` } : {}),
 			durationMs: Date.now() - startedAt,
 		};
 		if (done.warnings?.length === 0) delete done.warnings;
@@ -220,20 +229,64 @@ async function runChild(
 		plan.prompt = isolatedPrompt(plan.prompt, worktree);
 	}
 
+	let result: WorkflowAgentResult;
+	try {
+		result = await runOnModels({
+			choice: plan.choice,
+			activity,
+			base,
+			signal: context.signal,
+			run: (model, thinking, index) =>
+				runSession(
+					plan,
+					model,
+					thinking,
+					index === 0 ? id : randomUUID(),
+					request,
+					context,
+					options,
+					activity,
+					base,
+				),
+		});
+	} finally {
+		activity.dispose();
+	}
+	if (worktree) {
+		// After the session is gone, so no tool of the child can still be writing while its changes are committed.
+		result = await closeWorktree(worktree, result);
+		worktreeState = result.worktree;
+	}
+	return finish(result);
+}
+
+/** One session of the child on `model`; the session is always disposed. */
+async function runSession(
+	plan: ChildPlan,
+	model: Model<Api>,
+	thinking: ThinkingLevel | undefined,
+	sessionId: string,
+	request: WorkflowAgentRequest,
+	context: WorkflowAgentRunnerContext & Partial<AttemptContext>,
+	options: ResolvedOptions,
+	activity: ChildActivity,
+	base: ResultBase,
+): Promise<WorkflowAgentResult> {
 	let session: AgentSession | undefined;
 	let result: WorkflowAgentResult | undefined;
 	try {
-		activity.start(`${plan.choice.model.provider}/${plan.choice.model.id}`);
+		activity.start(`${model.provider}/${model.id}`);
 		session = await createChildSession({
-			id,
+			id: sessionId,
 			cwd: plan.cwd,
 			agentDir: options.agentDir,
 			modelRuntime: options.modelRuntime,
 			type: plan.type,
-			model: plan.choice.model,
-			...(plan.choice.thinking ? { thinking: plan.choice.thinking } : {}),
+			model,
+			...(thinking ? { thinking } : {}),
 			tools: plan.tools,
 			...(plan.customTools.length > 0 ? { customTools: plan.customTools } : {}),
+			retry: options.piRetry === false ? { enabled: false } : { enabled: true, ...(options.piRetry ?? {}) },
 		});
 		options.hooks?.onSessionCreated?.(session, request);
 		const child = session;
@@ -252,22 +305,16 @@ async function runChild(
 		result = { ...base, status: "failed", error: errorMessage(error) };
 	} finally {
 		// Every reply the session got costs money, however the child ended.
-		if (session && result && chosen) {
-			const cost = sessionCost(session, chosen);
+		if (session && result) {
+			const cost = sessionCost(session, model);
 			if (cost) result.cost = cost;
 		}
 		if (session) {
 			session.dispose();
 			options.hooks?.onSessionDisposed?.(session, result ?? { ...base, status: "failed" });
 		}
-		activity.dispose();
 	}
-	if (worktree) {
-		// After the session is gone, so no tool of the child can still be writing while its changes are committed.
-		result = await closeWorktree(worktree, result);
-		worktreeState = result.worktree;
-	}
-	return finish(result);
+	return result;
 }
 
 async function planChild(request: WorkflowAgentRequest, options: ResolvedOptions): Promise<ChildPlan> {
@@ -431,8 +478,16 @@ function settle(
 	}
 	if (turnLimit?.state === "steered")
 		warnings.push(`reached max_turns (${plan.type.maxTurns}) and was told to wrap up`);
-	if (last?.stopReason === "error")
-		return { ...result, status: "failed", error: last.errorMessage || "provider error" };
+	if (last?.stopReason === "error") {
+		// A rate limit, an overload or a usage limit (after pi's own retries): the run waits instead of failing it.
+		const limit = providerLimitOf(last);
+		return {
+			...result,
+			status: "failed",
+			error: last.errorMessage || "provider error",
+			...(limit ? { providerLimit: limit } : {}),
+		};
+	}
 	if (last?.stopReason === "aborted") return { ...result, status: "stopped", error: last.errorMessage || "aborted" };
 	if (last?.stopReason === "length") warnings.push("the answer was cut off at the model's output limit");
 	if (capture && !capture.submitted) {

@@ -12,6 +12,8 @@ import { type AgentTypeConfig, isThinkingLevel, THINKING_LEVELS, type ThinkingLe
 export interface ChildModelChoice {
 	model: Model<Api>;
 	thinking?: ThinkingLevel;
+	/** Models to move to, in order, when `model` meets a provider limit before the child did any tool work. */
+	fallbacks?: { model: Model<Api>; thinking?: ThinkingLevel }[];
 	/** Things the person should know, e.g. pi used a model id it does not list. */
 	warnings: string[];
 }
@@ -19,7 +21,7 @@ export interface ChildModelChoice {
 /** Inputs of `chooseChildModel`. */
 export interface ChooseChildModelInput {
 	type: AgentTypeConfig;
-	request: Pick<WorkflowAgentRequest, "model" | "thinking" | "defaultModel">;
+	request: Pick<WorkflowAgentRequest, "model" | "thinking" | "defaultModel" | "fallbackModels">;
 	modelRuntime: ModelRuntime;
 	/**
 	 * Used when neither the agent file, the call nor the script (`meta.model`) names one: the session's model for
@@ -64,7 +66,41 @@ export function chooseChildModel(input: ChooseChildModelInput): ChildModelChoice
 		fromCall?.thinking ??
 		fromScript?.thinking ??
 		input.defaultThinking;
-	return thinking === undefined ? { model, warnings } : { model, thinking, warnings };
+	const fallbacks = chooseFallbacks(input, model, thinking, warnings);
+	return {
+		model,
+		...(thinking !== undefined ? { thinking } : {}),
+		...(fallbacks.length > 0 ? { fallbacks } : {}),
+		warnings,
+	};
+}
+
+/**
+ * The agent file's `fallback_models`, else the call's `fallbackModels`, resolved as models are (an unknown one is
+ * `agent_options_invalid`); each keeps its own `:thinking`, else the child's. The child's own model is left out.
+ */
+function chooseFallbacks(
+	input: ChooseChildModelInput,
+	model: Model<Api>,
+	thinking: ThinkingLevel | undefined,
+	warnings: string[],
+): NonNullable<ChildModelChoice["fallbacks"]> {
+	const { type, request } = input;
+	const fromFile = type.fallbackModels !== undefined;
+	const references = type.fallbackModels ?? request.fallbackModels ?? [];
+	const subject = fromFile ? `${fileSubject(type)} \`fallback_models\`` : "`agent()` option `fallbackModels`";
+	const seen = new Set([`${model.provider}/${model.id}`]);
+	const fallbacks: NonNullable<ChildModelChoice["fallbacks"]> = [];
+	for (const reference of references) {
+		const resolved = resolveModel(reference, input.modelRuntime, subject);
+		if (resolved.warning) warnings.push(resolved.warning);
+		const name = `${resolved.model.provider}/${resolved.model.id}`;
+		if (seen.has(name)) continue;
+		seen.add(name);
+		const level = resolved.thinking ?? thinking;
+		fallbacks.push(level === undefined ? { model: resolved.model } : { model: resolved.model, thinking: level });
+	}
+	return fallbacks;
 }
 
 /**

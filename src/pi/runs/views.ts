@@ -3,7 +3,7 @@
  * first, then the store's, newest first) and one run (the live envelope, or what its snapshot says).
  */
 import { addCosts, formatCost, hasCost } from "../../progress/cost-text.ts";
-import { formatDuration, formatTokens, oneLine } from "../../progress/format.ts";
+import { formatDuration, formatTokens, limitKindText, oneLine } from "../../progress/format.ts";
 import { formatWorkflowProgress } from "../../progress/index.ts";
 import type { RunStore, RunSummary } from "../../runs/index.ts";
 import type { WorkflowCost } from "../../runtime/types.ts";
@@ -33,10 +33,15 @@ export async function listRuns(store: RunStore, registry: RunRegistry, now = Dat
 		const totals = envelope.totals;
 		const where = run.background ? "background" : "this call";
 		const waiting = envelope.questions?.[0] ? ` · waiting for you: ${oneLine(envelope.questions[0].question)}` : "";
+		// A run held by a provider limit is not stuck: say what it waits for and when it tries again.
+		const wait = envelope.providerWait;
+		const state = wait
+			? `waiting for the provider (${where}; ${limitKindText(wait.kind)}, next try in ${formatDuration(Math.max(0, wait.until - now))})`
+			: `running (${where})`;
 		return {
 			id: run.id,
 			live: true,
-			text: `${run.id} · ${run.name} · running (${where}) · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents · ${formatTokens(totals.tokens)} tokens${costText(totals.cost, totals.replayedCost)}${waiting}`,
+			text: `${run.id} · ${run.name} · ${state} · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents · ${formatTokens(totals.tokens)} tokens${costText(totals.cost, totals.replayedCost)}${waiting}`,
 		};
 	});
 	const stored = (await store.list()).filter((summary) => !liveIds.has(summary.id));

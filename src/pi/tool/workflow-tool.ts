@@ -65,6 +65,14 @@ const parameters = Type.Object({
 	timeoutMs: Type.Optional(
 		Type.Number({ exclusiveMinimum: 0, maximum: MAX_TIMEOUT_MS, description: "Deadline for the whole run, in ms" }),
 	),
+	maxProviderWaitMs: Type.Optional(
+		Type.Number({
+			minimum: 0,
+			maximum: MAX_TIMEOUT_MS,
+			description:
+				"How long the run may wait in all for rate limits, overloads and usage limits before it stops (resumable), in ms. Default: 30 min",
+		}),
+	),
 	concurrency: Type.Optional(
 		Type.Integer({
 			minimum: 1,
@@ -242,6 +250,7 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 				...(costUsd !== undefined ? { budget: { costUsd } } : {}),
 				...(confirmFanOut ? { confirmFanOut } : {}),
 				...(defaults.confirmAgents !== undefined ? { fanOutThreshold: defaults.confirmAgents } : {}),
+				...(params.maxProviderWaitMs !== undefined ? { maxProviderWaitMs: params.maxProviderWaitMs } : {}),
 			},
 			durable,
 			record: source,

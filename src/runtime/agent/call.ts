@@ -14,6 +14,7 @@ import type { JsonValue, WorkflowAgentResult, WorkflowCost, WorkflowTokenUsage, 
 import { type Attempt, addUsage, attemptOnce, buildRequest, ORPHANED } from "./attempt.ts";
 import { type AgentCallOptions, checkAgentOptions, checkPrompt } from "./options.ts";
 import { PREVIEW_CHARS, preview, shorten } from "./preview.ts";
+import { limitText } from "./provider-wait.ts";
 import { journal, replay, replayable } from "./replay.ts";
 
 /** Attempts a schema call gets in all before `agent()` throws `schema_unmet`. */
@@ -141,6 +142,8 @@ export async function runAgentCall(
 		});
 	};
 
+	// While the call is in the queue, a provider wait holds it (and counts against the run's bound).
+	const leaveQueue = run.providerWaits.enter();
 	try {
 		const outcome = await run.queue.run(async () => {
 			// The cap is checked again as the child is about to start: while it waited, others may have spent it.
@@ -150,18 +153,17 @@ export async function runAgentCall(
 			let feedback: string | undefined;
 			const maxAttempts = schema ? SCHEMA_ATTEMPTS : 1 + options.retries;
 			let last: Attempt = { kind: "failed", cause: "never ran" };
-			for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+			// Attempts that count against `retries` (or the schema's attempts): one lost to a provider limit does not.
+			let counted = 0;
+			for (let attempt = 1; ; attempt++) {
 				if (scope.life.signal.aborted) throw scope.life.signal.reason;
+				// No child starts during a provider wait, a retry of a running call included.
+				if (run.queue.providerPause) await run.providerWaits.ready(scope.life.signal);
 				if (attempt === 1) run.emit({ type: "agent_started", ...ref, attempt });
 				else {
 					// Each attempt is a new child: none starts past a cap.
 					checkSpend(run, budgets);
-					run.emit({
-						type: "agent_retry",
-						...ref,
-						attempt,
-						reason: last.kind === "failed" ? last.cause : (feedback ?? ""),
-					});
+					run.emit({ type: "agent_retry", ...ref, attempt, reason: retryReason(last, feedback) });
 				}
 				last = await attemptOnce(scope, ref, buildRequest(scope, ref, prompt, options, attempt, feedback), schema);
 				attempts = attempt;
@@ -170,10 +172,17 @@ export async function runAgentCall(
 				model = last.result?.model ?? model;
 				// Counted as each attempt ends, whatever becomes of the call, so the next child to start sees it.
 				spend(run, budgets, ref, last.result);
-				if (last.kind === "answer") break;
+				if (last.kind === "limited") {
+					// The queue waits (one wait for every child); this attempt is tried again when it is over.
+					await run.providerWaits.wait(last.limit, ref, scope.life.signal);
+					continue;
+				}
+				run.queue.providerOk();
+				counted++;
+				if (last.kind === "answer" || counted >= maxAttempts) break;
 				if (last.kind === "schema_miss") feedback = last.errors;
 				// A failed child is tried again only when the script asked for retries, and never one the user skipped.
-				else if (attempt > options.retries || last.final) break;
+				else if (counted > options.retries || last.final) break;
 			}
 			return last;
 		}, scope.life.signal);
@@ -187,6 +196,18 @@ export async function runAgentCall(
 				...(outcome.result.id !== undefined ? { agentId: outcome.result.id } : {}),
 			});
 			run.census.completed(usage, cost);
+			const { fallbackFrom } = outcome.result;
+			if (model && fallbackFrom) {
+				run.census.fallback({
+					index: ref.index,
+					key: ref.key,
+					label: ref.label,
+					agentType: ref.agentType,
+					...(ref.phase ? { phase: ref.phase } : {}),
+					model,
+					limited: fallbackFrom,
+				});
+			}
 			if (typeof outcome.value === "string") {
 				run.census.note("text", { what: `agent \`${ref.label}\``, filename: scope.filename, ...site });
 			}
@@ -202,6 +223,7 @@ export async function runAgentCall(
 				durationMs: Date.now() - started,
 				attempts,
 				...(outcome.result.worktree ? { worktree: outcome.result.worktree } : {}),
+				...(fallbackFrom ? { fallbackFrom } : {}),
 			});
 			return outcome.value;
 		}
@@ -229,6 +251,7 @@ export async function runAgentCall(
 		fail(orphaned ? ORPHANED : (coded?.message ?? errorMessage(error)), coded?.code, true);
 		throw error;
 	} finally {
+		leaveQueue();
 		untrack();
 		if (schema) run.schemas.release(schema);
 	}
@@ -261,6 +284,13 @@ function spend(
 		message: `\`${ref.label}\` ran on ${model}, which has no known price: what it costs is unknown and does not count against the ${usdText(cap)} cap`,
 		...(ref.phase ? { phase: ref.phase } : {}),
 	});
+}
+
+/** What an `agent_retry` event says about why the call is tried again. */
+function retryReason(last: Attempt, feedback: string | undefined): string {
+	if (last.kind === "failed") return last.cause;
+	if (last.kind === "limited") return `the provider wait is over (${limitText(last.limit.kind)})`;
+	return feedback ?? "";
 }
 
 /** What makes two calls the same call: not the label or phase, which are display. */
