@@ -6,16 +6,23 @@ import type { SchemaValidation } from "./issues.ts";
 export type SchemaRequest =
 	| { type: "compile"; id: number; job: CompileJob }
 	| { type: "validate"; id: number; key: string; job?: CompileJob; value: unknown; root: string }
-	| { type: "release"; id: number; key: string };
+	| { type: "release"; id: number; key: string }
+	| { type: "heap"; id: number };
 
 /** Worker → host, once, when it has loaded and can take jobs. */
 export interface SchemaReady {
 	type: "ready";
 }
 
+/** The worker's JavaScript heap, in bytes: what it uses (after a full GC when the process exposes `gc`), its limit. */
+export interface SchemaWorkerHeap {
+	used: number;
+	limit: number;
+}
+
 /** Worker → host; `held` is how many validators the worker keeps after the job. */
 export type SchemaReply =
-	| { id: number; ok: true; held: number; result?: SchemaValidation }
+	| { id: number; ok: true; held: number; result?: SchemaValidation; heap?: SchemaWorkerHeap }
 	| {
 			id: number;
 			ok: false;

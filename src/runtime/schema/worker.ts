@@ -7,7 +7,9 @@ import { Worker } from "node:worker_threads";
 import { WorkflowError, type WorkflowErrorCode } from "../../errors.ts";
 import type { CompileJob } from "./ajv.ts";
 import type { SchemaValidation } from "./issues.ts";
-import type { SchemaReady, SchemaReply, SchemaRequest } from "./protocol.ts";
+import type { SchemaReady, SchemaReply, SchemaRequest, SchemaWorkerHeap } from "./protocol.ts";
+
+export type { SchemaWorkerHeap } from "./protocol.ts";
 
 /** Longest one compile or validation may take in the worker before it is stopped. */
 const SCHEMA_JOB_DEADLINE_MS = 5_000;
@@ -89,6 +91,15 @@ export class SchemaWorker {
 		if (!this.#known.has(key)) return;
 		this.#known.delete(key);
 		this.#enqueue({ request: { type: "release", key }, resolve: () => {}, reject: () => {} });
+	}
+
+	/** The worker's heap (starting a worker if none runs): for the bench and tests, not for deciding anything. */
+	async heap(): Promise<SchemaWorkerHeap> {
+		const reply = await new Promise<SchemaReply & { ok: true }>((resolve, reject) =>
+			this.#enqueue({ request: { type: "heap" }, resolve, reject }),
+		);
+		if (!reply.heap) throw new WorkflowError("internal", "The schema worker did not report its heap");
+		return reply.heap;
 	}
 
 	get stats(): SchemaWorkerStats {
@@ -177,7 +188,7 @@ export class SchemaWorker {
 		this.#held = reply.held;
 		const { request } = current.job;
 		if (reply.ok) {
-			if (request.type !== "release") {
+			if (request.type === "compile" || request.type === "validate") {
 				this.#known.add(request.type === "compile" ? request.job.key : request.key);
 				// Held by nobody any more (released while this job ran): the worker need not keep it.
 				const key = request.type === "compile" ? request.job.key : request.key;
