@@ -1,13 +1,13 @@
 /**
  * Pattern-heavy agent schemas like those of issue 19: 20 string properties, each with a pattern of about 900
- * characters made of bounded repeats, which RE2 compiles to about 1,700 instructions (some 290 KiB of heap, 5.6 MiB a schema).
- * Each seed gives a schema of its own; every one is well inside the schema limits (about 19 KB, 21 subschemas).
+ * characters made of bounded repeats, which RE2 compiles to about 1,700 instructions (some 290 KiB of heap; 5.7 MiB
+ * a schema). Each seed gives a schema of its own, well inside the schema limits (about 19 KB, 21 subschemas).
  */
 
-/** JavaScript source of `patternSchema(seed)`, to paste into a workflow script (QuickJS builds the schemas). */
-export const PATTERN_SCHEMA_SOURCE = `function patternSchema(seed) {
+/** JavaScript source of `patternSchema(seed, count = 20)`, to paste into a workflow script (QuickJS builds them). */
+export const PATTERN_SCHEMA_SOURCE = `function patternSchema(seed, count = 20) {
 	const properties = {};
-	for (let p = 0; p < 20; p++) {
+	for (let p = 0; p < count; p++) {
 		let pattern = "^(?:s" + seed + "p" + p + ":)?";
 		for (let i = 0; pattern.length < 880; i++) pattern += "[a-z0-9_]{1," + (16 + (i % 9)) + "}[-.:/]";
 		properties["p" + p] = { type: "string", pattern: pattern + "[a-z]{1,8}$" };
@@ -15,11 +15,11 @@ export const PATTERN_SCHEMA_SOURCE = `function patternSchema(seed) {
 	return { type: "object", properties };
 }`;
 
-/** The schema of `seed`, built on the host from the same source. */
-export const patternSchema = new Function(`${PATTERN_SCHEMA_SOURCE}\nreturn patternSchema;`)() as (seed: number) => {
-	type: "object";
-	properties: Record<string, { type: "string"; pattern: string }>;
-};
+/** The schema of `seed` with `count` patterns (20 by default; 60 make about 57 KB), built from the same source. */
+export const patternSchema = new Function(`${PATTERN_SCHEMA_SOURCE}\nreturn patternSchema;`)() as (
+	seed: number,
+	count?: number,
+) => { type: "object"; properties: Record<string, { type: "string"; pattern: string }> };
 
 /** An answer the schema of `seed` accepts, with a `p0` that runs its first pattern to the end. */
 export function patternAnswer(seed: number): { p0: string } {

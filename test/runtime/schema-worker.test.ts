@@ -1,7 +1,10 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { isWorkflowError } from "../../src/errors.ts";
 import { SchemaSession } from "../../src/runtime/schema/session.ts";
 import { SchemaWorker } from "../../src/runtime/schema/worker.ts";
+import { patternAnswer, patternSchema } from "../helpers/pattern-schemas.ts";
+
+const MiB = 1024 * 1024;
 
 // A deadline far below what checking 4 × 8 MiB against a pattern costs (seconds), far above a small check.
 const worker = new SchemaWorker({ deadlineMs: 250 });
@@ -40,4 +43,24 @@ describe("SchemaWorker", () => {
 		expect(worker.stats.running).toBe(false);
 		expect((await compiled.validate({ a: 1 })).ok).toBe(true);
 	});
+
+	it("100 distinct pattern-heavy schemas one after another: the worker keeps what fits its budget and never dies", async () => {
+		// A 64 MiB heap, which about nine of these schemas (5.7 MiB each) filled before the cache was bounded.
+		const small = new SchemaWorker({ heapMb: 64, cacheBytes: 16 * MiB });
+		const own = new SchemaSession(small);
+		try {
+			for (let seed = 0; seed < 100; seed++) {
+				const compiled = await own.compileAgent(patternSchema(seed));
+				expect((await compiled.validate(patternAnswer(seed))).ok).toBe(true);
+				own.release(compiled);
+			}
+			expect(small.stats.running).toBe(true);
+			// The session keeps its last 16 for reuse; the worker only what fits.
+			expect(small.stats.held).toBeLessThanOrEqual(2);
+			own.dispose();
+			await vi.waitFor(() => expect(small.stats).toMatchObject({ held: 0, holds: 0 }));
+		} finally {
+			await small.shutdown();
+		}
+	}, 60_000);
 });

@@ -22,6 +22,10 @@ const WORKER_HEAP_MB = 256;
 export interface SchemaWorkerOptions {
 	/** Default: `SCHEMA_JOB_DEADLINE_MS`. */
 	deadlineMs?: number;
+	/** The worker's heap in MiB. Default: `WORKER_HEAP_MB`. */
+	heapMb?: number;
+	/** Estimated bytes the worker's cache keeps. Default: `SCHEMA_CACHE_BYTES`. */
+	cacheBytes?: number;
 }
 
 /** What the worker holds, for tests and hosts. */
@@ -47,11 +51,15 @@ interface Job {
 /** One worker thread and its job queue; jobs run one at a time, in order. */
 export class SchemaWorker {
 	readonly #deadlineMs: number;
+	readonly #heapMb: number;
+	readonly #cacheBytes: number | undefined;
 	readonly #queue: Job[] = [];
 	/** Contents the current worker holds; emptied when it is replaced. */
 	readonly #known = new Set<string>();
 	/** How many callers hold each schema; at zero the worker is told to drop it. */
 	readonly #holds = new Map<string, number>();
+	/** How many of those holds are in use (not idle); at zero the worker may evict the schema when it needs room. */
+	readonly #uses = new Map<string, number>();
 	#worker: Worker | undefined;
 	/** Set while the current worker loads; jobs wait for it. */
 	#booting: NodeJS.Timeout | undefined;
@@ -61,17 +69,33 @@ export class SchemaWorker {
 
 	constructor(options: SchemaWorkerOptions = {}) {
 		this.#deadlineMs = options.deadlineMs ?? SCHEMA_JOB_DEADLINE_MS;
+		this.#heapMb = options.heapMb ?? WORKER_HEAP_MB;
+		this.#cacheBytes = options.cacheBytes;
 	}
 
-	/** Compiles `job` and holds it until `release`. Rejects with `schema_invalid`. */
+	/** Compiles `job` and holds it, in use, until `idle` or `release`. Rejects with `schema_invalid`. */
 	async compile(job: CompileJob): Promise<void> {
 		this.#holds.set(job.key, (this.#holds.get(job.key) ?? 0) + 1);
+		this.#uses.set(job.key, (this.#uses.get(job.key) ?? 0) + 1);
 		try {
 			await this.#run({ type: "compile", job }, job);
 		} catch (error) {
+			this.idle(job.key);
 			this.release(job.key);
 			throw error;
 		}
+	}
+
+	/** Ends one use of `key`, its hold kept: with none left in use, the worker may evict it when it needs room. */
+	idle(key: string): void {
+		const uses = (this.#uses.get(key) ?? 0) - 1;
+		if (uses > 0) {
+			this.#uses.set(key, uses);
+			return;
+		}
+		this.#uses.delete(key);
+		if (!this.#holds.has(key) || !this.#known.has(key)) return;
+		this.#enqueue({ request: { type: "release", key, idle: true }, resolve: () => {}, reject: () => {} });
 	}
 
 	/** Validates `value` against the held schema `job`. Rejects with `limit_cpu` or `limit_memory` when stopped. */
@@ -88,6 +112,7 @@ export class SchemaWorker {
 			return;
 		}
 		this.#holds.delete(key);
+		this.#uses.delete(key);
 		if (!this.#known.has(key)) return;
 		this.#known.delete(key);
 		this.#enqueue({ request: { type: "release", key }, resolve: () => {}, reject: () => {} });
@@ -153,7 +178,8 @@ export class SchemaWorker {
 	#ensureWorker(): Worker {
 		if (this.#worker) return this.#worker;
 		const worker = new Worker(SCHEMA_WORKER_ENTRY, {
-			resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+			resourceLimits: { maxOldGenerationSizeMb: this.#heapMb },
+			workerData: { cacheBytes: this.#cacheBytes },
 			// The host's own flags (a test runner's loaders…) are not the worker's business.
 			execArgv: [],
 		});
@@ -186,13 +212,17 @@ export class SchemaWorker {
 		clearTimeout(current.timer);
 		this.#current = undefined;
 		this.#held = reply.held;
+		for (const key of reply.evicted ?? []) this.#known.delete(key);
 		const { request } = current.job;
 		if (reply.ok) {
 			if (request.type === "compile" || request.type === "validate") {
-				this.#known.add(request.type === "compile" ? request.job.key : request.key);
-				// Held by nobody any more (released while this job ran): the worker need not keep it.
 				const key = request.type === "compile" ? request.job.key : request.key;
+				const wasKnown = this.#known.has(key);
+				this.#known.add(key);
+				// Held by nobody any more (released while this job ran): the worker need not keep it. Held but out of
+				// use: the worker, which takes a compile as a use, may evict it.
 				if (!this.#holds.has(key)) this.release(key);
+				else if (!this.#uses.has(key) && (request.type === "compile" || !wasKnown)) this.idle(key);
 			}
 			current.job.resolve(reply);
 		} else {
