@@ -1,7 +1,8 @@
 /**
  * The schema worker, host half: one worker thread per process, started on first use and unref'd while idle, that
  * compiles and validates script-supplied schemas so a slow one cannot freeze the host. Each job has a deadline;
- * a job past it terminates the worker (a fresh one takes the next job) and fails with a coded error.
+ * a job past it terminates the worker (a fresh one takes the next job) and fails with a coded error. A compile
+ * the worker died in (out of heap) is tried once more on a fresh worker, whose cache is empty, before it fails.
  */
 import { Worker } from "node:worker_threads";
 import { WorkflowError, type WorkflowErrorCode } from "../../errors.ts";
@@ -36,6 +37,8 @@ export interface SchemaWorkerStats {
 	held: number;
 	/** Schemas some caller still holds on the host. */
 	holds: number;
+	/** Compiles the worker died in and that were tried again on a fresh worker. */
+	retried: number;
 }
 
 type Request = SchemaRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;
@@ -46,6 +49,8 @@ interface Job {
 	job?: CompileJob;
 	resolve: (reply: SchemaReply & { ok: true }) => void;
 	reject: (error: WorkflowError) => void;
+	/** A compile already tried once on a worker that died in it. */
+	retried?: boolean;
 }
 
 /** One worker thread and its job queue; jobs run one at a time, in order. */
@@ -65,6 +70,7 @@ export class SchemaWorker {
 	#booting: NodeJS.Timeout | undefined;
 	#current: { job: Job; timer: NodeJS.Timeout } | undefined;
 	#held = 0;
+	#retried = 0;
 	#nextId = 1;
 
 	constructor(options: SchemaWorkerOptions = {}) {
@@ -128,7 +134,12 @@ export class SchemaWorker {
 	}
 
 	get stats(): SchemaWorkerStats {
-		return { running: this.#worker !== undefined, held: this.#held, holds: this.#holds.size };
+		return {
+			running: this.#worker !== undefined,
+			held: this.#held,
+			holds: this.#holds.size,
+			retried: this.#retried,
+		};
 	}
 
 	/** Ends the worker thread; a later job starts a new one. */
@@ -256,7 +267,17 @@ export class SchemaWorker {
 		}
 		const current = this.#current;
 		this.#replace();
-		current?.job.reject(stoppedError(current.job, `stopped the schema worker (${reason})`, code));
+		if (current?.job.request.type === "compile" && !current.job.retried) {
+			// What the worker had compiled before may have filled its heap: a fresh one starts empty.
+			current.job.retried = true;
+			this.#retried++;
+			this.#queue.unshift(current.job);
+		} else if (current) {
+			const what = current.job.retried
+				? `stopped the schema worker twice, the second time on a fresh worker (${reason})`
+				: `stopped the schema worker (${reason})`;
+			current.job.reject(stoppedError(current.job, what, code));
+		}
 		this.#pump();
 	}
 
@@ -287,9 +308,13 @@ function stoppedError(job: Job, what: string, code: WorkflowErrorCode, limit?: n
 			options,
 		);
 	}
+	const fix =
+		code === "limit_memory"
+			? ": fewer or shorter `pattern`s (a bounded repeat like `{1,64}` compiles to 64 copies of what it repeats), fewer properties, or one call per part"
+			: "";
 	return new WorkflowError(
 		"schema_invalid",
-		`Compiling \`${name}\` ${what}${bound}. Make the schema smaller or simpler`,
+		`Compiling \`${name}\` ${what}${bound}. Make the schema smaller or simpler${fix}`,
 		options,
 	);
 }
