@@ -10,10 +10,12 @@ import { answerPatternCall, patternRunScript } from "../../helpers/pattern-schem
 import { expectOutcome, guardHost, runHostile } from "../support.ts";
 
 const heavy = process.env.HOSTILE_HEAVY === "1";
+/** 76 s and 59 s at a load of 15 on this two-core machine; the heavy config's 120 s is too close. */
+const TIMEOUT_MS = 240_000;
 
 guardHost();
 
-describe.runIf(heavy)("distinct pattern-heavy schemas at the default limits", () => {
+describe.runIf(heavy)("distinct pattern-heavy schemas at the default limits", { timeout: TIMEOUT_MS }, () => {
 	it("200 in one run, one call after another: every call's schema compiles and checks", async () => {
 		const run = await runHostile(patternRunScript(200), { answer: answerPatternCall });
 		expectOutcome(run, { value: 200 });
