@@ -16,6 +16,7 @@ import { type OverheadData, runOverhead } from "./rows/overhead.ts";
 import { runProgress } from "./rows/progress.ts";
 import { runResponsiveness } from "./rows/responsiveness.ts";
 import { runScheduling } from "./rows/scheduling.ts";
+import { runSchemaMemory } from "./rows/schema-memory.ts";
 import { runStart } from "./rows/start.ts";
 import { runStaticCheck } from "./rows/static-check.ts";
 
@@ -112,6 +113,12 @@ await row(
 	10,
 	"static pass",
 	() => runStaticCheck(context),
+	(value) => value,
+);
+await row(
+	11,
+	"schema worker memory",
+	() => runSchemaMemory(context),
 	(value) => value,
 );
 await shutdownSandboxPool();

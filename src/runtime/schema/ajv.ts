@@ -1,16 +1,20 @@
 /**
- * ajv as the schema worker runs it: patterns on RE2 (linear time), `uniqueItems` in linear time, compiled
- * validators kept by contents while someone holds them, and ajv itself dropped once nobody does, since ajv keeps
- * every compiled pattern and function in a scope shared by all its schemas for as long as it lives.
+ * ajv as the schema worker runs it: patterns on RE2 (linear time), `uniqueItems` in linear time, and what it
+ * compiled kept in a cache bounded by estimated bytes (`SizedCache`). Each validator has an ajv of its own, since an
+ * ajv keeps every pattern and function it compiled in a scope shared by all its schemas for as long as it lives:
+ * evicting a validator frees all it took. Schemas are checked against the meta-schema by one ajv per dialect that
+ * compiles nothing else, so it never grows.
  */
 
 import type { Ajv, Options, ValidateFunction } from "ajv";
 import { errorMessage, WorkflowError } from "../../errors.ts";
 import { stableJson } from "../json.ts";
 import type { JsonSchema } from "../types.ts";
+import { SizedCache } from "./cache.ts";
 import { formatIssues, type SchemaValidation, toIssues } from "./issues.ts";
 import { loadAjv, loadAjv2020, loadAjvFormats, loadRe2 } from "./lazy-deps.ts";
 import { checkSchemaPatterns, type SchemaDialect } from "./limits.ts";
+import { Re2Programs, type RegExpEngine } from "./re2.ts";
 
 /** What compiling needs: the checked copy, its contents as the key, its dialect and its name in messages. */
 export interface CompileJob {
@@ -29,8 +33,11 @@ const MAX_REGEX_FORMAT_LENGTH = 64 * 1024;
 /** The `$id` a schema that refers to itself (`$ref: "#"`) gets, since ajv resolves `#` only against an `$id`. */
 const ROOT_ID = "pi-workflows:schema";
 
-/** ajv's `code.regExp`: every `pattern` and `patternProperties` key runs on RE2, whose time is linear in the input. */
-const re2Engine = Object.assign(
+/**
+ * ajv's `code.regExp` for the host's own schemas: every `pattern` runs on RE2, whose time is linear in the input.
+ * The worker uses its cache's engine instead (`Re2Programs`).
+ */
+const re2Engine: RegExpEngine = Object.assign(
 	(pattern: string) => {
 		const RE2JS = loadRe2();
 		const compiled = RE2JS.compile(RE2JS.translateRegExp(pattern));
@@ -41,39 +48,71 @@ const re2Engine = Object.assign(
 );
 
 /**
- * Schemas one ajv compiles before new ones go to a fresh ajv: an ajv keeps what it compiled until it is dropped,
- * and it is dropped once none of its validators is held; a new one costs its meta-schema, some tens of ms.
+ * Estimated bytes the worker keeps, validators and RE2 programs together: a quarter of its 256 MiB heap, so the
+ * largest schema the limits allow (tens of MiB of programs) still compiles beside a full cache.
  */
-const COMPILES_PER_AJV = 32;
-const DIALECTS: readonly SchemaDialect[] = ["draft-07", "2020-12"];
+export const SCHEMA_CACHE_BYTES = 64 * 1024 * 1024;
+/**
+ * Estimated heap of a validator besides its programs: its ajv (about 21 KiB) and the compiled function, whose
+ * source V8 keeps (measured: 1–2.7 bytes of heap per character of code), and the schema it holds.
+ */
+const BYTES_PER_VALIDATOR = 32 * 1024;
+const BYTES_PER_CODE_CHAR = 1.5;
 
-/** One ajv, how many schemas it compiled, and how many of its validators are still held. */
-interface Generation {
-	ajv: Ajv;
-	compiles: number;
-	live: number;
+/** The key of a validator in the worker's cache. */
+const validatorKey = (key: string) => `schema:${key}`;
+
+/** A validator the worker holds, and the patterns whose programs its ajv refers to. */
+class HeldValidator {
+	readonly validate: ValidateFunction;
+	readonly patterns: readonly string[];
+
+	constructor(validate: ValidateFunction, patterns: readonly string[]) {
+		this.validate = validate;
+		this.patterns = patterns;
+	}
 }
 
-/** The validators one worker holds, by schema contents, each with the ajv that compiled it. */
+/** The validators one worker holds, by schema contents, and the RE2 programs they share, within a byte budget. */
 export class SchemaCompiler {
-	readonly #validators = new Map<string, { validate: ValidateFunction; generation: Generation }>();
-	/** The ajv new schemas of each dialect go to. */
-	#current: Partial<Record<SchemaDialect, Generation>> = {};
+	readonly #cache: SizedCache<unknown>;
+	readonly #programs: Re2Programs;
+	/** One ajv per dialect that only checks schemas against its meta-schema. */
+	readonly #checkers: Partial<Record<SchemaDialect, Ajv>> = {};
+	/** Keys of the validators evicted since `takeEvicted`, for the host to send the schema again when it needs it. */
+	#evicted: string[] = [];
+	#validators = 0;
+
+	constructor(maxBytes = SCHEMA_CACHE_BYTES) {
+		this.#cache = new SizedCache<unknown>(maxBytes, (key, value) => this.#evict(key, value));
+		this.#programs = new Re2Programs(this.#cache);
+	}
 
 	/** Validators held now. */
 	get size(): number {
-		return this.#validators.size;
+		return this.#validators;
 	}
 
-	/** Compiles `job` unless its contents are held already. Throws `schema_invalid` with ajv's reasons. */
+	/** Estimated bytes of all it holds. */
+	get bytes(): number {
+		return this.#cache.bytes;
+	}
+
+	/**
+	 * Compiles `job` unless its contents are held already, and marks it in use until `release`. Throws
+	 * `schema_invalid` with ajv's reasons.
+	 */
 	compile(job: CompileJob): void {
-		if (this.#validators.has(job.key)) return;
-		const generation = this.#generationFor(job.dialect);
-		const { ajv } = generation;
+		const key = validatorKey(job.key);
+		if (this.#cache.use(key) instanceof HeldValidator) {
+			this.#cache.setState(key, "used");
+			return;
+		}
+		const checker = this.#checker(job.dialect);
 		// Checked against the meta-schema first, so the reasons carry paths like `args.properties.n.type`.
-		if (!ajv.validateSchema(job.schema)) {
+		if (!checker.validateSchema(job.schema)) {
 			// The meta-schema reports one mistake several ways (enum, type, anyOf); the first says it best.
-			const issues = toIssues(ajv.errors ?? [], job.schema, job.name).filter(
+			const issues = toIssues(checker.errors ?? [], job.schema, job.name).filter(
 				(issue, index, all) => all.findIndex((other) => other.path === issue.path) === index,
 			);
 			throw new WorkflowError(
@@ -82,25 +121,34 @@ export class SchemaCompiler {
 				{ details: { errors: issues } },
 			);
 		}
-		checkSchemaPatterns(job.schema, job.name);
 		const schema = refersToRoot(job) ? { $id: ROOT_ID, ...job.schema } : job.schema;
-		// Counted before compiling: a compile that fails has left things in ajv's scope too.
-		generation.compiles++;
-		try {
-			this.#validators.set(job.key, { validate: ajv.compile(schema), generation });
-			generation.live++;
-		} catch (error) {
+		let validate: ValidateFunction | undefined;
+		const { patterns, error } = this.#programs.collect(() => {
+			checkSchemaPatterns(job.schema, job.name, (pattern) => this.#programs.compile(pattern));
+			validate = newAjv(job.dialect, this.#programs.engine).compile(schema);
+		});
+		if (error !== undefined || !validate) {
+			this.#cache.trim();
+			if (error instanceof WorkflowError) throw error;
 			const reason = errorMessage(error);
 			throw new WorkflowError("schema_invalid", `\`${job.name}\` is not a valid JSON Schema: ${reason}`, {
 				details: { reason },
 			});
 		}
+		const bytes = BYTES_PER_VALIDATOR + Math.round(BYTES_PER_CODE_CHAR * String(validate).length) + job.key.length;
+		this.#cache.set(key, new HeldValidator(validate, patterns), bytes, "used");
+		this.#validators++;
+		this.#programs.retain(patterns);
+		this.#cache.trim(key);
 	}
 
 	/** Checks `value` (named `root` in messages) against the held validator `key`; never throws for an invalid value. */
 	validate(key: string, value: unknown, root: string): SchemaValidation {
-		const validate = this.#validators.get(key)?.validate;
-		if (!validate) throw new WorkflowError("internal", `The schema worker holds no schema for this key`);
+		const held = this.#cache.use(validatorKey(key));
+		if (!(held instanceof HeldValidator)) {
+			throw new WorkflowError("internal", `The schema worker holds no schema for this key`);
+		}
+		const { validate } = held;
 		let valid: boolean;
 		try {
 			valid = validate(value) as boolean;
@@ -115,42 +163,75 @@ export class SchemaCompiler {
 				pointer: "",
 			};
 			return { ok: false, errors: formatIssues([issue]), issues: [issue] };
+		} finally {
+			// Matching may have grown the programs' DFAs.
+			this.#programs.settle(held.patterns);
+			this.#cache.trim(validatorKey(key));
 		}
 		if (valid) return { ok: true, value };
 		const issues = toIssues(validate.errors ?? [], value, root);
 		return { ok: false, errors: formatIssues(issues), issues };
 	}
 
-	/** Forgets the validator `key`; once none of its ajv's is held, the ajv goes too, with all it compiled. */
-	release(key: string): void {
-		const entry = this.#validators.get(key);
-		if (!entry) return;
-		this.#validators.delete(key);
-		const { generation } = entry;
-		generation.live--;
-		// A retired ajv is referenced by its validators only, so it goes with the last; the current one is let go.
-		if (generation.live > 0) return;
-		for (const dialect of DIALECTS) if (this.#current[dialect] === generation) delete this.#current[dialect];
+	/**
+	 * Ends the host's use of `key`: with `idle`, it is kept until the cache needs the room (the host may use it again);
+	 * without, it is dropped with the programs no other validator uses. Once no validator is held, nothing is kept.
+	 */
+	release(key: string, idle = false): void {
+		const cached = validatorKey(key);
+		if (idle) {
+			this.#cache.setState(cached, "idle");
+			return;
+		}
+		const held = this.#cache.peek(cached);
+		if (!(held instanceof HeldValidator)) return;
+		this.#cache.delete(cached, false);
+		this.#forget(held, false);
+		if (this.#validators === 0) this.#cache.clear();
 	}
 
-	#generationFor(dialect: SchemaDialect): Generation {
-		const current = this.#current[dialect];
-		if (current && current.compiles < COMPILES_PER_AJV) return current;
-		const { addFormats, fullFormats } = loadAjvFormats();
-		const Dialect = dialect === "2020-12" ? loadAjv2020() : loadAjv();
-		const isRegex = fullFormats.regex as (text: string) => boolean;
-		const ajv = withLinearUniqueItems(addFormats(new Dialect(ajvOptions()))).addFormat(
-			"regex",
-			(text: string) => text.length <= MAX_REGEX_FORMAT_LENGTH && isRegex(text),
-		);
-		const generation = { ajv, compiles: 0, live: 0 };
-		this.#current[dialect] = generation;
-		return generation;
+	/** Keys of the validators evicted since the last call. */
+	takeEvicted(): string[] {
+		const evicted = this.#evicted;
+		this.#evicted = [];
+		return evicted;
+	}
+
+	/** The cache's eviction: a validator lets go of its programs, which stay idle for the next schema that has them. */
+	#evict(key: string, value: unknown): void {
+		if (!(value instanceof HeldValidator)) return;
+		this.#evicted.push(key.slice(validatorKey("").length));
+		this.#forget(value, true);
+	}
+
+	#forget(held: HeldValidator, keepPrograms: boolean): void {
+		this.#validators--;
+		this.#programs.release(held.patterns, keepPrograms);
+	}
+
+	#checker(dialect: SchemaDialect): Ajv {
+		this.#checkers[dialect] ??= newAjv(dialect, re2Engine, true);
+		return this.#checkers[dialect];
 	}
 }
 
-/** The options of every ajv here, the host's trusted one included. */
-export function ajvOptions(): Options {
+/**
+ * An ajv of `dialect` with our formats and `uniqueItems`. Only a checker loads the meta-schema (some ms, and heap
+ * each ajv would keep); the others compile without checking, after the checker has.
+ */
+function newAjv(dialect: SchemaDialect, regExp: RegExpEngine, checker = false): Ajv {
+	const { addFormats, fullFormats } = loadAjvFormats();
+	const Dialect = dialect === "2020-12" ? loadAjv2020() : loadAjv();
+	const isRegex = fullFormats.regex as (text: string) => boolean;
+	const options: Options = { ...ajvOptions(regExp), ...(checker ? {} : { meta: false, validateSchema: false }) };
+	return withLinearUniqueItems(addFormats(new Dialect(options))).addFormat(
+		"regex",
+		(text: string) => text.length <= MAX_REGEX_FORMAT_LENGTH && isRegex(text),
+	);
+}
+
+/** The options of every ajv here, the host's trusted one included; patterns go to `regExp`. */
+export function ajvOptions(regExp: RegExpEngine = re2Engine): Options {
 	// strictSchema catches misspelled keywords ("requried"); the type/tuple hints would only log, so they are off.
 	// addUsedSchema: false keeps `$id`s out of the shared registry, so two schemas may reuse one `$id`.
 	return {
@@ -159,7 +240,7 @@ export function ajvOptions(): Options {
 		strictTypes: false,
 		strictTuples: false,
 		addUsedSchema: false,
-		code: { regExp: re2Engine },
+		code: { regExp },
 	};
 }
 

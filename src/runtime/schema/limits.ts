@@ -110,10 +110,15 @@ export function checkLiteralSchema(schema: JsonSchema, name: string): void {
 
 /**
  * Throws `schema_invalid` for the first pattern of a checked schema that RE2 cannot compile. Run in the schema
- * worker: compiling a thousand long patterns costs the host's thread hundreds of ms.
+ * worker: compiling a thousand long patterns costs the host's thread hundreds of ms. `compile` throws RE2's error
+ * for a pattern (the worker passes its cache's, which keeps the programs for ajv).
  */
-export function checkSchemaPatterns(schema: JsonSchema, name: string): void {
-	walkSchemas(schema, name, compilePattern);
+export function checkSchemaPatterns(
+	schema: JsonSchema,
+	name: string,
+	compile: (pattern: string) => unknown = compileRe2,
+): void {
+	walkSchemas(schema, name, (pattern, path) => compilePattern(pattern, path, compile));
 }
 
 function dialectOf(schema: JsonSchema, name: string): SchemaDialect {
@@ -247,11 +252,15 @@ function checkPattern(pattern: string, path: string): void {
 	if (unsupported) throw patternError(pattern, path, unsupported);
 }
 
+function compileRe2(pattern: string): unknown {
+	const RE2JS = loadRe2();
+	return RE2JS.compile(RE2JS.translateRegExp(pattern));
+}
+
 /** A pattern must be in the syntax RE2 matches in linear time. */
-function compilePattern(pattern: string, path: string): void {
+function compilePattern(pattern: string, path: string, compile: (pattern: string) => unknown): void {
 	try {
-		const RE2JS = loadRe2();
-		RE2JS.compile(RE2JS.translateRegExp(pattern));
+		compile(pattern);
 	} catch (error) {
 		throw patternError(
 			pattern,

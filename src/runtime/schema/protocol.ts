@@ -6,19 +6,31 @@ import type { SchemaValidation } from "./issues.ts";
 export type SchemaRequest =
 	| { type: "compile"; id: number; job: CompileJob }
 	| { type: "validate"; id: number; key: string; job?: CompileJob; value: unknown; root: string }
-	| { type: "release"; id: number; key: string };
+	/** `idle`: the host may use it again, keep it while there is room; else drop it. */
+	| { type: "release"; id: number; key: string; idle?: boolean }
+	| { type: "heap"; id: number };
 
 /** Worker → host, once, when it has loaded and can take jobs. */
 export interface SchemaReady {
 	type: "ready";
 }
 
-/** Worker → host; `held` is how many validators the worker keeps after the job. */
+/** The worker's JavaScript heap, in bytes: what it uses (after a full GC when the process exposes `gc`), its limit. */
+export interface SchemaWorkerHeap {
+	used: number;
+	limit: number;
+}
+
+/**
+ * Worker → host; `held` is how many validators the worker keeps after the job, `evicted` the keys of those its
+ * cache dropped during it (the host sends their schema along with the next job that needs one).
+ */
 export type SchemaReply =
-	| { id: number; ok: true; held: number; result?: SchemaValidation }
+	| { id: number; ok: true; held: number; evicted?: string[]; result?: SchemaValidation; heap?: SchemaWorkerHeap }
 	| {
 			id: number;
 			ok: false;
 			held: number;
+			evicted?: string[];
 			error: { code: string; message: string; details?: Record<string, unknown> };
 	  };

@@ -45,12 +45,13 @@ export interface CompileSchemaOptions {
 /**
  * The schemas one owner (a run, a pi child) compiled, by contents: the same contents compile once while in use.
  * Each `compile` is one use until `release`; a few schemas no longer in use are kept for the next call with the
- * same contents, the rest are dropped from the worker, and `dispose()` drops them all when the owner ends.
+ * same contents (idle in the worker, which may evict them when it needs room), the rest are dropped from the
+ * worker, and `dispose()` drops them all when the owner ends.
  */
 export class SchemaSession {
 	readonly #worker: SchemaWorker;
 	/** In the order of last use, so the first idle entry is the one unused longest. */
-	readonly #entries = new Map<string, { compiled: Promise<CompiledSchema>; uses: number }>();
+	readonly #entries = new Map<string, { compiled: Promise<CompiledSchema>; job: CompileJob; uses: number }>();
 	#disposed = false;
 
 	constructor(worker: SchemaWorker = schemaWorker) {
@@ -73,7 +74,7 @@ export class SchemaSession {
 		const { copy, key, dialect } = checkSchema(schema, name);
 		const known = this.#entries.get(key);
 		if (known) {
-			known.uses++;
+			if (known.uses++ === 0) this.#reuse(known.job);
 			this.#entries.delete(key);
 			this.#entries.set(key, known);
 			return known.compiled;
@@ -87,7 +88,7 @@ export class SchemaSession {
 				validate: (value, validateOptions = {}) => worker.validate(job, value, validateOptions.root ?? "output"),
 			}),
 		);
-		const entry = { compiled, uses: 1 };
+		const entry = { compiled, job, uses: 1 };
 		this.#entries.set(key, entry);
 		// A schema that failed is not held: the next call with it reports the same error again.
 		compiled.catch(() => {
@@ -106,14 +107,14 @@ export class SchemaSession {
 	release(compiled: CompiledSchema): void {
 		const entry = this.#entries.get(compiled.key);
 		if (!entry || entry.uses === 0) return;
-		entry.uses--;
+		if (--entry.uses === 0) this.#idle(compiled.key, entry.compiled);
 		let idle = 0;
 		for (const other of this.#entries.values()) if (other.uses === 0) idle++;
 		for (const [key, other] of this.#entries) {
 			if (idle <= KEPT_IDLE) break;
 			if (other.uses > 0) continue;
 			this.#entries.delete(key);
-			this.#drop(key, other.compiled);
+			this.#drop(key, other.compiled, false);
 			idle--;
 		}
 	}
@@ -122,13 +123,33 @@ export class SchemaSession {
 	dispose(): void {
 		if (this.#disposed) return;
 		this.#disposed = true;
-		for (const [key, entry] of this.#entries) this.#drop(key, entry.compiled);
+		for (const [key, entry] of this.#entries) this.#drop(key, entry.compiled, entry.uses > 0);
 		this.#entries.clear();
 	}
 
-	#drop(key: string, compiled: Promise<CompiledSchema>): void {
+	/** A kept schema used again: in use in the worker again (compiled again there if it was evicted). */
+	#reuse(job: CompileJob): void {
+		// A new hold in use, then the idle one goes; if the compile fails, the idle hold stays and a check sends the
+		// schema along.
+		this.#worker.compile(job).then(
+			() => this.#worker.release(job.key),
+			() => {},
+		);
+	}
+
+	#idle(key: string, compiled: Promise<CompiledSchema>): void {
 		compiled.then(
-			() => this.#worker.release(key),
+			() => this.#worker.idle(key),
+			() => {},
+		);
+	}
+
+	#drop(key: string, compiled: Promise<CompiledSchema>, inUse: boolean): void {
+		compiled.then(
+			() => {
+				if (inUse) this.#worker.idle(key);
+				this.#worker.release(key);
+			},
 			() => {},
 		);
 	}

@@ -1,10 +1,12 @@
 /** The schema worker's entry: compiles and validates what the host sends, one message at a time. */
-import { parentPort } from "node:worker_threads";
+import { getHeapStatistics } from "node:v8";
+import { parentPort, workerData } from "node:worker_threads";
 import { errorMessage, isWorkflowError } from "../../errors.ts";
 import { SchemaCompiler } from "./ajv.ts";
-import type { SchemaReady, SchemaReply, SchemaRequest } from "./protocol.ts";
+import type { SchemaValidation } from "./issues.ts";
+import type { SchemaReady, SchemaReply, SchemaRequest, SchemaWorkerHeap } from "./protocol.ts";
 
-const compiler = new SchemaCompiler();
+const compiler = new SchemaCompiler((workerData as { cacheBytes?: number } | null)?.cacheBytes);
 const port = parentPort;
 if (!port) throw new Error("schema-worker-entry.ts runs only as a worker thread");
 
@@ -16,13 +18,14 @@ port.postMessage({ type: "ready" } satisfies SchemaReady);
 function handle(request: SchemaRequest): SchemaReply {
 	try {
 		if (request.type === "release") {
-			compiler.release(request.key);
-			return { id: request.id, ok: true, held: compiler.size };
+			compiler.release(request.key, request.idle);
+			return reply(request.id, {});
 		}
+		if (request.type === "heap") return reply(request.id, { heap: heap() });
 		if (request.job) compiler.compile(request.job);
 		const result =
 			request.type === "validate" ? compiler.validate(request.key, request.value, request.root) : undefined;
-		return { id: request.id, ok: true, held: compiler.size, ...(result ? { result } : {}) };
+		return reply(request.id, result ? { result } : {});
 	} catch (error) {
 		const coded = isWorkflowError(error)
 			? { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) }
@@ -30,6 +33,23 @@ function handle(request: SchemaRequest): SchemaReply {
 					code: "internal",
 					message: `The schema worker failed: ${errorMessage(error)}`,
 				};
-		return { id: request.id, ok: false, held: compiler.size, error: coded };
+		return { id: request.id, ok: false, held: compiler.size, error: coded, ...evicted() };
 	}
+}
+
+function reply(id: number, fields: { result?: SchemaValidation; heap?: SchemaWorkerHeap }): SchemaReply {
+	return { id, ok: true, held: compiler.size, ...fields, ...evicted() };
+}
+
+/** The validators the cache evicted during the job, so the host sends their schema along when it next needs one. */
+function evicted(): { evicted?: string[] } {
+	const keys = compiler.takeEvicted();
+	return keys.length > 0 ? { evicted: keys } : {};
+}
+
+/** The heap now; collected first when the process runs with `--expose-gc` (the bench), so it counts what is kept. */
+function heap(): SchemaWorkerHeap {
+	(globalThis as { gc?: () => void }).gc?.();
+	const stats = getHeapStatistics();
+	return { used: stats.used_heap_size, limit: stats.heap_size_limit };
 }

@@ -1,13 +1,16 @@
 /**
  * The schema worker, host half: one worker thread per process, started on first use and unref'd while idle, that
  * compiles and validates script-supplied schemas so a slow one cannot freeze the host. Each job has a deadline;
- * a job past it terminates the worker (a fresh one takes the next job) and fails with a coded error.
+ * a job past it terminates the worker (a fresh one takes the next job) and fails with a coded error. A compile
+ * the worker died in (out of heap) is tried once more on a fresh worker, whose cache is empty, before it fails.
  */
 import { Worker } from "node:worker_threads";
 import { WorkflowError, type WorkflowErrorCode } from "../../errors.ts";
 import type { CompileJob } from "./ajv.ts";
 import type { SchemaValidation } from "./issues.ts";
-import type { SchemaReady, SchemaReply, SchemaRequest } from "./protocol.ts";
+import type { SchemaReady, SchemaReply, SchemaRequest, SchemaWorkerHeap } from "./protocol.ts";
+
+export type { SchemaWorkerHeap } from "./protocol.ts";
 
 /** Longest one compile or validation may take in the worker before it is stopped. */
 const SCHEMA_JOB_DEADLINE_MS = 5_000;
@@ -20,6 +23,10 @@ const WORKER_HEAP_MB = 256;
 export interface SchemaWorkerOptions {
 	/** Default: `SCHEMA_JOB_DEADLINE_MS`. */
 	deadlineMs?: number;
+	/** The worker's heap in MiB. Default: `WORKER_HEAP_MB`. */
+	heapMb?: number;
+	/** Estimated bytes the worker's cache keeps. Default: `SCHEMA_CACHE_BYTES`. */
+	cacheBytes?: number;
 }
 
 /** What the worker holds, for tests and hosts. */
@@ -30,6 +37,8 @@ export interface SchemaWorkerStats {
 	held: number;
 	/** Schemas some caller still holds on the host. */
 	holds: number;
+	/** Compiles the worker died in and that were tried again on a fresh worker. */
+	retried: number;
 }
 
 type Request = SchemaRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;
@@ -40,36 +49,59 @@ interface Job {
 	job?: CompileJob;
 	resolve: (reply: SchemaReply & { ok: true }) => void;
 	reject: (error: WorkflowError) => void;
+	/** A compile already tried once on a worker that died in it. */
+	retried?: boolean;
 }
 
 /** One worker thread and its job queue; jobs run one at a time, in order. */
 export class SchemaWorker {
 	readonly #deadlineMs: number;
+	readonly #heapMb: number;
+	readonly #cacheBytes: number | undefined;
 	readonly #queue: Job[] = [];
 	/** Contents the current worker holds; emptied when it is replaced. */
 	readonly #known = new Set<string>();
 	/** How many callers hold each schema; at zero the worker is told to drop it. */
 	readonly #holds = new Map<string, number>();
+	/** How many of those holds are in use (not idle); at zero the worker may evict the schema when it needs room. */
+	readonly #uses = new Map<string, number>();
 	#worker: Worker | undefined;
 	/** Set while the current worker loads; jobs wait for it. */
 	#booting: NodeJS.Timeout | undefined;
 	#current: { job: Job; timer: NodeJS.Timeout } | undefined;
 	#held = 0;
+	#retried = 0;
 	#nextId = 1;
 
 	constructor(options: SchemaWorkerOptions = {}) {
 		this.#deadlineMs = options.deadlineMs ?? SCHEMA_JOB_DEADLINE_MS;
+		this.#heapMb = options.heapMb ?? WORKER_HEAP_MB;
+		this.#cacheBytes = options.cacheBytes;
 	}
 
-	/** Compiles `job` and holds it until `release`. Rejects with `schema_invalid`. */
+	/** Compiles `job` and holds it, in use, until `idle` or `release`. Rejects with `schema_invalid`. */
 	async compile(job: CompileJob): Promise<void> {
 		this.#holds.set(job.key, (this.#holds.get(job.key) ?? 0) + 1);
+		this.#uses.set(job.key, (this.#uses.get(job.key) ?? 0) + 1);
 		try {
 			await this.#run({ type: "compile", job }, job);
 		} catch (error) {
+			this.idle(job.key);
 			this.release(job.key);
 			throw error;
 		}
+	}
+
+	/** Ends one use of `key`, its hold kept: with none left in use, the worker may evict it when it needs room. */
+	idle(key: string): void {
+		const uses = (this.#uses.get(key) ?? 0) - 1;
+		if (uses > 0) {
+			this.#uses.set(key, uses);
+			return;
+		}
+		this.#uses.delete(key);
+		if (!this.#holds.has(key) || !this.#known.has(key)) return;
+		this.#enqueue({ request: { type: "release", key, idle: true }, resolve: () => {}, reject: () => {} });
 	}
 
 	/** Validates `value` against the held schema `job`. Rejects with `limit_cpu` or `limit_memory` when stopped. */
@@ -86,13 +118,28 @@ export class SchemaWorker {
 			return;
 		}
 		this.#holds.delete(key);
+		this.#uses.delete(key);
 		if (!this.#known.has(key)) return;
 		this.#known.delete(key);
 		this.#enqueue({ request: { type: "release", key }, resolve: () => {}, reject: () => {} });
 	}
 
+	/** The worker's heap (starting a worker if none runs): for the bench and tests, not for deciding anything. */
+	async heap(): Promise<SchemaWorkerHeap> {
+		const reply = await new Promise<SchemaReply & { ok: true }>((resolve, reject) =>
+			this.#enqueue({ request: { type: "heap" }, resolve, reject }),
+		);
+		if (!reply.heap) throw new WorkflowError("internal", "The schema worker did not report its heap");
+		return reply.heap;
+	}
+
 	get stats(): SchemaWorkerStats {
-		return { running: this.#worker !== undefined, held: this.#held, holds: this.#holds.size };
+		return {
+			running: this.#worker !== undefined,
+			held: this.#held,
+			holds: this.#holds.size,
+			retried: this.#retried,
+		};
 	}
 
 	/** Ends the worker thread; a later job starts a new one. */
@@ -142,7 +189,8 @@ export class SchemaWorker {
 	#ensureWorker(): Worker {
 		if (this.#worker) return this.#worker;
 		const worker = new Worker(SCHEMA_WORKER_ENTRY, {
-			resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+			resourceLimits: { maxOldGenerationSizeMb: this.#heapMb },
+			workerData: { cacheBytes: this.#cacheBytes },
 			// The host's own flags (a test runner's loaders…) are not the worker's business.
 			execArgv: [],
 		});
@@ -175,13 +223,17 @@ export class SchemaWorker {
 		clearTimeout(current.timer);
 		this.#current = undefined;
 		this.#held = reply.held;
+		for (const key of reply.evicted ?? []) this.#known.delete(key);
 		const { request } = current.job;
 		if (reply.ok) {
-			if (request.type !== "release") {
-				this.#known.add(request.type === "compile" ? request.job.key : request.key);
-				// Held by nobody any more (released while this job ran): the worker need not keep it.
+			if (request.type === "compile" || request.type === "validate") {
 				const key = request.type === "compile" ? request.job.key : request.key;
+				const wasKnown = this.#known.has(key);
+				this.#known.add(key);
+				// Held by nobody any more (released while this job ran): the worker need not keep it. Held but out of
+				// use: the worker, which takes a compile as a use, may evict it.
 				if (!this.#holds.has(key)) this.release(key);
+				else if (!this.#uses.has(key) && (request.type === "compile" || !wasKnown)) this.idle(key);
 			}
 			current.job.resolve(reply);
 		} else {
@@ -215,7 +267,17 @@ export class SchemaWorker {
 		}
 		const current = this.#current;
 		this.#replace();
-		current?.job.reject(stoppedError(current.job, `stopped the schema worker (${reason})`, code));
+		if (current?.job.request.type === "compile" && !current.job.retried) {
+			// What the worker had compiled before may have filled its heap: a fresh one starts empty.
+			current.job.retried = true;
+			this.#retried++;
+			this.#queue.unshift(current.job);
+		} else if (current) {
+			const what = current.job.retried
+				? `stopped the schema worker twice, the second time on a fresh worker (${reason})`
+				: `stopped the schema worker (${reason})`;
+			current.job.reject(stoppedError(current.job, what, code));
+		}
 		this.#pump();
 	}
 
@@ -246,9 +308,13 @@ function stoppedError(job: Job, what: string, code: WorkflowErrorCode, limit?: n
 			options,
 		);
 	}
+	const fix =
+		code === "limit_memory"
+			? ": fewer or shorter `pattern`s (a bounded repeat like `{1,64}` compiles to 64 copies of what it repeats), fewer properties, or one call per part"
+			: "";
 	return new WorkflowError(
 		"schema_invalid",
-		`Compiling \`${name}\` ${what}${bound}. Make the schema smaller or simpler`,
+		`Compiling \`${name}\` ${what}${bound}. Make the schema smaller or simpler${fix}`,
 		options,
 	);
 }
