@@ -39,6 +39,7 @@ export function findUnawaited(analysis: ScopeAnalysis): UnawaitedFinding[] {
 			}
 		}
 		if (name === "parallel") functionsExpected(call.node, analysis, findings);
+		if (name === "pipeline" || name === "phase") awaitedForFunction(call.node, name, analysis, findings);
 		asyncCallback(call.node, call.parent, call.scope.functionScope.parent === undefined, findings);
 	}
 	return findings;
@@ -51,8 +52,20 @@ export function globalCallee(node: AnyNode, analysis: ScopeAnalysis): string | u
 	return reference && !reference.binding ? node.callee.name : undefined;
 }
 
+/**
+ * A place that takes a function, where a promise cannot become one by `await`: a `pipeline()` stage, `parallel()`'s
+ * list, `phase(name, fn)`'s `fn`. The fix there is a function that makes the call.
+ */
+interface FunctionWanted {
+	/** What the place takes, up to "is": "`pipeline()` takes functions as its stages, and stage 2". */
+	place: string;
+	/** What the value is not: "a function". */
+	not: string;
+	fix: string;
+}
+
 /** How `node` (a pending promise) is used as if it were its value, or undefined when the use is fine. */
-function misuse(node: AnyNode, parent: AnyNode, analysis: ScopeAnalysis): string | undefined {
+function misuse(node: AnyNode, parent: AnyNode, analysis: ScopeAnalysis): string | FunctionWanted | undefined {
 	switch (parent.type) {
 		case "MemberExpression": {
 			if (parent.object !== node) return undefined;
@@ -74,6 +87,8 @@ function misuse(node: AnyNode, parent: AnyNode, analysis: ScopeAnalysis): string
 		case "CallExpression": {
 			if (parent.callee === node || !parent.arguments.includes(node)) return undefined;
 			const taker = globalCallee(parent, analysis);
+			const wanted = taker === undefined ? undefined : functionWanted(taker, parent.arguments.indexOf(node));
+			if (wanted) return wanted;
 			if (taker !== undefined && VALUE_TAKERS.has(taker)) return `passes it to \`${taker}()\``;
 			if (isMethod(parent.callee, "JSON", "stringify")) return "passes it to `JSON.stringify` (which gives `{}`)";
 			if (parent.callee.type === "MemberExpression" && isGlobal(parent.callee.object, "console", analysis)) {
@@ -86,7 +101,37 @@ function misuse(node: AnyNode, parent: AnyNode, analysis: ScopeAnalysis): string
 	}
 }
 
-function promiseUsed(offset: number, what: string, use: string): UnawaitedFinding {
+/** The function argument `index` of a call of `taker` must be, if it must be one. */
+function functionWanted(taker: string, index: number): FunctionWanted | undefined {
+	if (taker === "pipeline" && index >= 1) return PIPELINE_STAGE(index);
+	if (taker === "parallel" && index === 0) return PARALLEL_LIST;
+	if (taker === "phase" && index === 1) return PHASE_FN;
+	return undefined;
+}
+
+const PIPELINE_STAGE = (index: number): FunctionWanted => ({
+	place: `\`pipeline()\` takes functions as its stages, and stage ${index}`,
+	not: "a function",
+	fix: "Pass a function, which `pipeline()` calls for each item with the previous stage's result, the item and its index: `(prev, item, i) => agent(…)` (`await` gives a value, which is not a function either)",
+});
+const PARALLEL_LIST: FunctionWanted = {
+	place: "`parallel()` takes an array of functions, and this",
+	not: "an array of functions",
+	fix: "Pass functions that make the calls, which `parallel()` starts together: `parallel([() => agent(…), () => agent(…)])`, or `parallel(items.map((item) => () => agent(…)))`",
+};
+const PHASE_FN: FunctionWanted = {
+	place: "`phase(name, fn)` takes a function as `fn`, and this",
+	not: "a function",
+	fix: 'Pass a function, which `phase()` calls inside the phase: `phase("name", () => agent(…))`',
+};
+
+/** `what` (a started call, a promise, an awaited answer) given where `wanted` takes a function. */
+function functionFinding(offset: number, wanted: FunctionWanted, what: string): UnawaitedFinding {
+	return { offset, message: `${wanted.place} is ${what}, not ${wanted.not}`, fix: wanted.fix };
+}
+
+function promiseUsed(offset: number, what: string, use: string | FunctionWanted): UnawaitedFinding {
+	if (typeof use !== "string") return functionFinding(offset, use, `a call of ${what} already started (its promise)`);
 	return {
 		offset,
 		message: `${what} returns a promise, and this ${use} without \`await\``,
@@ -109,6 +154,12 @@ function constPromise(
 	for (const reference of binding.references) {
 		const use = misuse(reference.node, reference.parent, analysis);
 		if (!use) continue;
+		if (typeof use !== "string") {
+			findings.push(
+				functionFinding(reference.node.start, use, `\`${variable}\`, the promise \`${name}()\` returned`),
+			);
+			continue;
+		}
 		findings.push({
 			offset: reference.node.start,
 			message: `\`${variable}\` is the promise \`${name}()\` returned, and this ${use} without \`await\``,
@@ -117,7 +168,10 @@ function constPromise(
 	}
 }
 
-/** `parallel([agent(…), …])`: the calls started already, and parallel refuses anything but functions. */
+/**
+ * `parallel([agent(…), …])`: the calls started already, and parallel refuses anything but functions; and
+ * `parallel([await agent(…), …])`, which is the same mistake with `await` written before the call.
+ */
 function functionsExpected(call: AnyNode, analysis: ScopeAnalysis, findings: UnawaitedFinding[]): void {
 	const list = call.arguments[0];
 	if (list?.type === "ArrayExpression") {
@@ -130,6 +184,14 @@ function functionsExpected(call: AnyNode, analysis: ScopeAnalysis, findings: Una
 					fix: `Wrap it in a function: \`() => ${started}(…)\``,
 				});
 			}
+			const awaited = element && awaitedCall(element, analysis);
+			if (awaited) {
+				findings.push({
+					offset: element.start,
+					message: `\`parallel()\` takes functions, and this item is the answer of an awaited \`${awaited}()\` call, not a function`,
+					fix: `Wrap the call in a function instead of awaiting it: \`() => ${awaited}(…)\``,
+				});
+			}
 		}
 	}
 	if (list?.type === "CallExpression" && asyncMap(list)) {
@@ -139,6 +201,24 @@ function functionsExpected(call: AnyNode, analysis: ScopeAnalysis, findings: Una
 			fix: "Return a function from the map: `parallel(items.map((item) => () => agent(…)))`",
 		});
 	}
+}
+
+/** `pipeline(items, …, await agent(…))` and `phase(name, await agent(…))`: a value where a function goes. */
+function awaitedForFunction(call: AnyNode, name: string, analysis: ScopeAnalysis, findings: UnawaitedFinding[]): void {
+	for (const [index, argument] of call.arguments.entries()) {
+		const wanted = functionWanted(name, index);
+		const awaited = wanted && awaitedCall(argument, analysis);
+		if (wanted && awaited) {
+			findings.push(functionFinding(argument.start, wanted, `the answer of an awaited \`${awaited}()\` call`));
+		}
+	}
+}
+
+/** The async global `node` awaits (`await agent(…)`), if it is one. */
+function awaitedCall(node: AnyNode, analysis: ScopeAnalysis): string | undefined {
+	if (node.type !== "AwaitExpression") return undefined;
+	const name = globalCallee(node.argument, analysis);
+	return name !== undefined && ASYNC_GLOBALS.has(name) ? name : undefined;
 }
 
 /** `forEach(async …)` always, and `.map(async …)` whose promises are dropped, awaited as an array, or returned. */

@@ -3,6 +3,7 @@
  * name most likely meant, or what to do instead when the name is a capability scripts do not have (timers, the
  * network, files, processes, modules, the environment).
  */
+import { type Advice, SAID } from "./entry-point.ts";
 import { closestName } from "./names.ts";
 import { SANDBOX_GLOBALS } from "./sandbox-globals.ts";
 import type { AnyNode, ScopeAnalysis } from "./scope.ts";
@@ -54,8 +55,15 @@ const CAPABILITIES: Readonly<Record<string, string>> = {
 /** `process` has `cwd()` only. */
 const PROCESS_MEMBERS: ReadonlySet<string> = new Set(["cwd"]);
 
-/** One finding per undeclared name, at its first use (a name misspelled ten times is one mistake). */
-export function findUndeclared(analysis: ScopeAnalysis, source: string): UndeclaredFinding[] {
+/**
+ * One finding per undeclared name, at its first use (a name misspelled ten times is one mistake). `advice` replaces
+ * the explanation of particular identifiers (`module` in `module.exports = …`), said where they stand.
+ */
+export function findUndeclared(
+	analysis: ScopeAnalysis,
+	source: string,
+	advice: ReadonlyMap<AnyNode, Advice> = new Map(),
+): UndeclaredFinding[] {
 	const findings: UndeclaredFinding[] = [];
 	const uses = new Map<string, { finding: UndeclaredFinding; count: number }>();
 	let candidates: string[] | undefined;
@@ -66,6 +74,11 @@ export function findUndeclared(analysis: ScopeAnalysis, source: string): Undecla
 			continue;
 		}
 		if (reference.typeofOperand) continue;
+		const special = advice.get(reference.node);
+		if (special) {
+			if (special !== SAID) findings.push({ offset: reference.node.start, ...special });
+			continue;
+		}
 		const seen = uses.get(name);
 		if (seen) {
 			seen.count++;

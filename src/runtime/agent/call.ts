@@ -109,6 +109,8 @@ export async function runAgentCall(
 				agentType: ref.agentType,
 				...(ref.phase ? { phase: ref.phase } : {}),
 				cause,
+				filename: scope.filename,
+				...site,
 				...(code ? { code } : {}),
 				...(worktree ? { worktree } : {}),
 			},

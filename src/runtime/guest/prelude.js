@@ -152,9 +152,17 @@
 		}
 	}
 
+	// What to pass instead of something that is not an array, per combinator.
+	const ARRAY_FIX = {
+		parallel:
+			"Pass an array of functions that make the calls: `parallel([() => agent(…), () => agent(…)])`, or `parallel(items.map((item) => () => agent(…)))`",
+		pipeline:
+			"Pass the items as an array: `pipeline(items, (item) => agent(…))`; for a list an agent finds, give that `agent()` a `schema` with an array property and pass the property",
+	};
+
 	function checkItems(fnName, items) {
 		if (!isArray(items)) {
-			throw new TypeError(`\`${fnName}()\` takes an array, got ${describe(items)}`);
+			throw new TypeError(`\`${fnName}()\` takes an array, got ${describe(items)}. ${ARRAY_FIX[fnName]}`);
 		}
 		if (items.length > maxItems) {
 			const error = codedError(
@@ -244,7 +252,9 @@
 		checkItems("pipeline", items);
 		for (let s = 0; s < stages.length; s++) {
 			if (typeof stages[s] !== "function") {
-				throw new TypeError(`\`pipeline()\` stages must be functions; stage ${s + 1} is ${describe(stages[s])}`);
+				throw new TypeError(
+					`\`pipeline()\` stages must be functions; stage ${s + 1} is ${describe(stages[s])}. Pass a function, which \`pipeline()\` calls for each item with the previous stage's result, the item and its index: \`(prev, item, i) => agent(…)\``,
+				);
 			}
 		}
 		const runs = new Array(items.length);
@@ -278,7 +288,11 @@
 			host.phaseStart(name, false);
 			return undefined;
 		}
-		if (typeof fn !== "function") throw new TypeError(`\`phase(name, fn)\` takes a function, got ${describe(fn)}`);
+		if (typeof fn !== "function") {
+			throw new TypeError(
+				`\`phase(name, fn)\` takes a function, got ${describe(fn)}. Pass one, which \`phase()\` calls inside the phase: \`phase(name, () => agent(…))\`; or call \`phase(name)\` alone to start a phase that the calls after it belong to`,
+			);
+		}
 		host.phaseStart(name, true);
 		let result;
 		try {
