@@ -2,6 +2,7 @@
  * The failure census and agent counts of a run: every null the script received is recorded with its cause,
  * and the final status follows from them (a run where every agent failed is not "completed").
  */
+import { isAbsolute, relative } from "node:path";
 import { WorkflowError } from "../errors.ts";
 import type { WorkflowAgentCounts, WorkflowFailure, WorkflowTokenUsage } from "./types.ts";
 
@@ -84,10 +85,11 @@ export class Census {
 
 	/**
 	 * The error of a run in which every agent failed: each cause (most common first) with how many calls it took and
-	 * where they were made (`line:column` in `filename`, the top-level script; `file:line:column` in another), so the
-	 * message says why without reading `failures`. Bounded: three causes of 200 characters, three places each.
+	 * where they were made (`line:column` in `filename`, the top-level script; `file:line:column` in another, its path
+	 * relative to `cwd`), so the message says why without reading `failures`. Bounded: three causes of 200
+	 * characters, three places each.
 	 */
-	everyAgentFailedError(filename: string): WorkflowError {
+	everyAgentFailedError(filename: string, cwd: string): WorkflowError {
 		const { failed, skipped, calls } = this.counts;
 		const groups = new Map<string, { count: number; sites: string[]; first?: { line: number; column: number } }>();
 		for (const failure of this.failures) {
@@ -96,7 +98,8 @@ export class Census {
 			const group = groups.get(cause) ?? { count: 0, sites: [] };
 			group.count++;
 			if (failure.line !== undefined && failure.column !== undefined) {
-				const site = `${failure.filename === filename ? "" : `${failure.filename}:`}${failure.line}:${failure.column}`;
+				const file = failure.filename === filename ? "" : `${shortPath(failure.filename, cwd)}:`;
+				const site = `${file}${failure.line}:${failure.column}`;
 				if (!group.sites.includes(site)) group.sites.push(site);
 				if (failure.filename === filename) group.first ??= { line: failure.line, column: failure.column };
 			}
@@ -173,4 +176,11 @@ function places(sites: string[]): string {
 	if (sites.length === 1) return sites[0] as string;
 	if (sites.length <= SITES_SHOWN) return `${sites.slice(0, -1).join(", ")} and ${sites.at(-1)}`;
 	return `${sites.slice(0, SITES_SHOWN).join(", ")} and ${sites.length - SITES_SHOWN} more places`;
+}
+
+/** A nested workflow's file as a person wrote it: relative to the run's cwd when inside it. */
+function shortPath(file: string | undefined, cwd: string): string {
+	if (file === undefined || !isAbsolute(file)) return file ?? "";
+	const inside = relative(cwd, file);
+	return inside.startsWith("..") || isAbsolute(inside) ? file : inside;
 }
