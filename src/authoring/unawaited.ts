@@ -33,7 +33,7 @@ export function findUnawaited(analysis: ScopeAnalysis): UnawaitedFinding[] {
 		const name = globalCallee(call.node, analysis);
 		if (name !== undefined && ASYNC_GLOBALS.has(name)) {
 			const use = misuse(call.node, call.parent, analysis);
-			if (use) findings.push(promiseUsed(call.node.start, `\`${name}()\``, use));
+			if (use) findings.push(promiseUsed(call.node, call.parent, name, use));
 			else if (call.parent.type === "VariableDeclarator" && call.parent.init === call.node) {
 				constPromise(call.parent, name, call.scope, analysis, findings);
 			}
@@ -130,12 +130,22 @@ function functionFinding(offset: number, wanted: FunctionWanted, what: string): 
 	return { offset, message: `${wanted.place} is ${what}, not ${wanted.not}`, fix: wanted.fix };
 }
 
-function promiseUsed(offset: number, what: string, use: string | FunctionWanted): UnawaitedFinding {
-	if (typeof use !== "string") return functionFinding(offset, use, `a call of ${what} already started (its promise)`);
+function promiseUsed(node: AnyNode, parent: AnyNode, name: string, use: string | FunctionWanted): UnawaitedFinding {
+	const what = `\`${name}()\``;
+	if (typeof use !== "string") return functionFinding(node.start, use, `a call of ${what} already started (its promise)`);
+	// `await agent(…).x` reads `.x` of the promise still: the await has to be in parentheses.
+	if (parent.type === "MemberExpression" && parent.object === node) {
+		const member = parent.computed ? "[…]" : `.${parent.property.name}`;
+		return {
+			offset: node.start,
+			message: `${what} returns a promise, and this ${use} without \`await\``,
+			fix: `Await the call in parentheses: \`(await ${name}(…))${member}\` (\`await ${name}(…)${member}\` still reads it of the promise), or write \`const answer = await ${name}(…)\` first`,
+		};
+	}
 	return {
-		offset,
+		offset: node.start,
 		message: `${what} returns a promise, and this ${use} without \`await\``,
-		fix: "Write `await` before the call (`const answer = await agent(…)`), or `await` the promise before using it",
+		fix: `Write \`await\` before the call (\`const answer = await ${name}(…)\`), or \`await\` the promise before using it`,
 	};
 }
 

@@ -18,6 +18,12 @@ export const UNDECLARED: Mistake[] = [
 	["setImmediate", "‸setImmediate(() => {});", "name_undeclared"],
 	["fetch", 'const page = await ‸fetch("https://example.com");\nreturn page;', "name_undeclared"],
 	["require", 'const fs = ‸require("node:fs");\nreturn fs;', "name_undeclared"],
+	["require of another script", 'const notes = ‸require("./notes.js");\nreturn notes;', "name_undeclared"],
+	[
+		"a loop over an input, its variable named like it",
+		"for (const file of ‸files) await agent(file);\nreturn 1;",
+		"name_undeclared",
+	],
 	["XMLHttpRequest", "const request = new ‸XMLHttpRequest();\nreturn request;", "name_undeclared"],
 	["process.env", "const token = ‸process.env.GITHUB_TOKEN;\nreturn token;", "name_undeclared"],
 	["process.argv", "const [, , first] = ‸process.argv;\nreturn first;", "name_undeclared"],

@@ -6,19 +6,26 @@
  * keeping a function nothing calls) is what this table is here to keep out.
  */
 import type { WorkflowErrorCode } from "../../src/errors.ts";
+import type { WorkflowRunOptions } from "../../src/runtime/index.ts";
 
 export interface LiteralFix {
 	name: string;
 	/** The body after the header (line 2 of the file is its first line). */
 	body: string;
 	code: WorkflowErrorCode;
-	/** The whole message, with its " (line:column)". */
+	/** The whole message, with its " (line:column)"; `{cwd}` stands for the run's folder. */
 	message: string;
+	/** Where the engine stops a long stretch: the column is not the same from run to run, the line is. */
+	columnVaries?: true;
 	/** The body with the message's fix applied as written. */
 	fixed: string;
 	/** What the fixed script returns. */
 	value: unknown;
 	args?: unknown;
+	/** Run options besides the runner (limits). */
+	options?: Partial<WorkflowRunOptions>;
+	/** Files in the run's cwd, by name (nested workflows). */
+	files?: Record<string, string>;
 }
 
 const UNWRAP =
@@ -280,6 +287,94 @@ export const STATIC: LiteralFix[] = [
 			'`import` is not available in workflow scripts. Delete it: the globals agent, parallel, pipeline, phase, log, workflow are already there; for files, the network or processes, ask an agent to do it (`await agent("Read package.json and return its version")`) (2:1)',
 		fixed: 'return await agent("Read package.json and return its version");',
 		value: "done: Read package.json and return its version",
+	},
+];
+
+/** Advice that read well but failed when followed to the letter (issue 19's audit), now fixed. */
+export const AUDITED: LiteralFix[] = [
+	{
+		name: "a method called on the promise: `await` alone would bind to the method's result",
+		body: 'const r = agent("x").trim();\nreturn r;',
+		code: "not_awaited",
+		message:
+			"`agent()` returns a promise, and this reads `.trim` of it without `await`. Await the call in parentheses: `(await agent(…)).trim` (`await agent(…).trim` still reads it of the promise), or write `const answer = await agent(…)` first (2:11)",
+		fixed: 'const r = (await agent("x")).trim();\nreturn r;',
+		value: "done: x",
+	},
+	{
+		name: "an input read as a bare name",
+		body: "const out = [];\nfor (const file of files) out.push(await agent(file));\nreturn out;",
+		code: "name_undeclared",
+		message:
+			"`files` is not defined. Declare it (`const`, `let`, a parameter) before use; or, for an input of the script, read it from `args` (`args.files`) and pass it in when the run starts (3:20)",
+		fixed: "const out = [];\nfor (const file of args.files) out.push(await agent(file));\nreturn out;",
+		value: ["done: a.ts"],
+		args: { files: ["a.ts"] },
+	},
+	{
+		name: "process.env",
+		body: 'const token = process.env.GITHUB_TOKEN;\nreturn await agent("Open the PR with " + token);',
+		code: "name_undeclared",
+		message:
+			"`process.env` is not available in workflow scripts (`process` has `cwd()` only). The environment is not visible to workflow scripts: read the value from `args` (`args.token`), and pass it in when the run starts (`args: { token }`) (2:15)",
+		fixed: 'const token = args.token;\nreturn await agent("Open the PR with " + token);',
+		value: "done: Open the PR with t0k",
+		args: { token: "t0k" },
+	},
+	{
+		name: "require of another script",
+		body: 'const notes = require("./notes.js");\nreturn notes;',
+		code: "name_undeclared",
+		message:
+			'`require` is not defined in workflow scripts: there are no modules to load `./notes.js` from. To run another workflow script, call it: `await workflow("./notes.js", args)`; a helper has to be copied into this script (2:15)',
+		fixed: 'const notes = await workflow("./notes.js", args);\nreturn notes;',
+		value: "done: notes",
+		files: { "notes.js": 'export const meta = { name: "notes", description: "n" };\nreturn await agent("notes");' },
+	},
+	{
+		name: "`await` in a forEach callback",
+		body: 'const out = [];\n["a"].forEach((f) => {\n  out.push(await agent(f));\n});\nreturn out;',
+		code: "syntax_error",
+		message:
+			"`await` is used inside a function that is not `async`. Mark that function `async` (`async (item) => { … }`) and await what it returns, e.g. `await Promise.all(items.map(async (item) => …))`; or write `await parallel(items.map((item) => () => agent(…)))`. `forEach` cannot wait for an `async` callback: loop with `for (const item of items)` and `await` instead (4:12)",
+		fixed: 'const out = [];\nfor (const f of ["a"]) {\n  out.push(await agent(f));\n}\nreturn out;',
+		value: ["done: a"],
+	},
+	{
+		name: "a long synchronous stretch: `await null` would not end it",
+		// The loops on one line: where in it the engine stops them differs from run to run.
+		body: "let x = 0;\nfor (let round = 0; round < 80; round++) for (let i = 0; i < 1e5; i++) x += i % 7;\nreturn x > 0;",
+		code: "limit_cpu",
+		message:
+			"The script ran without pausing for too long (a loop that never awaits?) (limit: 200 ms). Pause between heavy steps with `await sleep(0)` (`await null` does not end the stretch), or raise `limits.syncSliceMs` (3:1)",
+		columnVaries: true,
+		fixed: "let x = 0;\nfor (let round = 0; round < 80; round++) {\n  for (let i = 0; i < 1e5; i++) x += i % 7;\n  await sleep(0);\n}\nreturn x > 0;",
+		value: true,
+		options: { limits: { syncSliceMs: 200 } },
+	},
+	{
+		name: "an answer that never matches its schema",
+		body: 'return await agent("list", {\n  schema: { type: "object", properties: { files: { type: "array" }, ok: { type: "boolean" } }, required: ["files", "ok"] },\n});',
+		code: "schema_unmet",
+		message:
+			"`agent()` answer still does not match its schema after 5 attempts: `output` must have required property 'ok'. Loosen the schema (fewer `required` fields, wider types) or say in the prompt what each field holds; the call throws, so wrap it in `try { … } catch (error) { … }` to go on without it (2:19)",
+		fixed: 'return await agent("list", {\n  schema: { type: "object", properties: { files: { type: "array" }, ok: { type: "boolean" } }, required: ["files"] },\n});',
+		value: { files: ["a", "b"] },
+	},
+	{
+		name: "a nested workflow that calls workflow()",
+		body: 'return await workflow("./outer.js");',
+		code: "workflow_nesting",
+		message:
+			"Nested workflow `outer` failed at {cwd}/outer.js:2:22: `workflow()` runs one level deep: a nested workflow cannot call `workflow()`. Call both workflows from the top-level script, passing what one returns to the other in `args` (2:22)",
+		fixed: 'const inner = await workflow("./inner.js");\nreturn await workflow("./outer-fixed.js", { inner });',
+		value: "done: use done: inner",
+		files: {
+			"outer.js": 'export const meta = { name: "outer", description: "n" };\nreturn await workflow("./inner.js");',
+			"inner.js": 'export const meta = { name: "inner", description: "n" };\nreturn await agent("inner");',
+			"outer-fixed.js":
+				'export const meta = { name: "outer", description: "n" };\nreturn await agent("use " + args.inner);',
+		},
 	},
 ];
 
