@@ -132,7 +132,8 @@ function functionFinding(offset: number, wanted: FunctionWanted, what: string): 
 
 function promiseUsed(node: AnyNode, parent: AnyNode, name: string, use: string | FunctionWanted): UnawaitedFinding {
 	const what = `\`${name}()\``;
-	if (typeof use !== "string") return functionFinding(node.start, use, `a call of ${what} already started (its promise)`);
+	if (typeof use !== "string")
+		return functionFinding(node.start, use, `a call of ${what} already started (its promise)`);
 	// `await agent(…).x` reads `.x` of the promise still: the await has to be in parentheses.
 	if (parent.type === "MemberExpression" && parent.object === node) {
 		const member = parent.computed ? "[…]" : `.${parent.property.name}`;
