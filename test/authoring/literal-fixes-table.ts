@@ -414,6 +414,15 @@ export const RUNTIME: LiteralFix[] = [
 		value: ["done: a", "done: b"],
 	},
 	{
+		name: "a field read on the promise a helper returns",
+		body: 'const review = (file) => agent("review " + file);\nreturn review("a.ts").length;',
+		code: "not_awaited",
+		message:
+			"`.length` was read on the Promise that `agent()` (2:31) returns, not on its result: write `await agent(…)` before using its result, or await it where it is read, in parentheses: `(await …).length` (3:22)",
+		fixed: 'const review = (file) => agent("review " + file);\nreturn (await review("a.ts")).length;',
+		value: 17,
+	},
+	{
 		name: "a text answer as pipeline()'s items",
 		body: 'let files = await agent("list the files");\nreturn await pipeline(files, (f) => agent(f));',
 		code: "script_error",

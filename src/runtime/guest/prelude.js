@@ -78,13 +78,16 @@
 		return "";
 	}
 
-	function notAwaited(what, name, promise) {
+	// `member` is the field read, if that was the use: `await f().x` would read it of the promise still.
+	function notAwaited(what, name, promise, member) {
 		const site = apply(weakGet, launches, [promise]);
 		const source = name ? `the Promise that \`${name}()\`${site ? sitePosition(site) : ""} returns` : "a Promise";
 		const text = what(source);
 		const fix = name ? `write \`await ${name}(…)\`` : "`await` the call that made it";
+		const inExpression =
+			member === undefined ? "" : `, or await it where it is read, in parentheses: \`(await …).${member}\``;
 		const sentence = apply(toUpperCase, text[0], []) + apply(stringSlice, text, [1]);
-		return codedError("not_awaited", `${sentence}: ${fix} before using its result`, TypeError);
+		return codedError("not_awaited", `${sentence}: ${fix} before using its result${inExpression}`, TypeError);
 	}
 
 	// One prototype per call name, between the promise and Promise.prototype: reading a field that promises lack,
@@ -93,7 +96,7 @@
 		const traps = createObject(null);
 		traps.get = (target, key, receiver) => {
 			if (typeof key === "symbol" || key in target) return reflectGet(target, key, receiver);
-			throw notAwaited((source) => `\`.${key}\` was read on ${source}, not on its result`, name, receiver);
+			throw notAwaited((source) => `\`.${key}\` was read on ${source}, not on its result`, name, receiver, key);
 		};
 		const proto = createObject(new G.Proxy(createObject(NativePromise.prototype), traps));
 		const method = (fn) => ({ value: fn, writable: true, enumerable: false, configurable: true });
