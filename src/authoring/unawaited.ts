@@ -31,11 +31,14 @@ export function findUnawaited(analysis: ScopeAnalysis): UnawaitedFinding[] {
 	const findings: UnawaitedFinding[] = [];
 	for (const call of analysis.calls) {
 		const name = globalCallee(call.node, analysis);
-		if (name !== undefined && ASYNC_GLOBALS.has(name)) {
+		// The script's own `async` functions return promises too: `main().summary` is the same mistake.
+		const promised =
+			name !== undefined ? (ASYNC_GLOBALS.has(name) ? name : undefined) : asyncLocal(call.node, analysis);
+		if (promised !== undefined) {
 			const use = misuse(call.node, call.parent, analysis);
-			if (use) findings.push(promiseUsed(call.node, call.parent, name, use));
+			if (use) findings.push(promiseUsed(call.node, call.parent, promised, use));
 			else if (call.parent.type === "VariableDeclarator" && call.parent.init === call.node) {
-				constPromise(call.parent, name, call.scope, analysis, findings);
+				constPromise(call.parent, promised, call.scope, analysis, findings);
 			}
 		}
 		if (name === "parallel") functionsExpected(call.node, analysis, findings);
@@ -223,6 +226,17 @@ function awaitedForFunction(call: AnyNode, name: string, analysis: ScopeAnalysis
 			findings.push(functionFinding(argument.start, wanted, `the answer of an awaited \`${awaited}()\` call`));
 		}
 	}
+}
+
+/** The name of the script's own `async` function `node` calls (`async function main`, `const f = async () => …`). */
+function asyncLocal(node: AnyNode, analysis: ScopeAnalysis): string | undefined {
+	if (node.type !== "CallExpression" || node.callee.type !== "Identifier") return undefined;
+	const binding = analysis.referenceOf.get(node.callee)?.binding;
+	if (binding?.kind !== "function" && binding?.kind !== "const") return undefined;
+	const fn = binding.init;
+	const isFunction =
+		fn?.type === "FunctionDeclaration" || fn?.type === "FunctionExpression" || fn?.type === "ArrowFunctionExpression";
+	return isFunction && fn.async === true ? binding.name : undefined;
 }
 
 /** The async global `node` awaits (`await agent(…)`), if it is one. */

@@ -189,6 +189,16 @@ export const UNAWAITED: Mistake[] = [
 		"not_awaited",
 	],
 	["a started agent() as phase's function", 'return await phase("p", ‸agent("a"));', "not_awaited"],
+	[
+		"a field of the script's own async function's promise",
+		'async function main() {\n  return await agent("x");\n}\nreturn ‸main().length;',
+		"not_awaited",
+	],
+	[
+		"the script's own async function in a template prompt",
+		'const context = async () => "ctx";\nreturn await agent(`Use ${‸context()}`);',
+		"not_awaited",
+	],
 	["main() dropped", 'async function main() {\n  return await agent("x");\n}\n‸main();', "not_awaited"],
 	[
 		"main().catch(…) dropped",

@@ -302,6 +302,15 @@ export const AUDITED: LiteralFix[] = [
 		value: "done: x",
 	},
 	{
+		name: "`await` written before the script's own async call, but the field read first",
+		body: 'async function main() {\n  return await agent("x");\n}\nreturn await main().length;',
+		code: "not_awaited",
+		message:
+			"`main()` returns a promise, and this reads `.length` of it without `await`. Await the call in parentheses: `(await main(…)).length` (`await main(…).length` still reads it of the promise), or write `const answer = await main(…)` first (5:14)",
+		fixed: 'async function main() {\n  return await agent("x");\n}\nreturn (await main()).length;',
+		value: 7,
+	},
+	{
 		name: "an input read as a bare name",
 		body: "const out = [];\nfor (const file of files) out.push(await agent(file));\nreturn out;",
 		code: "name_undeclared",

@@ -89,7 +89,8 @@ const MISTAKES: [string, Mistake][] = [
 	[
 		"[object Promise] from the script's own async helper, in a prompt",
 		{
-			body: `async function context() { return "ctx"; }\nconst text = \`Use \${context()}\`;\nreturn await agent(text);`,
+			// A method: the static pass follows the script's own async functions only when called by name.
+			body: `const helpers = { context: async () => "ctx" };\nconst text = \`Use \${helpers.context()}\`;\nreturn await agent(text);`,
 			code: "not_awaited",
 			line: 4,
 			fix: "Write `await` before the call that made it",
