@@ -34,7 +34,7 @@ export function exportAdvice(statement: AnyNode, program: AnyNode, source: strin
 			fix: "Delete it: the globals agent, parallel, pipeline, phase, log, workflow are already there; for files, the network or processes, ask an agent to do it",
 		};
 	}
-	const analysis = analyzeScopes(program, ["meta"]);
+	const analysis = scopesOf(program);
 	const isDefault = statement.type === "ExportDefaultDeclaration";
 	const words = isDefault ? "export default" : "export";
 	const declaration: AnyNode | null = statement.declaration;
@@ -341,8 +341,19 @@ function returnedSpecifiers(specifiers: AnyNode[]): string {
 	return `{ ${parts.join(", ")} }`;
 }
 
-/** Whether anything in the script reads `name` (a top-level binding). */
-function isReferenced(analysis: ScopeAnalysis, name: string): boolean {
+/** The scopes of `program`, or undefined for a tree nested deeper than the stack (the engine reports it when run). */
+function scopesOf(program: AnyNode): ScopeAnalysis | undefined {
+	try {
+		return analyzeScopes(program, ["meta"]);
+	} catch (error) {
+		if (error instanceof RangeError) return undefined;
+		throw error;
+	}
+}
+
+/** Whether anything in the script reads `name` (a top-level binding); without an analysis, assumed so. */
+function isReferenced(analysis: ScopeAnalysis | undefined, name: string): boolean {
+	if (!analysis) return true;
 	const binding = analysis.program.own(name);
 	return binding !== undefined && binding.references.length > 0;
 }
