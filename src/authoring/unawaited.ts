@@ -90,7 +90,8 @@ function misuse(node: AnyNode, parent: AnyNode, analysis: ScopeAnalysis): string
 		case "CallExpression": {
 			if (parent.callee === node || !parent.arguments.includes(node)) return undefined;
 			const taker = globalCallee(parent, analysis);
-			const wanted = taker === undefined ? undefined : functionWanted(taker, parent.arguments.indexOf(node));
+			const index = parent.arguments.indexOf(node);
+			const wanted = taker === undefined ? callbackWanted(parent.callee, index) : functionWanted(taker, index);
 			if (wanted) return wanted;
 			if (taker !== undefined && VALUE_TAKERS.has(taker)) return `passes it to \`${taker}()\``;
 			if (isMethod(parent.callee, "JSON", "stringify")) return "passes it to `JSON.stringify` (which gives `{}`)";
@@ -102,6 +103,32 @@ function misuse(node: AnyNode, parent: AnyNode, analysis: ScopeAnalysis): string
 		default:
 			return undefined;
 	}
+}
+
+/** Methods whose first argument is a callback, and the parameter the fix names. */
+const CALLBACKS: ReadonlyMap<string, string> = new Map([
+	["then", "answer"],
+	["catch", "error"],
+	["map", "item"],
+	["forEach", "item"],
+	["filter", "item"],
+	["flatMap", "item"],
+	["some", "item"],
+	["every", "item"],
+	["find", "item"],
+]);
+
+/** `.then(agent(…))`, `items.map(agent(…))`: a started call where a method takes its callback. */
+function callbackWanted(callee: AnyNode, index: number): FunctionWanted | undefined {
+	if (index !== 0 || callee.type !== "MemberExpression" || callee.computed) return undefined;
+	const method: string = callee.property.name;
+	const param = CALLBACKS.get(method);
+	if (param === undefined) return undefined;
+	return {
+		place: `\`.${method}()\` takes a function, and this`,
+		not: "a function",
+		fix: `Pass a function that makes the call when \`.${method}()\` calls it: \`.${method}((${param}) => agent(…))\` (\`await\` gives a value, which is not a function either)`,
+	};
 }
 
 /** The function argument `index` of a call of `taker` must be, if it must be one. */

@@ -199,6 +199,12 @@ export const UNAWAITED: Mistake[] = [
 		'const context = async () => "ctx";\nreturn await agent(`Use ${‸context()}`);',
 		"not_awaited",
 	],
+	["a started agent() as `.then()`'s callback", 'return await agent("a").then(‸agent("b"));', "not_awaited"],
+	[
+		"a started agent() as `.map()`'s callback",
+		'return await Promise.all(["a"].map(‸agent("review")));',
+		"not_awaited",
+	],
 	["main() dropped", 'async function main() {\n  return await agent("x");\n}\n‸main();', "not_awaited"],
 	[
 		"main().catch(…) dropped",

@@ -97,6 +97,24 @@ export const STATIC: LiteralFix[] = [
 		fixed: 'return await phase("review", () => agent("b"));',
 		value: "done: b",
 	},
+	{
+		name: "a started agent() as `.then()`'s callback",
+		body: 'return await agent("a").then(agent("b"));',
+		code: "not_awaited",
+		message:
+			"`.then()` takes a function, and this is a call of `agent()` already started (its promise), not a function. Pass a function that makes the call when `.then()` calls it: `.then((answer) => agent(…))` (`await` gives a value, which is not a function either) (2:30)",
+		fixed: 'return await agent("a").then((answer) => agent(`b after ${answer}`));',
+		value: "done: b after done: a",
+	},
+	{
+		name: "a started agent() as `.map()`'s callback",
+		body: 'const files = ["a"];\nreturn await Promise.all(files.map(agent("review")));',
+		code: "not_awaited",
+		message:
+			"`.map()` takes a function, and this is a call of `agent()` already started (its promise), not a function. Pass a function that makes the call when `.map()` calls it: `.map((item) => agent(…))` (`await` gives a value, which is not a function either) (3:36)",
+		fixed: 'const files = ["a"];\nreturn await Promise.all(files.map((item) => agent(`review ${item}`)));',
+		value: ["done: review a"],
+	},
 	// Exports: the body is what runs.
 	{
 		name: "export default async function around the whole body",
@@ -430,6 +448,15 @@ export const RUNTIME: LiteralFix[] = [
 			"`.length` was read on the Promise that `agent()` (2:31) returns, not on its result: write `await agent(…)` before using its result, or await it where it is read, in parentheses: `(await …).length` (3:22)",
 		fixed: 'const review = (file) => agent("review " + file);\nreturn (await review("a.ts")).length;',
 		value: 17,
+	},
+	{
+		name: "a promise held in a let, as `.map()`'s callback",
+		body: 'const files = ["a"];\nlet review = agent("review");\nreturn await Promise.all(files.map(review));',
+		code: "script_error",
+		message:
+			"`files.map()` was given something that is not a function where it takes one. Pass a function: `files.map((item) => …)`; a call written there (`agent(…)` with no `() =>` before it) starts at once and gives a Promise, not a function (Uncaught TypeError: not a function) (4:35)",
+		fixed: 'const files = ["a"];\nreturn await Promise.all(files.map((item) => agent(`review ${item}`)));',
+		value: ["done: review a"],
 	},
 	{
 		name: "a text answer as pipeline()'s items",
