@@ -57,7 +57,7 @@ export function globalCallee(node: AnyNode, analysis: ScopeAnalysis): string | u
 
 /**
  * A place that takes a function, where a promise cannot become one by `await`: a `pipeline()` stage, `parallel()`'s
- * list, `phase(name, fn)`'s `fn`. The fix there is a function that makes the call.
+ * list, `phase(name, fn)`'s `fn`, a method's callback (`.then`, `.map`). The fix there is a function that makes the call.
  */
 interface FunctionWanted {
 	/** What the place takes, up to "is": "`pipeline()` takes functions as its stages, and stage 2". */
