@@ -9,6 +9,7 @@ export type WorkflowErrorCode =
 	| "syntax_error"
 	| "name_undeclared"
 	| "not_awaited"
+	| "never_called"
 	| "args_invalid"
 	| "agent_type_unknown"
 	| "agent_options_invalid"

@@ -5,8 +5,9 @@
 import type { Node } from "acorn";
 import { type CallRules, findCallMistakes } from "./call-checks.ts";
 import { diagnosticAt, type WorkflowDiagnostic } from "./diagnostic.ts";
+import { findEntryMistakes, moduleAdvice } from "./entry-point.ts";
 import { findPhaseMistakes } from "./phase-checks.ts";
-import { analyzeScopes } from "./scope.ts";
+import { type AnyNode, analyzeScopes } from "./scope.ts";
 import { findUnawaited } from "./unawaited.ts";
 import { findUndeclared } from "./undeclared.ts";
 
@@ -31,8 +32,10 @@ export function analyzeProgram(program: Node, source: string, options: AnalyzeOp
 	const add = (offset: number, code: WorkflowDiagnostic["code"], message: string, fix: string) => {
 		found.push({ offset, diagnostic: diagnosticAt(source, offset, code, message, fix) });
 	};
-	for (const finding of findUndeclared(analysis, source))
+	for (const finding of findUndeclared(analysis, source, moduleAdvice(program as AnyNode, source)))
 		add(finding.offset, "name_undeclared", finding.message, finding.fix);
+	for (const finding of findEntryMistakes(program as AnyNode, analysis, source))
+		add(finding.offset, finding.code, finding.message, finding.fix);
 	for (const finding of findUnawaited(analysis)) add(finding.offset, "not_awaited", finding.message, finding.fix);
 	for (const finding of findCallMistakes(analysis, options.rules, source))
 		add(finding.offset, finding.code, finding.message, finding.fix);

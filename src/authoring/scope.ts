@@ -14,7 +14,7 @@ export interface Binding {
 	kind: BindingKind;
 	/** The declaring identifier. */
 	node: AnyNode;
-	/** A `const` declarator's initializer, when the binding is the declarator's whole target. */
+	/** A `const` declarator's initializer, when the binding is the declarator's whole target; a function declaration's function. */
 	init?: AnyNode;
 	references: Reference[];
 }
@@ -222,7 +222,7 @@ class Walker {
 
 	function(node: AnyNode, scope: Scope): void {
 		// Strict code: a function declared in a block is bound in that block only.
-		if (node.type === "FunctionDeclaration" && node.id) this.declare(scope, node.id.name, "function", node.id);
+		if (node.type === "FunctionDeclaration" && node.id) this.declare(scope, node.id.name, "function", node.id, node);
 		const inner = new Scope(scope, true);
 		if (node.type === "FunctionExpression" && node.id) this.declare(inner, node.id.name, "function", node.id);
 		if (node.type !== "ArrowFunctionExpression") inner.declare("arguments", "param", node);

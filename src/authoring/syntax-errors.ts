@@ -141,7 +141,7 @@ function awaitOutsideAsync(source: string, acorn: string, at: number): SyntaxExp
 	if (!/^await\s*[^\s=;,):}\]]/.test(source.slice(at, at + 40))) return undefined;
 	return {
 		message: "`await` is used inside a function that is not `async`",
-		fix: "Mark that function `async` (`async (item) => { … }`) and await what it returns, e.g. `await Promise.all(items.map(async (item) => …))`; or write `await parallel(items.map((item) => () => agent(…)))`",
+		fix: "Mark that function `async` (`async (item) => { … }`) and await what it returns, e.g. `await Promise.all(items.map(async (item) => …))`; or write `await parallel(items.map((item) => () => agent(…)))`. `forEach` cannot wait for an `async` callback: loop with `for (const item of items)` and `await` instead",
 		offset: at,
 	};
 }

@@ -31,14 +31,18 @@ export function findUnawaited(analysis: ScopeAnalysis): UnawaitedFinding[] {
 	const findings: UnawaitedFinding[] = [];
 	for (const call of analysis.calls) {
 		const name = globalCallee(call.node, analysis);
-		if (name !== undefined && ASYNC_GLOBALS.has(name)) {
+		// The script's own `async` functions return promises too: `main().summary` is the same mistake.
+		const promised =
+			name !== undefined ? (ASYNC_GLOBALS.has(name) ? name : undefined) : asyncLocal(call.node, analysis);
+		if (promised !== undefined) {
 			const use = misuse(call.node, call.parent, analysis);
-			if (use) findings.push(promiseUsed(call.node.start, `\`${name}()\``, use));
+			if (use) findings.push(promiseUsed(call.node, call.parent, promised, use));
 			else if (call.parent.type === "VariableDeclarator" && call.parent.init === call.node) {
-				constPromise(call.parent, name, call.scope, analysis, findings);
+				constPromise(call.parent, promised, call.scope, analysis, findings);
 			}
 		}
 		if (name === "parallel") functionsExpected(call.node, analysis, findings);
+		if (name === "pipeline" || name === "phase") awaitedForFunction(call.node, name, analysis, findings);
 		asyncCallback(call.node, call.parent, call.scope.functionScope.parent === undefined, findings);
 	}
 	return findings;
@@ -51,8 +55,20 @@ export function globalCallee(node: AnyNode, analysis: ScopeAnalysis): string | u
 	return reference && !reference.binding ? node.callee.name : undefined;
 }
 
+/**
+ * A place that takes a function, where a promise cannot become one by `await`: a `pipeline()` stage, `parallel()`'s
+ * list, `phase(name, fn)`'s `fn`, a method's callback (`.then`, `.map`). The fix there is a function that makes the call.
+ */
+interface FunctionWanted {
+	/** What the place takes, up to "is": "`pipeline()` takes functions as its stages, and stage 2". */
+	place: string;
+	/** What the value is not: "a function". */
+	not: string;
+	fix: string;
+}
+
 /** How `node` (a pending promise) is used as if it were its value, or undefined when the use is fine. */
-function misuse(node: AnyNode, parent: AnyNode, analysis: ScopeAnalysis): string | undefined {
+function misuse(node: AnyNode, parent: AnyNode, analysis: ScopeAnalysis): string | FunctionWanted | undefined {
 	switch (parent.type) {
 		case "MemberExpression": {
 			if (parent.object !== node) return undefined;
@@ -74,6 +90,9 @@ function misuse(node: AnyNode, parent: AnyNode, analysis: ScopeAnalysis): string
 		case "CallExpression": {
 			if (parent.callee === node || !parent.arguments.includes(node)) return undefined;
 			const taker = globalCallee(parent, analysis);
+			const index = parent.arguments.indexOf(node);
+			const wanted = taker === undefined ? callbackWanted(parent.callee, index) : functionWanted(taker, index);
+			if (wanted) return wanted;
 			if (taker !== undefined && VALUE_TAKERS.has(taker)) return `passes it to \`${taker}()\``;
 			if (isMethod(parent.callee, "JSON", "stringify")) return "passes it to `JSON.stringify` (which gives `{}`)";
 			if (parent.callee.type === "MemberExpression" && isGlobal(parent.callee.object, "console", analysis)) {
@@ -86,11 +105,78 @@ function misuse(node: AnyNode, parent: AnyNode, analysis: ScopeAnalysis): string
 	}
 }
 
-function promiseUsed(offset: number, what: string, use: string): UnawaitedFinding {
+/** Methods whose first argument is a callback, and the parameter the fix names. */
+const CALLBACKS: ReadonlyMap<string, string> = new Map([
+	["then", "answer"],
+	["catch", "error"],
+	["map", "item"],
+	["forEach", "item"],
+	["filter", "item"],
+	["flatMap", "item"],
+	["some", "item"],
+	["every", "item"],
+	["find", "item"],
+]);
+
+/** `.then(agent(…))`, `items.map(agent(…))`: a started call where a method takes its callback. */
+function callbackWanted(callee: AnyNode, index: number): FunctionWanted | undefined {
+	if (index !== 0 || callee.type !== "MemberExpression" || callee.computed) return undefined;
+	const method: string = callee.property.name;
+	const param = CALLBACKS.get(method);
+	if (param === undefined) return undefined;
 	return {
-		offset,
+		place: `\`.${method}()\` takes a function, and this`,
+		not: "a function",
+		fix: `Pass a function that makes the call when \`.${method}()\` calls it: \`.${method}((${param}) => agent(…))\` (\`await\` gives a value, which is not a function either)`,
+	};
+}
+
+/** The function argument `index` of a call of `taker` must be, if it must be one. */
+function functionWanted(taker: string, index: number): FunctionWanted | undefined {
+	if (taker === "pipeline" && index >= 1) return PIPELINE_STAGE(index);
+	if (taker === "parallel" && index === 0) return PARALLEL_LIST;
+	if (taker === "phase" && index === 1) return PHASE_FN;
+	return undefined;
+}
+
+const PIPELINE_STAGE = (index: number): FunctionWanted => ({
+	place: `\`pipeline()\` takes functions as its stages, and stage ${index}`,
+	not: "a function",
+	fix: "Pass a function, which `pipeline()` calls for each item with the previous stage's result, the item and its index: `(prev, item, i) => agent(…)` (`await` gives a value, which is not a function either)",
+});
+const PARALLEL_LIST: FunctionWanted = {
+	place: "`parallel()` takes an array of functions, and this",
+	not: "an array of functions",
+	fix: "Pass functions that make the calls, which `parallel()` starts together: `parallel([() => agent(…), () => agent(…)])`, or `parallel(items.map((item) => () => agent(…)))`",
+};
+const PHASE_FN: FunctionWanted = {
+	place: "`phase(name, fn)` takes a function as `fn`, and this",
+	not: "a function",
+	fix: 'Pass a function, which `phase()` calls inside the phase: `phase("name", () => agent(…))`',
+};
+
+/** `what` (a started call, a promise, an awaited answer) given where `wanted` takes a function. */
+function functionFinding(offset: number, wanted: FunctionWanted, what: string): UnawaitedFinding {
+	return { offset, message: `${wanted.place} is ${what}, not ${wanted.not}`, fix: wanted.fix };
+}
+
+function promiseUsed(node: AnyNode, parent: AnyNode, name: string, use: string | FunctionWanted): UnawaitedFinding {
+	const what = `\`${name}()\``;
+	if (typeof use !== "string")
+		return functionFinding(node.start, use, `a call of ${what} already started (its promise)`);
+	// `await agent(…).x` reads `.x` of the promise still: the await has to be in parentheses.
+	if (parent.type === "MemberExpression" && parent.object === node) {
+		const member = parent.computed ? "[…]" : `.${parent.property.name}`;
+		return {
+			offset: node.start,
+			message: `${what} returns a promise, and this ${use} without \`await\``,
+			fix: `Await the call in parentheses: \`(await ${name}(…))${member}\` (\`await ${name}(…)${member}\` still reads it of the promise), or write \`const answer = await ${name}(…)\` first`,
+		};
+	}
+	return {
+		offset: node.start,
 		message: `${what} returns a promise, and this ${use} without \`await\``,
-		fix: "Write `await` before the call (`const answer = await agent(…)`), or `await` the promise before using it",
+		fix: `Write \`await\` before the call (\`const answer = await ${name}(…)\`), or \`await\` the promise before using it`,
 	};
 }
 
@@ -109,6 +195,12 @@ function constPromise(
 	for (const reference of binding.references) {
 		const use = misuse(reference.node, reference.parent, analysis);
 		if (!use) continue;
+		if (typeof use !== "string") {
+			findings.push(
+				functionFinding(reference.node.start, use, `\`${variable}\`, the promise \`${name}()\` returned`),
+			);
+			continue;
+		}
 		findings.push({
 			offset: reference.node.start,
 			message: `\`${variable}\` is the promise \`${name}()\` returned, and this ${use} without \`await\``,
@@ -117,7 +209,10 @@ function constPromise(
 	}
 }
 
-/** `parallel([agent(…), …])`: the calls started already, and parallel refuses anything but functions. */
+/**
+ * `parallel([agent(…), …])`: the calls started already, and parallel refuses anything but functions; and
+ * `parallel([await agent(…), …])`, which is the same mistake with `await` written before the call.
+ */
 function functionsExpected(call: AnyNode, analysis: ScopeAnalysis, findings: UnawaitedFinding[]): void {
 	const list = call.arguments[0];
 	if (list?.type === "ArrayExpression") {
@@ -130,6 +225,14 @@ function functionsExpected(call: AnyNode, analysis: ScopeAnalysis, findings: Una
 					fix: `Wrap it in a function: \`() => ${started}(…)\``,
 				});
 			}
+			const awaited = element && awaitedCall(element, analysis);
+			if (awaited) {
+				findings.push({
+					offset: element.start,
+					message: `\`parallel()\` takes functions, and this item is the answer of an awaited \`${awaited}()\` call, not a function`,
+					fix: `Wrap the call in a function instead of awaiting it: \`() => ${awaited}(…)\``,
+				});
+			}
 		}
 	}
 	if (list?.type === "CallExpression" && asyncMap(list)) {
@@ -139,6 +242,35 @@ function functionsExpected(call: AnyNode, analysis: ScopeAnalysis, findings: Una
 			fix: "Return a function from the map: `parallel(items.map((item) => () => agent(…)))`",
 		});
 	}
+}
+
+/** `pipeline(items, …, await agent(…))` and `phase(name, await agent(…))`: a value where a function goes. */
+function awaitedForFunction(call: AnyNode, name: string, analysis: ScopeAnalysis, findings: UnawaitedFinding[]): void {
+	for (const [index, argument] of call.arguments.entries()) {
+		const wanted = functionWanted(name, index);
+		const awaited = wanted && awaitedCall(argument, analysis);
+		if (wanted && awaited) {
+			findings.push(functionFinding(argument.start, wanted, `the answer of an awaited \`${awaited}()\` call`));
+		}
+	}
+}
+
+/** The name of the script's own `async` function `node` calls (`async function main`, `const f = async () => …`). */
+function asyncLocal(node: AnyNode, analysis: ScopeAnalysis): string | undefined {
+	if (node.type !== "CallExpression" || node.callee.type !== "Identifier") return undefined;
+	const binding = analysis.referenceOf.get(node.callee)?.binding;
+	if (binding?.kind !== "function" && binding?.kind !== "const") return undefined;
+	const fn = binding.init;
+	const isFunction =
+		fn?.type === "FunctionDeclaration" || fn?.type === "FunctionExpression" || fn?.type === "ArrowFunctionExpression";
+	return isFunction && fn.async === true ? binding.name : undefined;
+}
+
+/** The async global `node` awaits (`await agent(…)`), if it is one. */
+function awaitedCall(node: AnyNode, analysis: ScopeAnalysis): string | undefined {
+	if (node.type !== "AwaitExpression") return undefined;
+	const name = globalCallee(node.argument, analysis);
+	return name !== undefined && ASYNC_GLOBALS.has(name) ? name : undefined;
 }
 
 /** `forEach(async …)` always, and `.map(async …)` whose promises are dropped, awaited as an array, or returned. */

@@ -3,9 +3,10 @@
  * name most likely meant, or what to do instead when the name is a capability scripts do not have (timers, the
  * network, files, processes, modules, the environment).
  */
+import { type Advice, SAID } from "./entry-point.ts";
 import { closestName } from "./names.ts";
 import { SANDBOX_GLOBALS } from "./sandbox-globals.ts";
-import type { AnyNode, ScopeAnalysis } from "./scope.ts";
+import type { AnyNode, Reference, ScopeAnalysis } from "./scope.ts";
 
 /** One undeclared name, or one missing member of `process`, before it becomes a diagnostic. */
 export interface UndeclaredFinding {
@@ -18,7 +19,7 @@ const ASK_AGENT =
 	'Workflow scripts cannot reach the network, files or processes: ask an agent to do it, e.g. `await agent("Read package.json and return its version")`';
 const TIMER = "There are no timers in workflow scripts: write `await sleep(ms)`";
 const ENV =
-	"The environment is not visible to workflow scripts: pass what the script needs in `args` (`workflow({ …, args: { token } })`)";
+	"The environment is not visible to workflow scripts: read the value from `args` (`args.token`), and pass it in when the run starts (`args: { token }`)";
 
 /** Names that mean a capability scripts do not have, and what to do instead. */
 const CAPABILITIES: Readonly<Record<string, string>> = {
@@ -54,8 +55,15 @@ const CAPABILITIES: Readonly<Record<string, string>> = {
 /** `process` has `cwd()` only. */
 const PROCESS_MEMBERS: ReadonlySet<string> = new Set(["cwd"]);
 
-/** One finding per undeclared name, at its first use (a name misspelled ten times is one mistake). */
-export function findUndeclared(analysis: ScopeAnalysis, source: string): UndeclaredFinding[] {
+/**
+ * One finding per undeclared name, at its first use (a name misspelled ten times is one mistake). `advice` replaces
+ * the explanation of particular identifiers (`module` in `module.exports = …`), said where they stand.
+ */
+export function findUndeclared(
+	analysis: ScopeAnalysis,
+	source: string,
+	advice: ReadonlyMap<AnyNode, Advice> = new Map(),
+): UndeclaredFinding[] {
 	const findings: UndeclaredFinding[] = [];
 	const uses = new Map<string, { finding: UndeclaredFinding; count: number }>();
 	let candidates: string[] | undefined;
@@ -66,15 +74,21 @@ export function findUndeclared(analysis: ScopeAnalysis, source: string): Undecla
 			continue;
 		}
 		if (reference.typeofOperand) continue;
+		const special = advice.get(reference.node);
+		if (special) {
+			if (special !== SAID) findings.push({ offset: reference.node.start, ...special });
+			continue;
+		}
 		const seen = uses.get(name);
 		if (seen) {
 			seen.count++;
 			continue;
 		}
 		candidates ??= [...SANDBOX_GLOBALS, ...analysis.declaredNames];
+		const usable = candidates.filter((candidate) => !inDeclaration(reference, candidate, source));
 		const finding = {
 			offset: reference.node.start,
-			...explain(name, reference.node, reference.parent, source, candidates, reference.write),
+			...explain(name, reference.node, reference.parent, source, usable, reference.write),
 		};
 		uses.set(name, { finding, count: 1 });
 		findings.push(finding);
@@ -94,6 +108,13 @@ function explain(
 	write: boolean,
 ): { message: string; fix: string } {
 	const message = `\`${name}\` is not defined`;
+	const required = name === "require" ? requiredFile(node, parent) : undefined;
+	if (required) {
+		return {
+			message: `${message} in workflow scripts: there are no modules to load \`${required}\` from`,
+			fix: `To run another workflow script, call it: \`await workflow(${JSON.stringify(required)}, args)\`; a helper has to be copied into this script`,
+		};
+	}
 	const capability = CAPABILITIES[name];
 	if (capability) return { message: `${message} in workflow scripts`, fix: capability };
 	// `agent<Review>(…)` parses as two comparisons, so the type argument reads as an undeclared name.
@@ -110,8 +131,28 @@ function explain(
 	if (write) return { message, fix: `Declare it first: \`let ${name} = …\`` };
 	return {
 		message,
-		fix: "Declare it (`const`, `let`, a parameter) before use, or pass the value in `args`",
+		fix: `Declare it (\`const\`, \`let\`, a parameter) before use; or, for an input of the script, read it from \`args\` (\`args.${name}\`) and pass it in when the run starts`,
 	};
+}
+
+/**
+ * Whether `candidate` is a `let`/`const`/class being declared by the statement `reference` stands in, where reading
+ * it throws (`for (const file of files)` must not be told "did you mean `file`?", nor `const total = totl + 1`).
+ */
+function inDeclaration(reference: Reference, candidate: string, source: string): boolean {
+	const binding = reference.scope.lookup(candidate);
+	if (!binding || (binding.kind !== "let" && binding.kind !== "const" && binding.kind !== "class")) return false;
+	const end: number = binding.node.end;
+	if (end > reference.node.start) return false;
+	return /^\s*(=|of\b|in\b)[^;{}]*$/.test(source.slice(end, reference.node.start));
+}
+
+/** The relative path of `require("./file")`, which is another script of the author's, not a capability. */
+function requiredFile(node: AnyNode, parent: AnyNode): string | undefined {
+	if (parent.type !== "CallExpression" || parent.callee !== node) return undefined;
+	const [first] = parent.arguments;
+	const path = first?.type === "Literal" && typeof first.value === "string" ? first.value : undefined;
+	return path?.startsWith(".") ? path : undefined;
 }
 
 function processMember(parent: AnyNode, node: AnyNode, findings: UndeclaredFinding[]): void {
@@ -121,6 +162,11 @@ function processMember(parent: AnyNode, node: AnyNode, findings: UndeclaredFindi
 	findings.push({
 		offset: node.start,
 		message: `\`process.${member}\` is not available in workflow scripts (\`process\` has \`cwd()\` only)`,
-		fix: member === "env" ? ENV : member === "argv" ? "Pass the script's inputs in `args`" : ASK_AGENT,
+		fix:
+			member === "env"
+				? ENV
+				: member === "argv"
+					? "Read the script's inputs from `args` (`args.files`), and pass them in when the run starts"
+					: ASK_AGENT,
 	});
 }

@@ -2,6 +2,8 @@
  * The failure census and agent counts of a run: every null the script received is recorded with its cause,
  * and the final status follows from them (a run where every agent failed is not "completed").
  */
+import { isAbsolute, relative } from "node:path";
+import { WorkflowError } from "../errors.ts";
 import { addCostInto } from "./spend/cost.ts";
 import type {
 	WorkflowAgentCounts,
@@ -24,6 +26,10 @@ export interface CallNote {
 
 /** Notes kept of each kind: the latest ones are the likely causes. */
 const NOTES_KEPT = 20;
+/** In the every-agent-failed message: causes named (the rest are counted), call sites per cause, a cause's length. */
+const CAUSES_SHOWN = 3;
+const SITES_SHOWN = 3;
+const CAUSE_CHARS = 200;
 
 /** Counts and failures of one run, shared with its nested workflows. */
 export class Census {
@@ -111,6 +117,73 @@ export class Census {
 		return completed === 0 && failed + skipped - this.#refused > 0;
 	}
 
+	/**
+	 * The error of a run in which every agent failed: each cause (most common first) with how many calls it took and
+	 * where they were made (`line:column` in `filename`, the top-level script; `file:line:column` in another, its path
+	 * relative to `cwd`), so the message says why without reading `failures`. Bounded: three causes of 200
+	 * characters, three places each.
+	 */
+	everyAgentFailedError(filename: string, cwd: string): WorkflowError {
+		const { failed, skipped, calls } = this.counts;
+		const groups = new Map<string, { count: number; sites: string[]; first?: { line: number; column: number } }>();
+		for (const failure of this.failures) {
+			if (failure.kind !== "agent") continue;
+			const cause = causeText(failure.cause);
+			const group = groups.get(cause) ?? { count: 0, sites: [] };
+			group.count++;
+			if (failure.line !== undefined && failure.column !== undefined) {
+				const file = failure.filename === filename ? "" : `${shortPath(failure.filename, cwd)}:`;
+				const site = `${file}${failure.line}:${failure.column}`;
+				if (!group.sites.includes(site)) group.sites.push(site);
+				if (failure.filename === filename) group.first ??= { line: failure.line, column: failure.column };
+			}
+			groups.set(cause, group);
+		}
+		const total = [...groups.values()].reduce((sum, group) => sum + group.count, 0);
+		const causes = [...groups.entries()]
+			.map(([cause, group]) => ({ cause, ...group }))
+			.sort((a, b) => b.count - a.count);
+		const refused = total < calls ? " that were not refused" : "";
+		const subject =
+			total === 1
+				? `The only \`agent()\` call${refused} failed`
+				: `${total === 2 ? "Both" : `All ${total}`} \`agent()\` calls${refused} failed`;
+		// Whether the message leaves something out that `failures` holds.
+		let cut = causes.some((group) => group.sites.length > SITES_SHOWN || group.cause.endsWith("…"));
+		const [only] = causes;
+		let message: string;
+		let location: { line: number; column: number } | undefined;
+		if (!only) {
+			// Not reached: a failed or skipped call always has its entry; said plainly all the same.
+			message = `Every \`agent()\` call failed (${failed + skipped} of ${calls})`;
+		} else if (causes.length === 1) {
+			// One cause at one place in this file: the place is the error's position, said at the end as everywhere.
+			location = only.sites.length === 1 ? only.first : undefined;
+			const where = location || only.sites.length === 0 ? "" : ` at ${places(only.sites)}`;
+			message = `${subject}${where}: ${only.cause}`;
+		} else {
+			const shown = causes.slice(0, CAUSES_SHOWN).map((group) => {
+				const where = group.sites.length > 0 ? ` at ${places(group.sites)}` : "";
+				return `${group.count}${where}: ${group.cause}`;
+			});
+			const hidden = causes.slice(CAUSES_SHOWN).reduce((sum, group) => sum + group.count, 0);
+			const more = hidden > 0 ? `; and ${hidden} more with ${causes.length - CAUSES_SHOWN} other cause(s)` : "";
+			cut ||= hidden > 0;
+			message = `${subject}: ${shown.join("; ")}${more}`;
+		}
+		return new WorkflowError("agents_failed", cut ? `${message}. Each call's cause is in \`failures\`` : message, {
+			...(location ? { location } : {}),
+			details: {
+				failed,
+				skipped,
+				calls,
+				causes: causes
+					.slice(0, CAUSES_SHOWN)
+					.map((group) => ({ cause: group.cause, count: group.count, sites: group.sites.slice(0, SITES_SHOWN) })),
+			},
+		});
+	}
+
 	/** Keeps `note` among the latest of its kind. */
 	note(kind: "null" | "text", note: CallNote): void {
 		const list = kind === "null" ? this.nulls : this.texts;
@@ -124,4 +197,24 @@ export class Census {
 		this.usage.output += usage.output;
 		this.usage.total += usage.total;
 	}
+}
+
+/** A cause on one line, cut to `CAUSE_CHARS`, without a closing period (the message adds its own punctuation). */
+function causeText(cause: string): string {
+	const line = cause.replace(/\s+/g, " ").trim().replace(/\.$/, "");
+	return line.length > CAUSE_CHARS ? `${line.slice(0, CAUSE_CHARS - 1)}…` : line;
+}
+
+/** "4:30", "4:30, 5:2 and 7:12", "4:30, 5:2, 7:12 and 2 more places". */
+function places(sites: string[]): string {
+	if (sites.length === 1) return sites[0] as string;
+	if (sites.length <= SITES_SHOWN) return `${sites.slice(0, -1).join(", ")} and ${sites.at(-1)}`;
+	return `${sites.slice(0, SITES_SHOWN).join(", ")} and ${sites.length - SITES_SHOWN} more places`;
+}
+
+/** A nested workflow's file as a person wrote it: relative to the run's cwd when inside it. */
+function shortPath(file: string | undefined, cwd: string): string {
+	if (file === undefined || !isAbsolute(file)) return file ?? "";
+	const inside = relative(cwd, file);
+	return inside.startsWith("..") || isAbsolute(inside) ? file : inside;
 }

@@ -1,6 +1,7 @@
 /**
  * What an uncaught engine error most likely means in a workflow, said next to the engine's own words: a null read
- * after a failed `agent()` (which gives `null`), a field read on a text answer, `JSON.parse` on free text.
+ * after a failed `agent()` (which gives `null`), a field read on a text answer, `JSON.parse` on free text, a value that
+ * is not a function given to a built-in that calls it (`items.map(promise)`).
  *
  * A heuristic, at run time and from what the run recorded, not an analysis of the script: a null is blamed on a
  * call only when a call or slot gave the script `null` before the error, and a missing field on a text answer only
@@ -25,6 +26,9 @@ export function hintFor(error: EngineError, census: Census, body: string, filena
 	const read = /^cannot read property '(.+)' of (null|undefined)$/.exec(error.message);
 	const subject = expressionAt(body, error.line, error.column);
 	if (read?.[2] === "null" || error.message === "cannot convert to object") return nullHint(census, subject);
+	// A built-in method that exists, called with something it had to call: its callback is what is not a function.
+	const native = error.message === "not a function" ? /^\s*at ([\w$]+) \(native\)/.exec(error.stack ?? "") : null;
+	if (native) return callbackHint(native[1] as string, subject);
 	if (read || error.message === "not a function") return textHint(census, subject, filename);
 	return undefined;
 }
@@ -37,6 +41,11 @@ function nullHint(census: Census, subject: string | undefined): string | undefin
 	const what = subject ? `\`${subject}\` is null` : "A value is null";
 	const check = subject ?? "result";
 	return `${what}, most likely because ${latest.what}${at(latest)} failed: ${latest.cause}${also}. A failed call gives \`null\`: check for null before reading its fields (\`if (!${check}) …\`)`;
+}
+
+function callbackHint(method: string, subject: string | undefined): string {
+	const call = subject ?? `.${method}`;
+	return `\`${call}()\` was given something that is not a function where it takes one. Pass a function: \`${call}((item) => …)\`; a call written there (\`agent(…)\` with no \`() =>\` before it) starts at once and gives a Promise, not a function`;
 }
 
 function textHint(census: Census, subject: string | undefined, filename: string): string | undefined {

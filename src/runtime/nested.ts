@@ -64,7 +64,7 @@ export async function runNestedWorkflow(
 	if (parent.depth >= 1) {
 		throw new WorkflowError(
 			"workflow_nesting",
-			"`workflow()` runs one level deep: a nested workflow cannot call `workflow()`",
+			"`workflow()` runs one level deep: a nested workflow cannot call `workflow()`. Call both workflows from the top-level script, passing what one returns to the other in `args`",
 		);
 	}
 	if (typeof nameOrPath !== "string" || nameOrPath.trim() === "") {

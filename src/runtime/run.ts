@@ -208,14 +208,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		options.signal?.removeEventListener("abort", onCallerAbort);
 	}
 
-	if (!error && census.everyAgentFailed) {
-		const { failed, skipped, calls } = census.counts;
-		error = new WorkflowError(
-			"agents_failed",
-			`Every agent call failed (${failed + skipped} of ${calls}); see \`failures\` for each cause`,
-			{ details: { failed, skipped, calls } },
-		);
-	}
+	if (!error && census.everyAgentFailed) error = census.everyAgentFailedError(filename, cwd);
 	// Runner calls still running, and child attempts runners let go, are counted whatever else went wrong: a script
 	// that failed or left work running may also have left these. (Abandoned attempts alone do not fail a run: their
 	// calls ended like any stopped child's, and the census or the log says what was let go.)

@@ -124,7 +124,8 @@ export function fromGuestError(error: GuestError, scope: ScriptScope, body = "")
 				"limit_cpu",
 				"The script ran without pausing for too long (a loop that never awaits?)",
 				`${limits.syncSliceMs} ms`,
-				"Await between heavy steps or raise `limits.syncSliceMs`",
+				// Only a host call ends a stretch: `await null` resolves inside the engine, so it would not help.
+				"Pause between heavy steps with `await sleep(0)` (`await null` does not end the stretch), or raise `limits.syncSliceMs`",
 				location,
 			);
 		case "limit_value_size":
@@ -227,7 +228,7 @@ export function unawaitedWorkError(scope: ScriptScope, cut: WorkflowCutOff[]): W
 	const first = cut.find((entry) => entry.filename === scope.filename && entry.line !== undefined);
 	return new WorkflowError(
 		"not_awaited",
-		`The script returned while ${cut.length} call(s) it started were still running, so their results were lost: ${shown}${more}. Await every call before returning: \`await agent(…)\`, or collect the promises and \`await Promise.all(promises)\`; \`forEach(async …)\` does not wait, so use \`for (const x of list) await …\` or \`await parallel(list.map((x) => () => agent(…)))\``,
+		`The script returned while ${cut.length} call(s) it started were still running, so their results were lost: ${shown}${more}. Await every call before returning: \`await agent(…)\`, or collect the promises and \`await Promise.all(promises)\`; a function that makes calls returns a promise too, so await it (\`await main()\`); \`forEach(async …)\` does not wait, so use \`for (const x of list) await …\` or \`await parallel(list.map((x) => () => agent(…)))\``,
 		{
 			...(first?.line !== undefined && first.column !== undefined
 				? { location: { line: first.line, column: first.column } }

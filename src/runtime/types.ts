@@ -408,6 +408,11 @@ export interface WorkflowFailure {
 	phase?: string;
 	/** Why: the runner's error, "stopped", "timed out after 2 attempts", the thrown message… */
 	cause: string;
+	/** The file of the script that made the `agent()` call, for `kind: "agent"`. */
+	filename?: string;
+	/** Where in `filename` the `agent()` call was made, counted from 1. */
+	line?: number;
+	column?: number;
 	code?: string;
 	/** The isolated child's worktree: a failed child's changes may still be kept on its branch. */
 	worktree?: WorkflowWorktree;

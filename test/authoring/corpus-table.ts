@@ -18,11 +18,28 @@ export const UNDECLARED: Mistake[] = [
 	["setImmediate", "‸setImmediate(() => {});", "name_undeclared"],
 	["fetch", 'const page = await ‸fetch("https://example.com");\nreturn page;', "name_undeclared"],
 	["require", 'const fs = ‸require("node:fs");\nreturn fs;', "name_undeclared"],
+	["require of another script", 'const notes = ‸require("./notes.js");\nreturn notes;', "name_undeclared"],
+	[
+		"a loop over an input, its variable named like it",
+		"for (const file of ‸files) await agent(file);\nreturn 1;",
+		"name_undeclared",
+	],
 	["XMLHttpRequest", "const request = new ‸XMLHttpRequest();\nreturn request;", "name_undeclared"],
 	["process.env", "const token = ‸process.env.GITHUB_TOKEN;\nreturn token;", "name_undeclared"],
 	["process.argv", "const [, , first] = ‸process.argv;\nreturn first;", "name_undeclared"],
 	["process.exit", 'if (!args) ‸process.exit(1);\nreturn "ok";', "name_undeclared"],
 	["module.exports", "‸module.exports = { done: true };", "name_undeclared"],
+	[
+		"module.exports of an async function",
+		'‸module.exports = async function main() {\n  return await agent("x");\n};',
+		"name_undeclared",
+	],
+	["exports.name", '‸exports.summary = await agent("x");', "name_undeclared"],
+	[
+		"require.main === module",
+		'async function main() {\n  return await agent("x");\n}\nif (‸require.main === module) main();',
+		"name_undeclared",
+	],
 	["__dirname", "log(‸__dirname);", "name_undeclared"],
 	["window", '‸window.alert("done");', "name_undeclared"],
 	["SharedArrayBuffer", "const buffer = new ‸SharedArrayBuffer(8);\nreturn buffer.byteLength;", "name_undeclared"],
@@ -85,6 +102,15 @@ export const SYNTAX: Mistake[] = [
 	["`await` in a plain function", "function pause() {\n  ‸await sleep(1);\n}", "syntax_error"],
 	["export default", "‸export default async function main() {}", "syntax_error"],
 	["an exported helper", "‸export function helper() {}", "syntax_error"],
+	[
+		"export default async function around the body",
+		'‸export default async function run() {\n  return await agent("x");\n}',
+		"syntax_error",
+	],
+	["export async function main", '‸export async function main() {\n  return await agent("x");\n}', "syntax_error"],
+	["export default of an object", "‸export default { done: true };", "syntax_error"],
+	["export const of the result", '‸export const result = await agent("x");', "syntax_error"],
+	["export { names }", 'const a = await agent("a");\n‸export { a };', "syntax_error"],
 	["a static import", '‸import fs from "node:fs";', "syntax_error"],
 	["a dynamic import", 'const fs = await ‸import("node:fs");', "syntax_error"],
 	["a string broken over lines", 'const prompt = ‸"Review\nthe code";', "syntax_error"],
@@ -140,6 +166,61 @@ export const UNAWAITED: Mistake[] = [
 		"map(async) given to parallel",
 		"return await parallel(‸[1, 2].map(async (n) => agent(String(n))));",
 		"not_awaited",
+	],
+	[
+		"an awaited agent() in parallel's list",
+		'return await parallel([() => agent("a"), ‸await agent("b")]);',
+		"not_awaited",
+	],
+	["a started agent() as parallel's argument", 'return await parallel(‸agent("a"));', "not_awaited"],
+	[
+		"a started agent() as a pipeline stage",
+		'return await pipeline(["a"], (f) => agent(f), ‸agent("summarize"));',
+		"not_awaited",
+	],
+	[
+		"an awaited agent() as a pipeline stage",
+		'return await pipeline(["a"], (f) => agent(f), ‸await agent("summarize"));',
+		"not_awaited",
+	],
+	[
+		"a const promise as a pipeline stage",
+		'const s = agent("summarize");\nreturn await pipeline(["a"], (f) => agent(f), ‸s);',
+		"not_awaited",
+	],
+	["a started agent() as phase's function", 'return await phase("p", ‸agent("a"));', "not_awaited"],
+	[
+		"a field of the script's own async function's promise",
+		'async function main() {\n  return await agent("x");\n}\nreturn ‸main().length;',
+		"not_awaited",
+	],
+	[
+		"the script's own async function in a template prompt",
+		'const context = async () => "ctx";\nreturn await agent(`Use ${‸context()}`);',
+		"not_awaited",
+	],
+	["a started agent() as `.then()`'s callback", 'return await agent("a").then(‸agent("b"));', "not_awaited"],
+	[
+		"a started agent() as `.map()`'s callback",
+		'return await Promise.all(["a"].map(‸agent("review")));',
+		"not_awaited",
+	],
+	["main() dropped", 'async function main() {\n  return await agent("x");\n}\n‸main();', "not_awaited"],
+	[
+		"main().catch(…) dropped",
+		'const main = async () => agent("x");\n‸main().catch((e) => console.error(e));',
+		"not_awaited",
+	],
+	["an async IIFE dropped", '‸(async () => {\n  log(await agent("x"));\n})();', "not_awaited"],
+];
+
+export const NEVER_CALLED: Mistake[] = [
+	["an async function nothing calls", '‸async function run() {\n  return await agent("x");\n}', "never_called"],
+	["an arrow in a const nothing calls", '‸const main = async () => {\n  await agent("x");\n};', "never_called"],
+	[
+		"a helper and a main, nothing calling main",
+		'const PROMPT = "x";\nfunction prompt() {\n  return PROMPT;\n}\n‸async function main() {\n  return await agent(prompt());\n}',
+		"never_called",
 	],
 ];
 
@@ -296,6 +377,24 @@ export const CONTROLS: Control[] = [
 		'return await agent("x", { agent: "general-purpose", label: "L", retries: 1, timeoutMs: 1000, thinking: "low" });',
 		"done: x",
 	],
+	[
+		"an async main, awaited and returned",
+		'async function main() {\n  return await agent("a");\n}\nreturn await main();',
+		"done: a",
+	],
+	[
+		"a helper declared and called later",
+		'function label(n) {\n  return "item " + n;\n}\nconst out = [];\nfor (const n of [1]) out.push(await agent(label(n)));\nreturn out;',
+		["done: item 1"],
+	],
+	["an awaited async IIFE", 'return await (async () => agent("a"))();', "done: a"],
+	[
+		"pipeline stages as functions of (prev, item, i)",
+		'return await pipeline(["a"], (f) => agent(f), (prev, item, i) => agent(`${prev} ${item} ${i}`));',
+		["done: done: a a 0"],
+	],
+	["phase with a function", 'return await phase("p", () => agent("a"));', "done: a"],
+	["only declarations, the header's meta read", "const name = meta.name;\nreturn name;", "t"],
 	[
 		"a schema the checks accept",
 		'const r = await agent("x", { schema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } });\nreturn r;',

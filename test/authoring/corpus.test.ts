@@ -6,7 +6,16 @@ import { describe, expect, it } from "vitest";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { createFakeRunner } from "../helpers/fake-runner.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
-import { CONTROLS, HEADER, type Mistake, OPTIONS, SYNTAX, UNAWAITED, UNDECLARED } from "./corpus-table.ts";
+import {
+	CONTROLS,
+	HEADER,
+	type Mistake,
+	NEVER_CALLED,
+	OPTIONS,
+	SYNTAX,
+	UNAWAITED,
+	UNDECLARED,
+} from "./corpus-table.ts";
 
 checkSandboxLeaks();
 
@@ -24,7 +33,7 @@ function marked(text: string): { source: string; line: number; column: number } 
 	};
 }
 
-const ALL: Mistake[] = [...UNDECLARED, ...SYNTAX, ...UNAWAITED, ...OPTIONS];
+const ALL: Mistake[] = [...UNDECLARED, ...SYNTAX, ...UNAWAITED, ...NEVER_CALLED, ...OPTIONS];
 
 describe("the corpus", () => {
 	it("holds at least 60 mistakes and 15 controls", () => {
@@ -37,6 +46,7 @@ describe.each([
 	["undeclared names", UNDECLARED],
 	["syntax errors explained", SYNTAX],
 	["promises used without await", UNAWAITED],
+	["wrappers nothing calls", NEVER_CALLED],
 	["literal options and schemas", OPTIONS],
 ])("mistakes: %s", (_category, rows) => {
 	it.each(rows)("%s", async (_name, body, code, options = {}) => {

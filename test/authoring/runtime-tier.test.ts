@@ -89,7 +89,8 @@ const MISTAKES: [string, Mistake][] = [
 	[
 		"[object Promise] from the script's own async helper, in a prompt",
 		{
-			body: `async function context() { return "ctx"; }\nconst text = \`Use \${context()}\`;\nreturn await agent(text);`,
+			// A method: the static pass follows the script's own async functions only when called by name.
+			body: `const helpers = { context: async () => "ctx" };\nconst text = \`Use \${helpers.context()}\`;\nreturn await agent(text);`,
 			code: "not_awaited",
 			line: 4,
 			fix: "Write `await` before the call that made it",
@@ -188,6 +189,38 @@ const MISTAKES: [string, Mistake][] = [
 			line: 3,
 			fix: AWAIT_AGENT,
 			names: "`JSON.stringify` got the Promise that `agent()` (2:44) returns",
+		},
+	],
+	// A promise or an answer where a function goes: the fix is a function, not `await` (whole messages, and the
+	// scripts their fixes make, are in literal-fixes-table.ts).
+	[
+		"a promise held in a let, as a pipeline() stage",
+		{
+			body: `let summary = agent("summarize");\nreturn await pipeline(["a"], (f) => agent(f), summary);`,
+			code: "script_error",
+			line: 3,
+			fix: "Pass a function, which `pipeline()` calls for each item with the previous stage's result, the item and its index: `(prev, item, i) => agent(…)`",
+			names: "stage 2 is a Promise",
+		},
+	],
+	[
+		"a promise held in a let, as parallel()'s list",
+		{
+			body: `let both = agent("a");\nreturn await parallel(both);`,
+			code: "script_error",
+			line: 3,
+			fix: "Pass an array of functions that make the calls: `parallel([() => agent(…), () => agent(…)])`",
+			names: "`parallel()` takes an array, got a Promise",
+		},
+	],
+	[
+		"an answer held in a let, as phase()'s function",
+		{
+			body: `let review = await agent("review");\nreturn await phase("review", review);`,
+			code: "script_error",
+			line: 3,
+			fix: "`phase(name, () => agent(…))`",
+			names: "`phase(name, fn)` takes a function, got a string",
 		},
 	],
 	// Reading a field of a pending promise.
@@ -540,5 +573,78 @@ describe("legal code that must keep running", () => {
 		expect(result.status).toBe("completed");
 		expect(result.value).toEqual(value);
 		expect(result.cutOff).toBeUndefined();
+	});
+});
+
+/** The runner fails every call with the text after `fail: ` in its prompt. */
+async function runFailing(body: string) {
+	const fake = createFakeRunner((request) => ({ fail: request.prompt.replace(/^fail: /, "") }));
+	return runWorkflowScript(`${HEADER}${body}`, { agentRunner: fake.runner, cwd });
+}
+
+describe("a run in which every agent failed: the message names each cause, how many calls it took and where", () => {
+	it.each([
+		[
+			"one cause at one call site: the site is the error's position",
+			`return await parallel([1, 2, 3].map((n) => () => agent("fail: provider 500", { label: "r" + n })));`,
+			"All 3 `agent()` calls failed: provider 500 (2:55)",
+			{ line: 2, column: 55 },
+		],
+		[
+			"one call",
+			`return await agent("fail: timed out after 30000 ms");`,
+			"The only `agent()` call failed: timed out after 30000 ms (2:19)",
+			{ line: 2, column: 19 },
+		],
+		[
+			"one cause at two call sites",
+			`const a = await agent("fail: provider 500");\nconst b = await agent("fail: provider 500");\nreturn [a, b];`,
+			"Both `agent()` calls failed at 2:22 and 3:22: provider 500",
+			undefined,
+		],
+		[
+			"several causes: the commonest first, each with its count and sites",
+			`const a = await agent("fail: provider 500");\nconst rest = await parallel(["b", "c"].map((f) => () => agent("fail: timed out after 30000 ms")));\nreturn [a, ...rest];`,
+			"All 3 `agent()` calls failed: 2 at 3:62: timed out after 30000 ms; 1 at 2:22: provider 500",
+			undefined,
+		],
+		[
+			"more causes than are shown: the rest are counted",
+			`return await parallel(["a", "b", "c", "d", "e"].map((f) => () => agent("fail: cause " + f)));`,
+			"All 5 `agent()` calls failed: 1 at 2:71: cause a; 1 at 2:71: cause b; 1 at 2:71: cause c; and 2 more with 2 other cause(s). Each call's cause is in `failures`",
+			undefined,
+		],
+		[
+			"a long cause on several lines: one line, cut",
+			`return await agent("fail: " + "x".repeat(300) + "\\n\\nend");`,
+			`The only \`agent()\` call failed: ${"x".repeat(199)}…. Each call's cause is in \`failures\` (2:19)`,
+			{ line: 2, column: 19 },
+		],
+		[
+			"a call in a nested workflow: its site names its file",
+			`return await workflow("./fails.js");`,
+			"The only `agent()` call failed at fails.js:2:19: provider 500",
+			undefined,
+		],
+	])("%s", async (_name, body, message, location) => {
+		writeFileSync(
+			join(cwd, "fails.js"),
+			`export const meta = { name: "fails", description: "n" };\nreturn await agent("fail: provider 500");`,
+		);
+		const result = await runFailing(body);
+		expect(result.status).toBe("failed");
+		expect(result.error?.code).toBe("agents_failed");
+		expect(result.error?.message).toBe(message);
+		expect(result.error?.line).toBe(location?.line);
+		expect(result.error?.column).toBe(location?.column);
+	});
+
+	it("each failure carries its call's file, line and column", async () => {
+		const result = await runFailing(`const a = await agent("fail: no");\nreturn [a, await agent("fail: no")];`);
+		expect(result.failures.map(({ filename, line, column }) => ({ filename, line, column }))).toEqual([
+			{ filename: "workflow.js", line: 2, column: 22 },
+			{ filename: "workflow.js", line: 3, column: 23 },
+		]);
+		expect(result.error?.details?.causes).toEqual([{ cause: "no", count: 2, sites: ["2:22", "3:23"] }]);
 	});
 });

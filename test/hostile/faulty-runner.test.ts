@@ -419,8 +419,12 @@ describe("a runner that ignores cancellation", () => {
 			abandoned,
 		});
 		const failed = await runHostile(`return await agent("bad");`, { agentRunner: faultyRunner(stopped(2)).runner });
-		expectOutcome(failed, { code: "agents_failed", message: "Every agent call failed (1 of 1)" });
-		expect(failed.result.error?.details).toEqual({ failed: 1, skipped: 0, calls: 1, abandoned: 2 });
+		expectOutcome(failed, {
+			code: "agents_failed",
+			message: "The only `agent()` call failed: stopped: stalled, twice (2:19)",
+		});
+		const causes = [{ cause: "stopped: stalled, twice", count: 1, sites: ["2:19"] }];
+		expect(failed.result.error?.details).toEqual({ failed: 1, skipped: 0, calls: 1, causes, abandoned: 2 });
 		const script = `return [await agent("good"), await agent("bad")];`;
 		const answered = await runHostile(script, { agentRunner: faultyRunner(stopped(1)).runner });
 		expectOutcome(answered, { value: ["ok", null] });
@@ -433,7 +437,7 @@ describe("a runner that ignores cancellation", () => {
 			});
 		for (const fault of [stopped("2"), stopped(1.5), stopped(-1), throwing]) {
 			const run = await runHostile(`return await agent("bad");`, { agentRunner: faultyRunner(fault).runner });
-			expect(run.result.error?.details).toEqual({ failed: 1, skipped: 0, calls: 1 });
+			expect(run.result.error?.details).toEqual({ failed: 1, skipped: 0, calls: 1, causes });
 		}
 	});
 
@@ -445,7 +449,10 @@ describe("a runner that ignores cancellation", () => {
 				),
 		);
 		const run = await runHostile(`return await agent("bad", { timeoutMs: 20 });`, { agentRunner: faulty.runner });
-		expectOutcome(run, { code: "agents_failed", message: "Every agent call failed" });
+		expectOutcome(run, {
+			code: "agents_failed",
+			message: "The only `agent()` call failed: timed out after 20 ms (2:19)",
+		});
 		expect(run.result.failures[0]?.cause).toBe("timed out after 20 ms");
 		expect(run.result.error?.details).toMatchObject({ abandoned: 1 });
 		expect(run.events.flatMap((event) => (event.type === "log" ? [event.message] : []))).toEqual([

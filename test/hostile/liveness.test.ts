@@ -55,7 +55,9 @@ const FORGOTTEN: HostileCase[] = [
 	["a rejected promise nobody handles", `Promise.reject(new Error("ignored"));\nreturn 1;`, { value: 1 }],
 	[
 		"an async function that throws, never awaited",
-		`(async () => { throw new Error("lost"); })();\nawait sleep(5);\nreturn "after";`,
+		// Started through a helper the static pass does not follow (it refuses a dropped `(async () => …)()`), so the
+		// run meets the lost rejection.
+		`const start = (fn) => fn();\nstart(async () => { throw new Error("lost"); });\nawait sleep(5);\nreturn "after";`,
 		{ value: "after" },
 	],
 	[

@@ -49,7 +49,7 @@ const ESCAPES: [name: string, body: string, message: string, line: number, colum
 	[
 		"`import.meta`",
 		`await agent("a");\nreturn import.meta.url;`,
-		"`import.meta` is not available in workflow scripts; the globals agent, parallel, pipeline, phase, log, workflow are already there",
+		'`import.meta` is not available in workflow scripts. Delete it: the globals agent, parallel, pipeline, phase, log, workflow are already there; for files, the network or processes, ask an agent to do it (`await agent("Read package.json and return its version")`)',
 		3,
 		8,
 	],

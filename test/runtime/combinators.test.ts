@@ -56,7 +56,11 @@ describe("parallel()", () => {
 	});
 
 	it.each([
-		["a non-array", `parallel("x")`, "`parallel()` takes an array, got a string"],
+		[
+			"a non-array",
+			`parallel("x")`,
+			"`parallel()` takes an array, got a string. Pass an array of functions that make the calls: `parallel([() => agent(…), () => agent(…)])`, or `parallel(items.map((item) => () => agent(…)))`",
+		],
 		[
 			"a promise element",
 			// Through a `.map` the static pass does not follow, so the run meets the promise.
@@ -131,13 +135,32 @@ describe("pipeline()", () => {
 		);
 	});
 
-	it("on a stage that is not a function: throws a TypeError naming the stage", async () => {
+	it("on a stage that is not a function: throws a TypeError naming the stage and the function to pass", async () => {
 		const fake = createFakeRunner();
 		const result = await runWorkflowScript(`${HEADER}await pipeline([1], (x) => x, "oops");`, {
 			agentRunner: fake.runner,
 		});
-		expect(result.error?.message).toMatch(
-			/^Uncaught TypeError: `pipeline\(\)` stages must be functions; stage 2 is a string/,
-		);
+		expect(result.error).toMatchObject({
+			code: "script_error",
+			line: 2,
+			column: 15,
+			message:
+				"Uncaught TypeError: `pipeline()` stages must be functions; stage 2 is a string. Pass a function, which `pipeline()` calls for each item with the previous stage's result, the item and its index: `(prev, item, i) => agent(…)` (2:15)",
+		});
+	});
+
+	it("on items that are not an array: throws a TypeError that says how to pass a list", async () => {
+		const fake = createFakeRunner();
+		const result = await runWorkflowScript(`${HEADER}await pipeline("a.ts", (x) => agent(x));`, {
+			agentRunner: fake.runner,
+		});
+		expect(result.error).toMatchObject({
+			code: "script_error",
+			line: 2,
+			column: 15,
+			message:
+				"Uncaught TypeError: `pipeline()` takes an array, got a string. Pass the items as an array: `pipeline(items, (item) => agent(…))`; for a list an agent finds, give that `agent()` a `schema` with an array property and pass the property (2:15)",
+		});
+		expect(fake.requests).toHaveLength(0);
 	});
 });

@@ -37,7 +37,7 @@ describe("runWorkflowScript() limits", () => {
 		const result = await run(`await agent("first");\nfor (;;) {}`, { limits: { syncSliceMs: 200 } });
 		expect(result.error?.code).toBe("limit_cpu");
 		expect(result.error?.message).toMatch(
-			/^The script ran without pausing for too long \(a loop that never awaits\?\) \(limit: 200 ms\)\. Await between heavy steps or raise `limits.syncSliceMs`/,
+			/^The script ran without pausing for too long \(a loop that never awaits\?\) \(limit: 200 ms\)\. Pause between heavy steps with `await sleep\(0\)` \(`await null` does not end the stretch\), or raise `limits.syncSliceMs`/,
 		);
 		expect(result.counts.completed).toBe(1);
 	});

@@ -19,6 +19,9 @@ import { journal, replay, replayable } from "./replay.ts";
 
 /** Attempts a schema call gets in all before `agent()` throws `schema_unmet`. */
 export const SCHEMA_ATTEMPTS = 5;
+/** What to do about an answer that never matched: the call throws, unlike a failed child. */
+const SCHEMA_UNMET_FIX =
+	"Loosen the schema (fewer `required` fields, wider types) or say in the prompt what each field holds; the call throws, so wrap it in `try { … } catch (error) { … }` to go on without it";
 
 /** Runs one `agent(prompt, opts)` call made at the guest stack `stack` (its line names it when it is cut off). */
 export async function runAgentCall(
@@ -121,6 +124,8 @@ export async function runAgentCall(
 				agentType: ref.agentType,
 				...(ref.phase ? { phase: ref.phase } : {}),
 				cause,
+				filename: scope.filename,
+				...site,
 				...(code ? { code } : {}),
 				...(worktree ? { worktree } : {}),
 			},
@@ -230,7 +235,7 @@ export async function runAgentCall(
 		if (outcome.kind === "schema_miss") {
 			const error = new WorkflowError(
 				"schema_unmet",
-				`\`agent()\` answer still does not match its schema after ${SCHEMA_ATTEMPTS} attempts: ${outcome.errors}`,
+				`\`agent()\` answer still does not match its schema after ${SCHEMA_ATTEMPTS} attempts: ${outcome.errors}. ${SCHEMA_UNMET_FIX}`,
 				{ details: { attempts: SCHEMA_ATTEMPTS, errors: outcome.errors, key: ref.key } },
 			);
 			fail(error.message, error.code, true, outcome.result.id, outcome.result.worktree);

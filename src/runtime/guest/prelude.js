@@ -82,13 +82,16 @@
 		return "";
 	}
 
-	function notAwaited(what, name, promise) {
+	// `member` is the field read, if that was the use: `await f().x` would read it of the promise still.
+	function notAwaited(what, name, promise, member) {
 		const site = apply(weakGet, launches, [promise]);
 		const source = name ? `the Promise that \`${name}()\`${site ? sitePosition(site) : ""} returns` : "a Promise";
 		const text = what(source);
 		const fix = name ? `write \`await ${name}(…)\`` : "`await` the call that made it";
+		const inExpression =
+			member === undefined ? "" : `, or await it where it is read, in parentheses: \`(await …).${member}\``;
 		const sentence = apply(toUpperCase, text[0], []) + apply(stringSlice, text, [1]);
-		return codedError("not_awaited", `${sentence}: ${fix} before using its result`, TypeError);
+		return codedError("not_awaited", `${sentence}: ${fix} before using its result${inExpression}`, TypeError);
 	}
 
 	// One prototype per call name, between the promise and Promise.prototype: reading a field that promises lack,
@@ -97,7 +100,7 @@
 		const traps = createObject(null);
 		traps.get = (target, key, receiver) => {
 			if (typeof key === "symbol" || key in target) return reflectGet(target, key, receiver);
-			throw notAwaited((source) => `\`.${key}\` was read on ${source}, not on its result`, name, receiver);
+			throw notAwaited((source) => `\`.${key}\` was read on ${source}, not on its result`, name, receiver, key);
 		};
 		const proto = createObject(new G.Proxy(createObject(NativePromise.prototype), traps));
 		const method = (fn) => ({ value: fn, writable: true, enumerable: false, configurable: true });
@@ -156,9 +159,17 @@
 		}
 	}
 
+	// What to pass instead of something that is not an array, per combinator.
+	const ARRAY_FIX = {
+		parallel:
+			"Pass an array of functions that make the calls: `parallel([() => agent(…), () => agent(…)])`, or `parallel(items.map((item) => () => agent(…)))`",
+		pipeline:
+			"Pass the items as an array: `pipeline(items, (item) => agent(…))`; for a list an agent finds, give that `agent()` a `schema` with an array property and pass the property",
+	};
+
 	function checkItems(fnName, items) {
 		if (!isArray(items)) {
-			throw new TypeError(`\`${fnName}()\` takes an array, got ${describe(items)}`);
+			throw new TypeError(`\`${fnName}()\` takes an array, got ${describe(items)}. ${ARRAY_FIX[fnName]}`);
 		}
 		if (items.length > maxItems) {
 			const error = codedError(
@@ -262,7 +273,9 @@
 		checkItems("pipeline", items);
 		for (let s = 0; s < stages.length; s++) {
 			if (typeof stages[s] !== "function") {
-				throw new TypeError(`\`pipeline()\` stages must be functions; stage ${s + 1} is ${describe(stages[s])}`);
+				throw new TypeError(
+					`\`pipeline()\` stages must be functions; stage ${s + 1} is ${describe(stages[s])}. Pass a function, which \`pipeline()\` calls for each item with the previous stage's result, the item and its index: \`(prev, item, i) => agent(…)\``,
+				);
 			}
 		}
 		const gate = fanOutGate("pipeline", items.length, items.length * (stages.length > 0 ? stages.length : 1), site);
@@ -312,7 +325,11 @@
 			host.phaseStart(name, false);
 			return undefined;
 		}
-		if (typeof fn !== "function") throw new TypeError(`\`phase(name, fn)\` takes a function, got ${describe(fn)}`);
+		if (typeof fn !== "function") {
+			throw new TypeError(
+				`\`phase(name, fn)\` takes a function, got ${describe(fn)}. Pass one, which \`phase()\` calls inside the phase: \`phase(name, () => agent(…))\`; or call \`phase(name)\` alone to start a phase that the calls after it belong to`,
+			);
+		}
 		host.phaseStart(name, true);
 		let result;
 		try {

@@ -12,7 +12,14 @@ import {
 	type VariableDeclaration,
 	type VariableDeclarator,
 } from "acorn";
-import { explainSyntaxError, markdownFence, type SyntaxExplanation, sentence } from "../../authoring/index.ts";
+import {
+	type AnyNode,
+	explainSyntaxError,
+	exportAdvice,
+	markdownFence,
+	type SyntaxExplanation,
+	sentence,
+} from "../../authoring/index.ts";
 import { isWorkflowError, limitError, type SourceLocation, stripLocation, WorkflowError } from "../../errors.ts";
 import { checkSchema } from "../schema/limits.ts";
 import { SchemaSession, type SchemaValidation } from "../schema/session.ts";
@@ -263,11 +270,11 @@ function rejectModuleSyntax(program: Program, source: string): void {
 			);
 		}
 		if (statement.type.startsWith("Export")) {
-			throw new WorkflowError(
-				"syntax_error",
-				"`export` is not available in workflow scripts; only the `export const meta = {…}` header is. Give the result with `return`",
-				{ location: nodeLocation(statement) },
-			);
+			const { message, fix } = exportAdvice(statement as AnyNode, program as AnyNode, source);
+			throw new WorkflowError("syntax_error", sentence(message, fix), {
+				location: nodeLocation(statement),
+				details: { fix },
+			});
 		}
 	}
 	// Walking the whole tree costs more than parsing it, and almost no script has the word at all.
@@ -282,8 +289,10 @@ function rejectModuleSyntax(program: Program, source: string): void {
 }
 
 function moduleSyntax(what: string, node: Node): WorkflowError {
-	return new WorkflowError("syntax_error", `${what} in workflow scripts; the globals ${GLOBALS} are already there`, {
+	const fix = `Delete it: the globals ${GLOBALS} are already there; for files, the network or processes, ask an agent to do it (\`await agent("Read package.json and return its version")\`)`;
+	return new WorkflowError("syntax_error", `${what} in workflow scripts. ${fix}`, {
 		location: nodeLocation(node),
+		details: { fix },
 	});
 }
 
