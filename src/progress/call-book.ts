@@ -37,6 +37,8 @@ export class CallBook {
 	readonly totals: WorkflowAgentStateCounts = emptyCounts();
 	tokens = 0;
 	toolUses = 0;
+	/** Completed calls whose answer came from the journal. */
+	replayed = 0;
 	private readonly phases: PhaseBook;
 	private readonly records = new Map<string, CallRecord>();
 	private readonly dirty = new Set<CallRecord>();
@@ -105,6 +107,7 @@ export class CallBook {
 		if (isTerminal(data.status)) return;
 		data.status = ending.status;
 		data.endedAt = ending.time;
+		if (data.cached && ending.status === "completed") this.replayed++;
 		const { elapsedMs } = ending;
 		// A call that never started (cancelled while queued, refused) has no running time, not a zero one.
 		if (elapsedMs !== undefined && (elapsedMs > 0 || data.startedAt !== undefined)) data.elapsedMs = elapsedMs;

@@ -123,6 +123,8 @@ export interface WorkflowProgressTotals {
 	agents: WorkflowAgentStateCounts;
 	tokens: number;
 	toolUses: number;
+	/** Completed calls replayed from the journal (a resume; no child ran), counted in `agents.completed` too; absent when none. */
+	replayed?: number;
 }
 
 /** An error as the envelope carries it. */

@@ -276,7 +276,12 @@ export class RunState {
 			duration: this.duration ?? Math.max(0, (this.endedAt ?? this.updatedAt) - this.startedAt),
 			...(this.hasResult ? { result: this.result } : {}),
 			...(this.error ? { error: this.error } : {}),
-			totals: { agents: { ...this.calls.totals }, tokens: this.calls.tokens, toolUses: this.calls.toolUses },
+			totals: {
+				agents: { ...this.calls.totals },
+				tokens: this.calls.tokens,
+				toolUses: this.calls.toolUses,
+				...(this.calls.replayed > 0 ? { replayed: this.calls.replayed } : {}),
+			},
 			failures: this.failureList(),
 			...(this.kept.size > 0 ? { branches: this.branchList() } : {}),
 		};

@@ -34,6 +34,7 @@ export async function summarizeRun(dir: string, id: string): Promise<RunSummary 
 		agents: snapshot?.counts.completed ?? 0,
 		tokens: snapshot?.usage.total ?? 0,
 	};
+	if (snapshot?.counts.replayed) summary.replayed = snapshot.counts.replayed;
 	if (info?.meta?.name) summary.name = info.meta.name;
 	if (snapshot?.endedAt) summary.endedAt = snapshot.endedAt;
 	if (live) summary.lock = lock;

@@ -67,6 +67,8 @@ export interface RunSummary {
 	endedAt?: string;
 	/** Agents that finished: the snapshot's completed count, else the journal's entries. */
 	agents: number;
+	/** Of those, the ones a resume replayed from the journal (the snapshot's count); absent when none. */
+	replayed?: number;
 	/** Tokens spent: the snapshot's usage, else the journal's. */
 	tokens: number;
 	/** Who holds the run, when it is `running`. */

@@ -41,6 +41,13 @@ export class Census {
 		this.addUsage(usage);
 	}
 
+	/** A call answered from the journal: started and completed, and counted apart so a resume can say what ran. */
+	replayed(usage?: WorkflowTokenUsage): void {
+		this.started();
+		this.completed(usage);
+		this.counts.replayed = (this.counts.replayed ?? 0) + 1;
+	}
+
 	/** An `agent()` call that resolved to null or threw. `skipped` when it never reached the runner. */
 	failed(failure: WorkflowFailure, options: { skipped: boolean; usage?: WorkflowTokenUsage }): void {
 		if (options.skipped) this.counts.skipped++;

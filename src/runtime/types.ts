@@ -301,6 +301,8 @@ export interface WorkflowAgentCounts {
 	failed: number;
 	/** Calls that never started (cancelled while queued, or refused). */
 	skipped: number;
+	/** Calls answered from the journal of the run this one resumes (counted in started and completed too); absent when none. */
+	replayed?: number;
 }
 
 /** Work a script started and did not wait for: still running when that script returned, so the run stopped it. */

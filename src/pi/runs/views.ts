@@ -32,7 +32,7 @@ export async function listRuns(store: RunStore, registry: RunRegistry, now = Dat
 		return {
 			id: run.id,
 			live: true,
-			text: `${run.id} · ${run.name} · running (${where}) · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents · ${formatTokens(totals.tokens)} tokens`,
+			text: `${run.id} · ${run.name} · running (${where}) · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents${replayedNote(totals.replayed)} · ${formatTokens(totals.tokens)} tokens`,
 		};
 	});
 	const stored = (await store.list()).filter((summary) => !liveIds.has(summary.id));
@@ -72,7 +72,7 @@ export async function describeRun(store: RunStore, registry: RunRegistry, id: st
 	}
 	const lines = [
 		`Run ${id} (${name}): ${snapshot.status}, ended ${snapshot.endedAt}, ${formatDuration(snapshot.durationMs)}`,
-		`Agents: ${counts.completed} completed, ${counts.failed} failed, ${counts.skipped} skipped of ${counts.calls} · ${formatTokens(usage.total)} tokens`,
+		`Agents: ${counts.completed} completed${replayedNote(counts.replayed)}, ${counts.failed} failed, ${counts.skipped} skipped of ${counts.calls} · ${formatTokens(usage.total)} tokens`,
 	];
 	if (snapshot.error) lines.push(`Error (${snapshot.error.code}): ${snapshot.error.message}`);
 	for (const failure of failures.slice(0, 10)) {
@@ -89,5 +89,10 @@ function storedRow(summary: RunSummary, now: number): string {
 	const age = formatDuration(Math.max(0, now - Date.parse(summary.endedAt ?? summary.createdAt)));
 	const where = summary.status === "running" && summary.lock ? ` (process ${summary.lock.pid})` : "";
 	const problem = summary.problem ? ` · unreadable: ${summary.problem}` : "";
-	return `${summary.id} · ${summary.name ?? "?"} · ${summary.status}${where} · ${age} ago · ${summary.agents} ${summary.agents === 1 ? "agent" : "agents"} done · ${formatTokens(summary.tokens)} tokens${problem}`;
+	return `${summary.id} · ${summary.name ?? "?"} · ${summary.status}${where} · ${age} ago · ${summary.agents} ${summary.agents === 1 ? "agent" : "agents"} done${replayedNote(summary.replayed)} · ${formatTokens(summary.tokens)} tokens${problem}`;
+}
+
+/** " (4 replayed)": how many of a run's finished agents a resume took from the journal; "" when none. */
+function replayedNote(replayed: number | undefined): string {
+	return replayed ? ` (${replayed} replayed)` : "";
 }

@@ -12,10 +12,9 @@ import type {
 	ToolDefinition,
 } from "@earendil-works/pi-coding-agent";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
-import { Text } from "@earendil-works/pi-tui";
 import { type Static, Type } from "typebox";
 import { stripLocation, toWorkflowError, WorkflowError, type WorkflowErrorCode } from "../../errors.ts";
-import { formatWorkflowProgress, type WorkflowProgressDetails, workflowProgressResult } from "../../progress/index.ts";
+import { type WorkflowProgressDetails, workflowProgressResult } from "../../progress/index.ts";
 import { createRunStore, type RunStore } from "../../runs/index.ts";
 import { MAX_TIMEOUT_MS } from "../../runtime/agent/options.ts";
 import { checkWorkflowScript } from "../../runtime/index.ts";
@@ -38,6 +37,7 @@ import { RunRegistry } from "../runs/registry.ts";
 import { startToolRun, type ToolRunOutcome } from "../runs/tool-run.ts";
 import { type WorkflowCheckDetails, workflowCheckResult } from "./check-result.ts";
 import { WORKFLOW_GUIDELINES, workflowToolDescription } from "./description.ts";
+import { renderWorkflowCall, renderWorkflowResult } from "./render.ts";
 import { createWorkflowResolver, resolveScriptSource } from "./script-source.ts";
 
 export const WORKFLOW_TOOL_NAME = "workflow";
@@ -273,28 +273,8 @@ export function createWorkflowTool(
 				throw error;
 			}
 		},
-		renderCall(args, theme) {
-			const what = args.name
-				? `saved ${args.name}`
-				: args.path
-					? args.path
-					: `inline script (${(args.script ?? "").split("\n").length} lines)`;
-			return new Text(`${theme.fg("toolTitle", theme.bold("workflow "))}${theme.fg("muted", what)}`, 0, 0);
-		},
-		renderResult(result, { expanded }, theme) {
-			const details = result.details;
-			if (details && "check" in details) {
-				const { ok, diagnostics } = details.check;
-				const text =
-					ok && diagnostics.length === 0 ? "check: no problems" : `check: ${diagnostics.length} problem(s)`;
-				return new Text(theme.fg(ok ? "success" : "error", text), 0, 0);
-			}
-			if (!details?.envelope) return new Text(theme.fg("dim", "workflow: no details"), 0, 0);
-			if (expanded) return new Text(formatWorkflowProgress(details.envelope), 0, 0);
-			const status = details.envelope.status;
-			const colour = status === "completed" ? "success" : status === "running" ? "accent" : "error";
-			return new Text(theme.fg(colour, details.summary), 0, 0);
-		},
+		renderCall: (args, theme) => renderWorkflowCall(args, theme),
+		renderResult: (result, { expanded }, theme) => renderWorkflowResult(result, expanded, theme),
 	};
 }
 

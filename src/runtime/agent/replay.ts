@@ -35,8 +35,7 @@ export function replayable(run: RunContext, key: string, hasSchema: boolean): Wo
 
 /** A call the journal holds: counted, charged and reported as it was in the run that made it, with no runner call. */
 export function replay(run: RunContext, ref: WorkflowAgentCallRef, entry: WorkflowJournalEntry): JsonValue {
-	run.census.started();
-	run.census.completed(entry.usage);
+	run.census.replayed(entry.usage);
 	if (entry.usage) run.budget.spendTokens(entry.usage.total);
 	run.emit({
 		type: "agent_finished",
