@@ -39,7 +39,16 @@ export function runText(result: WorkflowRunResult, saved: DurableOutcome): strin
 	if (saved.saved === 0) {
 		return `\nRun \`${id}\`: no agent result was saved${problem}; run the workflow again to retry.`;
 	}
-	return `\nRun \`${id}\`: ${savedResults(saved.saved)} saved${problem}. Resume with workflow({ resume: "${id}" }) to replay them and run the rest; add \`script\`, \`path\` or \`name\` to resume with an edited script.`;
+	return `\nRun \`${id}\`: ${savedResults(saved.saved)} saved${problem}. Resume with workflow({ resume: "${id}" }) to replay them and run the rest.\n${fixText(id, saved.script)}`;
+}
+
+/**
+ * How to resume with a fix: edit the run's own script file (so unchanged calls stay byte for byte the same and
+ * replay) and resume with its path; without the file, any edited `script`, `path` or `name`.
+ */
+export function fixText(id: string, script: string | undefined): string {
+	if (!script) return "To resume with an edited script, add `script`, `path` or `name` to that call.";
+	return `To fix the script first: read ${script}, change only what is wrong, and resume with workflow({ resume: "${id}", path: "${script}" }); an agent() call replays only when its prompt and options are byte for byte the recorded ones.`;
 }
 
 /** What a `background: true` call returns at once. */

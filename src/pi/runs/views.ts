@@ -5,7 +5,7 @@
 import { formatDuration, formatTokens } from "../../progress/format.ts";
 import { formatWorkflowProgress } from "../../progress/index.ts";
 import type { RunStore, RunSummary } from "../../runs/index.ts";
-import { savedResults } from "./messages.ts";
+import { fixText, savedResults } from "./messages.ts";
 import type { RunRegistry } from "./registry.ts";
 
 /** What to do with an ended run that saved no agent result (a resume would be refused). */
@@ -52,20 +52,28 @@ export async function describeRun(store: RunStore, registry: RunRegistry, id: st
 		return `${formatWorkflowProgress(live.envelope(), { now: Date.now() })}\nStop it: workflow_runs({ action: "stop", runId: "${id}" })`;
 	const record = await store.open(id);
 	const name = record.info.meta?.name ?? "workflow";
-	const resume = `Resume: workflow({ resume: "${id}" })`;
 	// A live lock wins over any snapshot: another process may be resuming the run right now.
 	const summary = (await store.list()).find((candidate) => candidate.id === id);
 	if (summary?.status === "running") {
 		return `Run ${id} (${name}) is running in process ${summary.lock?.pid ?? "?"} on ${summary.lock?.hostname ?? "?"}, not in this session: stop it there.`;
 	}
+	// Records made before the script file existed get it now: the model reads and edits that file for a fix.
+	const script = await record.ensureScript().catch(() => undefined);
+	const resume = `Resume: workflow({ resume: "${id}" })\n${fixText(id, script)}`;
 	const snapshot = await record.readSnapshot();
 	if (!snapshot) {
 		const saved = summary?.agents ?? 0;
 		return `Run ${id} (${name}) was interrupted (no snapshot: the process ended while it ran); ${savedResults(saved)} saved.\n${saved > 0 ? resume : RUN_AGAIN}`;
 	}
 	const { counts, usage, failures } = snapshot;
+	// A resume replays finished agents and refuses a run that has none: then the only way on is to run it again.
+	const next =
+		snapshot.status === "completed"
+			? script
+				? [`Script: ${script}`]
+				: []
+			: [counts.completed > 0 ? resume : RUN_AGAIN];
 	if (snapshot.progress !== undefined) {
-		const next = snapshot.status === "completed" ? [] : [counts.completed > 0 ? resume : RUN_AGAIN];
 		return [`Run ${id} (${name}): ${snapshot.status}, ended ${snapshot.endedAt}`, snapshot.progress, ...next].join(
 			"\n",
 		);
@@ -79,9 +87,7 @@ export async function describeRun(store: RunStore, registry: RunRegistry, id: st
 		lines.push(`  ✗ ${failure.label ?? `${failure.kind}[${failure.index}]`}: ${failure.cause}`);
 	}
 	if (failures.length > 10) lines.push(`  … and ${failures.length - 10} more failures`);
-	// A resume replays finished agents and refuses a run that has none: then the only way on is to run it again.
-	if (snapshot.status !== "completed") lines.push(counts.completed > 0 ? resume : RUN_AGAIN);
-	return lines.join("\n");
+	return [...lines, ...next].join("\n");
 }
 
 /** A run of the store: "done" counts finished agents only, so a run stopped early does not read as one that ran none. */
