@@ -10,6 +10,8 @@ import { createWorkflowQueue } from "../runtime/queue.ts";
 import { warmSandboxPool } from "../sandbox/index.ts";
 import { type AgentTypeConfig, loadAgentTypes } from "./agents/agent-types.ts";
 import { createWorkflowsCommand, RUNS_COMMAND_NAME } from "./runs/command.ts";
+import { renderRunMessage } from "./runs/message-view.ts";
+import { RUN_MESSAGE_TYPE } from "./runs/messages.ts";
 import { RunRegistry } from "./runs/registry.ts";
 import { createWorkflowRunsTool } from "./runs/runs-tool.ts";
 import { createWorkflowTool } from "./tool/workflow-tool.ts";
@@ -52,6 +54,7 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 	});
 	pi.registerTool(createWorkflowRunsTool({ registry, storeFor }));
 	pi.registerCommand(RUNS_COMMAND_NAME, createWorkflowsCommand({ registry, storeFor }));
+	pi.registerMessageRenderer(RUN_MESSAGE_TYPE, renderRunMessage);
 }
 
 export type { AgentTypeConfig, LoadAgentTypesOptions, LoadAgentTypesResult } from "./agents/agent-types.ts";

@@ -111,11 +111,7 @@ export function formatWorkflowProgress(
 export function summarizeWorkflowProgress(envelope: WorkflowProgressEnvelope): string {
 	const name = `Workflow ${workflowName(envelope)}`;
 	const time = formatDuration(envelope.duration);
-	const { agents } = envelope.totals;
-	const replayed = replayedText(envelope);
-	const many = `${agents.total} agent${agents.total === 1 ? "" : "s"}`;
-	const counts =
-		agents.total === 0 ? "no agents" : replayed ? `${many}: ${replayed}` : `${many} (${countsText(agents)})`;
+	const counts = agentsText(envelope);
 	const tokens = envelope.totals.tokens > 0 ? `, ${formatTokens(envelope.totals.tokens)} tokens` : "";
 	const error = envelope.error ? `: ${oneLine(envelope.error.message)}` : "";
 	switch (envelope.status) {
@@ -130,6 +126,15 @@ export function summarizeWorkflowProgress(envelope: WorkflowProgressEnvelope): s
 		case "error":
 			return `${name} errored after ${time}${error}; ${counts}`;
 	}
+}
+
+/** "4 agents (4 completed)", "6 agents: 4 replayed from the journal, 2 ran (2 completed)", "no agents". */
+export function agentsText(envelope: WorkflowProgressEnvelope): string {
+	const { agents } = envelope.totals;
+	if (agents.total === 0) return "no agents";
+	const replayed = replayedText(envelope);
+	const many = `${agents.total} agent${agents.total === 1 ? "" : "s"}`;
+	return replayed ? `${many}: ${replayed}` : `${many} (${countsText(agents)})`;
 }
 
 /**

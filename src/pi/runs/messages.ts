@@ -3,6 +3,7 @@
  * call returns at once, and the one message a background run sends when it ends.
  */
 import type { AgentToolResult } from "@earendil-works/pi-coding-agent";
+import { agentsText, oneLine } from "../../progress/format.ts";
 import { type WorkflowProgressDetails, workflowProgressResult } from "../../progress/index.ts";
 import type { WorkflowRunResult } from "../../runtime/types.ts";
 import type { DurableOutcome } from "./durable-run.ts";
@@ -10,18 +11,46 @@ import type { LiveRun } from "./registry.ts";
 import type { ToolRunOutcome } from "./tool-run.ts";
 
 /** Custom message type of a background run's completion message. */
-const RUN_MESSAGE_TYPE = "workflow-run";
+export const RUN_MESSAGE_TYPE = "workflow-run";
 
 /** Bytes of text a completion message carries; the whole result is in the run's snapshot file. */
 const MESSAGE_TEXT_BYTES = 16 * 1024;
+
+/** What a completion message's renderer draws (the model reads `content`); every list is bounded. */
+export interface WorkflowRunMessageDetails {
+	runId?: string;
+	status: WorkflowRunResult["status"];
+	summary: string;
+	/** Where the whole result is. */
+	snapshot?: string;
+	/** `meta.name`. */
+	name?: string;
+	durationMs?: number;
+	/** "4 agents (4 completed)", or what a resume replayed and what ran. */
+	agents?: string;
+	tokens?: number;
+	/** The first lines of the result as JSON; `resultLines` is how many it has in all. */
+	result?: string[];
+	resultLines?: number;
+	error?: string;
+	/** The census: a line per failure (the first few), then how many more. */
+	failures?: string[];
+	/** Branches isolated children's changes were kept on, a line each (the first few). */
+	branches?: string[];
+	/** Where the run is kept and, when it did not complete, the call that resumes it and how to fix the script. */
+	next?: string[];
+}
 
 /** A message for `pi.sendMessage`. */
 export interface WorkflowRunMessage {
 	customType: string;
 	content: string;
 	display: boolean;
-	details: { runId?: string; status: WorkflowRunResult["status"]; summary: string; snapshot?: string };
+	details: WorkflowRunMessageDetails;
 }
+
+/** Lines of the result, failures and branches a completion message's details keep, and characters per line. */
+const DETAIL_LINES = { result: 20, failures: 10, branches: 10, chars: 240 };
 
 /** "1 agent result is", "9 agent results are": how many a run's journal holds, for "… saved". */
 export function savedResults(count: number): string {
@@ -81,6 +110,39 @@ export function completionMessage(outcome: ToolRunOutcome, snapshot: string | un
 			status: result.status,
 			summary,
 			...(snapshot ? { snapshot } : {}),
+			...runDetails(outcome, kept),
 		},
+	};
+}
+
+/** The parts of a run the completion message's renderer lays out, each cut to `DETAIL_LINES`. */
+function runDetails(outcome: ToolRunOutcome, kept: string): Omit<WorkflowRunMessageDetails, "status" | "summary"> {
+	const { envelope, result } = outcome;
+	const cut = (line: string) =>
+		line.length > DETAIL_LINES.chars ? `${line.slice(0, DETAIL_LINES.chars - 1)}…` : line;
+	const json = result.value !== undefined ? (JSON.stringify(result.value, null, 2) ?? "") : "";
+	const lines = json === "" ? [] : json.split("\n");
+	const failures = envelope.failures.map((failure) => {
+		const name =
+			failure.kind === "agent" ? `#${failure.index} ${failure.label ?? ""}` : `${failure.kind}[${failure.index}]`;
+		return cut(`${oneLine(name)}: ${oneLine(failure.cause)}`);
+	});
+	const branches = (envelope.branches ?? []).map((branch) =>
+		cut(
+			`${branch.branch} · #${branch.index} ${oneLine(branch.label)} · ${branch.fileCount} file${branch.fileCount === 1 ? "" : "s"}`,
+		),
+	);
+	const more = (list: string[], limit: number) =>
+		list.length > limit ? [...list.slice(0, limit), `… ${list.length - limit} more`] : list;
+	return {
+		...(envelope.meta?.name ? { name: envelope.meta.name } : {}),
+		durationMs: envelope.duration,
+		agents: agentsText(envelope),
+		tokens: envelope.totals.tokens,
+		...(lines.length > 0 ? { result: lines.slice(0, DETAIL_LINES.result).map(cut), resultLines: lines.length } : {}),
+		...(envelope.error ? { error: cut(oneLine(envelope.error.message)) } : {}),
+		...(failures.length > 0 ? { failures: more(failures, DETAIL_LINES.failures) } : {}),
+		...(branches.length > 0 ? { branches: more(branches, DETAIL_LINES.branches) } : {}),
+		...(kept.trim() ? { next: kept.trim().split("\n") } : {}),
 	};
 }
