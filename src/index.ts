@@ -56,6 +56,7 @@ export type {
 	WorkflowAgentRunnerContext,
 	WorkflowAgentStatus,
 	WorkflowBudgetOptions,
+	WorkflowCallIdentity,
 	WorkflowCheckReport,
 	WorkflowChildState,
 	WorkflowCutOff,

@@ -39,6 +39,7 @@ export type {
 	WorkflowAgentRunnerContext,
 	WorkflowAgentStatus,
 	WorkflowBudgetOptions,
+	WorkflowCallIdentity,
 	WorkflowChildState,
 	WorkflowCutOff,
 	WorkflowFailure,

@@ -65,6 +65,7 @@ export class DurableRun {
 		this.journal = {
 			lookup: (key) => this.opened?.lookup(key),
 			record: (entry) => this.write(entry),
+			list: () => this.opened?.entries() ?? [],
 		};
 	}
 

@@ -13,6 +13,7 @@ import { type Attempt, addUsage, attemptOnce, buildRequest, ORPHANED } from "./a
 import { type AgentCallOptions, checkAgentOptions, checkPrompt } from "./options.ts";
 import { PREVIEW_CHARS, preview, shorten } from "./preview.ts";
 import { journal, replay, replayable } from "./replay.ts";
+import { callIdentity, explainMiss } from "./replay-miss.ts";
 
 /** Attempts a schema call gets in all before `agent()` throws `schema_unmet`. */
 export const SCHEMA_ATTEMPTS = 5;
@@ -80,6 +81,7 @@ export async function runAgentCall(
 		hasSchema: schema !== undefined,
 		...(options.model ? { model: options.model } : {}),
 	});
+	const identity = callIdentity({ prompt, ...options }, ref.index);
 	const journaled = replayable(run, ref.key, schema !== undefined);
 	if (journaled) {
 		untrack();
@@ -89,6 +91,7 @@ export async function runAgentCall(
 		if (schema) run.schemas.release(schema);
 		return replay(run, ref, journaled);
 	}
+	explainMiss(run, ref, identity);
 	const started = Date.now();
 	let attempts = 0;
 	let usage: WorkflowTokenUsage | undefined;
@@ -158,7 +161,7 @@ export async function runAgentCall(
 
 		if (outcome.kind === "answer") {
 			// On disk before the script sees it: a crash after this point cannot lose the answer.
-			await journal(run, ref, outcome.value, usage, outcome.result.id);
+			await journal(run, ref, outcome.value, usage, outcome.result.id, identity);
 			run.census.completed(usage);
 			if (typeof outcome.value === "string") {
 				run.census.note("text", { what: `agent \`${ref.label}\``, filename: scope.filename, ...site });

@@ -6,15 +6,17 @@ import { errorMessage } from "../../errors.ts";
 import type { WorkflowAgentCallRef } from "../events.ts";
 import { assertJsonValue } from "../json.ts";
 import { emitLog, type RunContext } from "../run-context.ts";
-import type { JsonValue, WorkflowJournalEntry, WorkflowTokenUsage } from "../types.ts";
+import type { JsonValue, WorkflowCallIdentity, WorkflowJournalEntry, WorkflowTokenUsage } from "../types.ts";
 import { readUsage } from "./attempt.ts";
 import { preview } from "./preview.ts";
+import { noteLookup } from "./replay-miss.ts";
 
 /**
  * The journal's entry for `key`, when it can stand in for the call: a JSON value that fits the boundary (an object
  * for a schema call). Anything else, from a journal edited by hand, is ignored and the call runs.
  */
 export function replayable(run: RunContext, key: string, hasSchema: boolean): WorkflowJournalEntry | undefined {
+	noteLookup(run, key);
 	const entry = run.journal?.lookup(key);
 	if (entry === undefined || entry === null || typeof entry !== "object") return undefined;
 	try {
@@ -57,6 +59,7 @@ export async function journal(
 	value: JsonValue,
 	usage: WorkflowTokenUsage | undefined,
 	agentId: string | undefined,
+	identity: WorkflowCallIdentity,
 ): Promise<void> {
 	if (!run.journal) return;
 	try {
@@ -67,6 +70,7 @@ export async function journal(
 			...(agentId !== undefined ? { agentId: String(agentId) } : {}),
 			label: ref.label,
 			agentType: ref.agentType,
+			identity,
 		});
 	} catch (error) {
 		emitLog(run, {
