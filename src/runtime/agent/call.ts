@@ -81,7 +81,8 @@ export async function runAgentCall(
 		hasSchema: schema !== undefined,
 		...(options.model ? { model: options.model } : {}),
 	});
-	const identity = callIdentity({ prompt, ...options }, ref.index);
+	// What a journal line records of the call's key, to explain a later miss; nothing to record without a journal.
+	const identity = run.journal ? callIdentity({ prompt, ...options }, ref.index) : undefined;
 	const journaled = replayable(run, ref.key, schema !== undefined);
 	if (journaled) {
 		untrack();
@@ -91,7 +92,7 @@ export async function runAgentCall(
 		if (schema) run.schemas.release(schema);
 		return replay(run, ref, journaled);
 	}
-	explainMiss(run, ref, identity);
+	if (identity) explainMiss(run, ref, identity);
 	const started = Date.now();
 	let attempts = 0;
 	let usage: WorkflowTokenUsage | undefined;

@@ -59,7 +59,7 @@ export async function journal(
 	value: JsonValue,
 	usage: WorkflowTokenUsage | undefined,
 	agentId: string | undefined,
-	identity: WorkflowCallIdentity,
+	identity: WorkflowCallIdentity | undefined,
 ): Promise<void> {
 	if (!run.journal) return;
 	try {
@@ -70,7 +70,7 @@ export async function journal(
 			...(agentId !== undefined ? { agentId: String(agentId) } : {}),
 			label: ref.label,
 			agentType: ref.agentType,
-			identity,
+			...(identity ? { identity } : {}),
 		});
 	} catch (error) {
 		emitLog(run, {
