@@ -4,7 +4,8 @@
 # open /workflows, its run menu and a child's actions, stop the run from its menu, resume it, leave its menu open
 # while it ends, and read the list once both have ended. test/e2e/runs-render.test.ts takes the same steps through
 # a pi session (no tmux) and checks that every dialog and message here is what pi shows now, and that the README's
-# excerpts are lines of this file: run this script again when that test says the file is out of date.
+# excerpts are lines of this file: run this script again when that test says the file is out of date (it updates
+# those excerpts too, through scripts/readme-excerpts.ts).
 # Usage: scripts/render-workflows.sh [out-file]   (needs tmux; no network; about a minute)
 set -euo pipefail
 
@@ -121,3 +122,7 @@ until_shown '↑↓ navigate'
 section "/workflows after it ended" '^ *Workflow runs$'
 tm send-keys -t render Escape
 echo "wrote $out"
+# The README's excerpts of the file, when it is the file the README quotes.
+if [ "$out" = "$repo/docs/runs-render.txt" ]; then
+	PATH="$repo/node_modules/.bin:$PATH" node "$repo/scripts/readme-excerpts.ts"
+fi

@@ -286,6 +286,7 @@ describe("docs/runs-render.txt", () => {
 		const resumeSection =
 			"The resume: its call, the parent's answer, the widget (the checks replayed, the report running)";
 		inSection(resumeSection, `workflow ${describeWorkflowCall(calls()[1] ?? {})}`);
+		expect(results()[1]).toMatch(/^Resumed run `wf-[0-9a-z-]+` of workflow `audit-deps` in the background: /);
 		inSection(resumeSection, results()[1] ?? "");
 		command = parent.session.prompt("/workflows");
 		(await nth(7)).answer((await nth(7)).options[0]);

@@ -80,12 +80,15 @@ export function fixText(id: string, script: string | undefined): string {
 	return `To fix the script first: read ${script}, change only what is wrong, and resume with workflow({ resume: "${id}", path: "${script}" }); an agent() call replays only when its prompt and options are byte for byte the recorded ones.`;
 }
 
-/** What a `background: true` call returns at once. */
-export function startedResult(live: LiveRun): AgentToolResult<WorkflowProgressDetails> {
+/** What a `background: true` call returns at once; a resume says it is one (and whether its script was edited). */
+export function startedResult(live: LiveRun, resume?: { edited: boolean }): AgentToolResult<WorkflowProgressDetails> {
 	const { id } = live;
 	const envelope = live.envelope();
+	const head = resume
+		? `Resumed run \`${id}\` of workflow \`${live.name}\` in the background${resume.edited ? " with an edited script" : ""}: its saved agent results replay, the rest run; a message arrives in this session when it ends.`
+		: `Started workflow \`${live.name}\` in the background as run \`${id}\`; a message arrives in this session when it ends.`;
 	const text = [
-		`Started workflow \`${live.name}\` in the background as run \`${id}\`; a message arrives in this session when it ends.`,
+		head,
 		`Watch it: /workflows, or workflow_runs({ action: "status", runId: "${id}" }).`,
 		`Stop it: workflow_runs({ action: "stop", runId: "${id}" }). If it fails or is stopped: workflow({ resume: "${id}" }).`,
 	].join("\n");

@@ -218,7 +218,8 @@ export function createWorkflowTool(
 					},
 					() => undefined,
 				);
-				return startedResult(live);
+				const edited = Boolean(params.script || params.path || params.name);
+				return startedResult(live, resumed ? { edited } : undefined);
 			}
 			// The run ended, was stopped or could not be recorded before it could go to the background: report it here.
 		}
