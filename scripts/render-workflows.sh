@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # Renders docs/runs-render.txt: real pi in tmux on the scripted faux parent of
 # test/fixtures/faux-background-extension.ts, driven as a person would: start a background run, watch its widget,
-# open /workflows, stop one run from it, start another, decline to stop it, and read the list once it has ended.
+# open /workflows, its run menu and a child's actions, stop the run from its menu, resume it, leave its menu open
+# while it ends, and read the list once both have ended. test/e2e/runs-render.test.ts takes the same steps through
+# a pi session (no tmux) and checks that every dialog and message here is what pi shows now, and that the README's
+# excerpts are lines of this file: run this script again when that test says the file is out of date (it updates
+# those excerpts too, through scripts/readme-excerpts.ts).
 # Usage: scripts/render-workflows.sh [out-file]   (needs tmux; no network; about a minute)
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$repo/docs/runs-render.txt}
-work=$(mktemp -d /tmp/wf-render-XXXXXX)
+# Short, so the record paths pi prints fit on a line of the pane.
+work=$(mktemp -d /tmp/wfr-XXXXXX)
 mkdir -p "$work/agent" "$work/acme-app"
 sock="wf-render-$$"
-tm() { tmux -L "$sock" "$@"; }
+printf 'set -g extended-keys on\n' >"$work/tmux.conf"
+tm() { tmux -L "$sock" -f "$work/tmux.conf" "$@"; }
 cleanup() {
 	tm kill-server 2>/dev/null || true
 	rm -rf "$work"
@@ -29,12 +35,13 @@ until_shown() {
 	pane >&2
 	exit 1
 }
-# Appends the lines from the last one matching $2 up to the next rule (the editor's top edge) as section $1.
+# Appends the lines from the last one matching $2 up to the next rule (a dialog's bottom edge or the editor's top
+# edge) as section $1. A rule is a line of box-drawing dashes; index() compares bytes, which suits UTF-8 here.
 section() {
 	{
 		printf '=== %s ===\n' "$1"
 		pane | awk -v from="$2" '{ lines[NR] = $0; if ($0 ~ from) start = NR }
-			END { for (i = start; i <= NR && lines[i] !~ /^─+$/; i++) print lines[i] }'
+			END { if (!start) exit 1; for (i = start; i <= NR && index(lines[i], "───") != 1; i++) print lines[i] }'
 		printf '\n'
 	} >>"$out"
 }
@@ -42,9 +49,15 @@ section() {
 tail_from() {
 	{
 		printf '=== %s ===\n' "$1"
-		pane | awk -v from="$2" '{ lines[NR] = $0; if ($0 ~ from) start = NR } END { for (i = start; i <= NR; i++) print lines[i] }'
+		pane | awk -v from="$2" '{ lines[NR] = $0; if ($0 ~ from) start = NR } END { if (!start) exit 1; for (i = start; i <= NR; i++) print lines[i] }'
 		printf '\n'
 	} >>"$out"
+}
+# Types a slash command and runs it; the completion menu needs a moment before Enter.
+command() {
+	tm send-keys -t render "$1"
+	sleep 0.5
+	tm send-keys -t render Enter
 }
 
 pi_version=$(PATH="$repo/node_modules/.bin:$PATH" pi --version 2>/dev/null || echo "?")
@@ -60,46 +73,56 @@ tm new-session -d -s render -x 110 -y 45 \
 	pi --offline -e '$repo/src/pi.ts' -e '$repo/test/fixtures/faux-background-extension.ts' --model faux/faux-1"
 until_shown 'faux-1'
 
-# A run to stop.
+# A run in the background: the call, the widget, /workflows, the run's menu, a child's actions.
 tm send-keys -t render "Audit our dependencies in the background" Enter
 until_shown 'audit-deps · check · 0/3 agents · [3-9]\.[0-9]s'
-tm send-keys -t render "/workflows"
-sleep 0.5
-tm send-keys -t render Enter
-until_shown '↑↓ navigate'
-tm send-keys -t render Enter
-until_shown '^ *Stop run wf-'
-sleep 0.5
-section "/workflows, then Enter on the running run: the stop confirmation" '^ *Stop run wf-'
-tm send-keys -t render Enter
-until_shown 'The background run reported back'
-sleep 0.5
-section "After Yes: the run's completion message, the parent's answer, and the run as /workflows now shows it" '^ *\[workflow-run\]$'
-
-
-# A run to watch until it ends.
-tm send-keys -t render "Audit them again, in the background" Enter
-until_shown 'audit-deps · check · 0/3 agents · [3-9]\.[0-9]s'
 tail_from "The call's result, the parent's answer, the run's widget above the editor, its status line below the footer" '^ *workflow inline script'
-
-tm send-keys -t render "/workflows"
-sleep 0.5
-tm send-keys -t render Enter
+command "/workflows"
 until_shown '↑↓ navigate'
 section "/workflows while it runs: the selector" '^ *Workflow runs$'
 tm send-keys -t render Enter
-until_shown '^ *Stop run wf-'
+until_shown '^ *→ Stop the run$'
+section "Enter on the running run: its menu" '^ *Run wf-'
 tm send-keys -t render Down Enter
-until_shown 'audit-deps · report'
-tail_from "After No: the run goes on, now in its report phase" '^ [^ ]+ audit-deps · report'
+until_shown 'Restart it'
+section "Down and Enter on #0 acorn: what can be done to it" '^ *#0 acorn$'
+tm send-keys -t render Escape
 
-until_shown 'completed in [0-9.]+s: 4 agents'
-sleep 0.5
-section "The completion message and the parent's answer" '^ *\[workflow-run\]$'
-tm send-keys -t render "/workflows"
-sleep 0.5
-tm send-keys -t render Enter
+# Its checks done, the run writes its report: stop it from its menu.
+until_shown 'audit-deps · report'
+command "/workflows"
 until_shown '↑↓ navigate'
-section "/workflows after both runs ended" '^ *Workflow runs$'
+tm send-keys -t render Enter
+until_shown '^ *→ Stop the run$'
+tm send-keys -t render Enter
+until_shown '^ *Stop run wf-'
+sleep 0.5
+section "Stop the run, from its menu: the confirmation" '^ *Stop run wf-'
+tm send-keys -t render Enter
+until_shown 'The background run reported back'
+sleep 1
+section "After Yes: the run's completion message, the parent's answer, and the run as /workflows now shows it" '^ *■ audit-deps'
+
+# Resume it: the checks replay from the journal, the report runs.
+tm send-keys -t render "Resume the audit, in the background" Enter
+until_shown 'audit-deps · report · 3/4 agents'
+tail_from "The resume: its call, the parent's answer, the widget (the checks replayed, the report running)" '^ *workflow resume of run'
+command "/workflows"
+until_shown '↑↓ navigate'
+tm send-keys -t render Enter
+until_shown '^ *→ Stop the run$'
+section "Its menu, left open" '^ *Run wf-'
+until_shown 'ended while this menu was open'
+until_shown '^ *✓ audit-deps wf-'
+# The parent's answer to the completion message.
+sleep 2
+section "The run ends: its completion message, the parent's answer, and the menu closing to say how it ended" '^ *✓ audit-deps wf-'
+command "/workflows"
+until_shown '↑↓ navigate'
+section "/workflows after it ended" '^ *Workflow runs$'
 tm send-keys -t render Escape
 echo "wrote $out"
+# The README's excerpts of the file, when it is the file the README quotes.
+if [ "$out" = "$repo/docs/runs-render.txt" ]; then
+	PATH="$repo/node_modules/.bin:$PATH" node "$repo/scripts/readme-excerpts.ts"
+fi

@@ -59,6 +59,7 @@ export type {
 	WorkflowAgentStatus,
 	WorkflowAskHandler,
 	WorkflowBudgetOptions,
+	WorkflowCallIdentity,
 	WorkflowCheckReport,
 	WorkflowChildState,
 	WorkflowCost,

@@ -12,6 +12,8 @@ import { createWorkflowQueue } from "../runtime/queue.ts";
 import { warmSandboxPool } from "../sandbox/index.ts";
 import { loadAgentTypes } from "./agents/agent-types.ts";
 import { createWorkflowsCommand, RUNS_COMMAND_NAME } from "./runs/command.ts";
+import { renderRunMessage } from "./runs/message-view.ts";
+import { RUN_MESSAGE_TYPE } from "./runs/messages.ts";
 import { RunRegistry } from "./runs/registry.ts";
 import { createWorkflowRunsTool } from "./runs/runs-tool.ts";
 import { readSessionDefaults, SESSION_FLAGS } from "./session-defaults.ts";
@@ -115,6 +117,7 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 			completions: { run: workflowsRunCompletions(() => saved) },
 		}),
 	);
+	pi.registerMessageRenderer(RUN_MESSAGE_TYPE, renderRunMessage);
 }
 
 export type { AgentTypeConfig, LoadAgentTypesOptions, LoadAgentTypesResult } from "./agents/agent-types.ts";

@@ -48,6 +48,8 @@ export class CallBook {
 	/** What this run's calls cost, and what replayed ones cost when they ran. */
 	cost: WorkflowCost = { usd: 0 };
 	replayedCost: WorkflowCost | undefined;
+	/** Completed calls whose answer came from the journal. */
+	replayed = 0;
 	private readonly phases: PhaseBook;
 	private readonly records = new Map<string, CallRecord>();
 	private readonly dirty = new Set<CallRecord>();
@@ -116,6 +118,7 @@ export class CallBook {
 		if (isTerminal(data.status)) return;
 		data.status = ending.status;
 		data.endedAt = ending.time;
+		if (data.cached && ending.status === "completed") this.replayed++;
 		const { elapsedMs } = ending;
 		// A call that never started (cancelled while queued, refused) has no running time, not a zero one.
 		if (elapsedMs !== undefined && (elapsedMs > 0 || data.startedAt !== undefined)) data.elapsedMs = elapsedMs;

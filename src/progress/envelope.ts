@@ -167,6 +167,8 @@ export interface WorkflowProgressTotals {
 	replayedCost?: WorkflowCost;
 	/** The run's cap in dollars, when it has one. */
 	costLimitUsd?: number;
+	/** Completed calls replayed from the journal (a resume; no child ran), counted in `agents.completed` too; absent when none. */
+	replayed?: number;
 }
 
 /** An error as the envelope carries it. */

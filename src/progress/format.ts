@@ -65,8 +65,9 @@ export function formatWorkflowProgress(
 		);
 	}
 	if (agents.total > 0) {
+		const replayed = replayedText(envelope);
 		lines.push(
-			`Agents: ${agents.total} (${countsText(agents) || "none"})${usageText(envelope.totals.tokens, envelope.totals.toolUses)}`,
+			`Agents: ${agents.total} (${replayed ?? (countsText(agents) || "none")})${usageText(envelope.totals.tokens, envelope.totals.toolUses)}`,
 		);
 	}
 	const cost = costLine(envelope);
@@ -129,9 +130,7 @@ export function formatWorkflowProgress(
 export function summarizeWorkflowProgress(envelope: WorkflowProgressEnvelope): string {
 	const name = `Workflow ${workflowName(envelope)}`;
 	const time = formatDuration(envelope.duration);
-	const { agents } = envelope.totals;
-	const counts =
-		agents.total > 0 ? `${agents.total} agent${agents.total === 1 ? "" : "s"} (${countsText(agents)})` : "no agents";
+	const counts = agentsText(envelope);
 	const tokens = `${envelope.totals.tokens > 0 ? `, ${formatTokens(envelope.totals.tokens)} tokens` : ""}${summaryCost(envelope)}`;
 	const error = envelope.error ? `: ${oneLine(envelope.error.message)}` : "";
 	switch (envelope.status) {
@@ -150,6 +149,30 @@ export function summarizeWorkflowProgress(envelope: WorkflowProgressEnvelope): s
 		case "error":
 			return `${name} errored after ${time}${error}; ${counts}`;
 	}
+}
+
+/** "4 agents (4 completed)", "6 agents: 4 replayed from the journal, 2 ran (2 completed)", "no agents". */
+export function agentsText(envelope: WorkflowProgressEnvelope): string {
+	const { agents } = envelope.totals;
+	if (agents.total === 0) return "no agents";
+	const replayed = replayedText(envelope);
+	const many = `${agents.total} agent${agents.total === 1 ? "" : "s"}`;
+	return replayed ? `${many}: ${replayed}` : `${many} (${countsText(agents)})`;
+}
+
+/**
+ * What a resume replayed and what ran, e.g. "4 replayed from the journal, 2 ran (1 completed, 1 failed)"
+ * ("2 live (2 running)" while it runs); undefined when nothing was replayed.
+ */
+export function replayedText(envelope: WorkflowProgressEnvelope): string | undefined {
+	const replayed = envelope.totals.replayed ?? 0;
+	if (replayed === 0) return undefined;
+	const { agents } = envelope.totals;
+	const rest = agents.total - replayed;
+	const head = `${replayed} replayed from the journal`;
+	if (rest === 0) return head;
+	const live = countsText({ ...agents, completed: agents.completed - replayed });
+	return `${head}, ${rest} ${envelope.status === "running" ? "live" : "ran"} (${live})`;
 }
 
 const PHASE_MARKS = { pending: "○", running: "▸", done: "✓", failed: "✗" } as const;

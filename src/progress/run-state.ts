@@ -371,6 +371,7 @@ export class RunState {
 				cost: this.calls.cost,
 				...(this.calls.replayedCost !== undefined ? { replayedCost: this.calls.replayedCost } : {}),
 				...(this.costLimitUsd !== undefined ? { costLimitUsd: this.costLimitUsd } : {}),
+				...(this.calls.replayed > 0 ? { replayed: this.calls.replayed } : {}),
 			},
 			failures: this.failureList(),
 			...(this.kept.size > 0 ? { branches: this.branchList() } : {}),

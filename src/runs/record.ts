@@ -1,4 +1,7 @@
-/** One run's folder: `run.json` (what the run is), `journal.jsonl`, `snapshot.json` and `lock`. */
+/**
+ * One run's folder: `run.json` (what the run is), `script.js` (its script as a file, to read and edit for a resume),
+ * `journal.jsonl`, `snapshot.json` and `lock`.
+ */
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { WorkflowError } from "../errors.ts";
@@ -10,18 +13,31 @@ import type { RunInfo, RunRecord, RunSnapshot } from "./types.ts";
 
 const STATUSES: readonly string[] = ["completed", "failed", "stopped"];
 
+/** The name of the run's script file in its folder. */
+export const SCRIPT_FILE = "script.js";
+
 /** The record of the run in `dir`, described by `info`. */
 export function runRecord(dir: string, initial: RunInfo): RunRecord {
 	const id = initial.id;
 	const snapshotPath = join(dir, "snapshot.json");
+	const scriptPath = join(dir, SCRIPT_FILE);
 	let info = initial;
 	return {
 		id,
 		dir,
+		scriptPath,
 		get info() {
 			return info;
 		},
+		async ensureScript() {
+			if ((await readTextIfExists(scriptPath)) === undefined) await writeFileAtomic(scriptPath, info.script);
+			return scriptPath;
+		},
+		async readScript() {
+			return (await readTextIfExists(scriptPath)) ?? info.script;
+		},
 		async revise(source) {
+			await writeFileAtomic(scriptPath, source.script);
 			info = {
 				...info,
 				script: source.script,

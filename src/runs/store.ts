@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { WorkflowError } from "../errors.ts";
 import { DIR_MODE, ensurePrivateDir, errnoCode, storeError, writeFileAtomic } from "./files.ts";
 import { defaultRunsRoot, projectFolderName } from "./paths.ts";
-import { readRunInfo, runRecord } from "./record.ts";
+import { readRunInfo, runRecord, SCRIPT_FILE } from "./record.ts";
 import { isRunId, newRunId } from "./run-id.ts";
 import { summarizeRun } from "./summary.ts";
 import type { RunCreateOptions, RunInfo, RunRecord, RunStore, RunStoreOptions, RunSummary } from "./types.ts";
@@ -55,6 +55,8 @@ export function createRunStore(options: RunStoreOptions): RunStore {
 			script: input.script,
 			...pick(input),
 		};
+		// The script file first: a folder with a run.json is a run, and its script file should be there too.
+		await writeFileAtomic(join(runDir, SCRIPT_FILE), input.script);
 		await writeFileAtomic(join(runDir, "run.json"), `${JSON.stringify(info, null, "\t")}\n`);
 		return runRecord(runDir, info);
 	}

@@ -37,6 +37,7 @@ export async function summarizeRun(dir: string, id: string): Promise<RunSummary 
 	};
 	if (snapshot?.cost) summary.cost = snapshot.cost;
 	if (snapshot?.replayedCost) summary.replayedCost = snapshot.replayedCost;
+	if (snapshot?.counts.replayed) summary.replayed = snapshot.counts.replayed;
 	if (info?.meta?.name) summary.name = info.meta.name;
 	if (snapshot?.endedAt) summary.endedAt = snapshot.endedAt;
 	if (live) summary.lock = lock;

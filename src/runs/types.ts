@@ -68,6 +68,8 @@ export interface RunSummary {
 	endedAt?: string;
 	/** Agents that finished: the snapshot's completed count, else the journal's entries. */
 	agents: number;
+	/** Of those, the ones a resume replayed from the journal (the snapshot's count); absent when none. */
+	replayed?: number;
 	/** Tokens spent: the snapshot's usage, else the journal's. */
 	tokens: number;
 	/**
@@ -133,6 +135,15 @@ export interface RunRecord {
 	/** The run's folder. */
 	readonly dir: string;
 	readonly info: RunInfo;
+	/**
+	 * The script as a file, `script.js` in the run's folder: what to read and edit for a resume with a fix
+	 * (`workflow({ resume, path })`). Written by `create` and `revise`; records made before it use `ensureScript`.
+	 */
+	readonly scriptPath: string;
+	/** Writes `script.js` from `run.json` when it is missing; resolves with its path. */
+	ensureScript(): Promise<string>;
+	/** The script a resume starts from: `script.js` as it is now (edited or not), else `run.json`'s. */
+	readScript(): Promise<string>;
 	/** Replaces the script (and filename, args) a later resume starts from: a resume with an edited script. */
 	revise(source: Pick<RunCreateOptions, "script" | "filename" | "args">): Promise<void>;
 	/** Loads the journal and opens it for appending. Use it under `acquire()`: one writer per run. */

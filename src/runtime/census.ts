@@ -42,8 +42,6 @@ export class Census {
 	readonly cost: WorkflowCost = { usd: 0 };
 	/** What replayed calls cost when they ran; undefined until one is replayed. */
 	replayedCost: WorkflowCost | undefined;
-	/** Calls the journal answered (counted in `completed` too). */
-	replays = 0;
 	#refused = 0;
 	#abandoned = 0;
 	/** Calls that gave the script null, and calls that answered text, latest last (for script-error hints). */
@@ -64,11 +62,14 @@ export class Census {
 		addCostInto(this.cost, cost);
 	}
 
-	/** A call the journal answered: its tokens count as in the run that made it; its cost was saved. */
+	/**
+	 * A call the journal answered: started and completed, and counted apart so a resume can say what ran. Its tokens
+	 * count as in the run that made it; its cost was saved (it adds to `replayedCost`, not to what this run spent).
+	 */
 	replayed(usage: WorkflowTokenUsage | undefined, cost: WorkflowCost | undefined): void {
-		this.counts.completed++;
-		this.replays++;
-		this.addUsage(usage);
+		this.started();
+		this.completed(usage);
+		this.counts.replayed = (this.counts.replayed ?? 0) + 1;
 		this.replayedCost ??= { usd: 0 };
 		addCostInto(this.replayedCost, cost);
 	}

@@ -50,6 +50,7 @@ export type {
 	WorkflowAgentStatus,
 	WorkflowAskHandler,
 	WorkflowBudgetOptions,
+	WorkflowCallIdentity,
 	WorkflowChildState,
 	WorkflowCost,
 	WorkflowCutOff,

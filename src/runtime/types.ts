@@ -382,6 +382,28 @@ export interface WorkflowJournalEntry {
 	/** The call's label and agent type, for people reading a journal. */
 	label?: string;
 	agentType?: string;
+	/** What the call's key was made of, so a resume can say what differs in a call that no longer matches. */
+	identity?: WorkflowCallIdentity;
+}
+
+/** The parts of a call's identity as a journal line keeps them: hashes of the long ones, the short ones as they are. */
+export interface WorkflowCallIdentity {
+	/** Hash of the prompt (16 hex digits of its sha256). */
+	prompt: string;
+	/** The prompt's first characters (`IDENTITY_PROMPT_CHARS`), to say where an edited prompt differs. */
+	promptHead: string;
+	/** The prompt's length in characters. */
+	promptChars: number;
+	agentType: string;
+	/** Hash of the schema, when the call had one. */
+	schema?: string;
+	model?: string;
+	thinking?: string;
+	/** Hash of the tool list, when the call named tools. */
+	tools?: string;
+	isolation?: string;
+	/** The call's index in the run that recorded it. */
+	index: number;
 }
 
 /**
@@ -393,6 +415,8 @@ export interface WorkflowJournalEntry {
 export interface WorkflowJournal {
 	lookup(key: string): WorkflowJournalEntry | undefined;
 	record(entry: WorkflowJournalEntry): Promise<void>;
+	/** Every entry it holds: with it, a resume names the recorded call a changed call missed, and what differs. */
+	list?(): readonly WorkflowJournalEntry[];
 }
 
 /** One entry of the failure census: an `agent()` that resolved to null, or a combinator slot that became null. */
@@ -441,6 +465,8 @@ export interface WorkflowAgentCounts {
 	failed: number;
 	/** Calls that never started (cancelled while queued, or refused). */
 	skipped: number;
+	/** Calls answered from the journal of the run this one resumes (counted in started and completed too); absent when none. */
+	replayed?: number;
 }
 
 /** Work a script started and did not wait for: still running when that script returned, so the run stopped it. */

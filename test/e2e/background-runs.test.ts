@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ExtensionUIContext, getAgentDir } from "@earendil-works/pi-coding-agent";
+import { stripTerminalSequences } from "@earendil-works/pi-tui";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createParentSession, type ParentSession } from "../../scripts/parent-session.ts";
 import type { WorkflowProgressDetails } from "../../src/progress/index.ts";
@@ -20,6 +21,7 @@ import {
 	untilAborted,
 } from "../helpers/faux.ts";
 import { until } from "../helpers/until.ts";
+import { darkTheme } from "../progress/theme.ts";
 
 const PARENT_TASK = "Please run the workflow";
 const SCRIPT = `export const meta = { name: "bg", description: "d" };
@@ -117,6 +119,16 @@ describe("background workflow runs in a real pi session", () => {
 		expect(message).not.toContain(`Run \`${runId}\`.`);
 		await new Promise((resolve) => setTimeout(resolve, 300));
 		expect(completions()).toHaveLength(1);
+
+		// pi draws it with the extension's renderer: a status line, not `[workflow-run]` and the raw text.
+
+		const sent = parent.session.messages.find((m) => m.role === "custom" && m.customType === "workflow-run");
+		const renderer = parent.session.extensionRunner.getMessageRenderer("workflow-run");
+		const options = { expanded: false, outputPad: 1, keyText: () => "ctrl+o", keyHint: () => "ctrl+o to expand" };
+		const drawn = sent && renderer?.(sent as Parameters<typeof renderer>[0], options, darkTheme())?.render(100);
+		expect(stripTerminalSequences(drawn?.[1] ?? "")).toMatch(
+			new RegExp(`^ ✓ bg ${runId} · completed · 2 agents \\(2 completed\\) · [\\d.]+k? tokens · [\\d.]+m?s\\s*$`),
+		);
 
 		const snapshot = await (
 			await createRunStore({ cwd, root: join(getAgentDir(), "workflow-runs") }).open(runId)

@@ -174,6 +174,29 @@ describe("/workflows", () => {
 		expect(text).toContain(`Run ${id} (t): failed`);
 		expect(text).toContain("Error (script_error): Uncaught late bug");
 		expect(text).toContain(`Resume: workflow({ resume: "${id}" })`);
+		// And how to resume with a fix: the run's own script file, read and edited, resumed by its path.
+		const script = join(store.dir, id, "script.js");
+		expect(text).toContain(
+			`To fix the script first: read ${script}, change only what is wrong, and resume with workflow({ resume: "${id}", path: "${script}" }); an agent() call replays only when its prompt and options are byte for byte the recorded ones.`,
+		);
+	});
+
+	it("a resumed run: its row and its view say how many of its agents were replayed, and where its script is", async () => {
+		const body = `return [await agent("a"), await agent("b"), await agent("c")];`;
+		const record = await store.create({ script: `${HEADER}${body}`, meta: { name: "t", description: "d" } });
+		const journal = await record.journal();
+		const fake = createFakeRunner((request) => (request.prompt === "c" ? { fail: "down" } : "ok"));
+		await runWorkflowScript(`${HEADER}${body}`, { agentRunner: fake.runner, journal });
+		const resumed = await runWorkflowScript(`${HEADER}${body}`, { agentRunner: createFakeRunner().runner, journal });
+		await journal.close();
+		await record.writeSnapshot(resumed);
+		const rows = await listRuns(store, registry);
+		expect(rows[0]?.text).toMatch(
+			new RegExp(`^${record.id} · t · completed · .* ago · 3 agents done \\(2 replayed\\) · 30 tokens$`),
+		);
+		const text = await describeRun(store, registry, record.id);
+		expect(text).toContain("Agents: 3 completed (2 replayed), 0 failed, 0 skipped of 3 · 30 tokens");
+		expect(text).toContain(`Script: ${record.scriptPath}`);
 	});
 
 	it("a run that ended before any agent finished: says to run it again, not to resume (a resume is refused)", async () => {

@@ -48,7 +48,7 @@ describe("record.acquire()", () => {
 		expect(existsSync(join(record.dir, "lock"))).toBe(false);
 		const next = await again.acquire();
 		await next.release();
-		expect(readdirSync(record.dir)).toEqual(["run.json"]);
+		expect(readdirSync(record.dir).sort()).toEqual(["run.json", "script.js"]);
 	});
 
 	it("while a live child process holds it: refused, naming that process; once SIGKILLed: taken over", async () => {

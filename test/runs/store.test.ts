@@ -4,6 +4,7 @@ import {
 	mkdirSync,
 	readdirSync,
 	readFileSync,
+	rmSync,
 	statSync,
 	symlinkSync,
 	writeFileSync,
@@ -124,10 +125,10 @@ describe("store.create()", () => {
 			expect(mode(root)).toBe(0o700);
 			expect(mode(store.dir)).toBe(0o700);
 			expect(mode(record.dir)).toBe(0o700);
-			for (const file of ["run.json", "snapshot.json", "journal.jsonl"])
+			for (const file of ["run.json", "script.js", "snapshot.json", "journal.jsonl"])
 				expect(mode(join(record.dir, file))).toBe(0o600);
 			// Atomic writes leave no temp files behind.
-			expect(readdirSync(record.dir).sort()).toEqual(["journal.jsonl", "run.json", "snapshot.json"]);
+			expect(readdirSync(record.dir).sort()).toEqual(["journal.jsonl", "run.json", "script.js", "snapshot.json"]);
 		} finally {
 			process.umask(previous);
 		}
@@ -330,5 +331,30 @@ describe("record.revise()", () => {
 		const reopened = await store.open(record.id);
 		expect(reopened.info).toMatchObject({ id: record.id, script: "v2", args: { n: 2 }, filename: "a.js" });
 		expect(Date.parse(reopened.info.revisedAt ?? "")).toBeGreaterThan(0);
+		// The script file follows: it is what a person or a model reads and edits for the next resume.
+		expect(readFileSync(record.scriptPath, "utf8")).toBe("v2");
+		expect(await reopened.readScript()).toBe("v2");
+	});
+});
+
+describe("record.scriptPath", () => {
+	it("is the run's script as a file, which a resume reads as it is now (edited or not)", async () => {
+		const { store } = tempStore();
+		const record = await store.create({ script: "return 1;", meta: META });
+		expect(record.scriptPath).toBe(join(record.dir, "script.js"));
+		expect(readFileSync(record.scriptPath, "utf8")).toBe("return 1;");
+		writeFileSync(record.scriptPath, "return 2;");
+		expect(await (await store.open(record.id)).readScript()).toBe("return 2;");
+	});
+
+	it("a record made before the script file existed: readScript falls back to run.json, ensureScript writes the file", async () => {
+		const { store } = tempStore();
+		const record = await store.create({ script: "return 1;", meta: META });
+		rmSync(record.scriptPath);
+		const reopened = await store.open(record.id);
+		expect(await reopened.readScript()).toBe("return 1;");
+		expect(await reopened.ensureScript()).toBe(record.scriptPath);
+		expect(readFileSync(record.scriptPath, "utf8")).toBe("return 1;");
+		expect(mode(record.scriptPath)).toBe(0o600);
 	});
 });

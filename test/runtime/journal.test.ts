@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createWorkflowProgressTracker, formatWorkflowProgress } from "../../src/progress/index.ts";
 import {
 	runWorkflowScript,
 	type WorkflowAgentRequest,
@@ -69,7 +70,7 @@ return notes.lenght.toFixed() + summary;`;
 				notes: ["done: note a", "done: note b", "done: note c"],
 				summary: "done: summarise done: note a | done: note b | done: note c",
 			},
-			counts: { calls: 4, started: 4, completed: 4, failed: 0, skipped: 0 },
+			counts: { calls: 4, started: 4, completed: 4, failed: 0, skipped: 0, replayed: 4 },
 			usage: first.result.usage,
 		});
 		expect(second.finished.map((event) => event.type === "agent_finished" && event.cached)).toEqual([
@@ -78,6 +79,32 @@ return notes.lenght.toFixed() + summary;`;
 			true,
 			true,
 		]);
+	});
+
+	it("a resume that replays 4 calls and runs 2: the counts and the summary say which is which", async () => {
+		const body = `const notes = await parallel(["a", "b", "c", "d"].map((x) => () => agent("note " + x)));
+const checks = await parallel(["x", "y"].map((x) => () => agent("check " + x + " against " + notes.length)));
+return checks;`;
+		const journal = memoryJournal();
+		const first = await run(body, (request) => (request.prompt.startsWith("check") ? { fail: "down" } : "n"), {
+			journal,
+		});
+		expect(first.result.counts).not.toHaveProperty("replayed");
+		const tracker = createWorkflowProgressTracker();
+		const second = await run(body, undefined, {
+			journal,
+			onProgress: (event) => tracker.updateFromProgressEvent(event),
+		});
+		expect(second.prompts).toEqual(["check x against 4", "check y against 4"]);
+		expect(second.result.counts).toEqual({ calls: 6, started: 6, completed: 6, failed: 0, skipped: 0, replayed: 4 });
+		const { envelope, summary } = tracker.complete(second.result);
+		expect(envelope.totals.replayed).toBe(4);
+		expect(summary).toMatch(
+			/^Workflow t completed in \d+ms: 6 agents: 4 replayed from the journal, 2 ran \(2 completed\), \d+ tokens$/,
+		);
+		expect(formatWorkflowProgress(envelope).split("\n")[1]).toMatch(
+			/^Agents: 6 \(4 replayed from the journal, 2 ran \(2 completed\)\) · \d+ tokens$/,
+		);
 	});
 
 	it.each([1, 16])(

@@ -4,8 +4,10 @@
  */
 import type { ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import { WorkflowError } from "../../errors.ts";
+import type { WorkflowProgressAgentCall } from "../../progress/envelope.ts";
 import { idleText } from "../../progress/format.ts";
 import type { ChildAction } from "../children/controls.ts";
+import { follow } from "./follow.ts";
 import type { LiveRun, RunRegistry } from "./registry.ts";
 
 /** How the subcommands are typed, for messages. */
@@ -56,27 +58,36 @@ export async function runChildSubcommand(args: string, registry: RunRegistry): P
 
 /**
  * The TUI menu of a live run: "Stop the run" first, then one entry per running or queued child; a child leads to
- * its actions (a message is asked for with an input). Resolves with what was done, "stop" when the person chose
- * to stop the run, or undefined when they backed out.
+ * its actions (a message is asked for with an input). The menu follows the run: drawn again when its children
+ * change, closed when the run ends. Resolves with what was done, "stop" when the person chose to stop the run,
+ * "ended" when the run ended while a dialog was open, or undefined when they backed out.
  */
 export async function chooseChildAction(
 	run: LiveRun,
 	registry: RunRegistry,
 	ctx: ExtensionCommandContext,
-): Promise<string | "stop" | undefined> {
-	const now = Date.now();
-	const children = run
-		.envelope()
-		.agentCalls.filter((call) => !call.cached && (call.status === "running" || call.status === "queued"));
+): Promise<string | "stop" | "ended" | undefined> {
 	const STOP = "Stop the run";
-	const rows = children.map((call) => {
-		const state = call.status === "queued" ? "queued" : (call.activity ?? "running");
-		const idle = idleText(call, now);
-		return `#${call.index} ${call.label} · ${state}${idle ? `, ${idle}` : ""}`;
-	});
-	const chosen = await ctx.ui.select(`Run ${run.id}`, [STOP, ...rows]);
-	if (chosen === STOP) return "stop";
-	const call = children[rows.indexOf(chosen ?? "")];
+	let children: WorkflowProgressAgentCall[] = [];
+	let rows: string[] = [];
+	const menu = await follow(
+		(signal) => {
+			children = menuChildren(run);
+			rows = children.map((call) => childRow(call, Date.now()));
+			return ctx.ui.select(`Run ${run.id}`, [STOP, ...rows], { signal });
+		},
+		// Idle times move every second; the menu is drawn again only when a child starts, ends or changes state.
+		{
+			ended: run.settled,
+			signature: () =>
+				menuChildren(run)
+					.map((call) => childRow(call))
+					.join("\n"),
+		},
+	);
+	if (menu.kind === "ended") return "ended";
+	if (menu.answer === STOP) return "stop";
+	const call = children[rows.indexOf(menu.answer ?? "")];
 	if (!call) return undefined;
 	const labels: Record<ChildAction, string> = {
 		steer:
@@ -87,13 +98,37 @@ export async function chooseChildAction(
 		skip: "Skip it (its agent() gives null)",
 		restart: "Restart it (a fresh attempt)",
 	};
-	const picked = await ctx.ui.select(`#${call.index} ${call.label}`, Object.values(labels));
-	const action = ACTIONS.find((candidate) => labels[candidate] === picked);
+	const picked = await follow(
+		(signal) => ctx.ui.select(`#${call.index} ${call.label}`, Object.values(labels), { signal }),
+		{ ended: run.settled },
+	);
+	if (picked.kind === "ended") return "ended";
+	const action = ACTIONS.find((candidate) => labels[candidate] === picked.answer);
 	if (!action) return undefined;
 	let text: string | undefined;
 	if (action === "steer") {
-		text = await ctx.ui.input(`Message for #${call.index} ${call.label}`, "what the child should know or do");
+		const typed = await follow(
+			(signal) =>
+				ctx.ui.input(`Message for #${call.index} ${call.label}`, "what the child should know or do", { signal }),
+			{ ended: run.settled },
+		);
+		if (typed.kind === "ended") return "ended";
+		text = typed.answer;
 		if (!text?.trim()) return undefined;
 	}
 	return registry.controlChild(run.id, `#${call.index}`, action, text);
+}
+
+/** The run's calls a person can act on: running and queued ones that a child answers (not replayed ones). */
+function menuChildren(run: LiveRun): WorkflowProgressAgentCall[] {
+	return run
+		.envelope()
+		.agentCalls.filter((call) => !call.cached && (call.status === "running" || call.status === "queued"));
+}
+
+/** "#1 fix auth · quiet, idle 20.0s"; without `now`, no idle time (what the menu's signature compares). */
+function childRow(call: WorkflowProgressAgentCall, now?: number): string {
+	const state = call.status === "queued" ? "queued" : (call.activity ?? "running");
+	const idle = now !== undefined ? idleText(call, now) : undefined;
+	return `#${call.index} ${call.label} · ${state}${idle ? `, ${idle}` : ""}`;
 }

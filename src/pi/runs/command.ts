@@ -6,9 +6,10 @@
  */
 import type { ExtensionCommandContext, RegisteredCommand } from "@earendil-works/pi-coding-agent";
 import { errorMessage } from "../../errors.ts";
-import { formatWorkflowProgress } from "../../progress/index.ts";
+import { formatWorkflowProgress, type WorkflowProgressEnvelope } from "../../progress/index.ts";
 import type { RunStore } from "../../runs/index.ts";
 import { chooseChildAction, isChildSubcommand, runChildSubcommand } from "./child-command.ts";
+import { follow } from "./follow.ts";
 import { questionText } from "./questions.ts";
 import type { RunRegistry } from "./registry.ts";
 import { describeRun, listRuns } from "./views.ts";
@@ -66,7 +67,7 @@ export function createWorkflowsCommand(
 
 async function showRuns({ registry, storeFor }: WorkflowsCommandOptions, ctx: ExtensionCommandContext): Promise<void> {
 	const store = storeFor(ctx.cwd);
-	const rows = await listRuns(store, registry);
+	let rows = await listRuns(store, registry);
 	if (rows.length === 0) {
 		ctx.ui.notify("No workflow runs in this project yet.", "info");
 		return;
@@ -75,11 +76,26 @@ async function showRuns({ registry, storeFor }: WorkflowsCommandOptions, ctx: Ex
 		ctx.ui.notify(rows.map((row) => row.text).join("\n"), "info");
 		return;
 	}
-	const chosen = await ctx.ui.select(
-		"Workflow runs",
-		rows.map((row) => row.text),
+	// The list follows the session's live runs: one that ends while it is open moves to the ended ones.
+	const liveIds = () =>
+		registry
+			.list()
+			.map((run) => run.id)
+			.join(" ");
+	let first = true;
+	const listed = await follow(
+		async (signal) => {
+			if (!first) rows = await listRuns(store, registry);
+			first = false;
+			return ctx.ui.select(
+				"Workflow runs",
+				rows.map((row) => row.text),
+				{ signal },
+			);
+		},
+		{ signature: liveIds },
 	);
-	const row = rows.find((candidate) => candidate.text === chosen);
+	const row = listed.kind === "answer" ? rows.find((candidate) => candidate.text === listed.answer) : undefined;
 	if (!row) return;
 	const live = registry.get(row.id);
 	if (!live) {
@@ -100,18 +116,32 @@ async function showRuns({ registry, storeFor }: WorkflowsCommandOptions, ctx: Ex
 		);
 		return;
 	}
+	const ended = async () =>
+		ctx.ui.notify(
+			`Run ${row.id} ended while this menu was open.\n${await describeRun(store, registry, row.id)}`,
+			"info",
+		);
 	// A run with children to steer gets a menu first; stopping the whole run stays one choice away.
 	const hasChildren = live.children && live.envelope().agentCalls.some((call) => call.status === "running");
 	if (hasChildren) {
 		const done = await chooseChildAction(live, registry, ctx);
 		if (done === undefined) return;
+		if (done === "ended") return ended();
 		if (done !== "stop") {
 			ctx.ui.notify(done, "info");
 			return;
 		}
 	}
 	// The person answers with Yes or No: the tool call that stops a run is for the model, not for this dialog.
-	if (await ctx.ui.confirm(`Stop run ${row.id}?`, formatWorkflowProgress(live.envelope(), { now: Date.now() }))) {
+	const confirmed = await follow(
+		(signal) =>
+			ctx.ui.confirm(`Stop run ${row.id}?`, formatWorkflowProgress(live.envelope(), { now: Date.now() }), {
+				signal,
+			}),
+		{ ended: live.settled, signature: () => progressSignature(live.envelope()) },
+	);
+	if (confirmed.kind === "ended") return ended();
+	if (confirmed.answer) {
 		live.stop("Stopped from /workflows");
 		await live.settled;
 		ctx.ui.notify(await describeRun(store, registry, row.id), "info");
@@ -139,4 +169,10 @@ function answerSubcommand(args: string, registry: RunRegistry): string {
 			: `Waiting for an answer:\n${waiting.join("\n")}\nAnswer with /workflows answer [runId] <answer>`;
 	}
 	return registry.answer(named, answer);
+}
+
+/** What the stop confirmation shows of a run, less its clocks: the phase and each call's state. */
+function progressSignature(envelope: WorkflowProgressEnvelope): string {
+	const calls = envelope.agentCalls.map((call) => `${call.index}:${call.status}:${call.activity ?? ""}`);
+	return `${envelope.currentPhase ?? ""} ${calls.join(" ")}`;
 }

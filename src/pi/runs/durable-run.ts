@@ -21,6 +21,8 @@ export interface DurableOutcome {
 	saved: number;
 	/** Why the run could not be saved, when it could not. */
 	problem?: string;
+	/** The run's script as a file (`script.js` in its record), to read and edit before a resume. */
+	script?: string;
 }
 
 /** A run in progress: its journal for `runWorkflowScript`, and what to do with what the runtime reports. */
@@ -32,6 +34,8 @@ export class DurableRun {
 	private record: RunRecord | undefined;
 	private lock: RunLock | undefined;
 	private opened: RunJournal | undefined;
+	/** A resume: the script it starts from, as the record's `script.js` has it now (edited or not). */
+	private saved: { script: string; edited: boolean } | undefined;
 	/** Fresh runs: the record being made once the script starts. */
 	private making: Promise<void> | undefined;
 	private problem: string | undefined;
@@ -44,7 +48,7 @@ export class DurableRun {
 	private constructor(
 		store: RunStore,
 		source: DurableSource | undefined,
-		resumed?: { record: RunRecord; lock: RunLock; journal: RunJournal },
+		resumed?: { record: RunRecord; lock: RunLock; journal: RunJournal; script: string },
 	) {
 		this.store = store;
 		this.source = source;
@@ -55,11 +59,13 @@ export class DurableRun {
 			this.record = resumed.record;
 			this.lock = resumed.lock;
 			this.opened = resumed.journal;
+			this.saved = { script: resumed.script, edited: resumed.script !== resumed.record.info.script };
 			this.resolveRecorded(resumed.record.id);
 		}
 		this.journal = {
 			lookup: (key) => this.opened?.lookup(key),
 			record: (entry) => this.write(entry),
+			list: () => this.opened?.entries() ?? [],
 		};
 	}
 
@@ -85,20 +91,22 @@ export class DurableRun {
 					{ details: { runId } },
 				);
 			}
-			return new DurableRun(store, undefined, { record, lock, journal });
+			// Someone may have edited the record's script file since: a resume runs it as it is now.
+			const script = await record.readScript();
+			return new DurableRun(store, undefined, { record, lock, journal, script });
 		} catch (error) {
 			await lock.release();
 			throw error;
 		}
 	}
 
-	/** What the resumed run was started from (run.json). */
+	/** What the resumed run starts from: its script file (positions then name that file when it was edited), args. */
 	get original(): DurableSource | undefined {
 		const info = this.record?.info;
-		if (!info) return undefined;
+		if (!info || !this.saved || !this.record) return undefined;
 		return {
-			script: info.script,
-			filename: info.filename ?? "workflow.js",
+			script: this.saved.script,
+			filename: this.saved.edited ? this.record.scriptPath : (info.filename ?? "workflow.js"),
 			...(info.args !== undefined ? { args: info.args } : {}),
 		};
 	}
@@ -169,11 +177,14 @@ export class DurableRun {
 				this.problem ??= errorMessage(error);
 			}
 		}
+		// Records made before the script file existed get it now, so the result can point at it.
+		const script = await this.record?.ensureScript().catch(() => undefined);
 		await this.lock?.release().catch(() => undefined);
 		return {
 			...(this.record ? { runId: this.record.id } : {}),
 			saved,
 			...(this.problem ? { problem: this.problem } : {}),
+			...(script ? { script } : {}),
 		};
 	}
 

@@ -89,8 +89,12 @@ export function startToolRun(setup: ToolRunSetup): ToolRun {
 		const outcome = tracker.complete(result);
 		// The final envelope as text is what `/workflows` shows of the run once it has ended.
 		const saved = await durable.finish(result, formatWorkflowProgress(outcome.envelope));
-		ui.update(outcome.envelope);
-		ui.dispose();
+		try {
+			ui.update(outcome.envelope);
+			ui.dispose();
+		} catch {
+			// A UI that fails now (a session gone, a host's half-made UI) must not cost the run its outcome and message.
+		}
 		return { ...outcome, result, saved };
 	})();
 

@@ -7,7 +7,7 @@ import { formatDuration, formatTokens, limitKindText, oneLine } from "../../prog
 import { formatWorkflowProgress } from "../../progress/index.ts";
 import type { RunStore, RunSummary } from "../../runs/index.ts";
 import type { WorkflowCost } from "../../runtime/types.ts";
-import { savedResults } from "./messages.ts";
+import { fixText, savedResults } from "./messages.ts";
 import type { RunRegistry } from "./registry.ts";
 
 /** What to do with an ended run that saved no agent result (a resume would be refused). */
@@ -41,7 +41,7 @@ export async function listRuns(store: RunStore, registry: RunRegistry, now = Dat
 		return {
 			id: run.id,
 			live: true,
-			text: `${run.id} · ${run.name} · ${state} · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents · ${formatTokens(totals.tokens)} tokens${costText(totals.cost, totals.replayedCost)}${waiting}`,
+			text: `${run.id} · ${run.name} · ${state} · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents${replayedNote(totals.replayed)} · ${formatTokens(totals.tokens)} tokens${costText(totals.cost, totals.replayedCost)}${waiting}`,
 		};
 	});
 	const stored = (await store.list()).filter((summary) => !liveIds.has(summary.id));
@@ -61,36 +61,42 @@ export async function describeRun(store: RunStore, registry: RunRegistry, id: st
 		return `${formatWorkflowProgress(live.envelope(), { now: Date.now() })}\nStop it: workflow_runs({ action: "stop", runId: "${id}" })`;
 	const record = await store.open(id);
 	const name = record.info.meta?.name ?? "workflow";
-	const resume = `Resume: workflow({ resume: "${id}" })`;
 	// A live lock wins over any snapshot: another process may be resuming the run right now.
 	const summary = (await store.list()).find((candidate) => candidate.id === id);
 	if (summary?.status === "running") {
 		return `Run ${id} (${name}) is running in process ${summary.lock?.pid ?? "?"} on ${summary.lock?.hostname ?? "?"}, not in this session: stop it there.`;
 	}
+	// Records made before the script file existed get it now: the model reads and edits that file for a fix.
+	const script = await record.ensureScript().catch(() => undefined);
+	const resume = `Resume: workflow({ resume: "${id}" })\n${fixText(id, script)}`;
 	const snapshot = await record.readSnapshot();
 	if (!snapshot) {
 		const saved = summary?.agents ?? 0;
 		return `Run ${id} (${name}) was interrupted (no snapshot: the process ended while it ran); ${savedResults(saved)} saved.\n${saved > 0 ? resume : RUN_AGAIN}`;
 	}
 	const { counts, usage, failures, cost, replayedCost } = snapshot;
+	// A resume replays finished agents and refuses a run that has none: then the only way on is to run it again.
+	const next =
+		snapshot.status === "completed"
+			? script
+				? [`Script: ${script}`]
+				: []
+			: [counts.completed > 0 ? resume : RUN_AGAIN];
 	if (snapshot.progress !== undefined) {
-		const next = snapshot.status === "completed" ? [] : [counts.completed > 0 ? resume : RUN_AGAIN];
 		return [`Run ${id} (${name}): ${snapshot.status}, ended ${snapshot.endedAt}`, snapshot.progress, ...next].join(
 			"\n",
 		);
 	}
 	const lines = [
 		`Run ${id} (${name}): ${snapshot.status}, ended ${snapshot.endedAt}, ${formatDuration(snapshot.durationMs)}`,
-		`Agents: ${counts.completed} completed, ${counts.failed} failed, ${counts.skipped} skipped of ${counts.calls} · ${formatTokens(usage.total)} tokens${costText(cost, replayedCost)}`,
+		`Agents: ${counts.completed} completed${replayedNote(counts.replayed)}, ${counts.failed} failed, ${counts.skipped} skipped of ${counts.calls} · ${formatTokens(usage.total)} tokens${costText(cost, replayedCost)}`,
 	];
 	if (snapshot.error) lines.push(`Error (${snapshot.error.code}): ${snapshot.error.message}`);
 	for (const failure of failures.slice(0, 10)) {
 		lines.push(`  ✗ ${failure.label ?? `${failure.kind}[${failure.index}]`}: ${failure.cause}`);
 	}
 	if (failures.length > 10) lines.push(`  … and ${failures.length - 10} more failures`);
-	// A resume replays finished agents and refuses a run that has none: then the only way on is to run it again.
-	if (snapshot.status !== "completed") lines.push(counts.completed > 0 ? resume : RUN_AGAIN);
-	return lines.join("\n");
+	return [...lines, ...next].join("\n");
 }
 
 /** A run of the store: "done" counts finished agents only, so a run stopped early does not read as one that ran none. */
@@ -98,7 +104,7 @@ function storedRow(summary: RunSummary, now: number): string {
 	const age = formatDuration(Math.max(0, now - Date.parse(summary.endedAt ?? summary.createdAt)));
 	const where = summary.status === "running" && summary.lock ? ` (process ${summary.lock.pid})` : "";
 	const problem = summary.problem ? ` · unreadable: ${summary.problem}` : "";
-	return `${summary.id} · ${summary.name ?? "?"} · ${summary.status}${where} · ${age} ago · ${summary.agents} ${summary.agents === 1 ? "agent" : "agents"} done · ${formatTokens(summary.tokens)} tokens${costText(summary.cost, summary.replayedCost)}${problem}`;
+	return `${summary.id} · ${summary.name ?? "?"} · ${summary.status}${where} · ${age} ago · ${summary.agents} ${summary.agents === 1 ? "agent" : "agents"} done${replayedNote(summary.replayed)} · ${formatTokens(summary.tokens)} tokens${costText(summary.cost, summary.replayedCost)}${problem}`;
 }
 
 /** " · $0.42", " · $0.10 (with replayed calls $0.42)", or "" when nothing cost anything (or a record predates costs). */
@@ -106,4 +112,9 @@ function costText(cost: WorkflowCost | undefined, replayed: WorkflowCost | undef
 	if (!hasCost(cost) && !hasCost(replayed)) return "";
 	const now = formatCost(cost ?? { usd: 0 });
 	return hasCost(replayed) ? ` · ${now} (with replayed calls ${formatCost(addCosts(cost, replayed))})` : ` · ${now}`;
+}
+
+/** " (4 replayed)": how many of a run's finished agents a resume took from the journal; "" when none. */
+function replayedNote(replayed: number | undefined): string {
+	return replayed ? ` (${replayed} replayed)` : "";
 }

@@ -32,7 +32,8 @@ while its calls still run fails. A failed child gives null (in parallel/pipeline
 Without a schema an answer is text: give a schema to read fields. Return plain JSON data (no Map, Set, class).
 Date.now(), new Date() and Math.random() are unavailable: pass timestamps in args. No imports, files or network.
 Every run has an id; workflow({ resume: id }) re-runs a failed or stopped run, replaying each agent call that
-already finished (add script/path/name to resume with a fixed script).`;
+already finished. To fix it first, edit the run's script file (workflow_runs status names it; change only what is
+wrong: a call replays only if its prompt and options are unchanged) and resume with path: that file.`;
 
 /** Agent types listed with their line; the rest are named on one line. */
 export const MAX_LISTED_TYPES = 12;

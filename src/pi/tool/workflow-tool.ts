@@ -12,10 +12,9 @@ import type {
 	ToolDefinition,
 } from "@earendil-works/pi-coding-agent";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
-import { Text } from "@earendil-works/pi-tui";
 import { type Static, Type } from "typebox";
 import { stripLocation, toWorkflowError, WorkflowError, type WorkflowErrorCode } from "../../errors.ts";
-import { formatWorkflowProgress, type WorkflowProgressDetails, workflowProgressResult } from "../../progress/index.ts";
+import { type WorkflowProgressDetails, workflowProgressResult } from "../../progress/index.ts";
 import { createRunStore, type RunStore } from "../../runs/index.ts";
 import { MAX_TIMEOUT_MS } from "../../runtime/agent/options.ts";
 import { checkWorkflowScript } from "../../runtime/index.ts";
@@ -40,6 +39,7 @@ import { startToolRun, type ToolRunOutcome } from "../runs/tool-run.ts";
 import { type WorkflowCheckDetails, workflowCheckResult } from "./check-result.ts";
 import { WORKFLOW_GUIDELINES, workflowToolDescription } from "./description.ts";
 import { tuiFanOutConfirm } from "./fan-out-question.ts";
+import { renderWorkflowCall, renderWorkflowResult } from "./render.ts";
 import { createWorkflowResolver, resolveScriptSource, type SavedWorkflow } from "./script-source.ts";
 
 export const WORKFLOW_TOOL_NAME = "workflow";
@@ -291,7 +291,8 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 					},
 					() => undefined,
 				);
-				return startedResult(live);
+				const edited = Boolean(params.script || params.path || params.name);
+				return startedResult(live, resumed ? { edited } : undefined);
 			}
 			// The run ended, was stopped or could not be recorded before it could go to the background: report it here.
 		}
@@ -366,28 +367,8 @@ export function createWorkflowTool(
 				sessionTools: sessionToolsOf(ctx),
 			});
 		},
-		renderCall(args, theme) {
-			const what = args.name
-				? `saved ${args.name}`
-				: args.path
-					? args.path
-					: `inline script (${(args.script ?? "").split("\n").length} lines)`;
-			return new Text(`${theme.fg("toolTitle", theme.bold("workflow "))}${theme.fg("muted", what)}`, 0, 0);
-		},
-		renderResult(result, { expanded }, theme) {
-			const details = result.details;
-			if (details && "check" in details) {
-				const { ok, diagnostics } = details.check;
-				const text =
-					ok && diagnostics.length === 0 ? "check: no problems" : `check: ${diagnostics.length} problem(s)`;
-				return new Text(theme.fg(ok ? "success" : "error", text), 0, 0);
-			}
-			if (!details?.envelope) return new Text(theme.fg("dim", "workflow: no details"), 0, 0);
-			if (expanded) return new Text(formatWorkflowProgress(details.envelope), 0, 0);
-			const status = details.envelope.status;
-			const colour = status === "completed" ? "success" : status === "running" ? "accent" : "error";
-			return new Text(theme.fg(colour, details.summary), 0, 0);
-		},
+		renderCall: (args, theme) => renderWorkflowCall(args, theme),
+		renderResult: (result, { expanded }, theme) => renderWorkflowResult(result, expanded, theme),
 	};
 }
 

@@ -16,6 +16,7 @@ import { type AgentCallOptions, checkAgentOptions, checkPrompt } from "./options
 import { PREVIEW_CHARS, preview, shorten } from "./preview.ts";
 import { limitText } from "./provider-wait.ts";
 import { journal, replay, replayable } from "./replay.ts";
+import { callIdentity, explainMiss } from "./replay-miss.ts";
 
 /** Attempts a schema call gets in all before `agent()` throws `schema_unmet`. */
 export const SCHEMA_ATTEMPTS = 5;
@@ -93,6 +94,8 @@ export async function runAgentCall(
 		hasSchema: schema !== undefined,
 		...(options.model ? { model: options.model } : {}),
 	});
+	// What a journal line records of the call's key, to explain a later miss; nothing to record without a journal.
+	const identity = run.journal ? callIdentity({ prompt, ...options }, ref.index) : undefined;
 	const journaled = replayable(run, ref.key, schema !== undefined);
 	if (journaled) {
 		untrack();
@@ -102,6 +105,7 @@ export async function runAgentCall(
 		if (schema) run.schemas.release(schema);
 		return replay(run, ref, journaled, budgets);
 	}
+	if (identity) explainMiss(run, ref, identity);
 	const started = Date.now();
 	let attempts = 0;
 	let usage: WorkflowTokenUsage | undefined;
@@ -194,12 +198,18 @@ export async function runAgentCall(
 
 		if (outcome.kind === "answer") {
 			// On disk before the script sees it: a crash after this point cannot lose the answer.
-			await journal(run, ref, outcome.value, {
-				...(usage ? { usage } : {}),
-				...(cost ? { cost } : {}),
-				...(model ? { model } : {}),
-				...(outcome.result.id !== undefined ? { agentId: outcome.result.id } : {}),
-			});
+			await journal(
+				run,
+				ref,
+				outcome.value,
+				{
+					...(usage ? { usage } : {}),
+					...(cost ? { cost } : {}),
+					...(model ? { model } : {}),
+					...(outcome.result.id !== undefined ? { agentId: outcome.result.id } : {}),
+				},
+				identity,
+			);
 			run.census.completed(usage, cost);
 			const { fallbackFrom } = outcome.result;
 			if (model && fallbackFrom) {

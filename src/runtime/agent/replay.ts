@@ -8,15 +8,17 @@ import { assertJsonValue } from "../json.ts";
 import { emitLog, type RunContext } from "../run-context.ts";
 import { readCost } from "../spend/cost.ts";
 import type { PhaseBudget } from "../spend/phase-budget.ts";
-import type { JsonValue, WorkflowJournalEntry } from "../types.ts";
+import type { JsonValue, WorkflowCallIdentity, WorkflowJournalEntry } from "../types.ts";
 import { readUsage } from "./attempt.ts";
 import { preview } from "./preview.ts";
+import { noteLookup } from "./replay-miss.ts";
 
 /**
  * The journal's entry for `key`, when it can stand in for the call: a JSON value that fits the boundary (an object
  * for a schema call). Anything else, from a journal edited by hand, is ignored and the call runs.
  */
 export function replayable(run: RunContext, key: string, hasSchema: boolean): WorkflowJournalEntry | undefined {
+	noteLookup(run, key);
 	const entry = run.journal?.lookup(key);
 	if (entry === undefined || entry === null || typeof entry !== "object") return undefined;
 	// A person's answer to `ask()` is never an agent's value, even under a key that (by hand-editing) matches.
@@ -50,7 +52,6 @@ export function replay(
 	entry: WorkflowJournalEntry,
 	budgets: readonly PhaseBudget[],
 ): JsonValue {
-	run.census.started();
 	run.census.replayed(entry.usage, entry.cost);
 	if (entry.usage) run.budget.spendTokens(entry.usage.total);
 	for (const budget of budgets) budget.spend(entry.usage, undefined);
@@ -75,6 +76,7 @@ export async function journal(
 	ref: WorkflowAgentCallRef,
 	value: JsonValue,
 	spent: Pick<WorkflowJournalEntry, "usage" | "cost" | "model" | "agentId">,
+	identity: WorkflowCallIdentity | undefined,
 ): Promise<void> {
 	if (!run.journal) return;
 	try {
@@ -87,6 +89,7 @@ export async function journal(
 			...(spent.agentId !== undefined ? { agentId: String(spent.agentId) } : {}),
 			label: ref.label,
 			agentType: ref.agentType,
+			...(identity ? { identity } : {}),
 		});
 	} catch (error) {
 		emitLog(run, {

@@ -13,7 +13,7 @@ import { usdText } from "./cost.ts";
 /** What the gate reads of a run (not the whole run context, which holds the gate). */
 export interface FanOutRun {
 	signal: AbortSignal;
-	census: Pick<Census, "counts" | "replays">;
+	census: Pick<Census, "counts">;
 	budget: Pick<Budget, "costSpent" | "costLimitUsd">;
 }
 
@@ -52,7 +52,7 @@ function info(
 	call: { kind: WorkflowFanOutInfo["kind"]; items: number; agents: number; workflow: string },
 ): WorkflowFanOutInfo {
 	const { counts } = run.census;
-	const agentsRun = Math.max(0, counts.completed + counts.failed - run.census.replays);
+	const agentsRun = Math.max(0, counts.completed + counts.failed - (counts.replayed ?? 0));
 	const spent = run.budget.costSpent;
 	const limit = run.budget.costLimitUsd;
 	return {
