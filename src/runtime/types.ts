@@ -3,9 +3,11 @@
  * reports, and the options and result of one run. No pi words here; src/pi/children implements the runner over pi.
  */
 import type { SerializedWorkflowError } from "../errors.ts";
+import type { WorkflowCallIdentity } from "./agent/identity.ts";
 import type { WorkflowProgressEvent } from "./events.ts";
 import type { WorkflowProviderBackoff, WorkflowProviderLimit, WorkflowQueue } from "./queue.ts";
 
+export type { WorkflowCallIdentity } from "./agent/identity.ts";
 export type { WorkflowProviderBackoff, WorkflowProviderLimit, WorkflowProviderLimitKind } from "./queue.ts";
 
 /** Plain JSON data: the only kind of value that crosses the sandbox boundary. */
@@ -384,26 +386,6 @@ export interface WorkflowJournalEntry {
 	agentType?: string;
 	/** What the call's key was made of, so a resume can say what differs in a call that no longer matches. */
 	identity?: WorkflowCallIdentity;
-}
-
-/** The parts of a call's identity as a journal line keeps them: hashes of the long ones, the short ones as they are. */
-export interface WorkflowCallIdentity {
-	/** Hash of the prompt (16 hex digits of its sha256). */
-	prompt: string;
-	/** The prompt's first characters (`IDENTITY_PROMPT_CHARS`), to say where an edited prompt differs. */
-	promptHead: string;
-	/** The prompt's length in characters. */
-	promptChars: number;
-	agentType: string;
-	/** Hash of the schema, when the call had one. */
-	schema?: string;
-	model?: string;
-	thinking?: string;
-	/** Hash of the tool list, when the call named tools. */
-	tools?: string;
-	isolation?: string;
-	/** The call's index in the run that recorded it. */
-	index: number;
 }
 
 /**

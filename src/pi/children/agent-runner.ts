@@ -3,7 +3,7 @@
  * and settings, the agent type's prompt, tools, model and thinking level, and no extensions of its own (the
  * session's tools come as stand-ins, never the `workflow` tool). It reports the child's live state, honours abort,
  * pause and `max_turns`, lets go of a child that does not stop within `stopGraceMs` of being asked, and always
- * disposes the session; `child-supervisor.ts` runs its attempts.
+ * disposes the session; `supervisor.ts` runs its attempts and `plan.ts` decides what a child gets.
  */
 import { randomUUID } from "node:crypto";
 import type { Api, AssistantMessage, Model } from "@earendil-works/pi-ai";
@@ -12,9 +12,8 @@ import {
 	type AgentSessionEvent,
 	getAgentDir,
 	type ModelRuntime,
-	type ToolDefinition,
 } from "@earendil-works/pi-coding-agent";
-import { errorMessage, WorkflowError } from "../../errors.ts";
+import { errorMessage } from "../../errors.ts";
 import type {
 	WorkflowAgentRequest,
 	WorkflowAgentResult,
@@ -23,28 +22,17 @@ import type {
 	WorkflowWorktree,
 } from "../../runtime/types.ts";
 import type { RunWorktrees, Worktree } from "../../worktree/index.ts";
-import {
-	type AgentTypeConfig,
-	BUILTIN_TOOL_NAMES,
-	loadAgentTypes,
-	resolveAgentType,
-	type ThinkingLevel,
-} from "../agents/agent-types.ts";
+import { type AgentTypeConfig, loadAgentTypes, type ThinkingLevel } from "../agents/agent-types.ts";
 import { type ChildActivity, createChildActivity } from "./activity.ts";
 import type { ChildControls } from "./controls.ts";
 import { hasPrice, replyCost, sessionCost } from "./cost.ts";
 import { runOnModels } from "./fallback.ts";
-import { type ChildModelChoice, chooseChildModel } from "./model.ts";
 import { PauseGate } from "./pause.ts";
+import { type ChildPlan, planChild } from "./plan.ts";
 import { providerLimitOf } from "./provider-limit.ts";
 import { createChildSession } from "./session.ts";
-import { chooseSessionTools, type SessionTools } from "./session-tools.ts";
-import {
-	createStructuredOutputTool,
-	STRUCTURED_OUTPUT_TOOL_NAME,
-	type StructuredOutputCapture,
-	structuredOutputPrompt,
-} from "./structured-output.ts";
+import type { SessionTools } from "./session-tools.ts";
+import { STRUCTURED_OUTPUT_TOOL_NAME } from "./structured-output.ts";
 import {
 	type AttemptContext,
 	abandonedCause,
@@ -149,20 +137,6 @@ type ResolvedOptions = PiAgentRunnerOptions & {
 
 /** The fields every result of one child shares. */
 type ResultBase = Pick<WorkflowAgentResult, "id" | "type"> & { warnings: string[] };
-
-/** Everything decided before a session exists; each check here is an author error, thrown. */
-interface ChildPlan {
-	type: AgentTypeConfig;
-	choice: ChildModelChoice | undefined;
-	tools: string[];
-	/** The structured-output tool and the session's tools lent to the child. */
-	customTools: ToolDefinition[];
-	/** Tools the agent type names that the session does not have. */
-	warnings: string[];
-	capture: StructuredOutputCapture | undefined;
-	prompt: string;
-	cwd: string;
-}
 
 async function runChild(
 	request: WorkflowAgentRequest,
@@ -315,58 +289,6 @@ async function runSession(
 		}
 	}
 	return result;
-}
-
-async function planChild(request: WorkflowAgentRequest, options: ResolvedOptions): Promise<ChildPlan> {
-	const type = resolveAgentType(options.agentTypes, request.agentType);
-	if (request.tools) {
-		const known = [...BUILTIN_TOOL_NAMES, ...(options.sessionTools?.list().map((tool) => tool.name) ?? [])];
-		const unknown = request.tools.filter((tool) => !known.includes(tool));
-		if (unknown.length > 0) {
-			throw new WorkflowError(
-				"agent_options_invalid",
-				`\`agent()\` option \`tools\` names unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.map((t) => `\`${t}\``).join(", ")}. Known tools: ${known.join(", ")}`,
-				{ details: { unknown, known } },
-			);
-		}
-	}
-	const choice = chooseChildModel({
-		type,
-		request,
-		modelRuntime: options.modelRuntime,
-		...(options.defaultModel ? { defaultModel: options.defaultModel } : {}),
-		...(options.defaultThinking ? { defaultThinking: options.defaultThinking } : {}),
-	});
-	// Last of the checks that may throw: its schema is held until the child's `finish` lets it go.
-	const capture = request.schema ? await createStructuredOutputTool(request.schema) : undefined;
-	// The file's denylist applies to a call's own `tools` too: a type that must not write stays that way.
-	const named = (request.tools ?? type.tools).filter((tool) => !type.disallowedTools.includes(tool));
-	const lent = chooseSessionTools({
-		tools: options.sessionTools,
-		wanted: named,
-		all: !request.tools && type.allSessionTools === true,
-		denied: type.disallowedTools,
-		agentType: type.name,
-	});
-	// A session tool that happens to share the structured-output tool's name gives way to it.
-	const customTools = [
-		...lent.definitions.filter((tool) => !capture || tool.name !== STRUCTURED_OUTPUT_TOOL_NAME),
-		...(capture ? [capture.tool] : []),
-	];
-	const tools = [...named.filter((tool) => BUILTIN_TOOL_NAMES.includes(tool)), ...customTools.map((t) => t.name)];
-	const prompt = capture
-		? structuredOutputPrompt(request.prompt, request.schemaFeedback ? { schemaFeedback: request.schemaFeedback } : {})
-		: request.prompt;
-	return {
-		type,
-		choice,
-		tools,
-		customTools,
-		warnings: lent.warnings,
-		capture,
-		prompt,
-		cwd: request.cwd || options.cwd,
-	};
 }
 
 /** Prompts the session and turns how it ended into a result; the caller disposes the session. */

@@ -8,7 +8,8 @@ import { hash } from "node:crypto";
 import type { WorkflowAgentCallRef } from "../events.ts";
 import { stableJson } from "../json.ts";
 import { emitLog, type RunContext } from "../run-context.ts";
-import type { JsonSchema, WorkflowCallIdentity, WorkflowJournalEntry } from "../types.ts";
+import type { JsonSchema, WorkflowJournalEntry } from "../types.ts";
+import type { WorkflowCallIdentity } from "./identity.ts";
 
 /** Characters of a prompt a journal line keeps, to say where an edited prompt differs. */
 export const IDENTITY_PROMPT_CHARS = 200;

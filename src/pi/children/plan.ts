@@ -1,0 +1,99 @@
+/**
+ * What is decided for a child before its session exists: its agent type, model, tools (built-ins, the session's lent
+ * tools, the structured-output tool) and prompt. Each check here is an author error, thrown before any session.
+ */
+import type { Api, Model } from "@earendil-works/pi-ai";
+import type { ModelRuntime, ToolDefinition } from "@earendil-works/pi-coding-agent";
+import { WorkflowError } from "../../errors.ts";
+import type { WorkflowAgentRequest } from "../../runtime/types.ts";
+import {
+	type AgentTypeConfig,
+	BUILTIN_TOOL_NAMES,
+	resolveAgentType,
+	type ThinkingLevel,
+} from "../agents/agent-types.ts";
+import { type ChildModelChoice, chooseChildModel } from "./model.ts";
+import { chooseSessionTools, type SessionTools } from "./session-tools.ts";
+import {
+	createStructuredOutputTool,
+	STRUCTURED_OUTPUT_TOOL_NAME,
+	type StructuredOutputCapture,
+	structuredOutputPrompt,
+} from "./structured-output.ts";
+
+/** What planning a child reads of the runner's options. */
+export interface ChildPlanOptions {
+	cwd: string;
+	agentTypes: ReadonlyMap<string, AgentTypeConfig>;
+	modelRuntime: ModelRuntime;
+	defaultModel?: Model<Api>;
+	defaultThinking?: ThinkingLevel;
+	sessionTools?: SessionTools;
+}
+
+/** Everything decided before a session exists; each check here is an author error, thrown. */
+export interface ChildPlan {
+	type: AgentTypeConfig;
+	choice: ChildModelChoice | undefined;
+	tools: string[];
+	/** The structured-output tool and the session's tools lent to the child. */
+	customTools: ToolDefinition[];
+	/** Tools the agent type names that the session does not have. */
+	warnings: string[];
+	capture: StructuredOutputCapture | undefined;
+	prompt: string;
+	cwd: string;
+}
+
+/** Plans the child of `request`: throws the author's mistakes (an unknown tool or agent type, a bad schema). */
+export async function planChild(request: WorkflowAgentRequest, options: ChildPlanOptions): Promise<ChildPlan> {
+	const type = resolveAgentType(options.agentTypes, request.agentType);
+	if (request.tools) {
+		const known = [...BUILTIN_TOOL_NAMES, ...(options.sessionTools?.list().map((tool) => tool.name) ?? [])];
+		const unknown = request.tools.filter((tool) => !known.includes(tool));
+		if (unknown.length > 0) {
+			throw new WorkflowError(
+				"agent_options_invalid",
+				`\`agent()\` option \`tools\` names unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.map((t) => `\`${t}\``).join(", ")}. Known tools: ${known.join(", ")}`,
+				{ details: { unknown, known } },
+			);
+		}
+	}
+	const choice = chooseChildModel({
+		type,
+		request,
+		modelRuntime: options.modelRuntime,
+		...(options.defaultModel ? { defaultModel: options.defaultModel } : {}),
+		...(options.defaultThinking ? { defaultThinking: options.defaultThinking } : {}),
+	});
+	// Last of the checks that may throw: its schema is held until the child's `finish` lets it go.
+	const capture = request.schema ? await createStructuredOutputTool(request.schema) : undefined;
+	// The file's denylist applies to a call's own `tools` too: a type that must not write stays that way.
+	const named = (request.tools ?? type.tools).filter((tool) => !type.disallowedTools.includes(tool));
+	const lent = chooseSessionTools({
+		tools: options.sessionTools,
+		wanted: named,
+		all: !request.tools && type.allSessionTools === true,
+		denied: type.disallowedTools,
+		agentType: type.name,
+	});
+	// A session tool that happens to share the structured-output tool's name gives way to it.
+	const customTools = [
+		...lent.definitions.filter((tool) => !capture || tool.name !== STRUCTURED_OUTPUT_TOOL_NAME),
+		...(capture ? [capture.tool] : []),
+	];
+	const tools = [...named.filter((tool) => BUILTIN_TOOL_NAMES.includes(tool)), ...customTools.map((t) => t.name)];
+	const prompt = capture
+		? structuredOutputPrompt(request.prompt, request.schemaFeedback ? { schemaFeedback: request.schemaFeedback } : {})
+		: request.prompt;
+	return {
+		type,
+		choice,
+		tools,
+		customTools,
+		warnings: lent.warnings,
+		capture,
+		prompt,
+		cwd: request.cwd || options.cwd,
+	};
+}
