@@ -181,7 +181,10 @@ const PHASE_MARKS = { pending: "○", running: "▸", done: "✓", failed: "✗"
 function summaryCost(envelope: WorkflowProgressEnvelope): string {
 	const { cost, replayedCost } = envelope.totals;
 	const saved = hasCost(replayedCost) ? ` (replayed calls saved ${formatCost(replayedCost)})` : "";
-	return hasCost(cost) || saved ? `, ${formatCost(cost)}${saved}` : "";
+	if (!hasCost(cost) && !saved) return "";
+	const spent = formatCost(cost);
+	// "2 agents, 3.9k tokens, cost unknown" rather than a bare "unknown".
+	return `, ${spent === "unknown" ? "cost unknown" : spent}${saved}`;
 }
 
 /**

@@ -233,7 +233,8 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 			questions,
 			runId: () => durable.recorded,
 			name: () => run.name,
-			...(options.notify ? { notify: options.notify } : {}),
+			// The caller's: a run a person started from a command tells them, without a model turn.
+			...(notify ? { notify } : {}),
 		});
 		const run = startToolRun({
 			source: script.source,
