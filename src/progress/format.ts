@@ -210,7 +210,7 @@ function phaseCostText(phase: WorkflowProgressPhase): string {
 	const cap = phase.budget?.costUsd;
 	if (!hasCost(phase.cost) && cap === undefined) return "";
 	const spent = phase.cost ? formatCost(phase.cost) : formatUsd(0);
-	return ` · ${spent}${cap !== undefined ? ` of ${formatUsd(cap)}` : ""}`;
+	return ` · ${spent === "unknown" ? "cost unknown" : spent}${cap !== undefined ? ` of ${formatUsd(cap)}` : ""}`;
 }
 
 /** " · $0.0015", " · cost unknown", or for a replayed call " · saved $0.03". */

@@ -174,7 +174,7 @@ describe("pi-workflows run, runs and resume (children as pi sessions on the faux
 		const runs = await cli(["runs"]);
 		expect(runs.code).toBe(0);
 		expect(runs.stdout).toMatch(
-			new RegExp(`${output.runId} · map-reduce-summary · completed · .* 3 agents done · .* tokens · unknown`),
+			new RegExp(`${output.runId} · map-reduce-summary · completed · .* 3 agents done · .* tokens · cost unknown`),
 		);
 		const list = JSON.parse((await cli(["runs", "--json"])).stdout);
 		expect(list).toContainEqual(expect.objectContaining({ id: output.runId, status: "completed", agents: 3 }));

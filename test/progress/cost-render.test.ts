@@ -62,7 +62,7 @@ describe("cost text", () => {
 			"Cost: $0.42 + unknown of a $1.00 cap (estimated from catalog prices); 2 replies of models with no known price; replayed calls saved $0.03 ($0.45 + unknown in the whole record)",
 		);
 		expect(lines).toContain("  ✓ review: 2 completed · 2.0s · $0.42 of $0.50");
-		expect(lines).toContain("  ▸ fix: 1 running · 1.5s · unknown");
+		expect(lines).toContain("  ▸ fix: 1 running · 1.5s · cost unknown");
 		expect(lines).toContain(
 			"  ✓ #0 Review the diff (general-purpose) · replayed, saved $0.03 · anthropic/claude-sonnet · 9.0k tokens",
 		);
@@ -88,7 +88,7 @@ describe("cost text", () => {
 			durationMs: 4000,
 		}).envelope;
 		expect(summarizeWorkflowProgress(envelope)).toBe(
-			"Workflow review-and-fix completed in 4.0s: 3 agents (3 completed), 24.0k tokens, $0.42 + unknown (replayed calls saved $0.03)",
+			"Workflow review-and-fix completed in 4.0s: 3 agents: 1 replayed from the journal, 2 ran (2 completed), 24.0k tokens, $0.42 + unknown (replayed calls saved $0.03)",
 		);
 	});
 

@@ -111,7 +111,10 @@ function storedRow(summary: RunSummary, now: number): string {
 function costText(cost: WorkflowCost | undefined, replayed: WorkflowCost | undefined): string {
 	if (!hasCost(cost) && !hasCost(replayed)) return "";
 	const now = formatCost(cost ?? { usd: 0 });
-	return hasCost(replayed) ? ` · ${now} (with replayed calls ${formatCost(addCosts(cost, replayed))})` : ` · ${now}`;
+	const whole = hasCost(replayed) ? formatCost(addCosts(cost, replayed)) : now;
+	// Nothing priced at all: one "cost unknown" rather than "unknown (with replayed calls unknown)".
+	if (whole === "unknown") return " · cost unknown";
+	return whole === now ? ` · ${now}` : ` · ${now} (with replayed calls ${whole})`;
 }
 
 /** " (4 replayed)": how many of a run's finished agents a resume took from the journal; "" when none. */

@@ -318,6 +318,11 @@
 			}
 			fn = optionsOrFn;
 			options = undefined;
+		} else if (maybeFn === undefined && (typeof optionsOrFn !== "object" || isArray(optionsOrFn))) {
+			// A second argument that is neither a function nor an options object was meant as the function
+			// (`phase(name, answer)`): it gets the function's message, which says what to pass.
+			fn = optionsOrFn;
+			options = undefined;
 		}
 		refusePromise("`phase()` options", options);
 		if (options !== undefined && options !== null) callSync(host.phaseOptions, [name, options]);
