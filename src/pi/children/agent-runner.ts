@@ -12,7 +12,6 @@ import {
 	type AgentSessionEvent,
 	getAgentDir,
 	type ModelRuntime,
-	type ToolDefinition,
 } from "@earendil-works/pi-coding-agent";
 import { errorMessage, WorkflowError } from "../../errors.ts";
 import type {
@@ -32,14 +31,14 @@ import {
 } from "../agents/agent-types.ts";
 import { type ChildActivity, createChildActivity } from "./activity.ts";
 import type { ChildControls } from "./controls.ts";
-import { type ChildModelChoice, chooseChildModel } from "./model.ts";
+import { typeDeadline } from "./deadlines.ts";
+import { chooseChildModel } from "./model.ts";
+import { type ChildPlan, openSession, type ResultBase } from "./open-session.ts";
 import { PauseGate } from "./pause.ts";
-import { createChildSession } from "./session.ts";
 import { chooseSessionTools, type SessionTools } from "./session-tools.ts";
 import {
 	createStructuredOutputTool,
 	STRUCTURED_OUTPUT_TOOL_NAME,
-	type StructuredOutputCapture,
 	structuredOutputPrompt,
 } from "./structured-output.ts";
 import {
@@ -127,7 +126,7 @@ export function createPiAgentRunner(options: PiAgentRunnerOptions): WorkflowAgen
 	return (request, context) =>
 		superviseChild(request, context, {
 			...(options.controls ? { controls: options.controls } : {}),
-			attempt: (attemptRequest, attemptContext) => runChild(attemptRequest, attemptContext, resolved),
+			attempt: (attemptRequest, attemptContext) => runWithTypeDeadline(attemptRequest, attemptContext, resolved),
 		});
 }
 
@@ -138,21 +137,23 @@ type ResolvedOptions = PiAgentRunnerOptions & {
 	worktrees: () => Promise<RunWorktrees>;
 };
 
-/** The fields every result of one child shares. */
-type ResultBase = Pick<WorkflowAgentResult, "id" | "type"> & { warnings: string[] };
-
-/** Everything decided before a session exists; each check here is an author error, thrown. */
-interface ChildPlan {
-	type: AgentTypeConfig;
-	choice: ChildModelChoice | undefined;
-	tools: string[];
-	/** The structured-output tool and the session's tools lent to the child. */
-	customTools: ToolDefinition[];
-	/** Tools the agent type names that the session does not have. */
-	warnings: string[];
-	capture: StructuredOutputCapture | undefined;
-	prompt: string;
-	cwd: string;
+/** One attempt under the type's `timeout_ms` when the call has no `timeoutMs` of its own. */
+async function runWithTypeDeadline(
+	request: WorkflowAgentRequest,
+	context: WorkflowAgentRunnerContext & Partial<AttemptContext>,
+	options: ResolvedOptions,
+): Promise<WorkflowAgentResult> {
+	const deadline = typeDeadline(resolveAgentType(options.agentTypes, request.agentType), request.timeoutMs, context);
+	if (!deadline) return runChild(request, context, options);
+	try {
+		const result = await runChild(request, { ...context, signal: deadline.context.signal }, options);
+		// Timed out is a failure of the call (as a call's own `timeoutMs` is), not a stop someone asked for.
+		return deadline.fired && result.status !== "completed"
+			? { ...result, status: "failed", error: deadline.cause }
+			: result;
+	} finally {
+		deadline.clear();
+	}
 }
 
 async function runChild(
@@ -216,30 +217,24 @@ async function runChild(
 	let result: WorkflowAgentResult | undefined;
 	try {
 		activity.start(`${plan.choice.model.provider}/${plan.choice.model.id}`);
-		session = await createChildSession({
-			id,
-			cwd: plan.cwd,
-			agentDir: options.agentDir,
-			modelRuntime: options.modelRuntime,
-			type: plan.type,
-			model: plan.choice.model,
-			...(plan.choice.thinking ? { thinking: plan.choice.thinking } : {}),
-			tools: plan.tools,
-			...(plan.customTools.length > 0 ? { customTools: plan.customTools } : {}),
-		});
-		options.hooks?.onSessionCreated?.(session, request);
-		const child = session;
-		const gate = new PauseGate();
-		context.onSession?.({
-			// A paused child goes on with the message as its next turn; a running one reads it at its next turn.
-			async steer(text) {
-				if (!gate.resume(text)) await child.steer(text);
-			},
-			pause() {
-				if (gate.request()) child.abort().catch(() => {});
-			},
-		});
-		result = await driveSession(session, plan, context, options, activity, base, gate);
+		const opened = await openSession(id, plan, plan.choice, options, base);
+		if ("failure" in opened) result = opened.failure;
+		else {
+			session = opened.session;
+			options.hooks?.onSessionCreated?.(session, request);
+			const child = session;
+			const gate = new PauseGate();
+			context.onSession?.({
+				// A paused child goes on with the message as its next turn; a running one reads it at its next turn.
+				async steer(text) {
+					if (!gate.resume(text)) await child.steer(text);
+				},
+				pause() {
+					if (gate.request()) child.abort().catch(() => {});
+				},
+			});
+			result = await driveSession(session, plan, context, options, activity, base, gate);
+		}
 	} catch (error) {
 		result = { ...base, status: "failed", error: errorMessage(error) };
 	} finally {
@@ -259,8 +254,11 @@ async function runChild(
 
 async function planChild(request: WorkflowAgentRequest, options: ResolvedOptions): Promise<ChildPlan> {
 	const type = resolveAgentType(options.agentTypes, request.agentType);
-	if (request.tools) {
-		const known = [...BUILTIN_TOOL_NAMES, ...(options.sessionTools?.list().map((tool) => tool.name) ?? [])];
+	const sessionNames = options.sessionTools?.list().map((tool) => tool.name) ?? [];
+	// The child's own extensions register their tools when it starts: names only they have are checked then.
+	const ownExtensions = (type.extensions?.length ?? 0) + (type.subagentOnlyExtensions?.length ?? 0) > 0;
+	if (request.tools && !ownExtensions) {
+		const known = [...BUILTIN_TOOL_NAMES, ...sessionNames];
 		const unknown = request.tools.filter((tool) => !known.includes(tool));
 		if (unknown.length > 0) {
 			throw new WorkflowError(
@@ -281,9 +279,12 @@ async function planChild(request: WorkflowAgentRequest, options: ResolvedOptions
 	const capture = request.schema ? await createStructuredOutputTool(request.schema) : undefined;
 	// The file's denylist applies to a call's own `tools` too: a type that must not write stays that way.
 	const named = (request.tools ?? type.tools).filter((tool) => !type.disallowedTools.includes(tool));
+	const deferred = ownExtensions
+		? named.filter((tool) => !BUILTIN_TOOL_NAMES.includes(tool) && !sessionNames.includes(tool))
+		: [];
 	const lent = chooseSessionTools({
 		tools: options.sessionTools,
-		wanted: named,
+		wanted: named.filter((tool) => !deferred.includes(tool)),
 		all: !request.tools && type.allSessionTools === true,
 		denied: type.disallowedTools,
 		agentType: type.name,
@@ -303,6 +304,9 @@ async function planChild(request: WorkflowAgentRequest, options: ResolvedOptions
 		tools,
 		customTools,
 		warnings: lent.warnings,
+		named,
+		allTools: !request.tools && type.allSessionTools === true,
+		deferred,
 		capture,
 		prompt,
 		cwd: request.cwd || options.cwd,
