@@ -2,6 +2,7 @@
  * An agent type's deadlines: `timeout_ms` (the default `timeoutMs` of its calls, applied here when the call gives
  * none; the runtime applies a call's own) and `tool_timeout_ms` (a hard deadline on each tool call in the child).
  */
+import type { AgentTool } from "@earendil-works/pi-agent-core";
 import type { AgentSession } from "@earendil-works/pi-coding-agent";
 import { WorkflowError } from "../../errors.ts";
 import type { WorkflowAgentRunnerContext } from "../../runtime/types.ts";
@@ -47,13 +48,26 @@ export function typeDeadline(
 	};
 }
 
+/** A session's tool registry: pi keeps it private, and builds each turn's tools from it. */
+type ToolRegistryHolder = { _toolRegistry?: Map<string, AgentTool> };
+
 /**
  * Puts a hard deadline on every tool the child can call: past `ms` the tool's signal fires and the call ends with an
- * error result the model reads, whether or not the tool heeds the signal. Applied to the session's active tools
- * after they are set up (built-ins, extension tools and stand-ins alike).
+ * error result the model reads, whether or not the tool heeds the signal. pi rebuilds a turn's tools from the
+ * session's (private) registry, so the registry's tools are wrapped, as well as the current ones.
  */
 export function limitToolCalls(session: AgentSession, ms: number, agentType: string): void {
-	session.agent.state.tools = session.agent.state.tools.map((tool) => ({
+	const registry = (session as unknown as ToolRegistryHolder)._toolRegistry;
+	if (registry instanceof Map) {
+		for (const [name, tool] of registry) registry.set(name, withDeadline(tool, ms, agentType));
+	}
+	session.agent.state.tools = session.agent.state.tools.map(
+		(tool) => registry?.get(tool.name) ?? withDeadline(tool, ms, agentType),
+	);
+}
+
+function withDeadline(tool: AgentTool, ms: number, agentType: string): AgentTool {
+	return {
 		...tool,
 		execute: (toolCallId, params, signal, onUpdate) => {
 			const controller = new AbortController();
@@ -72,5 +86,5 @@ export function limitToolCalls(session: AgentSession, ms: number, agentType: str
 				signal?.removeEventListener("abort", onAbort);
 			});
 		},
-	}));
+	};
 }
