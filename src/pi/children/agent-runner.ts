@@ -1,9 +1,9 @@
 /**
  * The pi-backed agent runner: each `agent()` call becomes an in-process pi `AgentSession` with in-memory session
- * and settings, the agent type's prompt, tools, model and thinking level, and no extensions of its own (the
- * session's tools come as stand-ins, never the `workflow` tool). It reports the child's live state, honours abort,
- * pause and `max_turns`, lets go of a child that does not stop within `stopGraceMs` of being asked, and always
- * disposes the session; `child-supervisor.ts` runs its attempts.
+ * and settings, the agent type's prompt, tools, model, thinking level, skills and context files, and only the
+ * extensions its type names (the parent session's tools come as stand-ins, never the `workflow` tool). It reports the
+ * child's live state, honours abort, pause, `max_turns` and the type's `timeout_ms`, lets go of a child that does not
+ * stop within `stopGraceMs` of being asked, and always disposes the session; `supervisor.ts` runs its attempts.
  */
 import { randomUUID } from "node:crypto";
 import type { Api, AssistantMessage, Model } from "@earendil-works/pi-ai";
