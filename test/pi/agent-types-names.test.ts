@@ -170,3 +170,70 @@ describe("agent files: seed 001's spelling", () => {
 		expect(load().warnings).toEqual([expect.stringContaining("nope.ts` does not exist")]);
 	});
 });
+
+describe("agent files: seed 001's full example", () => {
+	it("loads, gives the type what it asks for, and names in one line what a workflow child ignores", () => {
+		const path = dirs.write(
+			".pi/agents/scout.md",
+			`---
+name: scout
+package: code-analysis
+description: Fast codebase recon
+advertise: true
+aliases: explorer, code-scout
+tools: read, grep, find, ls, bash
+excludeTools: bash
+extensions:
+subagentOnlyExtensions: ./tools/child-only-search.ts
+model: claude-haiku-4-5
+fallbackModels: openai-codex/gpt-5.6-luna:low, anthropic/claude-sonnet-4
+thinking: high
+systemPromptMode: replace
+inheritProjectContext: false
+inheritGlobalContext: false
+inheritSkills: false
+skills: safe-bash, review-checklist
+skillPath: ./skills, ../shared-skills
+output: context.md
+defaultReads: context.md
+defaultProgress: true
+async: true
+timeoutMs: 900000
+toolTimeoutMs: 600000
+acceptance: {"level":"none","reason":"lightweight lookup"}
+acceptanceRole: read-only
+completionGuard: false
+interactive: true
+maxSubagentDepth: 1
+allowNestedSubagents: true
+---
+
+Your system prompt goes here.
+`,
+		);
+		dirs.write(".pi/agents/tools/child-only-search.ts", "export default function () {}\n");
+		const { types, warnings } = load();
+		const here = dirname(path);
+		expect(resolveAgentType(types, "explorer")).toMatchObject({
+			name: "code-analysis.scout",
+			aliases: ["explorer", "code-scout"],
+			tools: ["read", "grep", "find", "ls"],
+			disallowedTools: ["bash"],
+			extensions: [],
+			subagentOnlyExtensions: [join(here, "tools/child-only-search.ts")],
+			model: "claude-haiku-4-5",
+			thinking: "high",
+			promptMode: "replace",
+			inheritProjectContext: false,
+			inheritGlobalContext: false,
+			inheritSkills: false,
+			skills: ["safe-bash", "review-checklist"],
+			skillPath: [join(here, "skills"), join(here, "../shared-skills")],
+			timeoutMs: 900000,
+			toolTimeoutMs: 600000,
+		});
+		expect(warnings).toEqual([
+			`Agent file ${path}: ignoring fields a workflow child does not use: \`advertise\`, \`output\`, \`defaultReads\`, \`defaultProgress\`, \`async\`, \`acceptance\`, \`acceptanceRole\`, \`completionGuard\`, \`interactive\`, \`maxSubagentDepth\`, \`allowNestedSubagents\``,
+		]);
+	});
+});
