@@ -164,6 +164,13 @@ describe("agent files: skills", () => {
 		expect(fx.faux.requests[1].systemPrompt).not.toContain("project-skill");
 	});
 
+	it("an append type (general-purpose too) inherits pi's skills catalog by default", async () => {
+		writeSkill(".pi/skills", "project-skill");
+		fx.faux.route("Check", [fauxAssistantMessage("ok")]);
+		await fx.runner()(fx.request({ prompt: "Check", agentType: "general-purpose" }), fx.context());
+		expect(fx.faux.requests[0].systemPrompt).toContain("<name>project-skill</name>");
+	});
+
 	it("skills with no reading tool: the child gets `read` to open them", async () => {
 		writeSkill(".pi/agents/skills", "safe-bash");
 		fx.dirs.write(".pi/agents/skilled.md", agentFile("tools: none\nskills: safe-bash\nskillPath: ./skills"));
