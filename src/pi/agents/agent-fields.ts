@@ -34,7 +34,10 @@ export interface AgentTypeConfig extends AgentResourceFields {
 	description: string;
 	/** The file body: the child's system prompt (or what is appended to pi's default prompt). */
 	systemPrompt: string;
-	/** `replace`: the body is the whole prompt. `append`: the body follows pi's default prompt and context files. */
+	/**
+	 * `replace`: the body is the whole prompt. `append`: the body follows pi's default prompt; context files and the
+	 * skills catalog come with it unless the `inherit_*` fields say otherwise.
+	 */
 	promptMode: "replace" | "append";
 	/** Tools the child gets (after `disallowed_tools`): built-ins and the session's tools by name. Empty means none. */
 	tools: string[];
