@@ -20,8 +20,11 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 	authoring: { values: ["errors.ts"], types: ["runtime"] },
 	"runtime/schema": { values: ["errors.ts", "sandbox", "runtime"] },
 	"runtime/meta": { values: ["errors.ts", "authoring", "runtime/schema"], types: ["runtime"] },
-	"runtime/agent": { values: ["errors.ts", "authoring", "runtime", "runtime/schema"] },
-	runtime: { values: ["errors.ts", "sandbox", "authoring", "runtime/schema", "runtime/meta", "runtime/agent"] },
+	"runtime/agent": { values: ["errors.ts", "authoring", "runtime", "runtime/schema", "runtime/spend"] },
+	"runtime/spend": { values: ["errors.ts", "authoring", "runtime"] },
+	runtime: {
+		values: ["errors.ts", "sandbox", "authoring", "runtime/schema", "runtime/meta", "runtime/agent", "runtime/spend"],
+	},
 	progress: { values: [], types: ["errors.ts", "runtime"] },
 	runs: { values: ["errors.ts"], types: ["runtime"] },
 	worktree: { values: ["errors.ts"] },

@@ -2,7 +2,8 @@
  * The pi extension: the `workflow` tool with one child queue per session, the `workflow_runs` tool and the
  * `/workflows` command over this project's run records, background runs that report back and stop with the
  * session, and a `/<name>` command per saved workflow. Concurrency comes from the `--workflow-concurrency` flag
- * (default 4) or a tool call's `concurrency`.
+ * (default 4) or a tool call's `concurrency`; the children's default model, a run's dollar cap and the fan-out
+ * question from session-defaults.ts.
  */
 import { join } from "node:path";
 import { type ExtensionAPI, type ExtensionContext, getAgentDir } from "@earendil-works/pi-coding-agent";
@@ -13,6 +14,7 @@ import { loadAgentTypes } from "./agents/agent-types.ts";
 import { createWorkflowsCommand, RUNS_COMMAND_NAME } from "./runs/command.ts";
 import { RunRegistry } from "./runs/registry.ts";
 import { createWorkflowRunsTool } from "./runs/runs-tool.ts";
+import { readSessionDefaults, SESSION_FLAGS } from "./session-defaults.ts";
 import { savedText, saveRunScript } from "./tool/save-workflow.ts";
 import {
 	registerSavedWorkflowCommands,
@@ -33,8 +35,13 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 		description: `Workflow child agents running at once (default ${DEFAULT_CONCURRENCY})`,
 		type: "string",
 	});
+	for (const flag of SESSION_FLAGS) pi.registerFlag(flag.name, { description: flag.description, type: "string" });
 	const queue = createWorkflowQueue({ concurrency: DEFAULT_CONCURRENCY });
-	pi.on("session_start", () => {
+	pi.on("session_start", (_event, ctx) => {
+		// Said once, when the session starts: a cap or a model that is silently ignored would cost money.
+		for (const problem of readSessionDefaults(pi).problems) {
+			ctx.ui.notify(`pi-workflows: ${problem}; it is ignored`, "warning");
+		}
 		const flag = pi.getFlag(CONCURRENCY_FLAG);
 		const value = typeof flag === "string" ? Number(flag) : Number.NaN;
 		if (Number.isInteger(value) && value >= 1) queue.concurrency = value;
@@ -52,6 +59,7 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 		queue,
 		registry,
 		notify: (message) => pi.sendMessage(message, { deliverAs: "followUp", triggerTurn: true }),
+		defaults: () => readSessionDefaults(pi).defaults,
 	};
 	const workflowTool = (cwd?: string) =>
 		createWorkflowTool({

@@ -31,10 +31,13 @@ import {
 } from "../agents/agent-types.ts";
 import { type ChildActivity, createChildActivity } from "./activity.ts";
 import type { ChildControls } from "./controls.ts";
-import { typeDeadline } from "./deadlines.ts";
+import { hasPrice, replyCost, sessionCost } from "./cost.ts";
+import { underTypeDeadline } from "./deadlines.ts";
+import { runOnModels } from "./fallback.ts";
 import { chooseChildModel } from "./model.ts";
-import { type ChildPlan, openSession, type ResultBase } from "./open-session.ts";
-import { PauseGate } from "./pause.ts";
+import { type ChildPlan, lendControls, openSession, type ResultBase } from "./open-session.ts";
+import type { PauseGate } from "./pause.ts";
+import { providerLimitOf } from "./provider-limit.ts";
 import { chooseSessionTools, type SessionTools } from "./session-tools.ts";
 import {
 	createStructuredOutputTool,
@@ -109,6 +112,12 @@ export interface PiAgentRunnerOptions {
 	 * and counted in `abandoned`. Default: 2000 (`DEFAULT_STOP_GRACE_MS`).
 	 */
 	stopGraceMs?: number;
+	/**
+	 * pi's own retry of a failed model request (a dropped stream, a 5xx, a short 429), inside the child's session, so
+	 * the child keeps the work it did; when pi gives up on a provider limit, the run's queue waits instead. `false`
+	 * turns it off. Default: on, with pi's own settings (3 retries, 2 s doubling).
+	 */
+	piRetry?: false | { maxRetries?: number; baseDelayMs?: number };
 	hooks?: PiAgentRunnerHooks;
 }
 
@@ -126,7 +135,13 @@ export function createPiAgentRunner(options: PiAgentRunnerOptions): WorkflowAgen
 	return (request, context) =>
 		superviseChild(request, context, {
 			...(options.controls ? { controls: options.controls } : {}),
-			attempt: (attemptRequest, attemptContext) => runWithTypeDeadline(attemptRequest, attemptContext, resolved),
+			attempt: (attemptRequest, attemptContext) =>
+				underTypeDeadline(
+					resolveAgentType(agentTypes, attemptRequest.agentType),
+					attemptRequest.timeoutMs,
+					attemptContext,
+					(deadlined) => runChild(attemptRequest, deadlined, resolved),
+				),
 		});
 }
 
@@ -137,25 +152,6 @@ type ResolvedOptions = PiAgentRunnerOptions & {
 	worktrees: () => Promise<RunWorktrees>;
 };
 
-/** One attempt under the type's `timeout_ms` when the call has no `timeoutMs` of its own. */
-async function runWithTypeDeadline(
-	request: WorkflowAgentRequest,
-	context: WorkflowAgentRunnerContext & Partial<AttemptContext>,
-	options: ResolvedOptions,
-): Promise<WorkflowAgentResult> {
-	const deadline = typeDeadline(resolveAgentType(options.agentTypes, request.agentType), request.timeoutMs, context);
-	if (!deadline) return runChild(request, context, options);
-	try {
-		const result = await runChild(request, { ...context, signal: deadline.context.signal }, options);
-		// Timed out is a failure of the call (as a call's own `timeoutMs` is), not a stop someone asked for.
-		return deadline.fired && result.status !== "completed"
-			? { ...result, status: "failed", error: deadline.cause }
-			: result;
-	} finally {
-		deadline.clear();
-	}
-}
-
 async function runChild(
 	request: WorkflowAgentRequest,
 	context: WorkflowAgentRunnerContext & Partial<AttemptContext>,
@@ -164,6 +160,8 @@ async function runChild(
 	const plan = await planChild(request, options);
 	const id = randomUUID();
 	const startedAt = Date.now();
+	const chosen = plan.choice?.model;
+	const priced = chosen ? hasPrice(chosen) : false;
 	// An isolated child's reports carry its worktree: where it works, then what became of its changes.
 	let worktree: Worktree | undefined;
 	let worktreeState: WorkflowWorktree | undefined;
@@ -181,6 +179,7 @@ async function runChild(
 		...(options.stalledAfterMs !== undefined ? { stalledAfterMs: options.stalledAfterMs } : {}),
 		stallMs: request.stallMs ?? plan.type.stallMs ?? options.stallMs ?? DEFAULT_STALL_MS,
 		...(context.onStall ? { onStall: context.onStall } : {}),
+		price: (message) => replyCost(message, priced),
 	});
 	const base: ResultBase = {
 		id,
@@ -190,7 +189,12 @@ async function runChild(
 	const finish = (result: WorkflowAgentResult): WorkflowAgentResult => {
 		activity.finish(result.status === "completed" ? "finished" : result.status, result.error);
 		plan.capture?.dispose();
-		const done = { ...result, durationMs: Date.now() - startedAt };
+		const done = {
+			...result,
+			// The model that answered (a fallback may have taken over), else the one the child was meant to run on.
+			...(result.model ? {} : chosen ? { model: `${chosen.provider}/${chosen.id}` } : {}),
+			durationMs: Date.now() - startedAt,
+		};
 		if (done.warnings?.length === 0) delete done.warnings;
 		return done;
 	};
@@ -213,35 +217,27 @@ async function runChild(
 		plan.prompt = isolatedPrompt(plan.prompt, worktree);
 	}
 
-	let session: AgentSession | undefined;
-	let result: WorkflowAgentResult | undefined;
+	let result: WorkflowAgentResult;
 	try {
-		activity.start(`${plan.choice.model.provider}/${plan.choice.model.id}`);
-		const opened = await openSession(id, plan, plan.choice, options, base);
-		if ("failure" in opened) result = opened.failure;
-		else {
-			session = opened.session;
-			options.hooks?.onSessionCreated?.(session, request);
-			const child = session;
-			const gate = new PauseGate();
-			context.onSession?.({
-				// A paused child goes on with the message as its next turn; a running one reads it at its next turn.
-				async steer(text) {
-					if (!gate.resume(text)) await child.steer(text);
-				},
-				pause() {
-					if (gate.request()) child.abort().catch(() => {});
-				},
-			});
-			result = await driveSession(session, plan, context, options, activity, base, gate);
-		}
-	} catch (error) {
-		result = { ...base, status: "failed", error: errorMessage(error) };
+		result = await runOnModels({
+			choice: plan.choice,
+			activity,
+			base,
+			signal: context.signal,
+			run: (model, thinking, index) =>
+				runSession(
+					plan,
+					model,
+					thinking,
+					index === 0 ? id : randomUUID(),
+					request,
+					context,
+					options,
+					activity,
+					base,
+				),
+		});
 	} finally {
-		if (session) {
-			session.dispose();
-			options.hooks?.onSessionDisposed?.(session, result ?? { ...base, status: "failed" });
-		}
 		activity.dispose();
 	}
 	if (worktree) {
@@ -250,6 +246,46 @@ async function runChild(
 		worktreeState = result.worktree;
 	}
 	return finish(result);
+}
+
+/** One session of the child on `model`; the session is always disposed. */
+async function runSession(
+	plan: ChildPlan,
+	model: Model<Api>,
+	thinking: ThinkingLevel | undefined,
+	sessionId: string,
+	request: WorkflowAgentRequest,
+	context: WorkflowAgentRunnerContext & Partial<AttemptContext>,
+	options: ResolvedOptions,
+	activity: ChildActivity,
+	base: ResultBase,
+): Promise<WorkflowAgentResult> {
+	let session: AgentSession | undefined;
+	let result: WorkflowAgentResult | undefined;
+	try {
+		activity.start(`${model.provider}/${model.id}`);
+		const opened = await openSession({ sessionId, plan, model, thinking }, options, base);
+		if ("failure" in opened) result = opened.failure;
+		else {
+			session = opened.session;
+			options.hooks?.onSessionCreated?.(session, request);
+			const gate = lendControls(session, context);
+			result = await driveSession(session, plan, context, options, activity, base, gate);
+		}
+	} catch (error) {
+		result = { ...base, status: "failed", error: errorMessage(error) };
+	} finally {
+		// Every reply the session got costs money, however the child ended.
+		if (session && result) {
+			const cost = sessionCost(session, model);
+			if (cost) result.cost = cost;
+		}
+		if (session) {
+			session.dispose();
+			options.hooks?.onSessionDisposed?.(session, result ?? { ...base, status: "failed" });
+		}
+	}
+	return result;
 }
 
 async function planChild(request: WorkflowAgentRequest, options: ResolvedOptions): Promise<ChildPlan> {
@@ -422,8 +458,16 @@ function settle(
 	}
 	if (turnLimit?.state === "steered")
 		warnings.push(`reached max_turns (${plan.type.maxTurns}) and was told to wrap up`);
-	if (last?.stopReason === "error")
-		return { ...result, status: "failed", error: last.errorMessage || "provider error" };
+	if (last?.stopReason === "error") {
+		// A rate limit, an overload or a usage limit (after pi's own retries): the run waits instead of failing it.
+		const limit = providerLimitOf(last);
+		return {
+			...result,
+			status: "failed",
+			error: last.errorMessage || "provider error",
+			...(limit ? { providerLimit: limit } : {}),
+		};
+	}
 	if (last?.stopReason === "aborted") return { ...result, status: "stopped", error: last.errorMessage || "aborted" };
 	if (last?.stopReason === "length") warnings.push("the answer was cut off at the model's output limit");
 	if (capture && !capture.submitted) {

@@ -5,7 +5,7 @@
 import type { AgentTool } from "@earendil-works/pi-agent-core";
 import type { AgentSession } from "@earendil-works/pi-coding-agent";
 import { WorkflowError } from "../../errors.ts";
-import type { WorkflowAgentRunnerContext } from "../../runtime/types.ts";
+import type { WorkflowAgentResult, WorkflowAgentRunnerContext } from "../../runtime/types.ts";
 import type { AgentTypeConfig } from "../agents/agent-types.ts";
 
 /** A runner context whose signal also fires at the type's `timeout_ms`; `clear()` ends its timer and listener. */
@@ -46,6 +46,28 @@ export function typeDeadline(
 			context.signal.removeEventListener("abort", onAbort);
 		},
 	};
+}
+
+/**
+ * Runs one attempt under the type's `timeout_ms` when the call has no `timeoutMs` of its own: a child it stops fails
+ * with the deadline as its cause (as a call's own `timeoutMs` does), not as a stop someone asked for.
+ */
+export async function underTypeDeadline<C extends WorkflowAgentRunnerContext>(
+	type: AgentTypeConfig,
+	callTimeoutMs: number | undefined,
+	context: C,
+	run: (context: C) => Promise<WorkflowAgentResult>,
+): Promise<WorkflowAgentResult> {
+	const deadline = typeDeadline(type, callTimeoutMs, context);
+	if (!deadline) return run(context);
+	try {
+		const result = await run({ ...context, signal: deadline.context.signal });
+		return deadline.fired && result.status !== "completed"
+			? { ...result, status: "failed", error: deadline.cause }
+			: result;
+	} finally {
+		deadline.clear();
+	}
 }
 
 /** A session's tool registry: pi keeps it private, and builds each turn's tools from it. */

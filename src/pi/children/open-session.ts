@@ -2,13 +2,17 @@
  * Opening a child's session: its resources (extensions, skills, context files) loaded first, so an extension that
  * does not load fails the child, naming the file, and the child's own tools are known before its tool list is set.
  */
+
+import type { Api, Model } from "@earendil-works/pi-ai";
 import type { AgentSession, ModelRuntime, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import type { WorkflowAgentResult } from "../../runtime/types.ts";
-import { type AgentTypeConfig, BUILTIN_TOOL_NAMES } from "../agents/agent-types.ts";
+import { type AgentTypeConfig, BUILTIN_TOOL_NAMES, type ThinkingLevel } from "../agents/agent-types.ts";
 import { limitToolCalls } from "./deadlines.ts";
 import type { ChildModelChoice } from "./model.ts";
-import { type ChildResources, createChildSession, loadChildResources } from "./session.ts";
+import { PauseGate } from "./pause.ts";
+import { type ChildResources, type ChildRetrySettings, createChildSession, loadChildResources } from "./session.ts";
 import { STRUCTURED_OUTPUT_TOOL_NAME, type StructuredOutputCapture } from "./structured-output.ts";
+import type { AttemptContext } from "./supervisor.ts";
 
 /** The fields every result of one child shares. */
 export type ResultBase = Pick<WorkflowAgentResult, "id" | "type"> & { warnings: string[] };
@@ -35,14 +39,19 @@ export interface ChildPlan {
 
 /** Loads the child's resources and opens its session; an extension that did not load fails the child instead. */
 export async function openSession(
-	id: string,
-	plan: ChildPlan,
-	choice: ChildModelChoice,
-	options: { agentDir: string; modelRuntime: ModelRuntime },
+	child: {
+		sessionId: string;
+		plan: ChildPlan;
+		model: Model<Api>;
+		thinking: ThinkingLevel | undefined;
+	},
+	options: { agentDir: string; modelRuntime: ModelRuntime; piRetry?: false | Omit<ChildRetrySettings, "enabled"> },
 	base: ResultBase,
 ): Promise<{ session: AgentSession } | { failure: WorkflowAgentResult }> {
+	const { plan, model, thinking } = child;
+	const retry = options.piRetry === false ? { enabled: false } : { enabled: true, ...(options.piRetry ?? {}) };
 	const { type } = plan;
-	const resources = await loadChildResources({ cwd: plan.cwd, agentDir: options.agentDir, type });
+	const resources = await loadChildResources({ cwd: plan.cwd, agentDir: options.agentDir, type, retry });
 	if (resources.extensionErrors.length > 0) {
 		// A child without the tools its type loads them for would answer without them: it fails, naming the file.
 		const where = type.path ? ` (${type.path})` : "";
@@ -52,13 +61,13 @@ export async function openSession(
 	}
 	const tools = childTools(plan, resources, base.warnings);
 	const session = await createChildSession({
-		id,
+		id: child.sessionId,
 		cwd: plan.cwd,
 		agentDir: options.agentDir,
 		modelRuntime: options.modelRuntime,
 		resources,
-		model: choice.model,
-		...(choice.thinking ? { thinking: choice.thinking } : {}),
+		model,
+		...(thinking ? { thinking } : {}),
 		...tools,
 	});
 	if (type.toolTimeoutMs) limitToolCalls(session, type.toolTimeoutMs, type.name);
@@ -103,4 +112,19 @@ function childTools(
 		else tools.push("read");
 	}
 	return { tools, ...(customTools.length > 0 ? { customTools } : {}) };
+}
+
+/** Registers the child's steer and pause with the run's controls; the gate holds a paused child until it is resumed. */
+export function lendControls(session: AgentSession, context: Partial<Pick<AttemptContext, "onSession">>): PauseGate {
+	const gate = new PauseGate();
+	context.onSession?.({
+		// A paused child goes on with the message as its next turn; a running one reads it at its next turn.
+		async steer(text) {
+			if (!gate.resume(text)) await session.steer(text);
+		},
+		pause() {
+			if (gate.request()) session.abort().catch(() => {});
+		},
+	});
+	return gate;
 }

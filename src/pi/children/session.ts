@@ -1,8 +1,8 @@
 /**
  * Builds one child `AgentSession` with every part given explicitly, so nothing is read from or written to the
- * user's pi settings and session files: in-memory session and settings (no compaction, no retries), no prompt
- * templates or themes, only the extensions and skills its agent type names (or inherits), and the agent type's
- * system prompt and context files.
+ * user's pi settings and session files: in-memory session and settings (no compaction; pi's own retry as the
+ * runner says), no prompt templates or themes, only the extensions and skills its agent type names (or inherits),
+ * and the agent type's system prompt and context files.
  */
 import { dirname, resolve } from "node:path";
 import type { Api, Model } from "@earendil-works/pi-ai";
@@ -17,11 +17,22 @@ import {
 } from "@earendil-works/pi-coding-agent";
 import type { AgentTypeConfig, ThinkingLevel } from "../agents/agent-types.ts";
 
+/** pi's own retry of a failed model request, inside the session (so the child keeps its conversation). */
+export interface ChildRetrySettings {
+	enabled: boolean;
+	/** Default: pi's (3). */
+	maxRetries?: number;
+	/** First delay; it doubles with each retry. Default: pi's (2000). */
+	baseDelayMs?: number;
+}
+
 /** Options of `loadChildResources`. */
 export interface ChildResourceOptions {
 	cwd: string;
 	agentDir: string;
 	type: AgentTypeConfig;
+	/** Default: off. */
+	retry?: ChildRetrySettings;
 }
 
 /** What a child's resources came to: the loader for its session, and what did not load. */
@@ -47,7 +58,10 @@ export interface ChildResources {
  */
 export async function loadChildResources(options: ChildResourceOptions): Promise<ChildResources> {
 	const { type, cwd, agentDir } = options;
-	const settingsManager = SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } });
+	const settingsManager = SettingsManager.inMemory({
+		compaction: { enabled: false },
+		retry: options.retry ?? { enabled: false },
+	});
 	const append = type.promptMode === "append";
 	const projectContext = type.inheritProjectContext ?? append;
 	const globalContext = type.inheritGlobalContext ?? append;

@@ -18,11 +18,13 @@ return found.filter((r) => r !== null).flatMap((r) => r.issues);`;
 const INTRO = `Run a JavaScript workflow script that orchestrates child agents, and wait for its result.
 The script starts with a literal header, then plain JavaScript (not TypeScript) with top-level await and return:`;
 
-const BODY = `Globals: agent(prompt, { agent, label, phase, schema, model, thinking, tools, timeoutMs, retries, isolation,
-stallMs }) → text, or the validated object with a schema (root type "object"); parallel([() => …]) → array in order
+const BODY = `Globals: agent(prompt, { agent, label, phase, schema, model, fallbackModels, thinking, tools, timeoutMs,
+retries, isolation, stallMs }) → text, or the validated object with a schema (root type "object"); parallel([() => …]) → array in order
 (pass functions, not promises); pipeline(items, ...stages) with stage(previous, original, index), no barrier between
-stages; phase(name, fn?); log(message, data?); workflow(nameOrPath, args) (one level); args; cwd; budget; sleep(ms);
-ask(question, { choices, default, timeoutMs }) → the person's answer (text): give a default, or pass it in args.
+stages; phase(name, { budget }?, fn?); log(message, data?); workflow(nameOrPath, args) (one level); args; cwd;
+sleep(ms); ask(question, { choices, default, timeoutMs }) → the person's answer (text): give a default, or pass it
+in args. budget: agentCalls, tokens, cost { limit, spent(), remaining() } in US dollars; past the run's cap or a
+phase's budget { agentCalls, tokens, costUsd }, agent() throws budget_exhausted.
 isolation: "worktree" gives a child its own git worktree of HEAD; what it changes is committed on a branch
 (workflows/<run id>/<label>) that its prompt names and the result lists: use it for agents that edit in parallel.
 Await every agent()/parallel()/pipeline()/workflow()/ask() before using its result or returning: a script that returns

@@ -29,7 +29,7 @@ import {
 } from "../agents/agent-types.ts";
 import { createPiAgentRunner } from "../children/agent-runner.ts";
 import { ChildControls } from "../children/controls.ts";
-import { parentModelRuntime } from "../children/model.ts";
+import { parentModelRuntime, resolveModel } from "../children/model.ts";
 import { type SessionTools, sessionToolsOf } from "../children/session-tools.ts";
 import type { WorktreePlaceSource } from "../children/worktree.ts";
 import { DurableRun } from "../runs/durable-run.ts";
@@ -39,6 +39,7 @@ import { RunRegistry } from "../runs/registry.ts";
 import { startToolRun, type ToolRunOutcome } from "../runs/tool-run.ts";
 import { type WorkflowCheckDetails, workflowCheckResult } from "./check-result.ts";
 import { WORKFLOW_GUIDELINES, workflowToolDescription } from "./description.ts";
+import { tuiFanOutConfirm } from "./fan-out-question.ts";
 import { createWorkflowResolver, resolveScriptSource, type SavedWorkflow } from "./script-source.ts";
 
 export const WORKFLOW_TOOL_NAME = "workflow";
@@ -64,6 +65,14 @@ const parameters = Type.Object({
 	timeoutMs: Type.Optional(
 		Type.Number({ exclusiveMinimum: 0, maximum: MAX_TIMEOUT_MS, description: "Deadline for the whole run, in ms" }),
 	),
+	maxProviderWaitMs: Type.Optional(
+		Type.Number({
+			minimum: 0,
+			maximum: MAX_TIMEOUT_MS,
+			description:
+				"How long the run may wait in all for rate limits, overloads and usage limits before it stops (resumable), in ms. Default: 30 min",
+		}),
+	),
 	concurrency: Type.Optional(
 		Type.Integer({
 			minimum: 1,
@@ -88,6 +97,13 @@ const parameters = Type.Object({
 				"Run id of an earlier run: its finished agents replay, the rest run. With script/path/name, resumes with that (edited) script",
 		}),
 	),
+	maxCostUsd: Type.Optional(
+		Type.Number({
+			exclusiveMinimum: 0,
+			description:
+				"Cap in US dollars on what this run's children spend: past it no new child starts and agent() throws budget_exhausted (replays cost nothing)",
+		}),
+	),
 });
 
 export type WorkflowToolParams = Static<typeof parameters>;
@@ -108,6 +124,18 @@ export interface RunnerSetup {
 	controls: ChildControls;
 	/** The parent session's tools lent to children; absent for a run a command started (no tool call to lend them). */
 	sessionTools?: SessionTools;
+	/** The session's model for workflow children (`provider/id[:thinking]`) and where it was set, if it was. */
+	childModel?: { reference: string; source: string };
+}
+
+/** What the person set for this session's runs (flags and settings); every field is optional. */
+export interface WorkflowSessionDefaults {
+	/** Model for children that nothing else names, and where it was set (`--workflow-child-model`, a setting). */
+	childModel?: { reference: string; source: string };
+	/** Cap in dollars for each run that does not give `maxCostUsd`. */
+	maxCostUsd?: number;
+	/** Agents one `parallel()`/`pipeline()` may start before the person is asked (TUI only); 0: never. Default: 25. */
+	confirmAgents?: number;
 }
 
 /** What the tool shares across calls in one pi session. */
@@ -128,6 +156,8 @@ export interface WorkflowToolOptions {
 	agentTypes?: ReadonlyMap<string, AgentTypeConfig>;
 	/** The saved workflows `name` runs, listed in the description. Default: none listed. */
 	savedWorkflows?: Iterable<SavedWorkflow>;
+	/** Read at each call: the session's flags and settings for runs. Default: none. */
+	defaults?: () => WorkflowSessionDefaults;
 }
 
 // Runs of one session can overlap (background ones, parallel calls, commands): each needs widget and status keys of
@@ -182,13 +212,18 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 		if (params.concurrency !== undefined) options.queue.concurrency = params.concurrency;
 		const types = loadAgentTypes({ cwd: ctx.cwd, agentDir });
 		const controls = new ChildControls();
+		const defaults = options.defaults?.() ?? {};
 		const runner = await makeRunner(ctx, {
 			agentDir,
 			agentTypes: types.types,
 			worktreePlace: () => durable.worktreePlace(),
 			controls,
 			...(caller.sessionTools ? { sessionTools: caller.sessionTools } : {}),
+			...(defaults.childModel ? { childModel: defaults.childModel } : {}),
 		});
+		const costUsd = params.maxCostUsd ?? defaults.maxCostUsd;
+		// Only a person at pi's TUI is asked; print, JSON and RPC runs go ahead as asked.
+		const confirmFanOut = tuiFanOutConfirm(ctx);
 		// pi -p and JSON mode end after this turn: a background run would have no session to report to.
 		const background = params.background === true && ctx.mode !== "print" && ctx.mode !== "json";
 		const questions = new PendingQuestions();
@@ -212,6 +247,10 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 				ask,
 				...(args !== undefined ? { args } : {}),
 				...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
+				...(costUsd !== undefined ? { budget: { costUsd } } : {}),
+				...(confirmFanOut ? { confirmFanOut } : {}),
+				...(defaults.confirmAgents !== undefined ? { fanOutThreshold: defaults.confirmAgents } : {}),
+				...(params.maxProviderWaitMs !== undefined ? { maxProviderWaitMs: params.maxProviderWaitMs } : {}),
 			},
 			durable,
 			record: source,
@@ -367,20 +406,27 @@ function checkOnly(
 	return workflowCheckResult(report, script.filename);
 }
 
-/** Children as pi sessions sharing the parent session's providers, credentials, model and thinking level. */
+/**
+ * Children as pi sessions sharing the parent session's providers, credentials and thinking level, and its model
+ * unless the session names one for workflow children.
+ */
 async function defaultRunner(
 	ctx: ExtensionContext,
-	{ agentDir, agentTypes, worktreePlace, controls, sessionTools }: RunnerSetup,
+	{ agentDir, agentTypes, worktreePlace, controls, sessionTools, childModel }: RunnerSetup,
 ): Promise<WorkflowAgentRunner> {
 	const modelRuntime = await parentModelRuntime(ctx.modelRegistry, { agentDir });
+	// Resolved before the run starts: a model pi cannot find fails the call, not each of 80 children.
+	const child = childModel ? resolveModel(childModel.reference, modelRuntime, childModel.source) : undefined;
+	const model = child?.model ?? ctx.model;
+	const thinking = child?.thinking ?? ctx.thinkingLevel;
 	return createPiAgentRunner({
 		cwd: ctx.cwd,
 		agentDir,
 		agentTypes,
 		modelRuntime,
 		worktreePlace,
-		...(ctx.model ? { defaultModel: ctx.model } : {}),
-		...(ctx.thinkingLevel ? { defaultThinking: ctx.thinkingLevel } : {}),
+		...(model ? { defaultModel: model } : {}),
+		...(thinking ? { defaultThinking: thinking } : {}),
 		...(sessionTools ? { sessionTools } : {}),
 		controls,
 	});
