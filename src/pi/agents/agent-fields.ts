@@ -3,6 +3,9 @@
  * warning that names the file and the field, so one typo never takes the whole type (or the others) down.
  */
 
+import { normalizeFieldNames } from "./agent-field-names.ts";
+import { type AgentResourceFields, parseResourceFields } from "./agent-resources.ts";
+
 /** Thinking levels an agent file may name (pi's levels). */
 export const THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"] as const;
 
@@ -22,7 +25,7 @@ export const RESERVED_TOOL_NAMES: readonly string[] = ["workflow", "workflow_run
 export type AgentTypeSource = "project" | "workspace" | "global" | "builtin";
 
 /** One agent type, as the runner uses it. */
-export interface AgentTypeConfig {
+export interface AgentTypeConfig extends AgentResourceFields {
 	/** The type name scripts pass as `agent`: frontmatter `name:`, else the file name. */
 	name: string;
 	/** Label for widgets; `display_name:`. */
@@ -31,7 +34,10 @@ export interface AgentTypeConfig {
 	description: string;
 	/** The file body: the child's system prompt (or what is appended to pi's default prompt). */
 	systemPrompt: string;
-	/** `replace`: the body is the whole prompt. `append`: the body follows pi's default prompt and context files. */
+	/**
+	 * `replace`: the body is the whole prompt. `append`: the body follows pi's default prompt; context files and the
+	 * skills catalog come with it unless the `inherit_*` fields say otherwise.
+	 */
 	promptMode: "replace" | "append";
 	/** Tools the child gets (after `disallowed_tools`): built-ins and the session's tools by name. Empty means none. */
 	tools: string[];
@@ -71,8 +77,8 @@ const RESERVED_IN_NAME = ":";
 
 /** Reads the fields of one file; undefined (with a warning) when the file must be skipped. */
 export function parseAgentFields(input: AgentFileInput, warnings: string[]): AgentTypeConfig | undefined {
-	const fm = input.frontmatter;
 	const warn = (message: string) => warnings.push(`Agent file ${input.path}: ${message}`);
+	const fm = normalizeFieldNames(input.frontmatter, warn);
 	const declared = stringField(fm.name)?.trim();
 	if (declared?.includes(RESERVED_IN_NAME)) {
 		warnings.push(
@@ -81,8 +87,10 @@ export function parseAgentFields(input: AgentFileInput, warnings: string[]): Age
 		);
 		return undefined;
 	}
+	const resources = parseResourceFields(fm, input.path, warn);
 	// `||`: an empty or blank `name:` falls back to the file name rather than registering an unusable "" type.
-	const name = declared || input.fileName;
+	const bare = declared || input.fileName;
+	const name = resources.package ? `${resources.package}.${bare}` : bare;
 	const disallowedTools = toolList(fm.disallowed_tools, "disallowed_tools", warn)?.names ?? [];
 	const listed = toolList(fm.tools, "tools", warn) ?? { names: [...BUILTIN_TOOL_NAMES], all: true };
 	const tools = listed.names.filter((tool) => !disallowedTools.includes(tool));
@@ -97,6 +105,7 @@ export function parseAgentFields(input: AgentFileInput, warnings: string[]): Age
 		enabled: enabledField(fm.enabled, warn),
 		source: input.source,
 		path: input.path,
+		...resources,
 	};
 	const displayName = stringField(fm.display_name)?.trim();
 	if (displayName) config.displayName = displayName;

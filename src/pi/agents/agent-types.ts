@@ -60,20 +60,27 @@ export function loadAgentTypes(options: LoadAgentTypesOptions): LoadAgentTypesRe
 	loadDirectory(join(options.agentDir, "agents"), "global", types, warnings);
 	loadDirectory(join(options.cwd, ".agents", "agents"), "workspace", types, warnings);
 	loadDirectory(join(options.cwd, ".pi", "agents"), "project", types, warnings);
+	warnAliasClashes(types, warnings);
 	return { types, warnings };
 }
 
-/** The names a script may use: enabled types, sorted. */
+/** The names a script may use: enabled types and their aliases, sorted. */
 export function listAvailableAgentTypes(types: ReadonlyMap<string, AgentTypeConfig>): string[] {
-	return [...types.values()]
-		.filter((type) => type.enabled)
-		.map((type) => type.name)
-		.sort();
+	const names = new Set<string>();
+	for (const type of types.values()) {
+		if (!type.enabled) continue;
+		names.add(type.name);
+		for (const alias of type.aliases ?? []) names.add(alias);
+	}
+	return [...names].sort();
 }
 
-/** The enabled type of that name, or a `agent_type_unknown` error that lists the available ones. */
+/**
+ * The enabled type of that name or alias (a type's own name wins over another's alias), or a `agent_type_unknown`
+ * error that lists the available ones, or names both types an alias is claimed by.
+ */
 export function resolveAgentType(types: ReadonlyMap<string, AgentTypeConfig>, name: string): AgentTypeConfig {
-	const type = types.get(name);
+	const type = types.get(name) ?? byAlias(types, name);
 	const available = listAvailableAgentTypes(types);
 	if (!type) throw unknownAgentTypeError(name, available);
 	if (!type.enabled) {
@@ -81,6 +88,42 @@ export function resolveAgentType(types: ReadonlyMap<string, AgentTypeConfig>, na
 		return throwDisabled(name, where, available);
 	}
 	return type;
+}
+
+function byAlias(types: ReadonlyMap<string, AgentTypeConfig>, alias: string): AgentTypeConfig | undefined {
+	const claimants = [...types.values()].filter((type) => type.enabled && type.aliases?.includes(alias));
+	if (claimants.length <= 1) return claimants[0];
+	const [a, b] = claimants;
+	throw new WorkflowError(
+		"agent_type_unknown",
+		`Agent type alias \`${alias}\` is ambiguous: both \`${a.name}\` (${a.path ?? "built-in"}) and \`${b.name}\` ` +
+			`(${b.path ?? "built-in"}) declare it. Use a type's own name, or remove the alias from one of the files`,
+		{ details: { agentType: alias, ambiguous: claimants.map((type) => type.name) } },
+	);
+}
+
+/** An alias two types claim, or one that is another type's name, is said when the files are read. */
+function warnAliasClashes(types: ReadonlyMap<string, AgentTypeConfig>, warnings: string[]): void {
+	const claimed = new Map<string, AgentTypeConfig>();
+	for (const type of types.values()) {
+		if (!type.enabled) continue;
+		for (const alias of type.aliases ?? []) {
+			const owner = types.get(alias);
+			if (owner && owner !== type) {
+				warnings.push(
+					`Agent file ${type.path}: alias \`${alias}\` is the name of agent type \`${alias}\` (${owner.path ?? "built-in"}), which it selects instead`,
+				);
+				continue;
+			}
+			const other = claimed.get(alias);
+			if (other && other !== type) {
+				warnings.push(
+					`Agent type alias \`${alias}\` is declared by both \`${other.name}\` (${other.path}) and \`${type.name}\` (${type.path}); using it is an error until one of them drops it`,
+				);
+			}
+			claimed.set(alias, type);
+		}
+	}
 }
 
 function throwDisabled(name: string, where: string, available: string[]): never {

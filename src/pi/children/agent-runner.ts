@@ -1,9 +1,10 @@
 /**
  * The pi-backed agent runner: each `agent()` call becomes an in-process pi `AgentSession` with in-memory session
- * and settings, the agent type's prompt, tools, model and thinking level, and no extensions of its own (the
- * session's tools come as stand-ins, never the `workflow` tool). It reports the child's live state, honours abort,
- * pause and `max_turns`, lets go of a child that does not stop within `stopGraceMs` of being asked, and always
- * disposes the session; `supervisor.ts` runs its attempts and `plan.ts` decides what a child gets.
+ * and settings, the agent type's prompt, tools, model, thinking level, skills and context files, and only the
+ * extensions its type names (the parent session's tools come as stand-ins, never the `workflow` tool). It reports the
+ * child's live state, honours abort, pause, `max_turns` and the type's `timeout_ms`, lets go of a child that does not
+ * stop within `stopGraceMs` of being asked, and always disposes the session; `supervisor.ts` runs its attempts,
+ * `plan.ts` decides what a child gets and `open-session.ts` opens its session.
  */
 import { randomUUID } from "node:crypto";
 import type { Api, AssistantMessage, Model } from "@earendil-works/pi-ai";
@@ -22,15 +23,16 @@ import type {
 	WorkflowWorktree,
 } from "../../runtime/types.ts";
 import type { RunWorktrees, Worktree } from "../../worktree/index.ts";
-import { type AgentTypeConfig, loadAgentTypes, type ThinkingLevel } from "../agents/agent-types.ts";
+import { type AgentTypeConfig, loadAgentTypes, resolveAgentType, type ThinkingLevel } from "../agents/agent-types.ts";
 import { type ChildActivity, createChildActivity } from "./activity.ts";
 import type { ChildControls } from "./controls.ts";
 import { hasPrice, replyCost, sessionCost } from "./cost.ts";
+import { underTypeDeadline } from "./deadlines.ts";
 import { runOnModels } from "./fallback.ts";
-import { PauseGate } from "./pause.ts";
-import { type ChildPlan, planChild } from "./plan.ts";
+import { type ChildPlan, lendControls, openSession, type ResultBase } from "./open-session.ts";
+import type { PauseGate } from "./pause.ts";
+import { planChild } from "./plan.ts";
 import { providerLimitOf } from "./provider-limit.ts";
-import { createChildSession } from "./session.ts";
 import type { SessionTools } from "./session-tools.ts";
 import { STRUCTURED_OUTPUT_TOOL_NAME } from "./structured-output.ts";
 import {
@@ -124,7 +126,13 @@ export function createPiAgentRunner(options: PiAgentRunnerOptions): WorkflowAgen
 	return (request, context) =>
 		superviseChild(request, context, {
 			...(options.controls ? { controls: options.controls } : {}),
-			attempt: (attemptRequest, attemptContext) => runChild(attemptRequest, attemptContext, resolved),
+			attempt: (attemptRequest, attemptContext) =>
+				underTypeDeadline(
+					resolveAgentType(agentTypes, attemptRequest.agentType),
+					attemptRequest.timeoutMs,
+					attemptContext,
+					(deadlined) => runChild(attemptRequest, deadlined, resolved),
+				),
 		});
 }
 
@@ -134,9 +142,6 @@ type ResolvedOptions = PiAgentRunnerOptions & {
 	/** The run's worktrees, made at the first isolated call. */
 	worktrees: () => Promise<RunWorktrees>;
 };
-
-/** The fields every result of one child shares. */
-type ResultBase = Pick<WorkflowAgentResult, "id" | "type"> & { warnings: string[] };
 
 async function runChild(
 	request: WorkflowAgentRequest,
@@ -250,31 +255,14 @@ async function runSession(
 	let result: WorkflowAgentResult | undefined;
 	try {
 		activity.start(`${model.provider}/${model.id}`);
-		session = await createChildSession({
-			id: sessionId,
-			cwd: plan.cwd,
-			agentDir: options.agentDir,
-			modelRuntime: options.modelRuntime,
-			type: plan.type,
-			model,
-			...(thinking ? { thinking } : {}),
-			tools: plan.tools,
-			...(plan.customTools.length > 0 ? { customTools: plan.customTools } : {}),
-			retry: options.piRetry === false ? { enabled: false } : { enabled: true, ...(options.piRetry ?? {}) },
-		});
-		options.hooks?.onSessionCreated?.(session, request);
-		const child = session;
-		const gate = new PauseGate();
-		context.onSession?.({
-			// A paused child goes on with the message as its next turn; a running one reads it at its next turn.
-			async steer(text) {
-				if (!gate.resume(text)) await child.steer(text);
-			},
-			pause() {
-				if (gate.request()) child.abort().catch(() => {});
-			},
-		});
-		result = await driveSession(session, plan, context, options, activity, base, gate);
+		const opened = await openSession({ sessionId, plan, model, thinking }, options, base);
+		if ("failure" in opened) result = opened.failure;
+		else {
+			session = opened.session;
+			options.hooks?.onSessionCreated?.(session, request);
+			const gate = lendControls(session, context);
+			result = await driveSession(session, plan, context, options, activity, base, gate);
+		}
 	} catch (error) {
 		result = { ...base, status: "failed", error: errorMessage(error) };
 	} finally {

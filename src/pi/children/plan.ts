@@ -3,7 +3,7 @@
  * tools, the structured-output tool) and prompt. Each check here is an author error, thrown before any session.
  */
 import type { Api, Model } from "@earendil-works/pi-ai";
-import type { ModelRuntime, ToolDefinition } from "@earendil-works/pi-coding-agent";
+import type { ModelRuntime } from "@earendil-works/pi-coding-agent";
 import { WorkflowError } from "../../errors.ts";
 import type { WorkflowAgentRequest } from "../../runtime/types.ts";
 import {
@@ -12,12 +12,12 @@ import {
 	resolveAgentType,
 	type ThinkingLevel,
 } from "../agents/agent-types.ts";
-import { type ChildModelChoice, chooseChildModel } from "./model.ts";
+import { chooseChildModel } from "./model.ts";
+import type { ChildPlan } from "./open-session.ts";
 import { chooseSessionTools, type SessionTools } from "./session-tools.ts";
 import {
 	createStructuredOutputTool,
 	STRUCTURED_OUTPUT_TOOL_NAME,
-	type StructuredOutputCapture,
 	structuredOutputPrompt,
 } from "./structured-output.ts";
 
@@ -31,25 +31,14 @@ export interface ChildPlanOptions {
 	sessionTools?: SessionTools;
 }
 
-/** Everything decided before a session exists; each check here is an author error, thrown. */
-export interface ChildPlan {
-	type: AgentTypeConfig;
-	choice: ChildModelChoice | undefined;
-	tools: string[];
-	/** The structured-output tool and the session's tools lent to the child. */
-	customTools: ToolDefinition[];
-	/** Tools the agent type names that the session does not have. */
-	warnings: string[];
-	capture: StructuredOutputCapture | undefined;
-	prompt: string;
-	cwd: string;
-}
-
 /** Plans the child of `request`: throws the author's mistakes (an unknown tool or agent type, a bad schema). */
 export async function planChild(request: WorkflowAgentRequest, options: ChildPlanOptions): Promise<ChildPlan> {
 	const type = resolveAgentType(options.agentTypes, request.agentType);
-	if (request.tools) {
-		const known = [...BUILTIN_TOOL_NAMES, ...(options.sessionTools?.list().map((tool) => tool.name) ?? [])];
+	const sessionNames = options.sessionTools?.list().map((tool) => tool.name) ?? [];
+	// The child's own extensions register their tools when it starts: names only they have are checked then.
+	const ownExtensions = (type.extensions?.length ?? 0) + (type.subagentOnlyExtensions?.length ?? 0) > 0;
+	if (request.tools && !ownExtensions) {
+		const known = [...BUILTIN_TOOL_NAMES, ...sessionNames];
 		const unknown = request.tools.filter((tool) => !known.includes(tool));
 		if (unknown.length > 0) {
 			throw new WorkflowError(
@@ -70,9 +59,12 @@ export async function planChild(request: WorkflowAgentRequest, options: ChildPla
 	const capture = request.schema ? await createStructuredOutputTool(request.schema) : undefined;
 	// The file's denylist applies to a call's own `tools` too: a type that must not write stays that way.
 	const named = (request.tools ?? type.tools).filter((tool) => !type.disallowedTools.includes(tool));
+	const deferred = ownExtensions
+		? named.filter((tool) => !BUILTIN_TOOL_NAMES.includes(tool) && !sessionNames.includes(tool))
+		: [];
 	const lent = chooseSessionTools({
 		tools: options.sessionTools,
-		wanted: named,
+		wanted: named.filter((tool) => !deferred.includes(tool)),
 		all: !request.tools && type.allSessionTools === true,
 		denied: type.disallowedTools,
 		agentType: type.name,
@@ -92,6 +84,9 @@ export async function planChild(request: WorkflowAgentRequest, options: ChildPla
 		tools,
 		customTools,
 		warnings: lent.warnings,
+		named,
+		allTools: !request.tools && type.allSessionTools === true,
+		deferred,
 		capture,
 		prompt,
 		cwd: request.cwd || options.cwd,

@@ -104,7 +104,8 @@ export function agentTypeLines(agentTypes: Iterable<AgentTypeConfig>, listed = M
 	const lines = ["Agent types in this session (the `agent` option; default general-purpose):"];
 	for (const type of enabled.slice(0, listed)) {
 		const about = type.description.replace(/\s+/g, " ").trim();
-		lines.push(clip(`  ${type.name}${about ? `: ${about}` : ""}`, MAX_TYPE_LINE));
+		const aliases = type.aliases?.length ? ` (or ${type.aliases.join(", ")})` : "";
+		lines.push(clip(`  ${type.name}${aliases}${about ? `: ${about}` : ""}`, MAX_TYPE_LINE));
 	}
 	const rest = enabled.slice(listed);
 	if (rest.length > 0) {
