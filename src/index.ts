@@ -8,7 +8,7 @@
 export type { WorkflowDiagnostic } from "./authoring/index.ts";
 // Errors
 export type { SerializedWorkflowError, SourceLocation, WorkflowErrorCode, WorkflowErrorDetails } from "./errors.ts";
-export { askUnavailableError, isWorkflowError, WorkflowError } from "./errors.ts";
+export { askUnavailableError, isWorkflowError, toolRefusedError, WorkflowError } from "./errors.ts";
 // Progress: tracker, text, tool result
 export type {
 	WorkflowKeptBranch,
@@ -75,6 +75,10 @@ export type {
 	WorkflowRunOptions,
 	WorkflowRunResult,
 	WorkflowTokenUsage,
+	WorkflowTool,
+	WorkflowToolCounts,
+	WorkflowToolOutput,
+	WorkflowToolResult,
 	WorkflowWorktree,
 } from "./runtime/index.ts";
 export {

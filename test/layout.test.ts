@@ -21,7 +21,10 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 	"runtime/schema": { values: ["errors.ts", "sandbox", "runtime"] },
 	"runtime/meta": { values: ["errors.ts", "authoring", "runtime/schema"], types: ["runtime"] },
 	"runtime/agent": { values: ["errors.ts", "authoring", "runtime", "runtime/schema"] },
-	runtime: { values: ["errors.ts", "sandbox", "authoring", "runtime/schema", "runtime/meta", "runtime/agent"] },
+	"runtime/tool": { values: ["errors.ts", "authoring", "runtime", "runtime/agent"] },
+	runtime: {
+		values: ["errors.ts", "sandbox", "authoring", "runtime/schema", "runtime/meta", "runtime/agent", "runtime/tool"],
+	},
 	progress: { values: [], types: ["errors.ts", "runtime"] },
 	runs: { values: ["errors.ts"], types: ["runtime"] },
 	worktree: { values: ["errors.ts"] },

@@ -2,7 +2,7 @@
  * The failure census and agent counts of a run: every null the script received is recorded with its cause,
  * and the final status follows from them (a run where every agent failed is not "completed").
  */
-import type { WorkflowAgentCounts, WorkflowFailure, WorkflowTokenUsage } from "./types.ts";
+import type { WorkflowAgentCounts, WorkflowFailure, WorkflowTokenUsage, WorkflowToolCounts } from "./types.ts";
 
 /** A value a call gave the script that often ends in a TypeError later: `null` (it failed) or text (no schema). */
 export interface CallNote {
@@ -23,6 +23,8 @@ export class Census {
 	readonly failures: WorkflowFailure[] = [];
 	readonly counts: WorkflowAgentCounts = { calls: 0, started: 0, completed: 0, failed: 0, skipped: 0 };
 	readonly usage: WorkflowTokenUsage = { input: 0, output: 0, total: 0 };
+	/** `tool()` steps: made, replayed from the record, that reported an error, that threw. */
+	readonly tools: WorkflowToolCounts = { calls: 0, replayed: 0, errors: 0, failed: 0 };
 	#refused = 0;
 	#abandoned = 0;
 	/** Calls that gave the script null, and calls that answered text, latest last (for script-error hints). */

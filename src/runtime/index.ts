@@ -20,6 +20,10 @@ export type {
 	RunEndEvent,
 	RunStartEvent,
 	SlotFailedEvent,
+	ToolFailedEvent,
+	ToolFinishedEvent,
+	ToolRef,
+	ToolStartedEvent,
 	WorkflowAgentCallRef,
 	WorkflowProgressEvent,
 } from "./events.ts";
@@ -57,5 +61,9 @@ export type {
 	WorkflowRunOptions,
 	WorkflowRunResult,
 	WorkflowTokenUsage,
+	WorkflowTool,
+	WorkflowToolCounts,
+	WorkflowToolOutput,
+	WorkflowToolResult,
 	WorkflowWorktree,
 } from "./types.ts";

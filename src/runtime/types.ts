@@ -201,6 +201,10 @@ export interface WorkflowLimits {
 	maxWorkflowCalls: number;
 	/** Nested workflows running at once (each holds a sandbox worker); more wait their turn. Default: 4. */
 	maxWorkflowsRunning: number;
+	/** `tool()` calls per run (replayed ones included); the next one throws `limit_tool_calls`. Default: 1000. */
+	maxToolCalls: number;
+	/** `tool()` calls running at once; more wait their turn (their own queue, not the children's). Default: 4. */
+	maxToolsRunning: number;
 }
 
 /** Budget settings of one run. */
@@ -259,6 +263,34 @@ export interface WorkflowRunOptions {
 	 * is open. Default: none (every `ask()` gives its default or throws `ask_unavailable`).
 	 */
 	ask?: WorkflowAskHandler;
+	/**
+	 * The tools `tool(name, params)` may run, by name: each gets the script's params and a signal that fires when
+	 * the call is no longer wanted (its `timeoutMs`, the script's end, a cancelled run). Throw
+	 * `toolRefusedError(reason)` for a call a permission check refuses; any other throw is `tool_failed`. A script
+	 * can run exactly these and nothing else; `workflow` and `workflow_runs` never. Default: none (`tool()` throws
+	 * `tool_unavailable`).
+	 */
+	tools?: Readonly<Record<string, WorkflowTool>>;
+}
+
+/** What a host's tool gives back for one `tool()` call. */
+export interface WorkflowToolOutput {
+	/** The tool's text (cut at `MAX_TOOL_OUTPUT_CHARS` before the script sees it). */
+	output: string;
+	/** The tool ran and reported a failure (a command's non-zero exit). Default: false. */
+	isError?: boolean;
+	/** Structured data the tool gives (JSON; dropped when it is not JSON or larger than 64 KiB). */
+	details?: unknown;
+}
+
+/** One tool a host lends to `tool()`: the `tools` option of `runWorkflowScript`. */
+export type WorkflowTool = (params: JsonValue, signal: AbortSignal) => Promise<WorkflowToolOutput>;
+
+/** What `tool()` resolves to in the script: plain data. */
+export interface WorkflowToolResult {
+	output: string;
+	isError: boolean;
+	details?: JsonValue;
 }
 
 /** One `ask()` question as the host's handler gets it. */
@@ -289,8 +321,11 @@ export type WorkflowAskHandler = (
 export interface WorkflowJournalEntry {
 	/** The call's key: a hash of its identity plus its occurrence, scoped by nested workflow (see `WorkflowAgentRequest.key`). */
 	key: string;
-	/** `"answer"` for a person's answer to `ask()` (an agent call never replays one). Default: an agent's value. */
-	kind?: "answer";
+	/**
+	 * `"answer"` for a person's answer to `ask()`, `"tool"` for a `tool()` step's result (an agent call never replays
+	 * either). Default: an agent's value.
+	 */
+	kind?: "answer" | "tool";
 	/** What `agent()` resolved to: the text answer, or the validated object of a schema call. */
 	value: JsonValue;
 	/** Tokens the call cost; a replay counts them as spent again, so budgets move as in the original run. */
@@ -342,10 +377,22 @@ export interface WorkflowAgentCounts {
 	skipped: number;
 }
 
+/** How a run's `tool()` steps went. */
+export interface WorkflowToolCounts {
+	/** Calls the script made (replayed ones included). */
+	calls: number;
+	/** Calls whose result came from the run record. */
+	replayed: number;
+	/** Calls whose tool reported an error (`isError: true`, e.g. a non-zero exit). */
+	errors: number;
+	/** Calls that threw (unknown, refused, failed, timed out, over the limit). */
+	failed: number;
+}
+
 /** Work a script started and did not wait for: still running when that script returned, so the run stopped it. */
 export interface WorkflowCutOff {
-	/** An `agent()` call, a nested `workflow()` or an open `ask()` question. */
-	kind: "agent" | "workflow" | "ask";
+	/** An `agent()` call, a nested `workflow()`, an open `ask()` question or a running `tool()` step. */
+	kind: "agent" | "workflow" | "ask" | "tool";
 	/** The agent call's label; the nested workflow's `meta.name`, or the name or path it was called with if it had not loaded. */
 	name: string;
 	/** The file of the script that started it. */
@@ -368,6 +415,8 @@ export interface WorkflowRunResult {
 	meta?: WorkflowMeta;
 	failures: WorkflowFailure[];
 	counts: WorkflowAgentCounts;
+	/** The run's `tool()` steps; absent when it made none. */
+	tools?: WorkflowToolCounts;
 	usage: WorkflowTokenUsage;
 	/** Log entries dropped because of `limits.maxLogEntries`. */
 	droppedLogs: number;

@@ -104,6 +104,7 @@ const ESCAPES: HostileCase[] = [
 				"log",
 				"workflow",
 				"ask",
+				"tool",
 				"sleep",
 				"budget",
 				"args",

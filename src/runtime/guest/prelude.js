@@ -120,6 +120,7 @@
 		pipeline: guardPrototype("pipeline"),
 		workflow: guardPrototype("workflow"),
 		ask: guardPrototype("ask"),
+		tool: guardPrototype("tool"),
 	};
 
 	function guard(promise, name, site) {
@@ -341,6 +342,21 @@
 		);
 	}
 
+	function tool(name, params, options) {
+		const site = new Error("call site");
+		refusePromise("`tool()` name", name);
+		refusePromise("`tool()` params", params);
+		return guard(
+			callAsync(
+				host.tool,
+				[name, params === undefined ? null : params, options === undefined ? null : options, site.stack],
+				site,
+			),
+			"tool",
+			site,
+		);
+	}
+
 	function workflow(nameOrPath, workflowArgs) {
 		const site = new Error("call site");
 		const promise = callAsync(
@@ -404,6 +420,7 @@
 		log,
 		workflow,
 		ask,
+		tool,
 		sleep,
 		budget,
 		args: data.hasArgs ? data.args : undefined,
