@@ -43,6 +43,7 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 			queue,
 			registry,
 			notify: (message) => pi.sendMessage(message, { deliverAs: "followUp", triggerTurn: true }),
+			announce: (channel, data) => pi.events.emit(channel, data),
 			...(agentTypes ? { agentTypes } : {}),
 		});
 	pi.registerTool(workflowTool());
@@ -64,6 +65,8 @@ export { parentModelRuntime } from "./children/model.ts";
 export type { SessionToolInfo, SessionTools } from "./children/session-tools.ts";
 export { sessionToolsOf } from "./children/session-tools.ts";
 export type { WorktreePlace, WorktreePlaceSource } from "./children/worktree.ts";
+export type { Announce } from "./runs/lifecycle.ts";
+export { LIFECYCLE_EVENTS } from "./runs/lifecycle.ts";
 export { createWorkflowRunsTool, RUNS_TOOL_NAME } from "./runs/runs-tool.ts";
 export type { SavedWorkflow } from "./tool/script-source.ts";
 export { loadSavedWorkflows, resolveScriptSource } from "./tool/script-source.ts";

@@ -33,6 +33,7 @@ import { parentModelRuntime } from "../children/model.ts";
 import { sessionToolsOf } from "../children/session-tools.ts";
 import type { WorktreePlaceSource } from "../children/worktree.ts";
 import { DurableRun } from "../runs/durable-run.ts";
+import { type Announce, runAnnouncer } from "../runs/lifecycle.ts";
 import { completionMessage, runText, startedResult, type WorkflowRunMessage } from "../runs/messages.ts";
 import { createPiAskHandler, PendingQuestions } from "../runs/questions.ts";
 import { RunRegistry } from "../runs/registry.ts";
@@ -40,6 +41,7 @@ import { startToolRun, type ToolRunOutcome } from "../runs/tool-run.ts";
 import { type WorkflowCheckDetails, workflowCheckResult } from "./check-result.ts";
 import { WORKFLOW_GUIDELINES, workflowToolDescription } from "./description.ts";
 import { createWorkflowResolver, resolveScriptSource } from "./script-source.ts";
+import { scriptToolsOf } from "./script-tools.ts";
 
 export const WORKFLOW_TOOL_NAME = "workflow";
 
@@ -122,6 +124,8 @@ export interface WorkflowToolOptions {
 	notify?: (message: WorkflowRunMessage) => void;
 	/** Builds the runner for a call. Default: children as pi sessions with the parent's model and credentials. */
 	createRunner?: (ctx: ExtensionToolContext, setup: RunnerSetup) => Promise<WorkflowAgentRunner>;
+	/** Announces runs to other extensions (pi's `pi.events.emit`; see runs/lifecycle.ts). Default: nobody. */
+	announce?: Announce;
 	/** The session's agent types, listed in the description. Default: the built-in general-purpose only. */
 	agentTypes?: ReadonlyMap<string, AgentTypeConfig>;
 }
@@ -188,6 +192,8 @@ export function createWorkflowTool(
 				agentTypes: listAvailableAgentTypes(types.types),
 				resolveWorkflow: createWorkflowResolver({ agentDir }),
 				ask,
+				// The session's own tools through pi's hooks: exactly what its model may call, nothing more.
+				tools: scriptToolsOf(ctx),
 				...(args !== undefined ? { args } : {}),
 				...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
 			},
@@ -195,6 +201,9 @@ export function createWorkflowTool(
 			record: source,
 			controls,
 			questions,
+			...(options.announce
+				? { announcer: runAnnouncer(options.announce, durable.recorded, () => run.name, background) }
+				: {}),
 			ctx,
 			ui: {
 				widgetKey: `workflow-progress-${++runCount}`,

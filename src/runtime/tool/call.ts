@@ -117,6 +117,7 @@ export async function runToolCall(
 		run.emit({ type: "tool_failed", ...ref, error: error.message, code: error.code });
 		return error;
 	};
+	run.census.tools.calls++;
 	const host = run.tools;
 	if (!host) {
 		throw fail(
@@ -158,7 +159,6 @@ export async function runToolCall(
 		);
 	}
 	run.toolCalls++;
-	run.census.tools.calls++;
 	if (args.replay) {
 		const replayed = replayTool(scope, ref.key);
 		if (replayed) {
