@@ -20,6 +20,8 @@ const RUN_OPTIONS = `Options:
   --concurrency <n>        children running at once, 1-64 (default 4)
   --timeout <ms>           deadline for the whole run
   -e, --extension <path>   load a pi extension, as pi -e does (custom providers); repeatable
+  --allow-tools <names>    pi built-ins the script's tool() may call, e.g. bash,read (bash, read, grep, find,
+                           ls, edit, write); none by default: there is no permission prompt here
   --json                   print the whole result object (status, value, error, failures, counts, usage, runId)
                            instead of the script's value
 
