@@ -23,6 +23,7 @@ import {
 } from "./meta/read.ts";
 import { checkLiteralSchema } from "./schema/limits.ts";
 import { checkAgentRoot } from "./schema/session.ts";
+import { checkToolArguments } from "./tool/call.ts";
 import type { JsonSchema, JsonValue } from "./types.ts";
 
 /** Options of `checkWorkflowScript`. */
@@ -65,6 +66,9 @@ export const CALL_RULES: Omit<CallRules, "agentTypes"> = {
 	checkOptions: (opts) => checkAgentOptions(opts as JsonValue),
 	checkAsk: (question, opts) => {
 		checkAskArguments(question as JsonValue, opts as JsonValue);
+	},
+	checkTool: (name, opts) => {
+		checkToolArguments(name as JsonValue, null, opts as JsonValue);
 	},
 	checkSchema: (schema) => {
 		checkAgentRoot(schema);
