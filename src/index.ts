@@ -18,6 +18,8 @@ export type {
 	WorkflowProgressQuestion,
 	WorkflowProgressStatus,
 	WorkflowProgressToolResult,
+	WorkflowProgressToolRun,
+	WorkflowProgressToolSteps,
 	WorkflowProgressTracker,
 	WorkflowProgressTrackerOptions,
 } from "./progress/index.ts";

@@ -148,6 +148,29 @@ export interface WorkflowProgressQuestion {
 	workflow?: string;
 }
 
+/** A `tool()` step running now. */
+export interface WorkflowProgressToolRun {
+	key: string;
+	/** The tool (`bash`, `read`, …). */
+	name: string;
+	/** The step's label: its `label` option, else the command or path. */
+	label: string;
+	/** Epoch ms when it started. */
+	startedAt: number;
+	phase?: string;
+}
+
+/** The run's `tool()` steps: the ones running, and how the others went. */
+export interface WorkflowProgressToolSteps {
+	running: WorkflowProgressToolRun[];
+	/** Steps that gave a result (replayed ones included). */
+	done: number;
+	/** Of those, steps whose tool reported an error (a non-zero exit). */
+	errors: number;
+	/** Steps that threw (unknown, refused, failed, timed out). */
+	failed: number;
+}
+
 /** One snapshot of a run. Plain data; treat it as immutable. */
 export interface WorkflowProgressEnvelope {
 	meta?: WorkflowMeta;
@@ -183,4 +206,6 @@ export interface WorkflowProgressEnvelope {
 	branches?: WorkflowKeptBranch[];
 	/** `ask()` questions waiting for a person, oldest first; absent when none is open. */
 	questions?: WorkflowProgressQuestion[];
+	/** The run's `tool()` steps; absent when it made none. */
+	toolSteps?: WorkflowProgressToolSteps;
 }

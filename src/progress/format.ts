@@ -61,6 +61,22 @@ export function formatWorkflowProgress(
 			`Agents: ${agents.total} (${countsText(agents) || "none"})${usageText(envelope.totals.tokens, envelope.totals.toolUses)}`,
 		);
 	}
+	const steps = envelope.toolSteps;
+	if (steps) {
+		const errors = [
+			steps.errors > 0 ? `${steps.errors} with errors` : "",
+			steps.failed > 0 ? `${steps.failed} failed` : "",
+		]
+			.filter(Boolean)
+			.join(", ");
+		lines.push(
+			`Tool steps: ${steps.done} done${errors ? ` (${errors})` : ""}${steps.running.length > 0 ? `, ${steps.running.length} running` : ""}`,
+		);
+		for (const step of steps.running)
+			lines.push(
+				`  ${step.name === "bash" ? "$" : "⚙"} ${step.label} · ${formatDuration(Math.max(0, now - step.startedAt))}`,
+			);
+	}
 	if (envelope.phases.length > 0) {
 		lines.push("Phases:");
 		for (const phase of envelope.phases) {

@@ -16,6 +16,8 @@ export type {
 	WorkflowProgressPhase,
 	WorkflowProgressQuestion,
 	WorkflowProgressStatus,
+	WorkflowProgressToolRun,
+	WorkflowProgressToolSteps,
 	WorkflowProgressTotals,
 } from "./envelope.ts";
 // Text

@@ -12,6 +12,7 @@ import type {
 	WorkflowProgressError,
 	WorkflowProgressQuestion,
 	WorkflowProgressStatus,
+	WorkflowProgressToolRun,
 } from "./envelope.ts";
 import { PhaseBook } from "./phase-book.ts";
 import { RecentLogs } from "./recent-logs.ts";
@@ -65,6 +66,10 @@ export class RunState {
 
 	/** Open `ask()` questions by key. */
 	private readonly questions = new Map<string, WorkflowProgressQuestion>();
+	/** Running `tool()` steps by key, and how the finished ones went; undefined until the first step. */
+	private tools:
+		| { running: Map<string, WorkflowProgressToolRun>; done: number; errors: number; failed: number }
+		| undefined;
 
 	private failures: WorkflowFailure[] = [];
 	private failuresSnapshot: WorkflowFailure[] | undefined = [];
@@ -202,6 +207,26 @@ export class RunState {
 			case "ask_failed":
 				this.questions.delete(event.key);
 				return;
+			case "tool_started":
+				this.toolBook().running.set(event.key, {
+					key: event.key,
+					name: event.name,
+					label: event.label,
+					startedAt: event.time,
+					...(event.phase !== undefined ? { phase: event.phase } : {}),
+				});
+				return;
+			case "tool_finished":
+			case "tool_failed": {
+				const book = this.toolBook();
+				book.running.delete(event.key);
+				if (event.type === "tool_failed") book.failed++;
+				else {
+					book.done++;
+					if (event.isError) book.errors++;
+				}
+				return;
+			}
 			case "run_end":
 				this.end({
 					status: event.status,
@@ -273,6 +298,7 @@ export class RunState {
 			this.failuresSnapshot = undefined;
 		}
 		this.questions.clear();
+		this.tools?.running.clear();
 		// Calls the runtime never settled (a host that stopped forwarding events): they did not finish.
 		this.calls.settleAll(this.endedAt, "The workflow ended before this call finished");
 		// The runtime's total also counts usage its events did not itemise.
@@ -302,9 +328,24 @@ export class RunState {
 			failures: this.failureList(),
 			...(this.kept.size > 0 ? { branches: this.branchList() } : {}),
 			...(this.questions.size > 0 ? { questions: [...this.questions.values()] } : {}),
+			...(this.tools
+				? {
+						toolSteps: {
+							running: [...this.tools.running.values()],
+							done: this.tools.done,
+							errors: this.tools.errors,
+							failed: this.tools.failed,
+						},
+					}
+				: {}),
 		};
 		this.cached = envelope;
 		return envelope;
+	}
+
+	private toolBook(): NonNullable<RunState["tools"]> {
+		this.tools ??= { running: new Map(), done: 0, errors: 0, failed: 0 };
+		return this.tools;
 	}
 
 	private setMeta(meta: WorkflowMeta): void {

@@ -77,7 +77,7 @@ describe("hostile tool() calls", () => {
 	it("a tool that never returns, under the run's deadline: timed_out", async () => {
 		await checkCase(
 			`await tool("hang", {});`,
-			{ code: "timed_out" },
+			{ code: "timed_out", message: "ran past its deadline" },
 			{ tools: { hang: () => new Promise(() => {}) }, timeoutMs: 300 },
 		);
 	});
