@@ -5,24 +5,17 @@
  * providers reach the children's model runtime; then builds the runner with children as pi sessions.
  */
 import { resolve } from "node:path";
-import type { AgentTool } from "@earendil-works/pi-agent-core";
 import type { Api, Model } from "@earendil-works/pi-ai";
+import { createAgentSessionServices, resolveCliModel } from "@earendil-works/pi-coding-agent";
 import {
-	createAgentSessionServices,
-	createBashTool,
-	createEditTool,
-	createFindTool,
-	createGrepTool,
-	createLsTool,
-	createReadTool,
-	createWriteTool,
-	resolveCliModel,
-} from "@earendil-works/pi-coding-agent";
-import { fromOutcome } from "../pi/tool/script-tools.ts";
-import { createPiAgentRunner, listAvailableAgentTypes, loadAgentTypes, type WorktreePlaceSource } from "../pi.ts";
+	builtInTools,
+	createPiAgentRunner,
+	listAvailableAgentTypes,
+	loadAgentTypes,
+	type WorktreePlaceSource,
+} from "../pi.ts";
 import type { WorkflowAgentRunner, WorkflowTool } from "../runtime/types.ts";
 import { usageError } from "./args.ts";
-import { toolThrew } from "./tools.ts";
 
 /** What the command line asked of pi. */
 export interface PiSetupOptions {
@@ -92,43 +85,6 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 		warnings,
 		...(allowed.length > 0 ? { tools: builtInTools(options.cwd, allowed) } : {}),
 	};
-}
-
-const FACTORIES: Record<string, (cwd: string) => AgentTool> = {
-	bash: (cwd) => createBashTool(cwd) as unknown as AgentTool,
-	read: (cwd) => createReadTool(cwd) as unknown as AgentTool,
-	grep: (cwd) => createGrepTool(cwd) as unknown as AgentTool,
-	find: (cwd) => createFindTool(cwd) as unknown as AgentTool,
-	ls: (cwd) => createLsTool(cwd) as unknown as AgentTool,
-	edit: (cwd) => createEditTool(cwd) as unknown as AgentTool,
-	write: (cwd) => createWriteTool(cwd) as unknown as AgentTool,
-};
-
-/** pi's built-ins named by `--allow-tools`, built in `cwd` with pi's factories, as `tool()` takes them. */
-export function builtInTools(cwd: string, names: readonly string[]): Record<string, WorkflowTool> {
-	const tools: Record<string, WorkflowTool> = {};
-	let calls = 0;
-	for (const name of names) {
-		const make = FACTORIES[name];
-		if (!make) continue;
-		const tool = make(cwd);
-		tools[name] = async (params, signal) => {
-			const toolCall = {
-				type: "toolCall" as const,
-				id: `workflow-tool-${++calls}`,
-				name,
-				arguments: params as never,
-			};
-			let result: Awaited<ReturnType<AgentTool["execute"]>>;
-			try {
-				result = await tool.execute(toolCall.id, params as never, signal);
-			} catch (error) {
-				throw toolThrew(error);
-			}
-			return fromOutcome({ toolCall, result, isError: result.isError === true, durationMs: 0 });
-		};
-	}
-	return tools;
 }
 
 type Services = Awaited<ReturnType<typeof createAgentSessionServices>>;

@@ -3,7 +3,6 @@
  * permission hook or prompt: nothing is lent unless the person names it, and then exactly the named tools, built
  * with pi's own tool factories in the run's directory.
  */
-import { errorMessage, WorkflowError } from "../errors.ts";
 import { usageError } from "./args.ts";
 
 /** The built-ins `--allow-tools` can name. */
@@ -24,9 +23,4 @@ export function allowedTools(values: readonly string[]): string[] {
 	}
 	if (values.length > 0 && names.length === 0) throw usageError("--allow-tools needs tool names, like bash,read");
 	return [...new Set(names)];
-}
-
-/** Wraps a thrown tool error as `tool_failed` (bash's timeout, a read of a missing file). */
-export function toolThrew(error: unknown): WorkflowError {
-	return new WorkflowError("tool_failed", errorMessage(error));
 }

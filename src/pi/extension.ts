@@ -70,5 +70,6 @@ export { LIFECYCLE_EVENTS } from "./runs/lifecycle.ts";
 export { createWorkflowRunsTool, RUNS_TOOL_NAME } from "./runs/runs-tool.ts";
 export type { SavedWorkflow } from "./tool/script-source.ts";
 export { loadSavedWorkflows, resolveScriptSource } from "./tool/script-source.ts";
+export { builtInTools, scriptToolsOf } from "./tool/script-tools.ts";
 export type { RunnerSetup, WorkflowToolOptions, WorkflowToolParams } from "./tool/workflow-tool.ts";
 export { createWorkflowTool, WORKFLOW_TOOL_NAME } from "./tool/workflow-tool.ts";

@@ -36,6 +36,7 @@ export { DEFAULT_LIMITS, DEFAULT_MAX_RESULT_BYTES, runWorkflowScript } from "./r
 export { shutdownSchemaWorker } from "./schema/worker.ts";
 export type { CheckWorkflowOptions, WorkflowCheckReport } from "./script-check.ts";
 export { checkWorkflowScript } from "./script-check.ts";
+export { MAX_TOOL_OUTPUT_CHARS, RESERVED_TOOLS } from "./tool/call.ts";
 export type {
 	JsonSchema,
 	JsonValue,

@@ -4,10 +4,19 @@
  * hooks and permission gates apply to a script's calls exactly as to the model's own. Never `workflow` or
  * `workflow_runs`.
  */
-import type { AgentToolCallOutcome } from "@earendil-works/pi-agent-core";
-import type { ExtensionToolContext } from "@earendil-works/pi-coding-agent";
+import type { AgentTool, AgentToolCallOutcome } from "@earendil-works/pi-agent-core";
+import {
+	createBashTool,
+	createEditTool,
+	createFindTool,
+	createGrepTool,
+	createLsTool,
+	createReadTool,
+	createWriteTool,
+	type ExtensionToolContext,
+} from "@earendil-works/pi-coding-agent";
 import { errorMessage, toolRefusedError, WorkflowError } from "../../errors.ts";
-import { RESERVED_TOOLS } from "../../runtime/tool/call.ts";
+import { RESERVED_TOOLS } from "../../runtime/index.ts";
 import type { JsonValue, WorkflowTool, WorkflowToolOutput } from "../../runtime/types.ts";
 
 /** The session's tools as `runWorkflowScript`'s `tools` map, read when the run starts. */
@@ -77,4 +86,44 @@ function detailsOf(structured: unknown, details: unknown): { details?: JsonValue
 		return { details: details as JsonValue };
 	}
 	return {};
+}
+
+const FACTORIES: Record<string, (cwd: string) => AgentTool> = {
+	bash: (cwd) => createBashTool(cwd) as unknown as AgentTool,
+	read: (cwd) => createReadTool(cwd) as unknown as AgentTool,
+	grep: (cwd) => createGrepTool(cwd) as unknown as AgentTool,
+	find: (cwd) => createFindTool(cwd) as unknown as AgentTool,
+	ls: (cwd) => createLsTool(cwd) as unknown as AgentTool,
+	edit: (cwd) => createEditTool(cwd) as unknown as AgentTool,
+	write: (cwd) => createWriteTool(cwd) as unknown as AgentTool,
+};
+
+/**
+ * pi's built-ins `names`, built in `cwd` with pi's own tool factories, as `tool()` takes them: for hosts without a
+ * session (the CLI's `--allow-tools`). No hook or permission prompt applies: lend only what the person named.
+ */
+export function builtInTools(cwd: string, names: readonly string[]): Record<string, WorkflowTool> {
+	const tools: Record<string, WorkflowTool> = {};
+	let calls = 0;
+	for (const name of names) {
+		const make = FACTORIES[name];
+		if (!make) continue;
+		const tool = make(cwd);
+		tools[name] = async (params, signal) => {
+			const toolCall = {
+				type: "toolCall" as const,
+				id: `workflow-tool-${++calls}`,
+				name,
+				arguments: params as never,
+			};
+			let result: Awaited<ReturnType<AgentTool["execute"]>>;
+			try {
+				result = await tool.execute(toolCall.id, params as never, signal);
+			} catch (error) {
+				throw new WorkflowError("tool_failed", errorMessage(error));
+			}
+			return fromOutcome({ toolCall, result, isError: result.isError === true, durationMs: 0 });
+		};
+	}
+	return tools;
 }
