@@ -99,6 +99,7 @@ describe("hostile tool() calls", () => {
 	it.each([
 		["workflow", "tool_refused"],
 		["workflow_runs", "tool_refused"],
+		["codemode", "tool_refused"],
 		["__proto__", "tool_unknown"],
 		["constructor", "tool_unknown"],
 		["hasOwnProperty", "tool_unknown"],
@@ -107,7 +108,7 @@ describe("hostile tool() calls", () => {
 		await checkCase(
 			`try { await tool(${JSON.stringify(name)}, { script: "return 1" }); } catch (e) { return e.code; }`,
 			{ value: code },
-			{ tools: { workflow: tool, workflow_runs: tool, bash: tool } },
+			{ tools: { workflow: tool, workflow_runs: tool, codemode: tool, bash: tool } },
 		);
 		expect(seen.calls).toBe(0);
 	});

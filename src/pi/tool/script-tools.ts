@@ -1,8 +1,8 @@
 /**
  * The tools a script's `tool()` may run in pi: every tool the `workflow` call's session can call (pi's built-ins,
  * other extensions' tools), run through pi's own `ctx.executeTool()`, so argument checks, `tool_call`/`tool_result`
- * hooks and permission gates apply to a script's calls exactly as to the model's own. Never `workflow` or
- * `workflow_runs`.
+ * hooks and permission gates apply to a script's calls exactly as to the model's own. Never `workflow`,
+ * `workflow_runs` or `codemode` (`RESERVED_TOOLS`).
  */
 import type { AgentTool, AgentToolCallOutcome } from "@earendil-works/pi-agent-core";
 import {

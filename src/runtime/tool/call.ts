@@ -19,8 +19,11 @@ export const MAX_TOOL_OUTPUT_CHARS = 64 * 1024;
 export const MAX_TOOL_DETAILS_BYTES = 64 * 1024;
 /** A tool call's timeout when the script gives none: long enough for a test suite, short of forever. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 10 * 60 * 1000;
-/** Tools a script can never reach, whatever the host lends: the run-control surface would let a run start runs. */
-export const RESERVED_TOOLS: readonly string[] = ["workflow", "workflow_runs"];
+/**
+ * Tools a script can never reach, whatever the host lends: the run-control surface would let a run start or steer
+ * runs, and pi's `codemode` runs scripts that may call `workflow` itself.
+ */
+export const RESERVED_TOOLS: readonly string[] = ["workflow", "workflow_runs", "codemode"];
 
 /** The option names `tool()` takes. */
 export const TOOL_OPTIONS = ["timeoutMs", "label", "phase", "replay"] as const;
@@ -132,7 +135,7 @@ export async function runToolCall(
 		throw fail(
 			new WorkflowError(
 				"tool_refused",
-				`\`tool(${JSON.stringify(args.name)})\` is never callable from a workflow: a script cannot start or steer runs. Call \`workflow()\` for a nested workflow`,
+				`\`tool(${JSON.stringify(args.name)})\` is never callable from a workflow: a script cannot start or steer runs, nor run code that could (\`${RESERVED_TOOLS.join("`, `")}\`). Call \`workflow()\` for a nested workflow`,
 				{ ...where, details: { name: args.name, reason: "reserved" } },
 			),
 		);
