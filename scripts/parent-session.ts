@@ -23,6 +23,8 @@ export interface ParentSessionOptions {
 	model: Model<Api>;
 	/** Other extensions loaded next to ours, and the tools of theirs to make active. Default: none. */
 	extensions?: { factories: InlineExtension[]; tools: string[] };
+	/** More of pi's settings, as a settings file would give them (e.g. `{ workflows: { childModel } }`). Default: none. */
+	settings?: Record<string, unknown>;
 }
 
 export interface ParentSession {
@@ -34,7 +36,11 @@ export interface ParentSession {
 
 export async function createParentSession(options: ParentSessionOptions): Promise<ParentSession> {
 	const { cwd, agentDir, modelRuntime, model } = options;
-	const settingsManager = SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } });
+	const settingsManager = SettingsManager.inMemory({
+		...options.settings,
+		compaction: { enabled: false },
+		retry: { enabled: false },
+	});
 	const resourceLoader = new DefaultResourceLoader({
 		cwd,
 		agentDir,

@@ -68,6 +68,7 @@ export class BaselineRun {
 			failures: [],
 			counts: { calls, started: calls, completed: this.completed, failed: this.failed, skipped: 0 },
 			usage: { input: 0, output: 0, total: 0 },
+			cost: { usd: 0 },
 			durationMs: Date.now() - this.started,
 		});
 	}

@@ -1,10 +1,11 @@
 /**
  * The static pass over a parsed workflow body: undeclared names, promises used without `await`, and literal
- * `agent()` arguments that cannot be right, as diagnostics in source order. One scope analysis serves every check.
+ * `agent()` arguments and `phase()` options that cannot be right, as diagnostics in source order. One scope analysis serves every check.
  */
 import type { Node } from "acorn";
 import { type CallRules, findCallMistakes } from "./call-checks.ts";
 import { diagnosticAt, type WorkflowDiagnostic } from "./diagnostic.ts";
+import { findPhaseMistakes } from "./phase-checks.ts";
 import { analyzeScopes } from "./scope.ts";
 import { findUnawaited } from "./unawaited.ts";
 import { findUndeclared } from "./undeclared.ts";
@@ -34,6 +35,8 @@ export function analyzeProgram(program: Node, source: string, options: AnalyzeOp
 		add(finding.offset, "name_undeclared", finding.message, finding.fix);
 	for (const finding of findUnawaited(analysis)) add(finding.offset, "not_awaited", finding.message, finding.fix);
 	for (const finding of findCallMistakes(analysis, options.rules, source))
+		add(finding.offset, finding.code, finding.message, finding.fix);
+	for (const finding of findPhaseMistakes(analysis, options.rules, source))
 		add(finding.offset, finding.code, finding.message, finding.fix);
 	found.sort((a, b) => a.offset - b.offset);
 	// The same position and text twice (a `const` of options used by two calls) is one finding.

@@ -17,6 +17,8 @@ export interface CallRules {
 	/** Checks an options object; a `null` value stands for one the pass cannot know (only its name is checked). */
 	checkOptions(options: Record<string, unknown>): void;
 	checkSchema(schema: unknown): void;
+	/** Checks `phase()` options; a `null` value stands for one the pass cannot know. Default: not checked. */
+	checkPhaseOptions?(options: unknown): void;
 	/** The agent types the run will have; undefined when unknown (no check). */
 	agentTypes?: readonly string[];
 	/** Checks `ask(question, options)`; a `null` option value stands for one the pass cannot know. Default: no check. */
@@ -117,7 +119,8 @@ function knownOptions(options: AnyNode, analysis: ScopeAnalysis): Record<string,
 /** A schema's findings by the text it is written as: one schema used or repeated by many calls is checked once. */
 type SchemaChecks = Map<string, Omit<CallFinding, "offset">[]>;
 
-function openParen(call: AnyNode, source: string): number {
+/** Where a call's `(` is: the position the run gives its errors. */
+export function openParen(call: AnyNode, source: string): number {
 	const at = source.indexOf("(", call.callee.end);
 	return at < 0 || at > call.end ? call.start : at;
 }
@@ -237,7 +240,7 @@ function unknownType(type: string, available: readonly string[], offset: number)
 }
 
 /** Runs one of the runtime's checks; a `WorkflowError` it throws becomes a finding. False when it threw. */
-function ruled(check: () => void, offset: number, findings: CallFinding[]): boolean {
+export function ruled(check: () => void, offset: number, findings: CallFinding[]): boolean {
 	try {
 		check();
 		return true;

@@ -71,6 +71,17 @@ export function flagValue(args: ParsedArgs, name: string): string | undefined {
 	return args.flags.get(name)?.[0];
 }
 
+/** A positive amount of US dollars given as `--name` (`0.5`, `12`), or undefined when the flag is absent. */
+export function dollarsFlag(args: ParsedArgs, name: string): number | undefined {
+	const text = flagValue(args, name);
+	if (text === undefined) return undefined;
+	const value = Number(text.replace(/^\$/, ""));
+	if (!/^\$?\d+(\.\d+)?$/.test(text) || !(value > 0) || !Number.isFinite(value)) {
+		throw usageError(`--${name} must be a positive amount of US dollars such as 0.5 or 12, got "${text}"`);
+	}
+	return value;
+}
+
 /** A whole number from `min` to `max` given as `--name`, or undefined when the flag is absent. */
 export function integerFlag(args: ParsedArgs, name: string, min: number, max: number): number | undefined {
 	const text = flagValue(args, name);

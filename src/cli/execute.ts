@@ -18,6 +18,10 @@ import { createProgressView } from "./progress-view.ts";
 export interface RunFlags {
 	concurrency: number;
 	timeoutMs?: number;
+	/** `--max-cost`: the run's cap in US dollars. */
+	maxCostUsd?: number;
+	/** The run's total wait for provider limits before it stops. Default: the runtime's (30 min). */
+	maxProviderWaitMs?: number;
 	model?: string;
 	extensions: string[];
 	json: boolean;
@@ -68,6 +72,8 @@ export async function execute(
 			...(pi.tools ? { tools: pi.tools } : {}),
 			...(source.args !== undefined ? { args: source.args } : {}),
 			...(flags.timeoutMs !== undefined ? { timeoutMs: flags.timeoutMs } : {}),
+			...(flags.maxCostUsd !== undefined ? { budget: { costUsd: flags.maxCostUsd } } : {}),
+			...(flags.maxProviderWaitMs !== undefined ? { maxProviderWaitMs: flags.maxProviderWaitMs } : {}),
 			onProgress: (event) => {
 				if (event.type === "run_start") durable.started(event.meta, source);
 				tracker.updateFromProgressEvent(event);

@@ -15,14 +15,19 @@ run and resume need pi (npm install @earendil-works/pi-coding-agent); help, chec
 
 const RUN_OPTIONS = `Options:
   --args <json|@file>      the script's args: inline JSON, or @path to a JSON file
-  --model <provider/id>    the children's model (default: pi's default model, else the first one pi has
-                           credentials for); provider/id:thinking sets the thinking level too
+  --model <provider/id>    the children's model when the agent file, the call and meta.model name none
+                           (default: the workflows.childModel setting, else pi's default model, else the
+                           first one pi has credentials for); provider/id:thinking sets the thinking level too
+  --max-cost <usd>         cap in US dollars on what the run's children spend: no new child starts past it
   --concurrency <n>        children running at once, 1-64 (default 4)
   --timeout <ms>           deadline for the whole run
+  --max-provider-wait <ms> how long the run may wait in all for rate limits, overloads and usage limits
+                           before it stops, resumable (default 1800000: 30 min; 0 stops at the first)
   -e, --extension <path>   load a pi extension, as pi -e does (custom providers); repeatable
   --allow-tools <names>    pi built-ins the script's tool() may call, e.g. bash,read (bash, read, grep, find,
                            ls, edit, write); none by default: there is no permission prompt here
-  --json                   print the whole result object (status, value, error, failures, counts, usage, runId)
+  --json                   print the whole result object (status, value, error, failures, counts, usage, cost,
+                           replayedCost, runId)
                            instead of the script's value
 
 Progress goes to stderr (redrawn in place on a terminal, one line per event elsewhere); the result goes to
@@ -34,7 +39,8 @@ const COMMANDS: Record<string, string> = {
 	run: `pi-workflows run <file|name> [options]
 
 Runs a workflow script with its children as pi sessions. <file> is a path (ends in .js or has a /);
-anything else is the meta.name of a saved workflow (.pi/workflows/*.js, then ~/.pi/agent/workflows/*.js).
+anything else is the meta.name of a saved workflow (.pi/workflows/*.js, then ~/.pi/agent/workflows/*.js,
+then the bundled ones: review-and-fix, test-triage, plan-implement-review, research-brief, …).
 
 ${RUN_OPTIONS}`,
 	resume: `pi-workflows resume <runId> [file] [options]
@@ -51,7 +57,7 @@ script may not use. Prints each problem as file:line:column with the lines aroun
 	runs: `pi-workflows runs [--json]
 
 Lists this project's workflow runs (the current directory's), newest first: id, name, status, age, agents done,
-tokens. --json prints the run store's summaries. Resume a failed or stopped one with pi-workflows resume <runId>.`,
+tokens, cost. --json prints the run store's summaries. Resume a failed or stopped one with pi-workflows resume <runId>.`,
 };
 
 /** The main help, or one command's; undefined for a command that does not exist. */

@@ -88,15 +88,26 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 }
 
 type Services = Awaited<ReturnType<typeof createAgentSessionServices>>;
+
+/** `workflows.childModel` from pi's settings (global and project merged), when it is a non-empty string. */
+function childModelSetting(settings: unknown): string | undefined {
+	const workflows = (settings as { workflows?: unknown } | undefined)?.workflows;
+	const value = (workflows as { childModel?: unknown } | undefined)?.childModel;
+	return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+}
 type Thinking = NonNullable<ReturnType<Services["settingsManager"]["getDefaultThinkingLevel"]>>;
 
-/** `--model`, else pi's default model from settings, else the first model pi has credentials for. */
+/**
+ * `--model`, else the `workflows.childModel` setting (the model pi's extension gives workflow children), else pi's
+ * default model from settings, else the first model pi has credentials for.
+ */
 async function chooseModel(
-	wanted: string | undefined,
+	flag: string | undefined,
 	{ modelRuntime, settingsManager }: Services,
 ): Promise<{ model: Model<Api>; thinking?: Thinking; warning?: string }> {
 	const provider = settingsManager.getDefaultProvider();
 	const id = settingsManager.getDefaultModel();
+	const wanted = flag ?? childModelSetting(settingsManager.getSettings());
 	const reference = wanted ?? (provider && id ? `${provider}/${id}` : undefined);
 	if (reference) {
 		const resolved = resolveCliModel({ cliModel: reference, modelRuntime });
@@ -110,8 +121,9 @@ async function chooseModel(
 		if (wanted) {
 			// pi's message is written for its own command line; its first sentence says what is wrong.
 			const reason = (resolved.error ?? "no such model").split(". ")[0]?.replace(/\.$/, "");
+			const given = flag !== undefined ? `--model ${wanted}` : `The workflows.childModel setting (${wanted})`;
 			throw usageError(
-				`--model ${wanted}: ${reason}. Pass provider/id of a model \`pi --list-models\` shows, or load its provider with -e`,
+				`${given}: ${reason}. Pass provider/id of a model \`pi --list-models\` shows, or load its provider with -e`,
 			);
 		}
 	}

@@ -4,8 +4,15 @@
  * the terminal's width so the redraw stays in place. Elsewhere (a pipe, a CI log): one plain line per thing that
  * happened, never redrawn.
  */
-import { formatDuration, oneLine, STAR_FRAMES, summarizeWorkflowProgress, TICK_MS } from "../progress/format.ts";
-import { formatWorkflowProgress, type WorkflowProgressEnvelope } from "../progress/index.ts";
+import {
+	formatDuration,
+	limitKindText,
+	oneLine,
+	STAR_FRAMES,
+	summarizeWorkflowProgress,
+	TICK_MS,
+} from "../progress/format.ts";
+import { formatCost, formatWorkflowProgress, hasCost, type WorkflowProgressEnvelope } from "../progress/index.ts";
 import type { WorkflowProgressEvent } from "../runtime/events.ts";
 import type { CliContext } from "./context.ts";
 
@@ -99,6 +106,12 @@ function plainView(stream: Stream): ProgressView {
 	};
 }
 
+/** " · faux/priced · $0.0015": the model a child ran on and what it cost, when known. */
+function spentText(event: { model?: string; cost?: Parameters<typeof formatCost>[0] }): string {
+	const model = event.model ? ` · ${event.model}` : "";
+	return hasCost(event.cost) ? `${model} · ${formatCost(event.cost)}` : model;
+}
+
 /** The plain line of one event; undefined for events that change nothing a person follows (queued, child state). */
 function eventLine(event: WorkflowProgressEvent): string | undefined {
 	switch (event.type) {
@@ -110,10 +123,15 @@ function eventLine(event: WorkflowProgressEvent): string | undefined {
 			return `  ▸ ${oneLine(event.label)} (${event.agentType})${event.attempt > 1 ? `, attempt ${event.attempt}` : ""}`;
 		case "agent_retry":
 			return `  ↻ ${oneLine(event.label)}: ${oneLine(event.reason)}`;
-		case "agent_finished":
-			return `  ✓ ${oneLine(event.label)} · ${event.cached ? "replayed from the run record" : formatDuration(event.durationMs)}`;
+		case "agent_finished": {
+			if (event.cached) {
+				const saved = hasCost(event.cost) ? `, saved ${formatCost(event.cost)}` : "";
+				return `  ✓ ${oneLine(event.label)} · replayed from the run record${saved}`;
+			}
+			return `  ✓ ${oneLine(event.label)} · ${formatDuration(event.durationMs)}${spentText(event)}`;
+		}
 		case "agent_failed":
-			return `  ✗ ${oneLine(event.label)}: ${oneLine(event.error)}`;
+			return `  ✗ ${oneLine(event.label)}: ${oneLine(event.error)}${spentText(event)}`;
 		case "slot_failed":
 			return `  ✗ ${event.kind}[${event.index}]: ${oneLine(event.error)}`;
 		case "ask_started":
@@ -124,6 +142,15 @@ function eventLine(event: WorkflowProgressEvent): string | undefined {
 			return `  ✗ ${oneLine(event.label)}: ${event.code}: ${oneLine(event.error)}`;
 		case "log":
 			return `  › ${event.level === "info" ? "" : `${event.level}: `}${oneLine(event.message)}`;
+		case "provider_wait_started": {
+			const who = event.call ? ` (${oneLine(event.call.label)})` : "";
+			const what = event.lengthened ? "the provider wait is longer" : "waiting for the provider";
+			return `  ⏸ ${what}: ${limitKindText(event.kind)}${who}, next try in ${formatDuration(event.waitMs)} · ${oneLine(event.message)}`;
+		}
+		case "provider_wait_ended":
+			return event.outcome === "over"
+				? `  ▸ the provider wait is over (${formatDuration(event.waitedMs)}); children start again`
+				: undefined;
 		default:
 			return undefined;
 	}

@@ -12,7 +12,7 @@ import { MAX_TIMEOUT_MS } from "../runtime/agent/options.ts";
 import { validateArgs } from "../runtime/meta/read.ts";
 import { prepareWorkflow } from "../runtime/script-check.ts";
 import type { WorkflowMeta } from "../runtime/types.ts";
-import { type FlagSpec, flagValue, integerFlag, type ParsedArgs, parseArgs, usageError } from "./args.ts";
+import { dollarsFlag, type FlagSpec, flagValue, integerFlag, type ParsedArgs, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import { execute, type RunFlags } from "./execute.ts";
 import { readArgs, readScript } from "./inputs.ts";
@@ -24,6 +24,8 @@ const RUN_FLAGS: readonly FlagSpec[] = [
 	{ name: "model", value: true },
 	{ name: "concurrency", value: true },
 	{ name: "timeout", value: true },
+	{ name: "max-cost", value: true },
+	{ name: "max-provider-wait", value: true },
 	{ name: "extension", short: "e", value: true, repeat: true },
 	{ name: "json" },
 	{ name: "allow-tools", value: true, repeat: true },
@@ -106,10 +108,14 @@ async function checkBeforeStart(source: DurableSource): Promise<void> {
 
 function runFlags(args: ParsedArgs): RunFlags {
 	const timeoutMs = integerFlag(args, "timeout", 1, MAX_TIMEOUT_MS);
+	const maxProviderWaitMs = integerFlag(args, "max-provider-wait", 0, MAX_TIMEOUT_MS);
 	const model = flagValue(args, "model");
+	const maxCostUsd = dollarsFlag(args, "max-cost");
 	return {
 		concurrency: integerFlag(args, "concurrency", 1, 64) ?? DEFAULT_CONCURRENCY,
 		...(timeoutMs !== undefined ? { timeoutMs } : {}),
+		...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
+		...(maxProviderWaitMs !== undefined ? { maxProviderWaitMs } : {}),
 		...(model !== undefined ? { model } : {}),
 		extensions: args.flags.get("extension") ?? [],
 		json: args.flags.has("json"),

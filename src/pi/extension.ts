@@ -1,18 +1,30 @@
 /**
  * The pi extension: the `workflow` tool with one child queue per session, the `workflow_runs` tool and the
- * `/workflows` command over this project's run records, and background runs that report back and stop with the
- * session. Concurrency comes from the `--workflow-concurrency` flag (default 4) or a tool call's `concurrency`.
+ * `/workflows` command over this project's run records, background runs that report back and stop with the
+ * session, and a `/<name>` command per saved workflow. Concurrency comes from the `--workflow-concurrency` flag
+ * (default 4) or a tool call's `concurrency`; the children's default model, a run's dollar cap and the fan-out
+ * question from session-defaults.ts.
  */
 import { join } from "node:path";
-import { type ExtensionAPI, getAgentDir } from "@earendil-works/pi-coding-agent";
+import { type ExtensionAPI, type ExtensionContext, getAgentDir } from "@earendil-works/pi-coding-agent";
 import { createRunStore } from "../runs/index.ts";
 import { createWorkflowQueue } from "../runtime/queue.ts";
 import { warmSandboxPool } from "../sandbox/index.ts";
-import { type AgentTypeConfig, loadAgentTypes } from "./agents/agent-types.ts";
+import { loadAgentTypes } from "./agents/agent-types.ts";
 import { createWorkflowsCommand, RUNS_COMMAND_NAME } from "./runs/command.ts";
 import { RunRegistry } from "./runs/registry.ts";
 import { createWorkflowRunsTool } from "./runs/runs-tool.ts";
-import { createWorkflowTool } from "./tool/workflow-tool.ts";
+import { readSessionDefaults, SESSION_FLAGS } from "./session-defaults.ts";
+import { savedText, saveRunScript } from "./tool/save-workflow.ts";
+import {
+	registerSavedWorkflowCommands,
+	type SavedCommandsOptions,
+	workflowsRunCompletions,
+	workflowsRunSubcommand,
+	workflowsSaveSubcommand,
+} from "./tool/saved-commands.ts";
+import { loadSavedWorkflows, type SavedWorkflow } from "./tool/script-source.ts";
+import { createWorkflowStarter, createWorkflowTool, type WorkflowToolOptions } from "./tool/workflow-tool.ts";
 
 const CONCURRENCY_FLAG = "workflow-concurrency";
 const DEFAULT_CONCURRENCY = 4;
@@ -23,8 +35,13 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 		description: `Workflow child agents running at once (default ${DEFAULT_CONCURRENCY})`,
 		type: "string",
 	});
+	for (const flag of SESSION_FLAGS) pi.registerFlag(flag.name, { description: flag.description, type: "string" });
 	const queue = createWorkflowQueue({ concurrency: DEFAULT_CONCURRENCY });
-	pi.on("session_start", () => {
+	pi.on("session_start", (_event, ctx) => {
+		// Said once, when the session starts: a cap or a model that is silently ignored would cost money.
+		for (const problem of readSessionDefaults(pi).problems) {
+			ctx.ui.notify(`pi-workflows: ${problem}; it is ignored`, "warning");
+		}
 		const flag = pi.getFlag(CONCURRENCY_FLAG);
 		const value = typeof flag === "string" ? Number(flag) : Number.NaN;
 		if (Number.isInteger(value) && value >= 1) queue.concurrency = value;
@@ -38,21 +55,67 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 	pi.on("session_shutdown", async () => {
 		await registry.stopAll("pi ended the session");
 	});
-	const workflowTool = (agentTypes?: Map<string, AgentTypeConfig>) =>
+	const toolOptions: WorkflowToolOptions = {
+		queue,
+		registry,
+		notify: (message) => pi.sendMessage(message, { deliverAs: "followUp", triggerTurn: true }),
+		defaults: () => readSessionDefaults(pi).defaults,
+		announce: (channel, data) => pi.events.emit(channel, data),
+	};
+	const workflowTool = (cwd?: string) =>
 		createWorkflowTool({
-			queue,
-			registry,
-			notify: (message) => pi.sendMessage(message, { deliverAs: "followUp", triggerTurn: true }),
-			announce: (channel, data) => pi.events.emit(channel, data),
-			...(agentTypes ? { agentTypes } : {}),
+			...toolOptions,
+			...(cwd !== undefined
+				? {
+						agentTypes: loadAgentTypes({ cwd, agentDir: getAgentDir() }).types,
+						savedWorkflows: loadSavedWorkflows({ cwd, agentDir: getAgentDir() }).byName.values(),
+					}
+				: {}),
 		});
 	pi.registerTool(workflowTool());
-	// The description lists the session's agent types, which depend on its cwd: registered again once it is known.
+	const commands: SavedCommandsOptions = {
+		starter: createWorkflowStarter(toolOptions),
+		agentDir: getAgentDir(),
+		// A run a person started from a command reports into the conversation for the model's next turn, but does not
+		// start one: the person asked for the run, not for the model to act on it.
+		notify: (message) => pi.sendMessage(message, { triggerTurn: false }),
+		ownCommands: [RUNS_COMMAND_NAME],
+	};
+	const mine = new Set<string>();
+	let saved: ReadonlyMap<string, SavedWorkflow> = new Map();
+	const registerCommands = (ctx: ExtensionContext) => {
+		const report = registerSavedWorkflowCommands(pi, ctx.cwd, commands, mine);
+		saved = report.saved;
+		for (const warning of report.warnings) ctx.ui.notify(warning, "warning");
+	};
+	// The description lists the session's agent types and saved workflows, and the saved workflows become commands:
+	// all depend on the cwd, known once the session starts (again after a reload, which pi allows).
 	pi.on("session_start", (_event, ctx) => {
-		pi.registerTool(workflowTool(loadAgentTypes({ cwd: ctx.cwd, agentDir: getAgentDir() }).types));
+		pi.registerTool(workflowTool(ctx.cwd));
+		registerCommands(ctx);
 	});
-	pi.registerTool(createWorkflowRunsTool({ registry, storeFor }));
-	pi.registerCommand(RUNS_COMMAND_NAME, createWorkflowsCommand({ registry, storeFor }));
+	const save = async (request: { cwd: string; runId: string; name?: string; overwrite?: boolean }) => {
+		const saved = await saveRunScript({ ...request, store: storeFor(request.cwd), agentDir: getAgentDir() });
+		return savedText(saved, request.runId);
+	};
+	pi.registerTool(createWorkflowRunsTool({ registry, storeFor, save }));
+	pi.registerCommand(
+		RUNS_COMMAND_NAME,
+		createWorkflowsCommand({
+			registry,
+			storeFor,
+			subcommands: {
+				run: workflowsRunSubcommand(commands),
+				save: async (rest, ctx) => {
+					await workflowsSaveSubcommand(save)(rest, ctx);
+					// A workflow saved now is a command now, and the tool's description lists it.
+					registerCommands(ctx);
+					pi.registerTool(workflowTool(ctx.cwd));
+				},
+			},
+			completions: { run: workflowsRunCompletions(() => saved) },
+		}),
+	);
 }
 
 export type { AgentTypeConfig, LoadAgentTypesOptions, LoadAgentTypesResult } from "./agents/agent-types.ts";

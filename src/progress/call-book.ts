@@ -3,6 +3,8 @@
  * per phase) that move as a call changes, and copy-on-write snapshots so an envelope only rebuilds what changed.
  */
 import type { WorkflowAgentCallRef } from "../runtime/events.ts";
+import type { WorkflowCost } from "../runtime/types.ts";
+import { addCosts } from "./cost-text.ts";
 import type { WorkflowAgentCallStatus, WorkflowAgentStateCounts, WorkflowProgressAgentCall } from "./envelope.ts";
 import { emptyCounts, type PhaseBook, type PhaseSlot } from "./phase-book.ts";
 
@@ -16,6 +18,9 @@ export interface CallRecord {
 	counted?: PhaseSlot;
 	tokens: number;
 	toolUses: number;
+	/** What it cost in this run, and the phase that cost is counted in. */
+	cost?: WorkflowCost;
+	costPhase?: string;
 }
 
 /** How a call ended. */
@@ -25,6 +30,9 @@ export interface CallEnding {
 	elapsedMs?: number;
 	tokens?: number;
 	toolUses?: number;
+	cost?: WorkflowCost;
+	/** A replayed call's cost when it ran (saved by this run). */
+	savedCost?: WorkflowCost;
 }
 
 /** True for completed, failed and stopped. */
@@ -37,6 +45,9 @@ export class CallBook {
 	readonly totals: WorkflowAgentStateCounts = emptyCounts();
 	tokens = 0;
 	toolUses = 0;
+	/** What this run's calls cost, and what replayed ones cost when they ran. */
+	cost: WorkflowCost = { usd: 0 };
+	replayedCost: WorkflowCost | undefined;
 	private readonly phases: PhaseBook;
 	private readonly records = new Map<string, CallRecord>();
 	private readonly dirty = new Set<CallRecord>();
@@ -110,6 +121,11 @@ export class CallBook {
 		if (elapsedMs !== undefined && (elapsedMs > 0 || data.startedAt !== undefined)) data.elapsedMs = elapsedMs;
 		else if (data.startedAt !== undefined) data.elapsedMs = Math.max(0, ending.time - data.startedAt);
 		this.setUsage(record, ending.tokens ?? record.tokens, ending.toolUses ?? record.toolUses);
+		if (ending.cost !== undefined) this.setCost(record, ending.cost);
+		if (ending.savedCost !== undefined) {
+			data.savedCost = ending.savedCost;
+			this.replayedCost = addCosts(this.replayedCost, ending.savedCost);
+		}
 		this.active.delete(record);
 		this.running.delete(record);
 		if (this.lastStarted === record) this.lastStarted = undefined;
@@ -137,6 +153,18 @@ export class CallBook {
 			record.toolUses = toolUses;
 			record.data.toolUses = toolUses;
 		}
+	}
+
+	/** Sets what a call cost so far, moving the run's and its phase's totals by the difference. */
+	setCost(record: CallRecord, cost: WorkflowCost): void {
+		this.dirty.add(record);
+		const before = record.cost;
+		this.cost = addCosts(addCosts(this.cost, before, -1), cost);
+		this.phases.addCost(record.costPhase, before, -1);
+		this.phases.addCost(record.data.phase, cost, 1);
+		record.cost = cost;
+		record.costPhase = record.data.phase;
+		record.data.cost = cost;
 	}
 
 	/** Label of the call that started most recently and still runs (else any running one). */
@@ -175,5 +203,7 @@ export class CallBook {
 		this.totals[status]++;
 		this.phases.move(before, { status, phase }, time);
 		record.counted = { status, phase };
+		// A call first seen without its phase (a bare child report) moves its cost there once the phase is known.
+		if (record.cost && record.costPhase !== phase) this.setCost(record, record.cost);
 	}
 }

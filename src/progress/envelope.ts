@@ -5,8 +5,10 @@
 import type {
 	WorkflowAgentChild,
 	WorkflowChildState,
+	WorkflowCost,
 	WorkflowFailure,
 	WorkflowMeta,
+	WorkflowProviderLimitKind,
 	WorkflowWorktree,
 } from "../runtime/types.ts";
 
@@ -40,6 +42,10 @@ export interface WorkflowProgressPhase {
 	status: WorkflowPhaseStatus;
 	/** Agent calls made in this phase, by status. */
 	agents: WorkflowAgentStateCounts;
+	/** What its calls cost in this run (live while they run); absent while nothing has. */
+	cost?: WorkflowCost;
+	/** Its budget, from `phase(name, { budget })`. */
+	budget?: { agentCalls?: number; tokens?: number; costUsd?: number };
 	/** Epoch ms of its first start (or first agent call). */
 	startedAt?: number;
 	/** Epoch ms when it last ended; absent while running. */
@@ -69,8 +75,11 @@ export interface WorkflowProgressAgentCall {
 	/** Nested workflow that made the call. */
 	workflow?: string;
 	status: WorkflowAgentCallStatus;
-	/** What the child appears to be doing (starting, active, quiet, stalled…), as its runner reports it. */
-	activity?: WorkflowChildState;
+	/**
+	 * What the child appears to be doing (starting, active, quiet, stalled…), as its runner reports it; `waiting`
+	 * while its attempt waits out a provider limit with the run's queue.
+	 */
+	activity?: WorkflowChildState | "waiting";
 	/** A short phrase for the current activity ("reading 3 files…"). */
 	activityText?: string;
 	/** The child's id, once the runner reports one. */
@@ -78,7 +87,10 @@ export interface WorkflowProgressAgentCall {
 	/** 1-based attempt (schema retries); 0 for a call replayed from the journal. */
 	attempt: number;
 	promptPreview?: string;
+	/** The model: as the call asked, then (once a child runs on a fallback, or answers) the one that ran. */
 	model?: string;
+	/** Models that met a provider limit before `model` took over (`fallbackModels`). */
+	fallbackFrom?: string[];
 	/** First characters of the answer (capped). */
 	resultPreview?: string;
 	/** Why it failed or stopped (capped). */
@@ -92,6 +104,10 @@ export interface WorkflowProgressAgentCall {
 	cached?: boolean;
 	/** Total tokens. */
 	tokens?: number;
+	/** What its child's replies cost in this run (live while it runs); absent for a replayed call. */
+	cost?: WorkflowCost;
+	/** A replayed call's cost when it ran, which this run saved. */
+	savedCost?: WorkflowCost;
 	toolUses?: number;
 	turns?: number;
 	queuedAt?: number;
@@ -118,11 +134,39 @@ export interface WorkflowKeptBranch {
 	commit?: string;
 }
 
+/** The provider wait the run's queue is in: no child starts before `until`. */
+export interface WorkflowProviderWait {
+	kind: WorkflowProviderLimitKind;
+	/** The provider's message (capped). */
+	message: string;
+	/** Epoch ms the wait began (for this run) and when the next try is due. */
+	since: number;
+	until: number;
+	/** What the provider asked for, when it said. */
+	retryAfterMs?: number;
+	/** The label of this run's call whose attempt met the limit, when it was one of this run's. */
+	label?: string;
+}
+
+/** The run's provider waits so far, against the bound that stops it. */
+export interface WorkflowProviderWaits {
+	count: number;
+	totalMs: number;
+	/** `maxProviderWaitMs`, when the events said. */
+	maxMs?: number;
+}
+
 /** Totals over the whole run. */
 export interface WorkflowProgressTotals {
 	agents: WorkflowAgentStateCounts;
 	tokens: number;
 	toolUses: number;
+	/** What this run's children cost (replayed calls cost nothing). */
+	cost: WorkflowCost;
+	/** What the replayed calls cost when they ran: saved by this run; with `cost`, what the run's record spent. */
+	replayedCost?: WorkflowCost;
+	/** The run's cap in dollars, when it has one. */
+	costLimitUsd?: number;
 }
 
 /** An error as the envelope carries it. */
@@ -206,6 +250,10 @@ export interface WorkflowProgressEnvelope {
 	branches?: WorkflowKeptBranch[];
 	/** `ask()` questions waiting for a person, oldest first; absent when none is open. */
 	questions?: WorkflowProgressQuestion[];
+	/** The provider wait in force (rate limit, overload, usage limit); absent when none. */
+	providerWait?: WorkflowProviderWait;
+	/** How long the run has waited for providers in all; absent when it never did. */
+	providerWaits?: WorkflowProviderWaits;
 	/** The run's `tool()` steps; absent when it made none. */
 	toolSteps?: WorkflowProgressToolSteps;
 }

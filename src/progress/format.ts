@@ -2,12 +2,15 @@
  * Plain-text views of an envelope: the multi-line progress text (for people and the model), the one-line summary,
  * and the small helpers the widget shares (durations, token counts, live clocks, which calls to show).
  */
+import { addCosts, costSource, formatCost, formatUsd, hasCost } from "./cost-text.ts";
 import type {
 	WorkflowAgentCallStatus,
 	WorkflowKeptBranch,
 	WorkflowProgressAgentCall,
 	WorkflowProgressEnvelope,
+	WorkflowProgressPhase,
 	WorkflowProgressQuestion,
+	WorkflowProviderWait,
 } from "./envelope.ts";
 
 /** Options of `formatWorkflowProgress`. */
@@ -56,10 +59,22 @@ export function formatWorkflowProgress(
 		`Workflow ${workflowName(envelope)}: ${envelope.status}${envelope.currentPhase && envelope.status === "running" ? ` (phase: ${envelope.currentPhase})` : ""} · ${formatDuration(workflowElapsed(envelope, now))}`,
 	];
 	for (const question of envelope.questions ?? []) lines.push(questionLine(question));
+	if (envelope.providerWait && envelope.status === "running") {
+		lines.push(
+			`${capitalized(providerWaitText(envelope.providerWait, now))} (${oneLine(envelope.providerWait.message)})`,
+		);
+	}
 	if (agents.total > 0) {
 		lines.push(
 			`Agents: ${agents.total} (${countsText(agents) || "none"})${usageText(envelope.totals.tokens, envelope.totals.toolUses)}`,
 		);
+	}
+	const cost = costLine(envelope);
+	if (cost) lines.push(cost);
+	if (envelope.providerWaits) {
+		const { count, totalMs, maxMs } = envelope.providerWaits;
+		const bound = maxMs !== undefined ? ` of at most ${formatDuration(maxMs)}` : "";
+		lines.push(`Provider waits: ${count}, ${formatDuration(totalMs)} in all${bound}`);
 	}
 	const steps = envelope.toolSteps;
 	if (steps) {
@@ -82,7 +97,9 @@ export function formatWorkflowProgress(
 		for (const phase of envelope.phases) {
 			const counts = countsText(phase.agents);
 			const time = phase.startedAt !== undefined ? ` · ${formatDuration(liveElapsed(phase, now) ?? 0)}` : "";
-			lines.push(`  ${PHASE_MARKS[phase.status]} ${phase.title}: ${counts || phase.status}${time}`);
+			lines.push(
+				`  ${PHASE_MARKS[phase.status]} ${phase.title}: ${counts || phase.status}${time}${phaseCostText(phase)}`,
+			);
 		}
 	}
 	if (agents.total > 0 && agents.total <= maxListed) {
@@ -131,26 +148,68 @@ export function summarizeWorkflowProgress(envelope: WorkflowProgressEnvelope): s
 	const { agents } = envelope.totals;
 	const counts =
 		agents.total > 0 ? `${agents.total} agent${agents.total === 1 ? "" : "s"} (${countsText(agents)})` : "no agents";
-	const tokens = envelope.totals.tokens > 0 ? `, ${formatTokens(envelope.totals.tokens)} tokens` : "";
+	const tokens = `${envelope.totals.tokens > 0 ? `, ${formatTokens(envelope.totals.tokens)} tokens` : ""}${summaryCost(envelope)}`;
 	const error = envelope.error ? `: ${oneLine(envelope.error.message)}` : "";
 	switch (envelope.status) {
 		case "running": {
 			const waiting = envelope.questions?.[0];
 			const asks = waiting ? `; waiting for you: ${oneLine(waiting.question)}` : "";
-			return `${name} running${envelope.currentPhase ? ` (${envelope.currentPhase})` : ""} for ${time}: ${counts}${tokens}${asks}`;
+			const wait = envelope.providerWait ? `; ${providerWaitText(envelope.providerWait, envelope.updatedAt)}` : "";
+			return `${name} running${envelope.currentPhase ? ` (${envelope.currentPhase})` : ""} for ${time}: ${counts}${tokens}${wait}${asks}`;
 		}
 		case "completed":
 			return `${name} completed in ${time}: ${counts}${tokens}`;
 		case "failed":
 			return `${name} failed after ${time}${error || `: ${counts}`}${error ? `; ${counts}` : ""}`;
 		case "stopped":
-			return `${name} was stopped after ${time}: ${counts}`;
+			return `${name} was stopped after ${time}: ${counts}${tokens}`;
 		case "error":
 			return `${name} errored after ${time}${error}; ${counts}`;
 	}
 }
 
 const PHASE_MARKS = { pending: "○", running: "▸", done: "✓", failed: "✗" } as const;
+
+/** ", $0.42" or ", $0.10 (replayed calls saved $0.32)" for the one-line summary; "" while nothing cost anything. */
+function summaryCost(envelope: WorkflowProgressEnvelope): string {
+	const { cost, replayedCost } = envelope.totals;
+	const saved = hasCost(replayedCost) ? ` (replayed calls saved ${formatCost(replayedCost)})` : "";
+	return hasCost(cost) || saved ? `, ${formatCost(cost)}${saved}` : "";
+}
+
+/**
+ * "Cost: $0.42 of a $1.00 cap (estimated from catalog prices); replayed calls saved $0.30 ($0.72 in the whole
+ * record)": what the run spent, its cap, how the figure was reached, and what its replays had cost.
+ */
+function costLine(envelope: WorkflowProgressEnvelope): string | undefined {
+	const { cost, replayedCost, costLimitUsd } = envelope.totals;
+	if (!hasCost(cost) && !hasCost(replayedCost) && costLimitUsd === undefined) return undefined;
+	const cap = costLimitUsd !== undefined ? ` of a ${formatUsd(costLimitUsd)} cap` : "";
+	const source = costSource(cost);
+	const unknown = cost.unpriced
+		? `; ${cost.unpriced} ${cost.unpriced === 1 ? "reply" : "replies"} of models with no known price`
+		: "";
+	const saved = hasCost(replayedCost)
+		? `; replayed calls saved ${formatCost(replayedCost)} (${formatCost(addCosts(cost, replayedCost))} in the whole record)`
+		: "";
+	return `Cost: ${formatCost(cost)}${cap}${source ? ` (${source})` : ""}${unknown}${saved}`;
+}
+
+/** " · $0.12" or " · $0.12 of $0.50" on a phase's line. */
+function phaseCostText(phase: WorkflowProgressPhase): string {
+	const cap = phase.budget?.costUsd;
+	if (!hasCost(phase.cost) && cap === undefined) return "";
+	const spent = phase.cost ? formatCost(phase.cost) : formatUsd(0);
+	return ` · ${spent}${cap !== undefined ? ` of ${formatUsd(cap)}` : ""}`;
+}
+
+/** " · $0.0015", " · cost unknown", or for a replayed call " · saved $0.03". */
+function callCostText(call: WorkflowProgressAgentCall): string {
+	if (call.cached) return hasCost(call.savedCost) ? `, saved ${formatCost(call.savedCost)}` : "";
+	if (!hasCost(call.cost)) return "";
+	const text = formatCost(call.cost);
+	return ` · ${text === "unknown" ? "cost unknown" : text}`;
+}
 
 /** "Waiting for you: Ship it? (yes / no; default: no)": an open `ask()` question, shown first while it waits. */
 export function questionLine(question: WorkflowProgressQuestion): string {
@@ -223,7 +282,7 @@ export function countsText(counts: Record<WorkflowAgentCallStatus, number>): str
 
 /** Activity of a running call: its state and phrase, e.g. "active, reading 3 files…". */
 export function activityText(call: WorkflowProgressAgentCall): string {
-	const parts = [];
+	const parts: string[] = [];
 	if (call.status === "running" && call.activity) parts.push(call.activity);
 	// A phrase that only repeats the state ("starting, starting") is said once.
 	if (call.activityText && call.activityText !== parts[0]) parts.push(oneLine(call.activityText));
@@ -238,6 +297,26 @@ export function idleText(call: WorkflowProgressAgentCall, now: number): string |
 	if (call.status !== "running" || call.lastActivityAt === undefined) return undefined;
 	const age = now - call.lastActivityAt;
 	return age >= 1000 ? `idle ${formatDuration(age)}` : undefined;
+}
+
+/** "rate limited", "overloaded", "usage limit reached". */
+export function limitKindText(kind: WorkflowProviderWait["kind"]): string {
+	return kind === "rate_limit" ? "rate limited" : kind === "overloaded" ? "overloaded" : "usage limit reached";
+}
+
+/** "waiting for the provider: rate limited, next try in 40.0s", as of `now`. */
+export function providerWaitText(wait: WorkflowProviderWait, now: number): string {
+	return `waiting for the provider: ${limitKindText(wait.kind)}, next try in ${formatDuration(Math.max(0, wait.until - now))}`;
+}
+
+/** " · on faux/b after faux/a met a provider limit": the model a fallback put the call on, or "". */
+export function fallbackText(call: WorkflowProgressAgentCall): string {
+	if (!call.fallbackFrom?.length || !call.model) return "";
+	return ` · on ${call.model} after ${call.fallbackFrom.join(", ")} met a provider limit`;
+}
+
+function capitalized(text: string): string {
+	return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** Text squeezed onto one line. */
@@ -262,7 +341,12 @@ function callLine(call: WorkflowProgressAgentCall, now: number): string {
 	const elapsed = liveElapsed(call, now);
 	const time = elapsed !== undefined ? ` · ${formatDuration(elapsed)}` : "";
 	const outcome = call.error ? `: ${oneLine(call.error)}` : "";
-	return `${head} · ${parts.join("")}${outcome}${worktreeText(call)}${usage}${time}`;
+	// The model beside what it cost: the person sees which model spent the money (a fallback says it in its own words).
+	const fellBack = fallbackText(call);
+	const model = !fellBack && call.model && (hasCost(call.cost) || call.status !== "queued") ? ` · ${call.model}` : "";
+	const cost = callCostText(call);
+	const saved = call.cached ? cost : "";
+	return `${head} · ${parts.join("")}${saved}${outcome}${fellBack}${worktreeText(call)}${model}${usage}${call.cached ? "" : cost}${time}`;
 }
 
 /** Where an isolated call works, or what became of its worktree: " · in worktree …", " · branch … (2 files)". */

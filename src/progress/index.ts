@@ -3,6 +3,8 @@
  * views. No pi here: the pi widget and status controller (`ui.ts`, `widget.ts`) are reached through `src/pi.ts`.
  */
 
+// Text
+export { formatCost, formatUsd, hasCost } from "./cost-text.ts";
 // Envelope and tool result
 export type {
 	WorkflowAgentCallStatus,
@@ -20,7 +22,6 @@ export type {
 	WorkflowProgressToolSteps,
 	WorkflowProgressTotals,
 } from "./envelope.ts";
-// Text
 export { type FormatWorkflowProgressOptions, formatWorkflowProgress, summarizeWorkflowProgress } from "./format.ts";
 // JSON safety
 export { toJsonSafe, type WorkflowUnsupportedValue } from "./json-safe.ts";

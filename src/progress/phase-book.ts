@@ -2,7 +2,8 @@
  * The phases of a run for the tracker: declared ones (from `meta.phases`) in their order, then the others as they
  * appear, each with agent counts by status and a clock that starts on first use and freezes when it goes idle.
  */
-import type { WorkflowPhaseMeta } from "../runtime/types.ts";
+import type { WorkflowCost, WorkflowPhaseMeta } from "../runtime/types.ts";
+import { addCosts, hasCost } from "./cost-text.ts";
 import type { WorkflowAgentCallStatus, WorkflowAgentStateCounts, WorkflowProgressPhase } from "./envelope.ts";
 
 interface PhaseRecord {
@@ -16,6 +17,8 @@ interface PhaseRecord {
 	endedAt?: number;
 	/** The run ended unsuccessfully while this phase was still going. */
 	cutShort: boolean;
+	cost?: WorkflowCost;
+	budget?: WorkflowProgressPhase["budget"];
 }
 
 /** Where one agent call is counted. */
@@ -48,10 +51,18 @@ export class PhaseBook {
 		}
 	}
 
-	open(title: string, time: number): void {
+	open(title: string, time: number, budget?: WorkflowProgressPhase["budget"]): void {
 		const record = this.get(title);
 		record.open++;
+		if (budget !== undefined) record.budget = budget;
 		this.retime(record, time);
+	}
+
+	/** Adds (or, with `sign` -1, takes back) a call's cost in phase `title`. */
+	addCost(title: string | undefined, cost: WorkflowCost | undefined, sign: 1 | -1): void {
+		if (title === undefined || cost === undefined) return;
+		const record = this.get(title);
+		record.cost = addCosts(record.cost, cost, sign);
 	}
 
 	close(title: string, time: number): void {
@@ -128,6 +139,8 @@ export class PhaseBook {
 			agents: { ...record.counts },
 		};
 		if (record.detail !== undefined) phase.detail = record.detail;
+		if (hasCost(record.cost)) phase.cost = record.cost;
+		if (record.budget !== undefined) phase.budget = record.budget;
 		if (record.startedAt !== undefined) {
 			phase.startedAt = record.startedAt;
 			if (record.endedAt !== undefined) phase.endedAt = record.endedAt;

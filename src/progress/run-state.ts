@@ -4,7 +4,13 @@
  */
 import type { SerializedWorkflowError } from "../errors.ts";
 import type { WorkflowAgentCallRef, WorkflowProgressEvent } from "../runtime/events.ts";
-import type { WorkflowAgentChild, WorkflowFailure, WorkflowMeta, WorkflowWorktree } from "../runtime/types.ts";
+import type {
+	WorkflowAgentChild,
+	WorkflowCost,
+	WorkflowFailure,
+	WorkflowMeta,
+	WorkflowWorktree,
+} from "../runtime/types.ts";
 import { CallBook, isTerminal } from "./call-book.ts";
 import type {
 	WorkflowKeptBranch,
@@ -13,7 +19,10 @@ import type {
 	WorkflowProgressQuestion,
 	WorkflowProgressStatus,
 	WorkflowProgressToolRun,
+	WorkflowProviderWait,
+	WorkflowProviderWaits,
 } from "./envelope.ts";
+import { limitKindText } from "./format.ts";
 import { PhaseBook } from "./phase-book.ts";
 import { RecentLogs } from "./recent-logs.ts";
 
@@ -25,8 +34,13 @@ export interface RunEnding {
 	error?: SerializedWorkflowError | WorkflowProgressError;
 	failures?: WorkflowFailure[];
 	tokens?: number;
+	/** The runtime's census of what the run's children cost, and what its replayed calls had cost. */
+	cost?: WorkflowCost;
+	replayedCost?: WorkflowCost;
 	/** The runtime's own measure of the run, which starts before `run_start`. */
 	durationMs?: number;
+	/** The run's provider waits, from its result. */
+	providerWaits?: { count: number; totalMs: number };
 }
 
 /** Child states that mean the call is under way ("paused" is not in the type yet, but some runners report it). */
@@ -49,6 +63,7 @@ export class RunState {
 	private sawEvent = false;
 	private error: WorkflowProgressError | undefined;
 	private currentPhase: string | undefined;
+	private costLimitUsd: number | undefined;
 	private readonly phaseParents = new Map<string, string | undefined>();
 	private readonly phases = new PhaseBook();
 	private readonly logs: RecentLogs;
@@ -66,6 +81,8 @@ export class RunState {
 
 	/** Open `ask()` questions by key. */
 	private readonly questions = new Map<string, WorkflowProgressQuestion>();
+	private providerWait: WorkflowProviderWait | undefined;
+	private providerWaits: WorkflowProviderWaits | undefined;
 	/** Running `tool()` steps by key, and how the finished ones went; undefined until the first step. */
 	private tools:
 		| { running: Map<string, WorkflowProgressToolRun>; done: number; errors: number; failed: number }
@@ -89,11 +106,12 @@ export class RunState {
 			case "run_start":
 				this.startedAt = event.time;
 				this.setMeta(event.meta);
+				if (event.costLimitUsd !== undefined) this.costLimitUsd = event.costLimitUsd;
 				return;
 			case "phase_start":
 				this.phaseParents.set(event.phase, event.parent);
 				this.currentPhase = event.phase;
-				this.phases.open(event.phase, event.time);
+				this.phases.open(event.phase, event.time, event.budget);
 				return;
 			case "phase_end":
 				if (this.currentPhase === event.phase) this.currentPhase = this.phaseParents.get(event.phase);
@@ -138,7 +156,11 @@ export class RunState {
 				data.resultPreview = this.cap(event.resultPreview);
 				data.attempt = event.attempts;
 				if (event.cached) data.cached = true;
+				if (event.model !== undefined) data.model = event.model;
 				if (event.worktree) this.worktree(event.worktree, data, event);
+				// The model that answered, which a fallback makes another than the one asked for.
+				if (event.model !== undefined) data.model = event.model;
+				if (event.fallbackFrom !== undefined) data.fallbackFrom = [...event.fallbackFrom];
 				data.activity = "finished";
 				delete data.activityText;
 				this.calls.settle(record, {
@@ -147,6 +169,8 @@ export class RunState {
 					elapsedMs: event.durationMs,
 					tokens: event.usage?.total,
 					toolUses: event.toolUses,
+					// A replayed call cost nothing now; what it cost when it ran is what this run saved.
+					...(event.cost !== undefined ? (event.cached ? { savedCost: event.cost } : { cost: event.cost }) : {}),
 				});
 				return;
 			}
@@ -158,8 +182,10 @@ export class RunState {
 				if (event.code !== undefined) data.code = event.code;
 				if (event.skipped) data.skipped = true;
 				if (event.thrown) data.thrown = true;
+				if (event.model !== undefined) data.model = event.model;
 				if (event.worktree) this.worktree(event.worktree, data, event);
-				const stopped = event.code === "cancelled" || data.activity === "stopped";
+				const stopped =
+					event.code === "cancelled" || event.code === "provider_limit" || data.activity === "stopped";
 				delete data.activityText;
 				this.calls.settle(record, {
 					status: stopped ? "stopped" : "failed",
@@ -168,6 +194,7 @@ export class RunState {
 					...(event.skipped ? {} : { elapsedMs: event.durationMs }),
 					tokens: event.usage?.total,
 					toolUses: event.toolUses,
+					...(event.cost !== undefined ? { cost: event.cost } : {}),
 				});
 				this.addFailure({
 					kind: "agent",
@@ -182,6 +209,35 @@ export class RunState {
 				});
 				return;
 			}
+			case "provider_wait_started": {
+				this.providerWait = {
+					kind: event.kind,
+					message: this.cap(event.message),
+					since: this.providerWait?.since ?? event.time,
+					until: event.until,
+					...(event.retryAfterMs !== undefined ? { retryAfterMs: event.retryAfterMs } : {}),
+					...(event.call ? { label: event.call.label } : {}),
+				};
+				this.providerWaits = {
+					count: (this.providerWaits?.count ?? 0) + (event.lengthened ? 0 : 1),
+					totalMs: event.totalWaitMs,
+					maxMs: event.maxWaitMs,
+				};
+				if (event.call) {
+					// Its child ended; the call is not over: it waits with the queue and is tried again.
+					const data = this.calls.get(event.call, event.time).data;
+					data.activity = "waiting";
+					data.activityText = `for the provider, ${limitKindText(event.kind)}`;
+				}
+				return;
+			}
+			case "provider_wait_ended":
+				this.providerWait = undefined;
+				this.providerWaits = {
+					...(this.providerWaits ?? { count: 1 }),
+					totalMs: event.totalWaitMs,
+				};
+				return;
 			case "slot_failed":
 				this.addFailure({
 					kind: event.kind,
@@ -221,10 +277,8 @@ export class RunState {
 				const book = this.toolBook();
 				book.running.delete(event.key);
 				if (event.type === "tool_failed") book.failed++;
-				else {
-					book.done++;
-					if (event.isError) book.errors++;
-				}
+				else book.done++;
+				if (event.type === "tool_finished" && event.isError) book.errors++;
 				return;
 			}
 			case "run_end":
@@ -235,6 +289,8 @@ export class RunState {
 					...(event.error !== undefined ? { error: event.error } : {}),
 					failures: event.failures,
 					tokens: event.usage.total,
+					...(event.cost !== undefined ? { cost: event.cost } : {}),
+					...(event.replayedCost !== undefined ? { replayedCost: event.replayedCost } : {}),
 					durationMs: event.durationMs,
 				});
 				return;
@@ -270,12 +326,16 @@ export class RunState {
 		data.activity = child.status;
 		if (child.activity !== undefined) data.activityText = this.cap(child.activity);
 		if (child.turns !== undefined) data.turns = child.turns;
-		if (child.model !== undefined) data.model ??= child.model;
+		// The runner knows which model the child really runs on (the agent file may override the call's, and a
+		// fallback model may have taken over).
+		if (child.model !== undefined) data.model = child.model;
+		if (child.fallbackFrom !== undefined && child.model !== undefined) data.fallbackFrom = [...child.fallbackFrom];
 		if (child.lastActivityAt !== undefined) data.lastActivityAt = child.lastActivityAt;
 		if (child.startedAt !== undefined) data.startedAt ??= child.startedAt;
 		if (isTerminal(data.status)) return;
 		// Live numbers only while the call runs; its end event carries the final ones.
 		this.calls.setUsage(record, child.tokens, child.toolUses);
+		if (child.cost !== undefined) this.calls.setCost(record, child.cost);
 		if (data.status === "queued" && ACTIVE_CHILD.has(child.status)) {
 			this.calls.setStatus(record, "running", child.startedAt ?? at);
 		}
@@ -293,6 +353,8 @@ export class RunState {
 		}
 		if (ending.error) this.error = toEnvelopeError(ending.error);
 		if (ending.durationMs !== undefined) this.duration ??= ending.durationMs;
+		this.providerWait = undefined;
+		if (ending.providerWaits) this.providerWaits = { ...this.providerWaits, ...ending.providerWaits };
 		if (ending.failures) {
 			this.failures = [...ending.failures];
 			this.failuresSnapshot = undefined;
@@ -303,6 +365,8 @@ export class RunState {
 		this.calls.settleAll(this.endedAt, "The workflow ended before this call finished");
 		// The runtime's total also counts usage its events did not itemise.
 		if (ending.tokens !== undefined) this.calls.tokens = Math.max(this.calls.tokens, ending.tokens);
+		if (ending.cost !== undefined) this.calls.cost = ending.cost;
+		if (ending.replayedCost !== undefined) this.calls.replayedCost = ending.replayedCost;
 		this.phases.finish(this.endedAt, ending.status !== "completed");
 	}
 
@@ -324,18 +388,22 @@ export class RunState {
 			duration: this.duration ?? Math.max(0, (this.endedAt ?? this.updatedAt) - this.startedAt),
 			...(this.hasResult ? { result: this.result } : {}),
 			...(this.error ? { error: this.error } : {}),
-			totals: { agents: { ...this.calls.totals }, tokens: this.calls.tokens, toolUses: this.calls.toolUses },
+			totals: {
+				agents: { ...this.calls.totals },
+				tokens: this.calls.tokens,
+				toolUses: this.calls.toolUses,
+				cost: this.calls.cost,
+				...(this.calls.replayedCost !== undefined ? { replayedCost: this.calls.replayedCost } : {}),
+				...(this.costLimitUsd !== undefined ? { costLimitUsd: this.costLimitUsd } : {}),
+			},
 			failures: this.failureList(),
 			...(this.kept.size > 0 ? { branches: this.branchList() } : {}),
 			...(this.questions.size > 0 ? { questions: [...this.questions.values()] } : {}),
+			...(this.providerWait ? { providerWait: this.providerWait } : {}),
+			...(this.providerWaits ? { providerWaits: this.providerWaits } : {}),
 			...(this.tools
 				? {
-						toolSteps: {
-							running: [...this.tools.running.values()],
-							done: this.tools.done,
-							errors: this.tools.errors,
-							failed: this.tools.failed,
-						},
+						toolSteps: { ...this.tools, running: [...this.tools.running.values()] },
 					}
 				: {}),
 		};

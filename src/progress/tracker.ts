@@ -70,7 +70,10 @@ export function createWorkflowProgressTracker(options: WorkflowProgressTrackerOp
 					error: result.error,
 					failures: result.failures,
 					tokens: result.usage.total,
+					...(result.cost !== undefined ? { cost: result.cost } : {}),
+					...(result.replayedCost !== undefined ? { replayedCost: result.replayedCost } : {}),
 					durationMs: result.durationMs,
+					...(result.providerWaits ? { providerWaits: result.providerWaits } : {}),
 				});
 			}
 			return outcome();

@@ -4,8 +4,9 @@
  * so the last state always lands) and de-duplicated (nothing is sent when nothing visible changed).
  */
 import type { ExtensionUIContext } from "@earendil-works/pi-coding-agent";
+import { formatCost, hasCost } from "./cost-text.ts";
 import type { WorkflowProgressEnvelope } from "./envelope.ts";
-import { runningCalls, summarizeWorkflowProgress, workflowName } from "./format.ts";
+import { providerWaitText, runningCalls, summarizeWorkflowProgress, workflowName } from "./format.ts";
 import { type WorkflowProgressToolResult, workflowProgressResult } from "./tool-result.ts";
 import { WIDGET_LIMITS, WorkflowProgressWidget, widgetLines } from "./widget.ts";
 
@@ -175,6 +176,9 @@ function statusText(envelope: WorkflowProgressEnvelope): string {
 	if (agents.total > 0) parts.push(`${agents.completed}/${agents.total} agents`);
 	if (agents.running > 0) parts.push(`${agents.running} running`);
 	if (agents.failed > 0) parts.push(`${agents.failed} failed`);
+	if (hasCost(envelope.totals.cost)) parts.push(formatCost(envelope.totals.cost));
+	// Said once when the wait starts (or lengthens); the widget keeps the countdown moving.
+	if (envelope.providerWait) parts.push(providerWaitText(envelope.providerWait, envelope.updatedAt));
 	return parts.join(" · ");
 }
 
@@ -195,7 +199,7 @@ export function visibleSignature(envelope: WorkflowProgressEnvelope): string {
 		envelope.meta?.name,
 		envelope.currentPhase,
 		envelope.currentTask,
-		envelope.phases.map((phase) => [phase.title, phase.status, phase.agents]),
+		envelope.phases.map((phase) => [phase.title, phase.status, phase.agents, phase.cost, phase.budget]),
 		envelope.totals,
 		runningCalls(envelope, WIDGET_LIMITS.running).map((call) => [
 			call.key,
@@ -203,7 +207,10 @@ export function visibleSignature(envelope: WorkflowProgressEnvelope): string {
 			call.activityText,
 			call.tokens,
 			call.toolUses,
+			call.cost,
+			call.model,
 		]),
+		envelope.providerWait?.until,
 		envelope.failures.length,
 		envelope.failures.slice(0, WIDGET_LIMITS.failures).map((failure) => failure.cause),
 		envelope.error?.message,

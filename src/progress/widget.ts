@@ -5,6 +5,7 @@
  */
 import type { Theme } from "@earendil-works/pi-coding-agent";
 import { type Component, type TUI, truncateToWidth, visibleWidth } from "@earendil-works/pi-tui";
+import { formatCost, formatUsd, hasCost } from "./cost-text.ts";
 import type { WorkflowProgressAgentCall, WorkflowProgressEnvelope, WorkflowProgressPhase } from "./envelope.ts";
 import {
 	activityText,
@@ -13,6 +14,7 @@ import {
 	idleText,
 	liveElapsed,
 	oneLine,
+	providerWaitText,
 	questionLine,
 	runningCalls,
 	STAR_FRAMES,
@@ -53,6 +55,15 @@ export function widgetLines(
 	const spinner = STAR_FRAMES[Math.floor(now / TICK_MS) % STAR_FRAMES.length] ?? "*";
 	const fitLine = (indent: string, parts: Part[]) => fitParts(indent, parts, paint("dim", " · "), width);
 	const lines = [fitLine("", headerParts(envelope, now, spinner, paint))];
+	// The wait holds every child: it goes first, with its countdown.
+	if (envelope.providerWait && envelope.status === "running") {
+		lines.push(
+			fitLine("  ", [
+				{ text: paint("warning", `⏸ ${providerWaitText(envelope.providerWait, now)}`) },
+				{ text: paint("muted", oneLine(envelope.providerWait.message)), drop: 1 },
+			]),
+		);
+	}
 	// A question waits on the person looking at this: it comes before everything the run is doing.
 	for (const question of envelope.questions ?? [])
 		lines.push(`  ${paint("warning", "?")} ${paint("warning", questionLine(question))}`);
@@ -139,6 +150,14 @@ function headerParts(envelope: WorkflowProgressEnvelope, now: number, spinner: s
 	const { agents, tokens } = envelope.totals;
 	if (agents.total > 0) parts.push({ text: paint("muted", `${agents.completed}/${agents.total} agents`), drop: 2 });
 	if (tokens > 0) parts.push({ text: paint("muted", `${formatTokens(tokens)} tok`), drop: 3 });
+	// What the run spent matters more than its tokens or agent count: it stays when those are dropped for width.
+	const { cost, costLimitUsd } = envelope.totals;
+	if (hasCost(cost) || costLimitUsd !== undefined) {
+		const cap = costLimitUsd !== undefined ? ` of ${formatUsd(costLimitUsd)}` : "";
+		const text = `${hasCost(cost) ? formatCost(cost) : formatUsd(0)}${cap}`;
+		const near = costLimitUsd !== undefined && cost.usd >= costLimitUsd * 0.8;
+		parts.push({ text: paint(near ? "warning" : "muted", text), drop: 1.5 });
+	}
 	parts.push({ text: paint("dim", formatDuration(workflowElapsed(envelope, now))) });
 	return parts;
 }
@@ -156,14 +175,19 @@ function phaseParts(phase: WorkflowProgressPhase, now: number, spinner: string, 
 	if (agents.total > 0) parts.push({ text: paint("muted", `${agents.completed}/${agents.total}`), drop: 1 });
 	if (agents.running > 0) parts.push({ text: paint("accent", `${agents.running} running`), drop: 3 });
 	if (agents.failed > 0) parts.push({ text: paint("error", `${agents.failed} failed`), drop: 2 });
+	const cap = phase.budget?.costUsd;
+	if (hasCost(phase.cost) || cap !== undefined) {
+		const spent = phase.cost ? formatCost(phase.cost) : formatUsd(0);
+		parts.push({ text: paint("muted", `${spent}${cap !== undefined ? ` of ${formatUsd(cap)}` : ""}`), drop: 1.8 });
+	}
 	const elapsed = liveElapsed(phase, now);
 	if (elapsed !== undefined) parts.push({ text: paint("dim", formatDuration(elapsed)) });
 	return parts;
 }
 
 function callParts(call: WorkflowProgressAgentCall, now: number, spinner: string, paint: Paint): Part[] {
-	// Stalled (and paused, which some runners report) are the states worth a person's attention.
-	const attention = call.activity === "stalled" || (call.activity as string | undefined) === "paused";
+	// Stalled, paused and waiting for the provider are the states worth a person's attention.
+	const attention = call.activity === "stalled" || call.activity === "paused" || call.activity === "waiting";
 	const activityStyle = attention ? "warning" : call.activity === "active" ? "success" : "muted";
 	// The call's number is how `/workflows steer|skip|restart` names the child.
 	const name = `${paint("dim", `#${call.index}`)} ${paint("plain", oneLine(call.label))}`;
@@ -173,8 +197,11 @@ function callParts(call: WorkflowProgressAgentCall, now: number, spinner: string
 	if (activity) parts.push({ text: paint(activityStyle, activity), drop: 1 });
 	const idle = idleText(call, now);
 	if (idle) parts.push({ text: paint(attention ? "warning" : "dim", idle), drop: 1.5 });
+	// A fallback model took over from a limited one: say which model is answering.
+	if (call.fallbackFrom?.length && call.model) parts.push({ text: paint("warning", `on ${call.model}`), drop: 2.5 });
 	if (call.toolUses) parts.push({ text: paint("muted", `${call.toolUses} tools`), drop: 3 });
 	if (call.tokens) parts.push({ text: paint("muted", `${formatTokens(call.tokens)} tok`), drop: 2 });
+	if (hasCost(call.cost)) parts.push({ text: paint("muted", formatCost(call.cost)), drop: 1.8 });
 	const elapsed = liveElapsed(call, now);
 	if (elapsed !== undefined) parts.push({ text: paint("dim", formatDuration(elapsed)) });
 	return parts;

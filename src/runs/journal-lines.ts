@@ -55,7 +55,7 @@ export function entryShapeProblem(value: unknown): string | undefined {
 	if (entry.kind !== undefined && entry.kind !== "answer" && entry.kind !== "tool") {
 		return '`kind` is not "answer" or "tool"';
 	}
-	for (const field of ["agentId", "label", "agentType"]) {
+	for (const field of ["agentId", "label", "agentType", "model"]) {
 		if (entry[field] !== undefined && typeof entry[field] !== "string") return `\`${field}\` is not a string`;
 	}
 	if (entry.usage !== undefined) {
@@ -63,6 +63,12 @@ export function entryShapeProblem(value: unknown): string | undefined {
 		const numbers = typeof usage === "object" && usage !== null && !Array.isArray(usage);
 		if (!numbers || !["input", "output", "total"].every((k) => typeof usage[k] === "number")) {
 			return "`usage` is not `{ input, output, total }` numbers";
+		}
+	}
+	if (entry.cost !== undefined) {
+		const cost = entry.cost as Record<string, unknown> | null;
+		if (typeof cost !== "object" || cost === null || Array.isArray(cost) || typeof cost.usd !== "number") {
+			return "`cost` is not `{ usd, billedUsd?, unpriced? }` numbers";
 		}
 	}
 	return undefined;

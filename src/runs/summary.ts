@@ -4,6 +4,7 @@
  */
 import { join } from "node:path";
 import { isWorkflowError } from "../errors.ts";
+import type { WorkflowCost } from "../runtime/types.ts";
 import { readTextIfExists } from "./files.ts";
 import { parseJournal } from "./journal-lines.ts";
 import { readLock } from "./lock.ts";
@@ -34,6 +35,8 @@ export async function summarizeRun(dir: string, id: string): Promise<RunSummary 
 		agents: snapshot?.counts.completed ?? 0,
 		tokens: snapshot?.usage.total ?? 0,
 	};
+	if (snapshot?.cost) summary.cost = snapshot.cost;
+	if (snapshot?.replayedCost) summary.replayedCost = snapshot.replayedCost;
 	if (info?.meta?.name) summary.name = info.meta.name;
 	if (snapshot?.endedAt) summary.endedAt = snapshot.endedAt;
 	if (live) summary.lock = lock;
@@ -42,9 +45,24 @@ export async function summarizeRun(dir: string, id: string): Promise<RunSummary 
 		const entries = bytes ? [...parseJournal(bytes).entries.values()] : [];
 		summary.agents = entries.length;
 		summary.tokens = entries.reduce((sum, entry) => sum + (entry.usage?.total ?? 0), 0);
+		const cost = sumCosts(entries.map((entry) => entry.cost));
+		if (cost) summary.cost = cost;
 	}
 	if (problems.length > 0) summary.problem = problems.join("; ");
 	return summary;
+}
+
+/** The costs added up (numbers a hand-edited journal got wrong count as 0); undefined when none is there. */
+function sumCosts(costs: readonly (WorkflowCost | undefined)[]): WorkflowCost | undefined {
+	const amount = (x: unknown) => (typeof x === "number" && Number.isFinite(x) && x > 0 ? x : 0);
+	let total: WorkflowCost | undefined;
+	for (const cost of costs) {
+		if (!cost) continue;
+		const usd = Math.round(((total?.usd ?? 0) + amount(cost.usd)) * 1e10) / 1e10;
+		const unpriced = (total?.unpriced ?? 0) + Math.floor(amount(cost.unpriced));
+		total = { usd, ...(unpriced > 0 ? { unpriced } : {}) };
+	}
+	return total;
 }
 
 /** The creation time an id encodes (to the second), for a run whose `run.json` cannot be read. */

@@ -4,6 +4,7 @@
  */
 import type {
 	JsonValue,
+	WorkflowCost,
 	WorkflowJournal,
 	WorkflowJournalEntry,
 	WorkflowMeta,
@@ -69,6 +70,12 @@ export interface RunSummary {
 	agents: number;
 	/** Tokens spent: the snapshot's usage, else the journal's. */
 	tokens: number;
+	/**
+	 * What its children cost: the snapshot's (this run's, with `replayedCost` what earlier runs spent on its replayed
+	 * calls), else the journal's finished calls'. Absent when nothing recorded a cost.
+	 */
+	cost?: WorkflowCost;
+	replayedCost?: WorkflowCost;
 	/** Who holds the run, when it is `running`. */
 	lock?: RunLockInfo;
 	/** Why part of the record could not be read (the summary shows what could). */

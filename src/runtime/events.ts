@@ -6,8 +6,10 @@ import type {
 	JsonValue,
 	WorkflowAgentChild,
 	WorkflowAgentCounts,
+	WorkflowCost,
 	WorkflowFailure,
 	WorkflowMeta,
+	WorkflowProviderLimitKind,
 	WorkflowTokenUsage,
 	WorkflowToolCounts,
 	WorkflowWorktree,
@@ -36,6 +38,8 @@ export interface RunStartEvent extends EventBase {
 	meta: WorkflowMeta;
 	args?: JsonValue;
 	cwd: string;
+	/** The run's cap in US dollars (`budget.costUsd`), when it has one. */
+	costLimitUsd?: number;
 }
 
 export interface PhaseStartEvent extends EventBase {
@@ -43,6 +47,8 @@ export interface PhaseStartEvent extends EventBase {
 	phase: string;
 	/** The phase that was current before this one, if any. */
 	parent?: string;
+	/** Its budget, when `phase(name, { budget })` gave one. */
+	budget?: { agentCalls?: number; tokens?: number; costUsd?: number };
 }
 
 export interface PhaseEndEvent extends EventBase {
@@ -89,6 +95,10 @@ export interface AgentFinishedEvent extends EventBase, WorkflowAgentCallRef {
 	/** First characters of the answer (text, or JSON of the structured value). */
 	resultPreview: string;
 	usage?: WorkflowTokenUsage;
+	/** What its child's replies cost; for a replayed call (`cached`), what it cost when it ran (this run spent nothing). */
+	cost?: WorkflowCost;
+	/** `provider/id` of the model its child ran on, when the runner said. */
+	model?: string;
 	toolUses?: number;
 	durationMs: number;
 	/** Runner attempts made; 0 for a call replayed from the journal. */
@@ -97,6 +107,8 @@ export interface AgentFinishedEvent extends EventBase, WorkflowAgentCallRef {
 	cached?: boolean;
 	/** An isolated child's worktree: the branch its changes are kept on, and the files. */
 	worktree?: WorkflowWorktree;
+	/** Models that met a provider limit before `model` answered (`fallbackModels`). */
+	fallbackFrom?: string[];
 }
 
 export interface AgentFailedEvent extends EventBase, WorkflowAgentCallRef {
@@ -110,6 +122,10 @@ export interface AgentFailedEvent extends EventBase, WorkflowAgentCallRef {
 	/** True when it never reached the runner (cancelled while queued, refused by a limit). */
 	skipped: boolean;
 	usage?: WorkflowTokenUsage;
+	/** What its child's replies cost, every attempt included. */
+	cost?: WorkflowCost;
+	/** `provider/id` of the model its child ran on, when the runner said. */
+	model?: string;
 	toolUses?: number;
 	durationMs: number;
 	/** An isolated child's worktree: a failed child's changes may still be kept on its branch. */
@@ -209,7 +225,46 @@ export interface RunEndEvent extends EventBase {
 	/** The run's `tool()` steps; absent when it made none. */
 	tools?: WorkflowToolCounts;
 	usage: WorkflowTokenUsage;
+	/** What this run's children cost; replayed calls cost nothing (see `replayedCost`). */
+	cost: WorkflowCost;
+	/** What the replayed calls cost when they ran; absent when nothing was replayed. */
+	replayedCost?: WorkflowCost;
 	durationMs: number;
+}
+
+/**
+ * The run's queue waits for a provider (a rate limit, an overload, a usage limit): no child starts until the wait
+ * ends, and the attempts that met it are tried again then. A wait lengthened by a later limit is announced again
+ * (`lengthened`); one `provider_wait_ended` closes it.
+ */
+export interface ProviderWaitStartedEvent extends EventBase {
+	type: "provider_wait_started";
+	kind: WorkflowProviderLimitKind;
+	/** The provider's message (capped). */
+	message: string;
+	/** How long the wait lasts from now, in ms. */
+	waitMs: number;
+	/** Epoch ms when the next try is due. */
+	until: number;
+	/** What the provider asked for, when it said. */
+	retryAfterMs?: number;
+	/** True when this lengthens the wait in force. */
+	lengthened?: boolean;
+	/** The run's provider waits so far, this one included, and the bound that stops the run. */
+	totalWaitMs: number;
+	maxWaitMs: number;
+	/** The call of this run whose attempt met the limit (absent when another run sharing the queue met it). */
+	call?: WorkflowAgentCallRef;
+}
+
+/** The provider wait is over: children start again (`over`), or the run ended while it waited (`stopped`). */
+export interface ProviderWaitEndedEvent extends EventBase {
+	type: "provider_wait_ended";
+	outcome: "over" | "stopped";
+	/** How long the wait lasted, in ms. */
+	waitedMs: number;
+	/** The run's provider waits so far. */
+	totalWaitMs: number;
 }
 
 /** Every event `onProgress` receives. */
@@ -228,6 +283,8 @@ export type WorkflowProgressEvent =
 	| AskStartedEvent
 	| AskAnsweredEvent
 	| AskFailedEvent
+	| ProviderWaitStartedEvent
+	| ProviderWaitEndedEvent
 	| ToolStartedEvent
 	| ToolFinishedEvent
 	| ToolFailedEvent

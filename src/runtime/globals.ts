@@ -7,6 +7,7 @@ import { watchAbort } from "./abort-watch.ts";
 import { runAgentCall } from "./agent/call.ts";
 import { runAsk } from "./ask.ts";
 import { emitLog, type ScriptScope, trackInFlight } from "./run-context.ts";
+import { checkPhaseOptions } from "./spend/phase-budget.ts";
 import { runToolCall } from "./tool/call.ts";
 import type { JsonValue } from "./types.ts";
 
@@ -84,13 +85,39 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 				});
 			},
 		},
+		phaseOptions: {
+			kind: "sync",
+			params: ["name", "options"],
+			callSite: false,
+			// Checked and kept before the phase starts, so its `phase_start` event carries the budget.
+			fn: ([name, options]) => {
+				const checked = checkPhaseOptions((options ?? null) as JsonValue);
+				if (checked.budget && typeof name === "string") scope.phaseBudgets.set(name, checked.budget);
+				return null;
+			},
+		},
 		phaseStart: {
 			kind: "event",
 			params: ["name", "withFn"],
 			fn: ([name, withFn]) => {
 				// The prelude refuses other names; a forged call with one is ignored.
-				if (typeof name === "string" && name.trim() !== "") scope.phases.start(name, withFn === true);
+				if (typeof name === "string" && name.trim() !== "") {
+					scope.phases.start(name, withFn === true, scope.phaseBudgets.get(name)?.limits);
+				}
 			},
+		},
+		fanOut: {
+			kind: "async",
+			params: ["kind", "items", "agents"],
+			callSite: false,
+			// The prelude asks only above the threshold it was given; the gate checks again (a forged call is harmless).
+			fn: ([kind, items, agents]) =>
+				run.fanOut.pass(run, {
+					kind: kind === "pipeline" ? "pipeline" : "parallel",
+					items: typeof items === "number" ? items : 0,
+					agents: typeof agents === "number" ? agents : 0,
+					workflow: scope.name,
+				}),
 		},
 		phaseEnd: {
 			kind: "event",

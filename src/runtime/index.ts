@@ -2,6 +2,7 @@
 
 export { SCHEMA_ATTEMPTS } from "./agent/call.ts";
 export { DEFAULT_AGENT_TYPE } from "./agent/options.ts";
+export { DEFAULT_MAX_PROVIDER_WAIT_MS } from "./agent/provider-wait.ts";
 export type { BudgetSnapshot } from "./budget.ts";
 export type {
 	AgentChildEvent,
@@ -17,6 +18,8 @@ export type {
 	LogEvent,
 	PhaseEndEvent,
 	PhaseStartEvent,
+	ProviderWaitEndedEvent,
+	ProviderWaitStartedEvent,
 	RunEndEvent,
 	RunStartEvent,
 	SlotFailedEvent,
@@ -30,12 +33,15 @@ export type {
 export type { ParsedWorkflow } from "./meta/read.ts";
 export { parseWorkflowSource, validateArgs } from "./meta/read.ts";
 export { resolveWorkflowPath } from "./nested.ts";
-export type { WorkflowQueue, WorkflowQueueOptions } from "./queue.ts";
+export type { ProviderPause, WorkflowQueue, WorkflowQueueOptions } from "./queue.ts";
 export { createWorkflowQueue } from "./queue.ts";
 export { DEFAULT_LIMITS, DEFAULT_MAX_RESULT_BYTES, runWorkflowScript } from "./run.ts";
 export { shutdownSchemaWorker } from "./schema/worker.ts";
 export type { CheckWorkflowOptions, WorkflowCheckReport } from "./script-check.ts";
 export { checkWorkflowScript } from "./script-check.ts";
+export { usdText } from "./spend/cost.ts";
+export { DEFAULT_FAN_OUT_THRESHOLD, spentSoFar } from "./spend/fan-out.ts";
+export type { PhaseBudgetLimits } from "./spend/phase-budget.ts";
 export { MAX_TOOL_OUTPUT_CHARS, RESERVED_TOOLS } from "./tool/call.ts";
 export type {
 	JsonSchema,
@@ -50,13 +56,19 @@ export type {
 	WorkflowAskHandler,
 	WorkflowBudgetOptions,
 	WorkflowChildState,
+	WorkflowCost,
 	WorkflowCutOff,
 	WorkflowFailure,
+	WorkflowFallback,
+	WorkflowFanOutInfo,
 	WorkflowJournal,
 	WorkflowJournalEntry,
 	WorkflowLimits,
 	WorkflowMeta,
 	WorkflowPhaseMeta,
+	WorkflowProviderBackoff,
+	WorkflowProviderLimit,
+	WorkflowProviderLimitKind,
 	WorkflowQuestion,
 	WorkflowResolver,
 	WorkflowRunOptions,

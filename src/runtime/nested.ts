@@ -13,6 +13,7 @@ import { PhaseState } from "./phases.ts";
 import { emitLog, type RunContext, type ScriptScope } from "./run-context.ts";
 import { prepareWorkflow } from "./script-check.ts";
 import { endScript, runScriptBody, unawaitedWorkError } from "./script-run.ts";
+import { type PhaseBudget, PhaseBudgets } from "./spend/phase-budget.ts";
 import type { JsonValue, WorkflowCutOff, WorkflowResolver } from "./types.ts";
 
 /**
@@ -80,11 +81,19 @@ export async function runNestedWorkflow(
 		...(parent.workflowName ? { workflow: parent.workflowName } : {}),
 	};
 	const untrack = parent.life.track(entry);
+	// The phases it was called in, as of the call: their budgets bound the nested workflow's agents too.
+	const outer = callerBudgets(parent);
 	try {
-		return await run.workflowQueue.run(() => runInSlot(parent, nameOrPath, args, entry), parent.life.signal);
+		return await run.workflowQueue.run(() => runInSlot(parent, nameOrPath, args, entry, outer), parent.life.signal);
 	} finally {
 		untrack();
 	}
+}
+
+/** The budgets of the phases `scope` is in now (the current one and those enclosing it), with its own outer ones. */
+export function callerBudgets(scope: ScriptScope): PhaseBudget[] {
+	const current = scope.phases.current;
+	return scope.phaseBudgets.chain(current !== undefined ? scope.phases.lineage(current) : [], scope.outerBudgets);
 }
 
 /** Counts one `workflow()` call, or throws `limit_workflows` past `limits.maxWorkflowCalls`. */
@@ -107,6 +116,7 @@ async function runInSlot(
 	nameOrPath: string,
 	args: JsonValue | undefined,
 	entry: WorkflowCutOff,
+	outerBudgets: readonly PhaseBudget[],
 ): Promise<JsonValue> {
 	const { run } = parent;
 	const { source, filename } = await run.resolveWorkflow(nameOrPath, { cwd: run.cwd });
@@ -131,6 +141,10 @@ async function runInSlot(
 		depth: parent.depth + 1,
 		workflowName: name,
 		life: parent.life.child(),
+		name,
+		...((parsed.meta.model ?? parent.model) !== undefined ? { model: parsed.meta.model ?? parent.model } : {}),
+		phaseBudgets: new PhaseBudgets(),
+		outerBudgets,
 	};
 	emitLog(run, {
 		level: "info",

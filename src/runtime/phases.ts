@@ -22,12 +22,17 @@ export class PhaseState {
 		return this.#current;
 	}
 
-	start(name: string, withFn: boolean): void {
+	start(name: string, withFn: boolean, budget?: PhaseStartEvent["budget"]): void {
 		const parent = this.#current;
 		if (withFn) this.#scoped.push({ name, parent });
 		else this.#endPlain();
 		this.#current = name;
-		this.#emit({ type: "phase_start", phase: name, ...(parent !== undefined ? { parent } : {}) });
+		this.#emit({
+			type: "phase_start",
+			phase: name,
+			...(parent !== undefined ? { parent } : {}),
+			...(budget !== undefined ? { budget } : {}),
+		});
 	}
 
 	/** The end of a `phase(name, fn)`: back to the phase that enclosed it. */
@@ -44,6 +49,22 @@ export class PhaseState {
 		if (this.#current !== name) this.#endPlain();
 		this.#emit({ type: "phase_end", phase: name });
 		this.#current = scope?.parent;
+	}
+
+	/**
+	 * `name` and the phases enclosing it, innermost first: the `phase(name, fn)` calls still running that it was
+	 * started in. A plain phase has no enclosing one.
+	 */
+	lineage(name: string): string[] {
+		const names = [name];
+		let at = name;
+		for (let i = this.#scoped.length - 1; i >= 0; i--) {
+			const scope = this.#scoped[i];
+			if (scope?.name !== at || scope.parent === undefined || names.includes(scope.parent)) continue;
+			names.push(scope.parent);
+			at = scope.parent;
+		}
+		return names;
 	}
 
 	/** Ends whatever plain phase is still open when the script finishes. */

@@ -4,6 +4,7 @@
  */
 import type { Sandbox } from "../sandbox/index.ts";
 import type { CallKeys } from "./agent/key.ts";
+import type { RunProviderWaits } from "./agent/provider-wait.ts";
 import type { Budget } from "./budget.ts";
 import type { Census } from "./census.ts";
 import type { LogEvent, WorkflowProgressEvent } from "./events.ts";
@@ -11,6 +12,8 @@ import type { PhaseState } from "./phases.ts";
 import type { WorkflowQueue } from "./queue.ts";
 import type { SchemaSession } from "./schema/session.ts";
 import type { ScriptLifetime } from "./script-lifetime.ts";
+import type { FanOutGate } from "./spend/fan-out.ts";
+import type { PhaseBudget, PhaseBudgets } from "./spend/phase-budget.ts";
 import type {
 	JsonValue,
 	WorkflowAgentRunner,
@@ -81,6 +84,10 @@ export interface RunContext {
 	) => Promise<JsonValue>;
 	/** The schemas of the run's `agent()` calls and headers, released when the run ends. */
 	schemas: SchemaSession;
+	/** The question before a large `parallel()`/`pipeline()`, asked once per run. */
+	fanOut: FanOutGate;
+	/** The run's side of its queue's provider waits: totals, events, and the bound that stops the run. */
+	providerWaits: RunProviderWaits;
 }
 
 /** One script body: the top-level one, or a nested workflow. */
@@ -93,6 +100,14 @@ export interface ScriptScope {
 	depth: number;
 	/** The nested workflow's name, shown on its calls. */
 	workflowName?: string;
+	/** The script's `meta.name` (what a host's questions call it). */
+	name: string;
+	/** The script's default model for its children (`meta.model`, else its caller's). */
+	model?: string;
+	/** Budgets of this script's phases, by name. */
+	phaseBudgets: PhaseBudgets;
+	/** Budgets of the caller's phases a nested workflow was started in: its calls count against them too. */
+	outerBudgets: readonly PhaseBudget[];
 	/**
 	 * Fires when this script is done: what every call's wait in the queue, its runner, `sleep()` and a nested
 	 * sandbox get. One per script, because combining signals per call cost two `AbortSignal.any` (about 35 µs).

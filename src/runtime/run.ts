@@ -6,6 +6,7 @@ import { cancelledError, toWorkflowError, WorkflowError } from "../errors.ts";
 import { createSandbox, resolveLimits } from "../sandbox/index.ts";
 import { CallKeys } from "./agent/key.ts";
 import { MAX_TIMEOUT_MS } from "./agent/options.ts";
+import { RunProviderWaits } from "./agent/provider-wait.ts";
 import { RunDeadline } from "./ask.ts";
 import { Budget } from "./budget.ts";
 import { Census } from "./census.ts";
@@ -21,6 +22,8 @@ import { SchemaSession } from "./schema/session.ts";
 import { prepareWorkflow } from "./script-check.ts";
 import { ScriptLifetime } from "./script-lifetime.ts";
 import { endScript, runScriptBody, unawaitedWorkError } from "./script-run.ts";
+import { FanOutGate } from "./spend/fan-out.ts";
+import { PhaseBudgets } from "./spend/phase-budget.ts";
 import type { JsonValue, WorkflowLimits, WorkflowMeta, WorkflowRunOptions, WorkflowRunResult } from "./types.ts";
 
 /** Defaults of every limit (contract §3). */
@@ -92,13 +95,20 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		}
 	};
 	const census = new Census();
+	const queue =
+		options.queue ??
+		createWorkflowQueue({
+			concurrency: options.concurrency ?? 4,
+			...(options.providerBackoff ? { providerBackoff: options.providerBackoff } : {}),
+		});
 	const run: RunContext = {
 		runner: options.agentRunner,
-		queue: options.queue ?? createWorkflowQueue({ concurrency: options.concurrency ?? 4 }),
+		queue,
 		budget: new Budget({
 			maxAgentCalls: limits.maxAgentCalls,
 			maxLogEntries: limits.maxLogEntries,
 			...(options.budget?.tokens !== undefined ? { tokens: options.budget.tokens } : {}),
+			...(options.budget?.costUsd !== undefined ? { costUsd: options.budget.costUsd } : {}),
 		}),
 		census,
 		signal: controller.signal,
@@ -121,7 +131,15 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		nextToolIndex: 0,
 		deadline,
 		schemas: new SchemaSession(),
+		providerWaits: new RunProviderWaits({
+			queue,
+			emit,
+			stop: (reason) => controller.abort(reason),
+			signal: controller.signal,
+			...(options.maxProviderWaitMs !== undefined ? { maxWaitMs: options.maxProviderWaitMs } : {}),
+		}),
 		runNested: runNestedWorkflow,
+		fanOut: new FanOutGate(options.confirmFanOut, options.fanOutThreshold),
 		newSandbox: () =>
 			createSandbox({
 				limits: {
@@ -139,6 +157,9 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		phases: new PhaseState((event) => emit(event)),
 		depth: 0,
 		life: new ScriptLifetime(controller.signal),
+		name: "workflow",
+		phaseBudgets: new PhaseBudgets(),
+		outerBudgets: [],
 	};
 
 	let meta: WorkflowMeta | undefined;
@@ -154,12 +175,21 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 			...(options.agentTypes ? { agentTypes: options.agentTypes } : {}),
 		});
 		meta = parsed.meta;
+		scope.name = meta.name;
+		if (meta.model !== undefined) scope.model = meta.model;
 		const args = options.args === undefined ? undefined : assertJsonValue(options.args, "args");
 		await validateArgs(meta, args, {
 			session: run.schemas,
 			...(parsed.argsLocation ? { location: parsed.argsLocation } : {}),
 		});
-		emit({ type: "run_start", meta, cwd, ...(args !== undefined ? { args } : {}) });
+		const costLimitUsd = options.budget?.costUsd;
+		emit({
+			type: "run_start",
+			meta,
+			cwd,
+			...(args !== undefined ? { args } : {}),
+			...(costLimitUsd !== undefined ? { costLimitUsd } : {}),
+		});
 		const outcome = await runScriptBody(scope, parsed, args);
 		if (outcome.ok)
 			value = checkResultSize(
@@ -177,6 +207,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		const cut = endScript(scope, error ? "failed" : "returned");
 		if (!error && cut.length > 0) error = unawaitedWorkError(scope, cut);
 		pending = await settle(run.inFlight);
+		run.providerWaits.dispose();
 		if (!error && pending > 0) {
 			error = new WorkflowError("internal", `${pending} agent runner call(s) ignored abort and were abandoned`);
 		}
@@ -204,7 +235,11 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 			details: { ...error.details, abandoned },
 		});
 	}
-	const status: WorkflowRunResult["status"] = !error ? "completed" : error.code === "cancelled" ? "stopped" : "failed";
+	// A person who declined a large fan-out stopped the run, as Esc would have; a provider limit that outlasted the
+	// run's wait bound stops it too: nothing failed, it can resume.
+	const stoppedBy =
+		error?.code === "cancelled" || error?.code === "fanout_declined" || error?.code === "provider_limit";
+	const status: WorkflowRunResult["status"] = !error ? "completed" : stoppedBy ? "stopped" : "failed";
 	// A run failed only because every agent failed, or because it returned before its calls ended, still returns
 	// what the script built.
 	const keepValue = value !== undefined && (!error || error.code === "agents_failed" || error.code === "not_awaited");
@@ -217,8 +252,12 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		counts: census.counts,
 		...(census.tools.calls > 0 ? { tools: census.tools } : {}),
 		usage: census.usage,
+		cost: census.cost,
+		...(census.replayedCost ? { replayedCost: census.replayedCost } : {}),
 		droppedLogs: run.budget.droppedLogs,
 		...(run.cutOff.length > 0 ? { cutOff: run.cutOff } : {}),
+		...(census.fallbacks.length > 0 ? { fallbacks: census.fallbacks } : {}),
+		...(run.providerWaits.totals ? { providerWaits: run.providerWaits.totals } : {}),
 		durationMs: Date.now() - started,
 	};
 	emit({
@@ -230,6 +269,8 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		counts: result.counts,
 		...(result.tools ? { tools: result.tools } : {}),
 		usage: result.usage,
+		cost: result.cost,
+		...(result.replayedCost ? { replayedCost: result.replayedCost } : {}),
 		durationMs: result.durationMs,
 	});
 	return result;
@@ -287,6 +328,22 @@ function checkOptions(source: unknown, options: WorkflowRunOptions | undefined):
 	positive("budget.maxAgentCalls", options.budget?.maxAgentCalls, true);
 	positive("budget.maxResultBytes", options.budget?.maxResultBytes, true);
 	positive("budget.tokens", options.budget?.tokens, false);
+	positive("budget.costUsd", options.budget?.costUsd, false);
+	const threshold = options.fanOutThreshold;
+	if (threshold !== undefined && (typeof threshold !== "number" || !Number.isInteger(threshold) || threshold < 0)) {
+		throw new TypeError(
+			`Expected \`fanOutThreshold\` to be a whole number, 0 or more, got \`${String(threshold)}\` (${typeof threshold})`,
+		);
+	}
+	if (options.confirmFanOut !== undefined && typeof options.confirmFanOut !== "function") {
+		throw new TypeError(`Expected \`confirmFanOut\` to be a function, got ${typeof options.confirmFanOut}`);
+	}
+	const wait = options.maxProviderWaitMs;
+	if (wait !== undefined && (typeof wait !== "number" || !(wait >= 0) || !Number.isFinite(wait))) {
+		throw new TypeError(
+			`Expected \`maxProviderWaitMs\` to be a number of milliseconds from 0, got \`${String(wait)}\` (${typeof wait})`,
+		);
+	}
 	const { journal } = options;
 	if (
 		journal !== undefined &&

@@ -23,6 +23,7 @@ import {
 } from "./meta/read.ts";
 import { checkLiteralSchema } from "./schema/limits.ts";
 import { checkAgentRoot } from "./schema/session.ts";
+import { checkPhaseOptions } from "./spend/phase-budget.ts";
 import { checkToolArguments } from "./tool/call.ts";
 import type { JsonSchema, JsonValue } from "./types.ts";
 
@@ -74,6 +75,7 @@ export const CALL_RULES: Omit<CallRules, "agentTypes"> = {
 		checkAgentRoot(schema);
 		checkLiteralSchema(schema as JsonSchema, "schema");
 	},
+	checkPhaseOptions: (options) => checkPhaseOptions(options as JsonValue),
 };
 
 function inspect(

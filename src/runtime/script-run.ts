@@ -31,6 +31,8 @@ export async function runScriptBody(
 			filename: scope.filename,
 			data: {
 				maxItems: scope.run.limits.maxItems,
+				// 0: no host question before a large `parallel()`/`pipeline()`.
+				fanOutAbove: scope.run.fanOut.threshold,
 				cwd: scope.run.cwd,
 				hasArgs: args !== undefined,
 				args: (args ?? null) as SandboxValue,
@@ -55,6 +57,8 @@ const CODES: ReadonlySet<string> = new Set<WorkflowErrorCode>([
 	"schema_unmet",
 	"agent_cap_reached",
 	"budget_exhausted",
+	"phase_options_invalid",
+	"fanout_declined",
 	"limit_items",
 	"limit_value_size",
 	"value_not_json",
@@ -62,6 +66,7 @@ const CODES: ReadonlySet<string> = new Set<WorkflowErrorCode>([
 	"determinism",
 	"cancelled",
 	"timed_out",
+	"provider_limit",
 	"workflow_not_found",
 	"workflow_nesting",
 	"limit_workflows",

@@ -4,7 +4,10 @@
  */
 import type { SerializedWorkflowError } from "../errors.ts";
 import type { WorkflowProgressEvent } from "./events.ts";
-import type { WorkflowQueue } from "./queue.ts";
+import type { WorkflowProviderBackoff, WorkflowProviderLimit, WorkflowQueue } from "./queue.ts";
+import type { WorkflowTool, WorkflowToolCounts } from "./tool/types.ts";
+
+export type { WorkflowProviderBackoff, WorkflowProviderLimit, WorkflowProviderLimitKind } from "./queue.ts";
 
 /** Plain JSON data: the only kind of value that crosses the sandbox boundary. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -26,6 +29,8 @@ export interface WorkflowMeta {
 	phases?: WorkflowPhaseMeta[];
 	/** JSON Schema that `args` must satisfy. */
 	args?: JsonSchema;
+	/** The script's default model for its children (`provider/id[:thinking]`): after the agent file's and the call's. */
+	model?: string;
 }
 
 /** What the runtime asks a runner to do for one `agent()` call attempt. */
@@ -34,7 +39,7 @@ export interface WorkflowAgentRequest {
 	key: string;
 	/** 0-based order in which the script made its `agent()` calls in this run. */
 	index: number;
-	/** 1-based attempt; above 1 only for schema retries. */
+	/** 1-based attempt: above 1 for schema retries, `retries`, and the try after a provider wait. */
 	attempt: number;
 	prompt: string;
 	/** Agent type. Default: "general-purpose". */
@@ -44,6 +49,8 @@ export interface WorkflowAgentRequest {
 	/** Short description for lists and widgets (same as label unless the script says otherwise). */
 	description: string;
 	model?: string;
+	/** The script's default model (`meta.model`), for when neither the agent type nor the call names one. */
+	defaultModel?: string;
 	thinking?: string;
 	/** JSON Schema (object root) the answer must satisfy; the runner should ask the child for structured output. */
 	schema?: JsonSchema;
@@ -58,6 +65,8 @@ export interface WorkflowAgentRequest {
 	isolation?: "worktree";
 	/** No progress for this long stops the child and retries it once (0: never). Default: the runner's. */
 	stallMs?: number;
+	/** Models to move to, in order, when the model meets a provider limit before the child did any tool work. */
+	fallbackModels?: string[];
 	/** Working directory of the run. */
 	cwd: string;
 }
@@ -67,6 +76,19 @@ export interface WorkflowTokenUsage {
 	input: number;
 	output: number;
 	total: number;
+}
+
+/**
+ * What model replies cost in US dollars, as the provider reports them (pi: each assistant message's `usage.cost`).
+ * A reply whose model has no known price is counted in `unpriced`, never as $0: `usd` is then a lower bound.
+ */
+export interface WorkflowCost {
+	/** Dollars of the replies with a price: billed by the provider, or estimated from the model's catalog price. */
+	usd: number;
+	/** The part of `usd` the provider billed; the rest is a catalog estimate. Default: 0. */
+	billedUsd?: number;
+	/** Replies whose cost is unknown (the model has no price and the provider billed nothing). Default: 0. */
+	unpriced?: number;
 }
 
 /**
@@ -109,6 +131,10 @@ export interface WorkflowAgentResult {
 	warnings?: string[];
 	toolUses?: number;
 	usage?: WorkflowTokenUsage;
+	/** What the child's replies cost, every attempt of it included. */
+	cost?: WorkflowCost;
+	/** `provider/id` of the model that answered (or last ran). */
+	model?: string;
 	durationMs?: number;
 	/** An isolated child's worktree and what became of it. */
 	worktree?: WorkflowWorktree;
@@ -119,6 +145,13 @@ export interface WorkflowAgentResult {
 	 * run counts them in `error.details.abandoned`, even when the call's result came after the run stopped waiting.
 	 */
 	abandoned?: number;
+	/**
+	 * The child failed only because its provider asked it to wait: the run waits (one wait for its whole queue) and
+	 * tries the call again, without using up its `retries`. Ignored on a completed result.
+	 */
+	providerLimit?: WorkflowProviderLimit;
+	/** Models that met a provider limit before `model` took over (`fallbackModels`), in order; absent when none. */
+	fallbackFrom?: string[];
 }
 
 /** Live activity states of a child, in the order a healthy child passes through them. */
@@ -153,7 +186,11 @@ export interface WorkflowAgentChild {
 	maxTurns?: number;
 	toolUses?: number;
 	tokens?: number;
+	/** What its replies cost so far. */
+	cost?: WorkflowCost;
 	model?: string;
+	/** Models that met a provider limit before `model` took over (`fallbackModels`), in order. */
+	fallbackFrom?: string[];
 	error?: string;
 	/** An isolated child's worktree: where it works, then (once it ended) whether its branch was kept. */
 	worktree?: WorkflowWorktree;
@@ -215,6 +252,32 @@ export interface WorkflowBudgetOptions {
 	maxResultBytes?: number;
 	/** Total tokens the run may spend; `agent()` throws `budget_exhausted` once spent. Default: no total. */
 	tokens?: number;
+	/**
+	 * US dollars the run's children may spend (replayed calls cost nothing): once spent, no new child starts and
+	 * `agent()` throws `budget_exhausted`; children already running finish and count. Default: no cap.
+	 */
+	costUsd?: number;
+}
+
+/** What a host is told before one `parallel()`/`pipeline()` call starts more agents than `fanOutThreshold`. */
+export interface WorkflowFanOutInfo {
+	kind: "parallel" | "pipeline";
+	/** Items of the call. */
+	items: number;
+	/** Agents it may start: its items (times its stages, for `pipeline`). */
+	agents: number;
+	/** `meta.name` of the script that makes the call. */
+	workflow: string;
+	/** Agent calls that ran so far in this run (completed or failed). */
+	agentsRun: number;
+	/** What the run spent so far. */
+	spent: WorkflowCost;
+	/** Average dollars per agent that ran, when there are some with a known price. */
+	averageUsd?: number;
+	/** The run's cap in dollars, when it has one. */
+	costLimitUsd?: number;
+	/** Fires when the run is stopped: a dialog should close. */
+	signal: AbortSignal;
 }
 
 /** Resolves the target of a nested `workflow(nameOrPath, args)` call. */
@@ -244,11 +307,27 @@ export interface WorkflowRunOptions {
 	concurrency?: number;
 	/** A queue shared with other runs (e.g. one per pi session). Default: a new queue per run. */
 	queue?: WorkflowQueue;
+	/**
+	 * Asked once per run, before a single `parallel()`/`pipeline()` call starts more than `fanOutThreshold` agents:
+	 * resolve true to go on; false makes that call throw `fanout_declined` and stops the run (status `stopped`), and
+	 * later such calls throw without asking. Default: none (never asked).
+	 */
+	confirmFanOut?: (info: WorkflowFanOutInfo) => Promise<boolean>;
+	/** Agents one `parallel()`/`pipeline()` call may start before `confirmFanOut` is asked; 0: never ask. Default: 25. */
+	fanOutThreshold?: number;
 	/** Known agent types; when given, `agent()` rejects others at once with the list. */
 	agentTypes?: readonly string[];
 	/** Resolves `workflow(nameOrPath)`. Default: paths relative to `cwd` only. */
 	resolveWorkflow?: WorkflowResolver;
 	limits?: Partial<WorkflowLimits>;
+	/**
+	 * The run's total wait for providers (rate limits, overloads, usage limits). A wait that would take it past this
+	 * stops the run as `stopped` (code `provider_limit`) with its finished calls kept; 0 stops at the first limit.
+	 * Default: 1800000 (30 min).
+	 */
+	maxProviderWaitMs?: number;
+	/** Waits when a provider names no time (ignored when `queue` is given: the queue's own apply). Default: 15 s to 5 min. */
+	providerBackoff?: WorkflowProviderBackoff;
 	/**
 	 * Finished `agent()` calls to replay and to record: pass the journal of an earlier run to resume it (unchanged
 	 * calls give their recorded value without a child, in any order), or a fresh one to make this run resumable.
@@ -264,33 +343,10 @@ export interface WorkflowRunOptions {
 	 */
 	ask?: WorkflowAskHandler;
 	/**
-	 * The tools `tool(name, params)` may run, by name: each gets the script's params and a signal that fires when
-	 * the call is no longer wanted (its `timeoutMs`, the script's end, a cancelled run). Throw
-	 * `toolRefusedError(reason)` for a call a permission check refuses; any other throw is `tool_failed`. A script
-	 * can run exactly these and nothing else; `workflow` and `workflow_runs` never. Default: none (`tool()` throws
-	 * `tool_unavailable`).
+	 * The tools `tool(name, params)` may run, by name (see `WorkflowTool`); never `workflow`, `workflow_runs` or
+	 * `codemode`. Default: none (`tool()` throws `tool_unavailable`).
 	 */
 	tools?: Readonly<Record<string, WorkflowTool>>;
-}
-
-/** What a host's tool gives back for one `tool()` call. */
-export interface WorkflowToolOutput {
-	/** The tool's text (cut at `MAX_TOOL_OUTPUT_CHARS` before the script sees it). */
-	output: string;
-	/** The tool ran and reported a failure (a command's non-zero exit). Default: false. */
-	isError?: boolean;
-	/** Structured data the tool gives (JSON; dropped when it is not JSON or larger than 64 KiB). */
-	details?: unknown;
-}
-
-/** One tool a host lends to `tool()`: the `tools` option of `runWorkflowScript`. */
-export type WorkflowTool = (params: JsonValue, signal: AbortSignal) => Promise<WorkflowToolOutput>;
-
-/** What `tool()` resolves to in the script: plain data. */
-export interface WorkflowToolResult {
-	output: string;
-	isError: boolean;
-	details?: JsonValue;
 }
 
 /** One `ask()` question as the host's handler gets it. */
@@ -321,15 +377,16 @@ export type WorkflowAskHandler = (
 export interface WorkflowJournalEntry {
 	/** The call's key: a hash of its identity plus its occurrence, scoped by nested workflow (see `WorkflowAgentRequest.key`). */
 	key: string;
-	/**
-	 * `"answer"` for a person's answer to `ask()`, `"tool"` for a `tool()` step's result (an agent call never replays
-	 * either). Default: an agent's value.
-	 */
+	/** `"answer"` (an `ask()` answer) or `"tool"` (a `tool()` result): an agent call never replays either. Default: an agent's value. */
 	kind?: "answer" | "tool";
 	/** What `agent()` resolved to: the text answer, or the validated object of a schema call. */
 	value: JsonValue;
 	/** Tokens the call cost; a replay counts them as spent again, so budgets move as in the original run. */
 	usage?: WorkflowTokenUsage;
+	/** What the call cost when it ran; a replay costs nothing and reports this as saved. */
+	cost?: WorkflowCost;
+	/** `provider/id` of the model its child ran on. */
+	model?: string;
 	/** The child's id in the run that recorded the entry. */
 	agentId?: string;
 	/** The call's label and agent type, for people reading a journal. */
@@ -366,6 +423,20 @@ export interface WorkflowFailure {
 	worktree?: WorkflowWorktree;
 }
 
+/** An `agent()` call a fallback model answered because the model before it met a provider limit. */
+export interface WorkflowFallback {
+	/** The call's index and key, as in its events. */
+	index: number;
+	key: string;
+	label: string;
+	agentType: string;
+	phase?: string;
+	/** The model that answered. */
+	model: string;
+	/** The models that met a limit first, in order. */
+	limited: string[];
+}
+
 /** Counts of agent calls in a run. */
 export interface WorkflowAgentCounts {
 	/** Calls the script made (including ones refused by a limit). */
@@ -375,18 +446,6 @@ export interface WorkflowAgentCounts {
 	failed: number;
 	/** Calls that never started (cancelled while queued, or refused). */
 	skipped: number;
-}
-
-/** How a run's `tool()` steps went. */
-export interface WorkflowToolCounts {
-	/** Calls the script made (replayed ones included). */
-	calls: number;
-	/** Calls whose result came from the run record. */
-	replayed: number;
-	/** Calls whose tool reported an error (`isError: true`, e.g. a non-zero exit). */
-	errors: number;
-	/** Calls that threw (unknown, refused, failed, timed out, over the limit). */
-	failed: number;
 }
 
 /** Work a script started and did not wait for: still running when that script returned, so the run stopped it. */
@@ -418,9 +477,19 @@ export interface WorkflowRunResult {
 	/** The run's `tool()` steps; absent when it made none. */
 	tools?: WorkflowToolCounts;
 	usage: WorkflowTokenUsage;
+	/** What this run's children cost (every attempt, failed ones included); replayed calls cost nothing. */
+	cost: WorkflowCost;
+	/** What the replayed calls cost when they ran (saved by this run); absent when nothing was replayed. */
+	replayedCost?: WorkflowCost;
 	/** Log entries dropped because of `limits.maxLogEntries`. */
 	droppedLogs: number;
 	/** Agent calls and nested workflows still running when their script returned, which the run stopped; absent when none. */
 	cutOff?: WorkflowCutOff[];
+	/** Calls a fallback model answered (`fallbackModels`); absent when none. */
+	fallbacks?: WorkflowFallback[];
+	/** How long the run waited for providers in all, and how many waits; absent when it never waited. */
+	providerWaits?: { count: number; totalMs: number };
 	durationMs: number;
 }
+
+export type { WorkflowTool, WorkflowToolCounts, WorkflowToolOutput, WorkflowToolResult } from "./tool/types.ts";

@@ -59,7 +59,16 @@ describe("pi-workflows help and command-line errors", () => {
 		}
 		const run = await cli(["run", "--help"]);
 		expect(run.code).toBe(0);
-		for (const flag of ["--args", "--model", "--concurrency", "--timeout", "-e, --extension", "--json"]) {
+		for (const flag of [
+			"--args",
+			"--model",
+			"--concurrency",
+			"--timeout",
+			"--max-cost",
+			"--max-provider-wait",
+			"-e, --extension",
+			"--json",
+		]) {
 			expect(run.stdout).toContain(flag);
 		}
 		expect((await cli([])).code).toBe(2);
@@ -74,6 +83,14 @@ describe("pi-workflows help and command-line errors", () => {
 		[["run", EXAMPLE, "--args", "@nope.json"], "--args @nope.json: cannot read"],
 		[["run", EXAMPLE, "--concurrency", "0"], '--concurrency must be a whole number from 1 to 64, got "0"'],
 		[["run", EXAMPLE, "--model"], "--model needs a value"],
+		[
+			["run", EXAMPLE, "--max-cost", "lots"],
+			'--max-cost must be a positive amount of US dollars such as 0.5 or 12, got "lots"',
+		],
+		[
+			["run", EXAMPLE, "--max-provider-wait", "soon"],
+			'--max-provider-wait must be a whole number from 0 to 2147483647, got "soon"',
+		],
 		[["resume", "not-an-id"], "`not-an-id` is not a run id"],
 		[["check"], "`check` takes one workflow file"],
 		[
@@ -114,7 +131,7 @@ describe("pi-workflows check", () => {
 		const result = await cli(["check", bad]);
 		expect(result.code).toBe(1);
 		expect(result.stdout).toContain("bad-header.js:4:2: error meta_invalid: `meta.phses` is not a known key");
-		expect(result.stdout).toContain("  fix: Known keys: name, description, whenToUse, phases, args");
+		expect(result.stdout).toContain("  fix: Known keys: name, description, whenToUse, phases, args, model");
 		expect(result.stdout).toContain("> 4 |  phses: [],\n    |  ^");
 
 		const json = await cli(["check", bad, "--json"]);
@@ -150,6 +167,9 @@ describe("pi-workflows run, runs and resume (children as pi sessions on the faux
 			},
 			runId: expect.stringMatching(/^wf-/),
 		});
+		// faux/faux-1 has no price: its cost is unknown, counted per reply, never $0.
+		expect(output.cost.usd).toBe(0);
+		expect(output.cost.unpriced).toBeGreaterThanOrEqual(3);
 		expect(result.stderr).toContain("Phase map");
 		expect(result.stderr).toContain("✓ map a.md");
 		expect(result.stderr).toContain("✓ reduce L1 #1");
@@ -157,9 +177,49 @@ describe("pi-workflows run, runs and resume (children as pi sessions on the faux
 
 		const runs = await cli(["runs"]);
 		expect(runs.code).toBe(0);
-		expect(runs.stdout).toMatch(new RegExp(`${output.runId} · map-reduce-summary · completed · .* 3 agents done`));
+		expect(runs.stdout).toMatch(
+			new RegExp(`${output.runId} · map-reduce-summary · completed · .* 3 agents done · .* tokens · unknown`),
+		);
 		const list = JSON.parse((await cli(["runs", "--json"])).stdout);
 		expect(list).toContainEqual(expect.objectContaining({ id: output.runId, status: "completed", agents: 3 }));
+	}, 120_000);
+
+	it("runs a bundled workflow by its name, from a project that saved none", async () => {
+		const result = await cli(["run", "map-reduce-summary", "--args", '{"documents":["c.md"]}', ...PI, "--json"]);
+		expect(result.code, result.stderr).toBe(0);
+		expect(JSON.parse(result.stdout)).toMatchObject({
+			status: "completed",
+			// One document: its summary is the answer, no reducer.
+			counts: { calls: 1, completed: 1, failed: 0 },
+			value: { levels: 0, unread: [] },
+		});
+		expect(result.stderr).toContain("✓ map c.md");
+	}, 120_000);
+
+	it("--max-cost: past the cap no new child starts, exit 1 with the error; the lines and --json say what each cost", async () => {
+		const file = script(
+			"capped.js",
+			'const out = [];\nfor (const w of ["one", "two", "three"]) out.push(await agent("echo " + w));\nreturn out;',
+		);
+		const result = await cli([
+			"run",
+			file,
+			"-e",
+			FAUX,
+			"--model",
+			"faux/faux-priced",
+			"--max-cost",
+			"0.000001",
+			"--json",
+		]);
+		expect(result.code, result.stderr).toBe(1);
+		expect(result.stderr).toMatch(/✓ echo one · [\d.]+m?s · faux\/faux-priced · (\$0\.\d+|<\$0\.0001)/);
+		expect(result.stderr).toContain("Error (budget_exhausted): Cost cap reached:");
+		expect(result.stderr).not.toContain("echo two");
+		const output = JSON.parse(result.stdout);
+		expect(output.counts).toMatchObject({ completed: 1 });
+		expect(output.cost.usd).toBeGreaterThan(0);
+		expect(output.cost.unpriced).toBeUndefined();
 	}, 120_000);
 
 	it("a script that throws: exit 1, the error and the resume hint on stderr", async () => {

@@ -107,3 +107,33 @@ describe("the CLI progress view", () => {
 		expect(lines.at(-1)).toMatch(/^Workflow view completed in .*: 2 agents \(2 completed\)/);
 	});
 });
+
+describe("the CLI progress view: provider waits", () => {
+	it("elsewhere: one line when a wait starts (the limit, the call, when the next try is) and one when it is over", async () => {
+		let tries = 0;
+		const fake = createFakeRunner(() =>
+			++tries === 1 ? { limit: { kind: "rate_limit", message: "429 rate limit exceeded", retryAfterMs: 30 } } : "ok",
+		);
+		const { chunks, stream } = fakeStream(false);
+		const view = createProgressView(stream as never);
+		const tracker = createWorkflowProgressTracker();
+		await runWorkflowScript(
+			`export const meta = { name: "w", description: "d" };\nreturn await agent("a", { label: "fix a" });`,
+			{
+				agentRunner: fake.runner,
+				onProgress: (event) => {
+					tracker.updateFromProgressEvent(event);
+					view.update(event, tracker.getEnvelope());
+				},
+			},
+		);
+		const lines = chunks.join("").split("\n");
+		expect(lines).toContain(
+			"  ⏸ waiting for the provider: rate limited (fix a), next try in 30ms · 429 rate limit exceeded",
+		);
+		expect(lines.some((line) => /^ {2}▸ the provider wait is over \(\d+ms\); children start again$/.test(line))).toBe(
+			true,
+		);
+		expect(lines).toContain("  ↻ fix a: the provider wait is over (rate limited)");
+	});
+});

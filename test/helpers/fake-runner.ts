@@ -2,7 +2,12 @@
  * A deterministic `WorkflowAgentRunner` for runtime tests: scripted answers, delays and failures, a record of every
  * request, and counters that show concurrency and whether any call is left running.
  */
-import type { WorkflowAgentRequest, WorkflowAgentResult, WorkflowAgentRunner } from "../../src/runtime/index.ts";
+import type {
+	WorkflowAgentRequest,
+	WorkflowAgentResult,
+	WorkflowAgentRunner,
+	WorkflowProviderLimit,
+} from "../../src/runtime/index.ts";
 
 /** What the script of a fake child says for one request. */
 export type FakeAnswer =
@@ -11,12 +16,20 @@ export type FakeAnswer =
 			text?: string;
 			structured?: unknown;
 			fail?: string;
+			/** Fail because the provider asked to wait (the result carries `providerLimit`). */
+			limit?: WorkflowProviderLimit;
 			/** Resolve after this many ms (abort-aware). */
 			delayMs?: number;
 			/** Never resolve unless aborted. */
 			hang?: boolean;
 			tokens?: number;
 			toolUses?: number;
+			/** What the child's replies cost, in US dollars (as a runner reads it from its provider). */
+			costUsd?: number;
+			/** Replies with no known price. */
+			unpriced?: number;
+			/** The model the child ran on. */
+			model?: string;
 	  };
 
 export interface FakeRunner {
@@ -56,13 +69,33 @@ export function createFakeRunner(
 			}
 			const tokens = spec.tokens ?? 10;
 			const usage = { input: tokens / 2, output: tokens / 2, total: tokens };
-			if (spec.fail !== undefined) return { id, type: request.agentType, status: "failed", error: spec.fail, usage };
+			const spent: Pick<WorkflowAgentResult, "cost" | "model"> = {
+				...(spec.costUsd !== undefined || spec.unpriced !== undefined
+					? { cost: { usd: spec.costUsd ?? 0, ...(spec.unpriced ? { unpriced: spec.unpriced } : {}) } }
+					: {}),
+				...(spec.model !== undefined ? { model: spec.model } : {}),
+			};
+			if (spec.limit !== undefined) {
+				return {
+					id,
+					type: request.agentType,
+					status: "failed",
+					error: spec.limit.message,
+					providerLimit: spec.limit,
+					usage,
+					...spent,
+				};
+			}
+			if (spec.fail !== undefined) {
+				return { id, type: request.agentType, status: "failed", error: spec.fail, usage, ...spent };
+			}
 			const result: WorkflowAgentResult = {
 				id,
 				type: request.agentType,
 				status: "completed",
 				result: spec.text ?? (spec.structured !== undefined ? JSON.stringify(spec.structured) : ""),
 				usage,
+				...spent,
 				toolUses: spec.toolUses ?? 0,
 			};
 			if (spec.structured !== undefined) result.structuredOutput = spec.structured;

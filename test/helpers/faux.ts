@@ -2,6 +2,7 @@
  * Real pi sessions without a network: a `ModelRuntime` with pi-ai's faux provider registered, and replies routed
  * by the child's task, because parallel children share the provider's one reply queue. Every request the provider
  * sees is recorded (system prompt, tool names, task, last message) so tests can assert on what reached a child.
+ * Its streams are priced with pi-ai's own `calculateCost` (priced-provider.ts): the costs tests see are pi-ai's.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,6 +21,7 @@ import {
 } from "@earendil-works/pi-ai";
 import { type AgentSession, type AgentToolResult, ModelRuntime } from "@earendil-works/pi-coding-agent";
 import type { PiAgentRunnerHooks } from "../../src/pi/children/agent-runner.ts";
+import { FAUX_PRICE, pricedProvider } from "./priced-provider.ts";
 
 export { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } from "@earendil-works/pi-ai";
 
@@ -53,6 +55,10 @@ export interface FauxHarness {
 	model: Model<Api>;
 	/** `faux/faux-think`, a reasoning model (thinking levels are not clamped to off). */
 	reasoningModel: Model<Api>;
+	/** `faux/faux-priced`: $3 / $15 per million input / output tokens ($0.30 cache read, $3.75 cache write). */
+	pricedModel: Model<Api>;
+	/** `faux/faux-billed`: priced like `pricedModel`, and its provider reports each reply's total as billed. */
+	billedModel: Model<Api>;
 	/** A temp pi config directory (empty) for `agentDir`. */
 	agentDir: string;
 	/** Adds replies for requests whose task matches; a route's replies are used in order, first matching route first. */
@@ -78,9 +84,14 @@ export async function createFauxHarness(): Promise<FauxHarness> {
 	});
 	const faux = fauxProvider({
 		provider: "faux",
-		models: [{ id: "faux-1" }, { id: "faux-think", reasoning: true }],
+		models: [
+			{ id: "faux-1" },
+			{ id: "faux-think", reasoning: true },
+			{ id: "faux-priced", cost: FAUX_PRICE },
+			{ id: "faux-billed", cost: FAUX_PRICE },
+		],
 	});
-	modelRuntime.registerNativeProvider(faux.provider);
+	modelRuntime.registerNativeProvider(pricedProvider(faux.provider));
 	const routes: Route[] = [];
 	const requests: FauxRequest[] = [];
 
@@ -107,6 +118,8 @@ export async function createFauxHarness(): Promise<FauxHarness> {
 		modelRuntime,
 		model: mustGet(modelRuntime, "faux-1"),
 		reasoningModel: mustGet(modelRuntime, "faux-think"),
+		pricedModel: mustGet(modelRuntime, "faux-priced"),
+		billedModel: mustGet(modelRuntime, "faux-billed"),
 		agentDir,
 		route(match, replies) {
 			routes.push({ match, replies: [...replies] });

@@ -74,6 +74,7 @@ const ESCAPES: HostileCase[] = [
 					"consoleLog",
 					"cwd",
 					"get agentCalls",
+					"get cost",
 					"get logs",
 					"get tokens",
 					"log",

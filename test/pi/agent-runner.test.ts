@@ -69,9 +69,13 @@ describe("createPiAgentRunner", () => {
 	});
 
 	it("a provider error: fails with the provider's message", async () => {
-		fx.faux.route("Say hello", [fauxAssistantMessage([], { stopReason: "error", errorMessage: "529 overloaded" })]);
+		// Not a limit and not one pi retries (agent-runner-limits.test.ts has those).
+		const text =
+			'400 {"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: field required"}}';
+		fx.faux.route("Say hello", [fauxAssistantMessage([], { stopReason: "error", errorMessage: text })]);
 		const result = await fx.runner()(fx.request(), fx.context());
-		expect(result).toMatchObject({ status: "failed", error: "529 overloaded" });
+		expect(result).toMatchObject({ status: "failed", error: text });
+		expect(result.providerLimit).toBeUndefined();
 	});
 
 	it("without any model: fails without starting a session", async () => {

@@ -189,3 +189,33 @@ describe("loadAgentTypes: stall_ms", () => {
 		]);
 	});
 });
+
+describe("loadAgentTypes: fallback_models", () => {
+	it.each([
+		["absent", "description: d", undefined],
+		[
+			"a comma list",
+			"fallback_models: anthropic/claude-sonnet-4, openai/gpt-5:low",
+			["anthropic/claude-sonnet-4", "openai/gpt-5:low"],
+		],
+		[
+			"a YAML list",
+			"fallback_models:\n  - openai/gpt-5\n  - google/gemini-2.5-pro",
+			["openai/gpt-5", "google/gemini-2.5-pro"],
+		],
+		["the camelCase name", "fallbackModels: [openai/gpt-5]", ["openai/gpt-5"]],
+		["empty", 'fallback_models: ""', undefined],
+	])("fallback_models %s → %j", (_label, frontmatter, expected) => {
+		const { type, warnings } = loadOne(frontmatter);
+		expect(type.fallbackModels).toEqual(expected);
+		expect(warnings).toEqual([]);
+	});
+
+	it("a value that is not a list of names is ignored with a warning naming the file", () => {
+		const { type, warnings, path } = loadOne("fallback_models: 42");
+		expect(type.fallbackModels).toBeUndefined();
+		expect(warnings).toEqual([
+			`Agent file ${path}: \`fallback_models\` must be a comma list or a YAML list of models (\`provider/id\`); ignoring 42`,
+		]);
+	});
+});

@@ -59,6 +59,36 @@ describe("chooseChildModel", () => {
 		expect(choice?.thinking).toBe("high");
 	});
 
+	it("the script's meta.model comes after the agent file's and the call's, before the session's default", () => {
+		const fromScript = chooseChildModel({
+			type,
+			request: { defaultModel: "faux/faux-priced" },
+			modelRuntime: faux.modelRuntime,
+			defaultModel: faux.model,
+		});
+		expect(fromScript?.model.id).toBe("faux-priced");
+		const callWins = chooseChildModel({
+			type,
+			request: { model: "faux/faux-think", defaultModel: "faux/faux-priced" },
+			modelRuntime: faux.modelRuntime,
+			defaultModel: faux.model,
+		});
+		expect(callWins?.model.id).toBe("faux-think");
+		const fileWins = chooseChildModel({
+			type: { ...type, name: "pinned", model: "faux/faux-billed" },
+			request: { model: "faux/faux-think", defaultModel: "faux/faux-priced" },
+			modelRuntime: faux.modelRuntime,
+			defaultModel: faux.model,
+		});
+		expect(fileWins?.model.id).toBe("faux-billed");
+	});
+
+	it("a meta.model pi cannot resolve: agent_options_invalid naming meta.model", () => {
+		expect(() =>
+			chooseChildModel({ type, request: { defaultModel: "nowhere/none" }, modelRuntime: faux.modelRuntime }),
+		).toThrow("The script's `meta.model` names model `nowhere/none`, which pi cannot resolve");
+	});
+
 	it("passes on pi's warning when it uses a model id its provider does not list", () => {
 		const choice = chooseChildModel({ type, request: { model: "faux/faux-9" }, modelRuntime: faux.modelRuntime });
 		expect(choice?.model.id).toBe("faux-9");

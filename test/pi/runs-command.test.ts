@@ -135,6 +135,26 @@ describe("/workflows", () => {
 		expect(asked[0]).not.toContain("workflow_runs(");
 	});
 
+	it("a live run held by a provider limit is listed as waiting, with the limit and when the next try is", async () => {
+		const now = Date.now();
+		registry.add({
+			id: "wf-20261201-120000-wait01",
+			name: "waiting-one",
+			background: false,
+			startedAt: now - 5000,
+			envelope: () => ({
+				...createWorkflowProgressTracker().getEnvelope(),
+				providerWait: { kind: "rate_limit", message: "429", since: now - 2000, until: now + 40_000 },
+			}),
+			stop: () => {},
+			settled: Promise.resolve(),
+		});
+		const rows = await listRuns(store, registry, now);
+		expect(rows[0]?.text).toMatch(
+			/^wf-20261201-120000-wait01 · waiting-one · waiting for the provider \(this call; rate limited, next try in 40\.0s\) · 5\.0s · /,
+		);
+	});
+
 	it("with no runs yet: says so", async () => {
 		const { ctx, shown } = fakeContext(cwd, "tui");
 		await createWorkflowsCommand({ registry, storeFor: () => store }).handler("", ctx);

@@ -30,7 +30,7 @@ describe("saved workflows and script sources", () => {
 			write(join(agentDir, "workflows"), "a.js", workflow("shared", "return 'global';"));
 			write(join(agentDir, "workflows"), "g.js", workflow("only-global"));
 			write(join(cwd, ".pi", "workflows"), "whatever-file-name.js", workflow("shared", "return 'project';"));
-			const { byName, warnings } = loadSavedWorkflows({ cwd, agentDir });
+			const { byName, warnings } = loadSavedWorkflows({ cwd, agentDir, bundledDir: false });
 			expect([...byName.keys()].sort()).toEqual(["only-global", "shared"]);
 			expect(byName.get("shared")).toMatchObject({
 				scope: "project",
@@ -43,7 +43,7 @@ describe("saved workflows and script sources", () => {
 			write(join(cwd, ".pi", "workflows"), "bad.js", `export const meta = { name: f() };\n`);
 			write(join(cwd, ".pi", "workflows"), "good.js", workflow("good"));
 			write(join(cwd, ".pi", "workflows"), "notes.md", "not a workflow");
-			const { byName, warnings } = loadSavedWorkflows({ cwd, agentDir });
+			const { byName, warnings } = loadSavedWorkflows({ cwd, agentDir, bundledDir: false });
 			expect([...byName.keys()]).toEqual(["good"]);
 			expect(warnings).toHaveLength(1);
 			expect(warnings[0]).toMatch(
@@ -54,7 +54,7 @@ describe("saved workflows and script sources", () => {
 
 	describe("resolveScriptSource()", () => {
 		it("takes inline source as workflow.js", () => {
-			expect(resolveScriptSource({ script: workflow("x") }, { cwd, agentDir })).toEqual({
+			expect(resolveScriptSource({ script: workflow("x") }, { cwd, agentDir, bundledDir: false })).toEqual({
 				source: workflow("x"),
 				filename: "workflow.js",
 				origin: "inline",
@@ -63,14 +63,16 @@ describe("saved workflows and script sources", () => {
 
 		it("reads a path relative to cwd, with a leading @ stripped", () => {
 			write(join(cwd, "flows"), "one.js", workflow("one"));
-			const resolved = resolveScriptSource({ path: "@flows/one.js" }, { cwd, agentDir });
+			const resolved = resolveScriptSource({ path: "@flows/one.js" }, { cwd, agentDir, bundledDir: false });
 			expect(resolved).toMatchObject({ filename: join(cwd, "flows", "one.js"), origin: "@flows/one.js" });
 			expect(resolved.source).toBe(workflow("one"));
 		});
 
 		it("finds a saved workflow by name", () => {
 			write(join(agentDir, "workflows"), "x.js", workflow("nightly"));
-			expect(resolveScriptSource({ name: "nightly" }, { cwd, agentDir })).toMatchObject({ origin: "saved:nightly" });
+			expect(resolveScriptSource({ name: "nightly" }, { cwd, agentDir, bundledDir: false })).toMatchObject({
+				origin: "saved:nightly",
+			});
 		});
 
 		it.each([
@@ -83,12 +85,12 @@ describe("saved workflows and script sources", () => {
 				"The `workflow` tool takes exactly one of `script`, `path` or `name`; got `script` and `path`",
 			],
 		])("on %j: refuses with a message that says what to pass", (params, message) => {
-			expect(() => resolveScriptSource(params, { cwd, agentDir })).toThrow(message);
+			expect(() => resolveScriptSource(params, { cwd, agentDir, bundledDir: false })).toThrow(message);
 		});
 
 		it("on an unknown name: workflow_not_found listing the saved ones", () => {
 			write(join(cwd, ".pi", "workflows"), "a.js", workflow("alpha"));
-			expect(() => resolveScriptSource({ name: "beta" }, { cwd, agentDir })).toThrow(
+			expect(() => resolveScriptSource({ name: "beta" }, { cwd, agentDir, bundledDir: false })).toThrow(
 				expect.objectContaining({
 					code: "workflow_not_found",
 					message: "No saved workflow named `beta`. Saved: alpha",
@@ -100,14 +102,14 @@ describe("saved workflows and script sources", () => {
 			mkdirSync(join(cwd, "dir.js"));
 			execFileSync("mkfifo", [join(cwd, "pipe.js")]);
 			for (const path of ["dir.js", "pipe.js"]) {
-				expect(() => resolveScriptSource({ path }, { cwd, agentDir })).toThrow(
+				expect(() => resolveScriptSource({ path }, { cwd, agentDir, bundledDir: false })).toThrow(
 					expect.objectContaining({ code: "workflow_not_found" }),
 				);
 			}
 		});
 
 		it("on a missing file: workflow_not_found with the path it looked for", () => {
-			expect(() => resolveScriptSource({ path: "nope.js" }, { cwd, agentDir })).toThrow(
+			expect(() => resolveScriptSource({ path: "nope.js" }, { cwd, agentDir, bundledDir: false })).toThrow(
 				expect.objectContaining({
 					code: "workflow_not_found",
 					message: `No workflow file at \`nope.js\` (looked for ${join(cwd, "nope.js")})`,

@@ -4,7 +4,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { type AgentTypeConfig, GENERAL_PURPOSE_AGENT } from "../../src/pi/agents/agent-types.ts";
-import { MAX_LISTED_TYPES, MAX_TYPE_LINE } from "../../src/pi/tool/description.ts";
+import {
+	MAX_LISTED_TYPES,
+	MAX_LISTED_WORKFLOWS,
+	MAX_TYPE_LINE,
+	MAX_WORKFLOW_LINE,
+} from "../../src/pi/tool/description.ts";
+import type { SavedWorkflow } from "../../src/pi/tool/script-source.ts";
 import { createWorkflowTool } from "../../src/pi/tool/workflow-tool.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { createWorkflowQueue } from "../../src/runtime/queue.ts";
@@ -19,9 +25,18 @@ function agentType(name: string, description: string, enabled = true): AgentType
 	return { ...GENERAL_PURPOSE_AGENT, name, description, enabled, source: "project" } as AgentTypeConfig;
 }
 
-function descriptionFor(types: AgentTypeConfig[]): string {
+function descriptionFor(types: AgentTypeConfig[], savedWorkflows: SavedWorkflow[] = []): string {
 	const map = new Map(types.map((type) => [type.name, type]));
-	return createWorkflowTool({ queue: createWorkflowQueue(), agentDir: "/nonexistent", agentTypes: map }).description;
+	return createWorkflowTool({
+		queue: createWorkflowQueue(),
+		agentDir: "/nonexistent",
+		agentTypes: map,
+		savedWorkflows,
+	}).description;
+}
+
+function saved(name: string, scope: SavedWorkflow["scope"], meta: Partial<SavedWorkflow["meta"]> = {}): SavedWorkflow {
+	return { name, scope, filename: `/x/${name}.js`, meta: { name, description: `Does ${name}`, ...meta } };
 }
 
 /** The indented lines after "…return:" and before "Globals:", as the model would copy them. */
@@ -107,5 +122,54 @@ describe("the workflow tool's description", () => {
 		const tool = createWorkflowTool({ queue: createWorkflowQueue(), agentDir: "/nonexistent" });
 		expect(tool.description).toContain(`  general-purpose: ${GENERAL_PURPOSE_AGENT.description}`);
 		expect(tool.description.split("\n").length).toBeLessThanOrEqual(MAX_LINES);
+	});
+
+	it("lists the saved workflows: the project's first, each with its description, when to use it and its arguments", () => {
+		const description = descriptionFor(
+			[GENERAL_PURPOSE_AGENT],
+			[
+				saved("review-and-fix", "bundled"),
+				saved("nightly", "project", {
+					description: "Nightly checks.\nAll of them",
+					whenToUse: "Before a release",
+					args: {
+						type: "object",
+						properties: { target: { type: "string" }, tags: { type: "array", items: { type: "string" } } },
+						required: ["target"],
+					},
+				}),
+				saved("global-one", "global"),
+			],
+		);
+		const lines = description.split("\n");
+		const head = lines.indexOf(
+			"Saved workflows (run one with `name` and `args` rather than writing a script that does the same):",
+		);
+		expect(head).toBeGreaterThan(0);
+		expect(lines.slice(head + 1, head + 4)).toEqual([
+			"  nightly: Nightly checks. All of them. Use when: Before a release. args (* required): target*: string, tags: string,…",
+			"  global-one: Does global-one",
+			"  review-and-fix: Does review-and-fix",
+		]);
+		expect(lines.length).toBeLessThanOrEqual(MAX_LINES);
+	});
+
+	it("with many saved workflows and many agent types: at most 12 each, +N more for the rest, within 40 lines", () => {
+		const types = Array.from({ length: 30 }, (_, i) => agentType(`type-${i}`, `Does task ${i}`));
+		const many = Array.from({ length: 30 }, (_, i) =>
+			saved(`flow-${String(i).padStart(2, "0")}`, "project", { description: "x ".repeat(200) }),
+		);
+		const lines = descriptionFor(types, many).split("\n");
+		expect(lines.length, lines.join("\n")).toBeLessThanOrEqual(MAX_LINES);
+		const flows = lines.filter((line) => /^ {2}flow-\d+: /.test(line));
+		expect(flows.length).toBeGreaterThan(0);
+		expect(flows.length).toBeLessThanOrEqual(MAX_LISTED_WORKFLOWS);
+		expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^ {2}\\+${30 - flows.length} more: flow-`)));
+		for (const line of flows) expect(line.length).toBeLessThanOrEqual(MAX_WORKFLOW_LINE);
+		expect(lines.filter((line) => /^ {2}type-\d+: /.test(line)).length).toBeGreaterThan(0);
+
+		const only = descriptionFor([], many.slice(0, 13)).split("\n");
+		expect(only.filter((line) => /^ {2}flow-\d+: /.test(line))).toHaveLength(MAX_LISTED_WORKFLOWS);
+		expect(only).toContain("  +1 more: flow-12");
 	});
 });

@@ -3,7 +3,7 @@
  * when told, and call refs remembered by index so each call's events repeat the same identity.
  */
 import type { WorkflowAgentCallRef, WorkflowProgressEvent } from "../../src/runtime/events.ts";
-import type { WorkflowAgentChild, WorkflowFailure, WorkflowMeta } from "../../src/runtime/types.ts";
+import type { WorkflowAgentChild, WorkflowCost, WorkflowFailure, WorkflowMeta } from "../../src/runtime/types.ts";
 
 export const T0 = 1_700_000_000_000;
 
@@ -43,11 +43,23 @@ export function eventBuilder(start = T0, sink?: (event: WorkflowProgressEvent) =
 			time += ms;
 			return this;
 		},
-		runStart(meta: WorkflowMeta = META) {
-			return emit({ type: "run_start", time, meta, cwd: "/work" });
+		runStart(meta: WorkflowMeta = META, costLimitUsd?: number) {
+			return emit({
+				type: "run_start",
+				time,
+				meta,
+				cwd: "/work",
+				...(costLimitUsd !== undefined ? { costLimitUsd } : {}),
+			});
 		},
-		phaseStart(phase: string, parent?: string) {
-			return emit({ type: "phase_start", time, phase, ...(parent !== undefined ? { parent } : {}) });
+		phaseStart(phase: string, parent?: string, budget?: { agentCalls?: number; tokens?: number; costUsd?: number }) {
+			return emit({
+				type: "phase_start",
+				time,
+				phase,
+				...(parent !== undefined ? { parent } : {}),
+				...(budget !== undefined ? { budget } : {}),
+			});
 		},
 		phaseEnd(phase: string) {
 			return emit({ type: "phase_end", time, phase });
@@ -107,7 +119,11 @@ export function eventBuilder(start = T0, sink?: (event: WorkflowProgressEvent) =
 		retry(index: number, attempt: number, reason: string) {
 			return emit({ type: "agent_retry", time, ...ref(index), attempt, reason });
 		},
-		finished(index: number, preview: string, usage: { tokens?: number; toolUses?: number } = {}) {
+		finished(
+			index: number,
+			preview: string,
+			usage: { tokens?: number; toolUses?: number; cost?: WorkflowCost; model?: string; cached?: boolean } = {},
+		) {
 			return emit({
 				type: "agent_finished",
 				time,
@@ -116,8 +132,11 @@ export function eventBuilder(start = T0, sink?: (event: WorkflowProgressEvent) =
 				resultPreview: preview,
 				...(usage.tokens !== undefined ? { usage: { input: 0, output: usage.tokens, total: usage.tokens } } : {}),
 				...(usage.toolUses !== undefined ? { toolUses: usage.toolUses } : {}),
-				durationMs: time - (startedAt.get(index) ?? time),
-				attempts: 1,
+				...(usage.cost !== undefined ? { cost: usage.cost } : {}),
+				...(usage.model !== undefined ? { model: usage.model } : {}),
+				...(usage.cached ? { cached: true } : {}),
+				durationMs: usage.cached ? 0 : time - (startedAt.get(index) ?? time),
+				attempts: usage.cached ? 0 : 1,
 			});
 		},
 		failed(index: number, error: string, options: { code?: string; skipped?: boolean; thrown?: boolean } = {}) {
@@ -131,6 +150,28 @@ export function eventBuilder(start = T0, sink?: (event: WorkflowProgressEvent) =
 				skipped: options.skipped ?? false,
 				durationMs: time - (startedAt.get(index) ?? time),
 			});
+		},
+		/** A provider wait that `index`'s attempt met (or, without an index, another run sharing the queue did). */
+		waitStarted(
+			waitMs: number,
+			options: { index?: number; totalWaitMs?: number; lengthened?: boolean; retryAfterMs?: number } = {},
+		) {
+			return emit({
+				type: "provider_wait_started",
+				time,
+				kind: "rate_limit",
+				message: '429 {"type":"error","error":{"type":"rate_limit_error"}}',
+				waitMs,
+				until: time + waitMs,
+				...(options.retryAfterMs !== undefined ? { retryAfterMs: options.retryAfterMs } : {}),
+				...(options.lengthened ? { lengthened: true } : {}),
+				totalWaitMs: options.totalWaitMs ?? waitMs,
+				maxWaitMs: 1_800_000,
+				...(options.index !== undefined ? { call: ref(options.index) } : {}),
+			});
+		},
+		waitEnded(totalWaitMs: number, outcome: "over" | "stopped" = "over") {
+			return emit({ type: "provider_wait_ended", time, outcome, waitedMs: totalWaitMs, totalWaitMs });
 		},
 		slotFailed(kind: "parallel" | "pipeline", index: number, error: string, phase?: string) {
 			return emit({ type: "slot_failed", time, kind, index, error, ...(phase !== undefined ? { phase } : {}) });
@@ -148,6 +189,7 @@ export function eventBuilder(start = T0, sink?: (event: WorkflowProgressEvent) =
 				failures: options.failures ?? [],
 				counts: { calls: refs.size, started: startedAt.size, completed: 0, failed: 0, skipped: 0 },
 				usage: { input: 0, output: 0, total: 0 },
+				cost: { usd: 0 },
 				durationMs: time - start,
 			});
 		},

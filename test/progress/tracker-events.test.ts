@@ -25,6 +25,7 @@ describe("createWorkflowProgressTracker", () => {
 			agents: { queued: 0, running: 0, completed: 0, failed: 0, stopped: 0, total: 0 },
 			tokens: 0,
 			toolUses: 0,
+			cost: { usd: 0 },
 		});
 	});
 
@@ -89,6 +90,7 @@ describe("createWorkflowProgressTracker", () => {
 			tokens: 6000,
 			// The last call reported no tool uses: 5 + 3 + 0.
 			toolUses: 8,
+			cost: { usd: 0 },
 		});
 		expect(envelope.phases.find((p) => p.title === "review")).toMatchObject({ status: "done", elapsedMs: 1100 });
 		expect(envelope.currentTask).toBeUndefined();

@@ -147,6 +147,7 @@ describe("tracker.complete", () => {
 			failures: [],
 			counts: { calls: 1, started: 1, completed: 1, failed: 0, skipped: 0 },
 			usage: { input: 1000, output: 200, total: 1200 },
+			cost: { usd: 0 },
 			droppedLogs: 0,
 			durationMs: 2000,
 		});
@@ -163,6 +164,7 @@ describe("tracker.complete", () => {
 			failures: [],
 			counts: { calls: 0, started: 0, completed: 0, failed: 0, skipped: 0 },
 			usage: { input: 0, output: 0, total: 0 },
+			cost: { usd: 0 },
 			droppedLogs: 0,
 			durationMs: 999,
 		});

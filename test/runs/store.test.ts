@@ -25,6 +25,7 @@ const RESULT: WorkflowRunResult = {
 	failures: [],
 	counts: { calls: 3, started: 3, completed: 2, failed: 1, skipped: 0 },
 	usage: { input: 30, output: 12, total: 42 },
+	cost: { usd: 0.0042 },
 	droppedLogs: 0,
 	durationMs: 1200,
 };
@@ -290,6 +291,7 @@ describe("store.list()", () => {
 			endedAt: expect.any(String),
 			agents: 2,
 			tokens: 42,
+			cost: { usd: 0.0042 },
 		});
 		expect(byId.get(crashed.id)).toEqual({
 			id: crashed.id,

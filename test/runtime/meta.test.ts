@@ -102,11 +102,13 @@ const SHAPE: Rejection[] = [
 	[
 		withLine('descripton: "x",'),
 		"meta_invalid",
-		"`meta.descripton` is not a known key. Known keys: name, description, whenToUse, phases, args (4:2)",
+		"`meta.descripton` is not a known key. Known keys: name, description, whenToUse, phases, args, model (4:2)",
 		4,
 		2,
 	],
 	[withLine("whenToUse: null,"), "meta_invalid", "`meta.whenToUse` must be a string, found null (4:13)", 4, 13],
+	[withLine("model: 4,"), "meta_invalid", "`meta.model` must be a string, found a number (4:9)", 4, 9],
+	[withLine('model: " ",'), "meta_invalid", "`meta.model` must not be empty (4:9)", 4, 9],
 	[withLine('phases: "review",'), "meta_invalid", "`meta.phases` must be an array, found a string (4:10)", 4, 10],
 	[
 		withLine('phases: ["review"],'),

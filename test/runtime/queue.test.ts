@@ -69,3 +69,92 @@ describe("createWorkflowQueue().run()", () => {
 		expect(most).toBe(2);
 	});
 });
+
+describe("createWorkflowQueue() provider waits", () => {
+	const RATE = { kind: "rate_limit" as const, message: "429 rate limit exceeded" };
+
+	it(".providerLimit() - no job starts until the wait is over; waiters and listeners hear when it ends", async () => {
+		const queue = createWorkflowQueue({ concurrency: 2, providerBackoff: { baseMs: 20, maxMs: 20 } });
+		const order: string[] = [];
+		queue.onProviderPause((pause) => order.push(pause ? `paused ${pause.until - pause.since}` : "over"));
+		const pause = queue.providerLimit(RATE);
+		expect(pause).toMatchObject({ kind: "rate_limit", streak: 1 });
+		const job = queue.run(async () => order.push("job"));
+		const ready = queue.whenProviderReady().then(() => order.push("ready"));
+		await Promise.all([job, ready]);
+		expect(order.slice(0, 2)).toEqual(["paused 20", "over"]);
+		expect(order.slice(2).sort()).toEqual(["job", "ready"]);
+		expect(queue.providerPause).toBeUndefined();
+	});
+
+	it(".providerLimit() - waits in a row double up to the cap; `providerOk()` starts them from the base again", async () => {
+		const queue = createWorkflowQueue({ providerBackoff: { baseMs: 1, maxMs: 3 } });
+		const lengths: number[] = [];
+		for (const ok of [false, false, false, true, false]) {
+			const pause = queue.providerLimit(RATE);
+			lengths.push(pause.until - pause.since);
+			await queue.whenProviderReady();
+			if (ok) queue.providerOk();
+		}
+		expect(lengths).toEqual([1, 2, 3, 3, 1]);
+	});
+
+	it(".providerLimit() - the provider's time is followed; from the third wait in a row the backoff is its floor", async () => {
+		const queue = createWorkflowQueue({ providerBackoff: { baseMs: 4, maxMs: 4 } });
+		const lengths: number[] = [];
+		for (let i = 0; i < 3; i++) {
+			const pause = queue.providerLimit({ ...RATE, retryAfterMs: 0 });
+			lengths.push(pause.until - pause.since);
+			await queue.whenProviderReady();
+		}
+		expect(lengths).toEqual([0, 0, 4]);
+	});
+
+	it(".providerLimit() - a limit during a wait joins it, lengthening it only for a later retry-after", () => {
+		const queue = createWorkflowQueue({ providerBackoff: { baseMs: 60_000, maxMs: 60_000 } });
+		const heard: number[] = [];
+		queue.onProviderPause((pause) => heard.push(pause?.streak ?? 0));
+		const first = queue.providerLimit(RATE, "a");
+		expect(queue.providerLimit(RATE, "b")).toBe(first);
+		expect(queue.providerLimit({ ...RATE, retryAfterMs: 1000 }, "c")).toBe(first);
+		const longer = queue.providerLimit({ ...RATE, retryAfterMs: 120_000 }, "d");
+		expect(longer.until).toBeGreaterThan(first.until);
+		expect(longer).toMatchObject({ since: first.since, streak: 1, origin: "d", retryAfterMs: 120_000 });
+		expect(heard).toEqual([1, 1]);
+		queue.providerOk();
+	});
+
+	it(".whenProviderReady() - rejects with the signal's reason when it fires during the wait", async () => {
+		const queue = createWorkflowQueue({ providerBackoff: { baseMs: 60_000, maxMs: 60_000 } });
+		queue.providerLimit(RATE);
+		const controller = new AbortController();
+		const ready = queue.whenProviderReady(controller.signal);
+		controller.abort(new Error("cancelled"));
+		await expect(ready).rejects.toThrow("cancelled");
+	});
+
+	it(".whenProviderReady() - a wait that no job waits for any more ends at once: the next run asks the provider again", async () => {
+		const queue = createWorkflowQueue({ concurrency: 1, providerBackoff: { baseMs: 60_000, maxMs: 60_000 } });
+		const heard: string[] = [];
+		queue.onProviderPause((pause) => heard.push(pause ? "paused" : "over"));
+		queue.providerLimit(RATE);
+		const controller = new AbortController();
+		const ready = queue.whenProviderReady(controller.signal);
+		const queued = queue.run(async () => "late", controller.signal);
+		controller.abort(new Error("the run ended"));
+		await expect(ready).rejects.toThrow("the run ended");
+		await expect(queued).rejects.toThrow("the run ended");
+		expect(heard).toEqual(["paused", "over"]);
+		expect(queue.providerPause).toBeUndefined();
+		expect(await queue.run(async () => "next run")).toBe("next run");
+	});
+
+	it("refuses a backoff that is not a number of milliseconds above 0 (0 would let a limit spin the queue)", () => {
+		expect(() => createWorkflowQueue({ providerBackoff: { baseMs: 0 } })).toThrow(
+			"Expected `providerBackoff.baseMs` to be a number of milliseconds above 0, got `0` (number)",
+		);
+		expect(() => createWorkflowQueue({ providerBackoff: { maxMs: Number.NaN } })).toThrow(
+			"Expected `providerBackoff.maxMs` to be a number of milliseconds above 0, got `NaN` (number)",
+		);
+	});
+});

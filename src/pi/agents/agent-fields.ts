@@ -41,6 +41,8 @@ export interface AgentTypeConfig {
 	disallowedTools: string[];
 	/** Model reference (`provider/id`, a bare id or a fuzzy name, optionally `:thinking`); unset inherits. */
 	model?: string;
+	/** `fallback_models:` models to move to, in order, when `model` meets a provider limit before any tool work. */
+	fallbackModels?: string[];
 	/** Thinking level; unset inherits. */
 	thinking?: ThinkingLevel;
 	/** Turns before the child is told to wrap up; unset means unlimited (`max_turns: 0`). */
@@ -100,6 +102,8 @@ export function parseAgentFields(input: AgentFileInput, warnings: string[]): Age
 	if (displayName) config.displayName = displayName;
 	const model = stringField(fm.model)?.trim();
 	if (model) config.model = model;
+	const fallbacks = modelList(fm.fallback_models ?? fm.fallbackModels, warn);
+	if (fallbacks) config.fallbackModels = fallbacks;
 	const thinking = thinkingLevel(fm.thinking, warn);
 	if (thinking) config.thinking = thinking;
 	const maxTurns = maxTurnsField(fm.max_turns, warn);
@@ -152,6 +156,24 @@ function toolList(
 		}
 	}
 	return { names: [...result], all };
+}
+
+/** `fallback_models:` (or `fallbackModels:`): a comma list or a YAML list of model references; empty means none. */
+function modelList(value: unknown, warn: (message: string) => void): string[] | undefined {
+	if (value === undefined || value === null) return undefined;
+	const items = Array.isArray(value)
+		? value.map((item) => (typeof item === "string" ? item.trim() : ""))
+		: typeof value === "string"
+			? value.split(",").map((item) => item.trim())
+			: undefined;
+	if (!items || (Array.isArray(value) && items.some((item) => item === ""))) {
+		warn(
+			`\`fallback_models\` must be a comma list or a YAML list of models (\`provider/id\`); ignoring ${JSON.stringify(value)}`,
+		);
+		return undefined;
+	}
+	const models = items.filter((item) => item !== "");
+	return models.length > 0 ? models : undefined;
 }
 
 function enabledField(value: unknown, warn: (message: string) => void): boolean {

@@ -5,7 +5,8 @@
  * `dispose()` clear it.
  */
 import type { AgentSessionEvent } from "@earendil-works/pi-coding-agent";
-import type { WorkflowAgentChild, WorkflowChildState } from "../../runtime/types.ts";
+import type { WorkflowAgentChild, WorkflowChildState, WorkflowCost } from "../../runtime/types.ts";
+import { addReply } from "./cost.ts";
 
 /** Default: a child silent this long is `quiet`. */
 export const DEFAULT_QUIET_AFTER_MS = 15_000;
@@ -25,6 +26,8 @@ export interface ChildActivityOptions {
 	stallMs?: number;
 	/** The watchdog fired: the child made no progress for `silentMs`. The caller decides what to do with it. */
 	onStall?: (silentMs: number) => void;
+	/** What one reply cost, so reports carry the child's cost as it grows. Default: no cost in reports. */
+	price?: (message: unknown) => WorkflowCost | undefined;
 }
 
 /** One child's live state. */
@@ -39,6 +42,8 @@ export interface ChildActivity {
 	pause(): void;
 	/** A message resumed it: `active` again, timer restarted, its last events (the stopped turn's) seen as before. */
 	resume(): void;
+	/** `model` met a provider limit before any tool work and the child moves to the next model (`start` follows). */
+	fallback(model: string): void;
 	/** Terminal state; stops the timer. Later calls are ignored. */
 	finish(status: "finished" | "failed" | "stopped", error?: string): void;
 	/** Stops the timer without reporting. */
@@ -69,6 +74,9 @@ export function createChildActivity(options: ChildActivityOptions): ChildActivit
 	let paused = false;
 	/** The watchdog fired; it fires once per pause-free stretch. */
 	let stallReported = false;
+	/** pi sleeps before its own retry of a failed request until then: that silence is not the child's. */
+	let holdUntil = 0;
+	const quietSince = () => Math.max(state.lastActivityAt ?? Date.now(), holdUntil);
 
 	const report = () => options.report({ ...state });
 	const clearTimer = () => {
@@ -82,12 +90,12 @@ export function createChildActivity(options: ChildActivityOptions): ChildActivit
 		if (state.status === "stalled" && stallMs === undefined) return;
 		const threshold =
 			state.status === "stalled" ? (stallMs as number) : state.status === "quiet" ? stalledAfterMs : quietAfterMs;
-		const due = (state.lastActivityAt ?? Date.now()) + threshold;
+		const due = quietSince() + threshold;
 		timer = setTimeout(onSilence, Math.max(0, due - Date.now()));
 	};
 	const onSilence = () => {
 		timer = undefined;
-		const silentFor = Date.now() - (state.lastActivityAt ?? 0);
+		const silentFor = Date.now() - quietSince();
 		const next: WorkflowChildState | undefined =
 			silentFor >= stalledAfterMs ? "stalled" : silentFor >= quietAfterMs ? "quiet" : undefined;
 		if (next && next !== state.status) {
@@ -130,7 +138,16 @@ export function createChildActivity(options: ChildActivityOptions): ChildActivit
 		},
 		observe(event) {
 			if (frozen || paused || TERMINAL.has(state.status)) return;
-			if (applyEvent(state, event, touch)) report();
+			if (event.type === "auto_retry_start") {
+				// pi waits, then asks the provider again in the same session; the stall clock starts after its wait.
+				holdUntil = Date.now() + event.delayMs;
+				const phrase = `provider error, pi retries in ${Math.ceil(event.delayMs / 1000)} s (${event.attempt} of ${event.maxAttempts})`;
+				touch(phrase);
+				schedule();
+				report();
+				return;
+			}
+			if (applyEvent(state, event, touch, options.price)) report();
 		},
 		stopping() {
 			frozen = true;
@@ -149,6 +166,12 @@ export function createChildActivity(options: ChildActivityOptions): ChildActivit
 			paused = false;
 			stallReported = false;
 			touch("waiting for the model");
+			report();
+		},
+		fallback(model) {
+			if (TERMINAL.has(state.status)) return;
+			state.fallbackFrom = [...(state.fallbackFrom ?? []), model];
+			state.activity = `${model} met a provider limit; trying the next model`;
 			report();
 		},
 		finish(status, error) {
@@ -178,6 +201,7 @@ function applyEvent(
 	state: WorkflowAgentChild,
 	event: AgentSessionEvent,
 	touch: (activity: string | undefined) => boolean,
+	price: ((message: unknown) => WorkflowCost | undefined) | undefined,
 ): boolean {
 	switch (event.type) {
 		case "turn_start":
@@ -194,6 +218,8 @@ function applyEvent(
 			const message = event.message;
 			if (message.role !== "assistant") return changed;
 			state.tokens = (state.tokens ?? 0) + (message.usage?.totalTokens ?? 0);
+			const cost = addReply(state.cost, price?.(message));
+			if (cost) state.cost = cost;
 			return true;
 		}
 		case "tool_execution_start":

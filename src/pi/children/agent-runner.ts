@@ -32,8 +32,11 @@ import {
 } from "../agents/agent-types.ts";
 import { type ChildActivity, createChildActivity } from "./activity.ts";
 import type { ChildControls } from "./controls.ts";
+import { hasPrice, replyCost, sessionCost } from "./cost.ts";
+import { runOnModels } from "./fallback.ts";
 import { type ChildModelChoice, chooseChildModel } from "./model.ts";
 import { PauseGate } from "./pause.ts";
+import { providerLimitOf } from "./provider-limit.ts";
 import { createChildSession } from "./session.ts";
 import { chooseSessionTools, type SessionTools } from "./session-tools.ts";
 import {
@@ -110,6 +113,12 @@ export interface PiAgentRunnerOptions {
 	 * and counted in `abandoned`. Default: 2000 (`DEFAULT_STOP_GRACE_MS`).
 	 */
 	stopGraceMs?: number;
+	/**
+	 * pi's own retry of a failed model request (a dropped stream, a 5xx, a short 429), inside the child's session, so
+	 * the child keeps the work it did; when pi gives up on a provider limit, the run's queue waits instead. `false`
+	 * turns it off. Default: on, with pi's own settings (3 retries, 2 s doubling).
+	 */
+	piRetry?: false | { maxRetries?: number; baseDelayMs?: number };
 	hooks?: PiAgentRunnerHooks;
 }
 
@@ -163,6 +172,8 @@ async function runChild(
 	const plan = await planChild(request, options);
 	const id = randomUUID();
 	const startedAt = Date.now();
+	const chosen = plan.choice?.model;
+	const priced = chosen ? hasPrice(chosen) : false;
 	// An isolated child's reports carry its worktree: where it works, then what became of its changes.
 	let worktree: Worktree | undefined;
 	let worktreeState: WorkflowWorktree | undefined;
@@ -180,6 +191,7 @@ async function runChild(
 		...(options.stalledAfterMs !== undefined ? { stalledAfterMs: options.stalledAfterMs } : {}),
 		stallMs: request.stallMs ?? plan.type.stallMs ?? options.stallMs ?? DEFAULT_STALL_MS,
 		...(context.onStall ? { onStall: context.onStall } : {}),
+		price: (message) => replyCost(message, priced),
 	});
 	const base: ResultBase = {
 		id,
@@ -189,7 +201,12 @@ async function runChild(
 	const finish = (result: WorkflowAgentResult): WorkflowAgentResult => {
 		activity.finish(result.status === "completed" ? "finished" : result.status, result.error);
 		plan.capture?.dispose();
-		const done = { ...result, durationMs: Date.now() - startedAt };
+		const done = {
+			...result,
+			// The model that answered (a fallback may have taken over), else the one the child was meant to run on.
+			...(result.model ? {} : chosen ? { model: `${chosen.provider}/${chosen.id}` } : {}),
+			durationMs: Date.now() - startedAt,
+		};
 		if (done.warnings?.length === 0) delete done.warnings;
 		return done;
 	};
@@ -212,20 +229,64 @@ async function runChild(
 		plan.prompt = isolatedPrompt(plan.prompt, worktree);
 	}
 
+	let result: WorkflowAgentResult;
+	try {
+		result = await runOnModels({
+			choice: plan.choice,
+			activity,
+			base,
+			signal: context.signal,
+			run: (model, thinking, index) =>
+				runSession(
+					plan,
+					model,
+					thinking,
+					index === 0 ? id : randomUUID(),
+					request,
+					context,
+					options,
+					activity,
+					base,
+				),
+		});
+	} finally {
+		activity.dispose();
+	}
+	if (worktree) {
+		// After the session is gone, so no tool of the child can still be writing while its changes are committed.
+		result = await closeWorktree(worktree, result);
+		worktreeState = result.worktree;
+	}
+	return finish(result);
+}
+
+/** One session of the child on `model`; the session is always disposed. */
+async function runSession(
+	plan: ChildPlan,
+	model: Model<Api>,
+	thinking: ThinkingLevel | undefined,
+	sessionId: string,
+	request: WorkflowAgentRequest,
+	context: WorkflowAgentRunnerContext & Partial<AttemptContext>,
+	options: ResolvedOptions,
+	activity: ChildActivity,
+	base: ResultBase,
+): Promise<WorkflowAgentResult> {
 	let session: AgentSession | undefined;
 	let result: WorkflowAgentResult | undefined;
 	try {
-		activity.start(`${plan.choice.model.provider}/${plan.choice.model.id}`);
+		activity.start(`${model.provider}/${model.id}`);
 		session = await createChildSession({
-			id,
+			id: sessionId,
 			cwd: plan.cwd,
 			agentDir: options.agentDir,
 			modelRuntime: options.modelRuntime,
 			type: plan.type,
-			model: plan.choice.model,
-			...(plan.choice.thinking ? { thinking: plan.choice.thinking } : {}),
+			model,
+			...(thinking ? { thinking } : {}),
 			tools: plan.tools,
 			...(plan.customTools.length > 0 ? { customTools: plan.customTools } : {}),
+			retry: options.piRetry === false ? { enabled: false } : { enabled: true, ...(options.piRetry ?? {}) },
 		});
 		options.hooks?.onSessionCreated?.(session, request);
 		const child = session;
@@ -243,18 +304,17 @@ async function runChild(
 	} catch (error) {
 		result = { ...base, status: "failed", error: errorMessage(error) };
 	} finally {
+		// Every reply the session got costs money, however the child ended.
+		if (session && result) {
+			const cost = sessionCost(session, model);
+			if (cost) result.cost = cost;
+		}
 		if (session) {
 			session.dispose();
 			options.hooks?.onSessionDisposed?.(session, result ?? { ...base, status: "failed" });
 		}
-		activity.dispose();
 	}
-	if (worktree) {
-		// After the session is gone, so no tool of the child can still be writing while its changes are committed.
-		result = await closeWorktree(worktree, result);
-		worktreeState = result.worktree;
-	}
-	return finish(result);
+	return result;
 }
 
 async function planChild(request: WorkflowAgentRequest, options: ResolvedOptions): Promise<ChildPlan> {
@@ -418,8 +478,16 @@ function settle(
 	}
 	if (turnLimit?.state === "steered")
 		warnings.push(`reached max_turns (${plan.type.maxTurns}) and was told to wrap up`);
-	if (last?.stopReason === "error")
-		return { ...result, status: "failed", error: last.errorMessage || "provider error" };
+	if (last?.stopReason === "error") {
+		// A rate limit, an overload or a usage limit (after pi's own retries): the run waits instead of failing it.
+		const limit = providerLimitOf(last);
+		return {
+			...result,
+			status: "failed",
+			error: last.errorMessage || "provider error",
+			...(limit ? { providerLimit: limit } : {}),
+		};
+	}
 	if (last?.stopReason === "aborted") return { ...result, status: "stopped", error: last.errorMessage || "aborted" };
 	if (last?.stopReason === "length") warnings.push("the answer was cut off at the model's output limit");
 	if (capture && !capture.submitted) {

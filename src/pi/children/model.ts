@@ -12,6 +12,8 @@ import { type AgentTypeConfig, isThinkingLevel, THINKING_LEVELS, type ThinkingLe
 export interface ChildModelChoice {
 	model: Model<Api>;
 	thinking?: ThinkingLevel;
+	/** Models to move to, in order, when `model` meets a provider limit before the child did any tool work. */
+	fallbacks?: { model: Model<Api>; thinking?: ThinkingLevel }[];
 	/** Things the person should know, e.g. pi used a model id it does not list. */
 	warnings: string[];
 }
@@ -19,18 +21,21 @@ export interface ChildModelChoice {
 /** Inputs of `chooseChildModel`. */
 export interface ChooseChildModelInput {
 	type: AgentTypeConfig;
-	request: Pick<WorkflowAgentRequest, "model" | "thinking">;
+	request: Pick<WorkflowAgentRequest, "model" | "thinking" | "defaultModel" | "fallbackModels">;
 	modelRuntime: ModelRuntime;
-	/** The parent session's model, used when neither the agent file nor the call names one. */
+	/**
+	 * Used when neither the agent file, the call nor the script (`meta.model`) names one: the session's model for
+	 * workflow children (`--workflow-child-model`, `workflows.childModel`), else the parent session's.
+	 */
 	defaultModel?: Model<Api>;
 	/** The parent session's thinking level. */
 	defaultThinking?: ThinkingLevel;
 }
 
 /**
- * The agent file wins; the call's `model`/`thinking` fill what it leaves open; then the parent's. Returns
- * undefined when there is no model at all. Throws `agent_options_invalid` for a model reference pi cannot resolve
- * or a thinking level it does not know.
+ * The agent file wins; the call's `model`/`thinking` fill what it leaves open; then the script's `meta.model`;
+ * then the runner's default. Returns undefined when there is no model at all. Throws `agent_options_invalid` for a
+ * model reference pi cannot resolve or a thinking level it does not know.
  */
 export function chooseChildModel(input: ChooseChildModelInput): ChildModelChoice | undefined {
 	const { type, request } = input;
@@ -46,7 +51,11 @@ export function chooseChildModel(input: ChooseChildModelInput): ChildModelChoice
 		!fromFile && request.model
 			? resolveModel(request.model, input.modelRuntime, "`agent()` option `model`")
 			: undefined;
-	const chosen = fromFile ?? fromCall;
+	const fromScript =
+		!fromFile && !fromCall && request.defaultModel
+			? resolveModel(request.defaultModel, input.modelRuntime, "The script's `meta.model`")
+			: undefined;
+	const chosen = fromFile ?? fromCall ?? fromScript;
 	if (chosen?.warning) warnings.push(chosen.warning);
 	const model = chosen?.model ?? input.defaultModel;
 	if (!model) return undefined;
@@ -55,8 +64,43 @@ export function chooseChildModel(input: ChooseChildModelInput): ChildModelChoice
 		fromFile?.thinking ??
 		(request.thinking as ThinkingLevel | undefined) ??
 		fromCall?.thinking ??
+		fromScript?.thinking ??
 		input.defaultThinking;
-	return thinking === undefined ? { model, warnings } : { model, thinking, warnings };
+	const fallbacks = chooseFallbacks(input, model, thinking, warnings);
+	return {
+		model,
+		...(thinking !== undefined ? { thinking } : {}),
+		...(fallbacks.length > 0 ? { fallbacks } : {}),
+		warnings,
+	};
+}
+
+/**
+ * The agent file's `fallback_models`, else the call's `fallbackModels`, resolved as models are (an unknown one is
+ * `agent_options_invalid`); each keeps its own `:thinking`, else the child's. The child's own model is left out.
+ */
+function chooseFallbacks(
+	input: ChooseChildModelInput,
+	model: Model<Api>,
+	thinking: ThinkingLevel | undefined,
+	warnings: string[],
+): NonNullable<ChildModelChoice["fallbacks"]> {
+	const { type, request } = input;
+	const fromFile = type.fallbackModels !== undefined;
+	const references = type.fallbackModels ?? request.fallbackModels ?? [];
+	const subject = fromFile ? `${fileSubject(type)} \`fallback_models\`` : "`agent()` option `fallbackModels`";
+	const seen = new Set([`${model.provider}/${model.id}`]);
+	const fallbacks: NonNullable<ChildModelChoice["fallbacks"]> = [];
+	for (const reference of references) {
+		const resolved = resolveModel(reference, input.modelRuntime, subject);
+		if (resolved.warning) warnings.push(resolved.warning);
+		const name = `${resolved.model.provider}/${resolved.model.id}`;
+		if (seen.has(name)) continue;
+		seen.add(name);
+		const level = resolved.thinking ?? thinking;
+		fallbacks.push(level === undefined ? { model: resolved.model } : { model: resolved.model, thinking: level });
+	}
+	return fallbacks;
 }
 
 /**
@@ -86,13 +130,18 @@ export async function parentModelRuntime(
 	return runtime;
 }
 
-interface ResolvedReference {
+/** A model reference pi resolved. */
+export interface ResolvedReference {
 	model: Model<Api>;
 	thinking?: ThinkingLevel;
 	warning?: string;
 }
 
-function resolveModel(reference: string, modelRuntime: ModelRuntime, subject: string): ResolvedReference {
+/**
+ * Resolves `provider/id[:thinking]` (or a fuzzy name) as pi's `--model` does; throws `agent_options_invalid` naming
+ * `subject` when pi cannot.
+ */
+export function resolveModel(reference: string, modelRuntime: ModelRuntime, subject: string): ResolvedReference {
 	const resolved = resolveCliModel({ cliModel: reference, modelRuntime });
 	if (!resolved.model) {
 		// pi's message is written for its command line ("Use --list-models"); keep only the first sentence.

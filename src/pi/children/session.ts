@@ -1,7 +1,7 @@
 /**
  * Builds one child `AgentSession` with every part given explicitly, so nothing is read from or written to the
- * user's pi settings and session files: in-memory session and settings (no compaction, no retries), no
- * extensions, skills, prompt templates or themes, and the agent type's system prompt.
+ * user's pi settings and session files: in-memory session and settings (no compaction; pi's own retry as the
+ * runner says), no extensions, skills, prompt templates or themes, and the agent type's system prompt.
  */
 import type { Api, Model } from "@earendil-works/pi-ai";
 import {
@@ -14,6 +14,15 @@ import {
 	type ToolDefinition,
 } from "@earendil-works/pi-coding-agent";
 import type { AgentTypeConfig, ThinkingLevel } from "../agents/agent-types.ts";
+
+/** pi's own retry of a failed model request, inside the session (so the child keeps its conversation). */
+export interface ChildRetrySettings {
+	enabled: boolean;
+	/** Default: pi's (3). */
+	maxRetries?: number;
+	/** First delay; it doubles with each retry. Default: pi's (2000). */
+	baseDelayMs?: number;
+}
 
 /** Options of `createChildSession`. */
 export interface ChildSessionOptions {
@@ -30,6 +39,8 @@ export interface ChildSessionOptions {
 	tools: string[];
 	/** Tools outside pi's built-ins (the structured-output tool). */
 	customTools?: ToolDefinition[];
+	/** Default: off. */
+	retry?: ChildRetrySettings;
 }
 
 /**
@@ -40,7 +51,10 @@ export interface ChildSessionOptions {
  */
 export async function createChildSession(options: ChildSessionOptions): Promise<AgentSession> {
 	const { type, cwd, agentDir } = options;
-	const settingsManager = SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } });
+	const settingsManager = SettingsManager.inMemory({
+		compaction: { enabled: false },
+		retry: options.retry ?? { enabled: false },
+	});
 	const append = type.promptMode === "append";
 	const resourceLoader = new DefaultResourceLoader({
 		cwd,

@@ -9,9 +9,11 @@ import type {
 	WorkflowAgentRequest,
 	WorkflowAgentResult,
 	WorkflowAgentRunnerContext,
+	WorkflowCost,
 	WorkflowTokenUsage,
 } from "../../runtime/types.ts";
 import type { ChildControls } from "./controls.ts";
+import { addReply } from "./cost.ts";
 
 /** The cause a skipped call's null carries. */
 export const SKIPPED_CAUSE = "skipped by the user";
@@ -202,9 +204,10 @@ export function seconds(ms: number): string {
 	return `${value} s`;
 }
 
-/** What every attempt of one call spent, and how many of them were abandoned. */
+/** What every attempt of one call spent (tokens, dollars, tool uses), and how many of them were abandoned. */
 interface Spent {
 	usage?: WorkflowTokenUsage;
+	cost?: WorkflowCost;
 	toolUses: number;
 	abandoned: number;
 }
@@ -212,6 +215,8 @@ interface Spent {
 function spend(spent: Spent, result: WorkflowAgentResult): void {
 	spent.toolUses += result.toolUses ?? 0;
 	spent.abandoned += result.abandoned ?? 0;
+	// A restarted or stalled attempt's replies were paid for like the last one's.
+	spent.cost = addReply(spent.cost, result.cost);
 	if (!result.usage) return;
 	const before = spent.usage ?? { input: 0, output: 0, total: 0 };
 	spent.usage = {
@@ -226,6 +231,7 @@ function total(result: WorkflowAgentResult, spent: Spent, notes: string[], start
 	const warnings = [...notes, ...(result.warnings ?? [])];
 	const done: WorkflowAgentResult = { ...result, toolUses: spent.toolUses, durationMs: Date.now() - startedAt };
 	if (spent.usage) done.usage = spent.usage;
+	if (spent.cost) done.cost = spent.cost;
 	if (spent.abandoned > 0) done.abandoned = spent.abandoned;
 	if (warnings.length > 0) done.warnings = warnings;
 	return done;

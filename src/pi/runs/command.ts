@@ -15,10 +15,17 @@ import { describeRun, listRuns } from "./views.ts";
 
 export const RUNS_COMMAND_NAME = "workflows";
 
+/** A `/workflows <word> …` verb another room supplies (`run`, `save`): it gets the words after its own. */
+export type WorkflowsSubcommand = (rest: string, ctx: ExtensionCommandContext) => Promise<void>;
+
 /** What the command needs from the extension. */
 export interface WorkflowsCommandOptions {
 	registry: RunRegistry;
 	storeFor: (cwd: string) => RunStore;
+	/** More verbs by their first word. Default: none. */
+	subcommands?: Record<string, WorkflowsSubcommand>;
+	/** Completions of what follows a verb of `subcommands` (`run <name> …`), by verb. Default: none. */
+	completions?: Record<string, (rest: string) => { value: string; label: string; description?: string }[] | null>;
 }
 
 /** The command's definition for `pi.registerCommand`. */
@@ -27,10 +34,27 @@ export function createWorkflowsCommand(
 ): Omit<RegisteredCommand, "name" | "sourceInfo"> {
 	return {
 		description:
-			"Workflow runs of this project: watch, stop, resume; steer, skip or restart a running child; answer a run's question (answer [runId] <answer>)",
+			"Workflow runs of this project: watch, stop, resume; steer, skip or restart a running child; answer a run's question (answer [runId] <answer>); run or save a saved workflow",
+		getArgumentCompletions: (prefix) => {
+			const space = prefix.indexOf(" ");
+			if (space >= 0) {
+				const verb = prefix.slice(0, space);
+				const complete = Object.hasOwn(options.completions ?? {}, verb) ? options.completions?.[verb] : undefined;
+				const items = complete?.(prefix.slice(space + 1));
+				return items ? items.map((item) => ({ ...item, value: `${verb} ${item.value}` })) : null;
+			}
+			const verbs = [...Object.keys(options.subcommands ?? {}), "answer", "steer", "pause", "skip", "restart"];
+			const items = verbs
+				.filter((verb) => verb.startsWith(prefix))
+				.map((verb) => ({ value: `${verb} `, label: verb }));
+			return items.length > 0 ? items : null;
+		},
 		handler: async (args, ctx) => {
 			try {
-				if (isAnswer(args)) ctx.ui.notify(answerSubcommand(args, options.registry), "info");
+				const [verb = "", ...rest] = args.trim().split(/(?<=^\S+)\s+/);
+				const sub = Object.hasOwn(options.subcommands ?? {}, verb) ? options.subcommands?.[verb] : undefined;
+				if (sub) await sub(rest.join(" "), ctx);
+				else if (isAnswer(args)) ctx.ui.notify(answerSubcommand(args, options.registry), "info");
 				else if (isChildSubcommand(args)) ctx.ui.notify(await runChildSubcommand(args, options.registry), "info");
 				else await showRuns(options, ctx);
 			} catch (error) {

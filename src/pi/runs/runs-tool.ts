@@ -22,6 +22,7 @@ const parameters = Type.Object({
 			Type.Literal("pause"),
 			Type.Literal("skip"),
 			Type.Literal("restart"),
+			Type.Literal("save"),
 			Type.Literal("answer"),
 		],
 		{
@@ -30,6 +31,7 @@ const parameters = Type.Object({
 				"steer: send a running child a message (read at its next turn; a paused one goes on with it); " +
 				"pause: stop a child's turn, it waits for a steer; skip: end a child (its agent() gives null); " +
 				"restart: a fresh attempt of a child (the script gets its answer); " +
+				"save: keep a run's script as a saved workflow (.pi/workflows/<name>.js, a /<name> command); " +
 				"answer: give a run's open ask() question the person's answer (relay theirs, do not make one up)",
 		},
 	),
@@ -38,6 +40,10 @@ const parameters = Type.Object({
 		Type.String({ description: "For steer, pause, skip, restart: the agent call's number (#3), label or key" }),
 	),
 	message: Type.Optional(Type.String({ description: "For steer: what to tell the child" })),
+	name: Type.Optional(
+		Type.String({ description: "For save: the saved workflow's name (default: the run's meta.name)" }),
+	),
+	overwrite: Type.Optional(Type.Boolean({ description: "For save: replace a saved workflow of that name" })),
 	answer: Type.Optional(Type.String({ description: "For answer: the person's answer (one of the choices, if any)" })),
 });
 
@@ -48,6 +54,8 @@ export interface WorkflowRunsToolOptions {
 	registry: RunRegistry;
 	/** The store of the project at `cwd`. */
 	storeFor: (cwd: string) => RunStore;
+	/** `save`: keeps a run's script as a saved workflow and says where. Default: `save` is refused. */
+	save?: (request: { cwd: string; runId: string; name?: string; overwrite?: boolean }) => Promise<string>;
 }
 
 /** Creates the tool definition. */
@@ -57,7 +65,7 @@ export function createWorkflowRunsTool(options: WorkflowRunsToolOptions): ToolDe
 		name: RUNS_TOOL_NAME,
 		label: "Workflow runs",
 		description:
-			"List this project's workflow runs, show one (phases, agents, failures, resume call), or stop one that this session is running; steer, pause, skip or restart one of its running children; answer a run's ask() question with the person's answer.",
+			"List this project's workflow runs, show one (phases, agents, failures, resume call), or stop one that this session is running; steer, pause, skip or restart one of its running children; answer a run's ask() question with the person's answer; save a run's script as a saved workflow.",
 		parameters,
 		async execute(_toolCallId, params, _signal, _onUpdate, ctx): Promise<AgentToolResult<undefined>> {
 			const store = options.storeFor(ctx.cwd);
@@ -76,6 +84,15 @@ export function createWorkflowRunsTool(options: WorkflowRunsToolOptions): ToolDe
 					);
 				}
 				if (params.action === "status") return describeRun(store, registry, runId);
+				if (params.action === "save") {
+					if (!options.save) throw new WorkflowError("internal", "`save` is not available in this host");
+					return options.save({
+						cwd: ctx.cwd,
+						runId,
+						...(params.name !== undefined ? { name: params.name } : {}),
+						...(params.overwrite !== undefined ? { overwrite: params.overwrite } : {}),
+					});
+				}
 				if (params.action === "answer") {
 					if (params.answer === undefined) {
 						throw new WorkflowError(

@@ -2,9 +2,11 @@
  * Runs of this project as text, for `/workflows` and the `workflow_runs` tool: the list (live runs of this session
  * first, then the store's, newest first) and one run (the live envelope, or what its snapshot says).
  */
-import { formatDuration, formatTokens, oneLine } from "../../progress/format.ts";
+import { addCosts, formatCost, hasCost } from "../../progress/cost-text.ts";
+import { formatDuration, formatTokens, limitKindText, oneLine } from "../../progress/format.ts";
 import { formatWorkflowProgress } from "../../progress/index.ts";
 import type { RunStore, RunSummary } from "../../runs/index.ts";
+import type { WorkflowCost } from "../../runtime/types.ts";
 import { savedResults } from "./messages.ts";
 import type { RunRegistry } from "./registry.ts";
 
@@ -31,10 +33,15 @@ export async function listRuns(store: RunStore, registry: RunRegistry, now = Dat
 		const totals = envelope.totals;
 		const where = run.background ? "background" : "this call";
 		const waiting = envelope.questions?.[0] ? ` · waiting for you: ${oneLine(envelope.questions[0].question)}` : "";
+		// A run held by a provider limit is not stuck: say what it waits for and when it tries again.
+		const wait = envelope.providerWait;
+		const state = wait
+			? `waiting for the provider (${where}; ${limitKindText(wait.kind)}, next try in ${formatDuration(Math.max(0, wait.until - now))})`
+			: `running (${where})`;
 		return {
 			id: run.id,
 			live: true,
-			text: `${run.id} · ${run.name} · running (${where}) · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents · ${formatTokens(totals.tokens)} tokens${waiting}`,
+			text: `${run.id} · ${run.name} · ${state} · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents · ${formatTokens(totals.tokens)} tokens${costText(totals.cost, totals.replayedCost)}${waiting}`,
 		};
 	});
 	const stored = (await store.list()).filter((summary) => !liveIds.has(summary.id));
@@ -65,7 +72,7 @@ export async function describeRun(store: RunStore, registry: RunRegistry, id: st
 		const saved = summary?.agents ?? 0;
 		return `Run ${id} (${name}) was interrupted (no snapshot: the process ended while it ran); ${savedResults(saved)} saved.\n${saved > 0 ? resume : RUN_AGAIN}`;
 	}
-	const { counts, usage, failures } = snapshot;
+	const { counts, usage, failures, cost, replayedCost } = snapshot;
 	if (snapshot.progress !== undefined) {
 		const next = snapshot.status === "completed" ? [] : [counts.completed > 0 ? resume : RUN_AGAIN];
 		return [`Run ${id} (${name}): ${snapshot.status}, ended ${snapshot.endedAt}`, snapshot.progress, ...next].join(
@@ -74,7 +81,7 @@ export async function describeRun(store: RunStore, registry: RunRegistry, id: st
 	}
 	const lines = [
 		`Run ${id} (${name}): ${snapshot.status}, ended ${snapshot.endedAt}, ${formatDuration(snapshot.durationMs)}`,
-		`Agents: ${counts.completed} completed, ${counts.failed} failed, ${counts.skipped} skipped of ${counts.calls} · ${formatTokens(usage.total)} tokens`,
+		`Agents: ${counts.completed} completed, ${counts.failed} failed, ${counts.skipped} skipped of ${counts.calls} · ${formatTokens(usage.total)} tokens${costText(cost, replayedCost)}`,
 	];
 	if (snapshot.error) lines.push(`Error (${snapshot.error.code}): ${snapshot.error.message}`);
 	for (const failure of failures.slice(0, 10)) {
@@ -91,5 +98,12 @@ function storedRow(summary: RunSummary, now: number): string {
 	const age = formatDuration(Math.max(0, now - Date.parse(summary.endedAt ?? summary.createdAt)));
 	const where = summary.status === "running" && summary.lock ? ` (process ${summary.lock.pid})` : "";
 	const problem = summary.problem ? ` · unreadable: ${summary.problem}` : "";
-	return `${summary.id} · ${summary.name ?? "?"} · ${summary.status}${where} · ${age} ago · ${summary.agents} ${summary.agents === 1 ? "agent" : "agents"} done · ${formatTokens(summary.tokens)} tokens${problem}`;
+	return `${summary.id} · ${summary.name ?? "?"} · ${summary.status}${where} · ${age} ago · ${summary.agents} ${summary.agents === 1 ? "agent" : "agents"} done · ${formatTokens(summary.tokens)} tokens${costText(summary.cost, summary.replayedCost)}${problem}`;
+}
+
+/** " · $0.42", " · $0.10 (with replayed calls $0.42)", or "" when nothing cost anything (or a record predates costs). */
+function costText(cost: WorkflowCost | undefined, replayed: WorkflowCost | undefined): string {
+	if (!hasCost(cost) && !hasCost(replayed)) return "";
+	const now = formatCost(cost ?? { usd: 0 });
+	return hasCost(replayed) ? ` · ${now} (with replayed calls ${formatCost(addCosts(cost, replayed))})` : ` · ${now}`;
 }

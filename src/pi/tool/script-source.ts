@@ -1,10 +1,12 @@
 /**
  * Where a workflow's source comes from: inline text, a file path, or the name of a saved workflow. Saved workflows
- * are `.pi/workflows/*.js` (project) over `<agentDir>/workflows/*.js` (global), found by `meta.name`; a file with
- * a bad header is skipped with a warning instead of hiding the others.
+ * are `.pi/workflows/*.js` (project) over `<agentDir>/workflows/*.js` (global) over the bundled examples that are
+ * useful in any project, found by `meta.name`; a file with a bad header is skipped with a warning instead of hiding
+ * the others.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { WorkflowError } from "../../errors.ts";
 import { checkWorkflowSource } from "../../runtime/meta/read.ts";
 import { resolveWorkflowPath } from "../../runtime/nested.ts";
@@ -30,7 +32,33 @@ export interface SavedWorkflow {
 	name: string;
 	filename: string;
 	meta: WorkflowMeta;
-	scope: "project" | "global";
+	scope: "project" | "global" | "bundled";
+}
+
+/**
+ * The examples shipped as saved workflows of the lowest precedence: the ones that need nothing but a repository.
+ * Left out: security-audit (needs its agent files copied to .pi/agents/ first) and release-notes with its child
+ * changelog-entry (release-notes finds the child by a path relative to the run's cwd).
+ */
+export const BUNDLED_WORKFLOWS = [
+	"map-reduce-summary.js",
+	"parallel-fixes.js",
+	"pipeline-migration.js",
+	"plan-implement-review.js",
+	"research-brief.js",
+	"review-and-fix.js",
+	"test-triage.js",
+] as const;
+
+/** The folder of the bundled workflows: this package's examples/workflows (from src/pi/tool/ and dist/pi/tool/ alike). */
+export const BUNDLED_DIR = fileURLToPath(new URL("../../../examples/workflows/", import.meta.url));
+
+/** Where saved workflows are looked for. */
+export interface SavedWorkflowPlaces {
+	cwd: string;
+	agentDir: string;
+	/** The bundled workflows' folder, or false for none. Default: `BUNDLED_DIR`. */
+	bundledDir?: string | false;
 }
 
 export interface SavedWorkflows {
@@ -39,19 +67,26 @@ export interface SavedWorkflows {
 	warnings: string[];
 }
 
-/** Reads saved workflows; project files win over global ones of the same `meta.name`. */
-export function loadSavedWorkflows(options: { cwd: string; agentDir: string }): SavedWorkflows {
+/** Reads saved workflows; project files win over global ones of the same `meta.name`, and both over bundled ones. */
+export function loadSavedWorkflows(options: SavedWorkflowPlaces): SavedWorkflows {
 	const byName = new Map<string, SavedWorkflow>();
 	const warnings: string[] = [];
-	for (const [dir, scope] of [
-		[join(options.agentDir, "workflows"), "global"],
-		[join(options.cwd, ".pi", "workflows"), "project"],
-	] as const) {
+	const bundledDir = options.bundledDir ?? BUNDLED_DIR;
+	const places: [string, SavedWorkflow["scope"], readonly string[] | undefined][] = [
+		...(bundledDir === false
+			? []
+			: [[bundledDir, "bundled", BUNDLED_WORKFLOWS] as [string, "bundled", readonly string[]]]),
+		[join(options.agentDir, "workflows"), "global", undefined],
+		[join(options.cwd, ".pi", "workflows"), "project", undefined],
+	];
+	for (const [dir, scope, only] of places) {
 		let files: string[];
 		try {
-			files = readdirSync(dir)
-				.filter((f) => f.endsWith(".js"))
-				.sort();
+			files = only
+				? [...only]
+				: readdirSync(dir)
+						.filter((f) => f.endsWith(".js"))
+						.sort();
 		} catch {
 			continue;
 		}
@@ -76,10 +111,7 @@ export function loadSavedWorkflows(options: { cwd: string; agentDir: string }): 
 }
 
 /** Turns the tool's parameters into source text; throws a `WorkflowError` that says what to pass instead. */
-export function resolveScriptSource(
-	params: ScriptSourceParams,
-	options: { cwd: string; agentDir: string },
-): ResolvedScript {
+export function resolveScriptSource(params: ScriptSourceParams, options: SavedWorkflowPlaces): ResolvedScript {
 	const given = (["script", "path", "name"] as const).filter((k) => typeof params[k] === "string" && params[k] !== "");
 	if (given.length !== 1) {
 		throw new WorkflowError(
@@ -103,16 +135,17 @@ export function resolveScriptSource(
 }
 
 /** The resolver for nested `workflow(nameOrPath)`: a saved workflow's name, else a path relative to cwd. */
-export function createWorkflowResolver(options: { agentDir: string }): WorkflowResolver {
+export function createWorkflowResolver(options: Omit<SavedWorkflowPlaces, "cwd">): WorkflowResolver {
 	return async (nameOrPath, { cwd }) => {
 		const looksLikePath = nameOrPath.endsWith(".js") || nameOrPath.includes("/") || nameOrPath.includes("\\");
 		if (looksLikePath) return resolveWorkflowPath(nameOrPath, { cwd });
-		const saved = findSaved(nameOrPath, { cwd, agentDir: options.agentDir });
+		const saved = findSaved(nameOrPath, { ...options, cwd });
 		return { source: readScript(saved.filename, saved.filename), filename: saved.filename };
 	};
 }
 
-function findSaved(name: string, options: { cwd: string; agentDir: string }): SavedWorkflow {
+/** The saved workflow named `name`; throws `workflow_not_found` listing the saved ones. */
+export function findSaved(name: string, options: SavedWorkflowPlaces): SavedWorkflow {
 	const { byName } = loadSavedWorkflows(options);
 	const saved = byName.get(name);
 	if (!saved) {

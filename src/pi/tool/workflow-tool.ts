@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type {
 	AgentToolResult,
 	AgentToolUpdateCallback,
-	ExtensionToolContext,
+	ExtensionContext,
 	ToolDefinition,
 } from "@earendil-works/pi-coding-agent";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
@@ -20,7 +20,7 @@ import { createRunStore, type RunStore } from "../../runs/index.ts";
 import { MAX_TIMEOUT_MS } from "../../runtime/agent/options.ts";
 import { checkWorkflowScript } from "../../runtime/index.ts";
 import type { WorkflowQueue } from "../../runtime/queue.ts";
-import type { JsonValue, WorkflowAgentRunner } from "../../runtime/types.ts";
+import type { JsonValue, WorkflowAgentRunner, WorkflowTool } from "../../runtime/types.ts";
 import {
 	type AgentTypeConfig,
 	GENERAL_PURPOSE_AGENT,
@@ -29,8 +29,8 @@ import {
 } from "../agents/agent-types.ts";
 import { createPiAgentRunner } from "../children/agent-runner.ts";
 import { ChildControls } from "../children/controls.ts";
-import { parentModelRuntime } from "../children/model.ts";
-import { sessionToolsOf } from "../children/session-tools.ts";
+import { parentModelRuntime, resolveModel } from "../children/model.ts";
+import { type SessionTools, sessionToolsOf } from "../children/session-tools.ts";
 import type { WorktreePlaceSource } from "../children/worktree.ts";
 import { DurableRun } from "../runs/durable-run.ts";
 import { type Announce, runAnnouncer } from "../runs/lifecycle.ts";
@@ -40,7 +40,8 @@ import { RunRegistry } from "../runs/registry.ts";
 import { startToolRun, type ToolRunOutcome } from "../runs/tool-run.ts";
 import { type WorkflowCheckDetails, workflowCheckResult } from "./check-result.ts";
 import { WORKFLOW_GUIDELINES, workflowToolDescription } from "./description.ts";
-import { createWorkflowResolver, resolveScriptSource } from "./script-source.ts";
+import { tuiFanOutConfirm } from "./fan-out-question.ts";
+import { createWorkflowResolver, resolveScriptSource, type SavedWorkflow } from "./script-source.ts";
 import { scriptToolsOf } from "./script-tools.ts";
 
 export const WORKFLOW_TOOL_NAME = "workflow";
@@ -66,6 +67,14 @@ const parameters = Type.Object({
 	timeoutMs: Type.Optional(
 		Type.Number({ exclusiveMinimum: 0, maximum: MAX_TIMEOUT_MS, description: "Deadline for the whole run, in ms" }),
 	),
+	maxProviderWaitMs: Type.Optional(
+		Type.Number({
+			minimum: 0,
+			maximum: MAX_TIMEOUT_MS,
+			description:
+				"How long the run may wait in all for rate limits, overloads and usage limits before it stops (resumable), in ms. Default: 30 min",
+		}),
+	),
 	concurrency: Type.Optional(
 		Type.Integer({
 			minimum: 1,
@@ -90,6 +99,13 @@ const parameters = Type.Object({
 				"Run id of an earlier run: its finished agents replay, the rest run. With script/path/name, resumes with that (edited) script",
 		}),
 	),
+	maxCostUsd: Type.Optional(
+		Type.Number({
+			exclusiveMinimum: 0,
+			description:
+				"Cap in US dollars on what this run's children spend: past it no new child starts and agent() throws budget_exhausted (replays cost nothing)",
+		}),
+	),
 });
 
 export type WorkflowToolParams = Static<typeof parameters>;
@@ -108,6 +124,20 @@ export interface RunnerSetup {
 	worktreePlace: WorktreePlaceSource;
 	/** Where the run's running children go for steer, skip and restart (`/workflows`, `workflow_runs`). */
 	controls: ChildControls;
+	/** The parent session's tools lent to children; absent for a run a command started (no tool call to lend them). */
+	sessionTools?: SessionTools;
+	/** The session's model for workflow children (`provider/id[:thinking]`) and where it was set, if it was. */
+	childModel?: { reference: string; source: string };
+}
+
+/** What the person set for this session's runs (flags and settings); every field is optional. */
+export interface WorkflowSessionDefaults {
+	/** Model for children that nothing else names, and where it was set (`--workflow-child-model`, a setting). */
+	childModel?: { reference: string; source: string };
+	/** Cap in dollars for each run that does not give `maxCostUsd`. */
+	maxCostUsd?: number;
+	/** Agents one `parallel()`/`pipeline()` may start before the person is asked (TUI only); 0: never. Default: 25. */
+	confirmAgents?: number;
 }
 
 /** What the tool shares across calls in one pi session. */
@@ -123,33 +153,56 @@ export interface WorkflowToolOptions {
 	/** Delivers a background run's completion message to the session (pi's `sendMessage`). Default: none. */
 	notify?: (message: WorkflowRunMessage) => void;
 	/** Builds the runner for a call. Default: children as pi sessions with the parent's model and credentials. */
-	createRunner?: (ctx: ExtensionToolContext, setup: RunnerSetup) => Promise<WorkflowAgentRunner>;
+	createRunner?: (ctx: ExtensionContext, setup: RunnerSetup) => Promise<WorkflowAgentRunner>;
 	/** Announces runs to other extensions (pi's `pi.events.emit`; see runs/lifecycle.ts). Default: nobody. */
 	announce?: Announce;
 	/** The session's agent types, listed in the description. Default: the built-in general-purpose only. */
 	agentTypes?: ReadonlyMap<string, AgentTypeConfig>;
+	/** The saved workflows `name` runs, listed in the description. Default: none listed. */
+	savedWorkflows?: Iterable<SavedWorkflow>;
+	/** Read at each call: the session's flags and settings for runs. Default: none. */
+	defaults?: () => WorkflowSessionDefaults;
 }
 
-/** Creates the tool definition. */
-export function createWorkflowTool(
-	options: WorkflowToolOptions,
-): ToolDefinition<typeof parameters, WorkflowToolDetails> {
+// Runs of one session can overlap (background ones, parallel calls, commands): each needs widget and status keys of
+// its own, or the first to end takes the others' away. One counter for every starter, since two calls can start in
+// the same millisecond.
+let runCount = 0;
+
+/** Who asked for a run: the tool call's context, or a command's, which has no session tools to lend. */
+export interface WorkflowCaller {
+	ctx: ExtensionContext;
+	signal?: AbortSignal;
+	onUpdate?: AgentToolUpdateCallback<WorkflowProgressDetails>;
+	/** The parent session's tools lent to children. Default: none. */
+	sessionTools?: SessionTools;
+	/** The session's tools a script's `tool()` may run (pi's `ctx.executeTool`). Default: none (`tool_unavailable`). */
+	scriptTools?: Record<string, WorkflowTool>;
+	/** Delivers this run's completion message when it ran in the background. Default: `options.notify`. */
+	notify?: (message: WorkflowRunMessage) => void;
+}
+
+/** Starts runs as the `workflow` tool does; saved-workflow commands use it too. */
+export interface WorkflowStarter {
+	/** Checks or runs `params` (resuming when asked); resolves as the tool call would. */
+	start(params: WorkflowToolParams, caller: WorkflowCaller): Promise<AgentToolResult<WorkflowToolDetails>>;
+}
+
+/** The run machinery of the `workflow` tool, apart from its definition. */
+export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowStarter {
 	const agentDir = options.agentDir ?? getAgentDir();
 	const makeRunner = options.createRunner ?? defaultRunner;
 	const runsRoot = options.runsRoot ?? join(agentDir, "workflow-runs");
 	const registry = options.registry ?? new RunRegistry();
-	// Runs of one session can overlap (background ones, or parallel calls): each needs widget and status keys of its
-	// own, or the first to end takes the others' away. A counter, since two calls can start in the same millisecond.
-	let runCount = 0;
 	/** One call: the script (the resumed run's unless one is given), its record, the run, and what the model sees. */
 	async function runDurably(
 		params: WorkflowToolParams,
-		signal: AbortSignal | undefined,
-		onUpdate: AgentToolUpdateCallback<WorkflowProgressDetails> | undefined,
-		ctx: ExtensionToolContext,
+		caller: WorkflowCaller,
 		store: RunStore,
 		resumed: DurableRun | undefined,
 	): Promise<AgentToolResult<WorkflowProgressDetails>> {
+		const { ctx, signal, onUpdate } = caller;
+		const notify = caller.notify ?? options.notify;
 		const original = resumed?.original;
 		const script =
 			original && !params.script && !params.path && !params.name
@@ -165,12 +218,18 @@ export function createWorkflowTool(
 		if (params.concurrency !== undefined) options.queue.concurrency = params.concurrency;
 		const types = loadAgentTypes({ cwd: ctx.cwd, agentDir });
 		const controls = new ChildControls();
+		const defaults = options.defaults?.() ?? {};
 		const runner = await makeRunner(ctx, {
 			agentDir,
 			agentTypes: types.types,
 			worktreePlace: () => durable.worktreePlace(),
 			controls,
+			...(caller.sessionTools ? { sessionTools: caller.sessionTools } : {}),
+			...(defaults.childModel ? { childModel: defaults.childModel } : {}),
 		});
+		const costUsd = params.maxCostUsd ?? defaults.maxCostUsd;
+		// Only a person at pi's TUI is asked; print, JSON and RPC runs go ahead as asked.
+		const confirmFanOut = tuiFanOutConfirm(ctx);
 		// pi -p and JSON mode end after this turn: a background run would have no session to report to.
 		const background = params.background === true && ctx.mode !== "print" && ctx.mode !== "json";
 		const questions = new PendingQuestions();
@@ -193,9 +252,13 @@ export function createWorkflowTool(
 				resolveWorkflow: createWorkflowResolver({ agentDir }),
 				ask,
 				// The session's own tools through pi's hooks: exactly what its model may call, nothing more.
-				tools: scriptToolsOf(ctx),
+				...(caller.scriptTools ? { tools: caller.scriptTools } : {}),
 				...(args !== undefined ? { args } : {}),
 				...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
+				...(costUsd !== undefined ? { budget: { costUsd } } : {}),
+				...(confirmFanOut ? { confirmFanOut } : {}),
+				...(defaults.confirmAgents !== undefined ? { fanOutThreshold: defaults.confirmAgents } : {}),
+				...(params.maxProviderWaitMs !== undefined ? { maxProviderWaitMs: params.maxProviderWaitMs } : {}),
 			},
 			durable,
 			record: source,
@@ -232,7 +295,7 @@ export function createWorkflowTool(
 						// A run stopped because the session is ending must not start a turn on it.
 						if (registry.closing) return;
 						try {
-							options.notify?.(completionMessage(outcome, durable.snapshotPath));
+							notify?.(completionMessage(outcome, durable.snapshotPath));
 						} catch {
 							// The session is gone (pi exited mid-run): the run's record says how it ended.
 						}
@@ -275,24 +338,45 @@ export function createWorkflowTool(
 	}
 
 	return {
-		name: WORKFLOW_TOOL_NAME,
-		label: "Workflow",
-		description: workflowToolDescription(options.agentTypes?.values() ?? [GENERAL_PURPOSE_AGENT]),
-		promptSnippet: "Run a sandboxed JavaScript workflow that orchestrates many child agents",
-		promptGuidelines: WORKFLOW_GUIDELINES,
-		parameters,
-		async execute(_toolCallId, params, signal, onUpdate, ctx): Promise<AgentToolResult<WorkflowToolDetails>> {
-			if (params.check === true) return checkOnly(params, ctx, agentDir);
-			const store = createRunStore({ cwd: ctx.cwd, root: runsRoot });
+		async start(params, caller) {
+			if (params.check === true) return checkOnly(params, caller.ctx, agentDir);
+			const store = createRunStore({ cwd: caller.ctx.cwd, root: runsRoot });
 			// A resume holds the run's lock from here on: the run lets go of it when it ends.
 			const resumed = params.resume !== undefined ? await DurableRun.resume(store, params.resume) : undefined;
 			try {
-				return await runDurably(params, signal, onUpdate, ctx, store, resumed);
+				return await runDurably(params, caller, store, resumed);
 			} catch (error) {
 				// A run that went ahead released the lock itself; one that never started must not keep it.
 				await resumed?.abandon();
 				throw error;
 			}
+		},
+	};
+}
+
+/** Creates the tool definition. */
+export function createWorkflowTool(
+	options: WorkflowToolOptions,
+): ToolDefinition<typeof parameters, WorkflowToolDetails> {
+	const starter = createWorkflowStarter(options);
+	return {
+		name: WORKFLOW_TOOL_NAME,
+		label: "Workflow",
+		description: workflowToolDescription(
+			options.agentTypes?.values() ?? [GENERAL_PURPOSE_AGENT],
+			options.savedWorkflows ?? [],
+		),
+		promptSnippet: "Run a sandboxed JavaScript workflow that orchestrates many child agents",
+		promptGuidelines: WORKFLOW_GUIDELINES,
+		parameters,
+		execute(_toolCallId, params, signal, onUpdate, ctx): Promise<AgentToolResult<WorkflowToolDetails>> {
+			return starter.start(params, {
+				ctx,
+				...(signal ? { signal } : {}),
+				...(onUpdate ? { onUpdate } : {}),
+				sessionTools: sessionToolsOf(ctx),
+				scriptTools: scriptToolsOf(ctx),
+			});
 		},
 		renderCall(args, theme) {
 			const what = args.name
@@ -322,7 +406,7 @@ export function createWorkflowTool(
 /** `check: true`: the script's diagnostics, with the session's agent types; no runner, run or record. */
 function checkOnly(
 	params: WorkflowToolParams,
-	ctx: ExtensionToolContext,
+	ctx: ExtensionContext,
 	agentDir: string,
 ): AgentToolResult<WorkflowCheckDetails> {
 	const script = resolveScriptSource(params, { cwd: ctx.cwd, agentDir });
@@ -334,21 +418,28 @@ function checkOnly(
 	return workflowCheckResult(report, script.filename);
 }
 
-/** Children as pi sessions sharing the parent session's providers, credentials, model and thinking level. */
+/**
+ * Children as pi sessions sharing the parent session's providers, credentials and thinking level, and its model
+ * unless the session names one for workflow children.
+ */
 async function defaultRunner(
-	ctx: ExtensionToolContext,
-	{ agentDir, agentTypes, worktreePlace, controls }: RunnerSetup,
+	ctx: ExtensionContext,
+	{ agentDir, agentTypes, worktreePlace, controls, sessionTools, childModel }: RunnerSetup,
 ): Promise<WorkflowAgentRunner> {
 	const modelRuntime = await parentModelRuntime(ctx.modelRegistry, { agentDir });
+	// Resolved before the run starts: a model pi cannot find fails the call, not each of 80 children.
+	const child = childModel ? resolveModel(childModel.reference, modelRuntime, childModel.source) : undefined;
+	const model = child?.model ?? ctx.model;
+	const thinking = child?.thinking ?? ctx.thinkingLevel;
 	return createPiAgentRunner({
 		cwd: ctx.cwd,
 		agentDir,
 		agentTypes,
 		modelRuntime,
 		worktreePlace,
-		...(ctx.model ? { defaultModel: ctx.model } : {}),
-		...(ctx.thinkingLevel ? { defaultThinking: ctx.thinkingLevel } : {}),
-		sessionTools: sessionToolsOf(ctx),
+		...(model ? { defaultModel: model } : {}),
+		...(thinking ? { defaultThinking: thinking } : {}),
+		...(sessionTools ? { sessionTools } : {}),
 		controls,
 	});
 }

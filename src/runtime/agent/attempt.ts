@@ -8,11 +8,13 @@ import type { WorkflowAgentCallRef } from "../events.ts";
 import { assertJsonValue } from "../json.ts";
 import { emitLog, type ScriptScope, trackInFlight } from "../run-context.ts";
 import { type CompiledSchema, parseStructuredText, type SchemaValidation } from "../schema/session.ts";
+import { readCost } from "../spend/cost.ts";
 import type {
 	JsonValue,
 	WorkflowAgentChild,
 	WorkflowAgentRequest,
 	WorkflowAgentResult,
+	WorkflowProviderLimit,
 	WorkflowTokenUsage,
 } from "../types.ts";
 import { readAbandoned, readChildReport, readWorktree } from "./child-report.ts";
@@ -27,6 +29,8 @@ const AUTHOR_CODES = new Set(["agent_type_unknown", "agent_options_invalid", "sc
 export type Attempt =
 	| { kind: "answer"; value: JsonValue; result: WorkflowAgentResult }
 	| { kind: "schema_miss"; errors: string; result: WorkflowAgentResult }
+	/** The provider asked the child to wait: not a failure, and it does not count against the call's attempts. */
+	| { kind: "limited"; limit: WorkflowProviderLimit; result: WorkflowAgentResult }
 	| { kind: "failed"; cause: string; code?: string; result?: WorkflowAgentResult; final?: boolean };
 
 /** One runner call, raced against the call's signal so a runner that ignores abort cannot hold the script. */
@@ -90,6 +94,9 @@ export async function attemptOnce(
 	// Ended on purpose (skipped by the user): its reason is the cause, as said.
 	if (result.status !== "completed" && result.noRetry === true) {
 		return { kind: "failed", cause: result.error ?? result.status, result, final: true };
+	}
+	if (result.status !== "completed" && result.providerLimit) {
+		return { kind: "limited", limit: result.providerLimit, result };
 	}
 	if (result.status !== "completed") {
 		const cause =
@@ -162,6 +169,8 @@ export function buildRequest(
 		description: ref.label,
 		cwd: scope.run.cwd,
 		...(options.model ? { model: options.model } : {}),
+		...(scope.model ? { defaultModel: scope.model } : {}),
+		...(options.fallbackModels ? { fallbackModels: options.fallbackModels } : {}),
 		...(options.thinking ? { thinking: options.thinking } : {}),
 		...(options.schema ? { schema: options.schema } : {}),
 		...(feedback ? { schemaFeedback: feedback } : {}),
@@ -181,6 +190,9 @@ function readResult(raw: unknown): WorkflowAgentResult {
 	if (raw === null || typeof raw !== "object") return raw as WorkflowAgentResult;
 	const { id, status, result, structuredOutput, error, code, warnings, toolUses, usage, noRetry, worktree } =
 		raw as WorkflowAgentResult;
+	const { providerLimit, model, fallbackFrom } = raw as WorkflowAgentResult;
+	const cost = readCost((raw as WorkflowAgentResult).cost);
+	const errorText = error === undefined ? undefined : errorMessage(error);
 	// `id`, `code`, `toolUses` and `worktree` go out in progress events, which carry JSON data only: anything else is left out.
 	const tree = readWorktree(worktree);
 	return {
@@ -188,14 +200,47 @@ function readResult(raw: unknown): WorkflowAgentResult {
 		status,
 		result,
 		structuredOutput,
-		error: error === undefined ? undefined : errorMessage(error),
+		error: errorText,
 		...(typeof code === "string" ? { code } : {}),
 		...(Array.isArray(warnings) ? { warnings: warnings.filter((w) => typeof w === "string") } : {}),
 		...(noRetry === true ? { noRetry: true } : {}),
 		...(typeof toolUses === "number" && Number.isFinite(toolUses) && toolUses >= 0 ? { toolUses } : {}),
 		usage: readUsage(usage),
+		...(cost ? { cost } : {}),
 		...(tree ? { worktree: tree } : {}),
+		...readModels(providerLimit, model, fallbackFrom, errorText),
 	} as WorkflowAgentResult;
+}
+
+const LIMIT_KINDS: readonly string[] = ["rate_limit", "overloaded", "usage_limit"];
+
+/**
+ * A result's provider limit and models, as plain data: a limit of an unknown kind is no limit (the child failed),
+ * and a retry-after that is not a finite wait from 0 is left out (the queue's backoff applies).
+ */
+function readModels(
+	limit: unknown,
+	model: unknown,
+	fallbackFrom: unknown,
+	error: string | undefined,
+): Pick<WorkflowAgentResult, "providerLimit" | "model" | "fallbackFrom"> {
+	const out: Pick<WorkflowAgentResult, "providerLimit" | "model" | "fallbackFrom"> = {};
+	if (typeof model === "string" && model) out.model = model;
+	if (Array.isArray(fallbackFrom)) {
+		const names = fallbackFrom.filter((name): name is string => typeof name === "string" && name !== "");
+		if (names.length > 0) out.fallbackFrom = names;
+	}
+	if (limit === null || typeof limit !== "object") return out;
+	const { kind, retryAfterMs, message } = limit as Partial<WorkflowProviderLimit>;
+	if (typeof kind !== "string" || !LIMIT_KINDS.includes(kind)) return out;
+	out.providerLimit = {
+		kind,
+		message: typeof message === "string" && message ? message : (error ?? kind),
+		...(typeof retryAfterMs === "number" && Number.isFinite(retryAfterMs) && retryAfterMs >= 0
+			? { retryAfterMs }
+			: {}),
+	};
+	return out;
 }
 
 /** Token counts as plain numbers: negative or non-finite ones (a runner's, a journal's) would corrupt the budget. */

@@ -6,12 +6,15 @@
 import { errorMessage, unknownAgentTypeError, WorkflowError } from "../../errors.ts";
 import { firstFrameIn } from "../call-site.ts";
 import type { WorkflowAgentCallRef } from "../events.ts";
-import type { ScriptScope } from "../run-context.ts";
+import { emitLog, type RunContext, type ScriptScope } from "../run-context.ts";
 import type { CompiledSchema } from "../schema/session.ts";
-import type { JsonValue, WorkflowTokenUsage, WorkflowWorktree } from "../types.ts";
+import { addCost, usdText } from "../spend/cost.ts";
+import type { PhaseBudget } from "../spend/phase-budget.ts";
+import type { JsonValue, WorkflowAgentResult, WorkflowCost, WorkflowTokenUsage, WorkflowWorktree } from "../types.ts";
 import { type Attempt, addUsage, attemptOnce, buildRequest, ORPHANED } from "./attempt.ts";
 import { type AgentCallOptions, checkAgentOptions, checkPrompt } from "./options.ts";
 import { PREVIEW_CHARS, preview, shorten } from "./preview.ts";
+import { limitText } from "./provider-wait.ts";
 import { journal, replay, replayable } from "./replay.ts";
 
 /** Attempts a schema call gets in all before `agent()` throws `schema_unmet`. */
@@ -55,6 +58,11 @@ export async function runAgentCall(
 	};
 	// Until it ends, the call is among what its script would cut off by returning: from here, so a call still
 	// compiling its schema when the script returns is named too.
+	// The budgets it counts against: its phase's and those of the phases enclosing it (the caller's too, when nested).
+	const budgets = scope.phaseBudgets.chain(
+		ref.phase !== undefined ? scope.phases.lineage(ref.phase) : [],
+		scope.outerBudgets,
+	);
 	const untrack = scope.life.track({
 		kind: "agent",
 		name: ref.label,
@@ -66,7 +74,9 @@ export async function runAgentCall(
 	try {
 		schema = await compiling;
 		if (run.signal.aborted) throw run.signal.reason;
+		for (const budget of budgets) budget.checkCall();
 		run.budget.chargeAgentCall();
+		for (const budget of budgets) budget.calls++;
 	} catch (error) {
 		untrack();
 		if (schema) run.schemas.release(schema);
@@ -87,11 +97,13 @@ export async function runAgentCall(
 			run.census.note("text", { what: `agent \`${ref.label}\``, filename: scope.filename, ...site });
 		}
 		if (schema) run.schemas.release(schema);
-		return replay(run, ref, journaled);
+		return replay(run, ref, journaled, budgets);
 	}
 	const started = Date.now();
 	let attempts = 0;
 	let usage: WorkflowTokenUsage | undefined;
+	let cost: WorkflowCost | undefined;
+	let model: string | undefined;
 	let reachedRunner = false;
 	const fail = (
 		cause: string,
@@ -112,7 +124,7 @@ export async function runAgentCall(
 				...(code ? { code } : {}),
 				...(worktree ? { worktree } : {}),
 			},
-			{ skipped: !reachedRunner, ...(usage ? { usage } : {}) },
+			{ skipped: !reachedRunner, ...(usage ? { usage } : {}), ...(cost ? { cost } : {}) },
 		);
 		run.emit({
 			type: "agent_failed",
@@ -123,43 +135,79 @@ export async function runAgentCall(
 			thrown,
 			skipped: !reachedRunner,
 			...(usage ? { usage } : {}),
+			...(cost ? { cost } : {}),
+			...(model ? { model } : {}),
 			durationMs: Date.now() - started,
 			...(worktree ? { worktree } : {}),
 		});
 	};
 
+	// While the call is in the queue, a provider wait holds it (and counts against the run's bound).
+	const leaveQueue = run.providerWaits.enter();
 	try {
 		const outcome = await run.queue.run(async () => {
+			// The cap is checked again as the child is about to start: while it waited, others may have spent it.
+			checkSpend(run, budgets);
 			reachedRunner = true;
 			run.census.started();
 			let feedback: string | undefined;
 			const maxAttempts = schema ? SCHEMA_ATTEMPTS : 1 + options.retries;
 			let last: Attempt = { kind: "failed", cause: "never ran" };
-			for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+			// Attempts that count against `retries` (or the schema's attempts): one lost to a provider limit does not.
+			let counted = 0;
+			for (let attempt = 1; ; attempt++) {
 				if (scope.life.signal.aborted) throw scope.life.signal.reason;
+				// No child starts during a provider wait, a retry of a running call included.
+				if (run.queue.providerPause) await run.providerWaits.ready(scope.life.signal);
 				if (attempt === 1) run.emit({ type: "agent_started", ...ref, attempt });
-				else
-					run.emit({
-						type: "agent_retry",
-						...ref,
-						attempt,
-						reason: last.kind === "failed" ? last.cause : (feedback ?? ""),
-					});
+				else {
+					// Each attempt is a new child: none starts past a cap.
+					checkSpend(run, budgets);
+					run.emit({ type: "agent_retry", ...ref, attempt, reason: retryReason(last, feedback) });
+				}
 				last = await attemptOnce(scope, ref, buildRequest(scope, ref, prompt, options, attempt, feedback), schema);
 				attempts = attempt;
 				usage = addUsage(usage, last.result?.usage);
-				if (last.kind === "answer") break;
+				cost = addCost(cost, last.result?.cost);
+				model = last.result?.model ?? model;
+				// Counted as each attempt ends, whatever becomes of the call, so the next child to start sees it.
+				spend(run, budgets, ref, last.result);
+				if (last.kind === "limited") {
+					// The queue waits (one wait for every child); this attempt is tried again when it is over.
+					await run.providerWaits.wait(last.limit, ref, scope.life.signal);
+					continue;
+				}
+				run.queue.providerOk();
+				counted++;
+				if (last.kind === "answer" || counted >= maxAttempts) break;
 				if (last.kind === "schema_miss") feedback = last.errors;
 				// A failed child is tried again only when the script asked for retries, and never one the user skipped.
-				else if (attempt > options.retries || last.final) break;
+				else if (counted > options.retries || last.final) break;
 			}
 			return last;
 		}, scope.life.signal);
 
 		if (outcome.kind === "answer") {
 			// On disk before the script sees it: a crash after this point cannot lose the answer.
-			await journal(run, ref, outcome.value, usage, outcome.result.id);
-			run.census.completed(usage);
+			await journal(run, ref, outcome.value, {
+				...(usage ? { usage } : {}),
+				...(cost ? { cost } : {}),
+				...(model ? { model } : {}),
+				...(outcome.result.id !== undefined ? { agentId: outcome.result.id } : {}),
+			});
+			run.census.completed(usage, cost);
+			const { fallbackFrom } = outcome.result;
+			if (model && fallbackFrom) {
+				run.census.fallback({
+					index: ref.index,
+					key: ref.key,
+					label: ref.label,
+					agentType: ref.agentType,
+					...(ref.phase ? { phase: ref.phase } : {}),
+					model,
+					limited: fallbackFrom,
+				});
+			}
 			if (typeof outcome.value === "string") {
 				run.census.note("text", { what: `agent \`${ref.label}\``, filename: scope.filename, ...site });
 			}
@@ -169,10 +217,13 @@ export async function runAgentCall(
 				agentId: outcome.result.id,
 				resultPreview: preview(outcome.value),
 				...(usage ? { usage } : {}),
+				...(cost ? { cost } : {}),
+				...(model ? { model } : {}),
 				...(outcome.result.toolUses !== undefined ? { toolUses: outcome.result.toolUses } : {}),
 				durationMs: Date.now() - started,
 				attempts,
 				...(outcome.result.worktree ? { worktree: outcome.result.worktree } : {}),
+				...(fallbackFrom ? { fallbackFrom } : {}),
 			});
 			return outcome.value;
 		}
@@ -200,11 +251,46 @@ export async function runAgentCall(
 		fail(orphaned ? ORPHANED : (coded?.message ?? errorMessage(error)), coded?.code, true);
 		throw error;
 	} finally {
+		leaveQueue();
 		untrack();
-		// Tokens count against the budget whatever became of the call.
-		if (usage) run.budget.spendTokens(usage.total);
 		if (schema) run.schemas.release(schema);
 	}
+}
+
+/** Throws `budget_exhausted` when the run or one of the call's phases spent its tokens or dollars. */
+function checkSpend(run: RunContext, budgets: readonly PhaseBudget[]): void {
+	run.budget.checkSpend();
+	for (const budget of budgets) budget.checkSpend();
+}
+
+/** One attempt's tokens and dollars, charged to the run and the call's phases. */
+function spend(
+	run: RunContext,
+	budgets: readonly PhaseBudget[],
+	ref: WorkflowAgentCallRef,
+	result: WorkflowAgentResult | undefined,
+): void {
+	if (!result) return;
+	if (result.usage) run.budget.spendTokens(result.usage.total);
+	run.budget.spendCost(result.cost);
+	for (const budget of budgets) budget.spend(result.usage, result.cost);
+	if (!result.cost?.unpriced) return;
+	// A cap cannot count what has no price: said once per model, so a person does not trust a cap that cannot hold.
+	const cap = run.budget.costLimitUsd ?? budgets.find((budget) => budget.limits.costUsd !== undefined)?.limits.costUsd;
+	const model = result.model ?? "its model";
+	if (cap === undefined || !run.budget.firstUnpriced(model)) return;
+	emitLog(run, {
+		level: "warn",
+		message: `\`${ref.label}\` ran on ${model}, which has no known price: what it costs is unknown and does not count against the ${usdText(cap)} cap`,
+		...(ref.phase ? { phase: ref.phase } : {}),
+	});
+}
+
+/** What an `agent_retry` event says about why the call is tried again. */
+function retryReason(last: Attempt, feedback: string | undefined): string {
+	if (last.kind === "failed") return last.cause;
+	if (last.kind === "limited") return `the provider wait is over (${limitText(last.limit.kind)})`;
+	return feedback ?? "";
 }
 
 /** What makes two calls the same call: not the label or phase, which are display. */

@@ -4,6 +4,7 @@
  * runner cannot reach the listeners.
  */
 import { types } from "node:util";
+import { readCost } from "../spend/cost.ts";
 import type { WorkflowAgentChild, WorkflowChildState, WorkflowWorktree } from "../types.ts";
 
 const TEXT = ["id", "type", "description", "activity", "model", "error"] as const;
@@ -41,6 +42,12 @@ export function readChildReport(raw: unknown): WorkflowAgentChild | undefined {
 		if (STATES.includes(status as WorkflowChildState)) child.status = status;
 		const worktree = readWorktree(ownValue(raw, "worktree"));
 		if (worktree) child.worktree = worktree;
+		const rawCost = ownValue(raw, "cost");
+		if (rawCost !== null && typeof rawCost === "object" && !types.isProxy(rawCost)) {
+			const fields = ["usd", "billedUsd", "unpriced"].map((name) => [name, ownValue(rawCost, name)]);
+			const cost = readCost(Object.fromEntries(fields));
+			if (cost) child.cost = cost;
+		}
 	} catch {
 		// An exotic object whose descriptors cannot be read is dropped like any other unreadable report.
 		return undefined;

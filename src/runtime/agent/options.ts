@@ -13,6 +13,8 @@ export interface AgentCallOptions {
 	phase?: string;
 	schema?: JsonSchema;
 	model?: string;
+	/** Models to move to, in order, when the model meets a provider limit before the child did any tool work. */
+	fallbackModels?: string[];
 	thinking?: string;
 	tools?: string[];
 	timeoutMs?: number;
@@ -29,6 +31,7 @@ const KNOWN = [
 	"phase",
 	"schema",
 	"model",
+	"fallbackModels",
 	"thinking",
 	"effort",
 	"tools",
@@ -49,6 +52,9 @@ const FOREIGN: Readonly<Record<string, string>> = {
 	timeout_ms: "timeoutMs",
 	model_name: "model",
 	modelName: "model",
+	fallback_models: "fallbackModels",
+	fallbackModel: "fallbackModels",
+	fallbacks: "fallbackModels",
 	reasoning: "thinking",
 	reasoning_effort: "thinking",
 	reasoningEffort: "thinking",
@@ -65,6 +71,8 @@ const FOREIGN: Readonly<Record<string, string>> = {
 const THINKING = ["off", "minimal", "low", "medium", "high", "xhigh"];
 export const DEFAULT_AGENT_TYPE = "general-purpose";
 const MAX_RETRIES = 10;
+/** Fallback models one call may name. */
+const MAX_FALLBACK_MODELS = 8;
 /** Longest timeout Node's timers take (2^31 − 1 ms, about 24.8 days); a longer one fires after 1 ms instead. */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
@@ -146,6 +154,20 @@ export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
 	if (phase !== undefined) options.phase = phase;
 	const model = optionalString(raw, "model");
 	if (model !== undefined) options.model = model;
+	if (raw.fallbackModels !== undefined && raw.fallbackModels !== null) {
+		const list = raw.fallbackModels;
+		if (
+			!Array.isArray(list) ||
+			list.length > MAX_FALLBACK_MODELS ||
+			list.some((item) => typeof item !== "string" || item.trim() === "")
+		) {
+			throw invalid(
+				`\`agent()\` option \`fallbackModels\` must be a list of at most ${MAX_FALLBACK_MODELS} model names (\`provider/id\`), got ${JSON.stringify(list)}`,
+				{ option: "fallbackModels", max: MAX_FALLBACK_MODELS },
+			);
+		}
+		if (list.length > 0) options.fallbackModels = list as string[];
+	}
 	const thinking = alias(raw, "thinking", "effort");
 	if (thinking !== undefined) {
 		if (!THINKING.includes(thinking)) {

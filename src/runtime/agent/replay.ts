@@ -6,7 +6,9 @@ import { errorMessage } from "../../errors.ts";
 import type { WorkflowAgentCallRef } from "../events.ts";
 import { assertJsonValue } from "../json.ts";
 import { emitLog, type RunContext } from "../run-context.ts";
-import type { JsonValue, WorkflowJournalEntry, WorkflowTokenUsage } from "../types.ts";
+import { readCost } from "../spend/cost.ts";
+import type { PhaseBudget } from "../spend/phase-budget.ts";
+import type { JsonValue, WorkflowJournalEntry } from "../types.ts";
 import { readUsage } from "./attempt.ts";
 import { preview } from "./preview.ts";
 
@@ -24,10 +26,13 @@ export function replayable(run: RunContext, key: string, hasSchema: boolean): Wo
 		if (hasSchema && (value === null || typeof value !== "object" || Array.isArray(value))) return undefined;
 		if (Buffer.byteLength(JSON.stringify(value)) > run.limits.maxValueBytes) return undefined;
 		const usage = readUsage(entry.usage);
+		const cost = readCost(entry.cost);
 		return {
 			key,
 			value,
 			...(usage ? { usage } : {}),
+			...(cost ? { cost } : {}),
+			...(typeof entry.model === "string" ? { model: entry.model } : {}),
 			...(typeof entry.agentId === "string" ? { agentId: entry.agentId } : {}),
 		};
 	} catch {
@@ -35,17 +40,28 @@ export function replayable(run: RunContext, key: string, hasSchema: boolean): Wo
 	}
 }
 
-/** A call the journal holds: counted, charged and reported as it was in the run that made it, with no runner call. */
-export function replay(run: RunContext, ref: WorkflowAgentCallRef, entry: WorkflowJournalEntry): JsonValue {
+/**
+ * A call the journal holds, with no runner call: counted and charged tokens as in the run that made it (so token
+ * budgets move as they did), but it costs no dollars; its event says what it cost when it ran (saved).
+ */
+export function replay(
+	run: RunContext,
+	ref: WorkflowAgentCallRef,
+	entry: WorkflowJournalEntry,
+	budgets: readonly PhaseBudget[],
+): JsonValue {
 	run.census.started();
-	run.census.completed(entry.usage);
+	run.census.replayed(entry.usage, entry.cost);
 	if (entry.usage) run.budget.spendTokens(entry.usage.total);
+	for (const budget of budgets) budget.spend(entry.usage, undefined);
 	run.emit({
 		type: "agent_finished",
 		...ref,
 		...(entry.agentId ? { agentId: entry.agentId } : {}),
 		resultPreview: preview(entry.value),
 		...(entry.usage ? { usage: entry.usage } : {}),
+		...(entry.cost ? { cost: entry.cost } : {}),
+		...(entry.model ? { model: entry.model } : {}),
 		durationMs: 0,
 		attempts: 0,
 		cached: true,
@@ -58,16 +74,17 @@ export async function journal(
 	run: RunContext,
 	ref: WorkflowAgentCallRef,
 	value: JsonValue,
-	usage: WorkflowTokenUsage | undefined,
-	agentId: string | undefined,
+	spent: Pick<WorkflowJournalEntry, "usage" | "cost" | "model" | "agentId">,
 ): Promise<void> {
 	if (!run.journal) return;
 	try {
 		await run.journal.record({
 			key: ref.key,
 			value,
-			...(usage ? { usage } : {}),
-			...(agentId !== undefined ? { agentId: String(agentId) } : {}),
+			...(spent.usage ? { usage: spent.usage } : {}),
+			...(spent.cost ? { cost: spent.cost } : {}),
+			...(spent.model ? { model: spent.model } : {}),
+			...(spent.agentId !== undefined ? { agentId: String(spent.agentId) } : {}),
 			label: ref.label,
 			agentType: ref.agentType,
 		});

@@ -28,6 +28,10 @@
 	const toUpperCase = String.prototype.toUpperCase;
 	const regexpExec = RegExp.prototype.exec;
 	const maxItems = data.maxItems;
+	// Above this many agents in one parallel()/pipeline() call the host asks a person first (0: never).
+	const fanOutAbove = data.fanOutAbove;
+	// Set once the host said yes: later calls need not ask again this run.
+	let fanOutCleared = false;
 
 	function then(promise, onOk, onErr) {
 		return apply(promiseThen, promise, [onOk, onErr]);
@@ -214,6 +218,14 @@
 		);
 	}
 
+	// Undefined when the call may start at once; else a promise that resolves once the host allows it.
+	function fanOutGate(kind, items, agents, site) {
+		if (fanOutCleared || !(fanOutAbove > 0) || agents <= fanOutAbove) return undefined;
+		return then(callAsync(host.fanOut, [kind, items, agents], site), () => {
+			fanOutCleared = true;
+		});
+	}
+
 	function parallel(thunks) {
 		const site = new Error("call site");
 		checkItems("parallel", thunks);
@@ -224,6 +236,12 @@
 				);
 			}
 		}
+		const gate = fanOutGate("parallel", thunks.length, thunks.length, site);
+		const run = () => settleAll(startSlots(thunks));
+		return guard(gate === undefined ? run() : then(gate, run), "parallel", site);
+	}
+
+	function startSlots(thunks) {
 		const slots = new Array(thunks.length);
 		for (let i = 0; i < thunks.length; i++) {
 			let started;
@@ -237,7 +255,7 @@
 				return null;
 			});
 		}
-		return guard(settleAll(slots), "parallel", site);
+		return slots;
 	}
 
 	function pipeline(items, ...stages) {
@@ -248,9 +266,13 @@
 				throw new TypeError(`\`pipeline()\` stages must be functions; stage ${s + 1} is ${describe(stages[s])}`);
 			}
 		}
-		const runs = new Array(items.length);
-		for (let i = 0; i < items.length; i++) runs[i] = runItem(items[i], i, stages);
-		return guard(settleAll(runs), "pipeline", site);
+		const gate = fanOutGate("pipeline", items.length, items.length * (stages.length > 0 ? stages.length : 1), site);
+		const run = () => {
+			const runs = new Array(items.length);
+			for (let i = 0; i < items.length; i++) runs[i] = runItem(items[i], i, stages);
+			return settleAll(runs);
+		};
+		return guard(gate === undefined ? run() : then(gate, run), "pipeline", site);
 	}
 
 	// One item through all stages, with no barrier between items.
@@ -271,10 +293,22 @@
 		return previous;
 	}
 
-	function phase(name, fn) {
+	// phase(name), phase(name, fn), phase(name, options), phase(name, options, fn).
+	function phase(name, optionsOrFn, maybeFn) {
 		if (typeof name !== "string" || name.trim() === "") {
 			throw new TypeError(`\`phase()\` takes a non-empty name, got ${describe(name)}`);
 		}
+		let fn = maybeFn;
+		let options = optionsOrFn;
+		if (typeof optionsOrFn === "function") {
+			if (maybeFn !== undefined) {
+				throw new TypeError("`phase()` takes its options before the function: write `phase(name, { budget }, fn)`");
+			}
+			fn = optionsOrFn;
+			options = undefined;
+		}
+		refusePromise("`phase()` options", options);
+		if (options !== undefined && options !== null) callSync(host.phaseOptions, [name, options]);
 		if (fn === undefined) {
 			host.phaseStart(name, false);
 			return undefined;
@@ -406,6 +440,17 @@
 				spent: () => callSync(host.budget, []).tokens.spent,
 				remaining: () => {
 					const now = callSync(host.budget, []).tokens;
+					return now.remaining === null ? Number.POSITIVE_INFINITY : now.remaining;
+				},
+			});
+		},
+		get cost() {
+			const cost = callSync(host.budget, []).cost;
+			return freeze({
+				limit: cost.limit,
+				spent: () => callSync(host.budget, []).cost.spent,
+				remaining: () => {
+					const now = callSync(host.budget, []).cost;
 					return now.remaining === null ? Number.POSITIVE_INFINITY : now.remaining;
 				},
 			});

@@ -28,10 +28,11 @@ const META_SCHEMA: JsonSchema = {
 			},
 		},
 		args: { type: "object" },
+		model: NON_EMPTY,
 	},
 };
 
-const META_KEYS = "name, description, whenToUse, phases, args";
+const META_KEYS = "name, description, whenToUse, phases, args, model";
 const PHASE_KEYS = "title, detail";
 const ARTICLES: Record<string, string> = { string: "a string", array: "an array", object: "an object" };
 const FOUND: Record<string, string> = {

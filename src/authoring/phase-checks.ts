@@ -1,0 +1,65 @@
+/**
+ * `phase()` calls whose options are written out and cannot be right: a misspelled option or budget field (with the
+ * name meant), a value of the wrong kind, or the function before the options. The rules are the runtime's own
+ * (`CallRules.checkPhaseOptions`), so the static pass and the run say the same thing; values the pass cannot know
+ * are passed as `null`, which the rules take as not given.
+ */
+import { type CallFinding, type CallRules, openParen, ruled } from "./call-checks.ts";
+import { constInit, literalValue, NOT_LITERAL, propertyKey } from "./literals.ts";
+import type { AnyNode, ScopeAnalysis } from "./scope.ts";
+import { globalCallee } from "./unawaited.ts";
+
+/** Findings of every `phase(name, options, fn?)` call, at its `(`. */
+export function findPhaseMistakes(analysis: ScopeAnalysis, rules: CallRules, source: string): CallFinding[] {
+	const findings: CallFinding[] = [];
+	const check = rules.checkPhaseOptions;
+	for (const { node } of analysis.calls) {
+		if (globalCallee(node, analysis) !== "phase") continue;
+		const [, second, third] = node.arguments as (AnyNode | undefined)[];
+		if (!second) continue;
+		const at = openParen(node, source);
+		if (isFunction(second)) {
+			if (third) {
+				findings.push({
+					code: "phase_options_invalid",
+					offset: at,
+					message: "`phase()` takes its options before the function",
+					fix: "Write `phase(name, { budget }, fn)`",
+				});
+			}
+			continue;
+		}
+		if (!check) continue;
+		const value = knownParts(second, analysis);
+		if (value !== NOT_LITERAL) ruled(() => check(value), at, findings);
+	}
+	return findings;
+}
+
+function isFunction(node: AnyNode): boolean {
+	return node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression";
+}
+
+/**
+ * The value as far as it is written out: objects keep every plainly named key, a value the pass cannot know becomes
+ * `null`. `NOT_LITERAL` when not even its shape is known (a call, a variable that is not a `const` object…).
+ */
+function knownParts(node: AnyNode, analysis: ScopeAnalysis): unknown {
+	const object = node.type === "Identifier" ? constInit(node, analysis) : node;
+	if (object?.type !== "ObjectExpression") return object ? literalValue(object, analysis) : NOT_LITERAL;
+	const out: Record<string, unknown> = {};
+	for (const property of object.properties as AnyNode[]) {
+		const key = propertyKey(property);
+		// A spread or a computed key may hold anything: its keys cannot be checked, the rest still can.
+		if (key === undefined || property.kind !== "init" || property.method) continue;
+		const value = property.value.type === "ObjectExpression" ? knownParts(property.value, analysis) : null;
+		const literal = value === null ? literalValue(property.value, analysis) : value;
+		Object.defineProperty(out, key, {
+			value: literal === NOT_LITERAL ? null : literal,
+			enumerable: true,
+			writable: true,
+			configurable: true,
+		});
+	}
+	return out;
+}

@@ -1,0 +1,106 @@
+/**
+ * What a person sets for a session's workflow runs: pi flags (`--workflow-child-model`, `--workflow-max-cost`,
+ * `--workflow-confirm-agents`) and the `workflows` key of pi's settings (`childModel`, `maxCostUsd`,
+ * `confirmAgents`, global and project merged by pi). A flag wins over a setting. Values that cannot be used are
+ * left out and named in `problems`, so the person is told once instead of a run silently ignoring them.
+ */
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import type { WorkflowSessionDefaults } from "./tool/workflow-tool.ts";
+
+export const CHILD_MODEL_FLAG = "workflow-child-model";
+export const MAX_COST_FLAG = "workflow-max-cost";
+export const CONFIRM_AGENTS_FLAG = "workflow-confirm-agents";
+
+/** The flags this file reads, with their help lines. */
+export const SESSION_FLAGS: ReadonlyArray<{ name: string; description: string }> = [
+	{
+		name: CHILD_MODEL_FLAG,
+		description:
+			"Model (provider/id[:thinking]) for workflow children that neither the agent file, the call nor meta.model names (default: workflows.childModel, else this session's model)",
+	},
+	{
+		name: MAX_COST_FLAG,
+		description:
+			"Default cap in US dollars on what one workflow run's children spend (default: workflows.maxCostUsd, else none)",
+	},
+	{
+		name: CONFIRM_AGENTS_FLAG,
+		description:
+			"Ask before one parallel()/pipeline() starts more than this many agents, in the TUI (default: workflows.confirmAgents, else 25; 0: never ask)",
+	},
+];
+
+/** The session's defaults, and what could not be used. */
+export interface ReadDefaults {
+	defaults: WorkflowSessionDefaults;
+	problems: string[];
+}
+
+/** Reads the flags and settings now (flags are final once pi has loaded the extension). */
+export function readSessionDefaults(pi: Pick<ExtensionAPI, "getFlag" | "getSettings">): ReadDefaults {
+	const problems: string[] = [];
+	const settings = workflowSettings(pi, problems);
+	const defaults: WorkflowSessionDefaults = {};
+
+	const flagModel = text(pi.getFlag(CHILD_MODEL_FLAG));
+	const settingModel = settings.childModel;
+	if (flagModel !== undefined)
+		defaults.childModel = { reference: flagModel, source: `The --${CHILD_MODEL_FLAG} flag` };
+	else if (typeof settingModel === "string" && settingModel.trim() !== "") {
+		defaults.childModel = { reference: settingModel.trim(), source: "The `workflows.childModel` setting" };
+	} else if (settingModel !== undefined) problems.push("`workflows.childModel` must be a `provider/id` string");
+
+	const cost = pick(pi.getFlag(MAX_COST_FLAG), settings.maxCostUsd, `--${MAX_COST_FLAG}`, "`workflows.maxCostUsd`");
+	if (cost) {
+		if (cost.number !== undefined && cost.number > 0) defaults.maxCostUsd = cost.number;
+		else problems.push(`${cost.name} must be a positive number of US dollars, got ${JSON.stringify(cost.value)}`);
+	}
+	const confirm = pick(
+		pi.getFlag(CONFIRM_AGENTS_FLAG),
+		settings.confirmAgents,
+		`--${CONFIRM_AGENTS_FLAG}`,
+		"`workflows.confirmAgents`",
+	);
+	if (confirm) {
+		if (confirm.number !== undefined && Number.isInteger(confirm.number)) defaults.confirmAgents = confirm.number;
+		else problems.push(`${confirm.name} must be a whole number (0: never ask), got ${JSON.stringify(confirm.value)}`);
+	}
+	return { defaults, problems };
+}
+
+function workflowSettings(pi: Pick<ExtensionAPI, "getSettings">, problems: string[]): Record<string, unknown> {
+	let value: unknown;
+	try {
+		value = (pi.getSettings() as Record<string, unknown>).workflows;
+	} catch {
+		// Settings that cannot be read leave only the flags.
+		return {};
+	}
+	if (value === undefined) return {};
+	if (value === null || typeof value !== "object" || Array.isArray(value)) {
+		problems.push("the `workflows` setting must be an object (`childModel`, `maxCostUsd`, `confirmAgents`)");
+		return {};
+	}
+	return value as Record<string, unknown>;
+}
+
+function text(value: unknown): string | undefined {
+	return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+}
+
+/** The flag's value when given, else the setting's, with the number it is (a flag's text, a setting's number). */
+function pick(
+	flag: unknown,
+	setting: unknown,
+	flagName: string,
+	settingName: string,
+): { value: unknown; number?: number; name: string } | undefined {
+	if (typeof flag === "string" && flag.trim() !== "") {
+		const written = flag.trim();
+		const number = /^\d+(\.\d+)?$/.test(written) ? Number(written) : undefined;
+		return { value: written, ...(number !== undefined ? { number } : {}), name: flagName };
+	}
+	if (setting === undefined || setting === null) return undefined;
+	const number = typeof setting === "number" && Number.isFinite(setting) && setting >= 0 ? setting : undefined;
+	return { value: setting, ...(number !== undefined ? { number } : {}), name: settingName };
+}

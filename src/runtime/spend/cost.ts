@@ -1,0 +1,60 @@
+/**
+ * Dollar costs in the runtime: adding them up, reading a runner's or a journal's as plain numbers, and the short
+ * form errors use. The figures are the providers' (the runner reads them); nothing here prices anything.
+ */
+import type { WorkflowCost } from "../types.ts";
+
+/** No cost yet. */
+export function zeroCost(): WorkflowCost {
+	return { usd: 0 };
+}
+
+/** `a` and `b` added up; either may be missing. */
+export function addCost(a: WorkflowCost | undefined, b: WorkflowCost | undefined): WorkflowCost | undefined {
+	if (!b) return a;
+	if (!a) return { ...b };
+	const sum: WorkflowCost = { usd: roundUsd(a.usd + b.usd) };
+	const billed = roundUsd((a.billedUsd ?? 0) + (b.billedUsd ?? 0));
+	const unpriced = (a.unpriced ?? 0) + (b.unpriced ?? 0);
+	if (billed > 0) sum.billedUsd = billed;
+	if (unpriced > 0) sum.unpriced = unpriced;
+	return sum;
+}
+
+/** Sums are kept to 1e-10 dollars, so adding many small figures does not print as 0.30000000000000004. */
+function roundUsd(usd: number): number {
+	return Math.round(usd * 1e10) / 1e10;
+}
+
+/** Adds `b` into `into` in place (the census and the budget keep one running total each). */
+export function addCostInto(into: WorkflowCost, b: WorkflowCost | undefined): void {
+	if (!b) return;
+	const sum = addCost(into, b) as WorkflowCost;
+	into.usd = sum.usd;
+	if (sum.billedUsd !== undefined) into.billedUsd = sum.billedUsd;
+	if (sum.unpriced !== undefined) into.unpriced = sum.unpriced;
+}
+
+/**
+ * A cost as plain numbers: negative or non-finite figures (a runner's, a hand-edited journal's) would corrupt the
+ * budget, so they count as 0; undefined when `raw` is not an object with a number `usd` or `unpriced`.
+ */
+export function readCost(raw: unknown): WorkflowCost | undefined {
+	if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return undefined;
+	const { usd, billedUsd, unpriced } = raw as Record<string, unknown>;
+	if (typeof usd !== "number" && typeof unpriced !== "number") return undefined;
+	const amount = (x: unknown) => (typeof x === "number" && Number.isFinite(x) && x > 0 ? x : 0);
+	const cost: WorkflowCost = { usd: amount(usd) };
+	const billed = Math.min(amount(billedUsd), cost.usd);
+	if (billed > 0) cost.billedUsd = billed;
+	const count = Math.floor(amount(unpriced));
+	if (count > 0) cost.unpriced = count;
+	return cost;
+}
+
+/** "$0.42", "$0.015", "<$0.0001": dollars for messages (a cap, what was spent), as progress shows them. */
+export function usdText(usd: number): string {
+	if (usd >= 0.1 || usd <= 0) return `$${Math.max(0, usd).toFixed(2)}`;
+	if (usd >= 0.0001) return `$${Number(usd.toPrecision(2))}`;
+	return "<$0.0001";
+}
