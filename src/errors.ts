@@ -40,6 +40,13 @@ export type WorkflowErrorCode =
 	| "ask_timeout"
 	| "ask_unavailable"
 	| "question_not_found"
+	| "tool_options_invalid"
+	| "tool_unavailable"
+	| "tool_unknown"
+	| "tool_refused"
+	| "tool_failed"
+	| "tool_timeout"
+	| "limit_tool_calls"
 	| "agents_failed"
 	| "script_error"
 	| "run_id_invalid"
@@ -195,6 +202,14 @@ export function cancelledError(reason?: string): WorkflowError {
  */
 export function askUnavailableError(reason: string): WorkflowError {
 	return new WorkflowError("ask_unavailable", reason, { details: { reason } });
+}
+
+/**
+ * A host's tool would not run a `tool()` call (a permission hook or gate said no): `reason` says why. A tool in the
+ * `tools` map throws this; the script gets `tool_refused` with the reason, at its call's line:column.
+ */
+export function toolRefusedError(reason: string): WorkflowError {
+	return new WorkflowError("tool_refused", reason, { details: { reason } });
 }
 
 /** Turns anything thrown into a `WorkflowError`, marking our own bugs as `internal`. */

@@ -8,7 +8,7 @@
 export type { WorkflowDiagnostic } from "./authoring/index.ts";
 // Errors
 export type { SerializedWorkflowError, SourceLocation, WorkflowErrorCode, WorkflowErrorDetails } from "./errors.ts";
-export { askUnavailableError, isWorkflowError, WorkflowError } from "./errors.ts";
+export { askUnavailableError, isWorkflowError, toolRefusedError, WorkflowError } from "./errors.ts";
 // Progress: tracker, text, tool result
 export type {
 	WorkflowKeptBranch,
@@ -18,6 +18,8 @@ export type {
 	WorkflowProgressQuestion,
 	WorkflowProgressStatus,
 	WorkflowProgressToolResult,
+	WorkflowProgressToolRun,
+	WorkflowProgressToolSteps,
 	WorkflowProgressTracker,
 	WorkflowProgressTrackerOptions,
 } from "./progress/index.ts";
@@ -83,6 +85,10 @@ export type {
 	WorkflowRunOptions,
 	WorkflowRunResult,
 	WorkflowTokenUsage,
+	WorkflowTool,
+	WorkflowToolCounts,
+	WorkflowToolOutput,
+	WorkflowToolResult,
 	WorkflowWorktree,
 } from "./runtime/index.ts";
 export {

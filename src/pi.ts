@@ -18,12 +18,14 @@ export type {
 	WorktreePlaceSource,
 } from "./pi/extension.ts";
 export {
+	builtInTools,
 	ChildControls,
 	createPiAgentRunner,
 	createWorkflowTool,
 	default,
 	listAvailableAgentTypes,
 	loadAgentTypes,
+	scriptToolsOf,
 	sessionToolsOf,
 } from "./pi/extension.ts";
 export type {

@@ -23,6 +23,8 @@ export interface CallRules {
 	agentTypes?: readonly string[];
 	/** Checks `ask(question, options)`; a `null` option value stands for one the pass cannot know. Default: no check. */
 	checkAsk?(question: unknown, options: Record<string, unknown> | null): void;
+	/** Checks `tool(name, params, options)`'s options; a `null` value stands for one the pass cannot know. Default: no check. */
+	checkTool?(name: unknown, options: Record<string, unknown> | null): void;
 }
 
 export interface CallFinding {
@@ -43,6 +45,10 @@ export function findCallMistakes(analysis: ScopeAnalysis, rules: CallRules, sour
 		const callee = globalCallee(node, analysis);
 		if (callee === "ask") {
 			checkAskCall(openParen(node, source), node, analysis, rules, findings);
+			continue;
+		}
+		if (callee === "tool") {
+			checkToolCall(openParen(node, source), node, analysis, rules, findings);
 			continue;
 		}
 		if (callee !== "agent") continue;
@@ -68,24 +74,46 @@ function checkAskCall(
 	const asked = question ? literalValue(question, analysis) : undefined;
 	// A question the pass cannot know stands in as one that is fine, so its options are still checked.
 	const text = asked === NOT_LITERAL ? "?" : asked;
-	let whole: Record<string, unknown> | null = null;
-	if (options) {
-		const object = (options.type === "Identifier" ? constInit(options, analysis) : undefined) ?? options;
-		if (object.type === "ObjectExpression") {
-			whole = {};
-			for (const property of object.properties as AnyNode[]) {
-				const key = propertyKey(property);
-				if (key === undefined) return; // a spread or computed key: the options are not all known
-				const value = literalValue(property.value, analysis);
-				whole[key] = value === NOT_LITERAL ? null : value;
-			}
-		} else {
-			const value = literalValue(object, analysis);
-			if (value === NOT_LITERAL) return;
-			whole = value as Record<string, unknown>;
-		}
-	}
+	const whole = options ? knownOptions(options, analysis) : null;
+	if (whole === undefined) return;
 	ruled(() => rules.checkAsk?.(text, whole), at, findings);
+}
+
+/** `tool(name, params, { timeoutMs, label, phase, replay })` with literal options: typos and values that cannot be right. */
+function checkToolCall(
+	at: number,
+	call: AnyNode,
+	analysis: ScopeAnalysis,
+	rules: CallRules,
+	findings: CallFinding[],
+): void {
+	if (!rules.checkTool) return;
+	const [name, params, options] = call.arguments as (AnyNode | undefined)[];
+	if ([name, params, options].some((arg) => arg?.type === "SpreadElement")) return;
+	const named = name ? literalValue(name, analysis) : undefined;
+	const whole = options ? knownOptions(options, analysis) : null;
+	if (whole === undefined) return;
+	ruled(() => rules.checkTool?.(named === NOT_LITERAL ? "?" : named, whole), at, findings);
+}
+
+/**
+ * An options argument as far as the pass can know it: each key, with `null` for a value it cannot know; undefined
+ * when the keys themselves are not all known (a spread, a computed key, a value from elsewhere).
+ */
+function knownOptions(options: AnyNode, analysis: ScopeAnalysis): Record<string, unknown> | undefined {
+	const object = (options.type === "Identifier" ? constInit(options, analysis) : undefined) ?? options;
+	if (object.type === "ObjectExpression") {
+		const whole: Record<string, unknown> = {};
+		for (const property of object.properties as AnyNode[]) {
+			const key = propertyKey(property);
+			if (key === undefined) return undefined;
+			const value = literalValue(property.value, analysis);
+			whole[key] = value === NOT_LITERAL ? null : value;
+		}
+		return whole;
+	}
+	const value = literalValue(object, analysis);
+	return value === NOT_LITERAL ? undefined : (value as Record<string, unknown>);
 }
 
 /** A schema's findings by the text it is written as: one schema used or repeated by many calls is checked once. */

@@ -82,6 +82,7 @@ export const WORKFLOW_GLOBALS: readonly string[] = [
 	"pipeline",
 	"process",
 	"sleep",
+	"tool",
 	"workflow",
 ];
 
@@ -89,4 +90,4 @@ export const WORKFLOW_GLOBALS: readonly string[] = [
 export const SANDBOX_GLOBALS: ReadonlySet<string> = new Set([...ENGINE_GLOBALS, ...WORKFLOW_GLOBALS]);
 
 /** The workflow globals that return a promise: using one's result without `await` is a mistake. */
-export const ASYNC_GLOBALS: ReadonlySet<string> = new Set(["agent", "ask", "parallel", "pipeline", "workflow"]);
+export const ASYNC_GLOBALS: ReadonlySet<string> = new Set(["agent", "ask", "parallel", "pipeline", "tool", "workflow"]);

@@ -19,6 +19,7 @@ const PROMISE_MEMBERS: ReadonlySet<string> = new Set(["then", "catch", "finally"
 const VALUE_TAKERS: ReadonlySet<string> = new Set([
 	"agent",
 	"ask",
+	"tool",
 	"log",
 	"workflow",
 	"phase",

@@ -25,6 +25,8 @@ export interface RunFlags {
 	model?: string;
 	extensions: string[];
 	json: boolean;
+	/** `--allow-tools`: the pi built-ins `tool()` may call. Default: none. */
+	allowTools: string[];
 }
 
 /** The exit code of a stopped run, as for a command ended by Ctrl-C. */
@@ -67,6 +69,7 @@ export async function execute(
 			signal: controller.signal,
 			journal: durable.journal,
 			ask: createTerminalAsk({ input: ctx.stdin, output: ctx.stderr, hold: () => view.hold(), onInterrupt: stop }),
+			...(pi.tools ? { tools: pi.tools } : {}),
 			...(source.args !== undefined ? { args: source.args } : {}),
 			...(flags.timeoutMs !== undefined ? { timeoutMs: flags.timeoutMs } : {}),
 			...(flags.maxCostUsd !== undefined ? { budget: { costUsd: flags.maxCostUsd } } : {}),

@@ -24,6 +24,8 @@ const RUN_OPTIONS = `Options:
   --max-provider-wait <ms> how long the run may wait in all for rate limits, overloads and usage limits
                            before it stops, resumable (default 1800000: 30 min; 0 stops at the first)
   -e, --extension <path>   load a pi extension, as pi -e does (custom providers); repeatable
+  --allow-tools <names>    pi built-ins the script's tool() may call, e.g. bash,read (bash, read, grep, find,
+                           ls, edit, write); none by default: there is no permission prompt here
   --json                   print the whole result object (status, value, error, failures, counts, usage, cost,
                            replayedCost, runId)
                            instead of the script's value

@@ -7,8 +7,14 @@
 import { resolve } from "node:path";
 import type { Api, Model } from "@earendil-works/pi-ai";
 import { createAgentSessionServices, resolveCliModel } from "@earendil-works/pi-coding-agent";
-import { createPiAgentRunner, listAvailableAgentTypes, loadAgentTypes, type WorktreePlaceSource } from "../pi.ts";
-import type { WorkflowAgentRunner } from "../runtime/types.ts";
+import {
+	builtInTools,
+	createPiAgentRunner,
+	listAvailableAgentTypes,
+	loadAgentTypes,
+	type WorktreePlaceSource,
+} from "../pi.ts";
+import type { WorkflowAgentRunner, WorkflowTool } from "../runtime/types.ts";
 import { usageError } from "./args.ts";
 
 /** What the command line asked of pi. */
@@ -21,6 +27,8 @@ export interface PiSetupOptions {
 	model?: string;
 	/** The run's id and folder, for `isolation: "worktree"`. */
 	worktreePlace?: WorktreePlaceSource;
+	/** `--allow-tools`: pi built-ins the script's `tool()` may call. Default: none. */
+	allowTools?: readonly string[];
 }
 
 /** The runner and what a run needs to know about it. */
@@ -32,6 +40,8 @@ export interface PiSetup {
 	agentTypes: string[];
 	/** Things the person should see (agent files skipped, pi's model warnings). */
 	warnings: string[];
+	/** The tools `--allow-tools` named, for `tool()`; absent when none were. */
+	tools?: Record<string, WorkflowTool>;
 }
 
 export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
@@ -67,11 +77,13 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 		...(options.worktreePlace ? { worktreePlace: options.worktreePlace } : {}),
 		...(thinking ? { defaultThinking: thinking } : {}),
 	});
+	const allowed = options.allowTools ?? [];
 	return {
 		runner,
 		model: `${chosen.model.provider}/${chosen.model.id}`,
 		agentTypes: listAvailableAgentTypes(types.types),
 		warnings,
+		...(allowed.length > 0 ? { tools: builtInTools(options.cwd, allowed) } : {}),
 	};
 }
 

@@ -138,6 +138,8 @@ function eventLine(event: WorkflowProgressEvent): string | undefined {
 			return `  ? waiting for you: ${oneLine(event.question)}`;
 		case "ask_answered":
 			return `  ✓ answered${event.source === "person" ? "" : ` (${event.source})`}: ${oneLine(event.answer)}`;
+		case "tool_failed":
+			return `  ✗ ${oneLine(event.label)}: ${event.code}: ${oneLine(event.error)}`;
 		case "log":
 			return `  › ${event.level === "info" ? "" : `${event.level}: `}${oneLine(event.message)}`;
 		case "provider_wait_started": {

@@ -17,6 +17,7 @@ import type { CliContext } from "./context.ts";
 import { execute, type RunFlags } from "./execute.ts";
 import { readArgs, readScript } from "./inputs.ts";
 import type { PiSetup } from "./pi-host.ts";
+import { allowedTools } from "./tools.ts";
 
 const RUN_FLAGS: readonly FlagSpec[] = [
 	{ name: "args", value: true },
@@ -27,6 +28,7 @@ const RUN_FLAGS: readonly FlagSpec[] = [
 	{ name: "max-provider-wait", value: true },
 	{ name: "extension", short: "e", value: true, repeat: true },
 	{ name: "json" },
+	{ name: "allow-tools", value: true, repeat: true },
 ];
 
 /** Children running at once unless `--concurrency` says otherwise: the extension's default too. */
@@ -117,6 +119,7 @@ function runFlags(args: ParsedArgs): RunFlags {
 		...(model !== undefined ? { model } : {}),
 		extensions: args.flags.get("extension") ?? [],
 		json: args.flags.has("json"),
+		allowTools: allowedTools(args.flags.get("allow-tools") ?? []),
 	};
 }
 
@@ -135,6 +138,7 @@ async function setUp(flags: RunFlags, ctx: CliContext, durable: DurableRun): Pro
 		// Isolated children's branches are named after this run, and their worktrees live in its folder.
 		worktreePlace: () => durable.worktreePlace(),
 		...(flags.model !== undefined ? { model: flags.model } : {}),
+		allowTools: flags.allowTools,
 	});
 	for (const warning of pi.warnings) ctx.stderr.write(`Warning: ${warning}\n`);
 	return pi;

@@ -62,6 +62,7 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 		registry,
 		notify: (message) => pi.sendMessage(message, { deliverAs: "followUp", triggerTurn: true }),
 		defaults: () => readSessionDefaults(pi).defaults,
+		announce: (channel, data) => pi.events.emit(channel, data),
 	};
 	const workflowTool = (cwd?: string) =>
 		createWorkflowTool({
@@ -130,8 +131,11 @@ export { parentModelRuntime } from "./children/model.ts";
 export type { SessionToolInfo, SessionTools } from "./children/session-tools.ts";
 export { sessionToolsOf } from "./children/session-tools.ts";
 export type { WorktreePlace, WorktreePlaceSource } from "./children/worktree.ts";
+export type { Announce } from "./runs/lifecycle.ts";
+export { LIFECYCLE_EVENTS } from "./runs/lifecycle.ts";
 export { createWorkflowRunsTool, RUNS_TOOL_NAME } from "./runs/runs-tool.ts";
 export type { SavedWorkflow } from "./tool/script-source.ts";
 export { loadSavedWorkflows, resolveScriptSource } from "./tool/script-source.ts";
+export { builtInTools, scriptToolsOf } from "./tool/script-tools.ts";
 export type { RunnerSetup, WorkflowToolOptions, WorkflowToolParams } from "./tool/workflow-tool.ts";
 export { createWorkflowTool, WORKFLOW_TOOL_NAME } from "./tool/workflow-tool.ts";

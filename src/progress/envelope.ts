@@ -194,6 +194,29 @@ export interface WorkflowProgressQuestion {
 	workflow?: string;
 }
 
+/** A `tool()` step running now. */
+export interface WorkflowProgressToolRun {
+	key: string;
+	/** The tool (`bash`, `read`, …). */
+	name: string;
+	/** The step's label: its `label` option, else the command or path. */
+	label: string;
+	/** Epoch ms when it started. */
+	startedAt: number;
+	phase?: string;
+}
+
+/** The run's `tool()` steps: the ones running, and how the others went. */
+export interface WorkflowProgressToolSteps {
+	running: WorkflowProgressToolRun[];
+	/** Steps that gave a result (replayed ones included). */
+	done: number;
+	/** Of those, steps whose tool reported an error (a non-zero exit). */
+	errors: number;
+	/** Steps that threw (unknown, refused, failed, timed out). */
+	failed: number;
+}
+
 /** One snapshot of a run. Plain data; treat it as immutable. */
 export interface WorkflowProgressEnvelope {
 	meta?: WorkflowMeta;
@@ -233,4 +256,6 @@ export interface WorkflowProgressEnvelope {
 	providerWait?: WorkflowProviderWait;
 	/** How long the run has waited for providers in all; absent when it never did. */
 	providerWaits?: WorkflowProviderWaits;
+	/** The run's `tool()` steps; absent when it made none. */
+	toolSteps?: WorkflowProgressToolSteps;
 }

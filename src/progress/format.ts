@@ -77,6 +77,22 @@ export function formatWorkflowProgress(
 		const bound = maxMs !== undefined ? ` of at most ${formatDuration(maxMs)}` : "";
 		lines.push(`Provider waits: ${count}, ${formatDuration(totalMs)} in all${bound}`);
 	}
+	const steps = envelope.toolSteps;
+	if (steps) {
+		const errors = [
+			steps.errors > 0 ? `${steps.errors} with errors` : "",
+			steps.failed > 0 ? `${steps.failed} failed` : "",
+		]
+			.filter(Boolean)
+			.join(", ");
+		lines.push(
+			`Tool steps: ${steps.done} done${errors ? ` (${errors})` : ""}${steps.running.length > 0 ? `, ${steps.running.length} running` : ""}`,
+		);
+		for (const step of steps.running)
+			lines.push(
+				`  ${step.name === "bash" ? "$" : "⚙"} ${step.label} · ${formatDuration(Math.max(0, now - step.startedAt))}`,
+			);
+	}
 	if (envelope.phases.length > 0) {
 		lines.push("Phases:");
 		for (const phase of envelope.phases) {

@@ -18,6 +18,8 @@ export type {
 	WorkflowProgressPhase,
 	WorkflowProgressQuestion,
 	WorkflowProgressStatus,
+	WorkflowProgressToolRun,
+	WorkflowProgressToolSteps,
 	WorkflowProgressTotals,
 } from "./envelope.ts";
 export { type FormatWorkflowProgressOptions, formatWorkflowProgress, summarizeWorkflowProgress } from "./format.ts";

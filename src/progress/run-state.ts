@@ -18,6 +18,7 @@ import type {
 	WorkflowProgressError,
 	WorkflowProgressQuestion,
 	WorkflowProgressStatus,
+	WorkflowProgressToolRun,
 	WorkflowProviderWait,
 	WorkflowProviderWaits,
 } from "./envelope.ts";
@@ -82,6 +83,10 @@ export class RunState {
 	private readonly questions = new Map<string, WorkflowProgressQuestion>();
 	private providerWait: WorkflowProviderWait | undefined;
 	private providerWaits: WorkflowProviderWaits | undefined;
+	/** Running `tool()` steps by key, and how the finished ones went; undefined until the first step. */
+	private tools:
+		| { running: Map<string, WorkflowProgressToolRun>; done: number; errors: number; failed: number }
+		| undefined;
 
 	private failures: WorkflowFailure[] = [];
 	private failuresSnapshot: WorkflowFailure[] | undefined = [];
@@ -258,6 +263,24 @@ export class RunState {
 			case "ask_failed":
 				this.questions.delete(event.key);
 				return;
+			case "tool_started":
+				this.toolBook().running.set(event.key, {
+					key: event.key,
+					name: event.name,
+					label: event.label,
+					startedAt: event.time,
+					...(event.phase !== undefined ? { phase: event.phase } : {}),
+				});
+				return;
+			case "tool_finished":
+			case "tool_failed": {
+				const book = this.toolBook();
+				book.running.delete(event.key);
+				if (event.type === "tool_failed") book.failed++;
+				else book.done++;
+				if (event.type === "tool_finished" && event.isError) book.errors++;
+				return;
+			}
 			case "run_end":
 				this.end({
 					status: event.status,
@@ -337,6 +360,7 @@ export class RunState {
 			this.failuresSnapshot = undefined;
 		}
 		this.questions.clear();
+		this.tools?.running.clear();
 		// Calls the runtime never settled (a host that stopped forwarding events): they did not finish.
 		this.calls.settleAll(this.endedAt, "The workflow ended before this call finished");
 		// The runtime's total also counts usage its events did not itemise.
@@ -378,9 +402,19 @@ export class RunState {
 			...(this.questions.size > 0 ? { questions: [...this.questions.values()] } : {}),
 			...(this.providerWait ? { providerWait: this.providerWait } : {}),
 			...(this.providerWaits ? { providerWaits: this.providerWaits } : {}),
+			...(this.tools
+				? {
+						toolSteps: { ...this.tools, running: [...this.tools.running.values()] },
+					}
+				: {}),
 		};
 		this.cached = envelope;
 		return envelope;
+	}
+
+	private toolBook(): NonNullable<RunState["tools"]> {
+		this.tools ??= { running: new Map(), done: 0, errors: 0, failed: 0 };
+		return this.tools;
 	}
 
 	private setMeta(meta: WorkflowMeta): void {

@@ -83,6 +83,14 @@ export function widgetLines(
 		agents.stopped > 0 ? `${agents.stopped} stopped` : "",
 	].filter(Boolean);
 	if (rest.length > 0) lines.push(`  ${paint("dim", `${running.length > 0 ? "… " : ""}${rest.join(" · ")}`)}`);
+	// Running tool steps, as a shell shows a command: `$ npm test · 3.2s` (finished ones are log lines).
+	for (const step of envelope.toolSteps?.running.slice(0, limits.running) ?? []) {
+		const mark = step.name === "bash" ? "$" : "⚙";
+		const elapsed = formatDuration(Math.max(0, now - step.startedAt));
+		lines.push(
+			fitLine("  ", [{ text: `${paint("accent", mark)} ${oneLine(step.label)}` }, { text: paint("dim", elapsed) }]),
+		);
+	}
 
 	for (const failure of envelope.failures.slice(0, limits.failures)) {
 		const name =

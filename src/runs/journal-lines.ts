@@ -52,7 +52,9 @@ export function entryShapeProblem(value: unknown): string | undefined {
 	const entry = value as Record<string, unknown>;
 	if (typeof entry.key !== "string" || entry.key === "") return "`key` is not a non-empty string";
 	if (!("value" in entry) || entry.value === undefined) return "`value` is missing";
-	if (entry.kind !== undefined && entry.kind !== "answer") return '`kind` is not "answer"';
+	if (entry.kind !== undefined && entry.kind !== "answer" && entry.kind !== "tool") {
+		return '`kind` is not "answer" or "tool"';
+	}
 	for (const field of ["agentId", "label", "agentType", "model"]) {
 		if (entry[field] !== undefined && typeof entry[field] !== "string") return `\`${field}\` is not a string`;
 	}

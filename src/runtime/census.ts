@@ -11,6 +11,7 @@ import type {
 	WorkflowFailure,
 	WorkflowFallback,
 	WorkflowTokenUsage,
+	WorkflowToolCounts,
 } from "./types.ts";
 
 /** A value a call gave the script that often ends in a TypeError later: `null` (it failed) or text (no schema). */
@@ -38,6 +39,8 @@ export class Census {
 	readonly fallbacks: WorkflowFallback[] = [];
 	readonly counts: WorkflowAgentCounts = { calls: 0, started: 0, completed: 0, failed: 0, skipped: 0 };
 	readonly usage: WorkflowTokenUsage = { input: 0, output: 0, total: 0 };
+	/** `tool()` steps: made, replayed from the record, that reported an error, that threw. */
+	readonly tools: WorkflowToolCounts = { calls: 0, replayed: 0, errors: 0, failed: 0 };
 	/** What this run's children cost. */
 	readonly cost: WorkflowCost = { usd: 0 };
 	/** What replayed calls cost when they ran; undefined until one is replayed. */

@@ -11,6 +11,7 @@ import type {
 	WorkflowMeta,
 	WorkflowProviderLimitKind,
 	WorkflowTokenUsage,
+	WorkflowToolCounts,
 	WorkflowWorktree,
 } from "./types.ts";
 
@@ -174,6 +175,46 @@ export interface AskFailedEvent extends EventBase, AskRef {
 	code: string;
 }
 
+/** Identity of one `tool()` step, repeated on each of its events. */
+export interface ToolRef {
+	/** Its journal key: a hash of the name and params plus its occurrence. */
+	key: string;
+	/** 0-based order of the run's `tool()` calls. */
+	index: number;
+	/** The tool's name (`bash`, `read`, …). */
+	name: string;
+	/** The step's label: its `label` option, else the command or path. */
+	label: string;
+	phase?: string;
+	workflow?: string;
+}
+
+/** A `tool()` step got its turn in the tool queue and its tool runs now. */
+export interface ToolStartedEvent extends EventBase, ToolRef {
+	type: "tool_started";
+	timeoutMs: number;
+}
+
+/** A `tool()` step gave the script its result; `isError` is the tool's own (a command's non-zero exit). */
+export interface ToolFinishedEvent extends EventBase, ToolRef {
+	type: "tool_finished";
+	isError: boolean;
+	durationMs: number;
+	/** Characters of output the script got. */
+	outputChars: number;
+	/** A command's exit code, when the tool gives one in its details. */
+	exitCode?: number;
+	/** The result came from the run record (a resume), not from running the tool. */
+	cached?: boolean;
+}
+
+/** `tool()` threw: `tool_unknown`, `tool_refused`, `tool_failed`, `tool_timeout`, a limit, or the run was stopped. */
+export interface ToolFailedEvent extends EventBase, ToolRef {
+	type: "tool_failed";
+	error: string;
+	code: string;
+}
+
 export interface RunEndEvent extends EventBase {
 	type: "run_end";
 	status: "completed" | "failed" | "stopped";
@@ -181,6 +222,8 @@ export interface RunEndEvent extends EventBase {
 	error?: SerializedWorkflowError;
 	failures: WorkflowFailure[];
 	counts: WorkflowAgentCounts;
+	/** The run's `tool()` steps; absent when it made none. */
+	tools?: WorkflowToolCounts;
 	usage: WorkflowTokenUsage;
 	/** What this run's children cost; replayed calls cost nothing (see `replayedCost`). */
 	cost: WorkflowCost;
@@ -242,4 +285,7 @@ export type WorkflowProgressEvent =
 	| AskFailedEvent
 	| ProviderWaitStartedEvent
 	| ProviderWaitEndedEvent
+	| ToolStartedEvent
+	| ToolFinishedEvent
+	| ToolFailedEvent
 	| RunEndEvent;

@@ -8,6 +8,7 @@ import { runAgentCall } from "./agent/call.ts";
 import { runAsk } from "./ask.ts";
 import { emitLog, type ScriptScope, trackInFlight } from "./run-context.ts";
 import { checkPhaseOptions } from "./spend/phase-budget.ts";
+import { runToolCall } from "./tool/call.ts";
 import type { JsonValue } from "./types.ts";
 
 /** Longest `sleep()`: a day. Longer is almost certainly a unit mistake. */
@@ -34,6 +35,19 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 			// Tracked like agent calls: a stopped run waits for the handler's dialog to be told, not for an answer.
 			fn: ([question, options, stack]) =>
 				trackInFlight(run, runAsk(scope, question ?? null, options ?? null, str(stack))),
+		},
+		tool: {
+			kind: "async",
+			params: ["name", "params", "opts", "stack"],
+			callSite: false,
+			// Tracked like agent calls: a stopped run waits for the tool to be told, within the settle grace.
+			fn: ([name, params, options, stack]) =>
+				trackInFlight(
+					run,
+					runToolCall(scope, name ?? null, params ?? null, options ?? null, str(stack)).then(
+						(result) => result as unknown as SandboxValue,
+					),
+				),
 		},
 		log: {
 			kind: "event",

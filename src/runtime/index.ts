@@ -23,6 +23,10 @@ export type {
 	RunEndEvent,
 	RunStartEvent,
 	SlotFailedEvent,
+	ToolFailedEvent,
+	ToolFinishedEvent,
+	ToolRef,
+	ToolStartedEvent,
 	WorkflowAgentCallRef,
 	WorkflowProgressEvent,
 } from "./events.ts";
@@ -38,6 +42,7 @@ export { checkWorkflowScript } from "./script-check.ts";
 export { usdText } from "./spend/cost.ts";
 export { DEFAULT_FAN_OUT_THRESHOLD, spentSoFar } from "./spend/fan-out.ts";
 export type { PhaseBudgetLimits } from "./spend/phase-budget.ts";
+export { MAX_TOOL_OUTPUT_CHARS, RESERVED_TOOLS } from "./tool/call.ts";
 export type {
 	JsonSchema,
 	JsonValue,
@@ -70,5 +75,9 @@ export type {
 	WorkflowRunOptions,
 	WorkflowRunResult,
 	WorkflowTokenUsage,
+	WorkflowTool,
+	WorkflowToolCounts,
+	WorkflowToolOutput,
+	WorkflowToolResult,
 	WorkflowWorktree,
 } from "./types.ts";

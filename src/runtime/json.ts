@@ -4,7 +4,12 @@
  */
 import { valueNotJsonError } from "../errors.ts";
 import { checkJsonData } from "../sandbox/index.ts";
-import type { JsonValue } from "./types.ts";
+
+/** Plain JSON data: the only kind of value that crosses the sandbox boundary. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** A JSON Schema object (draft 2020-12 or 07 keywords as ajv accepts them). */
+export type JsonSchema = { [key: string]: JsonValue };
 
 /**
  * Throws `value_not_json` with the path of the first value that is not JSON data (`args.items[3].fn`); returns a copy

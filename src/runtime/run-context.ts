@@ -22,6 +22,7 @@ import type {
 	WorkflowJournal,
 	WorkflowLimits,
 	WorkflowResolver,
+	WorkflowTool,
 } from "./types.ts";
 
 /** A progress event before the emitter stamps its time. */
@@ -60,6 +61,14 @@ export interface RunContext {
 	nextAskIndex: number;
 	/** Puts `ask()` questions to a person; absent when the host has nobody to ask. */
 	ask?: WorkflowAskHandler;
+	/** The tools `tool()` may run; absent when the host lends none. */
+	tools?: Readonly<Record<string, WorkflowTool>>;
+	/** Where `tool()` steps wait for one of `limits.maxToolsRunning` slots (not the children's queue). */
+	toolQueue: WorkflowQueue;
+	/** `tool()` calls charged so far, against `limits.maxToolCalls`. */
+	toolCalls: number;
+	/** Next `tool()` index, across nested workflows. */
+	nextToolIndex: number;
 	/** The run's deadline (ask.ts `RunDeadline`): `hold()` stops it while a question is open, until the release. */
 	deadline: { hold(): () => void };
 	newSandbox: () => Sandbox;

@@ -42,6 +42,10 @@ export const DEFAULT_LIMITS: Readonly<WorkflowLimits> = Object.freeze({
 	// Each running nested workflow holds a worker thread (10–20 MiB before its script allocates), and they mostly
 	// wait on agents, which run 4 at once by default: more would cost threads without speeding anything up.
 	maxWorkflowsRunning: 4,
+	// A loop over files can make hundreds of tool steps; a thousand is far past any gate or listing a script needs.
+	maxToolCalls: 1000,
+	// Tool steps are mostly shell commands: a few at once keeps a fan-out of `npm test`s from starving the machine.
+	maxToolsRunning: 4,
 });
 
 /** Default cap on the returned value, in bytes of JSON. */
@@ -121,6 +125,10 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		nextCallIndex: 0,
 		nextAskIndex: 0,
 		...(options.ask ? { ask: options.ask } : {}),
+		...(options.tools ? { tools: options.tools } : {}),
+		toolQueue: createWorkflowQueue({ concurrency: limits.maxToolsRunning }),
+		toolCalls: 0,
+		nextToolIndex: 0,
 		deadline,
 		schemas: new SchemaSession(),
 		providerWaits: new RunProviderWaits({
@@ -235,6 +243,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		...(meta ? { meta } : {}),
 		failures: census.failures,
 		counts: census.counts,
+		...(census.tools.calls > 0 ? { tools: census.tools } : {}),
 		usage: census.usage,
 		cost: census.cost,
 		...(census.replayedCost ? { replayedCost: census.replayedCost } : {}),
@@ -251,6 +260,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		...(result.error ? { error: result.error } : {}),
 		failures: result.failures,
 		counts: result.counts,
+		...(result.tools ? { tools: result.tools } : {}),
 		usage: result.usage,
 		cost: result.cost,
 		...(result.replayedCost ? { replayedCost: result.replayedCost } : {}),
@@ -340,6 +350,18 @@ function checkOptions(source: unknown, options: WorkflowRunOptions | undefined):
 		throw new TypeError(
 			`Expected \`options.ask\` to be a function, got ${options.ask === null ? "null" : typeof options.ask}`,
 		);
+	}
+	const tools = options.tools;
+	if (tools !== undefined) {
+		if (tools === null || typeof tools !== "object") {
+			throw new TypeError(
+				`Expected \`options.tools\` to be an object of name → function, got ${tools === null ? "null" : typeof tools}`,
+			);
+		}
+		for (const [name, fn] of Object.entries(tools)) {
+			if (typeof fn !== "function")
+				throw new TypeError(`Expected \`options.tools.${name}\` to be a function, got ${typeof fn}`);
+		}
 	}
 	const limits = options.limits;
 	if (limits === undefined) return;

@@ -24,6 +24,7 @@ import {
 import { checkLiteralSchema } from "./schema/limits.ts";
 import { checkAgentRoot } from "./schema/session.ts";
 import { checkPhaseOptions } from "./spend/phase-budget.ts";
+import { checkToolArguments } from "./tool/call.ts";
 import type { JsonSchema, JsonValue } from "./types.ts";
 
 /** Options of `checkWorkflowScript`. */
@@ -66,6 +67,9 @@ export const CALL_RULES: Omit<CallRules, "agentTypes"> = {
 	checkOptions: (opts) => checkAgentOptions(opts as JsonValue),
 	checkAsk: (question, opts) => {
 		checkAskArguments(question as JsonValue, opts as JsonValue);
+	},
+	checkTool: (name, opts) => {
+		checkToolArguments(name as JsonValue, null, opts as JsonValue);
 	},
 	checkSchema: (schema) => {
 		checkAgentRoot(schema);

@@ -74,6 +74,13 @@ const CODES: ReadonlySet<string> = new Set<WorkflowErrorCode>([
 	"ask_answer_invalid",
 	"ask_timeout",
 	"ask_unavailable",
+	"tool_options_invalid",
+	"tool_unavailable",
+	"tool_unknown",
+	"tool_refused",
+	"tool_failed",
+	"tool_timeout",
+	"limit_tool_calls",
 ]);
 
 /** Maps a sandbox failure to the error the user sees: which limit, its value, how to raise it, and where. */

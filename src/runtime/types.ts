@@ -5,16 +5,15 @@
 import type { SerializedWorkflowError } from "../errors.ts";
 import type { WorkflowCallIdentity } from "./agent/identity.ts";
 import type { WorkflowProgressEvent } from "./events.ts";
+import type { JsonSchema, JsonValue } from "./json.ts";
 import type { WorkflowProviderBackoff, WorkflowProviderLimit, WorkflowQueue } from "./queue.ts";
+import type { WorkflowCost } from "./spend/cost.ts";
+import type { WorkflowTool, WorkflowToolCounts } from "./tool/types.ts";
 
 export type { WorkflowCallIdentity } from "./agent/identity.ts";
+export type { JsonSchema, JsonValue } from "./json.ts";
 export type { WorkflowProviderBackoff, WorkflowProviderLimit, WorkflowProviderLimitKind } from "./queue.ts";
-
-/** Plain JSON data: the only kind of value that crosses the sandbox boundary. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
-
-/** A JSON Schema object (draft 2020-12 or 07 keywords as ajv accepts them). */
-export type JsonSchema = { [key: string]: JsonValue };
+export type { WorkflowCost } from "./spend/cost.ts";
 
 /** One declared phase of a workflow. */
 export interface WorkflowPhaseMeta {
@@ -77,19 +76,6 @@ export interface WorkflowTokenUsage {
 	input: number;
 	output: number;
 	total: number;
-}
-
-/**
- * What model replies cost in US dollars, as the provider reports them (pi: each assistant message's `usage.cost`).
- * A reply whose model has no known price is counted in `unpriced`, never as $0: `usd` is then a lower bound.
- */
-export interface WorkflowCost {
-	/** Dollars of the replies with a price: billed by the provider, or estimated from the model's catalog price. */
-	usd: number;
-	/** The part of `usd` the provider billed; the rest is a catalog estimate. Default: 0. */
-	billedUsd?: number;
-	/** Replies whose cost is unknown (the model has no price and the provider billed nothing). Default: 0. */
-	unpriced?: number;
 }
 
 /**
@@ -239,6 +225,10 @@ export interface WorkflowLimits {
 	maxWorkflowCalls: number;
 	/** Nested workflows running at once (each holds a sandbox worker); more wait their turn. Default: 4. */
 	maxWorkflowsRunning: number;
+	/** `tool()` calls per run (replayed ones included); the next one throws `limit_tool_calls`. Default: 1000. */
+	maxToolCalls: number;
+	/** `tool()` calls running at once; more wait their turn (their own queue, not the children's). Default: 4. */
+	maxToolsRunning: number;
 }
 
 /** Budget settings of one run. */
@@ -339,6 +329,11 @@ export interface WorkflowRunOptions {
 	 * is open. Default: none (every `ask()` gives its default or throws `ask_unavailable`).
 	 */
 	ask?: WorkflowAskHandler;
+	/**
+	 * The tools `tool(name, params)` may run, by name (see `WorkflowTool`); never `workflow`, `workflow_runs` or
+	 * `codemode`. Default: none (`tool()` throws `tool_unavailable`).
+	 */
+	tools?: Readonly<Record<string, WorkflowTool>>;
 }
 
 /** One `ask()` question as the host's handler gets it. */
@@ -369,8 +364,8 @@ export type WorkflowAskHandler = (
 export interface WorkflowJournalEntry {
 	/** The call's key: a hash of its identity plus its occurrence, scoped by nested workflow (see `WorkflowAgentRequest.key`). */
 	key: string;
-	/** `"answer"` for a person's answer to `ask()` (an agent call never replays one). Default: an agent's value. */
-	kind?: "answer";
+	/** `"answer"` (an `ask()` answer) or `"tool"` (a `tool()` result): an agent call never replays either. Default: an agent's value. */
+	kind?: "answer" | "tool";
 	/** What `agent()` resolved to: the text answer, or the validated object of a schema call. */
 	value: JsonValue;
 	/** Tokens the call cost; a replay counts them as spent again, so budgets move as in the original run. */
@@ -453,8 +448,8 @@ export interface WorkflowAgentCounts {
 
 /** Work a script started and did not wait for: still running when that script returned, so the run stopped it. */
 export interface WorkflowCutOff {
-	/** An `agent()` call, a nested `workflow()` or an open `ask()` question. */
-	kind: "agent" | "workflow" | "ask";
+	/** An `agent()` call, a nested `workflow()`, an open `ask()` question or a running `tool()` step. */
+	kind: "agent" | "workflow" | "ask" | "tool";
 	/** The agent call's label; the nested workflow's `meta.name`, or the name or path it was called with if it had not loaded. */
 	name: string;
 	/** The file of the script that started it. */
@@ -477,6 +472,8 @@ export interface WorkflowRunResult {
 	meta?: WorkflowMeta;
 	failures: WorkflowFailure[];
 	counts: WorkflowAgentCounts;
+	/** The run's `tool()` steps; absent when it made none. */
+	tools?: WorkflowToolCounts;
 	usage: WorkflowTokenUsage;
 	/** What this run's children cost (every attempt, failed ones included); replayed calls cost nothing. */
 	cost: WorkflowCost;
@@ -492,3 +489,5 @@ export interface WorkflowRunResult {
 	providerWaits?: { count: number; totalMs: number };
 	durationMs: number;
 }
+
+export type { WorkflowTool, WorkflowToolCounts, WorkflowToolOutput, WorkflowToolResult } from "./tool/types.ts";

@@ -131,6 +131,11 @@ export const UNAWAITED: Mistake[] = [
 		"not_awaited",
 	],
 	["an ask() promise as a prompt", 'return await agent(‸ask("Topic?", { default: "x" }));', "not_awaited"],
+	[
+		"a field of an unawaited tool()",
+		'const r = tool("bash", { command: "npm test" });\nreturn ‸r.isError;',
+		"not_awaited",
+	],
 	["reading a field of a const promise", 'const r = agent("x");\nreturn ‸r.length;', "not_awaited"],
 	["a const promise in a template", 'const review = agent("x");\nlog(`got ${‸review}`);', "not_awaited"],
 	["a promise concatenated to a string", 'return "Result: " + ‸agent("x");', "not_awaited"],
@@ -232,6 +237,12 @@ export const OPTIONS: Mistake[] = [
 		"ask_options_invalid",
 	],
 	["ask() with a non-string question", "return await ask‸(42);", "ask_options_invalid"],
+	[
+		"a misspelled tool() option",
+		'return await tool‸("bash", { command: "npm test" }, { replya: false });',
+		"tool_options_invalid",
+	],
+	["tool() with a non-string name", 'return await tool‸(42, { command: "ls" });', "tool_options_invalid"],
 	["an agent name where the options go", 'return await agent‸("x", "reviewer");', "agent_options_invalid"],
 	[
 		"the prompt inside the options",
@@ -301,6 +312,11 @@ export const OPTIONS: Mistake[] = [
 export type Control = [string, string, unknown];
 
 export const CONTROLS: Control[] = [
+	[
+		"tool() caught where the host lends no tools",
+		'try { await tool("bash", { command: "ls" }, { replay: false }); } catch (e) { return e.code; }',
+		"tool_unavailable",
+	],
 	[
 		"ask() with a default and no host to ask",
 		'return await ask("Go?", { choices: ["yes", "no"], default: "no" });',

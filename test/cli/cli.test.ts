@@ -93,6 +93,10 @@ describe("pi-workflows help and command-line errors", () => {
 		],
 		[["resume", "not-an-id"], "`not-an-id` is not a run id"],
 		[["check"], "`check` takes one workflow file"],
+		[
+			["run", EXAMPLE, "--allow-tools", "bash,workflow"],
+			"--allow-tools workflow: not one of pi's built-in tools the command line can lend (bash, read, grep, find, ls, edit, write)",
+		],
 		[["run", EXAMPLE], "The args do not match `meta.args` of workflow `map-reduce-summary`"],
 		[["run", EXAMPLE, "--args", '{"documents":[]}'], "`args.documents` must NOT have fewer than 1 items"],
 	])("%j: one line on stderr, exit code 2", async (args, message) => {
@@ -300,6 +304,27 @@ describe("pi-workflows run and ask()", () => {
 		const went = await cli(["run", withDefault, ...PI]);
 		expect(went.code, went.stderr).toBe(0);
 		expect(went.stdout.trim()).toBe('"hold"');
+	}, 120_000);
+
+	it("tool() runs pi's built-ins only when --allow-tools names them: tool_unavailable without, the result with", async () => {
+		const file = script(
+			"tool-gate.js",
+			'const r = await tool("bash", { command: "echo from-bash; exit 2" });\nconst listed = await tool("ls", {}).catch((e) => e.code);\nreturn { output: r.output, isError: r.isError, exit: r.details.exit_code, listed };',
+		);
+		const refused = await cli(["run", file, ...PI]);
+		expect(refused.code, refused.stderr).toBe(1);
+		expect(refused.stderr).toContain(
+			'Error (tool_unavailable): `tool("bash")`: the host running this workflow lends no tools (no `tools` option). In pi, run it with the `workflow` tool; on the command line, name the tools with `--allow-tools bash` (2:21)',
+		);
+		const allowed = await cli(["run", file, ...PI, "--allow-tools", "bash"]);
+		expect(allowed.code, allowed.stderr).toBe(0);
+		expect(JSON.parse(allowed.stdout)).toEqual({
+			output: "from-bash\n\n\nCommand exited with code 2",
+			isError: true,
+			exit: 2,
+			listed: "tool_unknown",
+		});
+		expect(allowed.stderr).toMatch(/\$ echo from-bash; exit 2 · \d+\.\ds · exit 2/);
 	}, 120_000);
 });
 

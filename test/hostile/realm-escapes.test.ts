@@ -105,6 +105,7 @@ const ESCAPES: HostileCase[] = [
 				"log",
 				"workflow",
 				"ask",
+				"tool",
 				"sleep",
 				"budget",
 				"args",

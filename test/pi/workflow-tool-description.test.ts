@@ -73,6 +73,25 @@ describe("the workflow tool's description", () => {
 		expect(fake.requests.every((request) => request.schema !== undefined)).toBe(true);
 	});
 
+	it("names every workflow global the sandbox installs, tool() with its options among them", () => {
+		const description = descriptionFor([GENERAL_PURPOSE_AGENT]);
+		for (const name of [
+			"agent(",
+			"parallel(",
+			"pipeline(",
+			"phase(",
+			"log(",
+			"workflow(",
+			"ask(",
+			"tool(",
+			"sleep(",
+		]) {
+			expect(description).toContain(name);
+		}
+		expect(description).toContain("tool(name, params, { timeoutMs, label, phase, replay })");
+		expect(description).toContain("through its permission hooks");
+	});
+
 	it("lists the session's enabled agent types, name and one line each", () => {
 		const description = descriptionFor([
 			GENERAL_PURPOSE_AGENT,

@@ -96,7 +96,7 @@ describe("record.journal()", () => {
 			{ line: 5, reason: "`value` is missing" },
 			{ line: 6, reason: "`usage` is not `{ input, output, total }` numbers" },
 			{ line: 7, reason: "`label` is not a string" },
-			{ line: 8, reason: '`kind` is not "answer"' },
+			{ line: 8, reason: '`kind` is not "answer" or "tool"' },
 		]);
 		// Appending still works and the garbage stays where it was, for a person to look at.
 		await journal.record(entry("c"));

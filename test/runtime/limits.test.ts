@@ -78,4 +78,22 @@ describe("runWorkflowScript() limits", () => {
 			"The script's return value is 5002 bytes of JSON (limit: 1000). Return less (a summary, or only the fields needed), or raise `budget.maxResultBytes` (2:1)",
 		);
 	});
+
+	it("tool calls: the call past limits.maxToolCalls fails with limit_tool_calls at its line, the earlier ones ran", async () => {
+		let ran = 0;
+		const result = await run(`for (let i = 0; i < 10; i++) await tool("step", { i });`, {
+			limits: { maxToolCalls: 3 },
+			tools: {
+				step: async () => {
+					ran++;
+					return { output: "ok" };
+				},
+			},
+		});
+		expect(ran).toBe(3);
+		expect(result.error).toMatchObject({ code: "limit_tool_calls", line: 2 });
+		expect(result.error?.message).toBe(
+			"Tool call limit reached (3). A loop that calls `tool()` per item can run past it: bound the loop, or raise `limits.maxToolCalls` (2:40)",
+		);
+	});
 });

@@ -15,6 +15,7 @@ import { runWorkflowScript } from "../../runtime/run.ts";
 import type { WorkflowRunOptions, WorkflowRunResult } from "../../runtime/types.ts";
 import type { ChildControls } from "../children/controls.ts";
 import type { DurableOutcome, DurableRun, DurableSource } from "./durable-run.ts";
+import type { RunAnnouncer } from "./lifecycle.ts";
 import type { PendingQuestions } from "./questions.ts";
 import type { LiveRun } from "./registry.ts";
 
@@ -52,6 +53,8 @@ export interface ToolRunSetup {
 	ui: WorkflowProgressUiOptions;
 	/** The run's open `ask()` questions, answered through the registry. Default: none. */
 	questions?: PendingQuestions;
+	/** Tells other extensions how the run goes (`pi.events`). Default: nobody. */
+	announcer?: RunAnnouncer;
 }
 
 /** Starts the run at once. */
@@ -77,6 +80,7 @@ export function startToolRun(setup: ToolRunSetup): ToolRun {
 					}
 					tracker.updateFromProgressEvent(event);
 					ui.update(tracker.getEnvelope());
+					setup.announcer?.event(event);
 				},
 			});
 		} catch (error) {
@@ -89,6 +93,7 @@ export function startToolRun(setup: ToolRunSetup): ToolRun {
 		const outcome = tracker.complete(result);
 		// The final envelope as text is what `/workflows` shows of the run once it has ended.
 		const saved = await durable.finish(result, formatWorkflowProgress(outcome.envelope));
+		setup.announcer?.ended(result);
 		try {
 			ui.update(outcome.envelope);
 			ui.dispose();

@@ -25,9 +25,11 @@ stages; phase(name, { budget }?, fn?); log(message, data?); workflow(nameOrPath,
 sleep(ms); ask(question, { choices, default, timeoutMs }) → the person's answer (text): give a default, or pass it
 in args. budget: agentCalls, tokens, cost { limit, spent(), remaining() } in US dollars; past the run's cap or a
 phase's budget { agentCalls, tokens, costUsd }, agent() throws budget_exhausted.
+tool(name, params, { timeoutMs, label, phase, replay }) runs one of this session's tools (bash, read, …) without an
+agent, through its permission hooks → { output, isError, details? }; replay: false runs it again on resume (a gate).
 isolation: "worktree" gives a child its own git worktree of HEAD; what it changes is committed on a branch
 (workflows/<run id>/<label>) that its prompt names and the result lists: use it for agents that edit in parallel.
-Await every agent()/parallel()/pipeline()/workflow()/ask() before using its result or returning: a script that returns
+Await every agent()/parallel()/pipeline()/workflow()/ask()/tool() before using its result or returning: a script that returns
 while its calls still run fails. A failed child gives null (in parallel/pipeline: a null slot): check for null.
 Without a schema an answer is text: give a schema to read fields. Return plain JSON data (no Map, Set, class).
 Date.now(), new Date() and Math.random() are unavailable: pass timestamps in args. No imports, files or network.

@@ -19,7 +19,7 @@ import { createRunStore, type RunStore } from "../../runs/index.ts";
 import { MAX_TIMEOUT_MS } from "../../runtime/agent/options.ts";
 import { checkWorkflowScript } from "../../runtime/index.ts";
 import type { WorkflowQueue } from "../../runtime/queue.ts";
-import type { JsonValue, WorkflowAgentRunner } from "../../runtime/types.ts";
+import type { JsonValue, WorkflowAgentRunner, WorkflowTool } from "../../runtime/types.ts";
 import {
 	type AgentTypeConfig,
 	GENERAL_PURPOSE_AGENT,
@@ -32,6 +32,7 @@ import { parentModelRuntime, resolveModel } from "../children/model.ts";
 import { type SessionTools, sessionToolsOf } from "../children/session-tools.ts";
 import type { WorktreePlaceSource } from "../children/worktree.ts";
 import { DurableRun } from "../runs/durable-run.ts";
+import { type Announce, runAnnouncer } from "../runs/lifecycle.ts";
 import { completionMessage, runText, startedResult, type WorkflowRunMessage } from "../runs/messages.ts";
 import { createPiAskHandler, PendingQuestions } from "../runs/questions.ts";
 import { RunRegistry } from "../runs/registry.ts";
@@ -41,6 +42,7 @@ import { WORKFLOW_GUIDELINES, workflowToolDescription } from "./description.ts";
 import { tuiFanOutConfirm } from "./fan-out-question.ts";
 import { renderWorkflowCall, renderWorkflowResult } from "./render.ts";
 import { createWorkflowResolver, resolveScriptSource, type SavedWorkflow } from "./script-source.ts";
+import { scriptToolsOf } from "./script-tools.ts";
 
 export const WORKFLOW_TOOL_NAME = "workflow";
 
@@ -152,6 +154,8 @@ export interface WorkflowToolOptions {
 	notify?: (message: WorkflowRunMessage) => void;
 	/** Builds the runner for a call. Default: children as pi sessions with the parent's model and credentials. */
 	createRunner?: (ctx: ExtensionContext, setup: RunnerSetup) => Promise<WorkflowAgentRunner>;
+	/** Announces runs to other extensions (pi's `pi.events.emit`; see runs/lifecycle.ts). Default: nobody. */
+	announce?: Announce;
 	/** The session's agent types, listed in the description. Default: the built-in general-purpose only. */
 	agentTypes?: ReadonlyMap<string, AgentTypeConfig>;
 	/** The saved workflows `name` runs, listed in the description. Default: none listed. */
@@ -172,6 +176,8 @@ export interface WorkflowCaller {
 	onUpdate?: AgentToolUpdateCallback<WorkflowProgressDetails>;
 	/** The parent session's tools lent to children. Default: none. */
 	sessionTools?: SessionTools;
+	/** The session's tools a script's `tool()` may run (pi's `ctx.executeTool`). Default: none (`tool_unavailable`). */
+	scriptTools?: Record<string, WorkflowTool>;
 	/** Delivers this run's completion message when it ran in the background. Default: `options.notify`. */
 	notify?: (message: WorkflowRunMessage) => void;
 }
@@ -246,6 +252,8 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 				agentTypes: listAvailableAgentTypes(types.types),
 				resolveWorkflow: createWorkflowResolver({ agentDir }),
 				ask,
+				// The session's own tools through pi's hooks: exactly what its model may call, nothing more.
+				...(caller.scriptTools ? { tools: caller.scriptTools } : {}),
 				...(args !== undefined ? { args } : {}),
 				...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
 				...(costUsd !== undefined ? { budget: { costUsd } } : {}),
@@ -257,6 +265,9 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 			record: source,
 			controls,
 			questions,
+			...(options.announce
+				? { announcer: runAnnouncer(options.announce, durable.recorded, () => run.name, background) }
+				: {}),
 			ctx,
 			ui: {
 				widgetKey: `workflow-progress-${++runCount}`,
@@ -366,6 +377,7 @@ export function createWorkflowTool(
 				...(signal ? { signal } : {}),
 				...(onUpdate ? { onUpdate } : {}),
 				sessionTools: sessionToolsOf(ctx),
+				scriptTools: scriptToolsOf(ctx),
 			});
 		},
 		renderCall: (args, theme) => renderWorkflowCall(args, theme),

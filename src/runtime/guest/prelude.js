@@ -127,6 +127,7 @@
 		pipeline: guardPrototype("pipeline"),
 		workflow: guardPrototype("workflow"),
 		ask: guardPrototype("ask"),
+		tool: guardPrototype("tool"),
 	};
 
 	function guard(promise, name, site) {
@@ -218,14 +219,17 @@
 		}
 	}
 
-	function agent(prompt, options) {
+	// A host call whose promise the script must await: its call site goes last (the host reads the script's line
+	// from it) and names the call when its promise is used as a value. No spread: see callAsync.
+	function guardedCall(fn, name, args) {
 		const site = new Error("call site");
+		args[args.length] = site.stack;
+		return guard(callAsync(fn, args, site), name, site);
+	}
+
+	function agent(prompt, options) {
 		refusePromise("`agent()` prompt", prompt);
-		return guard(
-			callAsync(host.agent, [prompt, options === undefined ? null : options, site.stack], site),
-			"agent",
-			site,
-		);
+		return guardedCall(host.agent, "agent", [prompt, options === undefined ? null : options]);
 	}
 
 	// Undefined when the call may start at once; else a promise that resolves once the host allows it.
@@ -388,23 +392,20 @@
 	}
 
 	function ask(question, options) {
-		const site = new Error("call site");
 		refusePromise("`ask()` question", question);
-		return guard(
-			callAsync(host.ask, [question, options === undefined ? null : options, site.stack], site),
-			"ask",
-			site,
-		);
+		return guardedCall(host.ask, "ask", [question, options === undefined ? null : options]);
+	}
+
+	function tool(name, params, options) {
+		refusePromise("`tool()` name", name);
+		refusePromise("`tool()` params", params);
+		const args = [name, params === undefined ? null : params, options === undefined ? null : options];
+		return guardedCall(host.tool, "tool", args);
 	}
 
 	function workflow(nameOrPath, workflowArgs) {
-		const site = new Error("call site");
-		const promise = callAsync(
-			host.workflow,
-			[nameOrPath, workflowArgs === undefined ? null : workflowArgs, workflowArgs !== undefined, site.stack],
-			site,
-		);
-		return guard(promise, "workflow", site);
+		const args = [nameOrPath, workflowArgs === undefined ? null : workflowArgs, workflowArgs !== undefined];
+		return guardedCall(host.workflow, "workflow", args);
 	}
 
 	// Determinism guards: a resumed run must see the same values, so ambient time and randomness are refused.
@@ -471,6 +472,7 @@
 		log,
 		workflow,
 		ask,
+		tool,
 		sleep,
 		budget,
 		args: data.hasArgs ? data.args : undefined,

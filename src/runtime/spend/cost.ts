@@ -2,7 +2,19 @@
  * Dollar costs in the runtime: adding them up, reading a runner's or a journal's as plain numbers, and the short
  * form errors use. The figures are the providers' (the runner reads them); nothing here prices anything.
  */
-import type { WorkflowCost } from "../types.ts";
+
+/**
+ * What model replies cost in US dollars, as the provider reports them (pi: each assistant message's `usage.cost`).
+ * A reply whose model has no known price is counted in `unpriced`, never as $0: `usd` is then a lower bound.
+ */
+export interface WorkflowCost {
+	/** Dollars of the replies with a price: billed by the provider, or estimated from the model's catalog price. */
+	usd: number;
+	/** The part of `usd` the provider billed; the rest is a catalog estimate. Default: 0. */
+	billedUsd?: number;
+	/** Replies whose cost is unknown (the model has no price and the provider billed nothing). Default: 0. */
+	unpriced?: number;
+}
 
 /** No cost yet. */
 export function zeroCost(): WorkflowCost {
