@@ -10,35 +10,14 @@ out=${1:-$repo/docs/commands-render.txt}
 work=$(mktemp -d /tmp/wfc-XXXXXX)
 mkdir -p "$work/agent" "$work/acme-app/.pi/workflows"
 sock="wf-commands-$$"
-tm() { tmux -L "$sock" "$@"; }
+printf '' >"$work/tmux.conf"
 cleanup() {
 	tm kill-server 2>/dev/null || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
-pane() { tm capture-pane -p -t render | sed -e 's/[[:space:]]*$//' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'; }
-until_shown() {
-	for _ in $(seq 600); do
-		if pane | grep -Eq -- "$1"; then return 0; fi
-		sleep 0.1
-	done
-	echo "timed out waiting for: $1" >&2
-	pane >&2
-	exit 1
-}
-# Appends the pane from the first line matching $2 to its end as section $1.
-tail_from() {
-	{
-		printf '=== %s ===\n' "$1"
-		pane | awk -v from="$2" '{ lines[NR] = $0; if (!start && $0 ~ from) start = NR } END { if (!start) exit 1; for (i = start; i <= NR; i++) print lines[i] }'
-		printf '\n'
-	} >>"$out"
-}
-command() {
-	tm send-keys -t render "$1"
-	sleep 0.5
-	tm send-keys -t render Enter
-}
+# shellcheck source=lib/tmux-render.sh
+. "$repo/scripts/lib/tmux-render.sh"
 
 cat >"$work/acme-app/.pi/workflows/greet-team.js" <<'SCRIPT'
 export const meta = {
@@ -65,9 +44,9 @@ until_shown 'faux-1'
 command "/greet-team team=design"
 until_shown 'How should I greet design'
 sleep 1
-tail_from "/greet-team team=design: the run starts with no model turn; its question waits in the widget" 'greet-team'
+tail_from_first "/greet-team team=design: the run starts with no model turn; its question waits in the widget" 'greet-team'
 command "/workflows answer warmly"
 until_shown '✓ greet-team'
 sleep 1
-tail_from "/workflows answer warmly: the run goes on, and its completion message reaches the conversation (no model turn)" 'Background workflow run'
+tail_from_first "/workflows answer warmly: the run goes on, and its completion message reaches the conversation (no model turn)" 'Background workflow run'
 echo "wrote $out"

@@ -16,25 +16,14 @@ work=$(mktemp -d /tmp/wfr-XXXXXX)
 mkdir -p "$work/agent" "$work/acme-app"
 sock="wf-render-$$"
 printf 'set -g extended-keys on\n' >"$work/tmux.conf"
-tm() { tmux -L "$sock" -f "$work/tmux.conf" "$@"; }
 cleanup() {
 	tm kill-server 2>/dev/null || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
+# shellcheck source=lib/tmux-render.sh
+. "$repo/scripts/lib/tmux-render.sh"
 
-# The pane, colours already left out by capture-pane, trailing spaces and blank lines trimmed.
-pane() { tm capture-pane -p -t render | sed -e 's/[[:space:]]*$//' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'; }
-# Waits until the pane shows text matching $1 (grep -E), for up to 60 s.
-until_shown() {
-	for _ in $(seq 600); do
-		if pane | grep -Eq -- "$1"; then return 0; fi
-		sleep 0.1
-	done
-	echo "timed out waiting for: $1" >&2
-	pane >&2
-	exit 1
-}
 # Appends the lines from the last one matching $2 up to the next rule (a dialog's bottom edge or the editor's top
 # edge) as section $1. A rule is a line of box-drawing dashes; index() compares bytes, which suits UTF-8 here.
 section() {
@@ -45,21 +34,6 @@ section() {
 		printf '\n'
 	} >>"$out"
 }
-# Appends the lines from the last one matching $2 to the end of the pane (editor, footer, status line) as section $1.
-tail_from() {
-	{
-		printf '=== %s ===\n' "$1"
-		pane | awk -v from="$2" '{ lines[NR] = $0; if ($0 ~ from) start = NR } END { if (!start) exit 1; for (i = start; i <= NR; i++) print lines[i] }'
-		printf '\n'
-	} >>"$out"
-}
-# Types a slash command and runs it; the completion menu needs a moment before Enter.
-command() {
-	tm send-keys -t render "$1"
-	sleep 0.5
-	tm send-keys -t render Enter
-}
-
 pi_version=$(PATH="$repo/node_modules/.bin:$PATH" pi --version 2>/dev/null || echo "?")
 {
 	echo "pi $pi_version in a 110x45 tmux pane, faux provider, made by scripts/render-workflows.sh (colours left out)."

@@ -145,6 +145,8 @@ describe("tool() in a real pi session", () => {
 			status: "completed",
 			counts: { calls: 1, completed: 1 },
 			tools: { calls: 4, replayed: 0, errors: 1, failed: 2 },
+			// faux/faux-1 has no price: its reply counts as unknown, never as $0.
+			cost: { usd: 0, unpriced: expect.any(Number) },
 		});
 		expect(seen.announced[6]?.data).toMatchObject({
 			tool: "bash",

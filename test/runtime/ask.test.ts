@@ -3,27 +3,16 @@ import { askUnavailableError } from "../../src/errors.ts";
 import {
 	runWorkflowScript,
 	type WorkflowAskHandler,
-	type WorkflowJournal,
 	type WorkflowJournalEntry,
 	type WorkflowProgressEvent,
 	type WorkflowQuestion,
 	type WorkflowRunOptions,
 } from "../../src/runtime/index.ts";
 import { createFakeRunner, HEADER } from "../helpers/fake-runner.ts";
+import { memoryJournal } from "../helpers/memory-journal.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 
 checkSandboxLeaks();
-
-function memoryJournal(): WorkflowJournal & { entries: Map<string, WorkflowJournalEntry> } {
-	const entries = new Map<string, WorkflowJournalEntry>();
-	return {
-		entries,
-		lookup: (key) => entries.get(key),
-		record: async (entry) => {
-			entries.set(entry.key, structuredClone(entry));
-		},
-	};
-}
 
 async function run(body: string, options: Partial<WorkflowRunOptions> = {}) {
 	const fake = createFakeRunner();

@@ -7,26 +7,14 @@ import { describe, expect, it } from "vitest";
 import {
 	runWorkflowScript,
 	type WorkflowAgentRequest,
-	type WorkflowJournal,
-	type WorkflowJournalEntry,
 	type WorkflowProgressEvent,
 	type WorkflowRunOptions,
 } from "../../src/runtime/index.ts";
 import { createFakeRunner, type FakeAnswer, HEADER } from "../helpers/fake-runner.ts";
+import { memoryJournal } from "../helpers/memory-journal.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 
 checkSandboxLeaks();
-
-function memoryJournal(): WorkflowJournal & { entries: Map<string, WorkflowJournalEntry> } {
-	const entries = new Map<string, WorkflowJournalEntry>();
-	return {
-		entries,
-		lookup: (key) => entries.get(key),
-		record: async (entry) => {
-			entries.set(entry.key, structuredClone(entry));
-		},
-	};
-}
 
 async function run(
 	body: string,

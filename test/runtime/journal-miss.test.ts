@@ -5,31 +5,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { MISS_LIMITS } from "../../src/runtime/agent/replay-miss.ts";
-import {
-	runWorkflowScript,
-	type WorkflowJournal,
-	type WorkflowJournalEntry,
-	type WorkflowProgressEvent,
-	type WorkflowRunOptions,
-} from "../../src/runtime/index.ts";
+import { runWorkflowScript, type WorkflowProgressEvent, type WorkflowRunOptions } from "../../src/runtime/index.ts";
 import { createFakeRunner, HEADER } from "../helpers/fake-runner.ts";
+import { memoryJournal } from "../helpers/memory-journal.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 
 checkSandboxLeaks();
-
-/** A journal in memory that lists its entries; `listed: false` makes one that cannot. */
-function memoryJournal(options: { listed?: boolean } = {}) {
-	const entries = new Map<string, WorkflowJournalEntry>();
-	const journal: WorkflowJournal & { entries: Map<string, WorkflowJournalEntry> } = {
-		entries,
-		lookup: (key) => entries.get(key),
-		record: async (entry) => {
-			entries.set(entry.key, structuredClone(entry));
-		},
-		...(options.listed === false ? {} : { list: () => [...entries.values()] }),
-	};
-	return journal;
-}
 
 /** Runs `body` (after a header) with a scripted runner; returns the result, the warnings and the prompts run. */
 async function run(body: string, options: Partial<WorkflowRunOptions> = {}) {
@@ -57,7 +38,7 @@ return summary.x.y;`;
 
 describe("a resume whose calls miss the journal", () => {
 	it("a prompt rewritten from memory: one warning naming the recorded call and where its prompt differs", async () => {
-		const journal = memoryJournal();
+		const journal = memoryJournal({ listed: true });
 		const first = await run(ORIGINAL, { journal });
 		expect(first.result.error?.code).toBe("script_error");
 		// Each line keeps what its key was made of.
@@ -96,7 +77,7 @@ describe("a resume whose calls miss the journal", () => {
 		],
 		["tools named", `await agent("rate it", { tools: ["read"] })`, "its tools differ"],
 	])("%s, same prompt: the warning says what changed", async (_name, edited, why) => {
-		const journal = memoryJournal();
+		const journal = memoryJournal({ listed: true });
 		await run(`return await agent("rate it");`, { journal });
 		const second = await run(`return ${edited};`, {
 			journal,
@@ -108,7 +89,7 @@ describe("a resume whose calls miss the journal", () => {
 	});
 
 	it("a journal written before calls recorded their identity: the warning names the label only", async () => {
-		const journal = memoryJournal();
+		const journal = memoryJournal({ listed: true });
 		await run(`return await agent("Write the report", { label: "report" });`, { journal });
 		for (const entry of journal.entries.values()) delete entry.identity;
 		const second = await run(`return await agent("Write the short report", { label: "report" });`, { journal });
@@ -119,7 +100,7 @@ describe("a resume whose calls miss the journal", () => {
 	});
 
 	it("without a label in common: the most similar prompt of the same agent type, not an unrelated call", async () => {
-		const journal = memoryJournal();
+		const journal = memoryJournal({ listed: true });
 		await run(`return [await agent("Check acorn for updates"), await agent("Write the report")];`, { journal });
 		const second = await run(
 			`return [await agent("Check acorn for updates and breaking changes"), await agent("Write the report"), await agent("Something new")];`,
@@ -134,7 +115,7 @@ describe("a resume whose calls miss the journal", () => {
 	it(`many edited calls: one warning each, at most ${MISS_LIMITS.warnings}, the last saying so`, async () => {
 		const body = (word: string) =>
 			`return await parallel(Array.from({ length: 15 }, (_, i) => () => agent("${word} item " + i, { label: "item " + i })));`;
-		const journal = memoryJournal();
+		const journal = memoryJournal({ listed: true });
 		await run(body("Fix"), { journal });
 		const second = await run(body("Repair"), { journal });
 		expect(second.prompts).toHaveLength(15);
@@ -146,14 +127,14 @@ describe("a resume whose calls miss the journal", () => {
 	});
 
 	it("nothing to say: a fresh run, a journal that cannot list, and a resume where every call replays", async () => {
-		const fresh = await run(`return await agent("a");`, { journal: memoryJournal() });
+		const fresh = await run(`return await agent("a");`, { journal: memoryJournal({ listed: true }) });
 		expect(fresh.warnings).toEqual([]);
 
 		const unlisted = memoryJournal({ listed: false });
 		await run(`return await agent("a", { label: "x" });`, { journal: unlisted });
 		expect((await run(`return await agent("b", { label: "x" });`, { journal: unlisted })).warnings).toEqual([]);
 
-		const journal = memoryJournal();
+		const journal = memoryJournal({ listed: true });
 		await run(`return [await agent("a"), await agent("b")];`, { journal });
 		const again = await run(`return [await agent("b"), await agent("a"), await agent("c")];`, { journal });
 		expect(again.prompts).toEqual(["c"]);

@@ -7,29 +7,14 @@ import {
 	runWorkflowScript,
 	type WorkflowAgentRequest,
 	type WorkflowJournal,
-	type WorkflowJournalEntry,
 	type WorkflowProgressEvent,
 	type WorkflowRunOptions,
 } from "../../src/runtime/index.ts";
 import { createFakeRunner, type FakeAnswer, HEADER } from "../helpers/fake-runner.ts";
+import { memoryJournal } from "../helpers/memory-journal.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 
 checkSandboxLeaks();
-
-/** A journal in memory, as a host's store would keep it: last record of a key wins. */
-function memoryJournal(): WorkflowJournal & { entries: Map<string, WorkflowJournalEntry>; writes: number } {
-	const entries = new Map<string, WorkflowJournalEntry>();
-	const journal = {
-		entries,
-		writes: 0,
-		lookup: (key: string) => entries.get(key),
-		record: async (entry: WorkflowJournalEntry) => {
-			journal.writes++;
-			entries.set(entry.key, structuredClone(entry));
-		},
-	};
-	return journal;
-}
 
 /** Runs `body` (after a header) with a scripted runner; returns the result, the events and the runner's requests. */
 async function run(

@@ -14,20 +14,10 @@ import {
 } from "../../src/runtime/index.ts";
 import { MAX_TOOL_OUTPUT_CHARS } from "../../src/runtime/tool/call.ts";
 import { createFakeRunner, HEADER } from "../helpers/fake-runner.ts";
+import { memoryJournal } from "../helpers/memory-journal.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 
 checkSandboxLeaks();
-
-function memoryJournal(): WorkflowJournal & { entries: Map<string, WorkflowJournalEntry> } {
-	const entries = new Map<string, WorkflowJournalEntry>();
-	return {
-		entries,
-		lookup: (key) => entries.get(key),
-		record: async (entry) => {
-			entries.set(entry.key, structuredClone(entry));
-		},
-	};
-}
 
 async function run(body: string, options: Partial<WorkflowRunOptions> = {}) {
 	const events: WorkflowProgressEvent[] = [];

@@ -53,6 +53,7 @@ export function runAnnouncer(
 					agentType: event.agentType,
 					durationMs: event.durationMs,
 					tokens: event.usage?.total ?? 0,
+					...(event.cost ? { cost: event.cost } : {}),
 					cached: event.cached === true,
 					time: event.time,
 				}));
@@ -77,6 +78,8 @@ export function runAnnouncer(
 				tools: result.tools ?? { calls: 0, replayed: 0, errors: 0, failed: 0 },
 				tokens: result.usage.total,
 				usage: result.usage,
+				cost: result.cost,
+				...(result.replayedCost ? { replayedCost: result.replayedCost } : {}),
 				durationMs: result.durationMs,
 				...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}),
 			}));
