@@ -42,8 +42,9 @@ const MEMORY: HostileCase[] = [
 		{ value: 1_000_000 },
 	],
 	[
-		"awaiting a million promises at once (Promise.all's own bookkeeping reaches the cap)",
-		"const ps = [];\nfor (let i = 0; i < 1e6; i++) ps.push(new Promise(() => {}));\nawait Promise.all(ps);",
+		// Two million, not one: a million sat at the cap, and reached it or not with the checkout's path length.
+		"awaiting two million promises at once (Promise.all's own bookkeeping reaches the cap)",
+		"const ps = [];\nfor (let i = 0; i < 2e6; i++) ps.push(new Promise(() => {}));\nawait Promise.all(ps);",
 		{ code: "limit_memory", message: OOM },
 	],
 ];
