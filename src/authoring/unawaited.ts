@@ -136,7 +136,8 @@ function callbackWanted(callee: AnyNode, index: number): FunctionWanted | undefi
 function functionWanted(taker: string, index: number): FunctionWanted | undefined {
 	if (taker === "pipeline" && index >= 1) return PIPELINE_STAGE(index);
 	if (taker === "parallel" && index === 0) return PARALLEL_LIST;
-	if (taker === "phase" && index === 1) return PHASE_FN;
+	// `phase(name, fn)` and `phase(name, options, fn)`: a promise is neither options nor a function.
+	if (taker === "phase" && (index === 1 || index === 2)) return PHASE_FN;
 	return undefined;
 }
 

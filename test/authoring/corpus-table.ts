@@ -195,6 +195,11 @@ export const UNAWAITED: Mistake[] = [
 	],
 	["a started agent() as phase's function", 'return await phase("p", ‸agent("a"));', "not_awaited"],
 	[
+		"a started agent() as phase's function after its options",
+		'return await phase("p", { budget: { agentCalls: 3 } }, ‸agent("a"));',
+		"not_awaited",
+	],
+	[
 		"a field of the script's own async function's promise",
 		'async function main() {\n  return await agent("x");\n}\nreturn ‸main().length;',
 		"not_awaited",

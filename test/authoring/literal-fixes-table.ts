@@ -476,4 +476,13 @@ export const RUNTIME: LiteralFix[] = [
 		fixed: 'return await phase("review", () => agent("review"));',
 		value: "done: review",
 	},
+	{
+		name: "a promise held in a let, as phase()'s function",
+		body: 'let review = agent("review");\nreturn await phase("review", review);',
+		code: "not_awaited",
+		message:
+			"`phase()`'s function is a call of `agent()` (2:19) already started, not a function: a call written there starts at once. Pass a function instead: `phase(name, () => agent(…))` (`await` gives a value, which is not a function either) (3:19)",
+		fixed: 'return await phase("review", () => agent("review"));',
+		value: "done: review",
+	},
 ];

@@ -124,7 +124,7 @@ return [a, b];`,
 		],
 		[
 			`phase("p", "the review");`,
-			'`phase(name, options, fn?)` options must be an object such as `{ budget: { costUsd: 0.5 } }`, got "the review" (2:6)',
+			'`phase(name, options, fn?)` options must be an object such as `{ budget: { costUsd: 0.5 } }`, got "the review". To run code inside the phase, pass a function: `phase(name, () => agent(…))` (2:6)',
 		],
 	])("on %s: phase_options_invalid with the fix, before anything runs", async (body, message) => {
 		const { result, prompts } = await run(`${body}\nawait agent("never");`);

@@ -82,16 +82,15 @@
 		return "";
 	}
 
-	// `member` is the field read, if that was the use: `await f().x` would read it of the promise still.
-	function notAwaited(what, name, promise, member) {
+	// `readField`: the field read, when that was the use (`await f().x` would read it of the promise still).
+	function notAwaited(what, name, promise, readField) {
 		const site = apply(weakGet, launches, [promise]);
 		const source = name ? `the Promise that \`${name}()\`${site ? sitePosition(site) : ""} returns` : "a Promise";
 		const text = what(source);
 		const fix = name ? `write \`await ${name}(…)\`` : "`await` the call that made it";
-		const inExpression =
-			member === undefined ? "" : `, or await it where it is read, in parentheses: \`(await …).${member}\``;
+		const where = readField && `, or await it where it is read, in parentheses: \`(await …).${readField}\``;
 		const sentence = apply(toUpperCase, text[0], []) + apply(stringSlice, text, [1]);
-		return codedError("not_awaited", `${sentence}: ${fix} before using its result${inExpression}`, TypeError);
+		return codedError("not_awaited", `${sentence}: ${fix} before using its result${where || ""}`, TypeError);
 	}
 
 	// One prototype per call name, between the promise and Promise.prototype: reading a field that promises lack,
@@ -136,12 +135,17 @@
 		return promise;
 	}
 
-	// A Promise given where a value is expected (a prompt, a log message): named, at the call that got it.
-	function refusePromise(what, value) {
+	// A Promise given where a value is expected (a prompt, a log message): named, at the call that got it. Where a
+	// function goes (`phase()`'s), awaiting would give a value, no function either: `startedFix` says what to pass.
+	function refusePromise(what, value, startedFix) {
 		if (value === null || typeof value !== "object" || !isPromise(value)) return;
 		let name;
 		for (const key in guards) if (getPrototypeOf(value) === guards[key]) name = key;
-		throw notAwaited((source) => `${what} is ${source}`, name, value);
+		if (startedFix === undefined) throw notAwaited((source) => `${what} is ${source}`, name, value);
+		const site = name && apply(weakGet, launches, [value]);
+		const call = name ? `a call of \`${name}()\`${site ? sitePosition(site) : ""} already started` : "a Promise";
+		const text = `${what} is ${call}, not a function: a call written there starts at once. ${startedFix}`;
+		throw codedError("not_awaited", `${text} (\`await\` gives a value, which is not a function either)`, TypeError);
 	}
 
 	function describe(value) {
@@ -160,17 +164,20 @@
 		}
 	}
 
-	// What to pass instead of something that is not an array, per combinator.
-	const ARRAY_FIX = {
+	// What to pass instead: of something that is not an array, per combinator; of a stage or phase function.
+	const FIX = {
 		parallel:
 			"Pass an array of functions that make the calls: `parallel([() => agent(…), () => agent(…)])`, or `parallel(items.map((item) => () => agent(…)))`",
 		pipeline:
 			"Pass the items as an array: `pipeline(items, (item) => agent(…))`; for a list an agent finds, give that `agent()` a `schema` with an array property and pass the property",
+		stage: "Pass a function, which `pipeline()` calls for each item with the previous stage's result, the item and its index: `(prev, item, i) => agent(…)`",
+		phase: "Pass a function instead: `phase(name, () => agent(…))`",
+		fn: "Pass one, which `phase()` calls inside the phase: `phase(name, () => agent(…))`; or call `phase(name)` alone to start a phase that the calls after it belong to",
 	};
 
 	function checkItems(fnName, items) {
 		if (!isArray(items)) {
-			throw new TypeError(`\`${fnName}()\` takes an array, got ${describe(items)}. ${ARRAY_FIX[fnName]}`);
+			throw new TypeError(`\`${fnName}()\` takes an array, got ${describe(items)}. ${FIX[fnName]}`);
 		}
 		if (items.length > maxItems) {
 			const error = codedError(
@@ -278,7 +285,7 @@
 		for (let s = 0; s < stages.length; s++) {
 			if (typeof stages[s] !== "function") {
 				throw new TypeError(
-					`\`pipeline()\` stages must be functions; stage ${s + 1} is ${describe(stages[s])}. Pass a function, which \`pipeline()\` calls for each item with the previous stage's result, the item and its index: \`(prev, item, i) => agent(…)\``,
+					`\`pipeline()\` stages must be functions; stage ${s + 1} is ${describe(stages[s])}. ${FIX.stage}`,
 				);
 			}
 		}
@@ -314,6 +321,7 @@
 		if (typeof name !== "string" || name.trim() === "") {
 			throw new TypeError(`\`phase()\` takes a non-empty name, got ${describe(name)}`);
 		}
+		refusePromise("`phase()`'s function", maybeFn === undefined ? optionsOrFn : maybeFn, FIX.phase);
 		let fn = maybeFn;
 		let options = optionsOrFn;
 		if (typeof optionsOrFn === "function") {
@@ -334,11 +342,8 @@
 			host.phaseStart(name, false);
 			return undefined;
 		}
-		if (typeof fn !== "function") {
-			throw new TypeError(
-				`\`phase(name, fn)\` takes a function, got ${describe(fn)}. Pass one, which \`phase()\` calls inside the phase: \`phase(name, () => agent(…))\`; or call \`phase(name)\` alone to start a phase that the calls after it belong to`,
-			);
-		}
+		if (typeof fn !== "function")
+			throw new TypeError(`\`phase(name, fn)\` takes a function, got ${describe(fn)}. ${FIX.fn}`);
 		host.phaseStart(name, true);
 		let result;
 		try {

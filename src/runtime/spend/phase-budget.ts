@@ -56,7 +56,7 @@ export function checkPhaseOptions(raw: JsonValue): PhaseOptions {
 	if (raw === null) return {};
 	if (typeof raw !== "object" || Array.isArray(raw)) {
 		throw invalid(
-			`\`phase(name, options, fn?)\` options must be an object such as \`{ budget: { costUsd: 0.5 } }\`, got ${describe(raw)}`,
+			`\`phase(name, options, fn?)\` options must be an object such as \`{ budget: { costUsd: 0.5 } }\`, got ${describe(raw)}. To run code inside the phase, pass a function: \`phase(name, () => agent(…))\``,
 		);
 	}
 	unknownKeys(raw, OPTION_KEYS, "option", "`phase()` option");
