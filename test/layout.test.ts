@@ -40,7 +40,7 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 	worktree: { values: ["errors.ts"] },
 	"pi/agents": { values: ["errors.ts"] },
 	"pi/children": {
-		values: ["errors.ts", "runs", "worktree", "runtime/schema", "pi/agents"],
+		values: ["errors.ts", "runs", "worktree", "runtime/schema", "runtime/spend", "pi/agents"],
 		types: ["runtime", "progress"],
 	},
 	"pi/runs": { values: ["errors.ts", "runtime", "progress"], types: ["runs", "pi/children"] },

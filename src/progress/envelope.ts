@@ -9,6 +9,7 @@ import type {
 	WorkflowFailure,
 	WorkflowMeta,
 	WorkflowProviderLimitKind,
+	WorkflowQuestion,
 	WorkflowWorktree,
 } from "../runtime/types.ts";
 
@@ -179,19 +180,10 @@ export interface WorkflowProgressError {
 	column?: number;
 }
 
-/** An `ask()` question the run waits on a person to answer. */
-export interface WorkflowProgressQuestion {
-	/** The question's key: what `/workflows answer` and `workflow_runs answer` match an answer to. */
-	key: string;
-	index: number;
-	question: string;
-	choices?: string[];
-	default?: string;
-	timeoutMs?: number;
+/** An `ask()` question the run waits on a person to answer: the question as the host's handler gets it, and when. */
+export interface WorkflowProgressQuestion extends WorkflowQuestion {
 	/** Epoch ms when it was asked. */
 	askedAt: number;
-	phase?: string;
-	workflow?: string;
 }
 
 /** A `tool()` step running now. */

@@ -5,8 +5,8 @@
  * `dispose()` clear it.
  */
 import type { AgentSessionEvent } from "@earendil-works/pi-coding-agent";
+import { addCost } from "../../runtime/spend/cost.ts";
 import type { WorkflowAgentChild, WorkflowChildState, WorkflowCost } from "../../runtime/types.ts";
-import { addReply } from "./cost.ts";
 
 /** Default: a child silent this long is `quiet`. */
 export const DEFAULT_QUIET_AFTER_MS = 15_000;
@@ -218,7 +218,7 @@ function applyEvent(
 			const message = event.message;
 			if (message.role !== "assistant") return changed;
 			state.tokens = (state.tokens ?? 0) + (message.usage?.totalTokens ?? 0);
-			const cost = addReply(state.cost, price?.(message));
+			const cost = addCost(state.cost, price?.(message));
 			if (cost) state.cost = cost;
 			return true;
 		}

@@ -5,7 +5,7 @@
  */
 import type { Api, AssistantMessage, Model } from "@earendil-works/pi-ai";
 import type { AgentSession } from "@earendil-works/pi-coding-agent";
-import type { WorkflowCost } from "../../runtime/types.ts";
+import { addCost, type WorkflowCost } from "../../runtime/spend/cost.ts";
 
 /** True when the model has a catalog price: any of its per-token rates is above zero. */
 export function hasPrice(model: Pick<Model<Api>, "cost">): boolean {
@@ -24,15 +24,6 @@ export function replyCost(message: unknown, priced: boolean): WorkflowCost | und
 	return priced ? { usd: total } : { usd: 0, unpriced: 1 };
 }
 
-/** Adds one reply's cost to a running total. */
-export function addReply(total: WorkflowCost | undefined, reply: WorkflowCost | undefined): WorkflowCost | undefined {
-	if (!reply) return total;
-	const usd = round((total?.usd ?? 0) + reply.usd);
-	const billed = round((total?.billedUsd ?? 0) + (reply.billedUsd ?? 0));
-	const unpriced = (total?.unpriced ?? 0) + (reply.unpriced ?? 0);
-	return { usd, ...(billed > 0 ? { billedUsd: billed } : {}), ...(unpriced > 0 ? { unpriced } : {}) };
-}
-
 /**
  * Every model reply of a session, from its raw entries: replies pi hid from the conversation (a failed attempt it
  * retried) cost money too. Undefined when the session has no reply.
@@ -41,11 +32,7 @@ export function sessionCost(session: AgentSession, model: Pick<Model<Api>, "cost
 	const priced = hasPrice(model);
 	let total: WorkflowCost | undefined;
 	for (const entry of session.sessionManager.getEntries()) {
-		if (entry.type === "message") total = addReply(total, replyCost(entry.message, priced));
+		if (entry.type === "message") total = addCost(total, replyCost(entry.message, priced));
 	}
 	return total;
-}
-
-function round(usd: number): number {
-	return Math.round(usd * 1e10) / 1e10;
 }

@@ -4,6 +4,7 @@
  * session would redo that work, so the limit goes to the run's queue to wait out.
  */
 import type { Api, Model } from "@earendil-works/pi-ai";
+import { addCost } from "../../runtime/spend/cost.ts";
 import type {
 	WorkflowAgentResult,
 	WorkflowCost,
@@ -12,7 +13,6 @@ import type {
 } from "../../runtime/types.ts";
 import type { ThinkingLevel } from "../agents/agent-types.ts";
 import type { ChildActivity } from "./activity.ts";
-import { addReply } from "./cost.ts";
 import type { ChildModelChoice } from "./model.ts";
 
 /** What `runOnModels` needs. */
@@ -46,7 +46,7 @@ export async function runOnModels(input: RunOnModelsInput): Promise<WorkflowAgen
 		name = nameOf(model);
 		result = await input.run(model, thinking, index);
 		usage = addUsage(usage, result.usage);
-		cost = addReply(cost, result.cost);
+		cost = addCost(cost, result.cost);
 		firstLimit ??= result.providerLimit;
 		const next = models[index + 1];
 		if (!result.providerLimit || !next || activity.toolUses > 0 || input.signal.aborted) break;

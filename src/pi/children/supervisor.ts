@@ -5,6 +5,7 @@
  * so does every attempt that did not stop when asked (see `settlesAfterStop`).
  */
 import { randomUUID } from "node:crypto";
+import { addCost } from "../../runtime/spend/cost.ts";
 import type {
 	WorkflowAgentRequest,
 	WorkflowAgentResult,
@@ -13,7 +14,6 @@ import type {
 	WorkflowTokenUsage,
 } from "../../runtime/types.ts";
 import type { ChildControls } from "./controls.ts";
-import { addReply } from "./cost.ts";
 
 /** The cause a skipped call's null carries. */
 export const SKIPPED_CAUSE = "skipped by the user";
@@ -216,7 +216,7 @@ function spend(spent: Spent, result: WorkflowAgentResult): void {
 	spent.toolUses += result.toolUses ?? 0;
 	spent.abandoned += result.abandoned ?? 0;
 	// A restarted or stalled attempt's replies were paid for like the last one's.
-	spent.cost = addReply(spent.cost, result.cost);
+	spent.cost = addCost(spent.cost, result.cost);
 	if (!result.usage) return;
 	const before = spent.usage ?? { input: 0, output: 0, total: 0 };
 	spent.usage = {

@@ -24,7 +24,8 @@ export function zeroCost(): WorkflowCost {
 /** `a` and `b` added up; either may be missing. */
 export function addCost(a: WorkflowCost | undefined, b: WorkflowCost | undefined): WorkflowCost | undefined {
 	if (!b) return a;
-	if (!a) return { ...b };
+	// A first figure is kept to the same 1e-10 dollars as a sum, so one reply and a total of it are equal.
+	if (!a) return addCost({ usd: 0 }, b);
 	const sum: WorkflowCost = { usd: roundUsd(a.usd + b.usd) };
 	const billed = roundUsd((a.billedUsd ?? 0) + (b.billedUsd ?? 0));
 	const unpriced = (a.unpriced ?? 0) + (b.unpriced ?? 0);
