@@ -10,6 +10,8 @@ import { join } from "node:path";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { listAvailableAgentTypes, loadAgentTypes } from "../../src/pi/agents/agent-types.ts";
+import type { ChildRecordEvent } from "../../src/pi/children/child-record.ts";
+import { ChildControls } from "../../src/pi/children/controls.ts";
 import { DurableRun, type DurableSource } from "../../src/pi/runs/durable-run.ts";
 import { createRunStore, type EventLogLine, listConversations, type RunStore } from "../../src/runs/index.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
@@ -237,4 +239,56 @@ return out.join("");`;
 		}
 		expect(statSync(join(record.dir, "events.jsonl")).size).toBeLessThan(40 * 1024 + 1024);
 	});
+
+	it("a person's steer, pause, restart and skip of a running child are lines of the log, in order, naming the call", async () => {
+		fx.faux.route("Say hello", [untilAborted(), untilAborted(), untilAborted()]);
+		const controls = new ChildControls();
+		const lines: ChildRecordEvent[] = [];
+		const folder = join(root, "run-folder");
+		const runner = fx.runner({ controls, runFolder: async () => folder, record: (line) => lines.push(line) });
+		const call = fx.request({ key: "k-hello", index: 4, label: "say hello", phase: "greet" });
+		const running = runner(call, fx.context());
+		const sessions = () => lines.filter((line) => line.type === "child_transcript").length;
+		await until(() => fx.faux.requests.length === 1);
+		const control = controls.get("k-hello");
+		if (!control) throw new Error("the child is not registered");
+		await control.steer("also say goodbye");
+		control.pause();
+		control.restart();
+		await until(() => fx.faux.requests.length === 2 && sessions() === 2);
+		controls.get("k-hello")?.skip();
+		const result = await running;
+		expect(result).toMatchObject({ status: "stopped", error: "skipped by the user" });
+		expect(lines.map((line) => line.type)).toEqual([
+			"child_transcript",
+			"child_steered",
+			"child_paused",
+			"child_restarted",
+			"child_transcript",
+			"child_skipped",
+		]);
+		for (const line of lines) {
+			expect(line).toMatchObject({
+				key: "k-hello",
+				index: 4,
+				label: "say hello",
+				agentType: "general-purpose",
+				phase: "greet",
+			});
+			expect(typeof line.time).toBe("number");
+		}
+		expect(lines[1]).toMatchObject({ message: "also say goodbye", chars: 16 });
+		expect(lines[5]).toMatchObject({ queued: false });
+		expect(result.transcripts).toEqual(["children/004-say-hello-1.jsonl", "children/004-say-hello-2.jsonl"]);
+		// Each attempt's conversation as pi kept it: the task, and the turn the restart stopped.
+		const first = SessionManager.open(join(folder, "children/004-say-hello-1.jsonl"));
+		const messages = first.buildSessionContext().messages;
+		expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant"]);
+		expect(JSON.stringify(messages[1])).toContain("Say hello");
+		expect(messages[2]).toMatchObject({ stopReason: "aborted" });
+	});
 });
+
+async function until(condition: () => boolean): Promise<void> {
+	while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
