@@ -2,13 +2,16 @@
  * `/workflows`: this project's runs for people. In the TUI a selector lists them (running first); choosing one
  * shows it and, for a run of this session, offers its running children (steer, skip, restart) and to stop it.
  * Elsewhere the same list is printed as text. `/workflows steer|skip|restart …` act on a child in any mode, and
- * `/workflows answer [runId] <answer>` answers a run's open `ask()` question.
+ * `/workflows answer [runId] <answer>` answers a run's open `ask()` question. An ended run's children's
+ * conversations are offered with it, and `/workflows conversation <runId> [#child]` lists or shows them in any mode.
  */
 import type { ExtensionCommandContext, RegisteredCommand } from "@earendil-works/pi-coding-agent";
-import { errorMessage } from "../../errors.ts";
+import { errorMessage, WorkflowError } from "../../errors.ts";
 import { formatWorkflowProgress, type WorkflowProgressEnvelope } from "../../progress/index.ts";
 import type { RunStore } from "../../runs/index.ts";
 import { chooseChildAction, isChildSubcommand, runChildSubcommand } from "./child-command.ts";
+import { childConversations, conversationLabel, conversationsText } from "./child-conversations.ts";
+import { showConversation } from "./conversation-view.ts";
 import { follow } from "./follow.ts";
 import { questionText } from "./questions.ts";
 import type { RunRegistry } from "./registry.ts";
@@ -44,7 +47,15 @@ export function createWorkflowsCommand(
 				const items = complete?.(prefix.slice(space + 1));
 				return items ? items.map((item) => ({ ...item, value: `${verb} ${item.value}` })) : null;
 			}
-			const verbs = [...Object.keys(options.subcommands ?? {}), "answer", "steer", "pause", "skip", "restart"];
+			const verbs = [
+				...Object.keys(options.subcommands ?? {}),
+				"answer",
+				"steer",
+				"pause",
+				"skip",
+				"restart",
+				"conversation",
+			];
 			const items = verbs
 				.filter((verb) => verb.startsWith(prefix))
 				.map((verb) => ({ value: `${verb} `, label: verb }));
@@ -55,6 +66,7 @@ export function createWorkflowsCommand(
 				const [verb = "", ...rest] = args.trim().split(/(?<=^\S+)\s+/);
 				const sub = Object.hasOwn(options.subcommands ?? {}, verb) ? options.subcommands?.[verb] : undefined;
 				if (sub) await sub(rest.join(" "), ctx);
+				else if (verb === "conversation") await conversationSubcommand(rest.join(" "), options, ctx);
 				else if (isAnswer(args)) ctx.ui.notify(answerSubcommand(args, options.registry), "info");
 				else if (isChildSubcommand(args)) ctx.ui.notify(await runChildSubcommand(args, options.registry), "info");
 				else await showRuns(options, ctx);
@@ -99,7 +111,7 @@ async function showRuns({ registry, storeFor }: WorkflowsCommandOptions, ctx: Ex
 	if (!row) return;
 	const live = registry.get(row.id);
 	if (!live) {
-		ctx.ui.notify(await describeRun(store, registry, row.id), "info");
+		await showEnded(store, registry, row.id, ctx);
 		return;
 	}
 	// A run that waits for the person asks first: that is what it needs from them.
@@ -146,6 +158,61 @@ async function showRuns({ registry, storeFor }: WorkflowsCommandOptions, ctx: Ex
 		await live.settled;
 		ctx.ui.notify(await describeRun(store, registry, row.id), "info");
 	}
+}
+
+/** An ended run: what it says of itself, or (when its children's conversations were kept) a menu of them first. */
+async function showEnded(
+	store: RunStore,
+	registry: RunRegistry,
+	id: string,
+	ctx: ExtensionCommandContext,
+): Promise<void> {
+	const conversations = await childConversations(await store.open(id)).catch(() => []);
+	if (conversations.length === 0) {
+		ctx.ui.notify(await describeRun(store, registry, id), "info");
+		return;
+	}
+	const summary = "The run: its phases, agents and failures";
+	const options = [summary, ...conversations.map((c) => `Conversation: ${conversationLabel(c)}`)];
+	const chosen = await ctx.ui.select(`Run ${id}`, options);
+	if (chosen === undefined) return;
+	const conversation = conversations[options.indexOf(chosen) - 1];
+	if (conversation) await showConversation(ctx, conversation);
+	else ctx.ui.notify(await describeRun(store, registry, id), "info");
+}
+
+/**
+ * `conversation <runId> [#child | children/<file>]`: the run's conversation files, or one of them (a call's last
+ * session when a call is named). Throws `child_not_found` for a child that kept none.
+ */
+async function conversationSubcommand(
+	rest: string,
+	{ storeFor }: WorkflowsCommandOptions,
+	ctx: ExtensionCommandContext,
+): Promise<void> {
+	const [runId, child] = rest.trim().split(/\s+/);
+	if (!runId) {
+		throw new WorkflowError(
+			"run_not_found",
+			"`conversation` needs a run id: /workflows conversation <runId> [#child]. /workflows lists the runs",
+		);
+	}
+	const conversations = await childConversations(await storeFor(ctx.cwd).open(runId));
+	if (!child) {
+		ctx.ui.notify(`Run ${runId}\n${conversationsText(conversations)}`, "info");
+		return;
+	}
+	const index = /^#?\d+$/.test(child) ? Number(child.replace("#", "")) : undefined;
+	const found = conversations.find((c) => c.path === child) ?? conversations.filter((c) => c.index === index).at(-1);
+	if (!found) {
+		const kept = conversations.map((c) => `#${c.index} ${c.label}`);
+		throw new WorkflowError(
+			"child_not_found",
+			`Run ${runId} kept no conversation for \`${child}\`. Kept: ${kept.length > 0 ? [...new Set(kept)].join(", ") : "none"}`,
+			{ details: { runId, child } },
+		);
+	}
+	await showConversation(ctx, found);
 }
 
 const ANSWER = /^\s*answer(?:\s+|$)/;
