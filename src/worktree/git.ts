@@ -26,9 +26,11 @@ export class GitFailure extends Error {
 	override readonly name = "GitFailure";
 	readonly args: readonly string[];
 	readonly stderr: string;
+	/** What it printed on stdout before failing (`git push --porcelain` says there which refs were refused). */
+	readonly stdout: string;
 	readonly timedOut: boolean;
 
-	constructor(args: readonly string[], stderr: string, timedOut: boolean, timeoutMs: number) {
+	constructor(args: readonly string[], stderr: string, timedOut: boolean, timeoutMs: number, stdout = "") {
 		const said = firstLines(stderr);
 		super(
 			timedOut
@@ -37,6 +39,7 @@ export class GitFailure extends Error {
 		);
 		this.args = args;
 		this.stderr = stderr;
+		this.stdout = stdout;
 		this.timedOut = timedOut;
 	}
 }
@@ -86,7 +89,7 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
 					);
 					return;
 				}
-				reject(new GitFailure(args, String(stderr), error.killed === true, timeoutMs));
+				reject(new GitFailure(args, String(stderr), error.killed === true, timeoutMs, String(stdout)));
 			},
 		);
 	});

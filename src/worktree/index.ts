@@ -2,6 +2,13 @@
 
 export { type GitOptions, type GitOutput, runGit } from "./git.ts";
 export { branchPrefix, labelSlug } from "./naming.ts";
+export { prepareClone, type RemoteClone, type RemoteCloneOptions } from "./remote-clone.ts";
+export {
+	openRemoteWorkspace,
+	type RemoteWorkspace,
+	type RemoteWorkspaceOptions,
+	type RemoteWorkspaceResult,
+} from "./remote-workspace.ts";
 export { busyRepos } from "./repo-queue.ts";
 export {
 	createRunWorktrees,

@@ -1,0 +1,194 @@
+/**
+ * Where a child on a worker machine works: a detached worktree of the run's commit from the worker's clone of the
+ * repository. When the child is done, what it changed is committed (as a local isolated child's is) and pushed as
+ * `workflows/<runId>/<label-slug>`; a child that changed nothing leaves no branch. The worktree goes either way.
+ */
+import { existsSync } from "node:fs";
+import { mkdir, readFile, rm } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { errorMessage, WorkflowError } from "../errors.ts";
+import { changedFiles, commitLeftovers, NO_HOOKS, retryLocked } from "./commit.ts";
+import { GitFailure, runGit } from "./git.ts";
+import { classifyGitFailure, gitSaid } from "./git-errors.ts";
+import { branchPrefix, firstFree, labelSlug } from "./naming.ts";
+import { ensureCommit, local, openClone, type RemoteClone, type RemoteCloneOptions } from "./remote-clone.ts";
+import { pushBranch } from "./remote-push.ts";
+import { inRepoQueue } from "./repo-queue.ts";
+
+/** Options of `openRemoteWorkspace`. */
+export interface RemoteWorkspaceOptions extends RemoteCloneOptions {
+	/** The run's commit (full id), as the host sent it: the worktree is made from it. */
+	commit: string;
+	/** The run's id: the branch is `workflows/<runId>/<label-slug>`. */
+	runId: string;
+	/** The call's label: the branch's and the commit message's name for the child. */
+	label: string;
+	/** Where the child works inside the repository, relative to its root (the host's run directory). Default: "". */
+	subdir?: string;
+	/** The folder of the worktrees: each is `<worktreesDir>/<runId>/<label-slug>`. Default: `<cacheDir>/worktrees`. */
+	worktreesDir?: string;
+}
+
+/** One remote child's workspace while it runs. */
+export interface RemoteWorkspace {
+	/** Where the child works: `subdir` inside the worktree. */
+	readonly cwd: string;
+	/** The worktree's root folder. */
+	readonly root: string;
+	/** The commit it was made from. */
+	readonly base: string;
+	/** The branch it will be pushed as, unless the name is taken on the remote by then (then `-2`, `-3`…). */
+	readonly branch: string;
+	/** The worker's clone it belongs to. */
+	readonly clone: RemoteClone;
+	/**
+	 * Commits what the child changed, pushes it and removes the worktree. Throws a `WorkflowError` (`worktree_locked`,
+	 * `worktree_failed`) only when the commit cannot be made, leaving the worktree where it is; a push that fails is in
+	 * the result. Call once; later calls give the same result.
+	 */
+	finish(): Promise<RemoteWorkspaceResult>;
+	/**
+	 * Removes the worktree without saving anything (a child given up, or one whose `finish()` failed); waits for a
+	 * `finish()` under way, and does nothing after one that succeeded. Safe to call twice.
+	 */
+	dispose(): Promise<void>;
+}
+
+/** What became of a remote child's workspace. */
+export interface RemoteWorkspaceResult {
+	/** The child changed files (or committed): its work is a commit past `base`. */
+	changed: boolean;
+	/** That commit is on the remote as `branch`. */
+	pushed: boolean;
+	/** The branch it was pushed as (or, when the push failed, is kept as in the worker's clone). Absent when unchanged. */
+	branch?: string;
+	/** The branch's tip. */
+	commit?: string;
+	/** Paths (relative to the repository root) added, changed or deleted since `base`, sorted. */
+	files?: string[];
+	/** Why the push failed, and where the commit is kept for a retry. */
+	error?: string;
+	/** Where the commit is kept when the push failed: a branch of the worker's clone. */
+	kept?: { clone: string; branch: string };
+}
+
+/** Worktree folders handed out in this process and not yet removed: two children of one label get two folders. */
+const inUse = new Set<string>();
+
+/**
+ * Opens a child's workspace: the worker's clone of `repoUrl` (made and fetched into as needed), a detached worktree
+ * of `commit` in it. Throws a `WorkflowError`: `worktree_remote_failed` (the remote cannot be read),
+ * `worktree_commit_missing` (the commit was never pushed), `worktree_git_missing`, `worktree_locked` or
+ * `worktree_failed`.
+ */
+export async function openRemoteWorkspace(options: RemoteWorkspaceOptions): Promise<RemoteWorkspace> {
+	const clone = await openClone(options);
+	await ensureCommit(clone, options.commit, options);
+	const runFolder = join(
+		resolve(options.worktreesDir ?? join(options.cacheDir, "worktrees")),
+		options.runId.replace(/[^A-Za-z0-9._-]/g, "-"),
+	);
+	const git = (args: string[], cwd = clone.path) => runGit(args, local(options, cwd));
+	const root = await inRepoQueue(clone.path, async () => {
+		const slug = await firstFree(
+			labelSlug(options.label),
+			async (candidate) => inUse.has(join(runFolder, candidate)) || existsSync(join(runFolder, candidate)),
+		);
+		const path = join(runFolder, slug);
+		inUse.add(path);
+		try {
+			await mkdir(runFolder, { recursive: true, mode: 0o700 });
+			// A worker killed mid-job leaves worktree entries whose folders are gone; they would hold their commits.
+			await git(["worktree", "prune"]).catch(() => undefined);
+			await retryLocked(() => git([...NO_HOOKS, "worktree", "add", "--quiet", "--detach", path, options.commit]));
+			return path;
+		} catch (error) {
+			inUse.delete(path);
+			await removeWorktree(clone, path, options).catch(() => undefined);
+			throw workspaceError(error, { clone, step: "make the child's worktree" });
+		}
+	});
+	const adminDir = (await git(["rev-parse", "--absolute-git-dir"], root)).stdout.trim();
+	let finished: Promise<RemoteWorkspaceResult> | undefined;
+	let disposed = false;
+
+	const finish = async (): Promise<RemoteWorkspaceResult> => {
+		let tip: string;
+		let files: string[] = [];
+		try {
+			tip = await inRepoQueue(clone.path, () => settledTip(root, adminDir, options));
+			if (tip !== options.commit) files = await changedFiles(options.commit, tip, local(options, clone.path));
+		} catch (error) {
+			throw workspaceError(error, { clone, step: "save the child's changes", path: root });
+		}
+		if (tip === options.commit) {
+			await release();
+			return { changed: false, pushed: false };
+		}
+		const pushed = await pushBranch(clone, { tip, runId: options.runId, slug: labelSlug(options.label) }, options);
+		await release();
+		if (pushed.pushed) return { changed: true, pushed: true, branch: pushed.branch, commit: tip, files };
+		return {
+			changed: true,
+			pushed: false,
+			branch: pushed.branch,
+			commit: tip,
+			files,
+			error: pushed.error,
+			kept: { clone: clone.path, branch: pushed.branch },
+		};
+	};
+	/** The worktree goes (its commit is on the remote or kept in the clone); its folder name is free again. */
+	const release = async () => {
+		disposed = true;
+		await inRepoQueue(clone.path, () => removeWorktree(clone, root, options)).catch(() => undefined);
+		inUse.delete(root);
+	};
+
+	return {
+		cwd: join(root, options.subdir ?? ""),
+		root,
+		base: options.commit,
+		branch: `${branchPrefix(options.runId)}${labelSlug(options.label)}`,
+		clone,
+		finish() {
+			finished ??= finish();
+			return finished;
+		},
+		async dispose() {
+			await finished?.catch(() => undefined);
+			if (!disposed) await release();
+		},
+	};
+}
+
+/** The worktree's tip once what the child left is committed; from git's record when the child removed the folder. */
+async function settledTip(root: string, adminDir: string, options: RemoteWorkspaceOptions): Promise<string> {
+	if (existsSync(root)) return commitLeftovers({ label: options.label, runId: options.runId }, local(options, root));
+	return (await readFile(join(adminDir, "HEAD"), "utf8")).trim();
+}
+
+async function removeWorktree(clone: RemoteClone, path: string, options: RemoteCloneOptions): Promise<void> {
+	const git = (args: string[]) => runGit(args, local(options, clone.path));
+	if (existsSync(path)) {
+		await retryLocked(() => git(["worktree", "remove", "--force", path])).catch(() => undefined);
+		await rm(path, { recursive: true, force: true });
+	}
+	await retryLocked(() => git(["worktree", "prune"]));
+}
+
+function workspaceError(error: unknown, where: { clone: RemoteClone; step: string; path?: string }): WorkflowError {
+	if (error instanceof WorkflowError) return error;
+	const kept = where.path ? ` The worktree is left at ${where.path}: commit or remove it by hand.` : "";
+	const details = { repo: where.clone.url, clone: where.clone.path, ...(where.path ? { path: where.path } : {}) };
+	if (error instanceof GitFailure && classifyGitFailure(error) === "worktree_locked") {
+		return new WorkflowError(
+			"worktree_locked",
+			`Could not ${where.step}: a git lock file in the worker's clone ${where.clone.path} is held (${gitSaid(error.stderr)}). Another git command is running there, or one crashed and left the lock: remove the \`.lock\` file it names if no git process is running.${kept}`,
+			{ details },
+		);
+	}
+	return new WorkflowError("worktree_failed", `Could not ${where.step} (${errorMessage(error)}).${kept}`, {
+		details,
+	});
+}
