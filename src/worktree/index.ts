@@ -4,6 +4,16 @@ export { type GitOptions, type GitOutput, runGit } from "./git.ts";
 export { branchPrefix, labelSlug } from "./naming.ts";
 export { prepareClone, type RemoteClone, type RemoteCloneOptions } from "./remote-clone.ts";
 export {
+	type FetchedBranch,
+	type HostGitOptions,
+	type HostRemote,
+	hostFetchBranch,
+	hostRunCommit,
+	matchingRemote,
+	type RunCommit,
+} from "./remote-host.ts";
+export { repositoryName, sameRepository } from "./remote-url.ts";
+export {
 	openRemoteWorkspace,
 	type RemoteWorkspace,
 	type RemoteWorkspaceOptions,
