@@ -13,6 +13,8 @@ export interface GitOptions {
 	timeoutMs?: number;
 	/** The git executable. Default: "git" from PATH. */
 	git?: string;
+	/** Variables set for this command on top of the process's own. Default: none. */
+	env?: Readonly<Record<string, string>>;
 }
 
 /** What a git command printed. */
@@ -67,6 +69,7 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
 		GIT_EDITOR: ":",
 		GIT_PAGER: "cat",
 		LC_ALL: "C",
+		...options.env,
 	};
 	for (const name of REDIRECTING) delete env[name];
 	return new Promise((resolve, reject) => {

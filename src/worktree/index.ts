@@ -18,6 +18,7 @@ export {
 	type RemoteWorkspace,
 	type RemoteWorkspaceOptions,
 	type RemoteWorkspaceResult,
+	remoteWorkspaceNote,
 } from "./remote-workspace.ts";
 export { busyRepos } from "./repo-queue.ts";
 export {

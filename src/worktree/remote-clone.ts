@@ -33,6 +33,8 @@ export interface RemoteClone {
 	readonly path: string;
 	/** The remote it fetches from and pushes to (`origin`), a path made absolute. */
 	readonly url: string;
+	/** The machine sets its own ssh command (`GIT_SSH_COMMAND`, `GIT_SSH`, `core.sshCommand`): git's is left alone. */
+	readonly ownSsh: boolean;
 }
 
 const NETWORK_TIMEOUT_MS = 600_000;
@@ -50,7 +52,12 @@ export async function openClone(options: RemoteCloneOptions): Promise<RemoteClon
 	const path = join(cacheDir, clonePathName(url));
 	return inRepoQueue(path, async () => {
 		if (!existsSync(join(path, "HEAD"))) await makeClone(path, url, cacheDir, options);
-		return { path, url };
+		const configured = await runGit(["config", "--get", "core.sshCommand"], local(options, path)).then(
+			(out) => out.stdout.trim() !== "",
+			() => false,
+		);
+		const ownSsh = configured || process.env.GIT_SSH_COMMAND !== undefined || process.env.GIT_SSH !== undefined;
+		return { path, url, ownSsh };
 	});
 }
 
@@ -109,7 +116,7 @@ function fetchInto(clone: RemoteClone, refs: string[], options: RemoteCloneOptio
 	const prune = refs === ALL_REFS ? ["--prune"] : [];
 	return runGit(
 		[...GC_INLINE, "fetch", "--quiet", "--no-write-fetch-head", ...prune, "origin", ...refs],
-		network(options, clone.path),
+		network(options, clone),
 	);
 }
 
@@ -188,7 +195,14 @@ export function local(options: RemoteCloneOptions, cwd: string): GitOptions {
 	};
 }
 
-/** Options of a fetch or push in `cwd`: the network deadline. */
-export function network(options: RemoteCloneOptions, cwd: string): GitOptions {
-	return { ...local(options, cwd), timeoutMs: options.networkTimeoutMs ?? NETWORK_TIMEOUT_MS };
+/**
+ * Options of a fetch or push in `cwd`: the network deadline, and ssh in batch mode unless the machine chose its own
+ * ssh command, so a key's passphrase or an unknown host fails at once instead of waiting at the worker's terminal.
+ */
+export function network(options: RemoteCloneOptions, clone: RemoteClone): GitOptions {
+	return {
+		...local(options, clone.path),
+		timeoutMs: options.networkTimeoutMs ?? NETWORK_TIMEOUT_MS,
+		...(clone.ownSsh ? {} : { env: { GIT_SSH_COMMAND: "ssh -o BatchMode=yes" } }),
+	};
 }

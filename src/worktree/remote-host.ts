@@ -36,8 +36,8 @@ export interface RunCommit {
 }
 
 /**
- * The run's commit: HEAD of the repository `cwd` is in. With `remote` (a remote's name), also warns when no branch
- * of that remote, as the host last fetched it, has the commit. Never throws for a missing repository or commit.
+ * The run's commit: HEAD of the repository `cwd` is in. Warns when no branch of `remote` (a remote's name; default:
+ * any remote), as the host last fetched it, has the commit. Never throws for a missing repository or commit.
  */
 export async function hostRunCommit(options: HostGitOptions & { remote?: string }): Promise<RunCommit> {
 	const git = (args: string[], cwd = options.cwd) => runGit(args, gitOptions(options, cwd));
@@ -67,27 +67,30 @@ export async function hostRunCommit(options: HostGitOptions & { remote?: string 
 			`The working tree at ${top} has uncommitted changes (${dirty} ${dirty === 1 ? "path" : "paths"}): remote children work on its last commit ${commit.slice(0, 12)}, not on them. Commit and push them first if the children need them`,
 		);
 	}
-	if (options.remote !== undefined) {
-		const on = (
-			await git(
-				[
-					"for-each-ref",
-					"--count=1",
-					"--contains",
-					commit,
-					"--format=%(refname)",
-					`refs/remotes/${options.remote}/`,
-				],
-				top,
-			)
-		).stdout.trim();
-		if (!on) {
-			warnings.push(
-				`The run's commit ${commit.slice(0, 12)} is on no branch of remote \`${options.remote}\` as this repository last fetched it: push it (\`git push ${options.remote} HEAD\`), or workers cannot fetch it and its children fail`,
-			);
-		}
-	}
+	const pushed = await onSomeRemote(commit, top, options);
+	if (pushed !== true) warnings.push(pushed);
 	return { commit, repo: top, subdir, warnings };
+}
+
+/** true when a remote-tracking branch (of `options.remote`, else of any remote) has `commit`; else the warning. */
+async function onSomeRemote(
+	commit: string,
+	top: string,
+	options: HostGitOptions & { remote?: string },
+): Promise<true | string> {
+	const git = (args: string[]) => runGit(args, gitOptions(options, top));
+	const scope = options.remote !== undefined ? `refs/remotes/${options.remote}/` : "refs/remotes/";
+	const on = (await git(["for-each-ref", "--count=1", "--contains", commit, "--format=%(refname)", scope])).stdout;
+	if (on.trim()) return true;
+	const short = commit.slice(0, 12);
+	if (options.remote !== undefined) {
+		return `The run's commit ${short} is on no branch of remote \`${options.remote}\` as this repository last fetched it: push it (\`git push ${options.remote} HEAD\`), or workers cannot fetch it and its children fail`;
+	}
+	const remotes = (await git(["remote"])).stdout.trim();
+	if (!remotes) {
+		return `The repository at ${top} has no remote, and workers fetch the run's commit ${short} from theirs (\`--repo\`): push it there first, or its children fail`;
+	}
+	return `The run's commit ${short} is on no remote branch as this repository last fetched them: push it (\`git push\`) to the workers' \`--repo\`, or its children fail`;
 }
 
 /** A remote of the host's repository. */

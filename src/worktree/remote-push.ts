@@ -68,7 +68,7 @@ export async function pushBranch(
 
 /** The slugs of the run's branches on the remote. */
 async function remoteNames(clone: RemoteClone, prefix: string, options: RemoteCloneOptions): Promise<string[]> {
-	const out = (await runGit(["ls-remote", "--heads", "origin", `refs/heads/${prefix}*`], network(options, clone.path)))
+	const out = (await runGit(["ls-remote", "--heads", "origin", `refs/heads/${prefix}*`], network(options, clone)))
 		.stdout;
 	const names: string[] = [];
 	for (const line of out.split("\n")) {
@@ -80,7 +80,7 @@ async function remoteNames(clone: RemoteClone, prefix: string, options: RemoteCl
 
 /** The remote has `ref` now. */
 async function onRemote(clone: RemoteClone, ref: string, options: RemoteCloneOptions): Promise<boolean> {
-	const out = (await runGit(["ls-remote", "origin", ref], network(options, clone.path))).stdout;
+	const out = (await runGit(["ls-remote", "origin", ref], network(options, clone))).stdout;
 	return out.split("\n").some((line) => line.split("\t")[1] === ref);
 }
 
@@ -104,7 +104,7 @@ async function pushAs(
 		// An empty lease: the ref must not exist yet, so a same-named branch another worker pushed is never replaced.
 		await runGit(
 			["push", "--porcelain", `--force-with-lease=${ref}:`, "origin", `${tip}:${ref}`],
-			network(options, clone.path),
+			network(options, clone),
 		);
 		return undefined;
 	} catch (error) {

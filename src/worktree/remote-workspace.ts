@@ -5,7 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, normalize, resolve } from "node:path";
 import { errorMessage, WorkflowError } from "../errors.ts";
 import { changedFiles, commitLeftovers, NO_HOOKS, retryLocked } from "./commit.ts";
 import { GitFailure, runGit } from "./git.ts";
@@ -62,6 +62,8 @@ export interface RemoteWorkspaceResult {
 	pushed: boolean;
 	/** The branch it was pushed as (or, when the push failed, is kept as in the worker's clone). Absent when unchanged. */
 	branch?: string;
+	/** The remote it was pushed to (the worker's `--repo`, a path made absolute), for the host to fetch it from. */
+	remote?: string;
 	/** The branch's tip. */
 	commit?: string;
 	/** Paths (relative to the repository root) added, changed or deleted since `base`, sorted. */
@@ -82,6 +84,14 @@ const inUse = new Set<string>();
  * `worktree_failed`.
  */
 export async function openRemoteWorkspace(options: RemoteWorkspaceOptions): Promise<RemoteWorkspace> {
+	const subdir = normalize(options.subdir ?? "");
+	if (isAbsolute(subdir) || subdir === ".." || subdir.startsWith("../")) {
+		throw new WorkflowError(
+			"worktree_failed",
+			`A remote child's directory must be inside the repository, and \`subdir\` is ${JSON.stringify(options.subdir)}. The host sends where its run's directory is relative to the repository's root: this is a bug of the host, please report it`,
+			{ details: { subdir: options.subdir } },
+		);
+	}
 	const clone = await openClone(options);
 	await ensureCommit(clone, options.commit, options);
 	const runFolder = join(
@@ -108,7 +118,17 @@ export async function openRemoteWorkspace(options: RemoteWorkspaceOptions): Prom
 			throw workspaceError(error, { clone, step: "make the child's worktree" });
 		}
 	});
-	const adminDir = (await git(["rev-parse", "--absolute-git-dir"], root)).stdout.trim();
+	const cwd = join(root, subdir);
+	let adminDir: string;
+	try {
+		adminDir = (await git(["rev-parse", "--absolute-git-dir"], root)).stdout.trim();
+		// The host's directory may hold nothing committed (a new folder): the child still starts there.
+		await mkdir(cwd, { recursive: true });
+	} catch (error) {
+		await inRepoQueue(clone.path, () => removeWorktree(clone, root, options)).catch(() => undefined);
+		inUse.delete(root);
+		throw workspaceError(error, { clone, step: "make the child's worktree" });
+	}
 	let finished: Promise<RemoteWorkspaceResult> | undefined;
 	let disposed = false;
 
@@ -127,12 +147,11 @@ export async function openRemoteWorkspace(options: RemoteWorkspaceOptions): Prom
 		}
 		const pushed = await pushBranch(clone, { tip, runId: options.runId, slug: labelSlug(options.label) }, options);
 		await release();
-		if (pushed.pushed) return { changed: true, pushed: true, branch: pushed.branch, commit: tip, files };
+		const made = { changed: true, branch: pushed.branch, remote: clone.url, commit: tip, files };
+		if (pushed.pushed) return { ...made, pushed: true };
 		return {
-			changed: true,
+			...made,
 			pushed: false,
-			branch: pushed.branch,
-			commit: tip,
 			files,
 			error: pushed.error,
 			kept: { clone: clone.path, branch: pushed.branch },
@@ -146,7 +165,7 @@ export async function openRemoteWorkspace(options: RemoteWorkspaceOptions): Prom
 	};
 
 	return {
-		cwd: join(root, options.subdir ?? ""),
+		cwd,
 		root,
 		base: options.commit,
 		branch: `${branchPrefix(options.runId)}${labelSlug(options.label)}`,
@@ -191,4 +210,12 @@ function workspaceError(error: unknown, where: { clone: RemoteClone; step: strin
 	return new WorkflowError("worktree_failed", `Could not ${where.step} (${errorMessage(error)}).${kept}`, {
 		details,
 	});
+}
+
+/** What the child is told of where it works: a checkout of the run's commit, whose changes are pushed when it ends. */
+export function remoteWorkspaceNote(space: RemoteWorkspace): string {
+	return [
+		`You are working in a checkout of commit ${space.base.slice(0, 12)} of the project at ${space.cwd}, on another machine than the person who started the run (their uncommitted changes are not here).`,
+		`When you finish, everything you changed is committed and pushed to the project's remote as branch \`${space.branch}\` (or that name with a number) for them to merge. Work only inside ${space.root}.`,
+	].join(" ");
 }

@@ -53,8 +53,16 @@ describe("hostRunCommit", () => {
 		expect(sent.warnings).toEqual([
 			`The run's commit ${repo.head().slice(0, 12)} is on no branch of remote \`origin\` as this repository last fetched it: push it (\`git push origin HEAD\`), or workers cannot fetch it and its children fail`,
 		]);
+		expect((await hostRunCommit({ cwd: repo.host })).warnings).toEqual([
+			`The run's commit ${repo.head().slice(0, 12)} is on no remote branch as this repository last fetched them: push it (\`git push\`) to the workers' \`--repo\`, or its children fail`,
+		]);
 		repo.git(["push", "--quiet", "origin", "main"]);
 		expect((await hostRunCommit({ cwd: repo.host, remote: "origin" })).warnings).toEqual([]);
+		expect((await hostRunCommit({ cwd: repo.host })).warnings).toEqual([]);
+		repo.git(["remote", "remove", "origin"]);
+		expect((await hostRunCommit({ cwd: repo.host })).warnings).toEqual([
+			`The repository at ${repo.host} has no remote, and workers fetch the run's commit ${repo.head().slice(0, 12)} from theirs (\`--repo\`): push it there first, or its children fail`,
+		]);
 	});
 
 	it("no repository, or no commit: no commit to send, and a warning that children run without a workspace", async () => {

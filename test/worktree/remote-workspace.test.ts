@@ -1,8 +1,14 @@
-import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WorkflowError } from "../../src/errors.ts";
-import { busyRepos, openRemoteWorkspace, prepareClone, type RemoteWorkspaceOptions } from "../../src/worktree/index.ts";
+import {
+	busyRepos,
+	openRemoteWorkspace,
+	prepareClone,
+	type RemoteWorkspaceOptions,
+	remoteWorkspaceNote,
+} from "../../src/worktree/index.ts";
 import { createTempRemote, type TempRemote } from "../helpers/git-remote.ts";
 
 let repo: TempRemote;
@@ -65,6 +71,7 @@ describe("openRemoteWorkspace", () => {
 			changed: true,
 			pushed: true,
 			branch: `workflows/${RUN}/fix-add-subtracts`,
+			remote: repo.remote,
 			commit: expect.stringMatching(/^[0-9a-f]{40}$/),
 			files: ["NOTES.md", "README.md", "src/math.js"],
 		});
@@ -106,10 +113,24 @@ describe("openRemoteWorkspace", () => {
 		).toEqual(["workflows: own commit", "child's own"]);
 	});
 
-	it("works in the host's subdirectory of the worktree", async () => {
+	it("works in the host's subdirectory of the worktree, made when the commit has nothing there", async () => {
 		const space = await openRemoteWorkspace(options({ subdir: "src" }));
 		expect(space.cwd).toBe(join(space.root, "src"));
 		expect(existsSync(join(space.cwd, "math.js"))).toBe(true);
+		const fresh = await openRemoteWorkspace(options({ subdir: "docs/new", label: "fresh" }));
+		expect(existsSync(fresh.cwd)).toBe(true);
+		expect(await fresh.finish()).toEqual({ changed: false, pushed: false });
+		await space.dispose();
+		const error = await failure(openRemoteWorkspace(options({ subdir: "../outside" })));
+		expect(error.code).toBe("worktree_failed");
+		expect(error.message).toContain("must be inside the repository");
+	});
+
+	it("tells the child where it works and which branch its changes go to", async () => {
+		const space = await openRemoteWorkspace(options());
+		expect(remoteWorkspaceNote(space)).toBe(
+			`You are working in a checkout of commit ${repo.head().slice(0, 12)} of the project at ${space.cwd}, on another machine than the person who started the run (their uncommitted changes are not here). When you finish, everything you changed is committed and pushed to the project's remote as branch \`workflows/${RUN}/fix-add-subtracts\` (or that name with a number) for them to merge. Work only inside ${space.root}.`,
+		);
 		await space.dispose();
 	});
 
@@ -181,6 +202,31 @@ exec git "$@"
 		expect(repo.git(["rev-parse", `workflows/${RUN}/race`], repo.remote).trim()).toBe(repo.head());
 	});
 
+	it("fetches and pushes with ssh in batch mode (no passphrase prompt at the worker's terminal), unless git is told its own ssh", async () => {
+		const log = join(repo.cache, "..", "ssh.log");
+		const shim = join(repo.cache, "..", "git-shim.sh");
+		writeFileSync(shim, `#!/bin/sh\necho "$1 [$GIT_SSH_COMMAND]" >> ${log}\nexec git "$@"\n`, { mode: 0o755 });
+		const space = await openRemoteWorkspace(options({ git: shim, label: "ssh" }));
+		writeFileSync(join(space.cwd, "x.txt"), "x\n");
+		await space.finish();
+		const lines = () => readFileSync(log, "utf8").split("\n");
+		// The fetch runs as `git -c gc.autoDetach=false fetch …`.
+		expect(lines()).toEqual(
+			expect.arrayContaining([
+				"-c [ssh -o BatchMode=yes]",
+				"ls-remote [ssh -o BatchMode=yes]",
+				"push [ssh -o BatchMode=yes]",
+			]),
+		);
+		expect(lines().filter((line) => line.startsWith("worktree "))).toEqual(expect.arrayContaining(["worktree []"]));
+		rmSync(log);
+		repo.git(["config", "core.sshCommand", "ssh -i /somewhere/key"], space.clone.path);
+		const own = await openRemoteWorkspace(options({ git: shim, label: "own ssh" }));
+		writeFileSync(join(own.cwd, "x.txt"), "x\n");
+		await own.finish();
+		expect(lines()).toContain("push []");
+	});
+
 	it("a commit not on the remote: worktree_commit_missing, saying to push it", async () => {
 		repo.write("local.txt", "only here\n");
 		repo.git(["add", "local.txt"]);
@@ -214,6 +260,7 @@ exec git "$@"
 			changed: true,
 			pushed: false,
 			branch,
+			remote: repo.remote,
 			commit: expect.any(String),
 			files: ["x.txt"],
 			error: expect.any(String),
