@@ -12,6 +12,12 @@ export {
 	matchingRemote,
 	type RunCommit,
 } from "./remote-host.ts";
+export {
+	type RemoteWorktreeReport,
+	type TakenBranch,
+	type TakeRemoteBranchOptions,
+	takeRemoteBranch,
+} from "./remote-take.ts";
 export { repositoryName, sameRepository } from "./remote-url.ts";
 export {
 	openRemoteWorkspace,

@@ -67,13 +67,7 @@ export async function openClone(options: RemoteCloneOptions): Promise<RemoteClon
  * commit (it was never pushed).
  */
 export async function ensureCommit(clone: RemoteClone, commit: string, options: RemoteCloneOptions): Promise<void> {
-	if (!FULL_COMMIT.test(commit)) {
-		throw new WorkflowError(
-			"worktree_failed",
-			`A remote child's workspace needs the full id of the run's commit, and got ${JSON.stringify(commit)}. The host sends \`git rev-parse HEAD\` of its repository: this is a bug of the host, please report it`,
-			{ details: { commit } },
-		);
-	}
+	checkCommitId(commit);
 	return inRepoQueue(clone.path, async () => {
 		if (await hasCommit(clone, commit, options)) return;
 		const fetch = (refs: string[]) => fetchInto(clone, refs, options);
@@ -95,6 +89,17 @@ export async function ensureCommit(clone: RemoteClone, commit: string, options: 
 			{ details: { commit, repo: clone.url, clone: clone.path } },
 		);
 	});
+}
+
+/** Throws `worktree_failed` unless `commit` is a full commit id (an abbreviated one could name another commit later). */
+export function checkCommitId(commit: string): void {
+	if (!FULL_COMMIT.test(commit)) {
+		throw new WorkflowError(
+			"worktree_failed",
+			`A remote child's workspace needs the full id of the run's commit, and got ${JSON.stringify(commit)}. The host sends \`git rev-parse HEAD\` of its repository: this is a bug of the host, please report it`,
+			{ details: { commit } },
+		);
+	}
 }
 
 /**

@@ -11,7 +11,14 @@ import { changedFiles, commitLeftovers, NO_HOOKS, retryLocked } from "./commit.t
 import { GitFailure, runGit } from "./git.ts";
 import { classifyGitFailure, gitSaid } from "./git-errors.ts";
 import { branchPrefix, firstFree, labelSlug } from "./naming.ts";
-import { ensureCommit, local, openClone, type RemoteClone, type RemoteCloneOptions } from "./remote-clone.ts";
+import {
+	checkCommitId,
+	ensureCommit,
+	local,
+	openClone,
+	type RemoteClone,
+	type RemoteCloneOptions,
+} from "./remote-clone.ts";
 import { pushBranch } from "./remote-push.ts";
 import { inRepoQueue } from "./repo-queue.ts";
 
@@ -74,6 +81,9 @@ export interface RemoteWorkspaceResult {
 	kept?: { clone: string; branch: string };
 }
 
+/** A run id as the run store makes them (`wf-20261201-120000-abcd12`): safe in a ref and as a folder name. */
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
 /** Worktree folders handed out in this process and not yet removed: two children of one label get two folders. */
 const inUse = new Set<string>();
 
@@ -92,12 +102,17 @@ export async function openRemoteWorkspace(options: RemoteWorkspaceOptions): Prom
 			{ details: { subdir: options.subdir } },
 		);
 	}
+	if (!RUN_ID.test(options.runId) || options.runId.includes("..")) {
+		throw new WorkflowError(
+			"worktree_failed",
+			`A remote child's branch is named after its run, and the run id ${JSON.stringify(options.runId)} cannot be part of a branch name (letters, digits, ".", "_" and "-" only). The host sends it: this is a bug of the host, please report it`,
+			{ details: { runId: options.runId } },
+		);
+	}
+	checkCommitId(options.commit);
 	const clone = await openClone(options);
 	await ensureCommit(clone, options.commit, options);
-	const runFolder = join(
-		resolve(options.worktreesDir ?? join(options.cacheDir, "worktrees")),
-		options.runId.replace(/[^A-Za-z0-9._-]/g, "-"),
-	);
+	const runFolder = join(resolve(options.worktreesDir ?? join(options.cacheDir, "worktrees")), options.runId);
 	const git = (args: string[], cwd = clone.path) => runGit(args, local(options, cwd));
 	const root = await inRepoQueue(clone.path, async () => {
 		const slug = await firstFree(

@@ -10,6 +10,7 @@ import {
 	openRemoteWorkspace,
 	repositoryName,
 	sameRepository,
+	takeRemoteBranch,
 } from "../../src/worktree/index.ts";
 import { createTempRemote, readHost, type TempRemote } from "../helpers/git-remote.ts";
 
@@ -189,5 +190,68 @@ describe("a remote child's branch reaching the host", () => {
 			hostFetchBranch({ cwd: repo.host, remote: "origin", branch, commit: "0".repeat(40) }),
 		).rejects.toMatchObject({ code: "worktree_failed", message: expect.stringContaining("something else moved it") });
 		expect(repo.git(["branch", "--list", "workflows/*"])).toBe("");
+	});
+});
+
+describe("takeRemoteBranch", () => {
+	/** A child on a worker that writes `files` (none: reads only) and finishes. */
+	async function child(label: string, files: string[]) {
+		const space = await openRemoteWorkspace({
+			repoUrl: repo.remote,
+			cacheDir: repo.cache,
+			commit: repo.head(),
+			runId: RUN,
+			label,
+		});
+		for (const file of files) writeFileSync(join(space.cwd, file), `${label}\n`);
+		return { space, result: await space.finish() };
+	}
+
+	it("a pushed branch becomes a kept branch of the host's repository, reported as a local one is", async () => {
+		const { space, result } = await child("fix", ["a.txt", "b.txt"]);
+		const taken = await takeRemoteBranch({ cwd: repo.host, result, base: repo.head(), path: space.root });
+		expect(taken).toEqual({
+			worktree: {
+				path: space.root,
+				branch: `workflows/${RUN}/fix`,
+				kept: true,
+				files: ["a.txt", "b.txt"],
+				fileCount: 2,
+				commit: result.commit,
+			},
+		});
+		expect(repo.git(["rev-parse", `workflows/${RUN}/fix`]).trim()).toBe(result.commit);
+	});
+
+	it("a read-only child: nothing to take", async () => {
+		const { result } = await child("read", []);
+		expect(await takeRemoteBranch({ cwd: repo.host, result, base: repo.head() })).toEqual({});
+	});
+
+	it("no remote of the host is the worker's: fetched from the worker's URL itself", async () => {
+		const { result } = await child("by url", ["c.txt"]);
+		repo.git(["remote", "remove", "origin"]);
+		const taken = await takeRemoteBranch({ cwd: repo.host, result, base: repo.head() });
+		expect(taken.worktree?.branch).toBe(`workflows/${RUN}/by-url`);
+	});
+
+	it("a push that failed, or a host that cannot fetch: a warning saying where the changes are", async () => {
+		repo.hook("pre-receive", "exit 1");
+		const refused = await child("refused", ["d.txt"]);
+		expect(await takeRemoteBranch({ cwd: repo.host, result: refused.result, base: repo.head() })).toEqual({
+			warning: refused.result.error,
+		});
+		rmSync(join(repo.remote, "hooks", "pre-receive"));
+		const pushed = await child("pushed", ["e.txt"]);
+		const elsewhere = mkdtempSync(join(tmpdir(), "pi-workflows-norepo-"));
+		try {
+			const taken = await takeRemoteBranch({ cwd: elsewhere, result: pushed.result, base: repo.head() });
+			expect(taken.worktree).toBeUndefined();
+			expect(taken.warning).toContain(
+				`The child's changes are on branch \`workflows/${RUN}/pushed\` of ${repo.remote}, and could not be brought to this repository: The host cannot take branch`,
+			);
+		} finally {
+			rmSync(elsewhere, { recursive: true, force: true });
+		}
 	});
 });

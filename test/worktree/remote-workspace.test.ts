@@ -315,9 +315,15 @@ exec git "$@"
 		expect(cloneWorktrees(space.clone.path)).toEqual([]);
 	});
 
-	it("an abbreviated commit id is refused", async () => {
-		const error = await failure(openRemoteWorkspace(options({ commit: repo.head().slice(0, 12) })));
+	it.each([
+		["an abbreviated commit id", { commit: "abc123def456" }, "needs the full id of the run's commit"],
+		["a commit that is not hex", { commit: "HEAD" }, "needs the full id of the run's commit"],
+		["a run id with a path in it", { runId: "../../x" }, "cannot be part of a branch name"],
+		["a run id with a ref in it", { runId: "x:refs/heads/main" }, "cannot be part of a branch name"],
+	])("%s is refused before git runs", async (_, extra, said) => {
+		const error = await failure(openRemoteWorkspace(options(extra)));
 		expect(error.code).toBe("worktree_failed");
-		expect(error.message).toContain("needs the full id of the run's commit");
+		expect(error.message).toContain(said);
+		expect(existsSync(repo.cache)).toBe(false);
 	});
 });
