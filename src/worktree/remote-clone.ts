@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { errorMessage, WorkflowError } from "../errors.ts";
+import { retryLocked } from "./commit.ts";
 import { GitFailure, type GitOptions, runGit } from "./git.ts";
 import { gitSaid } from "./git-errors.ts";
 import { labelSlug } from "./naming.ts";
@@ -119,9 +120,12 @@ export async function prepareClone(options: RemoteCloneOptions): Promise<RemoteC
 /** `git fetch origin <refs>`, without FETCH_HEAD (shared by every fetch) and with pruning for the full refspecs. */
 function fetchInto(clone: RemoteClone, refs: string[], options: RemoteCloneOptions): Promise<unknown> {
 	const prune = refs === ALL_REFS ? ["--prune"] : [];
-	return runGit(
-		[...GC_INLINE, "fetch", "--quiet", "--no-write-fetch-head", ...prune, "origin", ...refs],
-		network(options, clone),
+	// Another worker process on the same cache may be fetching into the clone too: its ref locks are waited out.
+	return retryLocked(() =>
+		runGit(
+			[...GC_INLINE, "fetch", "--quiet", "--no-write-fetch-head", ...prune, "origin", ...refs],
+			network(options, clone),
+		),
 	);
 }
 

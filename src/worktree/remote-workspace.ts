@@ -20,6 +20,7 @@ import {
 	type RemoteCloneOptions,
 } from "./remote-clone.ts";
 import { pushBranch } from "./remote-push.ts";
+import { markOwner, sweepDeadWorktrees } from "./remote-sweep.ts";
 import { inRepoQueue } from "./repo-queue.ts";
 
 /** Options of `openRemoteWorkspace`. */
@@ -112,7 +113,8 @@ export async function openRemoteWorkspace(options: RemoteWorkspaceOptions): Prom
 	checkCommitId(options.commit);
 	const clone = await openClone(options);
 	await ensureCommit(clone, options.commit, options);
-	const runFolder = join(resolve(options.worktreesDir ?? join(options.cacheDir, "worktrees")), options.runId);
+	const worktreesDir = resolve(options.worktreesDir ?? join(options.cacheDir, "worktrees"));
+	const runFolder = join(worktreesDir, options.runId);
 	const git = (args: string[], cwd = clone.path) => runGit(args, local(options, cwd));
 	const root = await inRepoQueue(clone.path, async () => {
 		const slug = await firstFree(
@@ -123,7 +125,8 @@ export async function openRemoteWorkspace(options: RemoteWorkspaceOptions): Prom
 		inUse.add(path);
 		try {
 			await mkdir(runFolder, { recursive: true, mode: 0o700 });
-			// A worker killed mid-job leaves worktree entries whose folders are gone; they would hold their commits.
+			// A worker killed mid-job leaves its worktrees: folders and git's records of them, holding their commits.
+			await sweepDeadWorktrees(clone, worktreesDir, options).catch(() => undefined);
 			await git(["worktree", "prune"]).catch(() => undefined);
 			await retryLocked(() => git([...NO_HOOKS, "worktree", "add", "--quiet", "--detach", path, options.commit]));
 			return path;
@@ -137,6 +140,7 @@ export async function openRemoteWorkspace(options: RemoteWorkspaceOptions): Prom
 	let adminDir: string;
 	try {
 		adminDir = (await git(["rev-parse", "--absolute-git-dir"], root)).stdout.trim();
+		await markOwner(adminDir);
 		// The host's directory may hold nothing committed (a new folder): the child still starts there.
 		await mkdir(cwd, { recursive: true });
 	} catch (error) {

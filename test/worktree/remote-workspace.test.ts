@@ -1,4 +1,6 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WorkflowError } from "../../src/errors.ts";
@@ -302,6 +304,22 @@ exec git "$@"
 		expect(existsSync(space.root)).toBe(false);
 		expect(cloneWorktrees(space.clone.path)).toEqual([]);
 		expect(remoteBranches()).toEqual([]);
+	});
+
+	it("a worktree whose worker process died is removed by the next workspace on the clone; a live one's is not", async () => {
+		const dead = await openRemoteWorkspace(options({ label: "dead worker" }));
+		const live = await openRemoteWorkspace(options({ label: "live worker" }));
+		writeFileSync(join(dead.cwd, "half-done.txt"), "x\n");
+		// A process of this machine that has ended, as the owner of the first worktree.
+		const gone = spawnSync(process.execPath, ["-e", "process.pid"]).pid;
+		const record = repo.git(["rev-parse", "--absolute-git-dir"], dead.cwd).trim();
+		writeFileSync(join(record, "pi-workflows-owner"), `${hostname()} ${gone}\n`);
+		const next = await openRemoteWorkspace(options({ label: "next" }));
+		expect(existsSync(dead.root)).toBe(false);
+		expect(existsSync(live.root)).toBe(true);
+		expect(cloneWorktrees(next.clone.path).sort()).toEqual(["live-worker", "next"]);
+		await live.dispose();
+		await next.dispose();
 	});
 
 	it("a child that removed its own worktree folder: its commits still reach the remote", async () => {
