@@ -25,9 +25,10 @@ export interface CommitWho {
 
 /**
  * Commits everything the child left uncommitted in the worktree at `git.cwd` (tracked edits, new files, deletions),
- * author from the repository's config or pi-workflows; nothing when it left nothing. Returns the tip afterwards.
+ * author from the repository's config or pi-workflows; nothing when it left nothing. `extra` are `-c` settings for the
+ * commit. Returns the tip afterwards.
  */
-export async function commitLeftovers(who: CommitWho, git: GitOptions): Promise<string> {
+export async function commitLeftovers(who: CommitWho, git: GitOptions, extra: readonly string[] = []): Promise<string> {
 	const inTree = (args: string[]) => runGit(args, git);
 	const status = (await inTree(["status", "--porcelain", "-z", "--untracked-files=all"])).stdout;
 	if (status.length > 0) {
@@ -37,6 +38,7 @@ export async function commitLeftovers(who: CommitWho, git: GitOptions): Promise<
 			inTree([
 				...identity,
 				...NO_HOOKS,
+				...extra,
 				"-c",
 				"commit.gpgsign=false",
 				"commit",

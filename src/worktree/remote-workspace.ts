@@ -85,6 +85,9 @@ export interface RemoteWorkspaceResult {
 /** A run id as the run store makes them (`wf-20261201-120000-abcd12`): safe in a ref and as a folder name. */
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
+/** Clones whose stale worktree records this process has pruned. */
+const pruned = new Set<string>();
+
 /** Worktree folders handed out in this process and not yet removed: two children of one label get two folders. */
 const inUse = new Set<string>();
 
@@ -127,7 +130,11 @@ export async function openRemoteWorkspace(options: RemoteWorkspaceOptions): Prom
 			await mkdir(runFolder, { recursive: true, mode: 0o700 });
 			// A worker killed mid-job leaves its worktrees: folders and git's records of them, holding their commits.
 			await sweepDeadWorktrees(clone, worktreesDir, options).catch(() => undefined);
-			await git(["worktree", "prune"]).catch(() => undefined);
+			if (!pruned.has(clone.path)) {
+				// Records of worktrees whose folders someone removed, once per clone and process (the sweep prunes after itself).
+				await git(["worktree", "prune"]).catch(() => undefined);
+				pruned.add(clone.path);
+			}
 			await retryLocked(() => git([...NO_HOOKS, "worktree", "add", "--quiet", "--detach", path, options.commit]));
 			return path;
 		} catch (error) {
@@ -155,7 +162,8 @@ export async function openRemoteWorkspace(options: RemoteWorkspaceOptions): Prom
 		let tip: string;
 		let files: string[] = [];
 		try {
-			tip = await inRepoQueue(clone.path, () => settledTip(root, adminDir, options));
+			// Outside the clone's queue: a detached worktree's commit writes only its own index and HEAD, and objects.
+			tip = await settledTip(root, adminDir, options);
 			if (tip !== options.commit) files = await changedFiles(options.commit, tip, local(options, clone.path));
 		} catch (error) {
 			throw workspaceError(error, { clone, step: "save the child's changes", path: root });
@@ -171,7 +179,6 @@ export async function openRemoteWorkspace(options: RemoteWorkspaceOptions): Prom
 		return {
 			...made,
 			pushed: false,
-			files,
 			error: pushed.error,
 			kept: { clone: clone.path, branch: pushed.branch },
 		};
@@ -202,7 +209,10 @@ export async function openRemoteWorkspace(options: RemoteWorkspaceOptions): Prom
 
 /** The worktree's tip once what the child left is committed; from git's record when the child removed the folder. */
 async function settledTip(root: string, adminDir: string, options: RemoteWorkspaceOptions): Promise<string> {
-	if (existsSync(root)) return commitLeftovers({ label: options.label, runId: options.runId }, local(options, root));
+	// No gc from the commit: it would run beside the clone's queue; the clone's fetches run it inside the queue.
+	const noGc = ["-c", "gc.auto=0"];
+	if (existsSync(root))
+		return commitLeftovers({ label: options.label, runId: options.runId }, local(options, root), noGc);
 	return (await readFile(join(adminDir, "HEAD"), "utf8")).trim();
 }
 
