@@ -296,6 +296,19 @@ exec git "$@"
 		expect((await next.finish()).branch).toBe(`workflows/${RUN}/gone-2`);
 	});
 
+	it("changes that cannot be committed (a held lock): finish fails with worktree_locked, and the worktree stays where it says", async () => {
+		const space = await openRemoteWorkspace(options({ label: "locked" }));
+		writeFileSync(join(space.cwd, "x.txt"), "x\n");
+		const record = repo.git(["rev-parse", "--absolute-git-dir"], space.cwd).trim();
+		writeFileSync(join(record, "index.lock"), "");
+		const error = await failure(space.finish());
+		expect(error.code).toBe("worktree_locked");
+		expect(error.message).toContain(`The worktree is left at ${space.root}: commit or remove it by hand.`);
+		await space.dispose();
+		expect(existsSync(join(space.root, "x.txt"))).toBe(true);
+		expect(remoteBranches()).toEqual([]);
+	});
+
 	it("dispose gives the child up: no commit, no push, no worktree", async () => {
 		const space = await openRemoteWorkspace(options({ label: "given up" }));
 		writeFileSync(join(space.cwd, "x.txt"), "x\n");
