@@ -250,6 +250,10 @@ exec git "$@"
 		await expect(prepareClone({ repoUrl: missing, cacheDir: repo.cache })).rejects.toMatchObject({
 			code: "worktree_remote_failed",
 		});
+		await expect(prepareClone({ repoUrl: "--upload-pack=x", cacheDir: repo.cache })).rejects.toMatchObject({
+			code: "worktree_remote_failed",
+			message: expect.stringContaining("(--upload-pack=x) reads as an option"),
+		});
 	});
 
 	it("push rejected by a hook: the result says why, the commit is kept in the clone, and a retry pushes it", async () => {
