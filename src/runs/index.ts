@@ -1,5 +1,19 @@
-/** The file-backed run store: durable runs (record, journal, snapshot, lock) that any host can list and resume. */
+/** The file-backed run store: durable runs (record, journal, snapshot, lock) that any host can list, resume and prune. */
 export { defaultRunsRoot } from "./paths.ts";
+export {
+	DEFAULT_KEEP,
+	DEFAULT_OLDER_THAN_DAYS,
+	DEFAULT_RETENTION,
+	type DeletedRun,
+	deleteRun,
+	type KeptRun,
+	type PrunedRun,
+	type PruneOptions,
+	type PruneResult,
+	pruneRuns,
+	RESUMABLE_DAYS,
+	type RetentionRule,
+} from "./retention.ts";
 export { isRunId, newRunId } from "./run-id.ts";
 export { createRunStore } from "./store.ts";
 export type {

@@ -78,6 +78,8 @@ export interface RunSummary {
 	 */
 	cost?: WorkflowCost;
 	replayedCost?: WorkflowCost;
+	/** The space its folder takes: the sizes of every file in it, in bytes. */
+	bytes: number;
 	/** Who holds the run, when it is `running`. */
 	lock?: RunLockInfo;
 	/** Why part of the record could not be read (the summary shows what could). */
