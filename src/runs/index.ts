@@ -4,20 +4,20 @@ export {
 	DEFAULT_KEEP,
 	DEFAULT_OLDER_THAN_DAYS,
 	DEFAULT_RETENTION,
-	type DeletedRun,
 	deleteRun,
-	type KeptRun,
-	type PrunedRun,
-	type PruneOptions,
-	type PruneResult,
 	pruneRuns,
 	RESUMABLE_DAYS,
-	type RetentionRule,
 } from "./retention.ts";
 export { isRunId, newRunId } from "./run-id.ts";
 export { createRunStore } from "./store.ts";
 export type {
+	DeletedRun,
 	JournalProblem,
+	KeptRun,
+	PrunedRun,
+	PruneOptions,
+	PruneResult,
+	RetentionRule,
 	RunCreateOptions,
 	RunInfo,
 	RunJournal,

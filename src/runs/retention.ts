@@ -14,7 +14,17 @@ import { isWorkflowError, WorkflowError } from "../errors.ts";
 import { errnoCode, storeError } from "./files.ts";
 import { acquireRunLock } from "./lock.ts";
 import { isRunId } from "./run-id.ts";
-import type { RunLock, RunStore, RunSummary } from "./types.ts";
+import type {
+	DeletedRun,
+	KeptRun,
+	PrunedRun,
+	PruneOptions,
+	PruneResult,
+	RetentionRule,
+	RunLock,
+	RunStore,
+	RunSummary,
+} from "./types.ts";
 import { folderUsage } from "./usage.ts";
 
 /** Runs of a project the default rule keeps, newest first, whatever their age. */
@@ -28,65 +38,11 @@ const TRASH_PREFIX = ".deleting-";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Which runs go. A criterion left out does not keep anything; give neither for `DEFAULT_RETENTION`. */
-export interface RetentionRule {
-	/** Keep this many of the newest runs. Default: no count kept (only the age decides). */
-	keep?: number;
-	/** Keep runs younger than this many days (their end, else their start). Default: no age kept (only the count). */
-	olderThanDays?: number;
-	/** Let recent resumable runs go too (never live ones). Default: false. */
-	all?: boolean;
-}
-
 /** The rule records follow when nobody says otherwise: the newest 50, and everything from the last 30 days. */
 export const DEFAULT_RETENTION: Readonly<Required<Pick<RetentionRule, "keep" | "olderThanDays">>> = Object.freeze({
 	keep: DEFAULT_KEEP,
 	olderThanDays: DEFAULT_OLDER_THAN_DAYS,
 });
-
-/** Options of `pruneRuns`. */
-export interface PruneOptions {
-	/** List what would go without deleting anything. Default: false. */
-	dryRun?: boolean;
-	/** Deletes at most this many runs (the oldest first); the rest wait for the next prune. Default: no bound. */
-	maxDeletions?: number;
-	/** Now, in epoch ms (tests). Default: `Date.now()`. */
-	now?: number;
-}
-
-/** A run the rule let go: deleted, or (dry run) would be. */
-export interface PrunedRun {
-	id: string;
-	name?: string;
-	status: RunSummary["status"];
-	createdAt: string;
-	bytes: number;
-}
-
-/** A run past the rule that was kept anyway, and why. */
-export interface KeptRun {
-	id: string;
-	reason: "running" | "resumable";
-	/** Words for a person: "running in process 123", "resumable, 2 days old: --all deletes it too". */
-	why: string;
-}
-
-/** What `pruneRuns` did. */
-export interface PruneResult {
-	dryRun: boolean;
-	/** Runs deleted (or, in a dry run, that would be), oldest first. */
-	deleted: PrunedRun[];
-	/** Their space, in bytes. */
-	bytes: number;
-	/** Runs the rule would let go that were kept: live, or resumable and recent. */
-	kept: KeptRun[];
-	/** Runs that could not be deleted, and why (the next prune tries again). */
-	failed: { id: string; error: string }[];
-	/** Runs the rule keeps, and the space they take. */
-	remaining: { runs: number; bytes: number };
-	/** Runs past `maxDeletions`, left for the next prune. */
-	deferred: number;
-}
 
 /** Applies `rule` to the runs of `store`'s project. Never throws for one run that cannot go: it is in `failed`. */
 export async function pruneRuns(
@@ -95,9 +51,14 @@ export async function pruneRuns(
 	options: PruneOptions = {},
 ): Promise<PruneResult> {
 	checkRule(rule);
+	// Neither criterion: the default rule (`keep: 0` is how to keep nothing by count).
+	if (rule.keep === undefined && rule.olderThanDays === undefined) {
+		rule = { ...DEFAULT_RETENTION, ...(rule.all ? { all: true } : {}) };
+	}
 	const now = options.now ?? Date.now();
 	const dryRun = options.dryRun === true;
 	const result: PruneResult = {
+		rule,
 		dryRun,
 		deleted: [],
 		bytes: 0,
@@ -156,12 +117,6 @@ export async function pruneRuns(
 	return result;
 }
 
-/** What `deleteRun` removed. */
-export interface DeletedRun {
-	id: string;
-	bytes: number;
-}
-
 /**
  * Deletes one run of `store`'s project, folder and all, however recent or resumable: the caller asked for this one.
  * Throws `run_id_invalid`/`run_not_found` for a run that is not this project's, `run_busy` for a live one (saying
@@ -188,7 +143,7 @@ function protectedRun(summary: RunSummary, rule: RetentionRule, now: number): Ke
 	return {
 		id: summary.id,
 		reason: "resumable",
-		why: `${summary.status} with ${summary.agents} finished ${summary.agents === 1 ? "agent" : "agents"} to resume from, ${days === 0 ? "less than a day" : `${days} ${days === 1 ? "day" : "days"}`} old (kept for ${RESUMABLE_DAYS} days unless all are pruned)`,
+		why: `${summary.status} with ${summary.agents} finished ${summary.agents === 1 ? "agent" : "agents"} to resume from, ${days === 0 ? "less than a day" : `${days} ${days === 1 ? "day" : "days"}`} old`,
 	};
 }
 
