@@ -64,7 +64,9 @@ describe("the cost of runs in lists and views", () => {
 		await journal.record({ key: "b", value: "y", cost: { usd: 0, unpriced: 2 } });
 		await journal.close();
 		const [row] = await listRuns(store, new RunRegistry());
-		expect(row?.text).toMatch(/ · crashed · interrupted · .* · 2 agents done · 0 tokens · \$0\.05 \+ unknown · \d+(\.\d)? (B|KiB)$/);
+		expect(row?.text).toMatch(
+			/ · crashed · interrupted · .* · 2 agents done · 0 tokens · \$0\.05 \+ unknown · \d+(\.\d)? (B|KiB)$/,
+		);
 	});
 
 	it("a live run: what it spent so far", async () => {
