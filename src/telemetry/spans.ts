@@ -20,7 +20,8 @@ export const TRACER_NAME = "pi-workflows";
  */
 const API_GLOBAL = Symbol.for("opentelemetry.js.api.1");
 
-type Api = typeof import("@opentelemetry/api");
+/** The API's module, loaded on first use. */
+export type Api = typeof import("@opentelemetry/api");
 let api: Promise<Api> | undefined;
 
 /** True when a host registered a global tracer provider through `@opentelemetry/api` 1.x. */
@@ -47,8 +48,18 @@ export async function startRunSpans(
 	if (!tracingRegistered()) return undefined;
 	api ??= import("@opentelemetry/api");
 	const otel = await api;
-	const spans = new RunSpans(otel, otel.trace.getTracer(TRACER_NAME), options);
-	return spans.recording ? (event) => spans.on(event) : undefined;
+	const spans = runSpansListener(otel, otel.trace.getTracer(TRACER_NAME), options);
+	return spans.recording ? spans.listener : undefined;
+}
+
+/** The listener over `tracer`, whether it records or not (the bench times it over the API's no-op tracer). */
+export function runSpansListener(
+	otel: Api,
+	tracer: Tracer,
+	options: RunSpanOptions = {},
+): { listener: (event: WorkflowProgressEvent) => void; recording: boolean } {
+	const spans = new RunSpans(otel, tracer, options);
+	return { listener: (event) => spans.on(event), recording: spans.recording };
 }
 
 /** One call's span and its open attempt. */
