@@ -72,6 +72,7 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 			"pi/runs",
 			"pi/tool",
 			"pi.ts",
+			"telemetry",
 		],
 	},
 	"index.ts": { values: ["errors.ts", "sandbox", "runtime", "progress", "runs"], types: ["authoring"] },

@@ -30,6 +30,25 @@ export function tracingRegistered(): boolean {
 	return registered?.trace !== undefined;
 }
 
+/**
+ * Asks the registered SDK to export the spans it still holds (a batch processor's queue), waiting `timeoutMs` at
+ * most: for a process about to exit, like the CLI. Does nothing when no SDK is registered.
+ */
+export async function flushSpans(timeoutMs = 2000): Promise<void> {
+	if (!tracingRegistered()) return;
+	api ??= import("@opentelemetry/api");
+	const provider = (await api).trace.getTracerProvider() as { getDelegate?: () => unknown };
+	// The API hands out a proxy; the SDK's provider behind it is what can flush.
+	const target = (provider.getDelegate?.() ?? provider) as { forceFlush?: () => Promise<unknown> };
+	if (typeof target.forceFlush !== "function") return;
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	const deadline = new Promise<void>((resolve) => {
+		timer = setTimeout(resolve, timeoutMs);
+	});
+	await Promise.race([target.forceFlush().catch(() => undefined), deadline]);
+	clearTimeout(timer);
+}
+
 /** What the run span knows before the run starts. */
 export interface RunSpanOptions {
 	/** The run's id in the host's store; a function is asked again when the run ends (a record made meanwhile). */

@@ -8,13 +8,14 @@ import { trace } from "@opentelemetry/api";
 import {
 	AlwaysOffSampler,
 	BasicTracerProvider,
+	BatchSpanProcessor,
 	InMemorySpanExporter,
 	type ReadableSpan,
 	SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
-import { startRunSpans, tracingRegistered } from "../../src/telemetry/spans.ts";
+import { flushSpans, startRunSpans, tracingRegistered } from "../../src/telemetry/spans.ts";
 import { createFakeRunner, HEADER } from "../helpers/fake-runner.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 
@@ -187,9 +188,31 @@ return [a, b, c];`,
 		expect(spans.filter((span) => span.name === "attempt 1")).toHaveLength(1);
 	});
 
+	it("flushSpans: what a batch processor still holds is exported before a process exits", async () => {
+		const exporter = new InMemorySpanExporter();
+		trace.setGlobalTracerProvider(
+			new BasicTracerProvider({
+				spanProcessors: [
+					new BatchSpanProcessor(exporter, { scheduledDelayMillis: 600_000, maxExportBatchSize: 10_000 }),
+				],
+			}),
+		);
+		const fake = createFakeRunner(() => "ok");
+		await runWorkflowScript(`${HEADER}return await agent("x");`, { agentRunner: fake.runner });
+		expect(exporter.getFinishedSpans()).toEqual([]);
+		await flushSpans();
+		expect(
+			exporter
+				.getFinishedSpans()
+				.map((span) => span.name)
+				.sort(),
+		).toEqual(["agent general-purpose", "attempt 1", "workflow t"]);
+	});
+
 	it("no SDK registered: no listener, and the API is not asked for a tracer", async () => {
 		expect(tracingRegistered()).toBe(false);
 		expect(await startRunSpans()).toBeUndefined();
+		await flushSpans();
 		const fake = createFakeRunner(() => "ok");
 		const result = await runWorkflowScript(`${HEADER}return await agent("x");`, { agentRunner: fake.runner });
 		expect(result.status).toBe("completed");
