@@ -95,7 +95,7 @@ describe("/workflows delete, prune and the space runs take", () => {
 		expect(lines.at(-1)).toBe(`2 runs recorded · ${total} on disk · prune old ones: /workflows prune`);
 		const tui = fakeContext(cwd, "tui");
 		await command().handler("", tui.ctx);
-		expect(tui.title()).toBe(`Workflow runs · 2 runs recorded · ${total} on disk · prune old ones: /workflows prune`);
+		expect(tui.title()).toBe(`Workflow runs · 2 recorded, ${total} on disk (/workflows prune)`);
 	});
 
 	it("delete <runId> removes the run's folder and says what it freed", async () => {

@@ -7,6 +7,7 @@
  */
 import type { ExtensionCommandContext, RegisteredCommand } from "@earendil-works/pi-coding-agent";
 import { errorMessage } from "../../errors.ts";
+import { formatBytes } from "../../progress/bytes-text.ts";
 import { formatWorkflowProgress, type WorkflowProgressEnvelope } from "../../progress/index.ts";
 import type { RunStore } from "../../runs/index.ts";
 import { chooseChildAction, isChildSubcommand, runChildSubcommand } from "./child-command.ts";
@@ -103,7 +104,7 @@ async function showRuns({ registry, storeFor }: WorkflowsCommandOptions, ctx: Ex
 			if (!first) rows = await listRuns(store, registry);
 			first = false;
 			return ctx.ui.select(
-				`Workflow runs · ${usage}`,
+				`Workflow runs · ${list.runs} recorded, ${formatBytes(list.bytes)} on disk (/workflows prune)`,
 				rows.map((row) => row.text),
 				{ signal },
 			);
