@@ -30,7 +30,13 @@ export {
 } from "./progress/index.ts";
 // Run store: durable runs (record, journal, snapshot, lock) that hosts list and resume
 export type {
+	DeletedRun,
 	JournalProblem,
+	KeptRun,
+	PrunedRun,
+	PruneOptions,
+	PruneResult,
+	RetentionRule,
 	RunCreateOptions,
 	RunInfo,
 	RunJournal,
@@ -43,7 +49,14 @@ export type {
 	RunStoreOptions,
 	RunSummary,
 } from "./runs/index.ts";
-export { createRunStore, defaultRunsRoot, isRunId } from "./runs/index.ts";
+export {
+	createRunStore,
+	DEFAULT_RETENTION,
+	defaultRunsRoot,
+	deleteRun,
+	isRunId,
+	pruneRuns,
+} from "./runs/index.ts";
 // Runtime: run a script; the runner seam, events and results
 export type {
 	CheckWorkflowOptions,
