@@ -37,6 +37,8 @@ export const RESUMABLE_DAYS = 7;
 const TRASH_PREFIX = ".deleting-";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** How long a run with a record and no lock may still be starting (its process takes the lock right after). */
+const STARTING_MS = 60_000;
 
 /** The rule records follow when nobody says otherwise: the newest 50, and everything from the last 30 days. */
 export const DEFAULT_RETENTION: Readonly<Required<Pick<RetentionRule, "keep" | "olderThanDays">>> = Object.freeze({
@@ -132,6 +134,14 @@ function protectedRun(summary: RunSummary, rule: RetentionRule, now: number): Ke
 	if (summary.status === "running") {
 		const where = summary.lock ? ` in process ${summary.lock.pid} on ${summary.lock.hostname}` : "";
 		return { id: summary.id, reason: "running", why: `running${where}` };
+	}
+	// A record is made a moment before its process takes the lock: a lockless one this new may be starting now.
+	if (summary.status === "interrupted" && now - lastActive(summary) < STARTING_MS) {
+		return {
+			id: summary.id,
+			reason: "running",
+			why: "created less than a minute ago, not yet locked: it may be starting",
+		};
 	}
 	if (rule.all) return undefined;
 	const resumable =

@@ -172,6 +172,21 @@ describe("pruneRuns", () => {
 		expect((await store.list()).map((run) => run.id).sort()).toEqual([keep.id, old.id].sort());
 	});
 
+	it("a record made a moment ago with no lock yet may be starting: kept even with keep 0 and all", async () => {
+		const { store } = tempStore();
+		const starting = await store.create({ script: "return 1" });
+		const pruned = await pruneRuns(store, { keep: 0, all: true });
+		expect(pruned.deleted).toEqual([]);
+		expect(pruned.kept).toEqual([
+			{
+				id: starting.id,
+				reason: "running",
+				why: "created less than a minute ago, not yet locked: it may be starting",
+			},
+		]);
+		expect(existsSync(starting.dir)).toBe(true);
+	});
+
 	it("maxDeletions bounds one prune: the oldest go first, the rest are deferred", async () => {
 		const { store } = tempStore();
 		const a = await endedRun(store, 50);
