@@ -6,9 +6,9 @@
  * exporter, an OTLP collector) and the spans go there. With none registered this costs one check per run and
  * nothing per event: `@opentelemetry/api` is not even loaded (see `tracingRegistered`).
  */
-import type { Attributes, Context, Span, Tracer } from "@opentelemetry/api";
+import type { Attributes, Context, Span, SpanStatus, Tracer } from "@opentelemetry/api";
 import type { WorkflowAgentCallRef, WorkflowProgressEvent } from "../runtime/events.ts";
-import type { WorkflowCost, WorkflowTokenUsage } from "../runtime/types.ts";
+import type { WorkflowAgentChild, WorkflowCost, WorkflowTokenUsage } from "../runtime/types.ts";
 
 /** The tracer's name, as collectors show it (the instrumentation scope). */
 export const TRACER_NAME = "pi-workflows";
@@ -87,6 +87,8 @@ interface CallSpans {
 	context: Context;
 	attempt?: Span;
 	attemptNumber?: number;
+	/** The attempt's child as last reported: what its span says of it when it ends. */
+	child?: WorkflowAgentChild;
 }
 
 class RunSpans {
@@ -151,15 +153,18 @@ class RunSpans {
 				this.#calls.set(event.index, { call, context: this.#api.trace.setSpan(this.#context, call) });
 				return;
 			}
+			case "agent_child": {
+				const spans = this.#calls.get(event.index);
+				if (spans?.attempt) spans.child = event.child;
+				return;
+			}
 			case "agent_started":
 			case "agent_retry": {
 				const spans = this.#calls.get(event.index);
 				if (!spans) return;
 				// A retry ends the attempt before it: what the retry says is why that one did not do.
 				if (spans.attempt && event.type === "agent_retry") {
-					spans.attempt.setAttribute("workflow.attempt.outcome", "retried");
-					spans.attempt.setStatus({ code: this.#error, message: event.reason });
-					spans.attempt.end(event.time);
+					endAttempt(spans, "retried", event.time, { code: this.#error, message: event.reason });
 				}
 				spans.attemptNumber = event.attempt;
 				spans.attempt = this.#tracer.startSpan(
@@ -183,8 +188,7 @@ class RunSpans {
 					...(event.worktree ? { "workflow.call.branch": event.worktree.branch } : {}),
 					...(event.fallbackFrom ? { "workflow.call.fallback_from": event.fallbackFrom } : {}),
 				};
-				spans.attempt?.setAttribute("workflow.attempt.outcome", outcome);
-				spans.attempt?.end(event.time);
+				endAttempt(spans, outcome, event.time);
 				spans.call.setAttributes(attributes);
 				spans.call.end(event.time);
 				return;
@@ -195,11 +199,7 @@ class RunSpans {
 				this.#calls.delete(event.index);
 				const outcome = event.skipped ? "skipped" : "failed";
 				const status = { code: this.#error, message: event.error };
-				if (spans.attempt) {
-					spans.attempt.setAttribute("workflow.attempt.outcome", outcome);
-					spans.attempt.setStatus(status);
-					spans.attempt.end(event.time);
-				}
+				endAttempt(spans, outcome, event.time, status);
 				spans.call.setAttributes({
 					"workflow.call.outcome": outcome,
 					"workflow.call.attempts": spans.attemptNumber ?? 0,
@@ -219,8 +219,7 @@ class RunSpans {
 				// A call still open here was cut off with the run: its spans end with it, saying so.
 				for (const spans of this.#calls.values()) {
 					const status = { code: this.#error, message: "the run ended before this call did" };
-					spans.attempt?.setStatus(status);
-					spans.attempt?.end(event.time);
+					endAttempt(spans, "cut_off", event.time, status);
 					spans.call.setAttribute("workflow.call.outcome", "cut_off");
 					spans.call.setStatus(status);
 					spans.call.end(event.time);
@@ -256,6 +255,29 @@ class RunSpans {
 		const id = typeof this.#runId === "function" ? this.#runId() : this.#runId;
 		if (id) this.#run.setAttribute("workflow.run.id", id);
 	}
+}
+
+/** Ends the call's open attempt: its outcome, what its child reported last (id, model, tokens, cost), its status. */
+function endAttempt(spans: CallSpans, outcome: string, time: number, status?: SpanStatus): void {
+	const { attempt, child } = spans;
+	if (!attempt) return;
+	attempt.setAttributes({
+		"workflow.attempt.outcome": outcome,
+		...(child
+			? {
+					"workflow.agent.id": child.id,
+					...(child.model ? { "workflow.agent.model": child.model } : {}),
+					...(child.tokens !== undefined ? { "workflow.tokens.total": child.tokens } : {}),
+					...(child.cost ? { "workflow.cost.usd": child.cost.usd } : {}),
+					...(child.toolUses !== undefined ? { "workflow.call.tool_uses": child.toolUses } : {}),
+					...(child.turns !== undefined ? { "workflow.attempt.turns": child.turns } : {}),
+				}
+			: {}),
+	});
+	if (status) attempt.setStatus(status);
+	attempt.end(time);
+	spans.attempt = undefined;
+	spans.child = undefined;
 }
 
 /** Who a call is, on its span and each attempt's. */

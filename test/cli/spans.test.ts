@@ -94,5 +94,12 @@ describe("pi-workflows run with an OpenTelemetry SDK (node --import)", () => {
 			"workflow.call.outcome": "completed",
 		});
 		expect(attempt?.parent).toBe(call?.id);
+		// What the attempt's child (a pi session) reported last.
+		expect(attempt?.attributes).toMatchObject({
+			"workflow.attempt.outcome": "completed",
+			"workflow.agent.model": "faux/faux-1",
+			"workflow.agent.id": expect.any(String),
+		});
+		expect(attempt?.attributes["workflow.tokens.total"]).toBeGreaterThan(0);
 	}, 120_000);
 });
