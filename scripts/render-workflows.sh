@@ -53,7 +53,7 @@ until_shown 'audit-deps · check · 0/3 agents · [3-9]\.[0-9]s'
 tail_from "The call's result, the parent's answer, the run's widget above the editor, its status line below the footer" '^ *workflow inline script'
 command "/workflows"
 until_shown '↑↓ navigate'
-section "/workflows while it runs: the selector" '^ *Workflow runs$'
+section "/workflows while it runs: the selector" '^ *Workflow runs( ·|$)'
 tm send-keys -t render Enter
 until_shown '^ *→ Stop the run$'
 section "Enter on the running run: its menu" '^ *Run wf-'
@@ -93,7 +93,7 @@ sleep 2
 section "The run ends: its completion message, the parent's answer, and the menu closing to say how it ended" '^ *✓ audit-deps wf-'
 command "/workflows"
 until_shown '↑↓ navigate'
-section "/workflows after it ended" '^ *Workflow runs$'
+section "/workflows after it ended" '^ *Workflow runs( ·|$)'
 tm send-keys -t render Escape
 echo "wrote $out"
 # The README's excerpts of the file, when it is the file the README quotes.

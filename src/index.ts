@@ -38,7 +38,13 @@ export type {
 	EventLogRead,
 	EventLogSession,
 	EventLogWriter,
+	DeletedRun,
 	JournalProblem,
+	KeptRun,
+	PrunedRun,
+	PruneOptions,
+	PruneResult,
+	RetentionRule,
 	RunCreateOptions,
 	RunInfo,
 	RunJournal,
@@ -54,9 +60,12 @@ export type {
 export {
 	createRunStore,
 	DEFAULT_EVENT_LOG_BYTES,
+	DEFAULT_RETENTION,
 	defaultRunsRoot,
+	deleteRun,
 	isRunId,
 	listConversations,
+	pruneRuns,
 	readEventLog,
 } from "./runs/index.ts";
 // Runtime: run a script; the runner seam, events and results

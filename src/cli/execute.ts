@@ -68,6 +68,7 @@ export async function execute(
 			resolveWorkflow: createWorkflowResolver({ agentDir: ctx.agentDir }),
 			signal: controller.signal,
 			journal: durable.journal,
+			runId: () => durable.runId,
 			ask: createTerminalAsk({ input: ctx.stdin, output: ctx.stderr, hold: () => view.hold(), onInterrupt: stop }),
 			...(pi.tools ? { tools: pi.tools } : {}),
 			...(source.args !== undefined ? { args: source.args } : {}),

@@ -6,8 +6,9 @@ Usage:
   pi-workflows run <file|name> [options]   run a workflow (a .js file, or the meta.name of a saved one)
   pi-workflows resume <runId> [file]       re-run a failed or stopped run, replaying its finished agents
   pi-workflows check <file>                the authoring diagnostics, without running anything
-  pi-workflows runs [--json]               this project's runs, newest first
+  pi-workflows runs [--json]               this project's runs, newest first, and the space they take
   pi-workflows runs <runId> [--json]       one run, and its children's conversation files
+  pi-workflows runs --prune [--dry-run]    delete old run records (the newest 50 and the last 30 days stay)
   pi-workflows help [command]              this text, or a command's
 
 Exit codes: 0 completed (or check passed), 1 failed (or check found errors), 130 stopped (Ctrl-C),
@@ -57,11 +58,19 @@ script may not use. Prints each problem as file:line:column with the lines aroun
 { ok, diagnostics: [{ code, severity, message, fix, line, column, frame }] }. Exit code 0 when it passes, 1 when not.`,
 	runs: `pi-workflows runs [--json]
 pi-workflows runs <runId> [--json]
+pi-workflows runs --prune [--dry-run] [--keep <n>] [--older-than <days>] [--all] [--json]
 
 Lists this project's workflow runs (the current directory's), newest first: id, name, status, age, agents done,
-tokens, cost. --json prints the run store's summaries. Resume a failed or stopped one with pi-workflows resume <runId>.
+tokens, cost, the space its record takes; then how many runs there are and their space. --json prints the run
+store's summaries (bytes: each record's size). Resume a failed or stopped one with pi-workflows resume <runId>.
 With a run id: that run as /workflows shows it, then each child's conversation (a pi session file in the run's
-folder: label, how it ended, model, size, path); --json prints its summary, folder and conversations.`,
+folder: label, how it ended, model, size, path); --json prints its summary, folder and conversations.
+
+--prune deletes old records, whole folders. Without --keep and --older-than it keeps the newest 50 and everything
+from the last 30 days (a run goes only past both); --keep <n> keeps the newest n, --older-than <days> deletes runs
+older than that (both: a run goes only past both). A running run is never deleted; a failed, stopped or
+interrupted one that a resume could continue stays for 7 days unless --all. --dry-run lists what would go and
+deletes nothing. pi prunes with the default rule when a session starts (setting workflows.retention).`,
 };
 
 /** The main help, or one command's; undefined for a command that does not exist. */

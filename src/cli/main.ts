@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { flushSpans } from "../telemetry/spans.ts";
 /** The `pi-workflows` bin: the command line of this process, and its exit code once the output is written. */
 import { runCli } from "./cli.ts";
 import { agentDirOf } from "./inputs.ts";
@@ -11,6 +12,8 @@ const code = await runCli(process.argv.slice(2), {
 	stdout: process.stdout,
 	stderr: process.stderr,
 });
+// Spans an OpenTelemetry SDK (registered with node --import) still holds go out before the process does.
+await flushSpans();
 // pi's sessions may leave sockets and timers open after their children ended; the command is done once its
 // output is out.
 process.stdout.write("", () => process.exit(code));

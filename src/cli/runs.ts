@@ -1,35 +1,48 @@
 /**
- * `pi-workflows runs [--json]`: this project's run records, newest first, as `/workflows` lists them.
+ * `pi-workflows runs [--json]`: this project's run records, newest first, as `/workflows` lists them, with the space
+ * they take; `--prune` applies the retention rule (prune.ts).
  * `pi-workflows runs <runId> [--json]`: one run as `/workflows` shows it, and its children's conversation files.
  */
 
 import { childConversations, conversationsText } from "../pi/runs/child-conversations.ts";
 import { RunRegistry } from "../pi/runs/registry.ts";
-import { describeRun, listRuns } from "../pi/runs/views.ts";
+import { describeRun, listRunsWithUsage, usageText } from "../pi/runs/views.ts";
 import { createRunStore } from "../runs/index.ts";
 import { type FlagSpec, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
+import { PRUNE_ONLY_FLAGS, pruneCommand, pruneRule } from "./prune.ts";
 
-const RUNS_FLAGS: readonly FlagSpec[] = [{ name: "json" }];
+const RUNS_FLAGS: readonly FlagSpec[] = [
+	{ name: "json" },
+	{ name: "prune" },
+	...PRUNE_ONLY_FLAGS.map((name) => ({ name, value: name === "keep" || name === "older-than" })),
+];
 
 export async function runsCommand(argv: readonly string[], ctx: CliContext): Promise<number> {
 	const args = parseArgs(argv, RUNS_FLAGS, "runs");
 	const [runId, extra] = args.positionals;
 	if (extra !== undefined) throw usageError("`runs` takes at most a run id: pi-workflows runs [<runId>] [--json]");
 	const store = createRunStore({ cwd: ctx.cwd, root: `${ctx.agentDir}/workflow-runs` });
+	// --keep and the like without --prune are a mistake to point out, not to ignore.
+	pruneRule(args);
+	if (args.flags.has("prune")) {
+		if (runId !== undefined) throw usageError("`runs --prune` takes no run id: pi-workflows runs --prune [--dry-run]");
+		return pruneCommand(args, store, ctx);
+	}
 	if (runId !== undefined) return showRun(runId, args.flags.has("json"), ctx, store);
 	if (args.flags.has("json")) {
 		ctx.stdout.write(`${JSON.stringify(await store.list(), null, 2)}\n`);
 		return 0;
 	}
 	// No live runs in this process: every run is the store's, and one held by another process says so.
-	const rows = await listRuns(store, new RunRegistry());
+	const list = await listRunsWithUsage(store, new RunRegistry());
+	const rows = list.rows;
 	if (rows.length === 0) {
 		ctx.stdout.write("No workflow runs in this project yet.\n");
 		return 0;
 	}
 	ctx.stdout.write(
-		`${rows.map((row) => row.text).join("\n")}\nResume one that failed or stopped: pi-workflows resume <runId>\n`,
+		`${rows.map((row) => row.text).join("\n")}\n${usageText(list, "pi-workflows runs --prune")}\nResume one that failed or stopped: pi-workflows resume <runId>\n`,
 	);
 	return 0;
 }

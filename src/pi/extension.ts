@@ -11,6 +11,7 @@ import { createRunStore } from "../runs/index.ts";
 import { createWorkflowQueue } from "../runtime/queue.ts";
 import { warmSandboxPool } from "../sandbox/index.ts";
 import { loadAgentTypes } from "./agents/agent-types.ts";
+import { autoPrune, readRetentionSettings } from "./runs/auto-prune.ts";
 import { createWorkflowsCommand, RUNS_COMMAND_NAME } from "./runs/command.ts";
 import { renderRunMessage } from "./runs/message-view.ts";
 import { RUN_MESSAGE_TYPE } from "./runs/messages.ts";
@@ -54,6 +55,12 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 	const runsRoot = () => join(getAgentDir(), "workflow-runs");
 	const storeFor = (cwd: string) => createRunStore({ cwd, root: runsRoot() });
 	// Nothing runs unowned: pi exiting or replacing the session stops every run, journal flushed, snapshot written.
+	// Old records go when a session starts, in the background: nothing waits for it, and live runs are never touched.
+	pi.on("session_start", (_event, ctx) => {
+		void autoPrune(storeFor(ctx.cwd), readRetentionSettings(safeSettings(pi)), (message, level) =>
+			ctx.ui.notify(message, level),
+		);
+	});
 	pi.on("session_shutdown", async () => {
 		await registry.stopAll("pi ended the session");
 	});
@@ -119,6 +126,15 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 		}),
 	);
 	pi.registerMessageRenderer(RUN_MESSAGE_TYPE, renderRunMessage);
+}
+
+/** pi's settings, or none when they cannot be read. */
+function safeSettings(pi: ExtensionAPI): unknown {
+	try {
+		return pi.getSettings();
+	} catch {
+		return undefined;
+	}
 }
 
 export type { AgentTypeConfig, LoadAgentTypesOptions, LoadAgentTypesResult } from "./agents/agent-types.ts";

@@ -1,4 +1,4 @@
-/** The file-backed run store: durable runs (record, journal, snapshot, lock) that any host can list and resume. */
+/** The file-backed run store: durable runs (record, journal, snapshot, lock) that any host can list, resume and prune. */
 export {
 	CONVERSATIONS_DIR,
 	type ConversationFile,
@@ -19,10 +19,24 @@ export {
 	readEventLog,
 } from "./event-log.ts";
 export { defaultRunsRoot } from "./paths.ts";
+export {
+	DEFAULT_KEEP,
+	DEFAULT_OLDER_THAN_DAYS,
+	DEFAULT_RETENTION,
+	deleteRun,
+	pruneRuns,
+	RESUMABLE_DAYS,
+} from "./retention.ts";
 export { isRunId, newRunId } from "./run-id.ts";
 export { createRunStore } from "./store.ts";
 export type {
+	DeletedRun,
 	JournalProblem,
+	KeptRun,
+	PrunedRun,
+	PruneOptions,
+	PruneResult,
+	RetentionRule,
 	RunCreateOptions,
 	RunInfo,
 	RunJournal,

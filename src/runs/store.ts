@@ -10,6 +10,7 @@ import { WorkflowError } from "../errors.ts";
 import { DIR_MODE, ensurePrivateDir, errnoCode, storeError, writeFileAtomic } from "./files.ts";
 import { defaultRunsRoot, projectFolderName } from "./paths.ts";
 import { readRunInfo, runRecord, SCRIPT_FILE } from "./record.ts";
+import { deleteRun, pruneRuns } from "./retention.ts";
 import { isRunId, newRunId } from "./run-id.ts";
 import { summarizeRun } from "./summary.ts";
 import type { RunCreateOptions, RunInfo, RunRecord, RunStore, RunStoreOptions, RunSummary } from "./types.ts";
@@ -140,7 +141,17 @@ export function createRunStore(options: RunStoreOptions): RunStore {
 			.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
 	}
 
-	return { cwd, dir, root, create, open, list };
+	const store: RunStore = {
+		cwd,
+		dir,
+		root,
+		create,
+		open,
+		list,
+		delete: (runId) => deleteRun(store, runId),
+		prune: (rule, options) => pruneRuns(store, rule, options),
+	};
+	return store;
 }
 
 /** The optional fields of `run.json` the caller gave. */

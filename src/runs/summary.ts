@@ -1,6 +1,6 @@
 /**
  * One line of `store.list()`: read `run.json` and `snapshot.json`, and the journal only when there is no snapshot,
- * so listing a few hundred runs stays cheap. A part that cannot be read becomes `problem`, never a throw.
+ * so listing a few hundred runs stays cheap, and add up the sizes of the folder's files (the space it takes). A part that cannot be read becomes `problem`, never a throw.
  */
 import { join } from "node:path";
 import { isWorkflowError } from "../errors.ts";
@@ -11,6 +11,7 @@ import { readLock } from "./lock.ts";
 import { holderState } from "./process-identity.ts";
 import { readRunInfo, runRecord } from "./record.ts";
 import type { RunSummary } from "./types.ts";
+import { folderUsage } from "./usage.ts";
 
 /** The summary of the run in `dir`, or undefined when it has no `run.json` (yet: it is being created). */
 export async function summarizeRun(dir: string, id: string): Promise<RunSummary | undefined> {
@@ -28,12 +29,15 @@ export async function summarizeRun(dir: string, id: string): Promise<RunSummary 
 	const snapshot = info ? await attempt(() => runRecord(dir, info).readSnapshot()) : undefined;
 	const lock = await attempt(() => readLock(join(dir, "lock"), id));
 	const live = lock !== undefined && holderState(lock) !== "dead";
+	// The whole folder, whatever is in it: the journal and snapshot, and the event log and conversations a host adds.
+	const usage = await folderUsage(dir);
 	const summary: RunSummary = {
 		id,
 		status: live ? "running" : (snapshot?.status ?? "interrupted"),
 		createdAt: info?.createdAt ?? createdAtOfId(id),
 		agents: snapshot?.counts.completed ?? 0,
 		tokens: snapshot?.usage.total ?? 0,
+		bytes: usage.bytes,
 	};
 	if (snapshot?.cost) summary.cost = snapshot.cost;
 	if (snapshot?.replayedCost) summary.replayedCost = snapshot.replayedCost;

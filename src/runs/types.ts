@@ -80,6 +80,8 @@ export interface RunSummary {
 	 */
 	cost?: WorkflowCost;
 	replayedCost?: WorkflowCost;
+	/** The space its folder takes: the sizes of every file in it, in bytes. */
+	bytes: number;
 	/** Who holds the run, when it is `running`. */
 	lock?: RunLockInfo;
 	/** Why part of the record could not be read (the summary shows what could). */
@@ -179,4 +181,76 @@ export interface RunStore {
 	open(runId: string): Promise<RunRecord>;
 	/** This project's runs, newest first. */
 	list(): Promise<RunSummary[]>;
+	/**
+	 * Deletes one run's folder, whatever it holds; `run_busy` while a live process holds it (saying how to stop it),
+	 * `run_store` when the folder is not a plain run folder inside the root. See `deleteRun` (retention.ts).
+	 */
+	delete(runId: string): Promise<DeletedRun>;
+	/** Applies a retention rule (default: `DEFAULT_RETENTION`) to this project's runs. See `pruneRuns` (retention.ts). */
+	prune(rule?: RetentionRule, options?: PruneOptions): Promise<PruneResult>;
+}
+
+/**
+ * Which runs go: a run past every criterion given, unless it is protected. Give neither criterion for
+ * `DEFAULT_RETENTION`; with one, only that one keeps runs.
+ */
+export interface RetentionRule {
+	/** Keep this many of the newest runs. Default: no count kept (only the age decides). */
+	keep?: number;
+	/** Keep runs younger than this many days (their end, else their start). Default: no age kept (only the count). */
+	olderThanDays?: number;
+	/** Let recent resumable runs go too (never live ones). Default: false. */
+	all?: boolean;
+}
+
+/** Options of `pruneRuns`. */
+export interface PruneOptions {
+	/** List what would go without deleting anything. Default: false. */
+	dryRun?: boolean;
+	/** Deletes at most this many runs (the oldest first); the rest wait for the next prune. Default: no bound. */
+	maxDeletions?: number;
+	/** Now, in epoch ms (tests). Default: `Date.now()`. */
+	now?: number;
+}
+
+/** A run the rule let go: deleted, or (dry run) would be. */
+export interface PrunedRun {
+	id: string;
+	name?: string;
+	status: RunSummary["status"];
+	createdAt: string;
+	bytes: number;
+}
+
+/** A run past the rule that was kept anyway, and why. */
+export interface KeptRun {
+	id: string;
+	reason: "running" | "resumable";
+	/** Words for a person: "running in process 123", "resumable, 2 days old: --all deletes it too". */
+	why: string;
+}
+
+/** What `pruneRuns` did. */
+export interface PruneResult {
+	/** The rule applied (the default one filled in). */
+	rule: RetentionRule;
+	dryRun: boolean;
+	/** Runs deleted (or, in a dry run, that would be), oldest first. */
+	deleted: PrunedRun[];
+	/** Their space, in bytes. */
+	bytes: number;
+	/** Runs the rule would let go that were kept: live, or resumable and recent. */
+	kept: KeptRun[];
+	/** Runs that could not be deleted, and why (the next prune tries again). */
+	failed: { id: string; error: string }[];
+	/** Runs the rule keeps, and the space they take. */
+	remaining: { runs: number; bytes: number };
+	/** Runs past `maxDeletions`, left for the next prune. */
+	deferred: number;
+}
+
+/** What `deleteRun` removed. */
+export interface DeletedRun {
+	id: string;
+	bytes: number;
 }

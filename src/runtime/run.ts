@@ -4,6 +4,7 @@
  */
 import { cancelledError, toWorkflowError, WorkflowError } from "../errors.ts";
 import { createSandbox, resolveLimits } from "../sandbox/index.ts";
+import { startRunSpans, tracingRegistered } from "../telemetry/spans.ts";
 import { CallKeys } from "./agent/key.ts";
 import { MAX_TIMEOUT_MS } from "./agent/options.ts";
 import { RunProviderWaits } from "./agent/provider-wait.ts";
@@ -83,16 +84,27 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		);
 	});
 
+	// Spans only when a host registered an OpenTelemetry SDK: otherwise no listener, and nothing to pay per event.
+	const spans = tracingRegistered()
+		? await startRunSpans({
+				startTime: started,
+				...(options.runId !== undefined ? { runId: options.runId } : {}),
+			}).catch(() => undefined)
+		: undefined;
+	const onProgress = options.onProgress;
 	// `run_end` is the last event: a runner that ignored abort and reports later must not reopen a finished run.
 	let ended = false;
 	const emit = (event: UnstampedEvent) => {
-		if (!options.onProgress || ended) return;
+		if ((!onProgress && !spans) || ended) return;
 		if (event.type === "run_end") ended = true;
+		const stamped = { ...event, time: Date.now() } as WorkflowProgressEvent;
+		// Telemetry never changes a run's outcome: what a listener throws is dropped, and the other still hears.
 		try {
-			options.onProgress({ ...event, time: Date.now() } as WorkflowProgressEvent);
-		} catch {
-			// Telemetry never changes a run's outcome.
-		}
+			onProgress?.(stamped);
+		} catch {}
+		try {
+			spans?.(stamped);
+		} catch {}
 	};
 	const census = new Census();
 	const queue =

@@ -291,6 +291,11 @@ export interface WorkflowRunOptions {
 	timeoutMs?: number;
 	/** Receives every progress event, in order. Exceptions it throws are ignored (telemetry never changes outcomes). */
 	onProgress?: (event: WorkflowProgressEvent) => void;
+	/**
+	 * The run's id in the host's run store, for OpenTelemetry (the run span's `workflow.run.id`); a function is asked
+	 * again when the run ends, for a record made once the script starts. Default: none.
+	 */
+	runId?: string | (() => string | undefined);
 	budget?: WorkflowBudgetOptions;
 	/** Children running at once (ignored when `queue` is given). Default: 4. */
 	concurrency?: number;

@@ -4,7 +4,7 @@
  * children answering when the test lets them), with a person's TUI that keeps each dialog open until answered,
  * and checks that every dialog, message and notice the file shows is what pi shows now: each is drawn with pi's
  * own components (its selector, its custom-message box) and compared with run ids, times, token counts and temp
- * paths left out. The README's excerpts marked as taken from the file must be lines of it.
+ * paths left out (and sizes on disk). The README's excerpts marked as taken from the file must be lines of it.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -62,6 +62,7 @@ function normalize(text: string): string {
 		.replace(/(?<![\w/])\/[^\s"]*\/[^\s"]*/g, "<path>")
 		.replace(/[,·] idle (\d+(\.\d+)?(ms|s)|\d+m \d\ds)/g, "")
 		.replace(/\b\d+(\.\d+)?[kM]? (tok|tokens)\b/g, "<n> $2")
+		.replace(/\b\d+(\.\d+)? (B|KiB|MiB|GiB)\b/g, "<size>")
 		.replace(/\b(\d+(\.\d+)?(ms|s)|\d+m \d\ds|\d+h \d\dm)\b/g, "<t>")
 		.replace(/\s+/g, " ")
 		.trim();

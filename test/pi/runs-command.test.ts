@@ -102,7 +102,9 @@ describe("/workflows", () => {
 		await createWorkflowsCommand({ registry, storeFor: () => store }).handler("", ctx);
 		const lines = shown[0]?.split("\n") ?? [];
 		expect(lines[0]).toMatch(/^wf-20261201-120000-live01 · live-one · running \(background\) · 5\.\ds · 0\/0 agents/);
-		expect(lines[1]).toMatch(new RegExp(`^${done} · t · completed · .* ago · 1 agent done · 10 tokens$`));
+		expect(lines[1]).toMatch(
+			new RegExp(`^${done} · t · completed · .* ago · 1 agent done · 10 tokens · \\d+(\\.\\d)? (B|KiB)$`),
+		);
 	});
 
 	it("in the TUI: choosing a finished run shows its failures and the resume call", async () => {
@@ -192,7 +194,9 @@ describe("/workflows", () => {
 		await record.writeSnapshot(resumed);
 		const rows = await listRuns(store, registry);
 		expect(rows[0]?.text).toMatch(
-			new RegExp(`^${record.id} · t · completed · .* ago · 3 agents done \\(2 replayed\\) · 30 tokens$`),
+			new RegExp(
+				`^${record.id} · t · completed · .* ago · 3 agents done \\(2 replayed\\) · 30 tokens · \\d+(\\.\\d)? (B|KiB)$`,
+			),
 		);
 		const text = await describeRun(store, registry, record.id);
 		expect(text).toContain("Agents: 3 completed (2 replayed), 0 failed, 0 skipped of 3 · 30 tokens");

@@ -195,7 +195,9 @@ describe("/workflows dialogs follow the run", () => {
 		await run.finished;
 		const redrawn = await nth(2);
 		expect(list.closed).toBe(true);
-		expect(redrawn.options[0]).toMatch(new RegExp(`^${id} · t · completed · .* ago · 2 agents done · 20 tokens$`));
+		expect(redrawn.options[0]).toMatch(
+			new RegExp(`^${id} · t · completed · .* ago · 2 agents done · 20 tokens · \\d+(\\.\\d)? (B|KiB)$`),
+		);
 		redrawn.answer(undefined);
 		await handled;
 	});

@@ -50,7 +50,7 @@ describe("the cost of runs in lists and views", () => {
 		await record.writeSnapshot(RESULT);
 		const [row] = await listRuns(store, new RunRegistry());
 		expect(row?.text).toMatch(
-			/ · priced · failed · .* · 2 agents done · 20 tokens · \$0\.42 \(with replayed calls \$0\.72\)$/,
+			/ · priced · failed · .* · 2 agents done · 20 tokens · \$0\.42 \(with replayed calls \$0\.72\) · \d+(\.\d)? (B|KiB)$/,
 		);
 		expect(await describeRun(store, new RunRegistry(), record.id)).toContain(
 			"Agents: 2 completed, 0 failed, 1 skipped of 3 · 20 tokens · $0.42 (with replayed calls $0.72)",
@@ -64,7 +64,9 @@ describe("the cost of runs in lists and views", () => {
 		await journal.record({ key: "b", value: "y", cost: { usd: 0, unpriced: 2 } });
 		await journal.close();
 		const [row] = await listRuns(store, new RunRegistry());
-		expect(row?.text).toMatch(/ · crashed · interrupted · .* · 2 agents done · 0 tokens · \$0\.05 \+ unknown$/);
+		expect(row?.text).toMatch(
+			/ · crashed · interrupted · .* · 2 agents done · 0 tokens · \$0\.05 \+ unknown · \d+(\.\d)? (B|KiB)$/,
+		);
 	});
 
 	it("a live run: what it spent so far", async () => {

@@ -314,6 +314,7 @@ describe("store.list()", () => {
 			agents: 2,
 			tokens: 42,
 			cost: { usd: 0.0042 },
+			bytes: expect.any(Number),
 		});
 		expect(byId.get(crashed.id)).toEqual({
 			id: crashed.id,
@@ -321,6 +322,7 @@ describe("store.list()", () => {
 			createdAt: crashed.info.createdAt,
 			agents: 2,
 			tokens: 5,
+			bytes: expect.any(Number),
 		});
 		expect(byId.get(live.id)).toMatchObject({ status: "running", name: "live", lock: { pid: process.pid } });
 		await lock.release();

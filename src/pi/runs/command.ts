@@ -2,20 +2,23 @@
  * `/workflows`: this project's runs for people. In the TUI a selector lists them (running first); choosing one
  * shows it and, for a run of this session, offers its running children (steer, skip, restart) and to stop it.
  * Elsewhere the same list is printed as text. `/workflows steer|skip|restart …` act on a child in any mode, and
- * `/workflows answer [runId] <answer>` answers a run's open `ask()` question. An ended run's children's
- * conversations are offered with it, and `/workflows conversation <runId> [#child]` lists or shows them in any mode.
+ * `/workflows answer [runId] <answer>` answers a run's open `ask()` question; `/workflows delete <runId>` and
+ * `/workflows prune …` remove old records (delete-command.ts). An ended run's children's conversations are offered
+ * with it, and `/workflows conversation <runId> [#child]` lists or shows them in any mode.
  */
 import type { ExtensionCommandContext, RegisteredCommand } from "@earendil-works/pi-coding-agent";
 import { errorMessage, WorkflowError } from "../../errors.ts";
+import { formatBytes } from "../../progress/bytes-text.ts";
 import { formatWorkflowProgress, type WorkflowProgressEnvelope } from "../../progress/index.ts";
 import type { RunStore } from "../../runs/index.ts";
 import { chooseChildAction, isChildSubcommand, runChildSubcommand } from "./child-command.ts";
 import { childConversations, conversationLabel, conversationsText } from "./child-conversations.ts";
 import { showConversation } from "./conversation-view.ts";
+import { isRetentionSubcommand, RETENTION_VERBS, runRetentionSubcommand } from "./delete-command.ts";
 import { follow } from "./follow.ts";
 import { questionText } from "./questions.ts";
 import type { RunRegistry } from "./registry.ts";
-import { describeRun, listRuns } from "./views.ts";
+import { describeRun, listRuns, listRunsWithUsage, usageText } from "./views.ts";
 
 export const RUNS_COMMAND_NAME = "workflows";
 
@@ -38,7 +41,7 @@ export function createWorkflowsCommand(
 ): Omit<RegisteredCommand, "name" | "sourceInfo"> {
 	return {
 		description:
-			"Workflow runs of this project: watch, stop, resume; steer, skip or restart a running child; answer a run's question (answer [runId] <answer>); run or save a saved workflow",
+			"Workflow runs of this project: watch, stop, resume; steer, skip or restart a running child; answer a run's question (answer [runId] <answer>); run or save a saved workflow; delete a run or prune old ones",
 		getArgumentCompletions: (prefix) => {
 			const space = prefix.indexOf(" ");
 			if (space >= 0) {
@@ -55,6 +58,7 @@ export function createWorkflowsCommand(
 				"skip",
 				"restart",
 				"conversation",
+				...RETENTION_VERBS,
 			];
 			const items = verbs
 				.filter((verb) => verb.startsWith(prefix))
@@ -69,7 +73,10 @@ export function createWorkflowsCommand(
 				else if (verb === "conversation") await conversationSubcommand(rest.join(" "), options, ctx);
 				else if (isAnswer(args)) ctx.ui.notify(answerSubcommand(args, options.registry), "info");
 				else if (isChildSubcommand(args)) ctx.ui.notify(await runChildSubcommand(args, options.registry), "info");
-				else await showRuns(options, ctx);
+				else if (isRetentionSubcommand(args)) {
+					const store = options.storeFor(ctx.cwd);
+					ctx.ui.notify(await runRetentionSubcommand(args, options.registry, store), "info");
+				} else await showRuns(options, ctx);
 			} catch (error) {
 				ctx.ui.notify(`/workflows: ${errorMessage(error)}`, "error");
 			}
@@ -79,13 +86,15 @@ export function createWorkflowsCommand(
 
 async function showRuns({ registry, storeFor }: WorkflowsCommandOptions, ctx: ExtensionCommandContext): Promise<void> {
 	const store = storeFor(ctx.cwd);
-	let rows = await listRuns(store, registry);
+	const list = await listRunsWithUsage(store, registry);
+	let rows = list.rows;
 	if (rows.length === 0) {
 		ctx.ui.notify("No workflow runs in this project yet.", "info");
 		return;
 	}
+	const usage = usageText(list, "/workflows prune");
 	if (ctx.mode !== "tui") {
-		ctx.ui.notify(rows.map((row) => row.text).join("\n"), "info");
+		ctx.ui.notify(`${rows.map((row) => row.text).join("\n")}\n${usage}`, "info");
 		return;
 	}
 	// The list follows the session's live runs: one that ends while it is open moves to the ended ones.
@@ -100,7 +109,7 @@ async function showRuns({ registry, storeFor }: WorkflowsCommandOptions, ctx: Ex
 			if (!first) rows = await listRuns(store, registry);
 			first = false;
 			return ctx.ui.select(
-				"Workflow runs",
+				`Workflow runs · ${list.runs} recorded, ${formatBytes(list.bytes)} on disk (/workflows prune)`,
 				rows.map((row) => row.text),
 				{ signal },
 			);

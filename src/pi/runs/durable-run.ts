@@ -147,6 +147,11 @@ export class DurableRun {
 	}
 
 	/** Where the snapshot (with the whole result) is written, once there is a record. */
+	/** The run's id once its record exists (for a fresh run: once the script started). */
+	get runId(): string | undefined {
+		return this.record?.id;
+	}
+
 	get snapshotPath(): string | undefined {
 		return this.record ? join(this.record.dir, "snapshot.json") : undefined;
 	}

@@ -73,6 +73,7 @@ export function startToolRun(setup: ToolRunSetup): ToolRun {
 				...setup.options,
 				signal: controller.signal,
 				journal: durable.journal,
+				runId: () => durable.runId,
 				onProgress: (event) => {
 					if (event.type === "run_start") name = event.meta.name;
 					durable.progress(event, setup.record);

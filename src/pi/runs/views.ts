@@ -2,6 +2,7 @@
  * Runs of this project as text, for `/workflows` and the `workflow_runs` tool: the list (live runs of this session
  * first, then the store's, newest first) and one run (the live envelope, or what its snapshot says).
  */
+import { formatBytes } from "../../progress/bytes-text.ts";
 import { addCosts, formatCost, hasCost } from "../../progress/cost-text.ts";
 import { formatDuration, formatTokens, limitKindText, oneLine } from "../../progress/format.ts";
 import { formatWorkflowProgress } from "../../progress/index.ts";
@@ -24,9 +25,26 @@ export interface RunRow {
 	text: string;
 }
 
+/** The list, and what every run of the project takes on disk (not only the rows shown). */
+export interface RunList {
+	rows: RunRow[];
+	/** Runs in the store. */
+	runs: number;
+	/** Their folders' space, in bytes. */
+	bytes: number;
+}
+
 /** This project's runs: this session's live ones first, then the rest of the store's, newest first. */
 export async function listRuns(store: RunStore, registry: RunRegistry, now = Date.now()): Promise<RunRow[]> {
+	return (await listRunsWithUsage(store, registry, now)).rows;
+}
+
+/** `listRuns`, with the store's run count and the space its runs take. */
+export async function listRunsWithUsage(store: RunStore, registry: RunRegistry, now = Date.now()): Promise<RunList> {
+	// The session's live runs as they are now, before the store is read: one may end meanwhile.
 	const live = registry.list().reverse();
+	const summaries = await store.list();
+	const sizes = new Map(summaries.map((summary) => [summary.id, summary.bytes]));
 	const liveIds = new Set(live.map((run) => run.id));
 	const rows: RunRow[] = live.map((run) => {
 		const envelope = run.envelope();
@@ -41,16 +59,22 @@ export async function listRuns(store: RunStore, registry: RunRegistry, now = Dat
 		return {
 			id: run.id,
 			live: true,
-			text: `${run.id} · ${run.name} · ${state} · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents${replayedNote(totals.replayed)} · ${formatTokens(totals.tokens)} tokens${costText(totals.cost, totals.replayedCost)}${waiting}`,
+			text: `${run.id} · ${run.name} · ${state} · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents${replayedNote(totals.replayed)} · ${formatTokens(totals.tokens)} tokens${costText(totals.cost, totals.replayedCost)}${sizeText(sizes.get(run.id))}${waiting}`,
 		};
 	});
-	const stored = (await store.list()).filter((summary) => !liveIds.has(summary.id));
+	const stored = summaries.filter((summary) => !liveIds.has(summary.id));
 	// Runs held by another process come before finished ones, as running ones should.
 	stored.sort((a, b) => Number(b.status === "running") - Number(a.status === "running"));
 	for (const summary of stored.slice(0, Math.max(0, LIST_LIMIT - rows.length))) {
 		rows.push({ id: summary.id, live: false, text: storedRow(summary, now) });
 	}
-	return rows;
+	return { rows, runs: summaries.length, bytes: summaries.reduce((sum, summary) => sum + summary.bytes, 0) };
+}
+
+/** The list's last line: how many runs the project keeps and their space, and how to prune them. */
+export function usageText(list: Pick<RunList, "rows" | "runs" | "bytes">, prune: string): string {
+	const shown = list.runs > list.rows.length ? ` (the newest ${list.rows.length} shown)` : "";
+	return `${list.runs} ${list.runs === 1 ? "run" : "runs"} recorded · ${formatBytes(list.bytes)} on disk${shown} · prune old ones: ${prune}`;
 }
 
 /** One run in full: phases, agents and failures while it is live; its snapshot once it has ended. */
@@ -104,7 +128,12 @@ function storedRow(summary: RunSummary, now: number): string {
 	const age = formatDuration(Math.max(0, now - Date.parse(summary.endedAt ?? summary.createdAt)));
 	const where = summary.status === "running" && summary.lock ? ` (process ${summary.lock.pid})` : "";
 	const problem = summary.problem ? ` · unreadable: ${summary.problem}` : "";
-	return `${summary.id} · ${summary.name ?? "?"} · ${summary.status}${where} · ${age} ago · ${summary.agents} ${summary.agents === 1 ? "agent" : "agents"} done${replayedNote(summary.replayed)} · ${formatTokens(summary.tokens)} tokens${costText(summary.cost, summary.replayedCost)}${problem}`;
+	return `${summary.id} · ${summary.name ?? "?"} · ${summary.status}${where} · ${age} ago · ${summary.agents} ${summary.agents === 1 ? "agent" : "agents"} done${replayedNote(summary.replayed)} · ${formatTokens(summary.tokens)} tokens${costText(summary.cost, summary.replayedCost)}${sizeText(summary.bytes)}${problem}`;
+}
+
+/** " · 12 KiB": the space a run's folder takes; "" when the store did not say. */
+function sizeText(bytes: number | undefined): string {
+	return bytes === undefined ? "" : ` · ${formatBytes(bytes)}`;
 }
 
 /** " · $0.42", " · $0.10 (with replayed calls $0.42)", or "" when nothing cost anything (or a record predates costs). */

@@ -1,0 +1,132 @@
+/**
+ * `pi-workflows runs` and `runs --prune`, in process over a real run store in a temp agent dir: the space column and
+ * total, a dry run that deletes nothing, --keep and --older-than, a run held by another process kept, --json, and
+ * the prune flags refused without --prune.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../../src/cli/cli.ts";
+import { createRunStore, type RunRecord, type RunStore } from "../../src/runs/index.ts";
+import { spawnChild, tempDir } from "../runs/support.ts";
+
+const DAY = 24 * 60 * 60 * 1000;
+
+function setup() {
+	const base = tempDir();
+	const cwd = join(base, "project");
+	const agentDir = join(base, "agent");
+	mkdirSync(cwd);
+	const store = createRunStore({ cwd, root: join(agentDir, "workflow-runs") });
+	const cli = async (argv: string[]) => {
+		const stdout = new PassThrough();
+		const stderr = new PassThrough();
+		let out = "";
+		let err = "";
+		stdout.on("data", (chunk) => {
+			out += chunk;
+		});
+		stderr.on("data", (chunk) => {
+			err += chunk;
+		});
+		const code = await runCli(argv, { cwd, env: {}, agentDir, stdout, stderr });
+		return { code, stdout: out, stderr: err };
+	};
+	return { store, cli };
+}
+
+async function run(store: RunStore, name: string, daysAgo: number): Promise<RunRecord> {
+	const record = await store.create({ script: "return 1", meta: { name, description: "d" } });
+	await record.writeSnapshot({
+		status: "completed",
+		failures: [],
+		counts: { calls: 1, started: 1, completed: 1, failed: 0, skipped: 0 },
+		usage: { input: 1, output: 1, total: 2 },
+		cost: { usd: 0 },
+		droppedLogs: 0,
+		durationMs: 1,
+	});
+	const at = new Date(Date.now() - daysAgo * DAY).toISOString();
+	for (const [file, field] of [
+		["run.json", "createdAt"],
+		["snapshot.json", "endedAt"],
+	] as const) {
+		const path = join(record.dir, file);
+		writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, "utf8")), [field]: at }));
+	}
+	return record;
+}
+
+describe("pi-workflows runs --prune", () => {
+	it("runs lists each run's space and the total, and how to prune", async () => {
+		const { store, cli } = setup();
+		await run(store, "one", 0);
+		await run(store, "two", 3);
+		const listed = await cli(["runs"]);
+		expect(listed.code).toBe(0);
+		const lines = listed.stdout.trim().split("\n");
+		expect(lines[0]).toMatch(/ · one · completed · .* · \d+ B$/);
+		expect(lines[2]).toMatch(/^2 runs recorded · \d+ B on disk · prune old ones: pi-workflows runs --prune$/);
+		const json = JSON.parse((await cli(["runs", "--json"])).stdout);
+		expect(json[0].bytes).toBeGreaterThan(0);
+	});
+
+	it("--dry-run lists, --keep deletes past the newest n, a run held by another process stays", async () => {
+		const { store, cli } = setup();
+		const newest = await run(store, "newest", 0);
+		const held = await run(store, "held", 50);
+		const old = await run(store, "old", 60);
+		const child = spawnChild(`
+			const store = createRunStore({ cwd: ${JSON.stringify(store.cwd)}, root: ${JSON.stringify(store.root)} });
+			await (await store.open(${JSON.stringify(held.id)})).acquire();
+			console.log("held");
+			setInterval(() => {}, 60_000);`);
+		await child.waitFor("held");
+
+		const dry = await cli(["runs", "--prune", "--dry-run", "--keep", "1"]);
+		expect(dry.code).toBe(0);
+		const lines = dry.stdout.trim().split("\n");
+		expect(lines[0]).toMatch(/^Would delete 1 run, \d+ B \(dry run: nothing was deleted; keeping the newest 1\):$/);
+		expect(lines[1]).toMatch(new RegExp(`^  ${old.id} · old · completed · started \\d{4}-\\d\\d-\\d\\d · \\d+ B$`));
+		expect(lines[2]).toBe("Kept although the rule would let them go:");
+		expect(lines[3]).toMatch(new RegExp(`^  ${held.id} · running in process ${child.child.pid} on `));
+		expect(lines[4]).toMatch(/^Would keep: 2 runs, \d+(\.\d)? (B|KiB)\.$/);
+		expect(existsSync(old.dir)).toBe(true);
+
+		const pruned = await cli(["runs", "--prune", "--keep", "1"]);
+		expect(pruned.stdout).toMatch(/^Deleted 1 run, /);
+		expect(existsSync(old.dir)).toBe(false);
+		expect(existsSync(held.dir)).toBe(true);
+		expect(existsSync(newest.dir)).toBe(true);
+	});
+
+	it("--older-than deletes by age alone; --json gives the whole result", async () => {
+		const { store, cli } = setup();
+		const young = await run(store, "young", 2);
+		const old = await run(store, "old", 9);
+		const result = await cli(["runs", "--prune", "--older-than", "7", "--json"]);
+		expect(result.code).toBe(0);
+		expect(JSON.parse(result.stdout)).toMatchObject({
+			rule: { olderThanDays: 7 },
+			dryRun: false,
+			deleted: [{ id: old.id, name: "old", status: "completed" }],
+			kept: [],
+			failed: [],
+			remaining: { runs: 1 },
+		});
+		expect(existsSync(young.dir)).toBe(true);
+	});
+
+	it("prune flags without --prune, and a bad number, are command-line errors", async () => {
+		const { cli } = setup();
+		expect(await cli(["runs", "--keep", "3"])).toMatchObject({
+			code: 2,
+			stderr: "pi-workflows: --keep goes with --prune: pi-workflows runs --prune --keep 20\n",
+		});
+		expect(await cli(["runs", "--prune", "--older-than", "soon"])).toMatchObject({
+			code: 2,
+			stderr: 'pi-workflows: --older-than must be a whole number from 0 to 100000, got "soon"\n',
+		});
+	});
+});

@@ -1,0 +1,68 @@
+/**
+ * The `workflow` tool's runs get spans too (they are attached inside `runWorkflowScript`): with an SDK registered,
+ * a tool call's run span carries the id of the record the tool made, and a resume's carries the same id.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ExtensionToolContext } from "@earendil-works/pi-coding-agent";
+import { trace } from "@opentelemetry/api";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { afterEach, describe, expect, it } from "vitest";
+import { createWorkflowTool } from "../../src/pi/tool/workflow-tool.ts";
+import { createWorkflowQueue } from "../../src/runtime/queue.ts";
+import { createFakeRunner } from "../helpers/fake-runner.ts";
+import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
+
+checkSandboxLeaks();
+
+const dirs: string[] = [];
+afterEach(() => {
+	trace.disable();
+	for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("spans of the workflow tool's runs", () => {
+	it("the run span carries the record's id, for a fresh run and for its resume", async () => {
+		const exporter = new InMemorySpanExporter();
+		trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+		const cwd = mkdtempSync(join(tmpdir(), "wf-spans-project-"));
+		const agentDir = mkdtempSync(join(tmpdir(), "wf-spans-agent-"));
+		dirs.push(cwd, agentDir);
+		const ctx = { cwd, mode: "print", hasUI: false, ui: { setWidget: () => {}, setStatus: () => {} } };
+		let failing = true;
+		const fake = createFakeRunner((request) => (request.prompt === "second" && failing ? { fail: "down" } : "ok"));
+		const tool = createWorkflowTool({
+			queue: createWorkflowQueue(),
+			agentDir,
+			createRunner: async () => fake.runner,
+		});
+		const call = (params: Parameters<typeof tool.execute>[1]) =>
+			tool.execute("c", params, undefined, undefined, ctx as unknown as ExtensionToolContext);
+		const script = `export const meta = { name: "traced-tool", description: "d" };
+await agent("first");
+const second = await agent("second");
+if (second === null) throw new Error("second failed");
+return "done";`;
+		const first = await call({ script });
+		const runId = first.details.runId;
+		expect(runId).toMatch(/^wf-/);
+		failing = false;
+		await call({ resume: runId });
+		const runs = exporter.getFinishedSpans().filter((span) => span.name === "workflow traced-tool");
+		expect(runs.map((span) => [span.attributes["workflow.run.id"], span.attributes["workflow.status"]])).toEqual([
+			[runId, "failed"],
+			[runId, "completed"],
+		]);
+		// The resume replayed the first call: its span says so and has no attempt.
+		const replayed = exporter
+			.getFinishedSpans()
+			.find((span) => span.attributes["workflow.call.outcome"] === "replayed");
+		expect(replayed?.attributes["workflow.call.label"]).toBe("first");
+		expect(
+			exporter
+				.getFinishedSpans()
+				.filter((span) => span.parentSpanContext?.spanId === replayed?.spanContext().spanId),
+		).toEqual([]);
+	});
+});
