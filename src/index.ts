@@ -31,6 +31,7 @@ export {
 // Run store: durable runs (record, journal, snapshot, lock) that hosts list and resume
 export type {
 	ConversationFile,
+	DeletedRun,
 	EventLogEvent,
 	EventLogLine,
 	EventLogOptions,
@@ -38,7 +39,6 @@ export type {
 	EventLogRead,
 	EventLogSession,
 	EventLogWriter,
-	DeletedRun,
 	JournalProblem,
 	KeptRun,
 	PrunedRun,

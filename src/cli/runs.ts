@@ -26,7 +26,8 @@ export async function runsCommand(argv: readonly string[], ctx: CliContext): Pro
 	// --keep and the like without --prune are a mistake to point out, not to ignore.
 	pruneRule(args);
 	if (args.flags.has("prune")) {
-		if (runId !== undefined) throw usageError("`runs --prune` takes no run id: pi-workflows runs --prune [--dry-run]");
+		if (runId !== undefined)
+			throw usageError("`runs --prune` takes no run id: pi-workflows runs --prune [--dry-run]");
 		return pruneCommand(args, store, ctx);
 	}
 	if (runId !== undefined) return showRun(runId, args.flags.has("json"), ctx, store);

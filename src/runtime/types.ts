@@ -7,13 +7,13 @@ import type { WorkflowCallIdentity } from "./agent/identity.ts";
 import type { WorkflowProgressEvent } from "./events.ts";
 import type { JsonSchema, JsonValue } from "./json.ts";
 import type { WorkflowProviderBackoff, WorkflowProviderLimit, WorkflowQueue } from "./queue.ts";
-import type { WorkflowCost } from "./spend/cost.ts";
+import type { WorkflowCost, WorkflowFanOutInfo } from "./spend/cost.ts";
 import type { WorkflowTool, WorkflowToolCounts } from "./tool/types.ts";
 
 export type { WorkflowCallIdentity } from "./agent/identity.ts";
 export type { JsonSchema, JsonValue } from "./json.ts";
 export type { WorkflowProviderBackoff, WorkflowProviderLimit, WorkflowProviderLimitKind } from "./queue.ts";
-export type { WorkflowCost } from "./spend/cost.ts";
+export type { WorkflowCost, WorkflowFanOutInfo } from "./spend/cost.ts";
 
 /** One declared phase of a workflow. */
 export interface WorkflowPhaseMeta {
@@ -246,27 +246,6 @@ export interface WorkflowBudgetOptions {
 	 * `agent()` throws `budget_exhausted`; children already running finish and count. Default: no cap.
 	 */
 	costUsd?: number;
-}
-
-/** What a host is told before one `parallel()`/`pipeline()` call starts more agents than `fanOutThreshold`. */
-export interface WorkflowFanOutInfo {
-	kind: "parallel" | "pipeline";
-	/** Items of the call. */
-	items: number;
-	/** Agents it may start: its items (times its stages, for `pipeline`). */
-	agents: number;
-	/** `meta.name` of the script that makes the call. */
-	workflow: string;
-	/** Agent calls that ran so far in this run (completed or failed). */
-	agentsRun: number;
-	/** What the run spent so far. */
-	spent: WorkflowCost;
-	/** Average dollars per agent that ran, when there are some with a known price. */
-	averageUsd?: number;
-	/** The run's cap in dollars, when it has one. */
-	costLimitUsd?: number;
-	/** Fires when the run is stopped: a dialog should close. */
-	signal: AbortSignal;
 }
 
 /** Resolves the target of a nested `workflow(nameOrPath, args)` call. */

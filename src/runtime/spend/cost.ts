@@ -71,3 +71,24 @@ export function usdText(usd: number): string {
 	if (usd >= 0.0001) return `$${Number(usd.toPrecision(2))}`;
 	return "<$0.0001";
 }
+
+/** What a host is told before one `parallel()`/`pipeline()` call starts more agents than `fanOutThreshold`. */
+export interface WorkflowFanOutInfo {
+	kind: "parallel" | "pipeline";
+	/** Items of the call. */
+	items: number;
+	/** Agents it may start: its items (times its stages, for `pipeline`). */
+	agents: number;
+	/** `meta.name` of the script that makes the call. */
+	workflow: string;
+	/** Agent calls that ran so far in this run (completed or failed). */
+	agentsRun: number;
+	/** What the run spent so far. */
+	spent: WorkflowCost;
+	/** Average dollars per agent that ran, when there are some with a known price. */
+	averageUsd?: number;
+	/** The run's cap in dollars, when it has one. */
+	costLimitUsd?: number;
+	/** Fires when the run is stopped: a dialog should close. */
+	signal: AbortSignal;
+}
