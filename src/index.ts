@@ -97,6 +97,7 @@ export type {
 	WorkflowJournalEntry,
 	WorkflowLimits,
 	WorkflowMeta,
+	WorkflowNameMatch,
 	WorkflowPhaseMeta,
 	WorkflowProgressEvent,
 	WorkflowProviderBackoff,

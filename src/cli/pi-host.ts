@@ -13,6 +13,7 @@ import {
 	listAvailableAgentTypes,
 	loadAgentTypes,
 	type PiAgentRunnerOptions,
+	readModelTiers,
 	type WorktreePlaceSource,
 } from "../pi.ts";
 import type { WorkflowAgentRunner, WorkflowTool } from "../runtime/types.ts";
@@ -34,6 +35,8 @@ export interface PiSetupOptions {
 	runFolder?: PiAgentRunnerOptions["runFolder"];
 	/** Takes what the runner adds to the run's event log. Default: none. */
 	record?: PiAgentRunnerOptions["record"];
+	/** `--model-tiers small=a/b,big=c/d`: replaces the `workflows.modelTiers` setting. Default: the setting. */
+	modelTiers?: string;
 }
 
 /** The runner and what a run needs to know about it. */
@@ -73,6 +76,13 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 	const thinking = chosen.thinking ?? settingsManager.getDefaultThinkingLevel();
 	const types = loadAgentTypes({ cwd: options.cwd, agentDir: options.agentDir });
 	warnings.push(...types.warnings);
+	// `agent()` option `tier`: `--model-tiers`, else the `workflows.modelTiers` setting pi's extension reads too.
+	const tierProblems: string[] = [];
+	const workflowsSetting = (settingsManager.getSettings() as { workflows?: { modelTiers?: unknown } }).workflows;
+	const modelTiers = readModelTiers(options.modelTiers, workflowsSetting?.modelTiers, tierProblems, "model-tiers");
+	const badTiers = tierProblems.find((problem) => problem.startsWith("--"));
+	if (badTiers) throw usageError(`${badTiers}. See \`pi-workflows run --help\``);
+	warnings.push(...tierProblems);
 	const runner = createPiAgentRunner({
 		cwd: options.cwd,
 		agentDir: options.agentDir,
@@ -83,6 +93,7 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 		...(options.runFolder ? { runFolder: options.runFolder } : {}),
 		...(options.record ? { record: options.record } : {}),
 		...(thinking ? { defaultThinking: thinking } : {}),
+		...(modelTiers ? { modelTiers } : {}),
 	});
 	const allowed = options.allowTools ?? [];
 	return {

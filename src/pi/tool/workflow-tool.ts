@@ -29,7 +29,7 @@ import {
 import { createPiAgentRunner } from "../children/agent-runner.ts";
 import type { ChildRecorder, RunFolderSource } from "../children/child-record.ts";
 import { ChildControls } from "../children/controls.ts";
-import { parentModelRuntime, resolveModel } from "../children/model.ts";
+import { type ModelTiers, parentModelRuntime, resolveModel } from "../children/model.ts";
 import { type SessionTools, sessionToolsOf } from "../children/session-tools.ts";
 import type { WorktreePlaceSource } from "../children/worktree.ts";
 import { DurableRun } from "../runs/durable-run.ts";
@@ -133,6 +133,8 @@ export interface RunnerSetup {
 	sessionTools?: SessionTools;
 	/** The session's model for workflow children (`provider/id[:thinking]`) and where it was set, if it was. */
 	childModel?: { reference: string; source: string };
+	/** The models `agent()` option `tier` names, and where they were set. */
+	modelTiers?: ModelTiers;
 }
 
 /** What the person set for this session's runs (flags and settings); every field is optional. */
@@ -143,6 +145,8 @@ export interface WorkflowSessionDefaults {
 	maxCostUsd?: number;
 	/** Agents one `parallel()`/`pipeline()` may start before the person is asked (TUI only); 0: never. Default: 25. */
 	confirmAgents?: number;
+	/** Models for `agent()` option `tier` (`workflows.modelTiers`, `--workflow-model-tiers`). Default: none. */
+	modelTiers?: ModelTiers;
 }
 
 /** What the tool shares across calls in one pi session. */
@@ -233,6 +237,7 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 			controls,
 			...(caller.sessionTools ? { sessionTools: caller.sessionTools } : {}),
 			...(defaults.childModel ? { childModel: defaults.childModel } : {}),
+			...(defaults.modelTiers ? { modelTiers: defaults.modelTiers } : {}),
 		});
 		const costUsd = params.maxCostUsd ?? defaults.maxCostUsd;
 		// Only a person at pi's TUI is asked; print, JSON and RPC runs go ahead as asked.
@@ -413,7 +418,17 @@ function checkOnly(
  */
 async function defaultRunner(
 	ctx: ExtensionContext,
-	{ agentDir, agentTypes, worktreePlace, runFolder, record, controls, sessionTools, childModel }: RunnerSetup,
+	{
+		agentDir,
+		agentTypes,
+		worktreePlace,
+		runFolder,
+		record,
+		controls,
+		sessionTools,
+		childModel,
+		modelTiers,
+	}: RunnerSetup,
 ): Promise<WorkflowAgentRunner> {
 	const modelRuntime = await parentModelRuntime(ctx.modelRegistry, { agentDir });
 	// Resolved before the run starts: a model pi cannot find fails the call, not each of 80 children.
@@ -431,6 +446,7 @@ async function defaultRunner(
 		...(model ? { defaultModel: model } : {}),
 		...(thinking ? { defaultThinking: thinking } : {}),
 		...(sessionTools ? { sessionTools } : {}),
+		...(modelTiers ? { modelTiers } : {}),
 		controls,
 	});
 }
