@@ -65,6 +65,8 @@ export type WorkflowErrorCode =
 	| "worktree_locked"
 	| "worktree_failed"
 	| "cli_usage"
+	| "queue_unreachable"
+	| "queue_job_failed"
 	| "internal";
 
 /** A position in the author's own file; both counted from 1. */

@@ -43,6 +43,10 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 		values: ["errors.ts", "runs", "worktree", "runtime/schema", "runtime/spend", "pi/agents"],
 		types: ["runtime", "progress"],
 	},
+	queue: {
+		values: ["errors.ts", "pi/agents", "pi/children"],
+		types: ["runtime"],
+	},
 	"pi/runs": { values: ["errors.ts", "runtime", "progress"], types: ["runs", "pi/children"] },
 	"pi/tool": {
 		values: [
@@ -70,6 +74,7 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 			"pi/runs",
 			"pi/tool",
 			"pi.ts",
+			"queue",
 		],
 	},
 	"index.ts": { values: ["errors.ts", "sandbox", "runtime", "progress", "runs"], types: ["authoring"] },

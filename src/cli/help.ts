@@ -7,11 +7,12 @@ Usage:
   pi-workflows resume <runId> [file]       re-run a failed or stopped run, replaying its finished agents
   pi-workflows check <file>                the authoring diagnostics, without running anything
   pi-workflows runs [--json]               this project's runs, newest first
+  pi-workflows worker --redis <url>        run other machines' workflow children from a Redis queue
   pi-workflows help [command]              this text, or a command's
 
 Exit codes: 0 completed (or check passed), 1 failed (or check found errors), 130 stopped (Ctrl-C),
 2 the command line is wrong (the message says what to change).
-run and resume need pi (npm install @earendil-works/pi-coding-agent); help, check and runs do not.`;
+run, resume and worker need pi (npm install @earendil-works/pi-coding-agent); help, check and runs do not.`;
 
 const RUN_OPTIONS = `Options:
   --args <json|@file>      the script's args: inline JSON, or @path to a JSON file
@@ -26,6 +27,8 @@ const RUN_OPTIONS = `Options:
   -e, --extension <path>   load a pi extension, as pi -e does (custom providers); repeatable
   --allow-tools <names>    pi built-ins the script's tool() may call, e.g. bash,read (bash, read, grep, find,
                            ls, edit, write); none by default: there is no permission prompt here
+  --redis <url>            send the children to workers (pi-workflows worker) through the Redis queue at <url>
+                           (redis://[user:password@]host:6379, rediss:// for TLS) instead of running them here
   --json                   print the whole result object (status, value, error, failures, counts, usage, cost,
                            replayedCost, runId)
                            instead of the script's value
@@ -34,6 +37,23 @@ Progress goes to stderr (redrawn in place on a terminal, one line per event else
 stdout as JSON. Auth, models and settings are pi's own (~/.pi/agent, or PI_CODING_AGENT_DIR). Every run is
 recorded in pi's run store, as the workflow tool's runs are: see pi-workflows runs, and /workflows in pi.
 Ctrl-C stops the children, saves the run and prints how to resume it.`;
+
+const WORKER = `pi-workflows worker --redis <url> [options]
+
+Takes workflow children from the Redis queue at <url> (hosts send them with run --redis, or pi's
+--workflow-redis) and runs each as a pi session on this machine's pi: its auth, models and tools.
+
+Options:
+  --redis <url>            the queue's Redis: redis://[user:password@]host:6379[/db], rediss:// for TLS
+  --concurrency <n>        children this worker runs at once, 1-64 (default 2)
+  -e, --extension <path>   load a pi extension, as pi -e does (custom providers); repeatable
+  --name <name>            how hosts and logs name this worker (default: hostname:pid)
+  --stalled-ms <ms>        how soon a dead worker's jobs go to other workers (default 30000)
+  --repo <git url>         not in this build yet
+
+Without --repo a child works in an empty scratch folder without edit/write: it answers, reads what its
+prompt gives it and runs commands on this machine; isolation: "worktree" calls fail with that cause.
+Ctrl-C (or SIGTERM) stops taking jobs and waits for the running children; a second quits at once.`;
 
 const COMMANDS: Record<string, string> = {
 	run: `pi-workflows run <file|name> [options]
@@ -58,6 +78,7 @@ script may not use. Prints each problem as file:line:column with the lines aroun
 
 Lists this project's workflow runs (the current directory's), newest first: id, name, status, age, agents done,
 tokens, cost. --json prints the run store's summaries. Resume a failed or stopped one with pi-workflows resume <runId>.`,
+	worker: WORKER,
 };
 
 /** The main help, or one command's; undefined for a command that does not exist. */

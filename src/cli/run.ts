@@ -17,6 +17,7 @@ import type { CliContext } from "./context.ts";
 import { execute, type RunFlags } from "./execute.ts";
 import { readArgs, readScript } from "./inputs.ts";
 import type { PiSetup } from "./pi-host.ts";
+import { checkRedisUrl } from "./redis-url.ts";
 import { allowedTools } from "./tools.ts";
 
 const RUN_FLAGS: readonly FlagSpec[] = [
@@ -29,6 +30,7 @@ const RUN_FLAGS: readonly FlagSpec[] = [
 	{ name: "extension", short: "e", value: true, repeat: true },
 	{ name: "json" },
 	{ name: "allow-tools", value: true, repeat: true },
+	{ name: "redis", value: true },
 ];
 
 /** Children running at once unless `--concurrency` says otherwise: the extension's default too. */
@@ -54,7 +56,11 @@ export async function runCommand(argv: readonly string[], ctx: CliContext): Prom
 	const store = createRunStore({ cwd: ctx.cwd, root: `${ctx.agentDir}/workflow-runs` });
 	const durable = DurableRun.fresh(store, source);
 	const pi = await setUp(flags, ctx, durable);
-	return execute(source, durable, flags, pi, ctx);
+	try {
+		return await execute(source, durable, flags, pi, ctx);
+	} finally {
+		await pi.close?.();
+	}
 }
 
 export async function resumeCommand(argv: readonly string[], ctx: CliContext): Promise<number> {
@@ -82,7 +88,11 @@ export async function resumeCommand(argv: readonly string[], ctx: CliContext): P
 		};
 		await checkBeforeStart(source);
 		const pi = await setUp(flags, ctx, durable);
-		return await execute(source, durable, flags, pi, ctx);
+		try {
+			return await execute(source, durable, flags, pi, ctx);
+		} finally {
+			await pi.close?.();
+		}
 	} catch (error) {
 		// A run that went ahead let go of its lock itself; one that never started must not keep it.
 		await durable.abandon();
@@ -111,7 +121,11 @@ function runFlags(args: ParsedArgs): RunFlags {
 	const maxProviderWaitMs = integerFlag(args, "max-provider-wait", 0, MAX_TIMEOUT_MS);
 	const model = flagValue(args, "model");
 	const maxCostUsd = dollarsFlag(args, "max-cost");
+	const redis = flagValue(args, "redis");
+	const badRedis = redis !== undefined ? checkRedisUrl(redis) : undefined;
+	if (badRedis) throw usageError(`--redis: ${badRedis}`);
 	return {
+		...(redis !== undefined ? { redis } : {}),
 		concurrency: integerFlag(args, "concurrency", 1, 64) ?? DEFAULT_CONCURRENCY,
 		...(timeoutMs !== undefined ? { timeoutMs } : {}),
 		...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
@@ -139,6 +153,8 @@ async function setUp(flags: RunFlags, ctx: CliContext, durable: DurableRun): Pro
 		worktreePlace: () => durable.worktreePlace(),
 		...(flags.model !== undefined ? { model: flags.model } : {}),
 		allowTools: flags.allowTools,
+		...(flags.redis !== undefined ? { redis: flags.redis } : {}),
+		onNote: (text) => ctx.stderr.write(`Note: ${text}\n`),
 	});
 	for (const warning of pi.warnings) ctx.stderr.write(`Warning: ${warning}\n`);
 	return pi;

@@ -1,0 +1,74 @@
+/**
+ * `pi-workflows worker`'s pi side: pi set up as its own command line does (auth.json, models.json, settings,
+ * discovered extensions plus each `-e`, whose providers reach the children), then a queue worker until SIGINT or
+ * SIGTERM: the first stops taking jobs and lets the running children finish, a second quits at once (its jobs go
+ * to other workers once BullMQ sees them stalled).
+ */
+import { resolve } from "node:path";
+import { createAgentSessionServices } from "@earendil-works/pi-coding-agent";
+import { WorkflowError } from "../errors.ts";
+import { safeUrl } from "./redis-url.ts";
+import { startQueueWorker } from "./worker.ts";
+
+/** What the command line asked of the worker. */
+export interface WorkerCommandOptions {
+	cwd: string;
+	agentDir: string;
+	redis: string;
+	concurrency: number;
+	extensions: readonly string[];
+	name?: string;
+	/** `--stalled-ms`: how soon a dead worker's jobs go to others. Default: BullMQ's 30000. */
+	stalledMs?: number;
+	stderr: NodeJS.WritableStream;
+}
+
+/** Runs the worker until a signal ends it; resolves with the exit code. */
+export async function runWorker(options: WorkerCommandOptions): Promise<number> {
+	const services = await createAgentSessionServices({
+		cwd: options.cwd,
+		agentDir: options.agentDir,
+		resourceLoaderOptions: { additionalExtensionPaths: options.extensions.map((path) => resolve(options.cwd, path)) },
+	});
+	const failed = services.resourceLoader.getExtensions().errors[0];
+	if (failed) {
+		throw new WorkflowError(
+			"cli_usage",
+			`Extension ${failed.path} did not load: ${failed.error}. Fix it, or leave it out`,
+		);
+	}
+	const say = (line: string) => options.stderr.write(`${line}\n`);
+	const worker = await startQueueWorker({
+		redis: options.redis,
+		concurrency: options.concurrency,
+		modelRuntime: services.modelRuntime,
+		agentDir: options.agentDir,
+		...(options.name ? { name: options.name } : {}),
+		...(options.stalledMs
+			? { lockDurationMs: options.stalledMs, stalledIntervalMs: Math.max(500, Math.round(options.stalledMs / 2)) }
+			: {}),
+		log: (line) => say(`worker: ${line}`),
+	});
+	say(
+		`worker ${worker.name} takes jobs from ${safeUrl(options.redis)}, ${options.concurrency} at a time. Without --repo its children ` +
+			"work in empty scratch folders without edit/write: they answer, read what their prompt gives and run commands here.",
+	);
+	return await new Promise<number>((done) => {
+		let closing = false;
+		const stop = () => {
+			if (closing) {
+				say("worker: quitting now; its running jobs go to other workers once BullMQ sees them stalled");
+				done(130);
+				return;
+			}
+			closing = true;
+			say("worker: taking no new jobs; waiting for the running children (again to quit at once)…");
+			worker.close().then(
+				() => done(0),
+				() => done(1),
+			);
+		};
+		process.on("SIGINT", stop);
+		process.on("SIGTERM", stop);
+	});
+}
