@@ -62,7 +62,7 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 			"pi/runs",
 		],
 	},
-	pi: { values: ["runtime", "sandbox", "runs", "pi/agents", "pi/children", "pi/runs", "pi/tool"] },
+	pi: { values: ["runtime", "sandbox", "runs", "pi/agents", "pi/children", "pi/runs", "pi/tool", "queue"] },
 	cli: {
 		values: [
 			"errors.ts",

@@ -42,6 +42,8 @@ export interface QueueRunOptions {
 	prepare(request: WorkflowAgentRequest): QueueChildPlan | Promise<QueueChildPlan>;
 	/** Where the run's children are registered for steer, pause, skip and restart. Default: none. */
 	controls?: QueueControls;
+	/** Worker notes already warned of in this run (each is said once). Default: a set per runner. */
+	noted?: Set<string>;
 	/** Told of each job: queued anew, found running (a resumed host), or found completed (its result taken). */
 	onJob?(event: QueueJobEvent): void;
 }
@@ -248,7 +250,10 @@ export class CallWait {
 			return;
 		}
 		const result = { ...value.result };
-		if (this.#plan.warnings?.length) result.warnings = [...this.#plan.warnings, ...(result.warnings ?? [])];
+		const notes = (value.notes ?? []).filter((note) => !this.#run.noted?.has(note));
+		for (const note of notes) this.#run.noted?.add(note);
+		const warnings = [...(this.#plan.warnings ?? []), ...notes, ...(result.warnings ?? [])];
+		if (warnings.length > 0) result.warnings = warnings;
 		this.#settle(
 			this.#skipped ? { ...result, status: "stopped", error: "skipped by the user", noRetry: true } : result,
 		);

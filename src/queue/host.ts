@@ -14,7 +14,7 @@ import { CallWait, type QueueRunOptions } from "./call-wait.ts";
 
 export type { QueueControls, QueueJobEvent, QueueRunOptions } from "./call-wait.ts";
 
-import { DEFAULT_QUEUE_NAME, type QueueChildPlan } from "./protocol.ts";
+import { DEFAULT_QUEUE_NAME } from "./protocol.ts";
 import { redisOptions, safeUrl } from "./redis-url.ts";
 
 /** Options of `createQueueHost`. */
@@ -75,7 +75,8 @@ export function createQueueHost(options: QueueHostOptions): QueueHost {
 	let closed = false;
 	return {
 		queue,
-		runner(run) {
+		runner(given) {
+			const run = { noted: new Set<string>(), ...given };
 			let runId: Promise<string> | undefined;
 			const idOf = () => {
 				runId ??= resolveRunId(run.runId);

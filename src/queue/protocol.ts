@@ -46,6 +46,8 @@ export interface QueueJobReturn {
 	thrown?: SerializedWorkflowError;
 	/** The worker that ran it (its `--name`, else host and pid). */
 	worker: string;
+	/** What the worker says of every child it runs (no `--repo`): the host warns once per run. */
+	notes?: string[];
 }
 
 /** A message on the control channel, for the worker running `jobId`. */

@@ -147,6 +147,7 @@ async function runJob(
 	const controls = new ChildControls();
 	settings.active.set(jobId, { controller, controls, key: request.key });
 	const warnings: string[] = [];
+	const notes: string[] = [];
 	let workspace: QueueWorkspace | undefined;
 	let scratch: string | undefined;
 	const send = throttledProgress(job, settings.progressEveryMs ?? 250);
@@ -169,7 +170,9 @@ async function runJob(
 			cwd = scratch;
 			// No checkout of the host's project here: nothing to edit, so the child does not get the tools for it.
 			type.tools = type.tools.filter((tool) => !WRITE_TOOLS.includes(tool));
-			warnings.push(`ran on worker ${settings.name} without --repo: in an empty scratch folder, without edit/write`);
+			notes.push(
+				"the queue's workers run without --repo: children work in empty scratch folders there, without edit/write (they answer, read what their prompt gives and run commands on the worker)",
+			);
 		}
 		let defaultModel: Model<Api> | undefined;
 		let defaultThinking = plan.defaultThinking as ThinkingLevel | undefined;
@@ -224,7 +227,7 @@ async function runJob(
 			}
 		}
 		if (warnings.length > 0) result = { ...result, warnings: [...warnings, ...(result.warnings ?? [])] };
-		return { worker: settings.name, result };
+		return { worker: settings.name, result, ...(notes.length > 0 ? { notes } : {}) };
 	} finally {
 		send.flush();
 		settings.active.delete(jobId);
