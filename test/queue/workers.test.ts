@@ -11,6 +11,11 @@ import { join } from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GENERAL_PURPOSE_AGENT } from "../../src/pi/agents/agent-types.ts";
+import { ChildControls } from "../../src/pi/children/controls.ts";
+import { createQueueHost } from "../../src/queue/host.ts";
+import { queuePlanner } from "../../src/queue/plan.ts";
+import type { WorkflowAgentChild, WorkflowAgentRequest } from "../../src/runtime/types.ts";
 import { type CliProcess, childStarts, QUEUE_FAUX, spawnCli, startWorker, waitFor } from "../helpers/queue-workers.ts";
 import { hasBinary, startRedis, type TestRedis } from "../helpers/system-binary.ts";
 
@@ -196,5 +201,54 @@ describe.skipIf(!hasBinary("redis-server"))("the queue runner with worker proces
 		expect(done.json.failures[0].cause).toMatch(
 			/^worker w\d could not run the child: Agent type `ghost` \(.*ghost\.md\) names model `nowhere\/ghost-9`, which pi cannot resolve/,
 		);
+	}, 60_000);
+
+	it("skip and restart reach a child running on a worker; its reports stream back to the host", async () => {
+		const queueHost = createQueueHost({ redis: redis.url, pollMs: 500 });
+		const controls = new ChildControls();
+		const reports: WorkflowAgentChild[] = [];
+		const runner = queueHost.runner({
+			runId: "wf-controls",
+			controls,
+			prepare: queuePlanner({
+				agentTypes: new Map([[GENERAL_PURPOSE_AGENT.name, GENERAL_PURPOSE_AGENT]]),
+				defaultModel: "faux/faux-1",
+			}),
+		});
+		const request = (key: string, prompt: string): WorkflowAgentRequest => ({
+			key,
+			index: 0,
+			attempt: 1,
+			prompt,
+			agentType: "general-purpose",
+			label: key,
+			description: key,
+			cwd: project,
+		});
+		const context = {
+			signal: new AbortController().signal,
+			reportChild: (child: WorkflowAgentChild) => reports.push(child),
+		};
+		try {
+			const skipped = runner(request("skip-me", "sleep 600000 s1"), context);
+			await waitFor(() => starts("s1").length === 1, "the child to start");
+			controls.get("skip-me")?.skip();
+			expect(await skipped).toMatchObject({ status: "stopped", error: "skipped by the user", noRetry: true });
+
+			const restarted = runner(request("restart-me", "sleep 1500 s2"), context);
+			await waitFor(() => starts("s2").length === 1, "the child to start");
+			controls.get("restart-me")?.restart();
+			const result = await restarted;
+			expect(result).toMatchObject({ status: "completed", result: "slept S2" });
+			expect(result.warnings).toContain("restarted by the user");
+			expect(starts("s2")).toHaveLength(2);
+			// The worker's reports, as the local runner makes them, under the job's id.
+			const mine = reports.filter((child) => child.callKey === "restart-me");
+			expect(mine[0]).toMatchObject({ status: "queued", activity: "waiting for a worker" });
+			expect(mine.some((child) => child.status === "active" && child.model === "faux/faux-1")).toBe(true);
+			expect(new Set(mine.map((child) => child.id))).toEqual(new Set(["wf-controls.restart-me.1"]));
+		} finally {
+			await queueHost.close();
+		}
 	}, 60_000);
 });
