@@ -47,7 +47,14 @@ export interface QueueHost {
 export function createQueueHost(options: QueueHostOptions): QueueHost {
 	const queueName = options.queueName ?? DEFAULT_QUEUE_NAME;
 	const url = options.redis;
-	const connection = () => new Redis(url, redisOptions(url));
+	// BullMQ leaves connections it was given open when it closes: `close` ends each of these.
+	const connections: Redis[] = [];
+	const connection = () => {
+		const made = new Redis(url, redisOptions(url));
+		made.on("error", () => {});
+		connections.push(made);
+		return made;
+	};
 	const queue = new Queue(queueName, { connection: connection() });
 	const events = new QueueEvents(queueName, { connection: connection() });
 	const commands = connection();
@@ -55,7 +62,6 @@ export function createQueueHost(options: QueueHostOptions): QueueHost {
 	// Errors are the waits' business (they poll and time out); without listeners Node would throw them.
 	queue.on("error", () => {});
 	events.on("error", () => {});
-	commands.on("error", () => {});
 	events.on("progress", ({ jobId, data }) => waits.get(jobId)?.progress(data));
 	events.on("completed", ({ jobId }) => waits.get(jobId)?.check());
 	events.on("failed", ({ jobId }) => waits.get(jobId)?.check());
@@ -94,7 +100,7 @@ export function createQueueHost(options: QueueHostOptions): QueueHost {
 			closed = true;
 			for (const wait of waits.values()) wait.fail("the queue host closed", "queue_unreachable");
 			await Promise.allSettled([queue.close(), events.close()]);
-			commands.disconnect();
+			for (const made of connections) made.disconnect();
 		},
 	};
 }

@@ -88,8 +88,9 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 	const active = new Map<string, ActiveJob>();
 	const commands = new Redis(options.redis, redisOptions(options.redis));
 	const subscriber = new Redis(options.redis, redisOptions(options.redis));
-	commands.on("error", () => {});
-	subscriber.on("error", () => {});
+	// BullMQ leaves a connection it was given open when it closes: `close` ends it.
+	const blocking = new Redis(options.redis, redisOptions(options.redis));
+	for (const connection of [commands, subscriber, blocking]) connection.on("error", () => {});
 	subscriber.on("message", (_channel, text) => onControl(text, active));
 	await subscriber.subscribe(controlChannel(queueName));
 
@@ -113,7 +114,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 			return answer;
 		},
 		{
-			connection: new Redis(options.redis, redisOptions(options.redis)),
+			connection: blocking,
 			concurrency: options.concurrency ?? 2,
 			name,
 			lockDuration: options.lockDurationMs ?? 30_000,
@@ -130,6 +131,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 			await worker.close(force);
 			await subscriber.quit().catch(() => subscriber.disconnect());
 			await commands.quit().catch(() => commands.disconnect());
+			blocking.disconnect();
 		},
 	};
 }
