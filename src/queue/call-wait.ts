@@ -250,9 +250,12 @@ export class CallWait {
 			return;
 		}
 		const result = { ...value.result };
-		const notes = (value.notes ?? []).filter((note) => !this.#run.noted?.has(note));
-		for (const note of notes) this.#run.noted?.add(note);
-		const warnings = [...(this.#plan.warnings ?? []), ...notes, ...(result.warnings ?? [])];
+		// What holds for every child of the run (the host's plan, the worker's set-up) is said once per run.
+		const once = [...(this.#plan.warnings ?? []), ...(value.notes ?? [])].filter(
+			(note) => !this.#run.noted?.has(note),
+		);
+		for (const note of once) this.#run.noted?.add(note);
+		const warnings = [...once, ...(result.warnings ?? [])];
 		if (warnings.length > 0) result.warnings = warnings;
 		this.#settle(
 			this.#skipped ? { ...result, status: "stopped", error: "skipped by the user", noRetry: true } : result,
