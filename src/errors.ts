@@ -64,6 +64,8 @@ export type WorkflowErrorCode =
 	| "worktree_branch_exists"
 	| "worktree_locked"
 	| "worktree_failed"
+	| "worktree_remote_failed"
+	| "worktree_commit_missing"
 	| "cli_usage"
 	| "queue_unreachable"
 	| "queue_job_failed"

@@ -13,6 +13,8 @@ export interface GitOptions {
 	timeoutMs?: number;
 	/** The git executable. Default: "git" from PATH. */
 	git?: string;
+	/** Variables set for this command on top of the process's own. Default: none. */
+	env?: Readonly<Record<string, string>>;
 }
 
 /** What a git command printed. */
@@ -26,9 +28,11 @@ export class GitFailure extends Error {
 	override readonly name = "GitFailure";
 	readonly args: readonly string[];
 	readonly stderr: string;
+	/** What it printed on stdout before failing (`git push --porcelain` says there which refs were refused). */
+	readonly stdout: string;
 	readonly timedOut: boolean;
 
-	constructor(args: readonly string[], stderr: string, timedOut: boolean, timeoutMs: number) {
+	constructor(args: readonly string[], stderr: string, timedOut: boolean, timeoutMs: number, stdout = "") {
 		const said = firstLines(stderr);
 		super(
 			timedOut
@@ -37,6 +41,7 @@ export class GitFailure extends Error {
 		);
 		this.args = args;
 		this.stderr = stderr;
+		this.stdout = stdout;
 		this.timedOut = timedOut;
 	}
 }
@@ -64,6 +69,7 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
 		GIT_EDITOR: ":",
 		GIT_PAGER: "cat",
 		LC_ALL: "C",
+		...options.env,
 	};
 	for (const name of REDIRECTING) delete env[name];
 	return new Promise((resolve, reject) => {
@@ -86,7 +92,7 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
 					);
 					return;
 				}
-				reject(new GitFailure(args, String(stderr), error.killed === true, timeoutMs));
+				reject(new GitFailure(args, String(stderr), error.killed === true, timeoutMs, String(stdout)));
 			},
 		);
 	});

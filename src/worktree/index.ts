@@ -2,6 +2,30 @@
 
 export { type GitOptions, type GitOutput, runGit } from "./git.ts";
 export { branchPrefix, labelSlug } from "./naming.ts";
+export { prepareClone, type RemoteClone, type RemoteCloneOptions } from "./remote-clone.ts";
+export {
+	type FetchedBranch,
+	type HostGitOptions,
+	type HostRemote,
+	hostFetchBranch,
+	hostRunCommit,
+	matchingRemote,
+	type RunCommit,
+} from "./remote-host.ts";
+export {
+	type RemoteWorktreeReport,
+	type TakenBranch,
+	type TakeRemoteBranchOptions,
+	takeRemoteBranch,
+} from "./remote-take.ts";
+export { repositoryName, sameRepository } from "./remote-url.ts";
+export {
+	openRemoteWorkspace,
+	type RemoteWorkspace,
+	type RemoteWorkspaceOptions,
+	type RemoteWorkspaceResult,
+	remoteWorkspaceNote,
+} from "./remote-workspace.ts";
 export { busyRepos } from "./repo-queue.ts";
 export {
 	createRunWorktrees,

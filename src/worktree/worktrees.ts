@@ -7,8 +7,9 @@ import { existsSync } from "node:fs";
 import { mkdir, realpath, rm, stat } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { errorMessage, WorkflowError } from "../errors.ts";
+import { changedFiles, commitLeftovers, NO_HOOKS, retryLocked } from "./commit.ts";
 import { GitFailure, type GitOptions, runGit } from "./git.ts";
-import { classifyGitFailure, gitSaid, isLockFailure } from "./git-errors.ts";
+import { classifyGitFailure, gitSaid } from "./git-errors.ts";
 import { branchPrefix, firstFree, labelSlug } from "./naming.ts";
 import { inRepoQueue } from "./repo-queue.ts";
 
@@ -64,16 +65,6 @@ export interface RunWorktrees {
 	 */
 	open(options: { cwd: string; label: string }): Promise<Worktree>;
 }
-
-/** How a lock held by another git command is waited out before `worktree_locked`: pauses between attempts, in ms. */
-const LOCK_PAUSES = [50, 150, 400];
-/**
- * The repository's hooks do not run for our checkout and commit: a `post-checkout` that installs dependencies or a
- * `pre-commit` that runs the test suite would hold every isolated child of the repository in the queue behind it.
- */
-const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
-/** Used for the commit only when the repository has no `user.name`/`user.email` (git would refuse to commit). */
-const FALLBACK_IDENTITY = { name: "pi-workflows", email: "pi-workflows@localhost" };
 
 /** Creates the worktree set of one run. */
 export function createRunWorktrees(options: RunWorktreesOptions): RunWorktrees {
@@ -207,27 +198,7 @@ async function closeWorktree(plan: ClosePlan): Promise<WorktreeOutcome> {
 		await retryLocked(() => inRepo(["worktree", "prune"]));
 		return settleBranch(plan, (await inRepo(["rev-parse", `refs/heads/${branch}`])).stdout.trim());
 	}
-	const inTree = (args: string[]) => runGit(args, gitOptions(options, path));
-	const status = (await inTree(["status", "--porcelain", "-z", "--untracked-files=all"])).stdout;
-	if (status.length > 0) {
-		await retryLocked(() => inTree(["add", "--all"]));
-		const identity = await missingIdentity(path, options);
-		await retryLocked(() =>
-			inTree([
-				...identity,
-				...NO_HOOKS,
-				"-c",
-				"commit.gpgsign=false",
-				"commit",
-				"--quiet",
-				"-m",
-				`workflows: ${oneLine(plan.label)}`,
-				"-m",
-				`What the isolated child \`${oneLine(plan.label)}\` of workflow run ${options.runId} changed, committed by pi-workflows.`,
-			]),
-		);
-	}
-	const tip = (await inTree(["rev-parse", "HEAD"])).stdout.trim();
+	const tip = await commitLeftovers({ label: plan.label, runId: options.runId }, gitOptions(options, path));
 	// Ignored files (build output, dependencies) are all that can be left: they go with the folder.
 	await retryLocked(() => inRepo(["worktree", "remove", "--force", path]));
 	return settleBranch(plan, tip);
@@ -241,22 +212,7 @@ async function settleBranch(plan: ClosePlan, tip: string): Promise<WorktreeOutco
 		await retryLocked(() => inRepo(["branch", "--quiet", "-D", branch]));
 		return { kept: false };
 	}
-	const diff = (await inRepo(["diff", "--name-only", "--no-renames", "-z", base, tip])).stdout;
-	const files = diff.split("\0").filter(Boolean).sort();
-	return { kept: true, commit: tip, files };
-}
-
-/** `-c user.name=… -c user.email=…` for whichever the repository does not configure, so the commit cannot fail on it. */
-async function missingIdentity(path: string, options: RunWorktreesOptions): Promise<string[]> {
-	const extra: string[] = [];
-	for (const key of ["name", "email"] as const) {
-		const set = await runGit(["config", "--get", `user.${key}`], gitOptions(options, path)).then(
-			(out) => out.stdout.trim() !== "",
-			() => false,
-		);
-		if (!set) extra.push("-c", `user.${key}=${FALLBACK_IDENTITY[key]}`);
-	}
-	return extra;
+	return { kept: true, commit: tip, files: await changedFiles(base, tip, gitOptions(options, top)) };
 }
 
 /**
@@ -278,23 +234,6 @@ async function undoAdd({
 	await rm(path, { recursive: true, force: true }).catch(() => undefined);
 	await inRepo(["worktree", "prune"]).catch(() => undefined);
 	await inRepo(["branch", "--quiet", "-D", branch]).catch(() => undefined);
-}
-
-/**
- * Runs `command` again while another git command holds a lock it needs, a few times, then gives up; `between` undoes
- * what a failed attempt may have half done.
- */
-async function retryLocked<T>(command: () => Promise<T>, between?: () => Promise<void>): Promise<T> {
-	for (let attempt = 0; ; attempt++) {
-		try {
-			return await command();
-		} catch (error) {
-			const pause = LOCK_PAUSES[attempt];
-			if (pause === undefined || !(error instanceof GitFailure) || !isLockFailure(error)) throw error;
-			await between?.();
-			await new Promise((resolve) => setTimeout(resolve, pause));
-		}
-	}
 }
 
 function toWorktreeError(
@@ -334,8 +273,4 @@ function gitOptions(options: RunWorktreesOptions, cwd: string): GitOptions {
 		...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
 		...(options.git !== undefined ? { git: options.git } : {}),
 	};
-}
-
-function oneLine(text: string): string {
-	return text.replace(/\s+/g, " ").trim();
 }
