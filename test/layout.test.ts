@@ -44,7 +44,7 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 		types: ["runtime", "progress"],
 	},
 	queue: {
-		values: ["errors.ts", "pi/agents", "pi/children"],
+		values: ["errors.ts", "worktree", "pi/agents", "pi/children"],
 		types: ["runtime"],
 	},
 	"pi/runs": { values: ["errors.ts", "runtime", "progress"], types: ["runs", "pi/children"] },

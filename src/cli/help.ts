@@ -49,7 +49,10 @@ Options:
   -e, --extension <path>   load a pi extension, as pi -e does (custom providers); repeatable
   --name <name>            how hosts and logs name this worker (default: hostname:pid)
   --stalled-ms <ms>        how soon a dead worker's jobs go to other workers (default 30000)
-  --repo <git url>         not in this build yet
+  --repo <git url>         the hosts' repository as this machine reaches it: each child works in a worktree
+                           of its run's commit from a clone of it, and what it changes is pushed as branch
+                           workflows/<runId>/<label>, which the host fetches as a kept branch
+  --cache <dir>            where the clone of --repo lives (default ~/.pi/agent/workflow-worker)
 
 Without --repo a child works in an empty scratch folder without edit/write: it answers, reads what its
 prompt gives it and runs commands on this machine; isolation: "worktree" calls fail with that cause.

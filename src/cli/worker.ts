@@ -2,6 +2,7 @@
  * `pi-workflows worker --redis <url>`: takes a run's children from the queue at <url> and runs each as a pi
  * session on this machine's pi (auth, models, tools). The flags are checked here; pi loads only once they pass.
  */
+import { join, resolve } from "node:path";
 import { type FlagSpec, flagValue, integerFlag, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import { checkRedisUrl } from "./redis-url.ts";
@@ -13,6 +14,7 @@ const WORKER_FLAGS: readonly FlagSpec[] = [
 	{ name: "repo", value: true },
 	{ name: "name", value: true },
 	{ name: "stalled-ms", value: true },
+	{ name: "cache", value: true },
 ];
 
 /** Children a worker runs at once unless `--concurrency` says otherwise. */
@@ -27,14 +29,13 @@ export async function workerCommand(argv: readonly string[], ctx: CliContext): P
 	if (redis === undefined) throw usageError("`worker` needs --redis <url>: the Redis the hosts queue children on");
 	const bad = checkRedisUrl(redis);
 	if (bad) throw usageError(`--redis: ${bad}`);
-	if (flagValue(args, "repo") !== undefined) {
-		throw usageError(
-			"--repo is not in this build yet: run the worker without it (children answer and run commands in scratch folders) or update pi-workflows",
-		);
-	}
 	const concurrency = integerFlag(args, "concurrency", 1, 64) ?? DEFAULT_WORKER_CONCURRENCY;
 	const stalledMs = integerFlag(args, "stalled-ms", 1000, 3_600_000);
 	const name = flagValue(args, "name");
+	const repo = flagValue(args, "repo");
+	const cache = flagValue(args, "cache");
+	if (cache !== undefined && repo === undefined)
+		throw usageError("--cache is where --repo's clone lives: give --repo too");
 	const { runWorker } = await import("./pi-host.ts");
 	return await runWorker({
 		cwd: ctx.cwd,
@@ -45,5 +46,8 @@ export async function workerCommand(argv: readonly string[], ctx: CliContext): P
 		stderr: ctx.stderr,
 		...(name !== undefined ? { name } : {}),
 		...(stalledMs !== undefined ? { stalledMs } : {}),
+		...(repo !== undefined
+			? { repo: { url: repo, cacheDir: resolve(ctx.cwd, cache ?? join(ctx.agentDir, "workflow-worker")) } }
+			: {}),
 	});
 }

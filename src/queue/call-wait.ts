@@ -12,6 +12,7 @@ import type {
 	WorkflowAgentRequest,
 	WorkflowAgentResult,
 	WorkflowAgentRunnerContext,
+	WorkflowWorktree,
 } from "../runtime/types.ts";
 import {
 	controlChannel,
@@ -58,6 +59,23 @@ export interface QueueJobEvent {
 	worker?: string;
 }
 
+/** One call's wait. */
+export interface CallOptions {
+	runId: string;
+	request: WorkflowAgentRequest;
+	plan: QueueChildPlan;
+	context: WorkflowAgentRunnerContext;
+	run: QueueRunOptions;
+	/** The run's commit, for workers with `--repo`. */
+	workspace?: { commit: string; subdir: string };
+	/** What the run's commit warns of (uncommitted changes, not pushed, no repository): said when a `--repo` worker answers. */
+	placeWarnings?: string[];
+	/** Brings a remote child's pushed branch into the host's repository. */
+	takeBranch?: (
+		workspace: NonNullable<QueueJobReturn["workspace"]>,
+	) => Promise<{ worktree?: WorkflowWorktree; warning?: string }>;
+}
+
 /** What every wait of one host shares. */
 export interface WaitSettings {
 	queue: Queue;
@@ -95,17 +113,11 @@ export class CallWait {
 	#lastHeard = Date.now();
 	#requeues = 0;
 	#skipped = false;
+	#taking = false;
+	readonly #call: CallOptions;
 
-	constructor(
-		settings: WaitSettings,
-		call: {
-			runId: string;
-			request: WorkflowAgentRequest;
-			plan: QueueChildPlan;
-			context: WorkflowAgentRunnerContext;
-			run: QueueRunOptions;
-		},
-	) {
+	constructor(settings: WaitSettings, call: CallOptions) {
+		this.#call = call;
 		this.#settings = settings;
 		this.#request = call.request;
 		this.#plan = call.plan;
@@ -118,6 +130,7 @@ export class CallWait {
 			request: call.request,
 			plan: call.plan,
 			host: settings.host,
+			...(call.workspace ? { workspace: call.workspace } : {}),
 		};
 	}
 
@@ -235,7 +248,8 @@ export class CallWait {
 	}
 
 	#take(value: QueueJobReturn | undefined, how: "found" | "completed"): void {
-		if (this.#settled) return;
+		if (this.#settled || this.#taking) return;
+		this.#taking = true;
 		if (how === "completed")
 			this.#run.onJob?.({ ...this.#event("completed"), ...(value?.worker ? { worker: value.worker } : {}) });
 		else if (value?.worker) this.#run.onJob?.({ ...this.#event("found"), worker: value.worker });
@@ -251,15 +265,27 @@ export class CallWait {
 		}
 		const result = { ...value.result };
 		// What holds for every child of the run (the host's plan, the worker's set-up) is said once per run.
-		const once = [...(this.#plan.warnings ?? []), ...(value.notes ?? [])].filter(
+		const place = value.repo ? (this.#call.placeWarnings ?? []) : [];
+		const once = [...(this.#plan.warnings ?? []), ...place, ...(value.notes ?? [])].filter(
 			(note) => !this.#run.noted?.has(note),
 		);
 		for (const note of once) this.#run.noted?.add(note);
 		const warnings = [...once, ...(result.warnings ?? [])];
 		if (warnings.length > 0) result.warnings = warnings;
-		this.#settle(
-			this.#skipped ? { ...result, status: "stopped", error: "skipped by the user", noRetry: true } : result,
-		);
+		const done = (final: WorkflowAgentResult) =>
+			this.#settle(
+				this.#skipped ? { ...final, status: "stopped", error: "skipped by the user", noRetry: true } : final,
+			);
+		if (!value.workspace || !this.#call.takeBranch) return done(result);
+		// A child that worked in a worktree on its worker: its pushed branch becomes a kept branch here.
+		this.#call
+			.takeBranch(value.workspace)
+			.then((taken) => {
+				if (taken.worktree) result.worktree = taken.worktree;
+				if (taken.warning) result.warnings = [...(result.warnings ?? []), taken.warning];
+				done(result);
+			})
+			.catch((error: unknown) => done({ ...result, warnings: [...(result.warnings ?? []), errorMessage(error)] }));
 	}
 
 	#failedJob(job: Job<QueueJobData, QueueJobReturn>): void {

@@ -10,6 +10,7 @@ import { Queue, QueueEvents } from "bullmq";
 import { Redis } from "ioredis";
 import { WorkflowError } from "../errors.ts";
 import type { WorkflowAgentRequest, WorkflowAgentResult, WorkflowAgentRunner } from "../runtime/types.ts";
+import { hostRunCommit, type RunCommit, takeRemoteBranch } from "../worktree/index.ts";
 import { CallWait, type QueueRunOptions } from "./call-wait.ts";
 
 export type { QueueControls, QueueJobEvent, QueueRunOptions } from "./call-wait.ts";
@@ -84,6 +85,8 @@ export function createQueueHost(options: QueueHostOptions): QueueHost {
 		runner(given) {
 			const run = { noted: new Set<string>(), ...given };
 			let runId: Promise<string> | undefined;
+			// The run's commit, for workers with --repo: HEAD of the repository its directory is in, found once.
+			let commit: Promise<RunCommit> | undefined;
 			const idOf = () => {
 				runId ??= resolveRunId(run.runId);
 				return runId;
@@ -93,7 +96,24 @@ export function createQueueHost(options: QueueHostOptions): QueueHost {
 				if (run.controls?.takeSkip(request.key)) return skipped(request);
 				const id = await idOf();
 				const plan = await run.prepare(request);
-				return new CallWait(settings, { runId: id, request, plan, context, run }).result();
+				commit ??= hostRunCommit({ cwd: request.cwd }).catch((): RunCommit => ({ warnings: [] }));
+				const place = await commit;
+				return new CallWait(settings, {
+					runId: id,
+					request,
+					plan,
+					placeWarnings: place.warnings,
+					context,
+					run,
+					...(place.commit ? { workspace: { commit: place.commit, subdir: place.subdir ?? "" } } : {}),
+					takeBranch: (workspace) =>
+						takeRemoteBranch({
+							cwd: request.cwd,
+							result: workspace.result,
+							base: workspace.base,
+							path: workspace.path,
+						}),
+				}).result();
 			};
 		},
 		async close() {

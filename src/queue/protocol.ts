@@ -5,6 +5,7 @@
  */
 import type { SerializedWorkflowError } from "../errors.ts";
 import type { JsonValue, WorkflowAgentChild, WorkflowAgentRequest, WorkflowAgentResult } from "../runtime/types.ts";
+import type { RemoteWorkspaceResult } from "../worktree/index.ts";
 
 /** The BullMQ queue children go through unless `queueName` says otherwise. */
 export const DEFAULT_QUEUE_NAME = "pi-workflows";
@@ -38,6 +39,8 @@ export interface QueueJobData {
 	plan: QueueChildPlan;
 	/** Who queued it (host name and pid), for people reading the queue. */
 	host: string;
+	/** The run's commit and where its directory is in the repository: a worker with `--repo` makes a worktree of it. */
+	workspace?: { commit: string; subdir: string };
 }
 
 /** What a worker returns for a job: the child's result, or the author error the runner threw. */
@@ -46,8 +49,12 @@ export interface QueueJobReturn {
 	thrown?: SerializedWorkflowError;
 	/** The worker that ran it (its `--name`, else host and pid). */
 	worker: string;
+	/** The worker has `--repo` (so what the run's commit warns of concerns it). */
+	repo?: boolean;
 	/** What the worker says of every child it runs (no `--repo`): the host warns once per run. */
 	notes?: string[];
+	/** A child that worked in a worktree (`--repo`): what became of it, for the host to fetch its branch. */
+	workspace?: { result: RemoteWorkspaceResult; base: string; path: string };
 }
 
 /** A message on the control channel, for the worker running `jobId`. */

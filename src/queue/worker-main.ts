@@ -7,6 +7,8 @@
 import { resolve } from "node:path";
 import { createAgentSessionServices } from "@earendil-works/pi-coding-agent";
 import { WorkflowError } from "../errors.ts";
+import { prepareClone } from "../worktree/index.ts";
+import type { WorkerRepo } from "./job-place.ts";
 import { safeUrl } from "./redis-url.ts";
 import { startQueueWorker } from "./worker.ts";
 
@@ -18,6 +20,8 @@ export interface WorkerCommandOptions {
 	concurrency: number;
 	extensions: readonly string[];
 	name?: string;
+	/** `--repo` and `--cache`: children work in worktrees of the run's commit from a clone kept in `cacheDir`. */
+	repo?: WorkerRepo;
 	/** `--stalled-ms`: how soon a dead worker's jobs go to others. Default: BullMQ's 30000. */
 	stalledMs?: number;
 	stderr: NodeJS.WritableStream;
@@ -38,21 +42,27 @@ export async function runWorker(options: WorkerCommandOptions): Promise<number> 
 		);
 	}
 	const say = (line: string) => options.stderr.write(`${line}\n`);
+	if (options.repo) {
+		// At start, so a URL this machine cannot read fails here rather than in every child.
+		say(`worker: cloning or fetching ${options.repo.url} into ${options.repo.cacheDir}…`);
+		await prepareClone({ repoUrl: options.repo.url, cacheDir: options.repo.cacheDir });
+	}
 	const worker = await startQueueWorker({
 		redis: options.redis,
 		concurrency: options.concurrency,
 		modelRuntime: services.modelRuntime,
 		agentDir: options.agentDir,
 		...(options.name ? { name: options.name } : {}),
+		...(options.repo ? { repo: options.repo } : {}),
 		...(options.stalledMs
 			? { lockDurationMs: options.stalledMs, stalledIntervalMs: Math.max(500, Math.round(options.stalledMs / 2)) }
 			: {}),
 		log: (line) => say(`worker: ${line}`),
 	});
-	say(
-		`worker ${worker.name} takes jobs from ${safeUrl(options.redis)}, ${options.concurrency} at a time. Without --repo its children ` +
-			"work in empty scratch folders without edit/write: they answer, read what their prompt gives and run commands here.",
-	);
+	const where = options.repo
+		? `Children work in worktrees of their run's commit from ${options.repo.url} and push what they change as workflows/<runId>/<label>.`
+		: "Without --repo its children work in empty scratch folders without edit/write: they answer, read what their prompt gives and run commands here.";
+	say(`worker ${worker.name} takes jobs from ${safeUrl(options.redis)}, ${options.concurrency} at a time. ${where}`);
 	return await new Promise<number>((done) => {
 		let closing = false;
 		const stop = () => {

@@ -5,9 +5,7 @@
  * channel. Without a workspace (`--repo`) a child works in an empty scratch folder without `edit`/`write`: it can
  * read what the prompt gives it, run commands, and answer.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { hostname, tmpdir } from "node:os";
-import { join } from "node:path";
+import { hostname } from "node:os";
 import type { Api, Model } from "@earendil-works/pi-ai";
 import type { ModelRuntime } from "@earendil-works/pi-coding-agent";
 import { type Job, Worker } from "bullmq";
@@ -18,6 +16,7 @@ import { createPiAgentRunner } from "../pi/children/agent-runner.ts";
 import { ChildControls } from "../pi/children/controls.ts";
 import { resolveModel } from "../pi/children/model.ts";
 import type { WorkflowAgentChild, WorkflowAgentResult } from "../runtime/types.ts";
+import { type JobPlace, openJobPlace, type WorkerRepo, WRITE_TOOLS } from "./job-place.ts";
 import {
 	controlChannel,
 	DEFAULT_QUEUE_NAME,
@@ -28,16 +27,6 @@ import {
 	stopKey,
 } from "./protocol.ts";
 import { redisOptions } from "./redis-url.ts";
-
-/** Tools a child without a workspace does not get: there is no checkout of the host's project to edit. */
-const WRITE_TOOLS = ["edit", "write"];
-
-/** Where a child of a worker with `--repo` works, and what became of its changes (src/worktree/remote.ts). */
-export interface QueueWorkspace {
-	cwd: string;
-	finish(): Promise<{ branch?: string; changed: boolean; pushed: boolean }>;
-	dispose(): Promise<void>;
-}
 
 /** Options of `startQueueWorker`. */
 export interface QueueWorkerOptions {
@@ -53,8 +42,8 @@ export interface QueueWorkerOptions {
 	modelRuntime: ModelRuntime;
 	/** This machine's pi config directory. Required. */
 	agentDir: string;
-	/** A workspace per job for children that may change files (`--repo`). Default: none (scratch folders). */
-	workspace?: (data: QueueJobData) => Promise<QueueWorkspace>;
+	/** `--repo`: children work in worktrees of the run's commit from a clone of it. Default: none (scratch folders). */
+	repo?: WorkerRepo;
 	/** BullMQ's job lock; a worker that dies loses its jobs to others this long after. Default: 30000. */
 	lockDurationMs?: number;
 	/** How often BullMQ looks for jobs whose worker died. Default: 30000. */
@@ -148,34 +137,31 @@ async function runJob(
 	const controller = new AbortController();
 	const controls = new ChildControls();
 	settings.active.set(jobId, { controller, controls, key: request.key });
-	const warnings: string[] = [];
-	const notes: string[] = [];
-	let workspace: QueueWorkspace | undefined;
-	let scratch: string | undefined;
+	let place: JobPlace | undefined;
 	const send = throttledProgress(job, settings.progressEveryMs ?? 250);
 	try {
 		const type = { ...(plan.agentType as unknown as AgentTypeConfig) };
-		let cwd: string;
-		if (settings.workspace) {
-			workspace = await settings.workspace(data);
-			cwd = workspace.cwd;
-		} else {
-			if (request.isolation === "worktree") {
-				return failed(
-					data,
-					settings.name,
-					`isolation: "worktree" needs a worker started with --repo <git url>; worker ${settings.name} has none`,
-					"queue_no_repo",
-				);
-			}
-			scratch = await mkdtemp(join(tmpdir(), "pwf-job-"));
-			cwd = scratch;
-			// No checkout of the host's project here: nothing to edit, so the child does not get the tools for it.
-			type.tools = type.tools.filter((tool) => !WRITE_TOOLS.includes(tool));
-			notes.push(
-				"the queue's workers run without --repo: children work in empty scratch folders there, without edit/write (they answer, read what their prompt gives and run commands on the worker)",
+		try {
+			place = await openJobPlace(data, settings.repo);
+		} catch (error) {
+			const code = isWorkflowError(error) ? error.code : "worktree_failed";
+			return failed(
+				data,
+				settings.name,
+				`worker ${settings.name} could not make the child's workspace: ${errorMessage(error)}`,
+				code,
 			);
 		}
+		if (!place.writable && request.isolation === "worktree") {
+			return failed(
+				data,
+				settings.name,
+				`isolation: "worktree" needs a worker started with --repo <git url> and a run in a git repository with a commit; worker ${settings.name} has no workspace for it (${place.notes.join("; ")})`,
+				"queue_no_repo",
+			);
+		}
+		// No checkout of the host's project in a scratch folder: nothing to edit, so the child does not get the tools for it.
+		if (!place.writable) type.tools = type.tools.filter((tool) => !WRITE_TOOLS.includes(tool));
 		let defaultModel: Model<Api> | undefined;
 		let defaultThinking = plan.defaultThinking as ThinkingLevel | undefined;
 		if (plan.defaultModel) {
@@ -193,7 +179,7 @@ async function runJob(
 			}
 		}
 		const runner = createPiAgentRunner({
-			cwd,
+			cwd: place.cwd,
 			agentDir: settings.agentDir,
 			modelRuntime: settings.modelRuntime,
 			agentTypes: new Map([[type.name, type]]),
@@ -202,11 +188,20 @@ async function runJob(
 			...(defaultThinking ? { defaultThinking } : {}),
 			...(plan.stallMs !== undefined ? { stallMs: plan.stallMs } : {}),
 		});
-		const tools = request.tools?.filter((tool) => settings.workspace || !WRITE_TOOLS.includes(tool));
+		const writable = place.writable;
+		const tools = request.tools?.filter((tool) => writable || !WRITE_TOOLS.includes(tool));
+		// Every child here has its own worktree already: the local runner must not make another.
+		const { isolation: _isolation, ...rest } = request;
 		let result: WorkflowAgentResult;
 		try {
 			result = await runner(
-				{ ...request, agentType: type.name, cwd, ...(tools ? { tools } : {}) },
+				{
+					...rest,
+					agentType: type.name,
+					cwd: place.cwd,
+					prompt: place.prompt(request.prompt),
+					...(tools ? { tools } : {}),
+				},
 				{ signal: controller.signal, reportChild: send },
 			);
 		} catch (error) {
@@ -218,23 +213,19 @@ async function runJob(
 				"queue_job_failed",
 			);
 		}
-		if (workspace) {
-			const outcome = await workspace.finish();
-			if (outcome.branch && outcome.changed) {
-				warnings.push(
-					outcome.pushed
-						? `its changes are on branch ${outcome.branch} of the worker's --repo remote`
-						: `its changes are on branch ${outcome.branch} on worker ${settings.name}, which could not push it`,
-				);
-			}
-		}
-		if (warnings.length > 0) result = { ...result, warnings: [...warnings, ...(result.warnings ?? [])] };
-		return { worker: settings.name, result, ...(notes.length > 0 ? { notes } : {}) };
+		const outcome = await place.finish();
+		if (outcome.warning) result = { ...result, warnings: [outcome.warning, ...(result.warnings ?? [])] };
+		return {
+			worker: settings.name,
+			result,
+			...(settings.repo ? { repo: true } : {}),
+			...(place.notes.length > 0 ? { notes: place.notes } : {}),
+			...(outcome.workspace ? { workspace: outcome.workspace } : {}),
+		};
 	} finally {
 		send.flush();
 		settings.active.delete(jobId);
-		await workspace?.dispose().catch(() => {});
-		if (scratch) await rm(scratch, { recursive: true, force: true }).catch(() => {});
+		await place?.dispose().catch(() => {});
 	}
 }
 
