@@ -52,7 +52,8 @@ Options:
   --repo <git url>         the hosts' repository as this machine reaches it: each child works in a worktree
                            of its run's commit from a clone of it, and what it changes is pushed as branch
                            workflows/<runId>/<label>, which the host fetches as a kept branch
-  --cache <dir>            where the clone of --repo lives (default ~/.pi/agent/workflow-worker)
+  --cache <dir>            where the clone of --repo lives (default ~/.pi/agent/workflow-worker/<name>;
+                           worker processes on one machine need a folder each: give each its --name)
 
 Without --repo a child works in an empty scratch folder without edit/write: it answers, reads what its
 prompt gives it and runs commands on this machine; isolation: "worktree" calls fail with that cause.

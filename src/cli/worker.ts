@@ -47,7 +47,20 @@ export async function workerCommand(argv: readonly string[], ctx: CliContext): P
 		...(name !== undefined ? { name } : {}),
 		...(stalledMs !== undefined ? { stalledMs } : {}),
 		...(repo !== undefined
-			? { repo: { url: repo, cacheDir: resolve(ctx.cwd, cache ?? join(ctx.agentDir, "workflow-worker")) } }
+			? {
+					repo: {
+						url: repo,
+						cacheDir: resolve(
+							ctx.cwd,
+							cache ?? join(ctx.agentDir, "workflow-worker", folderName(name ?? "default")),
+						),
+					},
+				}
 			: {}),
 	});
+}
+
+/** A worker's name as a folder name. */
+function folderName(name: string): string {
+	return name.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 80) || "default";
 }
