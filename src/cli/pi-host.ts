@@ -72,19 +72,28 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 	];
 
 	const { modelRuntime, settingsManager } = services;
-	const chosen = await chooseModel(options.model, services);
-	if (chosen.warning) warnings.push(chosen.warning);
-	const thinking = chosen.thinking ?? settingsManager.getDefaultThinkingLevel();
 	const types = loadAgentTypes({ cwd: options.cwd, agentDir: options.agentDir });
-	warnings.push(...types.warnings);
 	if (options.redis) {
+		// The workers resolve models against their own pi: a --model this machine lacks goes to them as it is.
+		const chosen = await chooseModel(options.model, services).catch((error: unknown) => {
+			if (options.model === undefined) throw error;
+			return { reference: options.model, thinking: undefined, warning: undefined };
+		});
+		if (chosen.warning) warnings.push(chosen.warning);
+		warnings.push(...types.warnings);
+		const reference = "model" in chosen ? `${chosen.model.provider}/${chosen.model.id}` : chosen.reference;
+		const thinking = chosen.thinking ?? settingsManager.getDefaultThinkingLevel();
 		return {
-			...(await queueSetUp(options, options.redis, types.types, chosen.model, thinking)),
-			model: `${chosen.model.provider}/${chosen.model.id}`,
+			...(await queueSetUp(options, options.redis, types.types, reference, thinking)),
+			model: reference,
 			agentTypes: listAvailableAgentTypes(types.types),
 			warnings,
 		};
 	}
+	const chosen = await chooseModel(options.model, services);
+	if (chosen.warning) warnings.push(chosen.warning);
+	const thinking = chosen.thinking ?? settingsManager.getDefaultThinkingLevel();
+	warnings.push(...types.warnings);
 	const runner = createPiAgentRunner({
 		cwd: options.cwd,
 		agentDir: options.agentDir,
@@ -109,7 +118,7 @@ async function queueSetUp(
 	options: PiSetupOptions,
 	redis: string,
 	agentTypes: Parameters<typeof queuePlanner>[0]["agentTypes"],
-	model: Model<Api>,
+	model: string,
 	thinking: string | undefined,
 ): Promise<Pick<PiSetup, "runner" | "close">> {
 	const host = createQueueHost({ redis });
@@ -135,7 +144,7 @@ async function queueSetUp(
 		runId: async () => (await options.worktreePlace?.())?.runId,
 		prepare: queuePlanner({
 			agentTypes,
-			defaultModel: `${model.provider}/${model.id}`,
+			defaultModel: model,
 			...(thinking ? { defaultThinking: thinking } : {}),
 		}),
 	});
