@@ -114,6 +114,8 @@ export class CallWait {
 	#requeues = 0;
 	#skipped = false;
 	#taking = false;
+	/** A worker reported the child running: controls can reach it. */
+	#started = false;
 	readonly #call: CallOptions;
 
 	constructor(settings: WaitSettings, call: CallOptions) {
@@ -146,12 +148,12 @@ export class CallWait {
 		signal.addEventListener("abort", onAbort, { once: true });
 		const unregister = this.#run.controls?.add(this.#request.key, {
 			steer: (text) => this.#control("steer", text),
-			pause: () => void this.#control("pause"),
+			pause: () => this.#controlNow("pause"),
 			skip: () => {
 				this.#skipped = true;
 				void this.#stop("skipped by the user");
 			},
-			restart: () => void this.#control("restart"),
+			restart: () => this.#controlNow("restart"),
 		});
 		const poll = setInterval(() => void this.check(), this.#settings.pollMs);
 		const watch = setInterval(() => this.#watchReachable(), 1000);
@@ -169,6 +171,7 @@ export class CallWait {
 	/** Forwards a worker's report of the child; its id is the job's, so the view shows one child per attempt. */
 	progress(data: unknown): void {
 		if (this.#settled || typeof data !== "object" || data === null) return;
+		if ((data as WorkflowAgentChild).status !== "queued") this.#started = true;
 		this.#context.reportChild({ ...(data as WorkflowAgentChild), id: this.jobId });
 	}
 
@@ -276,7 +279,10 @@ export class CallWait {
 			this.#settle(
 				this.#skipped ? { ...final, status: "stopped", error: "skipped by the user", noRetry: true } : final,
 			);
-		if (!value.workspace || !this.#call.takeBranch) return done(result);
+		if (!value.workspace || !this.#call.takeBranch) {
+			done(result);
+			return;
+		}
 		// A child that worked in a worktree on its worker: its pushed branch becomes a kept branch here.
 		this.#call
 			.takeBranch(value.workspace)
@@ -321,8 +327,25 @@ export class CallWait {
 		);
 	}
 
-	async #control(action: "steer" | "pause" | "restart", text?: string): Promise<void> {
-		await this.#publish({ jobId: this.jobId, action, ...(text !== undefined ? { text } : {}) });
+	async #control(action: "steer", text: string): Promise<void> {
+		this.#assertStarted();
+		await this.#publish({ jobId: this.jobId, action, text });
+	}
+
+	/** `pause` and `restart` answer at once: a child still queued throws; a sent one goes on in the background. */
+	#controlNow(action: "pause" | "restart"): void {
+		this.#assertStarted();
+		this.#publish({ jobId: this.jobId, action }).catch(() => {});
+	}
+
+	#assertStarted(): void {
+		if (this.#started) return;
+		// Nobody would hear it: a message on the channel reaches only the worker running the child.
+		throw new WorkflowError(
+			"child_not_running",
+			`\`${this.#request.label}\` (#${this.#request.index}) is still waiting for a worker; only skip works before it starts`,
+			{ details: { key: this.#request.key, index: this.#request.index, status: "queued" } },
+		);
 	}
 
 	async #publish(message: QueueControlMessage): Promise<void> {

@@ -78,7 +78,26 @@ describe.skipIf(!hasBinary("redis-server"))("the queue runner with worker proces
 		const local = await result(host("run", "fan.js", args));
 		expect(local.code).toBe(0);
 		const before = starts("a").length;
-		const queued = await result(host("run", "fan.js", args, ["--redis", redis.url, "--concurrency", "8"]));
+		const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
+		const queue = new Queue("pi-workflows", { connection });
+		const run = host("run", "fan.js", args, ["--redis", redis.url, "--concurrency", "8"]);
+		// The run's concurrency caps its jobs in flight: waiting and running together never pass 8.
+		let most = 0;
+		let watching = true;
+		const watch = (async () => {
+			while (watching) {
+				const counts = await queue.getJobCounts("waiting", "active");
+				most = Math.max(most, (counts.waiting ?? 0) + (counts.active ?? 0));
+				await new Promise((resolve) => setTimeout(resolve, 20));
+			}
+		})();
+		const queued = await result(run);
+		watching = false;
+		await watch;
+		await queue.close();
+		connection.disconnect();
+		expect(most).toBeGreaterThan(0);
+		expect(most).toBeLessThanOrEqual(8);
 		expect(queued.code, queued.stderr).toBe(0);
 		expect(queued.json.value).toEqual(local.json.value);
 		expect(queued.json.counts).toEqual(local.json.counts);
@@ -251,4 +270,42 @@ describe.skipIf(!hasBinary("redis-server"))("the queue runner with worker proces
 			await queueHost.close();
 		}
 	}, 60_000);
+
+	it("a child still waiting for a worker: steer and pause say so, a stop removes its job", async () => {
+		// A queue no worker takes jobs from: the job waits.
+		const idle = createQueueHost({ redis: redis.url, queueName: "no-workers", pollMs: 500 });
+		const controls = new ChildControls();
+		const runner = idle.runner({
+			runId: "wf-idle",
+			controls,
+			prepare: queuePlanner({ agentTypes: new Map([[GENERAL_PURPOSE_AGENT.name, GENERAL_PURPOSE_AGENT]]) }),
+		});
+		const stop = new AbortController();
+		try {
+			const pending = runner(
+				{
+					key: "waiting",
+					index: 3,
+					attempt: 1,
+					prompt: "hello",
+					agentType: "general-purpose",
+					label: "idle",
+					description: "idle",
+					cwd: project,
+				},
+				{ signal: stop.signal, reportChild: () => {} },
+			);
+			await waitFor(async () => (await idle.queue.getJobCounts("waiting")).waiting === 1, "the job to wait");
+			const control = controls.get("waiting");
+			await expect(control?.steer("go on")).rejects.toThrow(
+				"`idle` (#3) is still waiting for a worker; only skip works before it starts",
+			);
+			expect(() => control?.pause()).toThrow("still waiting for a worker");
+			stop.abort("stopped by the test");
+			expect(await pending).toMatchObject({ status: "stopped", error: "stopped by the test" });
+			expect(await idle.queue.getJobCounts("waiting", "active")).toEqual({ waiting: 0, active: 0 });
+		} finally {
+			await idle.close();
+		}
+	}, 30_000);
 });
