@@ -255,7 +255,11 @@ describe.skipIf(!hasBinary("redis-server"))("the queue runner with worker proces
 			expect(await skipped).toMatchObject({ status: "stopped", error: "skipped by the user", noRetry: true });
 
 			const restarted = runner(request("restart-me", "sleep 1500 s2"), context);
-			await waitFor(() => starts("s2").length === 1, "the child to start");
+			// What a person sees: the worker's report that the child runs (before it, only skip reaches a child).
+			await waitFor(
+				() => reports.some((child) => child.callKey === "restart-me" && child.status === "active"),
+				"the worker's report that the child runs",
+			);
 			controls.get("restart-me")?.restart();
 			const result = await restarted;
 			expect(result).toMatchObject({ status: "completed", result: "slept S2" });
