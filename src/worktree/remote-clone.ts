@@ -132,10 +132,10 @@ function fetchInto(clone: RemoteClone, refs: string[], options: RemoteCloneOptio
 /** The remote's URL as git reaches it from inside the clone: a relative path made absolute, anything else as it is. */
 export function remoteUrl(repoUrl: string): string {
 	const url = repoUrl.trim();
-	if (url === "") {
+	if (url === "" || url.startsWith("-")) {
 		throw new WorkflowError(
 			"worktree_remote_failed",
-			"The worker's `--repo` is empty: give the git URL of the repository the host runs in (the one its `git remote -v` lists)",
+			`The worker's \`--repo\` ${url === "" ? "is empty" : `(${url}) reads as an option`}: give the git URL of the repository the host runs in (the one its \`git remote -v\` lists)`,
 		);
 	}
 	// `scheme://…` and scp-like `host:path` are URLs; anything else is a folder on this machine.

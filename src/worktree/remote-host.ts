@@ -129,6 +129,14 @@ export async function matchingRemote(options: HostGitOptions & { repoUrl: string
 	return undefined;
 }
 
+/** A branch a remote child's worker pushes: `workflows/<run id>/<label-slug>[-n]`. */
+const PUSHED_BRANCH = /^workflows\/[A-Za-z0-9][A-Za-z0-9._-]*\/[a-z0-9][a-z0-9-]*$/;
+
+/** Every transport refused but git's own plain ones. */
+const SAFE_TRANSPORTS = ["-c", "protocol.allow=never"].concat(
+	...["file", "git", "ssh", "http", "https"].map((name) => ["-c", `protocol.${name}.allow=always`]),
+);
+
 /** What `hostFetchBranch` made. */
 export interface FetchedBranch {
 	/** The host's branch: `branch` itself, or `branch-2`… when a branch of that name with another commit is there. */
@@ -147,6 +155,21 @@ export interface FetchedBranch {
 export async function hostFetchBranch(
 	options: HostGitOptions & { remote: string; branch: string; commit?: string; base?: string },
 ): Promise<FetchedBranch> {
+	// The name and the URL come from a worker's result: only a branch of ours, and never read as an option of git.
+	if (!PUSHED_BRANCH.test(options.branch) || options.branch.includes("..")) {
+		throw new WorkflowError(
+			"worktree_failed",
+			`A worker reported branch ${JSON.stringify(options.branch)}, which is not a remote child's branch (\`workflows/<run id>/<label-slug>\`): the host does not fetch it`,
+			{ details: { branch: options.branch, remote: options.remote } },
+		);
+	}
+	if (options.remote.startsWith("-") || options.remote.trim() === "") {
+		throw new WorkflowError(
+			"worktree_failed",
+			`A worker reported the remote ${JSON.stringify(options.remote)}, which is not a git URL or a remote's name: the host does not fetch from it`,
+			{ details: { branch: options.branch, remote: options.remote } },
+		);
+	}
 	const top = await runGit(
 		["rev-parse", "--show-toplevel", "--git-common-dir"],
 		gitOptions(options, options.cwd),
@@ -162,6 +185,12 @@ export async function hostFetchBranch(
 	);
 	const repo = top[0] ?? options.cwd;
 	const gitDir = await realpath(resolve(options.cwd, top[1] ?? ".git"));
+	const named = await runGit(["remote"], gitOptions(options, repo)).then(
+		(out) => out.stdout.split("\n").includes(options.remote),
+		() => false,
+	);
+	// A URL (not a remote the person configured) gets git's plain transports only: no remote helpers (`ext::`, `fd::`…).
+	const transports = named ? [] : SAFE_TRANSPORTS;
 	const git = (args: string[], timeoutMs?: number) =>
 		runGit(args, { ...gitOptions(options, repo), ...(timeoutMs ? { timeoutMs } : {}) });
 	const staging = `refs/pi-workflows/fetched/${options.branch}`;
@@ -169,10 +198,12 @@ export async function hostFetchBranch(
 		try {
 			await git(
 				[
+					...transports,
 					"fetch",
 					"--quiet",
 					"--no-tags",
 					"--no-write-fetch-head",
+					"--",
 					options.remote,
 					`+refs/heads/${options.branch}:${staging}`,
 				],

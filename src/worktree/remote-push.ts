@@ -49,9 +49,8 @@ export async function pushBranch(
 			branch = `${prefix}${slug}`;
 			const key = `${clone.url}\0${branch}`;
 			inFlight.add(key);
-			const said = await pushAs(clone, plan.tip, branch, options).finally(() => inFlight.delete(key));
-			if (said === undefined) return { pushed: true, branch };
-			if (said !== "taken") return await keepLocally(clone, plan.tip, branch, said, options);
+			const outcome = await pushAs(clone, plan.tip, branch, options).finally(() => inFlight.delete(key));
+			if (outcome === "pushed") return { pushed: true, branch };
 			taken.add(slug);
 		}
 		return await keepLocally(
@@ -92,13 +91,13 @@ async function keptLocally(clone: RemoteClone, branch: string, options: RemoteCl
 	);
 }
 
-/** undefined when pushed; "taken" when the name exists on the remote; else why the remote refused. */
+/** "taken" when the name exists on the remote; throws git's failure when the push failed otherwise. */
 async function pushAs(
 	clone: RemoteClone,
 	tip: string,
 	branch: string,
 	options: RemoteCloneOptions,
-): Promise<string | undefined> {
+): Promise<"pushed" | "taken"> {
 	const ref = `refs/heads/${branch}`;
 	try {
 		// An empty lease: the ref must not exist yet, so a same-named branch another worker pushed is never replaced.
@@ -106,7 +105,7 @@ async function pushAs(
 			["push", "--porcelain", `--force-with-lease=${ref}:`, "origin", `${tip}:${ref}`],
 			network(options, clone),
 		);
-		return undefined;
+		return "pushed";
 	} catch (error) {
 		if (!(error instanceof GitFailure) || error.timedOut) throw error;
 		// Porcelain lines: "!\t<src>:<dst>\t[rejected] (stale info)" or "[remote rejected] (pre-receive hook declined)".

@@ -22,11 +22,17 @@ export interface TakeRemoteBranchOptions extends HostGitOptions {
 
 /** The report of a child's worktree, in the shape of a local isolated child's (`WorkflowWorktree`). */
 export interface RemoteWorktreeReport {
+	/** The child's worktree folder on its worker (removed once it ended). */
 	path: string;
+	/** The branch in the host's repository. */
 	branch: string;
+	/** Always true: a remote child that changed nothing has no report. */
 	kept: true;
+	/** Files added, changed or deleted on the branch (the first 100). */
 	files: string[];
+	/** How many files changed. */
 	fileCount: number;
+	/** The branch's tip. */
 	commit: string;
 }
 

@@ -56,8 +56,8 @@ export interface RemoteWorkspace {
 	 */
 	finish(): Promise<RemoteWorkspaceResult>;
 	/**
-	 * Removes the worktree without saving anything (a child given up, or one whose `finish()` failed); waits for a
-	 * `finish()` under way, and does nothing after one that succeeded. Safe to call twice.
+	 * Removes the worktree without saving anything (a child given up). After `finish()` it only waits for it: the
+	 * worktree is gone then, or, when `finish()` failed, left where its error says. Safe to call twice.
 	 */
 	dispose(): Promise<void>;
 }
@@ -201,7 +201,9 @@ export async function openRemoteWorkspace(options: RemoteWorkspaceOptions): Prom
 			return finished;
 		},
 		async dispose() {
-			await finished?.catch(() => undefined);
+			// After a finish() that failed, the worktree stays where its error said it is (for a person to save it by hand;
+			// the sweep takes it once this process has ended).
+			if (finished) return void (await finished.catch(() => undefined));
 			if (!disposed) await release();
 		},
 	};

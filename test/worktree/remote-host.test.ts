@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -181,6 +181,46 @@ describe("a remote child's branch reaching the host", () => {
 				`The host could not fetch branch \`workflows/${RUN}/nothing\` from origin (couldn't find remote ref refs/heads/workflows/${RUN}/nothing). A worker pushed the child's changes there: fetch it by hand (\`git fetch origin workflows/${RUN}/nothing:workflows/${RUN}/nothing\`)`,
 			),
 		});
+	});
+
+	it.each([
+		["a branch outside workflows/", { branch: "main" }, "which is not a remote child's branch"],
+		["a branch with a path in it", { branch: `workflows/${RUN}/../../main` }, "which is not a remote child's branch"],
+		[
+			"a refspec for a branch",
+			{ branch: `workflows/${RUN}/x:refs/heads/main` },
+			"which is not a remote child's branch",
+		],
+		["an option for a remote", { remote: "--upload-pack=touch /tmp/pwned" }, "which is not a git URL"],
+	])("a worker's report of %s is refused before git runs", async (_, extra, said) => {
+		await expect(
+			hostFetchBranch({ cwd: repo.host, remote: "origin", branch: `workflows/${RUN}/fix`, ...extra }),
+		).rejects.toMatchObject({ code: "worktree_failed", message: expect.stringContaining(said) });
+		expect(repo.git(["branch", "--list"]).trim()).toBe("* main");
+	});
+
+	it("a URL that names a remote helper is not fetched from (git's plain transports only)", async () => {
+		// A helper on PATH that git would run for `evil::…` (an "user" transport, allowed by git's default policy).
+		const bin = mkdtempSync(join(tmpdir(), "pi-workflows-helper-"));
+		const marker = join(bin, "ran");
+		writeFileSync(join(bin, "git-remote-evil"), `#!/bin/sh\ntouch ${marker}\nexit 1\n`, { mode: 0o755 });
+		const path = process.env.PATH;
+		process.env.PATH = `${bin}:${path}`;
+		try {
+			await expect(
+				hostFetchBranch({ cwd: repo.host, remote: "evil::somewhere", branch: `workflows/${RUN}/x` }),
+			).rejects.toMatchObject({ code: "worktree_remote_failed", message: expect.stringContaining("not allowed") });
+			expect(existsSync(marker)).toBe(false);
+			// The same helper as a remote the person configured is theirs to use.
+			repo.git(["remote", "add", "mine", "evil::somewhere"]);
+			await expect(
+				hostFetchBranch({ cwd: repo.host, remote: "mine", branch: `workflows/${RUN}/x` }),
+			).rejects.toMatchObject({ code: "worktree_remote_failed" });
+			expect(existsSync(marker)).toBe(true);
+		} finally {
+			process.env.PATH = path;
+			rmSync(bin, { recursive: true, force: true });
+		}
 	});
 
 	it("a branch moved past the child's commit: worktree_failed, and nothing made on the host", async () => {

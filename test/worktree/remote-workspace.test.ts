@@ -250,6 +250,10 @@ exec git "$@"
 		await expect(prepareClone({ repoUrl: missing, cacheDir: repo.cache })).rejects.toMatchObject({
 			code: "worktree_remote_failed",
 		});
+		await expect(prepareClone({ repoUrl: "--upload-pack=x", cacheDir: repo.cache })).rejects.toMatchObject({
+			code: "worktree_remote_failed",
+			message: expect.stringContaining("(--upload-pack=x) reads as an option"),
+		});
 	});
 
 	it("push rejected by a hook: the result says why, the commit is kept in the clone, and a retry pushes it", async () => {
@@ -294,6 +298,19 @@ exec git "$@"
 		const next = await openRemoteWorkspace(options({ label: "gone" }));
 		writeFileSync(join(next.cwd, "y.txt"), "y\n");
 		expect((await next.finish()).branch).toBe(`workflows/${RUN}/gone-2`);
+	});
+
+	it("changes that cannot be committed (a held lock): finish fails with worktree_locked, and the worktree stays where it says", async () => {
+		const space = await openRemoteWorkspace(options({ label: "locked" }));
+		writeFileSync(join(space.cwd, "x.txt"), "x\n");
+		const record = repo.git(["rev-parse", "--absolute-git-dir"], space.cwd).trim();
+		writeFileSync(join(record, "index.lock"), "");
+		const error = await failure(space.finish());
+		expect(error.code).toBe("worktree_locked");
+		expect(error.message).toContain(`The worktree is left at ${space.root}: commit or remove it by hand.`);
+		await space.dispose();
+		expect(existsSync(join(space.root, "x.txt"))).toBe(true);
+		expect(remoteBranches()).toEqual([]);
 	});
 
 	it("dispose gives the child up: no commit, no push, no worktree", async () => {
