@@ -67,6 +67,8 @@ export type WorkflowErrorCode =
 	| "worktree_remote_failed"
 	| "worktree_commit_missing"
 	| "cli_usage"
+	| "queue_unreachable"
+	| "queue_job_failed"
 	| "internal";
 
 /** A position in the author's own file; both counted from 1. */

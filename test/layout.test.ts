@@ -45,6 +45,10 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 		values: ["errors.ts", "runs", "worktree", "runtime/schema", "runtime/spend", "pi/agents"],
 		types: ["runtime", "progress"],
 	},
+	queue: {
+		values: ["errors.ts", "worktree", "pi/agents", "pi/children"],
+		types: ["runtime"],
+	},
 	"pi/runs": { values: ["errors.ts", "runtime", "progress"], types: ["runs", "pi/children"] },
 	"pi/tool": {
 		values: [
@@ -60,7 +64,7 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 			"pi/runs",
 		],
 	},
-	pi: { values: ["runtime", "sandbox", "runs", "pi/agents", "pi/children", "pi/runs", "pi/tool"] },
+	pi: { values: ["runtime", "sandbox", "runs", "pi/agents", "pi/children", "pi/runs", "pi/tool", "queue"] },
 	cli: {
 		values: [
 			"errors.ts",
@@ -73,6 +77,7 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 			"pi/tool",
 			"pi.ts",
 			"telemetry",
+			"queue",
 		],
 	},
 	"index.ts": { values: ["errors.ts", "sandbox", "runtime", "progress", "runs"], types: ["authoring"] },

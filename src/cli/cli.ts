@@ -9,12 +9,14 @@ import type { CliContext } from "./context.ts";
 import { COMMAND_NAMES, helpText } from "./help.ts";
 import { resumeCommand, runCommand } from "./run.ts";
 import { runsCommand } from "./runs.ts";
+import { workerCommand } from "./worker.ts";
 
 const COMMANDS: Record<string, (argv: readonly string[], ctx: CliContext) => Promise<number>> = {
 	run: runCommand,
 	resume: resumeCommand,
 	check: checkCommand,
 	runs: runsCommand,
+	worker: workerCommand,
 };
 
 /** Runs one command line; resolves with the exit code. */

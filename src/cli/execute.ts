@@ -29,6 +29,8 @@ export interface RunFlags {
 	json: boolean;
 	/** `--allow-tools`: the pi built-ins `tool()` may call. Default: none. */
 	allowTools: string[];
+	/** `--redis <url>`: the children go to workers through the queue there. Default: none (they run here). */
+	redis?: string;
 }
 
 /** The exit code of a stopped run, as for a command ended by Ctrl-C. */

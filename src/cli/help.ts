@@ -9,11 +9,12 @@ Usage:
   pi-workflows runs [--json]               this project's runs, newest first, and the space they take
   pi-workflows runs <runId> [--json]       one run, and its children's conversation files
   pi-workflows runs --prune [--dry-run]    delete old run records (the newest 50 and the last 30 days stay)
+  pi-workflows worker --redis <url>        run other machines' workflow children from a Redis queue
   pi-workflows help [command]              this text, or a command's
 
 Exit codes: 0 completed (or check passed), 1 failed (or check found errors), 130 stopped (Ctrl-C),
 2 the command line is wrong (the message says what to change).
-run and resume need pi (npm install @earendil-works/pi-coding-agent); help, check and runs do not.`;
+run, resume and worker need pi (npm install @earendil-works/pi-coding-agent); help, check and runs do not.`;
 
 const RUN_OPTIONS = `Options:
   --args <json|@file>      the script's args: inline JSON, or @path to a JSON file
@@ -30,6 +31,8 @@ const RUN_OPTIONS = `Options:
   -e, --extension <path>   load a pi extension, as pi -e does (custom providers); repeatable
   --allow-tools <names>    pi built-ins the script's tool() may call, e.g. bash,read (bash, read, grep, find,
                            ls, edit, write); none by default: there is no permission prompt here
+  --redis <url>            send the children to workers (pi-workflows worker) through the Redis queue at <url>
+                           (redis://[user:password@]host:6379, rediss:// for TLS) instead of running them here
   --json                   print the whole result object (status, value, error, failures, counts, usage, cost,
                            replayedCost, runId)
                            instead of the script's value
@@ -38,6 +41,27 @@ Progress goes to stderr (redrawn in place on a terminal, one line per event else
 stdout as JSON. Auth, models and settings are pi's own (~/.pi/agent, or PI_CODING_AGENT_DIR). Every run is
 recorded in pi's run store, as the workflow tool's runs are: see pi-workflows runs, and /workflows in pi.
 Ctrl-C stops the children, saves the run and prints how to resume it.`;
+
+const WORKER = `pi-workflows worker --redis <url> [options]
+
+Takes workflow children from the Redis queue at <url> (hosts send them with run --redis, or pi's
+--workflow-redis) and runs each as a pi session on this machine's pi: its auth, models and tools.
+
+Options:
+  --redis <url>            the queue's Redis: redis://[user:password@]host:6379[/db], rediss:// for TLS
+  --concurrency <n>        children this worker runs at once, 1-64 (default 2)
+  -e, --extension <path>   load a pi extension, as pi -e does (custom providers); repeatable
+  --name <name>            how hosts and logs name this worker (default: hostname:pid)
+  --stalled-ms <ms>        how soon a dead worker's jobs go to other workers (default 30000)
+  --repo <git url>         the hosts' repository as this machine reaches it: each child works in a worktree
+                           of its run's commit from a clone of it, and what it changes is pushed as branch
+                           workflows/<runId>/<label>, which the host fetches as a kept branch
+  --cache <dir>            where the clone of --repo lives (default ~/.pi/agent/workflow-worker/<name>;
+                           worker processes on one machine need a folder each: give each its --name)
+
+Without --repo a child works in an empty scratch folder without edit/write: it answers, reads what its
+prompt gives it and runs commands on this machine; isolation: "worktree" calls fail with that cause.
+Ctrl-C (or SIGTERM) stops taking jobs and waits for the running children; a second quits at once.`;
 
 const COMMANDS: Record<string, string> = {
 	run: `pi-workflows run <file|name> [options]
@@ -73,6 +97,7 @@ from the last 30 days (a run goes only past both); --keep <n> keeps the newest n
 older than that (both: a run goes only past both). A running run is never deleted; a failed, stopped or
 interrupted one that a resume could continue stays for 7 days unless --all. --dry-run lists what would go and
 deletes nothing. pi prunes with the default rule when a session starts (setting workflows.retention).`,
+	worker: WORKER,
 };
 
 /** The main help, or one command's; undefined for a command that does not exist. */

@@ -16,6 +16,9 @@ import {
 	readModelTiers,
 	type WorktreePlaceSource,
 } from "../pi.ts";
+import { createQueueHost } from "../queue/host.ts";
+import { queuePlanner } from "../queue/plan.ts";
+import { safeUrl } from "../queue/redis-url.ts";
 import type { WorkflowAgentRunner, WorkflowTool } from "../runtime/types.ts";
 import { usageError } from "./args.ts";
 
@@ -37,6 +40,10 @@ export interface PiSetupOptions {
 	record?: PiAgentRunnerOptions["record"];
 	/** `--model-tiers small=a/b,big=c/d`: replaces the `workflows.modelTiers` setting. Default: the setting. */
 	modelTiers?: string;
+	/** Says something to the person (stderr) while setting up. Default: nothing. */
+	onNote?: (text: string) => void;
+	/** `--redis <url>`: children go to workers through the queue there instead of running here. Default: none. */
+	redis?: string;
 }
 
 /** The runner and what a run needs to know about it. */
@@ -50,6 +57,8 @@ export interface PiSetup {
 	warnings: string[];
 	/** The tools `--allow-tools` named, for `tool()`; absent when none were. */
 	tools?: Record<string, WorkflowTool>;
+	/** Ends what the runner holds (the queue's connections); absent for the local runner. */
+	close?: () => Promise<void>;
 }
 
 export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
@@ -71,10 +80,27 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 	];
 
 	const { modelRuntime, settingsManager } = services;
+	const types = loadAgentTypes({ cwd: options.cwd, agentDir: options.agentDir });
+	if (options.redis) {
+		// The workers resolve models against their own pi: a --model this machine lacks goes to them as it is.
+		const chosen = await chooseModel(options.model, services).catch((error: unknown) => {
+			if (options.model === undefined) throw error;
+			return { reference: options.model, thinking: undefined, warning: undefined };
+		});
+		if (chosen.warning) warnings.push(chosen.warning);
+		warnings.push(...types.warnings);
+		const reference = "model" in chosen ? `${chosen.model.provider}/${chosen.model.id}` : chosen.reference;
+		const thinking = chosen.thinking ?? settingsManager.getDefaultThinkingLevel();
+		return {
+			...(await queueSetUp(options, options.redis, types.types, reference, thinking)),
+			model: reference,
+			agentTypes: listAvailableAgentTypes(types.types),
+			warnings,
+		};
+	}
 	const chosen = await chooseModel(options.model, services);
 	if (chosen.warning) warnings.push(chosen.warning);
 	const thinking = chosen.thinking ?? settingsManager.getDefaultThinkingLevel();
-	const types = loadAgentTypes({ cwd: options.cwd, agentDir: options.agentDir });
 	warnings.push(...types.warnings);
 	// `agent()` option `tier`: `--model-tiers`, else the `workflows.modelTiers` setting pi's extension reads too.
 	const tierProblems: string[] = [];
@@ -103,6 +129,44 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 		warnings,
 		...(allowed.length > 0 ? { tools: builtInTools(options.cwd, allowed) } : {}),
 	};
+}
+
+/** The queue runner: this host plans each child and queues it; workers at `redis` run it on their own pi. */
+async function queueSetUp(
+	options: PiSetupOptions,
+	redis: string,
+	agentTypes: Parameters<typeof queuePlanner>[0]["agentTypes"],
+	model: string,
+	thinking: string | undefined,
+): Promise<Pick<PiSetup, "runner" | "close">> {
+	const host = createQueueHost({ redis });
+	const unanswered = usageError(`--redis ${safeUrl(redis)}: Redis does not answer. Start it, or check the URL`);
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	const workers = await Promise.race([
+		host.queue.getWorkers(),
+		new Promise<never>((_, reject) => {
+			timer = setTimeout(() => reject(unanswered), 5000);
+		}),
+	])
+		.catch(async (error: unknown) => {
+			await host.close();
+			throw error === unanswered ? error : usageError(`--redis ${safeUrl(redis)}: ${String(error)}`);
+		})
+		.finally(() => clearTimeout(timer));
+	if (workers.length === 0) {
+		options.onNote?.(
+			`no worker takes jobs from ${safeUrl(redis)} yet: children wait until one does (pi-workflows worker --redis <url>)`,
+		);
+	}
+	const runner = host.runner({
+		runId: async () => (await options.worktreePlace?.())?.runId,
+		prepare: queuePlanner({
+			agentTypes,
+			defaultModel: model,
+			...(thinking ? { defaultThinking: thinking } : {}),
+		}),
+	});
+	return { runner, close: () => host.close() };
 }
 
 type Services = Awaited<ReturnType<typeof createAgentSessionServices>>;
@@ -151,3 +215,5 @@ async function chooseModel(
 		"No model available: pi has no credentials for any provider. Log in with `pi` (/login) or set a provider's API key, or pass --model provider/id with -e for a custom provider",
 	);
 }
+
+export { runWorker } from "../queue/worker-main.ts";

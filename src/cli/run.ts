@@ -17,6 +17,7 @@ import type { CliContext } from "./context.ts";
 import { execute, type RunFlags } from "./execute.ts";
 import { readArgs, readScript } from "./inputs.ts";
 import type { PiSetup } from "./pi-host.ts";
+import { checkRedisUrl } from "./redis-url.ts";
 import { allowedTools } from "./tools.ts";
 
 const RUN_FLAGS: readonly FlagSpec[] = [
@@ -30,6 +31,7 @@ const RUN_FLAGS: readonly FlagSpec[] = [
 	{ name: "json" },
 	{ name: "allow-tools", value: true, repeat: true },
 	{ name: "model-tiers", value: true },
+	{ name: "redis", value: true },
 ];
 
 /** Children running at once unless `--concurrency` says otherwise: the extension's default too. */
@@ -55,7 +57,11 @@ export async function runCommand(argv: readonly string[], ctx: CliContext): Prom
 	const store = createRunStore({ cwd: ctx.cwd, root: `${ctx.agentDir}/workflow-runs` });
 	const durable = DurableRun.fresh(store, source);
 	const pi = await setUp(flags, ctx, durable);
-	return execute(source, durable, flags, pi, ctx);
+	try {
+		return await execute(source, durable, flags, pi, ctx);
+	} finally {
+		await pi.close?.();
+	}
 }
 
 export async function resumeCommand(argv: readonly string[], ctx: CliContext): Promise<number> {
@@ -83,7 +89,11 @@ export async function resumeCommand(argv: readonly string[], ctx: CliContext): P
 		};
 		await checkBeforeStart(source);
 		const pi = await setUp(flags, ctx, durable);
-		return await execute(source, durable, flags, pi, ctx);
+		try {
+			return await execute(source, durable, flags, pi, ctx);
+		} finally {
+			await pi.close?.();
+		}
 	} catch (error) {
 		// A run that went ahead let go of its lock itself; one that never started must not keep it.
 		await durable.abandon();
@@ -113,7 +123,11 @@ function runFlags(args: ParsedArgs): RunFlags {
 	const model = flagValue(args, "model");
 	const modelTiers = flagValue(args, "model-tiers");
 	const maxCostUsd = dollarsFlag(args, "max-cost");
+	const redis = flagValue(args, "redis");
+	const badRedis = redis !== undefined ? checkRedisUrl(redis) : undefined;
+	if (badRedis) throw usageError(`--redis: ${badRedis}`);
 	return {
+		...(redis !== undefined ? { redis } : {}),
 		concurrency: integerFlag(args, "concurrency", 1, 64) ?? DEFAULT_CONCURRENCY,
 		...(timeoutMs !== undefined ? { timeoutMs } : {}),
 		...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
@@ -146,6 +160,8 @@ async function setUp(flags: RunFlags, ctx: CliContext, durable: DurableRun): Pro
 		...(flags.model !== undefined ? { model: flags.model } : {}),
 		...(flags.modelTiers !== undefined ? { modelTiers: flags.modelTiers } : {}),
 		allowTools: flags.allowTools,
+		...(flags.redis !== undefined ? { redis: flags.redis } : {}),
+		onNote: (text) => ctx.stderr.write(`Note: ${text}\n`),
 	});
 	for (const warning of pi.warnings) ctx.stderr.write(`Warning: ${warning}\n`);
 	return pi;

@@ -11,6 +11,7 @@ import { createRunStore } from "../runs/index.ts";
 import { createWorkflowQueue } from "../runtime/queue.ts";
 import { warmSandboxPool } from "../sandbox/index.ts";
 import { loadAgentTypes } from "./agents/agent-types.ts";
+import { REDIS_FLAG, type SessionQueue, sessionQueue } from "./queue-runner.ts";
 import { autoPrune, readRetentionSettings } from "./runs/auto-prune.ts";
 import { createWorkflowsCommand, RUNS_COMMAND_NAME } from "./runs/command.ts";
 import { renderRunMessage } from "./runs/message-view.ts";
@@ -27,7 +28,12 @@ import {
 	workflowsSaveSubcommand,
 } from "./tool/saved-commands.ts";
 import { loadSavedWorkflows, type SavedWorkflow } from "./tool/script-source.ts";
-import { createWorkflowStarter, createWorkflowTool, type WorkflowToolOptions } from "./tool/workflow-tool.ts";
+import {
+	createWorkflowStarter,
+	createWorkflowTool,
+	defaultRunner,
+	type WorkflowToolOptions,
+} from "./tool/workflow-tool.ts";
 
 const CONCURRENCY_FLAG = "workflow-concurrency";
 const DEFAULT_CONCURRENCY = 4;
@@ -39,6 +45,13 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 		type: "string",
 	});
 	for (const flag of SESSION_FLAGS) pi.registerFlag(flag.name, { description: flag.description, type: "string" });
+	pi.registerFlag(REDIS_FLAG, {
+		description:
+			"Send workflow children to workers (pi-workflows worker) through the Redis queue at this URL (redis:// or rediss://)",
+		type: "string",
+	});
+	// Set at session start from --workflow-redis: the session's runs queue their children there.
+	let remote: SessionQueue | undefined;
 	const queue = createWorkflowQueue({ concurrency: DEFAULT_CONCURRENCY });
 	pi.on("session_start", (_event, ctx) => {
 		// Said once, when the session starts: a cap or a model that is silently ignored would cost money.
@@ -48,6 +61,14 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 		const flag = pi.getFlag(CONCURRENCY_FLAG);
 		const value = typeof flag === "string" ? Number(flag) : Number.NaN;
 		if (Number.isInteger(value) && value >= 1) queue.concurrency = value;
+		const redis = pi.getFlag(REDIS_FLAG);
+		if (typeof redis === "string" && redis.trim() !== "" && !remote) {
+			remote = sessionQueue(redis.trim());
+			ctx.ui.notify(
+				"pi-workflows: workflow children go to the queue's workers (--workflow-redis); this session's own tools cannot reach them",
+				"info",
+			);
+		}
 		// A sandbox worker takes a few hundred ms to start; starting one now keeps that out of the first tool call.
 		warmSandboxPool();
 	});
@@ -63,6 +84,7 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 	});
 	pi.on("session_shutdown", async () => {
 		await registry.stopAll("pi ended the session");
+		await remote?.close();
 	});
 	const toolOptions: WorkflowToolOptions = {
 		queue,
@@ -70,6 +92,7 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 		notify: (message) => pi.sendMessage(message, { deliverAs: "followUp", triggerTurn: true }),
 		defaults: () => readSessionDefaults(pi).defaults,
 		announce: (channel, data) => pi.events.emit(channel, data),
+		createRunner: (ctx, setup) => (remote ? remote.createRunner(ctx, setup) : defaultRunner(ctx, setup)),
 	};
 	const workflowTool = (cwd?: string) =>
 		createWorkflowTool({

@@ -416,7 +416,7 @@ function checkOnly(
  * Children as pi sessions sharing the parent session's providers, credentials and thinking level, and its model
  * unless the session names one for workflow children.
  */
-async function defaultRunner(
+export async function defaultRunner(
 	ctx: ExtensionContext,
 	{
 		agentDir,

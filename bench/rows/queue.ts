@@ -1,0 +1,171 @@
+/**
+ * Row 12, children through the BullMQ queue on a real redis-server (started on a free port for the row):
+ * 12a the overhead per `agent()` call through Redis, 1,000 quick jobs, against the local instant runner (a BullMQ
+ * worker in this process answers each job at once, so what is left is the queue: add, take, progress, complete, the
+ * host's queue event and its read of the result); 12b the makespan of a fan-out of fixed-length children on one
+ * `pi-workflows worker` process against three (real workers, real pi sessions on the faux provider), as a ratio.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Worker } from "bullmq";
+import { Redis } from "ioredis";
+import { GENERAL_PURPOSE_AGENT } from "../../src/pi/agents/agent-types.ts";
+import { createQueueHost } from "../../src/queue/host.ts";
+import { queuePlanner } from "../../src/queue/plan.ts";
+import type { QueueJobData, QueueJobReturn } from "../../src/queue/protocol.ts";
+import { runWorkflowScript } from "../../src/runtime/index.ts";
+import type { WorkflowAgentRunner } from "../../src/runtime/types.ts";
+import { type CliProcess, startWorker } from "../../test/helpers/queue-workers.ts";
+import { startRedis } from "../../test/helpers/system-binary.ts";
+import { type BenchContext, samples } from "../lib/context.ts";
+import { formatNumber, type RowResult } from "../lib/report.ts";
+import { instantRunner } from "../lib/runners.ts";
+import { median, now, summarize } from "../lib/stats.ts";
+
+const CALLS = 1000;
+const CONCURRENCY = 32;
+const FAN_OUT = 24;
+const CHILD_MS = 500;
+const WORKER_SLOTS = 4;
+
+const MANY = `export const meta = { name: "many", description: "quick jobs" };
+const done = await parallel(Array.from({ length: args.n }, (_, i) => () => agent("task " + i)));
+return done.filter(Boolean).length;`;
+
+const FIXED = `export const meta = { name: "fixed", description: "fixed-length children" };
+const done = await parallel(Array.from({ length: args.n }, (_, i) => () => agent("sleep " + args.ms + " f" + i)));
+return done.filter(Boolean).length;`;
+
+const planner = queuePlanner({
+	agentTypes: new Map([[GENERAL_PURPOSE_AGENT.name, GENERAL_PURPOSE_AGENT]]),
+	defaultModel: "faux/faux-1",
+});
+
+async function timed(runner: WorkflowAgentRunner, source: string, args: object, concurrency: number): Promise<number> {
+	const started = now();
+	const result = await runWorkflowScript(source, { agentRunner: runner, args, concurrency });
+	if (result.status !== "completed") throw new Error(`the run ${result.status}: ${result.error?.message}`);
+	return now() - started;
+}
+
+export async function runQueue(context: BenchContext): Promise<RowResult[]> {
+	const redis = await startRedis();
+	const project = mkdtempSync(join(tmpdir(), "pwf-bench-queue-"));
+	const workers: CliProcess[] = [];
+	try {
+		const overhead = await measureOverhead(context, redis.url);
+		const env = { PI_CODING_AGENT_DIR: join(project, ".agent") };
+		const makespan = async (count: number, queueName: string) => {
+			while (workers.length < count) {
+				workers.push(
+					await startWorker({
+						redis: redis.url,
+						name: `b${workers.length}`,
+						cwd: project,
+						env,
+						concurrency: WORKER_SLOTS,
+					}),
+				);
+			}
+			const host = createQueueHost({ redis: redis.url, queueName });
+			try {
+				let run = 0;
+				const once = () =>
+					timed(
+						host.runner({ runId: `wf-bench-${count}-${run++}-${Date.now()}`, prepare: planner }),
+						FIXED,
+						{ n: FAN_OUT, ms: CHILD_MS },
+						FAN_OUT,
+					);
+				await once();
+				const runs: number[] = [];
+				for (let i = 0; i < samples(context, 3, 1); i++) runs.push(await once());
+				return runs;
+			} finally {
+				await host.close();
+			}
+		};
+		const one = await makespan(1, "pi-workflows");
+		const three = await makespan(3, "pi-workflows");
+		const ratio = summarize(one.map((ms, i) => ms / (three[i] ?? median(three))));
+		context.log(`row 12b: one worker ${formatNumber(median(one))} ms, three ${formatNumber(median(three))} ms`);
+		const ideal = (workersCount: number) => Math.ceil(FAN_OUT / (workersCount * WORKER_SLOTS)) * CHILD_MS;
+		return [
+			{
+				id: "12a",
+				title: "Queue: overhead per `agent()` call through Redis, 1,000 quick jobs (32 at once), over the local runner",
+				unit: "µs/call",
+				values: { "pi-workflows": overhead.extra },
+				ratios: false,
+				notes: [
+					`local instant runner: ${formatNumber(overhead.local)} µs/call; through Redis: ${formatNumber(overhead.queued)} µs/call (a worker in the same process answers at once)`,
+				],
+			},
+			{
+				id: "12b",
+				title: `Queue: makespan of ${FAN_OUT} children of ${CHILD_MS} ms, one worker ÷ three (${WORKER_SLOTS} slots each, real pi sessions)`,
+				unit: "×",
+				values: { "pi-workflows": ratio },
+				ratios: false,
+				notes: [
+					`one worker: ${formatNumber(median(one))} ms (ideal ${ideal(1)}); three: ${formatNumber(median(three))} ms (ideal ${ideal(3)}); the ideal ratio is ${formatNumber(ideal(1) / ideal(3))}`,
+				],
+			},
+		];
+	} finally {
+		for (const worker of workers) worker.child.kill("SIGKILL");
+		await Promise.all(workers.map((worker) => worker.exited));
+		await redis.stop();
+		rmSync(project, { recursive: true, force: true });
+	}
+}
+
+async function measureOverhead(
+	context: BenchContext,
+	url: string,
+): Promise<{ extra: ReturnType<typeof summarize>; local: number; queued: number }> {
+	const connection = new Redis(url, { maxRetriesPerRequest: null });
+	const worker = new Worker<QueueJobData, QueueJobReturn>(
+		"bench-overhead",
+		async (job) => ({
+			worker: "bench",
+			result: { id: job.id ?? "", type: job.data.request.agentType, status: "completed", result: "ok" },
+		}),
+		{ connection, concurrency: CONCURRENCY },
+	);
+	const host = createQueueHost({ redis: url, queueName: "bench-overhead" });
+	try {
+		let run = 0;
+		const queued = () =>
+			timed(
+				host.runner({ runId: `wf-bench-o-${run++}-${Date.now()}`, prepare: planner }),
+				MANY,
+				{ n: CALLS },
+				CONCURRENCY,
+			);
+		const local = () => timed(instantRunner(), MANY, { n: CALLS }, CONCURRENCY);
+		await queued();
+		await local();
+		const localRuns: number[] = [];
+		const queuedRuns: number[] = [];
+		for (let i = 0; i < samples(context, 3, 1); i++) {
+			localRuns.push(await local());
+			queuedRuns.push(await queued());
+		}
+		const localPerCall = (median(localRuns) / CALLS) * 1000;
+		const queuedPerCall = (median(queuedRuns) / CALLS) * 1000;
+		context.log(
+			`row 12a: local ${formatNumber(localPerCall)} µs/call, through Redis ${formatNumber(queuedPerCall)} µs/call`,
+		);
+		return {
+			extra: summarize(queuedRuns.map((ms, i) => ((ms - (localRuns[i] ?? median(localRuns))) / CALLS) * 1000)),
+			local: localPerCall,
+			queued: queuedPerCall,
+		};
+	} finally {
+		await host.close();
+		await worker.close();
+		connection.disconnect();
+	}
+}

@@ -1,0 +1,66 @@
+/**
+ * `pi-workflows worker --redis <url>`: takes a run's children from the queue at <url> and runs each as a pi
+ * session on this machine's pi (auth, models, tools). The flags are checked here; pi loads only once they pass.
+ */
+import { join, resolve } from "node:path";
+import { type FlagSpec, flagValue, integerFlag, parseArgs, usageError } from "./args.ts";
+import type { CliContext } from "./context.ts";
+import { checkRedisUrl } from "./redis-url.ts";
+
+const WORKER_FLAGS: readonly FlagSpec[] = [
+	{ name: "redis", value: true },
+	{ name: "concurrency", value: true },
+	{ name: "extension", short: "e", value: true, repeat: true },
+	{ name: "repo", value: true },
+	{ name: "name", value: true },
+	{ name: "stalled-ms", value: true },
+	{ name: "cache", value: true },
+];
+
+/** Children a worker runs at once unless `--concurrency` says otherwise. */
+const DEFAULT_WORKER_CONCURRENCY = 2;
+
+export async function workerCommand(argv: readonly string[], ctx: CliContext): Promise<number> {
+	const args = parseArgs(argv, WORKER_FLAGS, "worker");
+	if (args.positionals.length > 0) {
+		throw usageError("`worker` takes no file: pi-workflows worker --redis <url> [options]");
+	}
+	const redis = flagValue(args, "redis");
+	if (redis === undefined) throw usageError("`worker` needs --redis <url>: the Redis the hosts queue children on");
+	const bad = checkRedisUrl(redis);
+	if (bad) throw usageError(`--redis: ${bad}`);
+	const concurrency = integerFlag(args, "concurrency", 1, 64) ?? DEFAULT_WORKER_CONCURRENCY;
+	const stalledMs = integerFlag(args, "stalled-ms", 1000, 3_600_000);
+	const name = flagValue(args, "name");
+	const repo = flagValue(args, "repo");
+	const cache = flagValue(args, "cache");
+	if (cache !== undefined && repo === undefined)
+		throw usageError("--cache is where --repo's clone lives: give --repo too");
+	const { runWorker } = await import("./pi-host.ts");
+	return await runWorker({
+		cwd: ctx.cwd,
+		agentDir: ctx.agentDir,
+		redis,
+		concurrency,
+		extensions: args.flags.get("extension") ?? [],
+		stderr: ctx.stderr,
+		...(name !== undefined ? { name } : {}),
+		...(stalledMs !== undefined ? { stalledMs } : {}),
+		...(repo !== undefined
+			? {
+					repo: {
+						url: repo,
+						cacheDir: resolve(
+							ctx.cwd,
+							cache ?? join(ctx.agentDir, "workflow-worker", folderName(name ?? "default")),
+						),
+					},
+				}
+			: {}),
+	});
+}
+
+/** A worker's name as a folder name. */
+function folderName(name: string): string {
+	return name.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 80) || "default";
+}

@@ -1,0 +1,147 @@
+/**
+ * The host half of the queue: a `WorkflowAgentRunner` that turns each agent attempt into a BullMQ job, so
+ * `runWorkflowScript`, the tool and the CLI run unchanged on top of it. The job id is the run id, the call key and
+ * the attempt, so a resumed host finds its jobs (and takes a completed one's result as it is); the host's journal
+ * stays the record of truth. The run's own queue (`concurrency`) caps the jobs in flight: the runtime calls the runner
+ * only for a call that holds a slot. Pi-free: what the child gets is planned by the caller's `prepare`.
+ */
+import { hostname } from "node:os";
+import { Queue, QueueEvents } from "bullmq";
+import { Redis } from "ioredis";
+import { WorkflowError } from "../errors.ts";
+import type { WorkflowAgentRequest, WorkflowAgentResult, WorkflowAgentRunner } from "../runtime/types.ts";
+import { hostRunCommit, type RunCommit, takeRemoteBranch } from "../worktree/index.ts";
+import { CallWait, type QueueRunOptions } from "./call-wait.ts";
+
+export type { QueueControls, QueueJobEvent, QueueRunOptions } from "./call-wait.ts";
+
+import { DEFAULT_QUEUE_NAME } from "./protocol.ts";
+import { redisOptions, safeUrl } from "./redis-url.ts";
+
+/** Options of `createQueueHost`. */
+export interface QueueHostOptions {
+	/** `redis://[user:password@]host:port[/db]`, or `rediss://` for TLS. Required. */
+	redis: string;
+	/** The BullMQ queue's name; workers must use the same. Default: "pi-workflows". */
+	queueName?: string;
+	/** How long a running child has, once asked to stop, to send its result before the host lets it go. Default: 10000. */
+	stopGraceMs?: number;
+	/** How often a waiting call asks Redis for its job's state, in case a queue event was missed. Default: 2000. */
+	pollMs?: number;
+	/** How long Redis may stay unreachable before the calls waiting on it fail. Default: 60000. */
+	unreachableMs?: number;
+	/** How long finished jobs stay in Redis, for a resumed host to take, in seconds. Default: 604800 (7 days). */
+	keepJobsS?: number;
+}
+
+/** The host's connection to a queue: runners for its runs, and `close`. */
+export interface QueueHost {
+	/** A runner for one run. */
+	runner(options: QueueRunOptions): WorkflowAgentRunner;
+	/** The queue (for tests and tools that look at it). */
+	readonly queue: Queue;
+	/** Ends the connections; calls still waiting fail. */
+	close(): Promise<void>;
+}
+
+/** Connects to the queue at `options.redis`. Connections are lazy: nothing fails until the first call. */
+export function createQueueHost(options: QueueHostOptions): QueueHost {
+	const queueName = options.queueName ?? DEFAULT_QUEUE_NAME;
+	const url = options.redis;
+	// BullMQ leaves connections it was given open when it closes: `close` ends each of these.
+	const connections: Redis[] = [];
+	const connection = () => {
+		const made = new Redis(url, redisOptions(url));
+		made.on("error", () => {});
+		connections.push(made);
+		return made;
+	};
+	const queue = new Queue(queueName, { connection: connection() });
+	const events = new QueueEvents(queueName, { connection: connection() });
+	const commands = connection();
+	const waits = new Map<string, CallWait>();
+	// Errors are the waits' business (they poll and time out); without listeners Node would throw them.
+	queue.on("error", () => {});
+	events.on("error", () => {});
+	events.on("progress", ({ jobId, data }) => waits.get(jobId)?.progress(data));
+	events.on("completed", ({ jobId }) => waits.get(jobId)?.check());
+	events.on("failed", ({ jobId }) => waits.get(jobId)?.check());
+	const host = `${hostname()}:${process.pid}`;
+	const settings = {
+		queue,
+		queueName,
+		commands,
+		host,
+		where: safeUrl(url),
+		stopGraceMs: options.stopGraceMs ?? 10_000,
+		pollMs: options.pollMs ?? 2000,
+		unreachableMs: options.unreachableMs ?? 60_000,
+		keepJobsS: options.keepJobsS ?? 7 * 24 * 3600,
+		waits,
+	};
+	let closed = false;
+	return {
+		queue,
+		runner(given) {
+			const run = { noted: new Set<string>(), ...given };
+			let runId: Promise<string> | undefined;
+			// The run's commit, for workers with --repo: HEAD of the repository its directory is in, found once.
+			let commit: Promise<RunCommit> | undefined;
+			const idOf = () => {
+				runId ??= resolveRunId(run.runId);
+				return runId;
+			};
+			return async (request, context) => {
+				if (closed) throw new Error("the queue host is closed");
+				if (run.controls?.takeSkip(request.key)) return skipped(request);
+				const id = await idOf();
+				const plan = await run.prepare(request);
+				commit ??= hostRunCommit({ cwd: request.cwd }).catch((): RunCommit => ({ warnings: [] }));
+				const place = await commit;
+				return new CallWait(settings, {
+					runId: id,
+					request,
+					plan,
+					placeWarnings: place.warnings,
+					context,
+					run,
+					...(place.commit ? { workspace: { commit: place.commit, subdir: place.subdir ?? "" } } : {}),
+					takeBranch: (workspace) =>
+						takeRemoteBranch({
+							cwd: request.cwd,
+							result: workspace.result,
+							base: workspace.base,
+							path: workspace.path,
+						}),
+				}).result();
+			};
+		},
+		async close() {
+			closed = true;
+			for (const wait of waits.values()) wait.fail("the queue host closed", "queue_unreachable");
+			await Promise.allSettled([queue.close(), events.close()]);
+			for (const made of connections) made.disconnect();
+		},
+	};
+}
+
+async function resolveRunId(source: QueueRunOptions["runId"]): Promise<string> {
+	const id = typeof source === "string" ? source : await source();
+	if (!id) {
+		throw new WorkflowError(
+			"internal",
+			"The run has no id, so its children cannot be queued (job ids are made of it): the run store could not record the run",
+		);
+	}
+	return id;
+}
+
+function skipped(request: WorkflowAgentRequest): WorkflowAgentResult {
+	return {
+		id: `skipped-${request.key}`,
+		type: request.agentType,
+		status: "stopped",
+		error: "skipped by the user",
+		noRetry: true,
+	};
+}

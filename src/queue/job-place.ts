@@ -1,0 +1,84 @@
+/**
+ * Where one job's child works on its worker. With `--repo` and a run that sent its commit: a worktree of that commit
+ * from the worker's clone (src/worktree/remote-workspace.ts), whose changes are committed and pushed as
+ * `workflows/<runId>/<label>` when the child ends. Otherwise an empty scratch folder, without `edit`/`write`: there is
+ * no checkout of the host's project to change.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { errorMessage } from "../errors.ts";
+import { openRemoteWorkspace, type RemoteWorkspace, remoteWorkspaceNote } from "../worktree/index.ts";
+import type { QueueJobData, QueueJobReturn } from "./protocol.ts";
+
+/** Tools a child without a workspace does not get. */
+export const WRITE_TOOLS = ["edit", "write"];
+
+/** A worker's `--repo`: the repository, as this machine reaches it, and where its clone lives. */
+export interface WorkerRepo {
+	url: string;
+	cacheDir: string;
+}
+
+/** One job's place. */
+export interface JobPlace {
+	cwd: string;
+	/** False in a scratch folder: the child gets no `edit`/`write`. */
+	writable: boolean;
+	/** The child's prompt, with what it is told of where it works. */
+	prompt(text: string): string;
+	/** What holds for every child of this worker (said once per run by the host). */
+	notes: string[];
+	/** After the child: its changes committed and pushed (a worktree), for the host to fetch. */
+	finish(): Promise<Pick<QueueJobReturn, "workspace"> & { warning?: string }>;
+	dispose(): Promise<void>;
+}
+
+const SCRATCH_NOTE =
+	"the queue's workers run without --repo: children work in empty scratch folders there, without edit/write (they answer, read what their prompt gives and run commands on the worker)";
+
+/** Opens the place; throws the workspace's `WorkflowError` (`worktree_commit_missing`, `worktree_remote_failed`…). */
+export async function openJobPlace(data: QueueJobData, repo: WorkerRepo | undefined): Promise<JobPlace> {
+	const commit = data.workspace?.commit;
+	if (repo && commit) {
+		const space = await openRemoteWorkspace({
+			repoUrl: repo.url,
+			cacheDir: repo.cacheDir,
+			commit,
+			runId: data.runId,
+			label: data.request.label,
+			subdir: data.workspace?.subdir ?? "",
+		});
+		return worktreePlace(space);
+	}
+	const scratch = await mkdtemp(join(tmpdir(), "pwf-job-"));
+	const why = repo
+		? `the run sent no commit (its directory is not in a git repository with a commit): children work in empty scratch folders, without edit/write`
+		: SCRATCH_NOTE;
+	return {
+		cwd: scratch,
+		writable: false,
+		prompt: (text) => text,
+		notes: [why],
+		finish: async () => ({}),
+		dispose: () => rm(scratch, { recursive: true, force: true }),
+	};
+}
+
+function worktreePlace(space: RemoteWorkspace): JobPlace {
+	return {
+		cwd: space.cwd,
+		writable: true,
+		prompt: (text) => `${text}\n\n${remoteWorkspaceNote(space)}`,
+		notes: [],
+		async finish() {
+			try {
+				const result = await space.finish();
+				return { workspace: { result, base: space.base, path: space.root } };
+			} catch (error) {
+				return { warning: `its changes could not be committed on the worker: ${errorMessage(error)}` };
+			}
+		},
+		dispose: () => space.dispose(),
+	};
+}

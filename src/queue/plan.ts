@@ -1,0 +1,63 @@
+/**
+ * What the host decides for a child on the queue before it is queued (the part of src/pi/children/plan.ts that
+ * needs the host's files): its agent type, resolved from the host's agent files and sent whole, the tools a call
+ * names checked, and the session's defaults. The worker runs that plan on its own pi: models are resolved there.
+ */
+import { WorkflowError } from "../errors.ts";
+import { type AgentTypeConfig, BUILTIN_TOOL_NAMES, resolveAgentType } from "../pi/agents/agent-types.ts";
+import type { WorkflowAgentRequest } from "../runtime/types.ts";
+import type { QueueChildPlan } from "./protocol.ts";
+
+/** What the planner reads. */
+export interface QueuePlanOptions {
+	/** The host's agent types by name. Required. */
+	agentTypes: ReadonlyMap<string, AgentTypeConfig>;
+	/** `provider/id` of the session's (or `--model`'s) model for children. Default: none (the type or call must name one). */
+	defaultModel?: string;
+	/** Default: none (the model's). */
+	defaultThinking?: string;
+	/** The stall watchdog's default. Default: the worker's (5 min). */
+	stallMs?: number;
+	/** Names of the parent session's tools, which a remote child cannot use. Default: none. */
+	sessionTools?: readonly string[];
+}
+
+/** A `prepare` for `QueueHost.runner`: throws the author's mistakes (unknown type or tool) before a job exists. */
+export function queuePlanner(options: QueuePlanOptions): (request: WorkflowAgentRequest) => QueueChildPlan {
+	return (request) => {
+		const type = resolveAgentType(options.agentTypes, request.agentType);
+		const ownExtensions = (type.extensions?.length ?? 0) + (type.subagentOnlyExtensions?.length ?? 0) > 0;
+		const session = options.sessionTools ?? [];
+		if (request.tools && !ownExtensions) {
+			const known = [...BUILTIN_TOOL_NAMES, ...session];
+			const unknown = request.tools.filter((tool) => !known.includes(tool));
+			if (unknown.length > 0) {
+				throw new WorkflowError(
+					"agent_options_invalid",
+					`\`agent()\` option \`tools\` names unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.map((t) => `\`${t}\``).join(", ")}. Known tools: ${known.join(", ")}`,
+					{ details: { unknown, known } },
+				);
+			}
+		}
+		const warnings: string[] = [];
+		const wanted = request.tools ?? type.tools;
+		const lent = type.allSessionTools && !request.tools ? session : session.filter((name) => wanted.includes(name));
+		if (lent.length > 0) {
+			warnings.push(
+				`the parent session's tools (${lent.join(", ")}) cannot reach a child on a worker machine: it ran without them`,
+			);
+		}
+		if (ownExtensions) {
+			warnings.push(
+				`agent type \`${type.name}\` loads its extensions from the worker machine's paths (${[...(type.extensions ?? []), ...(type.subagentOnlyExtensions ?? [])].join(", ")})`,
+			);
+		}
+		return {
+			agentType: JSON.parse(JSON.stringify(type)) as QueueChildPlan["agentType"],
+			...(options.defaultModel ? { defaultModel: options.defaultModel } : {}),
+			...(options.defaultThinking ? { defaultThinking: options.defaultThinking } : {}),
+			...(options.stallMs !== undefined ? { stallMs: options.stallMs } : {}),
+			...(warnings.length > 0 ? { warnings } : {}),
+		};
+	};
+}
