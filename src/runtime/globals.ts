@@ -1,7 +1,13 @@
 /**
  * The host functions behind the workflow globals of one script. The guest half (guest/prelude.js) validates what
  * must be checked in the guest and calls these by name; everything else — budget, queue, events — happens here.
+ * And the guest half as one prelude: the files in `guest/`, each a function expression
+ * `(function name(host, data, kit) {…})`. The eager ones are called in order inside the one function the sandbox
+ * calls with `host` and `data`; guest/lazy.js fetches a lazy module's text from the host (`guestModule`) and
+ * evaluates it when a script first reads one of its globals, so a run that never reads `URL` neither receives nor
+ * compiles it. `kit` carries what one file hands a later one (url-parts.js's encoders to url.js).
  */
+import { readFileSync } from "node:fs";
 import type { HostFunction, SandboxValue } from "../sandbox/index.ts";
 import { watchAbort } from "./abort-watch.ts";
 import { runAgentCall } from "./agent/call.ts";
@@ -138,6 +144,13 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 			// The script's lifetime, not the run's: a sleep nobody awaited ends with its script, not a day later.
 			fn: ([ms]) => sleep(ms, scope.life.signal),
 		},
+		guestModule: {
+			kind: "sync",
+			params: ["index"],
+			callSite: false,
+			// guest/lazy.js asks once per module, the first time a script reads one of its globals (`URL`).
+			fn: ([index]) => lazyModuleSource(typeof index === "number" ? index : -1),
+		},
 		workflow: {
 			kind: "async",
 			params: ["nameOrPath", "args", "hasArgs", "stack"],
@@ -168,4 +181,61 @@ function sleep(ms: SandboxValue | undefined, signal: AbortSignal): Promise<null>
 			reject(signal.reason);
 		});
 	});
+}
+
+/** A group of guest files evaluated together on the first read of any of `names`. */
+export interface LazyGuestModule {
+	names: readonly string[];
+	files: readonly string[];
+}
+
+/** Globals evaluated on first use. */
+export const LAZY_MODULES: readonly LazyGuestModule[] = [
+	{ names: ["URL", "URLSearchParams"], files: ["url-parts.js", "url-search.js", "url.js"] },
+];
+
+/** Guest files run before every script, in order. */
+export const EAGER_FILES: readonly string[] = ["lazy.js", "prelude.js"];
+
+/** Every guest file (`npm run build` and the bench build copy them to `dist/runtime/guest/`). */
+export const GUEST_FILES: readonly string[] = [...EAGER_FILES, ...LAZY_MODULES.flatMap((module) => module.files)];
+
+function calls(files: readonly string[]): string {
+	return files
+		.map((file) => {
+			const text = readFileSync(new URL(`./guest/${file}`, import.meta.url), "utf8").trimEnd();
+			// Each file is one parenthesised function expression; its closing `;` would end the call early.
+			return `(${text.endsWith(";") ? text.slice(0, -1) : text})(host, data, kit);`;
+		})
+		.join("\n");
+}
+
+/**
+ * The prelude text the sandbox evaluates: a function of `(host, data)`, the engine's contract. The lazy modules'
+ * names go in; their text stays here until the guest asks for it (`lazyModuleSource`). `eager` and `lazy` default
+ * to the real sets; the bench passes others to measure what each costs.
+ */
+export function guestPrelude(
+	eager: readonly string[] = EAGER_FILES,
+	lazy: readonly LazyGuestModule[] = LAZY_MODULES,
+): string {
+	return `(function installGuest(host, data) {
+const kit = Object.create(null);
+kit.lazy = ${JSON.stringify(lazy.map((module) => module.names))};
+${calls(eager)}
+})`;
+}
+
+const sources = new Map<number, string>();
+
+/** The text of lazy module `index` of `LAZY_MODULES`: a function expression of `(host, data, kit)`. */
+export function lazyModuleSource(index: number): string {
+	const module = LAZY_MODULES[index];
+	if (!module) throw new RangeError(`There is no lazy guest module ${index}`);
+	let source = sources.get(index);
+	if (source === undefined) {
+		source = `(function (host, data, kit) {\n${calls(module.files)}\n})`;
+		sources.set(index, source);
+	}
+	return source;
 }
