@@ -68,8 +68,20 @@ export const ENGINE_GLOBALS: readonly string[] = [
 	"unescape",
 ];
 
-/** Web platform globals scripts written for Claude Code use, implemented in the guest (guest/url.js, guest/web.js). */
-export const WEB_GLOBALS: readonly string[] = ["URL", "URLSearchParams"];
+/** Web platform globals scripts written for Claude Code use, implemented in the guest (runtime/guest/lazy.js). */
+export const WEB_GLOBALS: readonly string[] = [
+	"DOMException",
+	"TextDecoder",
+	"TextEncoder",
+	"URL",
+	"URLSearchParams",
+	"atob",
+	"btoa",
+	"clearTimeout",
+	"queueMicrotask",
+	"setTimeout",
+	"structuredClone",
+];
 
 /** The workflow globals (guest/prelude.js installs them). */
 export const WORKFLOW_GLOBALS: readonly string[] = [

@@ -20,9 +20,14 @@ import type { JsonValue } from "./types.ts";
 /** Longest `sleep()`: a day. Longer is almost certainly a unit mistake. */
 const MAX_SLEEP_MS = 24 * 60 * 60 * 1000;
 
+/** Most `setTimeout()` timers one script may have pending (guest/timers.js says so first). */
+const MAX_TIMERS = 10_000;
+
 /** Builds the name → handler map the sandbox routes guest calls to. */
 export function createHostFunctions(scope: ScriptScope): Record<string, HostFunction> {
 	const { run } = scope;
+	// A script's `setTimeout()` timers by id: what `clearTimeout()` ends.
+	const timers = new Map<number, () => void>();
 	const str = (value: SandboxValue | undefined): string => (typeof value === "string" ? value : String(value));
 	return {
 		// Functions the prelude calls through callAsync/callSync, which put every error at the script's own call site:
@@ -144,6 +149,25 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 			// The script's lifetime, not the run's: a sleep nobody awaited ends with its script, not a day later.
 			fn: ([ms]) => sleep(ms, scope.life.signal),
 		},
+		timer: {
+			kind: "async",
+			params: ["id", "ms"],
+			callSite: false,
+			// Like sleep(): bound to the script's lifetime. True when it fired, false when `clearTimeout()` ended it.
+			fn: ([id, ms]) => {
+				if (typeof id !== "number" || timers.has(id) || timers.size >= MAX_TIMERS) {
+					throw new RangeError(`\`setTimeout()\` takes at most ${MAX_TIMERS} pending timers`);
+				}
+				return timer(ms, scope.life.signal, (cancel) => timers.set(id, cancel)).finally(() => timers.delete(id));
+			},
+		},
+		timerCancel: {
+			kind: "event",
+			params: ["id"],
+			fn: ([id]) => {
+				if (typeof id === "number") timers.get(id)?.();
+			},
+		},
 		guestModule: {
 			kind: "sync",
 			params: ["index"],
@@ -166,9 +190,7 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 }
 
 function sleep(ms: SandboxValue | undefined, signal: AbortSignal): Promise<null> {
-	if (typeof ms !== "number" || !(ms >= 0) || ms > MAX_SLEEP_MS) {
-		throw new TypeError(`\`sleep()\` takes milliseconds from 0 to ${MAX_SLEEP_MS}, got ${JSON.stringify(ms)}`);
-	}
+	checkDelay("sleep()", ms);
 	if (signal.aborted) return Promise.reject(signal.reason);
 	// One shared listener per signal (abort-watch), like agent calls: many sleeps at once add no listeners.
 	return new Promise((resolve, reject) => {
@@ -192,6 +214,11 @@ export interface LazyGuestModule {
 /** Globals evaluated on first use. */
 export const LAZY_MODULES: readonly LazyGuestModule[] = [
 	{ names: ["URL", "URLSearchParams"], files: ["url-parts.js", "url-search.js", "url.js"] },
+	{
+		names: ["DOMException", "TextDecoder", "TextEncoder", "atob", "btoa", "structuredClone"],
+		files: ["text.js", "web.js"],
+	},
+	{ names: ["clearTimeout", "queueMicrotask", "setTimeout"], files: ["timers.js"] },
 ];
 
 /** Guest files run before every script, in order. */
@@ -227,6 +254,35 @@ ${calls(eager)}
 }
 
 const sources = new Map<number, string>();
+
+function checkDelay(what: string, ms: SandboxValue | undefined): asserts ms is number {
+	if (typeof ms !== "number" || !(ms >= 0) || ms > MAX_SLEEP_MS) {
+		throw new TypeError(`\`${what}\` takes milliseconds from 0 to ${MAX_SLEEP_MS}, got ${JSON.stringify(ms)}`);
+	}
+}
+
+/** A `setTimeout()` timer: true once `ms` passed, false once `register`'s cancel is called, rejected at `signal`. */
+function timer(
+	ms: SandboxValue | undefined,
+	signal: AbortSignal,
+	register: (cancel: () => void) => void,
+): Promise<boolean> {
+	checkDelay("setTimeout()", ms);
+	if (signal.aborted) return Promise.reject(signal.reason);
+	return new Promise((resolve, reject) => {
+		const end = (fired: boolean) => {
+			clearTimeout(handle);
+			unwatch();
+			resolve(fired);
+		};
+		const handle = setTimeout(() => end(true), ms);
+		const unwatch = watchAbort(signal, () => {
+			clearTimeout(handle);
+			reject(signal.reason);
+		});
+		register(() => end(false));
+	});
+}
 
 /** The text of lazy module `index` of `LAZY_MODULES`: a function expression of `(host, data, kit)`. */
 export function lazyModuleSource(index: number): string {
