@@ -17,7 +17,7 @@ import { resolveWorkflowPath, runNestedWorkflow } from "./nested.ts";
 import { PhaseState } from "./phases.ts";
 import { createWorkflowQueue } from "./queue.ts";
 import { returnPosition } from "./return-sites.ts";
-import type { RunContext, ScriptScope, UnstampedEvent } from "./run-context.ts";
+import { emitLog, type RunContext, type ScriptScope, type UnstampedEvent } from "./run-context.ts";
 import { SchemaSession } from "./schema/session.ts";
 import { prepareWorkflow } from "./script-check.ts";
 import { ScriptLifetime } from "./script-lifetime.ts";
@@ -190,6 +190,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 			...(args !== undefined ? { args } : {}),
 			...(costLimitUsd !== undefined ? { costLimitUsd } : {}),
 		});
+		for (const warning of parsed.warnings) emitLog(run, { level: "warn", message: warning });
 		const outcome = await runScriptBody(scope, parsed, args);
 		if (outcome.ok)
 			value = checkResultSize(
