@@ -20,6 +20,7 @@ import { runScheduling } from "./rows/scheduling.ts";
 import { runSchemaMemory } from "./rows/schema-memory.ts";
 import { runStart } from "./rows/start.ts";
 import { runStaticCheck } from "./rows/static-check.ts";
+import { runWebGlobals } from "./rows/web-globals.ts";
 
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick");
@@ -126,6 +127,12 @@ await row(
 	12,
 	"queue (BullMQ on Redis)",
 	() => runQueue(context),
+	(value) => value,
+);
+await row(
+	13,
+	"web globals",
+	() => runWebGlobals(context),
 	(value) => value,
 );
 await shutdownSandboxPool();
