@@ -7,6 +7,7 @@ import { usageError } from "./args.ts";
 import { checkCommand } from "./check.ts";
 import type { CliContext } from "./context.ts";
 import { COMMAND_NAMES, helpText } from "./help.ts";
+import { reportCommand } from "./report.ts";
 import { resumeCommand, runCommand } from "./run.ts";
 import { runsCommand } from "./runs.ts";
 
@@ -15,6 +16,7 @@ const COMMANDS: Record<string, (argv: readonly string[], ctx: CliContext) => Pro
 	resume: resumeCommand,
 	check: checkCommand,
 	runs: runsCommand,
+	report: reportCommand,
 };
 
 /** Runs one command line; resolves with the exit code. */

@@ -7,11 +7,12 @@ Usage:
   pi-workflows resume <runId> [file]       re-run a failed or stopped run, replaying its finished agents
   pi-workflows check <file>                the authoring diagnostics, without running anything
   pi-workflows runs [--json]               this project's runs, newest first
+  pi-workflows report <runId> [--text]     a run's timeline as one HTML file (or in the terminal)
   pi-workflows help [command]              this text, or a command's
 
 Exit codes: 0 completed (or check passed), 1 failed (or check found errors), 130 stopped (Ctrl-C),
 2 the command line is wrong (the message says what to change).
-run and resume need pi (npm install @earendil-works/pi-coding-agent); help, check and runs do not.`;
+run and resume need pi (npm install @earendil-works/pi-coding-agent); help, check, runs and report do not.`;
 
 const RUN_OPTIONS = `Options:
   --args <json|@file>      the script's args: inline JSON, or @path to a JSON file
@@ -58,6 +59,15 @@ script may not use. Prints each problem as file:line:column with the lines aroun
 
 Lists this project's workflow runs (the current directory's), newest first: id, name, status, age, agents done,
 tokens, cost. --json prints the run store's summaries. Resume a failed or stopped one with pi-workflows resume <runId>.`,
+	report: `pi-workflows report <runId> [--out <file>] [--text [--width <n>]]
+
+Writes a run's report as one self-contained HTML file (nothing fetched: open it offline in any browser) and prints
+its path: the header, a timeline per session (a lane per agent call grouped by phase, each attempt a bar coloured
+by outcome, queued time apart, waits and questions as bands, log entries as marks), running children over time,
+tokens and cost by phase, why each call of a resume ran again, the census and the log. Default file: report.html
+in the run's folder (pi-workflows runs --json shows where runs live); -o, --out <file> writes it elsewhere.
+--text prints a compact timeline instead: one line per call, a bar of --width characters (default 40) scaled to
+the run's length.`,
 };
 
 /** The main help, or one command's; undefined for a command that does not exist. */
