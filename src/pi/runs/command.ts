@@ -12,9 +12,14 @@ import { chooseChildAction, isChildSubcommand, runChildSubcommand } from "./chil
 import { follow } from "./follow.ts";
 import { questionText } from "./questions.ts";
 import type { RunRegistry } from "./registry.ts";
+import { reportRun } from "./report-run.ts";
 import { describeRun, listRuns } from "./views.ts";
 
 export const RUNS_COMMAND_NAME = "workflows";
+
+/** What an ended run's menu offers. */
+const DETAILS = "Details: phases, agents, failures, how to resume";
+const REPORT = "Report: write its timeline as one HTML file";
 
 /** A `/workflows <word> …` verb another room supplies (`run`, `save`): it gets the words after its own. */
 export type WorkflowsSubcommand = (rest: string, ctx: ExtensionCommandContext) => Promise<void>;
@@ -44,7 +49,15 @@ export function createWorkflowsCommand(
 				const items = complete?.(prefix.slice(space + 1));
 				return items ? items.map((item) => ({ ...item, value: `${verb} ${item.value}` })) : null;
 			}
-			const verbs = [...Object.keys(options.subcommands ?? {}), "answer", "steer", "pause", "skip", "restart"];
+			const verbs = [
+				...Object.keys(options.subcommands ?? {}),
+				"answer",
+				"report",
+				"steer",
+				"pause",
+				"skip",
+				"restart",
+			];
 			const items = verbs
 				.filter((verb) => verb.startsWith(prefix))
 				.map((verb) => ({ value: `${verb} `, label: verb }));
@@ -56,6 +69,7 @@ export function createWorkflowsCommand(
 				const sub = Object.hasOwn(options.subcommands ?? {}, verb) ? options.subcommands?.[verb] : undefined;
 				if (sub) await sub(rest.join(" "), ctx);
 				else if (isAnswer(args)) ctx.ui.notify(answerSubcommand(args, options.registry), "info");
+				else if (verb === "report") ctx.ui.notify(await reportSubcommand(rest.join(" "), options, ctx.cwd), "info");
 				else if (isChildSubcommand(args)) ctx.ui.notify(await runChildSubcommand(args, options.registry), "info");
 				else await showRuns(options, ctx);
 			} catch (error) {
@@ -99,7 +113,9 @@ async function showRuns({ registry, storeFor }: WorkflowsCommandOptions, ctx: Ex
 	if (!row) return;
 	const live = registry.get(row.id);
 	if (!live) {
-		ctx.ui.notify(await describeRun(store, registry, row.id), "info");
+		const choice = await ctx.ui.select(`Run ${row.id}`, [DETAILS, REPORT]);
+		if (choice === REPORT) ctx.ui.notify(await reportRun(store, row.id), "info");
+		else if (choice === DETAILS) ctx.ui.notify(await describeRun(store, registry, row.id), "info");
 		return;
 	}
 	// A run that waits for the person asks first: that is what it needs from them.
@@ -146,6 +162,13 @@ async function showRuns({ registry, storeFor }: WorkflowsCommandOptions, ctx: Ex
 		await live.settled;
 		ctx.ui.notify(await describeRun(store, registry, row.id), "info");
 	}
+}
+
+/** `report <runId>`: writes the run's HTML report and says where. */
+async function reportSubcommand(rest: string, options: WorkflowsCommandOptions, cwd: string): Promise<string> {
+	const runId = rest.trim();
+	if (runId === "") return "Which run? /workflows report <runId> (/workflows lists them)";
+	return reportRun(options.storeFor(cwd), runId);
 }
 
 const ANSWER = /^\s*answer(?:\s+|$)/;
