@@ -74,7 +74,7 @@ export function timelineSvg(session: ReportSession, calls: readonly ReportCall[]
 				? ` class="lane${only.why ? " why" : ""}" data-c="${only.id}" data-key="${esc(only.key)}" data-outcome="${only.outcome}"`
 				: ` class="lane packed"`;
 			const label = only
-				? `<text class="ll" x="4" y="${y + 12}">${only.why ? "↻ " : ""}#${only.index} ${esc(clip(only.label, 32))}</text>`
+				? `<text class="ll" x="4" y="${y + 12}"><title>${esc(only.label)} · ${esc(only.agentType)}</title>${only.why ? "↻ " : ""}#${only.index} ${esc(clip(only.label, 32))}</text>`
 				: "";
 			out.push(`<g${attrs}>${label}`);
 			for (const call of row) {
