@@ -35,7 +35,12 @@ function lanes(n: number): string[] {
 async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
 	let stdout = "";
 	let stderr = "";
-	const sink = (write: (text: string) => void) => ({ write: (chunk: string) => (write(String(chunk)), true) });
+	const sink = (write: (text: string) => void) => ({
+		write: (chunk: string) => {
+			write(String(chunk));
+			return true;
+		},
+	});
 	const code = await runCli(argv, {
 		cwd: scenario.cwd,
 		env: {},
