@@ -75,7 +75,7 @@ export async function execute(
 			...(flags.maxCostUsd !== undefined ? { budget: { costUsd: flags.maxCostUsd } } : {}),
 			...(flags.maxProviderWaitMs !== undefined ? { maxProviderWaitMs: flags.maxProviderWaitMs } : {}),
 			onProgress: (event) => {
-				if (event.type === "run_start") durable.started(event.meta, source);
+				durable.progress(event, source);
 				tracker.updateFromProgressEvent(event);
 				view.update(event, tracker.getEnvelope());
 			},

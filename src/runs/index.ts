@@ -1,4 +1,16 @@
 /** The file-backed run store: durable runs (record, journal, snapshot, lock) that any host can list and resume. */
+export {
+	DEFAULT_EVENT_LOG_BYTES,
+	EVENT_LOG_FILE,
+	type EventLogEvent,
+	type EventLogLine,
+	type EventLogOptions,
+	type EventLogProblem,
+	type EventLogRead,
+	type EventLogSession,
+	type EventLogWriter,
+	readEventLog,
+} from "./event-log.ts";
 export { defaultRunsRoot } from "./paths.ts";
 export { isRunId, newRunId } from "./run-id.ts";
 export { createRunStore } from "./store.ts";

@@ -1,11 +1,12 @@
 /**
  * One run's folder: `run.json` (what the run is), `script.js` (its script as a file, to read and edit for a resume),
- * `journal.jsonl`, `snapshot.json` and `lock`.
+ * `journal.jsonl`, `events.jsonl` (the event log), `snapshot.json`, `lock`, and `children/` (the children's conversations).
  */
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { WorkflowError } from "../errors.ts";
 import type { WorkflowRunResult } from "../runtime/types.ts";
+import { openEventLog, readEventLog } from "./event-log.ts";
 import { parseJsonFile, readTextIfExists, storeError, writeFileAtomic } from "./files.ts";
 import { openRunJournal } from "./journal.ts";
 import { acquireRunLock } from "./lock.ts";
@@ -49,6 +50,8 @@ export function runRecord(dir: string, initial: RunInfo): RunRecord {
 		},
 		journal: () => openRunJournal(join(dir, "journal.jsonl"), id),
 		acquire: () => acquireRunLock(dir, id),
+		eventLog: (options) => openEventLog(dir, options),
+		readEventLog: () => readEventLog(dir),
 		async writeSnapshot(result: WorkflowRunResult, extra = {}): Promise<RunSnapshot> {
 			const progress = typeof extra.progress === "string" ? { progress: extra.progress } : {};
 			const snapshot: RunSnapshot = { ...result, runId: id, endedAt: new Date().toISOString(), ...progress };

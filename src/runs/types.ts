@@ -10,6 +10,7 @@ import type {
 	WorkflowMeta,
 	WorkflowRunResult,
 } from "../runtime/types.ts";
+import type { EventLogOptions, EventLogRead, EventLogWriter } from "./event-log.ts";
 
 /** Options of `createRunStore`. */
 export interface RunStoreOptions {
@@ -148,6 +149,10 @@ export interface RunRecord {
 	revise(source: Pick<RunCreateOptions, "script" | "filename" | "args">): Promise<void>;
 	/** Loads the journal and opens it for appending. Use it under `acquire()`: one writer per run. */
 	journal(): Promise<RunJournal>;
+	/** Opens `events.jsonl` for a new session of the run (see event-log.ts). Use it under `acquire()`, like the journal. */
+	eventLog(options?: EventLogOptions): Promise<EventLogWriter>;
+	/** Reads `events.jsonl`: `found: false` for a run recorded before the log existed. */
+	readEventLog(): Promise<EventLogRead>;
 	/** Writes `snapshot.json` atomically (replacing a previous one) and returns it. */
 	writeSnapshot(result: WorkflowRunResult, extra?: { progress?: string }): Promise<RunSnapshot>;
 	/** Removes the snapshot (a resume has started: until it ends, the run is not what the old snapshot says). */

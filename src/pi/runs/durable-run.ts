@@ -5,7 +5,16 @@
  */
 import { join } from "node:path";
 import { errorMessage, WorkflowError } from "../../errors.ts";
-import type { RunCreateOptions, RunJournal, RunLock, RunRecord, RunStore } from "../../runs/index.ts";
+import type {
+	EventLogEvent,
+	EventLogWriter,
+	RunCreateOptions,
+	RunJournal,
+	RunLock,
+	RunRecord,
+	RunStore,
+} from "../../runs/index.ts";
+import type { WorkflowProgressEvent } from "../../runtime/events.ts";
 import { stableJson } from "../../runtime/json.ts";
 import type { WorkflowJournal, WorkflowJournalEntry, WorkflowMeta, WorkflowRunResult } from "../../runtime/types.ts";
 import type { WorktreePlace } from "../children/worktree.ts";
@@ -34,6 +43,9 @@ export class DurableRun {
 	private record: RunRecord | undefined;
 	private lock: RunLock | undefined;
 	private opened: RunJournal | undefined;
+	/** This session's event log, once the record exists; events that come before it wait in `early`. */
+	private log: EventLogWriter | undefined;
+	private early: EventLogEvent[] | undefined = [];
 	/** A resume: the script it starts from, as the record's `script.js` has it now (edited or not). */
 	private saved: { script: string; edited: boolean } | undefined;
 	/** Fresh runs: the record being made once the script starts. */
@@ -48,7 +60,7 @@ export class DurableRun {
 	private constructor(
 		store: RunStore,
 		source: DurableSource | undefined,
-		resumed?: { record: RunRecord; lock: RunLock; journal: RunJournal; script: string },
+		resumed?: { record: RunRecord; lock: RunLock; journal: RunJournal; script: string; log?: EventLogWriter },
 	) {
 		this.store = store;
 		this.source = source;
@@ -59,6 +71,8 @@ export class DurableRun {
 			this.record = resumed.record;
 			this.lock = resumed.lock;
 			this.opened = resumed.journal;
+			this.log = resumed.log;
+			this.early = undefined;
 			this.saved = { script: resumed.script, edited: resumed.script !== resumed.record.info.script };
 			this.resolveRecorded(resumed.record.id);
 		}
@@ -93,7 +107,9 @@ export class DurableRun {
 			}
 			// Someone may have edited the record's script file since: a resume runs it as it is now.
 			const script = await record.readScript();
-			return new DurableRun(store, undefined, { record, lock, journal, script });
+			// A log that cannot be opened costs the report its timeline, never the resume.
+			const log = await record.eventLog({ resumed: true }).catch(() => undefined);
+			return new DurableRun(store, undefined, { record, lock, journal, script, ...(log ? { log } : {}) });
 		} catch (error) {
 			await lock.release();
 			throw error;
@@ -128,6 +144,21 @@ export class DurableRun {
 	async worktreePlace(): Promise<WorktreePlace | undefined> {
 		await this.recorded;
 		return this.record ? { runId: this.record.id, dir: join(this.record.dir, "worktrees") } : undefined;
+	}
+
+	/**
+	 * What the host does with each progress event of the run: the event log gets it, and `run_start` (the script
+	 * started) makes the record (see `started`). The one place a host composes a durable run with its events.
+	 */
+	progress(event: WorkflowProgressEvent, source: DurableSource): void {
+		if (event.type === "run_start") this.started(event.meta, source);
+		this.logEvent(event as unknown as EventLogEvent);
+	}
+
+	/** Adds a line to the run's event log (a progress event, or what the runner adds: stalls, restarts, steers…). */
+	logEvent(event: EventLogEvent): void {
+		if (this.log) this.log.append(event);
+		else if (this.early && this.early.length < EARLY_EVENTS) this.early.push(event);
 	}
 
 	/**
@@ -177,6 +208,7 @@ export class DurableRun {
 				this.problem ??= errorMessage(error);
 			}
 		}
+		await this.closeLog();
 		// Records made before the script file existed get it now, so the result can point at it.
 		const script = await this.record?.ensureScript().catch(() => undefined);
 		await this.lock?.release().catch(() => undefined);
@@ -195,7 +227,17 @@ export class DurableRun {
 	async abandon(): Promise<void> {
 		await this.making;
 		await this.opened?.close().catch(() => undefined);
+		await this.closeLog();
 		await this.lock?.release().catch(() => undefined);
+	}
+
+	private async closeLog(): Promise<void> {
+		const log = this.log;
+		this.log = undefined;
+		this.early = undefined;
+		if (!log) return;
+		await log.close();
+		if (log.problem) this.problem ??= `the event log: ${log.problem}`;
 	}
 
 	private async make(meta: WorkflowMeta): Promise<void> {
@@ -206,9 +248,12 @@ export class DurableRun {
 			this.record = record;
 			this.lock = await record.acquire();
 			this.opened = await record.journal();
+			this.log = await record.eventLog().catch(() => undefined);
+			for (const event of this.early ?? []) this.log?.append(event);
 		} catch (error) {
 			this.problem = errorMessage(error);
 		}
+		this.early = undefined;
 		this.resolveRecorded(this.record?.id);
 	}
 
@@ -218,6 +263,9 @@ export class DurableRun {
 		await this.opened.record(entry);
 	}
 }
+
+/** Events kept while a fresh run's record is being made (a few milliseconds of a run). */
+const EARLY_EVENTS = 10_000;
 
 /** Characters of the final progress text a run's snapshot keeps (what `/workflows` and `runs` show). */
 const PROGRESS_CHARS = 16 * 1024;

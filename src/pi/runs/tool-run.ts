@@ -74,10 +74,8 @@ export function startToolRun(setup: ToolRunSetup): ToolRun {
 				signal: controller.signal,
 				journal: durable.journal,
 				onProgress: (event) => {
-					if (event.type === "run_start") {
-						name = event.meta.name;
-						durable.started(event.meta, setup.record);
-					}
+					if (event.type === "run_start") name = event.meta.name;
+					durable.progress(event, setup.record);
 					tracker.updateFromProgressEvent(event);
 					ui.update(tracker.getEnvelope());
 					setup.announcer?.event(event);
