@@ -1,5 +1,5 @@
 /** The run report: a run's record and event log as one self-contained HTML file, or a compact text timeline. */
-export { parseRunEvents, type RunEventLog, readRunEvents } from "./event-log.ts";
+export { type RunEventLog, readRunEvents } from "./event-log.ts";
 export { renderReportHtml } from "./html.ts";
 export { buildReportModel, type ReportInput } from "./model.ts";
 export { renderReportText } from "./text.ts";

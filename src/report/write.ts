@@ -46,7 +46,7 @@ export async function reportOfRecord(record: RunRecord): Promise<ReportModel> {
 	const journal = bytes ? parseJournal(bytes) : undefined;
 	for (const problem of journal?.problems ?? [])
 		problems.push(`journal.jsonl line ${problem.line}: ${problem.reason}`);
-	const log = await readRunEvents(record.dir);
+	const log = await attempt("events.jsonl", () => readRunEvents(record.dir));
 	return buildReportModel({
 		info: record.info,
 		status: summary?.status ?? snapshot?.status ?? "interrupted",

@@ -9,9 +9,8 @@
 import { join } from "node:path";
 import { loadAgentTypes } from "../../src/pi/agents/agent-types.ts";
 import { createPiAgentRunner } from "../../src/pi/children/agent-runner.ts";
-import { createRunStore, type RunRecord, type RunStore } from "../../src/runs/index.ts";
+import { createRunStore, type EventLogEvent, type RunRecord, type RunStore } from "../../src/runs/index.ts";
 import { runWorkflowScript, type WorkflowAgentRunner } from "../../src/runtime/index.ts";
-import { eventLogRecorder } from "../helpers/event-log-recorder.ts";
 import { createFauxHarness, fauxAssistantMessage, untilAborted } from "../helpers/faux.ts";
 import { agentFile, createAgentDirs } from "../pi/agent-files.ts";
 
@@ -86,7 +85,7 @@ export async function runReportScenario(): Promise<ReportScenario> {
 	};
 }
 
-/** One session of the run under its lock: journal, event log, snapshot. */
+/** One session of the run under its lock, as a host runs it: journal, the store's event log, snapshot. */
 export async function runSession(
 	record: RunRecord,
 	script: string,
@@ -98,13 +97,15 @@ export async function runSession(
 	try {
 		await record.clearSnapshot();
 		const journal = await record.journal();
+		const log = await record.eventLog({ resumed: session > 1 });
 		const result = await runWorkflowScript(script, {
 			agentRunner: runner,
 			journal,
 			cwd,
 			filename: "release-notes.js",
-			onProgress: eventLogRecorder(record.dir, session),
+			onProgress: (event) => log.append(event as unknown as EventLogEvent),
 		});
+		await log.close();
 		await journal.close();
 		await record.writeSnapshot(result);
 	} finally {
