@@ -31,7 +31,7 @@ ${whySection(model)}
 ${censusSection(model)}
 ${logSection(model)}
 </main><div id="detail" role="dialog" aria-live="polite"></div>
-<script type="application/json" id="report-data">${scriptJson(model.calls.map(detailOf))}</script>
+<script type="application/json" id="report-data">${scriptJson(details(model.calls))}</script>
 <script>${pageScript()}</script>
 </body></html>
 `;
@@ -164,6 +164,26 @@ function logSection(model: ReportModel): string {
 	const more =
 		model.logs.length > LOG_ROWS ? `<p class="sub">… and ${model.logs.length - LOG_ROWS} more entries</p>` : "";
 	return `<h2>Log</h2><table id="log"><tr><th>session</th><th>at</th><th>level</th><th>phase</th><th>message</th></tr>${rows}</table>${more}`;
+}
+
+/**
+ * Every call's detail; a replayed call names the call that ran (`ref`) instead of repeating its prompt and answer,
+ * which keeps a resumed 1,000-agent run's file about half the size.
+ */
+function details(calls: readonly ReportCall[]): Record<string, string>[] {
+	const ran = new Map<string, number>();
+	return calls.map((call) => {
+		const source = call.outcome === "replayed" ? ran.get(call.key) : undefined;
+		if (call.outcome === "completed") ran.set(call.key, call.id);
+		if (source === undefined) return detailOf(call);
+		const own = detailOf(call);
+		return {
+			ref: String(source),
+			outcome: own.outcome ?? "replayed",
+			attempts: "0",
+			...(own.cost ? { cost: own.cost } : {}),
+		};
+	});
 }
 
 /** What the detail box shows of a call (all plain strings: the box writes them as text). */

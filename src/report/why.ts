@@ -41,14 +41,15 @@ export function explainReruns(
 			.sort((a, b) => a.index - b.index);
 		for (const call of live) {
 			const before = unfinishedBefore(calls, call);
-			call.why = before
+			const why = before
 				? {
-						kind: "unfinished",
+						kind: "unfinished" as const,
 						differences: [
-							`it did not finish in ${before.session === 1 ? "the first run" : `resume ${before.session - 1}`} (${before.outcome}${before.error ? `: ${before.error}` : ""}), so there was no answer to replay: only finished calls replay`,
+							`it did not finish in ${sessionName(before)} (${endText(before)}), so there was no answer to replay: only finished calls replay`,
 						],
 					}
 				: explainOne(call, byKey.get(call.key), unmatched, named, logs, session.session);
+			call.why = why.kind === "new" ? (sameLabelUnfinished(calls, call) ?? why) : why;
 		}
 	}
 }
@@ -61,6 +62,39 @@ function unfinishedBefore(calls: readonly ReportCall[], call: ReportCall): Repor
 			found = other;
 	}
 	return found && found.outcome !== "completed" && found.outcome !== "replayed" ? found : undefined;
+}
+
+/**
+ * A "new" call whose label an earlier session's call had, which ended without an answer: that is the call the person
+ * means, and the journal never held it; its prompt preview (from the event log) says what differs.
+ */
+function sameLabelUnfinished(calls: readonly ReportCall[], call: ReportCall): ReportWhy | undefined {
+	let found: ReportCall | undefined;
+	for (const other of calls) {
+		if (other.label !== call.label || other.session >= call.session) continue;
+		if (!found || other.session > found.session) found = other;
+	}
+	if (!found || found.outcome === "completed" || found.outcome === "replayed") return undefined;
+	const why: ReportWhy = {
+		kind: "unfinished",
+		nearest: { label: found.label, index: found.index },
+		differences: [
+			`the call of that label in ${sessionName(found)} did not finish (${endText(found)}), so nothing was recorded to replay; it is another call now${found.agentType !== call.agentType ? ` (its agent type was \`${found.agentType}\`, now \`${call.agentType}\`)` : ""}`,
+		],
+	};
+	if (found.prompt !== undefined && call.prompt !== undefined && found.prompt !== call.prompt) {
+		why.differences.push("its prompt differs (see the diff of their first characters)");
+		why.diff = promptDiff(found.prompt, call.prompt);
+	}
+	return why;
+}
+
+function sessionName(call: ReportCall): string {
+	return call.session === 1 ? "the first run" : `resume ${call.session - 1}`;
+}
+
+function endText(call: ReportCall): string {
+	return `${call.outcome}${call.error ? `: ${call.error}` : ""}`;
 }
 
 /** A call that reached a child in this session (not replayed, not skipped before it started). */
