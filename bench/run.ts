@@ -14,6 +14,7 @@ import { runImport } from "./rows/import.ts";
 import { runMemory } from "./rows/memory.ts";
 import { type OverheadData, runOverhead } from "./rows/overhead.ts";
 import { runProgress } from "./rows/progress.ts";
+import { runReport } from "./rows/report.ts";
 import { runResponsiveness } from "./rows/responsiveness.ts";
 import { runScheduling } from "./rows/scheduling.ts";
 import { runSchemaMemory } from "./rows/schema-memory.ts";
@@ -119,6 +120,12 @@ await row(
 	11,
 	"schema worker memory",
 	() => runSchemaMemory(context),
+	(value) => value,
+);
+await row(
+	12,
+	"run report",
+	() => runReport(context),
 	(value) => value,
 );
 await shutdownSandboxPool();

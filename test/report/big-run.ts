@@ -31,8 +31,8 @@ export interface BigRun {
 	dispose(): void;
 }
 
-/** Runs `calls` agents (at least 3): the first session with failures, then a resume. */
-export async function runBigRun(calls = 1000): Promise<BigRun> {
+/** Runs `calls` agents (at least 3): the first session with failures, then (unless `resume` is false) a resume. */
+export async function runBigRun(calls = 1000, options: { resume?: boolean } = {}): Promise<BigRun> {
 	const root = mkdtempSync(join(tmpdir(), "pi-workflows-big-run-"));
 	const scans = Math.ceil((calls - 1) * 0.6);
 	const reviews = calls - 1 - scans;
@@ -52,7 +52,7 @@ export async function runBigRun(calls = 1000): Promise<BigRun> {
 	});
 	await session(record, script, fake.runner, 1);
 	firstSession = false;
-	await session(record, script, fake.runner, 2);
+	if (options.resume !== false) await session(record, script, fake.runner, 2);
 	return { store, record, calls, dispose: () => rmSync(root, { recursive: true, force: true }) };
 }
 
