@@ -7,6 +7,7 @@ Usage:
   pi-workflows resume <runId> [file]       re-run a failed or stopped run, replaying its finished agents
   pi-workflows check <file>                the authoring diagnostics, without running anything
   pi-workflows runs [--json]               this project's runs, newest first
+  pi-workflows runs <runId> [--json]       one run, and its children's conversation files
   pi-workflows report <runId> [--text]     a run's timeline as one HTML file (or in the terminal)
   pi-workflows help [command]              this text, or a command's
 
@@ -56,9 +57,12 @@ Checks a script as a run would before starting it: the header (export const meta
 script may not use. Prints each problem as file:line:column with the lines around it; --json prints
 { ok, diagnostics: [{ code, severity, message, fix, line, column, frame }] }. Exit code 0 when it passes, 1 when not.`,
 	runs: `pi-workflows runs [--json]
+pi-workflows runs <runId> [--json]
 
 Lists this project's workflow runs (the current directory's), newest first: id, name, status, age, agents done,
-tokens, cost. --json prints the run store's summaries. Resume a failed or stopped one with pi-workflows resume <runId>.`,
+tokens, cost. --json prints the run store's summaries. Resume a failed or stopped one with pi-workflows resume <runId>.
+With a run id: that run as /workflows shows it, then each child's conversation (a pi session file in the run's
+folder: label, how it ended, model, size, path); --json prints its summary, folder and conversations.`,
 	report: `pi-workflows report <runId> [--out <file>] [--text [--width <n>]]
 
 Writes a run's report as one self-contained HTML file (nothing fetched: open it offline in any browser) and prints

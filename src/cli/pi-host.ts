@@ -12,6 +12,7 @@ import {
 	createPiAgentRunner,
 	listAvailableAgentTypes,
 	loadAgentTypes,
+	type PiAgentRunnerOptions,
 	type WorktreePlaceSource,
 } from "../pi.ts";
 import type { WorkflowAgentRunner, WorkflowTool } from "../runtime/types.ts";
@@ -29,6 +30,10 @@ export interface PiSetupOptions {
 	worktreePlace?: WorktreePlaceSource;
 	/** `--allow-tools`: pi built-ins the script's `tool()` may call. Default: none. */
 	allowTools?: readonly string[];
+	/** The run's folder, where children's conversations are kept. Default: none (in memory). */
+	runFolder?: PiAgentRunnerOptions["runFolder"];
+	/** Takes what the runner adds to the run's event log. Default: none. */
+	record?: PiAgentRunnerOptions["record"];
 }
 
 /** The runner and what a run needs to know about it. */
@@ -75,6 +80,8 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 		modelRuntime,
 		defaultModel: chosen.model,
 		...(options.worktreePlace ? { worktreePlace: options.worktreePlace } : {}),
+		...(options.runFolder ? { runFolder: options.runFolder } : {}),
+		...(options.record ? { record: options.record } : {}),
 		...(thinking ? { defaultThinking: thinking } : {}),
 	});
 	const allowed = options.allowTools ?? [];

@@ -137,6 +137,9 @@ async function setUp(flags: RunFlags, ctx: CliContext, durable: DurableRun): Pro
 		extensions: flags.extensions,
 		// Isolated children's branches are named after this run, and their worktrees live in its folder.
 		worktreePlace: () => durable.worktreePlace(),
+		// Children's conversations and what the runner adds to the event log go to the run's record too.
+		runFolder: () => durable.runFolder(),
+		record: (event) => durable.logEvent(event),
 		...(flags.model !== undefined ? { model: flags.model } : {}),
 		allowTools: flags.allowTools,
 	});

@@ -1,7 +1,11 @@
-/** `pi-workflows runs [--json]`: this project's run records, newest first, as `/workflows` lists them. */
+/**
+ * `pi-workflows runs [--json]`: this project's run records, newest first, as `/workflows` lists them.
+ * `pi-workflows runs <runId> [--json]`: one run as `/workflows` shows it, and its children's conversation files.
+ */
 
+import { childConversations, conversationsText } from "../pi/runs/child-conversations.ts";
 import { RunRegistry } from "../pi/runs/registry.ts";
-import { listRuns } from "../pi/runs/views.ts";
+import { describeRun, listRuns } from "../pi/runs/views.ts";
 import { createRunStore } from "../runs/index.ts";
 import { type FlagSpec, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
@@ -10,8 +14,10 @@ const RUNS_FLAGS: readonly FlagSpec[] = [{ name: "json" }];
 
 export async function runsCommand(argv: readonly string[], ctx: CliContext): Promise<number> {
 	const args = parseArgs(argv, RUNS_FLAGS, "runs");
-	if (args.positionals.length > 0) throw usageError("`runs` takes no arguments: pi-workflows runs [--json]");
+	const [runId, extra] = args.positionals;
+	if (extra !== undefined) throw usageError("`runs` takes at most a run id: pi-workflows runs [<runId>] [--json]");
 	const store = createRunStore({ cwd: ctx.cwd, root: `${ctx.agentDir}/workflow-runs` });
+	if (runId !== undefined) return showRun(runId, args.flags.has("json"), ctx, store);
 	if (args.flags.has("json")) {
 		ctx.stdout.write(`${JSON.stringify(await store.list(), null, 2)}\n`);
 		return 0;
@@ -25,5 +31,24 @@ export async function runsCommand(argv: readonly string[], ctx: CliContext): Pro
 	ctx.stdout.write(
 		`${rows.map((row) => row.text).join("\n")}\nResume one that failed or stopped: pi-workflows resume <runId>\n`,
 	);
+	return 0;
+}
+
+/** One run: what `/workflows` shows of it, then each child's conversation file (as JSON with `--json`). */
+async function showRun(
+	runId: string,
+	json: boolean,
+	ctx: CliContext,
+	store: ReturnType<typeof createRunStore>,
+): Promise<number> {
+	const record = await store.open(runId);
+	const conversations = await childConversations(record);
+	if (json) {
+		const summary = (await store.list()).find((candidate) => candidate.id === runId);
+		ctx.stdout.write(`${JSON.stringify({ ...summary, dir: record.dir, conversations }, null, 2)}\n`);
+		return 0;
+	}
+	const text = await describeRun(store, new RunRegistry(), runId);
+	ctx.stdout.write(`${text}\n${conversationsText(conversations)}\n`);
 	return 0;
 }

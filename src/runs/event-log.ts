@@ -86,6 +86,8 @@ export interface EventLogRead {
 	events: EventLogLine[];
 	/** Events the bound dropped, all sessions. */
 	dropped: number;
+	/** Of those, how many of each `type`. */
+	droppedByType: Record<string, number>;
 	/** Lines that could not be read, and why (a torn last line is not one: see `torn`). */
 	problems: EventLogProblem[];
 	/** The file ends in a part line (its writer died mid-write); it was left out. */
@@ -104,6 +106,9 @@ export interface EventLogSession {
 	/** Epoch ms of its `run_end`, when it has one (a session without one crashed or was cut by the bound). */
 	ended?: number;
 }
+
+/** Kinds the bound never drops: one each a session, and a report needs both (their size is `LINE_BYTES` at most). */
+const KEPT_KINDS: readonly string[] = ["run_start", "run_end"];
 
 /** Kinds kept back first when the log nears its bound. */
 function isChatter(event: EventLogEvent): boolean {
@@ -198,7 +203,11 @@ class FileEventLog implements EventLogWriter {
 		} catch {
 			// An event that cannot be written as JSON (a cycle, a BigInt from a host) is dropped, counted.
 		}
-		const bound = isChatter(event) ? this.#chatterBytes : this.#maxBytes;
+		const bound = KEPT_KINDS.includes(event.type)
+			? Number.POSITIVE_INFINITY
+			: isChatter(event)
+				? this.#chatterBytes
+				: this.#maxBytes;
 		if (line === undefined || this.#size + Buffer.byteLength(line) > bound) {
 			this.dropped++;
 			this.#unreported.set(event.type, (this.#unreported.get(event.type) ?? 0) + 1);
@@ -288,7 +297,7 @@ export async function readEventLog(runDir: string): Promise<EventLogRead> {
 		bytes = await readFile(path);
 	} catch (error) {
 		if (errnoCode(error) !== "ENOENT") throw storeError(error, path, "read the event log");
-		return { found: false, path, sessions: [], events: [], dropped: 0, problems: [], torn: false };
+		return { found: false, path, sessions: [], events: [], dropped: 0, droppedByType: {}, problems: [], torn: false };
 	}
 	return { found: true, path, ...parseEventLog(bytes) };
 }
@@ -302,6 +311,7 @@ export function parseEventLog(bytes: Buffer): Omit<EventLogRead, "found" | "path
 	const events: EventLogLine[] = [];
 	const problems: EventLogProblem[] = [];
 	let dropped = 0;
+	const droppedByType: Record<string, number> = {};
 	const sessionOf = (n: number): EventLogSession => {
 		let found = sessions.get(n);
 		if (!found) {
@@ -335,6 +345,10 @@ export function parseEventLog(bytes: Buffer): Omit<EventLogRead, "found" | "path
 			const count = typeof line.count === "number" && line.count > 0 ? line.count : 0;
 			session.dropped += count;
 			dropped += count;
+			const kinds = typeof line.kinds === "object" && line.kinds !== null ? Object.entries(line.kinds) : [];
+			for (const [kind, n] of kinds) {
+				if (typeof n === "number" && n > 0) droppedByType[kind] = (droppedByType[kind] ?? 0) + n;
+			}
 			return;
 		}
 		session.events++;
@@ -345,6 +359,7 @@ export function parseEventLog(bytes: Buffer): Omit<EventLogRead, "found" | "path
 		sessions: [...sessions.values()].sort((a, b) => a.session - b.session),
 		events,
 		dropped,
+		droppedByType,
 		problems,
 		torn: complete < bytes.length,
 	};

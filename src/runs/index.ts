@@ -1,5 +1,12 @@
 /** The file-backed run store: durable runs (record, journal, snapshot, lock) that any host can list and resume. */
 export {
+	CONVERSATIONS_DIR,
+	type ConversationFile,
+	createConversationFile,
+	labelSlug,
+	listConversations,
+} from "./conversations.ts";
+export {
 	DEFAULT_EVENT_LOG_BYTES,
 	EVENT_LOG_FILE,
 	type EventLogEvent,

@@ -6,6 +6,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { WorkflowError } from "../errors.ts";
 import type { WorkflowRunResult } from "../runtime/types.ts";
+import { listConversations } from "./conversations.ts";
 import { openEventLog, readEventLog } from "./event-log.ts";
 import { parseJsonFile, readTextIfExists, storeError, writeFileAtomic } from "./files.ts";
 import { openRunJournal } from "./journal.ts";
@@ -52,6 +53,7 @@ export function runRecord(dir: string, initial: RunInfo): RunRecord {
 		acquire: () => acquireRunLock(dir, id),
 		eventLog: (options) => openEventLog(dir, options),
 		readEventLog: () => readEventLog(dir),
+		conversations: () => listConversations(dir),
 		async writeSnapshot(result: WorkflowRunResult, extra = {}): Promise<RunSnapshot> {
 			const progress = typeof extra.progress === "string" ? { progress: extra.progress } : {};
 			const snapshot: RunSnapshot = { ...result, runId: id, endedAt: new Date().toISOString(), ...progress };

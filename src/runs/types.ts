@@ -10,6 +10,7 @@ import type {
 	WorkflowMeta,
 	WorkflowRunResult,
 } from "../runtime/types.ts";
+import type { ConversationFile } from "./conversations.ts";
 import type { EventLogOptions, EventLogRead, EventLogWriter } from "./event-log.ts";
 
 /** Options of `createRunStore`. */
@@ -153,6 +154,8 @@ export interface RunRecord {
 	eventLog(options?: EventLogOptions): Promise<EventLogWriter>;
 	/** Reads `events.jsonl`: `found: false` for a run recorded before the log existed. */
 	readEventLog(): Promise<EventLogRead>;
+	/** The children's conversation files (`children/`), by call index then session; none for a run that kept none. */
+	conversations(): Promise<ConversationFile[]>;
 	/** Writes `snapshot.json` atomically (replacing a previous one) and returns it. */
 	writeSnapshot(result: WorkflowRunResult, extra?: { progress?: string }): Promise<RunSnapshot>;
 	/** Removes the snapshot (a resume has started: until it ends, the run is not what the old snapshot says). */

@@ -109,6 +109,8 @@ export interface AgentFinishedEvent extends EventBase, WorkflowAgentCallRef {
 	worktree?: WorkflowWorktree;
 	/** Models that met a provider limit before `model` answered (`fallbackModels`). */
 	fallbackFrom?: string[];
+	/** The child's conversation files, every attempt's, as the runner kept them; a replayed call's from its run. */
+	transcripts?: string[];
 }
 
 export interface AgentFailedEvent extends EventBase, WorkflowAgentCallRef {
@@ -130,6 +132,8 @@ export interface AgentFailedEvent extends EventBase, WorkflowAgentCallRef {
 	durationMs: number;
 	/** An isolated child's worktree: a failed child's changes may still be kept on its branch. */
 	worktree?: WorkflowWorktree;
+	/** The child's conversation files, every attempt's, as the runner kept them. */
+	transcripts?: string[];
 }
 
 /** A `parallel` or `pipeline` slot became null. */

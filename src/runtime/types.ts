@@ -139,6 +139,8 @@ export interface WorkflowAgentResult {
 	providerLimit?: WorkflowProviderLimit;
 	/** Models that met a provider limit before `model` took over (`fallbackModels`), in order; absent when none. */
 	fallbackFrom?: string[];
+	/** Where the host kept the child's conversation, a file per session (pi: relative to the run's folder). */
+	transcripts?: string[];
 }
 
 /** Live activity states of a child, in the order a healthy child passes through them. */
@@ -381,6 +383,8 @@ export interface WorkflowJournalEntry {
 	agentType?: string;
 	/** What the call's key was made of, so a resume can say what differs in a call that no longer matches. */
 	identity?: WorkflowCallIdentity;
+	/** The child's conversation files (`WorkflowAgentResult.transcripts`), so a replayed call still links them. */
+	transcripts?: string[];
 }
 
 /**

@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCopy, childEnv, ROOT, removeAll } from "../helpers/package.ts";
 import { runCommand, type SpawnResult } from "../helpers/spawn.ts";
@@ -182,6 +183,33 @@ describe("pi-workflows run, runs and resume (children as pi sessions on the faux
 		);
 		const list = JSON.parse((await cli(["runs", "--json"])).stdout);
 		expect(list).toContainEqual(expect.objectContaining({ id: output.runId, status: "completed", agents: 3 }));
+
+		// One run: what /workflows shows, then each child's conversation, a pi session file pi's SessionManager reads.
+		const one = await cli(["runs", output.runId]);
+		expect(one.code, one.stderr).toBe(0);
+		expect(one.stdout).toContain(`Run ${output.runId} (map-reduce-summary): completed`);
+		expect(one.stdout).toMatch(/Children's conversations \(pi session files/);
+		expect(one.stdout).toMatch(
+			/#0 map a\.md · completed · faux\/faux-1 · first run · \d+\.\d KB\n\s+\/.*\/children\/000-map-a-md-1\.jsonl/,
+		);
+		const shown = JSON.parse((await cli(["runs", output.runId, "--json"])).stdout);
+		expect(shown).toMatchObject({ id: output.runId, status: "completed" });
+		expect(shown.conversations.map((c: { path: string }) => c.path)).toEqual([
+			"children/000-map-a-md-1.jsonl",
+			"children/001-map-b-md-1.jsonl",
+			"children/002-reduce-l1-1-1.jsonl",
+		]);
+		for (const conversation of shown.conversations as { file: string; outcome: string }[]) {
+			expect(conversation.outcome).toBe("completed");
+			const messages = SessionManager.open(conversation.file).buildSessionContext().messages;
+			// The example's calls have schemas: the child answers through its structured-output tool.
+			expect(messages.map((m) => m.role).slice(0, 3)).toEqual(["system", "user", "assistant"]);
+			expect(JSON.stringify(messages)).toContain("submit_result");
+		}
+		expect(existsSync(join(shown.dir, "events.jsonl"))).toBe(true);
+		const usage = await cli(["runs", output.runId, "extra"]);
+		expect(usage.code).toBe(2);
+		expect(usage.stderr).toContain("`runs` takes at most a run id: pi-workflows runs [<runId>] [--json]");
 	}, 120_000);
 
 	it("runs a bundled workflow by its name, from a project that saved none", async () => {

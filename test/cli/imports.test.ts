@@ -9,9 +9,13 @@ import { importGraph, PI_PACKAGES, sourceFolder } from "../helpers/imports.ts";
 const { files, importsOf } = sourceFolder("cli");
 
 /** pi-free files of src/pi the CLI uses as they are (durable runs, script sources, the run list). */
-const SHARED_PI_FILES = ["runs/durable-run.ts", "tool/script-source.ts", "runs/views.ts", "runs/registry.ts"].map(
-	(name) => `../pi/${name}`,
-);
+const SHARED_PI_FILES = [
+	"runs/durable-run.ts",
+	"tool/script-source.ts",
+	"runs/views.ts",
+	"runs/registry.ts",
+	"runs/child-conversations.ts",
+].map((name) => `../pi/${name}`);
 
 describe("src/cli imports", () => {
 	it("finds the files it checks", () => {

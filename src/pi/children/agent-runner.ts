@@ -1,6 +1,6 @@
 /**
- * The pi-backed agent runner: each `agent()` call becomes an in-process pi `AgentSession` with in-memory session
- * and settings, the agent type's prompt, tools, model, thinking level, skills and context files, and only the
+ * The pi-backed agent runner: each `agent()` call becomes an in-process pi `AgentSession` (its conversation kept in
+ * the run's folder when the run has one, else in memory) with in-memory settings, the agent type's prompt, tools, model, thinking level, skills and context files, and only the
  * extensions its type names (the parent session's tools come as stand-ins, never the `workflow` tool). It reports the
  * child's live state, honours abort, pause, `max_turns` and the type's `timeout_ms`, lets go of a child that does not
  * stop within `stopGraceMs` of being asked, and always disposes the session; `supervisor.ts` runs its attempts,
@@ -25,6 +25,13 @@ import type {
 import type { RunWorktrees, Worktree } from "../../worktree/index.ts";
 import { type AgentTypeConfig, loadAgentTypes, resolveAgentType, type ThinkingLevel } from "../agents/agent-types.ts";
 import { type ChildActivity, createChildActivity } from "./activity.ts";
+import {
+	type ChildRecorder,
+	callRecorder,
+	keepConversation,
+	notKeptWarning,
+	type RunFolderSource,
+} from "./child-record.ts";
 import type { ChildControls } from "./controls.ts";
 import { hasPrice, replyCost, sessionCost } from "./cost.ts";
 import { underTypeDeadline } from "./deadlines.ts";
@@ -109,6 +116,10 @@ export interface PiAgentRunnerOptions {
 	 * turns it off. Default: on, with pi's own settings (3 retries, 2 s doubling).
 	 */
 	piRetry?: false | { maxRetries?: number; baseDelayMs?: number };
+	/** The run's folder: each child session's conversation is kept there (`children/`). Default: none (in memory). */
+	runFolder?: RunFolderSource;
+	/** Takes what the runner adds to the run's event log (stalls, restarts, steers, sessions). Default: none. */
+	record?: ChildRecorder;
 	hooks?: PiAgentRunnerHooks;
 }
 
@@ -126,6 +137,7 @@ export function createPiAgentRunner(options: PiAgentRunnerOptions): WorkflowAgen
 	return (request, context) =>
 		superviseChild(request, context, {
 			...(options.controls ? { controls: options.controls } : {}),
+			note: callRecorder(options.record, request),
 			attempt: (attemptRequest, attemptContext) =>
 				underTypeDeadline(
 					resolveAgentType(agentTypes, attemptRequest.agentType),
@@ -176,6 +188,7 @@ async function runChild(
 		id,
 		type: plan.type.name,
 		warnings: [...(plan.choice?.warnings ?? []), ...plan.warnings],
+		transcripts: [],
 	};
 	const finish = (result: WorkflowAgentResult): WorkflowAgentResult => {
 		activity.finish(result.status === "completed" ? "finished" : result.status, result.error);
@@ -187,6 +200,9 @@ async function runChild(
 			durationMs: Date.now() - startedAt,
 		};
 		if (done.warnings?.length === 0) delete done.warnings;
+		// Every session's file, whichever result object the child ended with.
+		if (base.transcripts?.length) done.transcripts = [...base.transcripts];
+		else delete done.transcripts;
 		return done;
 	};
 	if (context.signal.aborted) return finish({ ...base, status: "stopped", error: reasonOf(context.signal) });
@@ -255,11 +271,29 @@ async function runSession(
 	let result: WorkflowAgentResult | undefined;
 	try {
 		activity.start(`${model.provider}/${model.id}`);
-		const opened = await openSession({ sessionId, plan, model, thinking }, options, base);
+		const kept = await keepConversation(options.runFolder, request, { id: sessionId, cwd: plan.cwd }).catch(
+			(error: unknown) => void base.warnings.push(notKeptWarning(error)),
+		);
+		const opened = await openSession(
+			{ sessionId, plan, model, thinking, ...(kept ? { sessionFile: kept.file } : {}) },
+			options,
+			base,
+		);
+		const note = callRecorder(options.record, request);
+		if (kept) {
+			base.transcripts?.push(kept.path);
+			const modelName = `${model.provider}/${model.id}`;
+			note("child_transcript", { attempt: request.attempt, path: kept.path, sessionId, model: modelName });
+		}
 		if ("failure" in opened) result = opened.failure;
 		else {
 			session = opened.session;
 			options.hooks?.onSessionCreated?.(session, request);
+			session.subscribe((event) => {
+				if (event.type !== "auto_retry_start") return;
+				const { attempt, maxAttempts, delayMs, errorMessage: error } = event;
+				note("child_model_retry", { attempt, maxAttempts, delayMs, error });
+			});
 			const gate = lendControls(session, context);
 			result = await driveSession(session, plan, context, options, activity, base, gate);
 		}

@@ -15,7 +15,11 @@ import { STRUCTURED_OUTPUT_TOOL_NAME, type StructuredOutputCapture } from "./str
 import type { AttemptContext } from "./supervisor.ts";
 
 /** The fields every result of one child shares. */
-export type ResultBase = Pick<WorkflowAgentResult, "id" | "type"> & { warnings: string[] };
+export type ResultBase = Pick<WorkflowAgentResult, "id" | "type"> & {
+	warnings: string[];
+	/** The child's conversation files so far (one per session it opened). */
+	transcripts?: string[];
+};
 
 /** Everything decided before a session exists; each check here is an author error, thrown. */
 export interface ChildPlan {
@@ -44,6 +48,8 @@ export async function openSession(
 		plan: ChildPlan;
 		model: Model<Api>;
 		thinking: ThinkingLevel | undefined;
+		/** Where the conversation is kept (see `keepConversation`). Default: in memory. */
+		sessionFile?: string;
 	},
 	options: { agentDir: string; modelRuntime: ModelRuntime; piRetry?: false | Omit<ChildRetrySettings, "enabled"> },
 	base: ResultBase,
@@ -68,6 +74,7 @@ export async function openSession(
 		resources,
 		model,
 		...(thinking ? { thinking } : {}),
+		...(child.sessionFile ? { sessionFile: child.sessionFile } : {}),
 		...tools,
 	});
 	if (type.toolTimeoutMs) limitToolCalls(session, type.toolTimeoutMs, type.name);

@@ -1,7 +1,7 @@
 /**
  * Builds one child `AgentSession` with every part given explicitly, so nothing is read from or written to the
- * user's pi settings and session files: in-memory session and settings (no compaction; pi's own retry as the
- * runner says), no prompt templates or themes, only the extensions and skills its agent type names (or inherits),
+ * user's pi settings and session files: in-memory settings (no compaction; pi's own retry as the runner says), the
+ * session in its run's folder (`children/…jsonl`, see child-record.ts) or, without one, in memory, no prompt templates or themes, only the extensions and skills its agent type names (or inherits),
  * and the agent type's system prompt and context files.
  */
 import { dirname, resolve } from "node:path";
@@ -131,6 +131,8 @@ export interface ChildSessionOptions {
 	tools: string[];
 	/** Tools outside pi's built-ins and the child's extensions (the structured-output tool, the session's tools). */
 	customTools?: ToolDefinition[];
+	/** A pi session file holding only its header, which pi appends the conversation to. Default: in memory. */
+	sessionFile?: string;
 }
 
 /** The child's session over its loaded resources; extensions are bound, so their `session_start` runs. */
@@ -142,7 +144,9 @@ export async function createChildSession(options: ChildSessionOptions): Promise<
 		modelRuntime: options.modelRuntime,
 		settingsManager: resources.settingsManager,
 		resourceLoader: resources.loader,
-		sessionManager: SessionManager.inMemory(cwd, { id: options.id }),
+		sessionManager: options.sessionFile
+			? SessionManager.open(options.sessionFile, dirname(options.sessionFile))
+			: SessionManager.inMemory(cwd, { id: options.id }),
 		model: options.model,
 		...(options.thinking ? { thinkingLevel: options.thinking } : {}),
 		tools: options.tools,

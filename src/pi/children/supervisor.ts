@@ -13,6 +13,7 @@ import type {
 	WorkflowCost,
 	WorkflowTokenUsage,
 } from "../../runtime/types.ts";
+import { type ChildRecordEvent, steeredFields } from "./child-record.ts";
 import type { ChildControls } from "./controls.ts";
 
 /** The cause a skipped call's null carries. */
@@ -55,14 +56,21 @@ type Ending = { why: "skip" } | { why: "restart" } | { why: "stall"; silentMs: n
 export async function superviseChild(
 	request: WorkflowAgentRequest,
 	context: WorkflowAgentRunnerContext,
-	options: { controls?: ChildControls; attempt: ChildAttempt },
+	options: {
+		controls?: ChildControls;
+		attempt: ChildAttempt;
+		/** Adds a line about this call to the run's event log. Default: none. */
+		note?: (type: ChildRecordEvent["type"], fields?: Record<string, unknown>) => void;
+	},
 ): Promise<WorkflowAgentResult> {
 	const { controls } = options;
+	const note = options.note ?? (() => {});
 	if (controls?.takeSkip(request.key)) {
+		note("child_skipped", { queued: true });
 		return { id: randomUUID(), type: request.agentType, status: "stopped", error: SKIPPED_CAUSE, noRetry: true };
 	}
 	const startedAt = Date.now();
-	const spent: Spent = { toolUses: 0, abandoned: 0 };
+	const spent: Spent = { toolUses: 0, abandoned: 0, transcripts: [] };
 	const notes: string[] = [];
 	let current: { controller: AbortController; ending?: Ending; session?: AttemptSession };
 	// What was asked before the attempt's session existed waits for it.
@@ -75,15 +83,23 @@ export async function superviseChild(
 	};
 	const unregister = controls?.add(request.key, {
 		async steer(text) {
+			note("child_steered", steeredFields(text));
 			if (current.session) await current.session.steer(text);
 			else pending.push(text);
 		},
 		pause() {
+			note("child_paused");
 			if (current.session) current.session.pause();
 			else pausePending = true;
 		},
-		skip: () => end({ why: "skip" }, SKIPPED_CAUSE),
-		restart: () => end({ why: "restart" }, "restarted by the user"),
+		skip: () => {
+			note("child_skipped", { queued: false });
+			end({ why: "skip" }, SKIPPED_CAUSE);
+		},
+		restart: () => {
+			note("child_restarted");
+			end({ why: "restart" }, "restarted by the user");
+		},
 	});
 	const onAbort = () => current.controller.abort(context.signal.reason);
 	context.signal.addEventListener("abort", onAbort, { once: true });
@@ -128,6 +144,7 @@ export async function superviseChild(
 				continue;
 			}
 			stalls++;
+			note("child_stalled", { silentMs: ending.silentMs, retried: stalls === 1 });
 			const stalled = `stalled after ${seconds(ending.silentMs)}`;
 			if (stalls > 1) {
 				return {
@@ -210,10 +227,13 @@ interface Spent {
 	cost?: WorkflowCost;
 	toolUses: number;
 	abandoned: number;
+	/** Every attempt's conversation files, in order. */
+	transcripts: string[];
 }
 
 function spend(spent: Spent, result: WorkflowAgentResult): void {
 	spent.toolUses += result.toolUses ?? 0;
+	spent.transcripts.push(...(result.transcripts ?? []));
 	spent.abandoned += result.abandoned ?? 0;
 	// A restarted or stalled attempt's replies were paid for like the last one's.
 	spent.cost = addCost(spent.cost, result.cost);
@@ -233,6 +253,7 @@ function total(result: WorkflowAgentResult, spent: Spent, notes: string[], start
 	if (spent.usage) done.usage = spent.usage;
 	if (spent.cost) done.cost = spent.cost;
 	if (spent.abandoned > 0) done.abandoned = spent.abandoned;
+	if (spent.transcripts.length > 0) done.transcripts = [...spent.transcripts];
 	if (warnings.length > 0) done.warnings = warnings;
 	return done;
 }

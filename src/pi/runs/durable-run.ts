@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { errorMessage, WorkflowError } from "../../errors.ts";
 import type {
 	EventLogEvent,
+	EventLogOptions,
 	EventLogWriter,
 	RunCreateOptions,
 	RunJournal,
@@ -34,6 +35,12 @@ export interface DurableOutcome {
 	script?: string;
 }
 
+/** Options of `DurableRun.fresh` and `resume`. */
+export interface DurableRunOptions {
+	/** The event log's bound and flush interval. Default: the store's (16 MiB, a flush a second). */
+	eventLog?: Pick<EventLogOptions, "maxBytes" | "flushMs">;
+}
+
 /** A run in progress: its journal for `runWorkflowScript`, and what to do with what the runtime reports. */
 export class DurableRun {
 	/** Pass to `runWorkflowScript`. */
@@ -46,6 +53,7 @@ export class DurableRun {
 	/** This session's event log, once the record exists; events that come before it wait in `early`. */
 	private log: EventLogWriter | undefined;
 	private early: EventLogEvent[] | undefined = [];
+	private logOptions: EventLogOptions = {};
 	/** A resume: the script it starts from, as the record's `script.js` has it now (edited or not). */
 	private saved: { script: string; edited: boolean } | undefined;
 	/** Fresh runs: the record being made once the script starts. */
@@ -84,15 +92,17 @@ export class DurableRun {
 	}
 
 	/** A new run; its record is made when `started` is called. */
-	static fresh(store: RunStore, source: DurableSource): DurableRun {
-		return new DurableRun(store, source);
+	static fresh(store: RunStore, source: DurableSource, options: DurableRunOptions = {}): DurableRun {
+		const run = new DurableRun(store, source);
+		run.logOptions = options.eventLog ?? {};
+		return run;
 	}
 
 	/**
 	 * Reopens run `runId` to resume it. Throws (before anything runs) when the run is unknown, still running, or has
 	 * no agent result to replay.
 	 */
-	static async resume(store: RunStore, runId: string): Promise<DurableRun> {
+	static async resume(store: RunStore, runId: string, options: DurableRunOptions = {}): Promise<DurableRun> {
 		const record = await store.open(runId);
 		const lock = await record.acquire();
 		try {
@@ -108,7 +118,7 @@ export class DurableRun {
 			// Someone may have edited the record's script file since: a resume runs it as it is now.
 			const script = await record.readScript();
 			// A log that cannot be opened costs the report its timeline, never the resume.
-			const log = await record.eventLog({ resumed: true }).catch(() => undefined);
+			const log = await record.eventLog({ ...options.eventLog, resumed: true }).catch(() => undefined);
 			return new DurableRun(store, undefined, { record, lock, journal, script, ...(log ? { log } : {}) });
 		} catch (error) {
 			await lock.release();
@@ -159,6 +169,12 @@ export class DurableRun {
 	logEvent(event: EventLogEvent): void {
 		if (this.log) this.log.append(event);
 		else if (this.early && this.early.length < EARLY_EVENTS) this.early.push(event);
+	}
+
+	/** The run's folder once its record exists (undefined when it could not be made): children's conversations go there. */
+	async runFolder(): Promise<string | undefined> {
+		await this.recorded;
+		return this.record?.dir;
 	}
 
 	/**
@@ -248,7 +264,7 @@ export class DurableRun {
 			this.record = record;
 			this.lock = await record.acquire();
 			this.opened = await record.journal();
-			this.log = await record.eventLog().catch(() => undefined);
+			this.log = await record.eventLog(this.logOptions).catch(() => undefined);
 			for (const event of this.early ?? []) this.log?.append(event);
 		} catch (error) {
 			this.problem = errorMessage(error);

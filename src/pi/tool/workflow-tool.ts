@@ -27,6 +27,7 @@ import {
 	loadAgentTypes,
 } from "../agents/agent-types.ts";
 import { createPiAgentRunner } from "../children/agent-runner.ts";
+import type { ChildRecorder, RunFolderSource } from "../children/child-record.ts";
 import { ChildControls } from "../children/controls.ts";
 import { parentModelRuntime, resolveModel } from "../children/model.ts";
 import { type SessionTools, sessionToolsOf } from "../children/session-tools.ts";
@@ -122,6 +123,10 @@ export interface RunnerSetup {
 	agentTypes: ReadonlyMap<string, AgentTypeConfig>;
 	/** The run's id and folder for isolated children's worktrees, once its record exists. */
 	worktreePlace: WorktreePlaceSource;
+	/** The run's folder, where children's conversations are kept, once its record exists. */
+	runFolder?: RunFolderSource;
+	/** Takes what the runner adds to the run's event log (stalls, restarts, steers, sessions). */
+	record?: ChildRecorder;
 	/** Where the run's running children go for steer, skip and restart (`/workflows`, `workflow_runs`). */
 	controls: ChildControls;
 	/** The parent session's tools lent to children; absent for a run a command started (no tool call to lend them). */
@@ -223,6 +228,8 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 			agentDir,
 			agentTypes: types.types,
 			worktreePlace: () => durable.worktreePlace(),
+			runFolder: () => durable.runFolder(),
+			record: (event) => durable.logEvent(event),
 			controls,
 			...(caller.sessionTools ? { sessionTools: caller.sessionTools } : {}),
 			...(defaults.childModel ? { childModel: defaults.childModel } : {}),
@@ -406,7 +413,7 @@ function checkOnly(
  */
 async function defaultRunner(
 	ctx: ExtensionContext,
-	{ agentDir, agentTypes, worktreePlace, controls, sessionTools, childModel }: RunnerSetup,
+	{ agentDir, agentTypes, worktreePlace, runFolder, record, controls, sessionTools, childModel }: RunnerSetup,
 ): Promise<WorkflowAgentRunner> {
 	const modelRuntime = await parentModelRuntime(ctx.modelRegistry, { agentDir });
 	// Resolved before the run starts: a model pi cannot find fails the call, not each of 80 children.
@@ -419,6 +426,8 @@ async function defaultRunner(
 		agentTypes,
 		modelRuntime,
 		worktreePlace,
+		...(runFolder ? { runFolder } : {}),
+		...(record ? { record } : {}),
 		...(model ? { defaultModel: model } : {}),
 		...(thinking ? { defaultThinking: thinking } : {}),
 		...(sessionTools ? { sessionTools } : {}),

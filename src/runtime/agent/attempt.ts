@@ -190,7 +190,7 @@ function readResult(raw: unknown): WorkflowAgentResult {
 	if (raw === null || typeof raw !== "object") return raw as WorkflowAgentResult;
 	const { id, status, result, structuredOutput, error, code, warnings, toolUses, usage, noRetry, worktree } =
 		raw as WorkflowAgentResult;
-	const { providerLimit, model, fallbackFrom } = raw as WorkflowAgentResult;
+	const { providerLimit, model, fallbackFrom, transcripts } = raw as WorkflowAgentResult;
 	const cost = readCost((raw as WorkflowAgentResult).cost);
 	const errorText = error === undefined ? undefined : errorMessage(error);
 	// `id`, `code`, `toolUses` and `worktree` go out in progress events, which carry JSON data only: anything else is left out.
@@ -208,9 +208,20 @@ function readResult(raw: unknown): WorkflowAgentResult {
 		usage: readUsage(usage),
 		...(cost ? { cost } : {}),
 		...(tree ? { worktree: tree } : {}),
+		...readTranscripts(transcripts),
 		...readModels(providerLimit, model, fallbackFrom, errorText),
 	} as WorkflowAgentResult;
 }
+
+/** Conversation files a runner named: strings only, a bounded number of bounded length (they go out in events). */
+export function readTranscripts(value: unknown): { transcripts?: string[] } {
+	if (!Array.isArray(value)) return {};
+	const names = value.filter((name): name is string => typeof name === "string" && name !== "" && name.length <= 1024);
+	return names.length > 0 ? { transcripts: names.slice(0, MAX_TRANSCRIPTS) } : {};
+}
+
+/** Conversation files one call keeps a record of: restarts, stall retries, fallbacks and schema retries included. */
+const MAX_TRANSCRIPTS = 50;
 
 const LIMIT_KINDS: readonly string[] = ["rate_limit", "overloaded", "usage_limit"];
 

@@ -111,6 +111,8 @@ export async function runAgentCall(
 	let usage: WorkflowTokenUsage | undefined;
 	let cost: WorkflowCost | undefined;
 	let model: string | undefined;
+	/** Every attempt's conversation files, in order. */
+	const transcripts: string[] = [];
 	let reachedRunner = false;
 	const fail = (
 		cause: string,
@@ -148,6 +150,7 @@ export async function runAgentCall(
 			...(model ? { model } : {}),
 			durationMs: Date.now() - started,
 			...(worktree ? { worktree } : {}),
+			...(transcripts.length > 0 ? { transcripts } : {}),
 		});
 	};
 
@@ -179,6 +182,7 @@ export async function runAgentCall(
 				usage = addUsage(usage, last.result?.usage);
 				cost = addCost(cost, last.result?.cost);
 				model = last.result?.model ?? model;
+				transcripts.push(...(last.result?.transcripts ?? []));
 				// Counted as each attempt ends, whatever becomes of the call, so the next child to start sees it.
 				spend(run, budgets, ref, last.result);
 				if (last.kind === "limited") {
@@ -207,6 +211,7 @@ export async function runAgentCall(
 					...(cost ? { cost } : {}),
 					...(model ? { model } : {}),
 					...(outcome.result.id !== undefined ? { agentId: outcome.result.id } : {}),
+					...(transcripts.length > 0 ? { transcripts } : {}),
 				},
 				identity,
 			);
@@ -239,6 +244,7 @@ export async function runAgentCall(
 				attempts,
 				...(outcome.result.worktree ? { worktree: outcome.result.worktree } : {}),
 				...(fallbackFrom ? { fallbackFrom } : {}),
+				...(transcripts.length > 0 ? { transcripts } : {}),
 			});
 			return outcome.value;
 		}

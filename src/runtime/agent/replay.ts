@@ -9,7 +9,7 @@ import { emitLog, type RunContext } from "../run-context.ts";
 import { readCost } from "../spend/cost.ts";
 import type { PhaseBudget } from "../spend/phase-budget.ts";
 import type { JsonValue, WorkflowCallIdentity, WorkflowJournalEntry } from "../types.ts";
-import { readUsage } from "./attempt.ts";
+import { readTranscripts, readUsage } from "./attempt.ts";
 import { preview } from "./preview.ts";
 import { noteLookup } from "./replay-miss.ts";
 
@@ -36,6 +36,7 @@ export function replayable(run: RunContext, key: string, hasSchema: boolean): Wo
 			...(cost ? { cost } : {}),
 			...(typeof entry.model === "string" ? { model: entry.model } : {}),
 			...(typeof entry.agentId === "string" ? { agentId: entry.agentId } : {}),
+			...readTranscripts(entry.transcripts),
 		};
 	} catch {
 		return undefined;
@@ -66,6 +67,8 @@ export function replay(
 		durationMs: 0,
 		attempts: 0,
 		cached: true,
+		// The conversation of the run that recorded it: a replayed call still links what its child did.
+		...(entry.transcripts ? { transcripts: entry.transcripts } : {}),
 	});
 	return entry.value;
 }
@@ -75,7 +78,7 @@ export async function journal(
 	run: RunContext,
 	ref: WorkflowAgentCallRef,
 	value: JsonValue,
-	spent: Pick<WorkflowJournalEntry, "usage" | "cost" | "model" | "agentId">,
+	spent: Pick<WorkflowJournalEntry, "usage" | "cost" | "model" | "agentId" | "transcripts">,
 	identity: WorkflowCallIdentity | undefined,
 ): Promise<void> {
 	if (!run.journal) return;
@@ -90,6 +93,7 @@ export async function journal(
 			label: ref.label,
 			agentType: ref.agentType,
 			...(identity ? { identity } : {}),
+			...(spent.transcripts ? { transcripts: spent.transcripts } : {}),
 		});
 	} catch (error) {
 		emitLog(run, {

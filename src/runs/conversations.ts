@@ -1,0 +1,102 @@
+/**
+ * Children's conversations in a run's folder: `children/<index>-<label-slug>-<n>.jsonl`, one file per session of a
+ * call's child (a restart, a stall retry, a fallback model or a resume makes another, so `n` counts them), private
+ * like the rest of the record. The store only names, makes and lists the files; what is in them is the host's
+ * (the pi runner writes pi session files).
+ */
+import { open, readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { ensurePrivateDir, errnoCode, FILE_MODE, storeError } from "./files.ts";
+
+/** The folder of a run's children's conversations, in the run's folder. */
+export const CONVERSATIONS_DIR = "children";
+/** The longest label slug in a file name. */
+const SLUG_MAX = 40;
+/** A call whose child has this many sessions in one run is an odd one; past it, nothing more is kept. */
+const MAX_SESSIONS = 999;
+const NAME = /^(\d{3,})-([a-z0-9-]*)-(\d+)\.jsonl$/;
+
+/** One conversation file of a run. */
+export interface ConversationFile {
+	/** The call's index (in the session that ran it). */
+	index: number;
+	/** The label as it is in the name. */
+	slug: string;
+	/** Which of the call's sessions this is, from 1. */
+	n: number;
+	/** Relative to the run's folder: `children/003-review-auth-1.jsonl`. */
+	path: string;
+	bytes: number;
+}
+
+/** `review-auth` for "Review: auth!"; `agent` when nothing is left. */
+export function labelSlug(label: string): string {
+	const slug = label
+		.toLowerCase()
+		.replace(/[^a-z0-9]+/g, "-")
+		.slice(0, SLUG_MAX)
+		.replace(/^-+|-+$/g, "");
+	return slug || "agent";
+}
+
+/**
+ * Makes the next conversation file of call `index` in the run's folder (its folder 0700, the file 0600 and new:
+ * an earlier session's file is never written over), with `firstLine` in it. Resolves with its path relative to
+ * `runDir`. Throws `run_store` when it cannot.
+ */
+export async function createConversationFile(
+	runDir: string,
+	call: { index: number; label: string },
+	firstLine: string,
+): Promise<string> {
+	const dir = join(runDir, CONVERSATIONS_DIR);
+	await ensurePrivateDir(dir);
+	const stem = `${String(call.index).padStart(3, "0")}-${labelSlug(call.label)}`;
+	for (let n = 1; n <= MAX_SESSIONS; n++) {
+		const name = `${stem}-${n}.jsonl`;
+		const path = join(dir, name);
+		try {
+			const handle = await open(path, "wx", FILE_MODE);
+			try {
+				await handle.chmod(FILE_MODE);
+				await handle.writeFile(firstLine, "utf8");
+			} finally {
+				await handle.close();
+			}
+			return `${CONVERSATIONS_DIR}/${name}`;
+		} catch (error) {
+			if (errnoCode(error) !== "EEXIST") throw storeError(error, path, "create the conversation file");
+		}
+	}
+	throw storeError(new Error(`${MAX_SESSIONS} sessions already kept`), join(dir, stem), "keep another conversation");
+}
+
+/** The run's conversation files, by call index then session; none when the run kept none. */
+export async function listConversations(runDir: string): Promise<ConversationFile[]> {
+	const dir = join(runDir, CONVERSATIONS_DIR);
+	let names: string[];
+	try {
+		names = await readdir(dir);
+	} catch (error) {
+		if (errnoCode(error) === "ENOENT") return [];
+		throw storeError(error, dir, "list the conversations in");
+	}
+	const files: ConversationFile[] = [];
+	for (const name of names) {
+		const match = NAME.exec(name);
+		if (!match) continue;
+		const bytes = await stat(join(dir, name)).then(
+			(info) => info.size,
+			() => undefined,
+		);
+		if (bytes === undefined) continue;
+		files.push({
+			index: Number(match[1]),
+			slug: match[2] ?? "",
+			n: Number(match[3]),
+			path: `${CONVERSATIONS_DIR}/${name}`,
+			bytes,
+		});
+	}
+	return files.sort((a, b) => a.index - b.index || a.n - b.n);
+}
