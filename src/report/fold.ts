@@ -26,6 +26,10 @@ interface OpenAttempt {
 	status?: string;
 	/** The child was seen stalled (its watchdog stopped it). */
 	stalled?: boolean;
+	/** A person restarted it. */
+	restarted?: boolean;
+	/** The runner opened this attempt's session (`child_transcript`). */
+	session?: boolean;
 	error?: string;
 }
 
@@ -36,6 +40,8 @@ export function foldEvents(log: RunEventLog): Folded {
 	const logs: ReportLog[] = [];
 	const byKey = new Map<string, ReportCall>();
 	const open = new Map<ReportCall, OpenAttempt>();
+	// Calls a person skipped while they ran: their `agent_failed` is not a failure.
+	const skipped = new Set<ReportCall>();
 	const openPhases = new Map<string, { name: string; start: number }>();
 	const openBands = new Map<string, ReportBand>();
 	// A session's time starts at its first event (the runtime's `run_start`): the host's start-up before it is not
@@ -131,7 +137,7 @@ export function foldEvents(log: RunEventLog): Folded {
 				if (event.model) call.model = event.model;
 				if (event.toolUses !== undefined) call.toolUses = event.toolUses;
 				if (event.worktree?.branch) call.branch = event.worktree.branch;
-				noteTranscript(call, event);
+				noteTranscripts(call, event);
 				if (event.cached) {
 					call.outcome = "replayed";
 					call.bars.push({ start: event.time, end: event.time, outcome: "replayed" });
@@ -152,8 +158,13 @@ export function foldEvents(log: RunEventLog): Folded {
 				if (event.model) call.model = event.model;
 				if (event.toolUses !== undefined) call.toolUses = event.toolUses;
 				if (event.worktree?.branch) call.branch = event.worktree.branch;
-				noteTranscript(call, event);
-				call.outcome = event.skipped ? "skipped" : isStopped(event.code, call.error) ? "stopped" : "failed";
+				noteTranscripts(call, event);
+				call.outcome =
+					event.skipped || skipped.has(call)
+						? "skipped"
+						: isStopped(event.code, call.error)
+							? "stopped"
+							: "failed";
 				if (open.has(call)) close(call, event.time, lastOutcome(call.outcome, call.error), call.error);
 				else if (call.queuedAt !== undefined && call.outcome === "skipped") {
 					call.bars.push({ start: call.queuedAt, end: event.time, outcome: "skipped" });
@@ -216,6 +227,7 @@ export function foldEvents(log: RunEventLog): Folded {
 				break;
 			}
 			default:
+				noteHostLine(event as unknown as HostLine, session, callOf, open, close, logs, skipped);
 				break;
 		}
 	}
@@ -263,12 +275,93 @@ function noteChild(
 	if (child.status === "stalled") attempt.stalled = true;
 	if (child.error) attempt.error = child.error;
 	if (child.model) call.model = child.model;
-	noteTranscript(call, child as unknown as Record<string, unknown>);
+}
+
+/** A line the pi runner adds about a call's child (docs/event-log.md, "What the pi runner adds"). */
+interface HostLine {
+	type: string;
+	time: number;
+	session: number;
+	key?: unknown;
+	index?: unknown;
+	label?: unknown;
+	agentType?: unknown;
+	phase?: unknown;
+	path?: unknown;
+	message?: unknown;
+	silentMs?: unknown;
+	queued?: unknown;
+	delayMs?: unknown;
+	error?: unknown;
+}
+
+/**
+ * The runner's lines: each session it opens for a call is an attempt (a stall retry, a restart, a fallback model),
+ * a stall or a restart says how the attempt before ended, a skip makes the call skipped, and a person's pause or
+ * message and pi's own retry of a model request become marks in the log.
+ */
+function noteHostLine(
+	line: HostLine,
+	session: ReportSession,
+	callOf: (event: LoggedEvent & WorkflowAgentCallRef, session: ReportSession) => ReportCall,
+	open: Map<ReportCall, OpenAttempt>,
+	close: (call: ReportCall, time: number, outcome: ReportOutcome, note?: string) => void,
+	logs: ReportLog[],
+	skipped: Set<ReportCall>,
+): void {
+	if (!line.type.startsWith("child_") || typeof line.key !== "string" || typeof line.index !== "number") return;
+	const call = callOf(line as unknown as LoggedEvent & WorkflowAgentCallRef, session);
+	const attempt = open.get(call);
+	const mark = (message: string, level: ReportLog["level"] = "info") =>
+		logs.push({
+			session: line.session,
+			time: line.time,
+			level,
+			message: `\`${call.label}\` (#${call.index}): ${message}`,
+			...(call.phase !== undefined ? { phase: call.phase } : {}),
+		});
+	switch (line.type) {
+		case "child_transcript":
+			if (!attempt) return;
+			// The attempt's first session opens it; a later one is the supervisor's next try.
+			if (attempt.session) {
+				close(call, line.time, endedAs(attempt, attempt.error ?? ""), attempt.error);
+				call.attempts++;
+				open.set(call, { start: line.time, session: true });
+			} else attempt.session = true;
+			return;
+		case "child_stalled":
+			if (attempt) attempt.stalled = true;
+			return;
+		case "child_restarted":
+			if (attempt) attempt.restarted = true;
+			mark("restarted by a person");
+			return;
+		case "child_skipped":
+			skipped.add(call);
+			mark("skipped by a person");
+			return;
+		case "child_paused":
+			mark("paused by a person");
+			return;
+		case "child_steered":
+			mark(`a person's message: ${String(line.message ?? "")}`);
+			return;
+		case "child_model_retry":
+			mark(
+				`pi retried a failed model request after ${String(line.delayMs ?? "?")} ms: ${String(line.error ?? "")}`,
+				"warn",
+			);
+			return;
+		default:
+			return;
+	}
 }
 
 /** How an attempt that was tried again ended: stalled, restarted by a person, or failed. */
 function endedAs(attempt: OpenAttempt | undefined, reason: string): ReportOutcome {
 	const text = `${reason} ${attempt?.error ?? ""}`;
+	if (attempt?.restarted) return "restarted";
 	if (attempt?.stalled || /\bstall/i.test(text)) return "stalled";
 	if (/\brestart/i.test(text)) return "restarted";
 	return "failed";
@@ -284,14 +377,12 @@ function isStopped(code: string | undefined, error: string): boolean {
 	return code === "stopped" || code === "run_stopped" || /^stopped\b/i.test(error);
 }
 
-/**
- * The child's conversation file, when the event log names one. Issue 25's event log (25-record) puts it on the
- * call's events; until it does, no call has one and the report says so.
- */
-function noteTranscript(call: ReportCall, event: object): void {
-	const fields = event as Record<string, unknown>;
-	const path = fields.transcript ?? fields.sessionFile ?? fields.conversation;
-	if (typeof path === "string" && path !== "") call.transcript = path;
+/** The call's conversation files, as `agent_finished`/`agent_failed` list them (25-record's `transcripts`). */
+function noteTranscripts(call: ReportCall, event: object): void {
+	const listed = (event as { transcripts?: unknown }).transcripts;
+	if (!Array.isArray(listed)) return;
+	const paths = listed.filter((path): path is string => typeof path === "string" && path !== "");
+	if (paths.length > 0) call.transcripts = paths;
 }
 
 /** Children running and calls queued over a session: a step at each bar's start and end. */

@@ -211,7 +211,9 @@ function detailOf(call: ReportCall): Record<string, string> {
 		.map((bar) => `${bar.outcome}: ${oneLine(bar.note ?? "")}`);
 	if (call.error || notes.length > 0) out.error = [...notes, ...(call.error ? [call.error] : [])].join("\n");
 	if (call.branch) out.branch = call.branch;
-	if (call.transcript) out.transcript = call.transcript;
+	if (call.transcripts) {
+		out.transcript = `${call.transcripts.join("\n")}\n(a pi session file: pi --session <path> opens it)`;
+	}
 	if (call.why) out.why = whyText(call.why);
 	return out;
 }

@@ -75,8 +75,8 @@ export interface ReportCall {
 	endedAt?: number;
 	bars: ReportBar[];
 	branch?: string;
-	/** The child's conversation file, when the event log names one. */
-	transcript?: string;
+	/** The child's conversation files (pi session files, relative to the run's folder), every attempt's in order. */
+	transcripts?: string[];
 	why?: ReportWhy;
 }
 

@@ -4,7 +4,7 @@
  * HTML file (default: `report.html` in the run's folder) or gives the text.
  */
 import { readFile, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { errorMessage, isWorkflowError, WorkflowError } from "../errors.ts";
 import { writeFileAtomic } from "../runs/files.ts";
 import { parseJournal } from "../runs/journal-lines.ts";
@@ -47,7 +47,7 @@ export async function reportOfRecord(record: RunRecord): Promise<ReportModel> {
 	for (const problem of journal?.problems ?? [])
 		problems.push(`journal.jsonl line ${problem.line}: ${problem.reason}`);
 	const log = await attempt("events.jsonl", () => readRunEvents(record.dir));
-	return buildReportModel({
+	const model = buildReportModel({
 		info: record.info,
 		status: summary?.status ?? snapshot?.status ?? "interrupted",
 		...(snapshot ? { snapshot } : {}),
@@ -55,6 +55,12 @@ export async function reportOfRecord(record: RunRecord): Promise<ReportModel> {
 		...(log ? { log } : {}),
 		problems,
 	});
+	// The log names conversations relative to the run's folder; the report may be written anywhere (--out).
+	for (const call of model.calls) {
+		if (call.transcripts)
+			call.transcripts = call.transcripts.map((path) => (isAbsolute(path) ? path : join(record.dir, path)));
+	}
+	return model;
 }
 
 /** Options of `writeRunReport`. */

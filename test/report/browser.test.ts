@@ -170,5 +170,9 @@ describe.skipIf(!hasBinary("chromium"))("the report in a real browser", () => {
 		expect(text).toMatch(/Errorstalled: stalled after 0\.5 s/);
 		expect(text).toMatch(/Tokens\d+/);
 		expect(text).toMatch(/Cost\$0\.\d+/);
+		// Both attempts' conversations, as paths in the run's folder.
+		expect(text).toContain(
+			`Conversation${scenario.record.dir}/children/002-note-build-1.jsonl\n${scenario.record.dir}/children/002-note-build-2.jsonl`,
+		);
 	});
 });

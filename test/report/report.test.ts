@@ -88,6 +88,14 @@ describe("the report's model of a real run", () => {
 		const build = model.calls.find((call) => call.label === "note build" && call.session === 1);
 		expect(build).toMatchObject({ attempts: 2, agentType: "watched", model: "faux/faux-priced" });
 		expect(build?.bars.find((bar) => bar.outcome === "stalled")?.note).toMatch(/stalled/);
+		// Each attempt's conversation is a pi session file in the run's folder, linked from its call (and its replay).
+		expect(build?.transcripts).toEqual([
+			join(scenario.record.dir, "children/002-note-build-1.jsonl"),
+			join(scenario.record.dir, "children/002-note-build-2.jsonl"),
+		]);
+		for (const path of build?.transcripts ?? []) expect(existsSync(path)).toBe(true);
+		const replayed = model.calls.find((call) => call.label === "note build" && call.session === 2);
+		expect(replayed?.transcripts).toEqual(build?.transcripts);
 		expect(model.attempts).toBe(8);
 	});
 

@@ -9,7 +9,13 @@
 import { join } from "node:path";
 import { loadAgentTypes } from "../../src/pi/agents/agent-types.ts";
 import { createPiAgentRunner } from "../../src/pi/children/agent-runner.ts";
-import { createRunStore, type EventLogEvent, type RunRecord, type RunStore } from "../../src/runs/index.ts";
+import {
+	createRunStore,
+	type EventLogEvent,
+	type EventLogWriter,
+	type RunRecord,
+	type RunStore,
+} from "../../src/runs/index.ts";
 import { runWorkflowScript, type WorkflowAgentRunner } from "../../src/runtime/index.ts";
 import { createFauxHarness, fauxAssistantMessage, untilAborted } from "../helpers/faux.ts";
 import { agentFile, createAgentDirs } from "../pi/agent-files.ts";
@@ -50,6 +56,7 @@ export interface ReportScenario {
 
 /** Runs the scenario: the first run (fails), then the resume with the edited prompt (completes). */
 export async function runReportScenario(): Promise<ReportScenario> {
+	const logs: SessionLog = {};
 	const faux = await createFauxHarness();
 	const dirs = createAgentDirs();
 	dirs.write(".pi/agents/watched.md", agentFile("stall_ms: 500"));
@@ -61,18 +68,21 @@ export async function runReportScenario(): Promise<ReportScenario> {
 	faux.route("Note on the crash", [crash(), crash()]);
 	faux.route("Summarize the three notes", [fauxAssistantMessage("Summary, first draft.")]);
 	faux.route("Summarise the 3 notes", [fauxAssistantMessage("Summary: faster parser, new widget, steady build.")]);
+	const store = createRunStore({ cwd: dirs.cwd, root: join(dirs.agentDir, "workflow-runs") });
+	const record = await store.create({ script: FIRST_SCRIPT, filename: "release-notes.js", meta: META });
+	// As the workflow tool wires it: children's conversations in the run's folder, the runner's lines in its log.
 	const runner: WorkflowAgentRunner = createPiAgentRunner({
 		cwd: dirs.cwd,
 		agentDir: dirs.agentDir,
 		modelRuntime: faux.modelRuntime,
 		defaultModel: faux.pricedModel,
 		agentTypes: loadAgentTypes({ cwd: dirs.cwd, agentDir: dirs.agentDir }).types,
+		runFolder: async () => record.dir,
+		record: (event) => logs.current?.append(event),
 	});
-	const store = createRunStore({ cwd: dirs.cwd, root: join(dirs.agentDir, "workflow-runs") });
-	const record = await store.create({ script: FIRST_SCRIPT, filename: "release-notes.js", meta: META });
-	await runSession(record, FIRST_SCRIPT, runner, 1, dirs.cwd);
+	await runSession(record, FIRST_SCRIPT, runner, 1, dirs.cwd, logs);
 	await record.revise({ script: EDITED_SCRIPT, filename: "release-notes.js" });
-	await runSession(record, EDITED_SCRIPT, runner, 2, dirs.cwd);
+	await runSession(record, EDITED_SCRIPT, runner, 2, dirs.cwd, logs);
 	return {
 		store,
 		record,
@@ -85,19 +95,26 @@ export async function runReportScenario(): Promise<ReportScenario> {
 	};
 }
 
+/** The session's event log, for the runner's own lines. */
+interface SessionLog {
+	current?: EventLogWriter;
+}
+
 /** One session of the run under its lock, as a host runs it: journal, the store's event log, snapshot. */
-export async function runSession(
+async function runSession(
 	record: RunRecord,
 	script: string,
 	runner: WorkflowAgentRunner,
 	session: number,
 	cwd: string,
+	logs: SessionLog,
 ): Promise<void> {
 	const lock = await record.acquire();
 	try {
 		await record.clearSnapshot();
 		const journal = await record.journal();
 		const log = await record.eventLog({ resumed: session > 1 });
+		logs.current = log;
 		const result = await runWorkflowScript(script, {
 			agentRunner: runner,
 			journal,
@@ -105,6 +122,7 @@ export async function runSession(
 			filename: "release-notes.js",
 			onProgress: (event) => log.append(event as unknown as EventLogEvent),
 		});
+		logs.current = undefined;
 		await log.close();
 		await journal.close();
 		await record.writeSnapshot(result);
