@@ -39,7 +39,7 @@ export function renderReportText(model: ReportModel, options: ReportTextOptions 
 	const lines: string[] = [];
 	const cost = model.cost ? ` · ${formatCost(model.cost)}` : "";
 	lines.push(
-		`${safe(model.name)} · ${model.runId} · ${model.status} · ${model.durationMs !== undefined ? formatDuration(model.durationMs) : "duration unknown"} · ${model.counts.completed} completed, ${model.counts.failed} failed, ${model.counts.skipped} skipped of ${model.counts.calls} calls${model.counts.replayed ? ` (${model.counts.replayed} replayed)` : ""} · ${formatTokens(model.tokens)} tokens${cost} · ${model.attempts} attempts`,
+		`${safe(model.name)} · ${model.runId} · ${model.status} · ${model.durationMs !== undefined ? formatDuration(model.durationMs) : "duration unknown"} · ${model.counts.completed} completed, ${model.counts.failed} failed, ${model.counts.skipped} skipped of ${model.counts.calls} calls${model.counts.replayed ? ` (${model.counts.replayed} replayed)` : ""} · ${formatTokens(model.tokens)} tokens${cost} · ${model.attempts} ${model.attempts === 1 ? "attempt" : "attempts"}`,
 	);
 	for (const note of [...model.missing, ...model.problems]) lines.push(`! ${safe(note)}`);
 	if (model.error) lines.push(`Error: ${safe(model.error)}`);
@@ -48,7 +48,10 @@ export function renderReportText(model: ReportModel, options: ReportTextOptions 
 			.map(([outcome, mark]) => `${mark} ${outcome}`)
 			.join("  ")}`,
 	);
-	const labelWidth = Math.min(32, Math.max(8, ...model.calls.map((call) => `#${call.index} ${call.label}`.length)));
+	const labelWidth = Math.min(
+		32,
+		Math.max(8, ...model.calls.map((call) => safe(`#${call.index} ${call.label}`).length)),
+	);
 	for (const session of model.sessions) {
 		const span = Math.max(1, session.end - session.start);
 		lines.push(
