@@ -167,7 +167,7 @@ describe.skipIf(!hasBinary("chromium"))("the report in a real browser", () => {
 		await page.click('svg.timeline[data-session="1"] g.lane >> nth=2 >> rect.o-completed');
 		const text = (await page.textContent("#detail")) ?? "";
 		expect(text).toContain("Attempts2");
-		expect(text).toMatch(/Errorstalled: stalled after 0\.5 s/);
+		expect(text).toMatch(/Errorstalled: stalled after 1\.5 s/);
 		expect(text).toMatch(/Tokens\d+/);
 		expect(text).toMatch(/Cost\$0\.\d+/);
 		// Both attempts' conversations, as paths in the run's folder.

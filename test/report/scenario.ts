@@ -59,7 +59,7 @@ export async function runReportScenario(): Promise<ReportScenario> {
 	const logs: SessionLog = {};
 	const faux = await createFauxHarness();
 	const dirs = createAgentDirs();
-	dirs.write(".pi/agents/watched.md", agentFile("stall_ms: 500"));
+	dirs.write(".pi/agents/watched.md", agentFile("stall_ms: 1500"));
 	faux.route("Note on the parser", [fauxAssistantMessage(`<i>parser</i> is faster ${MARKUP}`)]);
 	faux.route("Note on the widget", [fauxAssistantMessage("The widget has a new look.")]);
 	faux.route("Note on the flaky build", [untilAborted(), fauxAssistantMessage("The build is steady again.")]);
