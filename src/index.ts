@@ -30,6 +30,14 @@ export {
 } from "./progress/index.ts";
 // Run store: durable runs (record, journal, snapshot, lock) that hosts list and resume
 export type {
+	ConversationFile,
+	EventLogEvent,
+	EventLogLine,
+	EventLogOptions,
+	EventLogProblem,
+	EventLogRead,
+	EventLogSession,
+	EventLogWriter,
 	JournalProblem,
 	RunCreateOptions,
 	RunInfo,
@@ -43,7 +51,14 @@ export type {
 	RunStoreOptions,
 	RunSummary,
 } from "./runs/index.ts";
-export { createRunStore, defaultRunsRoot, isRunId } from "./runs/index.ts";
+export {
+	createRunStore,
+	DEFAULT_EVENT_LOG_BYTES,
+	defaultRunsRoot,
+	isRunId,
+	listConversations,
+	readEventLog,
+} from "./runs/index.ts";
 // Runtime: run a script; the runner seam, events and results
 export type {
 	CheckWorkflowOptions,

@@ -16,6 +16,7 @@ import { instantRunner } from "../lib/runners.ts";
 import { median, now, type Summary, summarize } from "../lib/stats.ts";
 import { tempFileSystem, withJournal, withTempRun } from "../lib/temp-runs.ts";
 import { CONCURRENT, EMPTY, SEQUENTIAL } from "../workloads.ts";
+import { runEventLog } from "./event-log.ts";
 import { trackedRun } from "./overhead.ts";
 
 const CONCURRENT_CALLS = 1000;
@@ -73,6 +74,7 @@ export async function runDurable(context: BenchContext): Promise<RowResult[]> {
 		`row 8 record: ${formatSummary(latency)} µs in sequence (bare write+fdatasync ${formatSummary(raw)} µs)`,
 	);
 
+	const eventLog = await runEventLog(context);
 	const pi = (summary: Summary): RowResult["values"] => ({ "pi-workflows": summary });
 	return [
 		{
@@ -138,6 +140,7 @@ export async function runDurable(context: BenchContext): Promise<RowResult[]> {
 			values: pi(summarize(concurrentRecords)),
 			ratios: false,
 		},
+		...eventLog,
 	];
 }
 

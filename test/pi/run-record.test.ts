@@ -45,7 +45,8 @@ beforeEach(async () => {
 	fx = await createRunnerFixture();
 	root = mkdtempSync(join(tmpdir(), "wf-record-runs-"));
 	store = createRunStore({ cwd: fx.dirs.cwd, root });
-	fx.dirs.write(".pi/agents/watched.md", agentFile("stall_ms: 600"));
+	// Long enough that a loaded machine's session start is not a stall; the first attempt is silent on purpose.
+	fx.dirs.write(".pi/agents/watched.md", agentFile("stall_ms: 2000"));
 });
 afterEach(() => {
 	fx.teardown();
@@ -186,6 +187,11 @@ describe("a run's record to look back at", () => {
 		const last = failedCli.buildSessionContext().messages.at(-1) as { stopReason?: string; errorMessage?: string };
 		expect(last).toMatchObject({ stopReason: "error", errorMessage: "boom: the cli scanner crashed" });
 		expect(readFileSync(join(record.dir, "events.jsonl"), "utf8").endsWith("\n")).toBe(true);
+
+		// A resume let go of before anything happened (its script refused before it started) adds no session.
+		const untouched = readFileSync(join(record.dir, "events.jsonl"), "utf8");
+		await (await DurableRun.resume(store, runId)).abandon();
+		expect(readFileSync(join(record.dir, "events.jsonl"), "utf8")).toBe(untouched);
 	});
 
 	it("the bound: a run that says more than it holds keeps its lifecycle, drops chatter first, and counts every drop", async () => {

@@ -121,8 +121,8 @@ describe("a run's report from pi", () => {
 
 		choice = 1;
 		await command.handler("", ctx("tui"));
-		expect(offered.at(-1)).toEqual([
-			"Details: phases, agents, failures, how to resume",
+		expect(offered.at(-1)?.slice(0, 2)).toEqual([
+			"The run: its phases, agents and failures",
 			"Report: write its timeline as one HTML file",
 		]);
 		expect(shown.at(-1)).toContain(`Report of run ${id}: ${join(dir, "report.html")}`);

@@ -12,7 +12,7 @@ import {
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { WorkflowError } from "../../src/errors.ts";
-import { createRunStore, defaultRunsRoot, isRunId } from "../../src/runs/index.ts";
+import { createConversationFile, createRunStore, defaultRunsRoot, isRunId } from "../../src/runs/index.ts";
 import type { WorkflowRunResult } from "../../src/runtime/index.ts";
 import { spawnChild, tempDir, tempStore } from "./support.ts";
 
@@ -122,13 +122,34 @@ describe("store.create()", () => {
 			await journal.record({ key: "k", value: 1 });
 			await journal.close();
 			await (await record.acquire()).release();
+			const log = await record.eventLog();
+			log.append({ type: "phase_start", time: 1, phase: "p" });
+			await log.close();
+			const conversation = await createConversationFile(record.dir, { index: 3, label: "Fix: auth!" }, "{}\n");
+			expect(conversation).toBe("children/003-fix-auth-1.jsonl");
 			expect(mode(root)).toBe(0o700);
 			expect(mode(store.dir)).toBe(0o700);
 			expect(mode(record.dir)).toBe(0o700);
-			for (const file of ["run.json", "script.js", "snapshot.json", "journal.jsonl"])
+			expect(mode(join(record.dir, "children"))).toBe(0o700);
+			for (const file of ["run.json", "script.js", "snapshot.json", "journal.jsonl", "events.jsonl", conversation])
 				expect(mode(join(record.dir, file))).toBe(0o600);
 			// Atomic writes leave no temp files behind.
-			expect(readdirSync(record.dir).sort()).toEqual(["journal.jsonl", "run.json", "script.js", "snapshot.json"]);
+			expect(readdirSync(record.dir).sort()).toEqual([
+				"children",
+				"events.jsonl",
+				"journal.jsonl",
+				"run.json",
+				"script.js",
+				"snapshot.json",
+			]);
+			// A second session of the same call never writes over the first's file.
+			expect(await createConversationFile(record.dir, { index: 3, label: "Fix: auth!" }, "{}\n")).toBe(
+				"children/003-fix-auth-2.jsonl",
+			);
+			expect((await record.conversations()).map((c) => [c.index, c.slug, c.n])).toEqual([
+				[3, "fix-auth", 1],
+				[3, "fix-auth", 2],
+			]);
 		} finally {
 			process.umask(previous);
 		}

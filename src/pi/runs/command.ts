@@ -2,13 +2,16 @@
  * `/workflows`: this project's runs for people. In the TUI a selector lists them (running first); choosing one
  * shows it and, for a run of this session, offers its running children (steer, skip, restart) and to stop it.
  * Elsewhere the same list is printed as text. `/workflows steer|skip|restart …` act on a child in any mode, and
- * `/workflows answer [runId] <answer>` answers a run's open `ask()` question.
+ * `/workflows answer [runId] <answer>` answers a run's open `ask()` question. An ended run's children's
+ * conversations are offered with it, and `/workflows conversation <runId> [#child]` lists or shows them in any mode.
  */
 import type { ExtensionCommandContext, RegisteredCommand } from "@earendil-works/pi-coding-agent";
-import { errorMessage } from "../../errors.ts";
+import { errorMessage, WorkflowError } from "../../errors.ts";
 import { formatWorkflowProgress, type WorkflowProgressEnvelope } from "../../progress/index.ts";
 import type { RunStore } from "../../runs/index.ts";
 import { chooseChildAction, isChildSubcommand, runChildSubcommand } from "./child-command.ts";
+import { childConversations, conversationLabel, conversationsText } from "./child-conversations.ts";
+import { showConversation } from "./conversation-view.ts";
 import { follow } from "./follow.ts";
 import { questionText } from "./questions.ts";
 import type { RunRegistry } from "./registry.ts";
@@ -17,8 +20,7 @@ import { describeRun, listRuns } from "./views.ts";
 
 export const RUNS_COMMAND_NAME = "workflows";
 
-/** What an ended run's menu offers. */
-const DETAILS = "Details: phases, agents, failures, how to resume";
+/** What an ended run's menu offers besides the run itself and its children's conversations. */
 const REPORT = "Report: write its timeline as one HTML file";
 
 /** A `/workflows <word> …` verb another room supplies (`run`, `save`): it gets the words after its own. */
@@ -57,6 +59,7 @@ export function createWorkflowsCommand(
 				"pause",
 				"skip",
 				"restart",
+				"conversation",
 			];
 			const items = verbs
 				.filter((verb) => verb.startsWith(prefix))
@@ -68,6 +71,7 @@ export function createWorkflowsCommand(
 				const [verb = "", ...rest] = args.trim().split(/(?<=^\S+)\s+/);
 				const sub = Object.hasOwn(options.subcommands ?? {}, verb) ? options.subcommands?.[verb] : undefined;
 				if (sub) await sub(rest.join(" "), ctx);
+				else if (verb === "conversation") await conversationSubcommand(rest.join(" "), options, ctx);
 				else if (isAnswer(args)) ctx.ui.notify(answerSubcommand(args, options.registry), "info");
 				else if (verb === "report") ctx.ui.notify(await reportSubcommand(rest.join(" "), options, ctx.cwd), "info");
 				else if (isChildSubcommand(args)) ctx.ui.notify(await runChildSubcommand(args, options.registry), "info");
@@ -113,9 +117,7 @@ async function showRuns({ registry, storeFor }: WorkflowsCommandOptions, ctx: Ex
 	if (!row) return;
 	const live = registry.get(row.id);
 	if (!live) {
-		const choice = await ctx.ui.select(`Run ${row.id}`, [DETAILS, REPORT]);
-		if (choice === REPORT) ctx.ui.notify(await reportRun(store, row.id), "info");
-		else if (choice === DETAILS) ctx.ui.notify(await describeRun(store, registry, row.id), "info");
+		await showEnded(store, registry, row.id, ctx);
 		return;
 	}
 	// A run that waits for the person asks first: that is what it needs from them.
@@ -162,6 +164,61 @@ async function showRuns({ registry, storeFor }: WorkflowsCommandOptions, ctx: Ex
 		await live.settled;
 		ctx.ui.notify(await describeRun(store, registry, row.id), "info");
 	}
+}
+
+/** An ended run: a menu of what it says of itself, its report, and its children's conversations (when kept). */
+async function showEnded(
+	store: RunStore,
+	registry: RunRegistry,
+	id: string,
+	ctx: ExtensionCommandContext,
+): Promise<void> {
+	const conversations = await childConversations(await store.open(id)).catch(() => []);
+	const summary = "The run: its phases, agents and failures";
+	const options = [summary, REPORT, ...conversations.map((c) => `Conversation: ${conversationLabel(c)}`)];
+	const chosen = await ctx.ui.select(`Run ${id}`, options);
+	if (chosen === undefined) return;
+	if (chosen === REPORT) {
+		ctx.ui.notify(await reportRun(store, id), "info");
+		return;
+	}
+	const conversation = conversations[options.indexOf(chosen) - 2];
+	if (conversation) await showConversation(ctx, conversation);
+	else ctx.ui.notify(await describeRun(store, registry, id), "info");
+}
+
+/**
+ * `conversation <runId> [#child | children/<file>]`: the run's conversation files, or one of them (a call's last
+ * session when a call is named). Throws `child_not_found` for a child that kept none.
+ */
+async function conversationSubcommand(
+	rest: string,
+	{ storeFor }: WorkflowsCommandOptions,
+	ctx: ExtensionCommandContext,
+): Promise<void> {
+	const [runId, child] = rest.trim().split(/\s+/);
+	if (!runId) {
+		throw new WorkflowError(
+			"run_not_found",
+			"`conversation` needs a run id: /workflows conversation <runId> [#child]. /workflows lists the runs",
+		);
+	}
+	const conversations = await childConversations(await storeFor(ctx.cwd).open(runId));
+	if (!child) {
+		ctx.ui.notify(`Run ${runId}\n${conversationsText(conversations)}`, "info");
+		return;
+	}
+	const index = /^#?\d+$/.test(child) ? Number(child.replace("#", "")) : undefined;
+	const found = conversations.find((c) => c.path === child) ?? conversations.filter((c) => c.index === index).at(-1);
+	if (!found) {
+		const kept = conversations.map((c) => `#${c.index} ${c.label}`);
+		throw new WorkflowError(
+			"child_not_found",
+			`Run ${runId} kept no conversation for \`${child}\`. Kept: ${kept.length > 0 ? [...new Set(kept)].join(", ") : "none"}`,
+			{ details: { runId, child } },
+		);
+	}
+	await showConversation(ctx, found);
 }
 
 /** `report <runId>`: writes the run's HTML report and says where. */

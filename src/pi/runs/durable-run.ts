@@ -50,8 +50,13 @@ export class DurableRun {
 	private record: RunRecord | undefined;
 	private lock: RunLock | undefined;
 	private opened: RunJournal | undefined;
-	/** This session's event log, once the record exists; events that come before it wait in `early`. */
+	/**
+	 * This session's event log, opened at its first event once the record exists (a resume refused before anything
+	 * happened adds no session); events that come before it is open wait in `early`, undefined once it is closed.
+	 */
 	private log: EventLogWriter | undefined;
+	private logOpening: Promise<void> | undefined;
+	private logClosing = false;
 	private early: EventLogEvent[] | undefined = [];
 	private logOptions: EventLogOptions = {};
 	/** A resume: the script it starts from, as the record's `script.js` has it now (edited or not). */
@@ -68,7 +73,7 @@ export class DurableRun {
 	private constructor(
 		store: RunStore,
 		source: DurableSource | undefined,
-		resumed?: { record: RunRecord; lock: RunLock; journal: RunJournal; script: string; log?: EventLogWriter },
+		resumed?: { record: RunRecord; lock: RunLock; journal: RunJournal; script: string },
 	) {
 		this.store = store;
 		this.source = source;
@@ -79,8 +84,6 @@ export class DurableRun {
 			this.record = resumed.record;
 			this.lock = resumed.lock;
 			this.opened = resumed.journal;
-			this.log = resumed.log;
-			this.early = undefined;
 			this.saved = { script: resumed.script, edited: resumed.script !== resumed.record.info.script };
 			this.resolveRecorded(resumed.record.id);
 		}
@@ -117,9 +120,10 @@ export class DurableRun {
 			}
 			// Someone may have edited the record's script file since: a resume runs it as it is now.
 			const script = await record.readScript();
-			// A log that cannot be opened costs the report its timeline, never the resume.
-			const log = await record.eventLog({ ...options.eventLog, resumed: true }).catch(() => undefined);
-			return new DurableRun(store, undefined, { record, lock, journal, script, ...(log ? { log } : {}) });
+			const run = new DurableRun(store, undefined, { record, lock, journal, script });
+			// A resume even when the run's first session predates the log.
+			run.logOptions = { ...options.eventLog, resumed: true };
+			return run;
 		} catch (error) {
 			await lock.release();
 			throw error;
@@ -167,8 +171,13 @@ export class DurableRun {
 
 	/** Adds a line to the run's event log (a progress event, or what the runner adds: stalls, restarts, steers…). */
 	logEvent(event: EventLogEvent): void {
-		if (this.log) this.log.append(event);
-		else if (this.early && this.early.length < EARLY_EVENTS) this.early.push(event);
+		if (this.log) {
+			this.log.append(event);
+			return;
+		}
+		if (!this.early || this.logClosing) return;
+		if (this.early.length < EARLY_EVENTS) this.early.push(event);
+		if (this.record && !this.logOpening) this.logOpening = this.openLog(this.record);
 	}
 
 	/** The run's folder once its record exists (undefined when it could not be made): children's conversations go there. */
@@ -247,7 +256,18 @@ export class DurableRun {
 		await this.lock?.release().catch(() => undefined);
 	}
 
+	/** Opens this session's log and gives it what came before. A log that cannot be opened costs the timeline only. */
+	private async openLog(record: RunRecord): Promise<void> {
+		const log = await record.eventLog(this.logOptions).catch(() => undefined);
+		for (const event of this.early ?? []) log?.append(event);
+		this.early = undefined;
+		this.log = log;
+	}
+
 	private async closeLog(): Promise<void> {
+		// From here no line starts opening a log (a child let go of may still report after the run ended).
+		this.logClosing = true;
+		await this.logOpening;
 		const log = this.log;
 		this.log = undefined;
 		this.early = undefined;
@@ -264,12 +284,11 @@ export class DurableRun {
 			this.record = record;
 			this.lock = await record.acquire();
 			this.opened = await record.journal();
-			this.log = await record.eventLog(this.logOptions).catch(() => undefined);
-			for (const event of this.early ?? []) this.log?.append(event);
+			if (this.early?.length && !this.logOpening) this.logOpening = this.openLog(record);
 		} catch (error) {
 			this.problem = errorMessage(error);
+			this.early = undefined;
 		}
-		this.early = undefined;
 		this.resolveRecorded(this.record?.id);
 	}
 
