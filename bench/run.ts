@@ -15,6 +15,7 @@ import { runMemory } from "./rows/memory.ts";
 import { type OverheadData, runOverhead } from "./rows/overhead.ts";
 import { runProgress } from "./rows/progress.ts";
 import { runQueue } from "./rows/queue.ts";
+import { runReport } from "./rows/report.ts";
 import { runResponsiveness } from "./rows/responsiveness.ts";
 import { runScheduling } from "./rows/scheduling.ts";
 import { runSchemaMemory } from "./rows/schema-memory.ts";
@@ -133,6 +134,12 @@ await row(
 	13,
 	"web globals",
 	() => runWebGlobals(context),
+	(value) => value,
+);
+await row(
+	14,
+	"run report",
+	() => runReport(context),
 	(value) => value,
 );
 await shutdownSandboxPool();

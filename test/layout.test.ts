@@ -40,6 +40,7 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 	progress: { values: [], types: ["errors.ts", "runtime"] },
 	runs: { values: ["errors.ts"], types: ["runtime"] },
 	worktree: { values: ["errors.ts"] },
+	report: { values: ["errors.ts", "runs", "progress", "runtime/agent"], types: ["runtime"] },
 	"pi/agents": { values: ["errors.ts"] },
 	"pi/children": {
 		values: ["errors.ts", "runs", "worktree", "runtime/schema", "runtime/spend", "pi/agents"],
@@ -49,7 +50,7 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 		values: ["errors.ts", "worktree", "pi/agents", "pi/children"],
 		types: ["runtime"],
 	},
-	"pi/runs": { values: ["errors.ts", "runtime", "progress"], types: ["runs", "pi/children"] },
+	"pi/runs": { values: ["errors.ts", "runtime", "progress", "report"], types: ["runs", "pi/children"] },
 	"pi/tool": {
 		values: [
 			"errors.ts",
@@ -73,6 +74,7 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 			"runtime/meta",
 			"progress",
 			"runs",
+			"report",
 			"pi/runs",
 			"pi/tool",
 			"pi.ts",

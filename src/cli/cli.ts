@@ -7,6 +7,7 @@ import { usageError } from "./args.ts";
 import { checkCommand } from "./check.ts";
 import type { CliContext } from "./context.ts";
 import { COMMAND_NAMES, helpText } from "./help.ts";
+import { reportCommand } from "./report.ts";
 import { resumeCommand, runCommand } from "./run.ts";
 import { runsCommand } from "./runs.ts";
 import { workerCommand } from "./worker.ts";
@@ -17,6 +18,7 @@ const COMMANDS: Record<string, (argv: readonly string[], ctx: CliContext) => Pro
 	check: checkCommand,
 	runs: runsCommand,
 	worker: workerCommand,
+	report: reportCommand,
 };
 
 /** Runs one command line; resolves with the exit code. */

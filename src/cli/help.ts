@@ -9,12 +9,13 @@ Usage:
   pi-workflows runs [--json]               this project's runs, newest first, and the space they take
   pi-workflows runs <runId> [--json]       one run, and its children's conversation files
   pi-workflows runs --prune [--dry-run]    delete old run records (the newest 50 and the last 30 days stay)
+  pi-workflows report <runId> [--text]     a run's timeline as one HTML file (or in the terminal)
   pi-workflows worker --redis <url>        run other machines' workflow children from a Redis queue
   pi-workflows help [command]              this text, or a command's
 
 Exit codes: 0 completed (or check passed), 1 failed (or check found errors), 130 stopped (Ctrl-C),
 2 the command line is wrong (the message says what to change).
-run, resume and worker need pi (npm install @earendil-works/pi-coding-agent); help, check and runs do not.`;
+run, resume and worker need pi (npm install @earendil-works/pi-coding-agent); help, check, runs and report do not.`;
 
 const RUN_OPTIONS = `Options:
   --args <json|@file>      the script's args: inline JSON, or @path to a JSON file
@@ -97,6 +98,15 @@ from the last 30 days (a run goes only past both); --keep <n> keeps the newest n
 older than that (both: a run goes only past both). A running run is never deleted; a failed, stopped or
 interrupted one that a resume could continue stays for 7 days unless --all. --dry-run lists what would go and
 deletes nothing. pi prunes with the default rule when a session starts (setting workflows.retention).`,
+	report: `pi-workflows report <runId> [--out <file>] [--text [--width <n>]]
+
+Writes a run's report as one self-contained HTML file (nothing fetched: open it offline in any browser) and prints
+its path: the header, a timeline per session (a lane per agent call grouped by phase, each attempt a bar coloured
+by outcome, queued time apart, waits and questions as bands, log entries as marks), running children over time,
+tokens and cost by phase, why each call of a resume ran again, the census and the log. Default file: report.html
+in the run's folder (pi-workflows runs --json shows where runs live); -o, --out <file> writes it elsewhere.
+--text prints a compact timeline instead: one line per call, a bar of --width characters (default 40) scaled to
+the run's length.`,
 	worker: WORKER,
 };
 

@@ -169,6 +169,7 @@ describe("saved workflows as commands", () => {
 		});
 		expect(await command.getArgumentCompletions?.("r")).toEqual([
 			{ value: "run ", label: "run" },
+			{ value: "report ", label: "report" },
 			{ value: "restart ", label: "restart" },
 		]);
 		expect(await command.getArgumentCompletions?.("run ec")).toEqual([

@@ -18,9 +18,13 @@ import { isRetentionSubcommand, RETENTION_VERBS, runRetentionSubcommand } from "
 import { follow } from "./follow.ts";
 import { questionText } from "./questions.ts";
 import type { RunRegistry } from "./registry.ts";
+import { reportRun } from "./report-run.ts";
 import { describeRun, listRuns, listRunsWithUsage, usageText } from "./views.ts";
 
 export const RUNS_COMMAND_NAME = "workflows";
+
+/** What an ended run's menu offers besides the run itself and its children's conversations. */
+const REPORT = "Report: write its timeline as one HTML file";
 
 /** A `/workflows <word> …` verb another room supplies (`run`, `save`): it gets the words after its own. */
 export type WorkflowsSubcommand = (rest: string, ctx: ExtensionCommandContext) => Promise<void>;
@@ -53,6 +57,7 @@ export function createWorkflowsCommand(
 			const verbs = [
 				...Object.keys(options.subcommands ?? {}),
 				"answer",
+				"report",
 				"steer",
 				"pause",
 				"skip",
@@ -72,6 +77,7 @@ export function createWorkflowsCommand(
 				if (sub) await sub(rest.join(" "), ctx);
 				else if (verb === "conversation") await conversationSubcommand(rest.join(" "), options, ctx);
 				else if (isAnswer(args)) ctx.ui.notify(answerSubcommand(args, options.registry), "info");
+				else if (verb === "report") ctx.ui.notify(await reportSubcommand(rest.join(" "), options, ctx.cwd), "info");
 				else if (isChildSubcommand(args)) ctx.ui.notify(await runChildSubcommand(args, options.registry), "info");
 				else if (isRetentionSubcommand(args)) {
 					const store = options.storeFor(ctx.cwd);
@@ -169,7 +175,7 @@ async function showRuns({ registry, storeFor }: WorkflowsCommandOptions, ctx: Ex
 	}
 }
 
-/** An ended run: what it says of itself, or (when its children's conversations were kept) a menu of them first. */
+/** An ended run: a menu of what it says of itself, its report, and its children's conversations (when kept). */
 async function showEnded(
 	store: RunStore,
 	registry: RunRegistry,
@@ -177,15 +183,15 @@ async function showEnded(
 	ctx: ExtensionCommandContext,
 ): Promise<void> {
 	const conversations = await childConversations(await store.open(id)).catch(() => []);
-	if (conversations.length === 0) {
-		ctx.ui.notify(await describeRun(store, registry, id), "info");
-		return;
-	}
 	const summary = "The run: its phases, agents and failures";
-	const options = [summary, ...conversations.map((c) => `Conversation: ${conversationLabel(c)}`)];
+	const options = [summary, REPORT, ...conversations.map((c) => `Conversation: ${conversationLabel(c)}`)];
 	const chosen = await ctx.ui.select(`Run ${id}`, options);
 	if (chosen === undefined) return;
-	const conversation = conversations[options.indexOf(chosen) - 1];
+	if (chosen === REPORT) {
+		ctx.ui.notify(await reportRun(store, id), "info");
+		return;
+	}
+	const conversation = conversations[options.indexOf(chosen) - 2];
 	if (conversation) await showConversation(ctx, conversation);
 	else ctx.ui.notify(await describeRun(store, registry, id), "info");
 }
@@ -222,6 +228,13 @@ async function conversationSubcommand(
 		);
 	}
 	await showConversation(ctx, found);
+}
+
+/** `report <runId>`: writes the run's HTML report and says where. */
+async function reportSubcommand(rest: string, options: WorkflowsCommandOptions, cwd: string): Promise<string> {
+	const runId = rest.trim();
+	if (runId === "") return "Which run? /workflows report <runId> (/workflows lists them)";
+	return reportRun(options.storeFor(cwd), runId);
 }
 
 const ANSWER = /^\s*answer(?:\s+|$)/;

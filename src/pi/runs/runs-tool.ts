@@ -8,6 +8,7 @@ import { type Static, Type } from "typebox";
 import { WorkflowError } from "../../errors.ts";
 import type { RunStore } from "../../runs/index.ts";
 import type { RunRegistry } from "./registry.ts";
+import { reportRun } from "./report-run.ts";
 import { describeRun, listRuns } from "./views.ts";
 
 export const RUNS_TOOL_NAME = "workflow_runs";
@@ -24,6 +25,7 @@ const parameters = Type.Object({
 			Type.Literal("restart"),
 			Type.Literal("save"),
 			Type.Literal("answer"),
+			Type.Literal("report"),
 		],
 		{
 			description:
@@ -32,7 +34,8 @@ const parameters = Type.Object({
 				"pause: stop a child's turn, it waits for a steer; skip: end a child (its agent() gives null); " +
 				"restart: a fresh attempt of a child (the script gets its answer); " +
 				"save: keep a run's script as a saved workflow (.pi/workflows/<name>.js, a /<name> command); " +
-				"answer: give a run's open ask() question the person's answer (relay theirs, do not make one up)",
+				"answer: give a run's open ask() question the person's answer (relay theirs, do not make one up); " +
+				"report: write a run's timeline as one HTML file and get its path (for the person to open)",
 		},
 	),
 	runId: Type.Optional(Type.String({ description: "The run, for every action but list" })),
@@ -65,7 +68,7 @@ export function createWorkflowRunsTool(options: WorkflowRunsToolOptions): ToolDe
 		name: RUNS_TOOL_NAME,
 		label: "Workflow runs",
 		description:
-			"List this project's workflow runs, show one (phases, agents, failures, resume call), or stop one that this session is running; steer, pause, skip or restart one of its running children; answer a run's ask() question with the person's answer; save a run's script as a saved workflow.",
+			"List this project's workflow runs, show one (phases, agents, failures, resume call), or stop one that this session is running; steer, pause, skip or restart one of its running children; answer a run's ask() question with the person's answer; save a run's script as a saved workflow; write a run's report (an HTML timeline) and get its path.",
 		parameters,
 		async execute(_toolCallId, params, _signal, _onUpdate, ctx): Promise<AgentToolResult<undefined>> {
 			const store = options.storeFor(ctx.cwd);
@@ -84,6 +87,7 @@ export function createWorkflowRunsTool(options: WorkflowRunsToolOptions): ToolDe
 					);
 				}
 				if (params.action === "status") return describeRun(store, registry, runId);
+				if (params.action === "report") return reportRun(store, runId);
 				if (params.action === "save") {
 					if (!options.save) throw new WorkflowError("internal", "`save` is not available in this host");
 					return options.save({

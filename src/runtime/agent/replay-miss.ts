@@ -124,7 +124,7 @@ export function explainMiss(run: RunContext, ref: WorkflowAgentCallRef, identity
 }
 
 /** Same label first; then, among the same agent type, the most similar prompt (above `SIMILAR`); ties by index. */
-function nearestEntry(
+export function nearestEntry(
 	entries: WorkflowJournalEntry[],
 	ref: WorkflowAgentCallRef,
 	identity: WorkflowCallIdentity,
@@ -148,7 +148,7 @@ function nearestEntry(
 }
 
 /** What differs between a recorded call and this one, in words. */
-function differences(recorded: WorkflowCallIdentity, now: WorkflowCallIdentity): string[] {
+export function differences(recorded: WorkflowCallIdentity, now: WorkflowCallIdentity): string[] {
 	const out: string[] = [];
 	if (recorded.prompt !== now.prompt) out.push(promptDifference(recorded, now));
 	const named = (what: string, a: string | undefined, b: string | undefined) => {
@@ -208,7 +208,7 @@ function similarity(a: string, b: string): number {
 }
 
 /** A journal line's identity when it has the shape this version writes (a hand-edited one is ignored). */
-function readIdentity(value: unknown): WorkflowCallIdentity | undefined {
+export function readIdentity(value: unknown): WorkflowCallIdentity | undefined {
 	if (typeof value !== "object" || value === null) return undefined;
 	const identity = value as Record<string, unknown>;
 	const ok =

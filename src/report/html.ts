@@ -1,0 +1,219 @@
+/**
+ * The report as one self-contained HTML page: the header, each session's timeline and running children, tokens and
+ * cost by phase, "why it ran again", the census and the log. Nothing is fetched (a Content-Security-Policy forbids
+ * it too); every string from a script or a model is escaped text, and the detail box fills itself with
+ * `textContent` from JSON data.
+ */
+import { formatCost, hasCost } from "../progress/cost-text.ts";
+import { formatDuration, formatTokens, oneLine } from "../progress/format.ts";
+import { clip, esc, scriptJson } from "./escape.ts";
+import { OUTCOME_COLOURS, pageScript, pageStyle } from "./page-assets.ts";
+import { runningSvg, timelineSvg } from "./svg.ts";
+import { OUTCOMES, type ReportCall, type ReportModel, type ReportWhy } from "./types.ts";
+
+/** Log entries the page lists; the rest are counted. */
+const LOG_ROWS = 2000;
+
+/** The whole page. */
+export function renderReportHtml(model: ReportModel): string {
+	const title = `${model.name} · ${model.runId}`;
+	return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)}</title><style>${pageStyle()}</style></head>
+<body><main>
+${header(model)}
+${legend()}
+${sessions(model)}
+${phaseTable(model)}
+${whySection(model)}
+${censusSection(model)}
+${logSection(model)}
+</main><div id="detail" role="dialog" aria-live="polite"></div>
+<script type="application/json" id="report-data">${scriptJson(details(model.calls))}</script>
+<script>${pageScript()}</script>
+</body></html>
+`;
+}
+
+function header(model: ReportModel): string {
+	const tally = new Map<string, number>();
+	for (const call of latestCalls(model.calls)) tally.set(call.outcome, (tally.get(call.outcome) ?? 0) + 1);
+	const chips = OUTCOMES.filter((outcome) => tally.has(outcome))
+		.map(
+			(outcome) =>
+				`<span class="chip o-${outcome}" data-outcome="${outcome}">${tally.get(outcome)} ${outcome}</span>`,
+		)
+		.join("");
+	const resumes = Math.max(0, model.sessions.length - 1);
+	const stat = (name: string, value: string) => `<span>${name} <b>${value}</b></span>`;
+	const cost = model.cost ? formatCost(model.cost) : "—";
+	const replayed = hasCost(model.replayedCost) ? ` (replayed calls had cost ${formatCost(model.replayedCost)})` : "";
+	const notes = [
+		...model.missing.map((text) => `<div class="note missing">${esc(text)}</div>`),
+		...model.problems.map((text) => `<div class="note problem">Could not read: ${esc(text)}</div>`),
+	].join("");
+	return `<header><h1>${esc(model.name)}</h1>
+<div class="sub">Run ${esc(model.runId)} · created ${esc(model.createdAt)}${model.endedAt ? ` · ended ${esc(model.endedAt)}` : ""}</div>
+<div class="stats">${stat("status", `<span id="status">${esc(model.status)}</span>`)}${stat("duration", model.durationMs !== undefined ? formatDuration(model.durationMs) : "unknown")}${stat("agents", `${model.counts.calls} calls`)}<span id="outcomes">${chips}</span>${stat("tokens", formatTokens(model.tokens))}${stat("cost", esc(cost) + esc(replayed))}${stat("attempts", `${model.attempts} agent attempts in ${model.sessions.length || "?"} ${model.sessions.length === 1 ? "session" : "sessions"}${resumes > 0 ? ` (${resumes} ${resumes === 1 ? "resume" : "resumes"})` : ""}`)}</div>
+${model.error ? `<div class="note problem">Error: ${esc(model.error)}</div>` : ""}${notes}</header>`;
+}
+
+/** Each key's call in the last session that made it: what the run's agents came to. */
+function latestCalls(calls: readonly ReportCall[]): ReportCall[] {
+	const byKey = new Map<string, ReportCall>();
+	for (const call of calls) {
+		const seen = byKey.get(call.key);
+		if (!seen || seen.session <= call.session) byKey.set(call.key, call);
+	}
+	return [...byKey.values()];
+}
+
+function legend(): string {
+	const items = [...OUTCOMES, "queued" as const]
+		.map((outcome) => `<span><i style="background:${OUTCOME_COLOURS[outcome]}"></i>${outcome}</span>`)
+		.join("");
+	return `<div class="legend">${items}<span>↻ ran again in a resume (see below)</span></div>`;
+}
+
+function sessions(model: ReportModel): string {
+	if (model.sessions.length === 0) {
+		const rows = model.calls
+			.map(
+				(call) =>
+					`<tr class="call" data-c="${call.id}" data-outcome="${call.outcome}"><td>#${call.index}</td><td>${esc(call.label)}</td><td>${esc(call.agentType)}</td><td><span class="chip o-${call.outcome}">${call.outcome}</span></td><td class="num">${formatTokens(call.tokens ?? 0)}</td></tr>`,
+			)
+			.join("");
+		return `<h2>Calls</h2><table><tr><th>#</th><th>label</th><th>agent type</th><th>outcome</th><th>tokens</th></tr>${rows}</table>`;
+	}
+	return model.sessions
+		.map((session) => {
+			const name = session.resumed ? `Resume ${session.session - 1}` : `Session ${session.session}: the first run`;
+			return `<section class="session" data-session="${session.session}"><h2>${name}</h2>
+<div class="sub">${new Date(session.start).toISOString()} · ${formatDuration(session.end - session.start)} · ${session.calls.length} calls</div>
+${timelineSvg(session, model.calls, model.logs)}${runningSvg(session)}</section>`;
+		})
+		.join("\n");
+}
+
+function phaseTable(model: ReportModel): string {
+	const top = Math.max(1, ...model.phases.map((phase) => phase.tokens));
+	const rows = model.phases
+		.map(
+			(phase) =>
+				`<tr><td>${esc(phase.phase)}</td><td class="num">${phase.calls}</td><td class="num">${formatTokens(phase.tokens)} <span class="bar" style="width:${Math.round((phase.tokens / top) * 160)}px"></span></td><td class="num">${esc(formatCost(phase.cost))}</td><td class="num">${hasCost(phase.replayedCost) ? esc(formatCost(phase.replayedCost)) : "—"}</td></tr>`,
+		)
+		.join("");
+	return `<h2>Tokens and cost by phase</h2><table id="phases"><tr><th>phase</th><th>calls</th><th>tokens</th><th>cost</th><th>replayed calls had cost</th></tr>${rows}</table>`;
+}
+
+function whySection(model: ReportModel): string {
+	const explained = model.calls.filter((call) => call.why);
+	if (explained.length === 0) return "";
+	const rows = explained
+		.map((call) => {
+			const why = call.why as ReportWhy;
+			return `<tr class="why-row" data-c="${call.id}" data-key="${esc(call.key)}" data-kind="${why.kind}"><td>Resume ${call.session - 1}</td><td>#${call.index} ${esc(call.label)}</td><td>${whyHtml(why)}</td></tr>`;
+		})
+		.join("");
+	return `<h2>Why it ran again</h2><p class="sub">Each call a resume ran instead of replaying from the journal: the nearest recorded call it did not match, and what differs. A call replays only when its prompt, agent type, schema, model, thinking, tools and isolation are byte for byte the recorded ones.</p><table id="why"><tr><th>session</th><th>call</th><th>why</th></tr>${rows}</table>`;
+}
+
+function whyHtml(why: ReportWhy): string {
+	if (why.kind === "new") return "new call: no recorded call is near it";
+	const nearest = why.nearest
+		? `nearest recorded call: <b>${esc(why.nearest.label)}</b>${why.nearest.index !== undefined ? ` (#${why.nearest.index} then)` : ""}<br>`
+		: "";
+	const diff = why.diff
+		? `<pre class="diff">${esc(why.diff.same)}<del>${esc(why.diff.recorded)}</del><ins>${esc(why.diff.now)}</ins></pre>`
+		: "";
+	return `${nearest}${why.differences.map((text) => esc(text)).join("<br>")}${diff}`;
+}
+
+/** The why as one line of text, for the detail box and `--text`. */
+export function whyText(why: ReportWhy): string {
+	if (why.kind === "new") return "new call: no recorded call is near it";
+	const nearest = why.nearest
+		? `nearest recorded call ${why.nearest.label}${why.nearest.index !== undefined ? ` (#${why.nearest.index} then)` : ""}: `
+		: "";
+	return `${nearest}${why.differences.join("; ")}`;
+}
+
+function censusSection(model: ReportModel): string {
+	if (model.census.length === 0) return `<h2>Census</h2><p class="sub">No agent or slot gave null.</p>`;
+	const rows = model.census
+		.map(
+			(failure) =>
+				`<tr><td>${failure.kind}[${failure.index}]</td><td>${esc(failure.label ?? "")}</td><td>${esc(failure.phase ?? "")}</td><td><pre>${esc(failure.cause)}</pre></td><td>${esc(failure.code ?? "")}</td><td>${failure.line !== undefined ? esc(`${failure.filename ?? ""}:${failure.line}:${failure.column ?? 0}`) : ""}</td></tr>`,
+		)
+		.join("");
+	return `<h2>Census</h2><table id="census"><tr><th>what</th><th>label</th><th>phase</th><th>cause</th><th>code</th><th>where</th></tr>${rows}</table>`;
+}
+
+function logSection(model: ReportModel): string {
+	if (model.sessions.length === 0) return "";
+	const rows = model.logs
+		.slice(0, LOG_ROWS)
+		.map((log) => {
+			const session = model.sessions.find((candidate) => candidate.session === log.session);
+			const at = log.time !== undefined && session ? formatDuration(log.time - session.start) : "";
+			return `<tr class="log ${log.level}"><td>${log.session}</td><td class="num">${at}</td><td>${log.level}</td><td>${esc(log.phase ?? "")}</td><td><pre>${esc(log.message)}</pre></td></tr>`;
+		})
+		.join("");
+	const more =
+		model.logs.length > LOG_ROWS ? `<p class="sub">… and ${model.logs.length - LOG_ROWS} more entries</p>` : "";
+	return `<h2>Log</h2><table id="log"><tr><th>session</th><th>at</th><th>level</th><th>phase</th><th>message</th></tr>${rows}</table>${more}`;
+}
+
+/**
+ * Every call's detail; a replayed call names the call that ran (`ref`) instead of repeating its prompt and answer,
+ * which keeps a resumed 1,000-agent run's file about half the size.
+ */
+function details(calls: readonly ReportCall[]): Record<string, string>[] {
+	const ran = new Map<string, number>();
+	return calls.map((call) => {
+		const source = call.outcome === "replayed" ? ran.get(call.key) : undefined;
+		if (call.outcome === "completed") ran.set(call.key, call.id);
+		if (source === undefined) return detailOf(call);
+		const own = detailOf(call);
+		return {
+			ref: String(source),
+			outcome: own.outcome ?? "replayed",
+			attempts: "0",
+			...(own.cost ? { cost: own.cost } : {}),
+		};
+	});
+}
+
+/** What the detail box shows of a call (all plain strings: the box writes them as text). */
+function detailOf(call: ReportCall): Record<string, string> {
+	const out: Record<string, string> = {
+		label: `#${call.index} ${call.label}`,
+		type: call.agentType,
+		outcome: call.outcome,
+		attempts: String(call.attempts),
+	};
+	if (call.model) out.model = call.model;
+	if (call.phase) out.phase = call.phase;
+	if (call.startedAt !== undefined && call.endedAt !== undefined) {
+		const queued = call.queuedAt !== undefined ? call.startedAt - call.queuedAt : 0;
+		out.time = `${formatDuration(call.endedAt - call.startedAt)} running${queued > 0 ? `, ${formatDuration(queued)} queued` : ""}`;
+	}
+	if (call.tokens !== undefined) out.tokens = String(call.tokens);
+	if (call.cost)
+		out.cost = `${formatCost(call.cost)}${call.outcome === "replayed" ? " (when it ran; replayed for free)" : ""}`;
+	if (call.toolUses !== undefined) out.tools = String(call.toolUses);
+	if (call.prompt) out.prompt = clip(call.prompt.split("\n").slice(0, 6).join("\n"), 300);
+	if (call.answer) out.answer = clip(call.answer, 300);
+	const notes = call.bars
+		.filter((bar) => bar.note && bar.note !== call.error)
+		.map((bar) => `${bar.outcome}: ${oneLine(bar.note ?? "")}`);
+	if (call.error || notes.length > 0) out.error = [...notes, ...(call.error ? [call.error] : [])].join("\n");
+	if (call.branch) out.branch = call.branch;
+	if (call.transcripts) {
+		out.transcript = `${call.transcripts.join("\n")}\n(a pi session file: pi --session <path> opens it)`;
+	}
+	if (call.why) out.why = whyText(call.why);
+	return out;
+}

@@ -1,0 +1,164 @@
+/**
+ * A run's report model (pure): its record (run.json, journal, snapshot) and its event log, made into sessions,
+ * calls, phase totals, the census and the log. A run without an event log (recorded before there was one) still
+ * gets its calls from the journal and the census, and `missing` says what cannot be shown.
+ */
+import { addCosts } from "../progress/cost-text.ts";
+import type { RunInfo, RunSnapshot, RunStatus } from "../runs/types.ts";
+import type { WorkflowAgentCounts, WorkflowJournalEntry } from "../runtime/types.ts";
+import type { RunEventLog } from "./event-log.ts";
+import { foldEvents, PREVIEW_CHARS } from "./fold.ts";
+import type { ReportCall, ReportModel, ReportOutcome, ReportPhaseTotal } from "./types.ts";
+import { explainReruns } from "./why.ts";
+
+/** What the report is made from. */
+export interface ReportInput {
+	info: RunInfo;
+	status: RunStatus;
+	snapshot?: RunSnapshot;
+	/** The journal's entries (one per key). */
+	journal: readonly WorkflowJournalEntry[];
+	/** The event log; undefined when the run has none. */
+	log?: RunEventLog;
+	/** What could not be read. Default: none. */
+	problems?: string[];
+}
+
+/** The phase name of calls made outside any phase. */
+export const NO_PHASE = "(no phase)";
+
+/** Builds the model. Never throws for what a record holds. */
+export function buildReportModel(input: ReportInput): ReportModel {
+	const { info, snapshot, log } = input;
+	const missing: string[] = [];
+	const problems = [...(input.problems ?? []), ...(log?.problems ?? [])];
+	const folded = log ? foldEvents(log) : { sessions: [], calls: [], logs: [] };
+	if (!log) {
+		missing.push(
+			"This run has no event log (events.jsonl): it was recorded before runs kept one. The calls below come from its journal and its failure census; there is no timeline, no waits, no log and no attempts.",
+		);
+		folded.calls.push(...callsFromRecord(input));
+	} else if (log.dropped > 0) {
+		missing.push(`The event log dropped ${log.dropped} events (its size bound): some bars or marks may be missing.`);
+	}
+	if (!snapshot && input.status !== "running") {
+		missing.push(
+			"No snapshot: the run did not end cleanly (the process ended while it ran), so totals are the journal's.",
+		);
+	}
+	const extraDropped = snapshot?.droppedLogs ?? 0;
+	if (extraDropped > 0) missing.push(`The run dropped ${extraDropped} log entries (limits.maxLogEntries).`);
+	explainReruns(folded.sessions, folded.calls, input.journal, folded.logs);
+	const counts = snapshot?.counts ?? countsOf(folded.calls);
+	const durationMs =
+		folded.sessions.length > 0
+			? folded.sessions.reduce((sum, session) => sum + (session.end - session.start), 0)
+			: snapshot?.durationMs;
+	const model: ReportModel = {
+		runId: info.id,
+		name: info.meta?.name ?? snapshot?.meta?.name ?? "workflow",
+		status: input.status,
+		createdAt: info.createdAt,
+		...(snapshot?.endedAt ? { endedAt: snapshot.endedAt } : {}),
+		...(durationMs !== undefined ? { durationMs } : {}),
+		counts,
+		tokens: snapshot?.usage.total ?? folded.calls.reduce((sum, call) => sum + (call.tokens ?? 0), 0),
+		attempts: folded.calls.reduce((sum, call) => sum + call.attempts, 0),
+		sessions: folded.sessions,
+		calls: folded.calls,
+		phases: phaseTotals(folded.calls),
+		census: snapshot?.failures ?? [],
+		logs: folded.logs,
+		missing,
+		problems,
+		dropped: log?.dropped ?? 0,
+	};
+	const cost = snapshot?.cost ?? liveCost(folded.calls);
+	if (cost) model.cost = cost;
+	if (snapshot?.replayedCost) model.replayedCost = snapshot.replayedCost;
+	if (snapshot?.error) model.error = `${snapshot.error.code}: ${snapshot.error.message}`;
+	return model;
+}
+
+/** Calls as the journal and the census know them, for a run without an event log. */
+function callsFromRecord(input: ReportInput): ReportCall[] {
+	const calls: ReportCall[] = [];
+	for (const entry of input.journal) {
+		if (entry.kind !== undefined) continue;
+		const value = typeof entry.value === "string" ? entry.value : JSON.stringify(entry.value);
+		calls.push({
+			id: calls.length,
+			session: 0,
+			key: entry.key,
+			index: entry.identity?.index ?? calls.length,
+			label: entry.label ?? "?",
+			agentType: entry.agentType ?? entry.identity?.agentType ?? "?",
+			...(entry.model ? { model: entry.model } : {}),
+			...(entry.identity?.promptHead ? { prompt: entry.identity.promptHead } : {}),
+			answer: String(value ?? "").slice(0, PREVIEW_CHARS),
+			...(entry.usage ? { tokens: entry.usage.total } : {}),
+			...(entry.cost ? { cost: entry.cost } : {}),
+			attempts: 0,
+			outcome: "completed",
+			bars: [],
+		});
+	}
+	for (const failure of input.snapshot?.failures ?? []) {
+		if (failure.kind !== "agent") continue;
+		calls.push({
+			id: calls.length,
+			session: 0,
+			key: failure.key ?? `#${failure.index}`,
+			index: failure.index,
+			label: failure.label ?? "?",
+			agentType: failure.agentType ?? "?",
+			...(failure.phase ? { phase: failure.phase } : {}),
+			error: failure.cause,
+			...(failure.code ? { code: failure.code } : {}),
+			...(failure.worktree?.branch ? { branch: failure.worktree.branch } : {}),
+			attempts: 0,
+			outcome: "failed",
+			bars: [],
+		});
+	}
+	return calls.sort((a, b) => a.index - b.index).map((call, id) => ({ ...call, id }));
+}
+
+/** Tokens and cost per phase, in the order phases first appear; replayed calls' cost apart. */
+function phaseTotals(calls: readonly ReportCall[]): ReportPhaseTotal[] {
+	const totals = new Map<string, ReportPhaseTotal>();
+	for (const call of calls) {
+		const phase = call.phase ?? NO_PHASE;
+		let total = totals.get(phase);
+		if (!total) {
+			total = { phase, calls: 0, tokens: 0, cost: { usd: 0 }, replayedCost: { usd: 0 } };
+			totals.set(phase, total);
+		}
+		total.calls++;
+		if (call.outcome === "replayed") total.replayedCost = addCosts(total.replayedCost, call.cost);
+		else {
+			total.tokens += call.tokens ?? 0;
+			total.cost = addCosts(total.cost, call.cost);
+		}
+	}
+	return [...totals.values()];
+}
+
+function liveCost(calls: readonly ReportCall[]) {
+	const live = calls.filter((call) => call.outcome !== "replayed" && call.cost);
+	return live.length > 0 ? live.reduce((sum, call) => addCosts(sum, call.cost), { usd: 0 }) : undefined;
+}
+
+/** Counts as the calls say, for a run without a snapshot. */
+function countsOf(calls: readonly ReportCall[]): WorkflowAgentCounts {
+	const count = (...outcomes: ReportOutcome[]) => calls.filter((call) => outcomes.includes(call.outcome)).length;
+	const replayed = count("replayed");
+	return {
+		calls: calls.length,
+		started: calls.filter((call) => call.startedAt !== undefined || call.outcome === "replayed").length,
+		completed: count("completed", "replayed"),
+		failed: count("failed", "stalled", "stopped", "restarted"),
+		skipped: count("skipped"),
+		...(replayed > 0 ? { replayed } : {}),
+	};
+}
