@@ -5,6 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { GUEST_FILES } from "../../src/runtime/globals.ts";
 
 /** Builds the package; returns the output directory, or why the build failed. */
 export function buildPackage(root: URL): { dir: string } | { error: string } {
@@ -18,8 +19,10 @@ export function buildPackage(root: URL): { dir: string } | { error: string } {
 		encoding: "utf8",
 	});
 	if (result.status !== 0) return { error: `${result.error?.message ?? ""}${result.stdout}${result.stderr}`.trim() };
-	// The guest prelude is read as a file at run time, as `npm run build` copies it.
+	// The guest files are read at run time, as `npm run build` copies them.
 	mkdirSync(`${out}/runtime/guest`, { recursive: true });
-	copyFileSync(new URL("src/runtime/guest/prelude.js", root), `${out}/runtime/guest/prelude.js`);
+	for (const file of GUEST_FILES) {
+		copyFileSync(new URL(`src/runtime/guest/${file}`, root), `${out}/runtime/guest/${file}`);
+	}
 	return { dir: out };
 }

@@ -9,7 +9,7 @@ export { codeFrame, diagnosticAt, formatDiagnostic, sentence } from "./diagnosti
 export type { Advice } from "./entry-point.ts";
 export { exportAdvice } from "./entry-point.ts";
 export { closestName } from "./names.ts";
-export { ENGINE_GLOBALS, SANDBOX_GLOBALS, WORKFLOW_GLOBALS } from "./sandbox-globals.ts";
+export { ENGINE_GLOBALS, SANDBOX_GLOBALS, WEB_GLOBALS, WORKFLOW_GLOBALS } from "./sandbox-globals.ts";
 export { schemaMistakes } from "./schema-mistakes.ts";
 export type { AnyNode } from "./scope.ts";
 export type { ParseFailure, SyntaxExplanation } from "./syntax-errors.ts";

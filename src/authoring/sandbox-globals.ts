@@ -68,6 +68,21 @@ export const ENGINE_GLOBALS: readonly string[] = [
 	"unescape",
 ];
 
+/** Web platform globals scripts written for Claude Code use, implemented in the guest (runtime/guest/lazy.js). */
+export const WEB_GLOBALS: readonly string[] = [
+	"DOMException",
+	"TextDecoder",
+	"TextEncoder",
+	"URL",
+	"URLSearchParams",
+	"atob",
+	"btoa",
+	"clearTimeout",
+	"queueMicrotask",
+	"setTimeout",
+	"structuredClone",
+];
+
 /** The workflow globals (guest/prelude.js installs them). */
 export const WORKFLOW_GLOBALS: readonly string[] = [
 	"agent",
@@ -87,7 +102,7 @@ export const WORKFLOW_GLOBALS: readonly string[] = [
 ];
 
 /** Every name a script may read undeclared. `meta` is the body's own parameter, not a global. */
-export const SANDBOX_GLOBALS: ReadonlySet<string> = new Set([...ENGINE_GLOBALS, ...WORKFLOW_GLOBALS]);
+export const SANDBOX_GLOBALS: ReadonlySet<string> = new Set([...ENGINE_GLOBALS, ...WEB_GLOBALS, ...WORKFLOW_GLOBALS]);
 
 /** The workflow globals that return a promise: using one's result without `await` is a mistake. */
 export const ASYNC_GLOBALS: ReadonlySet<string> = new Set(["agent", "ask", "parallel", "pipeline", "tool", "workflow"]);

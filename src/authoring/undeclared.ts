@@ -17,18 +17,16 @@ export interface UndeclaredFinding {
 
 const ASK_AGENT =
 	'Workflow scripts cannot reach the network, files or processes: ask an agent to do it, e.g. `await agent("Read package.json and return its version")`';
-const TIMER = "There are no timers in workflow scripts: write `await sleep(ms)`";
+// A forgotten interval would keep a script from ever settling, where a stuck script now fails at once as unsettled.
+const TIMER = "There are no repeating timers in workflow scripts: loop with `await sleep(ms)`, or use `setTimeout`";
 const ENV =
 	"The environment is not visible to workflow scripts: read the value from `args` (`args.token`), and pass it in when the run starts (`args: { token }`)";
 
 /** Names that mean a capability scripts do not have, and what to do instead. */
 const CAPABILITIES: Readonly<Record<string, string>> = {
-	setTimeout: TIMER,
 	setInterval: TIMER,
-	setImmediate: TIMER,
-	clearTimeout: TIMER,
+	setImmediate: "There is no `setImmediate` in workflow scripts: use `setTimeout(fn, 0)` or `queueMicrotask(fn)`",
 	clearInterval: TIMER,
-	queueMicrotask: "There is no `queueMicrotask`: `await null` lets other work run",
 	fetch: ASK_AGENT,
 	XMLHttpRequest: ASK_AGENT,
 	WebSocket: ASK_AGENT,
@@ -43,7 +41,6 @@ const CAPABILITIES: Readonly<Record<string, string>> = {
 		"Workflow scripts run in a sandbox, not a browser: the globals are agent, parallel, pipeline, phase, log, workflow, sleep, budget, args, cwd, console",
 	document: "Workflow scripts run in a sandbox, not a browser: ask an agent to read or change files",
 	performance: "There is no clock in workflow scripts (it breaks resume): pass a timestamp in `args`",
-	structuredClone: "Copy plain data with `JSON.parse(JSON.stringify(value))`",
 	crypto: "There is no randomness in workflow scripts (it breaks resume): put an index in the prompt or label",
 	SharedArrayBuffer: "The sandbox has no `SharedArrayBuffer` (see SECURITY.md): use an `ArrayBuffer`",
 	Atomics: "The sandbox has no `Atomics` (see SECURITY.md): scripts run on one thread, so plain reads and writes do",

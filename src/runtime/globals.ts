@@ -1,7 +1,13 @@
 /**
  * The host functions behind the workflow globals of one script. The guest half (guest/prelude.js) validates what
  * must be checked in the guest and calls these by name; everything else — budget, queue, events — happens here.
+ * And the guest half as one prelude: the files in `guest/`, each a function expression
+ * `(function name(host, data, kit) {…})`. The eager ones are called in order inside the one function the sandbox
+ * calls with `host` and `data`; guest/lazy.js fetches a lazy module's text from the host (`guestModule`) and
+ * evaluates it when a script first reads one of its globals, so a run that never reads `URL` neither receives nor
+ * compiles it. `kit` carries what one file hands a later one (url-parts.js's encoders to url.js).
  */
+import { readFileSync } from "node:fs";
 import type { HostFunction, SandboxValue } from "../sandbox/index.ts";
 import { watchAbort } from "./abort-watch.ts";
 import { runAgentCall } from "./agent/call.ts";
@@ -14,9 +20,14 @@ import type { JsonValue } from "./types.ts";
 /** Longest `sleep()`: a day. Longer is almost certainly a unit mistake. */
 const MAX_SLEEP_MS = 24 * 60 * 60 * 1000;
 
+/** Most `setTimeout()` timers one script may have pending (guest/timers.js says so first). */
+const MAX_TIMERS = 10_000;
+
 /** Builds the name → handler map the sandbox routes guest calls to. */
 export function createHostFunctions(scope: ScriptScope): Record<string, HostFunction> {
 	const { run } = scope;
+	// A script's `setTimeout()` timers by id: what `clearTimeout()` ends.
+	const timers = new Map<number, () => void>();
 	const str = (value: SandboxValue | undefined): string => (typeof value === "string" ? value : String(value));
 	return {
 		// Functions the prelude calls through callAsync/callSync, which put every error at the script's own call site:
@@ -138,6 +149,32 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 			// The script's lifetime, not the run's: a sleep nobody awaited ends with its script, not a day later.
 			fn: ([ms]) => sleep(ms, scope.life.signal),
 		},
+		timer: {
+			kind: "async",
+			params: ["id", "ms"],
+			callSite: false,
+			// Like sleep(): bound to the script's lifetime. True when it fired, false when `clearTimeout()` ended it.
+			fn: ([id, ms]) => {
+				if (typeof id !== "number" || timers.has(id) || timers.size >= MAX_TIMERS) {
+					throw new RangeError(`\`setTimeout()\` takes at most ${MAX_TIMERS} pending timers`);
+				}
+				return timer(ms, scope.life.signal, (cancel) => timers.set(id, cancel)).finally(() => timers.delete(id));
+			},
+		},
+		timerCancel: {
+			kind: "event",
+			params: ["id"],
+			fn: ([id]) => {
+				if (typeof id === "number") timers.get(id)?.();
+			},
+		},
+		guestModule: {
+			kind: "sync",
+			params: ["index"],
+			callSite: false,
+			// guest/lazy.js asks once per module, the first time a script reads one of its globals (`URL`).
+			fn: ([index]) => lazyModuleSource(typeof index === "number" ? index : -1),
+		},
 		workflow: {
 			kind: "async",
 			params: ["nameOrPath", "args", "hasArgs", "stack"],
@@ -153,9 +190,7 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 }
 
 function sleep(ms: SandboxValue | undefined, signal: AbortSignal): Promise<null> {
-	if (typeof ms !== "number" || !(ms >= 0) || ms > MAX_SLEEP_MS) {
-		throw new TypeError(`\`sleep()\` takes milliseconds from 0 to ${MAX_SLEEP_MS}, got ${JSON.stringify(ms)}`);
-	}
+	checkDelay("sleep()", ms);
 	if (signal.aborted) return Promise.reject(signal.reason);
 	// One shared listener per signal (abort-watch), like agent calls: many sleeps at once add no listeners.
 	return new Promise((resolve, reject) => {
@@ -168,4 +203,95 @@ function sleep(ms: SandboxValue | undefined, signal: AbortSignal): Promise<null>
 			reject(signal.reason);
 		});
 	});
+}
+
+/** A group of guest files evaluated together on the first read of any of `names`. */
+export interface LazyGuestModule {
+	names: readonly string[];
+	files: readonly string[];
+}
+
+/** Globals evaluated on first use. */
+export const LAZY_MODULES: readonly LazyGuestModule[] = [
+	{ names: ["URL", "URLSearchParams"], files: ["url-parts.js", "url-search.js", "url.js"] },
+	{
+		names: ["DOMException", "TextDecoder", "TextEncoder", "atob", "btoa", "structuredClone"],
+		files: ["text.js", "web.js"],
+	},
+	{ names: ["clearTimeout", "queueMicrotask", "setTimeout"], files: ["timers.js"] },
+];
+
+/** Guest files run before every script, in order. */
+export const EAGER_FILES: readonly string[] = ["lazy.js", "prelude.js"];
+
+/** Every guest file (`npm run build` and the bench build copy them to `dist/runtime/guest/`). */
+export const GUEST_FILES: readonly string[] = [...EAGER_FILES, ...LAZY_MODULES.flatMap((module) => module.files)];
+
+function calls(files: readonly string[]): string {
+	return files
+		.map((file) => {
+			const text = readFileSync(new URL(`./guest/${file}`, import.meta.url), "utf8").trimEnd();
+			// Each file is one parenthesised function expression; its closing `;` would end the call early.
+			return `(${text.endsWith(";") ? text.slice(0, -1) : text})(host, data, kit);`;
+		})
+		.join("\n");
+}
+
+/**
+ * The prelude text the sandbox evaluates: a function of `(host, data)`, the engine's contract. The lazy modules'
+ * names go in; their text stays here until the guest asks for it (`lazyModuleSource`). `eager` and `lazy` default
+ * to the real sets; the bench passes others to measure what each costs.
+ */
+export function guestPrelude(
+	eager: readonly string[] = EAGER_FILES,
+	lazy: readonly LazyGuestModule[] = LAZY_MODULES,
+): string {
+	return `(function installGuest(host, data) {
+const kit = Object.create(null);
+kit.lazy = ${JSON.stringify(lazy.map((module) => module.names))};
+${calls(eager)}
+})`;
+}
+
+const sources = new Map<number, string>();
+
+function checkDelay(what: string, ms: SandboxValue | undefined): asserts ms is number {
+	if (typeof ms !== "number" || !(ms >= 0) || ms > MAX_SLEEP_MS) {
+		throw new TypeError(`\`${what}\` takes milliseconds from 0 to ${MAX_SLEEP_MS}, got ${JSON.stringify(ms)}`);
+	}
+}
+
+/** A `setTimeout()` timer: true once `ms` passed, false once `register`'s cancel is called, rejected at `signal`. */
+function timer(
+	ms: SandboxValue | undefined,
+	signal: AbortSignal,
+	register: (cancel: () => void) => void,
+): Promise<boolean> {
+	checkDelay("setTimeout()", ms);
+	if (signal.aborted) return Promise.reject(signal.reason);
+	return new Promise((resolve, reject) => {
+		const end = (fired: boolean) => {
+			clearTimeout(handle);
+			unwatch();
+			resolve(fired);
+		};
+		const handle = setTimeout(() => end(true), ms);
+		const unwatch = watchAbort(signal, () => {
+			clearTimeout(handle);
+			reject(signal.reason);
+		});
+		register(() => end(false));
+	});
+}
+
+/** The text of lazy module `index` of `LAZY_MODULES`: a function expression of `(host, data, kit)`. */
+export function lazyModuleSource(index: number): string {
+	const module = LAZY_MODULES[index];
+	if (!module) throw new RangeError(`There is no lazy guest module ${index}`);
+	let source = sources.get(index);
+	if (source === undefined) {
+		source = `(function (host, data, kit) {\n${calls(module.files)}\n})`;
+		sources.set(index, source);
+	}
+	return source;
 }

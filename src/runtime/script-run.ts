@@ -3,17 +3,16 @@
  * the sandbox reports into a value or a coded `WorkflowError` positioned in the author's file; and ends a script,
  * saying what it left running.
  */
-import { readFileSync } from "node:fs";
 import { limitError, WorkflowError, type WorkflowErrorCode } from "../errors.ts";
 import type { GuestError, SandboxValue } from "../sandbox/index.ts";
 import { hintFor } from "./error-hints.ts";
-import { createHostFunctions } from "./globals.ts";
+import { createHostFunctions, guestPrelude } from "./globals.ts";
 import type { ParsedWorkflow } from "./meta/read.ts";
 import { plainDataFix, returnPosition } from "./return-sites.ts";
 import { emitLog, type ScriptScope } from "./run-context.ts";
 import type { JsonValue, WorkflowCutOff } from "./types.ts";
 
-const PRELUDE = readFileSync(new URL("./guest/prelude.js", import.meta.url), "utf8");
+const PRELUDE = guestPrelude();
 
 export type ScriptOutcome = { ok: true; value: JsonValue } | { ok: false; error: WorkflowError };
 

@@ -13,7 +13,6 @@ export type Mistake = [string, string, WorkflowErrorCode, { whole?: true; agentT
 export const UNDECLARED: Mistake[] = [
 	["a misspelled global", 'const r = await ‸agnet("x");\nreturn r;', "name_undeclared"],
 	["a global in the wrong case", 'return await ‸Parallel([() => agent("a")]);', "name_undeclared"],
-	["setTimeout", '‸setTimeout(() => log("late"), 100);', "name_undeclared"],
 	["setInterval in a promise", "await new Promise((resolve) => ‸setInterval(resolve, 5));", "name_undeclared"],
 	["setImmediate", "‸setImmediate(() => {});", "name_undeclared"],
 	["fetch", 'const page = await ‸fetch("https://example.com");\nreturn page;', "name_undeclared"],
@@ -353,7 +352,7 @@ export const CONTROLS: Control[] = [
 	],
 	[".then on an agent() promise", 'return await agent("a").then((t) => t.toUpperCase());', "DONE: A"],
 	["returning the promise", 'return agent("a");', "done: a"],
-	["typeof of a missing global", 'return typeof setTimeout === "undefined" ? "no timers" : "timers";', "no timers"],
+	["typeof of a missing global", 'return typeof setImmediate === "undefined" ? "no timers" : "timers";', "no timers"],
 	[
 		"object keys and member names like globals",
 		"const o = { setTimeout: 1, fetch: 2 };\nconst agnet = 3;\nreturn o.setTimeout + o.fetch + { agnet }.agnet;",
