@@ -183,9 +183,28 @@ export function valueNotJsonError(path: string, found: string): WorkflowError {
 /** An agent type nobody defined. */
 export function unknownAgentTypeError(type: string, available: readonly string[]): WorkflowError {
 	const list = available.length > 0 ? available.join(", ") : "(none)";
+	const bare = type.includes(":") ? type.slice(type.lastIndexOf(":") + 1) : undefined;
+	if (bare) {
+		return new WorkflowError(
+			"agent_type_unknown",
+			`Unknown agent type \`${type}\`: a plugin's agent type (\`plugin:agent\`, as Claude Code names them), and no agent type \`${bare}\` exists here to stand for it. Add an agent file \`${bare}.md\` to .pi/agents/ or .claude/agents/ (Claude Code's format is read), or use one of: ${list}`,
+			{ details: { agentType: type, available: [...available] } },
+		);
+	}
 	return new WorkflowError("agent_type_unknown", `Unknown agent type \`${type}\`. Available: ${list}`, {
 		details: { agentType: type, available: [...available] },
 	});
+}
+
+/**
+ * The agent type a plugin-scoped name (`plugin:agent`, Claude Code's spelling) stands for: `agent` when a type of
+ * that name is available, else undefined (the caller's error says why).
+ */
+export function namespacedAgentType(type: string, available: readonly string[]): string | undefined {
+	const at = type.lastIndexOf(":");
+	if (at <= 0 || at === type.length - 1) return undefined;
+	const bare = type.slice(at + 1);
+	return available.includes(bare) ? bare : undefined;
 }
 
 /** The run was cancelled by its caller. */

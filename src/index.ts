@@ -73,6 +73,7 @@ export type {
 	WorkflowJournalEntry,
 	WorkflowLimits,
 	WorkflowMeta,
+	WorkflowNameMatch,
 	WorkflowPhaseMeta,
 	WorkflowProgressEvent,
 	WorkflowProviderBackoff,

@@ -4,7 +4,14 @@
  * names, wrong option values, an agent type nobody defined, and schemas that cannot be right. The option rules are
  * the runtime's own (passed in as `CallRules`), so the static pass and the run say the same thing.
  */
-import { isWorkflowError, stripLocation, type WorkflowError, type WorkflowErrorCode } from "../errors.ts";
+import {
+	isWorkflowError,
+	namespacedAgentType,
+	stripLocation,
+	unknownAgentTypeError,
+	type WorkflowError,
+	type WorkflowErrorCode,
+} from "../errors.ts";
 import { constInit, literalValue, NOT_LITERAL, propertyKey } from "./literals.ts";
 import { closestName } from "./names.ts";
 import { schemaMistakes } from "./schema-mistakes.ts";
@@ -210,7 +217,9 @@ function checkOptionsArgument(
 			for (const finding of found) findings.push({ ...finding, offset: at });
 		}
 		if ((key === "agent" || key === "agentType") && typeof value === "string" && rules.agentTypes) {
-			if (!rules.agentTypes.includes(value)) findings.push(unknownType(value, rules.agentTypes, at));
+			// `plugin:reviewer` (Claude Code) runs as `reviewer` where that type exists, at run time too.
+			const known = rules.agentTypes.includes(value) || namespacedAgentType(value, rules.agentTypes) !== undefined;
+			if (!known) findings.push(unknownType(value, rules.agentTypes, at));
 		}
 	}
 	// Wrong only together (`agent` and `agentType` naming two types): the whole object's error.
@@ -229,6 +238,9 @@ function checkSchemaValue(value: unknown, rules: CallRules): Omit<CallFinding, "
 }
 
 function unknownType(type: string, available: readonly string[], offset: number): CallFinding {
+	if (type.includes(":")) {
+		return { code: "agent_type_unknown", offset, ...splitMessage(unknownAgentTypeError(type, available).message) };
+	}
 	const meant = closestName(type, available);
 	const list = available.length > 0 ? available.join(", ") : "(none)";
 	return {

@@ -10,6 +10,7 @@ import type {
 	WorkflowCost,
 	WorkflowFailure,
 	WorkflowFallback,
+	WorkflowNameMatch,
 	WorkflowTokenUsage,
 	WorkflowToolCounts,
 } from "./types.ts";
@@ -37,6 +38,8 @@ export class Census {
 	readonly failures: WorkflowFailure[] = [];
 	/** Calls a fallback model answered because the model before it met a provider limit. */
 	readonly fallbacks: WorkflowFallback[] = [];
+	/** Names read as others (a Claude Code model name, a tier, a plugin-scoped agent type), one entry per pair. */
+	readonly matches: WorkflowNameMatch[] = [];
 	readonly counts: WorkflowAgentCounts = { calls: 0, started: 0, completed: 0, failed: 0, skipped: 0 };
 	readonly usage: WorkflowTokenUsage = { input: 0, output: 0, total: 0 };
 	/** `tool()` steps: made, replayed from the record, that reported an error, that threw. */
@@ -75,6 +78,19 @@ export class Census {
 		this.counts.replayed = (this.counts.replayed ?? 0) + 1;
 		this.replayedCost ??= { usd: 0 };
 		addCostInto(this.replayedCost, cost);
+	}
+
+	/** A name one call used as another; true the first time this pair is seen (the caller says so once). */
+	match(entry: Omit<WorkflowNameMatch, "calls">): boolean {
+		const same = this.matches.find(
+			(m) => m.kind === entry.kind && m.written === entry.written && m.resolved === entry.resolved,
+		);
+		if (same) {
+			same.calls++;
+			return false;
+		}
+		this.matches.push({ ...entry, calls: 1 });
+		return true;
 	}
 
 	/** A call a fallback model answered. */

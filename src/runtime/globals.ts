@@ -15,6 +15,7 @@ import { runAsk } from "./ask.ts";
 import { emitLog, type ScriptScope, trackInFlight } from "./run-context.ts";
 import { checkPhaseOptions } from "./spend/phase-budget.ts";
 import { runToolCall } from "./tool/call.ts";
+import { isGated, runGatedCall } from "./tool/gate.ts";
 import type { JsonValue } from "./types.ts";
 
 /** Longest `sleep()`: a day. Longer is almost certainly a unit mistake. */
@@ -36,8 +37,14 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 			kind: "async",
 			params: ["prompt", "opts", "stack"],
 			callSite: false,
-			fn: ([prompt, options, stack]) =>
-				trackInFlight(run, runAgentCall(scope, prompt ?? null, options ?? null, str(stack))),
+			fn: ([prompt, options, stack]) => {
+				const opts = (options ?? null) as JsonValue;
+				// `gate`: the answer is checked by a command, and the agent asked again while it fails.
+				const call = isGated(opts)
+					? runGatedCall(scope, (prompt ?? null) as JsonValue, opts, str(stack))
+					: runAgentCall(scope, prompt ?? null, options ?? null, str(stack));
+				return trackInFlight(run, call);
+			},
 		},
 		ask: {
 			kind: "async",

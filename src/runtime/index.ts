@@ -66,6 +66,7 @@ export type {
 	WorkflowJournalEntry,
 	WorkflowLimits,
 	WorkflowMeta,
+	WorkflowNameMatch,
 	WorkflowPhaseMeta,
 	WorkflowProviderBackoff,
 	WorkflowProviderLimit,

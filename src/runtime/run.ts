@@ -17,7 +17,7 @@ import { resolveWorkflowPath, runNestedWorkflow } from "./nested.ts";
 import { PhaseState } from "./phases.ts";
 import { createWorkflowQueue } from "./queue.ts";
 import { returnPosition } from "./return-sites.ts";
-import type { RunContext, ScriptScope, UnstampedEvent } from "./run-context.ts";
+import { emitLog, type RunContext, type ScriptScope, type UnstampedEvent } from "./run-context.ts";
 import { SchemaSession } from "./schema/session.ts";
 import { prepareWorkflow } from "./script-check.ts";
 import { ScriptLifetime } from "./script-lifetime.ts";
@@ -190,6 +190,13 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 			...(args !== undefined ? { args } : {}),
 			...(costLimitUsd !== undefined ? { costLimitUsd } : {}),
 		});
+		// Header keys of another runtime: the run goes on, and says once which ones nothing here reads.
+		for (const warning of parsed.warnings ?? []) {
+			emitLog(run, {
+				level: "warn",
+				message: `${filename}:${warning.location.line}:${warning.location.column}: ${warning.message}`,
+			});
+		}
 		const outcome = await runScriptBody(scope, parsed, args);
 		if (outcome.ok)
 			value = checkResultSize(
@@ -250,6 +257,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		droppedLogs: run.budget.droppedLogs,
 		...(run.cutOff.length > 0 ? { cutOff: run.cutOff } : {}),
 		...(census.fallbacks.length > 0 ? { fallbacks: census.fallbacks } : {}),
+		...(census.matches.length > 0 ? { matches: census.matches } : {}),
 		...(run.providerWaits.totals ? { providerWaits: run.providerWaits.totals } : {}),
 		durationMs: Date.now() - started,
 	};

@@ -93,6 +93,10 @@ function inspect(
 	const diagnostics: WorkflowDiagnostic[] = [];
 	try {
 		parsed = readWorkflowHeader(source, program.program, program.filename);
+		for (const warning of parsed.warnings ?? []) {
+			const { message, fix } = splitMessage(warning.message);
+			diagnostics.push(diagnosticAt(source, warning.location, "meta_invalid", message, fix, "warning"));
+		}
 	} catch (error) {
 		const header = fromThrown(source, error);
 		thrown = header.thrown;

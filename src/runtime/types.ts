@@ -4,6 +4,7 @@
  */
 import type { SerializedWorkflowError } from "../errors.ts";
 import type { WorkflowCallIdentity } from "./agent/identity.ts";
+import type { WorkflowFallback, WorkflowNameMatch } from "./agent/name-match.ts";
 import type { WorkflowProgressEvent } from "./events.ts";
 import type { JsonSchema, JsonValue } from "./json.ts";
 import type { WorkflowProviderBackoff, WorkflowProviderLimit, WorkflowQueue } from "./queue.ts";
@@ -11,6 +12,7 @@ import type { WorkflowCost } from "./spend/cost.ts";
 import type { WorkflowTool, WorkflowToolCounts } from "./tool/types.ts";
 
 export type { WorkflowCallIdentity } from "./agent/identity.ts";
+export type { WorkflowFallback, WorkflowNameMatch } from "./agent/name-match.ts";
 export type { JsonSchema, JsonValue } from "./json.ts";
 export type { WorkflowProviderBackoff, WorkflowProviderLimit, WorkflowProviderLimitKind } from "./queue.ts";
 export type { WorkflowCost } from "./spend/cost.ts";
@@ -67,6 +69,10 @@ export interface WorkflowAgentRequest {
 	stallMs?: number;
 	/** Models to move to, in order, when the model meets a provider limit before the child did any tool work. */
 	fallbackModels?: string[];
+	/** A model tier (`agent()` option `tier`) the runner maps to a model through the user's tiers; `model` wins. */
+	tier?: string;
+	/** No `edit`, `write` or `bash` for the child. Default: false. */
+	readOnly?: boolean;
 	/** Working directory of the run. */
 	cwd: string;
 }
@@ -139,6 +145,8 @@ export interface WorkflowAgentResult {
 	providerLimit?: WorkflowProviderLimit;
 	/** Models that met a provider limit before `model` took over (`fallbackModels`), in order; absent when none. */
 	fallbackFrom?: string[];
+	/** Names the runner read as others for this child (a Claude Code model name, a tier); absent when none. */
+	matches?: WorkflowNameMatch[];
 }
 
 /** Live activity states of a child, in the order a healthy child passes through them. */
@@ -419,20 +427,6 @@ export interface WorkflowFailure {
 	worktree?: WorkflowWorktree;
 }
 
-/** An `agent()` call a fallback model answered because the model before it met a provider limit. */
-export interface WorkflowFallback {
-	/** The call's index and key, as in its events. */
-	index: number;
-	key: string;
-	label: string;
-	agentType: string;
-	phase?: string;
-	/** The model that answered. */
-	model: string;
-	/** The models that met a limit first, in order. */
-	limited: string[];
-}
-
 /** Counts of agent calls in a run. */
 export interface WorkflowAgentCounts {
 	/** Calls the script made (including ones refused by a limit). */
@@ -485,6 +479,8 @@ export interface WorkflowRunResult {
 	cutOff?: WorkflowCutOff[];
 	/** Calls a fallback model answered (`fallbackModels`); absent when none. */
 	fallbacks?: WorkflowFallback[];
+	/** Names the run read as others (Claude Code model names, tiers, plugin-scoped agent types); absent when none. */
+	matches?: WorkflowNameMatch[];
 	/** How long the run waited for providers in all, and how many waits; absent when it never waited. */
 	providerWaits?: { count: number; totalMs: number };
 	durationMs: number;

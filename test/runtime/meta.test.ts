@@ -102,7 +102,7 @@ const SHAPE: Rejection[] = [
 	[
 		withLine('descripton: "x",'),
 		"meta_invalid",
-		"`meta.descripton` is not a known key. Known keys: name, description, whenToUse, phases, args, model (4:2)",
+		"`meta.descripton` is not a known key. Did you mean `description`? Known keys: name, description, whenToUse, phases, args, model (4:2)",
 		4,
 		2,
 	],
@@ -120,9 +120,9 @@ const SHAPE: Rejection[] = [
 	[withLine('phases: [{ detail: "x" }],'), "meta_invalid", "`meta.phases[0]` is missing `title` (4:11)", 4, 11],
 	[withLine('phases: [{ title: "" }],'), "meta_invalid", "`meta.phases[0].title` must not be empty (4:20)", 4, 20],
 	[
-		withLine('phases: [{ title: "a", name: "b" }],'),
+		withLine('phases: [{ title: "a", detial: "b" }],'),
 		"meta_invalid",
-		"`meta.phases[0].name` is not a known key. Known keys: title, detail (4:25)",
+		"`meta.phases[0].detial` is not a known key. Did you mean `detail`? Known keys: title, detail (4:25)",
 		4,
 		25,
 	],

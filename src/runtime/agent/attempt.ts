@@ -14,6 +14,7 @@ import type {
 	WorkflowAgentChild,
 	WorkflowAgentRequest,
 	WorkflowAgentResult,
+	WorkflowNameMatch,
 	WorkflowProviderLimit,
 	WorkflowTokenUsage,
 } from "../types.ts";
@@ -179,6 +180,8 @@ export function buildRequest(
 		...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
 		...(options.stallMs !== undefined ? { stallMs: options.stallMs } : {}),
 		...(options.isolation ? { isolation: options.isolation } : {}),
+		...(options.tier ? { tier: options.tier } : {}),
+		...(options.readOnly ? { readOnly: true } : {}),
 	};
 }
 
@@ -190,7 +193,7 @@ function readResult(raw: unknown): WorkflowAgentResult {
 	if (raw === null || typeof raw !== "object") return raw as WorkflowAgentResult;
 	const { id, status, result, structuredOutput, error, code, warnings, toolUses, usage, noRetry, worktree } =
 		raw as WorkflowAgentResult;
-	const { providerLimit, model, fallbackFrom } = raw as WorkflowAgentResult;
+	const { providerLimit, model, fallbackFrom, matches } = raw as WorkflowAgentResult;
 	const cost = readCost((raw as WorkflowAgentResult).cost);
 	const errorText = error === undefined ? undefined : errorMessage(error);
 	// `id`, `code`, `toolUses` and `worktree` go out in progress events, which carry JSON data only: anything else is left out.
@@ -209,7 +212,27 @@ function readResult(raw: unknown): WorkflowAgentResult {
 		...(cost ? { cost } : {}),
 		...(tree ? { worktree: tree } : {}),
 		...readModels(providerLimit, model, fallbackFrom, errorText),
+		...readMatches(matches),
 	} as WorkflowAgentResult;
+}
+
+const MATCH_KINDS: readonly string[] = ["model", "tier", "agent"];
+
+/** The runner's name matches, as plain data: entries of the wrong shape are left out. */
+function readMatches(matches: unknown): Pick<WorkflowAgentResult, "matches"> {
+	if (!Array.isArray(matches)) return {};
+	const kept = matches
+		.filter(
+			(m): m is WorkflowNameMatch =>
+				m !== null &&
+				typeof m === "object" &&
+				MATCH_KINDS.includes(m.kind) &&
+				typeof m.written === "string" &&
+				typeof m.resolved === "string" &&
+				typeof m.how === "string",
+		)
+		.map(({ kind, written, resolved, how }) => ({ kind, written, resolved, how, calls: 1 }));
+	return kept.length > 0 ? { matches: kept } : {};
 }
 
 const LIMIT_KINDS: readonly string[] = ["rate_limit", "overloaded", "usage_limit"];

@@ -3,14 +3,21 @@
  * validation errors for schema calls), record the outcome. Child failures resolve to null and enter the census;
  * author errors and hard limits throw a `WorkflowError` into the script.
  */
-import { errorMessage, unknownAgentTypeError, WorkflowError } from "../../errors.ts";
+import { errorMessage, namespacedAgentType, unknownAgentTypeError, WorkflowError } from "../../errors.ts";
 import { firstFrameIn } from "../call-site.ts";
 import type { WorkflowAgentCallRef } from "../events.ts";
 import { emitLog, type RunContext, type ScriptScope } from "../run-context.ts";
 import type { CompiledSchema } from "../schema/session.ts";
 import { addCost, usdText } from "../spend/cost.ts";
 import type { PhaseBudget } from "../spend/phase-budget.ts";
-import type { JsonValue, WorkflowAgentResult, WorkflowCost, WorkflowTokenUsage, WorkflowWorktree } from "../types.ts";
+import type {
+	JsonValue,
+	WorkflowAgentResult,
+	WorkflowCost,
+	WorkflowNameMatch,
+	WorkflowTokenUsage,
+	WorkflowWorktree,
+} from "../types.ts";
 import { type Attempt, addUsage, attemptOnce, buildRequest, ORPHANED } from "./attempt.ts";
 import { type AgentCallOptions, checkAgentOptions, checkPrompt } from "./options.ts";
 import { PREVIEW_CHARS, preview, shorten } from "./preview.ts";
@@ -41,7 +48,17 @@ export async function runAgentCall(
 		prompt = checkPrompt(rawPrompt);
 		options = checkAgentOptions(rawOptions);
 		if (run.agentTypes && !run.agentTypes.includes(options.agentType)) {
-			throw unknownAgentTypeError(options.agentType, run.agentTypes);
+			// A plugin-scoped name (`plugin:reviewer`, Claude Code's) runs as the type of its last part, said in the census.
+			const bare = namespacedAgentType(options.agentType, run.agentTypes);
+			if (!bare) throw unknownAgentTypeError(options.agentType, run.agentTypes);
+			const written = options.agentType;
+			options.agentType = bare;
+			noteMatch(scope, options.label ?? shorten(prompt, 60), {
+				kind: "agent",
+				written,
+				resolved: bare,
+				how: "the type of that name; plugins are not loaded here",
+			});
 		}
 		compiling = options.schema ? run.schemas.compileAgent(options.schema) : undefined;
 	} catch (error) {
@@ -175,6 +192,7 @@ export async function runAgentCall(
 					run.emit({ type: "agent_retry", ...ref, attempt, reason: retryReason(last, feedback) });
 				}
 				last = await attemptOnce(scope, ref, buildRequest(scope, ref, prompt, options, attempt, feedback), schema);
+				for (const match of attempt === 1 ? (last.result?.matches ?? []) : []) noteMatch(scope, ref.label, match);
 				attempts = attempt;
 				usage = addUsage(usage, last.result?.usage);
 				cost = addCost(cost, last.result?.cost);
@@ -318,5 +336,18 @@ function identityOf(prompt: string, options: AgentCallOptions): unknown {
 		thinking: options.thinking,
 		tools: options.tools,
 		isolation: options.isolation,
+		tier: options.tier,
+		readOnly: options.readOnly,
 	};
+}
+
+/** A name read as another, into the census; the first time in a run, a log line says so too. */
+function noteMatch(scope: ScriptScope, label: string, match: Omit<WorkflowNameMatch, "calls">): void {
+	if (!scope.run.census.match(match)) return;
+	const what = match.kind === "agent" ? "agent type" : match.kind === "tier" ? "model tier" : "model";
+	emitLog(scope.run, {
+		level: "info",
+		message: `\`${label}\`: ${what} \`${match.written}\` is ${match.resolved} (${match.how})`,
+		...(scope.phases.current ? { phase: scope.phases.current } : {}),
+	});
 }

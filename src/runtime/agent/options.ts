@@ -1,10 +1,12 @@
 /**
  * Checks the arguments of `agent(prompt, opts)`: unknown option names are refused by name, aliases are folded
- * (`agentType` → `agent`, `effort` → `thinking`), and each value must have the right type.
+ * (`agentType` → `agent`, `effort` and `thinkingLevel` → `thinking`), other runtimes' options we have no meaning for
+ * are refused with what to write here (peer-options.ts), and each value must have the right type.
  */
 import { closestName } from "../../authoring/index.ts";
 import { WorkflowError } from "../../errors.ts";
 import type { JsonSchema, JsonValue } from "../types.ts";
+import { checkReadOnly, checkTier, GATE_OPTION, peerOptionError } from "./peer-options.ts";
 
 /** `agent()` options after checking. */
 export interface AgentCallOptions {
@@ -22,6 +24,12 @@ export interface AgentCallOptions {
 	stallMs?: number;
 	retries: number;
 	isolation?: "worktree";
+	/** A model tier (`small`, `medium`, `big`, or one the user named) the runner maps to a model; `model` wins. */
+	tier?: string;
+	/** A shell command run with the `bash` tool after each answer; a non-zero exit retries the agent with its output. */
+	gate?: string;
+	/** The child gets no tool that changes files or runs commands (`edit`, `write`, `bash`). Default: false. */
+	readOnly?: boolean;
 }
 
 const KNOWN = [
@@ -34,7 +42,11 @@ const KNOWN = [
 	"fallbackModels",
 	"thinking",
 	"effort",
+	"thinkingLevel",
+	"tier",
 	"tools",
+	"readOnly",
+	GATE_OPTION,
 	"timeoutMs",
 	"stallMs",
 	"retries",
@@ -134,6 +146,8 @@ export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
 	}
 	for (const name of Object.keys(raw)) {
 		if (!(KNOWN as readonly string[]).includes(name)) {
+			const peer = peerOptionError(name);
+			if (peer) throw invalid(peer, { option: name });
 			const meant = Object.hasOwn(FOREIGN, name) ? FOREIGN[name] : closestName(name, KNOWN);
 			const hint = meant ? ` Did you mean \`${meant}\`?` : "";
 			throw invalid(`Unknown \`agent()\` option \`${name}\`.${hint} Known options: ${KNOWN.join(", ")}`, {
@@ -168,7 +182,7 @@ export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
 		}
 		if (list.length > 0) options.fallbackModels = list as string[];
 	}
-	const thinking = alias(raw, "thinking", "effort");
+	const thinking = thinkingOption(raw);
 	if (thinking !== undefined) {
 		if (!THINKING.includes(thinking)) {
 			throw invalid(`\`agent()\` option \`thinking\` must be one of ${THINKING.join(", ")}, got "${thinking}"`);
@@ -222,5 +236,24 @@ export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
 		}
 		options.isolation = "worktree";
 	}
+	const tier = checkTier(raw.tier);
+	if (tier !== undefined) options.tier = tier;
+	const gate = optionalString(raw, GATE_OPTION);
+	if (gate !== undefined) options.gate = gate;
+	if (checkReadOnly(raw.readOnly, options.tools)) options.readOnly = true;
 	return options;
+}
+
+/** `thinking`, `effort` (Claude Code) and `thinkingLevel` (pi peers) are one option: at most one value. */
+function thinkingOption(raw: Record<string, JsonValue>): string | undefined {
+	const given = (["thinking", "effort", "thinkingLevel"] as const).filter(
+		(name) => optionalString(raw, name) !== undefined,
+	);
+	const values = new Set(given.map((name) => raw[name] as string));
+	if (values.size > 1) {
+		throw invalid(
+			`\`agent()\` options ${given.map((name) => `\`${name}\``).join(" and ")} are the same option; give one`,
+		);
+	}
+	return given.length > 0 ? (raw[given[0] as string] as string) : undefined;
 }

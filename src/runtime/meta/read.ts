@@ -26,7 +26,7 @@ import { SchemaSession, type SchemaValidation } from "../schema/session.ts";
 import type { WorkflowMeta } from "../types.ts";
 import { nodeLocation, readMetaLiteral } from "./literal.ts";
 import { watchScriptGoal } from "./script-goal.ts";
-import { validateMetaShape } from "./shape.ts";
+import { type MetaWarning, validateMetaShape } from "./shape.ts";
 
 /** Options of `parseWorkflowSource`. */
 export interface ParseWorkflowOptions {
@@ -47,6 +47,8 @@ export interface ParsedWorkflow {
 	filename: string;
 	/** Where `meta.args` is written, for the errors of compiling it (which happens when the run starts). */
 	argsLocation?: SourceLocation;
+	/** Header keys this runtime does not read (another runtime's; still in `meta`); absent when none. */
+	warnings?: MetaWarning[];
 }
 
 /** Options of `validateArgs`. */
@@ -105,11 +107,13 @@ export function readWorkflowHeader(source: string, program: Program, filename: s
 	const header = findHeader(program);
 	const init = header.declarator.init as Expression;
 	const literal = readMetaLiteral(init, source);
-	const meta = validateMetaShape(literal);
-	if (meta.args === undefined) return { meta, body: buildBody(source, header.statement, meta), filename };
+	const found: MetaWarning[] = [];
+	const meta = validateMetaShape(literal, found);
+	const warnings = found.length > 0 ? { warnings: found } : {};
+	if (meta.args === undefined) return { meta, body: buildBody(source, header.statement, meta), filename, ...warnings };
 	const argsLocation = nodeLocation(literal.nodes.get("/args")?.value ?? init);
 	checkArgsSchema(meta.args, argsLocation);
-	return { meta, body: buildBody(source, header.statement, meta), filename, argsLocation };
+	return { meta, body: buildBody(source, header.statement, meta), filename, argsLocation, ...warnings };
 }
 
 /** Runs the static checks of `parseWorkflowSource` and reports instead of throwing; for checking before running. */

@@ -1,7 +1,9 @@
 /**
  * Checks the shape of a literal `meta` header with ajv and turns the first problem into a `meta_invalid` error that
- * names the key and points at the author's text.
+ * names the key and points at the author's text. Keys other runtimes put in a header (`meta.phases[].agentCount`)
+ * are warnings (the script still sees them); a key that looks like a misspelled known one stays an error.
  */
+import { closestName } from "../../authoring/index.ts";
 import { type SourceLocation, WorkflowError } from "../../errors.ts";
 import { compileTrustedSchema, type SchemaIssue } from "../schema/session.ts";
 import type { JsonSchema, WorkflowMeta } from "../types.ts";
@@ -32,8 +34,16 @@ const META_SCHEMA: JsonSchema = {
 	},
 };
 
-const META_KEYS = "name, description, whenToUse, phases, args, model";
-const PHASE_KEYS = "title, detail";
+const META_KEY_LIST = ["name", "description", "whenToUse", "phases", "args", "model"];
+const PHASE_KEY_LIST = ["title", "detail"];
+const META_KEYS = META_KEY_LIST.join(", ");
+const PHASE_KEYS = PHASE_KEY_LIST.join(", ");
+
+/** A header key this runtime does not read, left out with a word instead of failing the script. */
+export interface MetaWarning {
+	message: string;
+	location: SourceLocation;
+}
 const ARTICLES: Record<string, string> = { string: "a string", array: "an array", object: "an object" };
 const FOUND: Record<string, string> = {
 	string: "a string",
@@ -44,11 +54,27 @@ const FOUND: Record<string, string> = {
 	object: "an object",
 };
 
-/** Returns the header as `WorkflowMeta`, or throws `meta_invalid` for its first problem in source order. */
-export function validateMetaShape(literal: MetaLiteral): WorkflowMeta {
-	const result = compileTrustedSchema(META_SCHEMA).validate(literal.value, { root: "meta" });
+/**
+ * Returns the header as `WorkflowMeta` (other runtimes' keys kept as written, each named in `warnings`), or throws
+ * `meta_invalid` for its first problem in source order.
+ */
+export function validateMetaShape(literal: MetaLiteral, warnings: MetaWarning[] = []): WorkflowMeta {
+	const value = withoutForeignKeys(literal, warnings);
+	const result = compileTrustedSchema(META_SCHEMA).validate(value, { root: "meta" });
+	// The script still sees every key it wrote: a peer script may read its own `meta.phases[i].agentCount`.
 	if (result.ok) return literal.value as unknown as WorkflowMeta;
-	const problems = result.issues.map((issue) => ({ issue, location: locate(literal, issue) }));
+	// `descripton`: the misspelled key is the problem to name, not the `description` it leaves missing.
+	const misspelled = new Set(
+		result.issues
+			.filter((issue) => issue.keyword === "additionalProperties")
+			.map((issue) => `${issue.pointer}|${closestName(String(issue.params.additionalProperty), knownAt(issue))}`),
+	);
+	const problems = result.issues
+		.filter(
+			(issue) =>
+				issue.keyword !== "required" || !misspelled.has(`${issue.pointer}|${String(issue.params.missingProperty)}`),
+		)
+		.map((issue) => ({ issue, location: locate(literal, issue) }));
 	problems.sort((a, b) => a.location.line - b.location.line || a.location.column - b.location.column);
 	const first = problems[0];
 	if (!first) throw new WorkflowError("internal", "meta validation failed without an error");
@@ -56,6 +82,48 @@ export function validateMetaShape(literal: MetaLiteral): WorkflowMeta {
 		location: first.location,
 		details: { path: first.issue.path, keyword: first.issue.keyword },
 	});
+}
+
+/** The keys known where `issue` is: the header's, or a phase's. */
+function knownAt(issue: SchemaIssue): readonly string[] {
+	return issue.pointer === "" ? META_KEY_LIST : PHASE_KEY_LIST;
+}
+
+type Plain = { [key: string]: unknown };
+
+function isPlain(value: unknown): value is Plain {
+	return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * The header without keys it does not know that are no misspelling of one it knows (those stay, so the schema's
+ * error names them). A copy: the literal keeps what the author wrote.
+ */
+function withoutForeignKeys(literal: MetaLiteral, warnings: MetaWarning[]): unknown {
+	const root = literal.value;
+	if (!isPlain(root)) return root;
+	const keep = (object: Plain, known: readonly string[], path: string, pointer: string): Plain => {
+		const out: Plain = {};
+		for (const [key, item] of Object.entries(object)) {
+			if (known.includes(key) || closestName(key, known) !== undefined) {
+				out[key] = item;
+				continue;
+			}
+			const nodes = literal.nodes.get(`${pointer}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`);
+			warnings.push({
+				message: `\`${path}${pathSegment(key)}\` is not a key this runtime reads (another runtime's, perhaps): the script still sees it in \`meta\`, nothing else reads it. Known keys: ${known.join(", ")}`,
+				location: nodes ? nodeLocation(nodes.key ?? nodes.value) : { line: 1, column: 1 },
+			});
+		}
+		return out;
+	};
+	const meta = keep(root, META_KEY_LIST, "meta", "");
+	if (Array.isArray(meta.phases)) {
+		meta.phases = meta.phases.map((phase, index) =>
+			isPlain(phase) ? keep(phase, PHASE_KEY_LIST, `meta.phases[${index}]`, `/phases/${index}`) : phase,
+		);
+	}
+	return meta;
 }
 
 /** The key of an unknown property, the value of a wrong one, else the object missing something. */
@@ -76,7 +144,10 @@ function describe(issue: SchemaIssue): string {
 			return `\`${path}\` is missing \`${String(params.missingProperty)}\`${hint(String(params.missingProperty))}`;
 		case "additionalProperties": {
 			const known = issue.pointer === "" ? META_KEYS : PHASE_KEYS;
-			return `\`${path}${pathSegment(String(params.additionalProperty))}\` is not a known key. Known keys: ${known}`;
+			const key = String(params.additionalProperty);
+			const meant = closestName(key, knownAt(issue));
+			const hint = meant ? ` Did you mean \`${meant}\`?` : "";
+			return `\`${path}${pathSegment(key)}\` is not a known key.${hint} Known keys: ${known}`;
 		}
 		case "type": {
 			const expected = ARTICLES[String(params.type)] ?? String(params.type);
