@@ -438,34 +438,29 @@
 		configurable: false,
 	});
 
+	const spend = () => callSync(host.budget, []);
+	const unlimited = (remaining) => (remaining === null ? Number.POSITIVE_INFINITY : remaining);
+	const tokensSpent = () => spend().tokens.spent;
+	const tokensLeft = () => unlimited(spend().tokens.remaining);
 	const budget = freeze({
+		// Claude Code's shape, which pi peers copy: the run's tokens, `total` null and `remaining()` Infinity without one.
+		get total() {
+			return spend().tokens.total;
+		},
+		spent: tokensSpent,
+		remaining: tokensLeft,
 		get agentCalls() {
-			return freeze(callSync(host.budget, []).agentCalls);
+			return freeze(spend().agentCalls);
 		},
 		get logs() {
-			return freeze(callSync(host.budget, []).logs);
+			return freeze(spend().logs);
 		},
 		get tokens() {
-			const tokens = callSync(host.budget, []).tokens;
-			return freeze({
-				total: tokens.total,
-				spent: () => callSync(host.budget, []).tokens.spent,
-				remaining: () => {
-					const now = callSync(host.budget, []).tokens;
-					return now.remaining === null ? Number.POSITIVE_INFINITY : now.remaining;
-				},
-			});
+			return freeze({ total: spend().tokens.total, spent: tokensSpent, remaining: tokensLeft });
 		},
 		get cost() {
-			const cost = callSync(host.budget, []).cost;
-			return freeze({
-				limit: cost.limit,
-				spent: () => callSync(host.budget, []).cost.spent,
-				remaining: () => {
-					const now = callSync(host.budget, []).cost;
-					return now.remaining === null ? Number.POSITIVE_INFINITY : now.remaining;
-				},
-			});
+			const limit = spend().cost.limit;
+			return freeze({ limit, spent: () => spend().cost.spent, remaining: () => unlimited(spend().cost.remaining) });
 		},
 	});
 
