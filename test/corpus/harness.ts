@@ -30,6 +30,10 @@ export interface CorpusEntry {
 	constructs: string[];
 	/** The `args` the run gets (what a user would pass). */
 	args?: unknown;
+	/** The run's budget, for a script written to run under one. Default: none. */
+	runBudget?: { tokens?: number; costUsd?: number };
+	/** Why the entry is run as it is. */
+	note?: string;
 	expected: ExpectedOutcome;
 }
 
@@ -57,6 +61,7 @@ export async function runCorpusEntry(entry: CorpusEntry): Promise<CorpusOutcome>
 	const run = await runWorkflowScript(source, {
 		agentRunner: fake.runner,
 		args: entry.args,
+		...(entry.runBudget ? { budget: entry.runBudget } : {}),
 		cwd: CORPUS_DIR,
 		filename,
 		concurrency: 4,
