@@ -35,7 +35,11 @@ describe.each(entries.map((entry) => [entry.file, entry] as [string, CorpusEntry
 		const outcome = await runCorpusEntry(entry);
 		const shown = outcomeLine(entry, outcome);
 		const expected = entry.expected;
+		const warned = entry.warnings ?? [];
+		expect(outcome.checkWarnings.length, shown).toBe(warned.length);
+		for (const text of warned) expect(outcome.checkWarnings.join("\n"), shown).toContain(text);
 		if (expected.outcome === "refused") {
+			expect(outcome.checkCode, shown).toBe(1);
 			expect(outcome.checkErrors.join("\n"), shown).toContain(expected.message);
 			expect(outcome.run.status, shown).toBe("failed");
 			expect(outcome.run.error?.message, shown).toContain(expected.message);
@@ -43,6 +47,7 @@ describe.each(entries.map((entry) => [entry.file, entry] as [string, CorpusEntry
 			return;
 		}
 		expect(outcome.checkErrors, shown).toEqual([]);
+		expect(outcome.checkCode, shown).toBe(0);
 		if (expected.outcome === "completes") {
 			expect(outcome.run.status, shown).toBe("completed");
 			expect(outcome.calls, shown).toBeGreaterThan(0);

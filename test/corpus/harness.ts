@@ -5,8 +5,10 @@
  */
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { checkWorkflowScript, runWorkflowScript, type WorkflowRunResult } from "../../src/runtime/index.ts";
+import { runCli } from "../../src/cli/cli.ts";
+import { runWorkflowScript, type WorkflowCheckReport, type WorkflowRunResult } from "../../src/runtime/index.ts";
 import { createFakeRunner } from "../helpers/fake-runner.ts";
 import { plausibleAnswer } from "./plausible.ts";
 
@@ -34,6 +36,8 @@ export interface CorpusEntry {
 	runBudget?: { tokens?: number; costUsd?: number };
 	/** Why the entry is run as it is. */
 	note?: string;
+	/** What the check's warnings say, one text each (every warning must match one, and each text one warning). */
+	warnings?: string[];
 	expected: ExpectedOutcome;
 }
 
@@ -42,8 +46,9 @@ export function corpusEntries(): CorpusEntry[] {
 	return JSON.parse(readFileSync(join(CORPUS_DIR, "manifest.json"), "utf8")).scripts as CorpusEntry[];
 }
 
-/** What one script did: its check's errors and warnings, and its run. */
+/** What one script did: `pi-workflows check`'s exit code, errors and warnings, and its run. */
 export interface CorpusOutcome {
+	checkCode: number;
 	checkErrors: string[];
 	checkWarnings: string[];
 	run: WorkflowRunResult;
@@ -54,8 +59,8 @@ export interface CorpusOutcome {
 export async function runCorpusEntry(entry: CorpusEntry): Promise<CorpusOutcome> {
 	const filename = join(CORPUS_DIR, "scripts", entry.file);
 	const source = readFileSync(filename, "utf8");
-	const report = checkWorkflowScript(source, { filename });
-	const line = (d: (typeof report.diagnostics)[number]) =>
+	const { code: checkCode, report } = await cliCheck(filename);
+	const line = (d: WorkflowCheckReport["diagnostics"][number]) =>
 		`${d.line}:${d.column} ${d.code}: ${d.message}${d.fix ? ` (fix: ${d.fix})` : ""}`;
 	const fake = createFakeRunner(plausibleAnswer);
 	const run = await runWorkflowScript(source, {
@@ -69,11 +74,38 @@ export async function runCorpusEntry(entry: CorpusEntry): Promise<CorpusOutcome>
 		limits: { maxAgentCalls: 200, memoryBytes: 64 * 1024 * 1024, syncSliceMs: 2000 },
 	});
 	return {
+		checkCode,
 		checkErrors: report.diagnostics.filter((d) => d.severity === "error").map(line),
 		checkWarnings: report.diagnostics.filter((d) => d.severity !== "error").map(line),
 		run,
 		calls: fake.requests.length,
 	};
+}
+
+/** `pi-workflows check <file> --json` in this process: its exit code and report. */
+async function cliCheck(filename: string): Promise<{ code: number; report: WorkflowCheckReport }> {
+	let out = "";
+	let err = "";
+	const sink = (append: (text: string) => void) =>
+		new Writable({
+			write(chunk, _encoding, done) {
+				append(String(chunk));
+				done();
+			},
+		});
+	const code = await runCli(["check", filename, "--json"], {
+		cwd: CORPUS_DIR,
+		env: {},
+		agentDir: join(CORPUS_DIR, "no-agent-dir"),
+		stdout: sink((text) => {
+			out += text;
+		}),
+		stderr: sink((text) => {
+			err += text;
+		}),
+	});
+	if (out === "") throw new Error(`pi-workflows check ${filename} printed no report (exit ${code}): ${err}`);
+	return { code, report: JSON.parse(out) as WorkflowCheckReport };
 }
 
 /** One line of the table: `file  check ok|N errors  run completed|failed: message`. */
