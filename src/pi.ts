@@ -10,6 +10,7 @@ export type {
 	ChildControl,
 	LoadAgentTypesOptions,
 	LoadAgentTypesResult,
+	ModelTiers,
 	PiAgentRunnerHooks,
 	PiAgentRunnerOptions,
 	SessionTools,
@@ -25,6 +26,7 @@ export {
 	default,
 	listAvailableAgentTypes,
 	loadAgentTypes,
+	readModelTiers,
 	scriptToolsOf,
 	sessionToolsOf,
 } from "./pi/extension.ts";

@@ -12,6 +12,7 @@ import {
 	createPiAgentRunner,
 	listAvailableAgentTypes,
 	loadAgentTypes,
+	readModelTiers,
 	type WorktreePlaceSource,
 } from "../pi.ts";
 import type { WorkflowAgentRunner, WorkflowTool } from "../runtime/types.ts";
@@ -68,6 +69,11 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 	const thinking = chosen.thinking ?? settingsManager.getDefaultThinkingLevel();
 	const types = loadAgentTypes({ cwd: options.cwd, agentDir: options.agentDir });
 	warnings.push(...types.warnings);
+	// `agent()` option `tier`: the same `workflows.modelTiers` setting pi's extension reads (no flag here: settings).
+	const tierProblems: string[] = [];
+	const workflowsSetting = (settingsManager.getSettings() as { workflows?: { modelTiers?: unknown } }).workflows;
+	const modelTiers = readModelTiers(undefined, workflowsSetting?.modelTiers, tierProblems);
+	warnings.push(...tierProblems);
 	const runner = createPiAgentRunner({
 		cwd: options.cwd,
 		agentDir: options.agentDir,
@@ -76,6 +82,7 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 		defaultModel: chosen.model,
 		...(options.worktreePlace ? { worktreePlace: options.worktreePlace } : {}),
 		...(thinking ? { defaultThinking: thinking } : {}),
+		...(modelTiers ? { modelTiers } : {}),
 	});
 	const allowed = options.allowTools ?? [];
 	return {

@@ -127,6 +127,7 @@ export type { PiAgentRunnerHooks, PiAgentRunnerOptions } from "./children/agent-
 export { createPiAgentRunner } from "./children/agent-runner.ts";
 export type { ChildAction, ChildControl } from "./children/controls.ts";
 export { ChildControls } from "./children/controls.ts";
+export type { ModelTiers } from "./children/model.ts";
 export { parentModelRuntime } from "./children/model.ts";
 export type { SessionToolInfo, SessionTools } from "./children/session-tools.ts";
 export { sessionToolsOf } from "./children/session-tools.ts";
@@ -134,6 +135,7 @@ export type { WorktreePlace, WorktreePlaceSource } from "./children/worktree.ts"
 export type { Announce } from "./runs/lifecycle.ts";
 export { LIFECYCLE_EVENTS } from "./runs/lifecycle.ts";
 export { createWorkflowRunsTool, RUNS_TOOL_NAME } from "./runs/runs-tool.ts";
+export { readModelTiers } from "./session-defaults.ts";
 export type { SavedWorkflow } from "./tool/script-source.ts";
 export { loadSavedWorkflows, resolveScriptSource } from "./tool/script-source.ts";
 export { builtInTools, scriptToolsOf } from "./tool/script-tools.ts";

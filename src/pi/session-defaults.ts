@@ -1,15 +1,17 @@
 /**
  * What a person sets for a session's workflow runs: pi flags (`--workflow-child-model`, `--workflow-max-cost`,
- * `--workflow-confirm-agents`) and the `workflows` key of pi's settings (`childModel`, `maxCostUsd`,
- * `confirmAgents`, global and project merged by pi). A flag wins over a setting. Values that cannot be used are
+ * `--workflow-confirm-agents`, `--workflow-model-tiers`) and the `workflows` key of pi's settings (`childModel`,
+ * `maxCostUsd`, `confirmAgents`, `modelTiers`, global and project merged by pi). A flag wins over a setting. Values that cannot be used are
  * left out and named in `problems`, so the person is told once instead of a run silently ignoring them.
  */
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import type { ModelTiers } from "./children/model.ts";
 import type { WorkflowSessionDefaults } from "./tool/workflow-tool.ts";
 
 export const CHILD_MODEL_FLAG = "workflow-child-model";
 export const MAX_COST_FLAG = "workflow-max-cost";
 export const CONFIRM_AGENTS_FLAG = "workflow-confirm-agents";
+export const MODEL_TIERS_FLAG = "workflow-model-tiers";
 
 /** The flags this file reads, with their help lines. */
 export const SESSION_FLAGS: ReadonlyArray<{ name: string; description: string }> = [
@@ -27,6 +29,11 @@ export const SESSION_FLAGS: ReadonlyArray<{ name: string; description: string }>
 		name: CONFIRM_AGENTS_FLAG,
 		description:
 			"Ask before one parallel()/pipeline() starts more than this many agents, in the TUI (default: workflows.confirmAgents, else 25; 0: never ask)",
+	},
+	{
+		name: MODEL_TIERS_FLAG,
+		description:
+			"Models for agent() option `tier`, as small=provider/id,medium=provider/id,big=provider/id (default: workflows.modelTiers, else none)",
 	},
 ];
 
@@ -65,7 +72,41 @@ export function readSessionDefaults(pi: Pick<ExtensionAPI, "getFlag" | "getSetti
 		if (confirm.number !== undefined && Number.isInteger(confirm.number)) defaults.confirmAgents = confirm.number;
 		else problems.push(`${confirm.name} must be a whole number (0: never ask), got ${JSON.stringify(confirm.value)}`);
 	}
+	const tiers = readModelTiers(pi.getFlag(MODEL_TIERS_FLAG), settings.modelTiers, problems);
+	if (tiers) defaults.modelTiers = tiers;
 	return { defaults, problems };
+}
+
+/**
+ * `--workflow-model-tiers small=a/b,big=c/d`, else the `workflows.modelTiers` object (`{ "small": "a/b" }`): the
+ * tiers `agent()` option `tier` names. A flag replaces the setting whole, so what it says is what a run gets.
+ */
+export function readModelTiers(flag: unknown, setting: unknown, problems: string[]): ModelTiers | undefined {
+	if (typeof flag === "string" && flag.trim() !== "") {
+		const tiers: Record<string, string> = {};
+		for (const pair of flag.split(",")) {
+			const [name, reference] = pair.split("=").map((part) => part.trim());
+			if (!name || !reference) {
+				problems.push(
+					`--${MODEL_TIERS_FLAG} takes tier=provider/id pairs separated by commas, got "${pair.trim()}"`,
+				);
+				continue;
+			}
+			tiers[name] = reference;
+		}
+		return Object.keys(tiers).length > 0 ? { tiers, source: `the --${MODEL_TIERS_FLAG} flag` } : undefined;
+	}
+	if (setting === undefined || setting === null) return undefined;
+	const entries = typeof setting === "object" && !Array.isArray(setting) ? Object.entries(setting) : undefined;
+	const bad = entries?.filter(([, value]) => typeof value !== "string" || value.trim() === "");
+	if (!entries || (bad && bad.length > 0)) {
+		problems.push(
+			'`workflows.modelTiers` must be an object of tier names to models, like { "small": "provider/id", "big": "provider/id" }',
+		);
+		return undefined;
+	}
+	const tiers = Object.fromEntries(entries.map(([name, value]) => [name, (value as string).trim()]));
+	return { tiers, source: "the `workflows.modelTiers` setting" };
 }
 
 function workflowSettings(pi: Pick<ExtensionAPI, "getSettings">, problems: string[]): Record<string, unknown> {

@@ -97,6 +97,14 @@ describe("createPiAgentRunner", () => {
 		expect(fx.faux.requests[0].tools).toEqual(["ls"]);
 	});
 
+	it("`readOnly` (pi peers' option) takes edit, write and bash away, from the type's tools or the call's", async () => {
+		fx.faux.route("Say hello", [fauxAssistantMessage("ok"), fauxAssistantMessage("ok")]);
+		await fx.runner()(fx.request({ readOnly: true }), fx.context());
+		expect(fx.faux.requests[0].tools.sort()).toEqual(["find", "grep", "ls", "read"]);
+		await fx.runner()(fx.request({ readOnly: true, tools: ["read", "ls"] }), fx.context());
+		expect(fx.faux.requests[1].tools.sort()).toEqual(["ls", "read"]);
+	});
+
 	it("`tools: []` gives the child no tools", async () => {
 		fx.faux.route("Say hello", [fauxAssistantMessage("ok")]);
 		await fx.runner()(fx.request({ tools: [] }), fx.context());

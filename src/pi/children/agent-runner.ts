@@ -29,6 +29,7 @@ import type { ChildControls } from "./controls.ts";
 import { hasPrice, replyCost, sessionCost } from "./cost.ts";
 import { underTypeDeadline } from "./deadlines.ts";
 import { runOnModels } from "./fallback.ts";
+import type { ModelTiers } from "./model.ts";
 import { type ChildPlan, lendControls, openSession, type ResultBase } from "./open-session.ts";
 import type { PauseGate } from "./pause.ts";
 import { planChild } from "./plan.ts";
@@ -79,6 +80,8 @@ export interface PiAgentRunnerOptions {
 	defaultModel?: Model<Api>;
 	/** Thinking level when neither the agent file nor the call names one. Default: pi's default for the model. */
 	defaultThinking?: ThinkingLevel;
+	/** Model tiers `agent()` option `tier` names (`small`, `medium`, `big`…). Default: none (a tier is an error). */
+	modelTiers?: ModelTiers;
 	/** Agent types by name. Default: `loadAgentTypes({ cwd, agentDir })`, read once when the runner is created. */
 	agentTypes?: ReadonlyMap<string, AgentTypeConfig>;
 	/** Silence before a child is reported `quiet`. Default: 15000. */
@@ -184,6 +187,8 @@ async function runChild(
 			...result,
 			// The model that answered (a fallback may have taken over), else the one the child was meant to run on.
 			...(result.model ? {} : chosen ? { model: `${chosen.provider}/${chosen.id}` } : {}),
+			// Names read as models (`opus`, a tier, `inherit`): the run's census says what ran.
+			...(plan.choice?.matches ? { matches: plan.choice.matches.map((match) => ({ ...match, calls: 1 })) } : {}),
 			durationMs: Date.now() - startedAt,
 		};
 		if (done.warnings?.length === 0) delete done.warnings;

@@ -5,8 +5,23 @@
 import type { Api, Model } from "@earendil-works/pi-ai";
 import { type ModelRegistry, ModelRuntime, resolveCliModel } from "@earendil-works/pi-coding-agent";
 import { WorkflowError } from "../../errors.ts";
-import type { WorkflowAgentRequest } from "../../runtime/types.ts";
+import type { WorkflowAgentRequest, WorkflowNameMatch } from "../../runtime/types.ts";
 import { type AgentTypeConfig, isThinkingLevel, THINKING_LEVELS, type ThinkingLevel } from "../agents/agent-types.ts";
+import { claudeName, INHERIT_NAMES, matchClaudeModel, modelsTheUserHas } from "./claude-models.ts";
+
+/** A name the runner read as a model, for the census (`calls` is the runtime's to count). */
+export type ModelMatch = Omit<WorkflowNameMatch, "calls">;
+
+/** Model tiers a person set once (`workflows.modelTiers`, `--workflow-model-tiers`): tier name → model reference. */
+export interface ModelTiers {
+	tiers: Readonly<Record<string, string>>;
+	/** Where they were set, for messages: "The `workflows.modelTiers` setting". */
+	source: string;
+}
+
+/** Where a person sets model tiers, for the error when a script names one and none is set. */
+export const MODEL_TIERS_HELP =
+	'Set them once in pi\'s settings (~/.pi/agent/settings.json or .pi/settings.json): `"workflows": { "modelTiers": { "small": "provider/id", "medium": "provider/id", "big": "provider/id" } }`, or with `--workflow-model-tiers small=provider/id,big=provider/id`';
 
 /** The model a child runs with; `thinking` undefined lets pi pick its default for the model. */
 export interface ChildModelChoice {
@@ -16,12 +31,14 @@ export interface ChildModelChoice {
 	fallbacks?: { model: Model<Api>; thinking?: ThinkingLevel }[];
 	/** Things the person should know, e.g. pi used a model id it does not list. */
 	warnings: string[];
+	/** Names read as models (a Claude Code name, a tier, `inherit`), for the census; absent when none. */
+	matches?: ModelMatch[];
 }
 
 /** Inputs of `chooseChildModel`. */
 export interface ChooseChildModelInput {
 	type: AgentTypeConfig;
-	request: Pick<WorkflowAgentRequest, "model" | "thinking" | "defaultModel" | "fallbackModels">;
+	request: Pick<WorkflowAgentRequest, "model" | "thinking" | "defaultModel" | "fallbackModels" | "tier">;
 	modelRuntime: ModelRuntime;
 	/**
 	 * Used when neither the agent file, the call nor the script (`meta.model`) names one: the session's model for
@@ -30,6 +47,8 @@ export interface ChooseChildModelInput {
 	defaultModel?: Model<Api>;
 	/** The parent session's thinking level. */
 	defaultThinking?: ThinkingLevel;
+	/** The tiers `agent()` option `tier` names. Default: none (a tier is an error that says where to set them). */
+	modelTiers?: ModelTiers;
 }
 
 /**
@@ -46,17 +65,33 @@ export function chooseChildModel(input: ChooseChildModelInput): ChildModelChoice
 			`\`agent()\` option \`thinking\` must be one of ${THINKING_LEVELS.join(", ")}, got "${request.thinking}"`,
 		);
 	}
-	const fromFile = type.model ? resolveModel(type.model, input.modelRuntime, fileSubject(type)) : undefined;
+	const matches: ModelMatch[] = [];
+	// Claude Code's `inherit` is what an unnamed model is here: the session's.
+	const named = (reference: string | undefined) => {
+		if (reference === undefined || !INHERIT_NAMES.includes(reference.trim().toLowerCase())) return reference;
+		if (input.defaultModel) {
+			const { provider, id } = input.defaultModel;
+			matches.push({ kind: "model", written: reference, resolved: `${provider}/${id}`, how: "the session's model" });
+		}
+		return undefined;
+	};
+	const fileModel = named(type.model);
+	const callModel = named(request.model);
+	const scriptModel = named(request.defaultModel);
+	const fromFile = fileModel ? resolveModel(fileModel, input.modelRuntime, fileSubject(type)) : undefined;
 	const fromCall =
-		!fromFile && request.model
-			? resolveModel(request.model, input.modelRuntime, "`agent()` option `model`")
-			: undefined;
+		fromFile === undefined && callModel
+			? resolveModel(callModel, input.modelRuntime, "`agent()` option `model`")
+			: fromFile === undefined && request.tier
+				? resolveTier(request.tier, input, matches)
+				: undefined;
 	const fromScript =
-		!fromFile && !fromCall && request.defaultModel
-			? resolveModel(request.defaultModel, input.modelRuntime, "The script's `meta.model`")
+		!fromFile && !fromCall && scriptModel
+			? resolveModel(scriptModel, input.modelRuntime, "The script's `meta.model`")
 			: undefined;
 	const chosen = fromFile ?? fromCall ?? fromScript;
 	if (chosen?.warning) warnings.push(chosen.warning);
+	if (chosen?.match) matches.push(chosen.match);
 	const model = chosen?.model ?? input.defaultModel;
 	if (!model) return undefined;
 	const thinking =
@@ -72,7 +107,32 @@ export function chooseChildModel(input: ChooseChildModelInput): ChildModelChoice
 		...(thinking !== undefined ? { thinking } : {}),
 		...(fallbacks.length > 0 ? { fallbacks } : {}),
 		warnings,
+		...(matches.length > 0 ? { matches } : {}),
 	};
+}
+
+/** `tier: "small"` through the person's tiers; a tier nobody set is `agent_options_invalid` saying where to set it. */
+function resolveTier(tier: string, input: ChooseChildModelInput, matches: ModelMatch[]): ResolvedReference {
+	const tiers = input.modelTiers;
+	const reference = tiers && Object.hasOwn(tiers.tiers, tier) ? tiers.tiers[tier] : undefined;
+	if (!tiers || reference === undefined) {
+		const set = tiers ? Object.keys(tiers.tiers).sort() : [];
+		const what =
+			set.length > 0
+				? `only ${set.map((name) => `\`${name}\``).join(", ")} ${set.length > 1 ? "are" : "is"} set (${tiers?.source})`
+				: "no model tiers are set";
+		throw new WorkflowError(
+			"agent_options_invalid",
+			`\`agent()\` option \`tier: "${tier}"\` names a model tier, and ${what}. ${MODEL_TIERS_HELP}; or write \`model: "provider/id"\` instead`,
+			{ details: { option: "tier", tier, set } },
+		);
+	}
+	const resolved = resolveModel(reference, input.modelRuntime, `Model tier \`${tier}\` (${tiers.source})`);
+	const { provider, id } = resolved.model;
+	matches.push({ kind: "tier", written: tier, resolved: `${provider}/${id}`, how: tiers.source });
+	// The tier's own Claude Code name (a tier may say `sonnet`) is part of the same choice: one census entry.
+	const { match: _match, ...rest } = resolved;
+	return rest;
 }
 
 /**
@@ -135,6 +195,8 @@ export interface ResolvedReference {
 	model: Model<Api>;
 	thinking?: ThinkingLevel;
 	warning?: string;
+	/** A Claude Code model name read as the best matching model. */
+	match?: ModelMatch;
 }
 
 /**
@@ -142,6 +204,10 @@ export interface ResolvedReference {
  * `subject` when pi cannot.
  */
 export function resolveModel(reference: string, modelRuntime: ModelRuntime, subject: string): ResolvedReference {
+	const claude = claudeName(reference);
+	// Claude Code's names (`opus`, `claude-opus-4-5`) are the best match among the models the user has: pi's own
+	// lookup would take a catalog model nobody has credentials for.
+	if (claude) return resolveClaude(reference, claude, modelRuntime, subject);
 	const resolved = resolveCliModel({ cliModel: reference, modelRuntime });
 	if (!resolved.model) {
 		// pi's message is written for its command line ("Use --list-models"); keep only the first sentence.
@@ -156,6 +222,34 @@ export function resolveModel(reference: string, modelRuntime: ModelRuntime, subj
 	if (resolved.thinkingLevel && isThinkingLevel(resolved.thinkingLevel)) result.thinking = resolved.thinkingLevel;
 	if (resolved.warning) result.warning = `${subject}: ${resolved.warning}`;
 	return result;
+}
+
+/** A Claude Code model name as the best matching model the user has; none is an error listing what there is. */
+function resolveClaude(
+	reference: string,
+	claude: NonNullable<ReturnType<typeof claudeName>>,
+	modelRuntime: ModelRuntime,
+	subject: string,
+): ResolvedReference {
+	const models = modelsTheUserHas(modelRuntime);
+	const found = matchClaudeModel(claude, models);
+	if (!found) {
+		const names = models.map((model) => `${model.provider}/${model.id}`);
+		const shown =
+			names.length > 20 ? `${names.slice(0, 20).join(", ")} and ${names.length - 20} more` : names.join(", ");
+		throw new WorkflowError(
+			"agent_options_invalid",
+			`${subject} names model \`${reference}\`, a Claude Code model name, and pi has no ${claude.family} model. Models you have: ${shown || "none"}. Write \`provider/id\` of one of them, or log in to a provider that has ${claude.family} (pi's /login)`,
+			{ details: { model: reference, available: names } },
+		);
+	}
+	const { provider, id } = found.model;
+	// The very model written (`claude-opus-4-6` is `anthropic/claude-opus-4-6`) is no match worth a census line.
+	if (id === reference.trim()) return { model: found.model };
+	return {
+		model: found.model,
+		match: { kind: "model", written: reference, resolved: `${provider}/${id}`, how: found.how },
+	};
 }
 
 function fileSubject(type: AgentTypeConfig): string {

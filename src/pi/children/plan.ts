@@ -12,7 +12,7 @@ import {
 	resolveAgentType,
 	type ThinkingLevel,
 } from "../agents/agent-types.ts";
-import { chooseChildModel } from "./model.ts";
+import { chooseChildModel, type ModelTiers } from "./model.ts";
 import type { ChildPlan } from "./open-session.ts";
 import { chooseSessionTools, type SessionTools } from "./session-tools.ts";
 import {
@@ -29,7 +29,11 @@ export interface ChildPlanOptions {
 	defaultModel?: Model<Api>;
 	defaultThinking?: ThinkingLevel;
 	sessionTools?: SessionTools;
+	modelTiers?: ModelTiers;
 }
+
+/** What `readOnly: true` takes away: pi's built-ins that change files or run commands. */
+const WRITING_TOOLS: readonly string[] = ["edit", "write", "bash"];
 
 /** Plans the child of `request`: throws the author's mistakes (an unknown tool or agent type, a bad schema). */
 export async function planChild(request: WorkflowAgentRequest, options: ChildPlanOptions): Promise<ChildPlan> {
@@ -54,11 +58,15 @@ export async function planChild(request: WorkflowAgentRequest, options: ChildPla
 		modelRuntime: options.modelRuntime,
 		...(options.defaultModel ? { defaultModel: options.defaultModel } : {}),
 		...(options.defaultThinking ? { defaultThinking: options.defaultThinking } : {}),
+		...(options.modelTiers ? { modelTiers: options.modelTiers } : {}),
 	});
 	// Last of the checks that may throw: its schema is held until the child's `finish` lets it go.
 	const capture = request.schema ? await createStructuredOutputTool(request.schema) : undefined;
 	// The file's denylist applies to a call's own `tools` too: a type that must not write stays that way.
-	const named = (request.tools ?? type.tools).filter((tool) => !type.disallowedTools.includes(tool));
+	// `readOnly` (pi peers' option) takes away the tools that write, whatever the type or the call lists.
+	const named = (request.tools ?? type.tools).filter(
+		(tool) => !type.disallowedTools.includes(tool) && !(request.readOnly && WRITING_TOOLS.includes(tool)),
+	);
 	const deferred = ownExtensions
 		? named.filter((tool) => !BUILTIN_TOOL_NAMES.includes(tool) && !sessionNames.includes(tool))
 		: [];
@@ -66,7 +74,7 @@ export async function planChild(request: WorkflowAgentRequest, options: ChildPla
 		tools: options.sessionTools,
 		wanted: named.filter((tool) => !deferred.includes(tool)),
 		all: !request.tools && type.allSessionTools === true,
-		denied: type.disallowedTools,
+		denied: request.readOnly ? [...type.disallowedTools, ...WRITING_TOOLS] : type.disallowedTools,
 		agentType: type.name,
 	});
 	// A session tool that happens to share the structured-output tool's name gives way to it.

@@ -28,7 +28,7 @@ import {
 } from "../agents/agent-types.ts";
 import { createPiAgentRunner } from "../children/agent-runner.ts";
 import { ChildControls } from "../children/controls.ts";
-import { parentModelRuntime, resolveModel } from "../children/model.ts";
+import { type ModelTiers, parentModelRuntime, resolveModel } from "../children/model.ts";
 import { type SessionTools, sessionToolsOf } from "../children/session-tools.ts";
 import type { WorktreePlaceSource } from "../children/worktree.ts";
 import { DurableRun } from "../runs/durable-run.ts";
@@ -128,6 +128,8 @@ export interface RunnerSetup {
 	sessionTools?: SessionTools;
 	/** The session's model for workflow children (`provider/id[:thinking]`) and where it was set, if it was. */
 	childModel?: { reference: string; source: string };
+	/** The models `agent()` option `tier` names, and where they were set. */
+	modelTiers?: ModelTiers;
 }
 
 /** What the person set for this session's runs (flags and settings); every field is optional. */
@@ -138,6 +140,8 @@ export interface WorkflowSessionDefaults {
 	maxCostUsd?: number;
 	/** Agents one `parallel()`/`pipeline()` may start before the person is asked (TUI only); 0: never. Default: 25. */
 	confirmAgents?: number;
+	/** Models for `agent()` option `tier` (`workflows.modelTiers`, `--workflow-model-tiers`). Default: none. */
+	modelTiers?: ModelTiers;
 }
 
 /** What the tool shares across calls in one pi session. */
@@ -226,6 +230,7 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 			controls,
 			...(caller.sessionTools ? { sessionTools: caller.sessionTools } : {}),
 			...(defaults.childModel ? { childModel: defaults.childModel } : {}),
+			...(defaults.modelTiers ? { modelTiers: defaults.modelTiers } : {}),
 		});
 		const costUsd = params.maxCostUsd ?? defaults.maxCostUsd;
 		// Only a person at pi's TUI is asked; print, JSON and RPC runs go ahead as asked.
@@ -406,7 +411,7 @@ function checkOnly(
  */
 async function defaultRunner(
 	ctx: ExtensionContext,
-	{ agentDir, agentTypes, worktreePlace, controls, sessionTools, childModel }: RunnerSetup,
+	{ agentDir, agentTypes, worktreePlace, controls, sessionTools, childModel, modelTiers }: RunnerSetup,
 ): Promise<WorkflowAgentRunner> {
 	const modelRuntime = await parentModelRuntime(ctx.modelRegistry, { agentDir });
 	// Resolved before the run starts: a model pi cannot find fails the call, not each of 80 children.
@@ -422,6 +427,7 @@ async function defaultRunner(
 		...(model ? { defaultModel: model } : {}),
 		...(thinking ? { defaultThinking: thinking } : {}),
 		...(sessionTools ? { sessionTools } : {}),
+		...(modelTiers ? { modelTiers } : {}),
 		controls,
 	});
 }
