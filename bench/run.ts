@@ -19,6 +19,7 @@ import { runScheduling } from "./rows/scheduling.ts";
 import { runSchemaMemory } from "./rows/schema-memory.ts";
 import { runStart } from "./rows/start.ts";
 import { runStaticCheck } from "./rows/static-check.ts";
+import { runWebGlobals } from "./rows/web-globals.ts";
 
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick");
@@ -119,6 +120,12 @@ await row(
 	11,
 	"schema worker memory",
 	() => runSchemaMemory(context),
+	(value) => value,
+);
+await row(
+	12,
+	"web globals",
+	() => runWebGlobals(context),
 	(value) => value,
 );
 await shutdownSandboxPool();

@@ -29,11 +29,17 @@ export function analyzeProgram(program: Node, source: string, options: AnalyzeOp
 		throw error;
 	}
 	const found: { offset: number; diagnostic: WorkflowDiagnostic }[] = [];
-	const add = (offset: number, code: WorkflowDiagnostic["code"], message: string, fix: string) => {
-		found.push({ offset, diagnostic: diagnosticAt(source, offset, code, message, fix) });
+	const add = (
+		offset: number,
+		code: WorkflowDiagnostic["code"],
+		message: string,
+		fix: string,
+		severity: WorkflowDiagnostic["severity"] = "error",
+	) => {
+		found.push({ offset, diagnostic: diagnosticAt(source, offset, code, message, fix, severity) });
 	};
 	for (const finding of findUndeclared(analysis, source, moduleAdvice(program as AnyNode, source)))
-		add(finding.offset, "name_undeclared", finding.message, finding.fix);
+		add(finding.offset, "name_undeclared", finding.message, finding.fix, finding.severity);
 	for (const finding of findEntryMistakes(program as AnyNode, analysis, source))
 		add(finding.offset, finding.code, finding.message, finding.fix);
 	for (const finding of findUnawaited(analysis)) add(finding.offset, "not_awaited", finding.message, finding.fix);

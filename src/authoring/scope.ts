@@ -5,6 +5,7 @@
  * resolved, so hoisting and use-before-declaration in closures resolve as the engine resolves them.
  */
 import type { Node } from "acorn";
+import { type Guard, type GuardLink, guardAfter, literalTruth } from "./guards.ts";
 
 /** What declared a binding. */
 export type BindingKind = "var" | "let" | "const" | "function" | "class" | "param" | "catch";
@@ -31,6 +32,8 @@ export interface Reference {
 	typeofOperand: boolean;
 	/** Set by resolution; undefined for a global (or undeclared) name. */
 	binding?: Binding;
+	/** The innermost construct around it that may keep an undeclared name from throwing (see `Guard`). */
+	guard?: GuardLink;
 }
 
 export class Scope {
@@ -119,10 +122,33 @@ export function analyzeScopes(program: Node, params: readonly string[] = []): Sc
 	return walker.resolve(top);
 }
 
+/** A function's body, a field initializer, a static block: code that runs on its own, where no `try` reaches. */
+const LATER: Guard = { kind: "function" };
+
 class Walker {
 	readonly references: Reference[] = [];
 	readonly calls: CallSite[] = [];
 	readonly declaredNames = new Set<string>();
+	/** The guards around the node being walked. */
+	guard: GuardLink | undefined;
+
+	/** Walks what `walk` walks with `guard` around it (`function`: code that runs later, which no `try` guards). */
+	within(guard: Guard, walk: () => void): void {
+		const outer = this.guard;
+		this.guard = { guard, outer };
+		try {
+			walk();
+		} finally {
+			this.guard = outer;
+		}
+	}
+
+	/** A branch taken when `test` is `truth`: never, when the test is a literal that says otherwise. */
+	branch(test: AnyNode, truth: boolean, node: AnyNode | null | undefined, parent: AnyNode, scope: Scope): void {
+		const dead = literalTruth(test) === !truth;
+		const guard: Guard = dead ? { kind: "dead", node: test, why: "literal" } : { kind: "when", test, truth };
+		this.within(guard, () => this.node(node, parent, scope));
+	}
 
 	resolve(top: Scope): ScopeAnalysis {
 		const unresolved: Reference[] = [];
@@ -146,7 +172,17 @@ class Walker {
 	}
 
 	statements(list: AnyNode[], parent: AnyNode, scope: Scope): void {
-		for (const statement of list) this.node(statement, parent, scope);
+		const outer = this.guard;
+		for (const statement of list) {
+			// A function declared after a `return` is hoisted and may be called from before it: it is not guarded.
+			const guard = this.guard;
+			if (statement.type === "FunctionDeclaration") this.guard = outer;
+			this.node(statement, parent, scope);
+			this.guard = guard;
+			const after = guardAfter(statement);
+			if (after) this.guard = { guard: after, outer: this.guard };
+		}
+		this.guard = outer;
 	}
 
 	declare(scope: Scope, name: string, kind: BindingKind, node: AnyNode, init?: AnyNode): void {
@@ -156,7 +192,9 @@ class Walker {
 
 	reference(node: AnyNode, parent: AnyNode, scope: Scope, write = false): void {
 		const typeofOperand = parent.type === "UnaryExpression" && parent.operator === "typeof";
-		this.references.push({ node, parent, scope, write, typeofOperand });
+		const reference: Reference = { node, parent, scope, write, typeofOperand };
+		if (this.guard) reference.guard = this.guard;
+		this.references.push(reference);
 	}
 
 	/** Binds the names of a declaration pattern; default values and computed keys are expressions in `scope`. */
@@ -223,6 +261,10 @@ class Walker {
 	function(node: AnyNode, scope: Scope): void {
 		// Strict code: a function declared in a block is bound in that block only.
 		if (node.type === "FunctionDeclaration" && node.id) this.declare(scope, node.id.name, "function", node.id, node);
+		this.within(LATER, () => this.functionBody(node, scope));
+	}
+
+	functionBody(node: AnyNode, scope: Scope): void {
 		const inner = new Scope(scope, true);
 		if (node.type === "FunctionExpression" && node.id) this.declare(inner, node.id.name, "function", node.id);
 		if (node.type !== "ArrowFunctionExpression") inner.declare("arguments", "param", node);
@@ -238,13 +280,14 @@ class Walker {
 		if (node.superClass) this.node(node.superClass, node, scope);
 		for (const member of node.body.body) {
 			if (member.type === "StaticBlock") {
-				this.statements(member.body, member, new Scope(inner, true));
+				this.within(LATER, () => this.statements(member.body, member, new Scope(inner, true)));
 				continue;
 			}
 			if (member.computed) this.node(member.key, member, inner);
-			// Field initializers run like methods: `this` and `arguments` of their own.
-			if (member.value)
-				this.node(member.value, member, member.type === "PropertyDefinition" ? new Scope(inner, true) : inner);
+			// Field initializers run like methods: `this` and `arguments` of their own, when an instance is made.
+			if (member.value && member.type === "PropertyDefinition") {
+				this.within(LATER, () => this.node(member.value, member, new Scope(inner, true)));
+			} else if (member.value) this.node(member.value, member, inner);
 		}
 	}
 
@@ -316,8 +359,8 @@ class Walker {
 			case "IfStatement":
 			case "ConditionalExpression":
 				this.node(node.test, node, scope);
-				this.node(node.consequent, node, scope);
-				this.node(node.alternate, node, scope);
+				this.branch(node.test, true, node.consequent, node, scope);
+				this.branch(node.test, false, node.alternate, node, scope);
 				return;
 			case "SwitchStatement": {
 				this.node(node.discriminant, node, scope);
@@ -329,7 +372,8 @@ class Walker {
 				return;
 			}
 			case "TryStatement":
-				this.node(node.block, node, scope);
+				if (node.handler) this.within({ kind: "try", node }, () => this.node(node.block, node, scope));
+				else this.node(node.block, node, scope);
 				if (node.handler) {
 					const inner = new Scope(scope, false);
 					if (node.handler.param) this.pattern(node.handler.param, node.handler, inner, inner, "catch");
@@ -379,9 +423,14 @@ class Walker {
 				}
 				return;
 			case "BinaryExpression":
-			case "LogicalExpression":
 				this.node(node.left, node, scope);
 				this.node(node.right, node, scope);
+				return;
+			case "LogicalExpression":
+				this.node(node.left, node, scope);
+				// `a && b` reads b only when a is true, `a || b` only when it is false.
+				if (node.operator === "??") this.node(node.right, node, scope);
+				else this.branch(node.left, node.operator === "&&", node.right, node, scope);
 				return;
 			case "AssignmentExpression":
 				this.target(node.left, node, scope);

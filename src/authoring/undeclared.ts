@@ -1,10 +1,13 @@
 /**
  * Names a script reads that nothing declares and the sandbox does not have: each at its line:column, with the
  * name most likely meant, or what to do instead when the name is a capability scripts do not have (timers, the
- * network, files, processes, modules, the environment).
+ * network, files, processes, modules, the environment). A name whose every use is guarded (in a `try` block whose
+ * `catch` takes the ReferenceError, behind a `typeof` check, in code that cannot run) is a warning: the script runs.
  */
+import { positionOf } from "./diagnostic.ts";
 import { type Advice, SAID } from "./entry-point.ts";
 import { foreignGlobal } from "./foreign-globals.ts";
+import { type GuardReason, guardOf } from "./guards.ts";
 import { closestName } from "./names.ts";
 import { SANDBOX_GLOBALS } from "./sandbox-globals.ts";
 import type { AnyNode, Reference, ScopeAnalysis } from "./scope.ts";
@@ -14,6 +17,8 @@ export interface UndeclaredFinding {
 	offset: number;
 	message: string;
 	fix: string;
+	/** A guarded name: reported, and the script runs. */
+	severity?: "warning";
 }
 
 const ASK_AGENT =
@@ -64,7 +69,13 @@ export function findUndeclared(
 ): UndeclaredFinding[] {
 	const findings: UndeclaredFinding[] = [];
 	const uses = new Map<string, { finding: UndeclaredFinding; count: number }>();
+	const guarded = new Map<string, { reference: Reference; reason: GuardReason; count: number }>();
 	let candidates: string[] | undefined;
+	const explainUse = (reference: Reference) => {
+		candidates ??= [...SANDBOX_GLOBALS, ...analysis.declaredNames];
+		const usable = candidates.filter((candidate) => !inDeclaration(reference, candidate, source));
+		return explain(reference.node.name, reference.node, reference.parent, source, usable, reference.write);
+	};
 	for (const reference of analysis.unresolved) {
 		const name: string = reference.node.name;
 		if (SANDBOX_GLOBALS.has(name)) {
@@ -77,24 +88,53 @@ export function findUndeclared(
 			if (special !== SAID) findings.push({ offset: reference.node.start, ...special });
 			continue;
 		}
+		const reason = guardOf(reference.guard, name);
+		if (reason) {
+			const first = guarded.get(name);
+			if (first) first.count++;
+			else guarded.set(name, { reference, reason, count: 1 });
+			continue;
+		}
 		const seen = uses.get(name);
 		if (seen) {
 			seen.count++;
 			continue;
 		}
-		candidates ??= [...SANDBOX_GLOBALS, ...analysis.declaredNames];
-		const usable = candidates.filter((candidate) => !inDeclaration(reference, candidate, source));
-		const finding = {
-			offset: reference.node.start,
-			...explain(name, reference.node, reference.parent, source, usable, reference.write),
-		};
+		const finding = { offset: reference.node.start, ...explainUse(reference) };
 		uses.set(name, { finding, count: 1 });
 		findings.push(finding);
 	}
 	for (const { finding, count } of uses.values()) {
 		if (count > 1) finding.message += ` (used ${count} times; this is the first)`;
 	}
+	// A name also used unguarded is that use's error; one guarded everywhere is a warning at its first use.
+	for (const [name, { reference, reason, count }] of guarded) {
+		if (uses.has(name)) continue;
+		const { message, fix } = explainUse(reference);
+		const times = count > 1 ? ` (used ${count} times, each guarded; this is the first)` : "";
+		findings.push({
+			offset: reference.node.start,
+			message: `${message}, but ${guardText(reason, name, source)}${times}`,
+			fix,
+			severity: "warning",
+		});
+	}
 	return findings;
+}
+
+/** Why a guarded name did not refuse the script, naming the guard's line:column. */
+function guardText(reason: GuardReason, name: string, source: string): string {
+	const { line, column } = positionOf(source, reason.node.start);
+	const at = `${line}:${column}`;
+	if (reason.kind === "try") {
+		return `it is guarded by the \`try\` at ${at}: at run time it throws a ReferenceError, which that \`catch\` takes`;
+	}
+	if (reason.kind === "typeof") {
+		return `the \`typeof ${name}\` check at ${at} lets it be read only where it exists (at run time it does not)`;
+	}
+	if (reason.why === "literal") return `it is in code that cannot run: the condition at ${at} never lets it`;
+	const what = reason.node.type.replace("Statement", "").toLowerCase();
+	return `it is in code that cannot run, after the \`${what}\` at ${at}`;
 }
 
 function explain(

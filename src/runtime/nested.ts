@@ -151,6 +151,7 @@ async function runInSlot(
 		message: `workflow \`${name}\` started`,
 		data: { workflow: name, filename },
 	});
+	for (const warning of parsed.warnings) emitLog(run, { level: "warn", message: warning });
 	const outcome = await runScriptBody(scope, parsed, args);
 	scope.phases.finish();
 	const cut = endScript(scope, outcome.ok ? "returned" : "failed");

@@ -190,13 +190,8 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 			...(args !== undefined ? { args } : {}),
 			...(costLimitUsd !== undefined ? { costLimitUsd } : {}),
 		});
-		// Header keys of another runtime: the run goes on, and says once which ones nothing here reads.
-		for (const warning of parsed.warnings ?? []) {
-			emitLog(run, {
-				level: "warn",
-				message: `${filename}:${warning.location.line}:${warning.location.column}: ${warning.message}`,
-			});
-		}
+		// The static pass's warnings (a guarded name, a header key of another runtime): the run goes on and says each once.
+		for (const warning of parsed.warnings) emitLog(run, { level: "warn", message: warning });
 		const outcome = await runScriptBody(scope, parsed, args);
 		if (outcome.ok)
 			value = checkResultSize(

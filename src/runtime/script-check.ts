@@ -48,15 +48,24 @@ export function checkWorkflowScript(source: string, options: CheckWorkflowOption
 	return { ok: !diagnostics.some((diagnostic) => diagnostic.severity === "error"), diagnostics };
 }
 
+/** A script ready to run, and what the static pass warned of (a guarded undeclared name). */
+export interface PreparedWorkflow extends ParsedWorkflow {
+	/** `file:line:column message. fix`, one per warning: the run logs each at `warn` when it starts. */
+	warnings: string[];
+}
+
 /**
  * Parses and checks `source` for a run: the parsed script, or a `WorkflowError` with the first error's code and
  * position, every diagnostic in `details.diagnostics`, and a message listing them all. A script with only a
  * header or syntax problem throws that error as `parseWorkflowSource` would.
  */
-export function prepareWorkflow(source: string, options: CheckWorkflowOptions = {}): ParsedWorkflow {
+export function prepareWorkflow(source: string, options: CheckWorkflowOptions = {}): PreparedWorkflow {
 	const { parsed, diagnostics, thrown } = inspect(source, options);
 	const errors = diagnostics.filter((diagnostic) => diagnostic.severity === "error");
-	if (errors.length === 0 && parsed) return parsed;
+	if (errors.length === 0 && parsed) {
+		const warnings = diagnostics.map((diagnostic) => `${parsed.filename}:${formatDiagnostic(diagnostic)}`);
+		return { ...parsed, warnings };
+	}
 	if (thrown && errors.length === 1) throw thrown;
 	throw failure(errors);
 }
@@ -93,7 +102,7 @@ function inspect(
 	const diagnostics: WorkflowDiagnostic[] = [];
 	try {
 		parsed = readWorkflowHeader(source, program.program, program.filename);
-		for (const warning of parsed.warnings ?? []) {
+		for (const warning of parsed.headerWarnings ?? []) {
 			const { message, fix } = splitMessage(warning.message);
 			diagnostics.push(diagnosticAt(source, warning.location, "meta_invalid", message, fix, "warning"));
 		}

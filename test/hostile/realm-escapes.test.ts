@@ -39,15 +39,41 @@ return { names: [...names].sort(), foreign };`;
 /** Standard ECMAScript globals QuickJS has; anything else on globalThis was put there by us. */
 const STANDARD = `["Object","Function","Array","Number","parseFloat","parseInt","Infinity","NaN","undefined","Boolean","String","Symbol","Date","Promise","RegExp","Error","AggregateError","EvalError","RangeError","ReferenceError","SyntaxError","TypeError","URIError","InternalError","JSON","Math","Reflect","Proxy","Map","Set","WeakMap","WeakSet","ArrayBuffer","DataView","Int8Array","Uint8Array","Uint8ClampedArray","Int16Array","Uint16Array","Int32Array","Uint32Array","Float32Array","Float64Array","Float16Array","BigInt64Array","BigUint64Array","BigInt","isNaN","isFinite","decodeURI","decodeURIComponent","encodeURI","encodeURIComponent","escape","unescape","eval","globalThis","Iterator","WeakRef","FinalizationRegistry"]`;
 
+/** Walks what the lazy web globals reach, before and after they load: no host function (named as in globals.ts). */
+const WEB_WALK = `
+const WEB = ["URL", "URLSearchParams", "DOMException", "TextDecoder", "TextEncoder", "atob", "btoa", "structuredClone", "clearTimeout", "queueMicrotask", "setTimeout"];
+const getters = WEB.map((n) => Object.getOwnPropertyDescriptor(globalThis, n));
+const u = new URL("https://a/?b=1");
+const id = setTimeout(() => {}, 1);
+clearTimeout(id);
+let cloneErr; try { structuredClone(() => 1); } catch (e) { cloneErr = e; }
+let urlErr; try { new URL("nope"); } catch (e) { urlErr = e; }
+const roots = { getters, u, params: u.searchParams, entries: u.searchParams.entries(), decoder: new TextDecoder(), cloneErr, urlErr, id };
+for (const n of WEB) roots[n] = globalThis[n];
+const intrinsics = new Set([Object, Object.prototype, Function, Function.prototype, Array.prototype, Error.prototype, Promise, Promise.prototype]);
+const seen = new Set(); const names = new Set(); const foreign = [];
+const queue = Object.entries(roots);
+while (queue.length > 0) {
+  const [path, v] = queue.shift();
+  if ((typeof v !== "object" && typeof v !== "function") || v === null || seen.has(v) || intrinsics.has(v)) continue;
+  seen.add(v);
+  if (typeof v === "function") { names.add(v.name); if (!(v instanceof Function)) foreign.push(path); }
+  for (const key of Reflect.ownKeys(v)) {
+    const d = Object.getOwnPropertyDescriptor(v, key);
+    for (const part of [d.value, d.get, d.set]) queue.push([path + "." + String(key), part]);
+  }
+  queue.push([path + ".__proto__", Object.getPrototypeOf(v)]);
+}
+return { host: [...names].filter((n) => ["timer", "timerCancel", "guestModule", "log", "hostCall", "agent"].includes(n)), foreign, walked: seen.size > 50 };`;
+
 const NODE_AND_LIBC = [
 	"require",
 	"module",
 	"exports",
 	"__filename",
 	"Buffer",
-	"setTimeout",
 	"setInterval",
-	"queueMicrotask",
+	"setImmediate",
 	"fetch",
 	"WebAssembly",
 	"Atomics",
@@ -59,6 +85,8 @@ const NODE_AND_LIBC = [
 	"host",
 	"data",
 	"hostCall",
+	"kit",
+	"installGuest",
 ];
 
 const ESCAPES: HostileCase[] = [
@@ -94,10 +122,21 @@ const ESCAPES: HostileCase[] = [
 		{ args: { list: [1, { deep: true }] } },
 	],
 	[
-		"globalThis holds only standard built-ins and the workflow globals",
+		"globalThis holds only standard built-ins, the web globals and the workflow globals",
 		`return Object.getOwnPropertyNames(globalThis).filter((n) => !${STANDARD}.includes(n));`,
 		{
 			value: [
+				"URL",
+				"URLSearchParams",
+				"DOMException",
+				"TextDecoder",
+				"TextEncoder",
+				"atob",
+				"btoa",
+				"structuredClone",
+				"clearTimeout",
+				"queueMicrotask",
+				"setTimeout",
 				"agent",
 				"parallel",
 				"pipeline",
@@ -114,6 +153,11 @@ const ESCAPES: HostileCase[] = [
 				"console",
 			],
 		},
+	],
+	[
+		"the web globals (lazy getters, then what they load, their instances and errors) reach no host function",
+		WEB_WALK,
+		{ value: { host: [], foreign: [], walked: true } },
 	],
 	[
 		"Node, QuickJS-libc and the prelude's own names are not there",

@@ -48,7 +48,7 @@ export interface ParsedWorkflow {
 	/** Where `meta.args` is written, for the errors of compiling it (which happens when the run starts). */
 	argsLocation?: SourceLocation;
 	/** Header keys this runtime does not read (another runtime's; still in `meta`); absent when none. */
-	warnings?: MetaWarning[];
+	headerWarnings?: MetaWarning[];
 }
 
 /** Options of `validateArgs`. */
@@ -109,7 +109,7 @@ export function readWorkflowHeader(source: string, program: Program, filename: s
 	const literal = readMetaLiteral(init, source);
 	const found: MetaWarning[] = [];
 	const meta = validateMetaShape(literal, found);
-	const warnings = found.length > 0 ? { warnings: found } : {};
+	const warnings = found.length > 0 ? { headerWarnings: found } : {};
 	if (meta.args === undefined) return { meta, body: buildBody(source, header.statement, meta), filename, ...warnings };
 	const argsLocation = nodeLocation(literal.nodes.get("/args")?.value ?? init);
 	checkArgsSchema(meta.args, argsLocation);
