@@ -4,7 +4,7 @@
  * provider loaded with `-e`, a failed run (1), and Ctrl-C (130, the resume hint) followed by `resume`.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -131,7 +131,9 @@ describe("pi-workflows check", () => {
 		const result = await cli(["check", bad]);
 		expect(result.code).toBe(1);
 		expect(result.stdout).toContain("bad-header.js:4:2: error meta_invalid: `meta.phses` is not a known key");
-		expect(result.stdout).toContain("  fix: Known keys: name, description, whenToUse, phases, args, model");
+		expect(result.stdout).toContain(
+			"  fix: Did you mean `phases`? Known keys: name, description, whenToUse, phases, args, model",
+		);
 		expect(result.stdout).toContain("> 4 |  phses: [],\n    |  ^");
 
 		const json = await cli(["check", bad, "--json"]);
@@ -194,6 +196,32 @@ describe("pi-workflows run, runs and resume (children as pi sessions on the faux
 			value: { levels: 0, unread: [] },
 		});
 		expect(result.stderr).toContain("✓ map c.md");
+	}, 120_000);
+
+	it("runs a Claude Code workflow from .claude/workflows by its name; .pi/workflows wins a name both have", async () => {
+		const claudeDir = join(project, ".claude", "workflows");
+		mkdirSync(claudeDir, { recursive: true });
+		writeFileSync(
+			join(claudeDir, "claude-hello.js"),
+			'export const meta = { name: "claude-hello", description: "from Claude Code" };\nreturn { from: "claude", said: await agent("echo hello", { model: "inherit" }) };\n',
+		);
+		const result = await cli(["run", "claude-hello", ...PI, "--json"]);
+		expect(result.code, result.stderr).toBe(0);
+		expect(JSON.parse(result.stdout)).toMatchObject({
+			status: "completed",
+			value: { from: "claude" },
+			counts: { calls: 1, completed: 1 },
+			matches: [{ kind: "model", written: "inherit", resolved: "faux/faux-1", calls: 1 }],
+		});
+		mkdirSync(join(project, ".pi", "workflows"), { recursive: true });
+		writeFileSync(
+			join(project, ".pi", "workflows", "claude-hello.js"),
+			'export const meta = { name: "claude-hello", description: "ours" };\nreturn { from: "pi" };\n',
+		);
+		const ours = await cli(["run", "claude-hello", ...PI, "--json"]);
+		expect(ours.code, ours.stderr).toBe(0);
+		expect(JSON.parse(ours.stdout)).toMatchObject({ status: "completed", value: { from: "pi" } });
+		rmSync(join(project, ".pi", "workflows", "claude-hello.js"));
 	}, 120_000);
 
 	it("--max-cost: past the cap no new child starts, exit 1 with the error; the lines and --json say what each cost", async () => {

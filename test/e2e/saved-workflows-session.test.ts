@@ -30,6 +30,12 @@ describe("saved workflows in a real pi session", () => {
 			join(cwd, ".pi", "workflows", "nightly.js"),
 			`export const meta = { name: "nightly", description: "Nightly checks", whenToUse: "Every night" };\nreturn 1;\n`,
 		);
+		// Claude Code's project folder is read after ours.
+		mkdirSync(join(cwd, ".claude", "workflows"), { recursive: true });
+		writeFileSync(
+			join(cwd, ".claude", "workflows", "from-claude.js"),
+			`export const meta = { name: "from-claude", description: "Written for Claude Code" };\nreturn 2;\n`,
+		);
 		parent = await createParentSession({
 			cwd,
 			agentDir: harness.agentDir,
@@ -40,6 +46,7 @@ describe("saved workflows in a real pi session", () => {
 		const tool = parent.session.agent.state.tools.find((candidate) => candidate.name === "workflow");
 		const lines = tool?.description.split("\n") ?? [];
 		expect(lines).toContain("  nightly: Nightly checks. Use when: Every night");
+		expect(lines).toContain("  from-claude: Written for Claude Code");
 		expect(lines.some((line) => line.startsWith("  review-and-fix: "))).toBe(true);
 		expect(lines.length).toBeLessThanOrEqual(40);
 	});

@@ -268,4 +268,34 @@ describe("saved workflows as commands", () => {
 		const mine = await starter.start({ name: "map-reduce-summary" }, { ctx });
 		expect(mine.content[0]?.type === "text" && mine.content[0].text).toContain("project wins");
 	});
+	it("a Claude Code workflow in .claude/workflows runs by name through the tool's starter and as /name", async () => {
+		mkdirSync(join(cwd, ".claude", "workflows"), { recursive: true });
+		writeFileSync(
+			join(cwd, ".claude", "workflows", "claude-echo.js"),
+			`export const meta = { name: "claude-echo", description: "From Claude Code" };\nreturn await agent("echo claude");\n`,
+		);
+		const { ctx } = commandContext(cwd, "json");
+		const result = await options.starter.start({ name: "claude-echo" }, { ctx });
+		expect(result.details?.envelope?.status).toBe("completed");
+		expect(result.content[0]?.type === "text" && result.content[0].text).toContain("said claude");
+		const { pi, commands } = fakePi();
+		const mine = new Set<string>();
+		const report = registerSavedWorkflowCommands(pi, cwd, options, mine);
+		expect(report.registered).toContain("claude-echo");
+		expect(commands.get("claude-echo")?.description).toBe("Workflow (claude-project): From Claude Code");
+		const command = commandContext(cwd, "tui");
+		await runSavedWorkflow("claude-echo", "", command.ctx, options);
+		expect(command.shown[0]?.text).toMatch(/^Started workflow `claude-echo` in the background as run `wf-[^`]+`/);
+		await until(() => messages.length === 1, "the completion message");
+		expect(messages[0]?.content).toContain("said claude");
+		// Ours wins a name both have, and the listing says so.
+		save("echo.js", `export const meta = { name: "claude-echo", description: "ours" };\nreturn "pi wins";\n`);
+		const again = registerSavedWorkflowCommands(pi, cwd, options, mine);
+		expect(again.warnings).toContain(
+			`Saved workflow \`claude-echo\` is in Claude Code's ${join(cwd, ".claude", "workflows", "claude-echo.js")} and in ${join(cwd, ".pi", "workflows", "echo.js")}; \`claude-echo\` runs ${join(cwd, ".pi", "workflows", "echo.js")} (pi's folders come first)`,
+		);
+		expect(commands.get("claude-echo")?.description).toBe("Workflow (project): ours");
+		const ours = await options.starter.start({ name: "claude-echo" }, { ctx });
+		expect(ours.content[0]?.type === "text" && ours.content[0].text).toContain("pi wins");
+	});
 });

@@ -5,6 +5,7 @@
 
 import { normalizeFieldNames } from "./agent-field-names.ts";
 import { type AgentResourceFields, parseResourceFields } from "./agent-resources.ts";
+import { claudeFrontmatter } from "./claude-dirs.ts";
 
 /** Thinking levels an agent file may name (pi's levels). */
 export const THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"] as const;
@@ -21,8 +22,8 @@ export const BUILTIN_TOOL_NAMES: readonly string[] = ["read", "bash", "edit", "w
 /** Our own tools, which no child gets: a child cannot start or control workflows. */
 export const RESERVED_TOOL_NAMES: readonly string[] = ["workflow", "workflow_runs"];
 
-/** Where an agent type came from, highest precedence first. */
-export type AgentTypeSource = "project" | "workspace" | "global" | "builtin";
+/** Where an agent type came from, highest precedence first (Claude Code's folders after ours). */
+export type AgentTypeSource = "project" | "workspace" | "global" | "claude-project" | "claude-global" | "builtin";
 
 /** One agent type, as the runner uses it. */
 export interface AgentTypeConfig extends AgentResourceFields {
@@ -78,7 +79,9 @@ const RESERVED_IN_NAME = ":";
 /** Reads the fields of one file; undefined (with a warning) when the file must be skipped. */
 export function parseAgentFields(input: AgentFileInput, warnings: string[]): AgentTypeConfig | undefined {
 	const warn = (message: string) => warnings.push(`Agent file ${input.path}: ${message}`);
-	const fm = normalizeFieldNames(input.frontmatter, warn);
+	// Claude Code's files name tools its way (`Read, Grep, Glob`): read as pi's.
+	const written = input.source.startsWith("claude-") ? claudeFrontmatter(input.frontmatter, warn) : input.frontmatter;
+	const fm = normalizeFieldNames(written, warn);
 	const declared = stringField(fm.name)?.trim();
 	if (declared?.includes(RESERVED_IN_NAME)) {
 		warnings.push(

@@ -1,6 +1,7 @@
 /**
  * Agent types: markdown files with YAML frontmatter (the settings) and a body (the system prompt), found in
- * `<cwd>/.pi/agents`, `<cwd>/.agents/agents` and `<agentDir>/agents`, plus the built-in `general-purpose`.
+ * `<cwd>/.pi/agents`, `<cwd>/.agents/agents` and `<agentDir>/agents`, then Claude Code's `<cwd>/.claude/agents` and
+ * `~/.claude/agents` (unless the `workflows.claudeDirs` setting says not), plus the built-in `general-purpose`.
  * Loading never throws for a bad file: the file is skipped and a warning names it.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -8,6 +9,7 @@ import { basename, join } from "node:path";
 import { parseFrontmatter } from "@earendil-works/pi-coding-agent";
 import { unknownAgentTypeError, WorkflowError } from "../../errors.ts";
 import { type AgentTypeConfig, type AgentTypeSource, BUILTIN_TOOL_NAMES, parseAgentFields } from "./agent-fields.ts";
+import { type ClaudeDirs, claudeDirsFor } from "./claude-dirs.ts";
 
 export {
 	type AgentTypeConfig,
@@ -27,6 +29,8 @@ export interface LoadAgentTypesOptions {
 	cwd: string;
 	/** pi's global config directory (`~/.pi/agent` by default in pi): `agents/` is read from here. */
 	agentDir: string;
+	/** Claude Code's folders to read after ours, or false for none. Default: per `workflows.claudeDirs` (on). */
+	claude?: ClaudeDirs | false;
 }
 
 /** What `loadAgentTypes` found. */
@@ -56,7 +60,12 @@ export const GENERAL_PURPOSE_AGENT: AgentTypeConfig = Object.freeze({
 export function loadAgentTypes(options: LoadAgentTypesOptions): LoadAgentTypesResult {
 	const types = new Map<string, AgentTypeConfig>([[DEFAULT_AGENT_TYPE, GENERAL_PURPOSE_AGENT]]);
 	const warnings: string[] = [];
-	// Lowest precedence first, so later directories overwrite.
+	// Lowest precedence first, so later directories overwrite: Claude Code's, then ours.
+	const claude = claudeDirsFor("agents", options, options.claude);
+	if (claude) {
+		loadDirectory(join(claude.home, "agents"), "claude-global", types, warnings);
+		loadDirectory(join(claude.cwd, ".claude", "agents"), "claude-project", types, warnings);
+	}
 	loadDirectory(join(options.agentDir, "agents"), "global", types, warnings);
 	loadDirectory(join(options.cwd, ".agents", "agents"), "workspace", types, warnings);
 	loadDirectory(join(options.cwd, ".pi", "agents"), "project", types, warnings);
@@ -155,6 +164,12 @@ function loadDirectory(
 		const earlier = claimedHere.get(config.name);
 		if (earlier) {
 			warnings.push(`Agent type \`${config.name}\` is defined by both ${earlier} and ${path}; using ${path}`);
+		}
+		const claude = types.get(config.name);
+		if (claude?.source.startsWith("claude-") && !source.startsWith("claude-")) {
+			warnings.push(
+				`Agent type \`${config.name}\` is defined by Claude Code's ${claude.path} and by ${path}; using ${path} (pi's folders come first)`,
+			);
 		}
 		claimedHere.set(config.name, path);
 		types.set(config.name, config);

@@ -49,7 +49,13 @@ export const MAX_WORKFLOW_LINE = 180;
 export const MAX_DESCRIPTION_LINES = 40;
 
 /** Which saved workflows come first when the list is cut: the project's, then global ones, then bundled ones. */
-const SCOPE_ORDER: Record<SavedWorkflow["scope"], number> = { project: 0, global: 1, bundled: 2 };
+const SCOPE_ORDER: Record<SavedWorkflow["scope"], number> = {
+	project: 0,
+	global: 1,
+	"claude-project": 2,
+	"claude-global": 3,
+	bundled: 4,
+};
 
 /**
  * The tool description for a session with `agentTypes` (disabled ones are left out) and `saved` workflows (the

@@ -1,8 +1,9 @@
 /**
  * Where a workflow's source comes from: inline text, a file path, or the name of a saved workflow. Saved workflows
- * are `.pi/workflows/*.js` (project) over `<agentDir>/workflows/*.js` (global) over the bundled examples that are
- * useful in any project, found by `meta.name`; a file with a bad header is skipped with a warning instead of hiding
- * the others.
+ * are `.pi/workflows/*.js` (project) over `<agentDir>/workflows/*.js` (global) over Claude Code's
+ * `.claude/workflows/*.js` and `~/.claude/workflows/*.js` (unless `workflows.claudeDirs` says not) over the bundled
+ * examples that are useful in any project, found by `meta.name`; a file with a bad header is skipped with a warning
+ * instead of hiding the others, and a name two places claim is said once.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
@@ -11,6 +12,7 @@ import { WorkflowError } from "../../errors.ts";
 import { checkWorkflowSource } from "../../runtime/meta/read.ts";
 import { resolveWorkflowPath } from "../../runtime/nested.ts";
 import type { WorkflowMeta, WorkflowResolver } from "../../runtime/types.ts";
+import { type ClaudeDirs, claudeDirsFor } from "../agents/claude-dirs.ts";
 
 /** What the `workflow` tool was asked to run: exactly one of the three. */
 export interface ScriptSourceParams {
@@ -32,7 +34,7 @@ export interface SavedWorkflow {
 	name: string;
 	filename: string;
 	meta: WorkflowMeta;
-	scope: "project" | "global" | "bundled";
+	scope: "project" | "global" | "claude-project" | "claude-global" | "bundled";
 }
 
 /**
@@ -59,6 +61,8 @@ export interface SavedWorkflowPlaces {
 	agentDir: string;
 	/** The bundled workflows' folder, or false for none. Default: `BUNDLED_DIR`. */
 	bundledDir?: string | false;
+	/** Claude Code's folders to read after ours, or false for none. Default: per `workflows.claudeDirs` (on). */
+	claude?: ClaudeDirs | false;
 }
 
 export interface SavedWorkflows {
@@ -67,15 +71,25 @@ export interface SavedWorkflows {
 	warnings: string[];
 }
 
-/** Reads saved workflows; project files win over global ones of the same `meta.name`, and both over bundled ones. */
+/**
+ * Reads saved workflows; project files win over global ones of the same `meta.name`, ours over Claude Code's, and
+ * all of them over bundled ones.
+ */
 export function loadSavedWorkflows(options: SavedWorkflowPlaces): SavedWorkflows {
 	const byName = new Map<string, SavedWorkflow>();
 	const warnings: string[] = [];
 	const bundledDir = options.bundledDir ?? BUNDLED_DIR;
+	const claude = claudeDirsFor("workflows", options, options.claude);
 	const places: [string, SavedWorkflow["scope"], readonly string[] | undefined][] = [
 		...(bundledDir === false
 			? []
 			: [[bundledDir, "bundled", BUNDLED_WORKFLOWS] as [string, "bundled", readonly string[]]]),
+		...(claude
+			? ([
+					[join(claude.home, "workflows"), "claude-global", undefined],
+					[join(claude.cwd, ".claude", "workflows"), "claude-project", undefined],
+				] as [string, SavedWorkflow["scope"], undefined][])
+			: []),
 		[join(options.agentDir, "workflows"), "global", undefined],
 		[join(options.cwd, ".pi", "workflows"), "project", undefined],
 	];
@@ -103,6 +117,12 @@ export function loadSavedWorkflows(options: SavedWorkflowPlaces): SavedWorkflows
 			if (!checked.ok) {
 				warnings.push(`Skipped saved workflow ${filename}: ${checked.error.message}`);
 				continue;
+			}
+			const shadowed = byName.get(checked.meta.name);
+			if (shadowed?.scope.startsWith("claude-") && !scope.startsWith("claude-")) {
+				warnings.push(
+					`Saved workflow \`${checked.meta.name}\` is in Claude Code's ${shadowed.filename} and in ${filename}; \`${checked.meta.name}\` runs ${filename} (pi's folders come first)`,
+				);
 			}
 			byName.set(checked.meta.name, { name: checked.meta.name, filename, meta: checked.meta, scope });
 		}
@@ -152,7 +172,7 @@ export function findSaved(name: string, options: SavedWorkflowPlaces): SavedWork
 		const known = [...byName.keys()].sort();
 		throw new WorkflowError(
 			"workflow_not_found",
-			`No saved workflow named \`${name}\`. ${known.length > 0 ? `Saved: ${known.join(", ")}` : "None are saved: put workflow files in .pi/workflows/"}`,
+			`No saved workflow named \`${name}\`. ${known.length > 0 ? `Saved: ${known.join(", ")}` : "None are saved: put workflow files in .pi/workflows/ (or Claude Code's .claude/workflows/)"}`,
 			{ details: { name, available: known } },
 		);
 	}
