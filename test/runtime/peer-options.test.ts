@@ -220,7 +220,7 @@ describe("extra meta keys", () => {
 		expect(result.status).toBe("completed");
 		expect(result.value).toBe(3);
 		expect(logs).toContain(
-			"warn: workflow.js:1:78: `meta.phases[0].agentCount` is not a key this runtime reads (another runtime's, perhaps): the script still sees it in `meta`, nothing else reads it. Known keys: title, detail",
+			"warn: workflow.js:1:78 `meta.phases[0].agentCount` is not a key this runtime reads (another runtime's, perhaps): the script still sees it in `meta`, nothing else reads it. Known keys: title, detail",
 		);
 	});
 
