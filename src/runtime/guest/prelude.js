@@ -438,29 +438,32 @@
 		configurable: false,
 	});
 
-	const spend = () => callSync(host.budget, []);
-	const unlimited = (remaining) => (remaining === null ? Number.POSITIVE_INFINITY : remaining);
-	const tokensSpent = () => spend().tokens.spent;
-	const tokensLeft = () => unlimited(spend().tokens.remaining);
+	// `total`, `spent()` and `remaining()` on top: Claude Code's shape of the run's tokens, which pi peers copy.
 	const budget = freeze({
-		// Claude Code's shape, which pi peers copy: the run's tokens, `total` null and `remaining()` Infinity without one.
 		get total() {
-			return spend().tokens.total;
+			return callSync(host.budget, []).tokens.total;
 		},
-		spent: tokensSpent,
-		remaining: tokensLeft,
+		spent: () => budget.tokens.spent(),
+		remaining: () => budget.tokens.remaining(),
 		get agentCalls() {
-			return freeze(spend().agentCalls);
+			return freeze(callSync(host.budget, []).agentCalls);
 		},
 		get logs() {
-			return freeze(spend().logs);
+			return freeze(callSync(host.budget, []).logs);
 		},
 		get tokens() {
-			return freeze({ total: spend().tokens.total, spent: tokensSpent, remaining: tokensLeft });
+			return freeze({
+				total: callSync(host.budget, []).tokens.total,
+				spent: () => callSync(host.budget, []).tokens.spent,
+				remaining: () => callSync(host.budget, []).tokens.remaining ?? Number.POSITIVE_INFINITY,
+			});
 		},
 		get cost() {
-			const limit = spend().cost.limit;
-			return freeze({ limit, spent: () => spend().cost.spent, remaining: () => unlimited(spend().cost.remaining) });
+			return freeze({
+				limit: callSync(host.budget, []).cost.limit,
+				spent: () => callSync(host.budget, []).cost.spent,
+				remaining: () => callSync(host.budget, []).cost.remaining ?? Number.POSITIVE_INFINITY,
+			});
 		},
 	});
 
