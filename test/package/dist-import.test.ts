@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { GUEST_FILES } from "../../src/runtime/globals.ts";
 import { runCommand } from "../helpers/spawn.ts";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -13,7 +14,7 @@ const PROGRAM = `
 import { runWorkflowScript } from "pi-workflows";
 const source = \`export const meta = { name: "from-dist", description: "plain Node" };
 phase("fan-out");
-return await parallel(["a", "b"].map((x) => () => agent("echo " + x)));\`;
+return await parallel(["a", "b"].map((x) => () => agent("echo " + new URL(x, "https://h/").pathname.slice(1))));\`;
 const result = await runWorkflowScript(source, {
 	agentRunner: async (request) => ({ id: request.key, type: request.agentType, status: "completed", result: request.prompt.toUpperCase() }),
 });
@@ -31,7 +32,7 @@ describe("the built package", () => {
 		const build = await runCommand("npm", ["run", "build"], { cwd: root });
 		expect(build.code, build.stdout + build.stderr).toBe(0);
 		expect(existsSync(join(root, "dist", "sandbox", "worker.js"))).toBe(true);
-		expect(existsSync(join(root, "dist", "runtime", "guest", "prelude.js"))).toBe(true);
+		for (const file of GUEST_FILES) expect(existsSync(join(root, "dist", "runtime", "guest", file)), file).toBe(true);
 		expect(existsSync(join(root, "dist", "runtime", "schema", "worker-entry.js"))).toBe(true);
 
 		const program = await runCommand(process.execPath, ["--input-type=module", "-e", PROGRAM], { cwd: root });

@@ -80,11 +80,12 @@ describe("saving a run's script", () => {
 	});
 
 	it("refuses a script the static pass rejects, at its line:column, and writes nothing", async () => {
-		const runId = await runOf(`${SCRIPT}await agnet("typo");\n`);
+		// Before the `return`: after it, the name would be in code that cannot run, which is a warning only.
+		const runId = await runOf(SCRIPT.replace("return found;", 'await agnet("typo");\nreturn found;'));
 		const refused = saveRunScript({ store, runId, name: "broken", agentDir });
 		await expect(refused).rejects.toMatchObject({ code: "name_undeclared" });
 		await expect(refused).rejects.toThrow(
-			/^Run wf-[^']+'s script does not pass the check, so it was not saved \(1 problem\(s\)\); fix it and resume the run, or save another run:\n.*broken\.js:8:7 `agnet` is not defined\. Did you mean `agent`\?$/,
+			/^Run wf-[^']+'s script does not pass the check, so it was not saved \(1 problem\(s\)\); fix it and resume the run, or save another run:\n.*broken\.js:7:7 `agnet` is not defined\. Did you mean `agent`\?$/,
 		);
 		expect(existsSync(projectFile("broken.js"))).toBe(false);
 	});

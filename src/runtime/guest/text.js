@@ -4,7 +4,7 @@
 // `fatal`, `ignoreBOM` and `{ stream: true }`; a label other than UTF-8's is a RangeError, as in Node without ICU.
 (function installText(_host, _data, kit) {
 	const G = globalThis;
-	const { TypeError, RangeError, String, Boolean, Reflect, Uint8Array, ArrayBuffer } = G;
+	const { TypeError, RangeError, String, Boolean, Reflect, Uint8Array, ArrayBuffer, Symbol } = G;
 	const apply = Reflect.apply;
 	const codePointAt = String.prototype.codePointAt;
 	const fromCharCode = String.fromCharCode;
@@ -44,6 +44,9 @@
 	}
 
 	class TextEncoder {
+		get [Symbol.toStringTag]() {
+			return "TextEncoder";
+		}
 		get encoding() {
 			return "utf-8";
 		}
@@ -69,6 +72,9 @@
 	const decoders = new G.WeakMap();
 
 	class TextDecoder {
+		get [Symbol.toStringTag]() {
+			return "TextDecoder";
+		}
 		constructor(label = "utf-8", options = undefined) {
 			const name = String(label).trim().toLowerCase();
 			if (!LABELS.includes(name)) {

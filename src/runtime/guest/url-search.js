@@ -52,6 +52,9 @@
 	}
 
 	class URLSearchParams {
+		get [Symbol.toStringTag]() {
+			return "URLSearchParams";
+		}
 		constructor(init = undefined) {
 			let list = [];
 			if (init !== null && (typeof init === "object" || typeof init === "function")) {

@@ -6,7 +6,7 @@
 // `createObjectURL` is absent (there are no blobs).
 (function installUrl(_host, _data, kit) {
 	const G = globalThis;
-	const { TypeError, String, Object, Reflect, WeakMap } = G;
+	const { TypeError, String, Object, Reflect, WeakMap, Symbol } = G;
 	const { DEFAULT_PORTS, isSpecial, percentEncode, parseHost, sets } = kit.url;
 	const { URLSearchParams, lists, owners, parseForm } = kit.search;
 	const defineProperty = Object.defineProperty;
@@ -279,6 +279,9 @@
 	}
 
 	class URL {
+		get [Symbol.toStringTag]() {
+			return "URL";
+		}
 		constructor(url, base = undefined) {
 			const parsed = parseArguments(url, base);
 			if (!parsed) throw fail(String(url));

@@ -97,6 +97,8 @@
 
 	// ---- structuredClone ----
 
+	// Web objects that refuse to be cloned, as in Node (whose TextEncoder and TextDecoder clone as plain objects).
+	const PLATFORM = ["URL", "URLSearchParams"];
 	const ERRORS = ["Error", "EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError"];
 
 	function refuse(what) {
@@ -146,6 +148,7 @@
 		} else if (value instanceof Promise) throw refuse("A Promise");
 		else if (value instanceof WeakMap || value instanceof WeakSet || value instanceof WeakRef)
 			throw refuse(`A ${tag}`);
+		else if (PLATFORM.includes(tag)) throw refuse(`A ${tag} object`);
 		else {
 			copy = isArray(value) ? new Array(value.length) : {};
 			memory.set(value, copy);

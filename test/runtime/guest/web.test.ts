@@ -144,7 +144,7 @@ describe("structuredClone", () => {
 	it("refuses what cannot be cloned with a DataCloneError, as Node does", async () => {
 		const { sandbox, node } = await both(
 			`const out = [];
-			for (const v of [() => 1, Symbol("s"), { f() {} }, Promise.resolve(1), new WeakMap()]) {
+			for (const v of [() => 1, Symbol("s"), { f() {} }, Promise.resolve(1), new WeakMap(), new URL("https://a"), new URLSearchParams("a=1"), new TextEncoder()]) {
 				try { structuredClone(v); out.push("cloned"); } catch (e) { out.push(e.name, e instanceof DOMException, e.code); }
 			}
 			return out;`,
@@ -165,6 +165,14 @@ describe("structuredClone", () => {
 });
 
 describe("DOMException", () => {
+	it("the web globals' objects name themselves as Node's do", async () => {
+		const { sandbox, node } = await both(
+			`return [new URL("https://a"), new URLSearchParams(), new TextEncoder(), new TextDecoder()].map((o) => Object.prototype.toString.call(o));`,
+			{},
+		);
+		expect(sandbox).toEqual(node);
+	});
+
 	it("is an Error with a name, a message and the legacy code, as Node's", async () => {
 		const { sandbox, node } = await both(
 			`const e = new DOMException("gone", "AbortError");
