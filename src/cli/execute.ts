@@ -23,6 +23,8 @@ export interface RunFlags {
 	/** The run's total wait for provider limits before it stops. Default: the runtime's (30 min). */
 	maxProviderWaitMs?: number;
 	model?: string;
+	/** `--model-tiers small=provider/id,big=provider/id`: the models `agent()` option `tier` names. */
+	modelTiers?: string;
 	extensions: string[];
 	json: boolean;
 	/** `--allow-tools`: the pi built-ins `tool()` may call. Default: none. */

@@ -18,6 +18,8 @@ const RUN_OPTIONS = `Options:
   --model <provider/id>    the children's model when the agent file, the call and meta.model name none
                            (default: the workflows.childModel setting, else pi's default model, else the
                            first one pi has credentials for); provider/id:thinking sets the thinking level too
+  --model-tiers <list>     the models agent() option tier names, as small=provider/id,big=provider/id
+                           (default: the workflows.modelTiers setting)
   --max-cost <usd>         cap in US dollars on what the run's children spend: no new child starts past it
   --concurrency <n>        children running at once, 1-64 (default 4)
   --timeout <ms>           deadline for the whole run

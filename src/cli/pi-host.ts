@@ -30,6 +30,8 @@ export interface PiSetupOptions {
 	worktreePlace?: WorktreePlaceSource;
 	/** `--allow-tools`: pi built-ins the script's `tool()` may call. Default: none. */
 	allowTools?: readonly string[];
+	/** `--model-tiers small=a/b,big=c/d`: replaces the `workflows.modelTiers` setting. Default: the setting. */
+	modelTiers?: string;
 }
 
 /** The runner and what a run needs to know about it. */
@@ -69,10 +71,12 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 	const thinking = chosen.thinking ?? settingsManager.getDefaultThinkingLevel();
 	const types = loadAgentTypes({ cwd: options.cwd, agentDir: options.agentDir });
 	warnings.push(...types.warnings);
-	// `agent()` option `tier`: the same `workflows.modelTiers` setting pi's extension reads (no flag here: settings).
+	// `agent()` option `tier`: `--model-tiers`, else the `workflows.modelTiers` setting pi's extension reads too.
 	const tierProblems: string[] = [];
 	const workflowsSetting = (settingsManager.getSettings() as { workflows?: { modelTiers?: unknown } }).workflows;
-	const modelTiers = readModelTiers(undefined, workflowsSetting?.modelTiers, tierProblems);
+	const modelTiers = readModelTiers(options.modelTiers, workflowsSetting?.modelTiers, tierProblems, "model-tiers");
+	const badTiers = tierProblems.find((problem) => problem.startsWith("--"));
+	if (badTiers) throw usageError(`${badTiers}. See \`pi-workflows run --help\``);
 	warnings.push(...tierProblems);
 	const runner = createPiAgentRunner({
 		cwd: options.cwd,

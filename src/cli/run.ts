@@ -29,6 +29,7 @@ const RUN_FLAGS: readonly FlagSpec[] = [
 	{ name: "extension", short: "e", value: true, repeat: true },
 	{ name: "json" },
 	{ name: "allow-tools", value: true, repeat: true },
+	{ name: "model-tiers", value: true },
 ];
 
 /** Children running at once unless `--concurrency` says otherwise: the extension's default too. */
@@ -110,6 +111,7 @@ function runFlags(args: ParsedArgs): RunFlags {
 	const timeoutMs = integerFlag(args, "timeout", 1, MAX_TIMEOUT_MS);
 	const maxProviderWaitMs = integerFlag(args, "max-provider-wait", 0, MAX_TIMEOUT_MS);
 	const model = flagValue(args, "model");
+	const modelTiers = flagValue(args, "model-tiers");
 	const maxCostUsd = dollarsFlag(args, "max-cost");
 	return {
 		concurrency: integerFlag(args, "concurrency", 1, 64) ?? DEFAULT_CONCURRENCY,
@@ -117,6 +119,7 @@ function runFlags(args: ParsedArgs): RunFlags {
 		...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
 		...(maxProviderWaitMs !== undefined ? { maxProviderWaitMs } : {}),
 		...(model !== undefined ? { model } : {}),
+		...(modelTiers !== undefined ? { modelTiers } : {}),
 		extensions: args.flags.get("extension") ?? [],
 		json: args.flags.has("json"),
 		allowTools: allowedTools(args.flags.get("allow-tools") ?? []),
@@ -138,6 +141,7 @@ async function setUp(flags: RunFlags, ctx: CliContext, durable: DurableRun): Pro
 		// Isolated children's branches are named after this run, and their worktrees live in its folder.
 		worktreePlace: () => durable.worktreePlace(),
 		...(flags.model !== undefined ? { model: flags.model } : {}),
+		...(flags.modelTiers !== undefined ? { modelTiers: flags.modelTiers } : {}),
 		allowTools: flags.allowTools,
 	});
 	for (const warning of pi.warnings) ctx.stderr.write(`Warning: ${warning}\n`);

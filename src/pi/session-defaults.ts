@@ -81,20 +81,23 @@ export function readSessionDefaults(pi: Pick<ExtensionAPI, "getFlag" | "getSetti
  * `--workflow-model-tiers small=a/b,big=c/d`, else the `workflows.modelTiers` object (`{ "small": "a/b" }`): the
  * tiers `agent()` option `tier` names. A flag replaces the setting whole, so what it says is what a run gets.
  */
-export function readModelTiers(flag: unknown, setting: unknown, problems: string[]): ModelTiers | undefined {
+export function readModelTiers(
+	flag: unknown,
+	setting: unknown,
+	problems: string[],
+	flagName = MODEL_TIERS_FLAG,
+): ModelTiers | undefined {
 	if (typeof flag === "string" && flag.trim() !== "") {
 		const tiers: Record<string, string> = {};
 		for (const pair of flag.split(",")) {
 			const [name, reference] = pair.split("=").map((part) => part.trim());
 			if (!name || !reference) {
-				problems.push(
-					`--${MODEL_TIERS_FLAG} takes tier=provider/id pairs separated by commas, got "${pair.trim()}"`,
-				);
+				problems.push(`--${flagName} takes tier=provider/id pairs separated by commas, got "${pair.trim()}"`);
 				continue;
 			}
 			tiers[name] = reference;
 		}
-		return Object.keys(tiers).length > 0 ? { tiers, source: `the --${MODEL_TIERS_FLAG} flag` } : undefined;
+		return Object.keys(tiers).length > 0 ? { tiers, source: `the --${flagName} flag` } : undefined;
 	}
 	if (setting === undefined || setting === null) return undefined;
 	const entries = typeof setting === "object" && !Array.isArray(setting) ? Object.entries(setting) : undefined;

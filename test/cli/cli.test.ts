@@ -203,16 +203,24 @@ describe("pi-workflows run, runs and resume (children as pi sessions on the faux
 		mkdirSync(claudeDir, { recursive: true });
 		writeFileSync(
 			join(claudeDir, "claude-hello.js"),
-			'export const meta = { name: "claude-hello", description: "from Claude Code" };\nreturn { from: "claude", said: await agent("echo hello", { model: "inherit" }) };\n',
+			'export const meta = { name: "claude-hello", description: "from Claude Code" };\nreturn { from: "claude", said: await agent("echo hello", { model: "inherit" }), tiered: await agent("echo tier", { tier: "small" }) };\n',
 		);
-		const result = await cli(["run", "claude-hello", ...PI, "--json"]);
+		const result = await cli(["run", "claude-hello", ...PI, "--model-tiers", "small=faux/faux-priced", "--json"]);
 		expect(result.code, result.stderr).toBe(0);
 		expect(JSON.parse(result.stdout)).toMatchObject({
 			status: "completed",
-			value: { from: "claude" },
-			counts: { calls: 1, completed: 1 },
-			matches: [{ kind: "model", written: "inherit", resolved: "faux/faux-1", calls: 1 }],
+			value: { from: "claude", said: "child answered HELLO", tiered: "child answered TIER" },
+			counts: { calls: 2, completed: 2 },
+			matches: [
+				{ kind: "model", written: "inherit", resolved: "faux/faux-1", calls: 1 },
+				{ kind: "tier", written: "small", resolved: "faux/faux-priced", how: "the --model-tiers flag", calls: 1 },
+			],
 		});
+		const bad = await cli(["run", "claude-hello", ...PI, "--model-tiers", "small"]);
+		expect(bad.code).toBe(2);
+		expect(bad.stderr).toContain(
+			'--model-tiers takes tier=provider/id pairs separated by commas, got "small". See `pi-workflows run --help`',
+		);
 		mkdirSync(join(project, ".pi", "workflows"), { recursive: true });
 		writeFileSync(
 			join(project, ".pi", "workflows", "claude-hello.js"),

@@ -188,7 +188,7 @@ describe("model tiers", () => {
 		expect(() =>
 			chooseChildModel({ type, request: { tier: "small" }, modelRuntime: faux.modelRuntime }),
 		).toThrowError(
-			'`agent()` option `tier: "small"` names a model tier, and no model tiers are set. Set them once in pi\'s settings (~/.pi/agent/settings.json or .pi/settings.json): `"workflows": { "modelTiers": { "small": "provider/id", "medium": "provider/id", "big": "provider/id" } }`, or with `--workflow-model-tiers small=provider/id,big=provider/id`; or write `model: "provider/id"` instead',
+			'`agent()` option `tier: "small"` names a model tier, and no model tiers are set. Set them once in pi\'s settings (~/.pi/agent/settings.json or .pi/settings.json): `"workflows": { "modelTiers": { "small": "provider/id", "medium": "provider/id", "big": "provider/id" } }`, or for one session with `--workflow-model-tiers small=provider/id,big=provider/id` (`--model-tiers` for pi-workflows run); or write `model: "provider/id"` instead',
 		);
 		expect(() =>
 			chooseChildModel({ type, request: { tier: "medium" }, modelRuntime: faux.modelRuntime, modelTiers: tiers }),

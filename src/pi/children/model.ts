@@ -21,7 +21,7 @@ export interface ModelTiers {
 
 /** Where a person sets model tiers, for the error when a script names one and none is set. */
 export const MODEL_TIERS_HELP =
-	'Set them once in pi\'s settings (~/.pi/agent/settings.json or .pi/settings.json): `"workflows": { "modelTiers": { "small": "provider/id", "medium": "provider/id", "big": "provider/id" } }`, or with `--workflow-model-tiers small=provider/id,big=provider/id`';
+	'Set them once in pi\'s settings (~/.pi/agent/settings.json or .pi/settings.json): `"workflows": { "modelTiers": { "small": "provider/id", "medium": "provider/id", "big": "provider/id" } }`, or for one session with `--workflow-model-tiers small=provider/id,big=provider/id` (`--model-tiers` for pi-workflows run)';
 
 /** The model a child runs with; `thinking` undefined lets pi pick its default for the model. */
 export interface ChildModelChoice {
