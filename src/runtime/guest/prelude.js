@@ -438,7 +438,6 @@
 		configurable: false,
 	});
 
-	// `total`, `spent()` and `remaining()` on top: Claude Code's shape of the run's tokens, which pi peers copy.
 	const budget = freeze({
 		get total() {
 			return callSync(host.budget, []).tokens.total;
