@@ -6,6 +6,7 @@
  */
 import { positionOf } from "./diagnostic.ts";
 import { type Advice, SAID } from "./entry-point.ts";
+import { foreignGlobal } from "./foreign-globals.ts";
 import { type GuardReason, guardOf } from "./guards.ts";
 import { closestName } from "./names.ts";
 import { SANDBOX_GLOBALS } from "./sandbox-globals.ts";
@@ -154,6 +155,8 @@ function explain(
 	}
 	const capability = CAPABILITIES[name];
 	if (capability) return { message: `${message} in workflow scripts`, fix: capability };
+	const foreign = foreignGlobal(name);
+	if (foreign) return foreign;
 	// `agent<Review>(…)` parses as two comparisons, so the type argument reads as an undeclared name.
 	if (parent.type === "BinaryExpression" && parent.operator === "<" && parent.right === node) {
 		if (/^\s*>\s*\(/.test(source.slice(node.end, node.end + 20))) {

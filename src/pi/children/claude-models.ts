@@ -6,7 +6,8 @@
 import type { Api, Model } from "@earendil-works/pi-ai";
 import type { ModelRuntime } from "@earendil-works/pi-coding-agent";
 
-const FAMILIES = ["opus", "sonnet", "haiku"] as const;
+// `fable` is Claude Code scripts' name for the claude-fable models (`model: "fable"`), which pi's catalog has.
+const FAMILIES = ["opus", "sonnet", "haiku", "fable"] as const;
 /** Claude Code's other short names, and the family each runs. */
 const ALIASES: Readonly<Record<string, (typeof FAMILIES)[number]>> = { opusplan: "opus", best: "opus" };
 /** Claude Code's names for "the model the conversation has". */

@@ -81,6 +81,8 @@ const FOREIGN: Readonly<Record<string, string>> = {
 };
 
 const THINKING = ["off", "minimal", "low", "medium", "high", "xhigh"];
+/** Claude Code's `effort` goes one level past pi's highest: `effort: "max"` runs as `xhigh`, the most pi has. */
+const EFFORT_LEVELS: Readonly<Record<string, string>> = { max: "xhigh" };
 export const DEFAULT_AGENT_TYPE = "general-purpose";
 const MAX_RETRIES = 10;
 /** Fallback models one call may name. */
@@ -182,7 +184,9 @@ export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
 		}
 		if (list.length > 0) options.fallbackModels = list as string[];
 	}
-	const thinking = thinkingOption(raw);
+	const given = thinkingOption(raw);
+	const thinking =
+		given !== undefined && raw.effort === given && Object.hasOwn(EFFORT_LEVELS, given) ? EFFORT_LEVELS[given] : given;
 	if (thinking !== undefined) {
 		if (!THINKING.includes(thinking)) {
 			throw invalid(`\`agent()\` option \`thinking\` must be one of ${THINKING.join(", ")}, got "${thinking}"`);

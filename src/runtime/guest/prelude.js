@@ -439,6 +439,11 @@
 	});
 
 	const budget = freeze({
+		get total() {
+			return callSync(host.budget, []).tokens.total;
+		},
+		spent: () => budget.tokens.spent(),
+		remaining: () => budget.tokens.remaining(),
 		get agentCalls() {
 			return freeze(callSync(host.budget, []).agentCalls);
 		},
@@ -446,25 +451,17 @@
 			return freeze(callSync(host.budget, []).logs);
 		},
 		get tokens() {
-			const tokens = callSync(host.budget, []).tokens;
 			return freeze({
-				total: tokens.total,
+				total: callSync(host.budget, []).tokens.total,
 				spent: () => callSync(host.budget, []).tokens.spent,
-				remaining: () => {
-					const now = callSync(host.budget, []).tokens;
-					return now.remaining === null ? Number.POSITIVE_INFINITY : now.remaining;
-				},
+				remaining: () => callSync(host.budget, []).tokens.remaining ?? Number.POSITIVE_INFINITY,
 			});
 		},
 		get cost() {
-			const cost = callSync(host.budget, []).cost;
 			return freeze({
-				limit: cost.limit,
+				limit: callSync(host.budget, []).cost.limit,
 				spent: () => callSync(host.budget, []).cost.spent,
-				remaining: () => {
-					const now = callSync(host.budget, []).cost;
-					return now.remaining === null ? Number.POSITIVE_INFINITY : now.remaining;
-				},
+				remaining: () => callSync(host.budget, []).cost.remaining ?? Number.POSITIVE_INFINITY,
 			});
 		},
 	});

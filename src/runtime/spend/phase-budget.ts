@@ -60,7 +60,8 @@ export function checkPhaseOptions(raw: JsonValue): PhaseOptions {
 		);
 	}
 	unknownKeys(raw, OPTION_KEYS, "option", "`phase()` option");
-	const budget = raw.budget;
+	// pi-dynamic-workflows gives a phase's token budget as a number: `phase(name, { budget: 2000 })`.
+	const budget = typeof raw.budget === "number" ? { tokens: raw.budget } : raw.budget;
 	if (budget === undefined || budget === null) return {};
 	if (typeof budget !== "object" || Array.isArray(budget)) {
 		throw invalid(
