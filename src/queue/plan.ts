@@ -3,8 +3,7 @@
  * needs the host's files): its agent type, resolved from the host's agent files and sent whole, the tools a call
  * names checked, and the session's defaults. The worker runs that plan on its own pi: models are resolved there.
  */
-import { WorkflowError } from "../errors.ts";
-import { type AgentTypeConfig, BUILTIN_TOOL_NAMES, resolveAgentType } from "../pi/agents/agent-types.ts";
+import { type AgentTypeConfig, checkCallTools, resolveAgentType } from "../pi/agents/agent-types.ts";
 import type { WorkflowAgentRequest } from "../runtime/types.ts";
 import type { QueueChildPlan } from "./protocol.ts";
 
@@ -26,19 +25,8 @@ export interface QueuePlanOptions {
 export function queuePlanner(options: QueuePlanOptions): (request: WorkflowAgentRequest) => QueueChildPlan {
 	return (request) => {
 		const type = resolveAgentType(options.agentTypes, request.agentType);
-		const ownExtensions = (type.extensions?.length ?? 0) + (type.subagentOnlyExtensions?.length ?? 0) > 0;
 		const session = options.sessionTools ?? [];
-		if (request.tools && !ownExtensions) {
-			const known = [...BUILTIN_TOOL_NAMES, ...session];
-			const unknown = request.tools.filter((tool) => !known.includes(tool));
-			if (unknown.length > 0) {
-				throw new WorkflowError(
-					"agent_options_invalid",
-					`\`agent()\` option \`tools\` names unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.map((t) => `\`${t}\``).join(", ")}. Known tools: ${known.join(", ")}`,
-					{ details: { unknown, known } },
-				);
-			}
-		}
+		const { ownExtensions } = checkCallTools(type, request.tools, session);
 		const warnings: string[] = [];
 		const wanted = request.tools ?? type.tools;
 		const lent = type.allSessionTools && !request.tools ? session : session.filter((name) => wanted.includes(name));

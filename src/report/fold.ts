@@ -5,7 +5,7 @@
  */
 
 import { addCosts } from "../progress/cost-text.ts";
-import type { AgentChildEvent, WorkflowAgentCallRef } from "../runtime/events.ts";
+import type { AgentChildEvent, AgentFailedEvent, AgentFinishedEvent, WorkflowAgentCallRef } from "../runtime/events.ts";
 import type { LoggedEvent, RunEventLog } from "./event-log.ts";
 import type { ReportBand, ReportCall, ReportLog, ReportOutcome, ReportSession } from "./types.ts";
 
@@ -130,14 +130,8 @@ export function foldEvents(log: RunEventLog): Folded {
 			}
 			case "agent_finished": {
 				const call = callOf(event, session);
-				call.endedAt = event.time;
 				call.answer = String(event.resultPreview ?? "").slice(0, PREVIEW_CHARS);
-				if (event.usage) call.tokens = event.usage.total;
-				if (event.cost) call.cost = event.cost;
-				if (event.model) call.model = event.model;
-				if (event.toolUses !== undefined) call.toolUses = event.toolUses;
-				if (event.worktree?.branch) call.branch = event.worktree.branch;
-				noteTranscripts(call, event);
+				noteEnd(call, event);
 				if (event.cached) {
 					call.outcome = "replayed";
 					call.bars.push({ start: event.time, end: event.time, outcome: "replayed" });
@@ -150,15 +144,9 @@ export function foldEvents(log: RunEventLog): Folded {
 			}
 			case "agent_failed": {
 				const call = callOf(event, session);
-				call.endedAt = event.time;
 				call.error = String(event.error);
 				if (event.code) call.code = event.code;
-				if (event.usage) call.tokens = event.usage.total;
-				if (event.cost) call.cost = event.cost;
-				if (event.model) call.model = event.model;
-				if (event.toolUses !== undefined) call.toolUses = event.toolUses;
-				if (event.worktree?.branch) call.branch = event.worktree.branch;
-				noteTranscripts(call, event);
+				noteEnd(call, event);
 				call.outcome =
 					event.skipped || skipped.has(call)
 						? "skipped"
@@ -378,6 +366,17 @@ function isStopped(code: string | undefined, error: string): boolean {
 }
 
 /** The call's conversation files, as `agent_finished`/`agent_failed` list them (25-record's `transcripts`). */
+/** What a call's end (finished or failed) tells of it besides its outcome. */
+function noteEnd(call: ReportCall, event: AgentFinishedEvent | AgentFailedEvent): void {
+	call.endedAt = event.time;
+	if (event.usage) call.tokens = event.usage.total;
+	if (event.cost) call.cost = event.cost;
+	if (event.model) call.model = event.model;
+	if (event.toolUses !== undefined) call.toolUses = event.toolUses;
+	if (event.worktree?.branch) call.branch = event.worktree.branch;
+	noteTranscripts(call, event);
+}
+
 function noteTranscripts(call: ReportCall, event: object): void {
 	const listed = (event as { transcripts?: unknown }).transcripts;
 	if (!Array.isArray(listed)) return;

@@ -115,16 +115,20 @@ function isChatter(event: EventLogEvent): boolean {
 	return event.type === "agent_child" || (event.type === "log" && event.level === "info");
 }
 
+/** The log's bytes, or undefined when the run has none. */
+async function readLogBytes(path: string): Promise<Buffer | undefined> {
+	try {
+		return await readFile(path);
+	} catch (error) {
+		if (errnoCode(error) !== "ENOENT") throw storeError(error, path, "read the event log");
+		return undefined;
+	}
+}
+
 /** Opens the event log of the run in `runDir` for a new session. A torn last line is cut first. */
 export async function openEventLog(runDir: string, options: EventLogOptions = {}): Promise<EventLogWriter> {
 	const path = join(runDir, EVENT_LOG_FILE);
-	let bytes: Buffer;
-	try {
-		bytes = await readFile(path);
-	} catch (error) {
-		if (errnoCode(error) !== "ENOENT") throw storeError(error, path, "read the event log");
-		bytes = Buffer.alloc(0);
-	}
+	const bytes = (await readLogBytes(path)) ?? Buffer.alloc(0);
 	const complete = bytes.lastIndexOf(0x0a) + 1;
 	const last = lastSession(bytes.subarray(0, complete));
 	let handle: FileHandle;
@@ -292,11 +296,8 @@ function fitLine(event: EventLogEvent): string | undefined {
 /** Reads the event log of the run in `runDir`. Never throws for what is in the file; `found: false` when there is none. */
 export async function readEventLog(runDir: string): Promise<EventLogRead> {
 	const path = join(runDir, EVENT_LOG_FILE);
-	let bytes: Buffer;
-	try {
-		bytes = await readFile(path);
-	} catch (error) {
-		if (errnoCode(error) !== "ENOENT") throw storeError(error, path, "read the event log");
+	const bytes = await readLogBytes(path);
+	if (bytes === undefined) {
 		return { found: false, path, sessions: [], events: [], dropped: 0, droppedByType: {}, problems: [], torn: false };
 	}
 	return { found: true, path, ...parseEventLog(bytes) };

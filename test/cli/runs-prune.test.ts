@@ -3,15 +3,13 @@
  * total, a dry run that deletes nothing, --keep and --older-than, a run held by another process kept, --json, and
  * the prune flags refused without --prune.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/cli.ts";
-import { createRunStore, type RunRecord, type RunStore } from "../../src/runs/index.ts";
-import { spawnChild, tempDir } from "../runs/support.ts";
-
-const DAY = 24 * 60 * 60 * 1000;
+import { createRunStore } from "../../src/runs/index.ts";
+import { endedRun, spawnChild, tempDir } from "../runs/support.ts";
 
 function setup() {
 	const base = tempDir();
@@ -36,33 +34,11 @@ function setup() {
 	return { store, cli };
 }
 
-async function run(store: RunStore, name: string, daysAgo: number): Promise<RunRecord> {
-	const record = await store.create({ script: "return 1", meta: { name, description: "d" } });
-	await record.writeSnapshot({
-		status: "completed",
-		failures: [],
-		counts: { calls: 1, started: 1, completed: 1, failed: 0, skipped: 0 },
-		usage: { input: 1, output: 1, total: 2 },
-		cost: { usd: 0 },
-		droppedLogs: 0,
-		durationMs: 1,
-	});
-	const at = new Date(Date.now() - daysAgo * DAY).toISOString();
-	for (const [file, field] of [
-		["run.json", "createdAt"],
-		["snapshot.json", "endedAt"],
-	] as const) {
-		const path = join(record.dir, file);
-		writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, "utf8")), [field]: at }));
-	}
-	return record;
-}
-
 describe("pi-workflows runs --prune", () => {
 	it("runs lists each run's space and the total, and how to prune", async () => {
 		const { store, cli } = setup();
-		await run(store, "one", 0);
-		await run(store, "two", 3);
+		await endedRun(store, { name: "one", daysAgo: 0 });
+		await endedRun(store, { name: "two", daysAgo: 3 });
 		const listed = await cli(["runs"]);
 		expect(listed.code).toBe(0);
 		const lines = listed.stdout.trim().split("\n");
@@ -74,9 +50,9 @@ describe("pi-workflows runs --prune", () => {
 
 	it("--dry-run lists, --keep deletes past the newest n, a run held by another process stays", async () => {
 		const { store, cli } = setup();
-		const newest = await run(store, "newest", 0);
-		const held = await run(store, "held", 50);
-		const old = await run(store, "old", 60);
+		const newest = await endedRun(store, { name: "newest", daysAgo: 0 });
+		const held = await endedRun(store, { name: "held", daysAgo: 50 });
+		const old = await endedRun(store, { name: "old", daysAgo: 60 });
 		const child = spawnChild(`
 			const store = createRunStore({ cwd: ${JSON.stringify(store.cwd)}, root: ${JSON.stringify(store.root)} });
 			await (await store.open(${JSON.stringify(held.id)})).acquire();
@@ -103,8 +79,8 @@ describe("pi-workflows runs --prune", () => {
 
 	it("--older-than deletes by age alone; --json gives the whole result", async () => {
 		const { store, cli } = setup();
-		const young = await run(store, "young", 2);
-		const old = await run(store, "old", 9);
+		const young = await endedRun(store, { name: "young", daysAgo: 2 });
+		const old = await endedRun(store, { name: "old", daysAgo: 9 });
 		const result = await cli(["runs", "--prune", "--older-than", "7", "--json"]);
 		expect(result.code).toBe(0);
 		expect(JSON.parse(result.stdout)).toMatchObject({

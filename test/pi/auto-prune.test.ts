@@ -2,36 +2,11 @@
  * The automatic prune over a real run store: the `workflows.retention` setting read (off, a rule, mistakes named and
  * nothing pruned), old records deleted at most `AUTO_PRUNE_MAX` at a time, a live one never, the person told.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { AUTO_PRUNE_MAX, autoPrune, readRetentionSettings } from "../../src/pi/runs/auto-prune.ts";
-import type { RunRecord, RunStore } from "../../src/runs/index.ts";
-import { tempStore } from "../runs/support.ts";
-
-const DAY = 24 * 60 * 60 * 1000;
-
-async function oldRun(store: RunStore, daysAgo: number): Promise<RunRecord> {
-	const record = await store.create({ script: "return 1" });
-	await record.writeSnapshot({
-		status: "completed",
-		failures: [],
-		counts: { calls: 0, started: 0, completed: 0, failed: 0, skipped: 0 },
-		usage: { input: 0, output: 0, total: 0 },
-		cost: { usd: 0 },
-		droppedLogs: 0,
-		durationMs: 1,
-	});
-	const at = new Date(Date.now() - daysAgo * DAY).toISOString();
-	for (const [file, field] of [
-		["run.json", "createdAt"],
-		["snapshot.json", "endedAt"],
-	] as const) {
-		const path = join(record.dir, file);
-		writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, "utf8")), [field]: at }));
-	}
-	return record;
-}
+import type { RunRecord } from "../../src/runs/index.ts";
+import { endedRun, tempStore } from "../runs/support.ts";
 
 describe("readRetentionSettings", () => {
 	it("on by default with the default rule; false or auto: false turn it off; keep and olderThanDays set the rule", () => {
@@ -65,9 +40,9 @@ describe("readRetentionSettings", () => {
 describe("autoPrune", () => {
 	it("deletes old records past the rule, never a live one, and says what it freed", async () => {
 		const { store } = tempStore();
-		const recent = await oldRun(store, 1);
-		const old = await oldRun(store, 45);
-		const live = await oldRun(store, 60);
+		const recent = await endedRun(store, { daysAgo: 1, agents: 0 });
+		const old = await endedRun(store, { daysAgo: 45, agents: 0 });
+		const live = await endedRun(store, { daysAgo: 60, agents: 0 });
 		const lock = await live.acquire();
 		const told: string[] = [];
 		const result = await autoPrune(store, readRetentionSettings({ workflows: { retention: { keep: 1 } } }), (m) =>
@@ -87,7 +62,7 @@ describe("autoPrune", () => {
 
 	it("turned off, or with a setting it cannot use, deletes nothing", async () => {
 		const { store } = tempStore();
-		const old = await oldRun(store, 400);
+		const old = await endedRun(store, { daysAgo: 400, agents: 0 });
 		const told: string[] = [];
 		expect(
 			await autoPrune(store, readRetentionSettings({ workflows: { retention: false } }), (m) => told.push(m)),
@@ -102,7 +77,7 @@ describe("autoPrune", () => {
 	it(`deletes at most ${AUTO_PRUNE_MAX} runs per start, the oldest first`, async () => {
 		const { store } = tempStore();
 		const runs: RunRecord[] = [];
-		for (let i = 0; i < AUTO_PRUNE_MAX + 3; i++) runs.push(await oldRun(store, 100 + i));
+		for (let i = 0; i < AUTO_PRUNE_MAX + 3; i++) runs.push(await endedRun(store, { daysAgo: 100 + i, agents: 0 }));
 		const result = await autoPrune(store, readRetentionSettings({ workflows: { retention: { keep: 0 } } }), () => {});
 		expect(result?.deleted).toHaveLength(AUTO_PRUNE_MAX);
 		expect(result?.deferred).toBe(3);

@@ -3,12 +3,12 @@
  * afterwards), and child processes that use the real store, for the lock and for permissions (root ignores modes).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach } from "vitest";
-import { createRunStore, type RunStore } from "../../src/runs/index.ts";
+import { createRunStore, type RunRecord, type RunStore } from "../../src/runs/index.ts";
 
 /** The Node 22 binary the package runs on (the machine's default `node` may be older). */
 export const NODE = fileURLToPath(new URL("../../node_modules/.bin/node", import.meta.url));
@@ -76,4 +76,30 @@ export function spawnChild(
 			void exited.then(() => (out.includes(text) ? resolve(out) : reject(new Error(`child exited: ${out}`))));
 		});
 	return { child, output: () => out, exited, waitFor };
+}
+
+/** A completed run recorded `daysAgo` days ago (its start and its end), with `agents` agents that completed. */
+export async function endedRun(
+	store: RunStore,
+	{ name, daysAgo = 0, agents = 1 }: { name?: string; daysAgo?: number; agents?: number } = {},
+): Promise<RunRecord> {
+	const record = await store.create({ script: "return 1", ...(name ? { meta: { name, description: "d" } } : {}) });
+	await record.writeSnapshot({
+		status: "completed",
+		failures: [],
+		counts: { calls: agents, started: agents, completed: agents, failed: 0, skipped: 0 },
+		usage: { input: agents, output: agents, total: 2 * agents },
+		cost: { usd: 0 },
+		droppedLogs: 0,
+		durationMs: 1,
+	});
+	const at = new Date(Date.now() - daysAgo * 24 * 60 * 60 * 1000).toISOString();
+	for (const [file, field] of [
+		["run.json", "createdAt"],
+		["snapshot.json", "endedAt"],
+	] as const) {
+		const path = join(record.dir, file);
+		writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, "utf8")), [field]: at }));
+	}
+	return record;
 }

@@ -215,3 +215,26 @@ function warnIfShadowLost(name: string, types: Map<string, AgentTypeConfig>, war
 	const from = surviving.path ?? "the built-in definition";
 	warnings.push(`Agent type \`${name}\` now loads from ${from} instead`);
 }
+
+/**
+ * Checks the tools an `agent()` call names against pi's built-ins and `sessionTools` (an author error when one is
+ * unknown); returns whether the type has extensions of its own, whose tools are checked only when the child starts.
+ */
+export function checkCallTools(
+	type: AgentTypeConfig,
+	tools: readonly string[] | undefined,
+	sessionTools: readonly string[],
+): { ownExtensions: boolean } {
+	const ownExtensions = (type.extensions?.length ?? 0) + (type.subagentOnlyExtensions?.length ?? 0) > 0;
+	if (!tools || ownExtensions) return { ownExtensions };
+	const known = [...BUILTIN_TOOL_NAMES, ...sessionTools];
+	const unknown = tools.filter((tool) => !known.includes(tool));
+	if (unknown.length > 0) {
+		throw new WorkflowError(
+			"agent_options_invalid",
+			`\`agent()\` option \`tools\` names unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.map((t) => `\`${t}\``).join(", ")}. Known tools: ${known.join(", ")}`,
+			{ details: { unknown, known } },
+		);
+	}
+	return { ownExtensions };
+}

@@ -4,11 +4,11 @@
  */
 import type { Api, Model } from "@earendil-works/pi-ai";
 import type { ModelRuntime } from "@earendil-works/pi-coding-agent";
-import { WorkflowError } from "../../errors.ts";
 import type { WorkflowAgentRequest } from "../../runtime/types.ts";
 import {
 	type AgentTypeConfig,
 	BUILTIN_TOOL_NAMES,
+	checkCallTools,
 	resolveAgentType,
 	type ThinkingLevel,
 } from "../agents/agent-types.ts";
@@ -40,18 +40,7 @@ export async function planChild(request: WorkflowAgentRequest, options: ChildPla
 	const type = resolveAgentType(options.agentTypes, request.agentType);
 	const sessionNames = options.sessionTools?.list().map((tool) => tool.name) ?? [];
 	// The child's own extensions register their tools when it starts: names only they have are checked then.
-	const ownExtensions = (type.extensions?.length ?? 0) + (type.subagentOnlyExtensions?.length ?? 0) > 0;
-	if (request.tools && !ownExtensions) {
-		const known = [...BUILTIN_TOOL_NAMES, ...sessionNames];
-		const unknown = request.tools.filter((tool) => !known.includes(tool));
-		if (unknown.length > 0) {
-			throw new WorkflowError(
-				"agent_options_invalid",
-				`\`agent()\` option \`tools\` names unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.map((t) => `\`${t}\``).join(", ")}. Known tools: ${known.join(", ")}`,
-				{ details: { unknown, known } },
-			);
-		}
-	}
+	const { ownExtensions } = checkCallTools(type, request.tools, sessionNames);
 	const choice = chooseChildModel({
 		type,
 		request,
