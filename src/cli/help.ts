@@ -93,11 +93,12 @@ store's summaries (bytes: each record's size). Resume a failed or stopped one wi
 With a run id: that run as /workflows shows it, then each child's conversation (a pi session file in the run's
 folder: label, how it ended, model, size, path); --json prints its summary, folder and conversations.
 
---prune deletes old records, whole folders. Without --keep and --older-than it keeps the newest 50 and everything
-from the last 30 days (a run goes only past both); --keep <n> keeps the newest n, --older-than <days> deletes runs
-older than that (both: a run goes only past both). A running run is never deleted; a failed, stopped or
-interrupted one that a resume could continue stays for 7 days unless --all. --dry-run lists what would go and
-deletes nothing. pi prunes with the default rule when a session starts (setting workflows.retention).`,
+--prune deletes old records, whole folders. Without --keep and --older-than it applies pi's workflows.retention
+setting (.pi/settings.json over <agentDir>/settings.json), else keeps the newest 50 and everything from the last
+30 days (a run goes only past both); --keep <n> keeps the newest n, --older-than <days> deletes runs older than that
+(both: a run goes only past both). A running run is never deleted; a failed, stopped or interrupted one that a
+resume could continue stays for 7 days unless --all. --dry-run lists what would go and deletes nothing. pi prunes
+by the same setting when a session starts.`,
 	report: `pi-workflows report <runId> [--out <file>] [--text [--width <n>]]
 
 Writes a run's report as one self-contained HTML file (nothing fetched: open it offline in any browser) and prints

@@ -136,6 +136,7 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 		createWorkflowsCommand({
 			registry,
 			storeFor,
+			retention: () => readRetentionSettings(safeSettings(pi)),
 			subcommands: {
 				run: workflowsRunSubcommand(commands),
 				save: async (rest, ctx) => {

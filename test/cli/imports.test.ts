@@ -16,6 +16,7 @@ const SHARED_PI_FILES = [
 	"runs/registry.ts",
 	"runs/child-conversations.ts",
 	"runs/prune-text.ts",
+	"runs/auto-prune.ts",
 ].map((name) => `../pi/${name}`);
 
 describe("src/cli imports", () => {

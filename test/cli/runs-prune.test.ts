@@ -3,7 +3,7 @@
  * total, a dry run that deletes nothing, --keep and --older-than, a run held by another process kept, --json, and
  * the prune flags refused without --prune.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
@@ -31,7 +31,7 @@ function setup() {
 		const code = await runCli(argv, { cwd, env: {}, agentDir, stdout, stderr });
 		return { code, stdout: out, stderr: err };
 	};
-	return { store, cli };
+	return { store, cli, cwd, agentDir };
 }
 
 describe("pi-workflows runs --prune", () => {
@@ -92,6 +92,38 @@ describe("pi-workflows runs --prune", () => {
 			remaining: { runs: 1 },
 		});
 		expect(existsSync(young.dir)).toBe(true);
+	});
+
+	it("without --keep and --older-than, the workflows.retention setting's rule (the project's over the global), as pi's own prune", async () => {
+		const { store, cli, cwd, agentDir } = setup();
+		const runs = [
+			await endedRun(store, { name: "oldest", daysAgo: 40 }),
+			await endedRun(store, { name: "older", daysAgo: 35 }),
+			await endedRun(store, { name: "new", daysAgo: 0 }),
+		];
+		const wouldGo = async (...flags: string[]) => {
+			const result = await cli(["runs", "--prune", "--dry-run", "--json", ...flags]);
+			expect(result.code, result.stderr).toBe(0);
+			const json = JSON.parse(result.stdout) as { rule: object; deleted: Array<{ name: string }> };
+			return { rule: json.rule, names: json.deleted.map((run) => run.name).sort() };
+		};
+		// The default keeps the newest 50: nothing goes.
+		expect((await wouldGo()).names).toEqual([]);
+		writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ workflows: { retention: { keep: 1 } } }));
+		expect(await wouldGo()).toMatchObject({ rule: { keep: 1 }, names: ["older", "oldest"] });
+		mkdirSync(join(cwd, ".pi"));
+		writeFileSync(join(cwd, ".pi", "settings.json"), JSON.stringify({ workflows: { retention: { keep: 2 } } }));
+		expect(await wouldGo()).toMatchObject({ rule: { keep: 2 }, names: ["oldest"] });
+		// A flag says the rule alone.
+		expect(await wouldGo("--older-than", "36")).toMatchObject({ rule: { olderThanDays: 36 }, names: ["oldest"] });
+		// A setting it cannot read deletes nothing and says why.
+		writeFileSync(join(cwd, ".pi", "settings.json"), JSON.stringify({ workflows: { retention: { keep: -1 } } }));
+		expect(await cli(["runs", "--prune"])).toMatchObject({
+			code: 2,
+			stderr:
+				"pi-workflows: `workflows.retention.keep` must be a whole number, 0 or more, got -1: nothing was pruned. Fix the setting, or say the rule with --keep <n> and --older-than <days>\n",
+		});
+		for (const run of runs) expect(existsSync(run.dir)).toBe(true);
 	});
 
 	it("prune flags without --prune, and a bad number, are command-line errors", async () => {

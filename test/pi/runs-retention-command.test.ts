@@ -3,11 +3,12 @@
  * of this session that still runs and one held by another process are refused with how to stop them; a dry run
  * deletes nothing; the list gives each run's size and the project's total.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { readRetentionSettings } from "../../src/pi/runs/auto-prune.ts";
 import { createWorkflowsCommand } from "../../src/pi/runs/command.ts";
 import { RunRegistry } from "../../src/pi/runs/registry.ts";
 import { formatBytes } from "../../src/progress/bytes-text.ts";
@@ -177,5 +178,27 @@ describe("/workflows delete, prune and the space runs take", () => {
 		expect(shown[3]?.text).toBe(
 			'/workflows: `keep` needs a whole number, got "x": /workflows prune [dry-run] [keep <n>] [older-than <days>] [all]',
 		);
+	});
+
+	it("prune without keep or older-than applies the workflows.retention setting; one it cannot read deletes nothing", async () => {
+		const older = await ended("older");
+		const newer = await ended("newer");
+		const { ctx, shown } = fakeContext(cwd, "print");
+		let settings: unknown = { workflows: { retention: { keep: 5 } } };
+		const withSetting = () =>
+			createWorkflowsCommand({ registry, storeFor: () => store, retention: () => readRetentionSettings(settings) });
+		await withSetting().handler("prune dry-run", ctx);
+		expect(shown[0]?.text).toMatch(/^Nothing to prune \(keeping the newest 5\)\./);
+		settings = { workflows: { retention: { keep: 1 } } };
+		await withSetting().handler("prune", ctx);
+		expect(shown[1]?.text).toMatch(/^Deleted 1 run, /);
+		expect(readdirSync(store.dir)).toEqual([newer.id]);
+		expect(existsSync(older.dir)).toBe(false);
+		settings = { workflows: { retention: { keep: "all" } } };
+		await withSetting().handler("prune", ctx);
+		expect(shown[2]?.text).toBe(
+			'/workflows: `workflows.retention.keep` must be a whole number, 0 or more, got "all": nothing was pruned. Fix the setting in pi\'s settings.json, or say the rule: /workflows prune keep <n> older-than <days>',
+		);
+		expect(readdirSync(store.dir)).toEqual([newer.id]);
 	});
 });

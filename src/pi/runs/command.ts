@@ -11,6 +11,7 @@ import { errorMessage, WorkflowError } from "../../errors.ts";
 import { formatBytes } from "../../progress/bytes-text.ts";
 import { formatWorkflowProgress, type WorkflowProgressEnvelope } from "../../progress/index.ts";
 import type { RunStore } from "../../runs/index.ts";
+import type { RetentionSettings } from "./auto-prune.ts";
 import { chooseChildAction, isChildSubcommand, runChildSubcommand } from "./child-command.ts";
 import { childConversations, conversationLabel, conversationsText } from "./child-conversations.ts";
 import { showConversation } from "./conversation-view.ts";
@@ -33,6 +34,8 @@ export type WorkflowsSubcommand = (rest: string, ctx: ExtensionCommandContext) =
 export interface WorkflowsCommandOptions {
 	registry: RunRegistry;
 	storeFor: (cwd: string) => RunStore;
+	/** Reads the `workflows.retention` setting, for `prune` without a rule. Default: none (the store's default rule). */
+	retention?: () => RetentionSettings;
 	/** More verbs by their first word. Default: none. */
 	subcommands?: Record<string, WorkflowsSubcommand>;
 	/** Completions of what follows a verb of `subcommands` (`run <name> …`), by verb. Default: none. */
@@ -81,7 +84,7 @@ export function createWorkflowsCommand(
 				else if (isChildSubcommand(args)) ctx.ui.notify(await runChildSubcommand(args, options.registry), "info");
 				else if (isRetentionSubcommand(args)) {
 					const store = options.storeFor(ctx.cwd);
-					ctx.ui.notify(await runRetentionSubcommand(args, options.registry, store), "info");
+					ctx.ui.notify(await runRetentionSubcommand(args, options.registry, store, options.retention), "info");
 				} else await showRuns(options, ctx);
 			} catch (error) {
 				ctx.ui.notify(`/workflows: ${errorMessage(error)}`, "error");

@@ -5,6 +5,7 @@
  */
 import { WorkflowError } from "../../errors.ts";
 import type { RetentionRule, RunStore } from "../../runs/index.ts";
+import type { RetentionSettings } from "./auto-prune.ts";
 import { deletedText, pruneText } from "./prune-text.ts";
 import type { RunRegistry } from "./registry.ts";
 
@@ -16,11 +17,19 @@ export function isRetentionSubcommand(args: string): boolean {
 	return (RETENTION_VERBS as readonly string[]).includes(args.trim().split(/\s+/)[0] ?? "");
 }
 
-/** Runs `delete <runId>` or `prune …` and resolves with what was done, in words; throws what a person must fix. */
-export async function runRetentionSubcommand(args: string, registry: RunRegistry, store: RunStore): Promise<string> {
+/**
+ * Runs `delete <runId>` or `prune …` and resolves with what was done, in words; throws what a person must fix.
+ * `retention` reads the `workflows.retention` setting, whose rule a `prune` without `keep`/`older-than` applies.
+ */
+export async function runRetentionSubcommand(
+	args: string,
+	registry: RunRegistry,
+	store: RunStore,
+	retention?: () => RetentionSettings,
+): Promise<string> {
 	const [verb, ...words] = args.trim().split(/\s+/);
 	if (verb === "delete") return deleteSubcommand(words, registry, store);
-	return pruneSubcommand(words, store);
+	return pruneSubcommand(words, store, retention);
 }
 
 async function deleteSubcommand(words: string[], registry: RunRegistry, store: RunStore): Promise<string> {
@@ -43,7 +52,11 @@ async function deleteSubcommand(words: string[], registry: RunRegistry, store: R
 
 const PRUNE_USAGE = "/workflows prune [dry-run] [keep <n>] [older-than <days>] [all]";
 
-async function pruneSubcommand(words: string[], store: RunStore): Promise<string> {
+async function pruneSubcommand(
+	words: string[],
+	store: RunStore,
+	retention: (() => RetentionSettings) | undefined,
+): Promise<string> {
 	const rule: RetentionRule = {};
 	let dryRun = false;
 	let all = false;
@@ -60,7 +73,16 @@ async function pruneSubcommand(words: string[], store: RunStore): Promise<string
 			else rule.olderThanDays = Number(text);
 		} else throw new WorkflowError("cli_usage", `\`prune\` has no option \`${word}\`: ${PRUNE_USAGE}`);
 	}
-	// Neither criterion given: the store applies the default rule, as the automatic prune does.
+	// Neither criterion given: the setting's rule, as the automatic prune applies it (the store's default without one).
+	// A setting that cannot be read deletes nothing: its rule might delete what it was set to keep.
+	const setting = rule.keep === undefined && rule.olderThanDays === undefined ? retention?.() : undefined;
+	if (setting && setting.problems.length > 0) {
+		throw new WorkflowError(
+			"cli_usage",
+			`${setting.problems.join("; ")}: nothing was pruned. Fix the setting in pi's settings.json, or say the rule: /workflows prune keep <n> older-than <days>`,
+		);
+	}
+	if (setting) Object.assign(rule, setting.rule);
 	const result = await store.prune({ ...rule, ...(all ? { all } : {}) }, { dryRun });
 	return pruneText(result, { all: "/workflows prune all" });
 }
