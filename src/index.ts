@@ -28,6 +28,23 @@ export {
 	formatWorkflowProgress,
 	workflowProgressResult,
 } from "./progress/index.ts";
+// Report: a run's timeline as one self-contained HTML file, or as text
+export type {
+	ReportCall,
+	ReportModel,
+	ReportOutcome,
+	ReportSession,
+	ReportWhy,
+	WriteReportOptions,
+} from "./report/index.ts";
+export {
+	loadRunReport,
+	REPORT_FILE,
+	renderReportHtml,
+	renderReportText,
+	runReportText,
+	writeRunReport,
+} from "./report/index.ts";
 // Run store: durable runs (record, journal, snapshot, lock) that hosts list and resume
 export type {
 	ConversationFile,

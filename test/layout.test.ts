@@ -82,7 +82,7 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 			"queue",
 		],
 	},
-	"index.ts": { values: ["errors.ts", "sandbox", "runtime", "progress", "runs"], types: ["authoring"] },
+	"index.ts": { values: ["errors.ts", "sandbox", "runtime", "progress", "runs", "report"], types: ["authoring"] },
 	"pi.ts": { values: ["pi", "progress"] },
 };
 

@@ -4,4 +4,11 @@ export { renderReportHtml } from "./html.ts";
 export { buildReportModel, type ReportInput } from "./model.ts";
 export { renderReportText } from "./text.ts";
 export type { ReportCall, ReportModel, ReportOutcome, ReportSession, ReportWhy } from "./types.ts";
-export { loadRunReport, REPORT_FILE, reportOfRecord, runReportText, writeRunReport } from "./write.ts";
+export {
+	loadRunReport,
+	REPORT_FILE,
+	reportOfRecord,
+	runReportText,
+	type WriteReportOptions,
+	writeRunReport,
+} from "./write.ts";

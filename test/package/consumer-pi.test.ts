@@ -56,4 +56,26 @@ describe("pi-workflows installed next to pi", () => {
 		});
 		expect(stderr).toContain("✓ map notes.md");
 	}, 150_000);
+
+	it("pi-workflows/queue: a host of its own plans a child for the queue from the installed package", async () => {
+		const program = `const { createQueueHost, queuePlanner } = await import("pi-workflows/queue");
+const { loadAgentTypes } = await import("pi-workflows/pi");
+const { types } = loadAgentTypes({ cwd: process.cwd(), agentDir: process.env.PI_CODING_AGENT_DIR });
+const plan = queuePlanner({ agentTypes: types, defaultModel: "faux/faux-1" })({ prompt: "p", agentType: "general-purpose", tools: ["read"] });
+console.log(JSON.stringify({ host: typeof createQueueHost, type: plan.agentType.name, model: plan.defaultModel }));
+try {
+	queuePlanner({ agentTypes: types })({ prompt: "p", agentType: "general-purpose", tools: ["reed"] });
+} catch (error) {
+	console.log(error.code);
+}`;
+		const { code, stdout, stderr } = await runCommand(process.execPath, ["--input-type=module", "-e", program], {
+			cwd: project,
+			timeoutMs: 60_000,
+			env: childEnv({ PI_CODING_AGENT_DIR: agentDir }),
+		});
+		expect(code, stderr).toBe(0);
+		const [planned, refused] = stdout.trim().split("\n");
+		expect(JSON.parse(planned ?? "")).toEqual({ host: "function", type: "general-purpose", model: "faux/faux-1" });
+		expect(refused).toBe("agent_options_invalid");
+	}, 90_000);
 });
