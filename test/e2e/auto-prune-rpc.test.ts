@@ -3,76 +3,26 @@
  * old record goes and the session is told; with a `workflows.retention` setting it cannot use, it is told that and
  * nothing goes.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createRunStore, type RunRecord } from "../../src/runs/index.ts";
-
-const root = join(import.meta.dirname, "..", "..");
-const piCli = join(root, "node_modules", "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js");
+import { notifyOf, RpcPi } from "../helpers/rpc-pi.ts";
+import { endedRun } from "../runs/support.ts";
 
 const dirs: string[] = [];
-const children: ChildProcessWithoutNullStreams[] = [];
+const pis: RpcPi[] = [];
 afterEach(async () => {
-	for (const child of children.splice(0)) {
-		if (child.exitCode !== null) continue;
-		const closed = new Promise((resolve) => child.once("close", resolve));
-		child.stdin.end();
-		child.kill("SIGTERM");
-		await closed;
-	}
+	for (const pi of pis.splice(0)) await pi.close();
 	for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 /** pi in RPC mode in `cwd`; resolves with the first notification that `match` accepts. */
-function notified(cwd: string, agentDir: string, match: (message: string) => boolean): Promise<string> {
-	const child = spawn(
-		process.execPath,
-		[
-			piCli,
-			"--mode",
-			"rpc",
-			"--offline",
-			"--no-session",
-			"-e",
-			join(root, "src", "pi.ts"),
-			"-e",
-			join(root, "test", "fixtures", "faux-provider-extension.ts"),
-			"--model",
-			"faux/faux-1",
-		],
-		{
-			cwd,
-			env: {
-				...process.env,
-				PI_CODING_AGENT_DIR: agentDir,
-				PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
-			},
-		},
-	);
-	children.push(child);
-	let buffer = "";
-	let seen = "";
-	return new Promise((resolve, reject) => {
-		child.stdout.on("data", (chunk: Buffer) => {
-			buffer += chunk.toString("utf8");
-			for (let newline = buffer.indexOf("\n"); newline >= 0; newline = buffer.indexOf("\n")) {
-				const text = buffer.slice(0, newline).trim();
-				buffer = buffer.slice(newline + 1);
-				if (!text.startsWith("{")) continue;
-				const line = JSON.parse(text) as { type?: string; method?: string; message?: unknown };
-				if (line.type !== "extension_ui_request" || line.method !== "notify") continue;
-				seen += `${String(line.message)}\n`;
-				if (match(String(line.message))) resolve(String(line.message));
-			}
-		});
-		child.stderr.on("data", (chunk: Buffer) => {
-			seen += chunk.toString("utf8");
-		});
-		child.on("close", () => reject(new Error(`pi exited before the notification; it said:\n${seen}`)));
-	});
+async function notified(cwd: string, agentDir: string, match: (message: string) => boolean): Promise<string> {
+	const pi = new RpcPi(cwd, agentDir);
+	pis.push(pi);
+	return notifyOf(await pi.waitFor((line) => match(notifyOf(line))));
 }
 
 /** A project with one run record that ended 90 days ago. */
@@ -81,24 +31,7 @@ async function projectWithOldRun(): Promise<{ cwd: string; agentDir: string; old
 	const agentDir = mkdtempSync(join(tmpdir(), "wf-prune-rpc-agent-"));
 	dirs.push(cwd, agentDir);
 	const store = createRunStore({ cwd, root: join(agentDir, "workflow-runs") });
-	const old = await store.create({ script: "return 1", meta: { name: "ancient", description: "d" } });
-	await old.writeSnapshot({
-		status: "completed",
-		failures: [],
-		counts: { calls: 0, started: 0, completed: 0, failed: 0, skipped: 0 },
-		usage: { input: 0, output: 0, total: 0 },
-		cost: { usd: 0 },
-		droppedLogs: 0,
-		durationMs: 1,
-	});
-	const at = new Date(Date.now() - 90 * 24 * 60 * 60 * 1000).toISOString();
-	for (const [file, field] of [
-		["run.json", "createdAt"],
-		["snapshot.json", "endedAt"],
-	] as const) {
-		const path = join(old.dir, file);
-		writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, "utf8")), [field]: at }));
-	}
+	const old = await endedRun(store, { name: "ancient", daysAgo: 90, agents: 0 });
 	return { cwd, agentDir, old };
 }
 

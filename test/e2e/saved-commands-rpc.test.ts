@@ -5,15 +5,12 @@
  * the session, a missing argument is asked for with pi's input dialog, and `/workflows run <name>` reaches the
  * workflow whose name clashed; `/workflows save` makes a run's script a command at once.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { type Line, notifyOf, piArguments, piEnv, RpcPi } from "../helpers/rpc-pi.ts";
 import { runCommand } from "../helpers/spawn.ts";
-
-const root = join(import.meta.dirname, "..", "..");
-const piCli = join(root, "node_modules", "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js");
 
 const ECHO = `export const meta = {
 	name: "echo-args",
@@ -34,93 +31,6 @@ const CLASH = `export const meta = { name: "model", description: "Named like pi'
 return "clash ran";
 `;
 
-type Line = Record<string, unknown> & { type: string };
-
-/** A pi in RPC mode: send commands, wait for lines. */
-class RpcPi {
-	readonly lines: Line[] = [];
-	private readonly child: ChildProcessWithoutNullStreams;
-	private waiters: (() => void)[] = [];
-	private buffer = "";
-	stderr = "";
-
-	constructor(cwd: string, agentDir: string) {
-		this.child = spawn(
-			process.execPath,
-			[
-				piCli,
-				"--mode",
-				"rpc",
-				"--offline",
-				"--no-session",
-				"-e",
-				join(root, "src", "pi.ts"),
-				"-e",
-				join(root, "test", "fixtures", "faux-provider-extension.ts"),
-				"--model",
-				"faux/faux-1",
-			],
-			{
-				cwd,
-				env: {
-					...process.env,
-					PI_CODING_AGENT_DIR: agentDir,
-					PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
-				},
-			},
-		);
-		this.child.stdout.on("data", (chunk: Buffer) => {
-			this.buffer += chunk.toString("utf8");
-			let newline = this.buffer.indexOf("\n");
-			while (newline >= 0) {
-				const text = this.buffer.slice(0, newline).trim();
-				this.buffer = this.buffer.slice(newline + 1);
-				if (text.startsWith("{")) this.lines.push(JSON.parse(text) as Line);
-				newline = this.buffer.indexOf("\n");
-			}
-			for (const wake of this.waiters.splice(0)) wake();
-		});
-		this.child.stderr.on("data", (chunk: Buffer) => {
-			this.stderr += chunk.toString("utf8");
-		});
-	}
-
-	send(command: Record<string, unknown>): void {
-		this.child.stdin.write(`${JSON.stringify(command)}\n`);
-	}
-
-	/** The first line (from `from` on) that `match` accepts; fails after `timeoutMs` saying what it saw. */
-	async waitFor(match: (line: Line) => boolean, from = 0, timeoutMs = 60_000): Promise<Line> {
-		const deadline = Date.now() + timeoutMs;
-		for (;;) {
-			const found = this.lines.slice(from).find(match);
-			if (found) return found;
-			if (Date.now() > deadline) {
-				throw new Error(
-					`no such line; saw:\n${this.lines.map((l) => JSON.stringify(l).slice(0, 300)).join("\n")}\n${this.stderr}`,
-				);
-			}
-			await new Promise<void>((resolve) => {
-				const timer = setTimeout(resolve, 1000);
-				this.waiters.push(() => {
-					clearTimeout(timer);
-					resolve();
-				});
-			});
-		}
-	}
-
-	async close(): Promise<void> {
-		if (this.child.exitCode !== null) return;
-		const closed = new Promise((resolve) => this.child.once("close", resolve));
-		this.child.stdin.end();
-		this.child.kill("SIGTERM");
-		await closed;
-	}
-}
-
-const notifyOf = (line: Line) =>
-	line.type === "extension_ui_request" && line.method === "notify" ? String(line.message) : "";
 const runMessage = (line: Line) =>
 	line.type === "message_end" && (line.message as { customType?: string })?.customType === "workflow-run"
 		? String((line.message as { content: unknown }).content)
@@ -201,31 +111,11 @@ describe("saved workflows as commands, through pi's own loader (RPC mode)", () =
 		mkdirSync(join(cwd, ".pi", "workflows"), { recursive: true });
 		writeFileSync(join(cwd, ".pi", "workflows", "echo.js"), ECHO);
 		const print = (prompt: string) =>
-			runCommand(
-				process.execPath,
-				[
-					piCli,
-					"-p",
-					"--offline",
-					"--no-session",
-					"-e",
-					join(root, "src", "pi.ts"),
-					"-e",
-					join(root, "test", "fixtures", "faux-provider-extension.ts"),
-					"--model",
-					"faux/faux-1",
-					prompt,
-				],
-				{
-					cwd,
-					timeoutMs: 120_000,
-					env: {
-						...process.env,
-						PI_CODING_AGENT_DIR: agentDir,
-						PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
-					},
-				},
-			);
+			runCommand(process.execPath, [...piArguments(["-p"]), prompt], {
+				cwd,
+				timeoutMs: 120_000,
+				env: piEnv(agentDir),
+			});
 		const ran = await print("/echo-args word=delta times=4");
 		expect(ran.code, ran.stderr).toBe(0);
 		// pi keeps stdout for the model's answer (there is none: no turn ran); what the command shows is on stderr.
