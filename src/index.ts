@@ -112,6 +112,7 @@ export type {
 	WorkflowFanOutInfo,
 	WorkflowJournal,
 	WorkflowJournalEntry,
+	WorkflowJournalSkippedLine,
 	WorkflowLimits,
 	WorkflowMeta,
 	WorkflowNameMatch,

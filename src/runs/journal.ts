@@ -6,7 +6,7 @@
 import type { FileHandle } from "node:fs/promises";
 import { open, readFile } from "node:fs/promises";
 import { WorkflowError } from "../errors.ts";
-import type { WorkflowJournalEntry } from "../runtime/types.ts";
+import type { WorkflowJournalEntry, WorkflowJournalSkippedLine } from "../runtime/types.ts";
 import { errnoCode, FILE_MODE, storeError } from "./files.ts";
 import { entryShapeProblem, parseJournal } from "./journal-lines.ts";
 import type { JournalProblem, RunJournal } from "./types.ts";
@@ -32,8 +32,10 @@ export async function openRunJournal(path: string, runId: string): Promise<RunJo
 	try {
 		handle = await open(path, "a", FILE_MODE);
 		await handle.chmod(FILE_MODE);
-		// A torn last line is cut before anything is appended, or the next line would be glued to it.
+		// A torn last line is cut before anything is appended, or the next line would be glued to it; a whole last
+		// line that lost its newline (a hand edit) is kept and ended.
 		if (contents.completeBytes < bytes.length) await handle.truncate(contents.completeBytes);
+		if (contents.needsNewline) await handle.write("\n");
 	} catch (error) {
 		throw storeError(error, path, "open the journal");
 	}
@@ -74,6 +76,14 @@ class FileJournal implements RunJournal {
 
 	lookup(key: string): WorkflowJournalEntry | undefined {
 		return this.#entries.get(key);
+	}
+
+	skipped(): WorkflowJournalSkippedLine[] {
+		return this.problems.map(({ line, reason, key }) => ({
+			where: `${this.#path}:${line}`,
+			reason,
+			...(key !== undefined ? { key } : {}),
+		}));
 	}
 
 	entries(): WorkflowJournalEntry[] {

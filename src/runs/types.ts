@@ -7,6 +7,7 @@ import type {
 	WorkflowCost,
 	WorkflowJournal,
 	WorkflowJournalEntry,
+	WorkflowJournalSkippedLine,
 	WorkflowMeta,
 	WorkflowRunResult,
 } from "../runtime/types.ts";
@@ -93,6 +94,8 @@ export interface JournalProblem {
 	/** 1-based line number in the file. */
 	line: number;
 	reason: string;
+	/** The key the line was for, when it can still be read: that call runs again. */
+	key?: string;
 }
 
 /**
@@ -100,8 +103,10 @@ export interface JournalProblem {
  * are written in call order and never interleave; the same key recorded again replaces the earlier entry.
  */
 export interface RunJournal extends WorkflowJournal, AsyncDisposable {
-	/** Lines that loading skipped (bad JSON, wrong shape), so a host can tell the user. A torn last line is not one. */
+	/** Lines that loading skipped (bad JSON, wrong shape, a torn last line), so a host can tell the user. */
 	readonly problems: readonly JournalProblem[];
+	/** `problems` as the runtime reads them, each named `path:line`: a resume says them once and in its misses. */
+	skipped(): WorkflowJournalSkippedLine[];
 	/** Distinct keys journaled. */
 	readonly size: number;
 	/** Every entry, one per key (the last recorded wins), in the order they were last recorded. */

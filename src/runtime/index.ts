@@ -64,6 +64,7 @@ export type {
 	WorkflowFanOutInfo,
 	WorkflowJournal,
 	WorkflowJournalEntry,
+	WorkflowJournalSkippedLine,
 	WorkflowLimits,
 	WorkflowMeta,
 	WorkflowNameMatch,

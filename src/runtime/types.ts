@@ -390,6 +390,18 @@ export interface WorkflowJournal {
 	record(entry: WorkflowJournalEntry): Promise<void>;
 	/** Every entry it holds: with it, a resume names the recorded call a changed call missed, and what differs. */
 	list?(): readonly WorkflowJournalEntry[];
+	/** Lines it could not read (their calls run again): a resume warns of them once and names them in its misses. */
+	skipped?(): readonly WorkflowJournalSkippedLine[];
+}
+
+/** A line of a journal its host could not read. */
+export interface WorkflowJournalSkippedLine {
+	/** The file and line, `path:line`. */
+	where: string;
+	/** Why: not JSON, not an object, a field missing or wrong, a torn last line. */
+	reason: string;
+	/** The key the line was for, when it can still be read. */
+	key?: string;
 }
 
 /** One entry of the failure census: an `agent()` that resolved to null, or a combinator slot that became null. */

@@ -54,7 +54,7 @@ describe("record.journal()", () => {
 		await again.close();
 	});
 
-	it("a torn last line (the writer died mid-line) is skipped silently and cut before the next record", async () => {
+	it("a torn last line (the writer died mid-line) is cut before the next record and reported with its key", async () => {
 		const record = await newRecord();
 		const journal = await record.journal();
 		await journal.record(entry("a"));
@@ -62,7 +62,16 @@ describe("record.journal()", () => {
 		appendFileSync(join(record.dir, "journal.jsonl"), '{"key":"b","val');
 		const again = await record.journal();
 		expect(again.size).toBe(1);
-		expect(again.problems).toEqual([]);
+		const torn = {
+			line: 2,
+			reason: "a torn last line: the run stopped while writing it; cut from the file",
+			key: "b",
+		};
+		expect(again.problems).toEqual([torn]);
+		// What a resume says: the file and line, why, and whose call it was.
+		expect(again.skipped()).toEqual([
+			{ where: `${join(record.dir, "journal.jsonl")}:2`, reason: torn.reason, key: "b" },
+		]);
 		await again.record(entry("c"));
 		await again.close();
 		expect(journalText(record)).toBe(`${JSON.stringify(entry("a"))}\n${JSON.stringify(entry("c"))}\n`);
@@ -70,6 +79,27 @@ describe("record.journal()", () => {
 		expect(third.entries().map((e) => e.key)).toEqual(["a", "c"]);
 		expect(third.problems).toEqual([]);
 		await third.close();
+	});
+
+	it("a whole last entry with no newline (a hand edit) is kept, and the next record goes on a line of its own", async () => {
+		const record = await newRecord();
+		writeFileSync(join(record.dir, "journal.jsonl"), `${JSON.stringify(entry("a"))}\n${JSON.stringify(entry("b"))}`);
+		const journal = await record.journal();
+		expect(journal.entries().map((e) => e.key)).toEqual(["a", "b"]);
+		expect(journal.problems).toEqual([]);
+		await journal.record(entry("c"));
+		await journal.close();
+		expect(journalText(record)).toBe(`${["a", "b", "c"].map((key) => JSON.stringify(entry(key))).join("\n")}\n`);
+	});
+
+	it("a last line with no newline that is JSON but not an entry is reported like any bad line, and kept", async () => {
+		const record = await newRecord();
+		writeFileSync(join(record.dir, "journal.jsonl"), `${JSON.stringify(entry("a"))}\n{"key":"b"}`);
+		const journal = await record.journal();
+		expect(journal.problems).toEqual([{ line: 2, reason: "`value` is missing", key: "b" }]);
+		await journal.record(entry("c"));
+		await journal.close();
+		expect(journalText(record)).toBe(`${JSON.stringify(entry("a"))}\n{"key":"b"}\n${JSON.stringify(entry("c"))}\n`);
 	});
 
 	it("a journal edited by hand into garbage: bad lines are reported with line number and why, good ones kept", async () => {
@@ -93,10 +123,10 @@ describe("record.journal()", () => {
 			{ line: 2, reason: expect.stringMatching(/^not JSON \(.+\)$/) },
 			{ line: 3, reason: "not an object" },
 			{ line: 4, reason: "`key` is not a non-empty string" },
-			{ line: 5, reason: "`value` is missing" },
-			{ line: 6, reason: "`usage` is not `{ input, output, total }` numbers" },
-			{ line: 7, reason: "`label` is not a string" },
-			{ line: 8, reason: '`kind` is not "answer" or "tool"' },
+			{ line: 5, key: "x", reason: "`value` is missing" },
+			{ line: 6, key: "y", reason: "`usage` is not `{ input, output, total }` numbers" },
+			{ line: 7, key: "z", reason: "`label` is not a string" },
+			{ line: 8, key: "w", reason: '`kind` is not "answer" or "tool"' },
 		]);
 		// Appending still works and the garbage stays where it was, for a person to look at.
 		await journal.record(entry("c"));
@@ -116,12 +146,12 @@ describe("record.journal()", () => {
 		await again.close();
 	});
 
-	it("a file of pure binary garbage loads empty with problems, never a crash", async () => {
+	it("a file of pure binary garbage loads empty with problems (its last line as torn), never a crash", async () => {
 		const record = await newRecord();
 		writeFileSync(join(record.dir, "journal.jsonl"), Buffer.from([0xff, 0x00, 0x0a, 0xfe, 0x7b, 0x0a, 0x80]));
 		const journal = await record.journal();
 		expect(journal.size).toBe(0);
-		expect(journal.problems.map((p) => p.line)).toEqual([1, 2]);
+		expect(journal.problems.map((p) => p.line)).toEqual([1, 2, 3]);
 		await journal.close();
 	});
 
