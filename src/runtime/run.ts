@@ -8,6 +8,7 @@ import { startRunSpans, tracingRegistered } from "../telemetry/spans.ts";
 import { CallKeys } from "./agent/key.ts";
 import { MAX_TIMEOUT_MS } from "./agent/options.ts";
 import { RunProviderWaits } from "./agent/provider-wait.ts";
+import { warnSkippedLines } from "./agent/replay-miss.ts";
 import { RunDeadline } from "./ask.ts";
 import { Budget } from "./budget.ts";
 import { Census } from "./census.ts";
@@ -204,6 +205,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		});
 		// The static pass's warnings (a guarded name, a header key of another runtime): the run goes on and says each once.
 		for (const warning of parsed.warnings) emitLog(run, { level: "warn", message: warning });
+		warnSkippedLines(run);
 		const outcome = await runScriptBody(scope, parsed, args);
 		if (outcome.ok)
 			value = checkResultSize(

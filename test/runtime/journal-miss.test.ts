@@ -140,4 +140,25 @@ describe("a resume whose calls miss the journal", () => {
 		expect(again.prompts).toEqual(["c"]);
 		expect(again.warnings).toEqual([]);
 	});
+
+	it("unreadable lines: said once at the start; one that names another call's key leaves a miss explained as before", async () => {
+		const journal = memoryJournal({ listed: true });
+		await run(`return [await agent("Check acorn"), await agent("Write the report")];`, { journal });
+		const [acorn] = journal.entries.keys();
+		const skipped = [
+			// Recorded again further down the file: its call replays, so it is not said.
+			{ where: "runs/j.jsonl:1", reason: "`value` is missing", key: acorn as string },
+			{ where: "runs/j.jsonl:4", reason: "not an object", key: "some-other-call#0" },
+		];
+		const second = await run(`return [await agent("Check acorn"), await agent("Write the short report")];`, {
+			journal: { ...journal, skipped: () => skipped },
+		});
+		expect(second.prompts).toEqual(["Write the short report"]);
+		expect(second.warnings).toEqual([
+			"Resume: 1 journal line could not be read: runs/j.jsonl:4: not an object. The call it recorded runs again and is recorded anew; a bad line still in the file can be fixed or deleted by hand.",
+			expect.stringMatching(
+				/^Resume: `Write the short report` \(#1\) runs again instead of replaying: the nearest recorded call not matched so far, `Write the report` \(#1 then\)/,
+			),
+		]);
+	});
 });

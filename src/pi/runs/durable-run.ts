@@ -91,6 +91,7 @@ export class DurableRun {
 			lookup: (key) => this.opened?.lookup(key),
 			record: (entry) => this.write(entry),
 			list: () => this.opened?.entries() ?? [],
+			skipped: () => this.opened?.skipped() ?? [],
 		};
 	}
 

@@ -3,12 +3,14 @@
  * an edit that rewrote a prompt from memory changes it silently; so when a call misses the journal while recorded
  * calls stay unmatched, the run's log says so at once: the nearest unmatched recorded call (same label, else same
  * agent type and the most similar prompt) and what differs. One warning per missed call, a bounded number per run.
+ * Journal lines the host could not read are said once at the start; a call that may have been one of them is
+ * never blamed on another recorded call.
  */
 import { hash } from "node:crypto";
 import type { WorkflowAgentCallRef } from "../events.ts";
 import { stableJson } from "../json.ts";
 import { emitLog, type RunContext } from "../run-context.ts";
-import type { JsonSchema, WorkflowJournalEntry } from "../types.ts";
+import type { JsonSchema, WorkflowJournalEntry, WorkflowJournalSkippedLine } from "../types.ts";
 import type { WorkflowCallIdentity } from "./identity.ts";
 
 /** Characters of a prompt a journal line keeps, to say where an edited prompt differs. */
@@ -16,6 +18,9 @@ export const IDENTITY_PROMPT_CHARS = 200;
 
 /** Warnings a run gives about missed replays before it only counts them; and misses it looks into at all. */
 export const MISS_LIMITS = { warnings: 10, examined: 200 };
+
+/** Unreadable journal lines a warning names before it only counts them. */
+const SKIPPED_NAMED = 5;
 
 /** Prompts at least this alike (shared start and end over the longer head) are "the same call, edited". */
 const SIMILAR = 0.5;
@@ -63,7 +68,8 @@ const states = new WeakMap<RunContext, MissState>();
 function stateOf(run: RunContext): MissState {
 	let state = states.get(run);
 	if (!state) {
-		state = { resumed: listEntries(run).length > 0, asked: new Set(), named: new Set(), warnings: 0, examined: 0 };
+		const resumed = listEntries(run).length > 0 || skippedLines(run).length > 0;
+		state = { resumed, asked: new Set(), named: new Set(), warnings: 0, examined: 0 };
 		states.set(run, state);
 	}
 	return state;
@@ -81,6 +87,50 @@ function listEntries(run: RunContext): readonly WorkflowJournalEntry[] {
 	}
 }
 
+/**
+ * The lines the journal could not read whose calls have no entry (a line of a key recorded again since is not
+ * missed); none when it cannot say (or fails to).
+ */
+function skippedLines(run: RunContext): readonly WorkflowJournalSkippedLine[] {
+	const journal = run.journal;
+	if (typeof journal?.skipped !== "function") return [];
+	try {
+		const lines = journal.skipped();
+		if (!Array.isArray(lines)) return [];
+		return lines.filter(
+			(line) =>
+				typeof line?.where === "string" &&
+				typeof line.reason === "string" &&
+				(typeof line.key !== "string" || journal.lookup(line.key) === undefined),
+		);
+	} catch {
+		return [];
+	}
+}
+
+/** "2 journal lines" ("1 journal line"). */
+function linesCount(lines: readonly unknown[]): string {
+	return `${lines.length} journal line${lines.length === 1 ? "" : "s"}`;
+}
+
+/** Where the first few lines are (`path:line`, with why when `why`), then how many more. */
+function linesList(lines: readonly WorkflowJournalSkippedLine[], why: boolean): string {
+	const named = lines.slice(0, SKIPPED_NAMED).map((line) => (why ? `${line.where}: ${line.reason}` : line.where));
+	const more = lines.length > SKIPPED_NAMED ? `${why ? ";" : ","} and ${lines.length - SKIPPED_NAMED} more` : "";
+	return `${named.join(why ? "; " : ", ")}${more}`;
+}
+
+/** Once, as a resume starts: the journal lines it could not read, whose calls run again. */
+export function warnSkippedLines(run: RunContext): void {
+	const lines = skippedLines(run);
+	if (lines.length === 0) return;
+	const one = lines.length === 1;
+	emitLog(run, {
+		level: "warn",
+		message: `Resume: ${linesCount(lines)} could not be read: ${linesList(lines, true)}. The call${one ? " it recorded runs" : "s they recorded run"} again and ${one ? "is" : "are"} recorded anew; a bad line still in the file can be fixed or deleted by hand.`,
+	});
+}
+
 /** Notes that a call asked the journal for `key` (hit or miss): its entry, if any, is matched from now on. */
 export function noteLookup(run: RunContext, key: string): void {
 	if (run.journal) stateOf(run).asked.add(key);
@@ -95,6 +145,12 @@ export function explainMiss(run: RunContext, ref: WorkflowAgentCallRef, identity
 	const state = stateOf(run);
 	if (!state.resumed || state.warnings >= MISS_LIMITS.warnings || state.examined >= MISS_LIMITS.examined) return;
 	state.examined++;
+	const unreadable = unreadableExplanation(run, ref.key);
+	if (unreadable) {
+		state.warnings++;
+		warnMiss(run, ref, state, unreadable);
+		return;
+	}
 	const scope = scopeOf(ref.key);
 	const unmatched = listEntries(run).filter(
 		(entry) =>
@@ -112,13 +168,35 @@ export function explainMiss(run: RunContext, ref: WorkflowAgentCallRef, identity
 	const why = recorded
 		? `${differences(recorded, identity).join("; ")}`
 		: "the journal is from an older version that did not record what a call was made of, so what differs is unknown";
+	warnMiss(
+		run,
+		ref,
+		state,
+		`the nearest recorded call not matched so far, ${name}, ${why}. A call replays only when its prompt, agent type, schema, model, thinking, tools and isolation are byte for byte the recorded ones.`,
+	);
+}
+
+/**
+ * Why `key` missed when that may be an unreadable line: its own (the line's key is this call's), or any whose key
+ * is lost. Undefined when every such line names another call.
+ */
+function unreadableExplanation(run: RunContext, key: string): string | undefined {
+	const lines = skippedLines(run);
+	const own = lines.find((line) => line.key === key);
+	if (own) return `its journal line, ${own.where}, could not be read (${own.reason}).`;
+	const unknown = lines.filter((line) => line.key === undefined);
+	if (unknown.length === 0) return undefined;
+	return `${linesCount(unknown)} could not be read (${linesList(unknown, false)}); this call may have been ${unknown.length === 1 ? "that line" : "one of them"}.`;
+}
+
+function warnMiss(run: RunContext, ref: WorkflowAgentCallRef, state: MissState, why: string): void {
 	const more =
 		state.warnings === MISS_LIMITS.warnings
 			? ` Further misses are not listed (at most ${MISS_LIMITS.warnings}).`
 			: "";
 	emitLog(run, {
 		level: "warn",
-		message: `Resume: \`${ref.label}\` (#${ref.index}) runs again instead of replaying: the nearest recorded call not matched so far, ${name}, ${why}. A call replays only when its prompt, agent type, schema, model, thinking, tools and isolation are byte for byte the recorded ones.${more}`,
+		message: `Resume: \`${ref.label}\` (#${ref.index}) runs again instead of replaying: ${why}${more}`,
 		...(ref.phase ? { phase: ref.phase } : {}),
 	});
 }
