@@ -82,7 +82,7 @@ const INFO: RunInfo = {
 };
 
 describe("text that grows with the run", () => {
-	it("cuts a long log message, draws at most BAND_LIMIT waits and lists at most LOG_ROWS failures", () => {
+	it("cuts a long log message, draws at most BAND_LIMIT waits, lists at most LOG_ROWS failures and 20 unreadable lines", () => {
 		const lines: Record<string, unknown>[] = [{ type: "run_start", time: 0 }];
 		for (let i = 0; i < BAND_LIMIT + 40; i++) {
 			lines.push(
@@ -95,7 +95,7 @@ describe("text that grows with the run", () => {
 			sessions: [{ session: 1, time: 0, resumed: false }],
 			events: lines.map((line) => ({ ...line, session: 1 })) as unknown as RunEventLog["events"],
 			dropped: 0,
-			problems: [],
+			problems: Array.from({ length: 25 }, (_, i) => `events.jsonl line ${i + 1}: not JSON`),
 		};
 		const failures = Array.from({ length: LOG_ROWS + 5 }, (_, index) => ({
 			kind: "agent" as const,
@@ -111,5 +111,8 @@ describe("text that grows with the run", () => {
 		expect(html).not.toContain("y".repeat(TEXT_CHARS));
 		expect(html.match(/<pre>z+… \(5000 characters\)<\/pre>/g)).toHaveLength(LOG_ROWS);
 		expect(html).toContain("… and 5 more failures");
+		// A record torn in many places: the first unreadable lines named, the rest counted.
+		expect(html.match(/Could not read: events\.jsonl line \d+: not JSON/g)).toHaveLength(20);
+		expect(html).toContain("Could not read: … and 5 more unreadable lines");
 	});
 });
