@@ -11,8 +11,19 @@ import { OUTCOME_COLOURS, pageScript, pageStyle } from "./page-assets.ts";
 import { runningSvg, timelineSvg } from "./svg.ts";
 import { OUTCOMES, type ReportCall, type ReportModel, type ReportWhy } from "./types.ts";
 
-/** Log entries the page lists; the rest are counted. */
-const LOG_ROWS = 2000;
+/** Log entries, and census rows, the page lists; the rest are counted. */
+export const LOG_ROWS = 2000;
+
+/** Characters of one log message, census cause, error or reason the page shows (the event log has all of it). */
+export const TEXT_CHARS = 1000;
+
+/** Characters of a label, agent type or model the page shows. */
+const NAME_CHARS = 300;
+
+/** `text` cut to `TEXT_CHARS`, saying how long it was. */
+function long(text: string): string {
+	return text.length > TEXT_CHARS ? `${text.slice(0, TEXT_CHARS - 1)}… (${text.length} characters)` : text;
+}
 
 /** The whole page. */
 export function renderReportHtml(model: ReportModel): string {
@@ -114,7 +125,7 @@ function whySection(model: ReportModel): string {
 	const rows = explained
 		.map((call) => {
 			const why = call.why as ReportWhy;
-			return `<tr class="why-row" data-c="${call.id}" data-key="${esc(call.key)}" data-kind="${why.kind}"><td>Resume ${call.session - 1}</td><td>#${call.index} ${esc(call.label)}</td><td>${whyHtml(why)}</td></tr>`;
+			return `<tr class="why-row" data-c="${call.id}" data-key="${esc(call.key)}" data-kind="${why.kind}"><td>Resume ${call.session - 1}</td><td>#${call.index} ${esc(clip(call.label, NAME_CHARS))}</td><td>${whyHtml(why)}</td></tr>`;
 		})
 		.join("");
 	return `<h2>Why it ran again</h2><p class="sub">Each call a resume ran instead of replaying from the journal: the nearest recorded call it did not match, and what differs. A call replays only when its prompt, agent type, schema, model, thinking, tools and isolation are byte for byte the recorded ones.</p><table id="why"><tr><th>session</th><th>call</th><th>why</th></tr>${rows}</table>`;
@@ -123,32 +134,35 @@ function whySection(model: ReportModel): string {
 function whyHtml(why: ReportWhy): string {
 	if (why.kind === "new") return "new call: no recorded call is near it";
 	const nearest = why.nearest
-		? `nearest recorded call: <b>${esc(why.nearest.label)}</b>${why.nearest.index !== undefined ? ` (#${why.nearest.index} then)` : ""}<br>`
+		? `nearest recorded call: <b>${esc(clip(why.nearest.label, NAME_CHARS))}</b>${why.nearest.index !== undefined ? ` (#${why.nearest.index} then)` : ""}<br>`
 		: "";
 	const diff = why.diff
 		? `<pre class="diff">${esc(why.diff.same)}<del>${esc(why.diff.recorded)}</del><ins>${esc(why.diff.now)}</ins></pre>`
 		: "";
-	return `${nearest}${why.differences.map((text) => esc(text)).join("<br>")}${diff}`;
+	return `${nearest}${why.differences.map((text) => esc(long(text))).join("<br>")}${diff}`;
 }
 
 /** The why as one line of text, for the detail box and `--text`. */
 export function whyText(why: ReportWhy): string {
 	if (why.kind === "new") return "new call: no recorded call is near it";
 	const nearest = why.nearest
-		? `nearest recorded call ${why.nearest.label}${why.nearest.index !== undefined ? ` (#${why.nearest.index} then)` : ""}: `
+		? `nearest recorded call ${clip(why.nearest.label, NAME_CHARS)}${why.nearest.index !== undefined ? ` (#${why.nearest.index} then)` : ""}: `
 		: "";
-	return `${nearest}${why.differences.join("; ")}`;
+	return `${nearest}${why.differences.map(long).join("; ")}`;
 }
 
 function censusSection(model: ReportModel): string {
 	if (model.census.length === 0) return `<h2>Census</h2><p class="sub">No agent or slot gave null.</p>`;
 	const rows = model.census
+		.slice(0, LOG_ROWS)
 		.map(
 			(failure) =>
-				`<tr><td>${failure.kind}[${failure.index}]</td><td>${esc(failure.label ?? "")}</td><td>${esc(failure.phase ?? "")}</td><td><pre>${esc(failure.cause)}</pre></td><td>${esc(failure.code ?? "")}</td><td>${failure.line !== undefined ? esc(`${failure.filename ?? ""}:${failure.line}:${failure.column ?? 0}`) : ""}</td></tr>`,
+				`<tr><td>${failure.kind}[${failure.index}]</td><td>${esc(clip(failure.label ?? "", NAME_CHARS))}</td><td>${esc(clip(failure.phase ?? "", NAME_CHARS))}</td><td><pre>${esc(long(failure.cause))}</pre></td><td>${esc(failure.code ?? "")}</td><td>${failure.line !== undefined ? esc(clip(`${failure.filename ?? ""}:${failure.line}:${failure.column ?? 0}`, NAME_CHARS)) : ""}</td></tr>`,
 		)
 		.join("");
-	return `<h2>Census</h2><table id="census"><tr><th>what</th><th>label</th><th>phase</th><th>cause</th><th>code</th><th>where</th></tr>${rows}</table>`;
+	const more =
+		model.census.length > LOG_ROWS ? `<p class="sub">… and ${model.census.length - LOG_ROWS} more failures</p>` : "";
+	return `<h2>Census</h2><table id="census"><tr><th>what</th><th>label</th><th>phase</th><th>cause</th><th>code</th><th>where</th></tr>${rows}</table>${more}`;
 }
 
 function logSection(model: ReportModel): string {
@@ -158,7 +172,7 @@ function logSection(model: ReportModel): string {
 		.map((log) => {
 			const session = model.sessions.find((candidate) => candidate.session === log.session);
 			const at = log.time !== undefined && session ? formatDuration(log.time - session.start) : "";
-			return `<tr class="log ${log.level}"><td>${log.session}</td><td class="num">${at}</td><td>${log.level}</td><td>${esc(log.phase ?? "")}</td><td><pre>${esc(log.message)}</pre></td></tr>`;
+			return `<tr class="log ${log.level}"><td>${log.session}</td><td class="num">${at}</td><td>${log.level}</td><td>${esc(clip(log.phase ?? "", NAME_CHARS))}</td><td><pre>${esc(long(log.message))}</pre></td></tr>`;
 		})
 		.join("");
 	const more =
@@ -189,13 +203,13 @@ function details(calls: readonly ReportCall[]): Record<string, string>[] {
 /** What the detail box shows of a call (all plain strings: the box writes them as text). */
 function detailOf(call: ReportCall): Record<string, string> {
 	const out: Record<string, string> = {
-		label: `#${call.index} ${call.label}`,
-		type: call.agentType,
+		label: `#${call.index} ${clip(call.label, NAME_CHARS)}`,
+		type: clip(call.agentType, NAME_CHARS),
 		outcome: call.outcome,
 		attempts: String(call.attempts),
 	};
-	if (call.model) out.model = call.model;
-	if (call.phase) out.phase = call.phase;
+	if (call.model) out.model = clip(call.model, NAME_CHARS);
+	if (call.phase) out.phase = clip(call.phase, NAME_CHARS);
 	if (call.startedAt !== undefined && call.endedAt !== undefined) {
 		const queued = call.queuedAt !== undefined ? call.startedAt - call.queuedAt : 0;
 		out.time = `${formatDuration(call.endedAt - call.startedAt)} running${queued > 0 ? `, ${formatDuration(queued)} queued` : ""}`;
@@ -208,9 +222,9 @@ function detailOf(call: ReportCall): Record<string, string> {
 	if (call.answer) out.answer = clip(call.answer, 300);
 	const notes = call.bars
 		.filter((bar) => bar.note && bar.note !== call.error)
-		.map((bar) => `${bar.outcome}: ${oneLine(bar.note ?? "")}`);
-	if (call.error || notes.length > 0) out.error = [...notes, ...(call.error ? [call.error] : [])].join("\n");
-	if (call.branch) out.branch = call.branch;
+		.map((bar) => `${bar.outcome}: ${long(oneLine(bar.note ?? ""))}`);
+	if (call.error || notes.length > 0) out.error = [...notes, ...(call.error ? [long(call.error)] : [])].join("\n");
+	if (call.branch) out.branch = clip(call.branch, NAME_CHARS);
 	if (call.transcripts) {
 		out.transcript = `${call.transcripts.join("\n")}\n(a pi session file: pi --session <path> opens it)`;
 	}

@@ -31,7 +31,7 @@ export const NO_PHASE = "(no phase)";
 export function buildReportModel(input: ReportInput): ReportModel {
 	const { info, snapshot, log } = input;
 	const missing: string[] = [];
-	const problems = [...(input.problems ?? []), ...(log?.problems ?? [])];
+	const problems = shownProblems([...(input.problems ?? []), ...(log?.problems ?? [])]);
 	const folded = log ? foldEvents(log) : { sessions: [], calls: [], logs: [] };
 	if (!log) {
 		missing.push(
@@ -78,6 +78,14 @@ export function buildReportModel(input: ReportInput): ReportModel {
 	if (snapshot?.replayedCost) model.replayedCost = snapshot.replayedCost;
 	if (snapshot?.error) model.error = `${snapshot.error.code}: ${snapshot.error.message}`;
 	return model;
+}
+
+/** Unreadable lines the report names one by one; a record torn in many places gets the rest counted. */
+export const PROBLEMS_SHOWN = 20;
+
+function shownProblems(problems: string[]): string[] {
+	if (problems.length <= PROBLEMS_SHOWN) return problems;
+	return [...problems.slice(0, PROBLEMS_SHOWN), `… and ${problems.length - PROBLEMS_SHOWN} more unreadable lines`];
 }
 
 /** Calls as the journal and the census know them, for a run without an event log. */

@@ -2,7 +2,9 @@
  * The timeline of one session as SVG, built as text in Node: a lane per agent call grouped by phase, time across;
  * each attempt a bar coloured by how it ended, the time in the queue drawn apart; phases, provider waits and
  * questions as bands, log entries as marks. A phase with more calls than `LANE_LIMIT` packs its calls into shared
- * rows (each row holds calls that did not overlap), so a 1,000-agent run stays a few hundred rows tall. Every
+ * rows (each row holds calls that did not overlap), so a 1,000-agent run stays a few hundred rows tall. The top rows
+ * are bounded whatever the log holds: past `MARK_LIMIT` log entries in a session, entries close in time share one
+ * mark (its title counts them), and phases, waits and questions past `BAND_LIMIT` are counted, not drawn. Every
  * string from a script or a model goes through `esc`.
  */
 import { formatDuration, oneLine } from "../progress/format.ts";
@@ -12,6 +14,15 @@ import type { ReportCall, ReportLog, ReportSession } from "./types.ts";
 
 /** Calls a phase draws one lane each for; more are packed. */
 export const LANE_LIMIT = 60;
+
+/** Log marks a session draws at most: up to this many entries get one each, more share one per slice of time. */
+export const MARK_LIMIT = 200;
+
+/** Phases, and waits and questions, a session draws at most (each row); the rest are counted in the row's name. */
+export const BAND_LIMIT = 500;
+
+/** Characters of a label, phase name or band text the drawing's titles keep. */
+const TITLE_CHARS = 300;
 
 const LABEL_W = 250;
 const PLOT_W = 900;
@@ -33,31 +44,28 @@ export function timelineSvg(session: ReportSession, calls: readonly ReportCall[]
 	const out: string[] = [];
 	let y = 0;
 	// Row 1: phases; row 2: waits and questions; row 3: log marks.
-	out.push(`<text class="row" x="4" y="${y + 12}">phases</text>`);
-	for (const phase of session.phases) {
+	out.push(`<text class="row" x="4" y="${y + 12}">phases${notDrawn(session.phases.length)}</text>`);
+	for (const phase of session.phases.slice(0, BAND_LIMIT)) {
 		const w = Math.max(1, x(phase.end) - x(phase.start));
 		out.push(
-			`<rect class="phase" x="${n(x(phase.start))}" y="${y + 2}" width="${n(w)}" height="${LANE_H - 4}"><title>${esc(phase.name)} · ${formatDuration(phase.end - phase.start)}</title></rect>`,
+			`<rect class="phase" x="${n(x(phase.start))}" y="${y + 2}" width="${n(w)}" height="${LANE_H - 4}"><title>${esc(clip(phase.name, TITLE_CHARS))} · ${formatDuration(phase.end - phase.start)}</title></rect>`,
 			`<text class="pl" x="${n(x(phase.start) + 3)}" y="${y + 12}">${esc(clip(phase.name, Math.max(1, Math.floor(w / 7))))}</text>`,
 		);
 	}
 	y += LANE_H;
-	out.push(`<text class="row" x="4" y="${y + 12}">waits, questions</text>`);
-	for (const band of session.bands) {
+	out.push(`<text class="row" x="4" y="${y + 12}">waits, questions${notDrawn(session.bands.length)}</text>`);
+	for (const band of session.bands.slice(0, BAND_LIMIT)) {
 		const w = Math.max(2, x(band.end) - x(band.start));
 		out.push(
-			`<rect class="band ${band.kind}" x="${n(x(band.start))}" y="${y + 2}" width="${n(w)}" height="${LANE_H - 4}"><title>${band.kind === "wait" ? "provider wait" : "question"}: ${esc(band.label)} · ${formatDuration(band.end - band.start)}</title></rect>`,
+			`<rect class="band ${band.kind}" x="${n(x(band.start))}" y="${y + 2}" width="${n(w)}" height="${LANE_H - 4}"><title>${band.kind === "wait" ? "provider wait" : "question"}: ${esc(clip(band.label, TITLE_CHARS))} · ${formatDuration(band.end - band.start)}</title></rect>`,
 		);
 	}
 	y += LANE_H;
-	out.push(`<text class="row" x="4" y="${y + 12}">log</text>`);
-	for (const log of logs) {
-		if (log.session !== session.session || log.time === undefined) continue;
-		const cx = x(log.time);
-		out.push(
-			`<path class="mark ${log.level}" d="M${n(cx)} ${y + 3}l4 9h-8z"><title>${log.level}: ${esc(clip(oneLine(log.message), 300))}</title></path>`,
-		);
-	}
+	const timed = logs.filter((log) => log.session === session.session && log.time !== undefined);
+	out.push(
+		`<text class="row" x="4" y="${y + 12}">log${timed.length > MARK_LIMIT ? ` (${timed.length} entries)` : ""}</text>`,
+	);
+	out.push(...logMarks(timed, x, y, session.start));
 	y += LANE_H;
 	const bandsTop = TOP_ROWS * LANE_H;
 	for (const [phase, ids] of groupByPhase(session, calls)) {
@@ -65,16 +73,16 @@ export function timelineSvg(session: ReportSession, calls: readonly ReportCall[]
 		const packed = group.length > LANE_LIMIT;
 		const rows = packed ? pack(group) : group.map((call) => [call]);
 		out.push(
-			`<g class="group" data-phase="${esc(phase)}"><rect class="gh" x="0" y="${y}" width="${LABEL_W + PLOT_W}" height="${HEAD_H}"/><text class="gt" x="4" y="${y + 13}">${esc(clip(phase, 60))} · ${group.length} ${group.length === 1 ? "call" : "calls"}${packed ? ` packed into ${rows.length} rows (hover a bar for its call)` : ""}</text></g>`,
+			`<g class="group" data-phase="${esc(clip(phase, TITLE_CHARS))}"><rect class="gh" x="0" y="${y}" width="${LABEL_W + PLOT_W}" height="${HEAD_H}"/><text class="gt" x="4" y="${y + 13}">${esc(clip(phase, 60))} · ${group.length} ${group.length === 1 ? "call" : "calls"}${packed ? ` packed into ${rows.length} rows (hover a bar for its call)` : ""}</text></g>`,
 		);
 		y += HEAD_H;
 		for (const row of rows) {
 			const only = row.length === 1 && !packed ? row[0] : undefined;
 			const attrs = only
-				? ` class="lane${only.why ? " why" : ""}" data-c="${only.id}" data-key="${esc(only.key)}" data-outcome="${only.outcome}"`
+				? ` class="lane${only.why ? " why" : ""}" data-c="${only.id}" data-key="${esc(clip(only.key, TITLE_CHARS))}" data-outcome="${only.outcome}"`
 				: ` class="lane packed"`;
 			const label = only
-				? `<text class="ll" x="4" y="${y + 12}"><title>${esc(only.label)} · ${esc(only.agentType)}</title>${only.why ? "↻ " : ""}#${only.index} ${esc(clip(only.label, 32))}</text>`
+				? `<text class="ll" x="4" y="${y + 12}"><title>${esc(clip(only.label, TITLE_CHARS))} · ${esc(clip(only.agentType, TITLE_CHARS))}</title>${only.why ? "↻ " : ""}#${only.index} ${esc(clip(only.label, 32))}</text>`
 				: "";
 			out.push(`<g${attrs}>${label}`);
 			for (const call of row) {
@@ -100,6 +108,57 @@ export function timelineSvg(session: ReportSession, calls: readonly ReportCall[]
 		})
 		.join("");
 	return `<svg class="timeline" data-session="${session.session}" xmlns="http://www.w3.org/2000/svg" width="${LABEL_W + PLOT_W + 10}" height="${height}" viewBox="0 0 ${LABEL_W + PLOT_W + 10} ${height}">${axis}${out.join("")}</svg>`;
+}
+
+/** ` (N not drawn)` for a row of `count` items past `BAND_LIMIT`. */
+function notDrawn(count: number): string {
+	return count > BAND_LIMIT ? ` (${count - BAND_LIMIT} more not drawn)` : "";
+}
+
+const SEVERITY: readonly ReportLog["level"][] = ["info", "warn", "error"];
+
+/**
+ * The session's log marks: one per entry up to `MARK_LIMIT` entries; past it the plot is cut into `MARK_LIMIT`
+ * slices of time and each slice with entries draws one mark, as severe as its most severe entry, whose title says
+ * how many entries it stands for, their levels and span, and the first of the most severe (the table below lists
+ * them). So a log of 100,000 lines draws at most `MARK_LIMIT` marks, not 100,000.
+ */
+function logMarks(timed: readonly ReportLog[], x: (time: number) => number, y: number, start: number): string[] {
+	const mark = (cx: number, level: ReportLog["level"], title: string) =>
+		`<path class="mark ${level}" d="M${n(cx)} ${y + 3}l4 9h-8z"><title>${title}</title></path>`;
+	const text = (log: ReportLog) => `${log.level}: ${esc(clip(oneLine(log.message), TITLE_CHARS))}`;
+	if (timed.length <= MARK_LIMIT) return timed.map((log) => mark(x(log.time ?? start), log.level, text(log)));
+	const slice = PLOT_W / MARK_LIMIT;
+	const buckets = new Map<number, ReportLog[]>();
+	for (const log of timed) {
+		const at = Math.min(MARK_LIMIT - 1, Math.floor((x(log.time ?? start) - LABEL_W) / slice));
+		const bucket = buckets.get(at);
+		if (bucket) bucket.push(log);
+		else buckets.set(at, [log]);
+	}
+	return [...buckets].map(([at, entries]) => {
+		if (entries.length === 1 && entries[0])
+			return mark(x(entries[0].time ?? start), entries[0].level, text(entries[0]));
+		const counts = new Map<ReportLog["level"], number>();
+		let from = Number.POSITIVE_INFINITY;
+		let to = Number.NEGATIVE_INFINITY;
+		for (const log of entries) {
+			counts.set(log.level, (counts.get(log.level) ?? 0) + 1);
+			from = Math.min(from, log.time ?? start);
+			to = Math.max(to, log.time ?? start);
+		}
+		const level = SEVERITY.findLast((candidate) => counts.has(candidate)) ?? "info";
+		const levels = SEVERITY.filter((candidate) => counts.has(candidate))
+			.reverse()
+			.map((candidate) => `${counts.get(candidate)} ${candidate}`)
+			.join(", ");
+		const first = entries.find((log) => log.level === level) ?? entries[0];
+		return mark(
+			LABEL_W + (at + 0.5) * slice,
+			level,
+			`${entries.length} log entries (${levels}) from ${formatDuration(from - start)} to ${formatDuration(to - start)}; the first ${first ? text(first) : ""}`,
+		);
+	});
 }
 
 /** Children running (solid) and calls queued (dashed) over the session. */
