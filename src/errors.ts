@@ -142,7 +142,12 @@ export function errorMessage(error: unknown): string {
 }
 
 export function isWorkflowError(value: unknown): value is WorkflowError {
-	return value instanceof WorkflowError;
+	try {
+		return value instanceof WorkflowError;
+	} catch {
+		// A Proxy whose getPrototypeOf trap throws (a host's thrown value) is no WorkflowError.
+		return false;
+	}
 }
 
 /** Appends " (line:column)" the way acorn does, unless the message already ends with it. */

@@ -4,7 +4,7 @@
  * the script sees it. Also the run's deadline, which open questions pause.
  */
 import { closestName } from "../authoring/index.ts";
-import { errorMessage, WorkflowError } from "../errors.ts";
+import { errorMessage, isWorkflowError, WorkflowError } from "../errors.ts";
 import { watchAbort } from "./abort-watch.ts";
 import { MAX_TIMEOUT_MS } from "./agent/options.ts";
 import { firstFrameIn } from "./call-site.ts";
@@ -252,11 +252,8 @@ async function waitForAnswer(scope: ScriptScope, question: WorkflowQuestion): Pr
 				});
 		};
 		const refused = (error: unknown) => {
-			if (error instanceof WorkflowError && error.code === "ask_unavailable") {
-				settle({ kind: "unavailable", reason: error.message });
-			} else if (controller.signal.aborted) {
-				// A dialog cancelled by the timeout or the script's end: the settle that aborted it has already won.
-			} else settle({ kind: "unavailable", reason: `the host's \`ask\` handler failed: ${errorMessage(error)}` });
+			// A dialog cancelled by the timeout or the script's end: the settle that aborted it has already won.
+			if (!controller.signal.aborted) settle({ kind: "unavailable", reason: refusal(error) });
 		};
 		try {
 			const value = handler(question, { signal: controller.signal });
@@ -271,12 +268,28 @@ async function waitForAnswer(scope: ScriptScope, question: WorkflowQuestion): Pr
 
 const NO_ONE = "the host's `ask` handler said nobody can answer";
 
+/** Why the handler gave no answer, from what it threw; never throws itself (a thrown Proxy's traps may). */
+function refusal(error: unknown): string {
+	try {
+		if (isWorkflowError(error) && error.code === "ask_unavailable") return String(error.message);
+	} catch {
+		// A Proxy posing as a WorkflowError: it failed, like any other throw.
+	}
+	return `the host's \`ask\` handler failed: ${errorMessage(error)}`;
+}
+
 /** The journal's answer for `key`, when it is one (an answer line, a string, among `choices`): else the person is asked. */
 function replayAnswer(scope: ScriptScope, key: string, choices: readonly string[] | undefined): string | undefined {
 	const entry = scope.run.journal?.lookup(key);
-	if (!entry || typeof entry !== "object" || entry.kind !== "answer" || typeof entry.value !== "string")
+	try {
+		if (!entry || typeof entry !== "object" || entry.kind !== "answer") return undefined;
+		const value: unknown = entry.value;
+		if (typeof value !== "string") return undefined;
+		return choices && !choices.includes(value) ? undefined : value;
+	} catch {
+		// A journal whose entry cannot be read (a getter that throws) holds no answer: the person is asked.
 		return undefined;
-	return choices && !choices.includes(entry.value) ? undefined : entry.value;
+	}
 }
 
 async function recordAnswer(scope: ScriptScope, ref: AskRef, answer: string): Promise<void> {

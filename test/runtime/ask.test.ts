@@ -150,6 +150,48 @@ describe("ask()", () => {
 		expect(undefinedAnswer.result.value).toBe("d");
 	});
 
+	it("a handler that throws or rejects with a Proxy whose traps throw, or whose answer's getter throws: ask_unavailable saying so", async () => {
+		const hostile = () =>
+			new Proxy(
+				{},
+				new Proxy(
+					{},
+					{
+						get: () => () => {
+							throw new Error("trap boom");
+						},
+					},
+				),
+			);
+		const handlers: WorkflowAskHandler[] = [
+			() => {
+				throw hostile();
+			},
+			() => Promise.reject(hostile()),
+			() => hostile() as never,
+			() =>
+				({
+					// biome-ignore lint/suspicious/noThenProperty: the fault under test is a thenable whose then throws.
+					get then() {
+						throw new Error("then boom");
+					},
+				}) as never,
+		];
+		const reasons: unknown[] = [];
+		for (const ask of handlers) {
+			const { result } = await run(`try { await ask("Go?"); } catch (e) { return [e.code, e.message]; }`, { ask });
+			reasons.push(result.value);
+		}
+		const message = (reason: string) =>
+			`Nobody can answer \`ask("Go?")\` here: ${reason}. Give the question a \`default\`, or pass the answer in \`args\` and ask only when it is missing (2:16)`;
+		expect(reasons).toEqual([
+			["ask_unavailable", message("the host's `ask` handler failed: a value that cannot be printed")],
+			["ask_unavailable", message("the host's `ask` handler failed: a value that cannot be printed")],
+			["ask_unavailable", message("the host's `ask` handler failed: trap boom")],
+			["ask_unavailable", message("the host's `ask` handler failed: then boom")],
+		]);
+	});
+
 	it("is journaled: a resume replays the answer (same question, same occurrence) and never calls the handler", async () => {
 		const journal = memoryJournal();
 		const body = `const a = await ask("Name?");\nconst b = await ask("Name?");\nconst c = await agent("greet " + a + " and " + b);\nreturn c;`;
