@@ -47,6 +47,7 @@ export type WorkflowErrorCode =
 	| "tool_failed"
 	| "tool_timeout"
 	| "limit_tool_calls"
+	| "limit_ask_calls"
 	| "agents_failed"
 	| "script_error"
 	| "run_id_invalid"

@@ -126,6 +126,16 @@ export async function runAsk(
 		run.emit({ type: "ask_failed", ...ref, error: error.message, code: error.code });
 		return error;
 	};
+	if (run.askCalls >= run.limits.maxAskCalls) {
+		throw fail(
+			new WorkflowError(
+				"limit_ask_calls",
+				`\`ask()\` call limit reached (${run.limits.maxAskCalls}). A loop that calls \`ask()\` per item can run past it: bound the loop, or raise \`limits.maxAskCalls\``,
+				{ ...(site ? { location: site } : {}), details: { limit: run.limits.maxAskCalls } },
+			),
+		);
+	}
+	run.askCalls++;
 	const replayed = replayAnswer(scope, ref.key, args.choices);
 	if (replayed !== undefined) {
 		run.emit({ type: "ask_answered", ...ref, answer: replayed, source: "journal", durationMs: 0 });

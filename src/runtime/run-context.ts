@@ -57,6 +57,8 @@ export interface RunContext {
 	workflowCalls: number;
 	/** Next `agent()` call index, across nested workflows. */
 	nextCallIndex: number;
+	/** `ask()` calls charged so far (replayed ones included), against `limits.maxAskCalls`. */
+	askCalls: number;
 	/** Next `ask()` index, across nested workflows. */
 	nextAskIndex: number;
 	/** Puts `ask()` questions to a person; absent when the host has nobody to ask. */

@@ -47,6 +47,8 @@ export const DEFAULT_LIMITS: Readonly<WorkflowLimits> = Object.freeze({
 	maxToolCalls: 1000,
 	// Tool steps are mostly shell commands: a few at once keeps a fan-out of `npm test`s from starving the machine.
 	maxToolsRunning: 4,
+	// Each question waits on a person: a script asking more than a few is a loop gone wrong, not a conversation.
+	maxAskCalls: 1000,
 });
 
 /** Default cap on the returned value, in bytes of JSON. */
@@ -135,6 +137,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		workflowQueue: createWorkflowQueue({ concurrency: limits.maxWorkflowsRunning }),
 		workflowCalls: 0,
 		nextCallIndex: 0,
+		askCalls: 0,
 		nextAskIndex: 0,
 		...(options.ask ? { ask: options.ask } : {}),
 		...(options.tools ? { tools: options.tools } : {}),

@@ -239,6 +239,8 @@ export interface WorkflowLimits {
 	maxToolCalls: number;
 	/** `tool()` calls running at once; more wait their turn (their own queue, not the children's). Default: 4. */
 	maxToolsRunning: number;
+	/** `ask()` calls per run (replayed ones included); the next one throws `limit_ask_calls`. Default: 1000. */
+	maxAskCalls: number;
 }
 
 /** Budget settings of one run. */
