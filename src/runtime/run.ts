@@ -76,11 +76,14 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 	const onCallerAbort = () => controller.abort(cancelledError(reasonText(options.signal?.reason)));
 	if (options.signal?.aborted) onCallerAbort();
 	else options.signal?.addEventListener("abort", onCallerAbort, { once: true });
-	const deadline = new RunDeadline(options.timeoutMs, () => {
+	const deadline = new RunDeadline(options.timeoutMs, (whileAsking) => {
+		const asking = whileAsking
+			? " while a question was open: waiting on a person is not counted, but `agent()` and `tool()` calls running or started meanwhile are"
+			: "";
 		controller.abort(
 			new WorkflowError(
 				"timed_out",
-				`The workflow ran past its deadline (limit: ${options.timeoutMs} ms). Raise \`timeoutMs\``,
+				`The workflow ran past its deadline (limit: ${options.timeoutMs} ms)${asking}. Raise \`timeoutMs\``,
 				{ details: { limit: options.timeoutMs } },
 			),
 		);

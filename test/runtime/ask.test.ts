@@ -244,6 +244,50 @@ describe("ask()", () => {
 		expect(after.result.error?.code).toBe("timed_out");
 	});
 
+	it("an open question does not lend its wait to other work: calls started past the deadline end the run", async () => {
+		// The question stays open for 6 s (then its default); beside it a loop starts an agent and a tool every 100 ms.
+		let tools = 0;
+		const { result, prompts } = await run(
+			`await parallel([
+  () => ask("Go?", { timeoutMs: 6000, default: "late" }),
+  async () => { for (let i = 0; i < 50; i++) { await agent("step " + i); await tool("step", { i }); await sleep(100); } },
+]);`,
+			{
+				timeoutMs: 1000,
+				ask: (_q, { signal }) => later(60_000, "never", signal),
+				tools: {
+					step: async () => {
+						tools++;
+						return { output: "ok" };
+					},
+				},
+			},
+		);
+		expect(result.error).toMatchObject({
+			code: "timed_out",
+			message:
+				"The workflow ran past its deadline (limit: 1000 ms) while a question was open: waiting on a person is not counted, but `agent()` and `tool()` calls running or started meanwhile are. Raise `timeoutMs`",
+		});
+		// About 1 s of 100 ms steps: 10 (a loaded machine makes fewer), far from the loop's 50.
+		expect(prompts.length).toBeLessThanOrEqual(11);
+		expect(tools).toBeLessThanOrEqual(11);
+	});
+
+	it("an agent running while a question is open counts; one that ended before the slow answer does not", async () => {
+		const slow = await run(`await parallel([() => agent("long"), () => ask("Go?")]);`, {
+			timeoutMs: 1000,
+			agentRunner: createFakeRunner(() => ({ text: "ok", delayMs: 5000 })).runner,
+			ask: (_q, { signal }) => later(60_000, "never", signal),
+		});
+		expect(slow.result.error).toMatchObject({ code: "timed_out" });
+		expect(slow.result.error?.message).toContain("while a question was open");
+		const answered = await run(`return await parallel([() => ask("Go?"), () => agent("prep")]);`, {
+			timeoutMs: 1000,
+			ask: (_q, { signal }) => later(1300, "went", signal),
+		});
+		expect(answered.result).toMatchObject({ status: "completed", value: ["went", "done: prep"] });
+	});
+
 	it("a stopped run aborts the open question's signal and ends as stopped", async () => {
 		const controller = new AbortController();
 		let aborted = false;

@@ -170,7 +170,12 @@ export async function runToolCall(
 			return replayed;
 		}
 	}
-	if (scope.life.signal.aborted) throw scope.life.signal.reason;
+	// Counted against the run's deadline even while a question is open; past it, this ends the run.
+	const working = run.deadline.work();
+	if (scope.life.signal.aborted) {
+		working();
+		throw scope.life.signal.reason;
+	}
 	const untrack = scope.life.track({
 		kind: "tool",
 		name: ref.label,
@@ -195,6 +200,7 @@ export async function runToolCall(
 		fail(new WorkflowError("cancelled", errorMessage(error)));
 		throw error;
 	} finally {
+		working();
 		untrack();
 	}
 	// On disk before the script sees it, like an agent's answer: a resume gives it again without running the tool.
