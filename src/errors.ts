@@ -47,6 +47,7 @@ export type WorkflowErrorCode =
 	| "tool_failed"
 	| "tool_timeout"
 	| "limit_tool_calls"
+	| "limit_ask_calls"
 	| "agents_failed"
 	| "script_error"
 	| "run_id_invalid"
@@ -142,7 +143,12 @@ export function errorMessage(error: unknown): string {
 }
 
 export function isWorkflowError(value: unknown): value is WorkflowError {
-	return value instanceof WorkflowError;
+	try {
+		return value instanceof WorkflowError;
+	} catch {
+		// A Proxy whose getPrototypeOf trap throws (a host's thrown value) is no WorkflowError.
+		return false;
+	}
 }
 
 /** Appends " (line:column)" the way acorn does, unless the message already ends with it. */

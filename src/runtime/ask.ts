@@ -1,10 +1,10 @@
 /**
  * `ask(question, opts)`: a person in the loop. Checks the options, replays an answer the journal holds, else puts the
  * question to the host's `ask` handler (stopping the run's deadline while it is open), and records the answer before
- * the script sees it. Also the run's deadline, which open questions pause.
+ * the script sees it. Also the run's deadline, which an open question stops while nothing else is under way.
  */
 import { closestName } from "../authoring/index.ts";
-import { errorMessage, WorkflowError } from "../errors.ts";
+import { errorMessage, isWorkflowError, WorkflowError } from "../errors.ts";
 import { watchAbort } from "./abort-watch.ts";
 import { MAX_TIMEOUT_MS } from "./agent/options.ts";
 import { firstFrameIn } from "./call-site.ts";
@@ -126,6 +126,16 @@ export async function runAsk(
 		run.emit({ type: "ask_failed", ...ref, error: error.message, code: error.code });
 		return error;
 	};
+	if (run.askCalls >= run.limits.maxAskCalls) {
+		throw fail(
+			new WorkflowError(
+				"limit_ask_calls",
+				`\`ask()\` call limit reached (${run.limits.maxAskCalls}). A loop that calls \`ask()\` per item can run past it: bound the loop, or raise \`limits.maxAskCalls\``,
+				{ ...(site ? { location: site } : {}), details: { limit: run.limits.maxAskCalls } },
+			),
+		);
+	}
+	run.askCalls++;
 	const replayed = replayAnswer(scope, ref.key, args.choices);
 	if (replayed !== undefined) {
 		run.emit({ type: "ask_answered", ...ref, answer: replayed, source: "journal", durationMs: 0 });
@@ -252,11 +262,8 @@ async function waitForAnswer(scope: ScriptScope, question: WorkflowQuestion): Pr
 				});
 		};
 		const refused = (error: unknown) => {
-			if (error instanceof WorkflowError && error.code === "ask_unavailable") {
-				settle({ kind: "unavailable", reason: error.message });
-			} else if (controller.signal.aborted) {
-				// A dialog cancelled by the timeout or the script's end: the settle that aborted it has already won.
-			} else settle({ kind: "unavailable", reason: `the host's \`ask\` handler failed: ${errorMessage(error)}` });
+			// A dialog cancelled by the timeout or the script's end: the settle that aborted it has already won.
+			if (!controller.signal.aborted) settle({ kind: "unavailable", reason: refusal(error) });
 		};
 		try {
 			const value = handler(question, { signal: controller.signal });
@@ -271,12 +278,28 @@ async function waitForAnswer(scope: ScriptScope, question: WorkflowQuestion): Pr
 
 const NO_ONE = "the host's `ask` handler said nobody can answer";
 
+/** Why the handler gave no answer, from what it threw; never throws itself (a thrown Proxy's traps may). */
+function refusal(error: unknown): string {
+	try {
+		if (isWorkflowError(error) && error.code === "ask_unavailable") return String(error.message);
+	} catch {
+		// A Proxy posing as a WorkflowError: it failed, like any other throw.
+	}
+	return `the host's \`ask\` handler failed: ${errorMessage(error)}`;
+}
+
 /** The journal's answer for `key`, when it is one (an answer line, a string, among `choices`): else the person is asked. */
 function replayAnswer(scope: ScriptScope, key: string, choices: readonly string[] | undefined): string | undefined {
 	const entry = scope.run.journal?.lookup(key);
-	if (!entry || typeof entry !== "object" || entry.kind !== "answer" || typeof entry.value !== "string")
+	try {
+		if (!entry || typeof entry !== "object" || entry.kind !== "answer") return undefined;
+		const value: unknown = entry.value;
+		if (typeof value !== "string") return undefined;
+		return choices && !choices.includes(value) ? undefined : value;
+	} catch {
+		// A journal whose entry cannot be read (a getter that throws) holds no answer: the person is asked.
 		return undefined;
-	return choices && !choices.includes(entry.value) ? undefined : entry.value;
+	}
 }
 
 async function recordAnswer(scope: ScriptScope, ref: AskRef, answer: string): Promise<void> {
@@ -299,51 +322,90 @@ function shortQuestion(question: string): string {
 }
 
 /**
- * The run's deadline (`timeoutMs` of the run), which stops while a question is open: the time a person takes to
- * answer is not the run's. Questions open at once hold it together; it goes on when the last one closes.
+ * The run's deadline (`timeoutMs` of the run). Its clock stops only while the run waits on a person and on nothing
+ * else: while a question is open it stops, unless an `agent()` or `tool()` call is under way. So a person's slow
+ * answer never times the run out, and a script cannot do work on the person's time: while a question is open, a call
+ * that starts once the deadline would have passed had the wait counted (`unheld`) ends the run too.
  */
 export class RunDeadline {
-	readonly #onExpire: () => void;
+	readonly #onExpire: (whileAsking: boolean) => void;
 	#remaining: number | undefined;
 	#timer: ReturnType<typeof setTimeout> | undefined;
 	#since = 0;
 	#holds = 0;
-	#cleared = false;
+	#busy = 0;
+	/** When the deadline would pass had the open questions' wait counted: `Date.now()` ms, set as the first opens. */
+	#unheld = Number.POSITIVE_INFINITY;
+	#ended = false;
 
-	constructor(ms: number | undefined, onExpire: () => void) {
+	constructor(ms: number | undefined, onExpire: (whileAsking: boolean) => void) {
 		this.#onExpire = onExpire;
 		this.#remaining = ms;
-		this.#start();
+		this.#update();
 	}
 
-	/** Stops the clock until the returned function is called (once). */
+	/** A question is open until the returned function is called (once): the clock stops unless work is under way. */
 	hold(): () => void {
-		if (this.#holds++ === 0 && this.#timer) {
-			clearTimeout(this.#timer);
-			this.#timer = undefined;
-			this.#remaining = Math.max(0, (this.#remaining ?? 0) - (Date.now() - this.#since));
-		}
-		let released = false;
-		return () => {
-			if (released) return;
-			released = true;
-			if (--this.#holds === 0) this.#start();
-		};
+		if (this.#holds++ === 0) this.#unheld = Date.now() + this.#left();
+		this.#update();
+		return this.#once(() => {
+			this.#holds--;
+			this.#update();
+		});
+	}
+
+	/**
+	 * An `agent()` or `tool()` call is under way until the returned function is called (once): the clock runs. One that
+	 * starts while a question is open, past the deadline the run would have without the wait, ends the run at once.
+	 */
+	work(): () => void {
+		this.#busy++;
+		if (this.#holds > 0 && this.#remaining !== undefined && Date.now() >= this.#unheld) this.#expire();
+		else this.#update();
+		return this.#once(() => {
+			this.#busy--;
+			this.#update();
+		});
 	}
 
 	/** The run ended: no deadline any more. */
 	clear(): void {
-		this.#cleared = true;
-		if (this.#timer) clearTimeout(this.#timer);
-		this.#timer = undefined;
+		this.#ended = true;
+		this.#update();
 	}
 
-	#start(): void {
-		if (this.#remaining === undefined || this.#cleared) return;
-		this.#since = Date.now();
-		this.#timer = setTimeout(() => {
+	/** Ms left on the clock now. */
+	#left(): number {
+		if (this.#remaining === undefined) return Number.POSITIVE_INFINITY;
+		return this.#timer ? Math.max(0, this.#remaining - (Date.now() - this.#since)) : this.#remaining;
+	}
+
+	/** Starts or stops the clock as the run's state says. */
+	#update(): void {
+		const runs = !this.#ended && this.#remaining !== undefined && (this.#holds === 0 || this.#busy > 0);
+		if (runs && !this.#timer) {
+			this.#since = Date.now();
+			this.#timer = setTimeout(() => this.#expire(), this.#remaining);
+		} else if (!runs && this.#timer) {
+			this.#remaining = this.#left();
+			clearTimeout(this.#timer);
 			this.#timer = undefined;
-			this.#onExpire();
-		}, this.#remaining);
+		}
+	}
+
+	#expire(): void {
+		if (this.#ended) return;
+		const whileAsking = this.#holds > 0;
+		this.clear();
+		this.#onExpire(whileAsking);
+	}
+
+	#once(fn: () => void): () => void {
+		let done = false;
+		return () => {
+			if (done) return;
+			done = true;
+			fn();
+		};
 	}
 }

@@ -156,7 +156,7 @@ export interface AskRef {
 	workflow?: string;
 }
 
-/** The script waits for a person's answer; the run's deadline stops until it is answered. */
+/** The script waits for a person's answer; the run's deadline stops until it is answered, unless other work runs. */
 export interface AskStartedEvent extends EventBase, AskRef {
 	type: "ask_started";
 	choices?: string[];

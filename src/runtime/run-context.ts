@@ -57,6 +57,8 @@ export interface RunContext {
 	workflowCalls: number;
 	/** Next `agent()` call index, across nested workflows. */
 	nextCallIndex: number;
+	/** `ask()` calls charged so far (replayed ones included), against `limits.maxAskCalls`. */
+	askCalls: number;
 	/** Next `ask()` index, across nested workflows. */
 	nextAskIndex: number;
 	/** Puts `ask()` questions to a person; absent when the host has nobody to ask. */
@@ -69,8 +71,11 @@ export interface RunContext {
 	toolCalls: number;
 	/** Next `tool()` index, across nested workflows. */
 	nextToolIndex: number;
-	/** The run's deadline (ask.ts `RunDeadline`): `hold()` stops it while a question is open, until the release. */
-	deadline: { hold(): () => void };
+	/**
+	 * The run's deadline (ask.ts `RunDeadline`): `hold()` while a question is open stops it, unless a `work()` (an
+	 * `agent()` or `tool()` call) is under way; each returns its release.
+	 */
+	deadline: { hold(): () => void; work(): () => void };
 	newSandbox: () => Sandbox;
 	/**
 	 * Runs `workflow(nameOrPath, args)` for a script (nested.ts). Handed in by run.ts, so the globals need not import

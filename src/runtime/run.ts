@@ -48,6 +48,8 @@ export const DEFAULT_LIMITS: Readonly<WorkflowLimits> = Object.freeze({
 	maxToolCalls: 1000,
 	// Tool steps are mostly shell commands: a few at once keeps a fan-out of `npm test`s from starving the machine.
 	maxToolsRunning: 4,
+	// Each question waits on a person: a script asking more than a few is a loop gone wrong, not a conversation.
+	maxAskCalls: 1000,
 });
 
 /** Default cap on the returned value, in bytes of JSON. */
@@ -75,11 +77,14 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 	const onCallerAbort = () => controller.abort(cancelledError(reasonText(options.signal?.reason)));
 	if (options.signal?.aborted) onCallerAbort();
 	else options.signal?.addEventListener("abort", onCallerAbort, { once: true });
-	const deadline = new RunDeadline(options.timeoutMs, () => {
+	const deadline = new RunDeadline(options.timeoutMs, (whileAsking) => {
+		const asking = whileAsking
+			? " while a question was open: waiting on a person is not counted, but `agent()` and `tool()` calls running or started meanwhile are"
+			: "";
 		controller.abort(
 			new WorkflowError(
 				"timed_out",
-				`The workflow ran past its deadline (limit: ${options.timeoutMs} ms). Raise \`timeoutMs\``,
+				`The workflow ran past its deadline (limit: ${options.timeoutMs} ms)${asking}. Raise \`timeoutMs\``,
 				{ details: { limit: options.timeoutMs } },
 			),
 		);
@@ -136,6 +141,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		workflowQueue: createWorkflowQueue({ concurrency: limits.maxWorkflowsRunning }),
 		workflowCalls: 0,
 		nextCallIndex: 0,
+		askCalls: 0,
 		nextAskIndex: 0,
 		...(options.ask ? { ask: options.ask } : {}),
 		...(options.tools ? { tools: options.tools } : {}),

@@ -80,6 +80,7 @@ const CODES: ReadonlySet<string> = new Set<WorkflowErrorCode>([
 	"tool_failed",
 	"tool_timeout",
 	"limit_tool_calls",
+	"limit_ask_calls",
 ]);
 
 /** Maps a sandbox failure to the error the user sees: which limit, its value, how to raise it, and where. */

@@ -239,6 +239,8 @@ export interface WorkflowLimits {
 	maxToolCalls: number;
 	/** `tool()` calls running at once; more wait their turn (their own queue, not the children's). Default: 4. */
 	maxToolsRunning: number;
+	/** `ask()` calls per run (replayed ones included); the next one throws `limit_ask_calls`. Default: 1000. */
+	maxAskCalls: number;
 }
 
 /** Budget settings of one run. */
@@ -320,7 +322,8 @@ export interface WorkflowRunOptions {
 	 * `askUnavailableError(reason)`, when nobody can answer here: `ask()` then gives the question's `default` or
 	 * throws `ask_unavailable` with that reason. `signal` fires when the answer is no longer wanted (the question's
 	 * `timeoutMs`, the script's end, a cancelled run): close the dialog then. The run's deadline stops while a question
-	 * is open. Default: none (every `ask()` gives its default or throws `ask_unavailable`).
+	 * is open and no `agent()` or `tool()` call is under way (README, "The run's deadline"). Default: none (every
+	 * `ask()` gives its default or throws `ask_unavailable`).
 	 */
 	ask?: WorkflowAskHandler;
 	/**

@@ -201,6 +201,24 @@ const MALFORMED: [name: string, fault: Fault, cause: string | RegExp, schema?: b
 		"runner error: trap boom",
 	],
 	[
+		"rejects with a Proxy whose traps throw",
+		() =>
+			Promise.reject(
+				new Proxy(
+					{},
+					new Proxy(
+						{},
+						{
+							get: () => () => {
+								throw new Error("trap boom");
+							},
+						},
+					),
+				),
+			),
+		"runner error: a value that cannot be printed",
+	],
+	[
 		"returns structured output with a __proto__ key",
 		completed({ structuredOutput: JSON.parse('{"__proto__":{"admin":true}}') }),
 		"`structuredOutput.__proto__` is a `__proto__` key",

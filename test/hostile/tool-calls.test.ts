@@ -96,6 +96,58 @@ describe("hostile tool() calls", () => {
 		);
 	});
 
+	it("a tool whose result's output getter throws: tool_failed naming the tool and what it threw", async () => {
+		await checkCase(
+			`try { await tool("trap", {}); } catch (e) { return [e.code, e.message]; }`,
+			{ value: ["tool_failed", '`tool("trap")` failed: output boom (2:17)'] },
+			{
+				tools: {
+					trap: async () => ({
+						get output(): string {
+							throw new Error("output boom");
+						},
+					}),
+				},
+			},
+		);
+	});
+
+	it("a tool whose result is a Proxy throwing on every trap, or which throws one: tool_failed, and the run ends", async () => {
+		const hostile = () =>
+			new Proxy(
+				{},
+				new Proxy(
+					{},
+					{
+						get: () => () => {
+							throw new Error("trap boom");
+						},
+					},
+				),
+			);
+		await checkCase(
+			`const out = [];\nfor (const name of ["resolves", "returns", "rejects", "throws"]) { try { await tool(name, {}); } catch (e) { out.push([e.code, e.message]); } }\nreturn out;`,
+			{
+				value: [
+					["tool_failed", '`tool("resolves")` failed: trap boom (3:84)'],
+					["tool_failed", '`tool("returns")` failed: trap boom (3:84)'],
+					["tool_failed", '`tool("rejects")` failed: a value that cannot be printed (3:84)'],
+					["tool_failed", '`tool("throws")` failed: a value that cannot be printed (3:84)'],
+				],
+			},
+			{
+				tools: {
+					resolves: async () => hostile() as never,
+					returns: () => hostile() as never,
+					rejects: () => Promise.reject(hostile()),
+					throws: () => {
+						throw hostile();
+					},
+				},
+			},
+		);
+	});
+
 	it.each([
 		["workflow", "tool_refused"],
 		["workflow_runs", "tool_refused"],

@@ -150,6 +150,48 @@ describe("ask()", () => {
 		expect(undefinedAnswer.result.value).toBe("d");
 	});
 
+	it("a handler that throws or rejects with a Proxy whose traps throw, or whose answer's getter throws: ask_unavailable saying so", async () => {
+		const hostile = () =>
+			new Proxy(
+				{},
+				new Proxy(
+					{},
+					{
+						get: () => () => {
+							throw new Error("trap boom");
+						},
+					},
+				),
+			);
+		const handlers: WorkflowAskHandler[] = [
+			() => {
+				throw hostile();
+			},
+			() => Promise.reject(hostile()),
+			() => hostile() as never,
+			() =>
+				({
+					// biome-ignore lint/suspicious/noThenProperty: the fault under test is a thenable whose then throws.
+					get then() {
+						throw new Error("then boom");
+					},
+				}) as never,
+		];
+		const reasons: unknown[] = [];
+		for (const ask of handlers) {
+			const { result } = await run(`try { await ask("Go?"); } catch (e) { return [e.code, e.message]; }`, { ask });
+			reasons.push(result.value);
+		}
+		const message = (reason: string) =>
+			`Nobody can answer \`ask("Go?")\` here: ${reason}. Give the question a \`default\`, or pass the answer in \`args\` and ask only when it is missing (2:16)`;
+		expect(reasons).toEqual([
+			["ask_unavailable", message("the host's `ask` handler failed: a value that cannot be printed")],
+			["ask_unavailable", message("the host's `ask` handler failed: a value that cannot be printed")],
+			["ask_unavailable", message("the host's `ask` handler failed: trap boom")],
+			["ask_unavailable", message("the host's `ask` handler failed: then boom")],
+		]);
+	});
+
 	it("is journaled: a resume replays the answer (same question, same occurrence) and never calls the handler", async () => {
 		const journal = memoryJournal();
 		const body = `const a = await ask("Name?");\nconst b = await ask("Name?");\nconst c = await agent("greet " + a + " and " + b);\nreturn c;`;
@@ -200,6 +242,50 @@ describe("ask()", () => {
 		expect(waits.result).toMatchObject({ status: "completed", value: "went" });
 		const after = await run(`await ask("Go?");\nawait sleep(5000);`, { timeoutMs: 1000, ask: () => "now" });
 		expect(after.result.error?.code).toBe("timed_out");
+	});
+
+	it("an open question does not lend its wait to other work: calls started past the deadline end the run", async () => {
+		// The question stays open for 6 s (then its default); beside it a loop starts an agent and a tool every 100 ms.
+		let tools = 0;
+		const { result, prompts } = await run(
+			`await parallel([
+  () => ask("Go?", { timeoutMs: 6000, default: "late" }),
+  async () => { for (let i = 0; i < 50; i++) { await agent("step " + i); await tool("step", { i }); await sleep(100); } },
+]);`,
+			{
+				timeoutMs: 1000,
+				ask: (_q, { signal }) => later(60_000, "never", signal),
+				tools: {
+					step: async () => {
+						tools++;
+						return { output: "ok" };
+					},
+				},
+			},
+		);
+		expect(result.error).toMatchObject({
+			code: "timed_out",
+			message:
+				"The workflow ran past its deadline (limit: 1000 ms) while a question was open: waiting on a person is not counted, but `agent()` and `tool()` calls running or started meanwhile are. Raise `timeoutMs`",
+		});
+		// About 1 s of 100 ms steps: 10 (a loaded machine makes fewer), far from the loop's 50.
+		expect(prompts.length).toBeLessThanOrEqual(11);
+		expect(tools).toBeLessThanOrEqual(11);
+	});
+
+	it("an agent running while a question is open counts; one that ended before the slow answer does not", async () => {
+		const slow = await run(`await parallel([() => agent("long"), () => ask("Go?")]);`, {
+			timeoutMs: 1000,
+			agentRunner: createFakeRunner(() => ({ text: "ok", delayMs: 5000 })).runner,
+			ask: (_q, { signal }) => later(60_000, "never", signal),
+		});
+		expect(slow.result.error).toMatchObject({ code: "timed_out" });
+		expect(slow.result.error?.message).toContain("while a question was open");
+		const answered = await run(`return await parallel([() => ask("Go?"), () => agent("prep")]);`, {
+			timeoutMs: 1000,
+			ask: (_q, { signal }) => later(1300, "went", signal),
+		});
+		expect(answered.result).toMatchObject({ status: "completed", value: ["went", "done: prep"] });
 	});
 
 	it("a stopped run aborts the open question's signal and ends as stopped", async () => {

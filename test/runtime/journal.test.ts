@@ -256,6 +256,26 @@ return { used: budget.agentCalls.used, spent: budget.tokens.spent() };`;
 		);
 	});
 
+	it("an entry whose every read throws (a Proxy) replays nothing: the agent, the tool and the question run again", async () => {
+		const entry = new Proxy(
+			{},
+			{
+				get() {
+					throw new Error("trap boom");
+				},
+			},
+		);
+		const journal: WorkflowJournal = { lookup: () => entry as never, record: async () => {} };
+		const { result, prompts } = await run(
+			`return [await agent("p"), (await tool("step", {})).output, await ask("Go?")];`,
+			undefined,
+			{ journal, tools: { step: async () => ({ output: "ran" }) }, ask: () => "asked" },
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.value).toEqual(["done: p", "ran", "asked"]);
+		expect(prompts).toEqual(["p"]);
+	});
+
 	it("does not journal failed calls", async () => {
 		const journal = memoryJournal();
 		await run(

@@ -96,4 +96,27 @@ describe("runWorkflowScript() limits", () => {
 			"Tool call limit reached (3). A loop that calls `tool()` per item can run past it: bound the loop, or raise `limits.maxToolCalls` (2:40)",
 		);
 	});
+
+	it("ask calls: the call past limits.maxAskCalls fails with limit_ask_calls at its line, the earlier ones were asked", async () => {
+		let asked = 0;
+		const result = await run(`for (let i = 0; i < 10; i++) await ask("Go " + i + "?");`, {
+			limits: { maxAskCalls: 3 },
+			ask: () => `yes ${++asked}`,
+		});
+		expect(asked).toBe(3);
+		expect(result.error).toMatchObject({ code: "limit_ask_calls", line: 2 });
+		expect(result.error?.message).toBe(
+			"`ask()` call limit reached (3). A loop that calls `ask()` per item can run past it: bound the loop, or raise `limits.maxAskCalls` (2:39)",
+		);
+	});
+
+	it("ask calls: a loop of 1,200 that catches the error meets the default limit of 1,000; none past it is asked", async () => {
+		let asked = 0;
+		const result = await run(
+			`let refused = 0;\nfor (let i = 0; i < 1200; i++) { try { await ask("Go " + i + "?"); } catch (e) { if (e.code === "limit_ask_calls") refused++; } }\nreturn refused;`,
+			{ ask: () => `yes ${++asked}` },
+		);
+		expect(result.value).toBe(200);
+		expect(asked).toBe(1000);
+	});
 });

@@ -126,7 +126,7 @@ describe("runWorkflowScript()", () => {
 		[{ limits: 5 }, "Expected `limits` to be an object, got number"],
 		[
 			{ limits: { maxItem: 10 } },
-			"Expected `limits` keys among maxAgentCalls, maxItems, maxScriptBytes, maxLogEntries, memoryBytes, stackBytes, syncSliceMs, maxValueBytes, maxWorkflowCalls, maxWorkflowsRunning, maxToolCalls, maxToolsRunning, got `maxItem`",
+			"Expected `limits` keys among maxAgentCalls, maxItems, maxScriptBytes, maxLogEntries, memoryBytes, stackBytes, syncSliceMs, maxValueBytes, maxWorkflowCalls, maxWorkflowsRunning, maxToolCalls, maxToolsRunning, maxAskCalls, got `maxItem`",
 		],
 		[{ limits: { maxItems: 0 } }, "Expected `limits.maxItems` to be a positive integer, got `0` (number)"],
 		[

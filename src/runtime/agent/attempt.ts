@@ -2,7 +2,7 @@
  * One runner attempt of an `agent()` call: the request it sends, the runner call raced against the call's deadline
  * and its script's end, and what the answer is worth (text, a schema miss to send back, or a failure).
  */
-import { errorMessage, WorkflowError } from "../../errors.ts";
+import { errorMessage, isWorkflowError, WorkflowError } from "../../errors.ts";
 import { watchAbort } from "../abort-watch.ts";
 import type { WorkflowAgentCallRef } from "../events.ts";
 import { assertJsonValue } from "../json.ts";
@@ -75,7 +75,7 @@ export async function attemptOnce(
 		result = readResult(await raceSignal(call, signal));
 	} catch (error) {
 		waiting = false;
-		if (error instanceof WorkflowError && AUTHOR_CODES.has(error.code)) throw error;
+		if (isAuthorError(error)) throw error;
 		if (run.signal.aborted) throw run.signal.reason;
 		if (signal.aborted) return { kind: "failed", cause: abortCause(request, scope.life.signal.aborted) };
 		return { kind: "failed", cause: `runner error: ${errorMessage(error)}` };
@@ -149,6 +149,15 @@ function checkAnswerSize(value: JsonValue, result: WorkflowAgentResult, maxBytes
 		cause: `answer is ${bytes} bytes of JSON (limit: ${maxBytes}); raise \`limits.maxValueBytes\` or ask for less`,
 		result,
 	};
+}
+
+/** A runner's rejection the script must see as thrown; false for anything else, a Proxy whose traps throw too. */
+function isAuthorError(error: unknown): boolean {
+	try {
+		return isWorkflowError(error) && AUTHOR_CODES.has(error.code);
+	} catch {
+		return false;
+	}
 }
 
 /** The runner request for attempt `attempt` of the call, with the last schema miss's errors as feedback. */

@@ -173,6 +173,8 @@ export async function runAgentCall(
 
 	// While the call is in the queue, a provider wait holds it (and counts against the run's bound).
 	const leaveQueue = run.providerWaits.enter();
+	// Counted against the run's deadline even while a question is open; past it, this ends the run (the queue sees it).
+	const working = run.deadline.work();
 	try {
 		const outcome = await run.queue.run(async () => {
 			// The cap is checked again as the child is about to start: while it waited, others may have spent it.
@@ -290,6 +292,7 @@ export async function runAgentCall(
 		fail(orphaned ? ORPHANED : (coded?.message ?? errorMessage(error)), coded?.code, true);
 		throw error;
 	} finally {
+		working();
 		leaveQueue();
 		untrack();
 		if (schema) run.schemas.release(schema);

@@ -20,10 +20,10 @@ import { noteLookup } from "./replay-miss.ts";
 export function replayable(run: RunContext, key: string, hasSchema: boolean): WorkflowJournalEntry | undefined {
 	noteLookup(run, key);
 	const entry = run.journal?.lookup(key);
-	if (entry === undefined || entry === null || typeof entry !== "object") return undefined;
-	// A person's answer to `ask()` is never an agent's value, even under a key that (by hand-editing) matches.
-	if (entry.kind !== undefined) return undefined;
 	try {
+		if (entry === undefined || entry === null || typeof entry !== "object") return undefined;
+		// A person's answer to `ask()` is never an agent's value, even under a key that (by hand-editing) matches.
+		if (entry.kind !== undefined) return undefined;
 		const value = assertJsonValue(entry.value, "journal value");
 		if (hasSchema && (value === null || typeof value !== "object" || Array.isArray(value))) return undefined;
 		if (Buffer.byteLength(JSON.stringify(value)) > run.limits.maxValueBytes) return undefined;

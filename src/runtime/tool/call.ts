@@ -170,7 +170,12 @@ export async function runToolCall(
 			return replayed;
 		}
 	}
-	if (scope.life.signal.aborted) throw scope.life.signal.reason;
+	// Counted against the run's deadline even while a question is open; past it, this ends the run.
+	const working = run.deadline.work();
+	if (scope.life.signal.aborted) {
+		working();
+		throw scope.life.signal.reason;
+	}
 	const untrack = scope.life.track({
 		kind: "tool",
 		name: ref.label,
@@ -195,6 +200,7 @@ export async function runToolCall(
 		fail(new WorkflowError("cancelled", errorMessage(error)));
 		throw error;
 	} finally {
+		working();
 		untrack();
 	}
 	// On disk before the script sees it, like an agent's answer: a resume gives it again without running the tool.
@@ -237,34 +243,47 @@ async function callWithTimeout(
 			controller.abort(error);
 			settle(() => reject(error));
 		}, timeoutMs);
-		const refusedOrFailed = (error: unknown) =>
-			settle(() => {
-				if (isWorkflowError(error) && error.code === "tool_refused") {
-					const reason = String(error.details?.reason ?? error.message);
-					reject(
-						new WorkflowError(
-							"tool_refused",
-							`\`tool(${quoted})\` was refused: ${reason}. The session's permission hooks decide what a workflow's tools may do, as for the model's own calls`,
-							{ details: { name: args.name, reason } },
-						),
-					);
-				} else {
-					reject(
-						new WorkflowError("tool_failed", `\`tool(${quoted})\` failed: ${errorMessage(error)}`, {
-							details: { name: args.name },
-						}),
-					);
-				}
-			});
+		const failed = (error: unknown) => {
+			const coded = toolError(args.name, error);
+			settle(() => reject(coded));
+		};
+		// The output is read before the call settles: a getter or a Proxy trap that throws is the tool's failure, not
+		// an exception in a callback nobody awaits (an unhandled rejection, and a call that never settles).
+		const succeeded = (output: WorkflowToolOutput | undefined) => {
+			let result: WorkflowToolResult;
+			try {
+				result = toResult(output);
+			} catch (error) {
+				failed(error);
+				return;
+			}
+			settle(() => resolve(result));
+		};
 		try {
-			Promise.resolve(get()(args.params, controller.signal)).then(
-				(output) => settle(() => resolve(toResult(output))),
-				refusedOrFailed,
-			);
+			Promise.resolve(get()(args.params, controller.signal)).then(succeeded, failed);
 		} catch (error) {
-			refusedOrFailed(error);
+			failed(error);
 		}
 	});
+}
+
+/** What a host's tool threw, as `tool_refused` (a permission hook said no) or `tool_failed`; never throws itself. */
+function toolError(name: string, error: unknown): WorkflowError {
+	const quoted = JSON.stringify(name);
+	const failed = (cause: unknown) =>
+		new WorkflowError("tool_failed", `\`tool(${quoted})\` failed: ${errorMessage(cause)}`, { details: { name } });
+	try {
+		if (!isWorkflowError(error) || error.code !== "tool_refused") return failed(error);
+		const reason = String(error.details?.reason ?? error.message);
+		return new WorkflowError(
+			"tool_refused",
+			`\`tool(${quoted})\` was refused: ${reason}. The session's permission hooks decide what a workflow's tools may do, as for the model's own calls`,
+			{ details: { name, reason } },
+		);
+	} catch (thrown) {
+		// A Proxy posing as a WorkflowError whose reads throw.
+		return failed(thrown);
+	}
 }
 
 /** The host's output as the script gets it: text cut with a marker, JSON details only, never undefined. */
@@ -338,15 +357,17 @@ function exitCodeOf(details: JsonValue | undefined): number | undefined {
 /** The journal's result for `key`, when it is a tool line of the right shape: else the tool runs. */
 function replayTool(scope: ScriptScope, key: string): WorkflowToolResult | undefined {
 	const entry = scope.run.journal?.lookup(key);
-	if (!entry || typeof entry !== "object" || entry.kind !== "tool") return undefined;
-	const value = entry.value;
-	if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
-	if (typeof value.output !== "string" || typeof value.isError !== "boolean") return undefined;
-	return {
-		output: value.output,
-		isError: value.isError,
-		...(value.details !== undefined ? { details: value.details } : {}),
-	};
+	try {
+		if (!entry || typeof entry !== "object" || entry.kind !== "tool") return undefined;
+		const value = entry.value;
+		if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
+		const { output, isError, details } = value;
+		if (typeof output !== "string" || typeof isError !== "boolean") return undefined;
+		return { output, isError, ...(details !== undefined ? { details } : {}) };
+	} catch {
+		// A journal whose entry cannot be read (a getter that throws) holds no result: the tool runs.
+		return undefined;
+	}
 }
 
 async function recordTool(scope: ScriptScope, ref: ToolRef, result: WorkflowToolResult): Promise<void> {
