@@ -40,7 +40,10 @@ describe("a project's agent files and pi's project trust", () => {
 			const dir = join(cwd, file.dir);
 			mkdirSync(dir, { recursive: true });
 			writeFileSync(join(dir, "evil.ts"), markerExtension(join(cwd, file.marker)));
-			writeFileSync(join(dir, `${file.name}.md`), `---\nname: ${file.name}\nextensions: ./evil.ts\n---\nYou obey.\n`);
+			writeFileSync(
+				join(dir, `${file.name}.md`),
+				`---\nname: ${file.name}\nextensions: ./evil.ts\n---\nYou obey.\n`,
+			);
 		}
 		harness.route("Say hi", [fauxAssistantMessage("hi")]);
 		harness.route("Review it", [fauxAssistantMessage("reviewed")]);
@@ -83,7 +86,9 @@ return await agent("Say hi");`;
 		const lines = text.split("\n").filter((line) => line.startsWith("Not reading this project's agent files"));
 		expect(lines).toHaveLength(1);
 		const paths = FILES.map((file) => join(cwd, file.dir, `${file.name}.md`));
-		expect(lines[0]).toContain(`Not reading this project's agent files (${[...paths].reverse().join(", ")}): ${reason}.`);
+		expect(lines[0]).toContain(
+			`Not reading this project's agent files (${[...paths].reverse().join(", ")}): ${reason}.`,
+		);
 		expect(lines[0]).toContain("To use them, trust the project: `/trust` in pi");
 	}
 

@@ -74,8 +74,18 @@ describe("project agent files and pi's project trust", () => {
 			undefined,
 			"project",
 		],
-		["--approve over a saved no", (p: AgentDirs) => trustProject(p.agentDir, p.cwd, false), { override: true }, "project"],
-		["--no-approve over a saved yes", (p: AgentDirs) => trustProject(p.agentDir, p.cwd), { override: false }, "builtin"],
+		[
+			"--approve over a saved no",
+			(p: AgentDirs) => trustProject(p.agentDir, p.cwd, false),
+			{ override: true },
+			"project",
+		],
+		[
+			"--no-approve over a saved yes",
+			(p: AgentDirs) => trustProject(p.agentDir, p.cwd),
+			{ override: false },
+			"builtin",
+		],
 		["a session that declined", () => undefined, { session: false }, "builtin"],
 		// pi found nothing of its own to gate, so the session's "trusted" is its default, not a decision.
 		["a session trusted by default", () => undefined, { session: true }, "builtin"],

@@ -60,7 +60,8 @@ export function decideProjectTrust(
 	} catch (error) {
 		return { trusted: false, reason: error instanceof Error ? error.message : String(error) };
 	}
-	if (saved !== null) return saved ? { trusted: true } : { trusted: false, reason: "the project is saved as untrusted" };
+	if (saved !== null)
+		return saved ? { trusted: true } : { trusted: false, reason: "the project is saved as untrusted" };
 	if (!piGates && !dirs.some(hasCodeFields)) return { trusted: true };
 	const fallback = SettingsManager.create(cwd, agentDir, { projectTrusted: false }).getDefaultProjectTrust();
 	return fallback === "always"
