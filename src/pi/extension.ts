@@ -10,7 +10,7 @@ import { type ExtensionAPI, type ExtensionContext, getAgentDir } from "@earendil
 import { createRunStore } from "../runs/index.ts";
 import { createWorkflowQueue } from "../runtime/queue.ts";
 import { warmSandboxPool } from "../sandbox/index.ts";
-import { loadAgentTypes } from "./agents/agent-types.ts";
+import { loadAgentTypes, sessionTrust } from "./agents/agent-types.ts";
 import { REDIS_FLAG, type SessionQueue, sessionQueue } from "./queue-runner.ts";
 import { autoPrune, readRetentionSettings } from "./runs/auto-prune.ts";
 import { createWorkflowsCommand, RUNS_COMMAND_NAME } from "./runs/command.ts";
@@ -102,7 +102,7 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 						agentTypes: loadAgentTypes({
 							cwd: ctx.cwd,
 							agentDir: getAgentDir(),
-							trust: { session: ctx.isProjectTrusted() },
+							trust: sessionTrust(ctx),
 						}).types,
 						savedWorkflows: loadSavedWorkflows({ cwd: ctx.cwd, agentDir: getAgentDir() }).byName.values(),
 					}

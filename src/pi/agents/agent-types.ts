@@ -20,7 +20,7 @@ export {
 	THINKING_LEVELS,
 	type ThinkingLevel,
 } from "./agent-fields.ts";
-export type { ProjectTrustInput } from "./project-trust.ts";
+export { type ProjectTrustInput, sessionTrust } from "./project-trust.ts";
 
 /** The agent type used when a call names none. */
 export const DEFAULT_AGENT_TYPE = "general-purpose";

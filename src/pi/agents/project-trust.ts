@@ -21,6 +21,14 @@ export interface ProjectTrustInput {
 	override?: boolean;
 }
 
+/**
+ * A pi context's decision as `ProjectTrustInput`. A context without `isProjectTrusted` (a host's own stand-in for
+ * pi's) gives none, so the saved decision and `defaultProjectTrust` decide, never a default of trusted.
+ */
+export function sessionTrust(ctx: { isProjectTrusted?: () => boolean }): ProjectTrustInput {
+	return typeof ctx.isProjectTrusted === "function" ? { session: ctx.isProjectTrusted() } : {};
+}
+
 /** The project's trust for its agent files, and why, for the one log line that says they were skipped. */
 export interface ProjectAgentTrust {
 	trusted: boolean;

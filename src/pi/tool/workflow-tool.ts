@@ -25,6 +25,7 @@ import {
 	GENERAL_PURPOSE_AGENT,
 	listAvailableAgentTypes,
 	loadAgentTypes,
+	sessionTrust,
 } from "../agents/agent-types.ts";
 import { createPiAgentRunner } from "../children/agent-runner.ts";
 import type { ChildRecorder, RunFolderSource } from "../children/child-record.ts";
@@ -228,7 +229,7 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 		const durable = resumed ?? DurableRun.fresh(store, source);
 		if (params.concurrency !== undefined) options.queue.concurrency = params.concurrency;
 		// Read once per run, under the session's trust: skipped project files are said once, in this call's result.
-		const types = loadAgentTypes({ cwd: ctx.cwd, agentDir, trust: { session: ctx.isProjectTrusted() } });
+		const types = loadAgentTypes({ cwd: ctx.cwd, agentDir, trust: sessionTrust(ctx) });
 		const controls = new ChildControls();
 		const defaults = options.defaults?.() ?? {};
 		const runner = await makeRunner(ctx, {
@@ -408,7 +409,7 @@ function checkOnly(
 	agentDir: string,
 ): AgentToolResult<WorkflowCheckDetails> {
 	const script = resolveScriptSource(params, { cwd: ctx.cwd, agentDir });
-	const types = loadAgentTypes({ cwd: ctx.cwd, agentDir, trust: { session: ctx.isProjectTrusted() } });
+	const types = loadAgentTypes({ cwd: ctx.cwd, agentDir, trust: sessionTrust(ctx) });
 	const report = checkWorkflowScript(script.source, {
 		filename: script.filename,
 		agentTypes: listAvailableAgentTypes(types.types),
