@@ -25,6 +25,8 @@ export interface ParentSessionOptions {
 	extensions?: { factories: InlineExtension[]; tools: string[] };
 	/** More of pi's settings, as a settings file would give them (e.g. `{ workflows: { childModel } }`). Default: none. */
 	settings?: Record<string, unknown>;
+	/** pi's trust in the project, as its startup decided it (`ctx.isProjectTrusted()`). Default: trusted. */
+	projectTrusted?: boolean;
 }
 
 export interface ParentSession {
@@ -36,11 +38,10 @@ export interface ParentSession {
 
 export async function createParentSession(options: ParentSessionOptions): Promise<ParentSession> {
 	const { cwd, agentDir, modelRuntime, model } = options;
-	const settingsManager = SettingsManager.inMemory({
-		...options.settings,
-		compaction: { enabled: false },
-		retry: { enabled: false },
-	});
+	const settingsManager = SettingsManager.inMemory(
+		{ ...options.settings, compaction: { enabled: false }, retry: { enabled: false } },
+		{ projectTrusted: options.projectTrusted ?? true },
+	);
 	const resourceLoader = new DefaultResourceLoader({
 		cwd,
 		agentDir,

@@ -31,6 +31,8 @@ export interface RunFlags {
 	allowTools: string[];
 	/** `--redis <url>`: the children go to workers through the queue there. Default: none (they run here). */
 	redis?: string;
+	/** `--approve` (true) or `--no-approve` (false): trust the project or not for this run, as pi's `-a`/`-na`. */
+	approve?: boolean;
 }
 
 /** The exit code of a stopped run, as for a command ended by Ctrl-C. */

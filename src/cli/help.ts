@@ -34,6 +34,10 @@ const RUN_OPTIONS = `Options:
                            ls, edit, write); none by default: there is no permission prompt here
   --redis <url>            send the children to workers (pi-workflows worker) through the Redis queue at <url>
                            (redis://[user:password@]host:6379, rediss:// for TLS) instead of running them here
+  -a, --approve            trust this project for this run, as pi -a does: its .pi extensions, skills and
+                           settings load, and its agent files (.pi/agents, .agents/agents, .claude/agents)
+                           are read; without it, pi's saved decision (/trust) or defaultProjectTrust decides
+  -na, --no-approve        do not trust this project for this run, as pi -na does
   --json                   print the whole result object (status, value, error, failures, counts, usage, cost,
                            replayedCost, runId)
                            instead of the script's value

@@ -6,7 +6,7 @@
  */
 import { resolve } from "node:path";
 import type { Api, Model } from "@earendil-works/pi-ai";
-import { createAgentSessionServices, resolveCliModel } from "@earendil-works/pi-coding-agent";
+import { createAgentSessionServices, resolveCliModel, SettingsManager } from "@earendil-works/pi-coding-agent";
 import {
 	builtInTools,
 	createPiAgentRunner,
@@ -44,6 +44,8 @@ export interface PiSetupOptions {
 	onNote?: (text: string) => void;
 	/** `--redis <url>`: children go to workers through the queue there instead of running here. Default: none. */
 	redis?: string;
+	/** `--approve` / `--no-approve`: the project's trust for this run. Default: pi's saved decision and settings. */
+	approve?: boolean;
 }
 
 /** The runner and what a run needs to know about it. */
@@ -62,9 +64,17 @@ export interface PiSetup {
 }
 
 export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
+	// One trust decision for the run, made as pi's print mode makes it (no one to ask): the project's own pi
+	// resources (.pi/extensions, skills, settings) and its agent files load only when it is trusted.
+	const types = loadAgentTypes({
+		cwd: options.cwd,
+		agentDir: options.agentDir,
+		...(options.approve !== undefined ? { trust: { override: options.approve } } : {}),
+	});
 	const services = await createAgentSessionServices({
 		cwd: options.cwd,
 		agentDir: options.agentDir,
+		settingsManager: SettingsManager.create(options.cwd, options.agentDir, { projectTrusted: types.projectTrusted }),
 		resourceLoaderOptions: { additionalExtensionPaths: options.extensions.map((path) => resolve(options.cwd, path)) },
 	});
 	const loaded = services.resourceLoader.getExtensions();
@@ -80,7 +90,6 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 	];
 
 	const { modelRuntime, settingsManager } = services;
-	const types = loadAgentTypes({ cwd: options.cwd, agentDir: options.agentDir });
 	if (options.redis) {
 		// The workers resolve models against their own pi: a --model this machine lacks goes to them as it is.
 		const chosen = await chooseModel(options.model, services).catch((error: unknown) => {
@@ -92,7 +101,7 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 		const reference = "model" in chosen ? `${chosen.model.provider}/${chosen.model.id}` : chosen.reference;
 		const thinking = chosen.thinking ?? settingsManager.getDefaultThinkingLevel();
 		return {
-			...(await queueSetUp(options, options.redis, types.types, reference, thinking)),
+			...(await queueSetUp(options, options.redis, types, reference, thinking)),
 			model: reference,
 			agentTypes: listAvailableAgentTypes(types.types),
 			warnings,
@@ -113,6 +122,7 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 		cwd: options.cwd,
 		agentDir: options.agentDir,
 		agentTypes: types.types,
+		projectTrusted: types.projectTrusted,
 		modelRuntime,
 		defaultModel: chosen.model,
 		...(options.worktreePlace ? { worktreePlace: options.worktreePlace } : {}),
@@ -135,7 +145,7 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 async function queueSetUp(
 	options: PiSetupOptions,
 	redis: string,
-	agentTypes: Parameters<typeof queuePlanner>[0]["agentTypes"],
+	types: { types: Parameters<typeof queuePlanner>[0]["agentTypes"]; projectTrusted: boolean },
 	model: string,
 	thinking: string | undefined,
 ): Promise<Pick<PiSetup, "runner" | "close">> {
@@ -161,7 +171,8 @@ async function queueSetUp(
 	const runner = host.runner({
 		runId: async () => (await options.worktreePlace?.())?.runId,
 		prepare: queuePlanner({
-			agentTypes,
+			agentTypes: types.types,
+			projectTrusted: types.projectTrusted,
 			defaultModel: model,
 			...(thinking ? { defaultThinking: thinking } : {}),
 		}),

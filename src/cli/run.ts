@@ -32,6 +32,8 @@ const RUN_FLAGS: readonly FlagSpec[] = [
 	{ name: "allow-tools", value: true, repeat: true },
 	{ name: "model-tiers", value: true },
 	{ name: "redis", value: true },
+	{ name: "approve", short: "a" },
+	{ name: "no-approve", short: "na" },
 ];
 
 /** Children running at once unless `--concurrency` says otherwise: the extension's default too. */
@@ -126,7 +128,12 @@ function runFlags(args: ParsedArgs): RunFlags {
 	const redis = flagValue(args, "redis");
 	const badRedis = redis !== undefined ? checkRedisUrl(redis) : undefined;
 	if (badRedis) throw usageError(`--redis: ${badRedis}`);
+	const approve = args.flags.has("approve") ? true : args.flags.has("no-approve") ? false : undefined;
+	if (args.flags.has("approve") && args.flags.has("no-approve")) {
+		throw usageError("--approve and --no-approve contradict each other; give one");
+	}
 	return {
+		...(approve !== undefined ? { approve } : {}),
 		...(redis !== undefined ? { redis } : {}),
 		concurrency: integerFlag(args, "concurrency", 1, 64) ?? DEFAULT_CONCURRENCY,
 		...(timeoutMs !== undefined ? { timeoutMs } : {}),
@@ -161,6 +168,7 @@ async function setUp(flags: RunFlags, ctx: CliContext, durable: DurableRun): Pro
 		...(flags.modelTiers !== undefined ? { modelTiers: flags.modelTiers } : {}),
 		allowTools: flags.allowTools,
 		...(flags.redis !== undefined ? { redis: flags.redis } : {}),
+		...(flags.approve !== undefined ? { approve: flags.approve } : {}),
 		onNote: (text) => ctx.stderr.write(`Note: ${text}\n`),
 	});
 	for (const warning of pi.warnings) ctx.stderr.write(`Warning: ${warning}\n`);

@@ -10,7 +10,7 @@ import { type ExtensionAPI, type ExtensionContext, getAgentDir } from "@earendil
 import { createRunStore } from "../runs/index.ts";
 import { createWorkflowQueue } from "../runtime/queue.ts";
 import { warmSandboxPool } from "../sandbox/index.ts";
-import { loadAgentTypes } from "./agents/agent-types.ts";
+import { loadAgentTypes, sessionTrust } from "./agents/agent-types.ts";
 import { REDIS_FLAG, type SessionQueue, sessionQueue } from "./queue-runner.ts";
 import { autoPrune, readRetentionSettings } from "./runs/auto-prune.ts";
 import { createWorkflowsCommand, RUNS_COMMAND_NAME } from "./runs/command.ts";
@@ -94,13 +94,17 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 		announce: (channel, data) => pi.events.emit(channel, data),
 		createRunner: (ctx, setup) => (remote ? remote.createRunner(ctx, setup) : defaultRunner(ctx, setup)),
 	};
-	const workflowTool = (cwd?: string) =>
+	const workflowTool = (ctx?: ExtensionContext) =>
 		createWorkflowTool({
 			...toolOptions,
-			...(cwd !== undefined
+			...(ctx !== undefined
 				? {
-						agentTypes: loadAgentTypes({ cwd, agentDir: getAgentDir() }).types,
-						savedWorkflows: loadSavedWorkflows({ cwd, agentDir: getAgentDir() }).byName.values(),
+						agentTypes: loadAgentTypes({
+							cwd: ctx.cwd,
+							agentDir: getAgentDir(),
+							trust: sessionTrust(ctx),
+						}).types,
+						savedWorkflows: loadSavedWorkflows({ cwd: ctx.cwd, agentDir: getAgentDir() }).byName.values(),
 					}
 				: {}),
 		});
@@ -123,7 +127,7 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 	// The description lists the session's agent types and saved workflows, and the saved workflows become commands:
 	// all depend on the cwd, known once the session starts (again after a reload, which pi allows).
 	pi.on("session_start", (_event, ctx) => {
-		pi.registerTool(workflowTool(ctx.cwd));
+		pi.registerTool(workflowTool(ctx));
 		registerCommands(ctx);
 	});
 	const save = async (request: { cwd: string; runId: string; name?: string; overwrite?: boolean }) => {
@@ -143,7 +147,7 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 					await workflowsSaveSubcommand(save)(rest, ctx);
 					// A workflow saved now is a command now, and the tool's description lists it.
 					registerCommands(ctx);
-					pi.registerTool(workflowTool(ctx.cwd));
+					pi.registerTool(workflowTool(ctx));
 				},
 			},
 			completions: { run: workflowsRunCompletions(() => saved) },

@@ -34,6 +34,7 @@ export function sessionQueue(url: string): SessionQueue {
 				controls: setup.controls,
 				prepare: queuePlanner({
 					agentTypes: setup.agentTypes,
+					projectTrusted: setup.projectTrusted,
 					...(model ? { defaultModel: model } : {}),
 					...(thinking ? { defaultThinking: thinking } : {}),
 					sessionTools: setup.sessionTools?.list().map((tool) => tool.name) ?? [],

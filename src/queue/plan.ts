@@ -19,6 +19,8 @@ export interface QueuePlanOptions {
 	stallMs?: number;
 	/** Names of the parent session's tools, which a remote child cannot use. Default: none. */
 	sessionTools?: readonly string[];
+	/** Whether the host trusts the project (`LoadAgentTypesResult.projectTrusted`). Default: false. */
+	projectTrusted?: boolean;
 }
 
 /** A `prepare` for `QueueHost.runner`: throws the author's mistakes (unknown type or tool) before a job exists. */
@@ -46,6 +48,7 @@ export function queuePlanner(options: QueuePlanOptions): (request: WorkflowAgent
 			...(options.defaultThinking ? { defaultThinking: options.defaultThinking } : {}),
 			...(options.stallMs !== undefined ? { stallMs: options.stallMs } : {}),
 			...(warnings.length > 0 ? { warnings } : {}),
+			...(options.projectTrusted ? { projectTrusted: true } : {}),
 		};
 	};
 }

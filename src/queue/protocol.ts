@@ -29,6 +29,8 @@ export interface QueueChildPlan {
 	stallMs?: number;
 	/** Things the host wants in the child's result (e.g. the parent session's tools it cannot lend). */
 	warnings?: string[];
+	/** The host trusts the run's project: the child may load its pi resources (skills, `.pi/SYSTEM.md`). Absent: no. */
+	projectTrusted?: boolean;
 }
 
 /** One job: one attempt of one `agent()` call. */

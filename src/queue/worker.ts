@@ -183,6 +183,8 @@ async function runJob(
 			agentDir: settings.agentDir,
 			modelRuntime: settings.modelRuntime,
 			agentTypes: new Map([[type.name, type]]),
+			// The host read this project's agent files under its trust; its worktree here is the same project.
+			projectTrusted: plan.projectTrusted === true,
 			controls,
 			...(defaultModel ? { defaultModel } : {}),
 			...(defaultThinking ? { defaultThinking } : {}),

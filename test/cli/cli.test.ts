@@ -68,6 +68,8 @@ describe("pi-workflows help and command-line errors", () => {
 			"--max-cost",
 			"--max-provider-wait",
 			"-e, --extension",
+			"-a, --approve",
+			"-na, --no-approve",
 			"--json",
 		]) {
 			expect(run.stdout).toContain(flag);
@@ -84,6 +86,7 @@ describe("pi-workflows help and command-line errors", () => {
 		[["run", EXAMPLE, "--args", "@nope.json"], "--args @nope.json: cannot read"],
 		[["run", EXAMPLE, "--concurrency", "0"], '--concurrency must be a whole number from 1 to 64, got "0"'],
 		[["run", EXAMPLE, "--model"], "--model needs a value"],
+		[["run", EXAMPLE, "-a", "--no-approve"], "--approve and --no-approve contradict each other; give one"],
 		[
 			["run", EXAMPLE, "--max-cost", "lots"],
 			'--max-cost must be a positive amount of US dollars such as 0.5 or 12, got "lots"',

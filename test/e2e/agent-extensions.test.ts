@@ -6,6 +6,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { getAgentDir, ProjectTrustStore } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createParentSession, type ParentSession } from "../../scripts/parent-session.ts";
 import type { WorkflowProgressDetails } from "../../src/progress/index.ts";
@@ -34,6 +35,8 @@ describe("agent types with extensions of their own", () => {
 	beforeEach(async () => {
 		harness = await createFauxHarness();
 		cwd = mkdtempSync(join(tmpdir(), "wf-agent-ext-"));
+		// The person trusted the project (`/trust`): its agent files' extensions may load (see agent-trust.test.ts).
+		new ProjectTrustStore(getAgentDir()).set(cwd, true);
 		const agents = join(cwd, ".pi", "agents");
 		mkdirSync(join(agents, "tools"), { recursive: true });
 		writeFileSync(join(agents, "tools", "search.ts"), SEARCH_EXTENSION);
@@ -47,6 +50,7 @@ describe("agent types with extensions of their own", () => {
 		);
 	});
 	afterEach(() => {
+		new ProjectTrustStore(getAgentDir()).set(cwd, null);
 		parent?.dispose();
 		harness.dispose();
 		rmSync(cwd, { recursive: true, force: true });

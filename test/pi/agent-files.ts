@@ -1,7 +1,7 @@
 /**
  * Temp project and agent directories with agent files in them, for agent-type and runner tests.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
@@ -14,12 +14,17 @@ export interface AgentDirs {
 	dispose(): void;
 }
 
-export function createAgentDirs(): AgentDirs {
+/**
+ * `trusted` (default true): the project is saved as trusted in pi's trust store (`<agentDir>/trust.json`, as `/trust`
+ * saves it), so its agent files are read; false leaves it undecided.
+ */
+export function createAgentDirs(options: { trusted?: boolean } = {}): AgentDirs {
 	const root = mkdtempSync(join(tmpdir(), "pi-workflows-agents-"));
 	const cwd = join(root, "project");
 	const agentDir = join(root, "agent");
 	mkdirSync(cwd, { recursive: true });
 	mkdirSync(agentDir, { recursive: true });
+	if (options.trusted !== false) trustProject(agentDir, cwd);
 	return {
 		cwd,
 		agentDir,
@@ -38,4 +43,9 @@ export function createAgentDirs(): AgentDirs {
 /** An agent file: frontmatter lines and a body. */
 export function agentFile(frontmatter: string, body = "You are a test agent."): string {
 	return `---\n${frontmatter}\n---\n\n${body}\n`;
+}
+
+/** Saves `cwd` as trusted in pi's trust store under `agentDir`, as pi's `/trust` does (by its canonical path). */
+export function trustProject(agentDir: string, cwd: string, trusted = true): void {
+	writeFileSync(join(agentDir, "trust.json"), `${JSON.stringify({ [realpathSync(cwd)]: trusted }, null, 2)}\n`);
 }

@@ -10,6 +10,7 @@ import { parseFrontmatter } from "@earendil-works/pi-coding-agent";
 import { unknownAgentTypeError, WorkflowError } from "../../errors.ts";
 import { type AgentTypeConfig, type AgentTypeSource, BUILTIN_TOOL_NAMES, parseAgentFields } from "./agent-fields.ts";
 import { type ClaudeDirs, claudeDirsFor } from "./claude-dirs.ts";
+import { decideProjectTrust, type ProjectTrustInput, untrustedAgentFilesWarning } from "./project-trust.ts";
 
 export {
 	type AgentTypeConfig,
@@ -19,6 +20,7 @@ export {
 	THINKING_LEVELS,
 	type ThinkingLevel,
 } from "./agent-fields.ts";
+export { type ProjectTrustInput, sessionTrust } from "./project-trust.ts";
 
 /** The agent type used when a call names none. */
 export const DEFAULT_AGENT_TYPE = "general-purpose";
@@ -31,6 +33,11 @@ export interface LoadAgentTypesOptions {
 	agentDir: string;
 	/** Claude Code's folders to read after ours, or false for none. Default: per `workflows.claudeDirs` (on). */
 	claude?: ClaudeDirs | false;
+	/**
+	 * What the host knows of pi's trust in the project (see project-trust.ts): the session's decision, or a command
+	 * line's `--approve`/`--no-approve`. Default: none (the saved decision and `defaultProjectTrust` decide).
+	 */
+	trust?: ProjectTrustInput;
 }
 
 /** What `loadAgentTypes` found. */
@@ -39,6 +46,8 @@ export interface LoadAgentTypesResult {
 	types: Map<string, AgentTypeConfig>;
 	/** One line per skipped file or ignored field, naming the file. */
 	warnings: string[];
+	/** Whether the project is trusted: its agent files were read, and children may load its pi resources. */
+	projectTrusted: boolean;
 }
 
 /** The built-in type: pi's default coding prompt (with context files) plus a note that it works for a script. */
@@ -62,15 +71,27 @@ export function loadAgentTypes(options: LoadAgentTypesOptions): LoadAgentTypesRe
 	const warnings: string[] = [];
 	// Lowest precedence first, so later directories overwrite: Claude Code's, then ours.
 	const claude = claudeDirsFor("agents", options, options.claude);
+	const projectDirs = [join(options.cwd, ".pi", "agents"), join(options.cwd, ".agents", "agents")];
+	if (claude) projectDirs.push(join(claude.cwd, ".claude", "agents"));
+	const trust = decideProjectTrust(options.cwd, options.agentDir, projectDirs, options.trust);
+	// Untrusted: the whole file is skipped, not only its code fields. pi gates a project's system prompt
+	// (`.pi/SYSTEM.md`) and settings (its model) as well as its code, and a file that is not read cannot shadow the
+	// user's own type of that name: `general-purpose` stays the built-in or the user's global file.
+	const skipped: string[] = [];
+	const load = (dir: string, source: Exclude<AgentTypeSource, "builtin">) => {
+		if (trust.trusted || !projectDirs.includes(dir)) loadDirectory(dir, source, types, warnings);
+		else skipped.push(...listMarkdownFiles(dir).map((file) => join(dir, file)));
+	};
 	if (claude) {
-		loadDirectory(join(claude.home, "agents"), "claude-global", types, warnings);
-		loadDirectory(join(claude.cwd, ".claude", "agents"), "claude-project", types, warnings);
+		load(join(claude.home, "agents"), "claude-global");
+		load(join(claude.cwd, ".claude", "agents"), "claude-project");
 	}
-	loadDirectory(join(options.agentDir, "agents"), "global", types, warnings);
-	loadDirectory(join(options.cwd, ".agents", "agents"), "workspace", types, warnings);
-	loadDirectory(join(options.cwd, ".pi", "agents"), "project", types, warnings);
+	load(join(options.agentDir, "agents"), "global");
+	load(join(options.cwd, ".agents", "agents"), "workspace");
+	load(join(options.cwd, ".pi", "agents"), "project");
+	if (skipped.length > 0) warnings.unshift(untrustedAgentFilesWarning(skipped, trust.reason, options.agentDir));
 	warnAliasClashes(types, warnings);
-	return { types, warnings };
+	return { types, warnings, projectTrusted: trust.trusted };
 }
 
 /** The names a script may use: enabled types and their aliases, sorted. */

@@ -91,6 +91,11 @@ export interface PiAgentRunnerOptions {
 	modelTiers?: ModelTiers;
 	/** Agent types by name. Default: `loadAgentTypes({ cwd, agentDir })`, read once when the runner is created. */
 	agentTypes?: ReadonlyMap<string, AgentTypeConfig>;
+	/**
+	 * Whether the project is trusted, so children may load its skills and system-prompt files as pi would
+	 * (`LoadAgentTypesResult.projectTrusted`). Default: the decision `loadAgentTypes({ cwd, agentDir })` makes.
+	 */
+	projectTrusted?: boolean;
 	/** Silence before a child is reported `quiet`. Default: 15000. */
 	quietAfterMs?: number;
 	/** Silence before a child is reported `stalled`. Default: 60000. */
@@ -134,9 +139,9 @@ export interface PiAgentRunnerOptions {
  */
 export function createPiAgentRunner(options: PiAgentRunnerOptions): WorkflowAgentRunner {
 	const agentDir = options.agentDir ?? getAgentDir();
-	const agentTypes = options.agentTypes ?? loadAgentTypes({ cwd: options.cwd, agentDir }).types;
+	const { agentTypes, projectTrusted } = typesAndTrust(options, agentDir);
 	const worktrees = lazyRunWorktrees(options.worktreePlace);
-	const resolved = { ...options, agentDir, agentTypes, worktrees };
+	const resolved = { ...options, agentDir, agentTypes, projectTrusted, worktrees };
 	return (request, context) =>
 		superviseChild(request, context, {
 			...(options.controls ? { controls: options.controls } : {}),
@@ -149,6 +154,18 @@ export function createPiAgentRunner(options: PiAgentRunnerOptions): WorkflowAgen
 					(deadlined) => runChild(attemptRequest, deadlined, resolved),
 				),
 		});
+}
+
+/** The given agent types and trust, or what reading the agent files decides for those not given. */
+function typesAndTrust(options: PiAgentRunnerOptions, agentDir: string) {
+	if (options.agentTypes && options.projectTrusted !== undefined) {
+		return { agentTypes: options.agentTypes, projectTrusted: options.projectTrusted };
+	}
+	const loaded = loadAgentTypes({ cwd: options.cwd, agentDir });
+	return {
+		agentTypes: options.agentTypes ?? loaded.types,
+		projectTrusted: options.projectTrusted ?? loaded.projectTrusted,
+	};
 }
 
 type ResolvedOptions = PiAgentRunnerOptions & {

@@ -51,13 +51,24 @@ export async function openSession(
 		/** Where the conversation is kept (see `keepConversation`). Default: in memory. */
 		sessionFile?: string;
 	},
-	options: { agentDir: string; modelRuntime: ModelRuntime; piRetry?: false | Omit<ChildRetrySettings, "enabled"> },
+	options: {
+		agentDir: string;
+		modelRuntime: ModelRuntime;
+		piRetry?: false | Omit<ChildRetrySettings, "enabled">;
+		projectTrusted?: boolean;
+	},
 	base: ResultBase,
 ): Promise<{ session: AgentSession } | { failure: WorkflowAgentResult }> {
 	const { plan, model, thinking } = child;
 	const retry = options.piRetry === false ? { enabled: false } : { enabled: true, ...(options.piRetry ?? {}) };
 	const { type } = plan;
-	const resources = await loadChildResources({ cwd: plan.cwd, agentDir: options.agentDir, type, retry });
+	const resources = await loadChildResources({
+		cwd: plan.cwd,
+		agentDir: options.agentDir,
+		type,
+		retry,
+		projectTrusted: options.projectTrusted,
+	});
 	if (resources.extensionErrors.length > 0) {
 		// A child without the tools its type loads them for would answer without them: it fails, naming the file.
 		const where = type.path ? ` (${type.path})` : "";

@@ -33,6 +33,11 @@ export interface ChildResourceOptions {
 	type: AgentTypeConfig;
 	/** Default: off. */
 	retry?: ChildRetrySettings;
+	/**
+	 * Whether the project is trusted (`LoadAgentTypesResult.projectTrusted`): pi's loader reads the project's skills,
+	 * `.agents/skills` and `.pi/SYSTEM.md` / `APPEND_SYSTEM.md` for the child only then, as for pi itself. Default: false.
+	 */
+	projectTrusted?: boolean;
 }
 
 /** What a child's resources came to: the loader for its session, and what did not load. */
@@ -58,10 +63,10 @@ export interface ChildResources {
  */
 export async function loadChildResources(options: ChildResourceOptions): Promise<ChildResources> {
 	const { type, cwd, agentDir } = options;
-	const settingsManager = SettingsManager.inMemory({
-		compaction: { enabled: false },
-		retry: options.retry ?? { enabled: false },
-	});
+	const settingsManager = SettingsManager.inMemory(
+		{ compaction: { enabled: false }, retry: options.retry ?? { enabled: false } },
+		{ projectTrusted: options.projectTrusted === true },
+	);
 	const append = type.promptMode === "append";
 	const projectContext = type.inheritProjectContext ?? append;
 	const globalContext = type.inheritGlobalContext ?? append;

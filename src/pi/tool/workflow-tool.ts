@@ -25,6 +25,7 @@ import {
 	GENERAL_PURPOSE_AGENT,
 	listAvailableAgentTypes,
 	loadAgentTypes,
+	sessionTrust,
 } from "../agents/agent-types.ts";
 import { createPiAgentRunner } from "../children/agent-runner.ts";
 import type { ChildRecorder, RunFolderSource } from "../children/child-record.ts";
@@ -121,6 +122,8 @@ export interface RunnerSetup {
 	agentDir: string;
 	/** Agent types as loaded for this call. */
 	agentTypes: ReadonlyMap<string, AgentTypeConfig>;
+	/** Whether the project is trusted (`LoadAgentTypesResult.projectTrusted`): children load its pi resources only then. */
+	projectTrusted: boolean;
 	/** The run's id and folder for isolated children's worktrees, once its record exists. */
 	worktreePlace: WorktreePlaceSource;
 	/** The run's folder, where children's conversations are kept, once its record exists. */
@@ -225,12 +228,14 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 		};
 		const durable = resumed ?? DurableRun.fresh(store, source);
 		if (params.concurrency !== undefined) options.queue.concurrency = params.concurrency;
-		const types = loadAgentTypes({ cwd: ctx.cwd, agentDir });
+		// Read once per run, under the session's trust: skipped project files are said once, in this call's result.
+		const types = loadAgentTypes({ cwd: ctx.cwd, agentDir, trust: sessionTrust(ctx) });
 		const controls = new ChildControls();
 		const defaults = options.defaults?.() ?? {};
 		const runner = await makeRunner(ctx, {
 			agentDir,
 			agentTypes: types.types,
+			projectTrusted: types.projectTrusted,
 			worktreePlace: () => durable.worktreePlace(),
 			runFolder: () => durable.runFolder(),
 			record: (event) => durable.logEvent(event),
@@ -404,7 +409,7 @@ function checkOnly(
 	agentDir: string,
 ): AgentToolResult<WorkflowCheckDetails> {
 	const script = resolveScriptSource(params, { cwd: ctx.cwd, agentDir });
-	const types = loadAgentTypes({ cwd: ctx.cwd, agentDir });
+	const types = loadAgentTypes({ cwd: ctx.cwd, agentDir, trust: sessionTrust(ctx) });
 	const report = checkWorkflowScript(script.source, {
 		filename: script.filename,
 		agentTypes: listAvailableAgentTypes(types.types),
@@ -421,6 +426,7 @@ export async function defaultRunner(
 	{
 		agentDir,
 		agentTypes,
+		projectTrusted,
 		worktreePlace,
 		runFolder,
 		record,
@@ -439,6 +445,7 @@ export async function defaultRunner(
 		cwd: ctx.cwd,
 		agentDir,
 		agentTypes,
+		projectTrusted,
 		modelRuntime,
 		worktreePlace,
 		...(runFolder ? { runFolder } : {}),
