@@ -13,7 +13,7 @@ export async function checkCommand(argv: readonly string[], ctx: CliContext): Pr
 	if (target === undefined || extra !== undefined) {
 		throw usageError("`check` takes one workflow file: pi-workflows check <file>");
 	}
-	const script = readScript(target, { cwd: ctx.cwd, agentDir: ctx.agentDir });
+	const script = readScript(target, ctx);
 	const result = checkWorkflowScript(script.source, { filename: script.filename });
 	if (args.flags.has("json")) ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 	else ctx.stdout.write(checkText(result, shownPath(ctx.cwd, script.filename)));

@@ -9,6 +9,7 @@ import { resolveScriptSource } from "../pi/tool/script-source.ts";
 import { defaultRunsRoot } from "../runs/index.ts";
 import type { JsonValue } from "../runtime/types.ts";
 import { usageError } from "./args.ts";
+import type { CliContext } from "./context.ts";
 
 /** A script to run or check. */
 export interface CliScript {
@@ -23,11 +24,16 @@ export function agentDirOf(env: NodeJS.ProcessEnv): string {
 
 /**
  * `target` as a file when it looks like a path (`.js`, or a `/`), else as a saved workflow's name
- * (`.pi/workflows/*.js`, then `<agentDir>/workflows/*.js`). Throws `workflow_not_found` saying where it looked.
+ * (`.pi/workflows/*.js`, then `<agentDir>/workflows/*.js`). Throws `workflow_not_found` saying where it looked;
+ * each saved workflow file skipped on the way (a FIFO, a device, a bad header) is a warning on stderr.
  */
-export function readScript(target: string, options: { cwd: string; agentDir: string }): CliScript {
+export function readScript(target: string, ctx: Pick<CliContext, "cwd" | "agentDir" | "stderr">): CliScript {
 	const isPath = target.endsWith(".js") || target.includes("/") || target.includes("\\");
-	const { source, filename } = resolveScriptSource(isPath ? { path: target } : { name: target }, options);
+	const { source, filename } = resolveScriptSource(isPath ? { path: target } : { name: target }, {
+		cwd: ctx.cwd,
+		agentDir: ctx.agentDir,
+		warn: (warning) => ctx.stderr.write(`Warning: ${warning}\n`),
+	});
 	return { source, filename };
 }
 

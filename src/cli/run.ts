@@ -48,7 +48,7 @@ export async function runCommand(argv: readonly string[], ctx: CliContext): Prom
 		throw usageError("`run` takes one workflow: pi-workflows run <file|name> [options]");
 	}
 	const flags = runFlags(args);
-	const script = readScript(target, { cwd: ctx.cwd, agentDir: ctx.agentDir });
+	const script = readScript(target, ctx);
 	const givenArgs = flagValue(args, "args");
 	const source: DurableSource = {
 		script: script.source,
@@ -76,7 +76,7 @@ export async function resumeCommand(argv: readonly string[], ctx: CliContext): P
 	}
 	// Everything the command line can get wrong is checked before the run's lock is taken.
 	const flags = runFlags(args);
-	const script = file !== undefined ? readScript(file, { cwd: ctx.cwd, agentDir: ctx.agentDir }) : undefined;
+	const script = file !== undefined ? readScript(file, ctx) : undefined;
 	const givenArgs = flagValue(args, "args");
 	const parsedArgs = givenArgs !== undefined ? readArgs(givenArgs, ctx.cwd) : undefined;
 	const store = createRunStore({ cwd: ctx.cwd, root: `${ctx.agentDir}/workflow-runs` });

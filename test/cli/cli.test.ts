@@ -3,8 +3,8 @@
  * errors with exit code 2, `check`, `runs`, an example run end to end with children as pi sessions on the faux
  * provider loaded with `-e`, a failed run (1), and Ctrl-C (130, the resume hint) followed by `resume`.
  */
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
@@ -109,6 +109,39 @@ describe("pi-workflows help and command-line errors", () => {
 		expect(result.stderr).toContain(message);
 		expect(result.stderr.trim().split("\n")).toHaveLength(1);
 		expect(result.stdout).toBe("");
+	});
+});
+
+describe("saved workflow files a repository planted", () => {
+	it("a symlink to /dev/zero, a FIFO and a huge file are skipped with a warning each; run and check end at once", async () => {
+		const repo = mkdtempSync(join(tmpdir(), "wf-cli-planted-"));
+		dirs.push(repo);
+		const ours = join(repo, ".pi", "workflows");
+		const claude = join(repo, ".claude", "workflows");
+		mkdirSync(ours, { recursive: true });
+		mkdirSync(claude, { recursive: true });
+		symlinkSync("/dev/zero", join(claude, "zero.js"));
+		execFileSync("mkfifo", [join(ours, "pipe.js")]);
+		writeFileSync(join(ours, "huge.js"), `// ${"x".repeat(512 * 1024)}\n`);
+		writeFileSync(join(ours, "good.js"), 'export const meta = { name: "good", description: "fine" };\nreturn 1;\n');
+		const inRepo = (args: string[]) =>
+			runCommand(process.execPath, [bin, ...args], { cwd: repo, env: env(), timeoutMs: 90_000 });
+		const skipped = [
+			`Warning: Skipped saved workflow ${join(claude, "zero.js")}: it is a character device, not a regular file. Only regular .js files are read as saved workflows: remove it, or put a workflow file in its place`,
+			`Warning: Skipped saved workflow ${join(ours, "huge.js")}: it is 524292 bytes, over the limit of 524288 bytes. A workflow script may be at most 512 KiB: shorten it`,
+			`Warning: Skipped saved workflow ${join(ours, "pipe.js")}: it is a named pipe (FIFO), not a regular file. Only regular .js files are read as saved workflows: remove it, or put a workflow file in its place`,
+		];
+
+		const run = await inRepo(["run", "zero", ...PI]);
+		expect(run.code, run.stderr).toBe(2);
+		expect(run.stderr.trim().split("\n")).toEqual([
+			...skipped,
+			"pi-workflows: No saved workflow named `zero`. Saved: good, map-reduce-summary, parallel-fixes, pipeline-migration, plan-implement-review, research-brief, review-and-fix, test-triage",
+		]);
+		const check = await inRepo(["check", "good"]);
+		expect(check.code, check.stderr).toBe(0);
+		expect(check.stdout).toBe(`${join(".pi", "workflows", "good.js")}: ok\n`);
+		expect(check.stderr.trim().split("\n")).toEqual(skipped);
 	});
 });
 

@@ -1,9 +1,13 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WorkflowError } from "../../src/errors.ts";
 import {
 	BUILTIN_TOOL_NAMES,
 	listAvailableAgentTypes,
 	loadAgentTypes,
+	MAX_AGENT_FILE_BYTES,
 	resolveAgentType,
 } from "../../src/pi/agents/agent-types.ts";
 import { type AgentDirs, agentFile, createAgentDirs } from "./agent-files.ts";
@@ -91,6 +95,31 @@ describe("loadAgentTypes", () => {
 		expect(types.has("broken")).toBe(false);
 		expect(warnings).toHaveLength(1);
 		expect(warnings[0]).toMatch(new RegExp(`^Skipping agent file ${escapeRegExp(bad)}: `));
+	});
+
+	it("reads only regular files up to 256 KiB: /dev/zero, a FIFO and a huge file are skipped with a warning each", () => {
+		const agents = join(dirs.cwd, ".pi", "agents");
+		const good = dirs.write(".pi/agents/good.md", agentFile("description: fine"));
+		const huge = dirs.write(".pi/agents/huge.md", agentFile("description: long", "x".repeat(MAX_AGENT_FILE_BYTES)));
+		mkdirSync(join(dirs.cwd, ".claude", "agents"), { recursive: true });
+		const zero = join(dirs.cwd, ".claude", "agents", "zero.md");
+		symlinkSync("/dev/zero", zero);
+		execFileSync("mkfifo", [join(agents, "pipe.md")]);
+		// A symlink to a regular file is followed: an agent shared from another folder.
+		symlinkSync(dirs.write("~/shared/linked.md", agentFile("description: shared")), join(agents, "linked.md"));
+		const { types, warnings } = loadAgentTypes({
+			cwd: dirs.cwd,
+			agentDir: dirs.agentDir,
+			claude: { cwd: dirs.cwd, home: join(dirs.agentDir, "no-claude-home") },
+		});
+		expect([...types.keys()].sort()).toEqual(["general-purpose", "good", "linked"]);
+		expect(types.get("good")?.path).toBe(good);
+		const size = Buffer.byteLength(agentFile("description: long", "x".repeat(MAX_AGENT_FILE_BYTES)));
+		expect(warnings).toEqual([
+			`Skipping agent file ${zero}: it is a character device, not a regular file. Only regular .md files are read as agent files: remove it, or put an agent file in its place`,
+			`Skipping agent file ${huge}: it is ${size} bytes, over the limit of 262144 bytes. An agent file may be at most 256 KiB: shorten its prompt`,
+			`Skipping agent file ${join(agents, "pipe.md")}: it is a named pipe (FIFO), not a regular file. Only regular .md files are read as agent files: remove it, or put an agent file in its place`,
+		]);
 	});
 
 	it("a file whose frontmatter is not a mapping is skipped with a warning", () => {

@@ -127,6 +127,37 @@ describe("saving a run's script", () => {
 			expect(again.content[0]?.type === "text" && again.content[0].text).toMatch(/^Replaced run /);
 		});
 
+		it("refuses the name of a pi built-in command or of ours, listing the reserved names, and writes nothing", async () => {
+			const reserved =
+				"settings, model, tree, thinking, scoped-models, export, import, share, bug, copy, name, session, changelog, hotkeys, fork, clone, trust, login, logout, new, compact, resume, reload, quit, debug, arminsayshi, dementedelves, workflows";
+			const runId = await runOf(SCRIPT);
+			const tool = createWorkflowRunsTool({ registry: new RunRegistry(), storeFor: () => store, save });
+			const ctx = { cwd } as ExtensionToolContext;
+			const call = (params: Record<string, unknown>) =>
+				tool.execute("t", { action: "save", runId, ...params } as never, undefined, undefined, ctx);
+			await expect(call({ name: "reload" })).rejects.toMatchObject({
+				code: "args_invalid",
+				message: `Cannot save run ${runId} as \`reload\`: /reload is a pi built-in command, which would run instead of the workflow. Reserved names: ${reserved}. Give another name (/workflows save ${runId} <name>, or \`name\` of workflow_runs)`,
+			});
+			// Asked to replace, too: the command would still be pi's.
+			await expect(call({ name: "workflows", overwrite: true })).rejects.toMatchObject({
+				message: expect.stringContaining(
+					"/workflows is this extension's own command, which would run instead of the workflow",
+				),
+			});
+			// The run's own name is checked as a given one is.
+			const named = (
+				await store.create({
+					script: SCRIPT.replace('"inline-review"', '"model"'),
+					meta: { name: "model", description: "d" },
+				})
+			).id;
+			await expect(saveRunScript({ store, runId: named, agentDir })).rejects.toMatchObject({
+				message: expect.stringMatching(/^Cannot save run .* as `model`: \/model is a pi built-in command/),
+			});
+			expect(existsSync(join(cwd, ".pi", "workflows"))).toBe(false);
+		});
+
 		it("/workflows save <runId> [name] [--force]", async () => {
 			const runId = await runOf(SCRIPT);
 			const shown: { text: string; level: string }[] = [];

@@ -4,9 +4,10 @@
  * in the background whose completion message goes to `notify`, a missing argument asked for where there are
  * dialogs and the usage elsewhere, `/workflows run` for a clashing name, and a bundled workflow run by name.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { ExtensionAPI, ExtensionCommandContext, RegisteredCommand } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createWorkflowsCommand } from "../../src/pi/runs/command.ts";
@@ -23,6 +24,7 @@ import {
 import { createWorkflowStarter } from "../../src/pi/tool/workflow-tool.ts";
 import { createWorkflowQueue } from "../../src/runtime/queue.ts";
 import { createFakeRunner } from "../helpers/fake-runner.ts";
+import { ROOT } from "../helpers/package.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 import { until } from "../helpers/until.ts";
 
@@ -118,6 +120,8 @@ describe("saved workflows as commands", () => {
 		save("review.js", `export const meta = { name: "review", description: "d" };\nreturn 1;\n`);
 		save("mine.js", `export const meta = { name: "workflows", description: "d" };\nreturn 1;\n`);
 		save("deploy.js", `export const meta = { name: "deploy", description: "d" };\nreturn 1;\n`);
+		// One pi answers without listing it.
+		save("debug.js", `export const meta = { name: "debug", description: "d" };\nreturn 1;\n`);
 		const { pi, commands } = fakePi([
 			{ name: "review:1", source: "extension", path: "/ext/review.ts" },
 			{ name: "deploy", source: "prompt", path: "/prompts/deploy.md" },
@@ -131,7 +135,9 @@ describe("saved workflows as commands", () => {
 		expect(commands.has("review")).toBe(false);
 		expect(commands.has("deploy")).toBe(false);
 		expect(commands.has("workflows")).toBe(false);
+		expect(commands.has("debug")).toBe(false);
 		expect(report.warnings).toEqual([
+			`Saved workflow \`debug\` (${join(cwd, ".pi", "workflows", "debug.js")}) has no command of its own: /debug is a pi built-in command. Run it with /workflows run debug`,
 			`Saved workflow \`deploy\` (${join(cwd, ".pi", "workflows", "deploy.js")}) has no command of its own: /deploy is a prompt template (/prompts/deploy.md). Run it with /workflows run deploy`,
 			`Saved workflow \`model\` (${join(cwd, ".pi", "workflows", "model.js")}) has no command of its own: /model is a pi built-in command. Run it with /workflows run model`,
 			`Saved workflow \`review\` (${join(cwd, ".pi", "workflows", "review.js")}) has no command of its own: /review is an extension command (/ext/review.ts). Run it with /workflows run review`,
@@ -142,7 +148,22 @@ describe("saved workflows as commands", () => {
 		const again = registerSavedWorkflowCommands(pi, cwd, options, mine);
 		expect(again.registered).toEqual(report.registered);
 		expect(again.warnings).toEqual(report.warnings);
-		expect(PI_BUILTIN_COMMANDS).toContain("model");
+	});
+
+	it("PI_BUILTIN_COMMANDS is pi's own list: BUILTIN_SLASH_COMMANDS and the commands its interactive mode answers", async () => {
+		// pi exports neither, so its files are read: a pi update that adds a command fails here until the list has it.
+		const dist = join(ROOT, "node_modules", "@earendil-works", "pi-coding-agent", "dist");
+		const { BUILTIN_SLASH_COMMANDS } = (await import(
+			pathToFileURL(join(dist, "core", "slash-commands.js")).href
+		)) as {
+			BUILTIN_SLASH_COMMANDS: { name: string }[];
+		};
+		const interactive = readFileSync(join(dist, "modes", "interactive", "interactive-mode.js"), "utf8");
+		const answered = [...interactive.matchAll(/text === "\/([a-z-]+)"/g)].map((match) => match[1]);
+		expect(BUILTIN_SLASH_COMMANDS.length).toBeGreaterThan(20);
+		expect(answered.length).toBeGreaterThan(20);
+		const pis = new Set([...BUILTIN_SLASH_COMMANDS.map((command) => command.name), ...answered]);
+		expect([...PI_BUILTIN_COMMANDS].sort()).toEqual([...pis].sort());
 	});
 
 	it("completes arguments from the schema", async () => {

@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createWorkflowResolver, loadSavedWorkflows, resolveScriptSource } from "../../src/pi/tool/script-source.ts";
+import { DEFAULT_MAX_SCRIPT_BYTES } from "../../src/runtime/meta/read.ts";
 
 const workflow = (name: string, body = "return 1;") =>
 	`export const meta = { name: ${JSON.stringify(name)}, description: "d" };\n${body}\n`;
@@ -49,6 +50,32 @@ describe("saved workflows and script sources", () => {
 			expect(warnings[0]).toMatch(
 				/^Skipped saved workflow .*bad\.js: `meta\.name` must be a literal, found a call expression \(1:29\)$/,
 			);
+		});
+		it("reads only regular files within the script size limit: /dev/zero, a FIFO and a huge file are skipped with a warning each", () => {
+			const project = join(cwd, ".pi", "workflows");
+			const claude = join(cwd, ".claude", "workflows");
+			mkdirSync(project, { recursive: true });
+			mkdirSync(claude, { recursive: true });
+			symlinkSync("/dev/zero", join(claude, "zero.js"));
+			execFileSync("mkfifo", [join(project, "pipe.js")]);
+			write(project, "huge.js", workflow("huge", `// ${"x".repeat(DEFAULT_MAX_SCRIPT_BYTES)}`));
+			write(project, "good.js", workflow("good"));
+			// A symlink to a regular file is followed: a workflow shared from another folder.
+			write(agentDir, "shared.js", workflow("shared"));
+			symlinkSync(join(agentDir, "shared.js"), join(project, "linked.js"));
+			const { byName, warnings } = loadSavedWorkflows({
+				cwd,
+				agentDir,
+				bundledDir: false,
+				claude: { cwd, home: join(agentDir, "no-claude-home") },
+			});
+			expect([...byName.keys()].sort()).toEqual(["good", "shared"]);
+			const size = Buffer.byteLength(workflow("huge", `// ${"x".repeat(DEFAULT_MAX_SCRIPT_BYTES)}`));
+			expect(warnings).toEqual([
+				`Skipped saved workflow ${join(claude, "zero.js")}: it is a character device, not a regular file. Only regular .js files are read as saved workflows: remove it, or put a workflow file in its place`,
+				`Skipped saved workflow ${join(project, "huge.js")}: it is ${size} bytes, over the limit of 524288 bytes. A workflow script may be at most 512 KiB: shorten it`,
+				`Skipped saved workflow ${join(project, "pipe.js")}: it is a named pipe (FIFO), not a regular file. Only regular .js files are read as saved workflows: remove it, or put a workflow file in its place`,
+			]);
 		});
 	});
 
@@ -98,14 +125,42 @@ describe("saved workflows and script sources", () => {
 			);
 		});
 
-		it("on a directory or a FIFO: refuses it like a missing file instead of reading it", () => {
+		it("on a directory or a FIFO: refuses it like a missing file, saying what it is, instead of reading it", () => {
 			mkdirSync(join(cwd, "dir.js"));
 			execFileSync("mkfifo", [join(cwd, "pipe.js")]);
-			for (const path of ["dir.js", "pipe.js"]) {
+			for (const [path, kind] of [
+				["dir.js", "a directory"],
+				["pipe.js", "a named pipe (FIFO)"],
+			]) {
 				expect(() => resolveScriptSource({ path }, { cwd, agentDir, bundledDir: false })).toThrow(
-					expect.objectContaining({ code: "workflow_not_found" }),
+					expect.objectContaining({
+						code: "workflow_not_found",
+						message: `No workflow file at \`${path}\` (looked for ${join(cwd, path)}): it is ${kind}, not a regular file. Name a regular .js file`,
+					}),
 				);
 			}
+		});
+
+		it("on a file over the script size limit: script_too_large without reading it whole", () => {
+			write(cwd, "huge.js", "x".repeat(DEFAULT_MAX_SCRIPT_BYTES + 1));
+			expect(() => resolveScriptSource({ path: "huge.js" }, { cwd, agentDir, bundledDir: false })).toThrow(
+				expect.objectContaining({
+					code: "script_too_large",
+					message: `Workflow file ${join(cwd, "huge.js")}: it is 524289 bytes, over the limit of 524288 bytes. Shorten it`,
+				}),
+			);
+		});
+
+		it("by name: says which saved workflow files were skipped on the way", () => {
+			mkdirSync(join(cwd, ".pi", "workflows"), { recursive: true });
+			execFileSync("mkfifo", [join(cwd, ".pi", "workflows", "pipe.js")]);
+			const told: string[] = [];
+			expect(() =>
+				resolveScriptSource({ name: "pipe" }, { cwd, agentDir, bundledDir: false, warn: (w) => told.push(w) }),
+			).toThrow("No saved workflow named `pipe`. None are saved");
+			expect(told).toEqual([
+				`Skipped saved workflow ${join(cwd, ".pi", "workflows", "pipe.js")}: it is a named pipe (FIFO), not a regular file. Only regular .js files are read as saved workflows: remove it, or put a workflow file in its place`,
+			]);
 		});
 
 		it("on a missing file: workflow_not_found with the path it looked for", () => {

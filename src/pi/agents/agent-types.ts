@@ -2,15 +2,17 @@
  * Agent types: markdown files with YAML frontmatter (the settings) and a body (the system prompt), found in
  * `<cwd>/.pi/agents`, `<cwd>/.agents/agents` and `<agentDir>/agents`, then Claude Code's `<cwd>/.claude/agents` and
  * `~/.claude/agents` (unless the `workflows.claudeDirs` setting says not), plus the built-in `general-purpose`.
- * Loading never throws for a bad file: the file is skipped and a warning names it.
+ * Loading never throws for a bad file: the file is skipped and a warning names it; so is anything but a regular file
+ * (symlinks to one followed) of at most `MAX_AGENT_FILE_BYTES`, so a FIFO or `/dev/zero` cannot stall pi or fill memory.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { parseFrontmatter } from "@earendil-works/pi-coding-agent";
 import { unknownAgentTypeError, WorkflowError } from "../../errors.ts";
 import { type AgentTypeConfig, type AgentTypeSource, BUILTIN_TOOL_NAMES, parseAgentFields } from "./agent-fields.ts";
 import { type ClaudeDirs, claudeDirsFor } from "./claude-dirs.ts";
 import { decideProjectTrust, type ProjectTrustInput, untrustedAgentFilesWarning } from "./project-trust.ts";
+import { readRegularFile } from "./regular-file.ts";
 
 export {
 	type AgentTypeConfig,
@@ -21,6 +23,9 @@ export {
 	type ThinkingLevel,
 } from "./agent-fields.ts";
 export { type ProjectTrustInput, sessionTrust } from "./project-trust.ts";
+
+/** Largest agent file read: a system prompt and its settings are a few KiB; this leaves room for long ones. */
+export const MAX_AGENT_FILE_BYTES = 256 * 1024;
 
 /** The agent type used when a call names none. */
 export const DEFAULT_AGENT_TYPE = "general-purpose";
@@ -200,10 +205,13 @@ function loadDirectory(
 /** Sorted so that which of two same-named files wins does not depend on the file system's order. */
 function listMarkdownFiles(dir: string): string[] {
 	try {
-		return readdirSync(dir, { withFileTypes: true })
-			.filter((entry) => entry.name.endsWith(".md") && (entry.isFile() || entry.isSymbolicLink()))
-			.map((entry) => entry.name)
-			.sort();
+		return (
+			readdirSync(dir, { withFileTypes: true })
+				// Not only files: a FIFO or device named *.md is read to say it was skipped, not left out without a word.
+				.filter((entry) => entry.name.endsWith(".md") && !entry.isDirectory())
+				.map((entry) => entry.name)
+				.sort()
+		);
 	} catch {
 		// A missing directory is the common case: most projects define no agents.
 		return [];
@@ -214,8 +222,13 @@ function readAgentFile(
 	path: string,
 	warnings: string[],
 ): { frontmatter: Record<string, unknown>; body: string } | undefined {
+	const read = readRegularFile(path, MAX_AGENT_FILE_BYTES);
+	if (!read.ok) {
+		warnings.push(`Skipping agent file ${path}: ${read.reason}. ${SKIP_HINTS[read.problem]}`);
+		return undefined;
+	}
 	try {
-		const { frontmatter, body } = parseFrontmatter(readFileSync(path, "utf8"));
+		const { frontmatter, body } = parseFrontmatter(read.text);
 		// YAML happily parses `---\nreviewer\n---` as a string; only a mapping holds fields.
 		if (frontmatter === null || typeof frontmatter !== "object" || Array.isArray(frontmatter)) {
 			warnings.push(`Skipping agent file ${path}: the frontmatter must be a YAML mapping of fields`);
@@ -228,6 +241,13 @@ function readAgentFile(
 		return undefined;
 	}
 }
+
+/** What to do about an agent file that was not read. */
+const SKIP_HINTS = {
+	not_regular: "Only regular .md files are read as agent files: remove it, or put an agent file in its place",
+	too_large: `An agent file may be at most ${MAX_AGENT_FILE_BYTES / 1024} KiB: shorten its prompt`,
+	unreadable: "Check that the file exists and can be read",
+} as const;
 
 /** A skipped file that would have overridden a type leaves the name pointing at another file; say which. */
 function warnIfShadowLost(name: string, types: Map<string, AgentTypeConfig>, warnings: string[]): void {

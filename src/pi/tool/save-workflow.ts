@@ -12,6 +12,8 @@ import type { RunStore } from "../../runs/index.ts";
 import { checkWorkflowScript } from "../../runtime/index.ts";
 import { parseWorkflowProgram } from "../../runtime/meta/read.ts";
 import { listAvailableAgentTypes, loadAgentTypes } from "../agents/agent-types.ts";
+import { RUNS_COMMAND_NAME } from "../runs/command.ts";
+import { PI_BUILTIN_COMMANDS } from "./saved-commands.ts";
 import { loadSavedWorkflows } from "./script-source.ts";
 
 /** What to save. */
@@ -37,7 +39,16 @@ export interface SavedRun {
 /** A name that is a file name and a slash command: letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-/** Saves run `runId`'s script; throws `workflow_exists`, `args_invalid` (a bad name) or the static pass's first error. */
+/** Names whose `/<name>` is pi's or ours: a workflow saved under one could not run as the command the save names. */
+const RESERVED_NAMES: ReadonlyMap<string, string> = new Map([
+	...PI_BUILTIN_COMMANDS.map((name) => [name, "a pi built-in command"] as const),
+	[RUNS_COMMAND_NAME, "this extension's own command"],
+]);
+
+/**
+ * Saves run `runId`'s script; throws `workflow_exists`, `args_invalid` (a bad or reserved name) or the static pass's
+ * first error.
+ */
 export async function saveRunScript(options: SaveRunOptions): Promise<SavedRun> {
 	const record = await options.store.open(options.runId);
 	const script = record.info.script;
@@ -46,6 +57,14 @@ export async function saveRunScript(options: SaveRunOptions): Promise<SavedRun> 
 		throw new WorkflowError(
 			"args_invalid",
 			`Cannot save run ${options.runId} as ${name === undefined ? "a workflow without a name" : `\`${name}\``}: a saved workflow's name is letters, digits, ".", "_" or "-", starting with a letter or digit. Give another name`,
+		);
+	}
+	const owner = RESERVED_NAMES.get(name);
+	if (owner) {
+		throw new WorkflowError(
+			"args_invalid",
+			`Cannot save run ${options.runId} as \`${name}\`: /${name} is ${owner}, which would run instead of the workflow. Reserved names: ${[...RESERVED_NAMES.keys()].join(", ")}. Give another name (/workflows save ${options.runId} <name>, or \`name\` of workflow_runs)`,
+			{ details: { name, reserved: [...RESERVED_NAMES.keys()] } },
 		);
 	}
 	const cwd = options.store.cwd;

@@ -22,8 +22,10 @@ import { findSaved, loadSavedWorkflows, type SavedWorkflow, type SavedWorkflowPl
 import type { WorkflowStarter } from "./workflow-tool.ts";
 
 /**
- * pi 1.6's built-in interactive commands (`BUILTIN_SLASH_COMMANDS`, which pi does not export): a workflow with one
- * of these names would be shadowed in the TUI, so it is treated as a clash.
+ * pi's built-in interactive commands as of pi 1.6.0: its `BUILTIN_SLASH_COMMANDS` (which pi does not export) and the
+ * three its interactive mode answers without listing them (debug, arminsayshi, dementedelves). pi runs these before
+ * any extension command, so a workflow of one of these names could never run as `/<name>`: it is a clash, and
+ * saving a workflow under one is refused. test/pi/saved-commands.test.ts checks this list against pi's own files.
  */
 export const PI_BUILTIN_COMMANDS: readonly string[] = [
 	"settings",
@@ -50,6 +52,9 @@ export const PI_BUILTIN_COMMANDS: readonly string[] = [
 	"resume",
 	"reload",
 	"quit",
+	"debug",
+	"arminsayshi",
+	"dementedelves",
 ];
 
 /** What the commands need from the extension. */

@@ -3,16 +3,18 @@
  * are `.pi/workflows/*.js` (project) over `<agentDir>/workflows/*.js` (global) over Claude Code's
  * `.claude/workflows/*.js` and `~/.claude/workflows/*.js` (unless `workflows.claudeDirs` says not) over the bundled
  * examples that are useful in any project, found by `meta.name`; a file with a bad header is skipped with a warning
- * instead of hiding the others, and a name two places claim is said once.
+ * instead of hiding the others, and a name two places claim is said once. Only regular files within the script size
+ * limit are read (symlinks to them followed): a FIFO, a device or a huge file is skipped with a warning.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { WorkflowError } from "../../errors.ts";
-import { checkWorkflowSource } from "../../runtime/meta/read.ts";
+import { checkWorkflowSource, DEFAULT_MAX_SCRIPT_BYTES } from "../../runtime/meta/read.ts";
 import { resolveWorkflowPath } from "../../runtime/nested.ts";
 import type { WorkflowMeta, WorkflowResolver } from "../../runtime/types.ts";
 import { type ClaudeDirs, claudeDirsFor } from "../agents/claude-dirs.ts";
+import { readRegularFile } from "../agents/regular-file.ts";
 
 /** What the `workflow` tool was asked to run: exactly one of the three. */
 export interface ScriptSourceParams {
@@ -63,6 +65,8 @@ export interface SavedWorkflowPlaces {
 	bundledDir?: string | false;
 	/** Claude Code's folders to read after ours, or false for none. Default: per `workflows.claudeDirs` (on). */
 	claude?: ClaudeDirs | false;
+	/** Told each skipped file when a workflow is looked up by name (`findSaved`). Default: not told. */
+	warn?: (message: string) => void;
 }
 
 export interface SavedWorkflows {
@@ -106,13 +110,12 @@ export function loadSavedWorkflows(options: SavedWorkflowPlaces): SavedWorkflows
 		}
 		for (const file of files) {
 			const filename = join(dir, file);
-			let source: string;
-			try {
-				source = readFileSync(filename, "utf8");
-			} catch (error) {
-				warnings.push(`Skipped saved workflow ${filename}: ${(error as Error).message}`);
+			const read = readRegularFile(filename, DEFAULT_MAX_SCRIPT_BYTES);
+			if (!read.ok) {
+				warnings.push(`Skipped saved workflow ${filename}: ${read.reason}. ${SKIP_HINTS[read.problem]}`);
 				continue;
 			}
+			const source = read.text;
 			const checked = checkWorkflowSource(source, { filename });
 			if (!checked.ok) {
 				warnings.push(`Skipped saved workflow ${filename}: ${checked.error.message}`);
@@ -129,6 +132,13 @@ export function loadSavedWorkflows(options: SavedWorkflowPlaces): SavedWorkflows
 	}
 	return { byName, warnings };
 }
+
+/** What to do about a saved workflow file that was not read. */
+const SKIP_HINTS = {
+	not_regular: "Only regular .js files are read as saved workflows: remove it, or put a workflow file in its place",
+	too_large: `A workflow script may be at most ${DEFAULT_MAX_SCRIPT_BYTES / 1024} KiB: shorten it`,
+	unreadable: "Check that the file exists and can be read",
+} as const;
 
 /** Turns the tool's parameters into source text; throws a `WorkflowError` that says what to pass instead. */
 export function resolveScriptSource(params: ScriptSourceParams, options: SavedWorkflowPlaces): ResolvedScript {
@@ -166,7 +176,8 @@ export function createWorkflowResolver(options: Omit<SavedWorkflowPlaces, "cwd">
 
 /** The saved workflow named `name`; throws `workflow_not_found` listing the saved ones. */
 export function findSaved(name: string, options: SavedWorkflowPlaces): SavedWorkflow {
-	const { byName } = loadSavedWorkflows(options);
+	const { byName, warnings } = loadSavedWorkflows(options);
+	for (const warning of warnings) options.warn?.(warning);
 	const saved = byName.get(name);
 	if (!saved) {
 		const known = [...byName.keys()].sort();
@@ -179,16 +190,19 @@ export function findSaved(name: string, options: SavedWorkflowPlaces): SavedWork
 	return saved;
 }
 
-/** Reads a workflow file; only regular files, so a FIFO or device named by a model cannot stall pi. */
+/** Reads a workflow file; only a regular file within the size limit, so a FIFO or device named by a model cannot stall pi. */
 function readScript(filename: string, shown: string): string {
-	try {
-		if (!statSync(filename).isFile()) throw new Error("not a regular file");
-		return readFileSync(filename, "utf8");
-	} catch {
-		throw new WorkflowError("workflow_not_found", `No workflow file at \`${shown}\` (looked for ${filename})`, {
-			details: { filename },
+	const read = readRegularFile(filename, DEFAULT_MAX_SCRIPT_BYTES);
+	if (read.ok) return read.text;
+	if (read.problem === "too_large") {
+		throw new WorkflowError("script_too_large", `Workflow file ${filename}: ${read.reason}. Shorten it`, {
+			details: { filename, limit: DEFAULT_MAX_SCRIPT_BYTES },
 		});
 	}
+	const why = read.problem === "not_regular" ? `: ${read.reason}. Name a regular .js file` : "";
+	throw new WorkflowError("workflow_not_found", `No workflow file at \`${shown}\` (looked for ${filename})${why}`, {
+		details: { filename },
+	});
 }
 
 /** Some models prefix paths with `@`; pi's own tools strip it too. */
