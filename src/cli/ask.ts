@@ -5,6 +5,7 @@
  */
 import { createInterface } from "node:readline";
 import { askUnavailableError } from "../errors.ts";
+import { visibleText } from "../progress/visible-text.ts";
 import { matchChoice } from "../runtime/ask.ts";
 import type { WorkflowAskHandler, WorkflowQuestion } from "../runtime/types.ts";
 
@@ -55,15 +56,19 @@ async function askOnce(
 	signal.addEventListener("abort", onAbort, { once: true });
 	try {
 		const choices = question.choices;
+		// The script wrote the question: shown as written, never as escapes the terminal would act on.
+		const asked = visibleText(question.question);
 		if (choices) {
-			setup.output.write(`? ${question.question}\n`);
+			setup.output.write(`? ${asked}\n`);
 			choices.forEach((choice, i) => {
-				setup.output.write(`  ${i + 1}. ${choice}${choice === question.default ? " (default)" : ""}\n`);
+				setup.output.write(
+					`  ${i + 1}. ${visibleText(choice)}${choice === question.default ? " (default)" : ""}\n`,
+				);
 			});
 		}
 		const prompt = choices
 			? `Answer 1-${choices.length} or a choice: `
-			: `? ${question.question}${question.default !== undefined ? ` (default: ${question.default})` : ""}: `;
+			: `? ${asked}${question.default !== undefined ? ` (default: ${visibleText(question.default)})` : ""}: `;
 		for (;;) {
 			const line = await Promise.race([new Promise<string>((resolve) => rl.question(prompt, resolve)), closed]);
 			if (line === undefined || signal.aborted) return undefined;
@@ -76,7 +81,7 @@ async function askOnce(
 			const number = /^\d+$/.test(text) ? choices[Number(text) - 1] : undefined;
 			const chosen = number ?? matchChoice(text, choices);
 			if (chosen !== undefined) return chosen;
-			setup.output.write(`  "${text}" is not one of the choices; type its number or its text\n`);
+			setup.output.write(`  "${visibleText(text)}" is not one of the choices; type its number or its text\n`);
 		}
 	} finally {
 		signal.removeEventListener("abort", onAbort);

@@ -13,6 +13,7 @@ import {
 	TICK_MS,
 } from "../progress/format.ts";
 import { formatCost, formatWorkflowProgress, hasCost, type WorkflowProgressEnvelope } from "../progress/index.ts";
+import { visibleText } from "../progress/visible-text.ts";
 import type { WorkflowProgressEvent } from "../runtime/events.ts";
 import type { CliContext } from "./context.ts";
 
@@ -63,7 +64,7 @@ function liveView(stream: Stream, now: () => number): ProgressView {
 		},
 		message(text) {
 			clear();
-			stream.write(`${text}\n`);
+			stream.write(`${visibleText(text)}\n`);
 			draw(true);
 		},
 		finish(final) {
@@ -92,7 +93,8 @@ function cut(line: string, width: number): string {
 }
 
 function plainView(stream: Stream): ProgressView {
-	const say = (text: string) => stream.write(`${text}\n`);
+	// Labels, logs and answers come from the script and its children: shown, never acted on by the terminal.
+	const say = (text: string) => stream.write(`${visibleText(text)}\n`);
 	return {
 		update(event) {
 			const line = eventLine(event);

@@ -7,6 +7,7 @@
 import { childConversations, conversationsText } from "../pi/runs/child-conversations.ts";
 import { RunRegistry } from "../pi/runs/registry.ts";
 import { describeRun, listRunsWithUsage, usageText } from "../pi/runs/views.ts";
+import { visibleText } from "../progress/visible-text.ts";
 import { createRunStore } from "../runs/index.ts";
 import { type FlagSpec, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
@@ -63,6 +64,7 @@ async function showRun(
 		return 0;
 	}
 	const text = await describeRun(store, new RunRegistry(), runId);
-	ctx.stdout.write(`${text}\n${conversationsText(conversations)}\n`);
+	// Children's labels are the script's, as the run's text is (describeRun shows it so already).
+	ctx.stdout.write(`${text}\n${visibleText(conversationsText(conversations))}\n`);
 	return 0;
 }

@@ -12,6 +12,7 @@ import type {
 	WorkflowProgressQuestion,
 	WorkflowProviderWait,
 } from "./envelope.ts";
+import { visibleText } from "./visible-text.ts";
 
 /** Options of `formatWorkflowProgress`. */
 export interface FormatWorkflowProgressOptions {
@@ -139,11 +140,16 @@ export function formatWorkflowProgress(
 		lines.push(`Log (last ${shown.length} of ${seen}):`);
 		for (const log of shown) lines.push(`  ${log.level}: ${oneLine(log.message)}`);
 	}
-	return lines.join("\n");
+	// People read this text on terminals (the CLI, /workflows, pi's tool view): nothing in it may drive them.
+	return visibleText(lines.join("\n"));
 }
 
 /** One line saying where the run stands, e.g. "Workflow review completed in 12.3s: 4 agents (4 completed)". */
 export function summarizeWorkflowProgress(envelope: WorkflowProgressEnvelope): string {
+	return visibleText(summaryOf(envelope));
+}
+
+function summaryOf(envelope: WorkflowProgressEnvelope): string {
 	const name = `Workflow ${workflowName(envelope)}`;
 	const time = formatDuration(envelope.duration);
 	const counts = agentsText(envelope);

@@ -8,6 +8,7 @@ import { formatCost, hasCost } from "./cost-text.ts";
 import type { WorkflowProgressEnvelope } from "./envelope.ts";
 import { providerWaitText, runningCalls, summarizeWorkflowProgress, workflowName } from "./format.ts";
 import { type WorkflowProgressToolResult, workflowProgressResult } from "./tool-result.ts";
+import { visibleText } from "./visible-text.ts";
 import { WIDGET_LIMITS, WorkflowProgressWidget, widgetLines } from "./widget.ts";
 
 /** The part of pi's extension context the controller uses. */
@@ -179,7 +180,7 @@ function statusText(envelope: WorkflowProgressEnvelope): string {
 	if (hasCost(envelope.totals.cost)) parts.push(formatCost(envelope.totals.cost));
 	// Said once when the wait starts (or lengthens); the widget keeps the countdown moving.
 	if (envelope.providerWait) parts.push(providerWaitText(envelope.providerWait, envelope.updatedAt));
-	return parts.join(" · ");
+	return visibleText(parts.join(" · "));
 }
 
 function capLines(lines: string[]): string[] {

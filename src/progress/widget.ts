@@ -22,6 +22,7 @@ import {
 	workflowElapsed,
 	workflowName,
 } from "./format.ts";
+import { visibleText } from "./visible-text.ts";
 
 export { STAR_FRAMES, TICK_MS };
 
@@ -48,10 +49,12 @@ export const WIDGET_LIMITS: WidgetLimits = { phases: 6, running: 5, failures: 2 
 export function widgetLines(
 	envelope: WorkflowProgressEnvelope,
 	now: number,
-	paint: Paint,
+	themePaint: Paint,
 	width = Number.POSITIVE_INFINITY,
 	limits: WidgetLimits = WIDGET_LIMITS,
 ): string[] {
+	// Every text a line shows is painted, so every text is made visible here, before the theme adds its own escapes.
+	const paint: Paint = (style, text) => themePaint(style, visibleText(text));
 	const spinner = STAR_FRAMES[Math.floor(now / TICK_MS) % STAR_FRAMES.length] ?? "*";
 	const fitLine = (indent: string, parts: Part[]) => fitParts(indent, parts, paint("dim", " · "), width);
 	const lines = [fitLine("", headerParts(envelope, now, spinner, paint))];
@@ -88,7 +91,10 @@ export function widgetLines(
 		const mark = step.name === "bash" ? "$" : "⚙";
 		const elapsed = formatDuration(Math.max(0, now - step.startedAt));
 		lines.push(
-			fitLine("  ", [{ text: `${paint("accent", mark)} ${oneLine(step.label)}` }, { text: paint("dim", elapsed) }]),
+			fitLine("  ", [
+				{ text: `${paint("accent", mark)} ${paint("plain", oneLine(step.label))}` },
+				{ text: paint("dim", elapsed) },
+			]),
 		);
 	}
 

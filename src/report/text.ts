@@ -1,11 +1,12 @@
 /**
  * `pi-workflows report <runId> --text`: the timeline in a terminal, for a person over SSH. One line per call, a bar
  * scaled to its session's length (`·` queued, then one character per outcome), then its outcome and time; the
- * header, the calls that ran again and why, and the census. Text from scripts and models is put on one line and
- * stripped of control characters, so it cannot move the cursor.
+ * header, the calls that ran again and why, and the census. Text from scripts and models is put on one line with
+ * its control characters made visible (as every terminal view shows them), so it cannot move the cursor.
  */
 import { formatCost } from "../progress/cost-text.ts";
-import { formatDuration, formatTokens } from "../progress/format.ts";
+import { formatDuration, formatTokens, oneLine } from "../progress/format.ts";
+import { visibleText } from "../progress/visible-text.ts";
 import { clip } from "./escape.ts";
 import { whyText } from "./html.ts";
 import { NO_PHASE } from "./model.ts";
@@ -113,15 +114,9 @@ function callTail(call: ReportCall): string {
 	return `${call.outcome}${ran}${attempts}${tokens}${call.why ? " · ↻ ran again" : ""}${error}`;
 }
 
-/** One line, no control characters (an escape sequence in a label cannot reach the terminal). */
+/** One line, its control characters shown as `^[` and the like (an escape sequence in a label cannot reach the terminal). */
 function safe(text: string): string {
-	return (
-		text
-			// biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
-			.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ")
-			.replace(/\s+/g, " ")
-			.trim()
-	);
+	return visibleText(oneLine(text));
 }
 
 function pad(text: string, width: number): string {

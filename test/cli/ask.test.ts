@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { createTerminalAsk } from "../../src/cli/ask.ts";
 import { isWorkflowError } from "../../src/errors.ts";
 import type { WorkflowQuestion } from "../../src/runtime/index.ts";
+import { HOSTILE, HOSTILE_BLOCK } from "../helpers/controls.ts";
 import { until } from "../helpers/until.ts";
 
 function terminal(isTTY = true) {
@@ -89,6 +90,34 @@ describe("the CLI's ask handler", () => {
 		controller.abort();
 		expect(await aborted).toBeUndefined();
 		expect(t.holds()).toBe(0);
+	});
+
+	it("shows the script's question and choices with their escapes visible, and gives the choice as written", async () => {
+		const t = terminal();
+		const answer = t.ask(
+			question({ question: `Delete the production database?${HOSTILE}`, choices: [`yes${HOSTILE}`, "no"] }),
+			{ signal: new AbortController().signal },
+		);
+		await until(() => t.written().includes("Answer 1-2 or a choice: "), "the prompt");
+		expect(t.written()).toContain(
+			`? Delete the production database?${HOSTILE_BLOCK}\n  1. yes${HOSTILE_BLOCK}\n  2. no\n`,
+		);
+		// readline moves the cursor with escapes of its own; the script's never reach the terminal.
+		for (const raw of ["\x1b[2K", "\x1b[6n", "\x07"]) expect(t.written()).not.toContain(raw);
+		t.input.write("1\n");
+		expect(await answer).toBe(`yes${HOSTILE}`);
+
+		const typed = terminal();
+		const free = typed.ask(question({ question: `Delete the production database?${HOSTILE}`, default: HOSTILE }), {
+			signal: new AbortController().signal,
+		});
+		await until(() => typed.written().includes(`(default: ${HOSTILE_BLOCK}): `), "the prompt");
+		expect(typed.written()).toContain(
+			`? Delete the production database?${HOSTILE_BLOCK} (default: ${HOSTILE_BLOCK}): `,
+		);
+		for (const raw of ["\x1b[2K", "\x1b[6n", "\x07"]) expect(typed.written()).not.toContain(raw);
+		typed.input.write("\n");
+		expect(await free).toBe(HOSTILE);
 	});
 
 	it("without a terminal: ask_unavailable saying why", () => {

@@ -9,6 +9,7 @@ import { STAR_FRAMES, TICK_MS } from "../../src/progress/format.ts";
 import { createWorkflowProgressTracker, type WorkflowProgressEnvelope } from "../../src/progress/index.ts";
 import type { WorkflowProgressEvent } from "../../src/runtime/events.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
+import { controlsIn, HOSTILE, HOSTILE_BLOCK, HOSTILE_LINE, HOSTILE_LITERAL } from "../helpers/controls.ts";
 import { createFakeRunner } from "../helpers/fake-runner.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 
@@ -36,9 +37,9 @@ async function recordRun() {
 	return { steps, final: tracker.complete(result).envelope };
 }
 
-function fakeStream(isTTY: boolean) {
+function fakeStream(isTTY: boolean, columns = 40) {
 	const chunks: string[] = [];
-	return { chunks, stream: { isTTY, columns: 40, rows: 30, write: (chunk: string) => chunks.push(chunk) > 0 } };
+	return { chunks, stream: { isTTY, columns, rows: 30, write: (chunk: string) => chunks.push(chunk) > 0 } };
 }
 
 afterEach(() => {
@@ -135,5 +136,70 @@ describe("the CLI progress view: provider waits", () => {
 			true,
 		);
 		expect(lines).toContain("  ↻ fix a: the provider wait is over (rate limited)");
+	});
+});
+
+const HOSTILE_SOURCE = `export const meta = { name: "hostile", description: "escapes in everything it shows" };
+const bad = ${HOSTILE_LITERAL};
+phase("phase " + bad);
+const answer = await ask("Delete the production database?" + bad, { choices: ["yes" + bad, "no"] });
+const done = await agent("echo", { label: "label " + bad });
+log("log " + bad);
+return { answer, done };`;
+
+/** A real run of `HOSTILE_SOURCE` whose person picks the first choice and whose child answers with escapes too. */
+async function recordHostileRun() {
+	const tracker = createWorkflowProgressTracker();
+	const steps: Array<{ event: WorkflowProgressEvent; envelope: WorkflowProgressEnvelope }> = [];
+	const fake = createFakeRunner(() => `done ${HOSTILE}`);
+	const result = await runWorkflowScript(HOSTILE_SOURCE, {
+		agentRunner: fake.runner,
+		ask: (question) => question.choices?.[0],
+		onProgress: (event) => {
+			tracker.updateFromProgressEvent(event);
+			steps.push({ event, envelope: tracker.getEnvelope() });
+		},
+	});
+	expect(result.status).toBe("completed");
+	return { steps, final: tracker.complete(result).envelope };
+}
+
+describe("the CLI progress view: what the script wrote reaches the terminal visible, never as escapes", () => {
+	it("elsewhere: labels, phases, the question, its answer and logs show ^[ and ^G, not ESC and BEL", async () => {
+		const { steps, final } = await recordHostileRun();
+		const { chunks, stream } = fakeStream(false);
+		const view = createProgressView(stream as never);
+		for (const step of steps) view.update(step.event, step.envelope);
+		view.finish(final);
+		const text = chunks.join("");
+		expect(controlsIn(text)).toEqual([]);
+		expect(text).toContain(`Phase phase ${HOSTILE_LINE}`);
+		expect(text).toContain(`  ? waiting for you: Delete the production database?${HOSTILE_LINE}`);
+		expect(text).toContain(`  ✓ answered: yes${HOSTILE_LINE}`);
+		expect(text).toContain(`  ▸ label ${HOSTILE_LINE}`);
+		expect(text).toContain(`  › log ${HOSTILE_LINE}`);
+	});
+
+	it("on a terminal: the live block shows the script's text visible; its only escapes are the view's own redraw", async () => {
+		const { steps } = await recordHostileRun();
+		vi.useFakeTimers();
+		const { chunks, stream } = fakeStream(true, 200);
+		const view = createProgressView(stream as never, () => steps[0]?.envelope.startedAt ?? 0);
+		// While the question waits: the block shows it and the phase.
+		const asking = steps.findIndex((step) => step.event.type === "ask_started");
+		for (const step of steps.slice(0, asking + 1)) view.update(step.event, step.envelope);
+		vi.advanceTimersByTime(TICK_MS);
+		const block = chunks.join("");
+		expect(controlsIn(block)).toEqual([]);
+		expect(block).toContain(`Waiting for you: Delete the production database?${HOSTILE_LINE}`);
+		expect(block).toContain(`phase ${HOSTILE_BLOCK}`);
+		view.finish(steps.at(-1)?.envelope as WorkflowProgressEnvelope);
+		const last = chunks.join("").slice(block.length);
+		// The redraw's own "up and clear" is the one escape; nothing of the script's.
+		const redraw = `\x1b[${block.trimEnd().split("\n").length}A\r\x1b[J`;
+		expect(last.startsWith(redraw)).toBe(true);
+		expect(controlsIn(last.slice(redraw.length))).toEqual([]);
+		expect(last).toContain(`log ${HOSTILE_LINE}`);
+		expect(last).toContain(`label ${HOSTILE_LINE}`);
 	});
 });

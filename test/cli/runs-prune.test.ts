@@ -9,6 +9,7 @@ import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/cli.ts";
 import { createRunStore } from "../../src/runs/index.ts";
+import { controlsIn, HOSTILE, HOSTILE_BLOCK } from "../helpers/controls.ts";
 import { endedRun, spawnChild, tempDir } from "../runs/support.ts";
 
 function setup() {
@@ -136,5 +137,55 @@ describe("pi-workflows runs --prune", () => {
 			code: 2,
 			stderr: 'pi-workflows: --older-than must be a whole number from 0 to 100000, got "soon"\n',
 		});
+	});
+});
+
+describe("pi-workflows runs: what a script wrote reaches the terminal visible", () => {
+	const bad = HOSTILE;
+
+	it("runs and runs <id> show the run's name, failures, error and stored progress with ^[ and ^G, never ESC or BEL", async () => {
+		const { store, cli } = setup();
+		const failed = await store.create({ script: "return 1", meta: { name: `nice${bad}`, description: "d" } });
+		await failed.writeSnapshot({
+			status: "failed",
+			failures: [{ kind: "agent", index: 0, label: `label${bad}`, cause: `cause${bad}` }],
+			error: { code: "script_error", message: `error${bad}` },
+			counts: { calls: 1, started: 1, completed: 0, failed: 1, skipped: 0 },
+			usage: { input: 1, output: 1, total: 2 },
+			cost: { usd: 0 },
+			droppedLogs: 0,
+			durationMs: 1,
+		} as never);
+		const progressed = await store.create({ script: "return 1", meta: { name: "progressed", description: "d" } });
+		// A record written before its progress text was made visible keeps it raw: `runs <id>` shows it visible.
+		await progressed.writeSnapshot(
+			{
+				status: "completed",
+				failures: [],
+				counts: { calls: 0, started: 0, completed: 0, failed: 0, skipped: 0 },
+				usage: { input: 0, output: 0, total: 0 },
+				cost: { usd: 0 },
+				droppedLogs: 0,
+				durationMs: 1,
+			} as never,
+			{ progress: `Workflow progressed: completed\n  info: log${bad}` },
+		);
+		const shown = HOSTILE_BLOCK;
+
+		const listed = await cli(["runs"]);
+		expect(listed.code).toBe(0);
+		expect(controlsIn(listed.stdout)).toEqual([]);
+		expect(listed.stdout).toContain(`${failed.id} · nice${shown} · failed`);
+
+		const one = await cli(["runs", failed.id]);
+		expect(one.code).toBe(0);
+		expect(controlsIn(one.stdout)).toEqual([]);
+		expect(one.stdout).toContain(`Run ${failed.id} (nice${shown}): failed`);
+		expect(one.stdout).toContain(`Error (script_error): error${shown}`);
+		expect(one.stdout).toContain(`  ✗ label${shown}: cause${shown}`);
+
+		const stored = await cli(["runs", progressed.id]);
+		expect(controlsIn(stored.stdout)).toEqual([]);
+		expect(stored.stdout).toContain(`Workflow progressed: completed\n  info: log${shown}`);
 	});
 });

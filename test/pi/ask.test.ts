@@ -15,6 +15,7 @@ import { createWorkflowRunsTool } from "../../src/pi/runs/runs-tool.ts";
 import { createWorkflowTool } from "../../src/pi/tool/workflow-tool.ts";
 import { createRunStore } from "../../src/runs/index.ts";
 import { createWorkflowQueue } from "../../src/runtime/queue.ts";
+import { controlsIn, HOSTILE, HOSTILE_BLOCK, HOSTILE_LINE, HOSTILE_LITERAL } from "../helpers/controls.ts";
 import { createFakeRunner } from "../helpers/fake-runner.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 import { until } from "../helpers/until.ts";
@@ -114,6 +115,30 @@ describe("ask() in a pi session", () => {
 		]);
 		expect(result.isError).toBeUndefined();
 		expect(result.details.envelope?.result).toBe("ship");
+	});
+
+	it("in the foreground: the script's escapes show as ^[ and ^G in the dialog; the choice comes back as written", async () => {
+		const ctx = context("tui", (dialog) => dialog.options?.[0]);
+		const result = await tool().execute(
+			"c1",
+			{
+				script: script(
+					`const bad = ${HOSTILE_LITERAL};\nreturn await ask("Delete the production database?" + bad, { choices: ["yes" + bad, "no"] });`,
+				),
+			},
+			undefined,
+			undefined,
+			ctx,
+		);
+		const shown = HOSTILE_BLOCK;
+		expect(dialogs).toMatchObject([
+			{
+				kind: "select",
+				title: `Workflow asker asks: Delete the production database?${shown}`,
+				options: [`yes${shown}`, "no"],
+			},
+		]);
+		expect(result.details.envelope?.result).toBe(`yes${HOSTILE}`);
 	});
 
 	it("in the foreground without choices: an input whose empty answer takes the default", async () => {
@@ -247,6 +272,57 @@ describe("ask() in a pi session", () => {
 		expect(shown).toEqual([`Answered "Colour?" of run ${runId}: Green`]);
 		await until(() => messages.length === 2, "the completion message");
 		expect(messages[1]?.content).toContain("picked Green");
+	});
+
+	it("in the background: its message, status line, /workflows row and question dialog show the script's escapes as ^[ and ^G", async () => {
+		const ctx = context("tui");
+		const started = await tool().execute(
+			"c1",
+			{
+				script: script(
+					`const bad = ${HOSTILE_LITERAL};\nreturn await ask("Delete the production database?" + bad, { choices: ["yes" + bad, "no"] });`,
+				),
+				background: true,
+			},
+			undefined,
+			undefined,
+			ctx,
+		);
+		const runId = started.details.runId ?? "";
+		await until(() => messages.length === 1, "the question's message");
+		const shown = HOSTILE_BLOCK;
+		expect(controlsIn(messages[0]?.content ?? "")).toEqual([]);
+		expect(messages[0]?.content).toContain(`Delete the production database?${shown} (yes${shown} / no)`);
+		expect(messages[0]?.details.summary).toBe(`waiting for you: Delete the production database?${shown}`);
+		await until(() => [...statuses.values()].some((s) => s.includes("waiting for you")), "the status line");
+		for (const status of statuses.values()) expect(controlsIn(status)).toEqual([]);
+
+		const command = createWorkflowsCommand({
+			registry,
+			storeFor: (dir) => createRunStore({ cwd: dir, root: join(agentDir, "workflow-runs") }),
+		});
+		const asked: { title: string; options: string[] }[] = [];
+		const commandCtx = {
+			...ctx,
+			ui: {
+				...ctx.ui,
+				notify: () => {},
+				select: async (title: string, options: string[]) => {
+					asked.push({ title, options });
+					return options[0];
+				},
+			},
+		} as unknown as ExtensionCommandContext;
+		await command.handler("", commandCtx);
+		for (const dialog of asked) expect(controlsIn(`${dialog.title}\n${dialog.options.join("\n")}`)).toEqual([]);
+		expect(asked[0]?.options[0]).toContain(`waiting for you: Delete the production database?${HOSTILE_LINE}`);
+		expect(asked[1]).toEqual({
+			title: `Run ${runId} asks: Delete the production database?${shown}`,
+			options: [`yes${shown}`, "no"],
+		});
+		// The person picked the choice as shown: the script gets it as it wrote it.
+		await until(() => messages.length === 2, "the completion message");
+		expect(messages[1]?.content).toContain(JSON.stringify(`yes${HOSTILE}`));
 	});
 
 	it("in the background: the model relays the answer with workflow_runs answer", async () => {

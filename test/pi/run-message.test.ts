@@ -15,6 +15,7 @@ import { completionMessage, type WorkflowRunMessage } from "../../src/pi/runs/me
 import { startToolRun } from "../../src/pi/runs/tool-run.ts";
 import { formatDuration } from "../../src/progress/format.ts";
 import { createRunStore, type RunStore } from "../../src/runs/index.ts";
+import { controlsIn, HOSTILE_LINE, HOSTILE_LITERAL, unpainted } from "../helpers/controls.ts";
 import { createFakeRunner, type FakeAnswer, HEADER } from "../helpers/fake-runner.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 import { darkTheme } from "../progress/theme.ts";
@@ -136,6 +137,20 @@ return { notes, lines: notes.map((n, i) => i + ": " + n) };`;
 		expect(flat(expanded)).toContain(
 			`resume with workflow({ resume: "${id}", path: "${join(store.dir, id, "script.js")}" })`,
 		);
+	});
+
+	it("a script's escapes in its labels, failures and error show as ^[ and ^G; the theme's colours are the only escapes", async () => {
+		const { message } = await ended(
+			`const bad = ${HOSTILE_LITERAL};\nawait agent("x", { label: "label" + bad });\nthrow new Error("late" + bad);`,
+			() => ({ fail: "down \x1b[6n\x07" }),
+		);
+		for (const expanded of [false, true]) {
+			const { lines, text } = draw(message, 200, expanded);
+			// The theme's colours are its own escapes; anything else would be the script's.
+			for (const line of lines) expect(controlsIn(unpainted(line))).toEqual([]);
+			expect(text).toContain(`Error: Uncaught late${HOSTILE_LINE}`);
+			if (expanded) expect(text).toContain(`#0 label${HOSTILE_LINE}: down ^[[6n^G`);
+		}
 	});
 
 	it("a resume: the status line says how many agents were replayed and how many ran", async () => {

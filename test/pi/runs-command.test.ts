@@ -14,6 +14,7 @@ import { describeRun, listRuns } from "../../src/pi/runs/views.ts";
 import { createWorkflowProgressTracker } from "../../src/progress/index.ts";
 import { createRunStore, type RunStore } from "../../src/runs/index.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
+import { controlsIn, HOSTILE_BLOCK, HOSTILE_LITERAL } from "../helpers/controls.ts";
 import { createFakeRunner, HEADER } from "../helpers/fake-runner.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 
@@ -155,6 +156,33 @@ describe("/workflows", () => {
 		expect(rows[0]?.text).toMatch(
 			/^wf-20261201-120000-wait01 · waiting-one · waiting for the provider \(this call; rate limited, next try in 40\.0s\) · 5\.0s · /,
 		);
+	});
+
+	it("a script's escapes in its name, labels and failures show as ^[ and ^G in the menu and the run's view", async () => {
+		const body = `const bad = ${HOSTILE_LITERAL};\nphase("p" + bad);\nawait agent("x", { label: "label" + bad });\nlog("log" + bad);\nthrow new Error("late" + bad);`;
+		const record = await store.create({
+			script: `${HEADER}${body}`,
+			meta: { name: "nice\x1b[2K\x07", description: "d" },
+		});
+		const fake = createFakeRunner(() => ({ fail: "down \x1b[6n" }));
+		const result = await runWorkflowScript(`${HEADER}${body}`, { agentRunner: fake.runner });
+		await record.writeSnapshot(result);
+
+		const listed = fakeContext(cwd, "print");
+		await createWorkflowsCommand({ registry, storeFor: () => store }).handler("", listed.ctx);
+		expect(controlsIn(listed.shown.join("\n"))).toEqual([]);
+		expect(listed.shown[0]).toContain(`${record.id} · nice^[[2K^G · failed`);
+
+		const viewed = fakeContext(cwd, "tui", { select: 0 });
+		const text = await describeRun(store, registry, record.id);
+		expect(controlsIn(text)).toEqual([]);
+		expect(text).toContain(`Run ${record.id} (nice^[[2K^G): failed`);
+		expect(text).toContain(`Error (script_error): Uncaught late${HOSTILE_BLOCK}`);
+		expect(text).toContain(`label${HOSTILE_BLOCK}: down ^[[6n`);
+		// Chosen from the list, then "The run" from its menu (children's labels there too): the same view.
+		await createWorkflowsCommand({ registry, storeFor: () => store }).handler("", viewed.ctx);
+		expect(controlsIn(viewed.offered().join("\n"))).toEqual([]);
+		expect(viewed.shown).toEqual([text]);
 	});
 
 	it("with no runs yet: says so", async () => {

@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Message } from "@earendil-works/pi-ai";
 import { type ExtensionCommandContext, initTheme } from "@earendil-works/pi-coding-agent";
 import {
 	type Component,
@@ -17,11 +18,13 @@ import {
 } from "@earendil-works/pi-tui";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createWorkflowsCommand } from "../../src/pi/runs/command.ts";
+import { messageComponents } from "../../src/pi/runs/conversation-view.ts";
 import { DurableRun } from "../../src/pi/runs/durable-run.ts";
 import { RunRegistry } from "../../src/pi/runs/registry.ts";
 import { createRunStore, type RunStore } from "../../src/runs/index.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
-import { fauxAssistantMessage, fauxToolCall } from "../helpers/faux.ts";
+import { controlsIn, HOSTILE, HOSTILE_BLOCK, unpainted } from "../helpers/controls.ts";
+import { fauxAssistantMessage, fauxText, fauxToolCall } from "../helpers/faux.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 import { darkTheme } from "../progress/theme.ts";
 import { createRunnerFixture, type RunnerFixture } from "./runner-fixture.ts";
@@ -155,6 +158,21 @@ describe("/workflows → a run → a child's conversation", () => {
 		const [, from, to, of] = /closes · (\d+)-(\d+) of (\d+) lines/.exec(paged.at(-1) ?? "") ?? [];
 		expect(Number(from)).toBeGreaterThan(1);
 		expect([Number(to) - Number(from) + 1, Number(to)]).toEqual([8, Number(of)]);
+	});
+
+	it("pi's components draw a child's texts with their escapes visible: the theme's colours are the only escapes", () => {
+		const messages = [
+			{ role: "user", content: `Task${HOSTILE}`, timestamp: 0 },
+			fauxAssistantMessage([fauxText(`Answer${HOSTILE}`)]),
+		] as Message[];
+		const components = messageComponents(messages, () => {
+			throw new Error("no tool calls here");
+		});
+		const lines = components.flatMap((component) => component.render(120)).map(unpainted);
+		expect(controlsIn(lines.join("\n"))).toEqual([]);
+		const text = lines.map((line) => stripTerminalSequences(line).trim()).join("\n");
+		expect(text).toContain(`Task${HOSTILE_BLOCK}`);
+		expect(text).toContain(`Answer${HOSTILE_BLOCK}`);
 	});
 
 	it("choosing the run itself shows what it says of itself, as before", async () => {

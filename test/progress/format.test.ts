@@ -5,6 +5,7 @@ import {
 	formatWorkflowProgress,
 	summarizeWorkflowProgress,
 } from "../../src/progress/index.ts";
+import { visibleText } from "../../src/progress/visible-text.ts";
 import { eventBuilder, META, T0 } from "./event-builder.ts";
 
 function tracked() {
@@ -150,5 +151,15 @@ describe("formatDuration and formatTokens", () => {
 		[1_200_000, "1.2M"],
 	])("formatTokens(%i) is %s", (tokens, text) => {
 		expect(formatTokens(tokens)).toBe(text);
+	});
+});
+
+describe("visibleText", () => {
+	it("shows C0, DEL, C1 and bidi controls as text, keeps tabs and newlines, and changes nothing the second time", () => {
+		const text = "a\x1b[2K\rb\x07\x00\x7f\x9b6n\u202etxt.exe\u2066\u200f\tc\nd";
+		const shown = "a^[[2K^Mb^G^@^?\\u009b6n\\u202etxt.exe\\u2066\\u200f\tc\nd";
+		expect(visibleText(text)).toBe(shown);
+		expect(visibleText(shown)).toBe(shown);
+		expect(visibleText("plain — ✓ 日本")).toBe("plain — ✓ 日本");
 	});
 });

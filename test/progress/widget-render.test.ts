@@ -2,6 +2,7 @@ import { Container, stripTerminalSequences, visibleWidth } from "@earendil-works
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createWorkflowProgressTracker, type WorkflowProgressEnvelope } from "../../src/progress/index.ts";
 import { STAR_FRAMES, WorkflowProgressWidget } from "../../src/progress/widget.ts";
+import { controlsIn, HOSTILE, HOSTILE_BLOCK, HOSTILE_LINE, unpainted } from "../helpers/controls.ts";
 import { eventBuilder, META, T0 } from "./event-builder.ts";
 import { darkTheme } from "./theme.ts";
 
@@ -258,5 +259,49 @@ describe("WorkflowProgressWidget timers", () => {
 		widget.setEnvelope(tracker.getEnvelope("running"));
 		vi.advanceTimersByTime(500);
 		expect(requestRender).toHaveBeenCalledTimes(calls);
+	});
+});
+
+describe("WorkflowProgressWidget: what a script wrote is shown visible", () => {
+	const bad = HOSTILE;
+
+	/** A run whose phase, labels, question, failure and log all carry escapes, waiting on its question. */
+	function hostileRun() {
+		const tracker = createWorkflowProgressTracker({ now: () => T0 });
+		const run = eventBuilder(T0, (event) => tracker.updateFromProgressEvent(event));
+		run.runStart(META);
+		run.phaseStart(`phase${bad}`);
+		run.queued(0, `label${bad}`, { phase: `phase${bad}` });
+		run.queued(1, `other${bad}`, { phase: `phase${bad}` });
+		run.started(0);
+		run.started(1);
+		run.failed(1, `cause${bad}`);
+		run.log(`log${bad}`, "warn");
+		tracker.updateFromProgressEvent({
+			type: "ask_started",
+			time: T0,
+			key: "ask#0",
+			index: 0,
+			question: `Delete the production database?${bad}`,
+			choices: [`yes${bad}`, "no"],
+		});
+		return tracker.getEnvelope();
+	}
+
+	it("its lines carry the theme's colours and nothing of the script's escapes: ^[ and ^G instead", () => {
+		const widget = makeWidget(hostileRun(), () => T0 + 1000);
+		const lines = renderLines(widget, 300);
+		// The theme's colours are its own escapes; anything else would be the script's.
+		const text = lines.map(unpainted).join("\n");
+		expect(controlsIn(text)).toEqual([]);
+		const shown = HOSTILE_LINE;
+		expect(text).toContain(`? Waiting for you: Delete the production database?${shown} (yes${HOSTILE_BLOCK} / no)`);
+		expect(text).toContain(`phase${shown}`);
+		expect(text).toContain(`#0 label${shown}`);
+		expect(text).toContain(`other${shown}: cause${shown}`);
+		expect(text).toContain(`› log${shown}`);
+		for (const line of lines) expect(visibleWidth(line)).toBeLessThanOrEqual(300);
+		// Cut to a narrow width, the visible forms count as the characters they are.
+		for (const line of renderLines(widget, 40)) expect(visibleWidth(line)).toBeLessThanOrEqual(40);
 	});
 });

@@ -1,6 +1,7 @@
 /**
- * `--text` keeps a terminal safe and readable: control characters from a label, an error or a log cannot reach it,
- * each bar is as wide as asked and scaled to its session, and a run without a log still lists its calls.
+ * `--text` keeps a terminal safe and readable: control characters from a label, an error or a log cannot reach it
+ * (they show as `^[` and the like), each bar is as wide as asked and scaled to its session, and a run without a log
+ * still lists its calls.
  */
 import { describe, expect, it } from "vitest";
 import type { RunEventLog } from "../../src/report/event-log.ts";
@@ -56,7 +57,7 @@ function log(): RunEventLog {
 }
 
 describe("renderReportText", () => {
-	it("strips control characters, scales the bar to the session and says what the log dropped", () => {
+	it("shows control characters as ^[ and the like, scales the bar to the session and says what the log dropped", () => {
 		const text = renderReportText(buildReportModel({ info: INFO, status: "failed", journal: [], log: log() }), {
 			width: 20,
 		});
@@ -64,12 +65,12 @@ describe("renderReportText", () => {
 		expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
 		const lines = text.split("\n");
 		expect(lines[0]).toBe(
-			"esc [2Jape · wf-20261201-101530-k3f9x2 · failed · 1.0s · 0 completed, 1 failed, 0 skipped of 1 calls · 0 tokens · 1 attempt",
+			"esc^[[2Jape · wf-20261201-101530-k3f9x2 · failed · 1.0s · 0 completed, 1 failed, 0 skipped of 1 calls · 0 tokens · 1 attempt",
 		);
 		expect(lines).toContain("! The event log dropped 3 events (its size bound): some bars or marks may be missing.");
 		// A quarter queued, three quarters running and failed.
 		expect(lines.find((line) => line.includes("#0 red"))).toBe(
-			"    #0 red [31m label |·····✗✗✗✗✗✗✗✗✗✗✗✗✗✗✗| failed 750ms · bad ]0;title thing",
+			"    #0 red^[[31m label^G |·····✗✗✗✗✗✗✗✗✗✗✗✗✗✗✗| failed 750ms · bad ^[]0;title^G thing",
 		);
 	});
 });

@@ -21,6 +21,7 @@ import { questionText } from "./questions.ts";
 import type { RunRegistry } from "./registry.ts";
 import { reportRun } from "./report-run.ts";
 import { describeRun, listRuns, listRunsWithUsage, usageText } from "./views.ts";
+import { withVisibleUi } from "./visible-ui.ts";
 
 export const RUNS_COMMAND_NAME = "workflows";
 
@@ -73,7 +74,9 @@ export function createWorkflowsCommand(
 				.map((verb) => ({ value: `${verb} `, label: verb }));
 			return items.length > 0 ? items : null;
 		},
-		handler: async (args, ctx) => {
+		handler: async (args, piCtx) => {
+			// Everything this command shows is a run's (names, labels, questions, failures), so all of it is made visible.
+			const ctx = withVisibleUi(piCtx);
 			try {
 				const [verb = "", ...rest] = args.trim().split(/(?<=^\S+)\s+/);
 				const sub = Object.hasOwn(options.subcommands ?? {}, verb) ? options.subcommands?.[verb] : undefined;

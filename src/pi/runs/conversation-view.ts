@@ -25,6 +25,7 @@ import {
 } from "@earendil-works/pi-coding-agent";
 import { type Component, Text, truncateToWidth } from "@earendil-works/pi-tui";
 import { errorMessage, WorkflowError } from "../../errors.ts";
+import { visibleText } from "../../progress/visible-text.ts";
 import type { ChildConversation } from "./child-conversations.ts";
 import { conversationLabel } from "./child-conversations.ts";
 
@@ -154,7 +155,10 @@ export async function showConversation(ctx: ExtensionCommandContext, conversatio
 	});
 }
 
-/** pi's components for the messages, a tool call's result drawn in its call's component as pi does. */
+/**
+ * pi's components for the messages, a tool call's result drawn in its call's component as pi does. Every text in
+ * them (the child's, its model's, its tools') is made visible first: pi draws a message's text as it is.
+ */
 export function messageComponents(
 	messages: readonly Message[],
 	toolComponent: (name: string, id: string, args: unknown) => ToolExecutionComponent,
@@ -162,7 +166,7 @@ export function messageComponents(
 	const markdown = getMarkdownTheme();
 	const components: Component[] = [];
 	const calls = new Map<string, ToolExecutionComponent>();
-	for (const message of messages) {
+	for (const message of visibleStrings(messages)) {
 		if (message.role === "user") components.push(new UserMessageComponent(contentText(message.content), markdown));
 		else if (message.role === "assistant") {
 			components.push(new AssistantMessageComponent(message, false, markdown));
@@ -197,6 +201,16 @@ const BUILT_IN_TOOLS: Record<string, (cwd: string) => ToolDefinition> = {
 
 function builtInRenderer(name: string, cwd: string): ToolDefinition | undefined {
 	return Object.hasOwn(BUILT_IN_TOOLS, name) ? BUILT_IN_TOOLS[name]?.(cwd) : undefined;
+}
+
+/** `value` with every string in it made visible; the file keeps the exact text. */
+function visibleStrings<T>(value: T): T {
+	if (typeof value === "string") return visibleText(value) as T;
+	if (Array.isArray(value)) return value.map(visibleStrings) as T;
+	if (value !== null && typeof value === "object") {
+		return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, visibleStrings(item)])) as T;
+	}
+	return value;
 }
 
 function contentText(content: Message["content"]): string {

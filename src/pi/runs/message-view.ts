@@ -6,6 +6,7 @@
 import type { MessageRenderer, Theme } from "@earendil-works/pi-coding-agent";
 import { Box, Text } from "@earendil-works/pi-tui";
 import { formatDuration, formatTokens } from "../../progress/format.ts";
+import { visibleText } from "../../progress/visible-text.ts";
 import type { WorkflowRunMessageDetails } from "./messages.ts";
 
 /** Result lines shown before the message is expanded (one more rather than "… 1 more line"). */
@@ -33,7 +34,10 @@ export const renderRunMessage: MessageRenderer<WorkflowRunMessageDetails> = (mes
 	return box;
 };
 
-/** The message's lines, coloured by `theme`: the status line, then the result, then (expanded) the rest. */
+/**
+ * The message's lines, coloured by `theme`: the status line, then the result, then (expanded) the rest. Its texts
+ * are the script's (name, result, failures): each is made visible before the theme paints it.
+ */
 export function runMessageLines(details: WorkflowRunMessageDetails, expanded: boolean, theme: Theme): string[] {
 	const { mark, colour } = MARKS[details.status];
 	const facts = [
@@ -46,26 +50,26 @@ export function runMessageLines(details: WorkflowRunMessageDetails, expanded: bo
 	// An old message (before these details) has only its summary to show.
 	const head =
 		details.agents === undefined
-			? `${theme.fg(colour, mark)} ${details.summary}`
-			: `${theme.fg(colour, mark)} ${theme.fg("toolTitle", theme.bold(details.name ?? "workflow"))} ${theme.fg("muted", facts.join(" · "))}`;
+			? `${theme.fg(colour, mark)} ${visibleText(details.summary)}`
+			: `${theme.fg(colour, mark)} ${theme.fg("toolTitle", theme.bold(visibleText(details.name ?? "workflow")))} ${theme.fg("muted", visibleText(facts.join(" · ")))}`;
 	const lines = [head];
 	const result = details.result ?? [];
 	const total = details.resultLines ?? result.length;
 	const shown = expanded ? result : result.slice(0, collapsedLines(total));
-	for (const line of shown) lines.push(`  ${line}`);
+	for (const line of shown) lines.push(`  ${visibleText(line)}`);
 	const hidden = total - shown.length;
 	if (hidden > 0) lines.push(theme.fg("dim", `  … ${hidden} more line${hidden === 1 ? "" : "s"}`));
-	if (details.error) lines.push(theme.fg("error", `  Error: ${details.error}`));
+	if (details.error) lines.push(theme.fg("error", `  Error: ${visibleText(details.error)}`));
 	if (!expanded) return lines;
 	const section = (title: string, items: string[] | undefined, paint: (text: string) => string) => {
 		if (!items || items.length === 0) return;
 		lines.push(theme.fg("muted", title));
-		for (const item of items) lines.push(`  ${paint(item)}`);
+		for (const item of items) lines.push(`  ${paint(visibleText(item))}`);
 	};
 	section("Failures:", details.failures, (text) => theme.fg("error", text));
 	section("Kept branches, to merge or delete:", details.branches, (text) => text);
-	for (const line of details.next ?? []) lines.push(theme.fg("accent", line));
-	if (details.snapshot) lines.push(theme.fg("dim", `The whole result is in ${details.snapshot}`));
+	for (const line of details.next ?? []) lines.push(theme.fg("accent", visibleText(line)));
+	if (details.snapshot) lines.push(theme.fg("dim", visibleText(`The whole result is in ${details.snapshot}`)));
 	return lines;
 }
 

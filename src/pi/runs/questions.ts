@@ -5,8 +5,10 @@
  */
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { askUnavailableError, WorkflowError } from "../../errors.ts";
+import { visibleText } from "../../progress/visible-text.ts";
 import { matchChoice } from "../../runtime/ask.ts";
 import type { WorkflowAskHandler, WorkflowQuestion } from "../../runtime/types.ts";
+import { visibleUi } from "./visible-ui.ts";
 
 /** Custom message type of a background run's question. */
 const QUESTION_MESSAGE_TYPE = "workflow-question";
@@ -119,9 +121,11 @@ export function createPiAskHandler(setup: PiAskSetup): WorkflowAskHandler {
 		if (setup.background) return askInBackground(setup, question, signal);
 		const title = `Workflow ${setup.name()} asks: ${question.question}`;
 		const dialog = { signal, ...(question.timeoutMs !== undefined ? { timeout: question.timeoutMs } : {}) };
+		// The script wrote the question and its choices: the dialog shows them, never lets them drive the terminal.
+		const ui = visibleUi(ctx.ui);
 		const answer = question.choices
-			? await ctx.ui.select(title, question.choices, dialog)
-			: await ctx.ui.input(title, question.default ?? "your answer", dialog);
+			? await ui.select(title, question.choices, dialog)
+			: await ui.input(title, question.default ?? "your answer", dialog);
 		if (signal.aborted) return undefined;
 		if (answer === undefined) throw askUnavailableError("the question was dismissed (Esc) without an answer");
 		// An empty line in the input takes the default the placeholder showed.
@@ -138,16 +142,19 @@ async function askInBackground(
 	const waiting = setup.questions.wait(question, signal);
 	const runId = await setup.runId();
 	if (runId !== undefined && !signal.aborted) {
-		const content = [
-			`Background workflow run \`${runId}\` (${setup.name()}) is waiting for the person's answer: ${questionText(question)}`,
-			`Ask the person, then answer with ${answerHow(runId)}. Do not answer for them.`,
-		].join("\n");
+		// pi shows this message as it is: the script's name and question made visible.
+		const content = visibleText(
+			[
+				`Background workflow run \`${runId}\` (${setup.name()}) is waiting for the person's answer: ${questionText(question)}`,
+				`Ask the person, then answer with ${answerHow(runId)}. Do not answer for them.`,
+			].join("\n"),
+		);
 		try {
 			setup.notify?.({
 				customType: QUESTION_MESSAGE_TYPE,
 				content,
 				display: true,
-				details: { runId, status: "running", summary: `waiting for you: ${question.question}` },
+				details: { runId, status: "running", summary: visibleText(`waiting for you: ${question.question}`) },
 			});
 		} catch {
 			// The session is gone: the widget, `/workflows` and the status line still show the question.

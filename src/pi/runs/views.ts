@@ -6,6 +6,7 @@ import { formatBytes } from "../../progress/bytes-text.ts";
 import { addCosts, formatCost, hasCost } from "../../progress/cost-text.ts";
 import { formatDuration, formatTokens, limitKindText, oneLine } from "../../progress/format.ts";
 import { formatWorkflowProgress } from "../../progress/index.ts";
+import { visibleText } from "../../progress/visible-text.ts";
 import type { RunStore, RunSummary } from "../../runs/index.ts";
 import type { WorkflowCost } from "../../runtime/types.ts";
 import { fixText, savedResults } from "./messages.ts";
@@ -59,14 +60,16 @@ export async function listRunsWithUsage(store: RunStore, registry: RunRegistry, 
 		return {
 			id: run.id,
 			live: true,
-			text: `${run.id} · ${run.name} · ${state} · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents${replayedNote(totals.replayed)} · ${formatTokens(totals.tokens)} tokens${costText(totals.cost, totals.replayedCost)}${sizeText(sizes.get(run.id))}${waiting}`,
+			text: visibleText(
+				`${run.id} · ${run.name} · ${state} · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents${replayedNote(totals.replayed)} · ${formatTokens(totals.tokens)} tokens${costText(totals.cost, totals.replayedCost)}${sizeText(sizes.get(run.id))}${waiting}`,
+			),
 		};
 	});
 	const stored = summaries.filter((summary) => !liveIds.has(summary.id));
 	// Runs held by another process come before finished ones, as running ones should.
 	stored.sort((a, b) => Number(b.status === "running") - Number(a.status === "running"));
 	for (const summary of stored.slice(0, Math.max(0, LIST_LIMIT - rows.length))) {
-		rows.push({ id: summary.id, live: false, text: storedRow(summary, now) });
+		rows.push({ id: summary.id, live: false, text: visibleText(storedRow(summary, now)) });
 	}
 	return { rows, runs: summaries.length, bytes: summaries.reduce((sum, summary) => sum + summary.bytes, 0) };
 }
@@ -79,6 +82,11 @@ export function usageText(list: Pick<RunList, "rows" | "runs" | "bytes">, prune:
 
 /** One run in full: phases, agents and failures while it is live; its snapshot once it has ended. */
 export async function describeRun(store: RunStore, registry: RunRegistry, id: string): Promise<string> {
+	// Names, failures and the stored progress text are the script's: shown, never acted on by a terminal.
+	return visibleText(await runDescription(store, registry, id));
+}
+
+async function runDescription(store: RunStore, registry: RunRegistry, id: string): Promise<string> {
 	const live = registry.get(id);
 	// Times run to now: the envelope's own clock stops at its last event, which can be long ago for a waiting run.
 	if (live)

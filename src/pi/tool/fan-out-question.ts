@@ -5,6 +5,7 @@
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { spentSoFar, usdText } from "../../runtime/index.ts";
 import type { WorkflowFanOutInfo } from "../../runtime/types.ts";
+import { visibleUi } from "../runs/visible-ui.ts";
 
 /** Title and text of the dialog. */
 export function fanOutQuestion(info: WorkflowFanOutInfo): { title: string; message: string } {
@@ -28,6 +29,7 @@ export function tuiFanOutConfirm(ctx: ExtensionContext): ((info: WorkflowFanOutI
 	if (ctx.mode !== "tui" || !ctx.hasUI) return undefined;
 	return (info) => {
 		const { title, message } = fanOutQuestion(info);
-		return ctx.ui.confirm(title, message, { signal: info.signal });
+		// The title names the script's workflow as it wrote it.
+		return visibleUi(ctx.ui).confirm(title, message, { signal: info.signal });
 	};
 }

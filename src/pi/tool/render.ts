@@ -5,6 +5,7 @@
 import type { AgentToolResult, Theme } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
 import { formatWorkflowProgress, type WorkflowProgressDetails } from "../../progress/index.ts";
+import { visibleText } from "../../progress/visible-text.ts";
 import type { WorkflowCheckDetails } from "./check-result.ts";
 
 /** The parameters of a call that say what it runs (the tool's own type would make an import cycle). */
@@ -40,7 +41,7 @@ export function describeWorkflowCall(args: WorkflowCallArgs): string {
 /** The call's line: "workflow " and what it runs. */
 export function renderWorkflowCall(args: WorkflowCallArgs, theme: Theme): Text {
 	return new Text(
-		`${theme.fg("toolTitle", theme.bold("workflow "))}${theme.fg("muted", describeWorkflowCall(args))}`,
+		`${theme.fg("toolTitle", theme.bold("workflow "))}${theme.fg("muted", visibleText(describeWorkflowCall(args)))}`,
 		0,
 		0,
 	);
@@ -62,7 +63,8 @@ export function renderWorkflowResult(
 	if (expanded) return new Text(formatWorkflowProgress(details.envelope), 0, 0);
 	const status = details.envelope.status;
 	const colour = status === "completed" ? "success" : status === "running" ? "accent" : "error";
-	return new Text(theme.fg(colour, details.summary ?? ""), 0, 0);
+	// The summary names the script's run and its error: shown, never acted on by the terminal.
+	return new Text(theme.fg(colour, visibleText(details.summary ?? "")), 0, 0);
 }
 
 /** "1 line", "7 lines". */
