@@ -26,7 +26,7 @@ import {
 	readControlMessage,
 	stopKey,
 } from "./protocol.ts";
-import { redisOptions } from "./redis-url.ts";
+import { endConnection, redisOptions } from "./redis-url.ts";
 
 /** Options of `startQueueWorker`. */
 export interface QueueWorkerOptions {
@@ -119,8 +119,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 		name,
 		async close(force = false) {
 			await worker.close(force);
-			await subscriber.quit().catch(() => subscriber.disconnect());
-			await commands.quit().catch(() => commands.disconnect());
+			await Promise.all([endConnection(subscriber), endConnection(commands)]);
 			blocking.disconnect();
 		},
 	};

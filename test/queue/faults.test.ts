@@ -1,9 +1,9 @@
 /**
  * The queue when something around it goes wrong: a real redis-server, a real `pi-workflows worker` process and the
  * CLI host (`run --redis`), children on pi-ai's faux provider. Messages on the control channel that no host of this
- * version sends leave the worker and its child running.
+ * version sends leave the worker and its child running; a host whose Redis died still ends and exits.
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
@@ -13,8 +13,11 @@ import { createQueueHost } from "../../src/queue/host.ts";
 import { queuePlanner } from "../../src/queue/plan.ts";
 import { controlChannel, jobIdOf } from "../../src/queue/protocol.ts";
 import type { WorkflowAgentChild } from "../../src/runtime/types.ts";
-import { type CliProcess, startWorker, waitFor } from "../helpers/queue-workers.ts";
+import { type CliProcess, childStarts, QUEUE_FAUX, spawnCli, startWorker, waitFor } from "../helpers/queue-workers.ts";
 import { hasBinary, startRedis, type TestRedis } from "../helpers/system-binary.ts";
+
+const ONE = `export const meta = { name: "one", description: "one child on the queue" };
+return await agent("sleep 600000 " + args.word, { label: args.word });`;
 
 describe.skipIf(!hasBinary("redis-server"))("the queue when things go wrong", () => {
 	let redis: TestRedis;
@@ -24,6 +27,30 @@ describe.skipIf(!hasBinary("redis-server"))("the queue when things go wrong", ()
 	let worker: CliProcess;
 	let workerExit: number | null | undefined;
 
+	// A host that does not exit (the fault under test) must not outlive the suite.
+	const hosts: CliProcess[] = [];
+	const started = (word: string) => childStarts(log).some(([, task]) => task === `sleep 600000 ${word}`);
+	const run = (word: string) => {
+		const host = spawnCli(
+			[
+				"run",
+				"one.js",
+				"--args",
+				JSON.stringify({ word }),
+				"-e",
+				QUEUE_FAUX,
+				"--model",
+				"faux/faux-1",
+				"--json",
+				"--redis",
+				redis.url,
+			],
+			{ cwd: project, env },
+		);
+		hosts.push(host);
+		return host;
+	};
+
 	beforeAll(async () => {
 		redis = await startRedis();
 		project = mkdtempSync(join(tmpdir(), "pwf-queue-faults-"));
@@ -31,6 +58,7 @@ describe.skipIf(!hasBinary("redis-server"))("the queue when things go wrong", ()
 		mkdirSync(agentDir);
 		log = join(project, "children.log");
 		env = { PI_CODING_AGENT_DIR: agentDir, PWF_QUEUE_LOG: log };
+		writeFileSync(join(project, "one.js"), ONE);
 		worker = await startWorker({ redis: redis.url, name: "w1", cwd: project, env, concurrency: 3 });
 		worker.exited.then((code) => {
 			workerExit = code;
@@ -38,8 +66,8 @@ describe.skipIf(!hasBinary("redis-server"))("the queue when things go wrong", ()
 	}, 60_000);
 
 	afterAll(async () => {
-		worker?.child.kill("SIGKILL");
-		await worker?.exited;
+		for (const running of [...hosts, worker]) running?.child.kill("SIGKILL");
+		await Promise.all([...hosts, worker].map((running) => running?.exited));
 		await redis?.stop();
 		rmSync(project, { recursive: true, force: true });
 	});
@@ -119,4 +147,34 @@ describe.skipIf(!hasBinary("redis-server"))("the queue when things go wrong", ()
 			await host.close();
 		}
 	}, 60_000);
+
+	it("Ctrl-C after Redis died: the run stops and the CLI exits", async () => {
+		const host = run("i1");
+		await waitFor(() => started("i1"), "the child to start");
+		await redis.kill();
+		try {
+			host.child.kill("SIGINT");
+			const code = await host.exited;
+			expect(code, host.stderr()).toBe(130);
+			expect(JSON.parse(host.stdout()).status).toBe("stopped");
+		} finally {
+			await redis.start();
+		}
+	}, 60_000);
+
+	it("Redis gone for good: the waiting call fails with queue_unreachable and the CLI exits", async () => {
+		const host = run("u1");
+		await waitFor(() => started("u1"), "the child to start");
+		await redis.kill();
+		// The host gives Redis 60 s to come back before its calls fail.
+		const code = await host.exited;
+		const json = JSON.parse(host.stdout());
+		expect(code, host.stderr()).toBe(1);
+		expect(json.failures[0]).toMatchObject({
+			code: "queue_unreachable",
+			cause: expect.stringMatching(
+				/^Redis at redis:\/\/127\.0\.0\.1:\d+ did not answer for \d+ s; the child's job may still run there. Check Redis, then resume the run/,
+			),
+		});
+	}, 150_000);
 });
