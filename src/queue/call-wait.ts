@@ -304,6 +304,16 @@ export class CallWait {
 		if (this.#settled || this.#stopping) return;
 		this.#stopping = reason;
 		const { commands, queueName, queue } = this.#settings;
+		// Set first: with Redis gone the commands below wait for it to come back, and the grace still ends the call.
+		this.#timers.push(
+			setTimeout(() => {
+				this.#settle({
+					...this.#stoppedResult(reason),
+					error: `${reason}; its worker did not send the child's result within ${Math.round(this.#settings.stopGraceMs / 1000)} s of being asked to stop, so it was let go`,
+					abandoned: 1,
+				});
+			}, this.#settings.stopGraceMs),
+		);
 		try {
 			// First the key: a worker that takes the job from here on sees it before it starts the child.
 			await commands.set(stopKey(queueName, this.jobId), reason, "EX", STOP_KEY_TTL_S);
@@ -314,17 +324,8 @@ export class CallWait {
 			}
 			await this.#publish({ jobId: this.jobId, action: "stop", text: reason });
 		} catch {
-			// Redis is away: the grace below still ends the call.
+			// Redis is away: the grace above still ends the call.
 		}
-		this.#timers.push(
-			setTimeout(() => {
-				this.#settle({
-					...this.#stoppedResult(reason),
-					error: `${reason}; its worker did not send the child's result within ${Math.round(this.#settings.stopGraceMs / 1000)} s of being asked to stop, so it was let go`,
-					abandoned: 1,
-				});
-			}, this.#settings.stopGraceMs),
-		);
 	}
 
 	async #control(action: "steer", text: string): Promise<void> {

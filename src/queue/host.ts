@@ -16,7 +16,7 @@ import { CallWait, type QueueRunOptions } from "./call-wait.ts";
 export type { QueueControls, QueueJobEvent, QueueRunOptions } from "./call-wait.ts";
 
 import { DEFAULT_QUEUE_NAME } from "./protocol.ts";
-import { redisOptions, safeUrl } from "./redis-url.ts";
+import { redisOptions, safeUrl, settledWithin } from "./redis-url.ts";
 
 /** Options of `createQueueHost`. */
 export interface QueueHostOptions {
@@ -119,7 +119,8 @@ export function createQueueHost(options: QueueHostOptions): QueueHost {
 		async close() {
 			closed = true;
 			for (const wait of waits.values()) wait.fail("the queue host closed", "queue_unreachable");
-			await Promise.allSettled([queue.close(), events.close()]);
+			// Each bounded: with Redis gone BullMQ's closes never end, and a CLI would not exit.
+			await Promise.all([settledWithin(queue.close()), settledWithin(events.close())]);
 			for (const made of connections) made.disconnect();
 		},
 	};

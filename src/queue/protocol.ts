@@ -59,11 +59,36 @@ export interface QueueJobReturn {
 	workspace?: { result: RemoteWorkspaceResult; base: string; path: string };
 }
 
+/** What a control message may ask of a child. */
+export const CONTROL_ACTIONS = ["stop", "steer", "pause", "skip", "restart"] as const;
+
 /** A message on the control channel, for the worker running `jobId`. */
 export interface QueueControlMessage {
 	jobId: string;
-	action: "stop" | "steer" | "pause" | "skip" | "restart";
+	action: (typeof CONTROL_ACTIONS)[number];
 	text?: string;
+}
+
+/**
+ * A message off the control channel, checked: the message, or what is wrong with it. Anyone who can publish on the
+ * channel reaches every worker, and a newer host may send actions this worker does not know.
+ */
+export function readControlMessage(text: string): QueueControlMessage | { problem: string } {
+	let value: unknown;
+	try {
+		value = JSON.parse(text);
+	} catch {
+		return { problem: "it is not JSON" };
+	}
+	if (typeof value !== "object" || value === null || Array.isArray(value)) return { problem: "it is not an object" };
+	const { jobId, action, text: said } = value as Record<string, unknown>;
+	if (typeof jobId !== "string") return { problem: "its jobId is not a string" };
+	if (typeof action !== "string" || !(CONTROL_ACTIONS as readonly string[]).includes(action)) {
+		const shown = typeof action === "string" ? JSON.stringify(action.slice(0, 40)) : typeof action;
+		return { problem: `its action ${shown} is not one of ${CONTROL_ACTIONS.join(", ")}` };
+	}
+	if (said !== undefined && typeof said !== "string") return { problem: "its text is not a string" };
+	return { jobId, action: action as QueueControlMessage["action"], ...(said !== undefined ? { text: said } : {}) };
 }
 
 /** The job of attempt `attempt` of call `key` in run `runId`: the same on a resumed host, so it finds the job. */

@@ -1,5 +1,29 @@
-/** How the queue's Redis connections are made from a URL, and the URL as it may be shown (no password). */
-import type { RedisOptions } from "ioredis";
+/** How the queue's Redis connections are made from a URL and ended, and the URL as it may be shown (no password). */
+import type { Redis, RedisOptions } from "ioredis";
+
+/**
+ * How long a close waits for Redis. Commands wait for a reconnect (see below), so a close that needs Redis (BullMQ's,
+ * ioredis' `quit`) would wait forever once it died: past this, the connection is dropped instead.
+ */
+export const CLOSE_WAIT_MS = 3000;
+
+/** Resolves when `closing` settles or `ms` passed, whichever is first; never rejects. */
+export async function settledWithin(closing: Promise<unknown>, ms = CLOSE_WAIT_MS): Promise<void> {
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	await Promise.race([
+		closing.catch(() => {}),
+		new Promise<void>((resolve) => {
+			timer = setTimeout(resolve, ms);
+		}),
+	]);
+	clearTimeout(timer);
+}
+
+/** Ends a connection: `quit` (what was sent goes out first) while Redis answers, else a disconnect. */
+export async function endConnection(connection: Redis): Promise<void> {
+	await settledWithin(connection.quit());
+	connection.disconnect();
+}
 
 /**
  * Connection options for `new Redis(url, …)`: `rediss://` turns TLS on (ioredis reads the scheme); commands wait

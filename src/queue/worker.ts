@@ -21,12 +21,12 @@ import {
 	controlChannel,
 	DEFAULT_QUEUE_NAME,
 	JOB_VERSION,
-	type QueueControlMessage,
 	type QueueJobData,
 	type QueueJobReturn,
+	readControlMessage,
 	stopKey,
 } from "./protocol.ts";
-import { redisOptions } from "./redis-url.ts";
+import { endConnection, redisOptions } from "./redis-url.ts";
 
 /** Options of `startQueueWorker`. */
 export interface QueueWorkerOptions {
@@ -80,7 +80,8 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 	// BullMQ leaves a connection it was given open when it closes: `close` ends it.
 	const blocking = new Redis(options.redis, redisOptions(options.redis));
 	for (const connection of [commands, subscriber, blocking]) connection.on("error", () => {});
-	subscriber.on("message", (_channel, text) => onControl(text, active));
+	const ignored = ignoredControls(log, controlChannel(queueName));
+	subscriber.on("message", (_channel, text) => onControl(text, active, ignored));
 	await subscriber.subscribe(controlChannel(queueName));
 
 	const worker = new Worker<QueueJobData, QueueJobReturn>(
@@ -118,8 +119,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 		name,
 		async close(force = false) {
 			await worker.close(force);
-			await subscriber.quit().catch(() => subscriber.disconnect());
-			await commands.quit().catch(() => commands.disconnect());
+			await Promise.all([endConnection(subscriber), endConnection(commands)]);
 			blocking.disconnect();
 		},
 	};
@@ -238,11 +238,10 @@ function isAuthorError(error: unknown): error is import("../errors.ts").Workflow
 	return ["agent_type_unknown", "agent_options_invalid", "schema_invalid"].includes(error.code);
 }
 
-function onControl(text: string, active: Map<string, ActiveJob>): void {
-	let message: QueueControlMessage;
-	try {
-		message = JSON.parse(text) as QueueControlMessage;
-	} catch {
+function onControl(text: string, active: Map<string, ActiveJob>, ignored: (problem: string) => void): void {
+	const message = readControlMessage(text);
+	if ("problem" in message) {
+		ignored(message.problem);
 		return;
 	}
 	const job = active.get(message.jobId);
@@ -255,6 +254,26 @@ function onControl(text: string, active: Map<string, ActiveJob>): void {
 	if (!control) return;
 	if (message.action === "steer") control.steer(message.text ?? "").catch(() => {});
 	else control[message.action]();
+}
+
+/** Bad control messages logged one line each: the first few, then a count at 10, 100, 1000… so a flood cannot fill the log. */
+const LOGGED_BAD_CONTROLS = 5;
+
+function ignoredControls(log: (line: string) => void, channel: string): (problem: string) => void {
+	let count = 0;
+	let nextCount = 10;
+	return (problem) => {
+		count++;
+		if (count <= LOGGED_BAD_CONTROLS) {
+			log(
+				`ignored a message on ${channel}: ${problem} (a host of a newer pi-workflows, or something else publishing there; run the same version on the host and the workers)`,
+			);
+			if (count === LOGGED_BAD_CONTROLS) log(`further bad messages on ${channel} are counted, not logged`);
+		} else if (count === nextCount) {
+			log(`ignored ${count} bad messages on ${channel} so far`);
+			nextCount *= 10;
+		}
+	};
 }
 
 /** Sends a child's reports as job progress: the first at once, then at most one per `everyMs`, the last always. */

@@ -132,10 +132,13 @@ export async function matchingRemote(options: HostGitOptions & { repoUrl: string
 /** A branch a remote child's worker pushes: `workflows/<run id>/<label-slug>[-n]`. */
 const PUSHED_BRANCH = /^workflows\/[A-Za-z0-9][A-Za-z0-9._-]*\/[a-z0-9][a-z0-9-]*$/;
 
-/** Every transport refused but git's own plain ones. */
-const SAFE_TRANSPORTS = ["-c", "protocol.allow=never"].concat(
-	...["file", "git", "ssh", "http", "https"].map((name) => ["-c", `protocol.${name}.allow=always`]),
-);
+/** Git's own plain transports: the only ones a fetch from a URL a worker names may use. */
+const PLAIN_TRANSPORTS = ["file", "git", "ssh", "http", "https"];
+/**
+ * The environment that holds git to them. Not `-c protocol.allow=never`: a `protocol.<name>.allow` in the person's
+ * own config outranks it, while `GIT_ALLOW_PROTOCOL` overrides every config.
+ */
+const PLAIN_ONLY = { GIT_ALLOW_PROTOCOL: PLAIN_TRANSPORTS.join(":") };
 
 /** What `hostFetchBranch` made. */
 export interface FetchedBranch {
@@ -190,15 +193,17 @@ export async function hostFetchBranch(
 		() => false,
 	);
 	// A URL (not a remote the person configured) gets git's plain transports only: no remote helpers (`ext::`, `fd::`…).
-	const transports = named ? [] : SAFE_TRANSPORTS;
 	const git = (args: string[], timeoutMs?: number) =>
-		runGit(args, { ...gitOptions(options, repo), ...(timeoutMs ? { timeoutMs } : {}) });
+		runGit(args, {
+			...gitOptions(options, repo),
+			...(timeoutMs ? { timeoutMs } : {}),
+			...(named ? {} : { env: PLAIN_ONLY }),
+		});
 	const staging = `refs/pi-workflows/fetched/${options.branch}`;
 	return inRepoQueue(gitDir, async () => {
 		try {
 			await git(
 				[
-					...transports,
 					"fetch",
 					"--quiet",
 					"--no-tags",
@@ -211,6 +216,14 @@ export async function hostFetchBranch(
 			);
 		} catch (error) {
 			const said = error instanceof GitFailure ? gitSaid(error.stderr) || error.message : errorMessage(error);
+			const refused = error instanceof GitFailure ? /transport '([^']*)' not allowed/.exec(error.stderr) : null;
+			if (refused) {
+				throw new WorkflowError(
+					"worktree_remote_failed",
+					`The host did not fetch branch \`${options.branch}\` from ${options.remote}: the host fetches a worker's branch over git's plain transports only (${PLAIN_TRANSPORTS.join(", ")}), and \`${refused[1]}\` is not one. Start the workers with a --repo URL of one of those; a worker that names another URL is not one of yours`,
+					{ details: { repo, remote: options.remote, branch: options.branch } },
+				);
+			}
 			throw new WorkflowError(
 				"worktree_remote_failed",
 				`The host could not fetch branch \`${options.branch}\` from ${options.remote} (${said}). A worker pushed the child's changes there: fetch it by hand (\`git fetch ${options.remote} ${options.branch}:${options.branch}\`)`,

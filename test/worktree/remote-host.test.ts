@@ -209,7 +209,12 @@ describe("a remote child's branch reaching the host", () => {
 		try {
 			await expect(
 				hostFetchBranch({ cwd: repo.host, remote: "evil::somewhere", branch: `workflows/${RUN}/x` }),
-			).rejects.toMatchObject({ code: "worktree_remote_failed", message: expect.stringContaining("not allowed") });
+			).rejects.toMatchObject({
+				code: "worktree_remote_failed",
+				message: expect.stringContaining(
+					"plain transports only (file, git, ssh, http, https), and `evil` is not one",
+				),
+			});
 			expect(existsSync(marker)).toBe(false);
 			// The same helper as a remote the person configured is theirs to use.
 			repo.git(["remote", "add", "mine", "evil::somewhere"]);
@@ -220,6 +225,30 @@ describe("a remote child's branch reaching the host", () => {
 		} finally {
 			process.env.PATH = path;
 			rmSync(bin, { recursive: true, force: true });
+		}
+	});
+
+	it("a URL naming `ext::` is refused even when the person's git config allows that transport", async () => {
+		// `protocol.ext.allow = always` in the person's own config outranks `-c protocol.allow=never`.
+		const home = mkdtempSync(join(tmpdir(), "pi-workflows-home-"));
+		const marker = join(home, "ran");
+		writeFileSync(join(home, "gitconfig"), '[protocol "ext"]\n\tallow = always\n');
+		const global = process.env.GIT_CONFIG_GLOBAL;
+		process.env.GIT_CONFIG_GLOBAL = join(home, "gitconfig");
+		try {
+			await expect(
+				hostFetchBranch({ cwd: repo.host, remote: `ext::sh -c touch% ${marker}`, branch: `workflows/${RUN}/x` }),
+			).rejects.toMatchObject({
+				code: "worktree_remote_failed",
+				message: expect.stringContaining(
+					"the host fetches a worker's branch over git's plain transports only (file, git, ssh, http, https), and `ext` is not one",
+				),
+			});
+			expect(existsSync(marker)).toBe(false);
+		} finally {
+			if (global === undefined) delete process.env.GIT_CONFIG_GLOBAL;
+			else process.env.GIT_CONFIG_GLOBAL = global;
+			rmSync(home, { recursive: true, force: true });
 		}
 	});
 
