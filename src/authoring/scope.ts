@@ -5,77 +5,10 @@
  * resolved, so hoisting and use-before-declaration in closures resolve as the engine resolves them.
  */
 import type { Node } from "acorn";
+import { type AnyNode, type BindingKind, type Reference, Scope } from "./bindings.ts";
 import { type Guard, type GuardLink, guardAfter, literalTruth } from "./guards.ts";
 
-/** What declared a binding. */
-export type BindingKind = "var" | "let" | "const" | "function" | "class" | "param" | "catch";
-
-export interface Binding {
-	name: string;
-	kind: BindingKind;
-	/** The declaring identifier. */
-	node: AnyNode;
-	/** A `const` declarator's initializer, when the binding is the declarator's whole target; a function declaration's function. */
-	init?: AnyNode;
-	references: Reference[];
-}
-
-/** An identifier in an expression: read, written, or the operand of `typeof`. */
-export interface Reference {
-	node: AnyNode;
-	/** The node holding it (a member access, a call, a template…). */
-	parent: AnyNode;
-	scope: Scope;
-	/** Written (`x = …`, `x++`, `for (x of …)`): the body runs in strict mode, so an undeclared one throws too. */
-	write: boolean;
-	/** `typeof x`: reading an undeclared name this way is legal. */
-	typeofOperand: boolean;
-	/** Set by resolution; undefined for a global (or undeclared) name. */
-	binding?: Binding;
-	/** The innermost construct around it that may keep an undeclared name from throwing (see `Guard`). */
-	guard?: GuardLink;
-}
-
-export class Scope {
-	/** Made on the first declaration: most block scopes declare nothing. */
-	#bindings: Map<string, Binding> | undefined;
-	readonly parent: Scope | undefined;
-	/** A function's (or the program's) scope: where `var` declarations land. */
-	readonly isFunction: boolean;
-	constructor(parent: Scope | undefined, isFunction: boolean) {
-		this.parent = parent;
-		this.isFunction = isFunction;
-	}
-
-	declare(name: string, kind: BindingKind, node: AnyNode, init?: AnyNode): void {
-		this.#bindings ??= new Map();
-		if (this.#bindings.has(name)) return;
-		const binding: Binding = { name, kind, node, references: [] };
-		if (init) binding.init = init;
-		this.#bindings.set(name, binding);
-	}
-
-	/** The binding `name` has in this scope itself. */
-	own(name: string): Binding | undefined {
-		return this.#bindings?.get(name);
-	}
-
-	/** The nearest enclosing function (or program) scope. */
-	get functionScope(): Scope {
-		let scope: Scope = this;
-		while (!scope.isFunction && scope.parent) scope = scope.parent;
-		return scope;
-	}
-
-	/** The binding `name` has here, looking outwards. */
-	lookup(name: string): Binding | undefined {
-		for (let scope: Scope | undefined = this; scope; scope = scope.parent) {
-			const binding = scope.#bindings?.get(name);
-			if (binding) return binding;
-		}
-		return undefined;
-	}
-}
+export { type AnyNode, type Binding, type BindingKind, type Reference, Scope } from "./bindings.ts";
 
 /** A call expression and the node holding it, for the checks that look at how a result is used. */
 export interface CallSite {
@@ -106,10 +39,6 @@ function declaresLexically(statements: AnyNode[]): boolean {
 	return false;
 }
 
-/** acorn's nodes, read by field name; the walker checks `type` before reading a field. */
-// biome-ignore lint/suspicious/noExplicitAny: ESTree nodes are read by field after a `type` check.
-export type AnyNode = Node & Record<string, any>;
-
 /**
  * Analyses `program`; `params` are names the body is given (the runtime's wrapper passes `meta`). Recursive: a
  * tree deep enough to overflow throws a RangeError, which the caller treats as "nothing to report".
@@ -121,6 +50,22 @@ export function analyzeScopes(program: Node, params: readonly string[] = []): Sc
 	walker.statements((program as AnyNode).body, program as AnyNode, top);
 	return walker.resolve(top);
 }
+
+/** Nodes that hold no names to bind or read. */
+const NO_NAMES = new Set([
+	"ThisExpression",
+	"Super",
+	"EmptyStatement",
+	"DebuggerStatement",
+	"MetaProperty",
+	"PrivateIdentifier",
+	"BreakStatement",
+	"ContinueStatement",
+	"TemplateElement",
+	// Refused before the body runs.
+	"ImportDeclaration",
+	"ExportAllDeclaration",
+]);
 
 /** A function's body, a field initializer, a static block: code that runs on its own, where no `try` reaches. */
 const LATER: Guard = { kind: "function" };
@@ -305,112 +250,29 @@ class Walker {
 			if (node.computed) this.node(node.property, node, scope);
 			return;
 		}
-		switch (type) {
-			case "ThisExpression":
-			case "Super":
-			case "EmptyStatement":
-			case "DebuggerStatement":
-			case "MetaProperty":
-			case "PrivateIdentifier":
-			case "BreakStatement":
-			case "ContinueStatement":
-			case "TemplateElement":
-				return;
-			case "ExpressionStatement":
-				this.node(node.expression, node, scope);
-				return;
-			case "BlockStatement":
-				this.statements(node.body, node, declaresLexically(node.body) ? new Scope(scope, false) : scope);
-				return;
-			case "VariableDeclaration": {
-				const target = node.kind === "var" ? scope.functionScope : scope;
-				for (const declarator of node.declarations) {
-					const init = node.kind === "const" && declarator.id.type === "Identifier" ? declarator.init : undefined;
-					this.pattern(declarator.id, declarator, scope, target, node.kind, init ?? undefined);
-					this.node(declarator.init, declarator, scope);
-				}
-				return;
-			}
-			case "FunctionDeclaration":
-			case "FunctionExpression":
-			case "ArrowFunctionExpression":
-				this.function(node, scope);
-				return;
-			case "ClassDeclaration":
-			case "ClassExpression":
-				this.class(node, scope);
-				return;
-			case "ReturnStatement":
-			case "ThrowStatement":
+		if (NO_NAMES.has(type)) return;
+		if (this.expression(node, parent, scope) || this.statement(node, scope) || this.binder(node, scope)) return;
+		this.generic(node, scope);
+	}
+
+	/** An expression other than the three `node` takes first; false when `node` is not one. */
+	expression(node: AnyNode, parent: AnyNode, scope: Scope): boolean {
+		switch (node.type) {
 			case "SpreadElement":
 			case "YieldExpression":
 			case "AwaitExpression":
-				this.node(node.argument, node, scope);
-				return;
 			case "UnaryExpression":
 				this.node(node.argument, node, scope);
-				return;
+				return true;
 			case "UpdateExpression":
 				this.target(node.argument, node, scope);
-				return;
-			case "LabeledStatement":
-				this.node(node.body, node, scope);
-				return;
-			case "IfStatement":
+				return true;
 			case "ConditionalExpression":
-				this.node(node.test, node, scope);
-				this.branch(node.test, true, node.consequent, node, scope);
-				this.branch(node.test, false, node.alternate, node, scope);
-				return;
-			case "SwitchStatement": {
-				this.node(node.discriminant, node, scope);
-				const inner = new Scope(scope, false);
-				for (const item of node.cases) {
-					this.node(item.test, item, inner);
-					this.statements(item.consequent, item, inner);
-				}
-				return;
-			}
-			case "TryStatement":
-				if (node.handler) this.within({ kind: "try", node }, () => this.node(node.block, node, scope));
-				else this.node(node.block, node, scope);
-				if (node.handler) {
-					const inner = new Scope(scope, false);
-					if (node.handler.param) this.pattern(node.handler.param, node.handler, inner, inner, "catch");
-					this.node(node.handler.body, node.handler, inner);
-				}
-				this.node(node.finalizer, node, scope);
-				return;
-			case "WhileStatement":
-			case "DoWhileStatement":
-				this.node(node.test, node, scope);
-				this.node(node.body, node, scope);
-				return;
-			case "ForStatement": {
-				const inner = node.init?.type === "VariableDeclaration" ? new Scope(scope, false) : scope;
-				this.node(node.init, node, inner);
-				this.node(node.test, node, inner);
-				this.node(node.update, node, inner);
-				this.node(node.body, node, inner);
-				return;
-			}
-			case "ForInStatement":
-			case "ForOfStatement": {
-				const inner = new Scope(scope, false);
-				if (node.left.type === "VariableDeclaration") this.node(node.left, node, inner);
-				else this.target(node.left, node, inner);
-				this.node(node.right, node, inner);
-				this.node(node.body, node, inner);
-				return;
-			}
-			case "WithStatement":
-				// Refused by the parse (strict code); read for completeness.
-				this.node(node.object, node, scope);
-				this.node(node.body, node, scope);
-				return;
+				this.conditional(node, scope);
+				return true;
 			case "ArrayExpression":
 				for (const element of node.elements) this.node(element, node, scope);
-				return;
+				return true;
 			case "ObjectExpression":
 				for (const property of node.properties) {
 					if (property.type === "SpreadElement") {
@@ -421,46 +283,133 @@ class Walker {
 					// A shorthand `{ x }` reads `x` through its value; a key is never a reference.
 					this.node(property.value, property, scope);
 				}
-				return;
+				return true;
 			case "BinaryExpression":
 				this.node(node.left, node, scope);
 				this.node(node.right, node, scope);
-				return;
+				return true;
 			case "LogicalExpression":
 				this.node(node.left, node, scope);
 				// `a && b` reads b only when a is true, `a || b` only when it is false.
 				if (node.operator === "??") this.node(node.right, node, scope);
 				else this.branch(node.left, node.operator === "&&", node.right, node, scope);
-				return;
+				return true;
 			case "AssignmentExpression":
 				this.target(node.left, node, scope);
 				this.node(node.right, node, scope);
-				return;
+				return true;
 			case "ChainExpression":
 			case "ParenthesizedExpression":
 				this.node(node.expression, node, scope);
-				return;
+				return true;
 			case "CallExpression":
 			case "NewExpression":
 				// A direct `eval` cannot declare names here: the body is strict, so its code gets a scope of its own.
 				this.calls.push({ node, parent, scope });
 				this.node(node.callee, node, scope);
 				for (const argument of node.arguments) this.node(argument, node, scope);
-				return;
+				return true;
 			case "SequenceExpression":
-				for (const expression of node.expressions) this.node(expression, node, scope);
-				return;
 			case "TemplateLiteral":
 				for (const expression of node.expressions) this.node(expression, node, scope);
-				return;
+				return true;
 			case "TaggedTemplateExpression":
 				this.node(node.tag, node, scope);
 				this.node(node.quasi, node, scope);
-				return;
+				return true;
 			case "ImportExpression":
 				this.node(node.source, node, scope);
 				this.node(node.options, node, scope);
-				return;
+				return true;
+			default:
+				return false;
+		}
+	}
+
+	/** A statement that declares nothing itself (blocks, loops, `switch` and `catch` make scopes); false when not one. */
+	statement(node: AnyNode, scope: Scope): boolean {
+		switch (node.type) {
+			case "ExpressionStatement":
+				this.node(node.expression, node, scope);
+				return true;
+			case "BlockStatement":
+				this.statements(node.body, node, declaresLexically(node.body) ? new Scope(scope, false) : scope);
+				return true;
+			case "ReturnStatement":
+			case "ThrowStatement":
+				this.node(node.argument, node, scope);
+				return true;
+			case "LabeledStatement":
+				this.node(node.body, node, scope);
+				return true;
+			case "IfStatement":
+				this.conditional(node, scope);
+				return true;
+			case "SwitchStatement": {
+				this.node(node.discriminant, node, scope);
+				const inner = new Scope(scope, false);
+				for (const item of node.cases) {
+					this.node(item.test, item, inner);
+					this.statements(item.consequent, item, inner);
+				}
+				return true;
+			}
+			case "TryStatement":
+				this.try(node, scope);
+				return true;
+			case "WhileStatement":
+			case "DoWhileStatement":
+				this.node(node.test, node, scope);
+				this.node(node.body, node, scope);
+				return true;
+			case "ForStatement": {
+				const inner = node.init?.type === "VariableDeclaration" ? new Scope(scope, false) : scope;
+				this.node(node.init, node, inner);
+				this.node(node.test, node, inner);
+				this.node(node.update, node, inner);
+				this.node(node.body, node, inner);
+				return true;
+			}
+			case "ForInStatement":
+			case "ForOfStatement": {
+				const inner = new Scope(scope, false);
+				if (node.left.type === "VariableDeclaration") this.node(node.left, node, inner);
+				else this.target(node.left, node, inner);
+				this.node(node.right, node, inner);
+				this.node(node.body, node, inner);
+				return true;
+			}
+			case "WithStatement":
+				// Refused by the parse (strict code); read for completeness.
+				this.node(node.object, node, scope);
+				this.node(node.body, node, scope);
+				return true;
+			default:
+				return false;
+		}
+	}
+
+	/** What binds names: variables, functions, classes, and the exports around them; false when `node` is not one. */
+	binder(node: AnyNode, scope: Scope): boolean {
+		switch (node.type) {
+			case "VariableDeclaration": {
+				const target = node.kind === "var" ? scope.functionScope : scope;
+				for (const declarator of node.declarations) {
+					const init = node.kind === "const" && declarator.id.type === "Identifier" ? declarator.init : undefined;
+					this.pattern(declarator.id, declarator, scope, target, node.kind, init ?? undefined);
+					this.node(declarator.init, declarator, scope);
+				}
+				return true;
+			}
+			case "FunctionDeclaration":
+			case "FunctionExpression":
+			case "ArrowFunctionExpression":
+				this.function(node, scope);
+				return true;
+			case "ClassDeclaration":
+			case "ClassExpression":
+				this.class(node, scope);
+				return true;
 			case "ExportNamedDeclaration":
 				// The header (`export const meta = {…}`) is checked by the header reader and blanked from the body: its
 				// names are bound, its literal is not read here. Other exports are refused before the body runs.
@@ -469,16 +418,32 @@ class Walker {
 						this.pattern(declarator.id, declarator, scope, scope, node.declaration.kind);
 					}
 				} else this.node(node.declaration, node, scope);
-				return;
+				return true;
 			case "ExportDefaultDeclaration":
 				this.node(node.declaration, node, scope);
-				return;
-			case "ImportDeclaration":
-			case "ExportAllDeclaration":
-				return;
+				return true;
 			default:
-				this.generic(node, scope);
+				return false;
 		}
+	}
+
+	/** `if` and `?:`: the test is read, and each branch under the guard of the test's outcome. */
+	conditional(node: AnyNode, scope: Scope): void {
+		this.node(node.test, node, scope);
+		this.branch(node.test, true, node.consequent, node, scope);
+		this.branch(node.test, false, node.alternate, node, scope);
+	}
+
+	/** The block runs guarded by the `catch` (when there is one), whose parameter binds in a scope of its own. */
+	try(node: AnyNode, scope: Scope): void {
+		if (node.handler) this.within({ kind: "try", node }, () => this.node(node.block, node, scope));
+		else this.node(node.block, node, scope);
+		if (node.handler) {
+			const inner = new Scope(scope, false);
+			if (node.handler.param) this.pattern(node.handler.param, node.handler, inner, inner, "catch");
+			this.node(node.handler.body, node.handler, inner);
+		}
+		this.node(node.finalizer, node, scope);
 	}
 
 	/** A node type this walker does not name (from a newer acorn): read every child as an expression. */

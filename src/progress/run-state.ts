@@ -3,7 +3,22 @@
  * `envelope()` copies only what changed since the last envelope (plus the few running calls, whose clocks moved).
  */
 import type { SerializedWorkflowError } from "../errors.ts";
-import type { WorkflowAgentCallRef, WorkflowProgressEvent } from "../runtime/events.ts";
+import type {
+	AgentChildEvent,
+	AgentFailedEvent,
+	AgentFinishedEvent,
+	AgentQueuedEvent,
+	AgentRetryEvent,
+	AgentStartedEvent,
+	AskStartedEvent,
+	LogEvent,
+	PhaseEndEvent,
+	PhaseStartEvent,
+	ProviderWaitStartedEvent,
+	RunEndEvent,
+	WorkflowAgentCallRef,
+	WorkflowProgressEvent,
+} from "../runtime/events.ts";
 import type {
 	WorkflowAgentChild,
 	WorkflowCost,
@@ -16,15 +31,15 @@ import type {
 	WorkflowKeptBranch,
 	WorkflowProgressEnvelope,
 	WorkflowProgressError,
+	WorkflowProgressLog,
 	WorkflowProgressQuestion,
 	WorkflowProgressStatus,
-	WorkflowProgressToolRun,
-	WorkflowProviderWait,
-	WorkflowProviderWaits,
 } from "./envelope.ts";
 import { limitKindText } from "./format.ts";
 import { PhaseBook } from "./phase-book.ts";
+import { ProviderWaits } from "./provider-waits.ts";
 import { RecentLogs } from "./recent-logs.ts";
+import { ToolSteps } from "./tool-steps.ts";
 
 /** How a run ended, from `run_end`, `complete()` or `error()`. */
 export interface RunEnding {
@@ -81,12 +96,9 @@ export class RunState {
 
 	/** Open `ask()` questions by key. */
 	private readonly questions = new Map<string, WorkflowProgressQuestion>();
-	private providerWait: WorkflowProviderWait | undefined;
-	private providerWaits: WorkflowProviderWaits | undefined;
-	/** Running `tool()` steps by key, and how the finished ones went; undefined until the first step. */
-	private tools:
-		| { running: Map<string, WorkflowProgressToolRun>; done: number; errors: number; failed: number }
-		| undefined;
+	private readonly waits = new ProviderWaits();
+	/** The run's `tool()` steps; undefined until the first. */
+	private tools: ToolSteps | undefined;
 
 	private failures: WorkflowFailure[] = [];
 	private failuresSnapshot: WorkflowFailure[] | undefined = [];
@@ -107,137 +119,32 @@ export class RunState {
 				this.startedAt = event.time;
 				this.setMeta(event.meta);
 				if (event.costLimitUsd !== undefined) this.costLimitUsd = event.costLimitUsd;
-				return;
+				break;
 			case "phase_start":
-				this.phaseParents.set(event.phase, event.parent);
-				this.currentPhase = event.phase;
-				this.phases.open(event.phase, event.time, event.budget);
-				return;
 			case "phase_end":
-				if (this.currentPhase === event.phase) this.currentPhase = this.phaseParents.get(event.phase);
-				this.phases.close(event.phase, event.time);
-				return;
+				this.phaseEvent(event);
+				break;
 			case "log":
-				this.logs.add({
-					time: event.time,
-					level: event.level,
-					message: event.message,
-					...(event.data !== undefined ? { data: event.data } : {}),
-					...(event.phase !== undefined ? { phase: event.phase } : {}),
-				});
-				return;
-			case "agent_queued": {
-				const record = this.calls.get(event, event.time);
-				record.data.promptPreview = event.promptPreview;
-				if (event.model !== undefined) record.data.model = event.model;
-				record.data.queuedAt ??= event.time;
-				return;
-			}
-			case "agent_started": {
-				const record = this.calls.get(event, event.time);
-				record.data.attempt = event.attempt;
-				this.calls.setStatus(record, "running", event.time);
-				return;
-			}
-			case "agent_retry": {
-				const record = this.calls.get(event, event.time);
-				record.data.attempt = event.attempt;
-				record.data.activityText = this.cap(`retrying: ${event.reason}`);
-				this.calls.setStatus(record, "running", event.time);
-				return;
-			}
+				this.logs.add(logEntry(event));
+				break;
+			case "agent_queued":
+			case "agent_started":
+			case "agent_retry":
 			case "agent_child":
-				this.child(event.child, event, event.time);
-				return;
-			case "agent_finished": {
-				const record = this.calls.get(event, event.time);
-				const data = record.data;
-				if (event.agentId !== undefined) data.agentId = event.agentId;
-				data.resultPreview = this.cap(event.resultPreview);
-				data.attempt = event.attempts;
-				if (event.cached) data.cached = true;
-				if (event.model !== undefined) data.model = event.model;
-				if (event.worktree) this.worktree(event.worktree, data, event);
-				// The model that answered, which a fallback makes another than the one asked for.
-				if (event.model !== undefined) data.model = event.model;
-				if (event.fallbackFrom !== undefined) data.fallbackFrom = [...event.fallbackFrom];
-				data.activity = "finished";
-				delete data.activityText;
-				this.calls.settle(record, {
-					status: "completed",
-					time: event.time,
-					elapsedMs: event.durationMs,
-					tokens: event.usage?.total,
-					toolUses: event.toolUses,
-					// A replayed call cost nothing now; what it cost when it ran is what this run saved.
-					...(event.cost !== undefined ? (event.cached ? { savedCost: event.cost } : { cost: event.cost }) : {}),
-				});
-				return;
-			}
-			case "agent_failed": {
-				const record = this.calls.get(event, event.time);
-				const data = record.data;
-				if (event.agentId !== undefined) data.agentId = event.agentId;
-				data.error = this.cap(event.error);
-				if (event.code !== undefined) data.code = event.code;
-				if (event.skipped) data.skipped = true;
-				if (event.thrown) data.thrown = true;
-				if (event.model !== undefined) data.model = event.model;
-				if (event.worktree) this.worktree(event.worktree, data, event);
-				const stopped =
-					event.code === "cancelled" || event.code === "provider_limit" || data.activity === "stopped";
-				delete data.activityText;
-				this.calls.settle(record, {
-					status: stopped ? "stopped" : "failed",
-					time: event.time,
-					// A skipped call waited in the queue; it never ran, so it has no running time.
-					...(event.skipped ? {} : { elapsedMs: event.durationMs }),
-					tokens: event.usage?.total,
-					toolUses: event.toolUses,
-					...(event.cost !== undefined ? { cost: event.cost } : {}),
-				});
-				this.addFailure({
-					kind: "agent",
-					index: event.index,
-					key: event.key,
-					label: event.label,
-					agentType: event.agentType,
-					...(event.phase !== undefined ? { phase: event.phase } : {}),
-					cause: event.error,
-					...(event.code !== undefined ? { code: event.code } : {}),
-					...(event.worktree !== undefined ? { worktree: event.worktree } : {}),
-				});
-				return;
-			}
-			case "provider_wait_started": {
-				this.providerWait = {
-					kind: event.kind,
-					message: this.cap(event.message),
-					since: this.providerWait?.since ?? event.time,
-					until: event.until,
-					...(event.retryAfterMs !== undefined ? { retryAfterMs: event.retryAfterMs } : {}),
-					...(event.call ? { label: event.call.label } : {}),
-				};
-				this.providerWaits = {
-					count: (this.providerWaits?.count ?? 0) + (event.lengthened ? 0 : 1),
-					totalMs: event.totalWaitMs,
-					maxMs: event.maxWaitMs,
-				};
-				if (event.call) {
-					// Its child ended; the call is not over: it waits with the queue and is tried again.
-					const data = this.calls.get(event.call, event.time).data;
-					data.activity = "waiting";
-					data.activityText = `for the provider, ${limitKindText(event.kind)}`;
-				}
-				return;
-			}
+				this.callProgress(event);
+				break;
+			case "agent_finished":
+				this.callFinished(event);
+				break;
+			case "agent_failed":
+				this.callFailed(event);
+				break;
+			case "provider_wait_started":
+				this.providerWaitStarted(event);
+				break;
 			case "provider_wait_ended":
-				this.providerWait = undefined;
-				this.providerWaits = {
-					...(this.providerWaits ?? { count: 1 }),
-					totalMs: event.totalWaitMs,
-				};
-				return;
+				this.waits.ended(event);
+				break;
 			case "slot_failed":
 				this.addFailure({
 					kind: event.kind,
@@ -245,55 +152,23 @@ export class RunState {
 					...(event.phase !== undefined ? { phase: event.phase } : {}),
 					cause: event.error,
 				});
-				return;
+				break;
 			case "ask_started":
-				this.questions.set(event.key, {
-					key: event.key,
-					index: event.index,
-					question: event.question,
-					...(event.choices !== undefined ? { choices: event.choices } : {}),
-					...(event.default !== undefined ? { default: event.default } : {}),
-					...(event.timeoutMs !== undefined ? { timeoutMs: event.timeoutMs } : {}),
-					askedAt: event.time,
-					...(event.phase !== undefined ? { phase: event.phase } : {}),
-					...(event.workflow !== undefined ? { workflow: event.workflow } : {}),
-				});
-				return;
+				this.questions.set(event.key, openQuestion(event));
+				break;
 			case "ask_answered":
 			case "ask_failed":
 				this.questions.delete(event.key);
-				return;
+				break;
 			case "tool_started":
-				this.toolBook().running.set(event.key, {
-					key: event.key,
-					name: event.name,
-					label: event.label,
-					startedAt: event.time,
-					...(event.phase !== undefined ? { phase: event.phase } : {}),
-				});
-				return;
 			case "tool_finished":
-			case "tool_failed": {
-				const book = this.toolBook();
-				book.running.delete(event.key);
-				if (event.type === "tool_failed") book.failed++;
-				else book.done++;
-				if (event.type === "tool_finished" && event.isError) book.errors++;
-				return;
-			}
+			case "tool_failed":
+				this.tools ??= new ToolSteps();
+				this.tools.apply(event);
+				break;
 			case "run_end":
-				this.end({
-					status: event.status,
-					time: event.time,
-					...(event.result !== undefined ? { result: event.result } : {}),
-					...(event.error !== undefined ? { error: event.error } : {}),
-					failures: event.failures,
-					tokens: event.usage.total,
-					...(event.cost !== undefined ? { cost: event.cost } : {}),
-					...(event.replayedCost !== undefined ? { replayedCost: event.replayedCost } : {}),
-					durationMs: event.durationMs,
-				});
-				return;
+				this.end(runEnding(event));
+				break;
 		}
 	}
 
@@ -353,14 +228,13 @@ export class RunState {
 		}
 		if (ending.error) this.error = toEnvelopeError(ending.error);
 		if (ending.durationMs !== undefined) this.duration ??= ending.durationMs;
-		this.providerWait = undefined;
-		if (ending.providerWaits) this.providerWaits = { ...this.providerWaits, ...ending.providerWaits };
+		this.waits.runEnded(ending.providerWaits);
 		if (ending.failures) {
 			this.failures = [...ending.failures];
 			this.failuresSnapshot = undefined;
 		}
 		this.questions.clear();
-		this.tools?.running.clear();
+		this.tools?.stopAll();
 		// Calls the runtime never settled (a host that stopped forwarding events): they did not finish.
 		this.calls.settleAll(this.endedAt, "The workflow ended before this call finished");
 		// The runtime's total also counts usage its events did not itemise.
@@ -400,21 +274,112 @@ export class RunState {
 			failures: this.failureList(),
 			...(this.kept.size > 0 ? { branches: this.branchList() } : {}),
 			...(this.questions.size > 0 ? { questions: [...this.questions.values()] } : {}),
-			...(this.providerWait ? { providerWait: this.providerWait } : {}),
-			...(this.providerWaits ? { providerWaits: this.providerWaits } : {}),
-			...(this.tools
-				? {
-						toolSteps: { ...this.tools, running: [...this.tools.running.values()] },
-					}
-				: {}),
+			...(this.waits.current ? { providerWait: this.waits.current } : {}),
+			...(this.waits.totals ? { providerWaits: this.waits.totals } : {}),
+			...(this.tools ? { toolSteps: this.tools.snapshot() } : {}),
 		};
 		this.cached = envelope;
 		return envelope;
 	}
 
-	private toolBook(): NonNullable<RunState["tools"]> {
-		this.tools ??= { running: new Map(), done: 0, errors: 0, failed: 0 };
-		return this.tools;
+	/** The phase that opens becomes the current one; when it closes, its parent is again. */
+	private phaseEvent(event: PhaseStartEvent | PhaseEndEvent): void {
+		if (event.type === "phase_start") {
+			this.phaseParents.set(event.phase, event.parent);
+			this.currentPhase = event.phase;
+			this.phases.open(event.phase, event.time, event.budget);
+			return;
+		}
+		if (this.currentPhase === event.phase) this.currentPhase = this.phaseParents.get(event.phase);
+		this.phases.close(event.phase, event.time);
+	}
+
+	/** An agent() call on its way: queued, started, tried again, or its child's report. */
+	private callProgress(event: AgentQueuedEvent | AgentStartedEvent | AgentRetryEvent | AgentChildEvent): void {
+		if (event.type === "agent_child") {
+			this.child(event.child, event, event.time);
+			return;
+		}
+		const record = this.calls.get(event, event.time);
+		if (event.type === "agent_queued") {
+			record.data.promptPreview = event.promptPreview;
+			if (event.model !== undefined) record.data.model = event.model;
+			record.data.queuedAt ??= event.time;
+			return;
+		}
+		record.data.attempt = event.attempt;
+		if (event.type === "agent_retry") record.data.activityText = this.cap(`retrying: ${event.reason}`);
+		this.calls.setStatus(record, "running", event.time);
+	}
+
+	private callFinished(event: AgentFinishedEvent): void {
+		const record = this.calls.get(event, event.time);
+		const data = record.data;
+		if (event.agentId !== undefined) data.agentId = event.agentId;
+		data.resultPreview = this.cap(event.resultPreview);
+		data.attempt = event.attempts;
+		if (event.cached) data.cached = true;
+		if (event.worktree) this.worktree(event.worktree, data, event);
+		// The model that answered, which a fallback makes another than the one asked for.
+		if (event.model !== undefined) data.model = event.model;
+		if (event.fallbackFrom !== undefined) data.fallbackFrom = [...event.fallbackFrom];
+		data.activity = "finished";
+		delete data.activityText;
+		this.calls.settle(record, {
+			status: "completed",
+			time: event.time,
+			elapsedMs: event.durationMs,
+			tokens: event.usage?.total,
+			toolUses: event.toolUses,
+			// A replayed call cost nothing now; what it cost when it ran is what this run saved.
+			...(event.cost !== undefined ? (event.cached ? { savedCost: event.cost } : { cost: event.cost }) : {}),
+		});
+	}
+
+	/** A failed call settles as failed, or as stopped when the run or the provider stopped it; either is a failure. */
+	private callFailed(event: AgentFailedEvent): void {
+		const record = this.calls.get(event, event.time);
+		const data = record.data;
+		if (event.agentId !== undefined) data.agentId = event.agentId;
+		data.error = this.cap(event.error);
+		if (event.code !== undefined) data.code = event.code;
+		if (event.skipped) data.skipped = true;
+		if (event.thrown) data.thrown = true;
+		if (event.model !== undefined) data.model = event.model;
+		if (event.worktree) this.worktree(event.worktree, data, event);
+		const stopped = event.code === "cancelled" || event.code === "provider_limit" || data.activity === "stopped";
+		delete data.activityText;
+		this.calls.settle(record, {
+			status: stopped ? "stopped" : "failed",
+			time: event.time,
+			// A skipped call waited in the queue; it never ran, so it has no running time.
+			...(event.skipped ? {} : { elapsedMs: event.durationMs }),
+			tokens: event.usage?.total,
+			toolUses: event.toolUses,
+			...(event.cost !== undefined ? { cost: event.cost } : {}),
+		});
+		this.addFailure({
+			kind: "agent",
+			index: event.index,
+			key: event.key,
+			label: event.label,
+			agentType: event.agentType,
+			...(event.phase !== undefined ? { phase: event.phase } : {}),
+			cause: event.error,
+			...(event.code !== undefined ? { code: event.code } : {}),
+			...(event.worktree !== undefined ? { worktree: event.worktree } : {}),
+		});
+	}
+
+	/** A provider wait starts or lengthens, and the call that met it, if it was this run's, waits with it. */
+	private providerWaitStarted(event: ProviderWaitStartedEvent): void {
+		this.waits.started(event, this.cap(event.message));
+		if (event.call) {
+			// Its child ended; the call is not over: it waits with the queue and is tried again.
+			const data = this.calls.get(event.call, event.time).data;
+			data.activity = "waiting";
+			data.activityText = `for the provider, ${limitKindText(event.kind)}`;
+		}
 	}
 
 	private setMeta(meta: WorkflowMeta): void {
@@ -491,5 +456,43 @@ function toEnvelopeError(error: SerializedWorkflowError | WorkflowProgressError)
 		...(error.code !== undefined ? { code: error.code } : {}),
 		...(error.line !== undefined ? { line: error.line } : {}),
 		...(error.column !== undefined ? { column: error.column } : {}),
+	};
+}
+
+function logEntry(event: LogEvent): WorkflowProgressLog {
+	return {
+		time: event.time,
+		level: event.level,
+		message: event.message,
+		...(event.data !== undefined ? { data: event.data } : {}),
+		...(event.phase !== undefined ? { phase: event.phase } : {}),
+	};
+}
+
+function openQuestion(event: AskStartedEvent): WorkflowProgressQuestion {
+	return {
+		key: event.key,
+		index: event.index,
+		question: event.question,
+		...(event.choices !== undefined ? { choices: event.choices } : {}),
+		...(event.default !== undefined ? { default: event.default } : {}),
+		...(event.timeoutMs !== undefined ? { timeoutMs: event.timeoutMs } : {}),
+		askedAt: event.time,
+		...(event.phase !== undefined ? { phase: event.phase } : {}),
+		...(event.workflow !== undefined ? { workflow: event.workflow } : {}),
+	};
+}
+
+function runEnding(event: RunEndEvent): RunEnding {
+	return {
+		status: event.status,
+		time: event.time,
+		...(event.result !== undefined ? { result: event.result } : {}),
+		...(event.error !== undefined ? { error: event.error } : {}),
+		failures: event.failures,
+		tokens: event.usage.total,
+		...(event.cost !== undefined ? { cost: event.cost } : {}),
+		...(event.replayedCost !== undefined ? { replayedCost: event.replayedCost } : {}),
+		durationMs: event.durationMs,
 	};
 }

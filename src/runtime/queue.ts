@@ -96,178 +96,207 @@ const TRUSTED_RETRY_AFTERS = 2;
 
 /** Creates a queue; throws a `TypeError` for a concurrency that is not a positive integer, or a backoff not above 0. */
 export function createWorkflowQueue(options: WorkflowQueueOptions = {}): WorkflowQueue {
-	const concurrency = options.concurrency ?? 4;
-	checkConcurrency(concurrency);
-	const baseMs = checkBackoff("providerBackoff.baseMs", options.providerBackoff?.baseMs, DEFAULT_PROVIDER_BACKOFF_MS);
-	const maxMs = checkBackoff("providerBackoff.maxMs", options.providerBackoff?.maxMs, DEFAULT_PROVIDER_BACKOFF_MAX_MS);
-	const queue = new PQueue({ concurrency });
+	return new ChildQueue(options);
+}
+
+/** The queue behind `createWorkflowQueue`: p-queue for the slots, plus the one provider wait it may be in. */
+class ChildQueue implements WorkflowQueue {
+	readonly #queue: PQueue;
+	readonly #baseMs: number;
+	readonly #maxMs: number;
 	// Jobs whose signal fired while they waited: p-queue still holds them until their turn, when they give the slot
 	// straight back. (p-queue's own `signal` option removes them at once, but costs four listener changes per job.)
-	let cancelledWaiting = 0;
-	let pause: ProviderPause | undefined;
-	let timer: ReturnType<typeof setTimeout> | undefined;
+	#cancelledWaiting = 0;
+	#pause: ProviderPause | undefined;
+	#timer: ReturnType<typeof setTimeout> | undefined;
 	/** Waits in a row since a job last got through. */
-	let streak = 0;
-	const ready = new Set<() => void>();
-	const listeners = new Set<(pause: ProviderPause | undefined) => void>();
-	const waiting = () => queue.size - cancelledWaiting;
-	const tell = (state: ProviderPause | undefined) => {
-		for (const listener of [...listeners]) {
+	#streak = 0;
+	/** Who waits in `whenProviderReady` for the wait to end. */
+	readonly #ready = new Set<() => void>();
+	readonly #listeners = new Set<(pause: ProviderPause | undefined) => void>();
+
+	constructor(options: WorkflowQueueOptions) {
+		const concurrency = options.concurrency ?? 4;
+		checkConcurrency(concurrency);
+		const backoff = options.providerBackoff;
+		this.#baseMs = checkBackoff("providerBackoff.baseMs", backoff?.baseMs, DEFAULT_PROVIDER_BACKOFF_MS);
+		this.#maxMs = checkBackoff("providerBackoff.maxMs", backoff?.maxMs, DEFAULT_PROVIDER_BACKOFF_MAX_MS);
+		this.#queue = new PQueue({ concurrency });
+	}
+
+	run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+		if (!signal) {
+			const job = this.#queue.add(task);
+			this.#holdProcess();
+			return job;
+		}
+		if (signal.aborted) return Promise.reject(signal.reason);
+		const job = new Promise<T>((resolve, reject) => {
+			let cancelled = false;
+			const unwatch = watchAbort(signal, () => {
+				cancelled = true;
+				this.#cancelledWaiting++;
+				this.#holdProcess();
+				reject(signal.reason);
+				this.#releaseIfUnwanted();
+			});
+			this.#queue.add(async () => {
+				unwatch();
+				if (cancelled) {
+					this.#cancelledWaiting--;
+					return;
+				}
+				try {
+					resolve(await task());
+				} catch (error) {
+					reject(error);
+				}
+			});
+		});
+		this.#holdProcess();
+		return job;
+	}
+
+	get running(): number {
+		return this.#queue.pending;
+	}
+
+	get waiting(): number {
+		return this.#queue.size - this.#cancelledWaiting;
+	}
+
+	get concurrency(): number {
+		return this.#queue.concurrency;
+	}
+
+	set concurrency(value: number) {
+		checkConcurrency(value);
+		this.#queue.concurrency = value;
+	}
+
+	providerLimit(limit: WorkflowProviderLimit, origin?: unknown): ProviderPause {
+		const now = Date.now();
+		const asked = readRetryAfter(limit.retryAfterMs);
+		if (this.#pause) {
+			// A job that started before the wait met the limit too: it joins the wait, lengthening it only when
+			// its provider asks for a later time than the wait already gives.
+			if (asked === undefined || now + asked <= this.#pause.until) return this.#pause;
+			const pause = {
+				...this.#pause,
+				kind: limit.kind,
+				message: limit.message,
+				retryAfterMs: asked,
+				until: now + asked,
+			};
+			if (origin !== undefined) pause.origin = origin;
+			else delete pause.origin;
+			return this.#setPause(pause);
+		}
+		this.#streak++;
+		this.#queue.pause();
+		return this.#setPause({
+			kind: limit.kind,
+			message: limit.message,
+			...(asked !== undefined ? { retryAfterMs: asked } : {}),
+			since: now,
+			until: now + this.#waitFor(asked, this.#streak),
+			streak: this.#streak,
+			...(origin !== undefined ? { origin } : {}),
+		});
+	}
+
+	providerOk(): void {
+		this.#streak = 0;
+	}
+
+	get providerPause(): ProviderPause | undefined {
+		return this.#pause;
+	}
+
+	whenProviderReady(signal?: AbortSignal): Promise<void> {
+		if (!this.#pause) return Promise.resolve();
+		if (signal?.aborted) {
+			this.#releaseIfUnwanted();
+			return Promise.reject(signal.reason);
+		}
+		return new Promise<void>((resolve, reject) => {
+			const done = () => {
+				unwatch?.();
+				resolve();
+			};
+			const unwatch = signal
+				? watchAbort(signal, () => {
+						this.#ready.delete(done);
+						this.#holdProcess();
+						reject(signal.reason);
+						this.#releaseIfUnwanted();
+					})
+				: undefined;
+			this.#ready.add(done);
+			this.#holdProcess();
+		});
+	}
+
+	onProviderPause(listener: (pause: ProviderPause | undefined) => void): () => void {
+		const entry = (state: ProviderPause | undefined) => listener(state);
+		this.#listeners.add(entry);
+		return () => this.#listeners.delete(entry);
+	}
+
+	/** The wait `nth` in a row lasts: the provider's time, trusted for the first few, else the doubling backoff. */
+	#waitFor(asked: number | undefined, nth: number): number {
+		const backoff = Math.min(this.#maxMs, this.#baseMs * 2 ** (nth - 1));
+		if (asked === undefined) return backoff;
+		return nth <= TRUSTED_RETRY_AFTERS ? asked : Math.max(asked, backoff);
+	}
+
+	/** Puts `pause` in force until its `until`, and tells the listeners. */
+	#setPause(pause: ProviderPause): ProviderPause {
+		this.#pause = pause;
+		if (this.#timer) clearTimeout(this.#timer);
+		this.#timer = setTimeout(() => this.#endPause(), Math.max(0, pause.until - Date.now()));
+		this.#holdProcess();
+		this.#tell(pause);
+		return pause;
+	}
+
+	// Listeners hear that the wait is over before any job starts again, so a run's events keep that order.
+	#endPause(): void {
+		this.#timer = undefined;
+		this.#pause = undefined;
+		this.#tell(undefined);
+		const resolvers = [...this.#ready];
+		this.#ready.clear();
+		for (const resolve of resolvers) resolve();
+		this.#queue.start();
+	}
+
+	// A wait nobody is held by any more (every run that met it or queued behind it has ended) is over: the next
+	// run asks the provider again rather than inherit a wait it cannot clear, such as a long usage limit.
+	#releaseIfUnwanted(): void {
+		if (this.#pause && this.#ready.size === 0 && this.waiting === 0) {
+			if (this.#timer) clearTimeout(this.#timer);
+			this.#endPause();
+		}
+	}
+
+	// The timer keeps the process alive only while someone waits for it: a wait nobody needs (every run that
+	// met it has ended) must not hold a command line open for the rest of a usage limit.
+	#holdProcess(): void {
+		if (!this.#timer) return;
+		if (this.#ready.size > 0 || this.waiting > 0) this.#timer.ref?.();
+		else this.#timer.unref?.();
+	}
+
+	#tell(state: ProviderPause | undefined): void {
+		for (const listener of [...this.#listeners]) {
 			try {
 				listener(state);
 			} catch {
 				// One run's bookkeeping must not stop another's from hearing of the wait.
 			}
 		}
-	};
-	// The timer keeps the process alive only while someone waits for it: a wait nobody needs (every run that
-	// met it has ended) must not hold a command line open for the rest of a usage limit.
-	const holdProcess = () => {
-		if (!timer) return;
-		if (ready.size > 0 || waiting() > 0) timer.ref?.();
-		else timer.unref?.();
-	};
-	// Listeners hear that the wait is over before any job starts again, so a run's events keep that order.
-	const endPause = () => {
-		timer = undefined;
-		pause = undefined;
-		tell(undefined);
-		const resolvers = [...ready];
-		ready.clear();
-		for (const resolve of resolvers) resolve();
-		queue.start();
-	};
-	// A wait nobody is held by any more (every run that met it or queued behind it has ended) is over: the next
-	// run asks the provider again rather than inherit a wait it cannot clear, such as a long usage limit.
-	const releaseIfUnwanted = () => {
-		if (pause && ready.size === 0 && waiting() === 0) {
-			if (timer) clearTimeout(timer);
-			endPause();
-		}
-	};
-	const schedule = (until: number) => {
-		if (timer) clearTimeout(timer);
-		timer = setTimeout(endPause, Math.max(0, until - Date.now()));
-		holdProcess();
-	};
-	const waitFor = (limit: WorkflowProviderLimit, nth: number) => {
-		const backoff = Math.min(maxMs, baseMs * 2 ** (nth - 1));
-		const asked = readRetryAfter(limit.retryAfterMs);
-		if (asked === undefined) return backoff;
-		return nth <= TRUSTED_RETRY_AFTERS ? asked : Math.max(asked, backoff);
-	};
-
-	return {
-		run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-			if (!signal) {
-				const job = queue.add(task);
-				holdProcess();
-				return job;
-			}
-			if (signal.aborted) return Promise.reject(signal.reason);
-			const job = new Promise<T>((resolve, reject) => {
-				let cancelled = false;
-				const unwatch = watchAbort(signal, () => {
-					cancelled = true;
-					cancelledWaiting++;
-					holdProcess();
-					reject(signal.reason);
-					releaseIfUnwanted();
-				});
-				queue.add(async () => {
-					unwatch();
-					if (cancelled) {
-						cancelledWaiting--;
-						return;
-					}
-					try {
-						resolve(await task());
-					} catch (error) {
-						reject(error);
-					}
-				});
-			});
-			holdProcess();
-			return job;
-		},
-		get running() {
-			return queue.pending;
-		},
-		get waiting() {
-			return waiting();
-		},
-		get concurrency() {
-			return queue.concurrency;
-		},
-		set concurrency(value: number) {
-			checkConcurrency(value);
-			queue.concurrency = value;
-		},
-		providerLimit(limit, origin) {
-			const now = Date.now();
-			if (pause) {
-				// A job that started before the wait met the limit too: it joins the wait, lengthening it only when
-				// its provider asks for a later time than the wait already gives.
-				const asked = readRetryAfter(limit.retryAfterMs);
-				if (asked === undefined || now + asked <= pause.until) return pause;
-				pause = { ...pause, kind: limit.kind, message: limit.message, retryAfterMs: asked, until: now + asked };
-				if (origin !== undefined) pause.origin = origin;
-				else delete pause.origin;
-				schedule(pause.until);
-				tell(pause);
-				return pause;
-			}
-			streak++;
-			const asked = readRetryAfter(limit.retryAfterMs);
-			pause = {
-				kind: limit.kind,
-				message: limit.message,
-				...(asked !== undefined ? { retryAfterMs: asked } : {}),
-				since: now,
-				until: now + waitFor(limit, streak),
-				streak,
-				...(origin !== undefined ? { origin } : {}),
-			};
-			queue.pause();
-			schedule(pause.until);
-			tell(pause);
-			return pause;
-		},
-		providerOk() {
-			streak = 0;
-		},
-		get providerPause() {
-			return pause;
-		},
-		whenProviderReady(signal) {
-			if (!pause) return Promise.resolve();
-			if (signal?.aborted) {
-				releaseIfUnwanted();
-				return Promise.reject(signal.reason);
-			}
-			return new Promise<void>((resolve, reject) => {
-				const done = () => {
-					unwatch?.();
-					resolve();
-				};
-				const unwatch = signal
-					? watchAbort(signal, () => {
-							ready.delete(done);
-							holdProcess();
-							reject(signal.reason);
-							releaseIfUnwanted();
-						})
-					: undefined;
-				ready.add(done);
-				holdProcess();
-			});
-		},
-		onProviderPause(listener) {
-			const entry = (state: ProviderPause | undefined) => listener(state);
-			listeners.add(entry);
-			return () => listeners.delete(entry);
-		},
-	};
+	}
 }
 
 /** A retry-after a runner gave, as a wait: finite and not negative, else none. */

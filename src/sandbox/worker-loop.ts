@@ -14,6 +14,7 @@ import {
 	CONTROL,
 	callWeight,
 	type HostCallResult,
+	type HostFunctionSpec,
 	type HostMessage,
 	type HostPost,
 	MAX_UNREAD_CALL_WEIGHT,
@@ -36,124 +37,42 @@ export function serveWorker(build: QuickJSSyncVariant | { default: QuickJSSyncVa
 	const variant = "default" in build ? build.default : build;
 	const port = parentPort;
 	if (!port) throw new Error("serveWorker() must run in a worker thread");
-	const boot = workerData as WorkerBoot;
-	const control = new Int32Array(boot.control);
 	const supply = new InstanceSupply(variant, new wasm.Module(readFileSync(new URL(wasmUrl))));
 	const post = (message: WorkerMessage) => port.postMessage(message);
-	/** The runs this worker serves, by id; each has its own instance, so nothing of one reaches another. */
-	const runs = new Map<number, ServedRun>();
+	const runs = new WorkerRuns(workerData as WorkerBoot, supply, post);
+	port.on("message", (message: HostPost) => runs.receive(message));
+	warmUp(supply.take(DEFAULT_SANDBOX_LIMITS)).then(() => {
+		supply.prepare(DEFAULT_SANDBOX_LIMITS);
+		post({ type: "ready" });
+	});
+}
 
-	const bridgeFor = (runId: number, slot: number): EngineBridge => {
-		const cancel = runSlot(slot, RUN_SLOT.cancel);
-		const consumed = runSlot(slot, RUN_SLOT.consumed);
-		// Weight of this run's call messages posted so far (wrapping like the host's count in its consumed slot), and of
-		// those that have left the worker.
-		let posted = 0;
-		let sent = 0;
-		// Calls held back while the host has not read the ones before (it will read these as one message, with one
-		// wake-up), until it has, or the slice ends. A call made while the host is caught up goes at once, so a call
-		// just before a long stretch (a log, then a native stall) is not held.
-		let outbox: WorkerMessage[] = [];
-		let outboxWeight = 0;
-		const flush = () => {
-			if (outbox.length === 0) return;
-			post(outbox.length === 1 ? (outbox[0] as WorkerMessage) : { type: "batch", runId, messages: outbox });
-			outbox = [];
-			outboxWeight = 0;
-			sent = posted;
-		};
-		const caughtUp = () => Atomics.load(control, consumed) === sent;
-		// Last answers of cached sync functions, by name: still the host's answer while the guest has posted
-		// nothing since (any post clears them) and the host's change count is the one read before asking.
-		const answers = new Map<string, { argsJson: string; changes: number; result: HostCallResult }>();
-		return {
-			post: (callId, spec, argsJson) => {
-				answers.clear();
-				if (((posted - Atomics.load(control, consumed)) | 0) > MAX_UNREAD_CALL_WEIGHT) {
-					flush();
-					waitForHostToRead(control, consumed, cancel, posted);
-				}
-				const weight = callWeight(argsJson);
-				posted = (posted + weight) | 0;
-				const wasEmpty = outbox.length === 0;
-				outbox.push({ type: "call", runId, callId, name: spec.name, kind: spec.kind, argsJson });
-				outboxWeight += weight;
-				if ((wasEmpty && caughtUp()) || outboxWeight > MAX_BATCH_WEIGHT) flush();
-				return outbox.length > 0;
-			},
-			callSync: (callId, spec, argsJson) => {
-				const changes = Atomics.load(control, runSlot(slot, RUN_SLOT.changes));
-				const last = spec.cached ? answers.get(spec.name) : undefined;
-				if (last && last.changes === changes && last.argsJson === argsJson) return last.result;
-				answers.clear();
-				posted = (posted + callWeight(argsJson)) | 0;
-				outbox.push({ type: "call", runId, callId, name: spec.name, kind: "sync", argsJson });
-				flush();
-				const result = waitForAnswer(control, cancel, boot.syncPort, runId, callId);
-				if (spec.cached && result?.ok) answers.set(spec.name, { argsJson, changes, result });
-				return result;
-			},
-			cancelRequested: () => Atomics.load(control, cancel) !== 0,
-			poll: () => {
-				if (outbox.length > 0 && caughtUp()) flush();
-				return outbox.length > 0;
-			},
-			enterSlice: () => {
-				Atomics.store(control, CONTROL.sliceStart, sliceClock());
-				Atomics.store(control, CONTROL.sliceSlot, slot);
-				Atomics.store(control, CONTROL.busy, 1);
-			},
-			leaveSlice: () => {
-				flush();
-				Atomics.store(control, CONTROL.busy, 0);
-			},
-		};
-	};
+/** The runs this worker serves, by id; each has its own instance, so nothing of one reaches another. */
+class WorkerRuns {
+	readonly #runs = new Map<number, ServedRun>();
+	readonly #boot: WorkerBoot;
+	readonly #control: Int32Array;
+	readonly #supply: InstanceSupply;
+	readonly #post: (message: WorkerMessage) => void;
 
-	const deliver = (served: ServedRun, message: HostMessage) => {
-		if (!served.engine) served.queue.push(message);
-		else if (message.type === "settle") served.engine.settle([message]);
-		else if (message.type === "cancel") served.engine.cancel();
-	};
+	constructor(boot: WorkerBoot, supply: InstanceSupply, post: (message: WorkerMessage) => void) {
+		this.#boot = boot;
+		this.#control = new Int32Array(boot.control);
+		this.#supply = supply;
+		this.#post = post;
+	}
 
-	const start = (message: Extract<HostMessage, { type: "run" }>) => {
-		const served: ServedRun = { engine: null, queue: [] };
-		runs.set(message.runId, served);
-		drain(boot.syncPort);
-		EngineRun.start(supply.take(message.limits), message, bridgeFor(message.runId, message.slot)).then(
-			(engine) => {
-				served.engine = engine;
-				const queued = served.queue.splice(0);
-				const settles = queued.filter((item) => item.type === "settle");
-				if (settles.length > 0) engine.settle(settles);
-				if (queued.some((item) => item.type === "cancel")) engine.cancel();
-				engine.done.then(({ outcome, engine: report }) => {
-					runs.delete(message.runId);
-					post({ type: "done", runId: message.runId, outcome, engine: report });
-					supply.prepare(message.limits);
-				});
-			},
-			(error: unknown) => {
-				runs.delete(message.runId);
-				post({
-					type: "fatal",
-					runId: message.runId,
-					message: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-				});
-			},
-		);
-	};
-
-	port.on("message", (message: HostPost) => {
+	/** A message from the host: a run to start, or messages for runs under way (several, in a batch). */
+	receive(message: HostPost): void {
 		if (message.type === "run") {
-			start(message);
+			this.#start(message);
 			return;
 		}
 		const messages = message.type === "batch" ? message.messages : [message];
 		// The settles of one run in a batch are delivered together: one pass over its jobs for all of them.
 		const settles = new Map<ServedRun, Extract<HostMessage, { type: "settle" }>[]>();
 		for (const item of messages) {
-			const served = runs.get(item.runId);
+			const served = this.#runs.get(item.runId);
 			if (!served) continue;
 			if (item.type === "settle" && served.engine) {
 				const list = settles.get(served);
@@ -162,11 +81,148 @@ export function serveWorker(build: QuickJSSyncVariant | { default: QuickJSSyncVa
 			} else deliver(served, item);
 		}
 		for (const [served, list] of settles) served.engine?.settle(list);
-	});
-	warmUp(supply.take(DEFAULT_SANDBOX_LIMITS)).then(() => {
-		supply.prepare(DEFAULT_SANDBOX_LIMITS);
-		post({ type: "ready" });
-	});
+	}
+
+	/** Starts a run in the instance made ahead, hands it what arrived meanwhile, and makes the next one when it ends. */
+	#start(message: Extract<HostMessage, { type: "run" }>): void {
+		const served: ServedRun = { engine: null, queue: [] };
+		this.#runs.set(message.runId, served);
+		drain(this.#boot.syncPort);
+		const bridge = new RunBridge(this.#control, this.#boot.syncPort, this.#post, message.runId, message.slot);
+		EngineRun.start(this.#supply.take(message.limits), message, bridge).then(
+			(engine) => {
+				served.engine = engine;
+				const queued = served.queue.splice(0);
+				const settles = queued.filter((item) => item.type === "settle");
+				if (settles.length > 0) engine.settle(settles);
+				if (queued.some((item) => item.type === "cancel")) engine.cancel();
+				engine.done.then(({ outcome, engine: report }) => {
+					this.#runs.delete(message.runId);
+					this.#post({ type: "done", runId: message.runId, outcome, engine: report });
+					this.#supply.prepare(message.limits);
+				});
+			},
+			(error: unknown) => {
+				this.#runs.delete(message.runId);
+				this.#post({
+					type: "fatal",
+					runId: message.runId,
+					message: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+				});
+			},
+		);
+	}
+}
+
+/** A message for a run: held while its engine starts, else handed to it. */
+function deliver(served: ServedRun, message: HostMessage): void {
+	if (!served.engine) served.queue.push(message);
+	else if (message.type === "settle") served.engine.settle([message]);
+	else if (message.type === "cancel") served.engine.cancel();
+}
+
+/**
+ * One run's side of the host calls. Async and event calls are held back while the host has not read the ones
+ * before (it will read these as one message, with one wake-up), until it has, or the slice ends; a call made while
+ * the host is caught up goes at once, so a call just before a long stretch (a log, then a native stall) is not held.
+ */
+class RunBridge implements EngineBridge {
+	readonly #control: Int32Array;
+	readonly #syncPort: MessagePort;
+	readonly #send: (message: WorkerMessage) => void;
+	readonly #runId: number;
+	readonly #slot: number;
+	readonly #cancel: number;
+	readonly #consumed: number;
+	// Weight of this run's call messages posted so far (wrapping like the host's count in its consumed slot), and of
+	// those that have left the worker.
+	#posted = 0;
+	#sent = 0;
+	#outbox: WorkerMessage[] = [];
+	#outboxWeight = 0;
+	// Last answers of cached sync functions, by name: still the host's answer while the guest has posted
+	// nothing since (any post clears them) and the host's change count is the one read before asking.
+	readonly #answers = new Map<string, { argsJson: string; changes: number; result: HostCallResult }>();
+
+	constructor(
+		control: Int32Array,
+		syncPort: MessagePort,
+		send: (message: WorkerMessage) => void,
+		runId: number,
+		slot: number,
+	) {
+		this.#control = control;
+		this.#syncPort = syncPort;
+		this.#send = send;
+		this.#runId = runId;
+		this.#slot = slot;
+		this.#cancel = runSlot(slot, RUN_SLOT.cancel);
+		this.#consumed = runSlot(slot, RUN_SLOT.consumed);
+	}
+
+	post(callId: number, spec: HostFunctionSpec, argsJson: string): boolean {
+		this.#answers.clear();
+		if (((this.#posted - Atomics.load(this.#control, this.#consumed)) | 0) > MAX_UNREAD_CALL_WEIGHT) {
+			this.#flush();
+			waitForHostToRead(this.#control, this.#consumed, this.#cancel, this.#posted);
+		}
+		const weight = callWeight(argsJson);
+		this.#posted = (this.#posted + weight) | 0;
+		const wasEmpty = this.#outbox.length === 0;
+		this.#outbox.push({ type: "call", runId: this.#runId, callId, name: spec.name, kind: spec.kind, argsJson });
+		this.#outboxWeight += weight;
+		if ((wasEmpty && this.#caughtUp()) || this.#outboxWeight > MAX_BATCH_WEIGHT) this.#flush();
+		return this.#outbox.length > 0;
+	}
+
+	callSync(callId: number, spec: HostFunctionSpec, argsJson: string): HostCallResult | null {
+		const changes = Atomics.load(this.#control, runSlot(this.#slot, RUN_SLOT.changes));
+		const last = spec.cached ? this.#answers.get(spec.name) : undefined;
+		if (last && last.changes === changes && last.argsJson === argsJson) return last.result;
+		this.#answers.clear();
+		this.#posted = (this.#posted + callWeight(argsJson)) | 0;
+		this.#outbox.push({ type: "call", runId: this.#runId, callId, name: spec.name, kind: "sync", argsJson });
+		this.#flush();
+		const result = waitForAnswer(this.#control, this.#cancel, this.#syncPort, this.#runId, callId);
+		if (spec.cached && result?.ok) this.#answers.set(spec.name, { argsJson, changes, result });
+		return result;
+	}
+
+	cancelRequested(): boolean {
+		return Atomics.load(this.#control, this.#cancel) !== 0;
+	}
+
+	poll(): boolean {
+		if (this.#outbox.length > 0 && this.#caughtUp()) this.#flush();
+		return this.#outbox.length > 0;
+	}
+
+	enterSlice(): void {
+		Atomics.store(this.#control, CONTROL.sliceStart, sliceClock());
+		Atomics.store(this.#control, CONTROL.sliceSlot, this.#slot);
+		Atomics.store(this.#control, CONTROL.busy, 1);
+	}
+
+	leaveSlice(): void {
+		this.#flush();
+		Atomics.store(this.#control, CONTROL.busy, 0);
+	}
+
+	#flush(): void {
+		if (this.#outbox.length === 0) return;
+		const outbox = this.#outbox;
+		this.#send(
+			outbox.length === 1 ? (outbox[0] as WorkerMessage) : { type: "batch", runId: this.#runId, messages: outbox },
+		);
+		this.#outbox = [];
+		this.#outboxWeight = 0;
+		this.#sent = this.#posted;
+	}
+
+	/** The host has read every call this run sent. */
+	#caughtUp(): boolean {
+		return Atomics.load(this.#control, this.#consumed) === this.#sent;
+	}
 }
 
 /** A run this worker serves; messages that arrive while its engine starts wait in `queue`. */

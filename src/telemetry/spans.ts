@@ -7,7 +7,16 @@
  * nothing per event: `@opentelemetry/api` is not even loaded (see `tracingRegistered`).
  */
 import type { Attributes, Context, Span, SpanStatus, Tracer } from "@opentelemetry/api";
-import type { WorkflowAgentCallRef, WorkflowProgressEvent } from "../runtime/events.ts";
+import type {
+	AgentFailedEvent,
+	AgentFinishedEvent,
+	AgentQueuedEvent,
+	AgentRetryEvent,
+	AgentStartedEvent,
+	RunEndEvent,
+	WorkflowAgentCallRef,
+	WorkflowProgressEvent,
+} from "../runtime/events.ts";
 import type { WorkflowAgentChild, WorkflowCost, WorkflowTokenUsage } from "../runtime/types.ts";
 
 /** The tracer's name, as collectors show it (the instrumentation scope). */
@@ -125,10 +134,8 @@ class RunSpans {
 				});
 				return;
 			case "phase_start":
-				this.#run.addEvent("phase_start", { "workflow.phase": event.phase }, event.time);
-				return;
 			case "phase_end":
-				this.#run.addEvent("phase_end", { "workflow.phase": event.phase }, event.time);
+				this.#run.addEvent(event.type, { "workflow.phase": event.phase }, event.time);
 				return;
 			case "provider_wait_started":
 				this.#run.addEvent(
@@ -137,118 +144,134 @@ class RunSpans {
 					event.time,
 				);
 				return;
-			case "agent_queued": {
-				const call = this.#tracer.startSpan(
-					`agent ${event.agentType}`,
-					{
-						startTime: event.time,
-						attributes: {
-							...callAttributes(event),
-							...(event.model ? { "workflow.agent.model": event.model } : {}),
-							"workflow.call.schema": event.hasSchema,
-						},
-					},
-					this.#context,
-				);
-				this.#calls.set(event.index, { call, context: this.#api.trace.setSpan(this.#context, call) });
+			case "agent_queued":
+				this.#callQueued(event);
 				return;
-			}
 			case "agent_child": {
 				const spans = this.#calls.get(event.index);
 				if (spans?.attempt) spans.child = event.child;
 				return;
 			}
 			case "agent_started":
-			case "agent_retry": {
-				const spans = this.#calls.get(event.index);
-				if (!spans) return;
-				// A retry ends the attempt before it: what the retry says is why that one did not do.
-				if (spans.attempt && event.type === "agent_retry") {
-					endAttempt(spans, "retried", event.time, { code: this.#error, message: event.reason });
-				}
-				spans.attemptNumber = event.attempt;
-				spans.attempt = this.#tracer.startSpan(
-					`attempt ${event.attempt}`,
-					{ startTime: event.time, attributes: { ...callAttributes(event), "workflow.attempt": event.attempt } },
-					spans.context,
-				);
+			case "agent_retry":
+				this.#attemptStarted(event);
 				return;
-			}
-			case "agent_finished": {
-				const spans = this.#calls.get(event.index);
-				if (!spans) return;
-				this.#calls.delete(event.index);
-				const outcome = event.cached ? "replayed" : "completed";
-				const attributes: Attributes = {
-					"workflow.call.outcome": outcome,
-					"workflow.call.attempts": event.attempts,
-					...spendAttributes(event.usage, event.cost),
-					...(event.model ? { "workflow.agent.model": event.model } : {}),
-					...(event.toolUses !== undefined ? { "workflow.call.tool_uses": event.toolUses } : {}),
-					...(event.worktree ? { "workflow.call.branch": event.worktree.branch } : {}),
-					...(event.fallbackFrom ? { "workflow.call.fallback_from": event.fallbackFrom } : {}),
-				};
-				endAttempt(spans, outcome, event.time);
-				spans.call.setAttributes(attributes);
-				spans.call.end(event.time);
+			case "agent_finished":
+				this.#callFinished(event);
 				return;
-			}
-			case "agent_failed": {
-				const spans = this.#calls.get(event.index);
-				if (!spans) return;
-				this.#calls.delete(event.index);
-				const outcome = event.skipped ? "skipped" : "failed";
-				const status = { code: this.#error, message: event.error };
-				endAttempt(spans, outcome, event.time, status);
-				spans.call.setAttributes({
-					"workflow.call.outcome": outcome,
-					"workflow.call.attempts": spans.attemptNumber ?? 0,
-					"workflow.call.error": event.error,
-					...(event.code ? { "workflow.call.error_code": event.code } : {}),
-					"workflow.call.thrown": event.thrown,
-					...spendAttributes(event.usage, event.cost),
-					...(event.model ? { "workflow.agent.model": event.model } : {}),
-					...(event.toolUses !== undefined ? { "workflow.call.tool_uses": event.toolUses } : {}),
-					...(event.worktree ? { "workflow.call.branch": event.worktree.branch } : {}),
-				});
-				spans.call.setStatus(status);
-				spans.call.end(event.time);
+			case "agent_failed":
+				this.#callFailed(event);
 				return;
-			}
-			case "run_end": {
-				// A call still open here was cut off with the run: its spans end with it, saying so.
-				for (const spans of this.#calls.values()) {
-					const status = { code: this.#error, message: "the run ended before this call did" };
-					endAttempt(spans, "cut_off", event.time, status);
-					spans.call.setAttribute("workflow.call.outcome", "cut_off");
-					spans.call.setStatus(status);
-					spans.call.end(event.time);
-				}
-				this.#calls.clear();
-				this.#setRunId();
-				this.#run.setAttributes({
-					"workflow.status": event.status,
-					"workflow.agents.calls": event.counts.calls,
-					"workflow.agents.completed": event.counts.completed,
-					"workflow.agents.failed": event.counts.failed,
-					"workflow.agents.skipped": event.counts.skipped,
-					"workflow.agents.replayed": event.counts.replayed ?? 0,
-					"workflow.failures": event.failures.length,
-					...spendAttributes(event.usage, event.cost),
-					...(event.error
-						? { "workflow.error.code": event.error.code, "workflow.error.message": event.error.message }
-						: {}),
-				});
-				// A stopped run is not an error: a person or a limit stopped it, and it can resume.
-				if (event.status === "failed") {
-					this.#run.setStatus({ code: this.#error, message: event.error?.message ?? "the workflow failed" });
-				}
-				this.#run.end(event.time);
+			case "run_end":
+				this.#runEnded(event);
 				return;
-			}
 			default:
 				return;
 		}
+	}
+
+	/** A call's span runs from its queueing to its end, under the run's; its attempts run under it. */
+	#callQueued(event: AgentQueuedEvent): void {
+		const call = this.#tracer.startSpan(
+			`agent ${event.agentType}`,
+			{
+				startTime: event.time,
+				attributes: {
+					...callAttributes(event),
+					...(event.model ? { "workflow.agent.model": event.model } : {}),
+					"workflow.call.schema": event.hasSchema,
+				},
+			},
+			this.#context,
+		);
+		this.#calls.set(event.index, { call, context: this.#api.trace.setSpan(this.#context, call) });
+	}
+
+	#attemptStarted(event: AgentStartedEvent | AgentRetryEvent): void {
+		const spans = this.#calls.get(event.index);
+		if (!spans) return;
+		// A retry ends the attempt before it: what the retry says is why that one did not do.
+		if (spans.attempt && event.type === "agent_retry") {
+			endAttempt(spans, "retried", event.time, { code: this.#error, message: event.reason });
+		}
+		spans.attemptNumber = event.attempt;
+		spans.attempt = this.#tracer.startSpan(
+			`attempt ${event.attempt}`,
+			{ startTime: event.time, attributes: { ...callAttributes(event), "workflow.attempt": event.attempt } },
+			spans.context,
+		);
+	}
+
+	#callFinished(event: AgentFinishedEvent): void {
+		const spans = this.#calls.get(event.index);
+		if (!spans) return;
+		this.#calls.delete(event.index);
+		const outcome = event.cached ? "replayed" : "completed";
+		const attributes: Attributes = {
+			"workflow.call.outcome": outcome,
+			"workflow.call.attempts": event.attempts,
+			...spendAttributes(event.usage, event.cost),
+			...(event.model ? { "workflow.agent.model": event.model } : {}),
+			...(event.toolUses !== undefined ? { "workflow.call.tool_uses": event.toolUses } : {}),
+			...(event.worktree ? { "workflow.call.branch": event.worktree.branch } : {}),
+			...(event.fallbackFrom ? { "workflow.call.fallback_from": event.fallbackFrom } : {}),
+		};
+		endAttempt(spans, outcome, event.time);
+		spans.call.setAttributes(attributes);
+		spans.call.end(event.time);
+	}
+
+	#callFailed(event: AgentFailedEvent): void {
+		const spans = this.#calls.get(event.index);
+		if (!spans) return;
+		this.#calls.delete(event.index);
+		const outcome = event.skipped ? "skipped" : "failed";
+		const status = { code: this.#error, message: event.error };
+		endAttempt(spans, outcome, event.time, status);
+		spans.call.setAttributes({
+			"workflow.call.outcome": outcome,
+			"workflow.call.attempts": spans.attemptNumber ?? 0,
+			"workflow.call.error": event.error,
+			...(event.code ? { "workflow.call.error_code": event.code } : {}),
+			"workflow.call.thrown": event.thrown,
+			...spendAttributes(event.usage, event.cost),
+			...(event.model ? { "workflow.agent.model": event.model } : {}),
+			...(event.toolUses !== undefined ? { "workflow.call.tool_uses": event.toolUses } : {}),
+			...(event.worktree ? { "workflow.call.branch": event.worktree.branch } : {}),
+		});
+		spans.call.setStatus(status);
+		spans.call.end(event.time);
+	}
+
+	#runEnded(event: RunEndEvent): void {
+		// A call still open here was cut off with the run: its spans end with it, saying so.
+		for (const spans of this.#calls.values()) {
+			const status = { code: this.#error, message: "the run ended before this call did" };
+			endAttempt(spans, "cut_off", event.time, status);
+			spans.call.setAttribute("workflow.call.outcome", "cut_off");
+			spans.call.setStatus(status);
+			spans.call.end(event.time);
+		}
+		this.#calls.clear();
+		this.#setRunId();
+		this.#run.setAttributes({
+			"workflow.status": event.status,
+			"workflow.agents.calls": event.counts.calls,
+			"workflow.agents.completed": event.counts.completed,
+			"workflow.agents.failed": event.counts.failed,
+			"workflow.agents.skipped": event.counts.skipped,
+			"workflow.agents.replayed": event.counts.replayed ?? 0,
+			"workflow.failures": event.failures.length,
+			...spendAttributes(event.usage, event.cost),
+			...(event.error
+				? { "workflow.error.code": event.error.code, "workflow.error.message": event.error.message }
+				: {}),
+		});
+		// A stopped run is not an error: a person or a limit stopped it, and it can resume.
+		if (event.status === "failed") {
+			this.#run.setStatus({ code: this.#error, message: event.error?.message ?? "the workflow failed" });
+		}
+		this.#run.end(event.time);
 	}
 
 	#setRunId(): void {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { describeToolCall } from "../../src/pi/children/activity.ts";
+import { describeToolCall, silenceThresholds } from "../../src/pi/children/activity.ts";
 import { fauxAssistantMessage, untilAborted } from "../helpers/faux.ts";
 import { agentFile } from "./agent-files.ts";
 import { createRunnerFixture, type RunnerFixture, statusesOf } from "./runner-fixture.ts";
@@ -138,5 +138,44 @@ describe("describeToolCall", () => {
 		expect(phrase).toHaveLength(60);
 		expect(phrase.endsWith("…")).toBe(true);
 		expect(phrase).not.toContain("\n");
+	});
+});
+
+describe("silenceThresholds", () => {
+	it.each([
+		["the defaults", {}, { quietAfterMs: 15_000, stalledAfterMs: 60_000, stallMs: undefined }],
+		[
+			"given ones",
+			{ quietAfterMs: 25, stalledAfterMs: 200 },
+			{ quietAfterMs: 25, stalledAfterMs: 200, stallMs: undefined },
+		],
+		[
+			"stalled not after quiet",
+			{ quietAfterMs: 100, stalledAfterMs: 50 },
+			{ quietAfterMs: 100, stalledAfterMs: 101, stallMs: undefined },
+		],
+		["a watchdog of 0 (none)", { stallMs: 0 }, { quietAfterMs: 15_000, stalledAfterMs: 60_000, stallMs: undefined }],
+		[
+			"a negative watchdog (none)",
+			{ stallMs: -5 },
+			{ quietAfterMs: 15_000, stalledAfterMs: 60_000, stallMs: undefined },
+		],
+		[
+			"a watchdog sooner than stalled",
+			{ stallMs: 30_000 },
+			{ quietAfterMs: 15_000, stalledAfterMs: 30_000, stallMs: 30_000 },
+		],
+		[
+			"a watchdog sooner than quiet",
+			{ stallMs: 10_000 },
+			{ quietAfterMs: 5_000, stalledAfterMs: 10_000, stallMs: 10_000 },
+		],
+		[
+			"a watchdog later than both",
+			{ stallMs: 90_000 },
+			{ quietAfterMs: 15_000, stalledAfterMs: 60_000, stallMs: 90_000 },
+		],
+	])("%s", (_name, options, expected) => {
+		expect(silenceThresholds(options)).toEqual(expected);
 	});
 });

@@ -57,143 +57,195 @@ const TERMINAL: ReadonlySet<WorkflowChildState> = new Set(["finished", "failed",
 
 /** Reports `queued` at once; the rest follows from `start`, `observe` and `finish`. */
 export function createChildActivity(options: ChildActivityOptions): ChildActivity {
+	return new LiveChild(options);
+}
+
+/** When a silent child is shown `quiet` and `stalled`, and when the stall watchdog fires (undefined: never). */
+export interface SilenceThresholds {
+	quietAfterMs: number;
+	stalledAfterMs: number;
+	stallMs: number | undefined;
+}
+
+/**
+ * The thresholds from the options and their defaults: `stalled` comes after `quiet`, and a watchdog sooner than the
+ * display thresholds pulls them in, so a child is shown stalled before it is stopped.
+ */
+export function silenceThresholds(
+	options: Pick<ChildActivityOptions, "quietAfterMs" | "stalledAfterMs" | "stallMs">,
+): SilenceThresholds {
 	const stallMs = options.stallMs && options.stallMs > 0 ? options.stallMs : undefined;
-	// A watchdog sooner than the display thresholds pulls them in, so a child is shown stalled before it is stopped.
+	const quiet = options.quietAfterMs ?? DEFAULT_QUIET_AFTER_MS;
 	const stalledAfterMs = Math.min(
-		Math.max(
-			options.stalledAfterMs ?? DEFAULT_STALLED_AFTER_MS,
-			(options.quietAfterMs ?? DEFAULT_QUIET_AFTER_MS) + 1,
-		),
+		Math.max(options.stalledAfterMs ?? DEFAULT_STALLED_AFTER_MS, quiet + 1),
 		stallMs ?? Number.POSITIVE_INFINITY,
 	);
-	const quiet = options.quietAfterMs ?? DEFAULT_QUIET_AFTER_MS;
 	const quietAfterMs = quiet < stalledAfterMs ? quiet : Math.floor(stalledAfterMs / 2);
-	const state: WorkflowAgentChild = { ...options.child, status: "queued", toolUses: 0, turns: 0, tokens: 0 };
-	let timer: ReturnType<typeof setTimeout> | undefined;
-	let frozen = false;
-	let paused = false;
-	/** The watchdog fired; it fires once per pause-free stretch. */
-	let stallReported = false;
-	/** pi sleeps before its own retry of a failed request until then: that silence is not the child's. */
-	let holdUntil = 0;
-	const quietSince = () => Math.max(state.lastActivityAt ?? Date.now(), holdUntil);
+	return { quietAfterMs, stalledAfterMs, stallMs };
+}
 
-	const report = () => options.report({ ...state });
-	const clearTimer = () => {
-		if (timer !== undefined) clearTimeout(timer);
-		timer = undefined;
-	};
+class LiveChild implements ChildActivity {
+	readonly #options: ChildActivityOptions;
+	readonly #thresholds: SilenceThresholds;
+	readonly #state: WorkflowAgentChild;
 	/** One timer, aimed at the next silence threshold; activity only moves `lastActivityAt`, not the timer. */
-	const schedule = () => {
-		clearTimer();
-		if (TERMINAL.has(state.status) || stallReported) return;
-		if (state.status === "stalled" && stallMs === undefined) return;
-		const threshold =
-			state.status === "stalled" ? (stallMs as number) : state.status === "quiet" ? stalledAfterMs : quietAfterMs;
-		const due = quietSince() + threshold;
-		timer = setTimeout(onSilence, Math.max(0, due - Date.now()));
-	};
-	const onSilence = () => {
-		timer = undefined;
-		const silentFor = Date.now() - quietSince();
-		const next: WorkflowChildState | undefined =
-			silentFor >= stalledAfterMs ? "stalled" : silentFor >= quietAfterMs ? "quiet" : undefined;
-		if (next && next !== state.status) {
-			state.status = next;
-			report();
-		}
-		if (stallMs !== undefined && silentFor >= stallMs && !frozen) {
-			stallReported = true;
-			options.onStall?.(silentFor);
+	#timer: ReturnType<typeof setTimeout> | undefined;
+	#frozen = false;
+	#paused = false;
+	/** The watchdog fired; it fires once per pause-free stretch. */
+	#stallReported = false;
+	/** pi sleeps before its own retry of a failed request until then: that silence is not the child's. */
+	#holdUntil = 0;
+
+	constructor(options: ChildActivityOptions) {
+		this.#options = options;
+		this.#thresholds = silenceThresholds(options);
+		this.#state = { ...options.child, status: "queued", toolUses: 0, turns: 0, tokens: 0 };
+		this.#report();
+	}
+
+	start(model?: string): void {
+		const state = this.#state;
+		if (TERMINAL.has(state.status)) return;
+		state.status = "starting";
+		state.startedAt = Date.now();
+		state.lastActivityAt = state.startedAt;
+		state.activity = "starting";
+		if (model) state.model = model;
+		this.#report();
+		this.#schedule();
+	}
+
+	observe(event: AgentSessionEvent): void {
+		if (this.#frozen || this.#paused || TERMINAL.has(this.#state.status)) return;
+		if (event.type === "auto_retry_start") {
+			// pi waits, then asks the provider again in the same session; the stall clock starts after its wait.
+			this.#holdUntil = Date.now() + event.delayMs;
+			const phrase = `provider error, pi retries in ${Math.ceil(event.delayMs / 1000)} s (${event.attempt} of ${event.maxAttempts})`;
+			this.#touch(phrase);
+			this.#schedule();
+			this.#report();
 			return;
 		}
-		schedule();
-	};
-	const touch = (activity: string | undefined) => {
+		if (applyEvent(this.#state, event, (activity) => this.#touch(activity), this.#options.price)) this.#report();
+	}
+
+	stopping(): void {
+		this.#frozen = true;
+		this.#clearTimer();
+	}
+
+	pause(): void {
+		if (TERMINAL.has(this.#state.status)) return;
+		this.#clearTimer();
+		this.#paused = true;
+		this.#state.status = "paused";
+		this.#state.activity = "waiting for a message";
+		this.#report();
+	}
+
+	resume(): void {
+		if (!this.#paused) return;
+		this.#paused = false;
+		this.#stallReported = false;
+		this.#touch("waiting for the model");
+		this.#report();
+	}
+
+	fallback(model: string): void {
+		const state = this.#state;
+		if (TERMINAL.has(state.status)) return;
+		state.fallbackFrom = [...(state.fallbackFrom ?? []), model];
+		state.activity = `${model} met a provider limit; trying the next model`;
+		this.#report();
+	}
+
+	finish(status: "finished" | "failed" | "stopped", error?: string): void {
+		const state = this.#state;
+		if (TERMINAL.has(state.status)) return;
+		this.#clearTimer();
+		state.status = status;
+		state.endedAt = Date.now();
+		delete state.activity;
+		if (error) state.error = error;
+		this.#report();
+	}
+
+	dispose(): void {
+		this.#clearTimer();
+	}
+
+	get toolUses(): number {
+		return this.#state.toolUses ?? 0;
+	}
+
+	get turns(): number {
+		return this.#state.turns ?? 0;
+	}
+
+	get tokens(): number {
+		return this.#state.tokens ?? 0;
+	}
+
+	#report(): void {
+		this.#options.report({ ...this.#state });
+	}
+
+	/** Marks the child active now, with `activity` when given; true when a viewer sees a change. */
+	#touch(activity: string | undefined): boolean {
+		const state = this.#state;
 		state.lastActivityAt = Date.now();
 		let changed = false;
 		if (state.status !== "active") {
 			state.status = "active";
 			changed = true;
-			schedule();
+			this.#schedule();
 		}
 		if (activity !== undefined && activity !== state.activity) {
 			state.activity = activity;
 			changed = true;
 		}
 		return changed;
-	};
+	}
 
-	report();
-	return {
-		start(model) {
-			if (TERMINAL.has(state.status)) return;
-			state.status = "starting";
-			state.startedAt = Date.now();
-			state.lastActivityAt = state.startedAt;
-			state.activity = "starting";
-			if (model) state.model = model;
-			report();
-			schedule();
-		},
-		observe(event) {
-			if (frozen || paused || TERMINAL.has(state.status)) return;
-			if (event.type === "auto_retry_start") {
-				// pi waits, then asks the provider again in the same session; the stall clock starts after its wait.
-				holdUntil = Date.now() + event.delayMs;
-				const phrase = `provider error, pi retries in ${Math.ceil(event.delayMs / 1000)} s (${event.attempt} of ${event.maxAttempts})`;
-				touch(phrase);
-				schedule();
-				report();
-				return;
-			}
-			if (applyEvent(state, event, touch, options.price)) report();
-		},
-		stopping() {
-			frozen = true;
-			clearTimer();
-		},
-		pause() {
-			if (TERMINAL.has(state.status)) return;
-			clearTimer();
-			paused = true;
-			state.status = "paused";
-			state.activity = "waiting for a message";
-			report();
-		},
-		resume() {
-			if (!paused) return;
-			paused = false;
-			stallReported = false;
-			touch("waiting for the model");
-			report();
-		},
-		fallback(model) {
-			if (TERMINAL.has(state.status)) return;
-			state.fallbackFrom = [...(state.fallbackFrom ?? []), model];
-			state.activity = `${model} met a provider limit; trying the next model`;
-			report();
-		},
-		finish(status, error) {
-			if (TERMINAL.has(state.status)) return;
-			clearTimer();
-			state.status = status;
-			state.endedAt = Date.now();
-			delete state.activity;
-			if (error) state.error = error;
-			report();
-		},
-		dispose: clearTimer,
-		get toolUses() {
-			return state.toolUses ?? 0;
-		},
-		get turns() {
-			return state.turns ?? 0;
-		},
-		get tokens() {
-			return state.tokens ?? 0;
-		},
-	};
+	#quietSince(): number {
+		return Math.max(this.#state.lastActivityAt ?? Date.now(), this.#holdUntil);
+	}
+
+	#clearTimer(): void {
+		if (this.#timer !== undefined) clearTimeout(this.#timer);
+		this.#timer = undefined;
+	}
+
+	#schedule(): void {
+		this.#clearTimer();
+		const { status } = this.#state;
+		const { quietAfterMs, stalledAfterMs, stallMs } = this.#thresholds;
+		if (TERMINAL.has(status) || this.#stallReported) return;
+		if (status === "stalled" && stallMs === undefined) return;
+		const threshold = status === "stalled" ? (stallMs as number) : status === "quiet" ? stalledAfterMs : quietAfterMs;
+		const due = this.#quietSince() + threshold;
+		this.#timer = setTimeout(() => this.#onSilence(), Math.max(0, due - Date.now()));
+	}
+
+	/** The timer fired: show how long the child has been silent, and fire the watchdog once it is past its bound. */
+	#onSilence(): void {
+		this.#timer = undefined;
+		const { quietAfterMs, stalledAfterMs, stallMs } = this.#thresholds;
+		const silentFor = Date.now() - this.#quietSince();
+		const next: WorkflowChildState | undefined =
+			silentFor >= stalledAfterMs ? "stalled" : silentFor >= quietAfterMs ? "quiet" : undefined;
+		if (next && next !== this.#state.status) {
+			this.#state.status = next;
+			this.#report();
+		}
+		if (stallMs !== undefined && silentFor >= stallMs && !this.#frozen) {
+			this.#stallReported = true;
+			this.#options.onStall?.(silentFor);
+			return;
+		}
+		this.#schedule();
+	}
 }
 
 /** Updates `state` from one event; true when something a viewer sees changed. */
