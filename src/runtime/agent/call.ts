@@ -3,26 +3,20 @@
  * validation errors for schema calls), record the outcome. Child failures resolve to null and enter the census;
  * author errors and hard limits throw a `WorkflowError` into the script.
  */
-import { errorMessage, namespacedAgentType, unknownAgentTypeError, WorkflowError } from "../../errors.ts";
+import { namespacedAgentType, unknownAgentTypeError, WorkflowError } from "../../errors.ts";
 import { firstFrameIn } from "../call-site.ts";
 import type { WorkflowAgentCallRef } from "../events.ts";
 import { emitLog, type RunContext, type ScriptScope } from "../run-context.ts";
 import type { CompiledSchema } from "../schema/session.ts";
-import { addCost, usdText } from "../spend/cost.ts";
+import { usdText } from "../spend/cost.ts";
 import type { PhaseBudget } from "../spend/phase-budget.ts";
-import type {
-	JsonValue,
-	WorkflowAgentResult,
-	WorkflowCost,
-	WorkflowNameMatch,
-	WorkflowTokenUsage,
-	WorkflowWorktree,
-} from "../types.ts";
-import { type Attempt, addUsage, attemptOnce, buildRequest, ORPHANED } from "./attempt.ts";
+import type { JsonValue, WorkflowAgentResult, WorkflowNameMatch } from "../types.ts";
+import { type Attempt, attemptOnce, buildRequest } from "./attempt.ts";
+import { AgentCallRecord, noteText, type RecordedCall } from "./call-record.ts";
 import { type AgentCallOptions, checkAgentOptions, checkPrompt } from "./options.ts";
-import { PREVIEW_CHARS, preview, shorten } from "./preview.ts";
+import { PREVIEW_CHARS, shorten } from "./preview.ts";
 import { limitText } from "./provider-wait.ts";
-import { journal, replay, replayable } from "./replay.ts";
+import { replay, replayable } from "./replay.ts";
 import { callIdentity, explainMiss } from "./replay-miss.ts";
 
 /** Attempts a schema call gets in all before `agent()` throws `schema_unmet`. */
@@ -30,6 +24,19 @@ export const SCHEMA_ATTEMPTS = 5;
 /** What to do about an answer that never matched: the call throws, unlike a failed child. */
 const SCHEMA_UNMET_FIX =
 	"Loosen the schema (fewer `required` fields, wider types) or say in the prompt what each field holds; the call throws, so wrap it in `try { … } catch (error) { … }` to go on without it";
+
+/** What a call is, settled before it is queued: read-only from here on. */
+interface AgentCallPlan extends RecordedCall {
+	readonly prompt: string;
+	readonly options: Readonly<AgentCallOptions>;
+	/** The budgets it counts against: its phase's and those of the phases enclosing it (the caller's too, when nested). */
+	readonly budgets: readonly PhaseBudget[];
+	/** Its schema, compiling in the schema worker; none for a text call. */
+	readonly compiling: Promise<CompiledSchema> | undefined;
+}
+
+/** The attempt that settles a call: never a provider wait, which is tried again when it is over. */
+type Settled = Exclude<Attempt, { kind: "limited" }>;
 
 /** Runs one `agent(prompt, opts)` call made at the guest stack `stack` (its line names it when it is cut off). */
 export async function runAgentCall(
@@ -39,14 +46,70 @@ export async function runAgentCall(
 	stack: string,
 ): Promise<JsonValue> {
 	const { run } = scope;
-	run.census.call();
-	let prompt: string;
-	let options: AgentCallOptions;
-	let schema: CompiledSchema | undefined;
-	let compiling: Promise<CompiledSchema> | undefined;
+	const plan = planAgentCall(scope, rawPrompt, rawOptions, stack);
+	const { schema, close } = await admit(scope, plan);
+	const journaled = replayable(run, plan.ref.key, schema !== undefined);
+	if (journaled) {
+		close();
+		if (typeof journaled.value === "string") noteText(scope, plan);
+		return replay(run, plan.ref, journaled, plan.budgets);
+	}
+	if (plan.identity) explainMiss(run, plan.ref, plan.identity);
+	const record = new AgentCallRecord(scope, plan);
+	// While the call is in the queue, a provider wait holds it (and counts against the run's bound).
+	const leaveQueue = run.providerWaits.enter();
+	// Counted against the run's deadline even while a question is open; past it, this ends the run (the queue sees it).
+	const working = run.deadline.work();
 	try {
-		prompt = checkPrompt(rawPrompt);
-		options = checkAgentOptions(rawOptions);
+		return await settle(plan, record, await runAttempts(scope, plan, schema, record));
+	} catch (error) {
+		// An unmet schema is in the record already.
+		if (!(error instanceof WorkflowError && error.code === "schema_unmet")) record.threw(error);
+		throw error;
+	} finally {
+		working();
+		leaveQueue();
+		close();
+	}
+}
+
+/**
+ * Checks a call, names it (key, index, label, phase) and finds the budgets it counts against; of what it asks for,
+ * only its schema starts (compiling).
+ */
+function planAgentCall(scope: ScriptScope, rawPrompt: JsonValue, rawOptions: JsonValue, stack: string): AgentCallPlan {
+	const { run } = scope;
+	const { prompt, options, compiling } = checkCall(scope, rawPrompt, rawOptions);
+	// Taken before the schema compiles (in the schema worker), so calls keep the key and index of the order made.
+	const site = firstFrameIn(stack, scope.filename);
+	const ref: WorkflowAgentCallRef = {
+		key: scope.keys.next(identityOf(prompt, options)),
+		index: run.nextCallIndex++,
+		label: options.label ?? shorten(prompt, 60),
+		agentType: options.agentType,
+		...((options.phase ?? scope.phases.current) ? { phase: options.phase ?? scope.phases.current } : {}),
+		...(scope.workflowName ? { workflow: scope.workflowName } : {}),
+	};
+	const budgets = scope.phaseBudgets.chain(
+		ref.phase !== undefined ? scope.phases.lineage(ref.phase) : [],
+		scope.outerBudgets,
+	);
+	// Nothing to record without a journal.
+	const identity = run.journal ? callIdentity({ prompt, ...options }, ref.index) : undefined;
+	return { prompt, options, ref, site, budgets, compiling, identity };
+}
+
+/** The call's prompt and options, checked, with its agent type resolved and its schema set compiling. */
+function checkCall(
+	scope: ScriptScope,
+	rawPrompt: JsonValue,
+	rawOptions: JsonValue,
+): { prompt: string; options: AgentCallOptions; compiling: Promise<CompiledSchema> | undefined } {
+	const { run } = scope;
+	run.census.call();
+	try {
+		const prompt = checkPrompt(rawPrompt);
+		const options = checkAgentOptions(rawOptions);
 		if (run.agentTypes && !run.agentTypes.includes(options.agentType)) {
 			// A plugin-scoped name (`plugin:reviewer`, Claude Code's) runs as the type of its last part, said in the census.
 			const bare = namespacedAgentType(options.agentType, run.agentTypes);
@@ -60,243 +123,129 @@ export async function runAgentCall(
 				how: "the type of that name; plugins are not loaded here",
 			});
 		}
-		compiling = options.schema ? run.schemas.compileAgent(options.schema) : undefined;
+		return { prompt, options, compiling: options.schema ? run.schemas.compileAgent(options.schema) : undefined };
 	} catch (error) {
 		// Refused before it was queued (author error, limit, cancelled run): it never started.
 		run.census.refused();
 		throw error;
 	}
+}
 
-	// Taken before the schema compiles (in the schema worker), so calls keep the key and index of the order made.
-	const site = firstFrameIn(stack, scope.filename);
-	const ref: WorkflowAgentCallRef = {
-		key: scope.keys.next(identityOf(prompt, options)),
-		index: run.nextCallIndex++,
-		label: options.label ?? shorten(prompt, 60),
-		agentType: options.agentType,
-		...((options.phase ?? scope.phases.current) ? { phase: options.phase ?? scope.phases.current } : {}),
-		...(scope.workflowName ? { workflow: scope.workflowName } : {}),
-	};
-	// Until it ends, the call is among what its script would cut off by returning: from here, so a call still
-	// compiling its schema when the script returns is named too.
-	// The budgets it counts against: its phase's and those of the phases enclosing it (the caller's too, when nested).
-	const budgets = scope.phaseBudgets.chain(
-		ref.phase !== undefined ? scope.phases.lineage(ref.phase) : [],
-		scope.outerBudgets,
-	);
+/**
+ * Lets a planned call into the queue: its schema compiled, its budgets checked and charged, then announced. Until
+ * `close`, the call is among what its script would cut off by returning: from the start, so a call still compiling
+ * its schema when the script returns is named too.
+ */
+async function admit(
+	scope: ScriptScope,
+	plan: AgentCallPlan,
+): Promise<{ schema: CompiledSchema | undefined; close: () => void }> {
+	const { run } = scope;
+	const { ref, budgets } = plan;
 	const untrack = scope.life.track({
 		kind: "agent",
 		name: ref.label,
 		filename: scope.filename,
-		...(site ?? {}),
+		...(plan.site ?? {}),
 		index: ref.index,
 		...(scope.workflowName ? { workflow: scope.workflowName } : {}),
 	});
+	let schema: CompiledSchema | undefined;
+	const close = () => {
+		untrack();
+		if (schema) run.schemas.release(schema);
+	};
 	try {
-		schema = await compiling;
+		schema = await plan.compiling;
 		if (run.signal.aborted) throw run.signal.reason;
 		for (const budget of budgets) budget.checkCall();
 		run.budget.chargeAgentCall();
 		for (const budget of budgets) budget.calls++;
 	} catch (error) {
-		untrack();
-		if (schema) run.schemas.release(schema);
+		close();
 		run.census.refused();
 		throw error;
 	}
 	run.emit({
 		type: "agent_queued",
 		...ref,
-		promptPreview: shorten(prompt, PREVIEW_CHARS),
+		promptPreview: shorten(plan.prompt, PREVIEW_CHARS),
 		hasSchema: schema !== undefined,
-		...(options.model ? { model: options.model } : {}),
+		...(plan.options.model ? { model: plan.options.model } : {}),
 	});
-	// What a journal line records of the call's key, to explain a later miss; nothing to record without a journal.
-	const identity = run.journal ? callIdentity({ prompt, ...options }, ref.index) : undefined;
-	const journaled = replayable(run, ref.key, schema !== undefined);
-	if (journaled) {
-		untrack();
-		if (typeof journaled.value === "string") {
-			run.census.note("text", { what: `agent \`${ref.label}\``, filename: scope.filename, ...site });
-		}
-		if (schema) run.schemas.release(schema);
-		return replay(run, ref, journaled, budgets);
-	}
-	if (identity) explainMiss(run, ref, identity);
-	const started = Date.now();
-	let attempts = 0;
-	let usage: WorkflowTokenUsage | undefined;
-	let cost: WorkflowCost | undefined;
-	let model: string | undefined;
-	/** Every attempt's conversation files, in order. */
-	const transcripts: string[] = [];
-	let reachedRunner = false;
-	const fail = (
-		cause: string,
-		code: string | undefined,
-		thrown: boolean,
-		agentId?: string,
-		worktree?: WorkflowWorktree,
-	) => {
-		run.census.failed(
-			{
-				kind: "agent",
-				index: ref.index,
-				key: ref.key,
-				label: ref.label,
-				agentType: ref.agentType,
-				...(ref.phase ? { phase: ref.phase } : {}),
-				cause,
-				filename: scope.filename,
-				...site,
-				...(code ? { code } : {}),
-				...(worktree ? { worktree } : {}),
-			},
-			{ skipped: !reachedRunner, ...(usage ? { usage } : {}), ...(cost ? { cost } : {}) },
-		);
-		run.emit({
-			type: "agent_failed",
-			...ref,
-			...(agentId ? { agentId } : {}),
-			error: cause,
-			...(code ? { code } : {}),
-			thrown,
-			skipped: !reachedRunner,
-			...(usage ? { usage } : {}),
-			...(cost ? { cost } : {}),
-			...(model ? { model } : {}),
-			durationMs: Date.now() - started,
-			...(worktree ? { worktree } : {}),
-			...(transcripts.length > 0 ? { transcripts } : {}),
-		});
-	};
+	return { schema, close };
+}
 
-	// While the call is in the queue, a provider wait holds it (and counts against the run's bound).
-	const leaveQueue = run.providerWaits.enter();
-	// Counted against the run's deadline even while a question is open; past it, this ends the run (the queue sees it).
-	const working = run.deadline.work();
-	try {
-		const outcome = await run.queue.run(async () => {
-			// The cap is checked again as the child is about to start: while it waited, others may have spent it.
-			checkSpend(run, budgets);
-			reachedRunner = true;
-			run.census.started();
-			let feedback: string | undefined;
-			const maxAttempts = schema ? SCHEMA_ATTEMPTS : 1 + options.retries;
-			let last: Attempt = { kind: "failed", cause: "never ran" };
-			// Attempts that count against `retries` (or the schema's attempts): one lost to a provider limit does not.
-			let counted = 0;
-			for (let attempt = 1; ; attempt++) {
-				if (scope.life.signal.aborted) throw scope.life.signal.reason;
-				// No child starts during a provider wait, a retry of a running call included.
-				if (run.queue.providerPause) await run.providerWaits.ready(scope.life.signal);
-				if (attempt === 1) run.emit({ type: "agent_started", ...ref, attempt });
-				else {
-					// Each attempt is a new child: none starts past a cap.
-					checkSpend(run, budgets);
-					run.emit({ type: "agent_retry", ...ref, attempt, reason: retryReason(last, feedback) });
-				}
-				last = await attemptOnce(scope, ref, buildRequest(scope, ref, prompt, options, attempt, feedback), schema);
-				for (const match of attempt === 1 ? (last.result?.matches ?? []) : []) noteMatch(scope, ref.label, match);
-				attempts = attempt;
-				usage = addUsage(usage, last.result?.usage);
-				cost = addCost(cost, last.result?.cost);
-				model = last.result?.model ?? model;
-				transcripts.push(...(last.result?.transcripts ?? []));
-				// Counted as each attempt ends, whatever becomes of the call, so the next child to start sees it.
-				spend(run, budgets, ref, last.result);
-				if (last.kind === "limited") {
-					// The queue waits (one wait for every child); this attempt is tried again when it is over.
-					await run.providerWaits.wait(last.limit, ref, scope.life.signal);
-					continue;
-				}
-				run.queue.providerOk();
-				counted++;
-				if (last.kind === "answer" || counted >= maxAttempts) break;
-				if (last.kind === "schema_miss") feedback = last.errors;
-				// A failed child is tried again only when the script asked for retries, and never one the user skipped.
-				else if (counted > options.retries || last.final) break;
+/**
+ * Asks the runner, in the queue, until an attempt settles the call: again with the validation errors for a schema
+ * call, again for a failed child when the script asked for retries, and after a provider wait without counting it.
+ */
+function runAttempts(
+	scope: ScriptScope,
+	plan: AgentCallPlan,
+	schema: CompiledSchema | undefined,
+	record: AgentCallRecord,
+): Promise<Settled> {
+	const { run } = scope;
+	const { ref, budgets, options } = plan;
+	return run.queue.run(async () => {
+		// The cap is checked again as the child is about to start: while it waited, others may have spent it.
+		checkSpend(run, budgets);
+		record.reachRunner();
+		let feedback: string | undefined;
+		const maxAttempts = schema ? SCHEMA_ATTEMPTS : 1 + options.retries;
+		let last: Attempt = { kind: "failed", cause: "never ran" };
+		// Attempts that count against `retries` (or the schema's attempts): one lost to a provider limit does not.
+		let counted = 0;
+		for (let attempt = 1; ; attempt++) {
+			if (scope.life.signal.aborted) throw scope.life.signal.reason;
+			// No child starts during a provider wait, a retry of a running call included.
+			if (run.queue.providerPause) await run.providerWaits.ready(scope.life.signal);
+			if (attempt === 1) run.emit({ type: "agent_started", ...ref, attempt });
+			else {
+				// Each attempt is a new child: none starts past a cap.
+				checkSpend(run, budgets);
+				run.emit({ type: "agent_retry", ...ref, attempt, reason: retryReason(last, feedback) });
 			}
-			return last;
-		}, scope.life.signal);
-
-		if (outcome.kind === "answer") {
-			// On disk before the script sees it: a crash after this point cannot lose the answer.
-			await journal(
-				run,
+			last = await attemptOnce(
+				scope,
 				ref,
-				outcome.value,
-				{
-					...(usage ? { usage } : {}),
-					...(cost ? { cost } : {}),
-					...(model ? { model } : {}),
-					...(outcome.result.id !== undefined ? { agentId: outcome.result.id } : {}),
-					...(transcripts.length > 0 ? { transcripts } : {}),
-				},
-				identity,
+				buildRequest(scope, ref, plan.prompt, options, attempt, feedback),
+				schema,
 			);
-			run.census.completed(usage, cost);
-			const { fallbackFrom } = outcome.result;
-			if (model && fallbackFrom) {
-				run.census.fallback({
-					index: ref.index,
-					key: ref.key,
-					label: ref.label,
-					agentType: ref.agentType,
-					...(ref.phase ? { phase: ref.phase } : {}),
-					model,
-					limited: fallbackFrom,
-				});
+			for (const match of attempt === 1 ? (last.result?.matches ?? []) : []) noteMatch(scope, ref.label, match);
+			record.add(attempt, last.result);
+			// Counted as each attempt ends, whatever becomes of the call, so the next child to start sees it.
+			spend(run, budgets, ref, last.result);
+			if (last.kind === "limited") {
+				// The queue waits (one wait for every child); this attempt is tried again when it is over.
+				await run.providerWaits.wait(last.limit, ref, scope.life.signal);
+				continue;
 			}
-			if (typeof outcome.value === "string") {
-				run.census.note("text", { what: `agent \`${ref.label}\``, filename: scope.filename, ...site });
-			}
-			run.emit({
-				type: "agent_finished",
-				...ref,
-				agentId: outcome.result.id,
-				resultPreview: preview(outcome.value),
-				...(usage ? { usage } : {}),
-				...(cost ? { cost } : {}),
-				...(model ? { model } : {}),
-				...(outcome.result.toolUses !== undefined ? { toolUses: outcome.result.toolUses } : {}),
-				durationMs: Date.now() - started,
-				attempts,
-				...(outcome.result.worktree ? { worktree: outcome.result.worktree } : {}),
-				...(fallbackFrom ? { fallbackFrom } : {}),
-				...(transcripts.length > 0 ? { transcripts } : {}),
-			});
-			return outcome.value;
+			run.queue.providerOk();
+			counted++;
+			if (last.kind === "answer" || counted >= maxAttempts) break;
+			if (last.kind === "schema_miss") feedback = last.errors;
+			// A failed child is tried again only when the script asked for retries, and never one the user skipped.
+			else if (counted > options.retries || last.final) break;
 		}
-		if (outcome.kind === "schema_miss") {
-			const error = new WorkflowError(
-				"schema_unmet",
-				`\`agent()\` answer still does not match its schema after ${SCHEMA_ATTEMPTS} attempts: ${outcome.errors}. ${SCHEMA_UNMET_FIX}`,
-				{ details: { attempts: SCHEMA_ATTEMPTS, errors: outcome.errors, key: ref.key } },
-			);
-			fail(error.message, error.code, true, outcome.result.id, outcome.result.worktree);
-			throw error;
-		}
-		fail(outcome.cause, outcome.code, false, outcome.result?.id, outcome.result?.worktree);
-		run.census.note("null", {
-			what: `agent \`${ref.label}\``,
-			filename: scope.filename,
-			...site,
-			cause: outcome.cause,
-		});
-		return null;
-	} catch (error) {
-		if (error instanceof WorkflowError && error.code === "schema_unmet") throw error;
-		const coded = error instanceof WorkflowError ? error : undefined;
-		const orphaned = !run.signal.aborted && scope.life.signal.aborted;
-		fail(orphaned ? ORPHANED : (coded?.message ?? errorMessage(error)), coded?.code, true);
+		return last;
+	}, scope.life.signal);
+}
+
+/** What the script gets of the attempt that settled its call: the answer, null for a failed child, or a throw. */
+async function settle(plan: AgentCallPlan, record: AgentCallRecord, outcome: Settled): Promise<JsonValue> {
+	if (outcome.kind === "answer") return record.answered(outcome.value, outcome.result);
+	if (outcome.kind === "schema_miss") {
+		const error = new WorkflowError(
+			"schema_unmet",
+			`\`agent()\` answer still does not match its schema after ${SCHEMA_ATTEMPTS} attempts: ${outcome.errors}. ${SCHEMA_UNMET_FIX}`,
+			{ details: { attempts: SCHEMA_ATTEMPTS, errors: outcome.errors, key: plan.ref.key } },
+		);
+		record.failed(error.message, error.code, true, outcome.result);
 		throw error;
-	} finally {
-		working();
-		leaveQueue();
-		untrack();
-		if (schema) run.schemas.release(schema);
 	}
+	return record.nulled(outcome.cause, outcome.code, outcome.result);
 }
 
 /** Throws `budget_exhausted` when the run or one of the call's phases spent its tokens or dollars. */
