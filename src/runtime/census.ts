@@ -1,16 +1,21 @@
 /**
  * The failure census and agent counts of a run: every null the script received is recorded with its cause,
- * and the final status follows from them (a run where every agent failed is not "completed").
+ * and the final status follows from them (a run where every agent failed is not "completed"): `assembleRunResult`
+ * turns what a run ended with into its result.
  */
 import { isAbsolute, relative } from "node:path";
 import { WorkflowError } from "../errors.ts";
 import { addCostInto } from "./spend/cost.ts";
 import type {
+	JsonValue,
 	WorkflowAgentCounts,
 	WorkflowCost,
+	WorkflowCutOff,
 	WorkflowFailure,
 	WorkflowFallback,
+	WorkflowMeta,
 	WorkflowNameMatch,
+	WorkflowRunResult,
 	WorkflowTokenUsage,
 	WorkflowToolCounts,
 } from "./types.ts";
@@ -217,6 +222,73 @@ export class Census {
 		this.usage.output += usage.output;
 		this.usage.total += usage.total;
 	}
+}
+
+/** Everything a run's result is made of, once the script ended and the run stopped waiting. */
+export interface RunFacts {
+	/** The header, once read. */
+	meta?: WorkflowMeta;
+	/** What the script returned, when it returned within the cap. */
+	value?: JsonValue;
+	/** Why the script failed or was stopped, or that it returned before its calls ended. */
+	error?: WorkflowError;
+	/** Runner calls that had not settled when the run stopped waiting for them. */
+	pending: number;
+	census: Census;
+	droppedLogs: number;
+	cutOff: WorkflowCutOff[];
+	providerWaits?: { count: number; totalMs: number };
+	/** The top-level script's file and the run's folder, for the every-agent-failed message. */
+	filename: string;
+	cwd: string;
+	durationMs: number;
+}
+
+/** The run's result: its status, its value when it still counts, the error with what was abandoned, and the tallies. */
+export function assembleRunResult(facts: RunFacts): WorkflowRunResult {
+	const { census, value, pending } = facts;
+	let error = facts.error;
+	if (!error && pending > 0) {
+		error = new WorkflowError("internal", `${pending} agent runner call(s) ignored abort and were abandoned`);
+	}
+	if (!error && census.everyAgentFailed) error = census.everyAgentFailedError(facts.filename, facts.cwd);
+	// Runner calls still running, and child attempts runners let go, are counted whatever else went wrong: a script
+	// that failed or left work running may also have left these. (Abandoned attempts alone do not fail a run: their
+	// calls ended like any stopped child's, and the census or the log says what was let go.)
+	const abandoned = pending + census.abandonedAttempts;
+	if (error && abandoned > 0) {
+		error = new WorkflowError(error.code, error.message, {
+			...(error.location ? { location: error.location } : {}),
+			...(error.scriptStack ? { scriptStack: error.scriptStack } : {}),
+			details: { ...error.details, abandoned },
+		});
+	}
+	// A person who declined a large fan-out stopped the run, as Esc would have; a provider limit that outlasted the
+	// run's wait bound stops it too: nothing failed, it can resume.
+	const stoppedBy =
+		error?.code === "cancelled" || error?.code === "fanout_declined" || error?.code === "provider_limit";
+	const status: WorkflowRunResult["status"] = !error ? "completed" : stoppedBy ? "stopped" : "failed";
+	// A run failed only because every agent failed, or because it returned before its calls ended, still returns
+	// what the script built.
+	const keepValue = value !== undefined && (!error || error.code === "agents_failed" || error.code === "not_awaited");
+	return {
+		status,
+		...(keepValue ? { value } : {}),
+		...(error ? { error: error.toJSON() } : {}),
+		...(facts.meta ? { meta: facts.meta } : {}),
+		failures: census.failures,
+		counts: census.counts,
+		...(census.tools.calls > 0 ? { tools: census.tools } : {}),
+		usage: census.usage,
+		cost: census.cost,
+		...(census.replayedCost ? { replayedCost: census.replayedCost } : {}),
+		droppedLogs: facts.droppedLogs,
+		...(facts.cutOff.length > 0 ? { cutOff: facts.cutOff } : {}),
+		...(census.fallbacks.length > 0 ? { fallbacks: census.fallbacks } : {}),
+		...(census.matches.length > 0 ? { matches: census.matches } : {}),
+		...(facts.providerWaits ? { providerWaits: facts.providerWaits } : {}),
+		durationMs: facts.durationMs,
+	};
 }
 
 /** A cause on one line, cut to `CAUSE_CHARS`, without a closing period (the message adds its own punctuation). */

@@ -26,13 +26,27 @@ const MAX_TIMERS = 10_000;
 
 /** Builds the name → handler map the sandbox routes guest calls to. */
 export function createHostFunctions(scope: ScriptScope): Record<string, HostFunction> {
-	const { run } = scope;
-	// A script's `setTimeout()` timers by id: what `clearTimeout()` ends.
-	const timers = new Map<number, () => void>();
-	const str = (value: SandboxValue | undefined): string => (typeof value === "string" ? value : String(value));
 	return {
-		// Functions the prelude calls through callAsync/callSync, which put every error at the script's own call site:
-		// the sandbox need not build a stack of its own for them (`callSite: false`).
+		...agentFunctions(scope),
+		...phaseLogBudgetFunctions(scope),
+		...askToolSleepFunctions(scope),
+		...workflowFunctions(scope),
+		...lazyModuleFunctions(),
+	};
+}
+
+/** A guest value as text, whatever a forged call sent. */
+function text(value: SandboxValue | undefined): string {
+	return typeof value === "string" ? value : String(value);
+}
+
+// Functions the prelude calls through callAsync/callSync, which put every error at the script's own call site:
+// the sandbox need not build a stack of its own for them (`callSite: false`).
+
+/** `agent()` and what `parallel()`/`pipeline()` report: a failed slot, the question before a large fan-out. */
+function agentFunctions(scope: ScriptScope): Record<string, HostFunction> {
+	const { run } = scope;
+	return {
 		agent: {
 			kind: "async",
 			params: ["prompt", "opts", "stack"],
@@ -41,42 +55,9 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 				const opts = (options ?? null) as JsonValue;
 				// `gate`: the answer is checked by a command, and the agent asked again while it fails.
 				const call = isGated(opts)
-					? runGatedCall(scope, (prompt ?? null) as JsonValue, opts, str(stack))
-					: runAgentCall(scope, prompt ?? null, options ?? null, str(stack));
+					? runGatedCall(scope, (prompt ?? null) as JsonValue, opts, text(stack))
+					: runAgentCall(scope, prompt ?? null, options ?? null, text(stack));
 				return trackInFlight(run, call);
-			},
-		},
-		ask: {
-			kind: "async",
-			params: ["question", "opts", "stack"],
-			callSite: false,
-			// Tracked like agent calls: a stopped run waits for the handler's dialog to be told, not for an answer.
-			fn: ([question, options, stack]) =>
-				trackInFlight(run, runAsk(scope, question ?? null, options ?? null, str(stack))),
-		},
-		tool: {
-			kind: "async",
-			params: ["name", "params", "opts", "stack"],
-			callSite: false,
-			// Tracked like agent calls: a stopped run waits for the tool to be told, within the settle grace.
-			fn: ([name, params, options, stack]) =>
-				trackInFlight(
-					run,
-					runToolCall(scope, name ?? null, params ?? null, options ?? null, str(stack)).then(
-						(result) => result as unknown as SandboxValue,
-					),
-				),
-		},
-		log: {
-			kind: "event",
-			params: ["level", "message", "data"],
-			fn: ([level, message, data, hasData]) => {
-				emitLog(run, {
-					level: level === "warn" || level === "error" ? level : "info",
-					message: str(message),
-					...(hasData === true ? { data: (data ?? null) as JsonValue } : {}),
-					...(scope.phases.current ? { phase: scope.phases.current } : {}),
-				});
 			},
 		},
 		slotFailed: {
@@ -87,19 +68,51 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 				// The prelude sends the slot's index; a forged call may send anything, which is recorded as slot -1.
 				const slot = Number.isSafeInteger(index) && (index as number) >= 0 ? (index as number) : -1;
 				const phase = scope.phases.current;
-				run.census.slotFailed({ kind: combinator, index: slot, cause: str(message), ...(phase ? { phase } : {}) });
-				run.census.note("null", { what: `\`${combinator}()\` item ${slot}`, cause: str(message) });
+				run.census.slotFailed({ kind: combinator, index: slot, cause: text(message), ...(phase ? { phase } : {}) });
+				run.census.note("null", { what: `\`${combinator}()\` item ${slot}`, cause: text(message) });
 				run.emit({
 					type: "slot_failed",
 					kind: combinator,
 					index: slot,
-					error: str(message),
+					error: text(message),
 					...(phase ? { phase } : {}),
 				});
 				emitLog(run, {
 					level: "warn",
-					message: `${combinator}[${slot}] failed: ${str(message)}`,
+					message: `${combinator}[${slot}] failed: ${text(message)}`,
 					...(phase ? { phase } : {}),
+				});
+			},
+		},
+		fanOut: {
+			kind: "async",
+			params: ["kind", "items", "agents"],
+			callSite: false,
+			// The prelude asks only above the threshold it was given; the gate checks again (a forged call is harmless).
+			fn: ([kind, items, agents]) =>
+				run.fanOut.pass(run, {
+					kind: kind === "pipeline" ? "pipeline" : "parallel",
+					items: typeof items === "number" ? items : 0,
+					agents: typeof agents === "number" ? agents : 0,
+					workflow: scope.name,
+				}),
+		},
+	};
+}
+
+/** `log()`, `phase()` and reads of `budget`. */
+function phaseLogBudgetFunctions(scope: ScriptScope): Record<string, HostFunction> {
+	const { run } = scope;
+	return {
+		log: {
+			kind: "event",
+			params: ["level", "message", "data"],
+			fn: ([level, message, data, hasData]) => {
+				emitLog(run, {
+					level: level === "warn" || level === "error" ? level : "info",
+					message: text(message),
+					...(hasData === true ? { data: (data ?? null) as JsonValue } : {}),
+					...(scope.phases.current ? { phase: scope.phases.current } : {}),
 				});
 			},
 		},
@@ -124,23 +137,10 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 				}
 			},
 		},
-		fanOut: {
-			kind: "async",
-			params: ["kind", "items", "agents"],
-			callSite: false,
-			// The prelude asks only above the threshold it was given; the gate checks again (a forged call is harmless).
-			fn: ([kind, items, agents]) =>
-				run.fanOut.pass(run, {
-					kind: kind === "pipeline" ? "pipeline" : "parallel",
-					items: typeof items === "number" ? items : 0,
-					agents: typeof agents === "number" ? agents : 0,
-					workflow: scope.name,
-				}),
-		},
 		phaseEnd: {
 			kind: "event",
 			params: ["name", "ok"],
-			fn: ([name]) => scope.phases.end(str(name)),
+			fn: ([name]) => scope.phases.end(text(name)),
 		},
 		budget: {
 			kind: "sync",
@@ -148,6 +148,36 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 			fn: () => run.budget.snapshot() as unknown as SandboxValue,
 			// Reads are served in the worker until the budget changes (here, or in a nested workflow sharing it).
 			watchChanges: (changed) => run.budget.onChange(changed),
+		},
+	};
+}
+
+/** `ask()`, `tool()`, `sleep()` and `setTimeout()`'s timers: waits on a person, a host tool or the clock. */
+function askToolSleepFunctions(scope: ScriptScope): Record<string, HostFunction> {
+	const { run } = scope;
+	// A script's `setTimeout()` timers by id: what `clearTimeout()` ends.
+	const timers = new Map<number, () => void>();
+	return {
+		ask: {
+			kind: "async",
+			params: ["question", "opts", "stack"],
+			callSite: false,
+			// Tracked like agent calls: a stopped run waits for the handler's dialog to be told, not for an answer.
+			fn: ([question, options, stack]) =>
+				trackInFlight(run, runAsk(scope, question ?? null, options ?? null, text(stack))),
+		},
+		tool: {
+			kind: "async",
+			params: ["name", "params", "opts", "stack"],
+			callSite: false,
+			// Tracked like agent calls: a stopped run waits for the tool to be told, within the settle grace.
+			fn: ([name, params, options, stack]) =>
+				trackInFlight(
+					run,
+					runToolCall(scope, name ?? null, params ?? null, options ?? null, text(stack)).then(
+						(result) => result as unknown as SandboxValue,
+					),
+				),
 		},
 		sleep: {
 			kind: "async",
@@ -175,13 +205,13 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 				if (typeof id === "number") timers.get(id)?.();
 			},
 		},
-		guestModule: {
-			kind: "sync",
-			params: ["index"],
-			callSite: false,
-			// guest/lazy.js asks once per module, the first time a script reads one of its globals (`URL`).
-			fn: ([index]) => lazyModuleSource(typeof index === "number" ? index : -1),
-		},
+	};
+}
+
+/** `workflow()`: a nested workflow, run by run.ts's runner. */
+function workflowFunctions(scope: ScriptScope): Record<string, HostFunction> {
+	const { run } = scope;
+	return {
 		workflow: {
 			kind: "async",
 			params: ["nameOrPath", "args", "hasArgs", "stack"],
@@ -190,8 +220,21 @@ export function createHostFunctions(scope: ScriptScope): Record<string, HostFunc
 			fn: ([nameOrPath, args, hasArgs, stack]) =>
 				trackInFlight(
 					run,
-					run.runNested(scope, nameOrPath ?? null, hasArgs === true ? (args ?? null) : undefined, str(stack)),
+					run.runNested(scope, nameOrPath ?? null, hasArgs === true ? (args ?? null) : undefined, text(stack)),
 				),
+		},
+	};
+}
+
+/** The text of a lazy web module (`URL`, `TextEncoder`, timers), which guest/lazy.js asks for on first read. */
+function lazyModuleFunctions(): Record<string, HostFunction> {
+	return {
+		guestModule: {
+			kind: "sync",
+			params: ["index"],
+			callSite: false,
+			// guest/lazy.js asks once per module, the first time a script reads one of its globals (`URL`).
+			fn: ([index]) => lazyModuleSource(typeof index === "number" ? index : -1),
 		},
 	};
 }

@@ -11,7 +11,7 @@ import { RunProviderWaits } from "./agent/provider-wait.ts";
 import { warnSkippedLines } from "./agent/replay-miss.ts";
 import { RunDeadline } from "./ask.ts";
 import { Budget } from "./budget.ts";
-import { Census } from "./census.ts";
+import { assembleRunResult, Census } from "./census.ts";
 import type { WorkflowProgressEvent } from "./events.ts";
 import { assertJsonValue } from "./json.ts";
 import { validateArgs } from "./meta/read.ts";
@@ -72,7 +72,47 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 	if (options.budget?.maxAgentCalls !== undefined) limits.maxAgentCalls = options.budget.maxAgentCalls;
 	const filename = options.filename ?? "workflow.js";
 	const cwd = options.cwd ?? process.cwd();
+	const stops = startRunStops(options);
+	const emit = await createEmitter(options, started);
+	const run = createRunContext(options, { limits, cwd, emit, ...stops });
+	const scope = createTopScope(run, filename, stops.controller.signal);
 
+	const ending: ScriptEnding = {};
+	/** Runner calls that had not settled when the run stopped waiting for them. */
+	let pending = 0;
+	try {
+		await runScript(scope, source, options, ending);
+	} catch (caught) {
+		ending.error = toWorkflowError(caught);
+	} finally {
+		pending = await finishScript(scope, ending);
+		stops.release();
+	}
+
+	const result = assembleRunResult({
+		...ending,
+		pending,
+		census: run.census,
+		droppedLogs: run.budget.droppedLogs,
+		cutOff: run.cutOff,
+		...(run.providerWaits.totals ? { providerWaits: run.providerWaits.totals } : {}),
+		filename,
+		cwd,
+		durationMs: Date.now() - started,
+	});
+	emit(runEndEvent(result));
+	return result;
+}
+
+/** What stops a run early: the caller's signal and the deadline, both aborting one controller. */
+interface RunStops {
+	controller: AbortController;
+	deadline: RunDeadline;
+	/** Clears the deadline and stops listening to the caller's signal, once the run is done. */
+	release: () => void;
+}
+
+function startRunStops(options: WorkflowRunOptions): RunStops {
 	const controller = new AbortController();
 	const onCallerAbort = () => controller.abort(cancelledError(reasonText(options.signal?.reason)));
 	if (options.signal?.aborted) onCallerAbort();
@@ -89,7 +129,15 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 			),
 		);
 	});
+	const release = () => {
+		deadline.clear();
+		options.signal?.removeEventListener("abort", onCallerAbort);
+	};
+	return { controller, deadline, release };
+}
 
+/** The run's one emitter: stamps each event's time and hands it to the host's `onProgress` and to the spans. */
+async function createEmitter(options: WorkflowRunOptions, started: number): Promise<(event: UnstampedEvent) => void> {
 	// Spans only when a host registered an OpenTelemetry SDK: otherwise no listener, and nothing to pay per event.
 	const spans = tracingRegistered()
 		? await startRunSpans({
@@ -100,7 +148,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 	const onProgress = options.onProgress;
 	// `run_end` is the last event: a runner that ignored abort and reports later must not reopen a finished run.
 	let ended = false;
-	const emit = (event: UnstampedEvent) => {
+	return (event: UnstampedEvent) => {
 		if ((!onProgress && !spans) || ended) return;
 		if (event.type === "run_end") ended = true;
 		const stamped = { ...event, time: Date.now() } as WorkflowProgressEvent;
@@ -112,14 +160,21 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 			spans?.(stamped);
 		} catch {}
 	};
-	const census = new Census();
+}
+
+/** The state the top-level script shares with its nested workflows, from the options and the run's own parts. */
+function createRunContext(
+	options: WorkflowRunOptions,
+	parts: { limits: WorkflowLimits; cwd: string; emit: (event: UnstampedEvent) => void } & RunStops,
+): RunContext {
+	const { limits, cwd, emit, controller, deadline } = parts;
 	const queue =
 		options.queue ??
 		createWorkflowQueue({
 			concurrency: options.concurrency ?? 4,
 			...(options.providerBackoff ? { providerBackoff: options.providerBackoff } : {}),
 		});
-	const run: RunContext = {
+	return {
 		runner: options.agentRunner,
 		queue,
 		budget: new Budget({
@@ -128,7 +183,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 			...(options.budget?.tokens !== undefined ? { tokens: options.budget.tokens } : {}),
 			...(options.budget?.costUsd !== undefined ? { costUsd: options.budget.costUsd } : {}),
 		}),
-		census,
+		census: new Census(),
 		signal: controller.signal,
 		emit,
 		limits,
@@ -169,116 +224,95 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 				},
 			}),
 	};
-	const scope: ScriptScope = {
+}
+
+/** The top-level script's scope; its name and model are the header's once it is read. */
+function createTopScope(run: RunContext, filename: string, signal: AbortSignal): ScriptScope {
+	return {
 		run,
 		filename,
 		keys: new CallKeys(),
-		phases: new PhaseState((event) => emit(event)),
+		phases: new PhaseState((event) => run.emit(event)),
 		depth: 0,
-		life: new ScriptLifetime(controller.signal),
+		life: new ScriptLifetime(signal),
 		name: "workflow",
 		phaseBudgets: new PhaseBudgets(),
 		outerBudgets: [],
 	};
+}
 
-	let meta: WorkflowMeta | undefined;
-	let value: JsonValue | undefined;
-	let error: WorkflowError | undefined;
-	/** Runner calls that had not settled when the run stopped waiting for them. */
-	let pending = 0;
-	try {
-		// The static pass runs here, before any agent: a script it finds wrong starts nothing.
-		const parsed = prepareWorkflow(source, {
-			filename,
-			maxScriptBytes: limits.maxScriptBytes,
-			...(options.agentTypes ? { agentTypes: options.agentTypes } : {}),
-		});
-		meta = parsed.meta;
-		scope.name = meta.name;
-		if (meta.model !== undefined) scope.model = meta.model;
-		const args = options.args === undefined ? undefined : assertJsonValue(options.args, "args");
-		await validateArgs(meta, args, {
-			session: run.schemas,
-			...(parsed.argsLocation ? { location: parsed.argsLocation } : {}),
-		});
-		const costLimitUsd = options.budget?.costUsd;
-		emit({
-			type: "run_start",
-			meta,
-			cwd,
-			...(args !== undefined ? { args } : {}),
-			...(costLimitUsd !== undefined ? { costLimitUsd } : {}),
-		});
-		// The static pass's warnings (a guarded name, a header key of another runtime): the run goes on and says each once.
-		for (const warning of parsed.warnings) emitLog(run, { level: "warn", message: warning });
-		warnSkippedLines(run);
-		const outcome = await runScriptBody(scope, parsed, args);
-		if (outcome.ok)
-			value = checkResultSize(
-				outcome.value,
-				options.budget?.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
-				parsed.body,
-			);
-		else error = outcome.error;
-	} catch (caught) {
-		error = toWorkflowError(caught);
-	} finally {
-		scope.phases.finish();
-		// Calls and nested workflows the script left running can no longer change its result: stop them (saying
-		// which), then wait for every runner and nested sandbox.
-		const cut = endScript(scope, error ? "failed" : "returned");
-		if (!error && cut.length > 0) error = unawaitedWorkError(scope, cut);
-		pending = await settle(run.inFlight);
-		run.providerWaits.dispose();
-		if (!error && pending > 0) {
-			error = new WorkflowError("internal", `${pending} agent runner call(s) ignored abort and were abandoned`);
-		}
-		run.schemas.dispose();
-		deadline.clear();
-		options.signal?.removeEventListener("abort", onCallerAbort);
-	}
+/** What the script ended with, filled in as it runs: the header as soon as it is read, then a value or an error. */
+interface ScriptEnding {
+	meta?: WorkflowMeta;
+	value?: JsonValue;
+	error?: WorkflowError;
+}
 
-	if (!error && census.everyAgentFailed) error = census.everyAgentFailedError(filename, cwd);
-	// Runner calls still running, and child attempts runners let go, are counted whatever else went wrong: a script
-	// that failed or left work running may also have left these. (Abandoned attempts alone do not fail a run: their
-	// calls ended like any stopped child's, and the census or the log says what was let go.)
-	const abandoned = pending + census.abandonedAttempts;
-	if (error && abandoned > 0) {
-		error = new WorkflowError(error.code, error.message, {
-			...(error.location ? { location: error.location } : {}),
-			...(error.scriptStack ? { scriptStack: error.scriptStack } : {}),
-			details: { ...error.details, abandoned },
-		});
-	}
-	// A person who declined a large fan-out stopped the run, as Esc would have; a provider limit that outlasted the
-	// run's wait bound stops it too: nothing failed, it can resume.
-	const stoppedBy =
-		error?.code === "cancelled" || error?.code === "fanout_declined" || error?.code === "provider_limit";
-	const status: WorkflowRunResult["status"] = !error ? "completed" : stoppedBy ? "stopped" : "failed";
-	// A run failed only because every agent failed, or because it returned before its calls ended, still returns
-	// what the script built.
-	const keepValue = value !== undefined && (!error || error.code === "agents_failed" || error.code === "not_awaited");
-	const result: WorkflowRunResult = {
-		status,
-		...(keepValue ? { value } : {}),
-		...(error ? { error: error.toJSON() } : {}),
-		...(meta ? { meta } : {}),
-		failures: census.failures,
-		counts: census.counts,
-		...(census.tools.calls > 0 ? { tools: census.tools } : {}),
-		usage: census.usage,
-		cost: census.cost,
-		...(census.replayedCost ? { replayedCost: census.replayedCost } : {}),
-		droppedLogs: run.budget.droppedLogs,
-		...(run.cutOff.length > 0 ? { cutOff: run.cutOff } : {}),
-		...(census.fallbacks.length > 0 ? { fallbacks: census.fallbacks } : {}),
-		...(census.matches.length > 0 ? { matches: census.matches } : {}),
-		...(run.providerWaits.totals ? { providerWaits: run.providerWaits.totals } : {}),
-		durationMs: Date.now() - started,
-	};
-	emit({
+/** Reads the header and the args, announces the run, and runs the body; what it throws is the caller's to record. */
+async function runScript(
+	scope: ScriptScope,
+	source: string,
+	options: WorkflowRunOptions,
+	ending: ScriptEnding,
+): Promise<void> {
+	const { run, filename } = scope;
+	// The static pass runs here, before any agent: a script it finds wrong starts nothing.
+	const parsed = prepareWorkflow(source, {
+		filename,
+		maxScriptBytes: run.limits.maxScriptBytes,
+		...(options.agentTypes ? { agentTypes: options.agentTypes } : {}),
+	});
+	const meta = parsed.meta;
+	ending.meta = meta;
+	scope.name = meta.name;
+	if (meta.model !== undefined) scope.model = meta.model;
+	const args = options.args === undefined ? undefined : assertJsonValue(options.args, "args");
+	await validateArgs(meta, args, {
+		session: run.schemas,
+		...(parsed.argsLocation ? { location: parsed.argsLocation } : {}),
+	});
+	const costLimitUsd = options.budget?.costUsd;
+	run.emit({
+		type: "run_start",
+		meta,
+		cwd: run.cwd,
+		...(args !== undefined ? { args } : {}),
+		...(costLimitUsd !== undefined ? { costLimitUsd } : {}),
+	});
+	// The static pass's warnings (a guarded name, a header key of another runtime): the run goes on and says each once.
+	for (const warning of parsed.warnings) emitLog(run, { level: "warn", message: warning });
+	warnSkippedLines(run);
+	const outcome = await runScriptBody(scope, parsed, args);
+	if (outcome.ok)
+		ending.value = checkResultSize(
+			outcome.value,
+			options.budget?.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+			parsed.body,
+		);
+	else ending.error = outcome.error;
+}
+
+/**
+ * Calls and nested workflows the script left running can no longer change its result: stops them (saying which, and
+ * failing a script that returned before them), then waits for every runner and nested sandbox and releases the
+ * run's parts. Returns how many runner calls were still pending after the grace period.
+ */
+async function finishScript(scope: ScriptScope, ending: ScriptEnding): Promise<number> {
+	const { run } = scope;
+	scope.phases.finish();
+	const cut = endScript(scope, ending.error ? "failed" : "returned");
+	if (!ending.error && cut.length > 0) ending.error = unawaitedWorkError(scope, cut);
+	const pending = await settle(run.inFlight);
+	run.providerWaits.dispose();
+	run.schemas.dispose();
+	return pending;
+}
+
+/** The last event of a run: its result, less what only the result carries (meta, logs dropped, cut-off work). */
+export function runEndEvent(result: WorkflowRunResult): UnstampedEvent {
+	return {
 		type: "run_end",
-		status,
+		status: result.status,
 		...(result.value !== undefined ? { result: result.value } : {}),
 		...(result.error ? { error: result.error } : {}),
 		failures: result.failures,
@@ -288,8 +322,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 		cost: result.cost,
 		...(result.replayedCost ? { replayedCost: result.replayedCost } : {}),
 		durationMs: result.durationMs,
-	});
-	return result;
+	};
 }
 
 /** Waits for in-flight runner calls; returns how many were still pending after the grace period. */
