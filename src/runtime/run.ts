@@ -2,7 +2,7 @@
  * `runWorkflowScript`: parse the header, check args, run the body in a sandbox with the workflow globals, then
  * wait for every child to settle and report an honest result. Resolves, never rejects, for script faults.
  */
-import { cancelledError, toWorkflowError, WorkflowError } from "../errors.ts";
+import { cancelledError, runResultError, toWorkflowError, WorkflowError } from "../errors.ts";
 import { createSandbox, resolveLimits } from "../sandbox/index.ts";
 import { startRunSpans, tracingRegistered } from "../telemetry/spans.ts";
 import { CallKeys } from "./agent/key.ts";
@@ -261,7 +261,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 	const result: WorkflowRunResult = {
 		status,
 		...(keepValue ? { value } : {}),
-		...(error ? { error: error.toJSON() } : {}),
+		...(error ? { error: runResultError(error) } : {}),
 		...(meta ? { meta } : {}),
 		failures: census.failures,
 		counts: census.counts,
