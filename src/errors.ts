@@ -3,74 +3,114 @@
  * A leaf module: it imports nothing, so sandbox, runtime, progress and tool can all depend on it.
  */
 
+/**
+ * Where in a run an error arises:
+ * - `before_start`: the script cannot start (its size, header, syntax, args, an undeclared name): nothing ran, so
+ *   the `workflow` tool fails the call itself rather than returning a failed run;
+ * - `author`: the script asked a child for what cannot be (an agent type, options, a schema); a runner may find it
+ *   too, and `agent()` throws it into the script rather than resolving to null;
+ * - `guest`: the script while it runs: its own mistakes and the sandbox's limits;
+ * - `child`: an agent child or the place it works (its answer, its provider, its worktree, the queue);
+ * - `host`: the process around the script: the person, the caller, tools, the run store, the command line, our bugs.
+ */
+export type WorkflowErrorStage = "before_start" | "author" | "guest" | "child" | "host";
+
+interface ErrorCodeFacts {
+	stage: WorkflowErrorStage;
+	/** A host function throws it into the script, which may catch it; uncaught, the run ends with this code. */
+	catchable?: true;
+}
+
+/** Every stable error code with its stage: the one list, from which the code lists below are derived. */
+export const ERROR_CODES = {
+	meta_invalid: { stage: "before_start", catchable: true },
+	syntax_error: { stage: "before_start", catchable: true },
+	name_undeclared: { stage: "before_start" },
+	not_awaited: { stage: "guest", catchable: true },
+	never_called: { stage: "guest" },
+	args_invalid: { stage: "before_start", catchable: true },
+	agent_type_unknown: { stage: "author", catchable: true },
+	agent_options_invalid: { stage: "author", catchable: true },
+	schema_invalid: { stage: "author", catchable: true },
+	schema_unmet: { stage: "child", catchable: true },
+	agent_cap_reached: { stage: "guest", catchable: true },
+	budget_exhausted: { stage: "guest", catchable: true },
+	phase_options_invalid: { stage: "guest", catchable: true },
+	fanout_declined: { stage: "host", catchable: true },
+	limit_memory: { stage: "guest" },
+	limit_cpu: { stage: "guest" },
+	limit_stack: { stage: "guest" },
+	limit_items: { stage: "guest", catchable: true },
+	limit_value_size: { stage: "guest", catchable: true },
+	script_too_large: { stage: "before_start" },
+	value_not_json: { stage: "guest", catchable: true },
+	determinism: { stage: "guest", catchable: true },
+	unsettled: { stage: "guest" },
+	cancelled: { stage: "host", catchable: true },
+	timed_out: { stage: "host", catchable: true },
+	provider_limit: { stage: "child", catchable: true },
+	workflow_not_found: { stage: "guest", catchable: true },
+	workflow_exists: { stage: "host" },
+	workflow_nesting: { stage: "guest", catchable: true },
+	limit_workflows: { stage: "guest", catchable: true },
+	ask_options_invalid: { stage: "guest", catchable: true },
+	ask_answer_invalid: { stage: "host", catchable: true },
+	ask_timeout: { stage: "host", catchable: true },
+	ask_unavailable: { stage: "host", catchable: true },
+	question_not_found: { stage: "host" },
+	tool_options_invalid: { stage: "guest", catchable: true },
+	tool_unavailable: { stage: "host", catchable: true },
+	tool_unknown: { stage: "guest", catchable: true },
+	tool_refused: { stage: "host", catchable: true },
+	tool_failed: { stage: "host", catchable: true },
+	tool_timeout: { stage: "host", catchable: true },
+	limit_tool_calls: { stage: "guest", catchable: true },
+	limit_ask_calls: { stage: "guest", catchable: true },
+	agents_failed: { stage: "child" },
+	script_error: { stage: "guest" },
+	run_id_invalid: { stage: "host" },
+	run_not_found: { stage: "host" },
+	run_busy: { stage: "host" },
+	run_not_resumable: { stage: "host" },
+	run_store: { stage: "host" },
+	child_not_found: { stage: "host" },
+	child_not_running: { stage: "host" },
+	steer_message_empty: { stage: "host" },
+	sandbox_corrupt: { stage: "host" },
+	worktree_git_missing: { stage: "child" },
+	worktree_not_a_repo: { stage: "child" },
+	worktree_no_commit: { stage: "child" },
+	worktree_branch_exists: { stage: "child" },
+	worktree_locked: { stage: "child" },
+	worktree_failed: { stage: "child" },
+	worktree_remote_failed: { stage: "child" },
+	worktree_commit_missing: { stage: "child" },
+	cli_usage: { stage: "host" },
+	queue_unreachable: { stage: "child" },
+	queue_job_failed: { stage: "child" },
+	internal: { stage: "host" },
+} as const satisfies Record<string, ErrorCodeFacts>;
+
 /** Stable error codes. Callers match on these; message wording may improve over time. */
-export type WorkflowErrorCode =
-	| "meta_invalid"
-	| "syntax_error"
-	| "name_undeclared"
-	| "not_awaited"
-	| "never_called"
-	| "args_invalid"
-	| "agent_type_unknown"
-	| "agent_options_invalid"
-	| "schema_invalid"
-	| "schema_unmet"
-	| "agent_cap_reached"
-	| "budget_exhausted"
-	| "phase_options_invalid"
-	| "fanout_declined"
-	| "limit_memory"
-	| "limit_cpu"
-	| "limit_stack"
-	| "limit_items"
-	| "limit_value_size"
-	| "script_too_large"
-	| "value_not_json"
-	| "determinism"
-	| "unsettled"
-	| "cancelled"
-	| "timed_out"
-	| "provider_limit"
-	| "workflow_not_found"
-	| "workflow_exists"
-	| "workflow_nesting"
-	| "limit_workflows"
-	| "ask_options_invalid"
-	| "ask_answer_invalid"
-	| "ask_timeout"
-	| "ask_unavailable"
-	| "question_not_found"
-	| "tool_options_invalid"
-	| "tool_unavailable"
-	| "tool_unknown"
-	| "tool_refused"
-	| "tool_failed"
-	| "tool_timeout"
-	| "limit_tool_calls"
-	| "limit_ask_calls"
-	| "agents_failed"
-	| "script_error"
-	| "run_id_invalid"
-	| "run_not_found"
-	| "run_busy"
-	| "run_not_resumable"
-	| "run_store"
-	| "child_not_found"
-	| "child_not_running"
-	| "steer_message_empty"
-	| "sandbox_corrupt"
-	| "worktree_git_missing"
-	| "worktree_not_a_repo"
-	| "worktree_no_commit"
-	| "worktree_branch_exists"
-	| "worktree_locked"
-	| "worktree_failed"
-	| "worktree_remote_failed"
-	| "worktree_commit_missing"
-	| "cli_usage"
-	| "queue_unreachable"
-	| "queue_job_failed"
-	| "internal";
+export type WorkflowErrorCode = keyof typeof ERROR_CODES;
+
+/** The stage of `code` (see `WorkflowErrorStage`); undefined for a code not in the table (a host's own, cast in). */
+export function errorStage(code: WorkflowErrorCode): WorkflowErrorStage | undefined {
+	return Object.hasOwn(ERROR_CODES, code) ? ERROR_CODES[code].stage : undefined;
+}
+
+/** The codes of one stage. */
+export function codesOfStage(stage: WorkflowErrorStage): ReadonlySet<string> {
+	return new Set(codesWhere((facts) => facts.stage === stage));
+}
+
+/** The codes a script's uncaught error keeps (any other error it throws ends the run as `script_error`). */
+export const CATCHABLE_CODES: ReadonlySet<string> = new Set(codesWhere((facts) => facts.catchable === true));
+
+function codesWhere(test: (facts: ErrorCodeFacts) => boolean): WorkflowErrorCode[] {
+	const entries = Object.entries(ERROR_CODES) as [WorkflowErrorCode, ErrorCodeFacts][];
+	return entries.filter(([, facts]) => test(facts)).map(([code]) => code);
+}
 
 /** A position in the author's own file; both counted from 1. */
 export interface SourceLocation {
@@ -125,11 +165,23 @@ export class WorkflowError extends Error {
 /** A `WorkflowError` as plain JSON. */
 export interface SerializedWorkflowError {
 	code: WorkflowErrorCode;
+	/**
+	 * Where in the run it arose (`WorkflowErrorStage`): set on a run result's error, so readers need not keep code
+	 * lists; absent elsewhere (events, and results recorded before it existed).
+	 */
+	stage?: WorkflowErrorStage;
 	message: string;
 	line?: number;
 	column?: number;
 	details?: WorkflowErrorDetails;
 	stack?: string;
+}
+
+/** A run result's error: the error as JSON with its code's stage beside the code. */
+export function runResultError(error: WorkflowError): SerializedWorkflowError {
+	const { code, ...rest } = error.toJSON();
+	const stage = errorStage(code);
+	return { code, ...(stage ? { stage } : {}), ...rest };
 }
 
 /** The message of anything thrown: an Error's `message`, else the value as text. Never throws itself. */

@@ -7,7 +7,13 @@
 // Authoring: what the static pass reports
 export type { WorkflowDiagnostic } from "./authoring/index.ts";
 // Errors
-export type { SerializedWorkflowError, SourceLocation, WorkflowErrorCode, WorkflowErrorDetails } from "./errors.ts";
+export type {
+	SerializedWorkflowError,
+	SourceLocation,
+	WorkflowErrorCode,
+	WorkflowErrorDetails,
+	WorkflowErrorStage,
+} from "./errors.ts";
 export { askUnavailableError, isWorkflowError, toolRefusedError, WorkflowError } from "./errors.ts";
 // Progress: tracker, text, tool result
 export type {

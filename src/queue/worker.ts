@@ -10,7 +10,7 @@ import type { Api, Model } from "@earendil-works/pi-ai";
 import type { ModelRuntime } from "@earendil-works/pi-coding-agent";
 import { type Job, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import { errorMessage, isWorkflowError } from "../errors.ts";
+import { errorMessage, errorStage, isWorkflowError } from "../errors.ts";
 import type { AgentTypeConfig, ThinkingLevel } from "../pi/agents/agent-types.ts";
 import { createPiAgentRunner } from "../pi/children/agent-runner.ts";
 import { ChildControls } from "../pi/children/controls.ts";
@@ -235,7 +235,7 @@ async function runJob(
 function isAuthorError(error: unknown): error is import("../errors.ts").WorkflowError {
 	if (!isWorkflowError(error)) return false;
 	if (error.code === "agent_options_invalid" && error.details && "model" in error.details) return false;
-	return ["agent_type_unknown", "agent_options_invalid", "schema_invalid"].includes(error.code);
+	return errorStage(error.code) === "author";
 }
 
 function onControl(text: string, active: Map<string, ActiveJob>, ignored: (problem: string) => void): void {

@@ -4,7 +4,7 @@
  * turns what a run ended with into its result.
  */
 import { isAbsolute, relative } from "node:path";
-import { WorkflowError } from "../errors.ts";
+import { runResultError, WorkflowError } from "../errors.ts";
 import { addCostInto } from "./spend/cost.ts";
 import type {
 	JsonValue,
@@ -274,7 +274,7 @@ export function assembleRunResult(facts: RunFacts): WorkflowRunResult {
 	return {
 		status,
 		...(keepValue ? { value } : {}),
-		...(error ? { error: error.toJSON() } : {}),
+		...(error ? { error: runResultError(error) } : {}),
 		...(facts.meta ? { meta: facts.meta } : {}),
 		failures: census.failures,
 		counts: census.counts,

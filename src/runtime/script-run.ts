@@ -3,7 +3,7 @@
  * the sandbox reports into a value or a coded `WorkflowError` positioned in the author's file; and ends a script,
  * saying what it left running.
  */
-import { limitError, WorkflowError, type WorkflowErrorCode } from "../errors.ts";
+import { CATCHABLE_CODES, limitError, WorkflowError, type WorkflowErrorCode } from "../errors.ts";
 import type { GuestError, SandboxValue } from "../sandbox/index.ts";
 import { hintFor } from "./error-hints.ts";
 import { createHostFunctions, guestPrelude } from "./globals.ts";
@@ -46,43 +46,6 @@ export async function runScriptBody(
 	}
 }
 
-const CODES: ReadonlySet<string> = new Set<WorkflowErrorCode>([
-	"meta_invalid",
-	"syntax_error",
-	"args_invalid",
-	"agent_type_unknown",
-	"agent_options_invalid",
-	"schema_invalid",
-	"schema_unmet",
-	"agent_cap_reached",
-	"budget_exhausted",
-	"phase_options_invalid",
-	"fanout_declined",
-	"limit_items",
-	"limit_value_size",
-	"value_not_json",
-	"not_awaited",
-	"determinism",
-	"cancelled",
-	"timed_out",
-	"provider_limit",
-	"workflow_not_found",
-	"workflow_nesting",
-	"limit_workflows",
-	"ask_options_invalid",
-	"ask_answer_invalid",
-	"ask_timeout",
-	"ask_unavailable",
-	"tool_options_invalid",
-	"tool_unavailable",
-	"tool_unknown",
-	"tool_refused",
-	"tool_failed",
-	"tool_timeout",
-	"limit_tool_calls",
-	"limit_ask_calls",
-]);
-
 /** Maps a sandbox failure to the error the user sees: which limit, its value, how to raise it, and where. */
 export function fromGuestError(error: GuestError, scope: ScriptScope, body = ""): WorkflowError {
 	const { limits } = scope.run;
@@ -92,7 +55,7 @@ export function fromGuestError(error: GuestError, scope: ScriptScope, body = "")
 	switch (error.kind) {
 		case "thrown": {
 			const code =
-				typeof error.props?.code === "string" && CODES.has(error.props.code)
+				typeof error.props?.code === "string" && CATCHABLE_CODES.has(error.props.code)
 					? (error.props.code as WorkflowErrorCode)
 					: undefined;
 			if (code) {

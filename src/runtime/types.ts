@@ -465,6 +465,10 @@ export interface WorkflowRunResult {
 	status: "completed" | "failed" | "stopped";
 	/** What the script returned (JSON data); kept beside the error when the run failed only because every agent failed. */
 	value?: JsonValue;
+	/**
+	 * Why the run did not complete, with `stage` beside `code`: `before_start` (nothing ran: size, header, syntax,
+	 * args, an undeclared name), `author`, `guest`, `child` or `host` (see `WorkflowErrorStage`).
+	 */
 	error?: SerializedWorkflowError;
 	meta?: WorkflowMeta;
 	failures: WorkflowFailure[];

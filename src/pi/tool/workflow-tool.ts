@@ -13,7 +13,7 @@ import type {
 } from "@earendil-works/pi-coding-agent";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
 import { type Static, Type } from "typebox";
-import { stripLocation, toWorkflowError, WorkflowError, type WorkflowErrorCode } from "../../errors.ts";
+import { stripLocation, toWorkflowError, WorkflowError } from "../../errors.ts";
 import { type WorkflowProgressDetails, workflowProgressResult } from "../../progress/index.ts";
 import { createRunStore, type RunStore } from "../../runs/index.ts";
 import { MAX_TIMEOUT_MS } from "../../runtime/agent/options.ts";
@@ -47,16 +47,6 @@ import { createWorkflowResolver, resolveScriptSource, type SavedWorkflow } from 
 import { scriptToolsOf } from "./script-tools.ts";
 
 export const WORKFLOW_TOOL_NAME = "workflow";
-
-/** Errors the runtime reports before running anything: the call fails instead of returning a failed run. */
-const BEFORE_START_CODES: ReadonlySet<WorkflowErrorCode> = new Set([
-	"script_too_large",
-	"syntax_error",
-	"meta_invalid",
-	"args_invalid",
-	// The static pass (runtime/script-check.ts): found before the first agent, listed in `details.diagnostics`.
-	"name_undeclared",
-]);
 
 const parameters = Type.Object({
 	script: Type.Optional(
@@ -339,11 +329,11 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 		}
 		const { result, saved, envelope, summary } = outcome;
 		// The runtime checks the header and args before any child starts (and parses the script once); those
-		// author errors fail the tool call itself, with their line:column.
+		// author errors (stage `before_start`) fail the tool call itself, with their line:column.
 		const early = result.error;
 		// The static pass's findings carry `details.diagnostics`, whatever their code (`agent_options_invalid`, …).
 		const staticFailure = Array.isArray(early?.details?.diagnostics);
-		if (early && result.counts.calls === 0 && (BEFORE_START_CODES.has(early.code) || staticFailure)) {
+		if (early && result.counts.calls === 0 && (early.stage === "before_start" || staticFailure)) {
 			throw new WorkflowError(early.code, stripLocation(early.message), {
 				...(early.line !== undefined && early.column !== undefined
 					? { location: { line: early.line, column: early.column } }

@@ -2,7 +2,7 @@
  * One runner attempt of an `agent()` call: the request it sends, the runner call raced against the call's deadline
  * and its script's end, and what the answer is worth (text, a schema miss to send back, or a failure).
  */
-import { errorMessage, isWorkflowError, WorkflowError } from "../../errors.ts";
+import { errorMessage, errorStage, isWorkflowError, WorkflowError } from "../../errors.ts";
 import { watchAbort } from "../abort-watch.ts";
 import type { WorkflowAgentCallRef } from "../events.ts";
 import { assertJsonValue } from "../json.ts";
@@ -23,8 +23,6 @@ import type { AgentCallOptions } from "./options.ts";
 
 /** Why a call the script did not wait for was stopped. */
 export const ORPHANED = "still running when the script returned";
-/** Runner error codes that are the author's fault, so `agent()` throws them instead of resolving to null. */
-const AUTHOR_CODES = new Set(["agent_type_unknown", "agent_options_invalid", "schema_invalid"]);
 
 /** The outcome of one runner attempt, before the call decides what the script gets. */
 export type Attempt =
@@ -151,10 +149,13 @@ function checkAnswerSize(value: JsonValue, result: WorkflowAgentResult, maxBytes
 	};
 }
 
-/** A runner's rejection the script must see as thrown; false for anything else, a Proxy whose traps throw too. */
+/**
+ * A runner's rejection the script must see as thrown (the author's fault, so `agent()` throws it instead of
+ * resolving to null); false for anything else, a Proxy whose traps throw too.
+ */
 function isAuthorError(error: unknown): boolean {
 	try {
-		return isWorkflowError(error) && AUTHOR_CODES.has(error.code);
+		return isWorkflowError(error) && errorStage(error.code) === "author";
 	} catch {
 		return false;
 	}
