@@ -43,7 +43,7 @@ export interface AttemptContext extends WorkflowAgentRunnerContext {
 }
 
 /** Runs one attempt: a fresh child session for `request`. */
-export type ChildAttempt = (request: WorkflowAgentRequest, context: AttemptContext) => Promise<WorkflowAgentResult>;
+export type RunAttempt = (request: WorkflowAgentRequest, context: AttemptContext) => Promise<WorkflowAgentResult>;
 
 /** Why the supervisor ended an attempt. */
 type Ending = { why: "skip" } | { why: "restart" } | { why: "stall"; silentMs: number };
@@ -58,7 +58,7 @@ export async function superviseChild(
 	context: WorkflowAgentRunnerContext,
 	options: {
 		controls?: ChildControls;
-		attempt: ChildAttempt;
+		attempt: RunAttempt;
 		/** Adds a line about this call to the run's event log. Default: none. */
 		note?: (type: ChildRecordEvent["type"], fields?: Record<string, unknown>) => void;
 	},
