@@ -5,27 +5,26 @@
 import type { AgentTool } from "@earendil-works/pi-agent-core";
 import type { AgentSession } from "@earendil-works/pi-coding-agent";
 import { WorkflowError } from "../../errors.ts";
-import type { WorkflowAgentResult, WorkflowAgentRunnerContext } from "../../runtime/types.ts";
 import type { AgentTypeConfig } from "../agents/agent-types.ts";
 
-/** A runner context whose signal also fires at the type's `timeout_ms`; `clear()` ends its timer and listener. */
+/** A signal that also fires at the type's `timeout_ms`; `clear()` ends its timer and listener. */
 export interface TypeDeadline {
-	context: WorkflowAgentRunnerContext;
+	signal: AbortSignal;
 	/** True once the deadline (not the caller) stopped the child. */
 	readonly fired: boolean;
-	/** The cause a timed-out child fails with. */
+	/** The cause a timed-out child fails with (as with a call's own `timeoutMs`, not as a stop someone asked for). */
 	cause: string;
 	clear(): void;
 }
 
-/** The type's deadline over `context`, or undefined when the call has its own or the type none. */
+/** The type's deadline over `signal`, or undefined when the call has its own, the type none, or `signal` fired. */
 export function typeDeadline(
 	type: AgentTypeConfig,
 	callTimeoutMs: number | undefined,
-	context: WorkflowAgentRunnerContext,
+	signal: AbortSignal,
 ): TypeDeadline | undefined {
 	const ms = type.timeoutMs;
-	if (ms === undefined || callTimeoutMs !== undefined || context.signal.aborted) return undefined;
+	if (ms === undefined || callTimeoutMs !== undefined || signal.aborted) return undefined;
 	const controller = new AbortController();
 	const cause = `timed out after ${ms} ms (\`timeout_ms\` of agent type \`${type.name}\`)`;
 	let fired = false;
@@ -33,41 +32,19 @@ export function typeDeadline(
 		fired = true;
 		controller.abort(new WorkflowError("timed_out", `The agent call ${cause}`));
 	}, ms);
-	const onAbort = () => controller.abort(context.signal.reason);
-	context.signal.addEventListener("abort", onAbort, { once: true });
+	const onAbort = () => controller.abort(signal.reason);
+	signal.addEventListener("abort", onAbort, { once: true });
 	return {
-		context: { ...context, signal: controller.signal },
+		signal: controller.signal,
 		get fired() {
 			return fired;
 		},
 		cause,
 		clear() {
 			clearTimeout(timer);
-			context.signal.removeEventListener("abort", onAbort);
+			signal.removeEventListener("abort", onAbort);
 		},
 	};
-}
-
-/**
- * Runs one attempt under the type's `timeout_ms` when the call has no `timeoutMs` of its own: a child it stops fails
- * with the deadline as its cause (as a call's own `timeoutMs` does), not as a stop someone asked for.
- */
-export async function underTypeDeadline<C extends WorkflowAgentRunnerContext>(
-	type: AgentTypeConfig,
-	callTimeoutMs: number | undefined,
-	context: C,
-	run: (context: C) => Promise<WorkflowAgentResult>,
-): Promise<WorkflowAgentResult> {
-	const deadline = typeDeadline(type, callTimeoutMs, context);
-	if (!deadline) return run(context);
-	try {
-		const result = await run({ ...context, signal: deadline.context.signal });
-		return deadline.fired && result.status !== "completed"
-			? { ...result, status: "failed", error: deadline.cause }
-			: result;
-	} finally {
-		deadline.clear();
-	}
 }
 
 /** A session's tool registry: pi keeps it private, and builds each turn's tools from it. */

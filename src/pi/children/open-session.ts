@@ -1,17 +1,18 @@
 /**
  * Opening a child's session: its resources (extensions, skills, context files) loaded first, so an extension that
  * does not load fails the child, naming the file, and the child's own tools are known before its tool list is set.
+ * Then the run's controls are lent to it: a message steers it, and a pause stops its turn and keeps the session until
+ * a message resumes it (as the next user turn), or its signal ends the wait.
  */
 
 import type { Api, Model } from "@earendil-works/pi-ai";
 import type { AgentSession, ModelRuntime, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import type { WorkflowAgentResult } from "../../runtime/types.ts";
-import { type AgentTypeConfig, BUILTIN_TOOL_NAMES, type ThinkingLevel } from "../agents/agent-types.ts";
+import { BUILTIN_TOOL_NAMES, type ThinkingLevel } from "../agents/agent-types.ts";
 import { limitToolCalls } from "./deadlines.ts";
-import type { ChildModelChoice } from "./model.ts";
-import { PauseGate } from "./pause.ts";
+import type { ChildPlan } from "./plan.ts";
 import { type ChildResources, type ChildRetrySettings, createChildSession, loadChildResources } from "./session.ts";
-import { STRUCTURED_OUTPUT_TOOL_NAME, type StructuredOutputCapture } from "./structured-output.ts";
+import { STRUCTURED_OUTPUT_TOOL_NAME } from "./structured-output.ts";
 import type { AttemptContext } from "./supervisor.ts";
 
 /** The fields every result of one child shares. */
@@ -20,26 +21,6 @@ export type ResultBase = Pick<WorkflowAgentResult, "id" | "type"> & {
 	/** The child's conversation files so far (one per session it opened). */
 	transcripts?: string[];
 };
-
-/** Everything decided before a session exists; each check here is an author error, thrown. */
-export interface ChildPlan {
-	type: AgentTypeConfig;
-	choice: ChildModelChoice | undefined;
-	tools: string[];
-	/** The structured-output tool and the session's tools lent to the child. */
-	customTools: ToolDefinition[];
-	/** Tools the agent type names that the session does not have. */
-	warnings: string[];
-	/** Tools named (by the call or the type), less the type's denylist. */
-	named: string[];
-	/** The type gives every tool there is (`tools:` absent or `all`) and the call names none. */
-	allTools: boolean;
-	/** Tools named that neither pi nor the session has: the child's own extensions may register them. */
-	deferred: string[];
-	capture: StructuredOutputCapture | undefined;
-	prompt: string;
-	cwd: string;
-}
 
 /** Loads the child's resources and opens its session; an extension that did not load fails the child instead. */
 export async function openSession(
@@ -145,4 +126,55 @@ export function lendControls(session: AgentSession, context: Partial<Pick<Attemp
 		},
 	});
 	return gate;
+}
+
+/** One session's pause state. */
+export class PauseGate {
+	#requested = false;
+	#resume: ((text: string | undefined) => void) | undefined;
+	#early: string | undefined;
+
+	/** True between a pause request and the message that resumes the child. */
+	get paused(): boolean {
+		return this.#requested;
+	}
+
+	/** Asks for a pause; false when one is already asked for. */
+	request(): boolean {
+		if (this.#requested) return false;
+		this.#requested = true;
+		return true;
+	}
+
+	/**
+	 * Gives a message to a paused child (or one whose turn is being stopped: the message waits for `wait`); false
+	 * when it is not paused, and the caller steers it instead.
+	 */
+	resume(text: string): boolean {
+		if (!this.#requested || this.#early !== undefined) return false;
+		if (this.#resume) this.#resume(text);
+		else this.#early = text;
+		return true;
+	}
+
+	/** Once the turn stopped: the message that resumes the child, or undefined when `signal` aborts first. */
+	wait(signal: AbortSignal): Promise<string | undefined> {
+		const settle = (text: string | undefined) => {
+			this.#requested = false;
+			this.#early = undefined;
+			return text;
+		};
+		if (this.#early !== undefined) return Promise.resolve(settle(this.#early));
+		if (signal.aborted) return Promise.resolve(settle(undefined));
+		return new Promise((resolve) => {
+			const done = (text: string | undefined) => {
+				this.#resume = undefined;
+				signal.removeEventListener("abort", onAbort);
+				resolve(settle(text));
+			};
+			const onAbort = () => done(undefined);
+			this.#resume = done;
+			signal.addEventListener("abort", onAbort, { once: true });
+		});
+	}
 }

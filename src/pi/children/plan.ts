@@ -3,7 +3,7 @@
  * tools, the structured-output tool) and prompt. Each check here is an author error, thrown before any session.
  */
 import type { Api, Model } from "@earendil-works/pi-ai";
-import type { ModelRuntime } from "@earendil-works/pi-coding-agent";
+import type { ModelRuntime, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import type { WorkflowAgentRequest } from "../../runtime/types.ts";
 import {
 	type AgentTypeConfig,
@@ -12,14 +12,34 @@ import {
 	resolveAgentType,
 	type ThinkingLevel,
 } from "../agents/agent-types.ts";
-import { chooseChildModel, type ModelTiers } from "./model.ts";
-import type { ChildPlan } from "./open-session.ts";
+import { type ChildModelChoice, chooseChildModel, type ModelTiers } from "./model.ts";
 import { chooseSessionTools, type SessionTools } from "./session-tools.ts";
 import {
 	createStructuredOutputTool,
 	STRUCTURED_OUTPUT_TOOL_NAME,
+	type StructuredOutputCapture,
 	structuredOutputPrompt,
 } from "./structured-output.ts";
+
+/** Everything decided before a child's session exists; each check here is an author error, thrown. */
+export interface ChildPlan {
+	readonly type: AgentTypeConfig;
+	readonly choice: ChildModelChoice | undefined;
+	readonly tools: readonly string[];
+	/** The structured-output tool and the session's tools lent to the child. */
+	readonly customTools: readonly ToolDefinition[];
+	/** Tools the agent type names that the session does not have. */
+	readonly warnings: readonly string[];
+	/** Tools named (by the call or the type), less the type's denylist. */
+	readonly named: readonly string[];
+	/** The type gives every tool there is (`tools:` absent or `all`) and the call names none. */
+	readonly allTools: boolean;
+	/** Tools named that neither pi nor the session has: the child's own extensions may register them. */
+	readonly deferred: readonly string[];
+	readonly capture: StructuredOutputCapture | undefined;
+	readonly prompt: string;
+	readonly cwd: string;
+}
 
 /** What planning a child reads of the runner's options. */
 export interface ChildPlanOptions {

@@ -14,7 +14,7 @@ import type {
 	WorkflowTokenUsage,
 } from "../../runtime/types.ts";
 import { type ChildRecordEvent, steeredFields } from "./child-record.ts";
-import type { ChildControls } from "./controls.ts";
+import type { ChildControl, ChildControls } from "./controls.ts";
 
 /** The cause a skipped call's null carries. */
 export const SKIPPED_CAUSE = "skipped by the user";
@@ -43,10 +43,13 @@ export interface AttemptContext extends WorkflowAgentRunnerContext {
 }
 
 /** Runs one attempt: a fresh child session for `request`. */
-export type ChildAttempt = (request: WorkflowAgentRequest, context: AttemptContext) => Promise<WorkflowAgentResult>;
+export type RunAttempt = (request: WorkflowAgentRequest, context: AttemptContext) => Promise<WorkflowAgentResult>;
 
 /** Why the supervisor ended an attempt. */
 type Ending = { why: "skip" } | { why: "restart" } | { why: "stall"; silentMs: number };
+
+/** A call's note of what the supervisor did (see `callRecorder`). */
+type Note = (type: ChildRecordEvent["type"], fields?: Record<string, unknown>) => void;
 
 /**
  * Runs attempts of `request` until one ends on its own, is skipped, or stalls a second time.
@@ -58,9 +61,9 @@ export async function superviseChild(
 	context: WorkflowAgentRunnerContext,
 	options: {
 		controls?: ChildControls;
-		attempt: ChildAttempt;
+		attempt: RunAttempt;
 		/** Adds a line about this call to the run's event log. Default: none. */
-		note?: (type: ChildRecordEvent["type"], fields?: Record<string, unknown>) => void;
+		note?: Note;
 	},
 ): Promise<WorkflowAgentResult> {
 	const { controls } = options;
@@ -69,98 +72,141 @@ export async function superviseChild(
 		note("child_skipped", { queued: true });
 		return { id: randomUUID(), type: request.agentType, status: "stopped", error: SKIPPED_CAUSE, noRetry: true };
 	}
-	const startedAt = Date.now();
+	const call: Call = { request, note, startedAt: Date.now(), stalls: 0, notes: [] };
 	const spent: Spent = { toolUses: 0, abandoned: 0, transcripts: [] };
-	const notes: string[] = [];
-	let current: { controller: AbortController; ending?: Ending; session?: AttemptSession };
-	// What was asked before the attempt's session existed waits for it.
-	let pending: string[] = [];
-	let pausePending = false;
-	const end = (ending: Ending, reason: string) => {
-		if (current.ending || current.controller.signal.aborted) return;
-		current.ending = ending;
-		current.controller.abort(reason);
-	};
-	const unregister = controls?.add(request.key, {
-		async steer(text) {
-			note("child_steered", steeredFields(text));
-			if (current.session) await current.session.steer(text);
-			else pending.push(text);
-		},
-		pause() {
-			note("child_paused");
-			if (current.session) current.session.pause();
-			else pausePending = true;
-		},
-		skip: () => {
-			note("child_skipped", { queued: false });
-			end({ why: "skip" }, SKIPPED_CAUSE);
-		},
-		restart: () => {
-			note("child_restarted");
-			end({ why: "restart" }, "restarted by the user");
-		},
-	});
-	const onAbort = () => current.controller.abort(context.signal.reason);
+	const live = new LiveAttempt();
+	const unregister = controls?.add(request.key, live.controls(note));
+	const onAbort = () => live.controller.abort(context.signal.reason);
 	context.signal.addEventListener("abort", onAbort, { once: true });
-
-	let stalls = 0;
 	let attemptRequest = request;
 	try {
 		for (;;) {
-			current = { controller: new AbortController() };
-			const attempt = current;
+			const attempt = live.next();
 			if (context.signal.aborted) attempt.controller.abort(context.signal.reason);
-			const result = await options.attempt(attemptRequest, {
-				signal: attempt.controller.signal,
-				reportChild: context.reportChild,
-				onSession(session) {
-					attempt.session = session;
-					const queued = pending;
-					pending = [];
-					if (pausePending) session.pause();
-					pausePending = false;
-					for (const text of queued) session.steer(text).catch(() => {});
-				},
-				onStall(silentMs) {
-					end({ why: "stall", silentMs }, `stalled after ${seconds(silentMs)}`);
-				},
-			});
+			const result = await options.attempt(attemptRequest, live.context(context));
 			spend(spent, result);
-			const ending = attempt.ending;
-			if (!ending || context.signal.aborted) return total(result, spent, notes, startedAt);
-			const deaf = (result.abandoned ?? 0) > 0;
-			if (ending.why === "skip") {
-				return {
-					...total(result, spent, notes, startedAt),
-					status: "stopped",
-					error: `${SKIPPED_CAUSE}${abandonedNote(spent.abandoned)}`,
-					noRetry: true,
-				};
-			}
-			if (ending.why === "restart") {
-				notes.push(`restarted by the user${deaf ? "; the attempt did not stop when asked and was abandoned" : ""}`);
-				attemptRequest = request;
-				continue;
-			}
-			stalls++;
-			note("child_stalled", { silentMs: ending.silentMs, retried: stalls === 1 });
-			const stalled = `stalled after ${seconds(ending.silentMs)}`;
-			if (stalls > 1) {
-				return {
-					...total(result, spent, notes, startedAt),
-					status: "failed",
-					error: `${stalled}, again on its retry${abandonedNote(spent.abandoned)}`,
-				};
-			}
-			notes.push(
-				`${stalled} without progress${deaf ? " and did not stop when asked (abandoned)" : ""}; retried once`,
-			);
-			attemptRequest = { ...request, prompt: `${request.prompt}\n\n${stallNote(ending.silentMs)}` };
+			if (!attempt.ending || context.signal.aborted) return total(result, spent, call);
+			const step = afterEnding(attempt.ending, result, spent, call);
+			if ("done" in step) return step.done;
+			attemptRequest = step.next;
 		}
 	} finally {
 		unregister?.();
 		context.signal.removeEventListener("abort", onAbort);
+	}
+}
+
+/** One call across its attempts: what the supervisor did so far. */
+interface Call {
+	request: WorkflowAgentRequest;
+	note: Note;
+	startedAt: number;
+	stalls: number;
+	/** A warning per attempt the supervisor ended. */
+	notes: string[];
+}
+
+/** What follows an attempt the supervisor ended: the call's result, or the request of its next attempt. */
+function afterEnding(
+	ending: Ending,
+	result: WorkflowAgentResult,
+	spent: Spent,
+	call: Call,
+): { done: WorkflowAgentResult } | { next: WorkflowAgentRequest } {
+	const { request } = call;
+	const deaf = (result.abandoned ?? 0) > 0;
+	if (ending.why === "skip") {
+		const error = `${SKIPPED_CAUSE}${abandonedNote(spent.abandoned)}`;
+		return { done: { ...total(result, spent, call), status: "stopped", error, noRetry: true } };
+	}
+	if (ending.why === "restart") {
+		call.notes.push(`restarted by the user${deaf ? "; the attempt did not stop when asked and was abandoned" : ""}`);
+		return { next: request };
+	}
+	call.stalls++;
+	call.note("child_stalled", { silentMs: ending.silentMs, retried: call.stalls === 1 });
+	const stalled = `stalled after ${seconds(ending.silentMs)}`;
+	if (call.stalls > 1) {
+		const error = `${stalled}, again on its retry${abandonedNote(spent.abandoned)}`;
+		return { done: { ...total(result, spent, call), status: "failed", error } };
+	}
+	call.notes.push(
+		`${stalled} without progress${deaf ? " and did not stop when asked (abandoned)" : ""}; retried once`,
+	);
+	return { next: { ...request, prompt: `${request.prompt}\n\n${stallNote(ending.silentMs)}` } };
+}
+
+/**
+ * The call's current attempt, as the user's controls reach it: what was asked before the attempt's session existed
+ * (a message, a pause) waits for it.
+ */
+class LiveAttempt {
+	#current: { controller: AbortController; ending?: Ending; session?: AttemptSession } = {
+		controller: new AbortController(),
+	};
+	#pending: string[] = [];
+	#pausePending = false;
+
+	get controller(): AbortController {
+		return this.#current.controller;
+	}
+
+	/** Starts the next attempt. */
+	next(): { readonly controller: AbortController; readonly ending?: Ending } {
+		this.#current = { controller: new AbortController() };
+		return this.#current;
+	}
+
+	/** Ends the current attempt, once. */
+	end(ending: Ending, reason: string): void {
+		const current = this.#current;
+		if (current.ending || current.controller.signal.aborted) return;
+		current.ending = ending;
+		current.controller.abort(reason);
+	}
+
+	/** The current attempt's context: its own signal, and the session and stall it reports back. */
+	context(context: WorkflowAgentRunnerContext): AttemptContext {
+		const attempt = this.#current;
+		return {
+			signal: attempt.controller.signal,
+			reportChild: context.reportChild,
+			onSession: (session) => {
+				attempt.session = session;
+				const queued = this.#pending;
+				this.#pending = [];
+				if (this.#pausePending) session.pause();
+				this.#pausePending = false;
+				for (const text of queued) session.steer(text).catch(() => {});
+			},
+			onStall: (silentMs) => {
+				this.end({ why: "stall", silentMs }, `stalled after ${seconds(silentMs)}`);
+			},
+		};
+	}
+
+	/** The user's steer, pause, skip and restart of the call, each noted. */
+	controls(note: Note): ChildControl {
+		return {
+			steer: async (text) => {
+				note("child_steered", steeredFields(text));
+				if (this.#current.session) await this.#current.session.steer(text);
+				else this.#pending.push(text);
+			},
+			pause: () => {
+				note("child_paused");
+				if (this.#current.session) this.#current.session.pause();
+				else this.#pausePending = true;
+			},
+			skip: () => {
+				note("child_skipped", { queued: false });
+				this.end({ why: "skip" }, SKIPPED_CAUSE);
+			},
+			restart: () => {
+				note("child_restarted");
+				this.end({ why: "restart" }, "restarted by the user");
+			},
+		};
 	}
 }
 
@@ -247,9 +293,9 @@ function spend(spent: Spent, result: WorkflowAgentResult): void {
 }
 
 /** The last attempt's result with every attempt's usage, and a warning per attempt the supervisor ended. */
-function total(result: WorkflowAgentResult, spent: Spent, notes: string[], startedAt: number): WorkflowAgentResult {
-	const warnings = [...notes, ...(result.warnings ?? [])];
-	const done: WorkflowAgentResult = { ...result, toolUses: spent.toolUses, durationMs: Date.now() - startedAt };
+function total(result: WorkflowAgentResult, spent: Spent, call: Call): WorkflowAgentResult {
+	const warnings = [...call.notes, ...(result.warnings ?? [])];
+	const done: WorkflowAgentResult = { ...result, toolUses: spent.toolUses, durationMs: Date.now() - call.startedAt };
 	if (spent.usage) done.usage = spent.usage;
 	if (spent.cost) done.cost = spent.cost;
 	if (spent.abandoned > 0) done.abandoned = spent.abandoned;
