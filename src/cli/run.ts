@@ -7,6 +7,7 @@
 
 import { errorMessage, isWorkflowError, stripLocation, WorkflowError } from "../errors.ts";
 import { DurableRun, type DurableSource } from "../pi/runs/durable-run.ts";
+import { checkRedisUrl } from "../queue/redis-url.ts";
 import { createRunStore } from "../runs/index.ts";
 import { MAX_TIMEOUT_MS } from "../runtime/agent/options.ts";
 import { validateArgs } from "../runtime/meta/read.ts";
@@ -17,7 +18,6 @@ import type { CliContext } from "./context.ts";
 import { execute, type RunFlags } from "./execute.ts";
 import { readArgs, readScript } from "./inputs.ts";
 import type { PiSetup } from "./pi-host.ts";
-import { checkRedisUrl } from "./redis-url.ts";
 import { allowedTools } from "./tools.ts";
 
 const RUN_FLAGS: readonly FlagSpec[] = [

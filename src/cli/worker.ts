@@ -3,9 +3,9 @@
  * session on this machine's pi (auth, models, tools). The flags are checked here; pi loads only once they pass.
  */
 import { join, resolve } from "node:path";
+import { checkRedisUrl } from "../queue/redis-url.ts";
 import { type FlagSpec, flagValue, integerFlag, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
-import { checkRedisUrl } from "./redis-url.ts";
 
 const WORKER_FLAGS: readonly FlagSpec[] = [
 	{ name: "redis", value: true },

@@ -1,5 +1,23 @@
-/** How the queue's Redis connections are made from a URL and ended, and the URL as it may be shown (no password). */
+/**
+ * The queue's Redis URL: checked before anything loads (`--redis` of `run`, `resume` and `worker`), the connections
+ * made from it and ended, and the URL as it may be shown (no password). ioredis is imported for its types only, so
+ * the CLI can check a URL without loading it.
+ */
 import type { Redis, RedisOptions } from "ioredis";
+
+/** What is wrong with `url` as a Redis URL, or undefined when it is one (`redis://` or `rediss://`). */
+export function checkRedisUrl(url: string): string | undefined {
+	let parsed: URL;
+	try {
+		parsed = new URL(url);
+	} catch {
+		return `"${url}" is not a URL: give redis://host:6379 (or rediss:// for TLS, with user:password@ for AUTH)`;
+	}
+	if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
+		return `"${parsed.protocol}//${parsed.host}" is not a Redis URL: it must start with redis:// (or rediss:// for TLS)`;
+	}
+	return undefined;
+}
 
 /**
  * How long a close waits for Redis. Commands wait for a reconnect (see below), so a close that needs Redis (BullMQ's,

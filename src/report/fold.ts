@@ -35,24 +35,108 @@ interface OpenAttempt {
 
 /** Folds the log's events, in order, into sessions and calls. */
 export function foldEvents(log: RunEventLog): Folded {
-	const sessions = new Map<number, ReportSession>();
-	const calls: ReportCall[] = [];
-	const logs: ReportLog[] = [];
-	const byKey = new Map<string, ReportCall>();
-	const open = new Map<ReportCall, OpenAttempt>();
+	const fold = new EventFold(log);
+	for (const event of log.events) fold.add(event);
+	return fold.finish();
+}
+
+/** One kind of logged event. */
+type EventOf<T extends LoggedEvent["type"]> = Extract<LoggedEvent, { type: T }>;
+
+/** The fold's state while it reads the log: what it has drawn so far and what is still open. */
+class EventFold {
+	readonly #sessions = new Map<number, ReportSession>();
+	readonly #calls: ReportCall[] = [];
+	readonly #logs: ReportLog[] = [];
+	readonly #byKey = new Map<string, ReportCall>();
+	readonly #open = new Map<ReportCall, OpenAttempt>();
 	// Calls a person skipped while they ran: their `agent_failed` is not a failure.
-	const skipped = new Set<ReportCall>();
-	const openPhases = new Map<string, { name: string; start: number }>();
-	const openBands = new Map<string, ReportBand>();
-	// A session's time starts at its first event (the runtime's `run_start`): the host's start-up before it is not
-	// the run's, and would squeeze every bar to one side.
-	const resumed = new Map(log.sessions.map((start) => [start.session, start.resumed]));
-	const sessionOf = (n: number, time: number): ReportSession => {
-		let session = sessions.get(n);
+	readonly #skipped = new Set<ReportCall>();
+	readonly #openPhases = new Map<string, { name: string; start: number }>();
+	readonly #openBands = new Map<string, ReportBand>();
+	readonly #resumed: Map<number, boolean>;
+
+	constructor(log: RunEventLog) {
+		this.#resumed = new Map(log.sessions.map((start) => [start.session, start.resumed]));
+	}
+
+	/** One event, in the log's order. */
+	add(event: LoggedEvent): void {
+		// A session's time starts at its first event (the runtime's `run_start`): the host's start-up before it is not
+		// the run's, and would squeeze every bar to one side.
+		const session = this.#sessionOf(event.session, event.time);
+		session.start = Math.min(session.start, event.time);
+		session.end = Math.max(session.end, event.time);
+		switch (event.type) {
+			case "agent_queued":
+				this.#queued(event, session);
+				break;
+			case "agent_started":
+				this.#started(event, session);
+				break;
+			case "agent_child":
+				this.#child(this.#callOf(event, session), event);
+				break;
+			case "agent_retry":
+				this.#retried(event, session);
+				break;
+			case "agent_finished":
+				this.#finished(event, session);
+				break;
+			case "agent_failed":
+				this.#failed(event, session);
+				break;
+			case "phase_start":
+			case "phase_end":
+				this.#phase(event, session);
+				break;
+			case "log":
+				this.#log(event);
+				break;
+			case "ask_started":
+			case "ask_answered":
+			case "ask_failed":
+				this.#question(event, session);
+				break;
+			case "provider_wait_started":
+			case "provider_wait_ended":
+				this.#providerWait(event, session);
+				break;
+			default:
+				this.#hostLine(event as unknown as HostLine, session);
+				break;
+		}
+	}
+
+	/** What the log ends before: attempts, phases and bands still open run to their session's end. */
+	finish(): Folded {
+		const sessions = this.#sessions;
+		for (const [call, attempt] of this.#open) {
+			const end = sessions.get(call.session)?.end ?? attempt.start;
+			call.bars.push({ start: attempt.start, end, outcome: "running" });
+		}
+		for (const [id, phase] of this.#openPhases) {
+			const session = sessions.get(Number(id.split("\u0000")[0]));
+			if (session) session.phases.push({ ...phase, end: session.end });
+		}
+		for (const session of sessions.values()) {
+			for (const band of session.bands) band.end = Math.min(Math.max(band.end, band.start), session.end);
+			session.phases.sort((a, b) => a.start - b.start);
+			session.running = runningOver(session, this.#calls);
+		}
+		return {
+			sessions: [...sessions.values()].sort((a, b) => a.session - b.session),
+			calls: this.#calls,
+			logs: this.#logs,
+		};
+	}
+
+	#sessionOf(n: number, time: number): ReportSession {
+		let session = this.#sessions.get(n);
 		if (!session) {
 			session = {
 				session: n,
-				resumed: resumed.get(n) ?? n > 1,
+				resumed: this.#resumed.get(n) ?? n > 1,
 				start: time,
 				end: time,
 				calls: [],
@@ -60,16 +144,17 @@ export function foldEvents(log: RunEventLog): Folded {
 				bands: [],
 				running: [],
 			};
-			sessions.set(n, session);
+			this.#sessions.set(n, session);
 		}
 		return session;
-	};
-	const callOf = (event: LoggedEvent & WorkflowAgentCallRef, session: ReportSession): ReportCall => {
+	}
+
+	#callOf(event: LoggedEvent & WorkflowAgentCallRef, session: ReportSession): ReportCall {
 		const id = `${event.session}\u0000${event.key}`;
-		let call = byKey.get(id);
+		let call = this.#byKey.get(id);
 		if (!call) {
 			call = {
-				id: calls.length,
+				id: this.#calls.length,
 				session: event.session,
 				key: event.key,
 				index: event.index,
@@ -81,188 +166,220 @@ export function foldEvents(log: RunEventLog): Folded {
 				outcome: "running",
 				bars: [],
 			};
-			calls.push(call);
-			byKey.set(id, call);
+			this.#calls.push(call);
+			this.#byKey.set(id, call);
 			session.calls.push(call.id);
 		}
 		return call;
-	};
-	const close = (call: ReportCall, time: number, outcome: ReportOutcome, note?: string) => {
-		const attempt = open.get(call);
+	}
+
+	/** Ends the call's open attempt as a bar that ended with `outcome`. */
+	#close(call: ReportCall, time: number, outcome: ReportOutcome, note?: string): void {
+		const attempt = this.#open.get(call);
 		if (!attempt) return;
-		open.delete(call);
+		this.#open.delete(call);
 		call.bars.push({ start: attempt.start, end: Math.max(attempt.start, time), outcome, ...(note ? { note } : {}) });
-	};
-	for (const event of log.events) {
-		const session = sessionOf(event.session, event.time);
-		session.start = Math.min(session.start, event.time);
-		session.end = Math.max(session.end, event.time);
-		switch (event.type) {
-			case "agent_queued": {
-				const call = callOf(event, session);
-				call.queuedAt = event.time;
-				call.prompt = String(event.promptPreview ?? "").slice(0, PREVIEW_CHARS);
-				if (event.model) call.model = event.model;
-				break;
-			}
-			case "agent_started": {
-				const call = callOf(event, session);
-				call.startedAt = event.time;
-				if (call.queuedAt !== undefined && event.time > call.queuedAt) {
-					call.bars.push({ start: call.queuedAt, end: event.time, outcome: "queued" });
-				}
-				call.attempts = 1;
-				open.set(call, { start: event.time });
-				break;
-			}
-			case "agent_child": {
-				const call = callOf(event, session);
-				noteChild(call, event, open, close);
-				break;
-			}
-			case "agent_retry": {
-				const call = callOf(event, session);
-				const attempt = open.get(call);
-				close(call, event.time, endedAs(attempt, event.reason), event.reason);
-				call.attempts++;
-				open.set(call, { start: event.time });
-				break;
-			}
-			case "agent_finished": {
-				const call = callOf(event, session);
-				call.answer = String(event.resultPreview ?? "").slice(0, PREVIEW_CHARS);
-				noteEnd(call, event);
-				if (event.cached) {
-					call.outcome = "replayed";
-					call.bars.push({ start: event.time, end: event.time, outcome: "replayed" });
-				} else {
-					call.outcome = "completed";
-					call.attempts = Math.max(call.attempts, event.attempts, 1);
-					close(call, event.time, "completed");
-				}
-				break;
-			}
-			case "agent_failed": {
-				const call = callOf(event, session);
-				call.error = String(event.error);
-				if (event.code) call.code = event.code;
-				noteEnd(call, event);
-				call.outcome =
-					event.skipped || skipped.has(call)
-						? "skipped"
-						: isStopped(event.code, call.error)
-							? "stopped"
-							: "failed";
-				if (open.has(call)) close(call, event.time, lastOutcome(call.outcome, call.error), call.error);
-				else if (call.queuedAt !== undefined && call.outcome === "skipped") {
-					call.bars.push({ start: call.queuedAt, end: event.time, outcome: "skipped" });
-				}
-				break;
-			}
-			case "phase_start":
-				openPhases.set(`${event.session}\u0000${event.phase}`, { name: event.phase, start: event.time });
-				break;
-			case "phase_end": {
-				const id = `${event.session}\u0000${event.phase}`;
-				const phase = openPhases.get(id);
-				if (phase) session.phases.push({ ...phase, end: event.time });
-				openPhases.delete(id);
-				break;
-			}
-			case "log":
-				logs.push({
-					session: event.session,
-					time: event.time,
-					level: event.level,
-					message: String(event.message),
-					...(event.phase !== undefined ? { phase: event.phase } : {}),
-				});
-				break;
-			case "ask_started": {
-				const band: ReportBand = { kind: "question", start: event.time, end: event.time, label: event.question };
-				openBands.set(`${event.session}\u0000q${event.key}`, band);
-				session.bands.push(band);
-				break;
-			}
-			case "ask_answered":
-			case "ask_failed": {
-				const band = openBands.get(`${event.session}\u0000q${event.key}`);
-				if (band) band.end = event.time;
-				openBands.delete(`${event.session}\u0000q${event.key}`);
-				break;
-			}
-			case "provider_wait_started": {
-				const id = `${event.session}\u0000wait`;
-				const band = openBands.get(id);
-				if (band) band.label = `${event.kind}: ${event.message}`;
-				else {
-					const fresh: ReportBand = {
-						kind: "wait",
-						start: event.time,
-						end: event.until,
-						label: `${event.kind}: ${event.message}`,
-					};
-					openBands.set(id, fresh);
-					session.bands.push(fresh);
-				}
-				break;
-			}
-			case "provider_wait_ended": {
-				const id = `${event.session}\u0000wait`;
-				const band = openBands.get(id);
-				if (band) band.end = event.time;
-				openBands.delete(id);
-				break;
-			}
-			default:
-				noteHostLine(event as unknown as HostLine, session, callOf, open, close, logs, skipped);
-				break;
+	}
+
+	/** Ends the call's open attempt and opens its next one (a retry, a new child, a new session). */
+	#nextAttempt(call: ReportCall, time: number, outcome: ReportOutcome, note: string | undefined, next: OpenAttempt) {
+		this.#close(call, time, outcome, note);
+		call.attempts++;
+		this.#open.set(call, next);
+	}
+
+	#queued(event: EventOf<"agent_queued">, session: ReportSession): void {
+		const call = this.#callOf(event, session);
+		call.queuedAt = event.time;
+		call.prompt = String(event.promptPreview ?? "").slice(0, PREVIEW_CHARS);
+		if (event.model) call.model = event.model;
+	}
+
+	#started(event: EventOf<"agent_started">, session: ReportSession): void {
+		const call = this.#callOf(event, session);
+		call.startedAt = event.time;
+		if (call.queuedAt !== undefined && event.time > call.queuedAt) {
+			call.bars.push({ start: call.queuedAt, end: event.time, outcome: "queued" });
+		}
+		call.attempts = 1;
+		this.#open.set(call, { start: event.time });
+	}
+
+	/** A child report: a new child id within one attempt is the supervisor's next try (after a stall or a restart). */
+	#child(call: ReportCall, event: AgentChildEvent & LoggedEvent): void {
+		const child = event.child;
+		const attempt = this.#open.get(call);
+		if (!attempt || !child) return;
+		if (attempt.childId !== undefined && attempt.childId !== child.id) {
+			const outcome = endedAs(attempt, attempt.error ?? "");
+			this.#nextAttempt(
+				call,
+				event.time,
+				outcome,
+				attempt.error ?? (outcome === "stalled" ? "stalled" : undefined),
+				{
+					start: event.time,
+					childId: child.id,
+					status: child.status,
+					...(child.status === "stalled" ? { stalled: true } : {}),
+				},
+			);
+			return;
+		}
+		attempt.childId = child.id;
+		attempt.status = child.status;
+		if (child.status === "stalled") attempt.stalled = true;
+		if (child.error) attempt.error = child.error;
+		if (child.model) call.model = child.model;
+	}
+
+	#retried(event: EventOf<"agent_retry">, session: ReportSession): void {
+		const call = this.#callOf(event, session);
+		const attempt = this.#open.get(call);
+		this.#nextAttempt(call, event.time, endedAs(attempt, event.reason), event.reason, { start: event.time });
+	}
+
+	#finished(event: EventOf<"agent_finished">, session: ReportSession): void {
+		const call = this.#callOf(event, session);
+		call.answer = String(event.resultPreview ?? "").slice(0, PREVIEW_CHARS);
+		noteEnd(call, event);
+		if (event.cached) {
+			call.outcome = "replayed";
+			call.bars.push({ start: event.time, end: event.time, outcome: "replayed" });
+		} else {
+			call.outcome = "completed";
+			call.attempts = Math.max(call.attempts, event.attempts, 1);
+			this.#close(call, event.time, "completed");
 		}
 	}
-	// What the log ends before: attempts, phases and bands still open run to their session's end.
-	for (const [call, attempt] of open) {
-		const end = sessions.get(call.session)?.end ?? attempt.start;
-		call.bars.push({ start: attempt.start, end, outcome: "running" });
-	}
-	for (const [id, phase] of openPhases) {
-		const session = sessions.get(Number(id.split("\u0000")[0]));
-		if (session) session.phases.push({ ...phase, end: session.end });
-	}
-	for (const session of sessions.values()) {
-		for (const band of session.bands) band.end = Math.min(Math.max(band.end, band.start), session.end);
-		session.phases.sort((a, b) => a.start - b.start);
-		session.running = runningOver(session, calls);
-	}
-	return { sessions: [...sessions.values()].sort((a, b) => a.session - b.session), calls, logs };
-}
 
-/** A child report: a new child id within one attempt is the supervisor's next try (after a stall or a restart). */
-function noteChild(
-	call: ReportCall,
-	event: AgentChildEvent & LoggedEvent,
-	open: Map<ReportCall, OpenAttempt>,
-	close: (call: ReportCall, time: number, outcome: ReportOutcome, note?: string) => void,
-): void {
-	const child = event.child;
-	const attempt = open.get(call);
-	if (!attempt || !child) return;
-	if (attempt.childId !== undefined && attempt.childId !== child.id) {
-		const outcome = endedAs(attempt, attempt.error ?? "");
-		close(call, event.time, outcome, attempt.error ?? (outcome === "stalled" ? "stalled" : undefined));
-		call.attempts++;
-		open.set(call, {
-			start: event.time,
-			childId: child.id,
-			status: child.status,
-			...(child.status === "stalled" ? { stalled: true } : {}),
-		});
-		return;
+	#failed(event: EventOf<"agent_failed">, session: ReportSession): void {
+		const call = this.#callOf(event, session);
+		call.error = String(event.error);
+		if (event.code) call.code = event.code;
+		noteEnd(call, event);
+		call.outcome =
+			event.skipped || this.#skipped.has(call)
+				? "skipped"
+				: isStopped(event.code, call.error)
+					? "stopped"
+					: "failed";
+		if (this.#open.has(call)) this.#close(call, event.time, lastOutcome(call.outcome, call.error), call.error);
+		else if (call.queuedAt !== undefined && call.outcome === "skipped") {
+			call.bars.push({ start: call.queuedAt, end: event.time, outcome: "skipped" });
+		}
 	}
-	attempt.childId = child.id;
-	attempt.status = child.status;
-	if (child.status === "stalled") attempt.stalled = true;
-	if (child.error) attempt.error = child.error;
-	if (child.model) call.model = child.model;
+
+	#phase(event: EventOf<"phase_start" | "phase_end">, session: ReportSession): void {
+		const id = `${event.session}\u0000${event.phase}`;
+		if (event.type === "phase_start") {
+			this.#openPhases.set(id, { name: event.phase, start: event.time });
+			return;
+		}
+		const phase = this.#openPhases.get(id);
+		if (phase) session.phases.push({ ...phase, end: event.time });
+		this.#openPhases.delete(id);
+	}
+
+	#log(event: EventOf<"log">): void {
+		this.#logs.push({
+			session: event.session,
+			time: event.time,
+			level: event.level,
+			message: String(event.message),
+			...(event.phase !== undefined ? { phase: event.phase } : {}),
+		});
+	}
+
+	/** A question to a person: a band from its asking to its answer (or failure). */
+	#question(event: EventOf<"ask_started" | "ask_answered" | "ask_failed">, session: ReportSession): void {
+		const id = `${event.session}\u0000q${event.key}`;
+		if (event.type === "ask_started") {
+			const band: ReportBand = { kind: "question", start: event.time, end: event.time, label: event.question };
+			this.#openBands.set(id, band);
+			session.bands.push(band);
+			return;
+		}
+		const band = this.#openBands.get(id);
+		if (band) band.end = event.time;
+		this.#openBands.delete(id);
+	}
+
+	/** A wait for the provider (a rate limit, an outage): one band per session, relabelled while it lasts. */
+	#providerWait(event: EventOf<"provider_wait_started" | "provider_wait_ended">, session: ReportSession): void {
+		const id = `${event.session}\u0000wait`;
+		const band = this.#openBands.get(id);
+		if (event.type === "provider_wait_ended") {
+			if (band) band.end = event.time;
+			this.#openBands.delete(id);
+			return;
+		}
+		if (band) band.label = `${event.kind}: ${event.message}`;
+		else {
+			const fresh: ReportBand = {
+				kind: "wait",
+				start: event.time,
+				end: event.until,
+				label: `${event.kind}: ${event.message}`,
+			};
+			this.#openBands.set(id, fresh);
+			session.bands.push(fresh);
+		}
+	}
+
+	/**
+	 * The runner's lines: each session it opens for a call is an attempt (a stall retry, a restart, a fallback model),
+	 * a stall or a restart says how the attempt before ended, a skip makes the call skipped, and a person's pause or
+	 * message and pi's own retry of a model request become marks in the log.
+	 */
+	#hostLine(line: HostLine, session: ReportSession): void {
+		if (!line.type.startsWith("child_") || typeof line.key !== "string" || typeof line.index !== "number") return;
+		const call = this.#callOf(line as unknown as LoggedEvent & WorkflowAgentCallRef, session);
+		const attempt = this.#open.get(call);
+		const mark = (message: string, level: ReportLog["level"] = "info") =>
+			this.#logs.push({
+				session: line.session,
+				time: line.time,
+				level,
+				message: `\`${call.label}\` (#${call.index}): ${message}`,
+				...(call.phase !== undefined ? { phase: call.phase } : {}),
+			});
+		switch (line.type) {
+			case "child_transcript":
+				if (!attempt) return;
+				// The attempt's first session opens it; a later one is the supervisor's next try.
+				if (attempt.session) {
+					const outcome = endedAs(attempt, attempt.error ?? "");
+					this.#nextAttempt(call, line.time, outcome, attempt.error, { start: line.time, session: true });
+				} else attempt.session = true;
+				return;
+			case "child_stalled":
+				if (attempt) attempt.stalled = true;
+				return;
+			case "child_restarted":
+				if (attempt) attempt.restarted = true;
+				mark("restarted by a person");
+				return;
+			case "child_skipped":
+				this.#skipped.add(call);
+				mark("skipped by a person");
+				return;
+			case "child_paused":
+				mark("paused by a person");
+				return;
+			case "child_steered":
+				mark(`a person's message: ${String(line.message ?? "")}`);
+				return;
+			case "child_model_retry":
+				mark(
+					`pi retried a failed model request after ${String(line.delayMs ?? "?")} ms: ${String(line.error ?? "")}`,
+					"warn",
+				);
+				return;
+			default:
+				return;
+		}
+	}
 }
 
 /** A line the pi runner adds about a call's child (docs/event-log.md, "What the pi runner adds"). */
@@ -281,69 +398,6 @@ interface HostLine {
 	queued?: unknown;
 	delayMs?: unknown;
 	error?: unknown;
-}
-
-/**
- * The runner's lines: each session it opens for a call is an attempt (a stall retry, a restart, a fallback model),
- * a stall or a restart says how the attempt before ended, a skip makes the call skipped, and a person's pause or
- * message and pi's own retry of a model request become marks in the log.
- */
-function noteHostLine(
-	line: HostLine,
-	session: ReportSession,
-	callOf: (event: LoggedEvent & WorkflowAgentCallRef, session: ReportSession) => ReportCall,
-	open: Map<ReportCall, OpenAttempt>,
-	close: (call: ReportCall, time: number, outcome: ReportOutcome, note?: string) => void,
-	logs: ReportLog[],
-	skipped: Set<ReportCall>,
-): void {
-	if (!line.type.startsWith("child_") || typeof line.key !== "string" || typeof line.index !== "number") return;
-	const call = callOf(line as unknown as LoggedEvent & WorkflowAgentCallRef, session);
-	const attempt = open.get(call);
-	const mark = (message: string, level: ReportLog["level"] = "info") =>
-		logs.push({
-			session: line.session,
-			time: line.time,
-			level,
-			message: `\`${call.label}\` (#${call.index}): ${message}`,
-			...(call.phase !== undefined ? { phase: call.phase } : {}),
-		});
-	switch (line.type) {
-		case "child_transcript":
-			if (!attempt) return;
-			// The attempt's first session opens it; a later one is the supervisor's next try.
-			if (attempt.session) {
-				close(call, line.time, endedAs(attempt, attempt.error ?? ""), attempt.error);
-				call.attempts++;
-				open.set(call, { start: line.time, session: true });
-			} else attempt.session = true;
-			return;
-		case "child_stalled":
-			if (attempt) attempt.stalled = true;
-			return;
-		case "child_restarted":
-			if (attempt) attempt.restarted = true;
-			mark("restarted by a person");
-			return;
-		case "child_skipped":
-			skipped.add(call);
-			mark("skipped by a person");
-			return;
-		case "child_paused":
-			mark("paused by a person");
-			return;
-		case "child_steered":
-			mark(`a person's message: ${String(line.message ?? "")}`);
-			return;
-		case "child_model_retry":
-			mark(
-				`pi retried a failed model request after ${String(line.delayMs ?? "?")} ms: ${String(line.error ?? "")}`,
-				"warn",
-			);
-			return;
-		default:
-			return;
-	}
 }
 
 /** How an attempt that was tried again ended: stalled, restarted by a person, or failed. */
@@ -365,7 +419,6 @@ function isStopped(code: string | undefined, error: string): boolean {
 	return code === "stopped" || code === "run_stopped" || /^stopped\b/i.test(error);
 }
 
-/** The call's conversation files, as `agent_finished`/`agent_failed` list them (25-record's `transcripts`). */
 /** What a call's end (finished or failed) tells of it besides its outcome. */
 function noteEnd(call: ReportCall, event: AgentFinishedEvent | AgentFailedEvent): void {
 	call.endedAt = event.time;
@@ -377,6 +430,7 @@ function noteEnd(call: ReportCall, event: AgentFinishedEvent | AgentFailedEvent)
 	noteTranscripts(call, event);
 }
 
+/** The call's conversation files, as `agent_finished`/`agent_failed` list them (25-record's `transcripts`). */
 function noteTranscripts(call: ReportCall, event: object): void {
 	const listed = (event as { transcripts?: unknown }).transcripts;
 	if (!Array.isArray(listed)) return;

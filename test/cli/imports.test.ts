@@ -1,7 +1,7 @@
 /**
  * src/cli imports: the core, the run store, and the few pi-free files of src/pi it shares with the extension;
  * pi only in pi-host.ts, which the commands load with `import()` when `run` or `resume` runs. So `--help`, `check`
- * and `runs` load no pi package, and work where pi is not installed.
+ * and `runs` load no pi package, and work where pi is not installed. Of the queue, only its Redis URL check.
  */
 import { describe, expect, it } from "vitest";
 import { importGraph, PI_PACKAGES, sourceFolder } from "../helpers/imports.ts";
@@ -36,6 +36,8 @@ describe("src/cli imports", () => {
 			if (from === "../telemetry/spans.ts") continue;
 			// The run report: pi-free (test/report/imports.test.ts).
 			if (from === "../report/index.ts") continue;
+			// The Redis URL check: ioredis there is types only (the bin's graph below loads no queue package).
+			if (from === "../queue/redis-url.ts") continue;
 			if (from === "../pi.ts" || from.startsWith("../queue/") || PI_PACKAGES.test(from)) {
 				expect(name, `${name} imports ${from}`).toBe("pi-host.ts");
 				continue;
@@ -52,6 +54,15 @@ describe("src/cli imports", () => {
 		expect([...graph.keys()]).not.toContain("cli/pi-host.ts");
 		const offenders = [...graph].flatMap(([file, bare]) =>
 			bare.filter((from) => PI_PACKAGES.test(from)).map((from) => `${file} imports ${from}`),
+		);
+		expect(offenders).toEqual([]);
+	});
+
+	it("the bin's static graph loads no queue package (ioredis, bullmq): `--redis` is checked without them", () => {
+		const graph = importGraph("cli/main.ts", { runtimeOnly: true });
+		expect([...graph.keys()]).toContain("queue/redis-url.ts");
+		const offenders = [...graph].flatMap(([file, bare]) =>
+			bare.filter((from) => /^(ioredis|bullmq)(\/|$)/.test(from)).map((from) => `${file} imports ${from}`),
 		);
 		expect(offenders).toEqual([]);
 	});

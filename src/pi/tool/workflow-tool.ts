@@ -13,8 +13,7 @@ import type {
 } from "@earendil-works/pi-coding-agent";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
 import { type Static, Type } from "typebox";
-import { stripLocation, toWorkflowError, WorkflowError } from "../../errors.ts";
-import { type WorkflowProgressDetails, workflowProgressResult } from "../../progress/index.ts";
+import type { WorkflowProgressDetails } from "../../progress/index.ts";
 import { createRunStore, type RunStore } from "../../runs/index.ts";
 import { MAX_TIMEOUT_MS } from "../../runtime/agent/options.ts";
 import { checkWorkflowScript } from "../../runtime/index.ts";
@@ -23,6 +22,7 @@ import type { JsonValue, WorkflowAgentRunner, WorkflowTool } from "../../runtime
 import {
 	type AgentTypeConfig,
 	GENERAL_PURPOSE_AGENT,
+	type LoadAgentTypesResult,
 	listAvailableAgentTypes,
 	loadAgentTypes,
 	sessionTrust,
@@ -33,12 +33,13 @@ import { ChildControls } from "../children/controls.ts";
 import { type ModelTiers, parentModelRuntime, resolveModel } from "../children/model.ts";
 import { type SessionTools, sessionToolsOf } from "../children/session-tools.ts";
 import type { WorktreePlaceSource } from "../children/worktree.ts";
-import { DurableRun } from "../runs/durable-run.ts";
+import { DurableRun, type DurableSource } from "../runs/durable-run.ts";
 import { type Announce, runAnnouncer } from "../runs/lifecycle.ts";
-import { completionMessage, runText, startedResult, type WorkflowRunMessage } from "../runs/messages.ts";
+import type { WorkflowRunMessage } from "../runs/messages.ts";
 import { createPiAskHandler, PendingQuestions } from "../runs/questions.ts";
 import { RunRegistry } from "../runs/registry.ts";
-import { startToolRun, type ToolRunOutcome } from "../runs/tool-run.ts";
+import { startToolRun, type ToolRun } from "../runs/tool-run.ts";
+import { endToolCall } from "./call-result.ts";
 import { type WorkflowCheckDetails, workflowCheckResult } from "./check-result.ts";
 import { WORKFLOW_GUIDELINES, workflowToolDescription } from "./description.ts";
 import { tuiFanOutConfirm } from "./fan-out-question.ts";
@@ -193,159 +194,13 @@ export interface WorkflowStarter {
 /** The run machinery of the `workflow` tool, apart from its definition. */
 export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowStarter {
 	const agentDir = options.agentDir ?? getAgentDir();
-	const makeRunner = options.createRunner ?? defaultRunner;
 	const runsRoot = options.runsRoot ?? join(agentDir, "workflow-runs");
-	const registry = options.registry ?? new RunRegistry();
-	/** One call: the script (the resumed run's unless one is given), its record, the run, and what the model sees. */
-	async function runDurably(
-		params: WorkflowToolParams,
-		caller: WorkflowCaller,
-		store: RunStore,
-		resumed: DurableRun | undefined,
-	): Promise<AgentToolResult<WorkflowProgressDetails>> {
-		const { ctx, signal, onUpdate } = caller;
-		const notify = caller.notify ?? options.notify;
-		const original = resumed?.original;
-		const script =
-			original && !params.script && !params.path && !params.name
-				? { source: original.script, filename: original.filename }
-				: resolveScriptSource(params, { cwd: ctx.cwd, agentDir });
-		const args = params.args !== undefined ? params.args : original?.args;
-		const source = {
-			script: script.source,
-			filename: script.filename,
-			...(args !== undefined ? { args: args as JsonValue } : {}),
-		};
-		const durable = resumed ?? DurableRun.fresh(store, source);
-		if (params.concurrency !== undefined) options.queue.concurrency = params.concurrency;
-		// Read once per run, under the session's trust: skipped project files are said once, in this call's result.
-		const types = loadAgentTypes({ cwd: ctx.cwd, agentDir, trust: sessionTrust(ctx) });
-		const controls = new ChildControls();
-		const defaults = options.defaults?.() ?? {};
-		const runner = await makeRunner(ctx, {
-			agentDir,
-			agentTypes: types.types,
-			projectTrusted: types.projectTrusted,
-			worktreePlace: () => durable.worktreePlace(),
-			runFolder: () => durable.runFolder(),
-			record: (event) => durable.logEvent(event),
-			controls,
-			...(caller.sessionTools ? { sessionTools: caller.sessionTools } : {}),
-			...(defaults.childModel ? { childModel: defaults.childModel } : {}),
-			...(defaults.modelTiers ? { modelTiers: defaults.modelTiers } : {}),
-		});
-		const costUsd = params.maxCostUsd ?? defaults.maxCostUsd;
-		// Only a person at pi's TUI is asked; print, JSON and RPC runs go ahead as asked.
-		const confirmFanOut = tuiFanOutConfirm(ctx);
-		// pi -p and JSON mode end after this turn: a background run would have no session to report to.
-		const background = params.background === true && ctx.mode !== "print" && ctx.mode !== "json";
-		const questions = new PendingQuestions();
-		const ask = createPiAskHandler({
-			ctx,
-			background,
-			questions,
-			runId: () => durable.recorded,
-			name: () => run.name,
-			// The caller's: a run a person started from a command tells them, without a model turn.
-			...(notify ? { notify } : {}),
-		});
-		const run = startToolRun({
-			source: script.source,
-			options: {
-				agentRunner: runner,
-				filename: script.filename,
-				cwd: ctx.cwd,
-				queue: options.queue,
-				agentTypes: listAvailableAgentTypes(types.types),
-				resolveWorkflow: createWorkflowResolver({ agentDir }),
-				ask,
-				// The session's own tools through pi's hooks: exactly what its model may call, nothing more.
-				...(caller.scriptTools ? { tools: caller.scriptTools } : {}),
-				...(args !== undefined ? { args } : {}),
-				...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
-				...(costUsd !== undefined ? { budget: { costUsd } } : {}),
-				...(confirmFanOut ? { confirmFanOut } : {}),
-				...(defaults.confirmAgents !== undefined ? { fanOutThreshold: defaults.confirmAgents } : {}),
-				...(params.maxProviderWaitMs !== undefined ? { maxProviderWaitMs: params.maxProviderWaitMs } : {}),
-			},
-			durable,
-			record: source,
-			controls,
-			questions,
-			...(options.announce
-				? { announcer: runAnnouncer(options.announce, durable.recorded, () => run.name, background) }
-				: {}),
-			ctx,
-			ui: {
-				widgetKey: `workflow-progress-${++runCount}`,
-				statusKey: `workflow-${runCount}`,
-				...(!background && onUpdate ? { onUpdate } : {}),
-			},
-		});
-		const warnings = types.warnings.length > 0 ? `\nAgent file warnings:\n${types.warnings.join("\n")}` : "";
-		const blockingNote =
-			params.background === true && !background
-				? `\nRan blocking: background runs need an interactive session (this is ${ctx.mode} mode).`
-				: "";
-
-		// Esc on this call stops the run until it goes to the background (from then on only `stop` does).
-		const stopOnAbort = () => run.stop(signal?.reason);
-		signal?.addEventListener("abort", stopOnAbort, { once: true });
-		if (signal?.aborted) stopOnAbort();
-		if (background) {
-			const id = await Promise.race([run.recorded, run.finished.then(() => undefined)]);
-			if (id !== undefined && !signal?.aborted) {
-				signal?.removeEventListener("abort", stopOnAbort);
-				const live = run.live(id, true);
-				registry.add(live);
-				run.finished.then(
-					(outcome) => {
-						// A run stopped because the session is ending must not start a turn on it.
-						if (registry.closing) return;
-						try {
-							notify?.(completionMessage(outcome, durable.snapshotPath));
-						} catch {
-							// The session is gone (pi exited mid-run): the run's record says how it ended.
-						}
-					},
-					() => undefined,
-				);
-				const edited = Boolean(params.script || params.path || params.name);
-				return startedResult(live, resumed ? { edited } : undefined);
-			}
-			// The run ended, was stopped or could not be recorded before it could go to the background: report it here.
-		}
-
-		run.recorded.then((id) => {
-			if (id !== undefined) registry.add(run.live(id, false));
-		});
-		let outcome: ToolRunOutcome;
-		try {
-			outcome = await run.finished;
-		} catch (error) {
-			throw toWorkflowError(error);
-		} finally {
-			signal?.removeEventListener("abort", stopOnAbort);
-		}
-		const { result, saved, envelope, summary } = outcome;
-		// The runtime checks the header and args before any child starts (and parses the script once); those
-		// author errors (stage `before_start`) fail the tool call itself, with their line:column.
-		const early = result.error;
-		// The static pass's findings carry `details.diagnostics`, whatever their code (`agent_options_invalid`, …).
-		const staticFailure = Array.isArray(early?.details?.diagnostics);
-		if (early && result.counts.calls === 0 && (early.stage === "before_start" || staticFailure)) {
-			throw new WorkflowError(early.code, stripLocation(early.message), {
-				...(early.line !== undefined && early.column !== undefined
-					? { location: { line: early.line, column: early.column } }
-					: {}),
-				...(early.details ? { details: early.details } : {}),
-			});
-		}
-		const toolResult = workflowProgressResult(envelope, summary + runText(result, saved) + blockingNote + warnings);
-		if (saved.runId) toolResult.details.runId = saved.runId;
-		return result.status === "completed" ? toolResult : { ...toolResult, isError: true };
-	}
-
+	const shared: StarterShared = {
+		options,
+		agentDir,
+		makeRunner: options.createRunner ?? defaultRunner,
+		registry: options.registry ?? new RunRegistry(),
+	};
 	return {
 		async start(params, caller) {
 			if (params.check === true) return checkOnly(params, caller.ctx, agentDir);
@@ -353,7 +208,7 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 			// A resume holds the run's lock from here on: the run lets go of it when it ends.
 			const resumed = params.resume !== undefined ? await DurableRun.resume(store, params.resume) : undefined;
 			try {
-				return await runDurably(params, caller, store, resumed);
+				return await runDurably(shared, params, caller, store, resumed);
 			} catch (error) {
 				// A run that went ahead released the lock itself; one that never started must not keep it.
 				await resumed?.abandon();
@@ -361,6 +216,178 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 			}
 		},
 	};
+}
+
+/** What every call of one starter shares. */
+interface StarterShared {
+	options: WorkflowToolOptions;
+	agentDir: string;
+	makeRunner: NonNullable<WorkflowToolOptions["createRunner"]>;
+	registry: RunRegistry;
+}
+
+/** One call: the script (the resumed run's unless one is given), its record, the run, and what the model sees. */
+async function runDurably(
+	shared: StarterShared,
+	params: WorkflowToolParams,
+	caller: WorkflowCaller,
+	store: RunStore,
+	resumed: DurableRun | undefined,
+): Promise<AgentToolResult<WorkflowProgressDetails>> {
+	const { ctx } = caller;
+	const script = scriptToRun(params, ctx, shared.agentDir, resumed?.original);
+	const durable = resumed ?? DurableRun.fresh(store, script.record);
+	if (params.concurrency !== undefined) shared.options.queue.concurrency = params.concurrency;
+	const hooks = await prepareRunner(shared, caller, durable);
+	// pi -p and JSON mode end after this turn: a background run would have no session to report to.
+	const background = params.background === true && ctx.mode !== "print" && ctx.mode !== "json";
+	const notify = caller.notify ?? shared.options.notify;
+	const run = startRun(shared, params, caller, { script, durable, hooks, background, notify });
+	const { warnings } = hooks.types;
+	const blockingNote =
+		params.background === true && !background
+			? `\nRan blocking: background runs need an interactive session (this is ${ctx.mode} mode).`
+			: "";
+	return endToolCall(run, {
+		...(caller.signal ? { signal: caller.signal } : {}),
+		background,
+		registry: shared.registry,
+		...(notify ? { notify } : {}),
+		snapshotPath: () => durable.snapshotPath,
+		...(resumed ? { resume: { edited: Boolean(params.script || params.path || params.name) } } : {}),
+		notes: blockingNote + (warnings.length > 0 ? `\nAgent file warnings:\n${warnings.join("\n")}` : ""),
+	});
+}
+
+/** The script a call runs: the one given, else the resumed run's; its args, else the resumed run's. */
+interface ScriptToRun {
+	source: string;
+	filename: string;
+	args?: unknown;
+	/** What the run's record keeps of it. */
+	record: DurableSource;
+}
+
+function scriptToRun(
+	params: WorkflowToolParams,
+	ctx: ExtensionContext,
+	agentDir: string,
+	original: DurableSource | undefined,
+): ScriptToRun {
+	const script =
+		original && !params.script && !params.path && !params.name
+			? { source: original.script, filename: original.filename }
+			: resolveScriptSource(params, { cwd: ctx.cwd, agentDir });
+	const args = params.args !== undefined ? params.args : original?.args;
+	return {
+		source: script.source,
+		filename: script.filename,
+		...(args !== undefined ? { args } : {}),
+		record: {
+			script: script.source,
+			filename: script.filename,
+			...(args !== undefined ? { args: args as JsonValue } : {}),
+		},
+	};
+}
+
+/** The runner built for one run, and what the run needs besides: its agent types, children's controls, session defaults. */
+interface RunnerHooks {
+	types: LoadAgentTypesResult;
+	controls: ChildControls;
+	defaults: WorkflowSessionDefaults;
+	runner: WorkflowAgentRunner;
+}
+
+async function prepareRunner(shared: StarterShared, caller: WorkflowCaller, durable: DurableRun): Promise<RunnerHooks> {
+	const { ctx } = caller;
+	const { agentDir } = shared;
+	// Read once per run, under the session's trust: skipped project files are said once, in this call's result.
+	const types = loadAgentTypes({ cwd: ctx.cwd, agentDir, trust: sessionTrust(ctx) });
+	const controls = new ChildControls();
+	const defaults = shared.options.defaults?.() ?? {};
+	const runner = await shared.makeRunner(ctx, {
+		agentDir,
+		agentTypes: types.types,
+		projectTrusted: types.projectTrusted,
+		worktreePlace: () => durable.worktreePlace(),
+		runFolder: () => durable.runFolder(),
+		record: (event) => durable.logEvent(event),
+		controls,
+		...(caller.sessionTools ? { sessionTools: caller.sessionTools } : {}),
+		...(defaults.childModel ? { childModel: defaults.childModel } : {}),
+		...(defaults.modelTiers ? { modelTiers: defaults.modelTiers } : {}),
+	});
+	return { types, controls, defaults, runner };
+}
+
+/** What `startRun` starts from. */
+interface RunStart {
+	script: ScriptToRun;
+	durable: DurableRun;
+	hooks: RunnerHooks;
+	background: boolean;
+	notify: ((message: WorkflowRunMessage) => void) | undefined;
+}
+
+/** Starts the run with its questions, budget, fan-out confirmation, announcer and progress UI. */
+function startRun(
+	shared: StarterShared,
+	params: WorkflowToolParams,
+	caller: WorkflowCaller,
+	{ script, durable, hooks, background, notify }: RunStart,
+): ToolRun {
+	const { ctx, onUpdate } = caller;
+	const { options, agentDir } = shared;
+	const { types, controls, defaults, runner } = hooks;
+	const { args } = script;
+	const costUsd = params.maxCostUsd ?? defaults.maxCostUsd;
+	// Only a person at pi's TUI is asked; print, JSON and RPC runs go ahead as asked.
+	const confirmFanOut = tuiFanOutConfirm(ctx);
+	const questions = new PendingQuestions();
+	const ask = createPiAskHandler({
+		ctx,
+		background,
+		questions,
+		runId: () => durable.recorded,
+		name: () => run.name,
+		// The caller's: a run a person started from a command tells them, without a model turn.
+		...(notify ? { notify } : {}),
+	});
+	const run = startToolRun({
+		source: script.source,
+		options: {
+			agentRunner: runner,
+			filename: script.filename,
+			cwd: ctx.cwd,
+			queue: options.queue,
+			agentTypes: listAvailableAgentTypes(types.types),
+			resolveWorkflow: createWorkflowResolver({ agentDir }),
+			ask,
+			// The session's own tools through pi's hooks: exactly what its model may call, nothing more.
+			...(caller.scriptTools ? { tools: caller.scriptTools } : {}),
+			...(args !== undefined ? { args } : {}),
+			...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
+			...(costUsd !== undefined ? { budget: { costUsd } } : {}),
+			...(confirmFanOut ? { confirmFanOut } : {}),
+			...(defaults.confirmAgents !== undefined ? { fanOutThreshold: defaults.confirmAgents } : {}),
+			...(params.maxProviderWaitMs !== undefined ? { maxProviderWaitMs: params.maxProviderWaitMs } : {}),
+		},
+		durable,
+		record: script.record,
+		controls,
+		questions,
+		...(options.announce
+			? { announcer: runAnnouncer(options.announce, durable.recorded, () => run.name, background) }
+			: {}),
+		ctx,
+		ui: {
+			widgetKey: `workflow-progress-${++runCount}`,
+			statusKey: `workflow-${runCount}`,
+			...(!background && onUpdate ? { onUpdate } : {}),
+		},
+	});
+	return run;
 }
 
 /** Creates the tool definition. */
