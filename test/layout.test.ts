@@ -3,95 +3,188 @@
  * and files small enough to find one's way in. A new room gets a row here and a line in DEVELOPERS.md.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
+import { stripTypeScriptTypes } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parse } from "acorn";
 import { describe, expect, it } from "vitest";
 
 const SRC = fileURLToPath(new URL("../src/", import.meta.url));
 
 /**
  * Each room and the rooms it may import values from (`types` adds rooms it may take types from only). A room is a
- * folder of `src/` or of `src/pi/` or `src/runtime/`; a top-level file is its own room. Packages are not checked
- * here: the per-folder tests and the entry tests do that.
+ * folder of `src/` or of `src/pi/` or `src/runtime/`; a top-level file is its own room. The runtime has a floor
+ * (`runtime/core`: the contracts every part uses) and a ceiling (`runtime/run`: what composes a run); its other
+ * rooms import the floor and leaves beside them, never the ceiling.
  */
 const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 	"errors.ts": { values: [] },
 	sandbox: { values: ["errors.ts"] },
-	authoring: { values: ["errors.ts"], types: ["runtime"] },
-	"runtime/schema": { values: ["errors.ts", "sandbox", "runtime"] },
-	"runtime/meta": { values: ["errors.ts", "authoring", "runtime/schema"], types: ["runtime"] },
-	"runtime/agent": { values: ["errors.ts", "authoring", "runtime", "runtime/schema", "runtime/spend"] },
-	"runtime/spend": { values: ["errors.ts", "authoring", "runtime"] },
-	"runtime/tool": { values: ["errors.ts", "authoring", "runtime", "runtime/agent"] },
-	runtime: {
+	authoring: { values: ["errors.ts"], types: ["runtime/core"] },
+	"runtime/core": { values: ["errors.ts", "sandbox"] },
+	"runtime/schema": { values: ["errors.ts", "sandbox", "runtime/core"] },
+	"runtime/meta": { values: ["errors.ts", "authoring", "runtime/core", "runtime/schema"] },
+	"runtime/spend": { values: ["errors.ts", "authoring", "runtime/core"] },
+	"runtime/agent": { values: ["errors.ts", "authoring", "runtime/core", "runtime/schema", "runtime/spend"] },
+	"runtime/step": { values: ["errors.ts", "authoring", "runtime/core", "runtime/agent"] },
+	"runtime/ask": { values: ["errors.ts", "authoring", "runtime/core", "runtime/agent"] },
+	"runtime/run": {
 		values: [
 			"errors.ts",
 			"sandbox",
 			"authoring",
+			"runtime/core",
 			"runtime/schema",
 			"runtime/meta",
 			"runtime/agent",
+			"runtime/step",
+			"runtime/ask",
 			"runtime/spend",
-			"runtime/tool",
 			"telemetry",
 		],
 	},
-	telemetry: { values: [], types: ["runtime"] },
-	progress: { values: [], types: ["errors.ts", "runtime"] },
-	runs: { values: ["errors.ts"], types: ["runtime"] },
+	runtime: {
+		values: [
+			"runtime/core",
+			"runtime/schema",
+			"runtime/meta",
+			"runtime/agent",
+			"runtime/step",
+			"runtime/ask",
+			"runtime/spend",
+			"runtime/run",
+		],
+	},
+	telemetry: { values: [], types: ["runtime/core"] },
+	progress: { values: [], types: ["errors.ts", "runtime/core"] },
+	runs: { values: ["errors.ts"], types: ["runtime/core"] },
 	worktree: { values: ["errors.ts"] },
-	report: { values: ["errors.ts", "runs", "progress", "runtime/agent"], types: ["runtime"] },
-	"pi/agents": { values: ["errors.ts"] },
-	"pi/children": {
-		values: ["errors.ts", "runs", "worktree", "runtime/schema", "runtime/spend", "pi/agents"],
-		types: ["runtime", "progress"],
+	report: { values: ["errors.ts", "runs", "progress", "runtime/agent"], types: ["runtime/core"] },
+	agents: { values: ["errors.ts"] },
+	children: {
+		values: ["errors.ts", "runs", "worktree", "runtime/core", "runtime/schema", "runtime/spend", "agents"],
+		types: ["progress"],
 	},
-	queue: {
-		values: ["errors.ts", "worktree", "pi/agents", "pi/children"],
-		types: ["runtime"],
+	host: {
+		values: ["errors.ts", "runs", "progress", "runtime", "runtime/core", "runtime/meta", "runtime/run", "agents"],
+		types: ["children"],
 	},
-	"pi/runs": { values: ["errors.ts", "runtime", "progress", "report"], types: ["runs", "pi/children"] },
-	"pi/tool": {
+	queue: { values: ["errors.ts", "worktree", "runtime/core", "agents", "children", "host"] },
+	"pi/runs": {
+		values: [
+			"errors.ts",
+			"runtime",
+			"runtime/core",
+			"runtime/ask",
+			"runtime/run",
+			"progress",
+			"report",
+			"runs",
+			"host",
+			"children",
+		],
+	},
+	"pi/workflow-tool": {
 		values: [
 			"errors.ts",
 			"authoring",
 			"runtime",
+			"runtime/core",
 			"runtime/agent",
 			"runtime/meta",
 			"progress",
 			"runs",
-			"pi/agents",
-			"pi/children",
+			"host",
+			"agents",
+			"children",
 			"pi/runs",
 		],
 	},
-	pi: { values: ["runtime", "sandbox", "runs", "pi/agents", "pi/children", "pi/runs", "pi/tool", "queue"] },
+	"pi/commands": {
+		values: [
+			"errors.ts",
+			"authoring",
+			"runtime",
+			"runtime/meta",
+			"runtime/core",
+			"progress",
+			"runs",
+			"report",
+			"host",
+			"agents",
+			"children",
+			"pi/runs",
+			"pi/workflow-tool",
+		],
+	},
+	pi: {
+		values: [
+			"runtime",
+			"runtime/core",
+			"sandbox",
+			"runs",
+			"host",
+			"agents",
+			"children",
+			"pi/runs",
+			"pi/workflow-tool",
+			"pi/commands",
+			"queue",
+		],
+	},
 	cli: {
 		values: [
 			"errors.ts",
 			"runtime",
+			"runtime/core",
 			"runtime/agent",
+			"runtime/ask",
 			"runtime/meta",
+			"runtime/run",
 			"progress",
 			"runs",
 			"report",
-			"pi/runs",
-			"pi/tool",
+			"host",
 			"pi.ts",
 			"telemetry",
 			"queue",
 		],
 	},
-	"index.ts": { values: ["errors.ts", "sandbox", "runtime", "progress", "runs", "report"], types: ["authoring"] },
-	"pi.ts": { values: ["pi", "progress"] },
+	"index.ts": {
+		values: ["errors.ts", "sandbox", "runtime", "runtime/core", "progress", "runs", "report"],
+		types: ["authoring"],
+	},
+	"pi.ts": { values: ["pi", "progress", "agents", "children"] },
 };
 
 /** Types-only cycles kept on purpose: `types.ts` is the runtime's public vocabulary and names the event union in `onProgress`; `events.ts` builds that union from its types. */
-const KEPT_TYPE_CYCLES = [["runtime/events.ts", "runtime/types.ts"]];
+const KEPT_TYPE_CYCLES = [["runtime/core/events.ts", "runtime/core/types.ts"]];
 
-/** Source files a folder may hold directly, and lines a file may have. */
-const MAX_FILES_PER_FOLDER = 20;
-const MAX_LINES_PER_FILE = 500;
+/**
+ * Tripwires for accidents, not the design rule: a file's rooms follow its concepts ("does this file have a second
+ * reason to change?", DEVELOPERS.md). A function past MAX_FUNCTION_LINES hides a concept; ~80 lines is the one to
+ * look at in review.
+ */
+const MAX_FILES_PER_FOLDER = 25;
+const MAX_LINES_PER_FILE = 800;
+const MAX_FUNCTION_LINES = 120;
+
+/** Guest-side code, sent to QuickJS as one function's text (`bootGuest.toString()`): it cannot call out to helpers. */
+const LONG_FUNCTIONS_KEPT = ["sandbox/guest.ts:bootGuest"];
+
+/** Rooms that run where pi is not installed: no pi package or typebox, not even for types. */
+const PI_FREE_ROOMS = [
+	"errors.ts",
+	"sandbox",
+	"authoring",
+	"runtime",
+	"runs",
+	"worktree",
+	"report",
+	"telemetry",
+	"host",
+];
+const PI_PACKAGES = /^(@earendil-works\/|typebox(\/|$))/;
 
 interface Edge {
 	to: string;
@@ -151,6 +244,49 @@ describe("src/ layout", () => {
 		}
 	});
 
+	it("no two rooms import each other, types included", () => {
+		const pairs = new Set<string>();
+		for (const file of TS_FILES) {
+			for (const edge of edgesOf(file)) {
+				const [from, to] = [roomOf(file), roomOf(edge.to)];
+				if (from !== to) pairs.add(`${from} -> ${to}`);
+			}
+		}
+		const mutual = [...pairs].filter((pair) => {
+			const [from, to] = pair.split(" -> ");
+			return pairs.has(`${to} -> ${from}`);
+		});
+		expect(mutual).toEqual([]);
+	});
+
+	it("the host, runtime, sandbox, runs and report rooms (and the others below them) import no pi package", () => {
+		const offenders = TS_FILES.filter((file) => PI_FREE_ROOMS.includes(roomOf(file).split("/")[0] ?? "")).flatMap(
+			(file) =>
+				[...readFileSync(join(SRC, file), "utf8").matchAll(/\bfrom\s+"([^".][^"]*)"/g)]
+					.map((match) => match[1] ?? "")
+					.filter((from) => PI_PACKAGES.test(from))
+					.map((from) => `${file} imports ${from}`),
+		);
+		expect(offenders).toEqual([]);
+	});
+
+	it("src/cli and src/queue import nothing from src/pi", () => {
+		const offenders = TS_FILES.filter((file) => file.startsWith("cli/") || file.startsWith("queue/")).flatMap(
+			(file) =>
+				edgesOf(file)
+					.filter((edge) => edge.to.startsWith("pi/"))
+					.map((edge) => `${file} imports ${edge.to}`),
+		);
+		expect(offenders).toEqual([]);
+	});
+
+	it(`no function is longer than ${MAX_FUNCTION_LINES} lines, but the guest-side code named here`, () => {
+		const long = TS_FILES.flatMap((file) =>
+			longFunctions(file).filter((name) => !LONG_FUNCTIONS_KEPT.includes(name.replace(/ \(\d+ lines\)$/, ""))),
+		);
+		expect(long).toEqual([]);
+	});
+
 	it("no import cycle between files, but the types-only ones kept on purpose", () => {
 		const graph = new Map(TS_FILES.map((file) => [file, edgesOf(file).map((edge) => edge.to)]));
 		const cycles = stronglyConnected(graph).map((files) => files.sort());
@@ -180,6 +316,38 @@ describe("src/ layout", () => {
 		expect(long).toEqual([]);
 	});
 });
+
+/** `file:name (N lines)` of each function in `file` longer than MAX_FUNCTION_LINES. */
+function longFunctions(file: string): string[] {
+	const source = stripTypeScriptTypes(readFileSync(join(SRC, file), "utf8"), { mode: "strip" });
+	const found: string[] = [];
+	const walk = (node: unknown, name: string | undefined): void => {
+		if (!node || typeof node !== "object") return;
+		const record = node as Record<string, unknown> & {
+			type?: string;
+			loc?: { start: { line: number }; end: { line: number } };
+		};
+		if (typeof record.type === "string" && record.type.includes("Function") && record.loc) {
+			const lines = record.loc.end.line - record.loc.start.line + 1;
+			const own = (record.id as { name?: string } | null | undefined)?.name ?? name ?? "(anonymous)";
+			if (lines > MAX_FUNCTION_LINES) found.push(`${file}:${own} (${lines} lines)`);
+		}
+		for (const [key, value] of Object.entries(record)) {
+			if (key === "loc") continue;
+			const keyName = (record.key as { name?: string } | undefined)?.name;
+			const next =
+				record.type === "VariableDeclarator" && key === "init"
+					? (record.id as { name?: string }).name
+					: key === "value" && keyName
+						? keyName
+						: name;
+			if (Array.isArray(value)) for (const child of value) walk(child, next);
+			else walk(value, next);
+		}
+	};
+	walk(parse(source, { ecmaVersion: "latest", sourceType: "module", locations: true }), undefined);
+	return found;
+}
 
 /** Tarjan's strongly connected components of more than one file. */
 function stronglyConnected(graph: Map<string, string[]>): string[][] {

@@ -3,14 +3,14 @@
  * events, so a tracker sees the same stream from all three engines and only the runtime around it differs.
  */
 import { setMaxListeners } from "node:events";
-import type { WorkflowAgentCallRef, WorkflowProgressEvent } from "../../src/runtime/events.ts";
+import type { WorkflowAgentCallRef, WorkflowProgressEvent } from "../../src/runtime/core/events.ts";
 import type {
 	JsonValue,
 	WorkflowAgentRequest,
 	WorkflowAgentResult,
 	WorkflowAgentRunner,
 	WorkflowMeta,
-} from "../../src/runtime/types.ts";
+} from "../../src/runtime/core/types.ts";
 
 /** What a baseline run needs. */
 export interface BaselineRunOptions {

@@ -3,7 +3,7 @@
  * queue, the runner and the progress events the other engines emit too.
  */
 import PQueue from "p-queue";
-import type { JsonValue } from "../../src/runtime/types.ts";
+import type { JsonValue } from "../../src/runtime/core/types.ts";
 import { type BaselineAgentOptions, BaselineRun, type BaselineRunOptions } from "./agent-caller.ts";
 
 /** What a plain workflow gets: an `agent()` over the queue, and the current phase to set. */

@@ -5,8 +5,8 @@
  */
 import { createContext, runInContext, runInNewContext } from "node:vm";
 import { type ExportNamedDeclaration, parse, type VariableDeclaration } from "acorn";
-import { createWorkflowQueue } from "../../src/runtime/queue.ts";
-import type { WorkflowMeta } from "../../src/runtime/types.ts";
+import { createWorkflowQueue } from "../../src/runtime/core/queue.ts";
+import type { WorkflowMeta } from "../../src/runtime/core/types.ts";
 import { type BaselineAgentOptions, BaselineRun, type BaselineRunOptions } from "./agent-caller.ts";
 
 /** Runs a workflow script on the node:vm harness; resolves to the script's return value. */

@@ -5,7 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { GUEST_FILES } from "../../src/runtime/globals.ts";
+import { GUEST_FILES } from "../../src/runtime/run/globals.ts";
 
 /** Builds the package; returns the output directory, or why the build failed. */
 export function buildPackage(root: URL): { dir: string } | { error: string } {

@@ -5,8 +5,8 @@
  */
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { WorkflowAgentRunner } from "../../src/runtime/core/types.ts";
 import type * as Runtime from "../../src/runtime/index.ts";
-import type { WorkflowAgentRunner } from "../../src/runtime/types.ts";
 import type * as Sandbox from "../../src/sandbox/index.ts";
 import type { EngineName, Workload } from "./engines.ts";
 

@@ -4,7 +4,7 @@
  * in the order the workflow submits its agents).
  */
 
-import type { JsonValue } from "../../src/runtime/types.ts";
+import type { JsonValue } from "../../src/runtime/core/types.ts";
 import type { PlainWorkflow } from "../harness/plain.ts";
 
 interface Timer {

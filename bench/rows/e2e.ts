@@ -4,8 +4,8 @@
  * agent loop, events, disposal, and the engine around them.
  */
 
-import { loadAgentTypes } from "../../src/pi/agents/agent-types.ts";
-import { createPiAgentRunner } from "../../src/pi/children/agent-runner.ts";
+import { loadAgentTypes } from "../../src/agents/agent-types.ts";
+import { createPiAgentRunner } from "../../src/children/agent-runner.ts";
 import type { WorkflowAgentRunner } from "../../src/runtime/index.ts";
 import { type BenchContext, samples } from "../lib/context.ts";
 import { ENGINES, runOn } from "../lib/engines.ts";

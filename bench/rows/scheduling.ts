@@ -3,7 +3,7 @@
  * three-stage pipeline and a mix of phases. The makespan is divided by the ideal one for the same durations, so
  * 1.00 means the engine added nothing to the critical path.
  */
-import type { JsonValue } from "../../src/runtime/types.ts";
+import type { JsonValue } from "../../src/runtime/core/types.ts";
 import { type BenchContext, samples } from "../lib/context.ts";
 import { ENGINES, runOn, type Workload } from "../lib/engines.ts";
 import { formatNumber, type RowResult } from "../lib/report.ts";

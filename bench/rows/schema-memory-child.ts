@@ -6,9 +6,10 @@
  *
  * Usage: node --expose-gc bench/rows/schema-memory-child.ts <schemas in the first run> <later runs> <schemas each>
  */
+
+import type { WorkflowAgentRunner } from "../../src/runtime/core/types.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
-import { schemaWorker, shutdownSchemaWorker } from "../../src/runtime/schema/worker.ts";
-import type { WorkflowAgentRunner } from "../../src/runtime/types.ts";
+import { schemaWorker, shutdownSchemaWorker } from "../../src/runtime/schema/schema-worker-host.ts";
 import { shutdownSandboxPool } from "../../src/sandbox/index.ts";
 import { HEADER } from "../../test/helpers/fake-runner.ts";
 import { answerPatternCall, patternRunScript } from "../../test/helpers/pattern-schemas.ts";

@@ -4,7 +4,7 @@
  */
 import { analyzeProgram } from "../../src/authoring/index.ts";
 import { parseWorkflowProgram, parseWorkflowSource } from "../../src/runtime/meta/read.ts";
-import { CALL_RULES } from "../../src/runtime/script-check.ts";
+import { CALL_RULES } from "../../src/runtime/run/script-check.ts";
 import type { BenchContext } from "../lib/context.ts";
 import { formatNumber, type RowResult } from "../lib/report.ts";
 import { now, summarize } from "../lib/stats.ts";

@@ -4,7 +4,7 @@
  * before they existed (the prelude alone); the first read of each module is what a script that uses one pays. Every
  * sample is a sandbox run of its own, the variants interleaved, so a busy moment falls on all of them alike.
  */
-import { EAGER_FILES, guestPrelude, LAZY_MODULES, lazyModuleSource } from "../../src/runtime/globals.ts";
+import { EAGER_FILES, guestPrelude, LAZY_MODULES, lazyModuleSource } from "../../src/runtime/run/globals.ts";
 import { createSandbox, type HostFunction } from "../../src/sandbox/index.ts";
 import type { BenchContext } from "../lib/context.ts";
 import { formatNumber, type RowResult } from "../lib/report.ts";

@@ -6,8 +6,8 @@
 import { createInterface } from "node:readline";
 import { askUnavailableError } from "../errors.ts";
 import { visibleText } from "../progress/visible-text.ts";
-import { matchChoice } from "../runtime/ask.ts";
-import type { WorkflowAskHandler, WorkflowQuestion } from "../runtime/types.ts";
+import { matchChoice } from "../runtime/ask/ask.ts";
+import type { WorkflowAskHandler, WorkflowQuestion } from "../runtime/core/types.ts";
 
 /** What the terminal handler reads from and writes to. */
 export interface TerminalAskSetup {

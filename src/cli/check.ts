@@ -1,6 +1,6 @@
 /** `pi-workflows check <file>`: the authoring diagnostics of a script, without running it; exit code 0 or 1. */
 import { isAbsolute, relative } from "node:path";
-import { checkWorkflowScript, type WorkflowCheckReport } from "../runtime/script-check.ts";
+import { checkWorkflowScript, type WorkflowCheckReport } from "../runtime/run/script-check.ts";
 import { type FlagSpec, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import { readScript } from "./inputs.ts";

@@ -4,11 +4,11 @@
  * exit code: 0 completed, 1 failed, 130 stopped.
  */
 
-import type { DurableRun, DurableSource } from "../pi/runs/durable-run.ts";
-import { createWorkflowResolver } from "../pi/tool/script-source.ts";
+import type { DurableRun, DurableSource } from "../host/durable-run.ts";
+import { createWorkflowResolver } from "../host/script-source.ts";
 import { createWorkflowProgressTracker, formatWorkflowProgress } from "../progress/index.ts";
-import { runWorkflowScript } from "../runtime/run.ts";
-import type { WorkflowRunResult } from "../runtime/types.ts";
+import type { WorkflowRunResult } from "../runtime/core/types.ts";
+import { runWorkflowScript } from "../runtime/run/run.ts";
 import { createTerminalAsk } from "./ask.ts";
 import type { CliContext } from "./context.ts";
 import type { PiSetup } from "./pi-host.ts";

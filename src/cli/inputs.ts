@@ -5,9 +5,9 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { errorMessage } from "../errors.ts";
-import { resolveScriptSource } from "../pi/tool/script-source.ts";
+import { resolveScriptSource } from "../host/script-source.ts";
 import { defaultRunsRoot } from "../runs/index.ts";
-import type { JsonValue } from "../runtime/types.ts";
+import type { JsonValue } from "../runtime/core/types.ts";
 import { usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
 

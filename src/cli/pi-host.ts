@@ -19,7 +19,7 @@ import {
 import { createQueueHost } from "../queue/host.ts";
 import { queuePlanner } from "../queue/plan.ts";
 import { safeUrl } from "../queue/redis-url.ts";
-import type { WorkflowAgentRunner, WorkflowTool } from "../runtime/types.ts";
+import type { WorkflowAgentRunner, WorkflowTool } from "../runtime/core/types.ts";
 import { usageError } from "./args.ts";
 
 /** What the command line asked of pi. */
@@ -227,4 +227,4 @@ async function chooseModel(
 	);
 }
 
-export { runWorker } from "../queue/worker-main.ts";
+export { runWorker } from "../queue/worker-command.ts";

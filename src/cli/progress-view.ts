@@ -14,7 +14,7 @@ import {
 } from "../progress/format.ts";
 import { formatCost, formatWorkflowProgress, hasCost, type WorkflowProgressEnvelope } from "../progress/index.ts";
 import { visibleText } from "../progress/visible-text.ts";
-import type { WorkflowProgressEvent } from "../runtime/events.ts";
+import type { WorkflowProgressEvent } from "../runtime/core/events.ts";
 import type { CliContext } from "./context.ts";
 
 /** The view of one run. */

@@ -6,8 +6,8 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { readRetentionSettings } from "../pi/runs/auto-prune.ts";
-import { pruneText } from "../pi/runs/prune-text.ts";
+import { readRetentionSettings } from "../host/auto-prune.ts";
+import { pruneText } from "../host/prune-text.ts";
 import type { RetentionRule, RunStore } from "../runs/index.ts";
 import { integerFlag, type ParsedArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";

@@ -6,13 +6,13 @@
  */
 
 import { errorMessage, isWorkflowError, stripLocation, WorkflowError } from "../errors.ts";
-import { DurableRun, type DurableSource } from "../pi/runs/durable-run.ts";
+import { DurableRun, type DurableSource } from "../host/durable-run.ts";
 import { checkRedisUrl } from "../queue/redis-url.ts";
 import { createRunStore } from "../runs/index.ts";
 import { MAX_TIMEOUT_MS } from "../runtime/agent/options.ts";
+import type { WorkflowMeta } from "../runtime/core/types.ts";
 import { validateArgs } from "../runtime/meta/read.ts";
-import { prepareWorkflow } from "../runtime/script-check.ts";
-import type { WorkflowMeta } from "../runtime/types.ts";
+import { prepareWorkflow } from "../runtime/run/script-check.ts";
 import { dollarsFlag, type FlagSpec, flagValue, integerFlag, type ParsedArgs, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import { execute, type RunFlags } from "./execute.ts";

@@ -4,9 +4,9 @@
  * `pi-workflows runs <runId> [--json]`: one run as `/workflows` shows it, and its children's conversation files.
  */
 
-import { childConversations, conversationsText } from "../pi/runs/child-conversations.ts";
-import { RunRegistry } from "../pi/runs/registry.ts";
-import { describeRun, listRunsWithUsage, usageText } from "../pi/runs/views.ts";
+import { childConversations, conversationsText } from "../host/child-conversations.ts";
+import { RunRegistry } from "../host/registry.ts";
+import { describeRun, listRunsWithUsage, usageText } from "../host/views.ts";
 import { visibleText } from "../progress/visible-text.ts";
 import { createRunStore } from "../runs/index.ts";
 import { type FlagSpec, parseArgs, usageError } from "./args.ts";

@@ -7,33 +7,33 @@
  */
 import { join } from "node:path";
 import { type ExtensionAPI, type ExtensionContext, getAgentDir } from "@earendil-works/pi-coding-agent";
+import { loadAgentTypes, sessionTrust } from "../agents/agent-types.ts";
+import { autoPrune, readRetentionSettings } from "../host/auto-prune.ts";
+import { RunRegistry } from "../host/registry.ts";
+import { loadSavedWorkflows, type SavedWorkflow } from "../host/script-source.ts";
 import { createRunStore } from "../runs/index.ts";
-import { createWorkflowQueue } from "../runtime/queue.ts";
+import { createWorkflowQueue } from "../runtime/core/queue.ts";
 import { warmSandboxPool } from "../sandbox/index.ts";
-import { loadAgentTypes, sessionTrust } from "./agents/agent-types.ts";
-import { REDIS_FLAG, type SessionQueue, sessionQueue } from "./queue-runner.ts";
-import { autoPrune, readRetentionSettings } from "./runs/auto-prune.ts";
-import { createWorkflowsCommand, RUNS_COMMAND_NAME } from "./runs/command.ts";
-import { renderRunMessage } from "./runs/message-view.ts";
-import { RUN_MESSAGE_TYPE } from "./runs/messages.ts";
-import { RunRegistry } from "./runs/registry.ts";
-import { createWorkflowRunsTool } from "./runs/runs-tool.ts";
-import { readSessionDefaults, SESSION_FLAGS } from "./session-defaults.ts";
-import { savedText, saveRunScript } from "./tool/save-workflow.ts";
+import { savedText, saveRunScript } from "./commands/save-workflow.ts";
 import {
 	registerSavedWorkflowCommands,
 	type SavedCommandsOptions,
 	workflowsRunCompletions,
 	workflowsRunSubcommand,
 	workflowsSaveSubcommand,
-} from "./tool/saved-commands.ts";
-import { loadSavedWorkflows, type SavedWorkflow } from "./tool/script-source.ts";
+} from "./commands/saved-commands.ts";
+import { createWorkflowsCommand, RUNS_COMMAND_NAME } from "./commands/workflows-command.ts";
+import { REDIS_FLAG, type SessionQueue, sessionQueue } from "./queue-runner.ts";
+import { renderRunMessage } from "./runs/message-view.ts";
+import { RUN_MESSAGE_TYPE } from "./runs/messages.ts";
+import { createWorkflowRunsTool } from "./runs/runs-tool.ts";
+import { readSessionDefaults, SESSION_FLAGS } from "./session-defaults.ts";
 import {
 	createWorkflowStarter,
 	createWorkflowTool,
 	defaultRunner,
 	type WorkflowToolOptions,
-} from "./tool/workflow-tool.ts";
+} from "./workflow-tool/workflow-tool.ts";
 
 const CONCURRENCY_FLAG = "workflow-concurrency";
 const DEFAULT_CONCURRENCY = 4;
@@ -165,23 +165,23 @@ function safeSettings(pi: ExtensionAPI): unknown {
 	}
 }
 
-export type { AgentTypeConfig, LoadAgentTypesOptions, LoadAgentTypesResult } from "./agents/agent-types.ts";
-export { listAvailableAgentTypes, loadAgentTypes } from "./agents/agent-types.ts";
-export type { PiAgentRunnerHooks, PiAgentRunnerOptions } from "./children/agent-runner.ts";
-export { createPiAgentRunner } from "./children/agent-runner.ts";
-export type { ChildAction, ChildControl } from "./children/controls.ts";
-export { ChildControls } from "./children/controls.ts";
-export type { ModelTiers } from "./children/model.ts";
-export { parentModelRuntime } from "./children/model.ts";
-export type { SessionToolInfo, SessionTools } from "./children/session-tools.ts";
-export { sessionToolsOf } from "./children/session-tools.ts";
-export type { WorktreePlace, WorktreePlaceSource } from "./children/worktree.ts";
+export type { AgentTypeConfig, LoadAgentTypesOptions, LoadAgentTypesResult } from "../agents/agent-types.ts";
+export { listAvailableAgentTypes, loadAgentTypes } from "../agents/agent-types.ts";
+export type { PiAgentRunnerHooks, PiAgentRunnerOptions } from "../children/agent-runner.ts";
+export { createPiAgentRunner } from "../children/agent-runner.ts";
+export type { ChildAction, ChildControl } from "../children/controls.ts";
+export { ChildControls } from "../children/controls.ts";
+export type { ModelTiers } from "../children/model.ts";
+export { parentModelRuntime } from "../children/model.ts";
+export type { SessionToolInfo, SessionTools } from "../children/session-tools.ts";
+export { sessionToolsOf } from "../children/session-tools.ts";
+export type { WorktreePlace, WorktreePlaceSource } from "../children/worktree.ts";
+export type { SavedWorkflow } from "../host/script-source.ts";
+export { loadSavedWorkflows, resolveScriptSource } from "../host/script-source.ts";
 export type { Announce } from "./runs/lifecycle.ts";
 export { LIFECYCLE_EVENTS } from "./runs/lifecycle.ts";
 export { createWorkflowRunsTool, RUNS_TOOL_NAME } from "./runs/runs-tool.ts";
 export { readModelTiers } from "./session-defaults.ts";
-export type { SavedWorkflow } from "./tool/script-source.ts";
-export { loadSavedWorkflows, resolveScriptSource } from "./tool/script-source.ts";
-export { builtInTools, scriptToolsOf } from "./tool/script-tools.ts";
-export type { RunnerSetup, WorkflowToolOptions, WorkflowToolParams } from "./tool/workflow-tool.ts";
-export { createWorkflowTool, WORKFLOW_TOOL_NAME } from "./tool/workflow-tool.ts";
+export { builtInTools, scriptToolsOf } from "./workflow-tool/step-tools.ts";
+export type { RunnerSetup, WorkflowToolOptions, WorkflowToolParams } from "./workflow-tool/workflow-tool.ts";
+export { createWorkflowTool, WORKFLOW_TOOL_NAME } from "./workflow-tool/workflow-tool.ts";

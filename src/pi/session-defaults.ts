@@ -5,8 +5,8 @@
  * left out and named in `problems`, so the person is told once instead of a run silently ignoring them.
  */
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
-import type { ModelTiers } from "./children/model.ts";
-import type { WorkflowSessionDefaults } from "./tool/workflow-tool.ts";
+import type { ModelTiers } from "../children/model.ts";
+import type { WorkflowSessionDefaults } from "./workflow-tool/workflow-tool.ts";
 
 export const CHILD_MODEL_FLAG = "workflow-child-model";
 export const MAX_COST_FLAG = "workflow-max-cost";

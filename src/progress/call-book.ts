@@ -2,8 +2,8 @@
  * The `agent()` calls of a run for the tracker: one working record per call key, counters by status (overall and
  * per phase) that move as a call changes, and copy-on-write snapshots so an envelope only rebuilds what changed.
  */
-import type { WorkflowAgentCallRef } from "../runtime/events.ts";
-import type { WorkflowCost } from "../runtime/types.ts";
+import type { WorkflowAgentCallRef } from "../runtime/core/events.ts";
+import type { WorkflowCost } from "../runtime/core/types.ts";
 import { addCosts } from "./cost-text.ts";
 import type { WorkflowAgentCallStatus, WorkflowAgentStateCounts, WorkflowProgressAgentCall } from "./envelope.ts";
 import { emptyCounts, type PhaseBook, type PhaseSlot } from "./phase-book.ts";

@@ -2,7 +2,7 @@
  * Costs in progress: adding them up as calls change, and their text. A reply with no known price makes a cost
  * unknown, never $0: "$0.42", "$0.42 + unknown", "unknown". The figures are the runner's; nothing here prices.
  */
-import type { WorkflowCost } from "../runtime/types.ts";
+import type { WorkflowCost } from "../runtime/core/types.ts";
 
 /** `a + sign × b`, kept to 1e-10 dollars so many small figures add up without float noise. */
 export function addCosts(a: WorkflowCost | undefined, b: WorkflowCost | undefined, sign: 1 | -1 = 1): WorkflowCost {

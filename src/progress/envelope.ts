@@ -11,7 +11,7 @@ import type {
 	WorkflowProviderLimitKind,
 	WorkflowQuestion,
 	WorkflowWorktree,
-} from "../runtime/types.ts";
+} from "../runtime/core/types.ts";
 
 /** Status of a whole run. `error` means the host failed around the run (it threw), not the script. */
 export type WorkflowProgressStatus = "running" | "completed" | "failed" | "stopped" | "error";

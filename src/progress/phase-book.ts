@@ -2,7 +2,7 @@
  * The phases of a run for the tracker: declared ones (from `meta.phases`) in their order, then the others as they
  * appear, each with agent counts by status and a clock that starts on first use and freezes when it goes idle.
  */
-import type { WorkflowCost, WorkflowPhaseMeta } from "../runtime/types.ts";
+import type { WorkflowCost, WorkflowPhaseMeta } from "../runtime/core/types.ts";
 import { addCosts, hasCost } from "./cost-text.ts";
 import type { WorkflowAgentCallStatus, WorkflowAgentStateCounts, WorkflowProgressPhase } from "./envelope.ts";
 

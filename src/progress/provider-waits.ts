@@ -1,5 +1,5 @@
 /** A run's provider waits for the tracker: the one in force, and the count and total so far. */
-import type { ProviderWaitEndedEvent, ProviderWaitStartedEvent } from "../runtime/events.ts";
+import type { ProviderWaitEndedEvent, ProviderWaitStartedEvent } from "../runtime/core/events.ts";
 import type { WorkflowProviderWait, WorkflowProviderWaits } from "./envelope.ts";
 
 export class ProviderWaits {

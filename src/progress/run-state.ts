@@ -18,14 +18,14 @@ import type {
 	RunEndEvent,
 	WorkflowAgentCallRef,
 	WorkflowProgressEvent,
-} from "../runtime/events.ts";
+} from "../runtime/core/events.ts";
 import type {
 	WorkflowAgentChild,
 	WorkflowCost,
 	WorkflowFailure,
 	WorkflowMeta,
 	WorkflowWorktree,
-} from "../runtime/types.ts";
+} from "../runtime/core/types.ts";
 import { CallBook, isTerminal } from "./call-book.ts";
 import type {
 	WorkflowKeptBranch,

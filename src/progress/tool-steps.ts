@@ -1,5 +1,5 @@
 /** A run's `tool()` steps for the tracker: the running ones by key, and how the finished ones went. */
-import type { ToolFailedEvent, ToolFinishedEvent, ToolStartedEvent } from "../runtime/events.ts";
+import type { ToolFailedEvent, ToolFinishedEvent, ToolStartedEvent } from "../runtime/core/events.ts";
 import type { WorkflowProgressToolRun, WorkflowProgressToolSteps } from "./envelope.ts";
 
 export class ToolSteps {

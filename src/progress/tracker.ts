@@ -3,8 +3,8 @@
  * Each event costs O(1) amortized: counters move incrementally, snapshots are rebuilt only for what changed, and
  * the envelope is cached until the next change.
  */
-import type { WorkflowProgressEvent } from "../runtime/events.ts";
-import type { WorkflowAgentChild, WorkflowMeta, WorkflowRunResult } from "../runtime/types.ts";
+import type { WorkflowProgressEvent } from "../runtime/core/events.ts";
+import type { WorkflowAgentChild, WorkflowMeta, WorkflowRunResult } from "../runtime/core/types.ts";
 import type { WorkflowProgressEnvelope, WorkflowProgressError, WorkflowProgressStatus } from "./envelope.ts";
 import { summarizeWorkflowProgress } from "./format.ts";
 import { RunState } from "./run-state.ts";

@@ -13,7 +13,7 @@ import type {
 	WorkflowAgentResult,
 	WorkflowAgentRunnerContext,
 	WorkflowWorktree,
-} from "../runtime/types.ts";
+} from "../runtime/core/types.ts";
 import {
 	controlChannel,
 	JOB_VERSION,

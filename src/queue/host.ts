@@ -9,7 +9,7 @@ import { hostname } from "node:os";
 import { Queue, QueueEvents } from "bullmq";
 import { Redis } from "ioredis";
 import { WorkflowError } from "../errors.ts";
-import type { WorkflowAgentRequest, WorkflowAgentResult, WorkflowAgentRunner } from "../runtime/types.ts";
+import type { WorkflowAgentRequest, WorkflowAgentResult, WorkflowAgentRunner } from "../runtime/core/types.ts";
 import { hostRunCommit, type RunCommit, takeRemoteBranch } from "../worktree/index.ts";
 import { CallWait, type QueueRunOptions } from "./call-wait.ts";
 

@@ -12,5 +12,5 @@ export {
 	type QueueJobEvent,
 	type QueueRunOptions,
 } from "./host.ts";
+export { type QueueWorker, type QueueWorkerOptions, startQueueWorker } from "./job-runner.ts";
 export { type QueuePlanOptions, queuePlanner } from "./plan.ts";
-export { type QueueWorker, type QueueWorkerOptions, startQueueWorker } from "./worker.ts";

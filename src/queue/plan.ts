@@ -3,8 +3,8 @@
  * needs the host's files): its agent type, resolved from the host's agent files and sent whole, the tools a call
  * names checked, and the session's defaults. The worker runs that plan on its own pi: models are resolved there.
  */
-import { type AgentTypeConfig, checkCallTools, resolveAgentType } from "../pi/agents/agent-types.ts";
-import type { WorkflowAgentRequest } from "../runtime/types.ts";
+import { type AgentTypeConfig, checkCallTools, resolveAgentType } from "../agents/agent-types.ts";
+import type { WorkflowAgentRequest } from "../runtime/core/types.ts";
 import type { QueueChildPlan } from "./protocol.ts";
 
 /** What the planner reads. */

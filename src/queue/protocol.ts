@@ -4,7 +4,12 @@
  * skip, restart). Pi-free: the host half of the queue lives beside the runtime.
  */
 import type { SerializedWorkflowError } from "../errors.ts";
-import type { JsonValue, WorkflowAgentChild, WorkflowAgentRequest, WorkflowAgentResult } from "../runtime/types.ts";
+import type {
+	JsonValue,
+	WorkflowAgentChild,
+	WorkflowAgentRequest,
+	WorkflowAgentResult,
+} from "../runtime/core/types.ts";
 import type { RemoteWorkspaceResult } from "../worktree/index.ts";
 
 /** The BullMQ queue children go through unless `queueName` says otherwise. */

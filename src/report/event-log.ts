@@ -4,7 +4,7 @@
  * report does not draw (a host's own lines) pass through and are ignored by the fold.
  */
 import { readEventLog } from "../runs/event-log.ts";
-import type { WorkflowProgressEvent } from "../runtime/events.ts";
+import type { WorkflowProgressEvent } from "../runtime/core/events.ts";
 
 /** One progress event as the log keeps it. */
 export type LoggedEvent = WorkflowProgressEvent & { session: number };

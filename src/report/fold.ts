@@ -5,7 +5,12 @@
  */
 
 import { addCosts } from "../progress/cost-text.ts";
-import type { AgentChildEvent, AgentFailedEvent, AgentFinishedEvent, WorkflowAgentCallRef } from "../runtime/events.ts";
+import type {
+	AgentChildEvent,
+	AgentFailedEvent,
+	AgentFinishedEvent,
+	WorkflowAgentCallRef,
+} from "../runtime/core/events.ts";
 import type { LoggedEvent, RunEventLog } from "./event-log.ts";
 import type { ReportBand, ReportCall, ReportLog, ReportOutcome, ReportSession } from "./types.ts";
 

@@ -5,7 +5,7 @@
  */
 import { addCosts } from "../progress/cost-text.ts";
 import type { RunInfo, RunSnapshot, RunStatus } from "../runs/types.ts";
-import type { WorkflowAgentCounts, WorkflowJournalEntry } from "../runtime/types.ts";
+import type { WorkflowAgentCounts, WorkflowJournalEntry } from "../runtime/core/types.ts";
 import type { RunEventLog } from "./event-log.ts";
 import { foldEvents, PREVIEW_CHARS } from "./fold.ts";
 import type { ReportCall, ReportModel, ReportOutcome, ReportPhaseTotal } from "./types.ts";

@@ -1,6 +1,6 @@
 /** The report's model: what a run's record and event log say, shaped for drawing (pure data, times in epoch ms). */
 import type { RunStatus } from "../runs/types.ts";
-import type { WorkflowAgentCounts, WorkflowCost, WorkflowFailure } from "../runtime/types.ts";
+import type { WorkflowAgentCounts, WorkflowCost, WorkflowFailure } from "../runtime/core/types.ts";
 
 /** How an attempt (or a call) ended, which is its colour. `running`: the record ends before it did. */
 export type ReportOutcome =

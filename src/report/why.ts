@@ -6,7 +6,7 @@
  * logged about it.
  */
 import { differences, nearestEntry, readIdentity } from "../runtime/agent/replay-miss.ts";
-import type { WorkflowJournalEntry } from "../runtime/types.ts";
+import type { WorkflowJournalEntry } from "../runtime/core/types.ts";
 import type { ReportCall, ReportLog, ReportSession, ReportWhy } from "./types.ts";
 
 /** Characters of context the diff keeps on each side of a change. */

@@ -4,7 +4,7 @@
  * mid-line), dropped. Every line skipped, torn or bad, becomes a problem with its line number and why.
  */
 import { errorMessage } from "../errors.ts";
-import type { WorkflowJournalEntry } from "../runtime/types.ts";
+import type { WorkflowJournalEntry } from "../runtime/core/types.ts";
 import type { JournalProblem } from "./types.ts";
 
 const NEWLINE = 0x0a;

@@ -6,7 +6,7 @@
 import type { FileHandle } from "node:fs/promises";
 import { open, readFile } from "node:fs/promises";
 import { WorkflowError } from "../errors.ts";
-import type { WorkflowJournalEntry, WorkflowJournalSkippedLine } from "../runtime/types.ts";
+import type { WorkflowJournalEntry, WorkflowJournalSkippedLine } from "../runtime/core/types.ts";
 import { errnoCode, FILE_MODE, storeError } from "./files.ts";
 import { entryShapeProblem, parseJournal } from "./journal-lines.ts";
 import type { JournalProblem, RunJournal } from "./types.ts";

@@ -5,7 +5,7 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { WorkflowError } from "../errors.ts";
-import type { WorkflowRunResult } from "../runtime/types.ts";
+import type { WorkflowRunResult } from "../runtime/core/types.ts";
 import { listConversations } from "./conversations.ts";
 import { openEventLog, readEventLog } from "./event-log.ts";
 import { parseJsonFile, readTextIfExists, storeError, writeFileAtomic } from "./files.ts";

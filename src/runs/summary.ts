@@ -4,7 +4,7 @@
  */
 import { join } from "node:path";
 import { isWorkflowError } from "../errors.ts";
-import type { WorkflowCost } from "../runtime/types.ts";
+import type { WorkflowCost } from "../runtime/core/types.ts";
 import { readTextIfExists } from "./files.ts";
 import { parseJournal } from "./journal-lines.ts";
 import { readLock } from "./lock.ts";

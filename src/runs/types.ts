@@ -10,7 +10,7 @@ import type {
 	WorkflowJournalSkippedLine,
 	WorkflowMeta,
 	WorkflowRunResult,
-} from "../runtime/types.ts";
+} from "../runtime/core/types.ts";
 import type { ConversationFile } from "./conversations.ts";
 import type { EventLogOptions, EventLogRead, EventLogWriter } from "./event-log.ts";
 

@@ -2,8 +2,8 @@
 
 export { SCHEMA_ATTEMPTS } from "./agent/call.ts";
 export { DEFAULT_AGENT_TYPE } from "./agent/options.ts";
-export { DEFAULT_MAX_PROVIDER_WAIT_MS } from "./agent/provider-wait.ts";
-export type { BudgetSnapshot } from "./budget.ts";
+export type { BudgetSnapshot } from "./core/budget.ts";
+export { usdText } from "./core/cost.ts";
 export type {
 	AgentChildEvent,
 	AgentFailedEvent,
@@ -29,20 +29,10 @@ export type {
 	ToolStartedEvent,
 	WorkflowAgentCallRef,
 	WorkflowProgressEvent,
-} from "./events.ts";
-export type { ParsedWorkflow } from "./meta/read.ts";
-export { parseWorkflowSource, validateArgs } from "./meta/read.ts";
-export { resolveWorkflowPath } from "./nested.ts";
-export type { ProviderPause, WorkflowQueue, WorkflowQueueOptions } from "./queue.ts";
-export { createWorkflowQueue } from "./queue.ts";
-export { DEFAULT_LIMITS, DEFAULT_MAX_RESULT_BYTES, runWorkflowScript } from "./run.ts";
-export { shutdownSchemaWorker } from "./schema/worker.ts";
-export type { CheckWorkflowOptions, WorkflowCheckReport } from "./script-check.ts";
-export { checkWorkflowScript } from "./script-check.ts";
-export { usdText } from "./spend/cost.ts";
-export { DEFAULT_FAN_OUT_THRESHOLD, spentSoFar } from "./spend/fan-out.ts";
-export type { PhaseBudgetLimits } from "./spend/phase-budget.ts";
-export { MAX_TOOL_OUTPUT_CHARS, RESERVED_TOOLS } from "./tool/call.ts";
+} from "./core/events.ts";
+export { DEFAULT_MAX_PROVIDER_WAIT_MS } from "./core/provider-wait.ts";
+export type { ProviderPause, WorkflowQueue, WorkflowQueueOptions } from "./core/queue.ts";
+export { createWorkflowQueue } from "./core/queue.ts";
 export type {
 	JsonSchema,
 	JsonValue,
@@ -82,4 +72,14 @@ export type {
 	WorkflowToolOutput,
 	WorkflowToolResult,
 	WorkflowWorktree,
-} from "./types.ts";
+} from "./core/types.ts";
+export type { ParsedWorkflow } from "./meta/read.ts";
+export { parseWorkflowSource, validateArgs } from "./meta/read.ts";
+export { resolveWorkflowPath } from "./run/nested.ts";
+export { DEFAULT_LIMITS, DEFAULT_MAX_RESULT_BYTES, runWorkflowScript } from "./run/run.ts";
+export type { CheckWorkflowOptions, WorkflowCheckReport } from "./run/script-check.ts";
+export { checkWorkflowScript } from "./run/script-check.ts";
+export { shutdownSchemaWorker } from "./schema/schema-worker-host.ts";
+export { DEFAULT_FAN_OUT_THRESHOLD, spentSoFar } from "./spend/fan-out.ts";
+export type { PhaseBudgetLimits } from "./spend/phase-budget.ts";
+export { MAX_TOOL_OUTPUT_CHARS, RESERVED_TOOLS } from "./step/call.ts";

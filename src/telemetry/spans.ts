@@ -16,8 +16,8 @@ import type {
 	RunEndEvent,
 	WorkflowAgentCallRef,
 	WorkflowProgressEvent,
-} from "../runtime/events.ts";
-import type { WorkflowAgentChild, WorkflowCost, WorkflowTokenUsage } from "../runtime/types.ts";
+} from "../runtime/core/events.ts";
+import type { WorkflowAgentChild, WorkflowCost, WorkflowTokenUsage } from "../runtime/core/types.ts";
 
 /** The tracer's name, as collectors show it (the instrumentation scope). */
 export const TRACER_NAME = "pi-workflows";

@@ -1,5 +1,5 @@
 /**
- * src/cli imports: the core, the run store, and the few pi-free files of src/pi it shares with the extension;
+ * src/cli imports: the core, the run store, and the host layer (src/host) it shares with the extension, never src/pi;
  * pi only in pi-host.ts, which the commands load with `import()` when `run` or `resume` runs. So `--help`, `check`
  * and `runs` load no pi package, and work where pi is not installed. Of the queue, only its Redis URL check.
  */
@@ -8,30 +8,19 @@ import { importGraph, PI_PACKAGES, sourceFolder } from "../helpers/imports.ts";
 
 const { files, importsOf } = sourceFolder("cli");
 
-/** pi-free files of src/pi the CLI uses as they are (durable runs, script sources, the run list). */
-const SHARED_PI_FILES = [
-	"runs/durable-run.ts",
-	"tool/script-source.ts",
-	"runs/views.ts",
-	"runs/registry.ts",
-	"runs/child-conversations.ts",
-	"runs/prune-text.ts",
-	"runs/auto-prune.ts",
-].map((name) => `../pi/${name}`);
-
 describe("src/cli imports", () => {
 	it("finds the files it checks", () => {
 		expect(files).toEqual(expect.arrayContaining(["main.ts", "cli.ts", "run.ts", "pi-host.ts"]));
 	});
 
-	it.each(files)("%s: the core, the run store and shared pi-free tool files; pi only in pi-host.ts", (name) => {
+	it.each(files)("%s: the core, the run store and the host layer; pi only in pi-host.ts", (name) => {
 		for (const { typeOnly, from } of importsOf(name)) {
 			if (from === "./pi-host.ts") {
 				expect(typeOnly, `${name} imports pi-host.ts statically: load it with import()`).toBe(true);
 				continue;
 			}
 			if (from.startsWith("./") || from.startsWith("node:") || from === "../errors.ts") continue;
-			if (from.startsWith("../runtime/") || from === "../runs/index.ts" || SHARED_PI_FILES.includes(from)) continue;
+			if (from.startsWith("../runtime/") || from === "../runs/index.ts" || from.startsWith("../host/")) continue;
 			if (["../progress/index.ts", "../progress/format.ts", "../progress/visible-text.ts"].includes(from)) continue;
 			if (from === "../telemetry/spans.ts") continue;
 			// The run report: pi-free (test/report/imports.test.ts).
@@ -46,11 +35,18 @@ describe("src/cli imports", () => {
 		}
 	});
 
+	it("imports nothing from src/pi", () => {
+		const fromPi = files.flatMap((name) =>
+			importsOf(name)
+				.filter(({ from }) => from.startsWith("../pi/"))
+				.map(({ from }) => `${name} imports ${from}`),
+		);
+		expect(fromPi).toEqual([]);
+	});
+
 	it("the bin's static graph loads no pi package and no typebox", () => {
 		const graph = importGraph("cli/main.ts", { runtimeOnly: true });
-		expect([...graph.keys()]).toEqual(
-			expect.arrayContaining(["cli/run.ts", "cli/check.ts", "pi/runs/durable-run.ts"]),
-		);
+		expect([...graph.keys()]).toEqual(expect.arrayContaining(["cli/run.ts", "cli/check.ts", "host/durable-run.ts"]));
 		expect([...graph.keys()]).not.toContain("cli/pi-host.ts");
 		const offenders = [...graph].flatMap(([file, bare]) =>
 			bare.filter((from) => PI_PACKAGES.test(from)).map((from) => `${file} imports ${from}`),

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setUpPi } from "../../src/cli/pi-host.ts";
-import type { WorkflowAgentResult } from "../../src/runtime/types.ts";
+import type { WorkflowAgentResult } from "../../src/runtime/core/types.ts";
 
 const FAUX = join(import.meta.dirname, "..", "fixtures", "faux-provider-extension.ts");
 

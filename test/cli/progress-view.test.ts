@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createProgressView } from "../../src/cli/progress-view.ts";
 import { STAR_FRAMES, TICK_MS } from "../../src/progress/format.ts";
 import { createWorkflowProgressTracker, type WorkflowProgressEnvelope } from "../../src/progress/index.ts";
-import type { WorkflowProgressEvent } from "../../src/runtime/events.ts";
+import type { WorkflowProgressEvent } from "../../src/runtime/core/events.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { controlsIn, HOSTILE, HOSTILE_BLOCK, HOSTILE_LINE, HOSTILE_LITERAL } from "../helpers/controls.ts";
 import { createFakeRunner } from "../helpers/fake-runner.ts";

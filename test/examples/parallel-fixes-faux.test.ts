@@ -4,9 +4,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
+import { createRunnerFixture, type RunnerFixture } from "../children/runner-fixture.ts";
 import { type FauxRequest, fauxAssistantMessage, fauxToolCall } from "../helpers/faux.ts";
 import { createTempRepo, type TempRepo } from "../helpers/git-repo.ts";
-import { createRunnerFixture, type RunnerFixture } from "../pi/runner-fixture.ts";
 import { EXAMPLES_DIR, exampleSource } from "./harness.ts";
 
 const RUN = "wf-20261201-130000-fix3s0";

@@ -4,8 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
+import { createRunnerFixture, type RunnerFixture } from "../children/runner-fixture.ts";
 import { fauxAssistantMessage, fauxToolCall } from "../helpers/faux.ts";
-import { createRunnerFixture, type RunnerFixture } from "../pi/runner-fixture.ts";
 import { EXAMPLES_DIR, exampleSource } from "./harness.ts";
 
 let fx: RunnerFixture;

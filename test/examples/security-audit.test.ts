@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AgentTypeConfig, listAvailableAgentTypes, loadAgentTypes } from "../../src/pi/agents/agent-types.ts";
+import { type AgentTypeConfig, listAvailableAgentTypes, loadAgentTypes } from "../../src/agents/agent-types.ts";
 import { callLabelled, callsLabelled, EXAMPLES_DIR, phasesStarted, type Route, runExample } from "./harness.ts";
 
 const FILE = "security-audit.js";

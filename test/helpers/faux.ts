@@ -20,7 +20,7 @@ import {
 	type Model,
 } from "@earendil-works/pi-ai";
 import { type AgentSession, type AgentToolResult, ModelRuntime } from "@earendil-works/pi-coding-agent";
-import type { PiAgentRunnerHooks } from "../../src/pi/children/agent-runner.ts";
+import type { PiAgentRunnerHooks } from "../../src/children/agent-runner.ts";
 import { FAUX_PRICE, pricedProvider } from "./priced-provider.ts";
 
 export { fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall } from "@earendil-works/pi-ai";

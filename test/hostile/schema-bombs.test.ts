@@ -4,7 +4,7 @@
  * event loop keeps serving (the schema worker does the work), and the schemas a run sent must be gone after it.
  */
 import { describe, expect, it, vi } from "vitest";
-import { schemaWorkerStats } from "../../src/runtime/schema/worker.ts";
+import { schemaWorkerStats } from "../../src/runtime/schema/schema-worker-host.ts";
 import { beside, checkCase, guardHost, type HostileCase, runHostile } from "./support.ts";
 
 guardHost();

@@ -12,7 +12,7 @@ describe("the core entry's import graph", () => {
 		expect([...graph.keys()]).toEqual(
 			expect.arrayContaining([
 				"index.ts",
-				"runtime/run.ts",
+				"runtime/run/run.ts",
 				"sandbox/pool.ts",
 				"progress/tracker.ts",
 				"runs/store.ts",

@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { GUEST_FILES } from "../../src/runtime/globals.ts";
+import { GUEST_FILES } from "../../src/runtime/run/globals.ts";
 import { runCommand } from "../helpers/spawn.ts";
 
 const root = join(import.meta.dirname, "..", "..");

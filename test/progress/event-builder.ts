@@ -2,8 +2,8 @@
  * Builds runtime progress event sequences by hand for tracker, format and widget tests: a clock that only moves
  * when told, and call refs remembered by index so each call's events repeat the same identity.
  */
-import type { WorkflowAgentCallRef, WorkflowProgressEvent } from "../../src/runtime/events.ts";
-import type { WorkflowAgentChild, WorkflowCost, WorkflowFailure, WorkflowMeta } from "../../src/runtime/types.ts";
+import type { WorkflowAgentCallRef, WorkflowProgressEvent } from "../../src/runtime/core/events.ts";
+import type { WorkflowAgentChild, WorkflowCost, WorkflowFailure, WorkflowMeta } from "../../src/runtime/core/types.ts";
 
 export const T0 = 1_700_000_000_000;
 

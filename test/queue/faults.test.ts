@@ -8,11 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GENERAL_PURPOSE_AGENT } from "../../src/pi/agents/agent-types.ts";
+import { GENERAL_PURPOSE_AGENT } from "../../src/agents/agent-types.ts";
 import { createQueueHost } from "../../src/queue/host.ts";
 import { queuePlanner } from "../../src/queue/plan.ts";
 import { controlChannel, jobIdOf } from "../../src/queue/protocol.ts";
-import type { WorkflowAgentChild } from "../../src/runtime/types.ts";
+import type { WorkflowAgentChild } from "../../src/runtime/core/types.ts";
 import { type CliProcess, childStarts, QUEUE_FAUX, spawnCli, startWorker, waitFor } from "../helpers/queue-workers.ts";
 import { hasBinary, startRedis, type TestRedis } from "../helpers/system-binary.ts";
 

@@ -11,11 +11,11 @@ import { join } from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GENERAL_PURPOSE_AGENT } from "../../src/pi/agents/agent-types.ts";
-import { ChildControls } from "../../src/pi/children/controls.ts";
+import { GENERAL_PURPOSE_AGENT } from "../../src/agents/agent-types.ts";
+import { ChildControls } from "../../src/children/controls.ts";
 import { createQueueHost } from "../../src/queue/host.ts";
 import { queuePlanner } from "../../src/queue/plan.ts";
-import type { WorkflowAgentChild, WorkflowAgentRequest } from "../../src/runtime/types.ts";
+import type { WorkflowAgentChild, WorkflowAgentRequest } from "../../src/runtime/core/types.ts";
 import { type CliProcess, childStarts, QUEUE_FAUX, spawnCli, startWorker, waitFor } from "../helpers/queue-workers.ts";
 import { hasBinary, startRedis, type TestRedis } from "../helpers/system-binary.ts";
 

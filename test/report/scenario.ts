@@ -7,8 +7,8 @@
  * scripts/report-screenshot.ts.
  */
 import { join } from "node:path";
-import { loadAgentTypes } from "../../src/pi/agents/agent-types.ts";
-import { createPiAgentRunner } from "../../src/pi/children/agent-runner.ts";
+import { loadAgentTypes } from "../../src/agents/agent-types.ts";
+import { createPiAgentRunner } from "../../src/children/agent-runner.ts";
 import {
 	createRunStore,
 	type EventLogEvent,
@@ -17,8 +17,8 @@ import {
 	type RunStore,
 } from "../../src/runs/index.ts";
 import { runWorkflowScript, type WorkflowAgentRunner } from "../../src/runtime/index.ts";
+import { agentFile, createAgentDirs } from "../agents/agent-files.ts";
 import { createFauxHarness, fauxAssistantMessage, untilAborted } from "../helpers/faux.ts";
-import { agentFile, createAgentDirs } from "../pi/agent-files.ts";
 
 /** Markup that must stay text: an element made from it would set `window.__pwned`. */
 export const MARKUP = `<img src=x onerror="window.__pwned=1">`;

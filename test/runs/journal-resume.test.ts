@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DurableRun, type DurableSource } from "../../src/pi/runs/durable-run.ts";
+import { DurableRun, type DurableSource } from "../../src/host/durable-run.ts";
 import type { RunStore } from "../../src/runs/index.ts";
 import { runWorkflowScript, type WorkflowProgressEvent } from "../../src/runtime/index.ts";
 import { createFakeRunner, HEADER } from "../helpers/fake-runner.ts";

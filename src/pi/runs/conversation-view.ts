@@ -25,9 +25,9 @@ import {
 } from "@earendil-works/pi-coding-agent";
 import { type Component, Text, truncateToWidth } from "@earendil-works/pi-tui";
 import { errorMessage, WorkflowError } from "../../errors.ts";
+import type { ChildConversation } from "../../host/child-conversations.ts";
+import { conversationLabel } from "../../host/child-conversations.ts";
 import { visibleText } from "../../progress/visible-text.ts";
-import type { ChildConversation } from "./child-conversations.ts";
-import { conversationLabel } from "./child-conversations.ts";
 
 /** Characters of one tool result or message the text view shows; the file has all of it. */
 const TEXT_CHARS = 2000;

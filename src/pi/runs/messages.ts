@@ -3,11 +3,12 @@
  * call returns at once, and the one message a background run sends when it ends.
  */
 import type { AgentToolResult } from "@earendil-works/pi-coding-agent";
+import type { DurableOutcome } from "../../host/durable-run.ts";
+import type { LiveRun } from "../../host/registry.ts";
+import { fixText, savedResults } from "../../host/views.ts";
 import { agentsText, oneLine } from "../../progress/format.ts";
 import { type WorkflowProgressDetails, workflowProgressResult } from "../../progress/index.ts";
-import type { WorkflowRunResult } from "../../runtime/types.ts";
-import type { DurableOutcome } from "./durable-run.ts";
-import type { LiveRun } from "./registry.ts";
+import type { WorkflowRunResult } from "../../runtime/core/types.ts";
 import type { ToolRunOutcome } from "./tool-run.ts";
 
 /** Custom message type of a background run's completion message. */
@@ -53,11 +54,6 @@ export interface WorkflowRunMessage {
 /** Lines of the result, failures and branches a completion message's details keep, and characters per line. */
 const DETAIL_LINES = { result: 20, failures: 10, branches: 10, chars: 240 };
 
-/** "1 agent result is", "9 agent results are": how many a run's journal holds, for "… saved". */
-export function savedResults(count: number): string {
-	return count === 1 ? "1 agent result is" : `${count} agent results are`;
-}
-
 /** Where the run is kept and, when it did not complete, the exact call that resumes it. */
 export function runText(result: WorkflowRunResult, saved: DurableOutcome): string {
 	if (!saved.runId) {
@@ -70,15 +66,6 @@ export function runText(result: WorkflowRunResult, saved: DurableOutcome): strin
 		return `\nRun \`${id}\`: no agent result was saved${problem}; run the workflow again to retry.`;
 	}
 	return `\nRun \`${id}\`: ${savedResults(saved.saved)} saved${problem}. Resume with workflow({ resume: "${id}" }) to replay them and run the rest.\n${fixText(id, saved.script)}`;
-}
-
-/**
- * How to resume with a fix: edit the run's own script file (so unchanged calls stay byte for byte the same and
- * replay) and resume with its path; without the file, any edited `script`, `path` or `name`.
- */
-export function fixText(id: string, script: string | undefined): string {
-	if (!script) return "To resume with an edited script, add `script`, `path` or `name` to that call.";
-	return `To fix the script first: read ${script}, change only what is wrong, and resume with workflow({ resume: "${id}", path: "${script}" }); an agent() call replays only when its prompt and options are byte for byte the recorded ones.`;
 }
 
 /** What a `background: true` call returns at once; a resume says it is one (and whether its script was edited). */

@@ -6,8 +6,8 @@
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { askUnavailableError, WorkflowError } from "../../errors.ts";
 import { visibleText } from "../../progress/visible-text.ts";
-import { matchChoice } from "../../runtime/ask.ts";
-import type { WorkflowAskHandler, WorkflowQuestion } from "../../runtime/types.ts";
+import { matchChoice } from "../../runtime/ask/ask.ts";
+import type { WorkflowAskHandler, WorkflowQuestion } from "../../runtime/core/types.ts";
 import { visibleUi } from "./visible-ui.ts";
 
 /** Custom message type of a background run's question. */

@@ -6,10 +6,10 @@
 import type { AgentToolResult, ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { type Static, Type } from "typebox";
 import { WorkflowError } from "../../errors.ts";
+import type { RunRegistry } from "../../host/registry.ts";
+import { describeRun, listRuns } from "../../host/views.ts";
 import type { RunStore } from "../../runs/index.ts";
-import type { RunRegistry } from "./registry.ts";
 import { reportRun } from "./report-run.ts";
-import { describeRun, listRuns } from "./views.ts";
 
 export const RUNS_TOOL_NAME = "workflow_runs";
 

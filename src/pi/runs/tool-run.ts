@@ -4,6 +4,9 @@
  * and the outcome once its record is written.
  */
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import type { ChildControls } from "../../children/controls.ts";
+import type { DurableOutcome, DurableRun, DurableSource } from "../../host/durable-run.ts";
+import type { LiveRun } from "../../host/registry.ts";
 import {
 	createWorkflowProgressTracker,
 	formatWorkflowProgress,
@@ -11,13 +14,10 @@ import {
 	type WorkflowProgressOutcome,
 } from "../../progress/index.ts";
 import { createWorkflowProgressUi, type WorkflowProgressUiOptions } from "../../progress/ui.ts";
-import { runWorkflowScript } from "../../runtime/run.ts";
-import type { WorkflowRunOptions, WorkflowRunResult } from "../../runtime/types.ts";
-import type { ChildControls } from "../children/controls.ts";
-import type { DurableOutcome, DurableRun, DurableSource } from "./durable-run.ts";
+import type { WorkflowRunOptions, WorkflowRunResult } from "../../runtime/core/types.ts";
+import { runWorkflowScript } from "../../runtime/run/run.ts";
 import type { RunAnnouncer } from "./lifecycle.ts";
 import type { PendingQuestions } from "./questions.ts";
-import type { LiveRun } from "./registry.ts";
 
 /** How a tool run ended. */
 export interface ToolRunOutcome extends WorkflowProgressOutcome {

@@ -3,12 +3,11 @@
  * and its script's end, and what the answer is worth (text, a schema miss to send back, or a failure).
  */
 import { errorMessage, errorStage, isWorkflowError, WorkflowError } from "../../errors.ts";
-import { watchAbort } from "../abort-watch.ts";
-import type { WorkflowAgentCallRef } from "../events.ts";
-import { assertJsonValue } from "../json.ts";
-import { emitLog, type ScriptScope, trackInFlight } from "../run-context.ts";
-import { type CompiledSchema, parseStructuredText, type SchemaValidation } from "../schema/session.ts";
-import { readCost } from "../spend/cost.ts";
+import { watchAbort } from "../core/abort-watch.ts";
+import { readCost } from "../core/cost.ts";
+import type { WorkflowAgentCallRef } from "../core/events.ts";
+import { assertJsonValue } from "../core/json.ts";
+import { emitLog, type ScriptScope, trackInFlight } from "../core/run-context.ts";
 import type {
 	JsonValue,
 	WorkflowAgentChild,
@@ -17,7 +16,8 @@ import type {
 	WorkflowNameMatch,
 	WorkflowProviderLimit,
 	WorkflowTokenUsage,
-} from "../types.ts";
+} from "../core/types.ts";
+import { type CompiledSchema, parseStructuredText, type SchemaValidation } from "../schema/session.ts";
 import { readAbandoned, readChildReport, readWorktree } from "./child-report.ts";
 import type { AgentCallOptions } from "./options.ts";
 

@@ -3,16 +3,16 @@
  * census entry and progress event that say how it ended.
  */
 import { errorMessage, type SourceLocation, WorkflowError } from "../../errors.ts";
-import type { WorkflowAgentCallRef } from "../events.ts";
-import type { ScriptScope } from "../run-context.ts";
-import { addCost } from "../spend/cost.ts";
+import { addCost } from "../core/cost.ts";
+import type { WorkflowAgentCallRef } from "../core/events.ts";
+import type { ScriptScope } from "../core/run-context.ts";
 import type {
 	JsonValue,
 	WorkflowAgentResult,
 	WorkflowCallIdentity,
 	WorkflowCost,
 	WorkflowTokenUsage,
-} from "../types.ts";
+} from "../core/types.ts";
 import { addUsage, ORPHANED } from "./attempt.ts";
 import { preview } from "./preview.ts";
 import { journal } from "./replay.ts";

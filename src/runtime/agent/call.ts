@@ -4,20 +4,21 @@
  * author errors and hard limits throw a `WorkflowError` into the script.
  */
 import { namespacedAgentType, unknownAgentTypeError, WorkflowError } from "../../errors.ts";
-import { firstFrameIn } from "../call-site.ts";
-import type { WorkflowAgentCallRef } from "../events.ts";
-import { emitLog, type RunContext, type ScriptScope } from "../run-context.ts";
+import { firstFrameIn } from "../core/call-site.ts";
+import { usdText } from "../core/cost.ts";
+import type { WorkflowAgentCallRef } from "../core/events.ts";
+import { limitText } from "../core/provider-wait.ts";
+import { emitLog, type RunContext, type ScriptScope } from "../core/run-context.ts";
+import type { JsonValue, WorkflowAgentResult, WorkflowNameMatch } from "../core/types.ts";
 import type { CompiledSchema } from "../schema/session.ts";
-import { usdText } from "../spend/cost.ts";
 import type { PhaseBudget } from "../spend/phase-budget.ts";
-import type { JsonValue, WorkflowAgentResult, WorkflowNameMatch } from "../types.ts";
 import { type Attempt, attemptOnce, buildRequest } from "./attempt.ts";
 import { AgentCallRecord, noteText, type RecordedCall } from "./call-record.ts";
 import { type AgentCallOptions, checkAgentOptions, checkPrompt } from "./options.ts";
 import { PREVIEW_CHARS, shorten } from "./preview.ts";
-import { limitText } from "./provider-wait.ts";
 import { replay, replayable } from "./replay.ts";
 import { callIdentity, explainMiss } from "./replay-miss.ts";
+import type { AgentScope } from "./scope.ts";
 
 /** Attempts a schema call gets in all before `agent()` throws `schema_unmet`. */
 export const SCHEMA_ATTEMPTS = 5;
@@ -40,7 +41,7 @@ type Settled = Exclude<Attempt, { kind: "limited" }>;
 
 /** Runs one `agent(prompt, opts)` call made at the guest stack `stack` (its line names it when it is cut off). */
 export async function runAgentCall(
-	scope: ScriptScope,
+	scope: AgentScope,
 	rawPrompt: JsonValue,
 	rawOptions: JsonValue,
 	stack: string,
@@ -77,7 +78,7 @@ export async function runAgentCall(
  * Checks a call, names it (key, index, label, phase) and finds the budgets it counts against; of what it asks for,
  * only its schema starts (compiling).
  */
-function planAgentCall(scope: ScriptScope, rawPrompt: JsonValue, rawOptions: JsonValue, stack: string): AgentCallPlan {
+function planAgentCall(scope: AgentScope, rawPrompt: JsonValue, rawOptions: JsonValue, stack: string): AgentCallPlan {
 	const { run } = scope;
 	const { prompt, options, compiling } = checkCall(scope, rawPrompt, rawOptions);
 	// Taken before the schema compiles (in the schema worker), so calls keep the key and index of the order made.
@@ -101,7 +102,7 @@ function planAgentCall(scope: ScriptScope, rawPrompt: JsonValue, rawOptions: Jso
 
 /** The call's prompt and options, checked, with its agent type resolved and its schema set compiling. */
 function checkCall(
-	scope: ScriptScope,
+	scope: AgentScope,
 	rawPrompt: JsonValue,
 	rawOptions: JsonValue,
 ): { prompt: string; options: AgentCallOptions; compiling: Promise<CompiledSchema> | undefined } {
@@ -137,7 +138,7 @@ function checkCall(
  * its schema when the script returns is named too.
  */
 async function admit(
-	scope: ScriptScope,
+	scope: AgentScope,
 	plan: AgentCallPlan,
 ): Promise<{ schema: CompiledSchema | undefined; close: () => void }> {
 	const { run } = scope;
@@ -181,7 +182,7 @@ async function admit(
  * call, again for a failed child when the script asked for retries, and after a provider wait without counting it.
  */
 function runAttempts(
-	scope: ScriptScope,
+	scope: AgentScope,
 	plan: AgentCallPlan,
 	schema: CompiledSchema | undefined,
 	record: AgentCallRecord,

@@ -4,8 +4,8 @@
  * runner cannot reach the listeners.
  */
 import { types } from "node:util";
-import { readCost } from "../spend/cost.ts";
-import type { WorkflowAgentChild, WorkflowChildState, WorkflowWorktree } from "../types.ts";
+import { readCost } from "../core/cost.ts";
+import type { WorkflowAgentChild, WorkflowChildState, WorkflowWorktree } from "../core/types.ts";
 
 const TEXT = ["id", "type", "description", "activity", "model", "error"] as const;
 const COUNTS = ["lastActivityAt", "startedAt", "endedAt", "turns", "maxTurns", "toolUses", "tokens"] as const;

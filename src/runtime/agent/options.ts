@@ -5,7 +5,7 @@
  */
 import { closestName } from "../../authoring/index.ts";
 import { WorkflowError } from "../../errors.ts";
-import type { JsonSchema, JsonValue } from "../types.ts";
+import type { JsonSchema, JsonValue } from "../core/types.ts";
 import { checkReadOnly, checkTier, GATE_OPTION, peerOptionError } from "./peer-options.ts";
 
 /** `agent()` options after checking. */

@@ -4,7 +4,7 @@
  * error names the runtime the option comes from and what to write here instead.
  */
 import { WorkflowError } from "../../errors.ts";
-import type { JsonValue } from "../types.ts";
+import type { JsonValue } from "../core/types.ts";
 
 /** The option that runs a shell command after the answer (pi peers' `gate`). */
 export const GATE_OPTION = "gate";

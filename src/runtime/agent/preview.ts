@@ -1,5 +1,5 @@
 /** Short one-line previews of prompts and answers for progress events. */
-import type { JsonValue } from "../types.ts";
+import type { JsonValue } from "../core/types.ts";
 
 /** Characters of a preview of a prompt or an answer. */
 export const PREVIEW_CHARS = 200;

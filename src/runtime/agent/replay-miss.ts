@@ -7,11 +7,11 @@
  * never blamed on another recorded call.
  */
 import { hash } from "node:crypto";
-import type { WorkflowAgentCallRef } from "../events.ts";
-import { stableJson } from "../json.ts";
-import { emitLog, type RunContext } from "../run-context.ts";
-import type { JsonSchema, WorkflowJournalEntry, WorkflowJournalSkippedLine } from "../types.ts";
-import type { WorkflowCallIdentity } from "./identity.ts";
+import type { WorkflowAgentCallRef } from "../core/events.ts";
+import type { WorkflowCallIdentity } from "../core/identity.ts";
+import { stableJson } from "../core/json.ts";
+import { emitLog, type RunContext } from "../core/run-context.ts";
+import type { JsonSchema, WorkflowJournalEntry, WorkflowJournalSkippedLine } from "../core/types.ts";
 
 /** Characters of a prompt a journal line keeps, to say where an edited prompt differs. */
 export const IDENTITY_PROMPT_CHARS = 200;

@@ -3,12 +3,12 @@
  * call has its value, before the script sees it.
  */
 import { errorMessage } from "../../errors.ts";
-import type { WorkflowAgentCallRef } from "../events.ts";
-import { assertJsonValue } from "../json.ts";
-import { emitLog, type RunContext } from "../run-context.ts";
-import { readCost } from "../spend/cost.ts";
+import { readCost } from "../core/cost.ts";
+import type { WorkflowAgentCallRef } from "../core/events.ts";
+import { assertJsonValue } from "../core/json.ts";
+import { emitLog, type RunContext } from "../core/run-context.ts";
+import type { JsonValue, WorkflowCallIdentity, WorkflowJournalEntry } from "../core/types.ts";
 import type { PhaseBudget } from "../spend/phase-budget.ts";
-import type { JsonValue, WorkflowCallIdentity, WorkflowJournalEntry } from "../types.ts";
 import { readTranscripts, readUsage } from "./attempt.ts";
 import { preview } from "./preview.ts";
 import { noteLookup } from "./replay-miss.ts";

@@ -4,7 +4,7 @@
  */
 import { type Expression, getLineInfo, type Node, type ObjectExpression, type Property } from "acorn";
 import { type SourceLocation, WorkflowError } from "../../errors.ts";
-import type { JsonValue } from "../types.ts";
+import type { JsonValue } from "../core/types.ts";
 
 /** The nodes behind one value of the literal: the value itself and, for an object property, its key. */
 export interface LiteralNodes {

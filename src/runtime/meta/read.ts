@@ -21,9 +21,9 @@ import {
 	sentence,
 } from "../../authoring/index.ts";
 import { isWorkflowError, limitError, type SourceLocation, stripLocation, WorkflowError } from "../../errors.ts";
+import type { WorkflowMeta } from "../core/types.ts";
 import { checkSchema } from "../schema/limits.ts";
 import { SchemaSession, type SchemaValidation } from "../schema/session.ts";
-import type { WorkflowMeta } from "../types.ts";
 import { nodeLocation, readMetaLiteral } from "./literal.ts";
 import { watchScriptGoal } from "./script-goal.ts";
 import { type MetaWarning, validateMetaShape } from "./shape.ts";

@@ -5,8 +5,8 @@
  */
 import { closestName } from "../../authoring/index.ts";
 import { type SourceLocation, WorkflowError } from "../../errors.ts";
+import type { JsonSchema, WorkflowMeta } from "../core/types.ts";
 import { compileTrustedSchema, type SchemaIssue } from "../schema/session.ts";
-import type { JsonSchema, WorkflowMeta } from "../types.ts";
 import { type MetaLiteral, nodeLocation, pathSegment } from "./literal.ts";
 
 const NON_EMPTY: JsonSchema = { type: "string", pattern: "\\S" };

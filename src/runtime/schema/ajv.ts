@@ -8,8 +8,8 @@
 
 import type { Ajv, Options, ValidateFunction } from "ajv";
 import { errorMessage, WorkflowError } from "../../errors.ts";
-import { stableJson } from "../json.ts";
-import type { JsonSchema } from "../types.ts";
+import { stableJson } from "../core/json.ts";
+import type { JsonSchema } from "../core/types.ts";
 import { SizedCache } from "./cache.ts";
 import { formatIssues, type SchemaValidation, toIssues } from "./issues.ts";
 import { loadAjv, loadAjv2020, loadAjvFormats, loadRe2 } from "./lazy-deps.ts";

@@ -6,8 +6,8 @@
  */
 import { WorkflowError } from "../../errors.ts";
 import { checkJsonData } from "../../sandbox/index.ts";
-import { stableJson } from "../json.ts";
-import type { JsonSchema } from "../types.ts";
+import { stableJson } from "../core/json.ts";
+import type { JsonSchema } from "../core/types.ts";
 import { describeType } from "./issues.ts";
 import { loadRe2 } from "./lazy-deps.ts";
 

@@ -5,12 +5,12 @@
  */
 import type { Ajv, ValidateFunction } from "ajv";
 import { WorkflowError } from "../../errors.ts";
-import type { JsonSchema } from "../types.ts";
+import type { JsonSchema } from "../core/types.ts";
 import { ajvOptions, type CompileJob } from "./ajv.ts";
 import { describeType, formatIssues, type SchemaValidation, toIssues } from "./issues.ts";
 import { loadAjv } from "./lazy-deps.ts";
 import { checkSchema } from "./limits.ts";
-import { type SchemaWorker, schemaWorker } from "./worker.ts";
+import { type SchemaWorker, schemaWorker } from "./schema-worker-host.ts";
 
 export { formatIssues, type SchemaIssue, type SchemaValidation } from "./issues.ts";
 

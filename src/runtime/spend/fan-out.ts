@@ -4,11 +4,11 @@
  * every later large one throw `fanout_declined`, which stops the run unless the script catches it.
  */
 import { errorMessage, WorkflowError } from "../../errors.ts";
-import { watchAbort } from "../abort-watch.ts";
-import type { Budget } from "../budget.ts";
-import type { Census } from "../census.ts";
-import type { WorkflowFanOutInfo } from "../types.ts";
-import { usdText } from "./cost.ts";
+import { watchAbort } from "../core/abort-watch.ts";
+import type { Budget } from "../core/budget.ts";
+import type { Census } from "../core/census.ts";
+import { usdText } from "../core/cost.ts";
+import type { WorkflowFanOutInfo } from "../core/types.ts";
 
 /** What the gate reads of a run (not the whole run context, which holds the gate). */
 export interface FanOutRun {

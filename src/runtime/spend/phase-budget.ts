@@ -6,9 +6,9 @@
  */
 import { closestName } from "../../authoring/index.ts";
 import { WorkflowError } from "../../errors.ts";
-import { costCapError } from "../budget.ts";
-import type { JsonValue, WorkflowCost, WorkflowTokenUsage } from "../types.ts";
-import { addCostInto, usdText } from "./cost.ts";
+import { costCapError } from "../core/budget.ts";
+import { addCostInto, usdText } from "../core/cost.ts";
+import type { JsonValue, WorkflowCost, WorkflowTokenUsage } from "../core/types.ts";
 
 /** What a phase may spend; each field is optional. */
 export interface PhaseBudgetLimits {

@@ -5,7 +5,7 @@
  * Tens of seconds, so they run in `npm run test:hostile` (HOSTILE_HEAVY=1), not in `npm test`.
  */
 import { describe, expect, it, vi } from "vitest";
-import { schemaWorkerStats } from "../../../src/runtime/schema/worker.ts";
+import { schemaWorkerStats } from "../../../src/runtime/schema/schema-worker-host.ts";
 import { answerPatternCall, patternRunScript } from "../../helpers/pattern-schemas.ts";
 import { expectOutcome, guardHost, runHostile } from "../support.ts";
 

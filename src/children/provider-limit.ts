@@ -1,0 +1,148 @@
+/**
+ * Whether a child's provider error is a limit to wait out (a rate limit, an overload, a usage limit) and for how
+ * long, read from pi-ai's error text: pi-ai keeps no HTTP status or headers on a message, only `errorMessage`
+ * (`429 {"type":"error",…}`, `OpenAI API error (429): …`, `You have hit your ChatGPT usage limit… Try again in ~42
+ * min.`). Quota, billing, auth, bad requests and context overflow are not limits: waiting would not help.
+ */
+import { type AssistantMessage, isContextOverflow } from "@earendil-works/pi-ai";
+import type { WorkflowProviderLimit } from "../runtime/core/types.ts";
+
+/**
+ * Errors that look like limits but do not lift by waiting minutes: quota, budget and billing exhaustion, and plan
+ * limits that reset monthly (the list pi-ai keeps for its own retry, plus Anthropic's credit balance wording).
+ */
+const NOT_A_WAIT =
+	/insufficient_quota|exceeded your current quota|quota exceeded|billing|credit balance|available balance|out of budget|GoUsageLimitError|FreeUsageLimitError|monthly usage limit|subscription_sharing_workplace_individual_usage_limit_exceeded|"code"\s*:\s*"?1308(?![0-9])/i;
+
+/** A status code as a word of its own, not part of a request id or a byte count. */
+const status = (code: string) => `(?<![a-z0-9_])${code}(?![a-z0-9_])`;
+
+const USAGE_LIMIT = /usage[ _]limit|usage_limit_reached|subscription_sharing_usage_limit_exceeded/i;
+const OVERLOADED = new RegExp(
+	[
+		"overloaded",
+		status("529"),
+		status("503"),
+		"server_busy",
+		"servers? (?:is|are) (?:currently )?busy",
+		"currently experiencing high demand",
+		"at capacity",
+		"service.?(?:is.?)?(?:temporarily.?)?unavailable",
+	].join("|"),
+	"i",
+);
+const RATE_LIMIT = new RegExp(
+	["rate.?limit", "too many requests", status("429"), "resource.?exhausted", "throttl"].join("|"),
+	"i",
+);
+
+/**
+ * The limit a child's last assistant message reports, or undefined when it did not end on a provider error or the
+ * error is not one to wait out. `now` is the clock for reset times given as a time of day or a date.
+ */
+export function providerLimitOf(
+	message: AssistantMessage | undefined,
+	now = Date.now(),
+): WorkflowProviderLimit | undefined {
+	if (message?.stopReason !== "error" || !message.errorMessage) return undefined;
+	if (isContextOverflow(message)) return undefined;
+	return classifyProviderLimit(message.errorMessage, now);
+}
+
+/** The limit an error text describes, or undefined for errors that waiting does not fix. */
+export function classifyProviderLimit(text: string, now = Date.now()): WorkflowProviderLimit | undefined {
+	if (NOT_A_WAIT.test(text)) return undefined;
+	const kind = USAGE_LIMIT.test(text)
+		? "usage_limit"
+		: OVERLOADED.test(text)
+			? "overloaded"
+			: RATE_LIMIT.test(text)
+				? "rate_limit"
+				: undefined;
+	if (!kind) return undefined;
+	const retryAfterMs = retryAfterOf(text, now);
+	return { kind, message: text, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+}
+
+/** One duration word: `2s`, `20ms`, `1.5 min`, `~42 min`, `3 hours`; the unit names longest first. */
+const UNIT = "milliseconds?|msecs?|ms|minutes?|mins?|m|hours?|hrs?|h|seconds?|secs?|s";
+const DURATION = new RegExp(`~?\\s*(\\d+(?:\\.\\d+)?)\\s*(${UNIT})(?![a-z])`, "gi");
+/** Where a provider says how long to wait: the duration (possibly several words, `1m30s`) follows the phrase. */
+const WAIT_PHRASE =
+	/(?:try again|retry|retrying|please wait|wait|resets?|available again)\s*(?:in|after|for)\s*(?:about|approximately|roughly)?\s*((?:~?\s*\d+(?:\.\d+)?\s*[a-z]+\s*,?\s*(?:and\s*)?)+)/i;
+/** pi-ai's own provider retry, when a server asks for longer than it waits: `Server requested 120s retry delay`. */
+const SERVER_REQUESTED = /requested\s+(\d+(?:\.\d+)?)\s*(ms|s)\s+retry delay/i;
+/** A `Retry-After:`-like header quoted in the text, in seconds. */
+const RETRY_AFTER_HEADER = /retry[-_ ]after(?:[-_ ]ms)?["']?\s*[:=]\s*["']?(\d+(?:\.\d+)?)/i;
+/** Google's RetryInfo in a JSON body: `"retryDelay": "12s"`. */
+const RETRY_DELAY = /"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"/i;
+/** A reset time: an ISO date, an epoch in seconds (`"resets_at": 1746230400`, `…reached|1746230400`), or a time of day. */
+const RESET_EPOCH = /(?:resets?_?at["']?\s*[:=]\s*|limit reached\|)(\d{10})(?!\d)/i;
+const RESET_DATE =
+	/resets?(?: at| on)?\s*:?\s*(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)/i;
+const RESET_CLOCK = /resets?(?: at)?\s+(\d{1,2})(?::(\d{2}))?\s*(am|pm)?(?:\s*\(?(UTC|GMT)\)?)?/i;
+
+/** How long the text asks to wait, in ms, when it says; a time already past gives 0. */
+export function retryAfterOf(text: string, now = Date.now()): number | undefined {
+	const phrase = WAIT_PHRASE.exec(text);
+	if (phrase?.[1]) {
+		const ms = durationMs(phrase[1]);
+		if (ms !== undefined) return ms;
+	}
+	const server = SERVER_REQUESTED.exec(text);
+	if (server?.[1]) return Number(server[1]) * (server[2]?.toLowerCase() === "ms" ? 1 : 1000);
+	const delay = RETRY_DELAY.exec(text);
+	if (delay?.[1]) return Math.round(Number(delay[1]) * 1000);
+	const header = RETRY_AFTER_HEADER.exec(text);
+	if (header?.[1]) {
+		const value = Number(header[1]);
+		return /retry[-_ ]after[-_ ]ms/i.test(header[0]) ? value : Math.round(value * 1000);
+	}
+	const epoch = RESET_EPOCH.exec(text);
+	if (epoch?.[1]) return Math.max(0, Number(epoch[1]) * 1000 - now);
+	const date = RESET_DATE.exec(text);
+	if (date?.[1]) {
+		const at = Date.parse(date[1].replace(" ", "T"));
+		if (Number.isFinite(at)) return Math.max(0, at - now);
+	}
+	const clock = RESET_CLOCK.exec(text);
+	if (clock?.[1] && (clock[2] !== undefined || clock[3] !== undefined)) return untilClock(clock, now);
+	return undefined;
+}
+
+/** The sum of the duration words in `text` (`1m30s`, `6m0s`, `~42 min`), or undefined when it has none. */
+function durationMs(text: string): number | undefined {
+	let total = 0;
+	let found = false;
+	for (const match of text.matchAll(DURATION)) {
+		const value = Number(match[1]);
+		const unit = (match[2] ?? "").toLowerCase();
+		const scale =
+			unit.startsWith("ms") || unit.startsWith("msec") || unit.startsWith("milli")
+				? 1
+				: unit.startsWith("h")
+					? 3_600_000
+					: unit === "m" || unit.startsWith("min")
+						? 60_000
+						: 1000;
+		total += value * scale;
+		found = true;
+	}
+	return found ? Math.round(total) : undefined;
+}
+
+/** The next time the clock shows `h[:mm] [am|pm]` (UTC when the text says so, else local time), from `now`. */
+function untilClock(match: RegExpExecArray, now: number): number | undefined {
+	let hours = Number(match[1]);
+	const minutes = match[2] !== undefined ? Number(match[2]) : 0;
+	const meridiem = match[3]?.toLowerCase();
+	if (meridiem === "pm" && hours < 12) hours += 12;
+	if (meridiem === "am" && hours === 12) hours = 0;
+	if (hours > 23 || minutes > 59) return undefined;
+	const at = new Date(now);
+	if (match[4]) at.setUTCHours(hours, minutes, 0, 0);
+	else at.setHours(hours, minutes, 0, 0);
+	let ms = at.getTime() - now;
+	if (ms < 0) ms += 24 * 3_600_000;
+	return ms;
+}

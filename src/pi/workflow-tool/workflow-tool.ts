@@ -1,0 +1,476 @@
+/**
+ * The `workflow` tool: resolve the script, check its header and args before anything starts, run it with children
+ * as pi sessions, stream the envelope, and return the final one. Failed or stopped runs return `isError: true`
+ * so the model sees a failure while renderers keep the details.
+ */
+
+import { join } from "node:path";
+import type {
+	AgentToolResult,
+	AgentToolUpdateCallback,
+	ExtensionContext,
+	ToolDefinition,
+} from "@earendil-works/pi-coding-agent";
+import { getAgentDir } from "@earendil-works/pi-coding-agent";
+import { type Static, Type } from "typebox";
+import {
+	type AgentTypeConfig,
+	GENERAL_PURPOSE_AGENT,
+	type LoadAgentTypesResult,
+	listAvailableAgentTypes,
+	loadAgentTypes,
+	sessionTrust,
+} from "../../agents/agent-types.ts";
+import { createPiAgentRunner } from "../../children/agent-runner.ts";
+import type { ChildRecorder, RunFolderSource } from "../../children/child-record.ts";
+import { ChildControls } from "../../children/controls.ts";
+import { type ModelTiers, parentModelRuntime, resolveModel } from "../../children/model.ts";
+import { type SessionTools, sessionToolsOf } from "../../children/session-tools.ts";
+import type { WorktreePlaceSource } from "../../children/worktree.ts";
+import { DurableRun, type DurableSource } from "../../host/durable-run.ts";
+import { RunRegistry } from "../../host/registry.ts";
+import { createWorkflowResolver, resolveScriptSource, type SavedWorkflow } from "../../host/script-source.ts";
+import type { WorkflowProgressDetails } from "../../progress/index.ts";
+import { createRunStore, type RunStore } from "../../runs/index.ts";
+import { MAX_TIMEOUT_MS } from "../../runtime/agent/options.ts";
+import type { WorkflowQueue } from "../../runtime/core/queue.ts";
+import type { JsonValue, WorkflowAgentRunner, WorkflowTool } from "../../runtime/core/types.ts";
+import { checkWorkflowScript } from "../../runtime/index.ts";
+import { type Announce, runAnnouncer } from "../runs/lifecycle.ts";
+import type { WorkflowRunMessage } from "../runs/messages.ts";
+import { createPiAskHandler, PendingQuestions } from "../runs/questions.ts";
+import { startToolRun, type ToolRun } from "../runs/tool-run.ts";
+import { endToolCall } from "./call-result.ts";
+import { type WorkflowCheckDetails, workflowCheckResult } from "./check-result.ts";
+import { WORKFLOW_GUIDELINES, workflowToolDescription } from "./description.ts";
+import { tuiFanOutConfirm } from "./fan-out-question.ts";
+import { renderWorkflowCall, renderWorkflowResult } from "./render.ts";
+import { scriptToolsOf } from "./step-tools.ts";
+
+export const WORKFLOW_TOOL_NAME = "workflow";
+
+const parameters = Type.Object({
+	script: Type.Optional(
+		Type.String({ description: "Inline workflow source: `export const meta = {…}` then the body" }),
+	),
+	path: Type.Optional(Type.String({ description: "Path of a .js workflow file, relative to the working directory" })),
+	name: Type.Optional(Type.String({ description: "meta.name of a saved workflow (.pi/workflows/*.js)" })),
+	args: Type.Optional(Type.Unknown({ description: "JSON value passed to the script as `args`" })),
+	// Bounded by Node's timers: a longer deadline would fire after 1 ms.
+	timeoutMs: Type.Optional(
+		Type.Number({ exclusiveMinimum: 0, maximum: MAX_TIMEOUT_MS, description: "Deadline for the whole run, in ms" }),
+	),
+	maxProviderWaitMs: Type.Optional(
+		Type.Number({
+			minimum: 0,
+			maximum: MAX_TIMEOUT_MS,
+			description:
+				"How long the run may wait in all for rate limits, overloads and usage limits before it stops (resumable), in ms. Default: 30 min",
+		}),
+	),
+	concurrency: Type.Optional(
+		Type.Integer({
+			minimum: 1,
+			maximum: 64,
+			description: "Children running at once in this session, for this and every later run (one queue per session)",
+		}),
+	),
+	background: Type.Optional(
+		Type.Boolean({
+			description: "Return at once with the run id; the run goes on and reports here when it ends",
+		}),
+	),
+	check: Type.Optional(
+		Type.Boolean({
+			description:
+				"Only check the script: every problem with line:column, the fix and a code frame; starts nothing and records no run",
+		}),
+	),
+	resume: Type.Optional(
+		Type.String({
+			description:
+				"Run id of an earlier run: its finished agents replay, the rest run. With script/path/name, resumes with that (edited) script",
+		}),
+	),
+	maxCostUsd: Type.Optional(
+		Type.Number({
+			exclusiveMinimum: 0,
+			description:
+				"Cap in US dollars on what this run's children spend: past it no new child starts and agent() throws budget_exhausted (replays cost nothing)",
+		}),
+	),
+});
+
+export type WorkflowToolParams = Static<typeof parameters>;
+
+/** A run's progress, or (with `check: true`) the diagnostics of a check, which has none of a run's fields. */
+export type WorkflowToolDetails =
+	| WorkflowProgressDetails
+	| (WorkflowCheckDetails & { [K in keyof WorkflowProgressDetails]?: undefined });
+
+/** What a runner is built from for one call. */
+export interface RunnerSetup {
+	agentDir: string;
+	/** Agent types as loaded for this call. */
+	agentTypes: ReadonlyMap<string, AgentTypeConfig>;
+	/** Whether the project is trusted (`LoadAgentTypesResult.projectTrusted`): children load its pi resources only then. */
+	projectTrusted: boolean;
+	/** The run's id and folder for isolated children's worktrees, once its record exists. */
+	worktreePlace: WorktreePlaceSource;
+	/** The run's folder, where children's conversations are kept, once its record exists. */
+	runFolder?: RunFolderSource;
+	/** Takes what the runner adds to the run's event log (stalls, restarts, steers, sessions). */
+	record?: ChildRecorder;
+	/** Where the run's running children go for steer, skip and restart (`/workflows`, `workflow_runs`). */
+	controls: ChildControls;
+	/** The parent session's tools lent to children; absent for a run a command started (no tool call to lend them). */
+	sessionTools?: SessionTools;
+	/** The session's model for workflow children (`provider/id[:thinking]`) and where it was set, if it was. */
+	childModel?: { reference: string; source: string };
+	/** The models `agent()` option `tier` names, and where they were set. */
+	modelTiers?: ModelTiers;
+}
+
+/** What the person set for this session's runs (flags and settings); every field is optional. */
+export interface WorkflowSessionDefaults {
+	/** Model for children that nothing else names, and where it was set (`--workflow-child-model`, a setting). */
+	childModel?: { reference: string; source: string };
+	/** Cap in dollars for each run that does not give `maxCostUsd`. */
+	maxCostUsd?: number;
+	/** Agents one `parallel()`/`pipeline()` may start before the person is asked (TUI only); 0: never. Default: 25. */
+	confirmAgents?: number;
+	/** Models for `agent()` option `tier` (`workflows.modelTiers`, `--workflow-model-tiers`). Default: none. */
+	modelTiers?: ModelTiers;
+}
+
+/** What the tool shares across calls in one pi session. */
+export interface WorkflowToolOptions {
+	/** The session's one queue for all workflow children. */
+	queue: WorkflowQueue;
+	/** pi's global config directory. Default: pi's. */
+	agentDir?: string;
+	/** Where run records live (one folder per project). Default: `<agentDir>/workflow-runs`. */
+	runsRoot?: string;
+	/** The session's live runs (what `/workflows` lists and stops). Default: a registry of this tool's own. */
+	registry?: RunRegistry;
+	/** Delivers a background run's completion message to the session (pi's `sendMessage`). Default: none. */
+	notify?: (message: WorkflowRunMessage) => void;
+	/** Builds the runner for a call. Default: children as pi sessions with the parent's model and credentials. */
+	createRunner?: (ctx: ExtensionContext, setup: RunnerSetup) => Promise<WorkflowAgentRunner>;
+	/** Announces runs to other extensions (pi's `pi.events.emit`; see runs/lifecycle.ts). Default: nobody. */
+	announce?: Announce;
+	/** The session's agent types, listed in the description. Default: the built-in general-purpose only. */
+	agentTypes?: ReadonlyMap<string, AgentTypeConfig>;
+	/** The saved workflows `name` runs, listed in the description. Default: none listed. */
+	savedWorkflows?: Iterable<SavedWorkflow>;
+	/** Read at each call: the session's flags and settings for runs. Default: none. */
+	defaults?: () => WorkflowSessionDefaults;
+}
+
+// Runs of one session can overlap (background ones, parallel calls, commands): each needs widget and status keys of
+// its own, or the first to end takes the others' away. One counter for every starter, since two calls can start in
+// the same millisecond.
+let runCount = 0;
+
+/** Who asked for a run: the tool call's context, or a command's, which has no session tools to lend. */
+export interface WorkflowCaller {
+	ctx: ExtensionContext;
+	signal?: AbortSignal;
+	onUpdate?: AgentToolUpdateCallback<WorkflowProgressDetails>;
+	/** The parent session's tools lent to children. Default: none. */
+	sessionTools?: SessionTools;
+	/** The session's tools a script's `tool()` may run (pi's `ctx.executeTool`). Default: none (`tool_unavailable`). */
+	scriptTools?: Record<string, WorkflowTool>;
+	/** Delivers this run's completion message when it ran in the background. Default: `options.notify`. */
+	notify?: (message: WorkflowRunMessage) => void;
+}
+
+/** Starts runs as the `workflow` tool does; saved-workflow commands use it too. */
+export interface WorkflowStarter {
+	/** Checks or runs `params` (resuming when asked); resolves as the tool call would. */
+	start(params: WorkflowToolParams, caller: WorkflowCaller): Promise<AgentToolResult<WorkflowToolDetails>>;
+}
+
+/** The run machinery of the `workflow` tool, apart from its definition. */
+export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowStarter {
+	const agentDir = options.agentDir ?? getAgentDir();
+	const runsRoot = options.runsRoot ?? join(agentDir, "workflow-runs");
+	const shared: StarterShared = {
+		options,
+		agentDir,
+		makeRunner: options.createRunner ?? defaultRunner,
+		registry: options.registry ?? new RunRegistry(),
+	};
+	return {
+		async start(params, caller) {
+			if (params.check === true) return checkOnly(params, caller.ctx, agentDir);
+			const store = createRunStore({ cwd: caller.ctx.cwd, root: runsRoot });
+			// A resume holds the run's lock from here on: the run lets go of it when it ends.
+			const resumed = params.resume !== undefined ? await DurableRun.resume(store, params.resume) : undefined;
+			try {
+				return await runDurably(shared, params, caller, store, resumed);
+			} catch (error) {
+				// A run that went ahead released the lock itself; one that never started must not keep it.
+				await resumed?.abandon();
+				throw error;
+			}
+		},
+	};
+}
+
+/** What every call of one starter shares. */
+interface StarterShared {
+	options: WorkflowToolOptions;
+	agentDir: string;
+	makeRunner: NonNullable<WorkflowToolOptions["createRunner"]>;
+	registry: RunRegistry;
+}
+
+/** One call: the script (the resumed run's unless one is given), its record, the run, and what the model sees. */
+async function runDurably(
+	shared: StarterShared,
+	params: WorkflowToolParams,
+	caller: WorkflowCaller,
+	store: RunStore,
+	resumed: DurableRun | undefined,
+): Promise<AgentToolResult<WorkflowProgressDetails>> {
+	const { ctx } = caller;
+	const script = scriptToRun(params, ctx, shared.agentDir, resumed?.original);
+	const durable = resumed ?? DurableRun.fresh(store, script.record);
+	if (params.concurrency !== undefined) shared.options.queue.concurrency = params.concurrency;
+	const hooks = await prepareRunner(shared, caller, durable);
+	// pi -p and JSON mode end after this turn: a background run would have no session to report to.
+	const background = params.background === true && ctx.mode !== "print" && ctx.mode !== "json";
+	const notify = caller.notify ?? shared.options.notify;
+	const run = startRun(shared, params, caller, { script, durable, hooks, background, notify });
+	const { warnings } = hooks.types;
+	const blockingNote =
+		params.background === true && !background
+			? `\nRan blocking: background runs need an interactive session (this is ${ctx.mode} mode).`
+			: "";
+	return endToolCall(run, {
+		...(caller.signal ? { signal: caller.signal } : {}),
+		background,
+		registry: shared.registry,
+		...(notify ? { notify } : {}),
+		snapshotPath: () => durable.snapshotPath,
+		...(resumed ? { resume: { edited: Boolean(params.script || params.path || params.name) } } : {}),
+		notes: blockingNote + (warnings.length > 0 ? `\nAgent file warnings:\n${warnings.join("\n")}` : ""),
+	});
+}
+
+/** The script a call runs: the one given, else the resumed run's; its args, else the resumed run's. */
+interface ScriptToRun {
+	source: string;
+	filename: string;
+	args?: unknown;
+	/** What the run's record keeps of it. */
+	record: DurableSource;
+}
+
+function scriptToRun(
+	params: WorkflowToolParams,
+	ctx: ExtensionContext,
+	agentDir: string,
+	original: DurableSource | undefined,
+): ScriptToRun {
+	const script =
+		original && !params.script && !params.path && !params.name
+			? { source: original.script, filename: original.filename }
+			: resolveScriptSource(params, { cwd: ctx.cwd, agentDir });
+	const args = params.args !== undefined ? params.args : original?.args;
+	return {
+		source: script.source,
+		filename: script.filename,
+		...(args !== undefined ? { args } : {}),
+		record: {
+			script: script.source,
+			filename: script.filename,
+			...(args !== undefined ? { args: args as JsonValue } : {}),
+		},
+	};
+}
+
+/** The runner built for one run, and what the run needs besides: its agent types, children's controls, session defaults. */
+interface RunnerHooks {
+	types: LoadAgentTypesResult;
+	controls: ChildControls;
+	defaults: WorkflowSessionDefaults;
+	runner: WorkflowAgentRunner;
+}
+
+async function prepareRunner(shared: StarterShared, caller: WorkflowCaller, durable: DurableRun): Promise<RunnerHooks> {
+	const { ctx } = caller;
+	const { agentDir } = shared;
+	// Read once per run, under the session's trust: skipped project files are said once, in this call's result.
+	const types = loadAgentTypes({ cwd: ctx.cwd, agentDir, trust: sessionTrust(ctx) });
+	const controls = new ChildControls();
+	const defaults = shared.options.defaults?.() ?? {};
+	const runner = await shared.makeRunner(ctx, {
+		agentDir,
+		agentTypes: types.types,
+		projectTrusted: types.projectTrusted,
+		worktreePlace: () => durable.worktreePlace(),
+		runFolder: () => durable.runFolder(),
+		record: (event) => durable.logEvent(event),
+		controls,
+		...(caller.sessionTools ? { sessionTools: caller.sessionTools } : {}),
+		...(defaults.childModel ? { childModel: defaults.childModel } : {}),
+		...(defaults.modelTiers ? { modelTiers: defaults.modelTiers } : {}),
+	});
+	return { types, controls, defaults, runner };
+}
+
+/** What `startRun` starts from. */
+interface RunStart {
+	script: ScriptToRun;
+	durable: DurableRun;
+	hooks: RunnerHooks;
+	background: boolean;
+	notify: ((message: WorkflowRunMessage) => void) | undefined;
+}
+
+/** Starts the run with its questions, budget, fan-out confirmation, announcer and progress UI. */
+function startRun(
+	shared: StarterShared,
+	params: WorkflowToolParams,
+	caller: WorkflowCaller,
+	{ script, durable, hooks, background, notify }: RunStart,
+): ToolRun {
+	const { ctx, onUpdate } = caller;
+	const { options, agentDir } = shared;
+	const { types, controls, defaults, runner } = hooks;
+	const { args } = script;
+	const costUsd = params.maxCostUsd ?? defaults.maxCostUsd;
+	// Only a person at pi's TUI is asked; print, JSON and RPC runs go ahead as asked.
+	const confirmFanOut = tuiFanOutConfirm(ctx);
+	const questions = new PendingQuestions();
+	const ask = createPiAskHandler({
+		ctx,
+		background,
+		questions,
+		runId: () => durable.recorded,
+		name: () => run.name,
+		// The caller's: a run a person started from a command tells them, without a model turn.
+		...(notify ? { notify } : {}),
+	});
+	const run = startToolRun({
+		source: script.source,
+		options: {
+			agentRunner: runner,
+			filename: script.filename,
+			cwd: ctx.cwd,
+			queue: options.queue,
+			agentTypes: listAvailableAgentTypes(types.types),
+			resolveWorkflow: createWorkflowResolver({ agentDir }),
+			ask,
+			// The session's own tools through pi's hooks: exactly what its model may call, nothing more.
+			...(caller.scriptTools ? { tools: caller.scriptTools } : {}),
+			...(args !== undefined ? { args } : {}),
+			...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
+			...(costUsd !== undefined ? { budget: { costUsd } } : {}),
+			...(confirmFanOut ? { confirmFanOut } : {}),
+			...(defaults.confirmAgents !== undefined ? { fanOutThreshold: defaults.confirmAgents } : {}),
+			...(params.maxProviderWaitMs !== undefined ? { maxProviderWaitMs: params.maxProviderWaitMs } : {}),
+		},
+		durable,
+		record: script.record,
+		controls,
+		questions,
+		...(options.announce
+			? { announcer: runAnnouncer(options.announce, durable.recorded, () => run.name, background) }
+			: {}),
+		ctx,
+		ui: {
+			widgetKey: `workflow-progress-${++runCount}`,
+			statusKey: `workflow-${runCount}`,
+			...(!background && onUpdate ? { onUpdate } : {}),
+		},
+	});
+	return run;
+}
+
+/** Creates the tool definition. */
+export function createWorkflowTool(
+	options: WorkflowToolOptions,
+): ToolDefinition<typeof parameters, WorkflowToolDetails> {
+	const starter = createWorkflowStarter(options);
+	return {
+		name: WORKFLOW_TOOL_NAME,
+		label: "Workflow",
+		description: workflowToolDescription(
+			options.agentTypes?.values() ?? [GENERAL_PURPOSE_AGENT],
+			options.savedWorkflows ?? [],
+		),
+		promptSnippet: "Run a sandboxed JavaScript workflow that orchestrates many child agents",
+		promptGuidelines: WORKFLOW_GUIDELINES,
+		parameters,
+		execute(_toolCallId, params, signal, onUpdate, ctx): Promise<AgentToolResult<WorkflowToolDetails>> {
+			return starter.start(params, {
+				ctx,
+				...(signal ? { signal } : {}),
+				...(onUpdate ? { onUpdate } : {}),
+				sessionTools: sessionToolsOf(ctx),
+				scriptTools: scriptToolsOf(ctx),
+			});
+		},
+		renderCall: (args, theme) => renderWorkflowCall(args, theme),
+		renderResult: (result, { expanded }, theme) => renderWorkflowResult(result, expanded, theme),
+	};
+}
+
+/** `check: true`: the script's diagnostics, with the session's agent types; no runner, run or record. */
+function checkOnly(
+	params: WorkflowToolParams,
+	ctx: ExtensionContext,
+	agentDir: string,
+): AgentToolResult<WorkflowCheckDetails> {
+	const script = resolveScriptSource(params, { cwd: ctx.cwd, agentDir });
+	const types = loadAgentTypes({ cwd: ctx.cwd, agentDir, trust: sessionTrust(ctx) });
+	const report = checkWorkflowScript(script.source, {
+		filename: script.filename,
+		agentTypes: listAvailableAgentTypes(types.types),
+	});
+	return workflowCheckResult(report, script.filename);
+}
+
+/**
+ * Children as pi sessions sharing the parent session's providers, credentials and thinking level, and its model
+ * unless the session names one for workflow children.
+ */
+export async function defaultRunner(
+	ctx: ExtensionContext,
+	{
+		agentDir,
+		agentTypes,
+		projectTrusted,
+		worktreePlace,
+		runFolder,
+		record,
+		controls,
+		sessionTools,
+		childModel,
+		modelTiers,
+	}: RunnerSetup,
+): Promise<WorkflowAgentRunner> {
+	const modelRuntime = await parentModelRuntime(ctx.modelRegistry, { agentDir });
+	// Resolved before the run starts: a model pi cannot find fails the call, not each of 80 children.
+	const child = childModel ? resolveModel(childModel.reference, modelRuntime, childModel.source) : undefined;
+	const model = child?.model ?? ctx.model;
+	const thinking = child?.thinking ?? ctx.thinkingLevel;
+	return createPiAgentRunner({
+		cwd: ctx.cwd,
+		agentDir,
+		agentTypes,
+		projectTrusted,
+		modelRuntime,
+		worktreePlace,
+		...(runFolder ? { runFolder } : {}),
+		...(record ? { record } : {}),
+		...(model ? { defaultModel: model } : {}),
+		...(thinking ? { defaultThinking: thinking } : {}),
+		...(sessionTools ? { sessionTools } : {}),
+		...(modelTiers ? { modelTiers } : {}),
+		controls,
+	});
+}

@@ -1,0 +1,317 @@
+/**
+ * The worker half of the queue: takes agent jobs from BullMQ and runs each child as a pi session exactly as the local
+ * runner does (the pi runner, with the agent type the host resolved and sent), on this machine's own pi: its auth,
+ * models and tools. Progress goes back through `job.updateProgress`; stop and the per-child controls come on a pub/sub
+ * channel. Without a workspace (`--repo`) a child works in an empty scratch folder without `edit`/`write`: it can
+ * read what the prompt gives it, run commands, and answer.
+ */
+import { hostname } from "node:os";
+import type { Api, Model } from "@earendil-works/pi-ai";
+import type { ModelRuntime } from "@earendil-works/pi-coding-agent";
+import { type Job, Worker } from "bullmq";
+import { Redis } from "ioredis";
+import type { AgentTypeConfig, ThinkingLevel } from "../agents/agent-types.ts";
+import { createPiAgentRunner } from "../children/agent-runner.ts";
+import { ChildControls } from "../children/controls.ts";
+import { resolveModel } from "../children/model.ts";
+import { errorMessage, errorStage, isWorkflowError } from "../errors.ts";
+import type { WorkflowAgentChild, WorkflowAgentResult } from "../runtime/core/types.ts";
+import { type JobPlace, openJobPlace, type WorkerRepo, WRITE_TOOLS } from "./job-place.ts";
+import {
+	controlChannel,
+	DEFAULT_QUEUE_NAME,
+	JOB_VERSION,
+	type QueueJobData,
+	type QueueJobReturn,
+	readControlMessage,
+	stopKey,
+} from "./protocol.ts";
+import { endConnection, redisOptions } from "./redis-url.ts";
+
+/** Options of `startQueueWorker`. */
+export interface QueueWorkerOptions {
+	/** `redis://…` or `rediss://…`. Required. */
+	redis: string;
+	/** Default: "pi-workflows". */
+	queueName?: string;
+	/** Children this worker runs at once. Default: 2. */
+	concurrency?: number;
+	/** Shown to the host as who ran a job. Default: `<hostname>:<pid>`. */
+	name?: string;
+	/** This machine's providers and credentials. Required. */
+	modelRuntime: ModelRuntime;
+	/** This machine's pi config directory. Required. */
+	agentDir: string;
+	/** `--repo`: children work in worktrees of the run's commit from a clone of it. Default: none (scratch folders). */
+	repo?: WorkerRepo;
+	/** BullMQ's job lock; a worker that dies loses its jobs to others this long after. Default: 30000. */
+	lockDurationMs?: number;
+	/** How often BullMQ looks for jobs whose worker died. Default: 30000. */
+	stalledIntervalMs?: number;
+	/** Times a job may lose its worker before it fails. Default: 2. */
+	maxStalledCount?: number;
+	/** Least time between two progress messages of one child, in ms. Default: 250. */
+	progressEveryMs?: number;
+	/** Lines for the worker's log (a job taken, finished, failed). Default: none. */
+	log?: (line: string) => void;
+}
+
+/** A running worker. */
+export interface QueueWorker {
+	readonly name: string;
+	/** Takes no new jobs and waits for the running ones (`force`: lets them go; their jobs stall to other workers). */
+	close(force?: boolean): Promise<void>;
+}
+
+interface ActiveJob {
+	controller: AbortController;
+	controls: ChildControls;
+	key: string;
+}
+
+/** Starts taking jobs. */
+export async function startQueueWorker(options: QueueWorkerOptions): Promise<QueueWorker> {
+	const queueName = options.queueName ?? DEFAULT_QUEUE_NAME;
+	const name = options.name ?? `${hostname()}:${process.pid}`;
+	const log = options.log ?? (() => {});
+	const active = new Map<string, ActiveJob>();
+	const commands = new Redis(options.redis, redisOptions(options.redis));
+	const subscriber = new Redis(options.redis, redisOptions(options.redis));
+	// BullMQ leaves a connection it was given open when it closes: `close` ends it.
+	const blocking = new Redis(options.redis, redisOptions(options.redis));
+	for (const connection of [commands, subscriber, blocking]) connection.on("error", () => {});
+	const ignored = ignoredControls(log, controlChannel(queueName));
+	subscriber.on("message", (_channel, text) => onControl(text, active, ignored));
+	await subscriber.subscribe(controlChannel(queueName));
+
+	const worker = new Worker<QueueJobData, QueueJobReturn>(
+		queueName,
+		async (job) => {
+			const data = job.data;
+			if (data?.version !== JOB_VERSION) {
+				throw new Error(
+					`the job is of version ${String(data?.version)} and this worker runs version ${JOB_VERSION}: run the same pi-workflows version on the host and the workers`,
+				);
+			}
+			const stopped = await commands.get(stopKey(queueName, job.id ?? ""));
+			if (stopped !== null) {
+				return { worker: name, result: stoppedResult(data, stopped) };
+			}
+			log(`took ${job.id} (${data.request.label})`);
+			const started = Date.now();
+			const answer = await runJob(job, data, { ...options, name, active, queueName });
+			log(`finished ${job.id}: ${answer.result?.status ?? "author error"} in ${Date.now() - started} ms`);
+			return answer;
+		},
+		{
+			connection: blocking,
+			concurrency: options.concurrency ?? 2,
+			name,
+			lockDuration: options.lockDurationMs ?? 30_000,
+			stalledInterval: options.stalledIntervalMs ?? 30_000,
+			maxStalledCount: options.maxStalledCount ?? 2,
+		},
+	);
+	worker.on("error", (error) => log(`queue error: ${errorMessage(error)}`));
+	worker.on("failed", (job, error) => log(`job ${job?.id ?? "?"} failed: ${errorMessage(error)}`));
+	await worker.waitUntilReady();
+	return {
+		name,
+		async close(force = false) {
+			await worker.close(force);
+			await Promise.all([endConnection(subscriber), endConnection(commands)]);
+			blocking.disconnect();
+		},
+	};
+}
+
+type RunSettings = QueueWorkerOptions & { name: string; active: Map<string, ActiveJob>; queueName: string };
+
+async function runJob(
+	job: Job<QueueJobData, QueueJobReturn>,
+	data: QueueJobData,
+	settings: RunSettings,
+): Promise<QueueJobReturn> {
+	const { request, plan } = data;
+	const jobId = job.id ?? "";
+	const controller = new AbortController();
+	const controls = new ChildControls();
+	settings.active.set(jobId, { controller, controls, key: request.key });
+	let place: JobPlace | undefined;
+	const send = throttledProgress(job, settings.progressEveryMs ?? 250);
+	try {
+		const type = { ...(plan.agentType as unknown as AgentTypeConfig) };
+		try {
+			place = await openJobPlace(data, settings.repo);
+		} catch (error) {
+			const code = isWorkflowError(error) ? error.code : "worktree_failed";
+			return failed(
+				data,
+				settings.name,
+				`worker ${settings.name} could not make the child's workspace: ${errorMessage(error)}`,
+				code,
+			);
+		}
+		if (!place.writable && request.isolation === "worktree") {
+			return failed(
+				data,
+				settings.name,
+				`isolation: "worktree" needs a worker started with --repo <git url> and a run in a git repository with a commit; worker ${settings.name} has no workspace for it (${place.notes.join("; ")})`,
+				"queue_no_repo",
+			);
+		}
+		// No checkout of the host's project in a scratch folder: nothing to edit, so the child does not get the tools for it.
+		if (!place.writable) type.tools = type.tools.filter((tool) => !WRITE_TOOLS.includes(tool));
+		let defaultModel: Model<Api> | undefined;
+		let defaultThinking = plan.defaultThinking as ThinkingLevel | undefined;
+		if (plan.defaultModel) {
+			try {
+				const resolved = resolveModel(plan.defaultModel, settings.modelRuntime, "The run's default model");
+				defaultModel = resolved.model;
+				defaultThinking ??= resolved.thinking;
+			} catch (error) {
+				return failed(
+					data,
+					settings.name,
+					`worker ${settings.name} cannot run the child: ${errorMessage(error)}`,
+					"queue_worker_model",
+				);
+			}
+		}
+		const runner = createPiAgentRunner({
+			cwd: place.cwd,
+			agentDir: settings.agentDir,
+			modelRuntime: settings.modelRuntime,
+			agentTypes: new Map([[type.name, type]]),
+			// The host read this project's agent files under its trust; its worktree here is the same project.
+			projectTrusted: plan.projectTrusted === true,
+			controls,
+			...(defaultModel ? { defaultModel } : {}),
+			...(defaultThinking ? { defaultThinking } : {}),
+			...(plan.stallMs !== undefined ? { stallMs: plan.stallMs } : {}),
+		});
+		const writable = place.writable;
+		const tools = request.tools?.filter((tool) => writable || !WRITE_TOOLS.includes(tool));
+		// Every child here has its own worktree already: the local runner must not make another.
+		const { isolation: _isolation, ...rest } = request;
+		let result: WorkflowAgentResult;
+		try {
+			result = await runner(
+				{
+					...rest,
+					agentType: type.name,
+					cwd: place.cwd,
+					prompt: place.prompt(request.prompt),
+					...(tools ? { tools } : {}),
+				},
+				{ signal: controller.signal, reportChild: send },
+			);
+		} catch (error) {
+			if (isAuthorError(error)) return { worker: settings.name, thrown: error.toJSON() };
+			return failed(
+				data,
+				settings.name,
+				`worker ${settings.name} could not run the child: ${errorMessage(error)}`,
+				"queue_job_failed",
+			);
+		}
+		const outcome = await place.finish();
+		if (outcome.warning) result = { ...result, warnings: [outcome.warning, ...(result.warnings ?? [])] };
+		return {
+			worker: settings.name,
+			result,
+			...(settings.repo ? { repo: true } : {}),
+			...(place.notes.length > 0 ? { notes: place.notes } : {}),
+			...(outcome.workspace ? { workspace: outcome.workspace } : {}),
+		};
+	} finally {
+		send.flush();
+		settings.active.delete(jobId);
+		await place?.dispose().catch(() => {});
+	}
+}
+
+/** Author errors cross to the host, which rethrows them in the script; a model this worker lacks is not one. */
+function isAuthorError(error: unknown): error is import("../errors.ts").WorkflowError {
+	if (!isWorkflowError(error)) return false;
+	if (error.code === "agent_options_invalid" && error.details && "model" in error.details) return false;
+	return errorStage(error.code) === "author";
+}
+
+function onControl(text: string, active: Map<string, ActiveJob>, ignored: (problem: string) => void): void {
+	const message = readControlMessage(text);
+	if ("problem" in message) {
+		ignored(message.problem);
+		return;
+	}
+	const job = active.get(message.jobId);
+	if (!job) return;
+	if (message.action === "stop") {
+		job.controller.abort(message.text || "stopped by the host");
+		return;
+	}
+	const control = job.controls.get(job.key);
+	if (!control) return;
+	if (message.action === "steer") control.steer(message.text ?? "").catch(() => {});
+	else control[message.action]();
+}
+
+/** Bad control messages logged one line each: the first few, then a count at 10, 100, 1000… so a flood cannot fill the log. */
+const LOGGED_BAD_CONTROLS = 5;
+
+function ignoredControls(log: (line: string) => void, channel: string): (problem: string) => void {
+	let count = 0;
+	let nextCount = 10;
+	return (problem) => {
+		count++;
+		if (count <= LOGGED_BAD_CONTROLS) {
+			log(
+				`ignored a message on ${channel}: ${problem} (a host of a newer pi-workflows, or something else publishing there; run the same version on the host and the workers)`,
+			);
+			if (count === LOGGED_BAD_CONTROLS) log(`further bad messages on ${channel} are counted, not logged`);
+		} else if (count === nextCount) {
+			log(`ignored ${count} bad messages on ${channel} so far`);
+			nextCount *= 10;
+		}
+	};
+}
+
+/** Sends a child's reports as job progress: the first at once, then at most one per `everyMs`, the last always. */
+function throttledProgress(job: Job, everyMs: number): ((child: WorkflowAgentChild) => void) & { flush(): void } {
+	let pending: WorkflowAgentChild | undefined;
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	const post = (child: WorkflowAgentChild) => {
+		job.updateProgress(child as unknown as object).catch(() => {});
+	};
+	const send = (child: WorkflowAgentChild) => {
+		if (timer) {
+			pending = child;
+			return;
+		}
+		post(child);
+		timer = setTimeout(() => {
+			timer = undefined;
+			const last = pending;
+			pending = undefined;
+			if (last) send(last);
+		}, everyMs);
+	};
+	send.flush = () => {
+		clearTimeout(timer);
+		timer = undefined;
+		if (pending) post(pending);
+		pending = undefined;
+	};
+	return send;
+}
+
+function failed(data: QueueJobData, worker: string, error: string, code: string): QueueJobReturn {
+	return {
+		worker,
+		result: { id: `${worker}:${data.request.key}`, type: data.request.agentType, status: "failed", error, code },
+	};
+}
+
+function stoppedResult(data: QueueJobData, reason: string): WorkflowAgentResult {
+	return { id: data.request.key, type: data.request.agentType, status: "stopped", error: reason || "stopped" };
+}

@@ -1,0 +1,21 @@
+/**
+ * What an `agent()` call needs of its run beyond the floor's `RunContext` and `ScriptScope`: the run's schemas (its
+ * structured answers) and the phase budgets its usage is charged to. Declared here, beside the calls that read them,
+ * so the floor names no leaf above it; the run (runtime/run/scope.ts) builds scopes that have all of it.
+ */
+import type { RunContext, ScriptScope } from "../core/run-context.ts";
+import type { SchemaSession } from "../schema/session.ts";
+import type { PhaseBudget, PhaseBudgets } from "../spend/phase-budget.ts";
+
+export interface AgentRun extends RunContext {
+	/** The schemas of the run's `agent()` calls and headers, released when the run ends. */
+	schemas: SchemaSession;
+}
+
+export interface AgentScope extends ScriptScope {
+	run: AgentRun;
+	/** Budgets of this script's phases, by name. */
+	phaseBudgets: PhaseBudgets;
+	/** Budgets of the caller's phases a nested workflow was started in: its calls count against them too. */
+	outerBudgets: readonly PhaseBudget[];
+}
