@@ -2,32 +2,13 @@
  * How a child's ended session maps to its status (`childStatus`): each row is one way a session can end, and the
  * status, error, provider limit and warnings a user then sees.
  */
-import type { AssistantMessage } from "@earendil-works/pi-ai";
 import { describe, expect, it } from "vitest";
 import { type ChildStatus, childStatus, type SessionEnding } from "../../src/children/child-status.ts";
+import { assistantEnding } from "./assistant-message.ts";
 
 const NOW = Date.UTC(2025, 0, 1);
 
-function last(stopReason: AssistantMessage["stopReason"], errorMessage?: string): AssistantMessage {
-	return {
-		role: "assistant",
-		content: [],
-		api: "anthropic-messages",
-		provider: "anthropic",
-		model: "claude",
-		usage: {
-			input: 0,
-			output: 0,
-			cacheRead: 0,
-			cacheWrite: 0,
-			totalTokens: 0,
-			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-		},
-		stopReason,
-		...(errorMessage !== undefined ? { errorMessage } : {}),
-		timestamp: 0,
-	};
-}
+const last = assistantEnding;
 
 const RATE_LIMITED = "429 Too Many Requests. Please try again in 30s.";
 const WRAP_UP = "reached max_turns (3) and was told to wrap up";

@@ -3,9 +3,9 @@
  * classes formatted by pi-ai: `<status> <body>`, `<status>: <body>`, `OpenAI API error (<status>): <body>`), and the
  * errors that must not be waited out.
  */
-import type { AssistantMessage } from "@earendil-works/pi-ai";
 import { describe, expect, it } from "vitest";
 import { classifyProviderLimit, providerLimitOf, retryAfterOf } from "../../src/children/provider-limit.ts";
+import { assistantEnding } from "./assistant-message.ts";
 
 const ANTHROPIC_429 =
 	'429 {"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit for your organization (3a7c…) of 50,000 input tokens per minute. For details, refer to: https://docs.claude.com/en/api/rate-limits. You can see the response headers for current usage. Please reduce the prompt length or the maximum tokens requested, or try again later. You may also contact sales at https://www.anthropic.com/contact-sales to discuss your options for a rate limit increase."},"request_id":"req_011CV429xyz"}';
@@ -48,26 +48,7 @@ const NOT_LIMITS: [string, string][] = [
 	["a request id with 429 in it", "500 internal: request req_4291 failed"],
 ];
 
-function errorMessage(errorMessage: string): AssistantMessage {
-	return {
-		role: "assistant",
-		content: [],
-		api: "anthropic-messages",
-		provider: "anthropic",
-		model: "claude",
-		usage: {
-			input: 0,
-			output: 0,
-			cacheRead: 0,
-			cacheWrite: 0,
-			totalTokens: 0,
-			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-		},
-		stopReason: "error",
-		errorMessage,
-		timestamp: 0,
-	};
-}
+const errorMessage = (text: string) => assistantEnding("error", text);
 
 describe("classifyProviderLimit()", () => {
 	it.each([
