@@ -52,7 +52,7 @@ export async function attemptOnce(
 	};
 	const call = trackInFlight(
 		run,
-		Promise.resolve().then(() => run.runner(request, { signal, reportChild })),
+		Promise.resolve().then(() => run.host.runner(request, { signal, reportChild })),
 	);
 	const stopReporting = () => {
 		reporting = false;
@@ -178,7 +178,7 @@ export function buildRequest(
 		agentType: options.agentType,
 		label: ref.label,
 		description: ref.label,
-		cwd: scope.run.cwd,
+		cwd: scope.run.host.cwd,
 		...(options.model ? { model: options.model } : {}),
 		...(scope.model ? { defaultModel: scope.model } : {}),
 		...(options.fallbackModels ? { fallbackModels: options.fallbackModels } : {}),

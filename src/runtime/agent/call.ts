@@ -85,7 +85,7 @@ function planAgentCall(scope: AgentScope, rawPrompt: JsonValue, rawOptions: Json
 	const site = firstFrameIn(stack, scope.filename);
 	const ref: WorkflowAgentCallRef = {
 		key: scope.keys.next(identityOf(prompt, options)),
-		index: run.nextCallIndex++,
+		index: run.indexes.nextAgent(),
 		label: options.label ?? shorten(prompt, 60),
 		agentType: options.agentType,
 		...((options.phase ?? scope.phases.current) ? { phase: options.phase ?? scope.phases.current } : {}),
@@ -96,7 +96,7 @@ function planAgentCall(scope: AgentScope, rawPrompt: JsonValue, rawOptions: Json
 		scope.outerBudgets,
 	);
 	// Nothing to record without a journal.
-	const identity = run.journal ? callIdentity({ prompt, ...options }, ref.index) : undefined;
+	const identity = run.host.journal ? callIdentity({ prompt, ...options }, ref.index) : undefined;
 	return { prompt, options, ref, site, budgets, compiling, identity };
 }
 
@@ -111,10 +111,10 @@ function checkCall(
 	try {
 		const prompt = checkPrompt(rawPrompt);
 		const options = checkAgentOptions(rawOptions);
-		if (run.agentTypes && !run.agentTypes.includes(options.agentType)) {
+		if (run.host.agentTypes && !run.host.agentTypes.includes(options.agentType)) {
 			// A plugin-scoped name (`plugin:reviewer`, Claude Code's) runs as the type of its last part, said in the census.
-			const bare = namespacedAgentType(options.agentType, run.agentTypes);
-			if (!bare) throw unknownAgentTypeError(options.agentType, run.agentTypes);
+			const bare = namespacedAgentType(options.agentType, run.host.agentTypes);
+			if (!bare) throw unknownAgentTypeError(options.agentType, run.host.agentTypes);
 			const written = options.agentType;
 			options.agentType = bare;
 			noteMatch(scope, options.label ?? shorten(prompt, 60), {

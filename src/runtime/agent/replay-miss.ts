@@ -77,7 +77,7 @@ function stateOf(run: RunContext): MissState {
 
 /** The journal's entries, or none when it cannot list them (or fails to). */
 function listEntries(run: RunContext): readonly WorkflowJournalEntry[] {
-	const journal = run.journal;
+	const journal = run.host.journal;
 	if (typeof journal?.list !== "function") return [];
 	try {
 		const entries = journal.list();
@@ -92,7 +92,7 @@ function listEntries(run: RunContext): readonly WorkflowJournalEntry[] {
  * missed); none when it cannot say (or fails to).
  */
 function skippedLines(run: RunContext): readonly WorkflowJournalSkippedLine[] {
-	const journal = run.journal;
+	const journal = run.host.journal;
 	if (typeof journal?.skipped !== "function") return [];
 	try {
 		const lines = journal.skipped();
@@ -133,7 +133,7 @@ export function warnSkippedLines(run: RunContext): void {
 
 /** Notes that a call asked the journal for `key` (hit or miss): its entry, if any, is matched from now on. */
 export function noteLookup(run: RunContext, key: string): void {
-	if (run.journal) stateOf(run).asked.add(key);
+	if (run.host.journal) stateOf(run).asked.add(key);
 }
 
 /**
@@ -141,7 +141,7 @@ export function noteLookup(run: RunContext, key: string): void {
  * log which one and what differs. Needs a journal that can `list()` its entries; silent for a fresh run.
  */
 export function explainMiss(run: RunContext, ref: WorkflowAgentCallRef, identity: WorkflowCallIdentity): void {
-	if (!run.journal) return;
+	if (!run.host.journal) return;
 	const state = stateOf(run);
 	if (!state.resumed || state.warnings >= MISS_LIMITS.warnings || state.examined >= MISS_LIMITS.examined) return;
 	state.examined++;

@@ -19,7 +19,7 @@ import { noteLookup } from "./replay-miss.ts";
  */
 export function replayable(run: RunContext, key: string, hasSchema: boolean): WorkflowJournalEntry | undefined {
 	noteLookup(run, key);
-	const entry = run.journal?.lookup(key);
+	const entry = run.host.journal?.lookup(key);
 	try {
 		if (entry === undefined || entry === null || typeof entry !== "object") return undefined;
 		// A person's answer to `ask()` is never an agent's value, even under a key that (by hand-editing) matches.
@@ -81,9 +81,9 @@ export async function journal(
 	spent: Pick<WorkflowJournalEntry, "usage" | "cost" | "model" | "agentId" | "transcripts">,
 	identity: WorkflowCallIdentity | undefined,
 ): Promise<void> {
-	if (!run.journal) return;
+	if (!run.host.journal) return;
 	try {
-		await run.journal.record({
+		await run.host.journal.record({
 			key: ref.key,
 			value,
 			...(spent.usage ? { usage: spent.usage } : {}),

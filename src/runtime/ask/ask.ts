@@ -117,7 +117,7 @@ export async function runAsk(
 	const phase = scope.phases.current;
 	const ref: AskRef = {
 		key: scope.keys.next({ ask: args.question, choices: args.choices ?? null }),
-		index: run.nextAskIndex++,
+		index: run.indexes.nextAsk(),
 		question: args.question,
 		...(phase ? { phase } : {}),
 		...(scope.workflowName ? { workflow: scope.workflowName } : {}),
@@ -231,7 +231,7 @@ const NO_HANDLER = "the host running this workflow offers no way to ask a person
 /** Puts the question to the handler, racing its `timeoutMs` and the script's end. */
 async function waitForAnswer(scope: ScriptScope, question: WorkflowQuestion): Promise<Outcome> {
 	const { run } = scope;
-	const handler = run.ask;
+	const handler = run.host.ask;
 	if (!handler) return { kind: "unavailable", reason: NO_HANDLER };
 	const controller = new AbortController();
 	const life = scope.life.signal;
@@ -290,7 +290,7 @@ function refusal(error: unknown): string {
 
 /** The journal's answer for `key`, when it is one (an answer line, a string, among `choices`): else the person is asked. */
 function replayAnswer(scope: ScriptScope, key: string, choices: readonly string[] | undefined): string | undefined {
-	const entry = scope.run.journal?.lookup(key);
+	const entry = scope.run.host.journal?.lookup(key);
 	try {
 		if (!entry || typeof entry !== "object" || entry.kind !== "answer") return undefined;
 		const value: unknown = entry.value;
@@ -304,9 +304,14 @@ function replayAnswer(scope: ScriptScope, key: string, choices: readonly string[
 
 async function recordAnswer(scope: ScriptScope, ref: AskRef, answer: string): Promise<void> {
 	const { run } = scope;
-	if (!run.journal) return;
+	if (!run.host.journal) return;
 	try {
-		await run.journal.record({ key: ref.key, kind: "answer", value: answer, label: shortQuestion(ref.question) });
+		await run.host.journal.record({
+			key: ref.key,
+			kind: "answer",
+			value: answer,
+			label: shortQuestion(ref.question),
+		});
 	} catch (error) {
 		emitLog(run, {
 			level: "warn",

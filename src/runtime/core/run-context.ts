@@ -2,7 +2,8 @@
  * The state one run shares with its nested workflows (budget, census, queue, cancellation, events), and the
  * per-script scope each script body gets (its file, keys and phases): the floor every part of a run reads. Rooms
  * above add what only they need (`runtime/agent/scope.ts`: schemas and phase budgets; `runtime/run/scope.ts`: the
- * fan-out question and nested runs), so this file names none of them. Plain objects with names, built by run/run.ts.
+ * fan-out question and nested runs), so this file names none of them. Plain objects with names (the call indexes a
+ * small class), built by run/run.ts.
  */
 import type { Sandbox } from "../../sandbox/index.ts";
 import type { Budget } from "./budget.ts";
@@ -30,9 +31,61 @@ export type UnstampedEvent = WorkflowProgressEvent extends infer E
 		: never
 	: never;
 
+/** What the host lent the run: read, never changed, by every script of it. */
+export interface RunHost {
+	runner: WorkflowAgentRunner;
+	cwd: string;
+	agentTypes?: readonly string[];
+	resolveWorkflow: WorkflowResolver;
+	/** Finished calls of this run and of the run it resumes; absent when the host keeps none. */
+	journal?: WorkflowJournal;
+	/** Puts `ask()` questions to a person; absent when the host has nobody to ask. */
+	ask?: WorkflowAskHandler;
+	/** The tools `tool()` may run; absent when the host lends none. */
+	tools?: Readonly<Record<string, WorkflowTool>>;
+}
+
+/**
+ * The next index of each kind of call, shared across nested workflows so that a call's index (and the journal key
+ * built from it) is unique in the whole run. Each `next…()` hands out the current index and moves on.
+ */
+export class CallIndexes {
+	#agent = 0;
+	#ask = 0;
+	#tool = 0;
+
+	nextAgent(): number {
+		return this.#agent++;
+	}
+
+	nextAsk(): number {
+		return this.#ask++;
+	}
+
+	nextTool(): number {
+		return this.#tool++;
+	}
+}
+
+/** Calls of one kind that wait for slots of their own: where they wait, and how many were charged to their limit. */
+export interface ChargedCalls {
+	queue: WorkflowQueue;
+	calls: number;
+}
+
 /** Shared by the top-level script and its nested workflows. */
 export interface RunContext {
-	runner: WorkflowAgentRunner;
+	/** What the host lent the run (runner, ask handler, tools, journal, cwd and agent types, workflow resolver). */
+	host: RunHost;
+	/** The next `agent()`, `ask()` and `tool()` index, across nested workflows. */
+	indexes: CallIndexes;
+	/** `tool()` steps: `limits.maxToolsRunning` slots (not the children's queue), calls against `maxToolCalls`. */
+	steps: ChargedCalls;
+	/** Nested workflows: `limits.maxWorkflowsRunning` slots, `workflow()` calls against `maxWorkflowCalls`. */
+	nested: ChargedCalls;
+	/** `ask()` calls charged so far (replayed ones included), against `limits.maxAskCalls`. */
+	askCalls: number;
+	/** Where the run's children wait for a slot. */
 	queue: WorkflowQueue;
 	budget: Budget;
 	census: Census;
@@ -40,35 +93,10 @@ export interface RunContext {
 	signal: AbortSignal;
 	emit: (event: UnstampedEvent) => void;
 	limits: WorkflowLimits;
-	cwd: string;
-	agentTypes?: readonly string[];
-	resolveWorkflow: WorkflowResolver;
-	/** Finished calls of this run and of the run it resumes; absent when the host keeps none. */
-	journal?: WorkflowJournal;
 	/** Runner calls and nested workflows not yet settled; the run waits for them (bounded) before it reports. */
 	inFlight: Set<Promise<unknown>>;
 	/** What scripts of this run left running when they returned (and the run stopped), for the result. */
 	cutOff: WorkflowCutOff[];
-	/** Where nested workflows wait for one of `limits.maxWorkflowsRunning` slots. */
-	workflowQueue: WorkflowQueue;
-	/** `workflow()` calls charged so far, against `limits.maxWorkflowCalls`. */
-	workflowCalls: number;
-	/** Next `agent()` call index, across nested workflows. */
-	nextCallIndex: number;
-	/** `ask()` calls charged so far (replayed ones included), against `limits.maxAskCalls`. */
-	askCalls: number;
-	/** Next `ask()` index, across nested workflows. */
-	nextAskIndex: number;
-	/** Puts `ask()` questions to a person; absent when the host has nobody to ask. */
-	ask?: WorkflowAskHandler;
-	/** The tools `tool()` may run; absent when the host lends none. */
-	tools?: Readonly<Record<string, WorkflowTool>>;
-	/** Where `tool()` steps wait for one of `limits.maxToolsRunning` slots (not the children's queue). */
-	toolQueue: WorkflowQueue;
-	/** `tool()` calls charged so far, against `limits.maxToolCalls`. */
-	toolCalls: number;
-	/** Next `tool()` index, across nested workflows. */
-	nextToolIndex: number;
 	/**
 	 * The run's deadline (ask.ts `RunDeadline`): `hold()` while a question is open stops it, unless a `work()` (an
 	 * `agent()` or `tool()` call) is under way; each returns its release.

@@ -85,7 +85,7 @@ export async function runNestedWorkflow(
 	// The phases it was called in, as of the call: their budgets bound the nested workflow's agents too.
 	const outer = callerBudgets(parent);
 	try {
-		return await run.workflowQueue.run(() => runInSlot(parent, nameOrPath, args, entry, outer), parent.life.signal);
+		return await run.nested.queue.run(() => runInSlot(parent, nameOrPath, args, entry, outer), parent.life.signal);
 	} finally {
 		untrack();
 	}
@@ -100,7 +100,7 @@ export function callerBudgets(scope: WholeScope): PhaseBudget[] {
 /** Counts one `workflow()` call, or throws `limit_workflows` past `limits.maxWorkflowCalls`. */
 function chargeWorkflowCall(run: WholeRun): void {
 	const limit = run.limits.maxWorkflowCalls;
-	if (run.workflowCalls >= limit) {
+	if (run.nested.calls >= limit) {
 		throw limitError(
 			"limit_workflows",
 			"Too many `workflow()` calls in one run",
@@ -108,7 +108,7 @@ function chargeWorkflowCall(run: WholeRun): void {
 			"Run fewer nested workflows, or raise `limits.maxWorkflowCalls`",
 		);
 	}
-	run.workflowCalls++;
+	run.nested.calls++;
 }
 
 /** The nested run itself, once it holds a running slot. */
@@ -120,11 +120,11 @@ async function runInSlot(
 	outerBudgets: readonly PhaseBudget[],
 ): Promise<JsonValue> {
 	const { run } = parent;
-	const { source, filename } = await run.resolveWorkflow(nameOrPath, { cwd: run.cwd });
+	const { source, filename } = await run.host.resolveWorkflow(nameOrPath, { cwd: run.host.cwd });
 	const parsed = prepareWorkflow(source, {
 		filename,
 		maxScriptBytes: run.limits.maxScriptBytes,
-		...(run.agentTypes ? { agentTypes: run.agentTypes } : {}),
+		...(run.host.agentTypes ? { agentTypes: run.host.agentTypes } : {}),
 	});
 	if (args !== undefined) assertJsonValue(args, "args");
 	await validateArgs(parsed.meta, args, {

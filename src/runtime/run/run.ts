@@ -16,7 +16,7 @@ import { CallKeys } from "../core/keys.ts";
 import { PhaseState } from "../core/phases.ts";
 import { RunProviderWaits } from "../core/provider-wait.ts";
 import { createWorkflowQueue } from "../core/queue.ts";
-import { emitLog, type UnstampedEvent } from "../core/run-context.ts";
+import { CallIndexes, emitLog, type UnstampedEvent } from "../core/run-context.ts";
 import { ScriptLifetime } from "../core/script-lifetime.ts";
 import type { JsonValue, WorkflowLimits, WorkflowMeta, WorkflowRunOptions, WorkflowRunResult } from "../core/types.ts";
 import { validateArgs } from "../meta/read.ts";
@@ -176,7 +176,19 @@ function createRunContext(
 			...(options.providerBackoff ? { providerBackoff: options.providerBackoff } : {}),
 		});
 	return {
-		runner: options.agentRunner,
+		host: {
+			runner: options.agentRunner,
+			cwd,
+			...(options.agentTypes ? { agentTypes: options.agentTypes } : {}),
+			resolveWorkflow: options.resolveWorkflow ?? resolveWorkflowPath,
+			...(options.journal ? { journal: options.journal } : {}),
+			...(options.ask ? { ask: options.ask } : {}),
+			...(options.tools ? { tools: options.tools } : {}),
+		},
+		indexes: new CallIndexes(),
+		steps: { queue: createWorkflowQueue({ concurrency: limits.maxToolsRunning }), calls: 0 },
+		nested: { queue: createWorkflowQueue({ concurrency: limits.maxWorkflowsRunning }), calls: 0 },
+		askCalls: 0,
 		queue,
 		budget: new Budget({
 			maxAgentCalls: limits.maxAgentCalls,
@@ -188,22 +200,8 @@ function createRunContext(
 		signal: controller.signal,
 		emit,
 		limits,
-		cwd,
-		...(options.agentTypes ? { agentTypes: options.agentTypes } : {}),
-		resolveWorkflow: options.resolveWorkflow ?? resolveWorkflowPath,
-		...(options.journal ? { journal: options.journal } : {}),
 		inFlight: new Set(),
 		cutOff: [],
-		workflowQueue: createWorkflowQueue({ concurrency: limits.maxWorkflowsRunning }),
-		workflowCalls: 0,
-		nextCallIndex: 0,
-		askCalls: 0,
-		nextAskIndex: 0,
-		...(options.ask ? { ask: options.ask } : {}),
-		...(options.tools ? { tools: options.tools } : {}),
-		toolQueue: createWorkflowQueue({ concurrency: limits.maxToolsRunning }),
-		toolCalls: 0,
-		nextToolIndex: 0,
 		deadline,
 		schemas: new SchemaSession(),
 		providerWaits: new RunProviderWaits({
@@ -276,7 +274,7 @@ async function runScript(
 	run.emit({
 		type: "run_start",
 		meta,
-		cwd: run.cwd,
+		cwd: run.host.cwd,
 		...(args !== undefined ? { args } : {}),
 		...(costLimitUsd !== undefined ? { costLimitUsd } : {}),
 	});

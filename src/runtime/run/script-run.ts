@@ -33,7 +33,7 @@ export async function runScriptBody(
 				maxItems: scope.run.limits.maxItems,
 				// 0: no host question before a large `parallel()`/`pipeline()`.
 				fanOutAbove: scope.run.fanOut.threshold,
-				cwd: scope.run.cwd,
+				cwd: scope.run.host.cwd,
 				hasArgs: args !== undefined,
 				args: (args ?? null) as SandboxValue,
 			},

@@ -109,7 +109,7 @@ export async function runToolCall(
 	const phase = args.phase ?? scope.phases.current;
 	const ref: ToolRef = {
 		key: scope.keys.next({ tool: args.name, params: args.params }),
-		index: run.nextToolIndex++,
+		index: run.indexes.nextTool(),
 		name: args.name,
 		label: args.label ?? defaultLabel(args.name, args.params),
 		...(phase ? { phase } : {}),
@@ -121,7 +121,7 @@ export async function runToolCall(
 		return error;
 	};
 	run.census.tools.calls++;
-	const host = run.tools;
+	const host = run.host.tools;
 	if (!host) {
 		throw fail(
 			new WorkflowError(
@@ -152,7 +152,7 @@ export async function runToolCall(
 			),
 		);
 	}
-	if (run.toolCalls >= run.limits.maxToolCalls) {
+	if (run.steps.calls >= run.limits.maxToolCalls) {
 		throw fail(
 			new WorkflowError(
 				"limit_tool_calls",
@@ -161,7 +161,7 @@ export async function runToolCall(
 			),
 		);
 	}
-	run.toolCalls++;
+	run.steps.calls++;
 	if (args.replay) {
 		const replayed = replayTool(scope, ref.key);
 		if (replayed) {
@@ -187,7 +187,7 @@ export async function runToolCall(
 	let started = Date.now();
 	let result: WorkflowToolResult;
 	try {
-		result = await run.toolQueue.run(async () => {
+		result = await run.steps.queue.run(async () => {
 			started = Date.now();
 			run.emit({ type: "tool_started", ...ref, timeoutMs });
 			return await callWithTimeout(scope, () => fn, args, timeoutMs);
@@ -356,7 +356,7 @@ function exitCodeOf(details: JsonValue | undefined): number | undefined {
 
 /** The journal's result for `key`, when it is a tool line of the right shape: else the tool runs. */
 function replayTool(scope: ScriptScope, key: string): WorkflowToolResult | undefined {
-	const entry = scope.run.journal?.lookup(key);
+	const entry = scope.run.host.journal?.lookup(key);
 	try {
 		if (!entry || typeof entry !== "object" || entry.kind !== "tool") return undefined;
 		const value = entry.value;
@@ -372,9 +372,9 @@ function replayTool(scope: ScriptScope, key: string): WorkflowToolResult | undef
 
 async function recordTool(scope: ScriptScope, ref: ToolRef, result: WorkflowToolResult): Promise<void> {
 	const { run } = scope;
-	if (!run.journal) return;
+	if (!run.host.journal) return;
 	try {
-		await run.journal.record({
+		await run.host.journal.record({
 			key: ref.key,
 			kind: "tool",
 			value: result as unknown as JsonValue,

@@ -43,7 +43,7 @@ export async function runGatedCall(
 		const options = checkAgentOptions(rawOptions);
 		gate = options.gate as string;
 		label = options.label;
-		const bash = run.tools && Object.hasOwn(run.tools, "bash") ? run.tools.bash : undefined;
+		const bash = run.host.tools && Object.hasOwn(run.host.tools, "bash") ? run.host.tools.bash : undefined;
 		if (typeof bash !== "function") {
 			throw new WorkflowError(
 				"agent_options_invalid",
