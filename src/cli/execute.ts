@@ -4,9 +4,9 @@
  * exit code: 0 completed, 1 failed, 130 stopped.
  */
 
-import type { DurableRun, DurableSource } from "../host/durable-run.ts";
 import { createWorkflowResolver } from "../host/script-source.ts";
-import { createWorkflowProgressTracker, formatWorkflowProgress } from "../progress/index.ts";
+import type { DurableStart } from "../host/start-run.ts";
+import { createWorkflowProgressTracker } from "../progress/index.ts";
 import type { WorkflowRunResult } from "../runtime/core/types.ts";
 import { runWorkflowScript } from "../runtime/run/run.ts";
 import { createTerminalAsk } from "./ask.ts";
@@ -38,13 +38,8 @@ export interface RunFlags {
 /** The exit code of a stopped run, as for a command ended by Ctrl-C. */
 const EXIT_STOPPED = 130;
 
-export async function execute(
-	source: DurableSource,
-	durable: DurableRun,
-	flags: RunFlags,
-	pi: PiSetup,
-	ctx: CliContext,
-): Promise<number> {
+export async function execute(start: DurableStart, flags: RunFlags, pi: PiSetup, ctx: CliContext): Promise<number> {
+	const { durable, source } = start;
 	const controller = new AbortController();
 	const tracker = createWorkflowProgressTracker();
 	const view = createProgressView(ctx.stderr);
@@ -73,30 +68,27 @@ export async function execute(
 			agentTypes: pi.agentTypes,
 			resolveWorkflow: createWorkflowResolver({ agentDir: ctx.agentDir }),
 			signal: controller.signal,
-			journal: durable.journal,
-			runId: () => durable.runId,
 			ask: createTerminalAsk({ input: ctx.stdin, output: ctx.stderr, hold: () => view.hold(), onInterrupt: stop }),
 			...(pi.tools ? { tools: pi.tools } : {}),
 			...(source.args !== undefined ? { args: source.args } : {}),
 			...(flags.timeoutMs !== undefined ? { timeoutMs: flags.timeoutMs } : {}),
 			...(flags.maxCostUsd !== undefined ? { budget: { costUsd: flags.maxCostUsd } } : {}),
 			...(flags.maxProviderWaitMs !== undefined ? { maxProviderWaitMs: flags.maxProviderWaitMs } : {}),
-			onProgress: (event) => {
-				durable.progress(event, source);
+			...start.runOptions((event) => {
 				tracker.updateFromProgressEvent(event);
 				view.update(event, tracker.getEnvelope());
-			},
+			}),
 		});
 	} catch (error) {
 		// Only our own bugs reach here: runWorkflowScript resolves for every script fault.
-		await durable.abandon();
+		await start.abandon();
 		throw error;
 	} finally {
 		process.off("SIGINT", stop);
 		process.off("SIGTERM", stop);
 	}
 	const { envelope } = tracker.complete(result);
-	const saved = await durable.finish(result, formatWorkflowProgress(envelope));
+	const saved = await start.finish(result, envelope);
 	view.finish(envelope);
 	runId = saved.runId;
 

@@ -6,9 +6,9 @@
  */
 
 import { errorMessage, isWorkflowError, stripLocation, WorkflowError } from "../errors.ts";
-import { DurableRun, type DurableSource } from "../host/durable-run.ts";
+import type { DurableSource } from "../host/durable-run.ts";
+import { type DurableRunnerHooks, type DurableStart, startDurableRun } from "../host/start-run.ts";
 import { checkRedisUrl } from "../queue/redis-url.ts";
-import { createRunStore } from "../runs/index.ts";
 import { MAX_TIMEOUT_MS } from "../runtime/agent/options.ts";
 import type { WorkflowMeta } from "../runtime/core/types.ts";
 import { validateArgs } from "../runtime/meta/read.ts";
@@ -50,20 +50,13 @@ export async function runCommand(argv: readonly string[], ctx: CliContext): Prom
 	const flags = runFlags(args);
 	const script = readScript(target, ctx);
 	const givenArgs = flagValue(args, "args");
-	const source: DurableSource = {
-		script: script.source,
-		filename: script.filename,
+	const start = await startDurableRun({
+		cwd: ctx.cwd,
+		runsRoot: runsRoot(ctx),
+		script: () => script,
 		...(givenArgs !== undefined ? { args: readArgs(givenArgs, ctx.cwd) } : {}),
-	};
-	await checkBeforeStart(source);
-	const store = createRunStore({ cwd: ctx.cwd, root: `${ctx.agentDir}/workflow-runs` });
-	const durable = DurableRun.fresh(store, source);
-	const pi = await setUp(flags, ctx, durable);
-	try {
-		return await execute(source, durable, flags, pi, ctx);
-	} finally {
-		await pi.close?.();
-	}
+	});
+	return runStarted(start, flags, ctx);
 }
 
 export async function resumeCommand(argv: readonly string[], ctx: CliContext): Promise<number> {
@@ -79,26 +72,33 @@ export async function resumeCommand(argv: readonly string[], ctx: CliContext): P
 	const script = file !== undefined ? readScript(file, ctx) : undefined;
 	const givenArgs = flagValue(args, "args");
 	const parsedArgs = givenArgs !== undefined ? readArgs(givenArgs, ctx.cwd) : undefined;
-	const store = createRunStore({ cwd: ctx.cwd, root: `${ctx.agentDir}/workflow-runs` });
-	const durable = await DurableRun.resume(store, runId);
+	const start = await startDurableRun({
+		cwd: ctx.cwd,
+		runsRoot: runsRoot(ctx),
+		resume: runId,
+		script: () => script,
+		...(parsedArgs !== undefined ? { args: parsedArgs } : {}),
+	});
+	return runStarted(start, flags, ctx);
+}
+
+function runsRoot(ctx: CliContext): string {
+	return `${ctx.agentDir}/workflow-runs`;
+}
+
+/** Checks the script as the run would, loads pi, and runs; a run that never started lets go of its record. */
+async function runStarted(start: DurableStart, flags: RunFlags, ctx: CliContext): Promise<number> {
 	try {
-		const original = durable.original as DurableSource;
-		const runArgs = parsedArgs !== undefined ? parsedArgs : original.args;
-		const source: DurableSource = {
-			script: script?.source ?? original.script,
-			filename: script?.filename ?? original.filename,
-			...(runArgs !== undefined ? { args: runArgs } : {}),
-		};
-		await checkBeforeStart(source);
-		const pi = await setUp(flags, ctx, durable);
+		await checkBeforeStart(start.source);
+		const pi = await setUp(flags, ctx, start.runner);
 		try {
-			return await execute(source, durable, flags, pi, ctx);
+			return await execute(start, flags, pi, ctx);
 		} finally {
 			await pi.close?.();
 		}
 	} catch (error) {
 		// A run that went ahead let go of its lock itself; one that never started must not keep it.
-		await durable.abandon();
+		await start.abandon();
 		throw error;
 	}
 }
@@ -148,7 +148,7 @@ function runFlags(args: ParsedArgs): RunFlags {
 }
 
 /** Loads the pi half and sets pi up; says which package to install where pi is not. */
-async function setUp(flags: RunFlags, ctx: CliContext, durable: DurableRun): Promise<PiSetup> {
+async function setUp(flags: RunFlags, ctx: CliContext, durable: DurableRunnerHooks): Promise<PiSetup> {
 	let host: typeof import("./pi-host.ts");
 	try {
 		host = await import("./pi-host.ts");
@@ -159,11 +159,7 @@ async function setUp(flags: RunFlags, ctx: CliContext, durable: DurableRun): Pro
 		cwd: ctx.cwd,
 		agentDir: ctx.agentDir,
 		extensions: flags.extensions,
-		// Isolated children's branches are named after this run, and their worktrees live in its folder.
-		worktreePlace: () => durable.worktreePlace(),
-		// Children's conversations and what the runner adds to the event log go to the run's record too.
-		runFolder: () => durable.runFolder(),
-		record: (event) => durable.logEvent(event),
+		...durable,
 		...(flags.model !== undefined ? { model: flags.model } : {}),
 		...(flags.modelTiers !== undefined ? { modelTiers: flags.modelTiers } : {}),
 		allowTools: flags.allowTools,

@@ -7,9 +7,9 @@ import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { ChildControls } from "../../children/controls.ts";
 import type { DurableOutcome, DurableRun, DurableSource } from "../../host/durable-run.ts";
 import type { LiveRun } from "../../host/registry.ts";
+import { durableRunOptions, finishDurableRun } from "../../host/start-run.ts";
 import {
 	createWorkflowProgressTracker,
-	formatWorkflowProgress,
 	type WorkflowProgressEnvelope,
 	type WorkflowProgressOutcome,
 } from "../../progress/index.ts";
@@ -72,15 +72,12 @@ export function startToolRun(setup: ToolRunSetup): ToolRun {
 			result = await runWorkflowScript(setup.source, {
 				...setup.options,
 				signal: controller.signal,
-				journal: durable.journal,
-				runId: () => durable.runId,
-				onProgress: (event) => {
+				...durableRunOptions(durable, setup.record, (event) => {
 					if (event.type === "run_start") name = event.meta.name;
-					durable.progress(event, setup.record);
 					tracker.updateFromProgressEvent(event);
 					ui.update(tracker.getEnvelope());
 					setup.announcer?.event(event);
-				},
+				}),
 			});
 		} catch (error) {
 			// Only our own bugs reach here: runWorkflowScript resolves for every script fault.
@@ -90,8 +87,7 @@ export function startToolRun(setup: ToolRunSetup): ToolRun {
 			throw error;
 		}
 		const outcome = tracker.complete(result);
-		// The final envelope as text is what `/workflows` shows of the run once it has ended.
-		const saved = await durable.finish(result, formatWorkflowProgress(outcome.envelope));
+		const saved = await finishDurableRun(durable, result, outcome.envelope);
 		setup.announcer?.ended(result);
 		try {
 			ui.update(outcome.envelope);

@@ -27,11 +27,10 @@ import { ChildControls } from "../../children/controls.ts";
 import { type ModelTiers, parentModelRuntime, resolveModel } from "../../children/model.ts";
 import { type SessionTools, sessionToolsOf } from "../../children/session-tools.ts";
 import type { WorktreePlaceSource } from "../../children/worktree.ts";
-import { DurableRun, type DurableSource } from "../../host/durable-run.ts";
 import { RunRegistry } from "../../host/registry.ts";
 import { createWorkflowResolver, resolveScriptSource, type SavedWorkflow } from "../../host/script-source.ts";
+import { type DurableRunnerHooks, type DurableStart, startDurableRun } from "../../host/start-run.ts";
 import type { WorkflowProgressDetails } from "../../progress/index.ts";
-import { createRunStore, type RunStore } from "../../runs/index.ts";
 import { MAX_TIMEOUT_MS } from "../../runtime/agent/options.ts";
 import type { WorkflowQueue } from "../../runtime/core/queue.ts";
 import type { JsonValue, WorkflowAgentRunner, WorkflowTool } from "../../runtime/core/types.ts";
@@ -204,14 +203,23 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 	return {
 		async start(params, caller) {
 			if (params.check === true) return checkOnly(params, caller.ctx, agentDir);
-			const store = createRunStore({ cwd: caller.ctx.cwd, root: runsRoot });
 			// A resume holds the run's lock from here on: the run lets go of it when it ends.
-			const resumed = params.resume !== undefined ? await DurableRun.resume(store, params.resume) : undefined;
+			const start = await startDurableRun({
+				cwd: caller.ctx.cwd,
+				runsRoot,
+				...(params.resume !== undefined ? { resume: params.resume } : {}),
+				// A resume without a script runs the run's own.
+				script: () =>
+					params.resume !== undefined && !givesScript(params)
+						? undefined
+						: resolveScriptSource(params, { cwd: caller.ctx.cwd, agentDir }),
+				...(params.args !== undefined ? { args: params.args as JsonValue } : {}),
+			});
 			try {
-				return await runDurably(shared, params, caller, store, resumed);
+				return await runDurably(shared, params, caller, start);
 			} catch (error) {
 				// A run that went ahead released the lock itself; one that never started must not keep it.
-				await resumed?.abandon();
+				await start.abandon();
 				throw error;
 			}
 		},
@@ -226,23 +234,25 @@ interface StarterShared {
 	registry: RunRegistry;
 }
 
-/** One call: the script (the resumed run's unless one is given), its record, the run, and what the model sees. */
+function givesScript(params: WorkflowToolParams): boolean {
+	return Boolean(params.script || params.path || params.name);
+}
+
+/** One call: the runner, the run, and what the model sees. */
 async function runDurably(
 	shared: StarterShared,
 	params: WorkflowToolParams,
 	caller: WorkflowCaller,
-	store: RunStore,
-	resumed: DurableRun | undefined,
+	start: DurableStart,
 ): Promise<AgentToolResult<WorkflowProgressDetails>> {
 	const { ctx } = caller;
-	const script = scriptToRun(params, ctx, shared.agentDir, resumed?.original);
-	const durable = resumed ?? DurableRun.fresh(store, script.record);
+	const { durable } = start;
 	if (params.concurrency !== undefined) shared.options.queue.concurrency = params.concurrency;
-	const hooks = await prepareRunner(shared, caller, durable);
+	const hooks = await prepareRunner(shared, caller, start.runner);
 	// pi -p and JSON mode end after this turn: a background run would have no session to report to.
 	const background = params.background === true && ctx.mode !== "print" && ctx.mode !== "json";
 	const notify = caller.notify ?? shared.options.notify;
-	const run = startRun(shared, params, caller, { script, durable, hooks, background, notify });
+	const run = startRun(shared, params, caller, { start, hooks, background, notify });
 	const { warnings } = hooks.types;
 	const blockingNote =
 		params.background === true && !background
@@ -254,41 +264,9 @@ async function runDurably(
 		registry: shared.registry,
 		...(notify ? { notify } : {}),
 		snapshotPath: () => durable.snapshotPath,
-		...(resumed ? { resume: { edited: Boolean(params.script || params.path || params.name) } } : {}),
+		...(params.resume !== undefined ? { resume: { edited: givesScript(params) } } : {}),
 		notes: blockingNote + (warnings.length > 0 ? `\nAgent file warnings:\n${warnings.join("\n")}` : ""),
 	});
-}
-
-/** The script a call runs: the one given, else the resumed run's; its args, else the resumed run's. */
-interface ScriptToRun {
-	source: string;
-	filename: string;
-	args?: unknown;
-	/** What the run's record keeps of it. */
-	record: DurableSource;
-}
-
-function scriptToRun(
-	params: WorkflowToolParams,
-	ctx: ExtensionContext,
-	agentDir: string,
-	original: DurableSource | undefined,
-): ScriptToRun {
-	const script =
-		original && !params.script && !params.path && !params.name
-			? { source: original.script, filename: original.filename }
-			: resolveScriptSource(params, { cwd: ctx.cwd, agentDir });
-	const args = params.args !== undefined ? params.args : original?.args;
-	return {
-		source: script.source,
-		filename: script.filename,
-		...(args !== undefined ? { args } : {}),
-		record: {
-			script: script.source,
-			filename: script.filename,
-			...(args !== undefined ? { args: args as JsonValue } : {}),
-		},
-	};
 }
 
 /** The runner built for one run, and what the run needs besides: its agent types, children's controls, session defaults. */
@@ -299,7 +277,11 @@ interface RunnerHooks {
 	runner: WorkflowAgentRunner;
 }
 
-async function prepareRunner(shared: StarterShared, caller: WorkflowCaller, durable: DurableRun): Promise<RunnerHooks> {
+async function prepareRunner(
+	shared: StarterShared,
+	caller: WorkflowCaller,
+	durable: DurableRunnerHooks,
+): Promise<RunnerHooks> {
 	const { ctx } = caller;
 	const { agentDir } = shared;
 	// Read once per run, under the session's trust: skipped project files are said once, in this call's result.
@@ -310,9 +292,7 @@ async function prepareRunner(shared: StarterShared, caller: WorkflowCaller, dura
 		agentDir,
 		agentTypes: types.types,
 		projectTrusted: types.projectTrusted,
-		worktreePlace: () => durable.worktreePlace(),
-		runFolder: () => durable.runFolder(),
-		record: (event) => durable.logEvent(event),
+		...durable,
 		controls,
 		...(caller.sessionTools ? { sessionTools: caller.sessionTools } : {}),
 		...(defaults.childModel ? { childModel: defaults.childModel } : {}),
@@ -323,8 +303,7 @@ async function prepareRunner(shared: StarterShared, caller: WorkflowCaller, dura
 
 /** What `startRun` starts from. */
 interface RunStart {
-	script: ScriptToRun;
-	durable: DurableRun;
+	start: DurableStart;
 	hooks: RunnerHooks;
 	background: boolean;
 	notify: ((message: WorkflowRunMessage) => void) | undefined;
@@ -335,11 +314,12 @@ function startRun(
 	shared: StarterShared,
 	params: WorkflowToolParams,
 	caller: WorkflowCaller,
-	{ script, durable, hooks, background, notify }: RunStart,
+	{ start, hooks, background, notify }: RunStart,
 ): ToolRun {
 	const { ctx, onUpdate } = caller;
 	const { options, agentDir } = shared;
 	const { types, controls, defaults, runner } = hooks;
+	const { durable, source: script } = start;
 	const { args } = script;
 	const costUsd = params.maxCostUsd ?? defaults.maxCostUsd;
 	// Only a person at pi's TUI is asked; print, JSON and RPC runs go ahead as asked.
@@ -355,7 +335,7 @@ function startRun(
 		...(notify ? { notify } : {}),
 	});
 	const run = startToolRun({
-		source: script.source,
+		source: script.script,
 		options: {
 			agentRunner: runner,
 			filename: script.filename,
@@ -374,7 +354,7 @@ function startRun(
 			...(params.maxProviderWaitMs !== undefined ? { maxProviderWaitMs: params.maxProviderWaitMs } : {}),
 		},
 		durable,
-		record: script.record,
+		record: script,
 		controls,
 		questions,
 		...(options.announce
