@@ -79,14 +79,23 @@ const ROWS: Row[] = [
 		}),
 		expected: {
 			status: "failed",
-			error: { code: "script_error", message: "Uncaught TypeError: x is null (4:14)", line: 4, column: 14 },
+			error: {
+				code: "script_error",
+				stage: "guest",
+				message: "Uncaught TypeError: x is null (4:14)",
+				line: 4,
+				column: 14,
+			},
 		},
 		absent: ["value"],
 	},
 	{
 		name: "cancelled: stopped, not failed",
 		facts: facts({ error: cancelledError("Esc") }),
-		expected: { status: "stopped", error: { code: "cancelled", message: "The workflow was cancelled: Esc" } },
+		expected: {
+			status: "stopped",
+			error: { code: "cancelled", stage: "host", message: "The workflow was cancelled: Esc" },
+		},
 		absent: ["value"],
 	},
 	{
@@ -100,6 +109,7 @@ const ROWS: Row[] = [
 			status: "failed",
 			error: {
 				code: "timed_out",
+				stage: "host",
 				message: "The workflow ran past its deadline (limit: 100 ms)",
 				details: { limit: 100 },
 			},
@@ -112,13 +122,16 @@ const ROWS: Row[] = [
 			value: "partial",
 			error: new WorkflowError("budget_exhausted", "The run's token budget is spent"),
 		}),
-		expected: { status: "failed", error: { code: "budget_exhausted", message: "The run's token budget is spent" } },
+		expected: {
+			status: "failed",
+			error: { code: "budget_exhausted", stage: "guest", message: "The run's token budget is spent" },
+		},
 		absent: ["value"],
 	},
 	{
 		name: "fan-out declined: stopped",
 		facts: facts({ error: new WorkflowError("fanout_declined", "declined") }),
-		expected: { status: "stopped", error: { code: "fanout_declined", message: "declined" } },
+		expected: { status: "stopped", error: { code: "fanout_declined", stage: "host", message: "declined" } },
 		absent: [],
 	},
 	{
@@ -131,7 +144,7 @@ const ROWS: Row[] = [
 		expected: {
 			status: "failed",
 			value: { done: true },
-			error: { code: "not_awaited", message: "The script returned before 1 call ended" },
+			error: { code: "not_awaited", stage: "guest", message: "The script returned before 1 call ended" },
 			cutOff: [CUT],
 		},
 		absent: [],
@@ -144,6 +157,7 @@ const ROWS: Row[] = [
 			value: [null, null],
 			error: {
 				code: "agents_failed",
+				stage: "child",
 				message: "Both `agent()` calls failed: provider down (2:9)",
 				line: 2,
 				column: 9,
@@ -164,6 +178,7 @@ const ROWS: Row[] = [
 			status: "failed",
 			error: {
 				code: "internal",
+				stage: "host",
 				message: "2 agent runner call(s) ignored abort and were abandoned",
 				details: { abandoned: 2 },
 			},
@@ -185,7 +200,14 @@ const ROWS: Row[] = [
 		}),
 		expected: {
 			status: "failed",
-			error: { code: "timed_out", message: "late (7:2)", line: 7, column: 2, details: { limit: 5, abandoned: 4 } },
+			error: {
+				code: "timed_out",
+				stage: "host",
+				message: "late (7:2)",
+				line: 7,
+				column: 2,
+				details: { limit: 5, abandoned: 4 },
+			},
 		},
 		absent: [],
 	},
@@ -238,7 +260,7 @@ describe("runEndEvent()", () => {
 			type: "run_end",
 			status: "failed",
 			result: { done: true },
-			error: { code: "not_awaited", message: "returned early" },
+			error: { code: "not_awaited", stage: "guest", message: "returned early" },
 			failures: [],
 			counts: result.counts,
 			usage: result.usage,
