@@ -1,7 +1,14 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineConfig } from "vitest/config";
+
+const AGENT_DIR = mkdtempSync(join(tmpdir(), "pi-workflows-test-agent-"));
+const CLAUDE_DIR = mkdtempSync(join(tmpdir(), "pi-workflows-test-claude-"));
+// The config loads in vitest's main process: remove both folders when it exits, so no run leaves them behind.
+process.once("exit", () => {
+	for (const dir of [AGENT_DIR, CLAUDE_DIR]) rmSync(dir, { recursive: true, force: true });
+});
 
 export default defineConfig({
 	test: {
@@ -12,8 +19,8 @@ export default defineConfig({
 		// pi's agent directory for the whole suite: run records and saved workflows never touch the real ~/.pi.
 		// Claude Code's home too: `~/.claude/workflows` and `~/.claude/agents` of the machine never reach a test.
 		env: {
-			PI_CODING_AGENT_DIR: mkdtempSync(join(tmpdir(), "pi-workflows-test-agent-")),
-			CLAUDE_CONFIG_DIR: mkdtempSync(join(tmpdir(), "pi-workflows-test-claude-")),
+			PI_CODING_AGENT_DIR: AGENT_DIR,
+			CLAUDE_CONFIG_DIR: CLAUDE_DIR,
 		},
 	},
 });
