@@ -28,6 +28,7 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 	"runtime/agent": { values: ["errors.ts", "authoring", "runtime/core", "runtime/schema", "runtime/spend"] },
 	"runtime/step": { values: ["errors.ts", "authoring", "runtime/core", "runtime/agent"] },
 	"runtime/ask": { values: ["errors.ts", "authoring", "runtime/core", "runtime/agent"] },
+	"runtime/dry": { values: ["errors.ts", "runtime/core", "runtime/schema"] },
 	"runtime/run": {
 		values: [
 			"errors.ts",
@@ -52,6 +53,7 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 			"runtime/step",
 			"runtime/ask",
 			"runtime/spend",
+			"runtime/dry",
 			"runtime/run",
 		],
 	},
