@@ -1,18 +1,42 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineConfig } from "vitest/config";
 
 const AGENT_DIR = mkdtempSync(join(tmpdir(), "pi-workflows-test-agent-"));
 const CLAUDE_DIR = mkdtempSync(join(tmpdir(), "pi-workflows-test-claude-"));
-// The config loads in vitest's main process: remove both folders when it exits, so no run leaves them behind.
+// The OS temp dir of the whole run (TMPDIR of the workers and all they spawn): the summary reporter fails the run on
+// any of the project's temp folders a test left in it, and other processes' folders never land there.
+const RUN_TMP = mkdtempSync(join(tmpdir(), "pi-workflows-test-tmp-"));
+// /tmp's mode (anyone may make a folder, only its owner removes it): tests that run a child as `nobody` need it.
+chmodSync(RUN_TMP, 0o1777);
+// The config loads in vitest's main process: remove the folders when it exits, so no run leaves them behind.
 process.once("exit", () => {
-	for (const dir of [AGENT_DIR, CLAUDE_DIR]) rmSync(dir, { recursive: true, force: true });
+	for (const dir of [AGENT_DIR, CLAUDE_DIR, RUN_TMP]) rmSync(dir, { recursive: true, force: true });
 });
+
+/**
+ * The fast rooms: the sandbox, the runtime, progress, authoring, the run store and the report, but for the files
+ * that wait out real deadlines and worker restarts (a third of the time on their own) and the report's browser test.
+ */
+const SLOW = [
+	"test/sandbox/sandbox-lifetimes.test.ts",
+	"test/sandbox/sandbox-limits.test.ts",
+	"test/sandbox/sandbox-shared-workers.test.ts",
+	"test/runtime/schema/schema-worker.test.ts",
+	"test/report/browser.test.ts",
+];
+const UNIT = [
+	"test/sandbox/**/*.test.ts",
+	"test/runtime/**/*.test.ts",
+	"test/progress/**/*.test.ts",
+	"test/authoring/**/*.test.ts",
+	"test/runs/**/*.test.ts",
+	"test/report/**/*.test.ts",
+];
 
 export default defineConfig({
 	test: {
-		include: ["test/**/*.test.ts"],
 		testTimeout: 30_000,
 		hookTimeout: 30_000,
 		reporters: ["default", "./test/helpers/summary-reporter.ts"],
@@ -21,6 +45,14 @@ export default defineConfig({
 		env: {
 			PI_CODING_AGENT_DIR: AGENT_DIR,
 			CLAUDE_CONFIG_DIR: CLAUDE_DIR,
+			TMPDIR: RUN_TMP,
 		},
+		// `npm test` runs both; `npm run test:unit` only the rooms that need no pi session, browser, CLI build or
+		// Redis (DEVELOPERS.md, "Tests").
+		projects: [
+			{ extends: true, test: { name: "unit", include: UNIT, exclude: SLOW } },
+			{ extends: true, test: { name: "integration", include: ["test/**/*.test.ts"], exclude: UNIT } },
+			{ extends: true, test: { name: "integration-slow", include: SLOW } },
+		],
 	},
 });

@@ -4,10 +4,10 @@
  * With `--model provider/id` (or a model pi has credentials for) real models play every part; otherwise pi-ai's
  * faux provider does, scripted for this demo, and the demo says so.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import type { Api, Model } from "@earendil-works/pi-ai";
+import { type Api, InMemoryModelsStore, type Model } from "@earendil-works/pi-ai";
 import { getAgentDir, ModelRuntime, resolveCliModel } from "@earendil-works/pi-coding-agent";
 import { formatWorkflowProgress, type WorkflowProgressDetails } from "../src/progress/index.ts";
 import { createDemoProvider, DEMO_FILES } from "./demo-faux.ts";
@@ -17,39 +17,56 @@ const EXAMPLE = join(import.meta.dirname, "..", "examples", "workflows", "review
 const ARGS = { target: "src/math.ts", focus: ["correctness", "security", "tests"] };
 const TOOL_CALL = { path: EXAMPLE, args: ARGS };
 
+const HELP = `npm run demo [-- options]: a pi session asks the workflow tool to run
+examples/workflows/review-and-fix.js on a throwaway project, and prints its progress and result.
+
+Options:
+  --model <provider/id>  play every part with this model (pi's credentials, ~/.pi/agent or PI_CODING_AGENT_DIR)
+  --faux                 the scripted run on pi-ai's faux provider, even when pi has credentials
+  --help                 this text
+
+With neither, the first model pi has credentials for plays; with none, the scripted run does. The scripted run
+writes nothing under pi's agent directory: its run record and settings live in a temp folder, removed at the end.
+`;
+
 function option(name: string): string | undefined {
 	const at = process.argv.indexOf(name);
 	return at >= 0 ? process.argv[at + 1] : undefined;
 }
 
-/** A real model when one is asked for or configured; the scripted faux provider otherwise. */
-async function chooseModel(): Promise<{
+/**
+ * A real model when one is asked for or configured; the scripted faux provider otherwise. Looking costs the
+ * user's pi folder nothing: the model catalog cache stays in memory, and auth.json is read in place only when it
+ * exists (pi creates it on first read), so a scripted run leaves no file under ~/.pi.
+ */
+async function chooseModel(scratch: string): Promise<{
 	modelRuntime: ModelRuntime;
 	model: Model<Api>;
 	scripted: boolean;
 	agentDir: string;
 }> {
-	const agentDir = getAgentDir();
+	const userDir = getAgentDir();
+	const userAuth = join(userDir, "auth.json");
+	const forceFaux = process.argv.includes("--faux");
 	const modelRuntime = await ModelRuntime.create({
-		authPath: join(agentDir, "auth.json"),
-		modelsPath: join(agentDir, "models.json"),
+		authPath: existsSync(userAuth) && !forceFaux ? userAuth : join(scratch, "auth.json"),
+		modelsPath: forceFaux ? null : join(userDir, "models.json"),
+		modelsStore: new InMemoryModelsStore(),
 	});
 	const wanted = option("--model");
 	if (wanted) {
 		const resolved = resolveCliModel({ cliModel: wanted, modelRuntime });
 		if (!resolved.model) throw new Error(`--model ${wanted}: ${resolved.error ?? "not found"}`);
-		return { modelRuntime, model: resolved.model, scripted: false, agentDir };
+		return { modelRuntime, model: resolved.model, scripted: false, agentDir: userDir };
 	}
-	const available = await modelRuntime.getAvailable().catch(() => []);
-	if (available[0] && !process.argv.includes("--faux"))
-		return { modelRuntime, model: available[0], scripted: false, agentDir };
+	const available = forceFaux ? [] : await modelRuntime.getAvailable().catch(() => []);
+	if (available[0]) return { modelRuntime, model: available[0], scripted: false, agentDir: userDir };
 	const faux = createDemoProvider(TOOL_CALL);
 	modelRuntime.registerNativeProvider(faux.provider);
 	const model = modelRuntime.getModel("faux-demo", "scripted");
 	if (!model) throw new Error("the faux demo model did not register");
 	// The scripted run must not pick up the user's own agent files or saved workflows, nor leave its run record in
 	// the user's pi folder: the extension reads pi's agent directory from the environment, as pi does.
-	const scratch = mkdtempSync(join(tmpdir(), "pi-workflows-demo-agent-"));
 	process.env.PI_CODING_AGENT_DIR = scratch;
 	return { modelRuntime, model, scripted: true, agentDir: scratch };
 }
@@ -72,7 +89,20 @@ function createPrinter() {
 }
 
 async function main(): Promise<void> {
-	const { modelRuntime, model, scripted, agentDir } = await chooseModel();
+	if (process.argv.includes("--help") || process.argv.includes("-h")) {
+		process.stdout.write(HELP);
+		return;
+	}
+	const scratch = mkdtempSync(join(tmpdir(), "pi-workflows-demo-agent-"));
+	try {
+		await runDemo(scratch);
+	} finally {
+		rmSync(scratch, { recursive: true, force: true });
+	}
+}
+
+async function runDemo(scratch: string): Promise<void> {
+	const { modelRuntime, model, scripted, agentDir } = await chooseModel(scratch);
 	const project = mkdtempSync(join(tmpdir(), "pi-workflows-demo-"));
 	for (const [file, text] of Object.entries(DEMO_FILES)) {
 		mkdirSync(dirname(join(project, file)), { recursive: true });
@@ -102,14 +132,14 @@ async function main(): Promise<void> {
 		);
 		console.log("\nResult returned by the script:");
 		console.log(JSON.stringify(final?.envelope.result ?? null, null, 2));
-		if (final?.runId) console.log(`\nRun record: ${final.runId} (list runs with /workflows in pi)`);
+		// A scripted run's record is in the temp folder removed below: name it only when it stays.
+		if (final?.runId && !scripted) console.log(`\nRun record: ${final.runId} (list runs with /workflows in pi)`);
 		console.log(`\nsrc/math.ts after the run:\n${readFileSync(join(project, "src/math.ts"), "utf8")}`);
 		console.log(`Parent model: ${parent.session.getLastAssistantText() ?? "(no reply)"}`);
 		if (final?.envelope.status !== "completed") process.exitCode = 1;
 	} finally {
 		parent.dispose();
 		rmSync(project, { recursive: true, force: true });
-		if (scripted) rmSync(agentDir, { recursive: true, force: true });
 	}
 }
 

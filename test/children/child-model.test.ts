@@ -1,8 +1,11 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { type ModelRegistry, ModelRegistry as Registry } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GENERAL_PURPOSE_AGENT } from "../../src/agents/agent-types.ts";
 import { chooseChildModel, parentModelRuntime } from "../../src/children/model.ts";
 import { createFauxHarness, type FauxHarness } from "../helpers/faux.ts";
+import { until } from "../helpers/until.ts";
 
 let faux: FauxHarness;
 beforeEach(async () => {
@@ -29,6 +32,13 @@ describe("parentModelRuntime", () => {
 		const runtime = await parentModelRuntime(registry, { agentDir: faux.agentDir });
 		expect(runtime).not.toBe(faux.modelRuntime);
 		expect(runtime.getModel("faux", "faux-1")?.id).toBe("faux-1");
+		// That runtime is pi's file-backed one: its background refresh makes auth.json and models-store.json in the
+		// agent dir. Wait for both, so the harness's dispose removes the folder after them, not before.
+		await runtime.getAvailable();
+		await until(
+			() => ["auth.json", "models-store.json"].every((name) => existsSync(join(faux.agentDir, name))),
+			"the runtime's files in the agent dir",
+		);
 	});
 });
 

@@ -16,10 +16,13 @@ import {
 	fauxProvider,
 	getCurrentSystemPrompt,
 	getCurrentTools,
+	InMemoryCredentialStore,
+	InMemoryModelsStore,
 	type Message,
 	type Model,
 } from "@earendil-works/pi-ai";
 import { type AgentSession, type AgentToolResult, ModelRuntime } from "@earendil-works/pi-coding-agent";
+import { afterAll } from "vitest";
 import type { PiAgentRunnerHooks } from "../../src/children/agent-runner.ts";
 import { FAUX_PRICE, pricedProvider } from "./priced-provider.ts";
 
@@ -67,7 +70,19 @@ export interface FauxHarness {
 	readonly requests: readonly FauxRequest[];
 	/** Replies not used yet, summed over routes. */
 	pendingReplies(): number;
+	/** Unregisters the provider and removes `agentDir`; once. Left undisposed, the test file's end does it. */
 	dispose(): void;
+}
+
+/** Harnesses not disposed yet, in this test file. */
+const undisposed = new Set<FauxHarness>();
+// A test that forgets `dispose()` must not leave the harness's temp folder: the file's last afterAll (hooks after
+// all run in reverse, and this one registers on the file's first import of the helper) disposes what is left. Only
+// under vitest: the bench and scripts/ import this helper too.
+if (process.env.VITEST) {
+	afterAll(() => {
+		for (const harness of undisposed) harness.dispose();
+	});
 }
 
 interface Route {
@@ -77,8 +92,11 @@ interface Route {
 
 export async function createFauxHarness(): Promise<FauxHarness> {
 	const agentDir = mkdtempSync(join(tmpdir(), "pi-workflows-faux-"));
+	// Credentials and the model catalog cache in memory: file-backed ones write auth.json and models-store.json from
+	// background refreshes that can land after dispose() and make the removed folder again.
 	const modelRuntime = await ModelRuntime.create({
-		authPath: join(agentDir, "auth.json"),
+		credentials: new InMemoryCredentialStore(),
+		modelsStore: new InMemoryModelsStore(),
 		modelsPath: join(agentDir, "models.json"),
 		allowModelNetwork: false,
 	});
@@ -114,7 +132,7 @@ export async function createFauxHarness(): Promise<FauxHarness> {
 	// take one before any step has queued its successor.
 	faux.setResponses(Array.from({ length: 64 }, () => step));
 
-	return {
+	const harness: FauxHarness = {
 		modelRuntime,
 		model: mustGet(modelRuntime, "faux-1"),
 		reasoningModel: mustGet(modelRuntime, "faux-think"),
@@ -127,10 +145,13 @@ export async function createFauxHarness(): Promise<FauxHarness> {
 		requests,
 		pendingReplies: () => routes.reduce((sum, route) => sum + route.replies.length, 0),
 		dispose() {
+			if (!undisposed.delete(harness)) return;
 			modelRuntime.unregisterProvider("faux");
 			rmSync(agentDir, { recursive: true, force: true });
 		},
 	};
+	undisposed.add(harness);
+	return harness;
 }
 
 /** A reply that arrives only when the request is aborted: a child that is busy until someone stops it. */

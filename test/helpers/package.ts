@@ -1,5 +1,5 @@
 /**
- * The package as users get it, for the consumer and CLI tests: `npm pack` of a copy of this checkout (so `prepack`
+ * The package as users get it, for the consumer and CLI tests: `npm pack` of a copy of this checkout (so `prepare`
  * builds there and the checkout's own dist/ is never rewritten under other tests), installed from the tarball into
  * an empty project; or just the build, for tests that spawn the bin. Every folder is under the OS temp dir. pi's
  * packages come from this checkout's node_modules (linked), never from the registry.
@@ -42,7 +42,7 @@ export async function buildCopy(): Promise<string> {
 	return dir;
 }
 
-/** `npm pack` of a copy of the checkout (prepack builds it); returns the tarball's path. */
+/** `npm pack` of a copy of the checkout (its prepare script builds it); returns the tarball's path. */
 export async function packPackage(): Promise<{ tarball: string; dirs: string[] }> {
 	const dir = copyCheckout();
 	const out = mkdtempSync(join(tmpdir(), "pi-workflows-tgz-"));

@@ -1,5 +1,5 @@
 /**
- * The package as a user without pi gets it: `npm pack` (prepack builds), `npm install` of the tarball into an
+ * The package as a user without pi gets it: `npm pack` (prepare builds), `npm install` of the tarball into an
  * empty project. The core entry imports and runs a workflow from a plain `.mjs` with an inline runner, on this Node
  * and on Node 20 when the machine has one (engines says >=20.20); the bin's help and `check` work, and `run` says
  * which package to install.

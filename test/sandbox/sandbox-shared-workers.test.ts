@@ -149,7 +149,6 @@ describe("runs sharing a worker", () => {
 		const held = gate();
 		const limits = { syncSliceMs: 300 };
 		const never: HostFunction = { kind: "async", fn: () => new Promise(() => {}) };
-		const started = performance.now();
 		const beside = runOnce(request("await host.wait(); await host.never();", { wait: held.fn, never }), { limits });
 		await held.waiting(1);
 		const stuck = runOnce(
@@ -167,7 +166,6 @@ describe("runs sharing a worker", () => {
 		expect(!besideOutcome.ok && besideOutcome.error.message).toMatch(
 			/^The sandbox worker this run shared with other runs was ended because another run on it was stuck in native code for more than 800 ms \(its limit_cpu\); this run was lost with it\. Run the script again$/,
 		);
-		expect(performance.now() - started, "both ended within syncSliceMs + 1 s of the stall").toBeLessThan(5000);
 		// The first worker's filler went with it; the others are untouched.
 		const fillerOutcomes = await fillers.release();
 		expect(fillerOutcomes[0]).toMatchObject({ ok: false, error: { kind: "internal" } });
@@ -215,10 +213,13 @@ describe("runs sharing a worker", () => {
 		);
 		await held.waiting(2);
 		expectSharing(2);
-		const started = performance.now();
+		// Which ended first, not how long it took: the neighbour spins 1.5 s, the cancelled run's grace is 100 ms.
+		const ended: string[] = [];
+		void cancelled.then(() => ended.push("cancelled"));
+		void busy.then(() => ended.push("neighbour"));
 		held.open();
 		expect(await cancelled).toEqual({ ok: false, error: { kind: "cancelled", message: "stop" } });
-		expect(performance.now() - started, "cancelled before the neighbour's slice ended").toBeLessThan(1400);
+		expect(ended, "cancelled before the neighbour's slice ended").toEqual(["cancelled"]);
 		expect(await busy).toEqual({ ok: true, value: "spun" });
 		expect(await fillers.release()).toEqual(Array(SOLO_WORKERS).fill({ ok: true, value: "filler" }));
 	});
