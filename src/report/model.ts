@@ -50,11 +50,7 @@ export function buildReportModel(input: ReportInput): ReportModel {
 	if (extraDropped > 0) missing.push(`The run dropped ${extraDropped} log entries (limits.maxLogEntries).`);
 	explainReruns(folded.sessions, folded.calls, input.journal, folded.logs);
 	settleSessions(folded.sessions, snapshot, input.status);
-	const ran = folded.calls.filter((call) => call.outcome !== "replayed");
-	const cost = spent(
-		ran,
-		folded.calls.filter((call) => call.outcome === "replayed"),
-	);
+	const totals = totalsOf(folded.calls);
 	const durationMs =
 		folded.sessions.length > 0
 			? folded.sessions.reduce((sum, session) => sum + (session.end - session.start), 0)
@@ -67,11 +63,11 @@ export function buildReportModel(input: ReportInput): ReportModel {
 		...(snapshot?.endedAt ? { endedAt: snapshot.endedAt } : {}),
 		...(durationMs !== undefined ? { durationMs } : {}),
 		counts: countsOf(folded.calls),
-		tokens: ran.reduce((sum, call) => sum + (call.tokens ?? 0), 0),
-		cost: cost.cost,
-		unknownCostCalls: cost.unknownCalls,
-		replayedCost: cost.replayedCost,
-		replayedUnknownCostCalls: cost.replayedUnknownCalls,
+		tokens: totals.tokens,
+		cost: totals.cost,
+		unknownCostCalls: totals.unknownCalls,
+		replayedCost: totals.replayedCost,
+		replayedUnknownCostCalls: totals.replayedUnknownCalls,
 		attempts: folded.calls.reduce((sum, call) => sum + call.attempts, 0),
 		sessions: folded.sessions,
 		calls: folded.calls,
@@ -161,26 +157,19 @@ function phaseTotals(calls: readonly ReportCall[]): ReportPhaseTotal[] {
 		if (own) own.push(call);
 		else byPhase.set(phase, [call]);
 	}
-	return [...byPhase].map(([phase, own]) => {
-		const ran = own.filter((call) => call.outcome !== "replayed");
-		const tokens = ran.reduce((sum, call) => sum + (call.tokens ?? 0), 0);
-		return {
-			phase,
-			calls: own.length,
-			tokens,
-			...spent(
-				ran,
-				own.filter((call) => call.outcome === "replayed"),
-			),
-		};
-	});
+	return [...byPhase].map(([phase, own]) => ({ phase, calls: own.length, ...totalsOf(own) }));
 }
 
-/** A phase's cost fields: what its calls that ran spent, and what its replayed ones had cost. */
-function spent(ran: readonly ReportCall[], replayed: readonly ReportCall[]) {
+/**
+ * What calls spent: tokens and cost of those that ran, in whichever session; what the replayed ones had cost when
+ * they ran, apart (their tokens were spent, and are counted, in the session that ran them).
+ */
+function totalsOf(calls: readonly ReportCall[]) {
+	const ran = calls.filter((call) => call.outcome !== "replayed");
 	const live = spendOf(ran);
-	const old = spendOf(replayed);
+	const old = spendOf(calls.filter((call) => call.outcome === "replayed"));
 	return {
+		tokens: ran.reduce((sum, call) => sum + (call.tokens ?? 0), 0),
 		cost: live.cost,
 		replayedCost: old.cost,
 		unknownCalls: live.unknownCalls,
