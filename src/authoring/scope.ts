@@ -27,6 +27,11 @@ export interface ScopeAnalysis {
 	calls: CallSite[];
 	/** Every declared name, for "did you mean". */
 	declaredNames: Set<string>;
+	/**
+	 * The node holding each array and object literal, and the literal holding each of its properties: how far a
+	 * value put in one is carried (into the script's return value, into `JSON.stringify`).
+	 */
+	holderOf: Map<AnyNode, AnyNode>;
 }
 
 /** Whether a block's own statements declare a `let`, `const`, class or function: only then is it a scope. */
@@ -74,6 +79,7 @@ class Walker {
 	readonly references: Reference[] = [];
 	readonly calls: CallSite[] = [];
 	readonly declaredNames = new Set<string>();
+	readonly holderOf = new Map<AnyNode, AnyNode>();
 	/** The guards around the node being walked. */
 	guard: GuardLink | undefined;
 
@@ -113,6 +119,7 @@ class Walker {
 			referenceOf,
 			calls: this.calls,
 			declaredNames: this.declaredNames,
+			holderOf: this.holderOf,
 		};
 	}
 
@@ -271,10 +278,13 @@ class Walker {
 				this.conditional(node, scope);
 				return true;
 			case "ArrayExpression":
+				this.holderOf.set(node, parent);
 				for (const element of node.elements) this.node(element, node, scope);
 				return true;
 			case "ObjectExpression":
+				this.holderOf.set(node, parent);
 				for (const property of node.properties) {
+					this.holderOf.set(property, node);
 					if (property.type === "SpreadElement") {
 						this.node(property, node, scope);
 						continue;

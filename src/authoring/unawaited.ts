@@ -2,8 +2,11 @@
  * Promises used as values: an `agent()`/`ask()`/`parallel()`/`pipeline()`/`workflow()` result read, printed, spread, tested
  * or passed on without `await`, and `async` callbacks whose promises nobody can await (`forEach(async …)`, a
  * `.map(async …)` whose array is dropped). Only forms that are wrong whatever runs around them are reported:
- * `Promise.all`, starting now and awaiting later, `.then`, and returning the promise are all fine.
+ * `Promise.all`, starting now and awaiting later, `.then`, and returning the promise itself are all fine; a promise
+ * held in a variable and returned inside an object or array is not (the run refuses a result that is not data).
  */
+
+import type { Reference } from "./bindings.ts";
 import { ASYNC_GLOBALS } from "./sandbox-globals.ts";
 import type { AnyNode, Scope, ScopeAnalysis } from "./scope.ts";
 
@@ -182,7 +185,10 @@ function promiseUsed(node: AnyNode, parent: AnyNode, name: string, use: string |
 	};
 }
 
-/** `const p = agent(…)`: every use of `p` as a value is wrong (awaiting it elsewhere does not change `p`). */
+/**
+ * `const p = agent(…)`, or a `let` never assigned again: every use of `p` as a value is wrong (awaiting it elsewhere
+ * does not change `p`), and so is carrying it inside object and array literals to where data must be (`heldInto`).
+ */
 function constPromise(
 	declarator: AnyNode,
 	name: string,
@@ -193,10 +199,16 @@ function constPromise(
 	if (declarator.id.type !== "Identifier") return;
 	const variable: string = declarator.id.name;
 	const binding = scope.own(variable);
-	if (binding?.kind !== "const" || binding.node !== declarator.id) return;
+	if (!binding || binding.node !== declarator.id) return;
+	const fixed = binding.kind === "const" || (binding.kind === "let" && binding.references.every((r) => !r.write));
+	if (!fixed) return;
 	for (const reference of binding.references) {
 		const use = misuse(reference.node, reference.parent, analysis);
-		if (!use) continue;
+		if (!use) {
+			const held = heldInto(reference, variable, name, analysis);
+			if (held) findings.push(held);
+			continue;
+		}
 		if (typeof use !== "string") {
 			findings.push(
 				functionFinding(reference.node.start, use, `\`${variable}\`, the promise \`${name}()\` returned`),
@@ -209,6 +221,112 @@ function constPromise(
 			fix: `Read \`(await ${variable})\`, or write \`const ${variable} = await ${name}(…)\``,
 		});
 	}
+}
+
+/** A held promise inside literals: the path to it from the outermost literal, and where that literal goes. */
+interface Carried {
+	/** `.a`, `[0]`, `.x.y[2]`; undefined when a computed key or a spread before it hides the path. */
+	path: string | undefined;
+	/** Only arrays hold it (an array turned into text turns its items into text; an object does not). */
+	arraysOnly: boolean;
+	/** The outermost literal. */
+	literal: AnyNode;
+	/** What holds the outermost literal. */
+	holder: AnyNode | undefined;
+}
+
+/** How `reference` is carried through the object and array literals around it; undefined when it is in none. */
+function carriedBy(reference: Reference, analysis: ScopeAnalysis): Carried | undefined {
+	let node: AnyNode = reference.node;
+	let holder: AnyNode | undefined = reference.parent;
+	let path: string | undefined = "";
+	let arraysOnly = true;
+	let literal: AnyNode | undefined;
+	while (holder) {
+		if (holder.type === "Property" && holder.value === node && analysis.holderOf.has(holder)) {
+			const key = holder.computed ? undefined : propertyName(holder.key);
+			path = key === undefined || path === undefined ? undefined : `${key}${path}`;
+			arraysOnly = false;
+			literal = analysis.holderOf.get(holder);
+			node = literal as AnyNode;
+		} else if (holder.type === "ArrayExpression") {
+			const index = holder.elements.indexOf(node);
+			const spread = holder.elements
+				.slice(0, index)
+				.some((element: AnyNode | null) => element?.type === "SpreadElement");
+			path = spread || path === undefined ? undefined : `[${index}]${path}`;
+			literal = holder;
+			node = holder;
+		} else break;
+		holder = analysis.holderOf.get(node);
+	}
+	return literal ? { path, arraysOnly, literal, holder } : undefined;
+}
+
+/** `.name` or `["odd key"]` for a property key; undefined for one that is not a plain name or string. */
+function propertyName(key: AnyNode): string | undefined {
+	const name = key.type === "Identifier" ? key.name : key.type === "Literal" ? String(key.value) : undefined;
+	if (name === undefined) return undefined;
+	return /^[A-Za-z_$][\w$]*$/.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`;
+}
+
+/**
+ * `return { a }`, `return [a, b]`, `JSON.stringify({ a })`, `` `${[a]}` ``, `parallel([a])`: a held promise carried
+ * in literals to where data (or, for `parallel()`, a function) must be, said in the run-time error's words. Keeping
+ * `[p, q]` to await later, or `Promise.all([p, q])`, is fine.
+ */
+function heldInto(
+	reference: Reference,
+	variable: string,
+	name: string,
+	analysis: ScopeAnalysis,
+): UnawaitedFinding | undefined {
+	const carried = carriedBy(reference, analysis);
+	const holder = carried?.holder;
+	if (!carried || !holder) return undefined;
+	const promise = `\`${variable}\`, the Promise that \`${name}()\` returns`;
+	const fix = `write \`await ${name}(…)\` before using its result (\`const ${variable} = await ${name}(…)\`), or put \`await ${variable}\` there in its place`;
+	const offset = reference.node.start;
+	if (holder.type === "ReturnStatement" && reference.scope.functionScope === analysis.program) {
+		const where =
+			carried.path !== undefined
+				? `\`result${carried.path}\` is ${promise}`
+				: `The script's return value holds ${promise}`;
+		return {
+			offset,
+			message: `${where}, but the script's return value must be plain JSON data`,
+			fix: `\`await\` it and return its result: ${fix}`,
+		};
+	}
+	if (holder.type === "CallExpression" && holder.arguments.includes(carried.literal)) {
+		if (isMethod(holder.callee, "JSON", "stringify")) {
+			return {
+				offset,
+				message: `\`JSON.stringify\` gets ${promise}`,
+				fix: capitalized(fix),
+			};
+		}
+		const list = holder.arguments[0] === carried.literal && carried.literal.type === "ArrayExpression";
+		if (list && globalCallee(holder, analysis) === "parallel" && carried.path?.startsWith("[")) {
+			return {
+				offset,
+				message: `\`parallel()\` takes functions; item ${carried.path.slice(1, carried.path.indexOf("]"))} is ${promise}, a call already started`,
+				fix: `Pass \`() => ${name}(…)\`, a function that makes the call when \`parallel()\` starts it (\`await\` gives a value, which is not a function either)`,
+			};
+		}
+	}
+	if (holder.type === "TemplateLiteral" && carried.arraysOnly) {
+		return {
+			offset,
+			message: `${capitalized(promise)}, is turned into text with its array (the text says \`[object Promise]\`)`,
+			fix: capitalized(fix),
+		};
+	}
+	return undefined;
+}
+
+function capitalized(text: string): string {
+	return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /**

@@ -84,8 +84,8 @@ resumes with that (edited) script. Without --args, the run's own args. Takes the
 ${RUN_OPTIONS}`,
 	check: `pi-workflows check <file> [--json]
 
-Checks a script as a run would before starting it: the header (export const meta = {…}), syntax, and what the
-script may not use. Prints each problem as file:line:column with the lines around it; --json prints
+Checks a script as a run would before starting it: the header (export const meta = {…}), syntax, what the
+script may not use, and promises used without await (const a = agent(…); return { a } too: write await). Prints each problem as file:line:column with the lines around it; --json prints
 { ok, diagnostics: [{ code, severity, message, fix, line, column, frame }] }. Exit code 0 when it passes, 1 when not.`,
 	runs: `pi-workflows runs [--json]
 pi-workflows runs <runId> [--json]

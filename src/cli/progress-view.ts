@@ -12,7 +12,13 @@ import {
 	summarizeWorkflowProgress,
 	TICK_MS,
 } from "../progress/format.ts";
-import { formatCost, formatWorkflowProgress, hasCost, type WorkflowProgressEnvelope } from "../progress/index.ts";
+import {
+	formatCost,
+	formatWorkflowProgress,
+	hasCost,
+	hasSaving,
+	type WorkflowProgressEnvelope,
+} from "../progress/index.ts";
 import { visibleText } from "../progress/visible-text.ts";
 import type { WorkflowProgressEvent } from "../runtime/core/events.ts";
 import type { CliContext } from "./context.ts";
@@ -127,7 +133,7 @@ function eventLine(event: WorkflowProgressEvent): string | undefined {
 			return `  ↻ ${oneLine(event.label)}: ${oneLine(event.reason)}`;
 		case "agent_finished": {
 			if (event.cached) {
-				const saved = hasCost(event.cost) ? `, saved ${formatCost(event.cost)}` : "";
+				const saved = hasSaving(event.cost) ? `, saved ${formatCost(event.cost)}` : "";
 				return `  ✓ ${oneLine(event.label)} · replayed from the run record${saved}`;
 			}
 			return `  ✓ ${oneLine(event.label)} · ${formatDuration(event.durationMs)}${spentText(event)}`;

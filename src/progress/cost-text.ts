@@ -18,6 +18,14 @@ export function hasCost(cost: WorkflowCost | undefined): cost is WorkflowCost {
 	return cost !== undefined && (cost.usd > 0 || (cost.unpriced ?? 0) > 0);
 }
 
+/**
+ * True when replayed calls saved dollars worth a word. A saving of only unknown price is left out rather than said
+ * as "saved unknown", which reads as if nothing was known about the replay at all.
+ */
+export function hasSaving(cost: WorkflowCost | undefined): cost is WorkflowCost {
+	return cost !== undefined && cost.usd > 0;
+}
+
 /** "$12.30", "$0.42", "$0.015", "$0.0015", "<$0.0001", "$0.00": cents from a dime up, two digits below. */
 export function formatUsd(usd: number): string {
 	if (usd >= 0.1 || usd <= 0) return `$${Math.max(0, usd).toFixed(2)}`;

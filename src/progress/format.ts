@@ -2,7 +2,7 @@
  * Plain-text views of an envelope: the multi-line progress text (for people and the model), the one-line summary,
  * and the small helpers the widget shares (durations, token counts, live clocks, which calls to show).
  */
-import { addCosts, costSource, formatCost, formatUsd, hasCost } from "./cost-text.ts";
+import { addCosts, costSource, formatCost, formatUsd, hasCost, hasSaving } from "./cost-text.ts";
 import type {
 	WorkflowAgentCallStatus,
 	WorkflowKeptBranch,
@@ -202,7 +202,7 @@ const PHASE_MARKS = { pending: "○", running: "▸", done: "✓", failed: "✗"
 /** ", $0.42" or ", $0.10 (replayed calls saved $0.32)" for the one-line summary; "" while nothing cost anything. */
 function summaryCost(envelope: WorkflowProgressEnvelope): string {
 	const { cost, replayedCost } = envelope.totals;
-	const saved = hasCost(replayedCost) ? ` (replayed calls saved ${formatCost(replayedCost)})` : "";
+	const saved = hasSaving(replayedCost) ? ` (replayed calls saved ${formatCost(replayedCost)})` : "";
 	if (!hasCost(cost) && !saved) return "";
 	const spent = formatCost(cost);
 	// "2 agents, 3.9k tokens, cost unknown" rather than a bare "unknown".
@@ -215,13 +215,13 @@ function summaryCost(envelope: WorkflowProgressEnvelope): string {
  */
 function costLine(envelope: WorkflowProgressEnvelope): string | undefined {
 	const { cost, replayedCost, costLimitUsd } = envelope.totals;
-	if (!hasCost(cost) && !hasCost(replayedCost) && costLimitUsd === undefined) return undefined;
+	if (!hasCost(cost) && !hasSaving(replayedCost) && costLimitUsd === undefined) return undefined;
 	const cap = costLimitUsd !== undefined ? ` of a ${formatUsd(costLimitUsd)} cap` : "";
 	const source = costSource(cost);
 	const unknown = cost.unpriced
 		? `; ${cost.unpriced} ${cost.unpriced === 1 ? "reply" : "replies"} of models with no known price`
 		: "";
-	const saved = hasCost(replayedCost)
+	const saved = hasSaving(replayedCost)
 		? `; replayed calls saved ${formatCost(replayedCost)} (${formatCost(addCosts(cost, replayedCost))} in the whole record)`
 		: "";
 	return `Cost: ${formatCost(cost)}${cap}${source ? ` (${source})` : ""}${unknown}${saved}`;
@@ -237,7 +237,7 @@ function phaseCostText(phase: WorkflowProgressPhase): string {
 
 /** " · $0.0015", " · cost unknown", or for a replayed call " · saved $0.03". */
 function callCostText(call: WorkflowProgressAgentCall): string {
-	if (call.cached) return hasCost(call.savedCost) ? `, saved ${formatCost(call.savedCost)}` : "";
+	if (call.cached) return hasSaving(call.savedCost) ? `, saved ${formatCost(call.savedCost)}` : "";
 	if (!hasCost(call.cost)) return "";
 	const text = formatCost(call.cost);
 	return ` · ${text === "unknown" ? "cost unknown" : text}`;

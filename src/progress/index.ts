@@ -4,7 +4,7 @@
  */
 
 // Text
-export { formatCost, formatUsd, hasCost } from "./cost-text.ts";
+export { formatCost, formatUsd, hasCost, hasSaving } from "./cost-text.ts";
 // Envelope and tool result
 export type {
 	WorkflowAgentCallStatus,

@@ -107,6 +107,10 @@ class EventFold {
 			case "provider_wait_ended":
 				this.#providerWait(event, session);
 				break;
+			case "run_end":
+				session.status = event.status;
+				if (event.error) session.error = `${event.error.code}: ${event.error.message}`;
+				break;
 			default:
 				this.#hostLine(event as unknown as HostLine, session);
 				break;
@@ -142,6 +146,8 @@ class EventFold {
 			session = {
 				session: n,
 				resumed: this.#resumed.get(n) ?? n > 1,
+				// Until its `run_end` says otherwise: a session whose log stops short was cut off.
+				status: "interrupted",
 				start: time,
 				end: time,
 				calls: [],

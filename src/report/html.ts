@@ -4,12 +4,20 @@
  * it too); every string from a script or a model is escaped text, and the detail box fills itself with
  * `textContent` from JSON data.
  */
-import { formatCost, hasCost } from "../progress/cost-text.ts";
+import { formatCost } from "../progress/cost-text.ts";
 import { formatDuration, formatTokens, oneLine } from "../progress/format.ts";
 import { clip, esc, scriptJson } from "./escape.ts";
 import { OUTCOME_COLOURS, pageScript, pageStyle } from "./page-assets.ts";
+import { spendText } from "./spend.ts";
 import { runningSvg, timelineSvg } from "./svg.ts";
-import { OUTCOMES, type ReportCall, type ReportModel, type ReportWhy } from "./types.ts";
+import {
+	OUTCOMES,
+	type ReportCall,
+	type ReportModel,
+	type ReportOutcome,
+	type ReportSessionStatus,
+	type ReportWhy,
+} from "./types.ts";
 
 /** Log entries, and census rows, the page lists; the rest are counted. */
 export const LOG_ROWS = 2000;
@@ -24,6 +32,15 @@ const NAME_CHARS = 300;
 function long(text: string): string {
 	return text.length > TEXT_CHARS ? `${text.slice(0, TEXT_CHARS - 1)}… (${text.length} characters)` : text;
 }
+
+/** The outcome whose colour a session's status takes. */
+const SESSION_COLOURS: Record<ReportSessionStatus, ReportOutcome> = {
+	completed: "completed",
+	failed: "failed",
+	stopped: "stopped",
+	interrupted: "stopped",
+	running: "running",
+};
 
 /** The whole page. */
 export function renderReportHtml(model: ReportModel): string {
@@ -50,35 +67,52 @@ ${logSection(model)}
 
 function header(model: ReportModel): string {
 	const tally = new Map<string, number>();
-	for (const call of latestCalls(model.calls)) tally.set(call.outcome, (tally.get(call.outcome) ?? 0) + 1);
+	for (const call of model.calls) tally.set(call.outcome, (tally.get(call.outcome) ?? 0) + 1);
 	const chips = OUTCOMES.filter((outcome) => tally.has(outcome))
 		.map(
 			(outcome) =>
 				`<span class="chip o-${outcome}" data-outcome="${outcome}">${tally.get(outcome)} ${outcome}</span>`,
 		)
 		.join("");
-	const resumes = Math.max(0, model.sessions.length - 1);
 	const stat = (name: string, value: string) => `<span>${name} <b>${value}</b></span>`;
-	const cost = model.cost ? formatCost(model.cost) : "—";
-	const replayed = hasCost(model.replayedCost) ? ` (replayed calls had cost ${formatCost(model.replayedCost)})` : "";
 	const notes = [
 		...model.missing.map((text) => `<div class="note missing">${esc(text)}</div>`),
 		...model.problems.map((text) => `<div class="note problem">Could not read: ${esc(text)}</div>`),
 	].join("");
 	return `<header><h1>${esc(model.name)}</h1>
 <div class="sub">Run ${esc(model.runId)} · created ${esc(model.createdAt)}${model.endedAt ? ` · ended ${esc(model.endedAt)}` : ""}</div>
-<div class="stats">${stat("status", `<span id="status">${esc(model.status)}</span>`)}${stat("duration", model.durationMs !== undefined ? formatDuration(model.durationMs) : "unknown")}${stat("agents", `${model.counts.calls} calls`)}<span id="outcomes">${chips}</span>${stat("tokens", formatTokens(model.tokens))}${stat("cost", esc(cost) + esc(replayed))}${stat("attempts", `${model.attempts} agent attempts in ${model.sessions.length || "?"} ${model.sessions.length === 1 ? "session" : "sessions"}${resumes > 0 ? ` (${resumes} ${resumes === 1 ? "resume" : "resumes"})` : ""}`)}</div>
+<div class="stats">${stat("status", `<span id="status">${esc(model.status)}</span>`)}${stat("duration", model.durationMs !== undefined ? formatDuration(model.durationMs) : "unknown")}${stat("agents", `<span id="calls">${esc(callsText(model))}</span>`)}<span id="outcomes">${chips}</span>${stat("tokens", formatTokens(model.tokens))}${stat("cost", `<span id="cost">${esc(costText(model) ?? "—")}</span>`)}</div>
 ${model.error ? `<div class="note problem">Error: ${esc(model.error)}</div>` : ""}${notes}</header>`;
 }
 
-/** Each key's call in the last session that made it: what the run's agents came to. */
-function latestCalls(calls: readonly ReportCall[]): ReportCall[] {
-	const byKey = new Map<string, ReportCall>();
-	for (const call of calls) {
-		const seen = byKey.get(call.key);
-		if (!seen || seen.session <= call.session) byKey.set(call.key, call);
-	}
-	return [...byKey.values()];
+/**
+ * "10 calls, 8 attempts in 2 sessions (1 resume)": every session's calls (a lane each; the phase table and each
+ * session's heading count the same), and the agent attempts they made. For the header and `--text`.
+ */
+export function callsText(model: ReportModel): string {
+	const calls = model.calls.length;
+	const sessions = model.sessions.length;
+	const resumes = Math.max(0, sessions - 1);
+	const where =
+		sessions > 0
+			? ` in ${sessions} ${sessions === 1 ? "session" : "sessions"}${resumes > 0 ? ` (${resumes} ${resumes === 1 ? "resume" : "resumes"})` : ""}`
+			: "";
+	return `${calls} ${calls === 1 ? "call" : "calls"}, ${model.attempts} ${model.attempts === 1 ? "attempt" : "attempts"}${where}`;
+}
+
+/**
+ * "$0.12 + unknown for 2 calls; replayed calls had cost $0.30": what the calls that ran cost (the phase rows add
+ * up to it), then what the replays had cost when they ran, left out when they had cost nothing known or unknown.
+ * Undefined when no call reported a cost at all (a runner that does not price).
+ */
+export function costText(model: ReportModel): string | undefined {
+	if (!model.calls.some((call) => call.cost)) return undefined;
+	const spent = spendText(model.cost, model.unknownCostCalls);
+	const replayed =
+		model.replayedCost.usd > 0 || model.replayedUnknownCostCalls > 0
+			? `; replayed calls had cost ${spendText(model.replayedCost, model.replayedUnknownCostCalls)}`
+			: "";
+	return spent + replayed;
 }
 
 function legend(): string {
@@ -101,8 +135,9 @@ function sessions(model: ReportModel): string {
 	return model.sessions
 		.map((session) => {
 			const name = session.resumed ? `Resume ${session.session - 1}` : `Session ${session.session}: the first run`;
-			return `<section class="session" data-session="${session.session}"><h2>${name}</h2>
-<div class="sub">${new Date(session.start).toISOString()} · ${formatDuration(session.end - session.start)} · ${session.calls.length} calls</div>
+			const error = session.error ? `<div class="note problem">Error: ${esc(long(session.error))}</div>` : "";
+			return `<section class="session" data-session="${session.session}" data-status="${session.status}"><h2>${name} <span class="chip o-${SESSION_COLOURS[session.status]}">${session.status}</span></h2>
+<div class="sub">${new Date(session.start).toISOString()} · ${formatDuration(session.end - session.start)} · ${session.calls.length} calls</div>${error}
 ${timelineSvg(session, model.calls, model.logs)}${runningSvg(session)}</section>`;
 		})
 		.join("\n");
@@ -113,7 +148,7 @@ function phaseTable(model: ReportModel): string {
 	const rows = model.phases
 		.map(
 			(phase) =>
-				`<tr><td>${esc(phase.phase)}</td><td class="num">${phase.calls}</td><td class="num">${formatTokens(phase.tokens)} <span class="bar" style="width:${Math.round((phase.tokens / top) * 160)}px"></span></td><td class="num">${esc(formatCost(phase.cost))}</td><td class="num">${hasCost(phase.replayedCost) ? esc(formatCost(phase.replayedCost)) : "—"}</td></tr>`,
+				`<tr><td>${esc(phase.phase)}</td><td class="num">${phase.calls}</td><td class="num">${formatTokens(phase.tokens)} <span class="bar" style="width:${Math.round((phase.tokens / top) * 160)}px"></span></td><td class="num">${esc(spendText(phase.cost, phase.unknownCalls))}</td><td class="num">${phase.replayedCost.usd > 0 || phase.replayedUnknownCalls > 0 ? esc(spendText(phase.replayedCost, phase.replayedUnknownCalls)) : "—"}</td></tr>`,
 		)
 		.join("");
 	return `<h2>Tokens and cost by phase</h2><table id="phases"><tr><th>phase</th><th>calls</th><th>tokens</th><th>cost</th><th>replayed calls had cost</th></tr>${rows}</table>`;

@@ -3,12 +3,12 @@
  * calls, phase totals, the census and the log. A run without an event log (recorded before there was one) still
  * gets its calls from the journal and the census, and `missing` says what cannot be shown.
  */
-import { addCosts } from "../progress/cost-text.ts";
 import type { RunInfo, RunSnapshot, RunStatus } from "../runs/types.ts";
 import type { WorkflowAgentCounts, WorkflowJournalEntry } from "../runtime/core/types.ts";
 import type { RunEventLog } from "./event-log.ts";
 import { foldEvents, PREVIEW_CHARS } from "./fold.ts";
-import type { ReportCall, ReportModel, ReportOutcome, ReportPhaseTotal } from "./types.ts";
+import { spendOf } from "./spend.ts";
+import type { ReportCall, ReportModel, ReportOutcome, ReportPhaseTotal, ReportSession } from "./types.ts";
 import { explainReruns } from "./why.ts";
 
 /** What the report is made from. */
@@ -49,7 +49,8 @@ export function buildReportModel(input: ReportInput): ReportModel {
 	const extraDropped = snapshot?.droppedLogs ?? 0;
 	if (extraDropped > 0) missing.push(`The run dropped ${extraDropped} log entries (limits.maxLogEntries).`);
 	explainReruns(folded.sessions, folded.calls, input.journal, folded.logs);
-	const counts = snapshot?.counts ?? countsOf(folded.calls);
+	settleSessions(folded.sessions, snapshot, input.status);
+	const totals = totalsOf(folded.calls);
 	const durationMs =
 		folded.sessions.length > 0
 			? folded.sessions.reduce((sum, session) => sum + (session.end - session.start), 0)
@@ -61,8 +62,12 @@ export function buildReportModel(input: ReportInput): ReportModel {
 		createdAt: info.createdAt,
 		...(snapshot?.endedAt ? { endedAt: snapshot.endedAt } : {}),
 		...(durationMs !== undefined ? { durationMs } : {}),
-		counts,
-		tokens: snapshot?.usage.total ?? folded.calls.reduce((sum, call) => sum + (call.tokens ?? 0), 0),
+		counts: countsOf(folded.calls),
+		tokens: totals.tokens,
+		cost: totals.cost,
+		unknownCostCalls: totals.unknownCalls,
+		replayedCost: totals.replayedCost,
+		replayedUnknownCostCalls: totals.replayedUnknownCalls,
 		attempts: folded.calls.reduce((sum, call) => sum + call.attempts, 0),
 		sessions: folded.sessions,
 		calls: folded.calls,
@@ -73,11 +78,22 @@ export function buildReportModel(input: ReportInput): ReportModel {
 		problems,
 		dropped: log?.dropped ?? 0,
 	};
-	const cost = snapshot?.cost ?? liveCost(folded.calls);
-	if (cost) model.cost = cost;
-	if (snapshot?.replayedCost) model.replayedCost = snapshot.replayedCost;
 	if (snapshot?.error) model.error = `${snapshot.error.code}: ${snapshot.error.message}`;
 	return model;
+}
+
+/**
+ * Sessions whose log has no `run_end`: the last one ends as the snapshot says (or is still running); an earlier
+ * one was cut short, since a resume starts only after the session before it ended.
+ */
+function settleSessions(sessions: ReportSession[], snapshot: RunSnapshot | undefined, status: RunStatus): void {
+	const last = sessions.at(-1);
+	if (last?.status !== "interrupted") return;
+	if (status === "running") last.status = "running";
+	else if (snapshot) {
+		last.status = snapshot.status;
+		if (snapshot.error) last.error = `${snapshot.error.code}: ${snapshot.error.message}`;
+	}
 }
 
 /** Unreadable lines the report names one by one; a record torn in many places gets the rest counted. */
@@ -134,30 +150,34 @@ function callsFromRecord(input: ReportInput): ReportCall[] {
 
 /** Tokens and cost per phase, in the order phases first appear; replayed calls' cost apart. */
 function phaseTotals(calls: readonly ReportCall[]): ReportPhaseTotal[] {
-	const totals = new Map<string, ReportPhaseTotal>();
+	const byPhase = new Map<string, ReportCall[]>();
 	for (const call of calls) {
 		const phase = call.phase ?? NO_PHASE;
-		let total = totals.get(phase);
-		if (!total) {
-			total = { phase, calls: 0, tokens: 0, cost: { usd: 0 }, replayedCost: { usd: 0 } };
-			totals.set(phase, total);
-		}
-		total.calls++;
-		if (call.outcome === "replayed") total.replayedCost = addCosts(total.replayedCost, call.cost);
-		else {
-			total.tokens += call.tokens ?? 0;
-			total.cost = addCosts(total.cost, call.cost);
-		}
+		const own = byPhase.get(phase);
+		if (own) own.push(call);
+		else byPhase.set(phase, [call]);
 	}
-	return [...totals.values()];
+	return [...byPhase].map(([phase, own]) => ({ phase, calls: own.length, ...totalsOf(own) }));
 }
 
-function liveCost(calls: readonly ReportCall[]) {
-	const live = calls.filter((call) => call.outcome !== "replayed" && call.cost);
-	return live.length > 0 ? live.reduce((sum, call) => addCosts(sum, call.cost), { usd: 0 }) : undefined;
+/**
+ * What calls spent: tokens and cost of those that ran, in whichever session; what the replayed ones had cost when
+ * they ran, apart (their tokens were spent, and are counted, in the session that ran them).
+ */
+function totalsOf(calls: readonly ReportCall[]) {
+	const ran = calls.filter((call) => call.outcome !== "replayed");
+	const live = spendOf(ran);
+	const old = spendOf(calls.filter((call) => call.outcome === "replayed"));
+	return {
+		tokens: ran.reduce((sum, call) => sum + (call.tokens ?? 0), 0),
+		cost: live.cost,
+		replayedCost: old.cost,
+		unknownCalls: live.unknownCalls,
+		replayedUnknownCalls: old.unknownCalls,
+	};
 }
 
-/** Counts as the calls say, for a run without a snapshot. */
+/** The calls' outcomes counted, one lane each (replayed calls are `completed` and `replayed`, as the runtime counts). */
 function countsOf(calls: readonly ReportCall[]): WorkflowAgentCounts {
 	const count = (...outcomes: ReportOutcome[]) => calls.filter((call) => outcomes.includes(call.outcome)).length;
 	const replayed = count("replayed");

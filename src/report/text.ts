@@ -4,11 +4,10 @@
  * header, the calls that ran again and why, and the census. Text from scripts and models is put on one line with
  * its control characters made visible (as every terminal view shows them), so it cannot move the cursor.
  */
-import { formatCost } from "../progress/cost-text.ts";
 import { formatDuration, formatTokens, oneLine } from "../progress/format.ts";
 import { visibleText } from "../progress/visible-text.ts";
 import { clip } from "./escape.ts";
-import { whyText } from "./html.ts";
+import { costText, whyText } from "./html.ts";
 import { NO_PHASE } from "./model.ts";
 import type { ReportBar, ReportCall, ReportModel } from "./types.ts";
 
@@ -38,9 +37,9 @@ export interface ReportTextOptions {
 export function renderReportText(model: ReportModel, options: ReportTextOptions = {}): string {
 	const width = Math.max(10, options.width ?? TEXT_BAR);
 	const lines: string[] = [];
-	const cost = model.cost ? ` · ${formatCost(model.cost)}` : "";
+	const cost = costText(model);
 	lines.push(
-		`${safe(model.name)} · ${model.runId} · ${model.status} · ${model.durationMs !== undefined ? formatDuration(model.durationMs) : "duration unknown"} · ${model.counts.completed} completed, ${model.counts.failed} failed, ${model.counts.skipped} skipped of ${model.counts.calls} calls${model.counts.replayed ? ` (${model.counts.replayed} replayed)` : ""} · ${formatTokens(model.tokens)} tokens${cost} · ${model.attempts} ${model.attempts === 1 ? "attempt" : "attempts"}`,
+		`${safe(model.name)} · ${model.runId} · ${model.status} · ${model.durationMs !== undefined ? formatDuration(model.durationMs) : "duration unknown"} · ${model.counts.completed} completed, ${model.counts.failed} failed, ${model.counts.skipped} skipped of ${model.counts.calls} calls${model.counts.replayed ? ` (${model.counts.replayed} replayed)` : ""} · ${formatTokens(model.tokens)} tokens${cost ? ` · ${cost}` : ""} · ${model.attempts} ${model.attempts === 1 ? "attempt" : "attempts"}`,
 	);
 	for (const note of [...model.missing, ...model.problems]) lines.push(`! ${safe(note)}`);
 	if (model.error) lines.push(`Error: ${safe(model.error)}`);
@@ -57,8 +56,9 @@ export function renderReportText(model: ReportModel, options: ReportTextOptions 
 		const span = Math.max(1, session.end - session.start);
 		lines.push(
 			"",
-			`${session.resumed ? `Resume ${session.session - 1}` : "First run"} · ${formatDuration(span)} · ${session.calls.length} calls`,
+			`${session.resumed ? `Resume ${session.session - 1}` : "First run"} · ${session.status} · ${formatDuration(span)} · ${session.calls.length} calls`,
 		);
+		if (session.error) lines.push(`  Error: ${clip(safe(session.error), 200)}`);
 		let phase: string | undefined;
 		for (const id of session.calls) {
 			const call = model.calls[id];

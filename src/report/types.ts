@@ -104,10 +104,19 @@ export interface ReportPhase {
 	end: number;
 }
 
+/**
+ * How a session ended, from its `run_end`: `interrupted` when its log ends without one (the process ended while it
+ * ran), `running` for the last session of a run still running.
+ */
+export type ReportSessionStatus = "completed" | "failed" | "stopped" | "interrupted" | "running";
+
 /** The first run or one of its resumes. */
 export interface ReportSession {
 	session: number;
 	resumed: boolean;
+	status: ReportSessionStatus;
+	/** The error this session ended with, as text. */
+	error?: string;
 	start: number;
 	end: number;
 	/** Ids of its calls, in call order. */
@@ -121,11 +130,17 @@ export interface ReportSession {
 /** What a phase spent, over every session. */
 export interface ReportPhaseTotal {
 	phase: string;
+	/** Its calls in every session, replayed ones too: the lanes the timeline draws for it. */
 	calls: number;
+	/** Tokens of the calls that ran (not replayed). */
 	tokens: number;
 	cost: WorkflowCost;
 	/** What its replayed calls had cost when they ran. */
 	replayedCost: WorkflowCost;
+	/** Calls in `cost` answered by a model of unknown price. */
+	unknownCalls: number;
+	/** Replayed calls in `replayedCost` answered by a model of unknown price. */
+	replayedUnknownCalls: number;
 }
 
 /** Everything the report shows. */
@@ -136,10 +151,21 @@ export interface ReportModel {
 	createdAt: string;
 	endedAt?: string;
 	durationMs?: number;
+	/**
+	 * Outcomes of the calls of every session (a lane each, replayed ones too): the one count the header, `--text`
+	 * and the phase table share, so a first session's failed call still counts after the resume that fixed it.
+	 */
 	counts: WorkflowAgentCounts;
+	/** Tokens of the calls that ran (replayed calls' tokens were spent in an earlier session and are counted there). */
 	tokens: number;
-	cost?: WorkflowCost;
-	replayedCost?: WorkflowCost;
+	/** What the calls that ran cost, over every session (the phase rows add up to it). */
+	cost: WorkflowCost;
+	/** Calls in `cost` answered by a model of unknown price. */
+	unknownCostCalls: number;
+	/** What the replayed calls had cost when they ran. */
+	replayedCost: WorkflowCost;
+	/** Replayed calls in `replayedCost` answered by a model of unknown price. */
+	replayedUnknownCostCalls: number;
 	/** Agent attempts over every call (runtime retries and the children of stall retries and restarts). */
 	attempts: number;
 	sessions: ReportSession[];

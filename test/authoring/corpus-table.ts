@@ -156,6 +156,8 @@ export const UNAWAITED: Mistake[] = [
 		'const p = agent("x");\nreturn await agent(`Summarize ${‸p}`);',
 		"not_awaited",
 	],
+	["a const promise returned in an object", 'const review = agent("x");\nreturn { ‸review };', "not_awaited"],
+	["a let promise returned in an array", 'let a = agent("a");\nreturn [‸a];', "not_awaited"],
 	["forEach with an async callback", "[1, 2].‸forEach(async (n) => {\n  await agent(String(n));\n});", "not_awaited"],
 	["forEach over args with an async arrow", "args.files.‸forEach(async (f) => agent(f));", "not_awaited"],
 	["map(async) whose promises are dropped", "[1].‸map(async (n) => agent(String(n)));", "not_awaited"],
@@ -384,6 +386,16 @@ export const CONTROLS: Control[] = [
 		["done: a"],
 	],
 	["parallel over thunks", 'return await parallel(["a"].map((x) => () => agent(x)));', ["done: a"]],
+	[
+		"a const promise awaited in the returned object",
+		'const p = agent("a");\nreturn { p: await p };',
+		{ p: "done: a" },
+	],
+	[
+		"const promises kept in an array for Promise.all",
+		'const p = agent("a");\nconst list = [p];\nreturn await Promise.all(list);',
+		["done: a"],
+	],
 	["an awaited const promise in a template", 'const p = agent("a");\nreturn `got ${await p}`;', "got done: a"],
 	[
 		"a class with fields and methods",

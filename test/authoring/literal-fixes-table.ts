@@ -405,11 +405,11 @@ export const AUDITED: LiteralFix[] = [
 	},
 ];
 
-/** Found when the value shows up: held in a `let`, so the static pass does not follow it. */
+/** Found when the value shows up: held in a `var`, which the static pass does not follow (it follows a `const` and a `let` never assigned again). */
 export const RUNTIME: LiteralFix[] = [
 	{
-		name: "a promise held in a let, as a pipeline() stage",
-		body: 'let summary = agent("summarize");\nreturn await pipeline(["a"], (f) => agent(f), summary);',
+		name: "a promise held in a var, as a pipeline() stage",
+		body: 'var summary = agent("summarize");\nreturn await pipeline(["a"], (f) => agent(f), summary);',
 		code: "script_error",
 		message: `Uncaught TypeError: \`pipeline()\` stages must be functions; stage 2 is a Promise. ${STAGE_FIX} (3:22)`,
 		fixed: 'return await pipeline(["a"], (f) => agent(f), (prev, item, i) => agent(`summarize ${prev}`));',
@@ -424,8 +424,8 @@ export const RUNTIME: LiteralFix[] = [
 		value: ["done: summarize done: a"],
 	},
 	{
-		name: "a promise held in a let, as parallel()'s list",
-		body: 'let both = agent("a");\nreturn await parallel(both);',
+		name: "a promise held in a var, as parallel()'s list",
+		body: 'var both = agent("a");\nreturn await parallel(both);',
 		code: "script_error",
 		message:
 			"Uncaught TypeError: `parallel()` takes an array, got a Promise. Pass an array of functions that make the calls: `parallel([() => agent(…), () => agent(…)])`, or `parallel(items.map((item) => () => agent(…)))` (3:22)",
@@ -433,8 +433,8 @@ export const RUNTIME: LiteralFix[] = [
 		value: ["done: a", "done: b"],
 	},
 	{
-		name: "a promise held in a let, in parallel()'s list",
-		body: 'let b = agent("b");\nreturn await parallel([() => agent("a"), b]);',
+		name: "a promise held in a var, in parallel()'s list",
+		body: 'var b = agent("b");\nreturn await parallel([() => agent("a"), b]);',
 		code: "script_error",
 		message: "Uncaught TypeError: `parallel()` takes functions; item 1 is a Promise. Pass `() => agent(…)` (3:22)",
 		fixed: 'return await parallel([() => agent("a"), () => agent("b")]);',
@@ -450,8 +450,8 @@ export const RUNTIME: LiteralFix[] = [
 		value: 17,
 	},
 	{
-		name: "a promise held in a let, as `.map()`'s callback",
-		body: 'const files = ["a"];\nlet review = agent("review");\nreturn await Promise.all(files.map(review));',
+		name: "a promise held in a var, as `.map()`'s callback",
+		body: 'const files = ["a"];\nvar review = agent("review");\nreturn await Promise.all(files.map(review));',
 		code: "script_error",
 		message:
 			"`files.map()` was given something that is not a function where it takes one. Pass a function: `files.map((item) => …)`; a call written there (`agent(…)` with no `() =>` before it) starts at once and gives a Promise, not a function (Uncaught TypeError: not a function) (4:35)",
@@ -477,8 +477,8 @@ export const RUNTIME: LiteralFix[] = [
 		value: "done: review",
 	},
 	{
-		name: "a promise held in a let, as phase()'s function",
-		body: 'let review = agent("review");\nreturn await phase("review", review);',
+		name: "a promise held in a var, as phase()'s function",
+		body: 'var review = agent("review");\nreturn await phase("review", review);',
 		code: "not_awaited",
 		message:
 			"`phase()`'s function is a call of `agent()` (2:19) already started, not a function: a call written there starts at once. Pass a function instead: `phase(name, () => agent(…))` (`await` gives a value, which is not a function either) (3:19)",

@@ -1,7 +1,7 @@
 /**
  * Mistakes a model makes in a workflow script that only show at run time, when the value does: each is refused or
  * explained with its code, the author's line and the fix; and look-alike legal code that must keep running. Each is
- * written in a form the static pass does not follow (a promise held in a `let`, a callback passed by name), which is
+ * written in a form the static pass does not follow (a promise held in a `var`, a callback passed by name), which is
  * what this tier is for: the same mistakes written plainly are in corpus-table.ts, caught before anything runs.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -59,7 +59,7 @@ const MISTAKES: [string, Mistake][] = [
 	[
 		"a pending agent() promise as the prompt",
 		{
-			body: `let plan = agent("plan");\nreturn await agent(plan);`,
+			body: `var plan = agent("plan");\nreturn await agent(plan);`,
 			code: "not_awaited",
 			line: 3,
 			fix: AWAIT_AGENT,
@@ -69,7 +69,7 @@ const MISTAKES: [string, Mistake][] = [
 	[
 		"a pending agent() promise in a template prompt",
 		{
-			body: `let plan = agent("plan");\nconst out = await agent(\`Do this: \${plan}\`);\nreturn out;`,
+			body: `var plan = agent("plan");\nconst out = await agent(\`Do this: \${plan}\`);\nreturn out;`,
 			code: "not_awaited",
 			line: 3,
 			fix: AWAIT_AGENT,
@@ -80,7 +80,7 @@ const MISTAKES: [string, Mistake][] = [
 	[
 		"a pending agent() promise concatenated into a prompt",
 		{
-			body: `let notes = agent("notes");\nreturn await agent("Summarise: " + notes);`,
+			body: `var notes = agent("notes");\nreturn await agent("Summarise: " + notes);`,
 			code: "not_awaited",
 			line: 3,
 			fix: AWAIT_AGENT,
@@ -144,7 +144,7 @@ const MISTAKES: [string, Mistake][] = [
 	[
 		"a Promise as a log message",
 		{
-			body: `let r = agent("r");\nlog(r);\nreturn await r;`,
+			body: `var r = agent("r");\nlog(r);\nreturn await r;`,
 			code: "not_awaited",
 			line: 3,
 			fix: AWAIT_AGENT,
@@ -154,7 +154,7 @@ const MISTAKES: [string, Mistake][] = [
 	[
 		"a Promise given to console.log",
 		{
-			body: `let r = agent("r");\nconsole.log("got", r);\nreturn await r;`,
+			body: `var r = agent("r");\nconsole.log("got", r);\nreturn await r;`,
 			code: "not_awaited",
 			line: 3,
 			fix: AWAIT_AGENT,
@@ -174,7 +174,7 @@ const MISTAKES: [string, Mistake][] = [
 	[
 		"a Promise in the returned value",
 		{
-			body: `const summary = agent("sum");\nawait summary;\nreturn { summary };`,
+			body: `var summary = agent("sum");\nawait summary;\nreturn { summary };`,
 			code: "not_awaited",
 			line: 4,
 			fix: "`await` it and return its result",
@@ -194,9 +194,9 @@ const MISTAKES: [string, Mistake][] = [
 	// A promise or an answer where a function goes: the fix is a function, not `await` (whole messages, and the
 	// scripts their fixes make, are in literal-fixes-table.ts).
 	[
-		"a promise held in a let, as a pipeline() stage",
+		"a promise held in a var, as a pipeline() stage",
 		{
-			body: `let summary = agent("summarize");\nreturn await pipeline(["a"], (f) => agent(f), summary);`,
+			body: `var summary = agent("summarize");\nreturn await pipeline(["a"], (f) => agent(f), summary);`,
 			code: "script_error",
 			line: 3,
 			fix: "Pass a function, which `pipeline()` calls for each item with the previous stage's result, the item and its index: `(prev, item, i) => agent(…)`",
@@ -204,9 +204,9 @@ const MISTAKES: [string, Mistake][] = [
 		},
 	],
 	[
-		"a promise held in a let, as parallel()'s list",
+		"a promise held in a var, as parallel()'s list",
 		{
-			body: `let both = agent("a");\nreturn await parallel(both);`,
+			body: `var both = agent("a");\nreturn await parallel(both);`,
 			code: "script_error",
 			line: 3,
 			fix: "Pass an array of functions that make the calls: `parallel([() => agent(…), () => agent(…)])`",
@@ -227,7 +227,7 @@ const MISTAKES: [string, Mistake][] = [
 	[
 		"`.output` of a pending agent() promise",
 		{
-			body: `let r = agent("scan", { schema: { type: "object" } });\nreturn r.output;`,
+			body: `var r = agent("scan", { schema: { type: "object" } });\nreturn r.output;`,
 			code: "not_awaited",
 			line: 3,
 			fix: AWAIT_AGENT,
@@ -237,7 +237,7 @@ const MISTAKES: [string, Mistake][] = [
 	[
 		"`.findings.length` of a pending agent() promise",
 		{
-			body: `let r = agent("scan", { schema: { type: "object" } });\nconst n = r.findings.length;\nreturn n;`,
+			body: `var r = agent("scan", { schema: { type: "object" } });\nconst n = r.findings.length;\nreturn n;`,
 			code: "not_awaited",
 			line: 3,
 			fix: AWAIT_AGENT,
@@ -247,7 +247,7 @@ const MISTAKES: [string, Mistake][] = [
 	[
 		"`.length` of a pending parallel() promise",
 		{
-			body: `let all = parallel([() => agent("a"), () => agent("b")]);\nreturn all.length;`,
+			body: `var all = parallel([() => agent("a"), () => agent("b")]);\nreturn all.length;`,
 			code: "not_awaited",
 			line: 3,
 			fix: "write `await parallel(…)` before using its result",
@@ -257,7 +257,7 @@ const MISTAKES: [string, Mistake][] = [
 	[
 		"`.filter` of a pending pipeline() promise",
 		{
-			body: `let out = pipeline(["a"], (x) => agent(x));\nreturn out.filter(Boolean);`,
+			body: `var out = pipeline(["a"], (x) => agent(x));\nreturn out.filter(Boolean);`,
 			code: "not_awaited",
 			line: 3,
 			fix: "write `await pipeline(…)` before using its result",
@@ -267,7 +267,7 @@ const MISTAKES: [string, Mistake][] = [
 	[
 		"`.value` of a pending workflow() promise",
 		{
-			body: `let child = workflow("./leaves.js");\nreturn child.value;`,
+			body: `var child = workflow("./leaves.js");\nreturn child.value;`,
 			code: "not_awaited",
 			line: 3,
 			fix: "write `await workflow(…)` before using its result",

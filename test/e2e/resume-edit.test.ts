@@ -106,7 +106,7 @@ describe("a resume with an edit, in a real pi session", () => {
 			envelope: { status: "completed", result: "Two changes, one breaking." },
 		});
 		expect(resumed).toMatch(
-			/^Workflow release completed in [\d.]+m?s: 3 agents: 2 replayed from the journal, 1 ran \(1 completed\), [\d.]+k? tokens, cost unknown \(replayed calls saved unknown\)\n/,
+			/^Workflow release completed in [\d.]+m?s: 3 agents: 2 replayed from the journal, 1 ran \(1 completed\), [\d.]+k? tokens, cost unknown\n/,
 		);
 		expect(resumed).toContain(
 			"warn: Resume: `summarize` (#2) runs again instead of replaying: the nearest recorded call not matched so far, `summarize` (#2 then), has another prompt from character 8:",

@@ -92,6 +92,37 @@ describe("cost text", () => {
 		);
 	});
 
+	it("a replay of unknown price saves nothing worth a word: no 'saved unknown' on the call, the Cost line or the summary", () => {
+		const tracker = createWorkflowProgressTracker({ now: () => T0 });
+		const run = eventBuilder(T0, (event) => tracker.updateFromProgressEvent(event));
+		run.runStart(META, 1);
+		run.queued(0, "Review the diff");
+		run.finished(0, "3 findings", {
+			tokens: 9000,
+			cost: { usd: 0, unpriced: 1 },
+			model: "local/llama",
+			cached: true,
+		});
+		run.queued(1, "Second look");
+		run.started(1);
+		run.tick(100).finished(1, "fine", { tokens: 10, cost: { usd: 0, unpriced: 1 }, model: "local/llama" });
+		const envelope = tracker.complete({
+			status: "completed",
+			failures: [],
+			counts: { calls: 2, started: 2, completed: 2, failed: 0, skipped: 0, replayed: 1 },
+			usage: { input: 0, output: 9010, total: 9010 },
+			cost: { usd: 0, unpriced: 1 },
+			replayedCost: { usd: 0, unpriced: 1 },
+			droppedLogs: 0,
+			durationMs: 100,
+		}).envelope;
+		const text = `${formatWorkflowProgress(envelope)}\n${summarizeWorkflowProgress(envelope)}`;
+		expect(text).not.toContain("saved");
+		expect(text).toContain("  ✓ #0 Review the diff (general-purpose) · replayed · local/llama · 9.0k tokens");
+		expect(text).toContain("Cost: unknown of a $1.00 cap; 1 reply of models with no known price\n");
+		expect(summarizeWorkflowProgress(envelope)).toMatch(/, cost unknown$/);
+	});
+
 	it("a run with no cost at all shows none: no Cost line, nothing on the calls", () => {
 		const tracker = createWorkflowProgressTracker({ now: () => T0 });
 		const run = eventBuilder(T0, (event) => tracker.updateFromProgressEvent(event));

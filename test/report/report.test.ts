@@ -143,7 +143,7 @@ describe("pi-workflows report", () => {
 		const lines = stdout.split("\n");
 		expect(lines[0]).toMatch(
 			new RegExp(
-				`^release-notes · ${scenario.record.id} · completed · .* · 4 completed, 1 failed, 0 skipped of 5 calls \\(3 replayed\\) · .* tokens · \\$.* · 8 attempts$`,
+				`^release-notes · ${scenario.record.id} · completed · .* · 8 completed, 2 failed, 0 skipped of 10 calls \\(3 replayed\\) · .* tokens · \\$.* · 8 attempts$`,
 			),
 		);
 		const bar = (label: string, marks: string, tail: string) =>
