@@ -67,6 +67,8 @@ export interface PiAgentRunnerHooks {
 export interface AttemptOptions extends ChildPlanOptions {
 	agentDir: string;
 	modelRuntime: ModelRuntime;
+	/** What a child fails with when it has no model at all; see `PiAgentRunnerOptions.noModel`. */
+	noModel?: string;
 	projectTrusted?: boolean;
 	piRetry?: false | Omit<ChildRetrySettings, "enabled">;
 	quietAfterMs?: number;
@@ -167,7 +169,7 @@ export class ChildAttempt {
 			return {
 				...base,
 				status: "failed",
-				error: "no model: the agent file, the call and the parent session name none",
+				error: options.noModel ?? "no model: the agent file, the call and the parent session name none",
 			};
 		}
 		if (request.isolation !== "worktree") return undefined;
