@@ -122,9 +122,9 @@ export class RunProviderWaits {
 
 	/**
 	 * An attempt of call `label` met a provider's refusal (its attempt has ended): no attempt of the run starts
-	 * any more, the running ones finish, and then the run stops with `provider_limit`. Returns whether this was the
-	 * run's first refusal (the later ones, already running when it came, join it), then rejects with the run's
-	 * reason, through `ready`, once the run stops.
+	 * any more, the running ones finish, and then the run stops with `provider_limit` (the call waits for that in
+	 * `ready`). Returns whether this was the run's first refusal (later ones, from attempts already running when it
+	 * came, join it) and how many attempts are still running.
 	 */
 	refuse(stop: WorkflowProviderStop, label: string): { first: boolean; running: number } {
 		const first = this.#refusal === undefined;
@@ -246,7 +246,7 @@ function tooLongError(pause: ProviderPause, adds: number, totalMs: number, maxWa
 function refusalError(stop: WorkflowProviderStop, label: string, running: number): WorkflowError {
 	const message = cap(stop.message);
 	const provider = stop.provider ? `provider \`${stop.provider}\`` : "the provider";
-	const what = stop.kind === "quota" ? "for quota or billing" : "its API key";
+	const what = stop.kind === "quota" ? "for quota or billing" : "for its API key";
 	const others =
 		running > 0
 			? `no other agent started, and the ${running} already running finished first`

@@ -133,7 +133,7 @@ describe("a provider's refusal", () => {
 		});
 		expect(refused.status).toBe("stopped");
 		expect(refused.error?.message).toBe(
-			"Stopped: provider `openai` refused `a` its API key (401: Incorrect API key provided), which no wait lifts: no other agent started. Every finished agent is kept: fix the API key (set it again, or log in anew), then resume the run",
+			"Stopped: provider `openai` refused `a` for its API key (401: Incorrect API key provided), which no wait lifts: no other agent started. Every finished agent is kept: fix the API key (set it again, or log in anew), then resume the run",
 		);
 		const odd = await runWorkflowScript(`${HEADER}return await agent("a");`, {
 			agentRunner: async (request) =>
