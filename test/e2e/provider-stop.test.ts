@@ -106,7 +106,9 @@ describe("a provider's refusal, end to end", () => {
 			agentRunner: piRunner(sessions, { piRetry: { maxRetries: 3, baseDelayMs: 1 } }),
 		});
 		expect(result.status).toBe("stopped");
-		expect(result.error?.message).toContain("Stopped: provider `faux` refused `summarize the notes` for its API key (");
+		expect(result.error?.message).toContain(
+			"Stopped: provider `faux` refused `summarize the notes` for its API key (",
+		);
 		expect(result.error?.details).toMatchObject({ kind: "auth", provider: "faux", message: AUTH_401 });
 		expect(faux.requests).toHaveLength(1);
 	});
