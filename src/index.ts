@@ -127,6 +127,7 @@ export type {
 	WorkflowProviderBackoff,
 	WorkflowProviderLimit,
 	WorkflowProviderLimitKind,
+	WorkflowProviderStop,
 	WorkflowQuestion,
 	WorkflowQueue,
 	WorkflowQueueOptions,

@@ -30,6 +30,11 @@ export interface PiAgentRunnerOptions {
 	modelRuntime: ModelRuntime;
 	/** Model when neither the agent file nor the call names one: the parent session's. Default: none (the child fails). */
 	defaultModel?: Model<Api>;
+	/**
+	 * What a child fails with when nothing names its model and there is no `defaultModel` (a host says how to get
+	 * one). Default: "no model: the agent file, the call and the parent session name none".
+	 */
+	noModel?: string;
 	/** Thinking level when neither the agent file nor the call names one. Default: pi's default for the model. */
 	defaultThinking?: ThinkingLevel;
 	/** Model tiers `agent()` option `tier` names (`small`, `medium`, `big`…). Default: none (a tier is an error). */

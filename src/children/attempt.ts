@@ -24,6 +24,7 @@ import type {
 	WorkflowAgentResult,
 	WorkflowCost,
 	WorkflowProviderLimit,
+	WorkflowProviderStop,
 	WorkflowTokenUsage,
 	WorkflowWorktree,
 } from "../runtime/core/types.ts";
@@ -66,6 +67,8 @@ export interface PiAgentRunnerHooks {
 export interface AttemptOptions extends ChildPlanOptions {
 	agentDir: string;
 	modelRuntime: ModelRuntime;
+	/** What a child fails with when it has no model at all; see `PiAgentRunnerOptions.noModel`. */
+	noModel?: string;
 	projectTrusted?: boolean;
 	piRetry?: false | Omit<ChildRetrySettings, "enabled">;
 	quietAfterMs?: number;
@@ -166,7 +169,7 @@ export class ChildAttempt {
 			return {
 				...base,
 				status: "failed",
-				error: "no model: the agent file, the call and the parent session name none",
+				error: options.noModel ?? "no model: the agent file, the call and the parent session name none",
 			};
 		}
 		if (request.isolation !== "worktree") return undefined;
@@ -225,11 +228,12 @@ export class ChildAttempt {
 	}
 
 	/**
-	 * The child on its model, then on each fallback in turn while the last one met a provider limit before any tool
-	 * work (after tool work a fresh session would redo it, so the limit goes to the run's queue to wait out). The
-	 * result says which model ran last (`model`) and which met a limit first (`fallbackFrom`); its usage and cost are
-	 * every session's. When every model was limited it carries the first model's limit: the run's next try starts
-	 * from that model again.
+	 * The child on its model, then on each fallback in turn while the last one met a provider limit or stop before
+	 * any tool work (after tool work a fresh session would redo it, so the limit goes to the run's queue to wait out).
+	 * A stop (quota, a refused key) moves on too: a fallback on another provider may still answer. The result says
+	 * which model ran last (`model`) and which met a limit first (`fallbackFrom`); its usage and cost are every
+	 * session's. When every model was limited it carries the first model's limit (the run's next try starts from that
+	 * model again), and when the last was stopped, the first stop.
 	 */
 	async #onModels(): Promise<WorkflowAgentResult> {
 		const base = this.#base;
@@ -239,6 +243,7 @@ export class ChildAttempt {
 		let usage: WorkflowTokenUsage | undefined;
 		let cost: WorkflowCost | undefined;
 		let firstLimit: WorkflowProviderLimit | undefined;
+		let firstStop: WorkflowProviderStop | undefined;
 		let result: WorkflowAgentResult | undefined;
 		let name = "";
 		for (const [index, { model, thinking }] of models.entries()) {
@@ -247,12 +252,14 @@ export class ChildAttempt {
 			usage = addUsage(usage, result.usage);
 			cost = addCost(cost, result.cost);
 			firstLimit ??= result.providerLimit;
+			firstStop ??= result.providerStop;
+			const met = result.providerLimit?.kind ?? result.providerStop?.kind;
 			const next = models[index + 1];
-			if (!result.providerLimit || !next || this.#activity.toolUses > 0 || this.#signal.aborted) break;
+			if (!met || !next || this.#activity.toolUses > 0 || this.#signal.aborted) break;
 			limited.push(name);
 			this.#activity.fallback(name);
 			base.warnings.push(
-				`\`${name}\` met a provider limit (${result.providerLimit.kind}) before any tool work; \`${nameOf(next.model)}\` took over`,
+				`\`${name}\` met a provider limit (${met}) before any tool work; \`${nameOf(next.model)}\` took over`,
 			);
 		}
 		const last = result ?? { ...base, status: "failed", error: "no model" };
@@ -261,6 +268,7 @@ export class ChildAttempt {
 			...(usage ? { usage } : {}),
 			...(cost ? { cost } : {}),
 			...(last.providerLimit && firstLimit ? { providerLimit: firstLimit } : {}),
+			...(last.providerStop && firstStop ? { providerStop: firstStop } : {}),
 			model: name,
 			...(limited.length > 0 ? { fallbackFrom: limited } : {}),
 		};

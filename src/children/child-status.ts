@@ -3,8 +3,9 @@
  * reason (a provider error may be a limit to wait out), a missing structured output and an empty answer. Pure.
  */
 import type { AssistantMessage } from "@earendil-works/pi-ai";
-import type { WorkflowProviderLimit } from "../runtime/core/types.ts";
+import type { WorkflowProviderLimit, WorkflowProviderStop } from "../runtime/core/types.ts";
 import { providerLimitOf } from "./provider-limit.ts";
+import { providerStopOf } from "./provider-stop.ts";
 import { STRUCTURED_OUTPUT_TOOL_NAME } from "./structured-output.ts";
 import type { TurnLimitState } from "./turn-limit.ts";
 
@@ -27,6 +28,7 @@ export interface ChildStatus {
 	status: "completed" | "failed" | "stopped";
 	error?: string;
 	providerLimit?: WorkflowProviderLimit;
+	providerStop?: WorkflowProviderStop;
 	warnings: string[];
 }
 
@@ -44,10 +46,13 @@ export function childStatus(ending: SessionEnding, now = Date.now()): ChildStatu
 	if (last?.stopReason === "error") {
 		// A rate limit, an overload or a usage limit (after pi's own retries): the run waits instead of failing it.
 		const limit = providerLimitOf(last, now);
+		// Quota, credit or a refused key: the run stops instead of failing every other child on that provider.
+		const stop = limit ? undefined : providerStopOf(last);
 		return {
 			status: "failed",
 			error: last.errorMessage || "provider error",
 			...(limit ? { providerLimit: limit } : {}),
+			...(stop ? { providerStop: stop } : {}),
 			warnings,
 		};
 	}

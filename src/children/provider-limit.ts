@@ -2,17 +2,12 @@
  * Whether a child's provider error is a limit to wait out (a rate limit, an overload, a usage limit) and for how
  * long, read from pi-ai's error text: pi-ai keeps no HTTP status or headers on a message, only `errorMessage`
  * (`429 {"type":"error",…}`, `OpenAI API error (429): …`, `You have hit your ChatGPT usage limit… Try again in ~42
- * min.`). Quota, billing, auth, bad requests and context overflow are not limits: waiting would not help.
+ * min.`). Quota, billing and auth are stops (provider-stop.ts), and bad requests and context overflow fail the
+ * child: waiting would not help.
  */
 import { type AssistantMessage, isContextOverflow } from "@earendil-works/pi-ai";
 import type { WorkflowProviderLimit } from "../runtime/core/types.ts";
-
-/**
- * Errors that look like limits but do not lift by waiting minutes: quota, budget and billing exhaustion, and plan
- * limits that reset monthly (the list pi-ai keeps for its own retry, plus Anthropic's credit balance wording).
- */
-const NOT_A_WAIT =
-	/insufficient_quota|exceeded your current quota|quota exceeded|billing|credit balance|available balance|out of budget|GoUsageLimitError|FreeUsageLimitError|monthly usage limit|subscription_sharing_workplace_individual_usage_limit_exceeded|"code"\s*:\s*"?1308(?![0-9])/i;
+import { classifyProviderStop } from "./provider-stop.ts";
 
 /** A status code as a word of its own, not part of a request id or a byte count. */
 const status = (code: string) => `(?<![a-z0-9_])${code}(?![a-z0-9_])`;
@@ -51,7 +46,8 @@ export function providerLimitOf(
 
 /** The limit an error text describes, or undefined for errors that waiting does not fix. */
 export function classifyProviderLimit(text: string, now = Date.now()): WorkflowProviderLimit | undefined {
-	if (NOT_A_WAIT.test(text)) return undefined;
+	// Checked first: quota wording often comes with a 429 or `RESOURCE_EXHAUSTED` too.
+	if (classifyProviderStop(text)) return undefined;
 	const kind = USAGE_LIMIT.test(text)
 		? "usage_limit"
 		: OVERLOADED.test(text)

@@ -51,8 +51,11 @@ export interface PiSetupOptions {
 /** The runner and what a run needs to know about it. */
 export interface PiSetup {
 	runner: WorkflowAgentRunner;
-	/** `provider/id` of the children's default model. */
-	model: string;
+	/**
+	 * `provider/id` of the children's default model; absent when pi has none (no credentials): a script that calls
+	 * no `agent()` runs anyway, and a child that names no model fails with `NO_MODEL`.
+	 */
+	model?: string;
 	/** Enabled agent types, so an unknown one fails at once. */
 	agentTypes: string[];
 	/** Things the person should see (agent files skipped, pi's model warnings). */
@@ -96,20 +99,24 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 			if (options.model === undefined) throw error;
 			return { reference: options.model, thinking: undefined, warning: undefined };
 		});
-		if (chosen.warning) warnings.push(chosen.warning);
+		if (chosen?.warning) warnings.push(chosen.warning);
 		warnings.push(...types.warnings);
-		const reference = "model" in chosen ? `${chosen.model.provider}/${chosen.model.id}` : chosen.reference;
-		const thinking = chosen.thinking ?? settingsManager.getDefaultThinkingLevel();
+		const reference = !chosen
+			? undefined
+			: "model" in chosen
+				? `${chosen.model.provider}/${chosen.model.id}`
+				: chosen.reference;
+		const thinking = chosen?.thinking ?? settingsManager.getDefaultThinkingLevel();
 		return {
 			...(await queueSetUp(options, options.redis, types, reference, thinking)),
-			model: reference,
+			...(reference ? { model: reference } : {}),
 			agentTypes: listAvailableAgentTypes(types.types),
 			warnings,
 		};
 	}
 	const chosen = await chooseModel(options.model, services);
-	if (chosen.warning) warnings.push(chosen.warning);
-	const thinking = chosen.thinking ?? settingsManager.getDefaultThinkingLevel();
+	if (chosen?.warning) warnings.push(chosen.warning);
+	const thinking = chosen?.thinking ?? settingsManager.getDefaultThinkingLevel();
 	warnings.push(...types.warnings);
 	// `agent()` option `tier`: `--model-tiers`, else the `workflows.modelTiers` setting pi's extension reads too.
 	const tierProblems: string[] = [];
@@ -124,7 +131,8 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 		agentTypes: types.types,
 		projectTrusted: types.projectTrusted,
 		modelRuntime,
-		defaultModel: chosen.model,
+		// No model is an error only for a child that needs one, so a script without `agent()` runs without credentials.
+		...(chosen ? { defaultModel: chosen.model } : { noModel: NO_MODEL }),
 		...(options.worktreePlace ? { worktreePlace: options.worktreePlace } : {}),
 		...(options.runFolder ? { runFolder: options.runFolder } : {}),
 		...(options.record ? { record: options.record } : {}),
@@ -134,7 +142,7 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 	const allowed = options.allowTools ?? [];
 	return {
 		runner,
-		model: `${chosen.model.provider}/${chosen.model.id}`,
+		...(chosen ? { model: `${chosen.model.provider}/${chosen.model.id}` } : {}),
 		agentTypes: listAvailableAgentTypes(types.types),
 		warnings,
 		...(allowed.length > 0 ? { tools: builtInTools(options.cwd, allowed) } : {}),
@@ -146,7 +154,7 @@ async function queueSetUp(
 	options: PiSetupOptions,
 	redis: string,
 	types: { types: Parameters<typeof queuePlanner>[0]["agentTypes"]; projectTrusted: boolean },
-	model: string,
+	model: string | undefined,
 	thinking: string | undefined,
 ): Promise<Pick<PiSetup, "runner" | "close">> {
 	const host = createQueueHost({ redis });
@@ -173,7 +181,7 @@ async function queueSetUp(
 		prepare: queuePlanner({
 			agentTypes: types.types,
 			projectTrusted: types.projectTrusted,
-			defaultModel: model,
+			...(model ? { defaultModel: model } : {}),
 			...(thinking ? { defaultThinking: thinking } : {}),
 		}),
 	});
@@ -190,14 +198,19 @@ function childModelSetting(settings: unknown): string | undefined {
 }
 type Thinking = NonNullable<ReturnType<Services["settingsManager"]["getDefaultThinkingLevel"]>>;
 
+/** What a child that names no model fails with when pi has no model to give it. */
+const NO_MODEL =
+	"No model available: pi has no credentials for any provider. Log in with `pi` (/login) or set a provider's API key, or pass --model provider/id with -e for a custom provider";
+
 /**
  * `--model`, else the `workflows.childModel` setting (the model pi's extension gives workflow children), else pi's
- * default model from settings, else the first model pi has credentials for.
+ * default model from settings, else the first model pi has credentials for, else none. A model named but not found
+ * is a usage error at once; none at all is not: only a child that needs it fails (`NO_MODEL`).
  */
 async function chooseModel(
 	flag: string | undefined,
 	{ modelRuntime, settingsManager }: Services,
-): Promise<{ model: Model<Api>; thinking?: Thinking; warning?: string }> {
+): Promise<{ model: Model<Api>; thinking?: Thinking; warning?: string } | undefined> {
 	const provider = settingsManager.getDefaultProvider();
 	const id = settingsManager.getDefaultModel();
 	const wanted = flag ?? childModelSetting(settingsManager.getSettings());
@@ -221,10 +234,7 @@ async function chooseModel(
 		}
 	}
 	const [first] = await modelRuntime.getAvailable().catch(() => []);
-	if (first) return { model: first };
-	throw usageError(
-		"No model available: pi has no credentials for any provider. Log in with `pi` (/login) or set a provider's API key, or pass --model provider/id with -e for a custom provider",
-	);
+	return first ? { model: first } : undefined;
 }
 
 export { runWorker } from "../queue/worker-command.ts";

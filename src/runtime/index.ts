@@ -62,6 +62,7 @@ export type {
 	WorkflowProviderBackoff,
 	WorkflowProviderLimit,
 	WorkflowProviderLimitKind,
+	WorkflowProviderStop,
 	WorkflowQuestion,
 	WorkflowResolver,
 	WorkflowRunOptions,

@@ -1,7 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WorkflowError } from "../../src/errors.ts";
+import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { fauxAssistantMessage, fauxToolCall } from "../helpers/faux.ts";
+import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 import { createRunnerFixture, type RunnerFixture, statusesOf } from "./runner-fixture.ts";
+
+checkSandboxLeaks();
 
 let fx: RunnerFixture;
 beforeEach(async () => {
@@ -82,6 +86,18 @@ describe("createPiAgentRunner", () => {
 		const result = await fx.runner({ defaultModel: undefined })(fx.request(), fx.context());
 		expect(result).toMatchObject({ status: "failed" });
 		expect(result.error).toMatch(/^no model/);
+		expect(fx.tracker.created).toEqual([]);
+	});
+
+	it("without any model, through a run: a script with no agent() completes; agent() fails with the host's cause", async () => {
+		const noModel = "No model available: log in first";
+		const runner = fx.runner({ defaultModel: undefined, noModel });
+		const header = `export const meta = { name: "m", description: "no model" };\n`;
+		const quiet = await runWorkflowScript(`${header}log("nothing to ask");\nreturn 1;`, { agentRunner: runner });
+		expect(quiet).toMatchObject({ status: "completed", value: 1 });
+		const asks = await runWorkflowScript(`${header}return await agent("Say hello");`, { agentRunner: runner });
+		expect(asks.status).toBe("failed");
+		expect(asks.failures).toEqual([expect.objectContaining({ cause: noModel })]);
 		expect(fx.tracker.created).toEqual([]);
 	});
 

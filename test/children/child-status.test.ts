@@ -44,8 +44,18 @@ const ROWS: [string, SessionEnding, ChildStatus][] = [
 	],
 	[
 		"a provider error that is not a limit",
+		{ last: last("error", "500 internal server error"), answered: false },
+		{ status: "failed", error: "500 internal server error", warnings: [] },
+	],
+	[
+		"a refused key: a stop, naming the provider",
 		{ last: last("error", "401 invalid x-api-key"), answered: false },
-		{ status: "failed", error: "401 invalid x-api-key", warnings: [] },
+		{
+			status: "failed",
+			error: "401 invalid x-api-key",
+			providerStop: { kind: "auth", provider: "anthropic", message: "401 invalid x-api-key" },
+			warnings: [],
+		},
 	],
 	[
 		"a provider error without a message",

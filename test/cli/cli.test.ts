@@ -330,10 +330,21 @@ describe("pi-workflows run, runs and resume (children as pi sessions on the faux
 		expect(result.stderr).toMatch(/Resume it: pi-workflows resume wf-\S+/);
 	}, 120_000);
 
-	it("no model pi could use, or one it does not know: one line, exit 2", async () => {
-		const none = await cli(["run", EXAMPLE, "--args", '{"documents":["a.md"]}']);
-		expect(none.code, none.stderr).toBe(2);
-		expect(none.stderr).toContain("No model available: pi has no credentials for any provider.");
+	it("no model pi could use: a script without agent() runs; the first agent() fails with the cause (issue 32)", async () => {
+		const quiet = script("no-agents.js", 'log("no agents here");\nreturn { ok: true };');
+		const ran = await cli(["run", quiet]);
+		expect(ran.code, ran.stderr).toBe(0);
+		expect(JSON.parse(ran.stdout)).toEqual({ ok: true });
+		expect(ran.stderr).toContain("no agents here");
+		const asks = script("one-agent.js", 'return await agent("say hi");');
+		const none = await cli(["run", asks]);
+		expect(none.code, none.stderr).toBe(1);
+		expect(none.stderr).toContain(
+			"✗ say hi: No model available: pi has no credentials for any provider. Log in with `pi` (/login) or set a provider's API key, or pass --model provider/id with -e for a custom provider",
+		);
+	}, 120_000);
+
+	it("a model pi does not know: one line, exit 2", async () => {
 		const unknown = await cli([
 			"run",
 			EXAMPLE,

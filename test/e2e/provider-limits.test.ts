@@ -2,7 +2,8 @@
  * Provider limits end to end: real pi child sessions on the faux provider, the real runtime and queue, and a real
  * run store in a temp folder. A child that is rate limited waits (with pi's own retry on and off) and completes; a
  * provider's time is honoured; a usage limit past the run's bound stops the run, and a resume runs only the rest;
- * a fallback model answers and the census says so; errors that are not limits still fail at once.
+ * a fallback model answers and the census says so; errors that are not limits still fail at once (a refused key or
+ * a spent quota stops the run: provider-stop.test.ts).
  */
 import { join } from "node:path";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
@@ -27,7 +28,8 @@ const ANTHROPIC_429 =
 const OPENAI_429_40MS =
 	'429: {"message":"Rate limit reached for gpt-4o in organization org-abc on tokens per min (TPM): Limit 30000, Used 30000, Requested 900. Please try again in 40ms.","type":"tokens","param":null,"code":"rate_limit_exceeded"}';
 const CODEX_USAGE = "You have hit your ChatGPT usage limit (plus plan). Try again in ~42 min.";
-const AUTH_401 = '401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}';
+const BAD_REQUEST =
+	'400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.1.content.0: text content blocks must be non-empty"}}';
 const error = (errorMessage: string) => fauxAssistantMessage([], { stopReason: "error", errorMessage });
 /** Waits of milliseconds when the provider names no time, so the run's waits are short; tests assert recorded waits. */
 const TINY_BACKOFF = { baseMs: 5, maxMs: 20 };
@@ -168,12 +170,12 @@ describe("provider limits, end to end", () => {
 	});
 
 	it("an error that is not a limit still fails the child at once, with pi's retry on", async () => {
-		faux.route("summarize", [error(AUTH_401)]);
+		faux.route("summarize", [error(BAD_REQUEST)]);
 		const { result, waits } = await run(`return await agent("summarize the notes");`, {
 			agentRunner: piRunner({ piRetry: { maxRetries: 3, baseDelayMs: 1 } }),
 		});
 		expect(result.status).toBe("failed");
-		expect(result.failures).toEqual([expect.objectContaining({ cause: AUTH_401 })]);
+		expect(result.failures).toEqual([expect.objectContaining({ cause: BAD_REQUEST })]);
 		expect(waits).toEqual([]);
 		expect(faux.requests).toHaveLength(1);
 	});

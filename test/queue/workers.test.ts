@@ -3,7 +3,7 @@
  * (`run --redis`), children on pi-ai's faux provider. A 20-agent run spread over the workers gives a local run's
  * result; a worker killed with SIGKILL loses nothing and no call takes two results; Ctrl-C removes the queued jobs
  * and ends the running ones; a host killed mid-run resumes and takes the jobs that finished meanwhile as they are;
- * a Redis restart; a job a worker cannot run fails with that cause.
+ * a Redis restart; a job a worker cannot run fails with that cause; a worker's child refused for credit stops the run.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -225,6 +225,21 @@ describe.skipIf(!hasBinary("redis-server"))("the queue runner with worker proces
 		expect(done.json.failures[0].cause).toMatch(
 			/^worker w\d could not run the child: Agent type `ghost` \(.*ghost\.md\) names model `nowhere\/ghost-9`, which pi cannot resolve/,
 		);
+	}, 60_000);
+
+	it("a worker's child refused for credit stops the host's run as it does locally: no other child starts", async () => {
+		writeFileSync(
+			join(project, "refused.js"),
+			`export const meta = { name: "refused", description: "a spent credit balance" };\nreturn await parallel(Array.from({ length: 10 }, (_, i) => () => agent((i === 0 ? "refuse" : "sleep 10") + " q" + i)));`,
+		);
+		const done = await result(host("run", "refused.js", undefined, ["--redis", redis.url, "--concurrency", "1"]));
+		expect(done.code, done.stderr).toBe(130);
+		expect(done.json.error).toMatchObject({
+			code: "provider_limit",
+			details: { kind: "quota", terminal: true, provider: "faux" },
+		});
+		expect(done.json.error.message).toMatch(/^Stopped: provider `faux` refused `refuse q0` for quota or billing \(/);
+		expect(childStarts(log).filter(([, task]) => / q\d+$/.test(task))).toEqual([[expect.any(Number), "refuse q0"]]);
 	}, 60_000);
 
 	it("skip and restart reach a child running on a worker; its reports stream back to the host", async () => {

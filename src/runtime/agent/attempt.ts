@@ -15,6 +15,7 @@ import type {
 	WorkflowAgentResult,
 	WorkflowNameMatch,
 	WorkflowProviderLimit,
+	WorkflowProviderStop,
 	WorkflowTokenUsage,
 } from "../core/types.ts";
 import { type CompiledSchema, parseStructuredText, type SchemaValidation } from "../schema/session.ts";
@@ -30,6 +31,8 @@ export type Attempt =
 	| { kind: "schema_miss"; errors: string; result: WorkflowAgentResult }
 	/** The provider asked the child to wait: not a failure, and it does not count against the call's attempts. */
 	| { kind: "limited"; limit: WorkflowProviderLimit; result: WorkflowAgentResult }
+	/** The provider refused the account (quota, a key): no wait lifts it, so the run stops; not a failure either. */
+	| { kind: "refused"; stop: WorkflowProviderStop; result: WorkflowAgentResult }
 	| { kind: "failed"; cause: string; code?: string; result?: WorkflowAgentResult; final?: boolean };
 
 /** One runner call, raced against the call's signal so a runner that ignores abort cannot hold the script. */
@@ -96,6 +99,9 @@ export async function attemptOnce(
 	}
 	if (result.status !== "completed" && result.providerLimit) {
 		return { kind: "limited", limit: result.providerLimit, result };
+	}
+	if (result.status !== "completed" && result.providerStop) {
+		return { kind: "refused", stop: result.providerStop, result };
 	}
 	if (result.status !== "completed") {
 		const cause =
@@ -203,7 +209,7 @@ function readResult(raw: unknown): WorkflowAgentResult {
 	if (raw === null || typeof raw !== "object") return raw as WorkflowAgentResult;
 	const { id, status, result, structuredOutput, error, code, warnings, toolUses, usage, noRetry, worktree } =
 		raw as WorkflowAgentResult;
-	const { providerLimit, model, fallbackFrom, transcripts, matches } = raw as WorkflowAgentResult;
+	const { providerLimit, providerStop, model, fallbackFrom, transcripts, matches } = raw as WorkflowAgentResult;
 	const cost = readCost((raw as WorkflowAgentResult).cost);
 	const errorText = error === undefined ? undefined : errorMessage(error);
 	// `id`, `code`, `toolUses` and `worktree` go out in progress events, which carry JSON data only: anything else is left out.
@@ -223,6 +229,7 @@ function readResult(raw: unknown): WorkflowAgentResult {
 		...(tree ? { worktree: tree } : {}),
 		...readTranscripts(transcripts),
 		...readModels(providerLimit, model, fallbackFrom, errorText),
+		...readStop(providerStop, errorText),
 		...readMatches(matches),
 	} as WorkflowAgentResult;
 }
@@ -285,6 +292,22 @@ function readModels(
 			: {}),
 	};
 	return out;
+}
+
+const STOP_KINDS: readonly string[] = ["quota", "auth"];
+
+/** A result's provider stop, as plain data: one of an unknown kind is none (the child failed). */
+function readStop(stop: unknown, error: string | undefined): Pick<WorkflowAgentResult, "providerStop"> {
+	if (stop === null || typeof stop !== "object") return {};
+	const { kind, provider, message } = stop as Partial<WorkflowProviderStop>;
+	if (typeof kind !== "string" || !STOP_KINDS.includes(kind)) return {};
+	return {
+		providerStop: {
+			kind: kind as WorkflowProviderStop["kind"],
+			...(typeof provider === "string" && provider ? { provider } : {}),
+			message: typeof message === "string" && message ? message : (error ?? kind),
+		},
+	};
 }
 
 /** Token counts as plain numbers: negative or non-finite ones (a runner's, a journal's) would corrupt the budget. */

@@ -9,7 +9,7 @@ import { usdText } from "../core/cost.ts";
 import type { WorkflowAgentCallRef } from "../core/events.ts";
 import { limitText } from "../core/provider-wait.ts";
 import { emitLog, type RunContext, type ScriptScope } from "../core/run-context.ts";
-import type { JsonValue, WorkflowAgentResult, WorkflowNameMatch } from "../core/types.ts";
+import type { JsonValue, WorkflowAgentResult, WorkflowNameMatch, WorkflowProviderStop } from "../core/types.ts";
 import type { CompiledSchema } from "../schema/session.ts";
 import type { PhaseBudget } from "../spend/phase-budget.ts";
 import { type Attempt, attemptOnce, buildRequest } from "./attempt.ts";
@@ -36,8 +36,8 @@ interface AgentCallPlan extends RecordedCall {
 	readonly compiling: Promise<CompiledSchema> | undefined;
 }
 
-/** The attempt that settles a call: never a provider wait, which is tried again when it is over. */
-type Settled = Exclude<Attempt, { kind: "limited" }>;
+/** The attempt that settles a call: never a provider wait (tried again when it is over) nor a refusal (the run stops). */
+type Settled = Exclude<Attempt, { kind: "limited" | "refused" }>;
 
 /** Runs one `agent(prompt, opts)` call made at the guest stack `stack` (its line names it when it is cut off). */
 export async function runAgentCall(
@@ -190,6 +190,8 @@ function runAttempts(
 	const { run } = scope;
 	const { ref, budgets, options } = plan;
 	return run.queue.run(async () => {
+		// After a provider's refusal no call reaches its runner: it waits for the run to stop, never started.
+		if (run.providerWaits.refusing) await run.providerWaits.ready(scope.life.signal);
 		// The cap is checked again as the child is about to start: while it waited, others may have spent it.
 		checkSpend(run, budgets);
 		record.reachRunner();
@@ -200,20 +202,25 @@ function runAttempts(
 		let counted = 0;
 		for (let attempt = 1; ; attempt++) {
 			if (scope.life.signal.aborted) throw scope.life.signal.reason;
-			// No child starts during a provider wait, a retry of a running call included.
-			if (run.queue.providerPause) await run.providerWaits.ready(scope.life.signal);
+			// No child starts during a provider wait or after a refusal, a retry of a running call included.
+			if (run.providerWaits.holding) await run.providerWaits.ready(scope.life.signal);
 			if (attempt === 1) run.emit({ type: "agent_started", ...ref, attempt });
 			else {
 				// Each attempt is a new child: none starts past a cap.
 				checkSpend(run, budgets);
 				run.emit({ type: "agent_retry", ...ref, attempt, reason: retryReason(last, feedback) });
 			}
-			last = await attemptOnce(
-				scope,
-				ref,
-				buildRequest(scope, ref, plan.prompt, options, attempt, feedback),
-				schema,
-			);
+			const attemptEnded = run.providerWaits.attempting();
+			try {
+				last = await attemptOnce(
+					scope,
+					ref,
+					buildRequest(scope, ref, plan.prompt, options, attempt, feedback),
+					schema,
+				);
+			} finally {
+				attemptEnded();
+			}
 			for (const match of attempt === 1 ? (last.result?.matches ?? []) : []) noteMatch(scope, ref.label, match);
 			record.add(attempt, last.result);
 			// Counted as each attempt ends, whatever becomes of the call, so the next child to start sees it.
@@ -221,6 +228,12 @@ function runAttempts(
 			if (last.kind === "limited") {
 				// The queue waits (one wait for every child); this attempt is tried again when it is over.
 				await run.providerWaits.wait(last.limit, ref, scope.life.signal);
+				continue;
+			}
+			if (last.kind === "refused") {
+				// Not a failure: the run stops once its running children end, and a resume asks the provider again.
+				noteRefusal(run, ref, last.stop);
+				await run.providerWaits.ready(scope.life.signal);
 				continue;
 			}
 			run.queue.providerOk();
@@ -232,6 +245,18 @@ function runAttempts(
 		}
 		return last;
 	}, scope.life.signal);
+}
+
+/** The run's first refusal goes to its log at once: the run may go on for a while, finishing its running children. */
+function noteRefusal(run: RunContext, ref: WorkflowAgentCallRef, stop: WorkflowProviderStop): void {
+	const { first, running } = run.providerWaits.refuse(stop, ref.label);
+	if (!first || running === 0) return;
+	const provider = stop.provider ? `provider \`${stop.provider}\`` : "the provider";
+	emitLog(run, {
+		level: "warn",
+		message: `\`${ref.label}\`: ${provider} refused it (${stop.kind === "quota" ? "quota or billing" : "API key"}); no other agent starts, and the run stops once the ${running} running finish`,
+		...(ref.phase ? { phase: ref.phase } : {}),
+	});
 }
 
 /** What the script gets of the attempt that settled its call: the answer, null for a failed child, or a throw. */

@@ -1,11 +1,14 @@
 /**
  * A run's side of its queue's provider waits (the queue owns the wait itself): which waits held the run's calls,
  * their total against `maxProviderWaitMs`, the `provider_wait_*` events people see, and stopping the run, calls
- * kept, when a wait would take it past that bound.
+ * kept, when a wait would take it past that bound. Also a provider's refusal that no wait lifts (quota, a key): the
+ * run starts no other child, lets the running ones finish, then stops.
  */
 import { WorkflowError } from "../../errors.ts";
+import { watchAbort } from "./abort-watch.ts";
 import type { ProviderWaitEndedEvent, ProviderWaitStartedEvent, WorkflowAgentCallRef } from "./events.ts";
 import type { ProviderPause, WorkflowProviderLimit, WorkflowProviderLimitKind, WorkflowQueue } from "./queue.ts";
+import type { WorkflowProviderStop } from "./types.ts";
 
 /** The events a run's provider waits emit, before the emitter stamps their time. */
 type WaitEvent = Omit<ProviderWaitStartedEvent, "time"> | Omit<ProviderWaitEndedEvent, "time">;
@@ -48,6 +51,10 @@ export class RunProviderWaits {
 	/** The wait this run is in: when it began for this run and when it is due to end. */
 	#current: { since: number; until: number } | undefined;
 	#done = false;
+	/** Attempts of the run's calls at their runner now: a refusal stops the run once none is. */
+	#attempts = 0;
+	/** What the run stops with once its running attempts end, after a provider refused it. */
+	#refusal: WorkflowError | undefined;
 
 	constructor(options: RunProviderWaitsOptions) {
 		this.#queue = options.queue;
@@ -82,9 +89,48 @@ export class RunProviderWaits {
 		await this.ready(signal);
 	}
 
-	/** Resolves once no provider wait is in force (at once when none is); rejects when `signal` fires first. */
+	/**
+	 * Resolves once no provider wait is in force (at once when none is); rejects when `signal` fires first. After a
+	 * refusal it never resolves: no attempt starts, and the run's stop rejects it.
+	 */
 	ready(signal: AbortSignal): Promise<void> {
+		if (this.#refusal) return untilAborted(signal);
 		return this.#queue.whenProviderReady(signal);
+	}
+
+	/** Whether an attempt about to start must first wait (`ready`): a provider wait, or a refusal. */
+	get holding(): boolean {
+		return this.refusing || this.#queue.providerPause !== undefined;
+	}
+
+	/** Whether a provider refused the run: no call reaches its runner any more. */
+	get refusing(): boolean {
+		return this.#refusal !== undefined;
+	}
+
+	/** An attempt of one of the run's calls goes to the runner until the returned function is called. */
+	attempting(): () => void {
+		this.#attempts++;
+		let ended = false;
+		return () => {
+			if (ended) return;
+			ended = true;
+			this.#attempts--;
+			if (this.#attempts === 0 && this.#refusal) this.#stopRefused();
+		};
+	}
+
+	/**
+	 * An attempt of call `label` met a provider's refusal (its attempt has ended): no attempt of the run starts
+	 * any more, the running ones finish, and then the run stops with `provider_limit` (the call waits for that in
+	 * `ready`). Returns whether this was the run's first refusal (later ones, from attempts already running when it
+	 * came, join it) and how many attempts are still running.
+	 */
+	refuse(stop: WorkflowProviderStop, label: string): { first: boolean; running: number } {
+		const first = this.#refusal === undefined;
+		if (first) this.#refusal = refusalError(stop, label, this.#attempts);
+		if (this.#attempts === 0) this.#stopRefused();
+		return { first, running: this.#attempts };
 	}
 
 	/** How often and how long the run waited; undefined when it never did. */
@@ -98,6 +144,12 @@ export class RunProviderWaits {
 		this.#unsubscribe();
 		this.#end("stopped");
 		this.#done = true;
+	}
+
+	#stopRefused(): void {
+		const reason = this.#refusal;
+		if (!reason || this.#signal.aborted) return;
+		this.#stop(reason);
 	}
 
 	#changed(pause: ProviderPause | undefined): void {
@@ -188,6 +240,42 @@ function tooLongError(pause: ProviderPause, adds: number, totalMs: number, maxWa
 			},
 		},
 	);
+}
+
+/** What a provider's refusal stops the run with: who refused, why, and what to do before resuming. */
+function refusalError(stop: WorkflowProviderStop, label: string, running: number): WorkflowError {
+	const message = cap(stop.message);
+	const provider = stop.provider ? `provider \`${stop.provider}\`` : "the provider";
+	const what = stop.kind === "quota" ? "for quota or billing" : "for its API key";
+	const others =
+		running > 0
+			? `no other agent started, and the ${running} already running finished first`
+			: "no other agent started";
+	const fix =
+		stop.kind === "quota"
+			? `add credit or raise the plan's quota${stop.provider ? ` with ${stop.provider}` : ""}`
+			: "fix the API key (set it again, or log in anew)";
+	return new WorkflowError(
+		"provider_limit",
+		`Stopped: ${provider} refused \`${label}\` ${what} (${message}), which no wait lifts: ${others}. Every finished agent is kept: ${fix}, then resume the run`,
+		{
+			details: {
+				kind: stop.kind,
+				terminal: true,
+				...(stop.provider ? { provider: stop.provider } : {}),
+				message,
+				call: label,
+			},
+		},
+	);
+}
+
+/** A promise that only `signal` settles, rejecting with its reason. */
+function untilAborted(signal: AbortSignal): Promise<never> {
+	if (signal.aborted) return Promise.reject(signal.reason);
+	return new Promise<never>((_, reject) => {
+		watchAbort(signal, () => reject(signal.reason));
+	});
 }
 
 function cap(text: string): string {

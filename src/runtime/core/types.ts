@@ -143,12 +143,30 @@ export interface WorkflowAgentResult {
 	 * tries the call again, without using up its `retries`. Ignored on a completed result.
 	 */
 	providerLimit?: WorkflowProviderLimit;
+	/**
+	 * The child failed because its provider refused the account (quota, credit or plan spent; key refused), which no
+	 * wait lifts: the run starts no other child and stops, resumable, once its running children end. Ignored on a
+	 * completed result.
+	 */
+	providerStop?: WorkflowProviderStop;
 	/** Models that met a provider limit before `model` took over (`fallbackModels`), in order; absent when none. */
 	fallbackFrom?: string[];
 	/** Where the host kept the child's conversation, a file per session (pi: relative to the run's folder). */
 	transcripts?: string[];
 	/** Names the runner read as others for this child (a Claude Code model name, a tier); absent when none. */
 	matches?: WorkflowNameMatch[];
+}
+
+/**
+ * A runner's word that a provider refused the account: `quota` (its quota, credit balance or plan is spent) or `auth`
+ * (its API key is wrong, revoked or not allowed). Every child on that provider would meet it too.
+ */
+export interface WorkflowProviderStop {
+	kind: "quota" | "auth";
+	/** The provider that refused, as the runner names it (pi: `anthropic`, `openai`), when it knows. */
+	provider?: string;
+	/** The provider's message. */
+	message: string;
 }
 
 /** Live activity states of a child, in the order a healthy child passes through them. */
