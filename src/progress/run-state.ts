@@ -347,7 +347,11 @@ export class RunState {
 		if (event.thrown) data.thrown = true;
 		if (event.model !== undefined) data.model = event.model;
 		if (event.worktree) this.worktree(event.worktree, data, event);
-		const stopped = event.code === "cancelled" || event.code === "provider_limit" || data.activity === "stopped";
+		const stopped =
+			event.code === "cancelled" ||
+			event.code === "provider_limit" ||
+			event.code === "cost_cap" ||
+			data.activity === "stopped";
 		delete data.activityText;
 		this.calls.settle(record, {
 			status: stopped ? "stopped" : "failed",

@@ -48,6 +48,7 @@ export type {
 	WorkflowCallIdentity,
 	WorkflowChildState,
 	WorkflowCost,
+	WorkflowCostCapInfo,
 	WorkflowCutOff,
 	WorkflowFailure,
 	WorkflowFallback,
