@@ -3,7 +3,7 @@
  * `charge…` and `checkSpend` either count or throw the coded error that names the limit and how to raise it.
  */
 import { WorkflowError } from "../../errors.ts";
-import { addCostInto, usdText } from "./cost.ts";
+import { addCostInto } from "./cost.ts";
 import type { WorkflowCost } from "./types.ts";
 
 /** What the script sees as `budget` (a snapshot; the guest reads it through getters). */

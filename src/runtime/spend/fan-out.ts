@@ -77,7 +77,6 @@ async function ask(
 	}
 }
 
-
 function declined(
 	call: { kind: WorkflowFanOutInfo["kind"]; items: number; agents: number },
 	why: string | undefined,
