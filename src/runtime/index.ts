@@ -15,6 +15,7 @@ export type {
 	AskFailedEvent,
 	AskRef,
 	AskStartedEvent,
+	CostCapEvent,
 	LogEvent,
 	PhaseEndEvent,
 	PhaseStartEvent,

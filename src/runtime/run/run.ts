@@ -279,12 +279,14 @@ async function runScript(
 		...(parsed.argsLocation ? { location: parsed.argsLocation } : {}),
 	});
 	const costLimitUsd = options.budget?.costUsd;
+	const priorCostUsd = options.budget?.priorCostUsd;
 	run.emit({
 		type: "run_start",
 		meta,
 		cwd: run.host.cwd,
 		...(args !== undefined ? { args } : {}),
 		...(costLimitUsd !== undefined ? { costLimitUsd } : {}),
+		...(priorCostUsd ? { priorCostUsd } : {}),
 	});
 	// The static pass's warnings (a guarded name, a header key of another runtime): the run goes on and says each once.
 	for (const warning of parsed.warnings) emitLog(run, { level: "warn", message: warning });

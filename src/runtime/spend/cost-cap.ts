@@ -72,6 +72,7 @@ export class CostCapGate {
 			await this.#stopWhenIdle(() => costCapStop(run, "no one is here to raise it"));
 			return;
 		}
+		run.emit({ type: "cost_cap", state: "parked", spentUsd: spent, capUsd: cap });
 		emitLog(run, {
 			level: "warn",
 			message: `Cost cap reached: ${usdText(spent)} of ${usdText(cap)} spent. No new agent starts until the cap is raised; agents already running finish`,
@@ -96,6 +97,7 @@ export class CostCapGate {
 			return;
 		}
 		budget.raiseCostCap(answer);
+		run.emit({ type: "cost_cap", state: "raised", spentUsd: budget.totalCostUsd, capUsd: answer });
 		emitLog(run, { level: "info", message: `Cost cap raised to ${usdText(answer)}: the run goes on` });
 	}
 }
