@@ -158,8 +158,7 @@ async function admit(
 	};
 	try {
 		schema = await plan.compiling;
-		// A call made at the run's cap waits for a higher one (or the run stops) before it is counted.
-		await run.costCap.pass(run);
+		if (run.signal.aborted) throw run.signal.reason;
 		for (const budget of budgets) budget.checkCall();
 		run.budget.chargeAgentCall();
 		for (const budget of budgets) budget.calls++;
