@@ -52,11 +52,12 @@ export function costCapQuestion(info: WorkflowCostCapInfo): { title: string; mes
 	};
 }
 
-/** Caps to offer: enough for the estimate, when there is one, and double the cap; each above what was spent. */
+/** Caps to offer: enough for the estimate (and a fifth more), when there is one, and double the cap or the spend. */
 export function suggestedCaps(info: WorkflowCostCapInfo): number[] {
 	const candidates = [
 		...(info.estimateMoreUsd !== undefined ? [info.spentUsd + info.estimateMoreUsd * 1.2] : []),
-		info.capUsd * 2,
+		// Running children may have taken the spend well past the cap.
+		Math.max(info.capUsd, info.spentUsd) * 2,
 	];
 	const caps = candidates.map(roundUp).filter((cap) => cap > info.spentUsd);
 	return [...new Set(caps)].sort((a, b) => a - b);
