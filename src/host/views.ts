@@ -150,13 +150,15 @@ function capText(spend: RunSummary["spend"]): string {
 	return ` · ${formatUsd(spend.usd)}${spend.unpriced ? " + unknown" : ""} of a ${formatUsd(spend.capUsd)} cap in all`;
 }
 
-/** "Spent in all: $1.20 of the $2.00 cap, over 2 sessions": the record's spend and cap; undefined when it has none. */
+/**
+ * "Spent in all: $1.20 of the $2.00 cap, over 2 sessions": a capped run's spend against its cap; undefined for a run
+ * with no cap (its cost and the whole record's say what it spent).
+ */
 function spendLine(spend: RunSummary["spend"]): string | undefined {
-	if (!spend || (spend.capUsd === undefined && spend.sessions < 2)) return undefined;
+	if (spend?.capUsd === undefined) return undefined;
 	const unknown = spend.unpriced ? ` (and ${spend.unpriced} replies of models with no known price)` : "";
-	const cap = spend.capUsd !== undefined ? ` of the ${formatUsd(spend.capUsd)} cap` : "";
 	const sessions = spend.sessions === 1 ? "1 session" : `${spend.sessions} sessions`;
-	return `Spent in all: ${formatUsd(spend.usd)}${unknown}${cap}, over ${sessions}`;
+	return `Spent in all: ${formatUsd(spend.usd)}${unknown} of the ${formatUsd(spend.capUsd)} cap, over ${sessions}`;
 }
 
 /** " · 12 KiB": the space a run's folder takes; "" when the store did not say. */
