@@ -5,7 +5,7 @@
 import { formatBytes } from "../progress/bytes-text.ts";
 import { addCosts, formatCost, formatUsd, hasCost } from "../progress/cost-text.ts";
 import { formatDuration, formatTokens, limitKindText, oneLine } from "../progress/format.ts";
-import { formatWorkflowProgress } from "../progress/index.ts";
+import { formatWorkflowProgress, type WorkflowProgressEnvelope } from "../progress/index.ts";
 import { visibleText } from "../progress/visible-text.ts";
 import type { RunStore, RunSummary } from "../runs/index.ts";
 import type { WorkflowCost } from "../runtime/core/types.ts";
@@ -60,7 +60,7 @@ export async function listRunsWithUsage(store: RunStore, registry: RunRegistry, 
 			id: run.id,
 			live: true,
 			text: visibleText(
-				`${run.id} · ${run.name} · ${state} · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents${replayedNote(totals.replayed)} · ${formatTokens(totals.tokens)} tokens${costText(totals.cost, totals.replayedCost)}${sizeText(sizes.get(run.id))}${waiting}`,
+				`${run.id} · ${run.name} · ${state} · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents${replayedNote(totals.replayed)} · ${formatTokens(totals.tokens)} tokens${costText(totals.cost, totals.replayedCost)}${liveCapText(totals)}${sizeText(sizes.get(run.id))}${waiting}`,
 			),
 		};
 	});
@@ -142,6 +142,13 @@ function storedRow(summary: RunSummary, now: number): string {
 	const where = summary.status === "running" && summary.lock ? ` (process ${summary.lock.pid})` : "";
 	const problem = summary.problem ? ` · unreadable: ${summary.problem}` : "";
 	return `${summary.id} · ${summary.name ?? "?"} · ${summary.status}${where} · ${age} ago · ${summary.agents} ${summary.agents === 1 ? "agent" : "agents"} done${replayedNote(summary.replayed)} · ${formatTokens(summary.tokens)} tokens${costText(summary.cost, summary.replayedCost)}${capText(summary.spend)}${sizeText(summary.bytes)}${problem}`;
+}
+
+/** " · $1.20 of a $2.00 cap in all (reached: waiting for you)": a live capped run against its cap; "" without one. */
+function liveCapText(totals: WorkflowProgressEnvelope["totals"]): string {
+	if (totals.costLimitUsd === undefined) return "";
+	const reached = totals.atCostCap ? " (reached: waiting for you to raise it)" : "";
+	return ` · ${formatUsd(totals.cost.usd + (totals.priorCostUsd ?? 0))} of a ${formatUsd(totals.costLimitUsd)} cap in all${reached}`;
 }
 
 /** " · $1.20 of a $2.00 cap in all": a capped run's spend over all its sessions; "" for a run with no cap. */

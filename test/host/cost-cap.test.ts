@@ -98,6 +98,32 @@ describe("the cap in the run record", () => {
 		expect(detail).toContain("Cost: $0.20 this session, $0.40 in all of a $0.40 cap");
 	});
 
+	it("/workflows' row of a live run parked at its cap says what it spent of which cap and that it waits", async () => {
+		const tracker = createWorkflowProgressTracker();
+		const fake = createFakeRunner((request) => ({ text: request.prompt, costUsd: 0.1 }));
+		let row = "";
+		await runWorkflowScript(SCRIPT, {
+			agentRunner: fake.runner,
+			budget: { costUsd: 0.15, priorCostUsd: 0.05 },
+			onProgress: (event) => tracker.updateFromProgressEvent(event),
+			onCostCap: async () => {
+				const registry = new RunRegistry();
+				registry.add({
+					id: "wf-20260101-000000-abcdef",
+					name: "steps",
+					background: false,
+					startedAt: Date.now(),
+					envelope: () => tracker.getEnvelope(),
+					stop: () => {},
+					settled: Promise.resolve(),
+				});
+				row = (await listRuns(createRunStore({ cwd, root: runsRoot }), registry))[0]?.text ?? "";
+				return undefined;
+			},
+		});
+		expect(row).toContain(" · $0.15 of a $0.15 cap in all (reached: waiting for you to raise it)");
+	});
+
 	it("a raise goes into the record: the next resume holds at the raised cap", async () => {
 		const first = await session({ maxCostUsd: 0.2, ask: async () => 0.3 });
 		expect(first.prompts).toEqual(["step 1", "step 2", "step 3"]);
