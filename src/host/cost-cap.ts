@@ -4,7 +4,7 @@
  * counts what earlier sessions spent; a resume that gives one lets this session spend that much more.
  */
 import { usdText } from "../runtime/core/cost.ts";
-import type { WorkflowBudgetOptions, WorkflowCostCapInfo } from "../runtime/core/types.ts";
+import type { WorkflowAskHandler, WorkflowBudgetOptions, WorkflowCostCapInfo } from "../runtime/core/types.ts";
 import type { DurableRun } from "./durable-run.ts";
 
 /** The handler a front end gives `runWorkflowScript` as `onCostCap`. */
@@ -76,4 +76,29 @@ function roundUp(usd: number): number {
 	if (!(usd > 0)) return 0;
 	const step = 10 ** (Math.floor(Math.log10(usd)) - 1);
 	return Number((Math.ceil(usd / step - 1e-9) * step).toPrecision(2));
+}
+
+/** The answer that stops the run when the cap is asked for as text (also what an empty answer gives). */
+const STOP = "stop";
+
+/**
+ * `onCostCap` over a front end's text questions (`ask()`'s handler: the CLI's terminal prompt, a pi background run's
+ * pending question): a typed amount above what was spent raises the cap, "stop" or nothing stops; anything else is
+ * said with `say` and asked again.
+ */
+export function askCostCapAsText(ask: WorkflowAskHandler, say: (line: string) => void): CostCapAsk {
+	return async (info) => {
+		const { title, message } = costCapQuestion(info);
+		const suggested = suggestedCaps(info).map((cap) => usdText(cap));
+		const examples = suggested.length > 0 ? ` such as ${suggested.join(" or ")}` : "";
+		const question = `${title}. ${message}\n  New cap in US dollars${examples}, or "stop"`;
+		for (let index = 0; ; index++) {
+			const asked = { key: `cost-cap#${index}`, index, question, default: STOP };
+			const answer = await ask(asked, { signal: info.signal });
+			if (answer === undefined || answer.trim().toLowerCase() === STOP) return undefined;
+			const cap = parseCap(answer, info.spentUsd);
+			if (cap !== undefined) return cap;
+			say(`"${answer.trim()}" is not a dollar amount above ${usdText(info.spentUsd)}; give one, or stop`);
+		}
+	};
 }

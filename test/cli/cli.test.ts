@@ -413,12 +413,12 @@ describe("pi-workflows run and ask()", () => {
 			const command = [process.execPath, bin, "run", file, "-e", FAUX, "--model", "faux/faux-priced"]
 				.concat(["--max-cost", "0.000001"])
 				.join(" ");
-			const result = await onTerminal(command, "or Enter to stop", "5\r");
+			const result = await onTerminal(command, 'or "stop" (default: stop): ', "5\r");
 			expect(result.code, result.stdout).toBe(0);
 			expect(result.stdout).toMatch(
 				/\? Workflow capped-tty reached its cost cap\. Spent \$0\.\d+ of the <\$0\.0001 cap; what the rest costs is not known\./,
 			);
-			expect(result.stdout).toMatch(/New cap in US dollars such as \$0\.\d+, or Enter to stop \(default: stop\): 5/);
+			expect(result.stdout).toMatch(/New cap in US dollars such as \$0\.\d+, or "stop" \(default: stop\): 5/);
 			expect(result.stdout).toContain(
 				'"child answered ONE",\r\n  "child answered TWO",\r\n  "child answered THREE"',
 			);

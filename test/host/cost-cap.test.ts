@@ -8,7 +8,15 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type CostCapAsk, recordedCostBudget, recordRaises } from "../../src/host/cost-cap.ts";
+import {
+	askCostCapAsText,
+	type CostCapAsk,
+	costCapQuestion,
+	parseCap,
+	recordedCostBudget,
+	recordRaises,
+	suggestedCaps,
+} from "../../src/host/cost-cap.ts";
 import { RunRegistry } from "../../src/host/registry.ts";
 import { startDurableRun } from "../../src/host/start-run.ts";
 import { describeRun, listRuns } from "../../src/host/views.ts";
@@ -132,5 +140,58 @@ describe("the cap in the run record", () => {
 		const resumed = await session({ resume: first.runId });
 		expect(resumed.budget.costUsd).toBe(0.3);
 		expect(resumed.prompts).toEqual([]);
+	});
+});
+
+describe("the question at the cap", () => {
+	const info = (extra: { estimateMoreUsd?: number; unpriced?: number } = {}) => ({
+		workflow: "steps",
+		spentUsd: 1.2,
+		capUsd: 1,
+		agentsRun: 6,
+		signal: new AbortController().signal,
+		...extra,
+	});
+
+	it("says what was spent of which cap and, when the host has one, the estimate of the rest", () => {
+		expect(costCapQuestion(info({ estimateMoreUsd: 0.8, unpriced: 2 })).message).toBe(
+			"Spent $1.20 (and 2 replies of models with no known price) of the $1.00 cap; about $0.80 more to finish (estimate). No new agent starts until you answer; agents already running finish. Raise the cap to go on where the run is, or stop (the run stays resumable).",
+		);
+		expect(suggestedCaps(info({ estimateMoreUsd: 0.8 }))).toEqual([2.2, 2.4]);
+		expect(suggestedCaps(info())).toEqual([2.4]);
+	});
+
+	it.each([
+		["2", 2],
+		["$2.50", 2.5],
+		["1.2", undefined],
+		["lots", undefined],
+		["-3", undefined],
+	])("typed %j: %j", (text, cap) => {
+		expect(parseCap(text, 1.2)).toBe(cap);
+	});
+
+	it("as text: a bad answer is said and asked again; an amount raises, stop stops", async () => {
+		const said: string[] = [];
+		const answers = ["lots", "3"];
+		const questions: string[] = [];
+		const ask = askCostCapAsText(
+			(question) => {
+				questions.push(question.question);
+				return answers.shift();
+			},
+			(line) => said.push(line),
+		);
+		expect(await ask(info())).toBe(3);
+		expect(questions).toHaveLength(2);
+		expect(questions[0]).toMatch(/^Workflow steps reached its cost cap\. Spent \$1\.20 of the \$1\.00 cap;/);
+		expect(questions[0]).toMatch(/New cap in US dollars such as \$2\.40, or "stop"$/);
+		expect(said).toEqual(['"lots" is not a dollar amount above $1.20; give one, or stop']);
+		expect(
+			await askCostCapAsText(
+				() => "stop",
+				() => {},
+			)(info()),
+		).toBeUndefined();
 	});
 });

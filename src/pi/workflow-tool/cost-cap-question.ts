@@ -4,7 +4,8 @@
  * typed in, or stop. The run is parked meanwhile (no new child starts).
  */
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { type CostCapAsk, costCapQuestion, parseCap, suggestedCaps } from "../../host/cost-cap.ts";
+import { askCostCapAsText, type CostCapAsk, costCapQuestion, parseCap, suggestedCaps } from "../../host/cost-cap.ts";
+import type { WorkflowAskHandler } from "../../runtime/core/types.ts";
 import { usdText } from "../../runtime/index.ts";
 import { visibleUi } from "../runs/visible-ui.ts";
 
@@ -12,11 +13,14 @@ const ANOTHER = "Raise it to another amount…";
 const STOP = "Stop here (the run stays resumable)";
 
 /**
- * `onCostCap` for a blocking run in a session with dialogs; undefined for a background run (no dialog may block the
- * session) and in print and JSON modes: no one is asked, and the run stops at its cap, resumable.
+ * `onCostCap` for a run in a session with dialogs: a select (and an input for another amount) for a blocking run; for
+ * a background run, whose dialogs must not block the session, a pending question through the run's `ask` handler,
+ * answered with `/workflows answer`. Undefined in print and JSON modes: no one is asked, and the run stops at its
+ * cap, resumable.
  */
-export function piCostCap(ctx: ExtensionContext, background: boolean): CostCapAsk | undefined {
-	if (!ctx.hasUI || background) return undefined;
+export function piCostCap(ctx: ExtensionContext, background: boolean, ask: WorkflowAskHandler): CostCapAsk | undefined {
+	if (!ctx.hasUI) return undefined;
+	if (background) return askCostCapAsText(ask, (line) => visibleUi(ctx.ui).notify(line, "warning"));
 	return async (info) => {
 		const { title, message } = costCapQuestion(info);
 		const caps = suggestedCaps(info);

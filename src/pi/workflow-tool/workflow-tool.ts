@@ -325,7 +325,6 @@ function startRun(
 	const { args } = script;
 	// The cap is the run's: a resume that names none keeps the record's and counts what earlier sessions spent.
 	const budget = recordedCostBudget(durable, params.maxCostUsd, defaults.maxCostUsd);
-	const onCostCap = piCostCap(ctx, background);
 	// Only a person at pi's TUI is asked; print, JSON and RPC runs go ahead as asked.
 	const confirmFanOut = tuiFanOutConfirm(ctx);
 	const questions = new PendingQuestions();
@@ -338,6 +337,7 @@ function startRun(
 		// The caller's: a run a person started from a command tells them, without a model turn.
 		...(notify ? { notify } : {}),
 	});
+	const onCostCap = piCostCap(ctx, background, ask);
 	const run = startToolRun({
 		source: script.script,
 		options: {
