@@ -49,6 +49,7 @@ export const ERROR_CODES = {
 	cancelled: { stage: "host", catchable: true },
 	timed_out: { stage: "host", catchable: true },
 	provider_limit: { stage: "child", catchable: true },
+	cost_cap: { stage: "host", catchable: true },
 	workflow_not_found: { stage: "guest", catchable: true },
 	workflow_exists: { stage: "host" },
 	workflow_nesting: { stage: "guest", catchable: true },

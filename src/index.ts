@@ -112,6 +112,7 @@ export type {
 	WorkflowCheckReport,
 	WorkflowChildState,
 	WorkflowCost,
+	WorkflowCostCapInfo,
 	WorkflowCutOff,
 	WorkflowFailure,
 	WorkflowFallback,

@@ -4,6 +4,7 @@
  * exit code: 0 completed, 1 failed, 130 stopped.
  */
 
+import { recordedCostBudget, recordRaises } from "../host/cost-cap.ts";
 import { createWorkflowResolver } from "../host/script-source.ts";
 import type { DurableStart } from "../host/start-run.ts";
 import { createWorkflowProgressTracker } from "../progress/index.ts";
@@ -11,6 +12,7 @@ import type { WorkflowRunResult } from "../runtime/core/types.ts";
 import { runWorkflowScript } from "../runtime/run/run.ts";
 import { createTerminalAsk } from "./ask.ts";
 import type { CliContext } from "./context.ts";
+import { createTerminalCostCap } from "./cost-cap.ts";
 import type { PiSetup } from "./pi-host.ts";
 import { createProgressView } from "./progress-view.ts";
 
@@ -58,6 +60,10 @@ export async function execute(start: DurableStart, flags: RunFlags, pi: PiSetup,
 	};
 	process.on("SIGINT", stop);
 	process.on("SIGTERM", stop);
+	const ask = createTerminalAsk({ input: ctx.stdin, output: ctx.stderr, hold: () => view.hold(), onInterrupt: stop });
+	// The cap is the run's: a resume without --max-cost keeps the record's and counts what earlier sessions spent.
+	const budget = recordedCostBudget(durable, flags.maxCostUsd);
+	const onCostCap = createTerminalCostCap(ctx.stdin, ask, (line) => ctx.stderr.write(`${line}\n`));
 	let result: WorkflowRunResult;
 	try {
 		result = await runWorkflowScript(source.script, {
@@ -68,11 +74,12 @@ export async function execute(start: DurableStart, flags: RunFlags, pi: PiSetup,
 			agentTypes: pi.agentTypes,
 			resolveWorkflow: createWorkflowResolver({ agentDir: ctx.agentDir }),
 			signal: controller.signal,
-			ask: createTerminalAsk({ input: ctx.stdin, output: ctx.stderr, hold: () => view.hold(), onInterrupt: stop }),
+			ask,
+			...(onCostCap ? { onCostCap: recordRaises(durable, onCostCap) } : {}),
 			...(pi.tools ? { tools: pi.tools } : {}),
 			...(source.args !== undefined ? { args: source.args } : {}),
 			...(flags.timeoutMs !== undefined ? { timeoutMs: flags.timeoutMs } : {}),
-			...(flags.maxCostUsd !== undefined ? { budget: { costUsd: flags.maxCostUsd } } : {}),
+			...(Object.keys(budget).length > 0 ? { budget } : {}),
 			...(flags.maxProviderWaitMs !== undefined ? { maxProviderWaitMs: flags.maxProviderWaitMs } : {}),
 			...start.runOptions((event) => {
 				tracker.updateFromProgressEvent(event);

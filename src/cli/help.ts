@@ -24,7 +24,10 @@ const RUN_OPTIONS = `Options:
                            first one pi has credentials for); provider/id:thinking sets the thinking level too
   --model-tiers <list>     the models agent() option tier names, as small=provider/id,big=provider/id
                            (default: the workflows.modelTiers setting)
-  --max-cost <usd>         cap in US dollars on what the run's children spend: no new child starts past it
+  --max-cost <usd>         cap in US dollars on what the run spends: at it no new child starts, running ones
+                           finish, and on a terminal you are asked for a higher cap (Enter stops); without a
+                           terminal the run stops, resumable (exit 130). On resume: what it may spend more
+                           (default: the run's own cap, counting what earlier sessions spent)
   --concurrency <n>        children running at once, 1-64 (default 4)
   --timeout <ms>           deadline for the whole run
   --max-provider-wait <ms> how long the run may wait in all for rate limits, overloads and usage limits

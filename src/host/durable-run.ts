@@ -14,8 +14,11 @@ import type {
 	RunJournal,
 	RunLock,
 	RunRecord,
+	RunSessionSpend,
+	RunSpend,
 	RunStore,
 } from "../runs/index.ts";
+import { spentInAll } from "../runs/index.ts";
 import type { WorkflowProgressEvent } from "../runtime/core/events.ts";
 import { stableJson } from "../runtime/core/json.ts";
 import type { WorkflowJournal, WorkflowJournalEntry, WorkflowMeta, WorkflowRunResult } from "../runtime/core/types.ts";
@@ -66,6 +69,12 @@ export class DurableRun {
 	private problem: string | undefined;
 	/** True once the script started (header and args passed). */
 	private began = false;
+	/** The run's cap and its sessions' spend (`spend.json`): a resume's as read, with this session added once it starts. */
+	private spend: RunSpend = { sessions: [] };
+	/** This session in `spend`, from `setCostCap` on. */
+	private session: RunSessionSpend | undefined;
+	/** Writes of `spend.json`, one after another. */
+	private spendWrites: Promise<void> = Promise.resolve();
 	/** Resolves with the run id once the record exists (undefined when it could not be made). */
 	readonly recorded: Promise<string | undefined>;
 	private resolveRecorded!: (id: string | undefined) => void;
@@ -73,7 +82,7 @@ export class DurableRun {
 	private constructor(
 		store: RunStore,
 		source: DurableSource | undefined,
-		resumed?: { record: RunRecord; lock: RunLock; journal: RunJournal; script: string },
+		resumed?: { record: RunRecord; lock: RunLock; journal: RunJournal; script: string; spend: RunSpend | undefined },
 	) {
 		this.store = store;
 		this.source = source;
@@ -85,6 +94,7 @@ export class DurableRun {
 			this.lock = resumed.lock;
 			this.opened = resumed.journal;
 			this.saved = { script: resumed.script, edited: resumed.script !== resumed.record.info.script };
+			if (resumed.spend) this.spend = resumed.spend;
 			this.resolveRecorded(resumed.record.id);
 		}
 		this.journal = {
@@ -121,7 +131,11 @@ export class DurableRun {
 			}
 			// Someone may have edited the record's script file since: a resume runs it as it is now.
 			const script = await record.readScript();
-			const run = new DurableRun(store, undefined, { record, lock, journal, script });
+			const spend = await record.readSpend().catch(async (error) => {
+				await journal.close();
+				throw error;
+			});
+			const run = new DurableRun(store, undefined, { record, lock, journal, script, spend });
 			// A resume even when the run's first session predates the log.
 			run.logOptions = { ...options.eventLog, resumed: true };
 			return run;
@@ -147,7 +161,27 @@ export class DurableRun {
 		return this.record?.info.meta?.name;
 	}
 
-	/** Where the snapshot (with the whole result) is written, once there is a record. */
+	/** What the run's earlier sessions spent and the cap they kept (a fresh run: nothing, no cap). */
+	get earlierSpend(): { usd: number; unpriced: number; capUsd?: number } {
+		const sessions = this.spend.sessions.filter((session) => session !== this.session);
+		const all = spentInAll({ sessions });
+		return { ...all, ...(this.spend.capUsd !== undefined ? { capUsd: this.spend.capUsd } : {}) };
+	}
+
+	/**
+	 * The cap this session runs under (the run's total, earlier sessions included; undefined: none), as the record
+	 * keeps it for the next resume: called before the run starts, and again when a person raises it.
+	 */
+	setCostCap(capUsd: number | undefined): void {
+		if (capUsd === undefined) delete this.spend.capUsd;
+		else this.spend.capUsd = capUsd;
+		if (!this.session) {
+			this.session = { startedAt: new Date().toISOString(), usd: 0 };
+			this.spend.sessions.push(this.session);
+		}
+		this.writeSpend();
+	}
+
 	/** The run's id once its record exists (for a fresh run: once the script started). */
 	get runId(): string | undefined {
 		return this.record?.id;
@@ -172,6 +206,7 @@ export class DurableRun {
 	 */
 	progress(event: WorkflowProgressEvent, source: DurableSource): void {
 		if (event.type === "run_start") this.started(event.meta, source);
+		this.countSpend(event);
 		this.logEvent(event as unknown as EventLogEvent);
 	}
 
@@ -213,9 +248,8 @@ export class DurableRun {
 					this.problem ??= errorMessage(error);
 				}
 			})();
-			return;
-		}
-		this.making = this.make(meta);
+		} else this.making = this.make(meta);
+		this.writeSpend();
 	}
 
 	/**
@@ -235,6 +269,13 @@ export class DurableRun {
 			try {
 				await this.opened?.close();
 				await this.record.writeSnapshot(result, progress !== undefined ? { progress: bounded(progress) } : {});
+				if (this.session) {
+					// The result's figure is the session's whole spend, whatever the events said along the way.
+					this.session.usd = result.cost.usd;
+					if (result.cost.unpriced) this.session.unpriced = result.cost.unpriced;
+					this.writeSpend();
+				}
+				await this.spendWrites;
 			} catch (error) {
 				this.problem ??= errorMessage(error);
 			}
@@ -280,6 +321,29 @@ export class DurableRun {
 		if (!log) return;
 		await log.close();
 		if (log.problem) this.problem ??= `the event log: ${log.problem}`;
+	}
+
+	/** A child's cost, as it ends, into this session's spend: a crash keeps what was spent up to it. */
+	private countSpend(event: WorkflowProgressEvent): void {
+		if (!this.session || (event.type !== "agent_finished" && event.type !== "agent_failed")) return;
+		if (event.type === "agent_finished" && event.cached) return;
+		if (!event.cost || (event.cost.usd <= 0 && !event.cost.unpriced)) return;
+		this.session.usd += event.cost.usd;
+		if (event.cost.unpriced) this.session.unpriced = (this.session.unpriced ?? 0) + event.cost.unpriced;
+		this.writeSpend();
+	}
+
+	/** Queues a write of `spend.json` once the record exists; a failed write costs the cap's memory, never the run. */
+	private writeSpend(): void {
+		const copy = structuredClone(this.spend);
+		this.spendWrites = this.spendWrites.then(async () => {
+			await this.making;
+			// A session is recorded once its script starts: a resume refused before that adds none.
+			if (!this.record || !this.session || !this.began) return;
+			await this.record.writeSpend(copy).catch((error) => {
+				this.problem ??= `the run's spend: ${errorMessage(error)}`;
+			});
+		});
 	}
 
 	private async make(meta: WorkflowMeta): Promise<void> {

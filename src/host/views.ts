@@ -3,9 +3,9 @@
  * first, then the store's, newest first) and one run (the live envelope, or what its snapshot says).
  */
 import { formatBytes } from "../progress/bytes-text.ts";
-import { addCosts, formatCost, hasCost } from "../progress/cost-text.ts";
+import { addCosts, formatCost, formatUsd, hasCost } from "../progress/cost-text.ts";
 import { formatDuration, formatTokens, limitKindText, oneLine } from "../progress/format.ts";
-import { formatWorkflowProgress } from "../progress/index.ts";
+import { formatWorkflowProgress, type WorkflowProgressEnvelope } from "../progress/index.ts";
 import { visibleText } from "../progress/visible-text.ts";
 import type { RunStore, RunSummary } from "../runs/index.ts";
 import type { WorkflowCost } from "../runtime/core/types.ts";
@@ -60,7 +60,7 @@ export async function listRunsWithUsage(store: RunStore, registry: RunRegistry, 
 			id: run.id,
 			live: true,
 			text: visibleText(
-				`${run.id} · ${run.name} · ${state} · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents${replayedNote(totals.replayed)} · ${formatTokens(totals.tokens)} tokens${costText(totals.cost, totals.replayedCost)}${sizeText(sizes.get(run.id))}${waiting}`,
+				`${run.id} · ${run.name} · ${state} · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents${replayedNote(totals.replayed)} · ${formatTokens(totals.tokens)} tokens${costText(totals.cost, totals.replayedCost)}${liveCapText(totals)}${sizeText(sizes.get(run.id))}${waiting}`,
 			),
 		};
 	});
@@ -114,14 +114,20 @@ async function runDescription(store: RunStore, registry: RunRegistry, id: string
 				: []
 			: [counts.completed > 0 ? resume : RUN_AGAIN];
 	if (snapshot.progress !== undefined) {
-		return [`Run ${id} (${name}): ${snapshot.status}, ended ${snapshot.endedAt}`, snapshot.progress, ...next].join(
-			"\n",
-		);
+		const spend = spendLine(summary?.spend);
+		return [
+			`Run ${id} (${name}): ${snapshot.status}, ended ${snapshot.endedAt}`,
+			snapshot.progress,
+			...(spend ? [spend] : []),
+			...next,
+		].join("\n");
 	}
 	const lines = [
 		`Run ${id} (${name}): ${snapshot.status}, ended ${snapshot.endedAt}, ${formatDuration(snapshot.durationMs)}`,
 		`Agents: ${counts.completed} completed${replayedNote(counts.replayed)}, ${counts.failed} failed, ${counts.skipped} skipped of ${counts.calls} · ${formatTokens(usage.total)} tokens${costText(cost, replayedCost)}`,
 	];
+	const spend = spendLine(summary?.spend);
+	if (spend) lines.push(spend);
 	if (snapshot.error) lines.push(`Error (${snapshot.error.code}): ${snapshot.error.message}`);
 	for (const failure of failures.slice(0, 10)) {
 		lines.push(`  ✗ ${failure.label ?? `${failure.kind}[${failure.index}]`}: ${failure.cause}`);
@@ -135,7 +141,31 @@ function storedRow(summary: RunSummary, now: number): string {
 	const age = formatDuration(Math.max(0, now - Date.parse(summary.endedAt ?? summary.createdAt)));
 	const where = summary.status === "running" && summary.lock ? ` (process ${summary.lock.pid})` : "";
 	const problem = summary.problem ? ` · unreadable: ${summary.problem}` : "";
-	return `${summary.id} · ${summary.name ?? "?"} · ${summary.status}${where} · ${age} ago · ${summary.agents} ${summary.agents === 1 ? "agent" : "agents"} done${replayedNote(summary.replayed)} · ${formatTokens(summary.tokens)} tokens${costText(summary.cost, summary.replayedCost)}${sizeText(summary.bytes)}${problem}`;
+	return `${summary.id} · ${summary.name ?? "?"} · ${summary.status}${where} · ${age} ago · ${summary.agents} ${summary.agents === 1 ? "agent" : "agents"} done${replayedNote(summary.replayed)} · ${formatTokens(summary.tokens)} tokens${costText(summary.cost, summary.replayedCost)}${capText(summary.spend)}${sizeText(summary.bytes)}${problem}`;
+}
+
+/** " · $1.20 of a $2.00 cap in all (reached: waiting for you)": a live capped run against its cap; "" without one. */
+function liveCapText(totals: WorkflowProgressEnvelope["totals"]): string {
+	if (totals.costLimitUsd === undefined) return "";
+	const reached = totals.atCostCap ? " (reached: waiting for you to raise it)" : "";
+	return ` · ${formatUsd(totals.cost.usd + (totals.priorCostUsd ?? 0))} of a ${formatUsd(totals.costLimitUsd)} cap in all${reached}`;
+}
+
+/** " · $1.20 of a $2.00 cap in all": a capped run's spend over all its sessions; "" for a run with no cap. */
+function capText(spend: RunSummary["spend"]): string {
+	if (spend?.capUsd === undefined) return "";
+	return ` · ${formatUsd(spend.usd)}${spend.unpriced ? " + unknown" : ""} of a ${formatUsd(spend.capUsd)} cap in all`;
+}
+
+/**
+ * "Spent in all: $1.20 of the $2.00 cap, over 2 sessions": a capped run's spend against its cap; undefined for a run
+ * with no cap (its cost and the whole record's say what it spent).
+ */
+function spendLine(spend: RunSummary["spend"]): string | undefined {
+	if (spend?.capUsd === undefined) return undefined;
+	const unknown = spend.unpriced ? ` (and ${spend.unpriced} replies of models with no known price)` : "";
+	const sessions = spend.sessions === 1 ? "1 session" : `${spend.sessions} sessions`;
+	return `Spent in all: ${formatUsd(spend.usd)}${unknown} of the ${formatUsd(spend.capUsd)} cap, over ${sessions}`;
 }
 
 /** " · 12 KiB": the space a run's folder takes; "" when the store did not say. */

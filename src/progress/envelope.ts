@@ -166,8 +166,12 @@ export interface WorkflowProgressTotals {
 	cost: WorkflowCost;
 	/** What the replayed calls cost when they ran: saved by this run; with `cost`, what the run's record spent. */
 	replayedCost?: WorkflowCost;
-	/** The run's cap in dollars, when it has one. */
+	/** The run's cap in dollars (as raised), when it has one: for all the run's sessions together. */
 	costLimitUsd?: number;
+	/** What earlier sessions of the run spent, when they spent anything: with `cost`, what the run spent in all. */
+	priorCostUsd?: number;
+	/** True while the run is parked at its cap, waiting for a person to raise it. */
+	atCostCap?: boolean;
 	/** Completed calls replayed from the journal (a resume; no child ran), counted in `agents.completed` too; absent when none. */
 	replayed?: number;
 }

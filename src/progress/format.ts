@@ -214,9 +214,12 @@ function summaryCost(envelope: WorkflowProgressEnvelope): string {
  * record)": what the run spent, its cap, how the figure was reached, and what its replays had cost.
  */
 function costLine(envelope: WorkflowProgressEnvelope): string | undefined {
-	const { cost, replayedCost, costLimitUsd } = envelope.totals;
+	const { cost, replayedCost, costLimitUsd, priorCostUsd } = envelope.totals;
 	if (!hasCost(cost) && !hasSaving(replayedCost) && costLimitUsd === undefined) return undefined;
-	const cap = costLimitUsd !== undefined ? ` of a ${formatUsd(costLimitUsd)} cap` : "";
+	// A resumed run's cap holds for all its sessions: what they spent together is what the cap is measured against.
+	const inAll = priorCostUsd ? ` this session, ${formatUsd(cost.usd + priorCostUsd)} in all` : "";
+	const parked = envelope.totals.atCostCap ? ", reached: waiting for it to be raised" : "";
+	const cap = costLimitUsd !== undefined ? `${inAll} of a ${formatUsd(costLimitUsd)} cap${parked}` : inAll;
 	const source = costSource(cost);
 	const unknown = cost.unpriced
 		? `; ${cost.unpriced} ${cost.unpriced === 1 ? "reply" : "replies"} of models with no known price`

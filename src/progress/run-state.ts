@@ -79,6 +79,8 @@ export class RunState {
 	private error: WorkflowProgressError | undefined;
 	private currentPhase: string | undefined;
 	private costLimitUsd: number | undefined;
+	private priorCostUsd: number | undefined;
+	private atCostCap = false;
 	private readonly phaseParents = new Map<string, string | undefined>();
 	private readonly phases = new PhaseBook();
 	private readonly logs: RecentLogs;
@@ -119,6 +121,11 @@ export class RunState {
 				this.startedAt = event.time;
 				this.setMeta(event.meta);
 				if (event.costLimitUsd !== undefined) this.costLimitUsd = event.costLimitUsd;
+				if (event.priorCostUsd) this.priorCostUsd = event.priorCostUsd;
+				break;
+			case "cost_cap":
+				this.costLimitUsd = event.capUsd;
+				this.atCostCap = event.state === "parked";
 				break;
 			case "phase_start":
 			case "phase_end":
@@ -269,6 +276,8 @@ export class RunState {
 				cost: this.calls.cost,
 				...(this.calls.replayedCost !== undefined ? { replayedCost: this.calls.replayedCost } : {}),
 				...(this.costLimitUsd !== undefined ? { costLimitUsd: this.costLimitUsd } : {}),
+				...(this.priorCostUsd !== undefined ? { priorCostUsd: this.priorCostUsd } : {}),
+				...(this.atCostCap ? { atCostCap: true } : {}),
 				...(this.calls.replayed > 0 ? { replayed: this.calls.replayed } : {}),
 			},
 			failures: this.failureList(),
@@ -347,7 +356,11 @@ export class RunState {
 		if (event.thrown) data.thrown = true;
 		if (event.model !== undefined) data.model = event.model;
 		if (event.worktree) this.worktree(event.worktree, data, event);
-		const stopped = event.code === "cancelled" || event.code === "provider_limit" || data.activity === "stopped";
+		const stopped =
+			event.code === "cancelled" ||
+			event.code === "provider_limit" ||
+			event.code === "cost_cap" ||
+			data.activity === "stopped";
 		delete data.activityText;
 		this.calls.settle(record, {
 			status: stopped ? "stopped" : "failed",

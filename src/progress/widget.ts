@@ -157,11 +157,13 @@ function headerParts(envelope: WorkflowProgressEnvelope, now: number, spinner: s
 	if (agents.total > 0) parts.push({ text: paint("muted", `${agents.completed}/${agents.total} agents`), drop: 2 });
 	if (tokens > 0) parts.push({ text: paint("muted", `${formatTokens(tokens)} tok`), drop: 3 });
 	// What the run spent matters more than its tokens or agent count: it stays when those are dropped for width.
-	const { cost, costLimitUsd } = envelope.totals;
+	const { cost, costLimitUsd, priorCostUsd, atCostCap } = envelope.totals;
 	if (hasCost(cost) || costLimitUsd !== undefined) {
 		const cap = costLimitUsd !== undefined ? ` of ${formatUsd(costLimitUsd)}` : "";
-		const text = `${hasCost(cost) ? formatCost(cost) : formatUsd(0)}${cap}`;
-		const near = costLimitUsd !== undefined && cost.usd >= costLimitUsd * 0.8;
+		// Against a resumed run's cap, what all its sessions spent.
+		const spent = priorCostUsd ? formatUsd(cost.usd + priorCostUsd) : hasCost(cost) ? formatCost(cost) : formatUsd(0);
+		const text = `${atCostCap ? "cap reached: " : ""}${spent}${cap}`;
+		const near = costLimitUsd !== undefined && cost.usd + (priorCostUsd ?? 0) >= costLimitUsd * 0.8;
 		parts.push({ text: paint(near ? "warning" : "muted", text), drop: 1.5 });
 	}
 	parts.push({ text: paint("dim", formatDuration(workflowElapsed(envelope, now))) });

@@ -28,6 +28,7 @@ export {
 	RESUMABLE_DAYS,
 } from "./retention.ts";
 export { isRunId, newRunId } from "./run-id.ts";
+export { type RunSessionSpend, type RunSpend, spentInAll } from "./spend.ts";
 export { createRunStore } from "./store.ts";
 export type {
 	DeletedRun,

@@ -1,6 +1,6 @@
 /**
  * One run's folder: `run.json` (what the run is), `script.js` (its script as a file, to read and edit for a resume),
- * `journal.jsonl`, `events.jsonl` (the event log), `snapshot.json`, `lock`, and `children/` (the children's conversations).
+ * `journal.jsonl`, `events.jsonl` (the event log), `snapshot.json`, `spend.json` (its cap and each session's spend), `lock`, and `children/` (the children's conversations).
  */
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -11,6 +11,7 @@ import { openEventLog, readEventLog } from "./event-log.ts";
 import { parseJsonFile, readTextIfExists, storeError, writeFileAtomic } from "./files.ts";
 import { openRunJournal } from "./journal.ts";
 import { acquireRunLock } from "./lock.ts";
+import { readRunSpend, writeRunSpend } from "./spend.ts";
 import type { RunInfo, RunRecord, RunSnapshot } from "./types.ts";
 
 const STATUSES: readonly string[] = ["completed", "failed", "stopped"];
@@ -61,6 +62,8 @@ export function runRecord(dir: string, initial: RunInfo): RunRecord {
 			return snapshot;
 		},
 		readSnapshot: () => readSnapshot(snapshotPath, id),
+		readSpend: () => readRunSpend(dir, id),
+		writeSpend: (spend) => writeRunSpend(dir, spend),
 		async clearSnapshot() {
 			try {
 				await rm(snapshotPath, { force: true });

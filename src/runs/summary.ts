@@ -10,6 +10,7 @@ import { parseJournal } from "./journal-lines.ts";
 import { readLock } from "./lock.ts";
 import { holderState } from "./process-identity.ts";
 import { readRunInfo, runRecord } from "./record.ts";
+import { readRunSpend, spentInAll } from "./spend.ts";
 import type { RunSummary } from "./types.ts";
 import { folderUsage } from "./usage.ts";
 
@@ -45,6 +46,16 @@ export async function summarizeRun(dir: string, id: string): Promise<RunSummary 
 	if (info?.meta?.name) summary.name = info.meta.name;
 	if (snapshot?.endedAt) summary.endedAt = snapshot.endedAt;
 	if (live) summary.lock = lock;
+	const spend = await attempt(() => readRunSpend(dir, id));
+	if (spend) {
+		const all = spentInAll(spend);
+		summary.spend = {
+			usd: all.usd,
+			...(all.unpriced > 0 ? { unpriced: all.unpriced } : {}),
+			...(spend.capUsd !== undefined ? { capUsd: spend.capUsd } : {}),
+			sessions: spend.sessions.length,
+		};
+	}
 	if (!snapshot) {
 		const bytes = await attempt(async () => Buffer.from((await readTextIfExists(join(dir, "journal.jsonl"))) ?? ""));
 		const entries = bytes ? [...parseJournal(bytes).entries.values()] : [];

@@ -13,6 +13,7 @@ import type {
 } from "../runtime/core/types.ts";
 import type { ConversationFile } from "./conversations.ts";
 import type { EventLogOptions, EventLogRead, EventLogWriter } from "./event-log.ts";
+import type { RunSpend } from "./spend.ts";
 
 /** Options of `createRunStore`. */
 export interface RunStoreOptions {
@@ -81,6 +82,8 @@ export interface RunSummary {
 	 */
 	cost?: WorkflowCost;
 	replayedCost?: WorkflowCost;
+	/** What every session of the run spent together, and its dollar cap, when `spend.json` records them. */
+	spend?: { usd: number; unpriced?: number; capUsd?: number; sessions: number };
 	/** The space its folder takes: the sizes of every file in it, in bytes. */
 	bytes: number;
 	/** Who holds the run, when it is `running`. */
@@ -169,6 +172,10 @@ export interface RunRecord {
 	clearSnapshot(): Promise<void>;
 	/** The snapshot, or undefined when the run has not ended (or crashed). */
 	readSnapshot(): Promise<RunSnapshot | undefined>;
+	/** `spend.json`: the run's dollar cap and each session's spend; undefined for a run that has none. */
+	readSpend(): Promise<RunSpend | undefined>;
+	/** Replaces `spend.json` (under `acquire()`). */
+	writeSpend(spend: RunSpend): Promise<void>;
 	/** Takes the run for this process; refused with `run_busy` while a live process holds it. */
 	acquire(): Promise<RunLock>;
 }

@@ -296,7 +296,7 @@ describe("pi-workflows run, runs and resume (children as pi sessions on the faux
 		rmSync(join(project, ".pi", "workflows", "claude-hello.js"));
 	}, 120_000);
 
-	it("--max-cost: past the cap no new child starts, exit 1 with the error; the lines and --json say what each cost", async () => {
+	it("--max-cost without a terminal: at the cap no new child starts and the run stops, exit 130, resumable; the lines and --json say what each cost", async () => {
 		const file = script(
 			"capped.js",
 			'const out = [];\nfor (const w of ["one", "two", "three"]) out.push(await agent("echo " + w));\nreturn out;',
@@ -312,15 +312,25 @@ describe("pi-workflows run, runs and resume (children as pi sessions on the faux
 			"0.000001",
 			"--json",
 		]);
-		expect(result.code, result.stderr).toBe(1);
+		expect(result.code, result.stderr).toBe(130);
 		expect(result.stderr).toMatch(/✓ echo one · [\d.]+m?s · faux\/faux-priced · (\$0\.\d+|<\$0\.0001)/);
-		expect(result.stderr).toContain("Error (budget_exhausted): Cost cap reached:");
-		expect(result.stderr).not.toContain("echo two");
+		expect(result.stderr).toContain("Error (cost_cap): Stopped at the run's cost cap:");
+		expect(result.stderr).toMatch(/Resume it: pi-workflows resume wf-\S+/);
+		// The next call was queued; no child of it started.
+		expect(result.stderr).not.toContain("✓ echo two");
+		expect(result.stderr).not.toContain("echo three");
 		const output = JSON.parse(result.stdout);
 		expect(output.counts).toMatchObject({ completed: 1 });
 		expect(output.cost.usd).toBeGreaterThan(0);
 		expect(output.cost.unpriced).toBeUndefined();
-	}, 120_000);
+
+		// The cap is the run's: a resume without --max-cost replays what it has and stops at the record's total.
+		const resumed = await cli(["resume", output.runId, "-e", FAUX, "--model", "faux/faux-priced"]);
+		expect(resumed.code, resumed.stderr).toBe(130);
+		expect(resumed.stderr).toContain("✓ echo one · replayed from the run record");
+		expect(resumed.stderr).not.toContain("✓ echo two");
+		expect(resumed.stderr).toMatch(/Error \(cost_cap\): Stopped at the run's cost cap: \$0\.\d+ of <\$0\.0001 spent/);
+	}, 180_000);
 
 	it("a script that throws: exit 1, the error and the resume hint on stderr", async () => {
 		const file = script("throws.js", 'await agent("echo first");\nthrow new Error("the script gave up");');
@@ -400,6 +410,29 @@ describe("pi-workflows run and ask()", () => {
 			expect(result.code, result.stdout).toBe(0);
 			expect(result.stdout).toContain("? Ship or hold?");
 			expect(result.stdout).toContain('"child answered ONE / hold"');
+		},
+		120_000,
+	);
+
+	it.skipIf(!hasScript && process.env.CI !== "true")(
+		"on a pseudo-terminal at --max-cost: asked for a higher cap; a raise goes on where the run was",
+		async () => {
+			const file = script(
+				"capped-tty.js",
+				'const out = [];\nfor (const w of ["one", "two", "three"]) out.push(await agent("echo " + w));\nreturn out;',
+			);
+			const command = [process.execPath, bin, "run", file, "-e", FAUX, "--model", "faux/faux-priced"]
+				.concat(["--max-cost", "0.000001"])
+				.join(" ");
+			const result = await onTerminal(command, 'or "stop" (default: stop): ', "5\r");
+			expect(result.code, result.stdout).toBe(0);
+			expect(result.stdout).toMatch(
+				/\? Workflow capped-tty reached its cost cap\. Spent \$0\.\d+ of the <\$0\.0001 cap; what the rest costs is not known\./,
+			);
+			expect(result.stdout).toMatch(/New cap in US dollars such as \$0\.\d+, or "stop" \(default: stop\): 5/);
+			expect(result.stdout).toContain(
+				'"child answered ONE",\r\n  "child answered TWO",\r\n  "child answered THREE"',
+			);
 		},
 		120_000,
 	);

@@ -105,7 +105,7 @@ return [...seen, guess];`;
 		expect(listed?.cost).toEqual(snapshot?.cost);
 	});
 
-	it("maxCostUsd: past the cap no new child starts and the result says how to raise it; a resume with a higher cap replays the rest for free", async () => {
+	it("maxCostUsd: at the cap no new child starts and the run stops saying how to go on; a resume with a higher cap replays the rest for free", async () => {
 		const script = `export const meta = { name: "capped", description: "d", model: "faux/faux-priced" };
 const out = [];
 for (const n of [1, 2, 3]) out.push(await agent("step " + n));
@@ -124,8 +124,12 @@ return out;`;
 		expect(capped.isError).toBe(true);
 		const first: WorkflowProgressDetails = capped.result.details;
 		runId = first.runId ?? "";
-		expect(first.envelope.error?.code).toBe("budget_exhausted");
-		expect(first.envelope.error?.message).toMatch(/^Cost cap reached: \$0\.\d+ of <\$0\.0001 spent/);
+		// No person to ask (no UI): the run stops at its cap, resumable, rather than failing.
+		expect(first.envelope.status).toBe("stopped");
+		expect(first.envelope.error?.code).toBe("cost_cap");
+		expect(first.envelope.error?.message).toMatch(
+			/^Stopped at the run's cost cap: \$0\.\d+ of <\$0\.0001 spent, and no one is here to raise it\./,
+		);
 		expect(first.envelope.totals.costLimitUsd).toBe(0.000001);
 		expect(harness.requests.filter((request) => request.task.startsWith("step"))).toHaveLength(1);
 

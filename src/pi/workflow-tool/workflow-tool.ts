@@ -27,6 +27,7 @@ import { ChildControls } from "../../children/controls.ts";
 import { type ModelTiers, parentModelRuntime, resolveModel } from "../../children/model.ts";
 import { type SessionTools, sessionToolsOf } from "../../children/session-tools.ts";
 import type { WorktreePlaceSource } from "../../children/worktree.ts";
+import { recordedCostBudget, recordRaises } from "../../host/cost-cap.ts";
 import { RunRegistry } from "../../host/registry.ts";
 import { createWorkflowResolver, resolveScriptSource, type SavedWorkflow } from "../../host/script-source.ts";
 import { type DurableRunnerHooks, type DurableStart, startDurableRun } from "../../host/start-run.ts";
@@ -41,6 +42,7 @@ import { createPiAskHandler, PendingQuestions } from "../runs/questions.ts";
 import { startToolRun, type ToolRun } from "../runs/tool-run.ts";
 import { endToolCall } from "./call-result.ts";
 import { type WorkflowCheckDetails, workflowCheckResult } from "./check-result.ts";
+import { piCostCap } from "./cost-cap-question.ts";
 import { WORKFLOW_GUIDELINES, workflowToolDescription } from "./description.ts";
 import { tuiFanOutConfirm } from "./fan-out-question.ts";
 import { renderWorkflowCall, renderWorkflowResult } from "./render.ts";
@@ -95,7 +97,7 @@ const parameters = Type.Object({
 		Type.Number({
 			exclusiveMinimum: 0,
 			description:
-				"Cap in US dollars on what this run's children spend: past it no new child starts and agent() throws budget_exhausted (replays cost nothing)",
+				"Cap in US dollars on what this run spends: at it no new child starts and the person is asked to raise it, else the run stops, resumable (replays cost nothing). On a resume: what it may spend more; omitted, the run's own cap holds",
 		}),
 	),
 });
@@ -321,7 +323,8 @@ function startRun(
 	const { types, controls, defaults, runner } = hooks;
 	const { durable, source: script } = start;
 	const { args } = script;
-	const costUsd = params.maxCostUsd ?? defaults.maxCostUsd;
+	// The cap is the run's: a resume that names none keeps the record's and counts what earlier sessions spent.
+	const budget = recordedCostBudget(durable, params.maxCostUsd, defaults.maxCostUsd);
 	// Only a person at pi's TUI is asked; print, JSON and RPC runs go ahead as asked.
 	const confirmFanOut = tuiFanOutConfirm(ctx);
 	const questions = new PendingQuestions();
@@ -334,6 +337,7 @@ function startRun(
 		// The caller's: a run a person started from a command tells them, without a model turn.
 		...(notify ? { notify } : {}),
 	});
+	const onCostCap = piCostCap(ctx, background, ask);
 	const run = startToolRun({
 		source: script.script,
 		options: {
@@ -348,7 +352,8 @@ function startRun(
 			...(caller.scriptTools ? { tools: caller.scriptTools } : {}),
 			...(args !== undefined ? { args } : {}),
 			...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
-			...(costUsd !== undefined ? { budget: { costUsd } } : {}),
+			...(Object.keys(budget).length > 0 ? { budget } : {}),
+			...(onCostCap ? { onCostCap: recordRaises(durable, onCostCap) } : {}),
 			...(confirmFanOut ? { confirmFanOut } : {}),
 			...(defaults.confirmAgents !== undefined ? { fanOutThreshold: defaults.confirmAgents } : {}),
 			...(params.maxProviderWaitMs !== undefined ? { maxProviderWaitMs: params.maxProviderWaitMs } : {}),

@@ -181,70 +181,91 @@ async function admit(
  * Asks the runner, in the queue, until an attempt settles the call: again with the validation errors for a schema
  * call, again for a failed child when the script asked for retries, and after a provider wait without counting it.
  */
-function runAttempts(
+async function runAttempts(
 	scope: AgentScope,
 	plan: AgentCallPlan,
 	schema: CompiledSchema | undefined,
 	record: AgentCallRecord,
 ): Promise<Settled> {
 	const { run } = scope;
+	for (;;) {
+		// At the run's cap the call waits outside the queue, so a queue other runs share keeps its slots.
+		await run.costCap.pass(run);
+		const settled = await run.queue.run(() => attemptsInSlot(scope, plan, schema, record), scope.life.signal);
+		if (settled !== PARKED) return settled;
+	}
+}
+
+/** What a call that got its slot after the run reached its dollar cap gives back: it waits again, outside. */
+const PARKED = Symbol("parked");
+
+/** `runAttempts` in its queue slot. */
+async function attemptsInSlot(
+	scope: AgentScope,
+	plan: AgentCallPlan,
+	schema: CompiledSchema | undefined,
+	record: AgentCallRecord,
+): Promise<Settled | typeof PARKED> {
+	const { run } = scope;
 	const { ref, budgets, options } = plan;
-	return run.queue.run(async () => {
-		// After a provider's refusal no call reaches its runner: it waits for the run to stop, never started.
-		if (run.providerWaits.refusing) await run.providerWaits.ready(scope.life.signal);
-		// The cap is checked again as the child is about to start: while it waited, others may have spent it.
-		checkSpend(run, budgets);
-		record.reachRunner();
-		let feedback: string | undefined;
-		const maxAttempts = schema ? SCHEMA_ATTEMPTS : 1 + options.retries;
-		let last: Attempt = { kind: "failed", cause: "never ran" };
-		// Attempts that count against `retries` (or the schema's attempts): one lost to a provider limit does not.
-		let counted = 0;
-		for (let attempt = 1; ; attempt++) {
-			if (scope.life.signal.aborted) throw scope.life.signal.reason;
-			// No child starts during a provider wait or after a refusal, a retry of a running call included.
-			if (run.providerWaits.holding) await run.providerWaits.ready(scope.life.signal);
-			if (attempt === 1) run.emit({ type: "agent_started", ...ref, attempt });
-			else {
-				// Each attempt is a new child: none starts past a cap.
-				checkSpend(run, budgets);
-				run.emit({ type: "agent_retry", ...ref, attempt, reason: retryReason(last, feedback) });
-			}
-			const attemptEnded = run.providerWaits.attempting();
-			try {
-				last = await attemptOnce(
-					scope,
-					ref,
-					buildRequest(scope, ref, plan.prompt, options, attempt, feedback),
-					schema,
-				);
-			} finally {
-				attemptEnded();
-			}
-			for (const match of attempt === 1 ? (last.result?.matches ?? []) : []) noteMatch(scope, ref.label, match);
-			record.add(attempt, last.result);
-			// Counted as each attempt ends, whatever becomes of the call, so the next child to start sees it.
-			spend(run, budgets, ref, last.result);
-			if (last.kind === "limited") {
-				// The queue waits (one wait for every child); this attempt is tried again when it is over.
-				await run.providerWaits.wait(last.limit, ref, scope.life.signal);
-				continue;
-			}
-			if (last.kind === "refused") {
-				// Not a failure: the run stops once its running children end, and a resume asks the provider again.
-				noteRefusal(run, ref, last.stop);
-				await run.providerWaits.ready(scope.life.signal);
-				continue;
-			}
-			run.queue.providerOk();
-			counted++;
-			if (last.kind === "answer" || counted >= maxAttempts) break;
-			if (last.kind === "schema_miss") feedback = last.errors;
-			// A failed child is tried again only when the script asked for retries, and never one the user skipped.
-			else if (counted > options.retries || last.final) break;
+	// After a provider's refusal no call reaches its runner: it waits for the run to stop, never started.
+	if (run.providerWaits.refusing) await run.providerWaits.ready(scope.life.signal);
+	// The caps are checked again as the child is about to start: while it waited, others may have spent them.
+	if (run.budget.costCapReached) return PARKED;
+	checkSpend(run, budgets);
+	record.reachRunner();
+	let feedback: string | undefined;
+	const maxAttempts = schema ? SCHEMA_ATTEMPTS : 1 + options.retries;
+	let last: Attempt = { kind: "failed", cause: "never ran" };
+	// Attempts that count against `retries` (or the schema's attempts): one lost to a provider limit does not.
+	let counted = 0;
+	for (let attempt = 1; ; attempt++) {
+		if (scope.life.signal.aborted) throw scope.life.signal.reason;
+		// No child starts during a provider wait or after a refusal, a retry of a running call included.
+		if (run.providerWaits.holding) await run.providerWaits.ready(scope.life.signal);
+		if (attempt === 1) run.emit({ type: "agent_started", ...ref, attempt });
+		else {
+			// Each attempt is a new child: none starts past a cap (a retry waits for a raise in its slot).
+			await run.costCap.pass(run);
+			checkSpend(run, budgets);
+			run.emit({ type: "agent_retry", ...ref, attempt, reason: retryReason(last, feedback) });
 		}
-		return last;
-	}, scope.life.signal);
+		const capEnded = run.costCap.childStarted();
+		const attemptEnded = run.providerWaits.attempting();
+		try {
+			last = await attemptOnce(
+				scope,
+				ref,
+				buildRequest(scope, ref, plan.prompt, options, attempt, feedback),
+				schema,
+			);
+		} finally {
+			attemptEnded();
+			capEnded();
+		}
+		for (const match of attempt === 1 ? (last.result?.matches ?? []) : []) noteMatch(scope, ref.label, match);
+		record.add(attempt, last.result);
+		// Counted as each attempt ends, whatever becomes of the call, so the next child to start sees it.
+		spend(run, budgets, ref, last.result);
+		if (last.kind === "limited") {
+			// The queue waits (one wait for every child); this attempt is tried again when it is over.
+			await run.providerWaits.wait(last.limit, ref, scope.life.signal);
+			continue;
+		}
+		if (last.kind === "refused") {
+			// Not a failure: the run stops once its running children end, and a resume asks the provider again.
+			noteRefusal(run, ref, last.stop);
+			await run.providerWaits.ready(scope.life.signal);
+			continue;
+		}
+		run.queue.providerOk();
+		counted++;
+		if (last.kind === "answer" || counted >= maxAttempts) break;
+		if (last.kind === "schema_miss") feedback = last.errors;
+		// A failed child is tried again only when the script asked for retries, and never one the user skipped.
+		else if (counted > options.retries || last.final) break;
+	}
+	return last;
 }
 
 /** The run's first refusal goes to its log at once: the run may go on for a while, finishing its running children. */

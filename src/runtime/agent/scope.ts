@@ -5,11 +5,14 @@
  */
 import type { RunContext, ScriptScope } from "../core/run-context.ts";
 import type { SchemaSession } from "../schema/session.ts";
+import type { CostCapGate } from "../spend/cost-cap.ts";
 import type { PhaseBudget, PhaseBudgets } from "../spend/phase-budget.ts";
 
 export interface AgentRun extends RunContext {
 	/** The schemas of the run's `agent()` calls and headers, released when the run ends. */
 	schemas: SchemaSession;
+	/** The run's dollar cap, which every child passes before it starts (parking the run there). */
+	costCap: CostCapGate;
 }
 
 export interface AgentScope extends ScriptScope {

@@ -39,3 +39,22 @@ export function watchAbort(signal: AbortSignal, onAbort: () => void): () => void
 		set.delete(entry);
 	};
 }
+
+/** `promise`, or the signal's reason once it aborts first (or aborted by the time `promise` settled). */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+	if (signal.aborted) return Promise.reject(signal.reason);
+	return new Promise<T>((resolve, reject) => {
+		const unwatch = watchAbort(signal, () => reject(signal.reason));
+		promise.then(
+			(value) => {
+				unwatch();
+				if (signal.aborted) reject(signal.reason);
+				else resolve(value);
+			},
+			(error) => {
+				unwatch();
+				reject(error);
+			},
+		);
+	});
+}

@@ -3,7 +3,7 @@
  * `charge…` and `checkSpend` either count or throw the coded error that names the limit and how to raise it.
  */
 import { WorkflowError } from "../../errors.ts";
-import { addCostInto, usdText } from "./cost.ts";
+import { addCostInto } from "./cost.ts";
 import type { WorkflowCost } from "./types.ts";
 
 /** What the script sees as `budget` (a snapshot; the guest reads it through getters). */
@@ -11,7 +11,10 @@ export interface BudgetSnapshot {
 	agentCalls: { used: number; limit: number; remaining: number };
 	logs: { used: number; limit: number; dropped: number };
 	tokens: { total: number | null; spent: number; remaining: number | null };
-	/** Dollars of this run's children with a known price (replays cost nothing); `unpriced` counts replies without one. */
+	/**
+	 * Dollars of this run's children with a known price (replays cost nothing; earlier sessions of a resumed run
+	 * count in `spent`); `unpriced` counts replies without one.
+	 */
 	cost: { limit: number | null; spent: number; remaining: number | null; unpriced: number };
 }
 
@@ -20,8 +23,10 @@ export interface BudgetOptions {
 	maxLogEntries: number;
 	/** Token total; undefined means no total. */
 	tokens?: number;
-	/** Dollar cap; undefined means no cap. */
+	/** Dollar cap of the whole run; undefined means no cap. */
 	costUsd?: number;
+	/** Dollars earlier sessions of the run spent: they count against the cap. Default: 0. */
+	priorCostUsd?: number;
 }
 
 /** The run's budget: one object, owned by the run, passed to nested workflows. */
@@ -32,10 +37,15 @@ export class Budget {
 	readonly #unpricedWarned = new Set<string>();
 	#logs = 0;
 	readonly #options: BudgetOptions;
+	/** The dollar cap: the option's until a person raises it. */
+	#costCap: number | undefined;
+	readonly #priorUsd: number;
 	readonly #listeners = new Set<() => void>();
 
 	constructor(options: BudgetOptions) {
 		this.#options = options;
+		this.#costCap = options.costUsd;
+		this.#priorUsd = options.priorCostUsd ?? 0;
 	}
 
 	/** Counts one `agent()` call, or throws `agent_cap_reached` / `budget_exhausted`. */
@@ -54,11 +64,12 @@ export class Budget {
 	}
 
 	/**
-	 * Throws `budget_exhausted` once the tokens or dollars are spent. Called when a call is made and again when its
-	 * child is about to start, so calls that waited in the queue while the run spent its cap do not start.
+	 * Throws `budget_exhausted` once the tokens are spent. Called when a call is made and again when its child is
+	 * about to start, so calls that waited in the queue while the run spent its tokens do not start. The dollar cap
+	 * is not an error the script sees: the run's cost-cap gate (spend/cost-cap.ts) parks or stops the run at it.
 	 */
 	checkSpend(): void {
-		const { tokens, costUsd } = this.#options;
+		const { tokens } = this.#options;
 		if (tokens !== undefined && this.#tokensSpent >= tokens) {
 			throw new WorkflowError(
 				"budget_exhausted",
@@ -66,13 +77,22 @@ export class Budget {
 				{ details: { limit: tokens, spent: this.#tokensSpent } },
 			);
 		}
-		if (costUsd !== undefined && this.#cost.usd >= costUsd) {
-			throw costCapError(`Cost cap reached: ${usdText(this.#cost.usd)} of ${usdText(costUsd)} spent`, {
-				cap: costUsd,
-				cost: this.#cost,
-				raise: "Raise `budget.costUsd` (the `workflow` tool's `maxCostUsd`, `pi-workflows run --max-cost`)",
-			});
-		}
+	}
+
+	/** True once the run spent its dollar cap (earlier sessions included). */
+	get costCapReached(): boolean {
+		return this.#costCap !== undefined && this.totalCostUsd >= this.#costCap;
+	}
+
+	/** A person raised the cap: children may start again until the run spends this much in all. */
+	raiseCostCap(usd: number): void {
+		this.#costCap = usd;
+		this.#changed();
+	}
+
+	/** Dollars the run spent in all: earlier sessions and this one. */
+	get totalCostUsd(): number {
+		return this.#priorUsd + this.#cost.usd;
 	}
 
 	/** Adds what a child's replies cost. */
@@ -89,12 +109,12 @@ export class Budget {
 		return true;
 	}
 
-	/** The run's cap in dollars, if any. */
+	/** The run's cap in dollars (as raised), if any. */
 	get costLimitUsd(): number | undefined {
-		return this.#options.costUsd;
+		return this.#costCap;
 	}
 
-	/** What the run's children spent so far (a copy). */
+	/** What the run's children spent so far in this session (a copy). */
 	get costSpent(): WorkflowCost {
 		return { ...this.#cost };
 	}
@@ -150,9 +170,9 @@ export class Budget {
 				remaining: tokens === undefined ? null : Math.max(0, tokens - this.#tokensSpent),
 			},
 			cost: {
-				limit: this.#options.costUsd ?? null,
-				spent: this.#cost.usd,
-				remaining: this.#options.costUsd === undefined ? null : Math.max(0, this.#options.costUsd - this.#cost.usd),
+				limit: this.#costCap ?? null,
+				spent: this.totalCostUsd,
+				remaining: this.#costCap === undefined ? null : Math.max(0, this.#costCap - this.totalCostUsd),
 				unpriced: this.#cost.unpriced ?? 0,
 			},
 		};

@@ -266,7 +266,10 @@ export function assembleRunResult(facts: RunFacts): WorkflowRunResult {
 	// A person who declined a large fan-out stopped the run, as Esc would have; a provider limit that outlasted the
 	// run's wait bound stops it too: nothing failed, it can resume.
 	const stoppedBy =
-		error?.code === "cancelled" || error?.code === "fanout_declined" || error?.code === "provider_limit";
+		error?.code === "cancelled" ||
+		error?.code === "fanout_declined" ||
+		error?.code === "provider_limit" ||
+		error?.code === "cost_cap";
 	const status: WorkflowRunResult["status"] = !error ? "completed" : stoppedBy ? "stopped" : "failed";
 	// A run failed only because every agent failed, or because it returned before its calls ended, still returns
 	// what the script built.

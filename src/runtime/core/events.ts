@@ -40,6 +40,21 @@ export interface RunStartEvent extends EventBase {
 	cwd: string;
 	/** The run's cap in US dollars (`budget.costUsd`), when it has one. */
 	costLimitUsd?: number;
+	/** What earlier sessions of the run spent (`budget.priorCostUsd`), when they spent anything. */
+	priorCostUsd?: number;
+}
+
+/**
+ * The run's dollar cap: reached (the run is parked while a person is asked), or raised (it goes on). A stop ends
+ * the run with `cost_cap`.
+ */
+export interface CostCapEvent extends EventBase {
+	type: "cost_cap";
+	state: "parked" | "raised";
+	/** What the run spent in all (earlier sessions included). */
+	spentUsd: number;
+	/** The cap: the one reached, or the new one. */
+	capUsd: number;
 }
 
 export interface PhaseStartEvent extends EventBase {
@@ -289,6 +304,7 @@ export type WorkflowProgressEvent =
 	| AskFailedEvent
 	| ProviderWaitStartedEvent
 	| ProviderWaitEndedEvent
+	| CostCapEvent
 	| ToolStartedEvent
 	| ToolFinishedEvent
 	| ToolFailedEvent

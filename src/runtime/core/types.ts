@@ -270,10 +270,38 @@ export interface WorkflowBudgetOptions {
 	/** Total tokens the run may spend; `agent()` throws `budget_exhausted` once spent. Default: no total. */
 	tokens?: number;
 	/**
-	 * US dollars the run's children may spend (replayed calls cost nothing): once spent, no new child starts and
-	 * `agent()` throws `budget_exhausted`; children already running finish and count. Default: no cap.
+	 * US dollars the run may spend in all (`priorCostUsd` included; replayed calls cost nothing). Once spent, no new
+	 * child starts and children already running finish and count; then `onCostCap` is asked for a higher cap, and
+	 * without one (or when it says stop) the run ends `stopped` (code `cost_cap`), resumable. The script never sees
+	 * this cap as an error: a phase's `costUsd` and `tokens` throw `budget_exhausted` into it. Default: no cap.
 	 */
 	costUsd?: number;
+	/**
+	 * Dollars earlier sessions of this run spent (a resumed run): counted against `costUsd` and in what the script's
+	 * `budget.cost.spent()` says, not in this session's result `cost`. Default: 0.
+	 */
+	priorCostUsd?: number;
+}
+
+/** What `onCostCap` is told when a run reaches its dollar cap. */
+export interface WorkflowCostCapInfo {
+	/** The workflow's `meta.name`. */
+	workflow: string;
+	/** Dollars the run spent in all (earlier sessions of a resumed run included). */
+	spentUsd: number;
+	/** The cap it reached. */
+	capUsd: number;
+	/** Replies whose model has no known price: their cost is not in `spentUsd`. */
+	unpriced?: number;
+	/** Agents that ran in this session (replays not counted). */
+	agentsRun: number;
+	/**
+	 * Dollars the rest of the run may cost, when the host can estimate it (the runtime itself does not): a host's
+	 * `onCostCap` may fill it before it asks. Default: none.
+	 */
+	estimateMoreUsd?: number;
+	/** Fires when the answer is no longer wanted (the run was stopped): close the dialog then. */
+	signal: AbortSignal;
 }
 
 /** Resolves the target of a nested `workflow(nameOrPath, args)` call. */
@@ -316,6 +344,14 @@ export interface WorkflowRunOptions {
 	confirmFanOut?: (info: WorkflowFanOutInfo) => Promise<boolean>;
 	/** Agents one `parallel()`/`pipeline()` call may start before `confirmFanOut` is asked; 0: never ask. Default: 25. */
 	fanOutThreshold?: number;
+	/**
+	 * Asked when the run reaches `budget.costUsd`, with a person present: resolve a higher cap (US dollars, the run's
+	 * total) to go on where it was, or undefined to stop. While it is pending no new child starts (the run is parked);
+	 * children already running finish and count. A stop, a cap not above what was spent, or a throw ends the run
+	 * `stopped` (code `cost_cap`) with its finished calls kept, resumable. Default: none (no person: the run stops at
+	 * its cap, `stopped`).
+	 */
+	onCostCap?: (info: WorkflowCostCapInfo) => Promise<number | undefined>;
 	/** Known agent types; when given, `agent()` rejects others at once with the list. */
 	agentTypes?: readonly string[];
 	/** Resolves `workflow(nameOrPath)`. Default: paths relative to `cwd` only. */

@@ -21,6 +21,7 @@ import { ScriptLifetime } from "../core/script-lifetime.ts";
 import type { JsonValue, WorkflowLimits, WorkflowMeta, WorkflowRunOptions, WorkflowRunResult } from "../core/types.ts";
 import { validateArgs } from "../meta/read.ts";
 import { SchemaSession } from "../schema/session.ts";
+import { CostCapGate } from "../spend/cost-cap.ts";
 import { FanOutGate } from "../spend/fan-out.ts";
 import { PhaseBudgets } from "../spend/phase-budget.ts";
 import { resolveWorkflowPath, runNestedWorkflow } from "./nested.ts";
@@ -75,7 +76,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 	const cwd = options.cwd ?? process.cwd();
 	const stops = startRunStops(options);
 	const emit = await createEmitter(options, started);
-	const run = createRunContext(options, { limits, cwd, emit, ...stops });
+	const run = createRunContext(options, { limits, cwd, emit, ...stops }, () => scope.name);
 	const scope = createTopScope(run, filename, stops.controller.signal);
 
 	const ending: ScriptEnding = {};
@@ -167,6 +168,7 @@ async function createEmitter(options: WorkflowRunOptions, started: number): Prom
 function createRunContext(
 	options: WorkflowRunOptions,
 	parts: { limits: WorkflowLimits; cwd: string; emit: (event: UnstampedEvent) => void } & RunStops,
+	workflow: () => string,
 ): WholeRun {
 	const { limits, cwd, emit, controller, deadline } = parts;
 	const queue =
@@ -195,6 +197,7 @@ function createRunContext(
 			maxLogEntries: limits.maxLogEntries,
 			...(options.budget?.tokens !== undefined ? { tokens: options.budget.tokens } : {}),
 			...(options.budget?.costUsd !== undefined ? { costUsd: options.budget.costUsd } : {}),
+			...(options.budget?.priorCostUsd !== undefined ? { priorCostUsd: options.budget.priorCostUsd } : {}),
 		}),
 		census: new Census(),
 		signal: controller.signal,
@@ -213,6 +216,11 @@ function createRunContext(
 		}),
 		runNested: runNestedWorkflow,
 		fanOut: new FanOutGate(options.confirmFanOut, options.fanOutThreshold),
+		costCap: new CostCapGate({
+			...(options.onCostCap ? { ask: options.onCostCap } : {}),
+			stop: (reason) => controller.abort(reason),
+			workflow,
+		}),
 		newSandbox: () =>
 			createSandbox({
 				limits: {
@@ -271,12 +279,14 @@ async function runScript(
 		...(parsed.argsLocation ? { location: parsed.argsLocation } : {}),
 	});
 	const costLimitUsd = options.budget?.costUsd;
+	const priorCostUsd = options.budget?.priorCostUsd;
 	run.emit({
 		type: "run_start",
 		meta,
 		cwd: run.host.cwd,
 		...(args !== undefined ? { args } : {}),
 		...(costLimitUsd !== undefined ? { costLimitUsd } : {}),
+		...(priorCostUsd ? { priorCostUsd } : {}),
 	});
 	// The static pass's warnings (a guarded name, a header key of another runtime): the run goes on and says each once.
 	for (const warning of parsed.warnings) emitLog(run, { level: "warn", message: warning });
@@ -377,6 +387,15 @@ function checkOptions(source: unknown, options: WorkflowRunOptions | undefined):
 	positive("budget.maxResultBytes", options.budget?.maxResultBytes, true);
 	positive("budget.tokens", options.budget?.tokens, false);
 	positive("budget.costUsd", options.budget?.costUsd, false);
+	const prior = options.budget?.priorCostUsd;
+	if (prior !== undefined && (typeof prior !== "number" || !(prior >= 0) || !Number.isFinite(prior))) {
+		throw new TypeError(
+			`Expected \`budget.priorCostUsd\` to be a number of dollars from 0, got \`${String(prior)}\` (${typeof prior})`,
+		);
+	}
+	if (options.onCostCap !== undefined && typeof options.onCostCap !== "function") {
+		throw new TypeError(`Expected \`onCostCap\` to be a function, got ${typeof options.onCostCap}`);
+	}
 	const threshold = options.fanOutThreshold;
 	if (threshold !== undefined && (typeof threshold !== "number" || !Number.isInteger(threshold) || threshold < 0)) {
 		throw new TypeError(

@@ -4,7 +4,7 @@
  * every later large one throw `fanout_declined`, which stops the run unless the script catches it.
  */
 import { errorMessage, WorkflowError } from "../../errors.ts";
-import { watchAbort } from "../core/abort-watch.ts";
+import { untilAborted } from "../core/abort-watch.ts";
 import type { Budget } from "../core/budget.ts";
 import type { Census } from "../core/census.ts";
 import { usdText } from "../core/cost.ts";
@@ -75,23 +75,6 @@ async function ask(
 	} catch (error) {
 		return { yes: false, why: `the question could not be asked (${errorMessage(error)})` };
 	}
-}
-
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-	return new Promise<T>((resolve, reject) => {
-		const unwatch = watchAbort(signal, () => reject(signal.reason));
-		promise.then(
-			(value) => {
-				unwatch();
-				if (signal.aborted) reject(signal.reason);
-				else resolve(value);
-			},
-			(error) => {
-				unwatch();
-				reject(error);
-			},
-		);
-	});
 }
 
 function declined(

@@ -32,6 +32,7 @@ describe("workflow tool: cost and the fan-out question", () => {
 
 	function setUp(mode: "tui" | "print" | "rpc", answer: boolean, defaults: WorkflowSessionDefaults = {}) {
 		const asked: { title: string; message: string }[] = [];
+		const selects: { title: string; options: string[] }[] = [];
 		const ctx = {
 			cwd,
 			mode,
@@ -43,6 +44,10 @@ describe("workflow tool: cost and the fan-out question", () => {
 					asked.push({ title, message });
 					return answer;
 				},
+				select: async (title: string, options: string[]) => {
+					selects.push({ title, options });
+					return options[0];
+				},
 			},
 		} as unknown as ExtensionToolContext;
 		const fake = createFakeRunner(() => ({ text: "ok", costUsd: 0.05 }));
@@ -53,7 +58,7 @@ describe("workflow tool: cost and the fan-out question", () => {
 			defaults: () => defaults,
 		});
 		const call = (params: Parameters<typeof tool.execute>[1]) => tool.execute("c", params, undefined, undefined, ctx);
-		return { asked, fake, call };
+		return { asked, selects, fake, call };
 	}
 
 	it("in the TUI, above the threshold: asked once with the count and the spend so far; yes runs them all", async () => {
@@ -106,14 +111,65 @@ describe("workflow tool: cost and the fan-out question", () => {
 		const refused = await capped.call({ script: script(4), concurrency: 1 });
 		expect(refused.details.envelope?.totals.costLimitUsd).toBe(0.1);
 		expect(capped.fake.requests.map((request) => request.prompt)).toEqual(["scout", "item 0"]);
-		const causes = refused.details.envelope?.failures.map((failure) => failure.cause) ?? [];
-		expect(causes).toHaveLength(3);
-		expect(causes.every((cause) => cause.startsWith("Cost cap reached: $0.10 of $0.10 spent"))).toBe(true);
+		// No one to ask in print mode: the run stops at its cap, resumable, rather than failing.
+		expect(refused.details.envelope?.status).toBe("stopped");
+		expect(refused.details.envelope?.error?.code).toBe("cost_cap");
+		expect(refused.details.envelope?.error?.message).toContain(
+			"Stopped at the run's cost cap: $0.10 of $0.10 spent, and no one is here to raise it.",
+		);
 		const raised = setUp("print", true, { maxCostUsd: 0.1 });
 		const done = await raised.call({ script: script(4), maxCostUsd: 10 });
 		expect(done.details.envelope?.totals.costLimitUsd).toBe(10);
 		expect(raised.fake.requests).toHaveLength(5);
 		expect(done.details.envelope?.totals.cost).toEqual({ usd: 0.25 });
+	});
+});
+
+describe("workflow tool: the run's cost cap with a person present", () => {
+	let cwd: string;
+	let agentDir: string;
+	beforeEach(() => {
+		cwd = mkdtempSync(join(tmpdir(), "wf-cap-project-"));
+		agentDir = mkdtempSync(join(tmpdir(), "wf-cap-agent-"));
+	});
+	afterEach(() => {
+		rmSync(cwd, { recursive: true, force: true });
+		rmSync(agentDir, { recursive: true, force: true });
+	});
+
+	it("in the TUI at the cap: asked what was spent of which cap; a raise picked goes on where the run was", async () => {
+		const dialogs: { title: string; options: string[] }[] = [];
+		const ctx = {
+			cwd,
+			mode: "tui",
+			hasUI: true,
+			ui: {
+				setWidget: () => {},
+				setStatus: () => {},
+				select: async (title: string, options: string[]) => {
+					dialogs.push({ title, options });
+					return options[0];
+				},
+			},
+		} as unknown as ExtensionToolContext;
+		const fake = createFakeRunner((request) => ({ text: request.prompt, costUsd: 0.1 }));
+		const tool = createWorkflowTool({
+			queue: createWorkflowQueue(),
+			agentDir,
+			createRunner: async () => fake.runner,
+		});
+		const steps = `export const meta = { name: "steps", description: "d" };\nconst out = [];\nfor (const n of [1, 2, 3]) out.push(await agent("step " + n));\nreturn out;`;
+		const result = await tool.execute("c", { script: steps, maxCostUsd: 0.2 }, undefined, undefined, ctx);
+		expect(dialogs).toEqual([
+			{
+				title: "Workflow steps reached its cost cap. Spent $0.20 of the $0.20 cap; what the rest costs is not known. No new agent starts until you answer; agents already running finish. Raise the cap to go on where the run is, or stop (the run stays resumable).",
+				options: ["Raise the cap to $0.40", "Raise it to another amount…", "Stop here (the run stays resumable)"],
+			},
+		]);
+		expect(fake.requests.map((request) => request.prompt)).toEqual(["step 1", "step 2", "step 3"]);
+		expect(result.details.envelope?.status).toBe("completed");
+		expect(result.details.envelope?.result).toEqual(["step 1", "step 2", "step 3"]);
+		expect(result.details.envelope?.totals.costLimitUsd).toBe(0.4);
 	});
 });
 
