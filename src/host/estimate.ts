@@ -255,10 +255,10 @@ const BASES_SHOWN = 4;
 
 /**
  * The estimate as lines for a person or a model: the total, each phase when there is more than one, and the bases.
- * "Estimated cost: $0.40–$0.55, 120.0k–150.0k tokens for 12 calls (the middle half of what like calls cost)".
+ * "Estimated cost (the middle half of what like calls cost): $0.40–$0.55, 120.0k–150.0k tokens for 12 calls".
  */
 export function estimateText(estimate: WorkflowEstimate): string {
-	const lines = [`Estimated cost: ${partText(estimate.total)} (the middle half of what like calls cost)`];
+	const lines = [`Estimated cost (the middle half of what like calls cost): ${partText(estimate.total)}`];
 	if (estimate.phases.length > 1 || estimate.phases[0]?.phase !== undefined) {
 		for (const phase of estimate.phases) {
 			lines.push(`  ${phase.phase !== undefined ? `phase ${phase.phase}` : "outside phases"}: ${partText(phase)}`);

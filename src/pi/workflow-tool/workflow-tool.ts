@@ -42,7 +42,7 @@ import { startToolRun, type ToolRun } from "../runs/tool-run.ts";
 import { endToolCall } from "./call-result.ts";
 import { type WorkflowCheckDetails, workflowCheckResult } from "./check-result.ts";
 import { WORKFLOW_GUIDELINES, workflowToolDescription } from "./description.ts";
-import { tuiFanOutConfirm } from "./fan-out-question.ts";
+import { sessionChildModel, tuiFanOutConfirm } from "./fan-out-question.ts";
 import { renderWorkflowCall, renderWorkflowResult } from "./render.ts";
 import { scriptToolsOf } from "./step-tools.ts";
 
@@ -197,6 +197,7 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 	const shared: StarterShared = {
 		options,
 		agentDir,
+		runsRoot,
 		makeRunner: options.createRunner ?? defaultRunner,
 		registry: options.registry ?? new RunRegistry(),
 	};
@@ -230,6 +231,8 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 interface StarterShared {
 	options: WorkflowToolOptions;
 	agentDir: string;
+	/** Where run records live: a fan-out question's estimate reads the project's earlier runs there. */
+	runsRoot: string;
 	makeRunner: NonNullable<WorkflowToolOptions["createRunner"]>;
 	registry: RunRegistry;
 }
@@ -323,7 +326,13 @@ function startRun(
 	const { args } = script;
 	const costUsd = params.maxCostUsd ?? defaults.maxCostUsd;
 	// Only a person at pi's TUI is asked; print, JSON and RPC runs go ahead as asked.
-	const confirmFanOut = tuiFanOutConfirm(ctx);
+	const defaultModel = sessionChildModel(ctx, defaults.childModel?.reference);
+	const confirmFanOut = tuiFanOutConfirm(ctx, () => ({
+		cwd: ctx.cwd,
+		runsRoot: shared.runsRoot,
+		...(durable.runId !== undefined ? { runId: durable.runId } : {}),
+		...(defaultModel ? { defaultModel } : {}),
+	}));
 	const questions = new PendingQuestions();
 	const ask = createPiAskHandler({
 		ctx,
