@@ -255,3 +255,22 @@ function resolveClaude(
 function fileSubject(type: AgentTypeConfig): string {
 	return type.path ? `Agent type \`${type.name}\` (${type.path})` : `Agent type \`${type.name}\``;
 }
+
+/**
+ * A model's catalog price in dollars per million tokens, for estimates before a run: pi's model registry's
+ * `cost` of `provider/id` (a `:thinking` suffix ignored); undefined when pi does not know the model or its price
+ * is all zero (pi-ai's way of saying "no price").
+ */
+export function catalogPrice(
+	registry: Pick<ModelRegistry, "find"> | undefined,
+	reference: string,
+): { input: number; output: number } | undefined {
+	const slash = reference.indexOf("/");
+	if (!registry || slash <= 0) return undefined;
+	const rest = reference.slice(slash + 1);
+	const colon = rest.lastIndexOf(":");
+	const id = colon > 0 && isThinkingLevel(rest.slice(colon + 1)) ? rest.slice(0, colon) : rest;
+	const cost = registry.find(reference.slice(0, slash), id)?.cost;
+	if (!cost || !(cost.input > 0 || cost.output > 0)) return undefined;
+	return { input: cost.input, output: cost.output };
+}

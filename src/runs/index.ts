@@ -18,6 +18,14 @@ export {
 	type EventLogWriter,
 	readEventLog,
 } from "./event-log.ts";
+export {
+	type CallCostSample,
+	type CostHistory,
+	type CostHistoryOptions,
+	DEFAULT_HISTORY_RUNS,
+	type RunCostSample,
+	readCostHistory,
+} from "./history.ts";
 export { defaultRunsRoot } from "./paths.ts";
 export {
 	DEFAULT_KEEP,

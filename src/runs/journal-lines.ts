@@ -84,7 +84,7 @@ export function entryShapeProblem(value: unknown): string | undefined {
 	if (entry.kind !== undefined && entry.kind !== "answer" && entry.kind !== "tool") {
 		return '`kind` is not "answer" or "tool"';
 	}
-	for (const field of ["agentId", "label", "agentType", "model"]) {
+	for (const field of ["agentId", "label", "agentType", "model", "phase"]) {
 		if (entry[field] !== undefined && typeof entry[field] !== "string") return `\`${field}\` is not a string`;
 	}
 	if (entry.usage !== undefined) {

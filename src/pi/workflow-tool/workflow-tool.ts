@@ -44,7 +44,7 @@ import { endToolCall } from "./call-result.ts";
 import { type WorkflowCheckDetails, workflowCheckResult } from "./check-result.ts";
 import { piCostCap } from "./cost-cap-question.ts";
 import { WORKFLOW_GUIDELINES, workflowToolDescription } from "./description.ts";
-import { tuiFanOutConfirm } from "./fan-out-question.ts";
+import { sessionChildModel, tuiFanOutConfirm } from "./fan-out-question.ts";
 import { renderWorkflowCall, renderWorkflowResult } from "./render.ts";
 import { scriptToolsOf } from "./step-tools.ts";
 
@@ -199,6 +199,7 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 	const shared: StarterShared = {
 		options,
 		agentDir,
+		runsRoot,
 		makeRunner: options.createRunner ?? defaultRunner,
 		registry: options.registry ?? new RunRegistry(),
 	};
@@ -232,6 +233,8 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 interface StarterShared {
 	options: WorkflowToolOptions;
 	agentDir: string;
+	/** Where run records live: a fan-out question's estimate reads the project's earlier runs there. */
+	runsRoot: string;
 	makeRunner: NonNullable<WorkflowToolOptions["createRunner"]>;
 	registry: RunRegistry;
 }
@@ -326,7 +329,13 @@ function startRun(
 	// The cap is the run's: a resume that names none keeps the record's and counts what earlier sessions spent.
 	const budget = recordedCostBudget(durable, params.maxCostUsd, defaults.maxCostUsd);
 	// Only a person at pi's TUI is asked; print, JSON and RPC runs go ahead as asked.
-	const confirmFanOut = tuiFanOutConfirm(ctx);
+	const defaultModel = sessionChildModel(ctx, defaults.childModel?.reference);
+	const confirmFanOut = tuiFanOutConfirm(ctx, () => ({
+		cwd: ctx.cwd,
+		runsRoot: shared.runsRoot,
+		...(durable.runId !== undefined ? { runId: durable.runId } : {}),
+		...(defaultModel ? { defaultModel } : {}),
+	}));
 	const questions = new PendingQuestions();
 	const ask = createPiAskHandler({
 		ctx,

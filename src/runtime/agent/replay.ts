@@ -92,6 +92,7 @@ export async function journal(
 			...(spent.agentId !== undefined ? { agentId: String(spent.agentId) } : {}),
 			label: ref.label,
 			agentType: ref.agentType,
+			...(ref.phase ? { phase: ref.phase } : {}),
 			...(identity ? { identity } : {}),
 			...(spent.transcripts ? { transcripts: spent.transcripts } : {}),
 		});

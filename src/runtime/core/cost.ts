@@ -81,6 +81,8 @@ export interface WorkflowFanOutInfo {
 	agents: number;
 	/** `meta.name` of the script that makes the call. */
 	workflow: string;
+	/** The phase the call is made in, when it is made in one. */
+	phase?: string;
 	/** Agent calls that ran so far in this run (completed or failed). */
 	agentsRun: number;
 	/** What the run spent so far. */

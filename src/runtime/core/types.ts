@@ -430,6 +430,8 @@ export interface WorkflowJournalEntry {
 	/** The call's label and agent type, for people reading a journal. */
 	label?: string;
 	agentType?: string;
+	/** The phase the call was made in, when it was made in one: cost estimates group earlier calls by it. */
+	phase?: string;
 	/** What the call's key was made of, so a resume can say what differs in a call that no longer matches. */
 	identity?: WorkflowCallIdentity;
 	/** The child's conversation files (`WorkflowAgentResult.transcripts`), so a replayed call still links them. */

@@ -96,6 +96,7 @@ function agentFunctions(scope: WholeScope): Record<string, HostFunction> {
 					items: typeof items === "number" ? items : 0,
 					agents: typeof agents === "number" ? agents : 0,
 					workflow: scope.name,
+					...(scope.phases.current ? { phase: scope.phases.current } : {}),
 				}),
 		},
 	};

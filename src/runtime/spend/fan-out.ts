@@ -17,6 +17,9 @@ export interface FanOutRun {
 	budget: Pick<Budget, "costSpent" | "costLimitUsd">;
 }
 
+/** One `parallel()`/`pipeline()` call as the gate sees it. */
+export type FanOutCall = Pick<WorkflowFanOutInfo, "kind" | "items" | "agents" | "workflow" | "phase">;
+
 /** Default: agents one call may start before the person is asked. */
 export const DEFAULT_FAN_OUT_THRESHOLD = 25;
 
@@ -33,10 +36,7 @@ export class FanOutGate {
 	}
 
 	/** Resolves when the call may start its `agents`; rejects with `fanout_declined` (or the run's abort reason). */
-	async pass(
-		run: FanOutRun,
-		call: { kind: WorkflowFanOutInfo["kind"]; items: number; agents: number; workflow: string },
-	): Promise<null> {
+	async pass(run: FanOutRun, call: FanOutCall): Promise<null> {
 		const confirm = this.#confirm;
 		if (!confirm || this.threshold === 0 || call.agents <= this.threshold) return null;
 		if (run.signal.aborted) throw run.signal.reason;
@@ -47,10 +47,7 @@ export class FanOutGate {
 	}
 }
 
-function info(
-	run: FanOutRun,
-	call: { kind: WorkflowFanOutInfo["kind"]; items: number; agents: number; workflow: string },
-): WorkflowFanOutInfo {
+function info(run: FanOutRun, call: FanOutCall): WorkflowFanOutInfo {
 	const { counts } = run.census;
 	const agentsRun = Math.max(0, counts.completed + counts.failed - (counts.replayed ?? 0));
 	const spent = run.budget.costSpent;

@@ -207,4 +207,23 @@ describe("fanOutQuestion", () => {
 			"So far: $0.30 + unknown over 3 agents (about $0.10 each). At that rate 40 more cost about $4.00.",
 		);
 	});
+
+	it("an estimate from earlier runs: after what the run spent, before the cap", () => {
+		const { message } = fanOutQuestion(
+			{
+				kind: "parallel",
+				items: 30,
+				agents: 30,
+				workflow: "wide",
+				agentsRun: 0,
+				spent: { usd: 0 },
+				costLimitUsd: 2,
+				signal: new AbortController().signal,
+			},
+			"These 30 agents: estimated $0.60–$1.20.",
+		);
+		expect(message).toBe(
+			"It is about to start parallel() with 30 items. So far: no agent has run yet. These 30 agents: estimated $0.60–$1.20. The run's cap is $2.00. Yes goes on (you are not asked again in this run); No stops the workflow here, with its finished calls saved.",
+		);
+	});
 });

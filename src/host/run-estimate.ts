@@ -1,0 +1,115 @@
+/**
+ * Estimates read from a project's run store, for the two moments a front end has one to show: before the first child
+ * starts (`estimatePlannedRun`: a dry run's planned calls, the text and whether it is over the cap), and the question
+ * before a large fan-out (`fanOutEstimate`: the agents about to start, labels unknown yet since a `parallel()` item
+ * is a function until it runs; the rest of the run from this workflow's earlier complete runs, next to what it spent
+ * so far; and the cap).
+ */
+import { createRunStore, readCostHistory } from "../runs/index.ts";
+import { usdText } from "../runtime/core/cost.ts";
+import type { WorkflowFanOutInfo } from "../runtime/core/types.ts";
+import {
+	basesText,
+	type EstimateSources,
+	estimateCalls,
+	estimateOverCap,
+	estimateText,
+	middleHalf,
+	type PlannedCalls,
+	tokensRangeText,
+	usdRangeText,
+	type WorkflowEstimate,
+} from "./estimate.ts";
+
+/** Where an estimate's history is read from, and what it is priced with. */
+export interface EstimateStoreOptions extends Omit<EstimateSources, "history" | "workflow"> {
+	/** The project, and where run records live (`<agentDir>/workflow-runs`). */
+	cwd: string;
+	runsRoot: string;
+	/** The run asking, left out of the history. */
+	runId?: string;
+}
+
+/** What `estimatePlannedRun` gives a front end to show before the first child starts. */
+export interface PlannedRunEstimate {
+	estimate: WorkflowEstimate;
+	/** `estimateText`: the total, each phase, the bases. */
+	text: string;
+	/** "estimated $A–$B, over the cap $C" (or "which may go over"); absent when it fits or there is no cap. */
+	overCap?: string;
+}
+
+/**
+ * The estimate of a run about to start, from the project's earlier runs: `calls` are a dry run's planned calls
+ * (each `{ phase?, label, agentType, model?, … }`, one per `agent()` call; other fields such as `index` are ignored)
+ * or calls grouped with a `count`. `workflow` is the script's `meta.name`; `capUsd` the run's `maxCostUsd`.
+ */
+export async function estimatePlannedRun(
+	calls: readonly PlannedCalls[],
+	options: EstimateStoreOptions & { workflow?: string; capUsd?: number },
+): Promise<PlannedRunEstimate> {
+	const { cwd, runsRoot, runId, capUsd, ...sources } = options;
+	const store = createRunStore({ cwd, root: runsRoot });
+	const history = await readCostHistory(store, runId !== undefined ? { exclude: runId } : {});
+	const estimate = estimateCalls(calls, { ...sources, history });
+	const overCap =
+		estimate.total.unestimated < estimate.total.calls ? estimateOverCap(estimate.total.usd, capUsd) : undefined;
+	return { estimate, text: estimateText(estimate), ...(overCap ? { overCap } : {}) };
+}
+
+/** The estimate's sentences for `info`, from the project's run store; undefined when there is no basis. */
+export async function fanOutEstimate(
+	info: WorkflowFanOutInfo,
+	options: EstimateStoreOptions,
+): Promise<string | undefined> {
+	const { cwd, runsRoot, runId, ...sources } = options;
+	const store = createRunStore({ cwd, root: runsRoot });
+	const history = await readCostHistory(store, runId !== undefined ? { exclude: runId } : {});
+	return fanOutEstimateText(info, { ...sources, history });
+}
+
+/**
+ * "These 30 agents: estimated $0.40–$0.55, 150.0k–190.0k tokens (12 earlier calls of workflow `wide` (outside
+ * phases)). Earlier runs of `wide` cost $1.00–$1.20 in all (the middle half of 4 runs): about $0.95–$1.15 more after
+ * the $0.05 spent so far." and, past the cap, "Estimated $1.00–$1.30 with the $0.05 spent so far, over the cap $1.00."
+ * Undefined when nothing is known to estimate from.
+ */
+export function fanOutEstimateText(
+	info: WorkflowFanOutInfo,
+	sources: Omit<EstimateSources, "workflow">,
+): string | undefined {
+	const estimate = estimateCalls(
+		[{ ...(info.phase !== undefined ? { phase: info.phase } : {}), count: info.agents }],
+		{
+			...sources,
+			workflow: info.workflow,
+		},
+	);
+	const { total } = estimate;
+	const sentences: string[] = [];
+	if (total.unestimated < total.calls) {
+		sentences.push(
+			`These ${info.agents} agents: estimated ${usdRangeText(total.usd)}, ${tokensRangeText(total.tokens)} (${basesText(estimate.groups)}).`,
+		);
+	}
+	const rest = restOfRun(info, sources);
+	if (rest) sentences.push(rest);
+	if (total.unestimated < total.calls) {
+		const over = estimateOverCap(total.usd, info.costLimitUsd, info.spent.usd);
+		if (over) sentences.push(`${over.charAt(0).toUpperCase()}${over.slice(1)}.`);
+	}
+	return sentences.length > 0 ? sentences.join(" ") : undefined;
+}
+
+/** What this workflow's earlier complete runs cost in all, and so about what is left after what this run spent. */
+function restOfRun(info: WorkflowFanOutInfo, sources: Omit<EstimateSources, "workflow">): string | undefined {
+	const totals = sources.history.runs.flatMap((run) =>
+		run.workflow === info.workflow && run.usd !== undefined ? [run.usd] : [],
+	);
+	if (totals.length === 0) return undefined;
+	const whole = middleHalf(totals);
+	const spent = info.spent.usd;
+	const left = { low: Math.max(0, whole.low - spent), high: Math.max(0, whole.high - spent) };
+	const runs = `${totals.length} run${totals.length === 1 ? "" : "s"}`;
+	return `Earlier runs of \`${info.workflow}\` cost ${usdRangeText(whole)} in all (the middle half of ${runs}): about ${usdRangeText(left)} more after the ${usdText(spent)} spent so far.`;
+}

@@ -1,0 +1,106 @@
+/**
+ * A project's cost history from its run store: every finished agent call of every run (answers and tool steps are
+ * no calls), with its run's workflow name; each completed run's total, unknown when a call's cost was; the run asking
+ * left out; a run whose record cannot be read left out too.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { type RunStore, readCostHistory } from "../../src/runs/index.ts";
+import type { WorkflowJournalEntry, WorkflowRunResult } from "../../src/runtime/core/types.ts";
+import { tempStore } from "./support.ts";
+
+function ended(status: WorkflowRunResult["status"]): WorkflowRunResult {
+	return {
+		status,
+		failures: [],
+		counts: { calls: 2, started: 2, completed: 2, failed: 0, skipped: 0 },
+		usage: { input: 0, output: 0, total: 0 },
+		cost: { usd: 0 },
+		droppedLogs: 0,
+		durationMs: 1,
+	};
+}
+
+async function run(
+	store: RunStore,
+	name: string,
+	entries: WorkflowJournalEntry[],
+	status?: WorkflowRunResult["status"],
+): Promise<string> {
+	const record = await store.create({ script: "return 1", meta: { name, description: "d" } });
+	const journal = await record.journal();
+	for (const entry of entries) await journal.record(entry);
+	await journal.close();
+	if (status) await record.writeSnapshot(ended(status));
+	return record.id;
+}
+
+const call = (
+	key: string,
+	usd: number | undefined,
+	extra: Partial<WorkflowJournalEntry> = {},
+): WorkflowJournalEntry => ({
+	key,
+	value: "ok",
+	label: key,
+	agentType: "general-purpose",
+	model: "a/m",
+	usage: { input: 90, output: 10, total: 100 },
+	...(usd !== undefined ? { cost: { usd } } : { cost: { usd: 0, unpriced: 1 } }),
+	...extra,
+});
+
+describe("readCostHistory", () => {
+	it("calls of every run, each run's total when it completed and every cost is known, the asking run left out", async () => {
+		const { store } = tempStore();
+		const done = await run(
+			store,
+			"review",
+			[
+				call("plan", 0.1, { phase: "plan" }),
+				call("fix", 0.2),
+				{ key: "q", kind: "answer", value: "yes" },
+				{ key: "t", kind: "tool", value: "out" },
+			],
+			"completed",
+		);
+		const unpriced = await run(store, "review", [call("plan", undefined, { phase: "plan" })], "completed");
+		const failed = await run(store, "review", [call("plan", 0.3, { phase: "plan" })], "failed");
+		const asking = await run(store, "review", [call("plan", 9)]);
+		const broken = await run(store, "review", [call("plan", 9)], "completed");
+		writeFileSync(join(store.dir, broken, "run.json"), "{ not json");
+
+		const history = await readCostHistory(store, { exclude: asking });
+		const byRun = (id: string) => history.calls.filter((c) => c.runId === id).map(({ runId: _, ...rest }) => rest);
+		expect(byRun(done)).toEqual([
+			{
+				workflow: "review",
+				phase: "plan",
+				label: "plan",
+				agentType: "general-purpose",
+				model: "a/m",
+				usd: 0.1,
+				tokens: 100,
+			},
+			{ workflow: "review", label: "fix", agentType: "general-purpose", model: "a/m", usd: 0.2, tokens: 100 },
+		]);
+		expect(byRun(unpriced)).toEqual([
+			{ workflow: "review", phase: "plan", label: "plan", agentType: "general-purpose", model: "a/m", tokens: 100 },
+		]);
+		expect(byRun(failed)).toHaveLength(1);
+		expect(history.calls.filter((c) => c.runId === asking || c.runId === broken)).toEqual([]);
+		expect(history.runs.map(({ runId, usd, calls }) => [runId, usd, calls])).toEqual(
+			expect.arrayContaining([
+				[done, expect.closeTo(0.3, 10), 2],
+				[unpriced, undefined, 1],
+			]),
+		);
+		expect(history.runs).toHaveLength(2);
+		// At most `maxRuns` runs are read (ids made in the same second have no order, so which one is not asked).
+		const one = await readCostHistory(store, { maxRuns: 1 });
+		expect(new Set(one.calls.map((c) => c.runId)).size).toBeLessThanOrEqual(1);
+		expect(one.calls.length).toBeLessThanOrEqual(2);
+		expect((await readCostHistory(store, { maxRuns: 0 })).calls).toEqual([]);
+	});
+});
