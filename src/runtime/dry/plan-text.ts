@@ -6,7 +6,12 @@ export const DEFAULT_MODEL_TEXT = "(no model: would use pi's default)";
 
 export function dryRunPlanText(plan: WorkflowDryRunPlan): string {
 	const lines = [`Dry run of ${plan.workflow}: no model was called, no file written, nothing recorded.`];
-	if (plan.args === "sampled") lines.push("No args were given: the run used a sample value of the meta.args schema.");
+	if (plan.args === "sampled") {
+		lines.push(
+			"No args were given: the run used a sample value of the meta.args schema:",
+			`  ${JSON.stringify(plan.sampledArgs).slice(0, 300)}`,
+		);
+	}
 	lines.push("", "Phases:");
 	plan.phases.forEach((phase, i) => {
 		lines.push(`  ${i + 1}. ${phase.name}`, ...phaseLines(phase));

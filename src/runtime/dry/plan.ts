@@ -74,6 +74,8 @@ export interface WorkflowDryRunPlan {
 	error?: SerializedWorkflowError;
 	/** `sampled`: none were given, so a value the `meta.args` schema accepts was made up. */
 	args: "given" | "sampled" | "none";
+	/** The made-up args, when `args` is `sampled`: pass them to a real run to make the same calls. */
+	sampledArgs?: JsonValue;
 	phases: WorkflowDryPhase[];
 	calls: WorkflowDryCall[];
 	tools: WorkflowDryTool[];
@@ -192,6 +194,7 @@ export class DryPlanRecorder {
 			runner: readonly DryRunnerCall[];
 			answers: ReadonlyMap<number, DryAnswerSource>;
 			args: WorkflowDryRunPlan["args"];
+			sampledArgs?: JsonValue;
 		},
 	): WorkflowDryRunPlan {
 		const byIndex = new Map(context.runner.map((call) => [call.request.index, call]));
@@ -214,6 +217,7 @@ export class DryPlanRecorder {
 			status: result.status,
 			...(result.error ? { error: result.error } : {}),
 			args: context.args,
+			...(context.sampledArgs !== undefined ? { sampledArgs: context.sampledArgs } : {}),
 			phases,
 			calls,
 			tools,

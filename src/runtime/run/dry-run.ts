@@ -3,7 +3,14 @@
  * a person who takes the defaults would, and only read-only tools run. Nothing is recorded (a dry run takes no
  * journal and hands back no run id), so it is never offered for resume. Gives the run's result and its plan.
  */
-import type { WorkflowAgentRequest, WorkflowRunOptions, WorkflowRunResult, WorkflowTool } from "../core/types.ts";
+import type {
+	JsonSchema,
+	JsonValue,
+	WorkflowAgentRequest,
+	WorkflowRunOptions,
+	WorkflowRunResult,
+	WorkflowTool,
+} from "../core/types.ts";
 import { DryPlanRecorder, type WorkflowDryRunPlan } from "../dry/plan.ts";
 import { sampleFromSchema } from "../dry/sample.ts";
 import { createDryAsk, createDryRunner, type DryAnswers, dryTools } from "../dry/stand-ins.ts";
@@ -61,16 +68,38 @@ export async function dryRunWorkflowScript(
 		},
 	});
 	const args = options.args !== undefined ? "given" : sampled !== undefined ? "sampled" : "none";
-	return { result, plan: recorder.finish(result, { runner: dry.calls, answers: asker.sources, args }) };
+	const plan = recorder.finish(result, {
+		runner: dry.calls,
+		answers: asker.sources,
+		args,
+		...(sampled !== undefined ? { sampledArgs: sampled } : {}),
+	});
+	return { result, plan };
 }
 
-/** A value the script's `meta.args` schema accepts, when it has one; undefined when it has none or cannot be read. */
-function sampledArgs(source: string, filename: string | undefined): unknown {
+/**
+ * A value the script's `meta.args` schema accepts, with each top-level property's `default` where it has one (a
+ * script reads `args.x ?? default` and a sample would stand in for a real default); undefined when the script has no
+ * args schema or cannot be read.
+ */
+function sampledArgs(source: string, filename: string | undefined): JsonValue | undefined {
+	let schema: JsonSchema | undefined;
 	try {
-		const { meta } = parseWorkflowSource(source, filename !== undefined ? { filename } : {});
-		return meta.args ? sampleFromSchema(meta.args, { index: 0 }) : undefined;
+		schema = parseWorkflowSource(source, filename !== undefined ? { filename } : {}).meta.args;
 	} catch {
 		// The run itself reports a script it cannot read, with its position.
 		return undefined;
 	}
+	if (!schema) return undefined;
+	const value = sampleFromSchema(schema, { index: 0 });
+	const properties = schema.properties;
+	if (value === null || typeof value !== "object" || Array.isArray(value) || !isObject(properties)) return value;
+	for (const [name, property] of Object.entries(properties)) {
+		if (isObject(property) && property.default !== undefined) value[name] = property.default;
+	}
+	return value;
+}
+
+function isObject(value: JsonValue | undefined): value is { [key: string]: JsonValue } {
+	return value !== null && typeof value === "object" && !Array.isArray(value);
 }
