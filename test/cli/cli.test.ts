@@ -453,7 +453,7 @@ describe("pi-workflows run --dry-run (no credentials, no model)", () => {
 		expect(result.stdout).toContain(
 			"Dry run of review-and-fix: no model was called, no file written, nothing recorded.",
 		);
-		expect(result.stdout).toContain("No args were given: the run used a sample value of the meta.args schema.");
+		expect(result.stdout).toContain("No args were given: the run used a sample value of the meta.args schema:\n  {");
 		expect(result.stdout).toMatch(
 			/Phases:\n {2}1\. review\n {5}2 agent calls, widest fan-out 2; general-purpose on \(no model: would use pi's default\)/,
 		);
