@@ -153,16 +153,17 @@ describe("dryRunWorkflowScript", () => {
 		expect(text).toContain("(no model: would use pi's default)");
 	});
 
-	it("samples args from meta.args when none are given", async () => {
+	it("samples args from meta.args when none are given, each property with a default taking it", async () => {
 		const { result, plan } = await dryRunWorkflowScript(
-			`export const meta = { name: "needs-args", description: "reads its args", args: { type: "object", properties: { n: { type: "integer", minimum: 2 }, tag: { enum: ["x", "y"] } }, required: ["n", "tag"] } };
-			return { n: args.n, tag: args.tag };`,
+			`export const meta = { name: "needs-args", description: "reads its args", args: { type: "object", properties: { n: { type: "integer", minimum: 2 }, tag: { enum: ["x", "y"] }, mode: { type: "string", default: "fast" } }, required: ["n", "tag"] } };
+			return { n: args.n, tag: args.tag, mode: args.mode };`,
 			{ cwd: dir },
 		);
 		expect(plan.args).toBe("sampled");
-		expect(result.value).toEqual({ n: 2, tag: "x" });
+		expect(result.value).toEqual({ n: 2, tag: "x", mode: "fast" });
+		expect(plan.sampledArgs).toEqual({ n: 2, tag: "x", mode: "fast" });
 		expect(dryRunPlanText(plan)).toContain(
-			"No args were given: the run used a sample value of the meta.args schema.",
+			'No args were given: the run used a sample value of the meta.args schema:\n  {"n":2,"tag":"x","mode":"fast"}',
 		);
 	});
 });
