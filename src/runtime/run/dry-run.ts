@@ -3,6 +3,7 @@
  * a person who takes the defaults would, and only read-only tools run. Nothing is recorded (a dry run takes no
  * journal and hands back no run id), so it is never offered for resume. Gives the run's result and its plan.
  */
+import { basename } from "node:path";
 import type {
 	JsonSchema,
 	JsonValue,
@@ -74,6 +75,8 @@ export async function dryRunWorkflowScript(
 		args,
 		...(sampled !== undefined ? { sampledArgs: sampled } : {}),
 	});
+	// A script that never started has no meta: its file names it.
+	if (!result.meta && options.filename) plan.workflow = basename(options.filename);
 	return { result, plan };
 }
 
