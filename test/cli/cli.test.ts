@@ -454,10 +454,12 @@ describe("pi-workflows run --dry-run (no credentials, no model)", () => {
 			"Dry run of review-and-fix: no model was called, no file written, nothing recorded.",
 		);
 		expect(result.stdout).toContain("No args were given: the run used a sample value of the meta.args schema:\n  {");
-		expect(result.stdout).toMatch(
-			/Phases:\n {2}1\. review\n {5}2 agent calls, widest fan-out 2; general-purpose on \(no model: would use pi's default\)/,
+		expect(result.stdout).toContain(
+			"Phases:\n  1. review\n     3 agent calls, widest fan-out 3; general-purpose on (no model: would use pi's default)\n  2. dedupe\n     nothing to do\n  3. fix\n     4 agent calls, widest fan-out 4;",
 		);
-		expect(result.stdout).toMatch(/Totals: 2 agent calls, widest fan-out 2/);
+		expect(result.stdout).toContain(
+			"Totals: 8 agent calls, widest fan-out 4, 0 tool steps (0 run, 0 fenced), 0 questions",
+		);
 		expect(result.stdout).toContain("Returns: { target: string");
 		expect(listTree(project)).toEqual(before);
 		expect([...listTree(home), ...listTree(agent)]).toEqual([]);
@@ -525,7 +527,7 @@ describe("pi-workflows run --dry-run (no credentials, no model)", () => {
 		expect(existsSync(join(project, "notes.txt"))).toBe(true);
 		const text = await run(["run", file, "--dry-run", "--answers", '["ship"]']);
 		expect(text.code, text.stderr).toBe(0);
-		expect(text.stdout).toContain("2 tool steps: 1 run, 1 fenced (not run)");
+		expect(text.stdout).toContain("2 tool steps: 1 run (read), 1 fenced, not run (bash)");
 		expect(text.stdout).toContain("Question #1: Ship or hold? → ship (given)");
 	}, 120_000);
 

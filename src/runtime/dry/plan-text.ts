@@ -1,5 +1,5 @@
 /** A dry run's plan as a person reads it: phases in order, totals, the returned shape, warnings. */
-import type { WorkflowDryPhase, WorkflowDryRunPlan } from "./plan.ts";
+import { NO_PHASE, type WorkflowDryPhase, type WorkflowDryRunPlan } from "./plan.ts";
 
 /** Said where a call names no model and the host has none to name (no credentials, or none was asked). */
 export const DEFAULT_MODEL_TEXT = "(no model: would use pi's default)";
@@ -14,7 +14,7 @@ export function dryRunPlanText(plan: WorkflowDryRunPlan): string {
 	}
 	lines.push("", "Phases:");
 	plan.phases.forEach((phase, i) => {
-		lines.push(`  ${i + 1}. ${phase.name}`, ...phaseLines(phase));
+		lines.push(`  ${i + 1}. ${phase.name}`, ...phaseLines(phase, plan));
 	});
 	if (plan.phases.length === 0) lines.push("  (none)");
 	const t = plan.totals;
@@ -42,7 +42,7 @@ export function dryRunPlanText(plan: WorkflowDryRunPlan): string {
 	return lines.join("\n");
 }
 
-function phaseLines(phase: WorkflowDryPhase): string[] {
+function phaseLines(phase: WorkflowDryPhase, plan: WorkflowDryRunPlan): string[] {
 	const lines: string[] = [];
 	if (phase.agentCalls > 0) {
 		const models = phase.models.map((m) => (m === "" ? DEFAULT_MODEL_TEXT : m)).join(", ");
@@ -51,9 +51,11 @@ function phaseLines(phase: WorkflowDryPhase): string[] {
 		);
 	}
 	if (phase.toolsRun + phase.toolsFenced > 0) {
-		lines.push(
-			`     ${plural(phase.toolsRun + phase.toolsFenced, "tool step")}: ${phase.toolsRun} run, ${phase.toolsFenced} fenced (not run)`,
-		);
+		const steps = plan.tools.filter((step) => (step.phase ?? NO_PHASE) === phase.name);
+		const names = (ran: boolean) => [...new Set(steps.filter((s) => s.ran === ran).map((s) => s.name))].join(", ");
+		const run = `${phase.toolsRun} run${phase.toolsRun > 0 ? ` (${names(true)})` : ""}`;
+		const fenced = `${phase.toolsFenced} fenced, not run${phase.toolsFenced > 0 ? ` (${names(false)})` : ""}`;
+		lines.push(`     ${plural(phase.toolsRun + phase.toolsFenced, "tool step")}: ${run}, ${fenced}`);
 	}
 	if (phase.questions > 0) lines.push(`     ${plural(phase.questions, "question")}`);
 	if (lines.length === 0) lines.push("     nothing to do");

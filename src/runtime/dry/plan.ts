@@ -152,7 +152,7 @@ export class DryPlanRecorder {
 	onFanOut(info: WorkflowFanOutInfo): void {
 		const what = info.kind === "pipeline" ? `\`pipeline()\` of ${info.items} items` : `\`parallel()\``;
 		this.#warnings.push(
-			`${what} would start ${info.agents} agents at once: over the fan-out threshold, so pi asks before starting them`,
+			`${what} would start ${info.agents} agents at once, over the fan-out threshold: pi's TUI asks before starting them`,
 		);
 	}
 

@@ -112,6 +112,14 @@ describe("dryRunWorkflowScript", () => {
 			/^\{ files: string\[4\], reviews: \{ severity: string, note: string \}\[4\], fixed: string\[2\]/,
 		);
 		expect(result.value).toMatchObject({ style: "terse" });
+		const text = dryRunPlanText(plan);
+		expect(text).toContain("  1. find\n     1 tool step: 1 run (ls), 0 fenced, not run\n");
+		expect(text).toContain(
+			"  3. fix\n     2 agent calls, widest fan-out 1; general-purpose on (no model: would use pi's default)\n     3 tool steps: 0 run, 3 fenced, not run (bash, write)\n",
+		);
+		expect(text).toContain(
+			'2 calls with isolation "worktree": a real run gives each a git worktree and branch; this one made none',
+		);
 	});
 
 	it("takes given answers by question text or in order", async () => {
@@ -146,8 +154,11 @@ describe("dryRunWorkflowScript", () => {
 			return out.length;`,
 			{ cwd: dir, fanOutThreshold: 3, limits: { maxAgentCalls: 5 } },
 		);
-		expect(plan.warnings.join("\n")).toContain("`parallel()` would start 6 agents at once");
-		expect(plan.warnings.some((w) => /limit|cap|agent calls/i.test(w))).toBe(true);
+		expect(plan.warnings).toEqual([
+			"`parallel()` would start 6 agents at once, over the fan-out threshold: pi's TUI asks before starting them",
+			expect.stringContaining("parallel[5] failed: Agent call limit reached (5)."),
+		]);
+		expect(plan.totals.agentCalls).toBe(5);
 		const text = dryRunPlanText(plan);
 		expect(text).toContain("Warnings a real run would give:");
 		expect(text).toContain("(no model: would use pi's default)");
