@@ -64,7 +64,10 @@ describe.each(corpusEntries().map((entry) => [entry.file, entry] as [string, Cor
 		});
 		expect(real.status).toBe(result.status);
 		expect(real.counts.calls).toBe(result.counts.calls);
-		expect(plan.totals.agentCalls).toBe(new Set(fake.requests.map((r) => r.index)).size);
+		// A script that dies with calls in flight: how many reached the queue before the end is the race's, not the plan's.
+		if (expected.outcome === "completes") {
+			expect(plan.totals.agentCalls).toBe(new Set(fake.requests.map((r) => r.index)).size);
+		}
 		const { liveSandboxes, activeRuns } = sandboxStats();
 		expect({ liveSandboxes, activeRuns }).toEqual({ liveSandboxes: 0, activeRuns: 0 });
 	});

@@ -96,6 +96,9 @@ describe.each(exampleFiles())("%s dry-run", (file) => {
 		});
 		expect(real.status, JSON.stringify(real.error)).toBe("completed");
 		expect(real.counts.calls).toBe(result.counts.calls);
-		expect(plan.calls.map((c) => c.label)).toEqual(labels);
+		// Nested workflows running side by side take call indices in the order they reach agent(), and a dry answer
+		// varies by index: which item a call is for may differ between runs, so items' numbers are left out.
+		const shape = (names: string[]) => names.map((name) => name.replace(/\d+/g, "#")).sort();
+		expect(shape(plan.calls.map((c) => c.label))).toEqual(shape(labels));
 	}, 120_000);
 });
