@@ -41,6 +41,7 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 			"runtime/step",
 			"runtime/ask",
 			"runtime/spend",
+			"runtime/dry",
 			"telemetry",
 		],
 	},

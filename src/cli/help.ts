@@ -4,6 +4,7 @@ const MAIN = `pi-workflows: run sandboxed JavaScript workflow scripts from the c
 
 Usage:
   pi-workflows run <file|name> [options]   run a workflow (a .js file, or the meta.name of a saved one)
+  pi-workflows run <file|name> --dry-run   what a run would do, with no model, credentials or side effects
   pi-workflows resume <runId> [file]       re-run a failed or stopped run, replaying its finished agents
   pi-workflows check <file>                the authoring diagnostics, without running anything
   pi-workflows runs [--json]               this project's runs, newest first, and the space they take
@@ -44,6 +45,14 @@ const RUN_OPTIONS = `Options:
   --json                   print the whole result object (status, value, error, failures, counts, usage, cost,
                            replayedCost, runId)
                            instead of the script's value
+  --dry-run                run the script with no model: every agent() gets a made-up answer (a value its
+                           schema accepts, else a text naming the call), read/ls/grep/find run, bash, edit and
+                           write do not (the script gets "[dry run] <tool> was not run"); no credentials, session,
+                           worktree or record. Prints the plan: phases, agent calls, widest fan-out, agent types
+                           and models, tool steps, questions, the returned shape, warnings (--json: as data).
+                           Without --args, args are sampled from meta.args. Not for resume
+  --answers <json|@file>   a dry run's ask() answers: {"question": "answer"} or ["first", "second"]
+                           (default: each question's default, else its first choice)
 
 Progress goes to stderr (redrawn in place on a terminal, one line per event elsewhere); the result goes to
 stdout as JSON. Auth, models and settings are pi's own (~/.pi/agent, or PI_CODING_AGENT_DIR). Every run is

@@ -39,21 +39,41 @@ export function readScript(target: string, ctx: Pick<CliContext, "cwd" | "agentD
 
 /** `--args`: inline JSON, or `@path` to a JSON file (relative to `cwd`). */
 export function readArgs(text: string, cwd: string): JsonValue {
+	return readJsonFlag("args", text, cwd, `--args '{"files":["a.ts"]}', or --args @args.json`);
+}
+
+/** `--answers` of a dry run: a JSON object (question text → answer) or array (answers in order), inline or `@file`. */
+export function readAnswers(text: string, cwd: string): Record<string, string> | string[] {
+	const value = readJsonFlag("answers", text, cwd, `--answers '{"Merge now?":"yes"}', or --answers '["yes","no"]'`);
+	const isText = (answer: unknown) => typeof answer === "string";
+	const ok = Array.isArray(value)
+		? value.every(isText)
+		: value !== null && typeof value === "object" && Object.values(value).every(isText);
+	if (!ok) {
+		throw usageError(
+			`--answers must be an object of question → answer or an array of answers, every answer a string; got ${JSON.stringify(value).slice(0, 80)}`,
+		);
+	}
+	return value as Record<string, string> | string[];
+}
+
+/** A flag's JSON: inline, or `@path` to a JSON file (relative to `cwd`); `example` shows the right form. */
+function readJsonFlag(flag: string, text: string, cwd: string, example: string): JsonValue {
 	let json = text;
 	if (text.startsWith("@")) {
 		const path = resolve(cwd, text.slice(1));
 		try {
 			json = readFileSync(path, "utf8");
 		} catch (error) {
-			throw usageError(`--args ${text}: cannot read ${path} (${errorMessage(error)}). Name a JSON file that exists`);
+			throw usageError(
+				`--${flag} ${text}: cannot read ${path} (${errorMessage(error)}). Name a JSON file that exists`,
+			);
 		}
 	}
 	try {
 		return JSON.parse(json) as JsonValue;
 	} catch (error) {
 		const where = text.startsWith("@") ? ` in ${text.slice(1)}` : "";
-		throw usageError(
-			`--args is not JSON${where} (${errorMessage(error)}). Pass a JSON value, e.g. --args '{"files":["a.ts"]}', or --args @args.json`,
-		);
+		throw usageError(`--${flag} is not JSON${where} (${errorMessage(error)}). Pass a JSON value, e.g. ${example}`);
 	}
 }

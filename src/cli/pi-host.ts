@@ -19,7 +19,8 @@ import {
 import { createQueueHost } from "../queue/host.ts";
 import { queuePlanner } from "../queue/plan.ts";
 import { safeUrl } from "../queue/redis-url.ts";
-import type { WorkflowAgentRunner, WorkflowTool } from "../runtime/core/types.ts";
+import type { WorkflowAgentRequest, WorkflowAgentRunner, WorkflowTool } from "../runtime/core/types.ts";
+import { READ_ONLY_TOOLS } from "../runtime/index.ts";
 import { usageError } from "./args.ts";
 
 /** What the command line asked of pi. */
@@ -186,6 +187,43 @@ async function queueSetUp(
 		}),
 	});
 	return { runner, close: () => host.close() };
+}
+
+/** What a dry run needs of pi: no auth, no model registry, no session; only files and settings are read. */
+export interface DryPiSetup {
+	agentTypes: string[];
+	/** The model a call would run on: its agent file's, its own, its tier, `meta.model`, else the default named. */
+	modelOf: (request: WorkflowAgentRequest) => string | undefined;
+	/** pi's read-only built-ins, run for real in the run's directory. */
+	readTools: Record<string, WorkflowTool>;
+	warnings: string[];
+}
+
+/**
+ * The dry run's side of pi: the agent types (so an unknown one fails as it would), the models they name, and the
+ * read-only tools. The default model is the one `--model`, `workflows.childModel` or pi's settings name, unresolved:
+ * resolving it would need the model registry, which needs credentials a dry run must not need.
+ */
+export function setUpDryPi(options: Pick<PiSetupOptions, "cwd" | "agentDir" | "model" | "approve">): DryPiSetup {
+	const types = loadAgentTypes({
+		cwd: options.cwd,
+		agentDir: options.agentDir,
+		...(options.approve !== undefined ? { trust: { override: options.approve } } : {}),
+	});
+	const settings = SettingsManager.create(options.cwd, options.agentDir, { projectTrusted: types.projectTrusted });
+	const provider = settings.getDefaultProvider();
+	const id = settings.getDefaultModel();
+	const fallback =
+		options.model ?? childModelSetting(settings.getSettings()) ?? (provider && id ? `${provider}/${id}` : undefined);
+	return {
+		agentTypes: listAvailableAgentTypes(types.types),
+		modelOf: (request) => {
+			const own = types.types.get(request.agentType)?.model ?? request.model;
+			return own ?? (request.tier !== undefined ? `tier ${request.tier}` : (request.defaultModel ?? fallback));
+		},
+		readTools: builtInTools(options.cwd, READ_ONLY_TOOLS),
+		warnings: types.warnings,
+	};
 }
 
 type Services = Awaited<ReturnType<typeof createAgentSessionServices>>;

@@ -15,8 +15,9 @@ import { validateArgs } from "../runtime/meta/read.ts";
 import { prepareWorkflow } from "../runtime/run/script-check.ts";
 import { dollarsFlag, type FlagSpec, flagValue, integerFlag, type ParsedArgs, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
+import { dryRun } from "./dry-run.ts";
 import { execute, type RunFlags } from "./execute.ts";
-import { readArgs, readScript } from "./inputs.ts";
+import { readAnswers, readArgs, readScript } from "./inputs.ts";
 import type { PiSetup } from "./pi-host.ts";
 import { allowedTools } from "./tools.ts";
 
@@ -34,6 +35,8 @@ const RUN_FLAGS: readonly FlagSpec[] = [
 	{ name: "redis", value: true },
 	{ name: "approve", short: "a" },
 	{ name: "no-approve", short: "na" },
+	{ name: "dry-run" },
+	{ name: "answers", value: true },
 ];
 
 /** Children running at once unless `--concurrency` says otherwise: the extension's default too. */
@@ -50,6 +53,21 @@ export async function runCommand(argv: readonly string[], ctx: CliContext): Prom
 	const flags = runFlags(args);
 	const script = readScript(target, ctx);
 	const givenArgs = flagValue(args, "args");
+	const answers = flagValue(args, "answers");
+	if (args.flags.has("dry-run")) {
+		const parsed = givenArgs !== undefined ? readArgs(givenArgs, ctx.cwd) : undefined;
+		await checkBeforeStart({ script: script.source, filename: script.filename, args: parsed }, true);
+		return dryRun(
+			{
+				script,
+				...(parsed !== undefined ? { args: parsed } : {}),
+				...(answers !== undefined ? { answers: readAnswers(answers, ctx.cwd) } : {}),
+			},
+			flags,
+			ctx,
+		);
+	}
+	if (answers !== undefined) throw usageError("--answers answers a dry run's questions: give it with --dry-run");
 	const start = await startDurableRun({
 		cwd: ctx.cwd,
 		runsRoot: runsRoot(ctx),
@@ -68,6 +86,11 @@ export async function resumeCommand(argv: readonly string[], ctx: CliContext): P
 		);
 	}
 	// Everything the command line can get wrong is checked before the run's lock is taken.
+	if (args.flags.has("dry-run") || args.flags.has("answers")) {
+		throw usageError(
+			"`resume` has no --dry-run: a dry run is of a script, not of a run. Try the script: pi-workflows run <file> --dry-run",
+		);
+	}
 	const flags = runFlags(args);
 	const script = file !== undefined ? readScript(file, ctx) : undefined;
 	const givenArgs = flagValue(args, "args");
@@ -107,7 +130,10 @@ async function runStarted(start: DurableStart, flags: RunFlags, ctx: CliContext)
  * The header, syntax, static pass and args, checked as the run would check them before its first agent, but before pi loads: a
  * script that cannot start is a mistake in what was given (exit 2, one line with its line:column), not a failed run.
  */
-async function checkBeforeStart(source: DurableSource): Promise<void> {
+async function checkBeforeStart(
+	source: Pick<DurableSource, "script" | "filename" | "args">,
+	dryRunning = false,
+): Promise<void> {
 	let meta: WorkflowMeta;
 	try {
 		meta = prepareWorkflow(source.script, { filename: source.filename }).meta;
@@ -116,7 +142,8 @@ async function checkBeforeStart(source: DurableSource): Promise<void> {
 		const { line, column } = error.location;
 		throw new WorkflowError(error.code, `${source.filename}:${line}:${column}: ${stripLocation(error.message)}`);
 	}
-	await validateArgs(meta, source.args);
+	// A dry run without args samples them from the schema: only args that were given are checked here.
+	if (source.args !== undefined || !dryRunning) await validateArgs(meta, source.args);
 }
 
 function runFlags(args: ParsedArgs): RunFlags {

@@ -67,6 +67,12 @@ export function commandUsage(command: string, meta: WorkflowMeta): string {
 	return lines.join("\n");
 }
 
+/** `--dry-run` among a command's words (outside JSON strings): whether it was there, and the text without it. */
+export function takeDryRunFlag(text: string): { dryRun: boolean; text: string } {
+	const flag = /(^|\s)--dry-run(?=\s|$)/;
+	return flag.test(text) ? { dryRun: true, text: text.replace(flag, "$1").trim() } : { dryRun: false, text };
+}
+
 /**
  * The args `text` gives: `{}` when empty, JSON when it starts with `{` or `[`, else `key=value` words (quote a value
  * with spaces: `focus="a b"`). Throws `args_invalid` naming the word and ending with the usage.

@@ -76,8 +76,18 @@ export type {
 	WorkflowToolResult,
 	WorkflowWorktree,
 } from "./core/types.ts";
+export type {
+	WorkflowDryCall,
+	WorkflowDryPhase,
+	WorkflowDryQuestion,
+	WorkflowDryRunPlan,
+	WorkflowDryTool,
+} from "./dry/plan.ts";
+export { DEFAULT_MODEL_TEXT, dryRunPlanText } from "./dry/plan-text.ts";
+export { type DryAnswers, fencedToolOutput, READ_ONLY_TOOLS } from "./dry/stand-ins.ts";
 export type { ParsedWorkflow } from "./meta/read.ts";
 export { parseWorkflowSource, validateArgs } from "./meta/read.ts";
+export { dryRunWorkflowScript, type WorkflowDryRun, type WorkflowDryRunOptions } from "./run/dry-run.ts";
 export { resolveWorkflowPath } from "./run/nested.ts";
 export { DEFAULT_LIMITS, DEFAULT_MAX_RESULT_BYTES, runWorkflowScript } from "./run/run.ts";
 export type { CheckWorkflowOptions, WorkflowCheckReport } from "./run/script-check.ts";

@@ -4,7 +4,7 @@
  * provider loaded with `-e`, a failed run (1), and Ctrl-C (130, the resume hint) followed by `resume`.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
@@ -71,6 +71,8 @@ describe("pi-workflows help and command-line errors", () => {
 			"-a, --approve",
 			"-na, --no-approve",
 			"--json",
+			"--dry-run",
+			"--answers",
 		]) {
 			expect(run.stdout).toContain(flag);
 		}
@@ -471,6 +473,123 @@ describe("pi-workflows run and ask()", () => {
 		expect(allowed.stderr).toMatch(/\$ echo from-bash; exit 2 · \d+\.\ds · exit 2/);
 	}, 120_000);
 });
+
+describe("pi-workflows run --dry-run (no credentials, no model)", () => {
+	/** A machine where pi was never set up: an empty home and an empty agent directory, no provider keys. */
+	function bare(): { run: (args: string[]) => Promise<SpawnResult>; home: string; agent: string } {
+		const home = mkdtempSync(join(tmpdir(), "wf-dry-home-"));
+		const agent = mkdtempSync(join(tmpdir(), "wf-dry-agent-"));
+		dirs.push(home, agent);
+		const run = (args: string[]) =>
+			runCommand(process.execPath, [bin, ...args], {
+				cwd: project,
+				env: { ...env(), HOME: home, PI_CODING_AGENT_DIR: agent },
+				timeoutMs: 90_000,
+			});
+		return { run, home, agent };
+	}
+
+	it("dry-runs an example without credentials: the plan on stdout, exit 0, nothing written anywhere", async () => {
+		const { run, home, agent } = bare();
+		const before = listTree(project);
+		const result = await run(["run", join(ROOT, "examples", "workflows", "review-and-fix.js"), "--dry-run"]);
+		expect(result.code, result.stderr).toBe(0);
+		expect(result.stdout).toContain(
+			"Dry run of review-and-fix: no model was called, no file written, nothing recorded.",
+		);
+		expect(result.stdout).toContain("No args were given: the run used a sample value of the meta.args schema:\n  {");
+		expect(result.stdout).toContain(
+			"Phases:\n  1. review\n     3 agent calls, widest fan-out 3; general-purpose on (no model: would use pi's default)\n  2. dedupe\n     nothing to do\n  3. fix\n     4 agent calls, widest fan-out 4;",
+		);
+		expect(result.stdout).toContain(
+			"Totals: 8 agent calls, widest fan-out 4, 0 tool steps (0 run, 0 fenced), 0 questions",
+		);
+		expect(result.stdout).toContain("Returns: { target: string");
+		expect(listTree(project)).toEqual(before);
+		expect([...listTree(home), ...listTree(agent)]).toEqual([]);
+	}, 120_000);
+
+	it("--json gives the plan as data: the calls a cost estimate reads; a dry run is not in the run store", async () => {
+		const { run, agent } = bare();
+		const result = await run([
+			"run",
+			EXAMPLE,
+			"--dry-run",
+			"--json",
+			"--args",
+			'{"documents":["a","b","c"]}',
+			"--model",
+			"faux/faux-1",
+		]);
+		expect(result.code, result.stderr).toBe(0);
+		const plan = JSON.parse(result.stdout);
+		expect(plan).toMatchObject({ dryRun: true, workflow: "map-reduce-summary", status: "completed", args: "given" });
+		expect(plan.calls.length).toBe(plan.totals.agentCalls);
+		expect(plan.calls.length).toBeGreaterThan(3);
+		for (const call of plan.calls) {
+			expect(call).toMatchObject({
+				index: expect.any(Number),
+				label: expect.any(String),
+				agentType: "general-purpose",
+				model: "faux/faux-1",
+			});
+		}
+		expect(plan.calls.filter((call: { fanOut?: number }) => call.fanOut === 3)).toHaveLength(3);
+		expect(listTree(agent)).toEqual([]);
+		const runs = await run(["runs", "--json"]);
+		expect(runs.code, runs.stderr).toBe(0);
+		expect(JSON.parse(runs.stdout)).toEqual([]);
+	}, 120_000);
+
+	it("runs read-only tools for real, fences bash, takes --answers, and warns of tools a real run would not lend", async () => {
+		const { run } = bare();
+		writeFileSync(join(project, "notes.txt"), "dry-notes\n");
+		const file = script(
+			"dry-tools.js",
+			'const notes = await tool("read", { path: "notes.txt" });\nconst r = await tool("bash", { command: "rm notes.txt" });\nconst pick = await ask("Ship or hold?", { choices: ["ship", "hold"] });\nreturn { notes: notes.output.trim(), bash: r.output, marked: r.details.dryRun, pick };',
+		);
+		const result = await run([
+			"run",
+			file,
+			"--dry-run",
+			"--json",
+			"--answers",
+			'{"Ship or hold?":"hold"}',
+			"--allow-tools",
+			"read",
+		]);
+		expect(result.code, result.stderr).toBe(0);
+		const plan = JSON.parse(result.stdout);
+		expect(plan.tools.map((t: { name: string; ran: boolean }) => [t.name, t.ran])).toEqual([
+			["read", true],
+			["bash", false],
+		]);
+		expect(plan.questions).toEqual([{ index: 0, question: "Ship or hold?", answer: "hold", source: "given" }]);
+		expect(plan.warnings).toEqual([
+			'`tool("bash")`: a real run from the command line lends no bash unless --allow-tools names it, and the step throws',
+		]);
+		expect(existsSync(join(project, "notes.txt"))).toBe(true);
+		const text = await run(["run", file, "--dry-run", "--answers", '["ship"]']);
+		expect(text.code, text.stderr).toBe(0);
+		expect(text.stdout).toContain("2 tool steps: 1 run (read), 1 fenced, not run (bash)");
+		expect(text.stdout).toContain("Question #1: Ship or hold? → ship (given)");
+	}, 120_000);
+
+	it("refuses --answers without --dry-run and --dry-run on resume, exit 2", async () => {
+		const { run } = bare();
+		const answers = await run(["run", EXAMPLE, "--answers", "[]"]);
+		expect(answers.code).toBe(2);
+		expect(answers.stderr).toContain("--answers answers a dry run's questions: give it with --dry-run");
+		const resume = await run(["resume", "wf-20261201-130000-abc123", "--dry-run"]);
+		expect(resume.code).toBe(2);
+		expect(resume.stderr).toContain("`resume` has no --dry-run");
+	}, 120_000);
+});
+
+/** Every file and folder under `dir`, relative, sorted: a snapshot to compare before and after. */
+function listTree(dir: string): string[] {
+	return readdirSync(dir, { recursive: true, encoding: "utf8" }).sort();
+}
 
 /** Runs `command` on a pseudo-terminal through util-linux `script`; types `keys` once the output shows `marker`. */
 function onTerminal(command: string, marker: string, keys: string): Promise<SpawnResult> {

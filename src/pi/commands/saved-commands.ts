@@ -14,6 +14,7 @@ import {
 	commandUsage,
 	missingArgs,
 	parseCommandArgs,
+	takeDryRunFlag,
 } from "../../host/command-args.ts";
 import {
 	findSaved,
@@ -23,7 +24,7 @@ import {
 } from "../../host/script-source.ts";
 import type { JsonValue } from "../../runtime/core/types.ts";
 import type { WorkflowRunMessage } from "../runs/messages.ts";
-import type { WorkflowStarter } from "../workflow-tool/workflow-tool.ts";
+import type { WorkflowStarter, WorkflowToolParams } from "../workflow-tool/workflow-tool.ts";
 import type { WorkflowsSubcommand } from "./workflows-command.ts";
 
 /**
@@ -151,13 +152,16 @@ export async function runSavedWorkflow(
 		show(ctx, `/${name}: ${errorMessage(error)}`, "error");
 		return;
 	}
+	const { dryRun, text: words } = takeDryRunFlag(text);
 	let args: JsonValue;
 	try {
-		args = parseCommandArgs(text, name, saved.meta);
+		args = parseCommandArgs(words, name, saved.meta);
 	} catch (error) {
 		show(ctx, errorMessage(error), "error");
 		return;
 	}
+	// A dry run given no args at all runs on a sample of the schema: nothing to ask for.
+	if (dryRun && words === "") return startSaved(name, { name, dryRun: true }, ctx, options, saved);
 	const missing = missingArgs(args, saved.meta);
 	if (missing.length > 0) {
 		if (!ctx.hasUI) {
@@ -169,8 +173,25 @@ export async function runSavedWorkflow(
 		if (!filled) return;
 		args = { ...(args as Record<string, JsonValue>), ...filled };
 	}
+	await startSaved(
+		name,
+		dryRun ? { name, args, dryRun: true } : { name, args, background: true },
+		ctx,
+		options,
+		saved,
+	);
+}
+
+/** Starts the run (or the dry run) and shows what it gave; a dry run blocks, and its plan is what it shows. */
+async function startSaved(
+	name: string,
+	params: WorkflowToolParams,
+	ctx: ExtensionCommandContext,
+	options: SavedCommandsOptions,
+	saved: SavedWorkflow,
+): Promise<void> {
 	try {
-		const result = await options.starter.start({ name, args, background: true }, { ctx, notify: options.notify });
+		const result = await options.starter.start(params, { ctx, notify: options.notify });
 		const shown = result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
 		show(ctx, shown, result.isError ? "error" : "info");
 	} catch (error) {

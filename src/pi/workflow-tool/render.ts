@@ -6,7 +6,9 @@ import type { AgentToolResult, Theme } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
 import { formatWorkflowProgress, type WorkflowProgressDetails } from "../../progress/index.ts";
 import { visibleText } from "../../progress/visible-text.ts";
+import { dryRunPlanText } from "../../runtime/index.ts";
 import type { WorkflowCheckDetails } from "./check-result.ts";
+import type { WorkflowDryRunDetails } from "./dry-run-result.ts";
 
 /** The parameters of a call that say what it runs (the tool's own type would make an import cycle). */
 export interface WorkflowCallArgs {
@@ -15,6 +17,7 @@ export interface WorkflowCallArgs {
 	name?: string;
 	resume?: string;
 	check?: boolean;
+	dryRun?: boolean;
 	background?: boolean;
 }
 
@@ -34,6 +37,7 @@ export function describeWorkflowCall(args: WorkflowCallArgs): string {
 		text = given ?? `inline script (${inline ?? "0 lines"})`;
 	}
 	if (args.check === true) text = `check of ${text}`;
+	else if (args.dryRun === true) text = `dry run of ${text}`;
 	if (args.background === true) text += " · background";
 	return text;
 }
@@ -49,7 +53,9 @@ export function renderWorkflowCall(args: WorkflowCallArgs, theme: Theme): Text {
 
 /** The result: a check's verdict, else the run's summary line, or its whole progress text when expanded. */
 export function renderWorkflowResult(
-	result: AgentToolResult<Partial<WorkflowProgressDetails> & Partial<WorkflowCheckDetails>>,
+	result: AgentToolResult<
+		Partial<WorkflowProgressDetails> & Partial<WorkflowCheckDetails> & Partial<WorkflowDryRunDetails>
+	>,
 	expanded: boolean,
 	theme: Theme,
 ): Text {
@@ -58,6 +64,12 @@ export function renderWorkflowResult(
 		const { ok, diagnostics } = details.check;
 		const text = ok && diagnostics.length === 0 ? "check: no problems" : `check: ${diagnostics.length} problem(s)`;
 		return new Text(theme.fg(ok ? "success" : "error", text), 0, 0);
+	}
+	if (details && "dryRun" in details && details.dryRun) {
+		const plan = details.dryRun;
+		const text = `dry run: ${plan.status}, ${plan.totals.agentCalls} agent call(s), widest fan-out ${plan.totals.widestFanOut}`;
+		if (expanded) return new Text(visibleText(dryRunPlanText(plan)), 0, 0);
+		return new Text(theme.fg(plan.status === "completed" ? "success" : "error", text), 0, 0);
 	}
 	if (!details?.envelope) return new Text(theme.fg("dim", "workflow: no details"), 0, 0);
 	if (expanded) return new Text(formatWorkflowProgress(details.envelope), 0, 0);

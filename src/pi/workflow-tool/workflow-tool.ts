@@ -27,6 +27,7 @@ import { ChildControls } from "../../children/controls.ts";
 import { type ModelTiers, parentModelRuntime, resolveModel } from "../../children/model.ts";
 import { type SessionTools, sessionToolsOf } from "../../children/session-tools.ts";
 import type { WorktreePlaceSource } from "../../children/worktree.ts";
+import { WorkflowError } from "../../errors.ts";
 import { recordedCostBudget, recordRaises } from "../../host/cost-cap.ts";
 import { RunRegistry } from "../../host/registry.ts";
 import { createWorkflowResolver, resolveScriptSource, type SavedWorkflow } from "../../host/script-source.ts";
@@ -44,6 +45,7 @@ import { endToolCall } from "./call-result.ts";
 import { type WorkflowCheckDetails, workflowCheckResult } from "./check-result.ts";
 import { piCostCap } from "./cost-cap-question.ts";
 import { WORKFLOW_GUIDELINES, workflowToolDescription } from "./description.ts";
+import { dryRunOnly, type WorkflowDryRunDetails } from "./dry-run-result.ts";
 import { sessionChildModel, tuiFanOutConfirm } from "./fan-out-question.ts";
 import { renderWorkflowCall, renderWorkflowResult } from "./render.ts";
 import { scriptToolsOf } from "./step-tools.ts";
@@ -87,6 +89,15 @@ const parameters = Type.Object({
 				"Only check the script: every problem with line:column, the fix and a code frame; starts nothing and records no run",
 		}),
 	),
+	dryRun: Type.Optional(
+		Type.Boolean({
+			description:
+				"Run with no model: made-up answers, read-only tools only, nothing recorded; returns the plan (calls, fan-out, tools, questions, warnings)",
+		}),
+	),
+	answers: Type.Optional(
+		Type.Unknown({ description: 'With dryRun: ask() answers, { question: answer } or in order ["yes", …]' }),
+	),
 	resume: Type.Optional(
 		Type.String({
 			description:
@@ -104,10 +115,11 @@ const parameters = Type.Object({
 
 export type WorkflowToolParams = Static<typeof parameters>;
 
-/** A run's progress, or (with `check: true`) the diagnostics of a check, which has none of a run's fields. */
+/** A run's progress, or the diagnostics of a check (`check: true`) or a dry run's plan, which have none of a run's fields. */
 export type WorkflowToolDetails =
 	| WorkflowProgressDetails
-	| (WorkflowCheckDetails & { [K in keyof WorkflowProgressDetails]?: undefined });
+	| (WorkflowCheckDetails & { [K in keyof WorkflowProgressDetails]?: undefined })
+	| (WorkflowDryRunDetails & { [K in keyof WorkflowProgressDetails]?: undefined });
 
 /** What a runner is built from for one call. */
 export interface RunnerSetup {
@@ -206,6 +218,28 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 	return {
 		async start(params, caller) {
 			if (params.check === true) return checkOnly(params, caller.ctx, agentDir);
+			if (params.resume === undefined && params.answers !== undefined && params.dryRun !== true) {
+				throw new WorkflowError(
+					"ask_answer_invalid",
+					"`answers` answers a dry run's questions: give it with `dryRun: true`",
+				);
+			}
+			if (params.dryRun === true) {
+				if (params.resume !== undefined) {
+					throw new WorkflowError(
+						"run_not_resumable",
+						"`dryRun` runs a script, not a run: leave out `resume` and give the script (script, path or name)",
+					);
+				}
+				const childModel = options.defaults?.().childModel?.reference;
+				return dryRunOnly({
+					params,
+					ctx: caller.ctx,
+					agentDir,
+					...(caller.scriptTools ? { scriptTools: caller.scriptTools } : {}),
+					...(childModel ? { childModel } : {}),
+				});
+			}
 			// A resume holds the run's lock from here on: the run lets go of it when it ends.
 			const start = await startDurableRun({
 				cwd: caller.ctx.cwd,

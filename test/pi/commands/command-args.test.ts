@@ -3,7 +3,13 @@
  * and comma lists converted, the errors with the usage, the required ones missing, and the completions.
  */
 import { describe, expect, it } from "vitest";
-import { argCompletions, commandUsage, missingArgs, parseCommandArgs } from "../../../src/host/command-args.ts";
+import {
+	argCompletions,
+	commandUsage,
+	missingArgs,
+	parseCommandArgs,
+	takeDryRunFlag,
+} from "../../../src/host/command-args.ts";
 import type { WorkflowMeta } from "../../../src/runtime/core/types.ts";
 
 const META: WorkflowMeta = {
@@ -150,5 +156,15 @@ describe("argCompletions()", () => {
 		expect(argCompletions("dryRun=t", META)).toEqual([{ value: "dryRun=true", label: "true" }]);
 		expect(argCompletions('{"target":', META)).toBeNull();
 		expect(argCompletions("zzz", META)).toBeNull();
+	});
+});
+
+describe("takeDryRunFlag()", () => {
+	it("takes --dry-run as a word anywhere, and leaves it inside JSON strings and longer words", () => {
+		expect(takeDryRunFlag("target=src --dry-run")).toEqual({ dryRun: true, text: "target=src" });
+		expect(takeDryRunFlag("--dry-run target=src")).toEqual({ dryRun: true, text: "target=src" });
+		expect(takeDryRunFlag("--dry-run")).toEqual({ dryRun: true, text: "" });
+		expect(takeDryRunFlag('{"target":"--dry-run"}')).toEqual({ dryRun: false, text: '{"target":"--dry-run"}' });
+		expect(takeDryRunFlag("target=src --dry-runs")).toEqual({ dryRun: false, text: "target=src --dry-runs" });
 	});
 });

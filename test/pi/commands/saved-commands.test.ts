@@ -4,7 +4,7 @@
  * in the background whose completion message goes to `notify`, a missing argument asked for where there are
  * dialogs and the usage elsewhere, `/workflows run` for a clashing name, and a bundled workflow run by name.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -213,6 +213,24 @@ describe("saved workflows as commands", () => {
 		expect(messages[0]?.content).toContain('"answer": "said alpha"');
 		expect(messages[0]?.content).toContain('"times": 2');
 		expect(fake.requests.map((request) => request.prompt)).toEqual(["echo alpha"]);
+	});
+
+	it("/name … --dry-run shows the plan at once: no runner is asked, nothing is recorded, no args asked for", async () => {
+		save("echo.js", ECHO);
+		const { ctx, shown, asked } = commandContext(cwd, "tui");
+		await runSavedWorkflow("echo-args", "word=alpha --dry-run", ctx, options);
+		expect(shown).toHaveLength(1);
+		expect(shown[0]?.level).toBe("info");
+		expect(shown[0]?.text).toContain("Dry run of echo-args: no model was called, no file written, nothing recorded.");
+		expect(shown[0]?.text).toContain("Totals: 1 agent call, widest fan-out 1");
+		expect(shown[0]?.text).toContain("Returns: { answer: string, times: number }");
+		const bare = commandContext(cwd, "json");
+		await runSavedWorkflow("echo-args", "--dry-run", bare.ctx, options);
+		expect(bare.shown[0]?.text).toContain("No args were given: the run used a sample value of the meta.args schema:");
+		expect(asked).toEqual([]);
+		expect(fake.requests).toEqual([]);
+		expect(messages).toEqual([]);
+		expect(readdirSync(agentDir)).toEqual([]);
 	});
 
 	it("a missing required argument: asked for with a dialog where there is one, then the run starts", async () => {

@@ -1,0 +1,67 @@
+/** A dry run's plan as a person reads it: phases in order, totals, the returned shape, warnings. */
+import { NO_PHASE, type WorkflowDryPhase, type WorkflowDryRunPlan } from "./plan.ts";
+
+/** Said where a call names no model and the host has none to name (no credentials, or none was asked). */
+export const DEFAULT_MODEL_TEXT = "(no model: would use pi's default)";
+
+export function dryRunPlanText(plan: WorkflowDryRunPlan): string {
+	const lines = [`Dry run of ${plan.workflow}: no model was called, no file written, nothing recorded.`];
+	if (plan.args === "sampled") {
+		lines.push(
+			"No args were given: the run used a sample value of the meta.args schema:",
+			`  ${JSON.stringify(plan.sampledArgs).slice(0, 300)}`,
+		);
+	}
+	lines.push("", "Phases:");
+	plan.phases.forEach((phase, i) => {
+		lines.push(`  ${i + 1}. ${phase.name}`, ...phaseLines(phase, plan));
+	});
+	if (plan.phases.length === 0) lines.push("  (none)");
+	const t = plan.totals;
+	lines.push(
+		"",
+		`Totals: ${plural(t.agentCalls, "agent call")}, widest fan-out ${t.widestFanOut}, ${plural(t.toolsRun + t.toolsFenced, "tool step")} (${t.toolsRun} run, ${t.toolsFenced} fenced), ${plural(t.questions, "question")}`,
+	);
+	if (t.worktreeCalls > 0) {
+		lines.push(
+			`${plural(t.worktreeCalls, "call")} with isolation "worktree": a real run gives each a git worktree and branch; this one made none`,
+		);
+	}
+	for (const question of plan.questions) {
+		lines.push(
+			`Question #${question.index + 1}: ${question.question} → ${question.answer ?? "(no answer)"}${question.source ? ` (${question.source})` : ""}`,
+		);
+	}
+	if (plan.returns !== undefined) lines.push(`Returns: ${plan.returns}`);
+	if (plan.status !== "completed") {
+		lines.push(`The run ${plan.status}${plan.error ? ` (${plan.error.code}): ${plan.error.message}` : ""}`);
+	}
+	if (plan.warnings.length > 0) {
+		lines.push("", "Warnings a real run would give:", ...plan.warnings.map((w) => `  - ${w}`));
+	}
+	return lines.join("\n");
+}
+
+function phaseLines(phase: WorkflowDryPhase, plan: WorkflowDryRunPlan): string[] {
+	const lines: string[] = [];
+	if (phase.agentCalls > 0) {
+		const models = phase.models.map((m) => (m === "" ? DEFAULT_MODEL_TEXT : m)).join(", ");
+		lines.push(
+			`     ${plural(phase.agentCalls, "agent call")}, widest fan-out ${phase.widestFanOut}; ${phase.agentTypes.join(", ")} on ${models}`,
+		);
+	}
+	if (phase.toolsRun + phase.toolsFenced > 0) {
+		const steps = plan.tools.filter((step) => (step.phase ?? NO_PHASE) === phase.name);
+		const names = (ran: boolean) => [...new Set(steps.filter((s) => s.ran === ran).map((s) => s.name))].join(", ");
+		const run = `${phase.toolsRun} run${phase.toolsRun > 0 ? ` (${names(true)})` : ""}`;
+		const fenced = `${phase.toolsFenced} fenced, not run${phase.toolsFenced > 0 ? ` (${names(false)})` : ""}`;
+		lines.push(`     ${plural(phase.toolsRun + phase.toolsFenced, "tool step")}: ${run}, ${fenced}`);
+	}
+	if (phase.questions > 0) lines.push(`     ${plural(phase.questions, "question")}`);
+	if (lines.length === 0) lines.push("     nothing to do");
+	return lines;
+}
+
+function plural(n: number, word: string): string {
+	return `${n} ${word}${n === 1 ? "" : "s"}`;
+}

@@ -1,0 +1,263 @@
+/**
+ * The plan of a dry run: what the script would do with real children, read from the run's progress events and from
+ * what its stand-ins were asked. Plain data (the `--json` of `pi-workflows run --dry-run`); plan-text.ts prints it.
+ */
+import type { SerializedWorkflowError } from "../../errors.ts";
+import type { WorkflowProgressEvent } from "../core/events.ts";
+import type { JsonValue, WorkflowFanOutInfo, WorkflowRunResult } from "../core/types.ts";
+import { valueShape } from "./shape.ts";
+import type { DryAnswerSource, DryRunnerCall } from "./stand-ins.ts";
+
+/** The phase of work done outside any `phase()`. */
+export const NO_PHASE = "(no phase)";
+
+/** One `agent()` call the run would make: what a cost estimate needs of it. */
+export interface WorkflowDryCall {
+	/** 0-based order of the call in the run. */
+	index: number;
+	phase?: string;
+	label: string;
+	agentType: string;
+	/** The model it names (agent file, call, tier, `meta.model`, or the host's default); absent: pi's default. */
+	model?: string;
+	/** Agents in flight together with this one (a `parallel()`/`pipeline()` burst), when more than one. */
+	fanOut?: number;
+	/** The call asked for a structured answer. */
+	schema?: boolean;
+	/** `isolation: "worktree"`: a real run makes a worktree and a branch; the dry run makes none. */
+	isolation?: "worktree";
+	/** The nested workflow that makes it, when not the top-level script. */
+	workflow?: string;
+}
+
+/** One `tool()` step: run for real (a read-only tool, or one lent on purpose) or fenced (a placeholder answered). */
+export interface WorkflowDryTool {
+	index: number;
+	name: string;
+	label: string;
+	phase?: string;
+	ran: boolean;
+	/** The step threw (an unknown tool, a limit): its code. */
+	failed?: string;
+}
+
+/** One `ask()` question and the answer the dry run gave. */
+export interface WorkflowDryQuestion {
+	index: number;
+	question: string;
+	phase?: string;
+	answer?: string;
+	source?: DryAnswerSource;
+}
+
+/** One phase, in the order the run started them. */
+export interface WorkflowDryPhase {
+	name: string;
+	agentCalls: number;
+	/** The most agents in flight together in this phase. */
+	widestFanOut: number;
+	agentTypes: string[];
+	/** Models named; "" stands for the host's default model. */
+	models: string[];
+	toolsRun: number;
+	toolsFenced: number;
+	questions: number;
+}
+
+/** What `dryRunWorkflowScript` and `pi-workflows run --dry-run --json` give. */
+export interface WorkflowDryRunPlan {
+	dryRun: true;
+	/** The script's `meta.name`. */
+	workflow: string;
+	/** How the dry run ended: a script that fails in its own code fails here too. */
+	status: WorkflowRunResult["status"];
+	error?: SerializedWorkflowError;
+	/** `sampled`: none were given, so a value the `meta.args` schema accepts was made up. */
+	args: "given" | "sampled" | "none";
+	/** The made-up args, when `args` is `sampled`: pass them to a real run to make the same calls. */
+	sampledArgs?: JsonValue;
+	phases: WorkflowDryPhase[];
+	calls: WorkflowDryCall[];
+	tools: WorkflowDryTool[];
+	questions: WorkflowDryQuestion[];
+	totals: {
+		agentCalls: number;
+		widestFanOut: number;
+		toolsRun: number;
+		toolsFenced: number;
+		questions: number;
+		worktreeCalls: number;
+	};
+	/** The shape of the value the script returned (types, not the made-up values). */
+	returns?: string;
+	/** Every warning the real run would give: the script's and the run's warnings, limits met, fan-outs asked about. */
+	warnings: string[];
+}
+
+/** Collects a dry run's plan while it runs: `onEvent` gets every progress event, `onFanOut` the fan-out question. */
+export class DryPlanRecorder {
+	readonly #calls = new Map<number, WorkflowDryCall>();
+	readonly #tools = new Map<number, WorkflowDryTool>();
+	readonly #questions = new Map<number, WorkflowDryQuestion>();
+	readonly #phases: string[] = [];
+	readonly #warnings: string[] = [];
+	readonly #fenced: ReadonlySet<string>;
+	/** Calls queued since the last one ended: one burst of a fan-out. */
+	#burst: WorkflowDryCall[] = [];
+
+	constructor(fenced: ReadonlySet<string>) {
+		this.#fenced = fenced;
+	}
+
+	onEvent(event: WorkflowProgressEvent): void {
+		switch (event.type) {
+			case "phase_start":
+				if (!this.#phases.includes(event.phase)) this.#phases.push(event.phase);
+				return;
+			case "agent_queued":
+				this.#queued(event);
+				return;
+			case "agent_finished":
+				this.#burst = [];
+				return;
+			case "agent_failed":
+				this.#burst = [];
+				if (event.skipped || event.thrown) this.#warnings.push(`\`${event.label}\`: ${event.error}`);
+				return;
+			case "log":
+				if (event.level !== "info") this.#warnings.push(event.message);
+				return;
+			case "tool_started":
+			case "tool_finished":
+			case "tool_failed":
+				this.#tool(event);
+				return;
+			case "ask_started":
+			case "ask_answered":
+			case "ask_failed":
+				this.#questions.set(event.index, {
+					...this.#questions.get(event.index),
+					index: event.index,
+					question: event.question,
+					...(event.phase ? { phase: event.phase } : {}),
+					...(event.type === "ask_answered" ? { answer: event.answer } : {}),
+				});
+				return;
+			default:
+				return;
+		}
+	}
+
+	/** The fan-out question a real run in pi's TUI would put: recorded, answered yes. */
+	onFanOut(info: WorkflowFanOutInfo): void {
+		const what = info.kind === "pipeline" ? `\`pipeline()\` of ${info.items} items` : `\`parallel()\``;
+		this.#warnings.push(
+			`${what} would start ${info.agents} agents at once, over the fan-out threshold: pi's TUI asks before starting them`,
+		);
+	}
+
+	#queued(event: Extract<WorkflowProgressEvent, { type: "agent_queued" }>): void {
+		const call: WorkflowDryCall = {
+			index: event.index,
+			...(event.phase ? { phase: event.phase } : {}),
+			label: event.label,
+			agentType: event.agentType,
+			...(event.hasSchema ? { schema: true } : {}),
+			...(event.workflow ? { workflow: event.workflow } : {}),
+		};
+		this.#calls.set(event.index, call);
+		this.#burst.push(call);
+		if (this.#burst.length > 1) for (const member of this.#burst) member.fanOut = this.#burst.length;
+	}
+
+	#tool(event: Extract<WorkflowProgressEvent, { type: "tool_started" | "tool_finished" | "tool_failed" }>): void {
+		const step: WorkflowDryTool = {
+			...this.#tools.get(event.index),
+			index: event.index,
+			name: event.name,
+			label: event.label,
+			...(event.phase ? { phase: event.phase } : {}),
+			ran: !this.#fenced.has(event.name),
+		};
+		if (event.type === "tool_failed") {
+			step.ran = false;
+			step.failed = event.code;
+			this.#warnings.push(`\`tool("${event.name}")\` (${event.label}): ${event.error}`);
+		}
+		this.#tools.set(event.index, step);
+	}
+
+	/** The plan, once the run ended. */
+	finish(
+		result: WorkflowRunResult,
+		context: {
+			runner: readonly DryRunnerCall[];
+			answers: ReadonlyMap<number, DryAnswerSource>;
+			args: WorkflowDryRunPlan["args"];
+			sampledArgs?: JsonValue;
+		},
+	): WorkflowDryRunPlan {
+		const byIndex = new Map(context.runner.map((call) => [call.request.index, call]));
+		const calls = [...this.#calls.values()].sort((a, b) => a.index - b.index);
+		for (const call of calls) {
+			const asked = byIndex.get(call.index);
+			if (asked?.model !== undefined) call.model = asked.model;
+			if (asked?.request.isolation) call.isolation = asked.request.isolation;
+		}
+		const tools = [...this.#tools.values()].sort((a, b) => a.index - b.index);
+		const questions = [...this.#questions.values()].sort((a, b) => a.index - b.index);
+		for (const question of questions) {
+			const source = context.answers.get(question.index);
+			if (source) question.source = source;
+		}
+		const phases = phasesOf(this.#phases, calls, tools, questions);
+		return {
+			dryRun: true,
+			workflow: result.meta?.name ?? "workflow",
+			status: result.status,
+			...(result.error ? { error: result.error } : {}),
+			args: context.args,
+			...(context.sampledArgs !== undefined ? { sampledArgs: context.sampledArgs } : {}),
+			phases,
+			calls,
+			tools,
+			questions,
+			totals: {
+				agentCalls: calls.length,
+				widestFanOut: Math.max(0, ...phases.map((p) => p.widestFanOut)),
+				toolsRun: tools.filter((t) => t.ran).length,
+				toolsFenced: tools.filter((t) => !t.ran).length,
+				questions: questions.length,
+				worktreeCalls: calls.filter((c) => c.isolation === "worktree").length,
+			},
+			...(result.value !== undefined ? { returns: valueShape(result.value as JsonValue) } : {}),
+			warnings: [...new Set(this.#warnings)],
+		};
+	}
+}
+
+function phasesOf(
+	started: readonly string[],
+	calls: readonly WorkflowDryCall[],
+	tools: readonly WorkflowDryTool[],
+	questions: readonly WorkflowDryQuestion[],
+): WorkflowDryPhase[] {
+	const names = [...started];
+	const unphased = [...calls, ...tools, ...questions].some((item) => item.phase === undefined);
+	if (unphased) names.unshift(NO_PHASE);
+	const inPhase = (name: string) => (item: { phase?: string }) => (item.phase ?? NO_PHASE) === name;
+	return names.map((name) => {
+		const own = calls.filter(inPhase(name));
+		const steps = tools.filter(inPhase(name));
+		return {
+			name,
+			agentCalls: own.length,
+			widestFanOut: Math.max(own.length > 0 ? 1 : 0, ...own.map((c) => c.fanOut ?? 1)),
+			agentTypes: [...new Set(own.map((c) => c.agentType))],
+			models: [...new Set(own.map((c) => c.model ?? ""))],
+			toolsRun: steps.filter((t) => t.ran).length,
+			toolsFenced: steps.filter((t) => !t.ran).length,
+			questions: questions.filter(inPhase(name)).length,
+		};
+	});
+}

@@ -1,0 +1,108 @@
+/**
+ * A dry run: the real script in the real sandbox with every `agent()` answered without a model, `ask()` answered as
+ * a person who takes the defaults would, and only read-only tools run. Nothing is recorded (a dry run takes no
+ * journal and hands back no run id), so it is never offered for resume. Gives the run's result and its plan.
+ */
+import { basename } from "node:path";
+import type {
+	JsonSchema,
+	JsonValue,
+	WorkflowAgentRequest,
+	WorkflowRunOptions,
+	WorkflowRunResult,
+	WorkflowTool,
+} from "../core/types.ts";
+import { DryPlanRecorder, type WorkflowDryRunPlan } from "../dry/plan.ts";
+import { sampleFromSchema } from "../dry/sample.ts";
+import { createDryAsk, createDryRunner, type DryAnswers, dryTools } from "../dry/stand-ins.ts";
+import { parseWorkflowSource } from "../meta/read.ts";
+import { runWorkflowScript } from "./run.ts";
+
+/** Options of `dryRunWorkflowScript`: those of a real run but the runner, the journal and the questions' handlers. */
+export interface WorkflowDryRunOptions
+	extends Omit<WorkflowRunOptions, "agentRunner" | "journal" | "ask" | "confirmFanOut" | "runId" | "tools"> {
+	/**
+	 * The tools the host would lend a real run. `read`, `ls`, `grep` and `find` run for real; every other one gives
+	 * the script `[dry run] <name> was not run` (`details.dryRun: true`). Default: none.
+	 */
+	tools?: Readonly<Record<string, WorkflowTool>>;
+	/** Names of `tools` to run for real even though they may change things. Default: none. */
+	lendTools?: readonly string[];
+	/** Tool names answered with the placeholder although the host has no such tool (e.g. `bash` on a CLI without `--allow-tools`). Default: none. */
+	fenceTools?: readonly string[];
+	/** Answers to `ask()`, by question text or in order; the rest get their default, first choice or a placeholder. Default: none. */
+	answers?: DryAnswers;
+	/** The model a call would run on (agent file, call, tier, `meta.model`, host default); undefined: pi's default. Default: the call's own `model`, `tier` or `meta.model`. */
+	modelOf?: (request: WorkflowAgentRequest) => string | undefined;
+}
+
+/** What a dry run gives: the run's result (zero tokens, zero cost) and the plan of what a real run would do. */
+export interface WorkflowDryRun {
+	result: WorkflowRunResult;
+	plan: WorkflowDryRunPlan;
+}
+
+/** Runs `source` dry; never rejects for script faults (the plan says how the run ended). */
+export async function dryRunWorkflowScript(
+	source: string,
+	options: WorkflowDryRunOptions = {},
+): Promise<WorkflowDryRun> {
+	const { tools: hostTools, lendTools, fenceTools, answers, modelOf, onProgress, ...runOptions } = options;
+	const dry = createDryRunner(modelOf);
+	const asker = createDryAsk(answers);
+	const { tools, fenced } = dryTools(hostTools ?? {}, lendTools ?? [], fenceTools ?? []);
+	const recorder = new DryPlanRecorder(fenced);
+	const sampled = options.args === undefined ? sampledArgs(source, options.filename) : undefined;
+	const result = await runWorkflowScript(source, {
+		...runOptions,
+		...(sampled !== undefined ? { args: sampled } : {}),
+		agentRunner: dry.runner,
+		ask: asker.ask,
+		...(Object.keys(tools).length > 0 ? { tools } : {}),
+		confirmFanOut: async (info) => {
+			recorder.onFanOut(info);
+			return true;
+		},
+		onProgress: (event) => {
+			recorder.onEvent(event);
+			onProgress?.(event);
+		},
+	});
+	const args = options.args !== undefined ? "given" : sampled !== undefined ? "sampled" : "none";
+	const plan = recorder.finish(result, {
+		runner: dry.calls,
+		answers: asker.sources,
+		args,
+		...(sampled !== undefined ? { sampledArgs: sampled } : {}),
+	});
+	// A script that never started has no meta: its file names it.
+	if (!result.meta && options.filename) plan.workflow = basename(options.filename);
+	return { result, plan };
+}
+
+/**
+ * A value the script's `meta.args` schema accepts, with each top-level property's `default` where it has one (a
+ * script reads `args.x ?? default` and a sample would stand in for a real default); undefined when the script has no
+ * args schema or cannot be read.
+ */
+function sampledArgs(source: string, filename: string | undefined): JsonValue | undefined {
+	let schema: JsonSchema | undefined;
+	try {
+		schema = parseWorkflowSource(source, filename !== undefined ? { filename } : {}).meta.args;
+	} catch {
+		// The run itself reports a script it cannot read, with its position.
+		return undefined;
+	}
+	if (!schema) return undefined;
+	const value = sampleFromSchema(schema, { index: 0 });
+	const properties = schema.properties;
+	if (value === null || typeof value !== "object" || Array.isArray(value) || !isObject(properties)) return value;
+	for (const [name, property] of Object.entries(properties)) {
+		if (isObject(property) && property.default !== undefined) value[name] = property.default;
+	}
+	return value;
+}
+
+function isObject(value: JsonValue | undefined): value is { [key: string]: JsonValue } {
+	return value !== null && typeof value === "object" && !Array.isArray(value);
+}

@@ -1,0 +1,111 @@
+/**
+ * `workflow({ …, dryRun: true })`: the plan as text for the model and as data in the details, the session's read-only
+ * tools run and the others fenced, questions answered, and nothing started: no runner built, no run record.
+ */
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ExtensionToolContext } from "@earendil-works/pi-coding-agent";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createWorkflowTool } from "../../../src/pi/workflow-tool/workflow-tool.ts";
+import { createWorkflowQueue } from "../../../src/runtime/core/queue.ts";
+import type { WorkflowDryRunPlan } from "../../../src/runtime/index.ts";
+import { checkSandboxLeaks } from "../../helpers/sandbox-leaks.ts";
+
+checkSandboxLeaks();
+
+const SCRIPT = `export const meta = { name: "dry-tool", description: "lists, reviews, asks, writes" };
+phase("look");
+const listing = await tool("ls", { path: "." });
+phase("review");
+const reviews = await parallel(["a", "b", "c"].map((f) => () => agent("review " + f, { label: "review " + f, schema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } })));
+const go = await ask("Write the report?", { choices: ["yes", "no"] });
+if (go === "yes") await tool("write", { path: "report.md", content: "x" });
+return { listing: listing.output, reviews, go };`;
+
+describe("workflow tool, dry run", () => {
+	let cwd: string;
+	let agentDir: string;
+	let runsRoot: string;
+	let runnersBuilt: number;
+	let executed: string[];
+	let tool: ReturnType<typeof createWorkflowTool>;
+	const ctx = () =>
+		({
+			cwd,
+			mode: "print",
+			hasUI: false,
+			model: { provider: "faux", id: "faux-1" },
+			tools: [{ name: "ls" }, { name: "write" }],
+			executeTool: async (name: string) => {
+				executed.push(name);
+				return { isError: false, durationMs: 1, result: { content: [{ type: "text", text: "a.ts\nb.ts" }] } };
+			},
+		}) as unknown as ExtensionToolContext;
+
+	beforeEach(() => {
+		cwd = mkdtempSync(join(tmpdir(), "wf-dry-project-"));
+		agentDir = mkdtempSync(join(tmpdir(), "wf-dry-agent-"));
+		runsRoot = join(agentDir, "runs");
+		runnersBuilt = 0;
+		executed = [];
+		tool = createWorkflowTool({
+			queue: createWorkflowQueue(),
+			agentDir,
+			runsRoot,
+			createRunner: async () => {
+				runnersBuilt++;
+				throw new Error("a dry run builds no runner");
+			},
+		});
+	});
+	afterEach(() => {
+		rmSync(cwd, { recursive: true, force: true });
+		rmSync(agentDir, { recursive: true, force: true });
+	});
+
+	it("returns the plan: text for the model, data in the details; only the read-only tool ran, nothing recorded", async () => {
+		const result = await tool.execute("d1", { script: SCRIPT, dryRun: true }, undefined, undefined, ctx());
+		const plan = (result.details as { dryRun: WorkflowDryRunPlan }).dryRun;
+		expect(plan.status).toBe("completed");
+		expect(plan.totals).toMatchObject({ agentCalls: 3, widestFanOut: 3, toolsRun: 1, toolsFenced: 1, questions: 1 });
+		expect(plan.calls.map((c) => [c.label, c.model, c.fanOut])).toEqual([
+			["review a", "faux/faux-1", 3],
+			["review b", "faux/faux-1", 3],
+			["review c", "faux/faux-1", 3],
+		]);
+		expect(plan.tools.map((t) => [t.name, t.ran])).toEqual([
+			["ls", true],
+			["write", false],
+		]);
+		expect(executed).toEqual(["ls"]);
+		const text = result.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+		expect(text).toContain("Dry run of dry-tool: no model was called, no file written, nothing recorded.");
+		expect(text).toContain("3 agent calls, widest fan-out 3; general-purpose on faux/faux-1");
+		expect(text).toContain("Question #1: Write the report? → yes (first choice)");
+		expect(runnersBuilt).toBe(0);
+		expect(existsSync(runsRoot) ? readdirSync(runsRoot, { recursive: true }) : []).toEqual([]);
+	});
+
+	it("takes answers, and refuses them without dryRun and dryRun with resume", async () => {
+		const result = await tool.execute(
+			"d2",
+			{ script: SCRIPT, dryRun: true, answers: ["no"] },
+			undefined,
+			undefined,
+			ctx(),
+		);
+		const plan = (result.details as { dryRun: WorkflowDryRunPlan }).dryRun;
+		expect(plan.questions).toEqual([
+			{ index: 0, question: "Write the report?", phase: "review", answer: "no", source: "given" },
+		]);
+		expect(plan.tools.map((t) => t.name)).toEqual(["ls"]);
+		await expect(
+			tool.execute("d3", { script: SCRIPT, answers: ["no"] }, undefined, undefined, ctx()),
+		).rejects.toThrow("`answers` answers a dry run's questions: give it with `dryRun: true`");
+		await expect(
+			tool.execute("d4", { resume: "wf-20261203-040000-abc123", dryRun: true }, undefined, undefined, ctx()),
+		).rejects.toThrow("`dryRun` runs a script, not a run");
+		expect(runnersBuilt).toBe(0);
+	});
+});

@@ -1,0 +1,180 @@
+/**
+ * A dry run of a script with a schema fan-out, a pipeline, questions and tool steps, in the real sandbox: the plan's
+ * counts, the answers each stand-in gave, and no side effect of any tool but the read-only ones.
+ */
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+	dryRunPlanText,
+	dryRunWorkflowScript,
+	shutdownSchemaWorker,
+	type WorkflowTool,
+} from "../../../src/runtime/index.ts";
+
+const SCRIPT = `
+export const meta = {
+	name: "plan-demo",
+	description: "Lists files, reviews each, asks, then fixes",
+	phases: [{ title: "find" }, { title: "review" }, { title: "fix" }],
+	args: { type: "object", properties: { dir: { type: "string" } }, required: ["dir"] },
+};
+phase("find");
+const listing = await tool("ls", { path: args.dir });
+const files = listing.output.split("\\n").filter(Boolean);
+phase("review");
+const REVIEW = {
+	type: "object",
+	properties: { severity: { enum: ["low", "high"] }, note: { type: "string", maxLength: 30 } },
+	required: ["severity", "note"],
+};
+const reviews = await parallel(files.map((f) => () => agent("review " + f, { label: "review " + f, schema: REVIEW, agentType: "reviewer", model: "anthropic/claude-haiku" })));
+const go = await ask("Fix the high ones?", { choices: ["yes", "no"] });
+const style = await ask("Which style?", { default: "terse" });
+const who = await ask("Who signs off?");
+phase("fix");
+const fixed = [];
+if (go === "yes") {
+	for (const [i, r] of reviews.entries()) {
+		if (r.severity !== "high") continue;
+		await tool("bash", { command: "touch fixed-" + i });
+		fixed.push(await agent("fix " + files[i], { label: "fix " + files[i], isolation: "worktree" }));
+	}
+}
+await tool("write", { path: "out.txt", content: "x" });
+return { files, reviews, fixed, style, who };
+`;
+
+let dir: string;
+beforeEach(() => {
+	dir = mkdtempSync(join(tmpdir(), "dry-run-"));
+	for (const name of ["a.ts", "b.ts", "c.ts", "d.ts"]) writeFileSync(join(dir, name), "x");
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => shutdownSchemaWorker());
+
+/** A real `ls` over the file system, and tools that would change it: a dry run must run only the first. */
+function hostTools(ran: string[]): Record<string, WorkflowTool> {
+	return {
+		ls: async (params) => {
+			ran.push("ls");
+			const path = (params as { path: string }).path;
+			return { output: readdirSync(join(dir, path)).sort().join("\n") };
+		},
+		bash: async () => {
+			ran.push("bash");
+			return { output: "" };
+		},
+	};
+}
+
+describe("dryRunWorkflowScript", () => {
+	it("runs the script with no model: read-only tools run, the rest fenced, questions answered, calls counted", async () => {
+		const ran: string[] = [];
+		const { result, plan } = await dryRunWorkflowScript(SCRIPT, {
+			cwd: dir,
+			args: { dir: "." },
+			tools: hostTools(ran),
+			fenceTools: ["write"],
+		});
+		expect(result.status).toBe("completed");
+		expect(result.usage.total).toBe(0);
+		expect(ran).toEqual(["ls"]);
+		expect(readdirSync(dir).sort()).toEqual(["a.ts", "b.ts", "c.ts", "d.ts"]);
+		// Four reviews (enums cycle: low, high, low, high), two high ones fixed, each after a fenced bash.
+		expect(plan.phases.map((p) => [p.name, p.agentCalls, p.widestFanOut, p.toolsRun, p.toolsFenced])).toEqual([
+			["find", 0, 0, 1, 0],
+			["review", 4, 4, 0, 0],
+			["fix", 2, 1, 0, 3],
+		]);
+		expect(plan.totals).toEqual({
+			agentCalls: 6,
+			widestFanOut: 4,
+			toolsRun: 1,
+			toolsFenced: 3,
+			questions: 3,
+			worktreeCalls: 2,
+		});
+		expect(plan.calls.slice(0, 4).map((c) => [c.label, c.agentType, c.model, c.fanOut, c.schema])).toEqual(
+			["a.ts", "b.ts", "c.ts", "d.ts"].map((f) => [`review ${f}`, "reviewer", "anthropic/claude-haiku", 4, true]),
+		);
+		expect(plan.calls.slice(4).map((c) => [c.label, c.phase, c.isolation, c.model, c.fanOut])).toEqual([
+			["fix b.ts", "fix", "worktree", undefined, undefined],
+			["fix d.ts", "fix", "worktree", undefined, undefined],
+		]);
+		expect(plan.questions.map((q) => [q.question, q.answer, q.source])).toEqual([
+			["Fix the high ones?", "yes", "first choice"],
+			["Which style?", "terse", "default"],
+			["Who signs off?", "[dry run] answer to question #3", "placeholder"],
+		]);
+		expect(plan.returns).toMatch(
+			/^\{ files: string\[4\], reviews: \{ severity: string, note: string \}\[4\], fixed: string\[2\]/,
+		);
+		expect(result.value).toMatchObject({ style: "terse" });
+		const text = dryRunPlanText(plan);
+		expect(text).toContain("  1. find\n     1 tool step: 1 run (ls), 0 fenced, not run\n");
+		expect(text).toContain(
+			"  3. fix\n     2 agent calls, widest fan-out 1; general-purpose on (no model: would use pi's default)\n     3 tool steps: 0 run, 3 fenced, not run (bash, write)\n",
+		);
+		expect(text).toContain(
+			'2 calls with isolation "worktree": a real run gives each a git worktree and branch; this one made none',
+		);
+	});
+
+	it("takes given answers by question text or in order", async () => {
+		const byText = await dryRunWorkflowScript(SCRIPT, {
+			cwd: dir,
+			args: { dir: "." },
+			tools: hostTools([]),
+			fenceTools: ["write"],
+			answers: { "Fix the high ones?": "no" },
+		});
+		expect(byText.plan.args).toBe("given");
+		expect(byText.plan.questions[0]).toMatchObject({ answer: "no", source: "given" });
+		expect(byText.plan.calls.filter((c) => c.phase === "fix")).toEqual([]);
+		const inOrder = await dryRunWorkflowScript(SCRIPT, {
+			cwd: dir,
+			args: { dir: "." },
+			tools: hostTools([]),
+			fenceTools: ["write"],
+			answers: ["no", "long", "Ann"],
+		});
+		expect(inOrder.plan.questions.map((q) => [q.answer, q.source])).toEqual([
+			["no", "given"],
+			["long", "given"],
+			["Ann", "given"],
+		]);
+	});
+
+	it("says what a real run would warn of: the fan-out question and the agent cap", async () => {
+		const { plan } = await dryRunWorkflowScript(
+			`export const meta = { name: "wide", description: "many at once" };
+			const out = await parallel(Array.from({ length: 6 }, (_, i) => () => agent("item " + i)));
+			return out.length;`,
+			{ cwd: dir, fanOutThreshold: 3, limits: { maxAgentCalls: 5 } },
+		);
+		expect(plan.warnings).toEqual([
+			"`parallel()` would start 6 agents at once, over the fan-out threshold: pi's TUI asks before starting them",
+			expect.stringContaining("parallel[5] failed: Agent call limit reached (5)."),
+		]);
+		expect(plan.totals.agentCalls).toBe(5);
+		const text = dryRunPlanText(plan);
+		expect(text).toContain("Warnings a real run would give:");
+		expect(text).toContain("(no model: would use pi's default)");
+	});
+
+	it("samples args from meta.args when none are given, each property with a default taking it", async () => {
+		const { result, plan } = await dryRunWorkflowScript(
+			`export const meta = { name: "needs-args", description: "reads its args", args: { type: "object", properties: { n: { type: "integer", minimum: 2 }, tag: { enum: ["x", "y"] }, mode: { type: "string", default: "fast" } }, required: ["n", "tag"] } };
+			return { n: args.n, tag: args.tag, mode: args.mode };`,
+			{ cwd: dir },
+		);
+		expect(plan.args).toBe("sampled");
+		expect(result.value).toEqual({ n: 2, tag: "x", mode: "fast" });
+		expect(plan.sampledArgs).toEqual({ n: 2, tag: "x", mode: "fast" });
+		expect(dryRunPlanText(plan)).toContain(
+			'No args were given: the run used a sample value of the meta.args schema:\n  {"n":2,"tag":"x","mode":"fast"}',
+		);
+	});
+});
