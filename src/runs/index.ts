@@ -18,6 +18,7 @@ export {
 	type EventLogWriter,
 	readEventLog,
 } from "./event-log.ts";
+export { readRunJournal } from "./journal.ts";
 export { defaultRunsRoot } from "./paths.ts";
 export {
 	DEFAULT_KEEP,
