@@ -238,6 +238,20 @@ describe("pi-workflows test --against <runId>", () => {
 		}
 	});
 
+	it("has its help, and refuses --save without a run", async () => {
+		const help = await cli(["test", "--help"]);
+		expect(help.code).toBe(0);
+		for (const flag of ["--against <runId>", "--save", "--args", "--value", "--json", "review.cassette.json"]) {
+			expect(help.stdout).toContain(flag);
+		}
+		expect((await cli(["--help"])).stdout).toContain("pi-workflows test <file|name> --against <runId>");
+		const save = await cli(["test", "review", "--save"]);
+		expect(save.code).toBe(2);
+		expect(save.stderr).toBe(
+			"pi-workflows: --save keeps a run as the script's cassette: name the run with --against <runId>\n",
+		);
+	});
+
 	it("says what to give when there is no run to test against", async () => {
 		const file = edited("Ship it?", "Ship it now?");
 		const result = await cli(["test", file]);
