@@ -107,7 +107,7 @@ async function runStarted(start: DurableStart, flags: RunFlags, ctx: CliContext)
  * The header, syntax, static pass and args, checked as the run would check them before its first agent, but before pi loads: a
  * script that cannot start is a mistake in what was given (exit 2, one line with its line:column), not a failed run.
  */
-async function checkBeforeStart(source: DurableSource): Promise<void> {
+export async function checkBeforeStart(source: DurableSource): Promise<void> {
 	let meta: WorkflowMeta;
 	try {
 		meta = prepareWorkflow(source.script, { filename: source.filename }).meta;

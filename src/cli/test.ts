@@ -11,6 +11,7 @@ import { BUNDLED_DIR, createWorkflowResolver } from "../host/script-source.ts";
 import { type FlagSpec, flagValue, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import { readArgs, readScript } from "./inputs.ts";
+import { checkBeforeStart } from "./run.ts";
 
 const TEST_FLAGS: readonly FlagSpec[] = [
 	{ name: "against", value: true },
@@ -51,6 +52,13 @@ export async function testCommand(argv: readonly string[], ctx: CliContext): Pro
 			`no run to test against: pass --against <runId> (pi-workflows runs lists them), or keep one beside the script with --against <runId> --save (it would be ${shown(ctx.cwd, cassettePath)})`,
 		);
 	}
+	const runArgs = scriptArgs !== undefined ? scriptArgs : cassette.args;
+	// A script that cannot start is a mistake in what was given (exit 2, file:line:column), as for `run`.
+	await checkBeforeStart({
+		script: script.source,
+		filename: script.filename,
+		...(runArgs !== undefined ? { args: runArgs } : {}),
+	});
 	if (save) {
 		await writeCassette(cassettePath, cassette);
 		ctx.stderr.write(`Saved run ${cassette.runId} as ${shown(ctx.cwd, cassettePath)}\n`);
@@ -62,7 +70,7 @@ export async function testCommand(argv: readonly string[], ctx: CliContext): Pro
 		cwd: ctx.cwd,
 		resolveWorkflow: createWorkflowResolver({ agentDir: ctx.agentDir }),
 		anyValue: args.flags.has("value"),
-		...(scriptArgs !== undefined ? { args: scriptArgs } : {}),
+		...(runArgs !== undefined ? { args: runArgs } : {}),
 	});
 	if (args.flags.has("json")) ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 	else ctx.stdout.write(reportText(report, shown(ctx.cwd, script.filename)));

@@ -115,7 +115,7 @@ export function explainAgentMiss(recorded: Recorded, request: WorkflowAgentReque
 		nearest,
 		...(then ? { nearestIndex: then.index } : {}),
 		differences: diffs,
-		answered: "answered as in a dry run",
+		answered: "It was answered as in a dry run.",
 	});
 }
 
@@ -134,14 +134,14 @@ export function explainToolMiss(recorded: Recorded, ref: ToolRef): ReplayDiverge
 		key: ref.key,
 		nearest,
 		differences: diffs,
-		answered: "the tool did not run; the script got a placeholder",
+		answered: "The tool did not run: the script got a placeholder.",
 	});
 }
 
 /** An `ask()` with no usable recorded answer: its recorded answer is no longer a choice, or the question changed. */
 export function explainAskMiss(recorded: Recorded, question: WorkflowQuestion): ReplayDivergence {
 	const own = recorded.get(question.key);
-	const answered = `answered ${JSON.stringify(question.default ?? question.choices?.[0] ?? "")} (its default, else its first choice)`;
+	const answered = `It was answered ${JSON.stringify(question.default ?? question.choices?.[0] ?? "")} (its default, else its first choice).`;
 	if (own?.kind === "answer") {
 		return divergence(recorded, {
 			kind: "ask",
@@ -175,6 +175,7 @@ interface DivergenceParts {
 	nearest: WorkflowJournalEntry | undefined;
 	nearestIndex?: number;
 	differences: string[];
+	/** How the script was answered instead, as a sentence. */
 	answered: string;
 }
 
@@ -204,7 +205,7 @@ function divergence(recorded: Recorded, parts: DivergenceParts): ReplayDivergenc
 				}
 			: {}),
 		differences: parts.differences,
-		explanation: `${call} has no recorded answer: ${why}. It was ${parts.answered}.`,
+		explanation: `${call} has no recorded answer: ${why}. ${parts.answered}`,
 	};
 }
 

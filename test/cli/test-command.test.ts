@@ -202,6 +202,28 @@ describe("pi-workflows test --against <runId>", () => {
 		expect(report.unusedRecorded).toEqual([]);
 	});
 
+	it("names a changed tool call's recorded one, and a new agent call as new; neither runs", async () => {
+		const report = await testWorkflowAgainstRun({
+			source: SCRIPT.replace('"echo checked"', '"echo checked twice"').replace(
+				"return {",
+				'const extra = await agent("Write a haiku about tests", { label: "haiku" });\nreturn { extra,',
+			),
+			filename: "review.js",
+			cwd: fx.dirs.cwd,
+			runsRoot: join(agentDir, "workflow-runs"),
+			runId,
+		});
+		expect(report.divergences.map((d) => d.explanation)).toEqual([
+			"tool() #0 `echo checked twice` has no recorded answer: the nearest recorded call, `echo checked`, its label was `echo checked` and is `echo checked twice`. The tool did not run: the script got a placeholder.",
+			"agent() #2 `haiku` has no recorded answer: the recorded run made no agent() call like it (a new call). It was answered as in a dry run.",
+		]);
+		expect(report.unusedRecorded).toEqual([]);
+		expect(report.value).toMatchObject({
+			check: '[replay test] tool("bash") did not run: the recorded run has no result for this call',
+		});
+		expect(fx.faux.requests.length).toBe(requestsAfterRecording);
+	});
+
 	it("answers a `replay: false` tool from the run too: it never runs under test", async () => {
 		const report = await testWorkflowAgainstRun({
 			source: SCRIPT.replace('{ command: "echo checked" })', '{ command: "echo checked" }, { replay: false })'),
@@ -250,6 +272,14 @@ describe("pi-workflows test --against <runId>", () => {
 		expect(save.stderr).toBe(
 			"pi-workflows: --save keeps a run as the script's cassette: name the run with --against <runId>\n",
 		);
+	});
+
+	it("refuses a script that cannot start as run does: exit 2, with its position", async () => {
+		const file = edited("const ship = await", "const ship = await await (");
+		const result = await cli(["test", file, "--against", runId]);
+		expect(result.code).toBe(2);
+		expect(result.stderr).toMatch(/^pi-workflows: \/.*edited-\w+\.js:4:\d+: /);
+		expect(result.stdout).toBe("");
 	});
 
 	it("says what to give when there is no run to test against", async () => {
