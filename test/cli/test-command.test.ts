@@ -18,6 +18,7 @@ import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { createRunnerFixture, type RunnerFixture } from "../children/runner-fixture.ts";
 import { fauxAssistantMessage } from "../helpers/faux.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
+import { runCommand } from "../helpers/spawn.ts";
 
 checkSandboxLeaks();
 
@@ -118,6 +119,26 @@ describe("pi-workflows test --against <runId>", () => {
 		);
 		expect(fx.faux.requests.length).toBe(requestsAfterRecording);
 		expect(runFiles()).toEqual(before);
+	});
+
+	it("runs as the bin with an empty HOME and no pi set-up: no model, no credentials", async () => {
+		const home = mkdtempSync(join(tmpdir(), "wf-test-cmd-home-"));
+		try {
+			const main = join(import.meta.dirname, "..", "..", "src", "cli", "main.ts");
+			const file = edited("in one line", "in one short line");
+			const result = await runCommand(process.execPath, [main, "test", file, "--against", runId, "--json"], {
+				cwd: fx.dirs.cwd,
+				env: { PATH: process.env.PATH ?? "", HOME: home, PI_CODING_AGENT_DIR: agentDir },
+				timeoutMs: 60_000,
+			});
+			expect(result.stderr).toBe("");
+			expect(result.code).toBe(1);
+			const report = JSON.parse(result.stdout);
+			expect(report.divergences.map((d: { label: string }) => d.label)).toEqual(["summarize"]);
+			expect(fx.faux.requests.length).toBe(requestsAfterRecording);
+		} finally {
+			rmSync(home, { recursive: true, force: true });
+		}
 	});
 
 	it("finds an edited prompt, and nothing else, with its diff", async () => {
