@@ -62,6 +62,11 @@ export async function testCommand(argv: readonly string[], ctx: CliContext): Pro
 	if (save) {
 		await writeCassette(cassettePath, cassette);
 		ctx.stderr.write(`Saved run ${cassette.runId} as ${shown(ctx.cwd, cassettePath)}\n`);
+		if (cassette.status !== "completed") {
+			ctx.stderr.write(
+				`Warning: run ${cassette.runId} ${cassette.status}: the cassette has no value to compare, so the test passes only with --value. Save a completed run to test the value too\n`,
+			);
+		}
 	}
 	const report = await testWorkflowAgainstRun({
 		source: script.source,

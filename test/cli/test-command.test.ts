@@ -14,7 +14,7 @@ import { runCli } from "../../src/cli/cli.ts";
 import { startDurableRun } from "../../src/host/start-run.ts";
 import { testWorkflowAgainstRun } from "../../src/index.ts";
 import { createWorkflowProgressTracker } from "../../src/progress/index.ts";
-import { runWorkflowScript } from "../../src/runtime/index.ts";
+import { runWorkflowScript, type WorkflowRunResult } from "../../src/runtime/index.ts";
 import { createRunnerFixture, type RunnerFixture } from "../children/runner-fixture.ts";
 import { fauxAssistantMessage } from "../helpers/faux.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
@@ -42,25 +42,16 @@ beforeAll(async () => {
 	agentDir = mkdtempSync(join(tmpdir(), "wf-test-cmd-agent-"));
 	fx.faux.route("List three notes", [fauxAssistantMessage("a, b, c")]);
 	fx.faux.route("Summarize the parser", [fauxAssistantMessage("The parser is fine.")]);
-	fx.dirs.write(".pi/workflows/review.js", SCRIPT);
-	const start = await startDurableRun({
-		cwd: fx.dirs.cwd,
-		runsRoot: join(agentDir, "workflow-runs"),
-		script: () => ({ source: SCRIPT, filename: join(fx.dirs.cwd, ".pi/workflows/review.js") }),
+	fx.faux.route("List two notes", [fauxAssistantMessage("two notes")]);
+	const recorded = await record("review", SCRIPT);
+	expect(recorded.result.status).toBe("completed");
+	expect(recorded.result.value).toEqual({
+		notes: "a, b, c",
+		summary: "The parser is fine.",
+		check: "checked",
+		ship: "yes",
 	});
-	const tracker = createWorkflowProgressTracker();
-	const result = await runWorkflowScript(SCRIPT, {
-		agentRunner: fx.runner(start.runner),
-		filename: start.source.filename,
-		cwd: fx.dirs.cwd,
-		tools: { bash: async () => ({ output: "checked\n" }) },
-		ask: () => "yes",
-		...start.runOptions((event) => tracker.updateFromProgressEvent(event)),
-	});
-	const outcome = await start.finish(result, tracker.complete(result).envelope);
-	expect(result.status).toBe("completed");
-	expect(result.value).toEqual({ notes: "a, b, c", summary: "The parser is fine.", check: "checked", ship: "yes" });
-	runId = outcome.runId ?? "";
+	runId = recorded.runId;
 	runDir = readdirSync(join(agentDir, "workflow-runs"))
 		.map((project) => join(agentDir, "workflow-runs", project, runId))
 		.find((dir) => readdirSync(dir, { withFileTypes: true }).length > 0) as string;
@@ -72,6 +63,27 @@ afterAll(() => {
 	fx?.teardown();
 	if (agentDir) rmSync(agentDir, { recursive: true, force: true });
 });
+
+/** Records one run of `source` (saved as `.pi/workflows/<name>.js`) with real children; resolves with its id. */
+async function record(name: string, source: string): Promise<{ runId: string; result: WorkflowRunResult }> {
+	const filename = fx.dirs.write(`.pi/workflows/${name}.js`, source);
+	const start = await startDurableRun({
+		cwd: fx.dirs.cwd,
+		runsRoot: join(agentDir, "workflow-runs"),
+		script: () => ({ source, filename }),
+	});
+	const tracker = createWorkflowProgressTracker();
+	const result = await runWorkflowScript(source, {
+		agentRunner: fx.runner(start.runner),
+		filename,
+		cwd: fx.dirs.cwd,
+		tools: { bash: async () => ({ output: "checked\n" }) },
+		ask: () => "yes",
+		...start.runOptions((event) => tracker.updateFromProgressEvent(event)),
+	});
+	const outcome = await start.finish(result, tracker.complete(result).envelope);
+	return { runId: outcome.runId ?? "", result };
+}
 
 /** Runs the command line in-process; the faux provider is not reachable from it (no extension, no model). */
 async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -301,6 +313,33 @@ describe("pi-workflows test --against <runId>", () => {
 		expect(result.code).toBe(2);
 		expect(result.stderr).toMatch(/^pi-workflows: \/.*edited-\w+\.js:4:\d+: /);
 		expect(result.stdout).toBe("");
+	});
+
+	it("a failed run: --save warns that it has no value, and only --value passes", async () => {
+		const failing = await record(
+			"shaky",
+			`export const meta = { name: "shaky", description: "fails unless told not to" };
+const notes = await agent("List two notes about the lexer", { label: "lexer notes" });
+if (args?.fail !== false) throw new Error("the check failed");
+return notes;`,
+		);
+		expect(failing.result.status).toBe("failed");
+		const requests = fx.faux.requests.length;
+		const saved = await cli(["test", "shaky", "--against", failing.runId, "--save", "--args", '{"fail":false}']);
+		expect(saved.stderr).toContain(
+			`Warning: run ${failing.runId} failed: the cassette has no value to compare, so the test passes only with --value.`,
+		);
+		expect(saved.code).toBe(1);
+		expect(saved.stdout).toContain(
+			'  value: "two notes"; the recorded run failed and has no value to compare (--value accepts any)\n',
+		);
+		const loose = await cli(["test", "shaky", "--args", '{"fail":false}', "--value"]);
+		expect(loose.code).toBe(0);
+		// Without --args, the recorded run's args: it fails again, as it did.
+		const asRecorded = await cli(["test", "shaky", "--value"]);
+		expect(asRecorded.code).toBe(1);
+		expect(asRecorded.stdout).toContain("  the script failed (script_error): ");
+		expect(fx.faux.requests.length).toBe(requests);
 	});
 
 	it("says what to give when there is no run to test against", async () => {
