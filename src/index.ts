@@ -15,6 +15,16 @@ export type {
 	WorkflowErrorStage,
 } from "./errors.ts";
 export { askUnavailableError, isWorkflowError, toolRefusedError, WorkflowError } from "./errors.ts";
+// Replay tests: a script run against a recorded run, every call answered from its journal
+export type { ReplayCassette } from "./host/cassette.ts";
+export { cassettePathFor, loadRunCassette, readCassette, writeCassette } from "./host/cassette.ts";
+export type {
+	ReplayDivergence,
+	ReplayTestOptions,
+	ReplayTestReport,
+	UnusedRecordedCall,
+} from "./host/replay-test.ts";
+export { testWorkflowAgainstRun } from "./host/replay-test.ts";
 // Progress: tracker, text, tool result
 export type {
 	WorkflowKeptBranch,

@@ -154,7 +154,7 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 		],
 	},
 	"index.ts": {
-		values: ["errors.ts", "sandbox", "runtime", "runtime/core", "progress", "runs", "report"],
+		values: ["errors.ts", "sandbox", "runtime", "runtime/core", "progress", "runs", "report", "host"],
 		types: ["authoring"],
 	},
 	"pi.ts": { values: ["pi", "progress", "agents", "children"] },

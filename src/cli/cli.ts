@@ -10,6 +10,7 @@ import { COMMAND_NAMES, helpText } from "./help.ts";
 import { reportCommand } from "./report.ts";
 import { resumeCommand, runCommand } from "./run.ts";
 import { runsCommand } from "./runs.ts";
+import { testCommand } from "./test.ts";
 import { workerCommand } from "./worker.ts";
 
 const COMMANDS: Record<string, (argv: readonly string[], ctx: CliContext) => Promise<number>> = {
@@ -19,6 +20,7 @@ const COMMANDS: Record<string, (argv: readonly string[], ctx: CliContext) => Pro
 	runs: runsCommand,
 	worker: workerCommand,
 	report: reportCommand,
+	test: testCommand,
 };
 
 /** Runs one command line; resolves with the exit code. */

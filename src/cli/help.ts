@@ -7,6 +7,9 @@ Usage:
   pi-workflows run <file|name> --dry-run   what a run would do, with no model, credentials or side effects
   pi-workflows resume <runId> [file]       re-run a failed or stopped run, replaying its finished agents
   pi-workflows check <file>                the authoring diagnostics, without running anything
+  pi-workflows test <file|name> --against <runId>
+                                           run the script with every call answered from a past run:
+                                           what diverges, at no cost (--save keeps it beside the script)
   pi-workflows runs [--json]               this project's runs, newest first, and the space they take
   pi-workflows runs <runId> [--json]       one run, and its children's conversation files
   pi-workflows runs --prune [--dry-run]    delete old run records (the newest 50 and the last 30 days stay)
@@ -14,9 +17,9 @@ Usage:
   pi-workflows worker --redis <url>        run other machines' workflow children from a Redis queue
   pi-workflows help [command]              this text, or a command's
 
-Exit codes: 0 completed (or check passed), 1 failed (or check found errors), 130 stopped (Ctrl-C),
+Exit codes: 0 completed (or check or test passed), 1 failed (or check or test found problems), 130 stopped (Ctrl-C),
 2 the command line is wrong (the message says what to change).
-run, resume and worker need pi (npm install @earendil-works/pi-coding-agent); help, check, runs and report do not.`;
+run, resume and worker need pi (npm install @earendil-works/pi-coding-agent); help, check, test, runs and report do not.`;
 
 const RUN_OPTIONS = `Options:
   --args <json|@file>      the script's args: inline JSON, or @path to a JSON file
@@ -125,6 +128,27 @@ in the run's folder (pi-workflows runs --json shows where runs live); -o, --out 
 --text prints a compact timeline instead: one line per call, a bar of --width characters (default 40) scaled to
 the run's length.`,
 	worker: WORKER,
+	test: `pi-workflows test <file|name> [--against <runId>] [--save] [--args <json|@file>] [--value] [--json]
+
+Runs the script as it is now with every agent(), tool() and ask() answered from a recorded run's journal: no
+child starts, no tool runs, no model or credentials are needed, and the recorded run is not written to. A call
+the run has no answer for is a divergence: it is named with the nearest recorded call and what differs (the
+prompt around its first difference, agent type, schema, model, thinking, tools, isolation, order) and answered
+as in a dry run (a sample of its schema, or a text naming it; a tool gets a placeholder, a question its default
+or first choice). A recorded call the script no longer makes is a divergence too.
+
+Options:
+  --against <runId>        the run to test against (pi-workflows runs lists this project's)
+  --save                   with --against: keep that run beside the script as <name>.cassette.json
+                           (.pi/workflows/review.js -> .pi/workflows/review.cassette.json), so the test
+                           outlives the run's record when pruning deletes it; commit it with the script
+  --args <json|@file>      the script's args (default: the recorded run's)
+  --value                  accept any value the script completes with (default: it must be the recorded one)
+  --json                   print { ok, runId, status, matched, divergences: [{ kind, index, label, key, nearest,
+                           differences, explanation }], unusedRecorded, value, recordedValue, valueMatches }
+
+Without --against, the cassette beside the script is used. Exit code 0 when every call matched, no recorded call
+was left unmade and the script completed with the recorded value (any, with --value); 1 otherwise.`,
 };
 
 /** The main help, or one command's; undefined for a command that does not exist. */

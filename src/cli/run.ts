@@ -130,7 +130,7 @@ async function runStarted(start: DurableStart, flags: RunFlags, ctx: CliContext)
  * The header, syntax, static pass and args, checked as the run would check them before its first agent, but before pi loads: a
  * script that cannot start is a mistake in what was given (exit 2, one line with its line:column), not a failed run.
  */
-async function checkBeforeStart(
+export async function checkBeforeStart(
 	source: Pick<DurableSource, "script" | "filename" | "args">,
 	dryRunning = false,
 ): Promise<void> {

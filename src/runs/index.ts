@@ -26,6 +26,7 @@ export {
 	type RunCostSample,
 	readCostHistory,
 } from "./history.ts";
+export { readRunJournal } from "./journal.ts";
 export { defaultRunsRoot } from "./paths.ts";
 export {
 	DEFAULT_KEEP,

@@ -18,6 +18,24 @@ interface Pending {
 	reject: (error: unknown) => void;
 }
 
+/**
+ * The entries of the journal at `path` (missing: none) and the lines it could not read, without opening it for
+ * writing: a torn last line stays as it is. For readers that must leave the run untouched (a replay test).
+ */
+export async function readRunJournal(
+	path: string,
+): Promise<{ entries: WorkflowJournalEntry[]; problems: JournalProblem[] }> {
+	let bytes: Buffer;
+	try {
+		bytes = await readFile(path);
+	} catch (error) {
+		if (errnoCode(error) !== "ENOENT") throw storeError(error, path, "read the journal");
+		bytes = Buffer.alloc(0);
+	}
+	const { entries, problems } = parseJournal(bytes);
+	return { entries: [...entries.values()], problems };
+}
+
 /** Loads the journal at `path` (missing: empty) and opens it for appending. */
 export async function openRunJournal(path: string, runId: string): Promise<RunJournal> {
 	let bytes: Buffer;

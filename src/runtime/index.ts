@@ -2,6 +2,7 @@
 
 export { SCHEMA_ATTEMPTS } from "./agent/call.ts";
 export { DEFAULT_AGENT_TYPE } from "./agent/options.ts";
+export { callIdentity, differences, nearestEntry, readIdentity } from "./agent/replay-miss.ts";
 export type { BudgetSnapshot } from "./core/budget.ts";
 export { usdText } from "./core/cost.ts";
 export type {
@@ -76,6 +77,7 @@ export type {
 	WorkflowToolResult,
 	WorkflowWorktree,
 } from "./core/types.ts";
+export { DRY_CHILD_PREFIX, dryAgentResult } from "./dry/answer.ts";
 export type {
 	WorkflowDryCall,
 	WorkflowDryPhase,

@@ -1,7 +1,7 @@
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { RunRecord } from "../../src/runs/index.ts";
+import { type RunRecord, readRunJournal } from "../../src/runs/index.ts";
 import type { WorkflowJournalEntry } from "../../src/runtime/index.ts";
 import { tempStore } from "./support.ts";
 
@@ -52,6 +52,21 @@ describe("record.journal()", () => {
 		expect(again.lookup("a")?.value).toBe("second");
 		expect(again.entries().map((e) => e.key)).toEqual(["b", "a"]);
 		await again.close();
+	});
+
+	it("readRunJournal reads entries and problems and leaves the file as it is, a torn last line included", async () => {
+		const record = await newRecord();
+		const journal = await record.journal();
+		await journal.record(entry("a"));
+		await journal.close();
+		const path = join(record.dir, "journal.jsonl");
+		appendFileSync(path, '{"key":"b","val');
+		const before = readFileSync(path);
+		const read = await readRunJournal(path);
+		expect(read.entries).toEqual([entry("a")]);
+		expect(read.problems).toEqual([expect.objectContaining({ line: 2, key: "b" })]);
+		expect(readFileSync(path)).toEqual(before);
+		expect(await readRunJournal(join(record.dir, "missing.jsonl"))).toEqual({ entries: [], problems: [] });
 	});
 
 	it("a torn last line (the writer died mid-line) is cut before the next record and reported with its key", async () => {

@@ -1,0 +1,112 @@
+/**
+ * A replay cassette: what a replay test needs of a run that happened (its args, how it ended, its value and its
+ * journal's entries), read from the run store or kept as a file beside a saved workflow
+ * (`review.js` → `review.cassette.json`), so the test outlives the run's record when retention prunes it.
+ */
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { errorMessage, WorkflowError } from "../errors.ts";
+import { createRunStore, readRunJournal } from "../runs/index.ts";
+import type { JsonValue, WorkflowJournalEntry } from "../runtime/core/types.ts";
+
+/** What a replay test answers calls from and compares the value with. */
+export interface ReplayCassette {
+	/** The format: 1. */
+	version: 1;
+	/** The run it was taken from. */
+	runId: string;
+	/** The workflow's `meta.name` in that run. */
+	name?: string;
+	/** The run's args: the test's args unless it is given others. */
+	args?: JsonValue;
+	/** How the run ended; `interrupted` when it has no snapshot (it crashed, or is still running). */
+	status: "completed" | "failed" | "stopped" | "interrupted";
+	/** The script's value, when the run completed with one. */
+	value?: JsonValue;
+	/** The journal's entries (agent answers, `tool()` results, `ask()` answers), in the order written. */
+	journal: WorkflowJournalEntry[];
+	/** Journal lines that could not be read when it was taken (`journal.jsonl:12: not JSON`). */
+	unreadable?: string[];
+}
+
+/** Where the cassette of the script `filename` lives: beside it, `<name>.cassette.json`. */
+export function cassettePathFor(filename: string): string {
+	return `${filename.replace(/\.js$/, "")}.cassette.json`;
+}
+
+/**
+ * The cassette of run `runId` of the project `cwd`, read from its record without opening anything for writing: the
+ * run's files are left as they are. Throws `run_not_found` / `run_id_invalid` as the store does.
+ */
+export async function loadRunCassette(options: {
+	cwd: string;
+	runId: string;
+	/** Where run records live. Default: `<agentDir>/workflow-runs`. */
+	runsRoot?: string;
+}): Promise<ReplayCassette> {
+	const store = createRunStore({ cwd: options.cwd, ...(options.runsRoot ? { root: options.runsRoot } : {}) });
+	const record = await store.open(options.runId);
+	const snapshot = await record.readSnapshot();
+	const { entries, problems } = await readRunJournal(join(record.dir, "journal.jsonl"));
+	const { info } = record;
+	return {
+		version: 1,
+		runId: record.id,
+		...(info.meta?.name ? { name: info.meta.name } : {}),
+		...(info.args !== undefined ? { args: info.args } : {}),
+		status: snapshot?.status ?? "interrupted",
+		...(snapshot?.status === "completed" && snapshot.value !== undefined ? { value: snapshot.value } : {}),
+		journal: entries,
+		...(problems.length > 0 ? { unreadable: problems.map((p) => `journal.jsonl:${p.line}: ${p.reason}`) } : {}),
+	};
+}
+
+/** Reads a cassette file; `run_store` saying what is wrong with it when it is not one. */
+export async function readCassette(path: string): Promise<ReplayCassette> {
+	let text: string;
+	try {
+		text = await readFile(path, "utf8");
+	} catch (error) {
+		throw cassetteError(path, `cannot be read (${errorMessage(error)})`);
+	}
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(text);
+	} catch (error) {
+		throw cassetteError(path, `is not JSON (${errorMessage(error)})`);
+	}
+	const problem = cassetteProblem(parsed);
+	if (problem) throw cassetteError(path, problem);
+	return parsed as ReplayCassette;
+}
+
+/** Writes `cassette` to `path` as readable JSON (one entry a line would hide nothing; tabs keep diffs small). */
+export async function writeCassette(path: string, cassette: ReplayCassette): Promise<void> {
+	await writeFile(path, `${JSON.stringify(cassette, null, "\t")}\n`);
+}
+
+const STATUSES = ["completed", "failed", "stopped", "interrupted"];
+
+function cassetteProblem(value: unknown): string | undefined {
+	if (typeof value !== "object" || value === null || Array.isArray(value)) return "is not a JSON object";
+	const c = value as Partial<Record<keyof ReplayCassette, unknown>>;
+	if (c.version !== 1) return `has version ${JSON.stringify(c.version)}; this version reads 1`;
+	if (typeof c.runId !== "string") return "has no `runId`";
+	if (typeof c.status !== "string" || !STATUSES.includes(c.status))
+		return `has no \`status\` (${STATUSES.join(", ")})`;
+	if (!Array.isArray(c.journal)) return "has no `journal` array";
+	const bad = c.journal.findIndex(
+		(entry: unknown) =>
+			typeof entry !== "object" || entry === null || typeof (entry as { key?: unknown }).key !== "string",
+	);
+	if (bad >= 0) return `has a journal entry without a string \`key\` (entry ${bad + 1})`;
+	return undefined;
+}
+
+function cassetteError(path: string, what: string): WorkflowError {
+	return new WorkflowError(
+		"run_store",
+		`The replay cassette ${path} ${what}. Save it again from a run: pi-workflows test <file|name> --against <runId> --save`,
+		{ details: { path } },
+	);
+}
