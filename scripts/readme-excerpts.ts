@@ -40,7 +40,9 @@ const updated = readme.replace(marked, (whole, body: string) => {
 });
 writeFileSync(readmePath, updated);
 if (missing.length > 0) {
-	console.error(`Excerpts in ${readmePath} with no match in ${renderPath} (update them by hand):\n${missing.join("\n")}`);
+	console.error(
+		`Excerpts in ${readmePath} with no match in ${renderPath} (update them by hand):\n${missing.join("\n")}`,
+	);
 	process.exit(1);
 }
 console.log(`updated the excerpts in ${readmePath} of ${renderPath}`);
