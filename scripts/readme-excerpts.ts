@@ -1,16 +1,16 @@
 /**
- * Brings the README's excerpts of docs/runs-render.txt up to date: each code block marked
+ * Brings docs/children.md's excerpts of docs/runs-render.txt up to date: each code block marked
  * `<!-- from docs/runs-render.txt -->` is replaced by the lines of the file that start and end as it does (run ids,
  * times and token counts aside) and are as many. `scripts/render-workflows.sh` runs it after writing the file;
  * test/e2e/runs-render.test.ts checks that every marked block is lines of the file.
- * Usage: node scripts/readme-excerpts.ts [render-file] [readme]
+ * Usage: node scripts/readme-excerpts.ts [render-file] [page]
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..");
 const renderPath = process.argv[2] ?? join(root, "docs", "runs-render.txt");
-const readmePath = process.argv[3] ?? join(root, "README.md");
+const readmePath = process.argv[3] ?? join(root, "docs", "children.md");
 const lines = readFileSync(renderPath, "utf8").split("\n");
 
 /** A line less what changes from one render to the next. */
@@ -40,7 +40,9 @@ const updated = readme.replace(marked, (whole, body: string) => {
 });
 writeFileSync(readmePath, updated);
 if (missing.length > 0) {
-	console.error(`README excerpts with no match in ${renderPath} (update them by hand):\n${missing.join("\n")}`);
+	console.error(
+		`Excerpts in ${readmePath} with no match in ${renderPath} (update them by hand):\n${missing.join("\n")}`,
+	);
 	process.exit(1);
 }
-console.log(`updated the README's excerpts of ${renderPath}`);
+console.log(`updated the excerpts in ${readmePath} of ${renderPath}`);

@@ -3,8 +3,8 @@
 # test/fixtures/faux-background-extension.ts, driven as a person would: start a background run, watch its widget,
 # open /workflows, its run menu and a child's actions, stop the run from its menu, resume it, leave its menu open
 # while it ends, and read the list once both have ended. test/e2e/runs-render.test.ts takes the same steps through
-# a pi session (no tmux) and checks that every dialog and message here is what pi shows now, and that the README's
-# excerpts are lines of this file: run this script again when that test says the file is out of date (it updates
+# a pi session (no tmux) and checks that every dialog and message here is what pi shows now, and that the excerpts in
+# docs/children.md are lines of this file: run this script again when that test says the file is out of date (it updates
 # those excerpts too, through scripts/readme-excerpts.ts).
 # Usage: scripts/render-workflows.sh [out-file]   (needs tmux; no network; about a minute)
 set -euo pipefail
@@ -96,7 +96,7 @@ until_shown '↑↓ navigate'
 section "/workflows after it ended" '^ *Workflow runs( ·|$)'
 tm send-keys -t render Escape
 echo "wrote $out"
-# The README's excerpts of the file, when it is the file the README quotes.
+# The excerpts of the file in docs/children.md, when it is the file that page quotes.
 if [ "$out" = "$repo/docs/runs-render.txt" ]; then
 	PATH="$repo/node_modules/.bin:$PATH" node "$repo/scripts/readme-excerpts.ts"
 fi

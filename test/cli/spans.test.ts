@@ -1,5 +1,5 @@
 /**
- * The CLI with an OpenTelemetry SDK loaded by `node --import` (as the README says to): a real run, children as pi
+ * The CLI with an OpenTelemetry SDK loaded by `node --import` (as docs/host-api.md says to): a real run, children as pi
  * sessions on the faux provider, from `src/cli/main.ts`; the SDK's batch processor would hold the spans past the
  * process's end, so they reach its exporter only because the CLI flushes before it exits. The run span carries the
  * record's id.

@@ -4,7 +4,7 @@
  * children answering when the test lets them), with a person's TUI that keeps each dialog open until answered,
  * and checks that every dialog, message and notice the file shows is what pi shows now: each is drawn with pi's
  * own components (its selector, its custom-message box) and compared with run ids, times, token counts and temp
- * paths left out (and sizes on disk). The README's excerpts marked as taken from the file must be lines of it.
+ * paths left out (and sizes on disk). The excerpts in docs/children.md marked as taken from the file must be lines of it.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -36,7 +36,8 @@ import { darkTheme } from "../progress/theme.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const DOC = readFileSync(join(ROOT, "docs", "runs-render.txt"), "utf8");
-const README = readFileSync(join(ROOT, "README.md"), "utf8");
+/** The docs page that quotes the file (its steering section). */
+const PAGE = readFileSync(join(ROOT, "docs", "children.md"), "utf8");
 /** The pane's width in the script. */
 const WIDTH = 110;
 const STALE =
@@ -167,11 +168,11 @@ describe("docs/runs-render.txt", () => {
 		rmSync(work, { recursive: true, force: true });
 	});
 
-	it("the README's excerpts from it are lines of it", () => {
-		const blocks = [...README.matchAll(/<!-- from docs\/runs-render\.txt -->\n```\n([\s\S]*?)```/g)];
+	it("the docs' excerpts from it are lines of it", () => {
+		const blocks = [...PAGE.matchAll(/<!-- from docs\/runs-render\.txt -->\n```\n([\s\S]*?)```/g)];
 		expect(blocks.length).toBeGreaterThanOrEqual(5);
 		for (const [, block = ""] of blocks)
-			expect(DOC, `a README excerpt is not in the file:\n${block}`).toContain(block);
+			expect(DOC, `an excerpt in docs/children.md is not in the file:\n${block}`).toContain(block);
 	});
 
 	it("shows what pi shows now, step by step as the script takes them", { timeout: 60_000 }, async () => {

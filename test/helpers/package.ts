@@ -11,7 +11,17 @@ import { runCommand } from "./spawn.ts";
 
 export const ROOT = join(import.meta.dirname, "..", "..");
 /** What a build and a pack need of the checkout. */
-const SOURCES = ["package.json", "tsconfig.json", "tsconfig.build.json", "src", "examples", "README.md", "SECURITY.md"];
+const SOURCES = [
+	"package.json",
+	"tsconfig.json",
+	"tsconfig.build.json",
+	"src",
+	"examples",
+	"skills",
+	"docs",
+	"README.md",
+	"SECURITY.md",
+];
 /** pi's packages and typebox: the peer dependencies a pi install provides. */
 export const PI_PEERS = [
 	"@earendil-works/pi-coding-agent",

@@ -1,5 +1,5 @@
 /**
- * How another extension embeds the progress UI (the README example, type-checked and run): a tool that runs a
+ * How another extension embeds the progress UI (the example in docs/host-api.md, type-checked and run): a tool that runs a
  * workflow with its own runner, streams partial results through `onUpdate`, and shows the widget under its own keys.
  */
 import type { ExtensionAPI, ExtensionToolContext } from "@earendil-works/pi-coding-agent";

@@ -1,7 +1,7 @@
 /**
  * Runs announce themselves to other extensions on pi's event bus (`pi.events`): `workflows:run_started`,
  * `workflows:agent_finished`, `workflows:tool_finished` and `workflows:run_ended`. A small stable contract
- * (README, "Events for other extensions"): plain JSON, fields only ever added. Announcements wait for the run's id
+ * (docs/host-api.md, "Events for other extensions"): plain JSON, fields only ever added. Announcements wait for the run's id
  * and keep their order; a listener that throws changes nothing in the run.
  */
 import type { WorkflowProgressEvent, WorkflowRunResult } from "../../runtime/index.ts";

@@ -4,6 +4,7 @@
  * session has) and the prompt guidelines. Bounded, because it is in every request: both lists are cut to a count
  * and a line length, and together to what fits in `MAX_DESCRIPTION_LINES`.
  */
+import { fileURLToPath } from "node:url";
 import type { AgentTypeConfig } from "../../agents/agent-fields.ts";
 import { commandArgs } from "../../host/command-args.ts";
 import type { SavedWorkflow } from "../../host/script-source.ts";
@@ -17,6 +18,12 @@ return found.filter((r) => r !== null).flatMap((r) => r.issues);`;
 
 const INTRO = `Run a JavaScript workflow script that orchestrates child agents, and wait for its result.
 The script starts with a literal header, then plain JavaScript (not TypeScript) with top-level await and return:`;
+
+/**
+ * The authoring skill this package ships (`pi.skills` of package.json), by its path on this machine: the same from
+ * src/ and dist/, and readable whether pi loaded the package's skills or only the extension (`pi -e`).
+ */
+export const AUTHORING_SKILL = fileURLToPath(new URL("../../../skills/writing-workflows/SKILL.md", import.meta.url));
 
 const BODY = `Globals: agent(prompt, { agent, label, phase, schema, model, fallbackModels, thinking, tools, timeoutMs,
 retries, isolation, stallMs }) → text, or the validated object with a schema (root type "object"); parallel([() => …]) → array in order
@@ -36,7 +43,8 @@ Without a schema an answer is text: give a schema to read fields. Return plain J
 Date.now(), new Date() and Math.random() are unavailable: pass timestamps in args. No imports, files or network.
 Every run has an id; workflow({ resume: id }) re-runs a failed or stopped run, replaying each agent call that
 already finished. To fix it first, edit the run's script file (workflow_runs status names it; change only what is
-wrong: a call replays only if its prompt and options are unchanged) and resume with path: that file.`;
+wrong: a call replays only if its prompt and options are unchanged) and resume with path: that file.
+Before writing a script, read the writing-workflows skill (dialect, common mistakes, patterns): ${AUTHORING_SKILL}`;
 
 /** Agent types listed with their line; the rest are named on one line. */
 export const MAX_LISTED_TYPES = 12;

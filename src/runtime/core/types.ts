@@ -376,7 +376,7 @@ export interface WorkflowRunOptions {
 	 * `askUnavailableError(reason)`, when nobody can answer here: `ask()` then gives the question's `default` or
 	 * throws `ask_unavailable` with that reason. `signal` fires when the answer is no longer wanted (the question's
 	 * `timeoutMs`, the script's end, a cancelled run): close the dialog then. The run's deadline stops while a question
-	 * is open and no `agent()` or `tool()` call is under way (README, "The run's deadline"). Default: none (every
+	 * is open and no `agent()` or `tool()` call is under way (docs/writing-scripts.md, "The run's deadline"). Default: none (every
 	 * `ask()` gives its default or throws `ask_unavailable`).
 	 */
 	ask?: WorkflowAskHandler;
