@@ -6,7 +6,7 @@
  */
 import type { ToolRef, WorkflowAgentCallRef } from "../runtime/core/events.ts";
 import type { WorkflowAgentRequest, WorkflowJournalEntry, WorkflowQuestion } from "../runtime/core/types.ts";
-import { callIdentity, differences, nearestEntry, readIdentity } from "../runtime/index.ts";
+import { callIdentity, differences, nearestEntry, readIdentity, similarity } from "../runtime/index.ts";
 
 /** A call of the script the recorded run has no answer for. */
 export interface ReplayDivergence {
@@ -216,21 +216,10 @@ function nearestByLabel(entries: WorkflowJournalEntry[], label: string): Workflo
 		if (typeof entry.label !== "string") continue;
 		// An ask line's label is its question cut short with "…": compare that much of the question.
 		const written = entry.label.replace(/…$/, "");
-		const score = entry.label === label ? 2 : alike(written, label.slice(0, Math.max(written.length, 1)));
+		const score = entry.label === label ? 2 : similarity(written, label.slice(0, Math.max(written.length, 1)));
 		if (score >= SIMILAR && (!best || score > best.score)) best = { entry, score };
 	}
 	return best?.entry;
-}
-
-/** Shared start and end over the longer text: 1 for equal texts. */
-function alike(a: string, b: string): number {
-	const longest = Math.max(a.length, b.length);
-	if (longest === 0) return 1;
-	let start = 0;
-	while (start < a.length && start < b.length && a[start] === b[start]) start++;
-	let end = 0;
-	while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end]) end++;
-	return (start + end) / longest;
 }
 
 /** The nested-workflow scope of a key: everything before its last "/" ("" at the top level). */

@@ -275,7 +275,7 @@ function promptDifference(recorded: WorkflowCallIdentity, now: WorkflowCallIdent
 }
 
 /** Shared start plus shared end over the longer text: 1 for equal texts, 0 for nothing in common at either end. */
-function similarity(a: string, b: string): number {
+export function similarity(a: string, b: string): number {
 	const longest = Math.max(a.length, b.length);
 	if (longest === 0) return 1;
 	let start = 0;
