@@ -31,8 +31,7 @@ retries, isolation, stallMs }) → text, or the validated object with a schema (
 stages; phase(name, { budget }?, fn?); log(message, data?); workflow(nameOrPath, args) (one level); args; cwd;
 sleep(ms); ask(question, { choices, default, timeoutMs }) → the person's answer (text): give a default, or pass it
 in args. budget: agentCalls, tokens, cost { limit, spent(), remaining() } in US dollars; past a phase's budget
-{ agentCalls, tokens, costUsd } or the run's tokens, agent() throws budget_exhausted; at the run's dollar cap the run
-parks and the person is asked to raise it (no one to ask: it stops, resumable).
+{ agentCalls, tokens, costUsd } or the run's tokens agent() throws budget_exhausted; the run's dollar cap parks the run.
 tool(name, params, { timeoutMs, label, phase, replay }) runs one of this session's tools (bash, read, …) without an
 agent, through its permission hooks → { output, isError, details? }; replay: false runs it again on resume (a gate).
 isolation: "worktree" gives a child its own git worktree of HEAD; what it changes is committed on a branch
