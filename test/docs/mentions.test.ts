@@ -13,12 +13,6 @@ import { createWorkflowTool } from "../../src/pi/workflow-tool/workflow-tool.ts"
 import { createWorkflowQueue } from "../../src/runtime/core/queue.ts";
 import { docPages, readPage } from "./pages.ts";
 
-/**
- * Named in the docs ahead of the code, by the dry-run and replay-test work under way: each must still be missing
- * from the code (the test says so once it is not, and the entry goes).
- */
-const ANNOUNCED = { commands: ["test"], runFlags: ["--dry-run", "--against"], toolParameters: ["dryRun"] };
-
 const pages = docPages().map((page) => ({ page, text: readPage(page) }));
 const all = pages.map(({ text }) => text).join("\n");
 
@@ -89,14 +83,10 @@ const actions = (runsTool.parameters.properties.action.anyOf as { const: string 
 describe("what the docs mention, against the code", () => {
 	it("every pi-workflows command a page shows exists, with flags its help lists", () => {
 		const wrong = commandMentions().flatMap(({ page, command, flags }) => {
-			if (ANNOUNCED.commands.includes(command)) return [];
 			const help = helpText(command);
 			if (help === undefined) return [`${page}: pi-workflows ${command}`];
 			const known = flagsOf(`${help}\n${helpText()}`);
-			const announced = command === "run" ? ANNOUNCED.runFlags : [];
-			return flags
-				.filter((flag) => !known.has(flag) && !announced.includes(flag))
-				.map((flag) => `${page}: ${command} ${flag}`);
+			return flags.filter((flag) => !known.has(flag)).map((flag) => `${page}: ${command} ${flag}`);
 		});
 		expect(wrong).toEqual([]);
 		expect(commandMentions().length).toBeGreaterThan(10);
@@ -110,8 +100,7 @@ describe("what the docs mention, against the code", () => {
 	});
 
 	it("every workflow({ … }) a page shows uses the tool's parameters", () => {
-		const known = new Set([...parameters, ...ANNOUNCED.toolParameters]);
-		expect(workflowCallKeys().filter(({ key }) => !known.has(key))).toEqual([]);
+		expect(workflowCallKeys().filter(({ key }) => !parameters.includes(key))).toEqual([]);
 		expect(workflowCallKeys().length).toBeGreaterThan(10);
 	});
 
@@ -125,11 +114,5 @@ describe("what the docs mention, against the code", () => {
 		expect(actions.length).toBeGreaterThan(5);
 		expect(shown.filter((action) => !actions.includes(action))).toEqual([]);
 		expect(actions.filter((action) => !shown.includes(action))).toEqual([]);
-	});
-
-	it("what the docs announce ahead of the code is still missing from it", () => {
-		expect(ANNOUNCED.commands.filter((command) => COMMAND_NAMES.includes(command))).toEqual([]);
-		expect(ANNOUNCED.runFlags.filter((flag) => flagsOf(helpText("run") ?? "").has(flag))).toEqual([]);
-		expect(ANNOUNCED.toolParameters.filter((name) => parameters.includes(name))).toEqual([]);
 	});
 });
