@@ -125,8 +125,8 @@ its path: the header, a timeline per session (a lane per agent call grouped by p
 by outcome, queued time apart, waits and questions as bands, log entries as marks), running children over time,
 tokens and cost by phase, why each call of a resume ran again, the census and the log. Default file: report.html
 in the run's folder (pi-workflows runs --json shows where runs live); -o, --out <file> writes it elsewhere.
---text prints a compact timeline instead: one line per call, a bar of --width characters (default 40) scaled to
-the run's length.`,
+--text prints a compact timeline instead: the header's figures, then per session how it ended and one line per
+call, a bar of --width characters (default 40) scaled to that session's length.`,
 	worker: WORKER,
 	test: `pi-workflows test <file|name> [--against <runId>] [--save] [--args <json|@file>] [--value] [--json]
 
