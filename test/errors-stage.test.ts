@@ -44,6 +44,8 @@ const BEFORE = {
 		"cancelled",
 		"timed_out",
 		"provider_limit",
+		// Added with the cap that parks the run: the stop it throws ends the script with this code, as provider_limit does.
+		"cost_cap",
 		"workflow_not_found",
 		"workflow_nesting",
 		"limit_workflows",
@@ -67,7 +69,7 @@ const sorted = (codes: Iterable<string>) => [...codes].sort();
 describe("error codes and their stages", () => {
 	it("gives every code exactly one known stage", () => {
 		const codes = Object.keys(ERROR_CODES) as WorkflowErrorCode[];
-		expect(codes.length).toBe(66);
+		expect(codes.length).toBe(67);
 		for (const code of codes) expect(STAGES, code).toContain(errorStage(code));
 		const byStage = STAGES.flatMap((stage) => [...codesOfStage(stage as never)]);
 		expect(sorted(byStage)).toEqual(sorted(codes));

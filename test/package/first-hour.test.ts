@@ -31,9 +31,9 @@ function copyTracked(): string {
 }
 
 /** The `npx pi-workflows …` lines of the README's command-line section. */
+/** The command lines the docs show first (docs/cli.md, which the README's map points to for the command line). */
 function readmeCliLines(): string[] {
-	const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-	const section = readme.slice(readme.indexOf("## The command line"));
+	const section = readFileSync(join(ROOT, "docs", "cli.md"), "utf8");
 	const block = section.slice(section.indexOf("```sh") + 5, section.indexOf("```", section.indexOf("```sh") + 5));
 	return block
 		.split("\n")
@@ -73,7 +73,7 @@ describe("after the README's set-up", () => {
 		expect(help.stdout).toContain("pi-workflows run <file|name>");
 	});
 
-	it("the README's command lines that need no model work: check and runs", async () => {
+	it("the docs' command lines that need no model work: check and runs", async () => {
 		const lines = readmeCliLines();
 		// `run` and `resume` need a model; `report` needs a run record.
 		const modelFree = lines.filter((line) => /^npx pi-workflows (check|runs)\b/.test(line));
