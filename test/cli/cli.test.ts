@@ -436,7 +436,9 @@ describe("pi-workflows run and ask()", () => {
 			expect(result.stdout).toMatch(
 				/\? Workflow capped-tty reached its cost cap\. Spent \$0\.\d+ of the <\$0\.0001 cap; about \$[\d.]+ more to finish \(estimate\)\./,
 			);
-			expect(result.stdout).toMatch(/New cap in US dollars such as \$0\.\d+ or \$0\.\d+, or "stop" \(default: stop\): 5/);
+			expect(result.stdout).toMatch(
+				/New cap in US dollars such as \$0\.\d+ or \$0\.\d+, or "stop" \(default: stop\): 5/,
+			);
 			expect(result.stdout).toContain(
 				'"child answered ONE",\r\n  "child answered TWO",\r\n  "child answered THREE"',
 			);

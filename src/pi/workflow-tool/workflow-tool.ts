@@ -94,7 +94,7 @@ const parameters = Type.Object({
 	dryRun: Type.Optional(
 		Type.Boolean({
 			description:
-				"Run with no model: made-up answers, read-only tools only, nothing recorded; returns the plan (calls, fan-out, tools, questions, warnings)",
+				"Run with no model: made-up answers, read-only tools only, nothing recorded; returns the plan (calls, fan-out, tools, questions, warnings) and the estimated cost with its basis",
 		}),
 	),
 	answers: Type.Optional(
@@ -110,7 +110,7 @@ const parameters = Type.Object({
 		Type.Number({
 			exclusiveMinimum: 0,
 			description:
-				"Cap in US dollars on what this run spends: at it no new child starts and the person is asked to raise it, else the run stops, resumable (replays cost nothing). On a resume: what it may spend more; omitted, the run's own cap holds",
+				"Cap in US dollars on what this run spends: at it no new child starts and the person is asked to raise it, else the run stops, resumable (replays cost nothing). A new run is estimated first; the result warns when the estimate is over the cap. On a resume: what it may spend more; omitted, the run's own cap holds",
 		}),
 	),
 });
