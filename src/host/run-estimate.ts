@@ -3,8 +3,10 @@
  * starts (`estimatePlannedRun`: a dry run's planned calls, the text and whether it is over the cap), and the question
  * before a large fan-out (`fanOutEstimate`: the agents about to start, labels unknown yet since a `parallel()` item
  * is a function until it runs; the rest of the run from this workflow's earlier complete runs, next to what it spent
- * so far; and the cap).
+ * so far; and the cap). Also the dry run's estimate (`estimateDryPlan`), the dry run a capped run makes first to have
+ * one (`estimateBeforeRun`), and the cap question's "about $Z more to finish" (`withEstimateMore`).
  */
+import { errorMessage } from "../errors.ts";
 import { createRunStore, readCostHistory } from "../runs/index.ts";
 import { usdText } from "../runtime/core/cost.ts";
 import type { WorkflowCostCapInfo, WorkflowFanOutInfo } from "../runtime/core/types.ts";
@@ -105,7 +107,7 @@ export async function estimateBeforeRun(
 		}
 		return { planned: await estimateDryPlan(plan, options) };
 	} catch (error) {
-		return { note: `no estimate before the run: its dry run could not run (${(error as Error).message})` };
+		return { note: `no estimate before the run: its dry run could not run (${errorMessage(error)})` };
 	}
 }
 
