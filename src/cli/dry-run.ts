@@ -5,8 +5,21 @@
  * `pi-workflows runs` and never resumed. Exit codes as a run's: 0 completed, 1 failed, 130 stopped.
  */
 import { errorMessage } from "../errors.ts";
+import {
+	type BeforeRunEstimate,
+	estimateBeforeRun,
+	estimateDryPlan,
+	type PlannedRunEstimate,
+	planWithEstimateText,
+} from "../host/run-estimate.ts";
 import { createWorkflowResolver } from "../host/script-source.ts";
-import { dryRunPlanText, dryRunWorkflowScript, type JsonValue, type WorkflowDryRunPlan } from "../runtime/index.ts";
+import {
+	dryRunPlanText,
+	dryRunWorkflowScript,
+	type JsonValue,
+	type WorkflowDryRunOptions,
+	type WorkflowDryRunPlan,
+} from "../runtime/index.ts";
 import type { CliContext } from "./context.ts";
 import type { RunFlags } from "./execute.ts";
 import type { CliScript } from "./inputs.ts";
@@ -24,10 +37,66 @@ export interface DryRunInput {
 /** The exit code of a stopped run, as for a command ended by Ctrl-C. */
 const EXIT_STOPPED = 130;
 
+/**
+ * The dry run, its plan printed with the estimate after it: per phase and in all, as a range, with its basis (this
+ * workflow's earlier runs, the project's, or pi-ai's built-in catalog price; no credentials needed). With `--json`,
+ * the plan's data and `estimate: { estimate, text, overCap? }`.
+ */
 export async function dryRun(input: DryRunInput, flags: RunFlags, ctx: CliContext): Promise<number> {
 	const pi = await dryPi(flags, ctx);
+	const { plan } = await dryRunWorkflowScript(input.script.source, dryOptions(input, flags, ctx, pi));
+	plan.warnings.push(...unlentTools(plan, flags.allowTools));
+	const planned = await estimateDryPlan(plan, {
+		cwd: ctx.cwd,
+		runsRoot: `${ctx.agentDir}/workflow-runs`,
+		...(pi ? { priceOf: pi.priceOf } : {}),
+		...(flags.maxCostUsd !== undefined ? { capUsd: flags.maxCostUsd } : {}),
+	}).catch((error: unknown) => {
+		ctx.stderr.write(`Note: no estimate: the run store could not be read (${errorMessage(error)})\n`);
+		return undefined;
+	});
+	ctx.stdout.write(
+		flags.json
+			? `${JSON.stringify(planned ? { ...plan, estimate: planned } : plan, null, 2)}\n`
+			: `${planWithEstimateText(dryRunPlanText(plan), planned)}\n`,
+	);
+	return plan.status === "completed" ? 0 : plan.status === "stopped" ? EXIT_STOPPED : 1;
+}
+
+/**
+ * Before a real run with `--max-cost`: a dry run of the same script and args (no model, nothing recorded, the run's
+ * own timeout) and its estimate; a warning on stderr when it is over the cap, a note when there is no estimate.
+ * The estimate is kept for the cap question's "about $Z more to finish".
+ */
+export async function warnOverCap(
+	input: DryRunInput,
+	flags: RunFlags & { maxCostUsd: number },
+	ctx: CliContext,
+): Promise<PlannedRunEstimate | undefined> {
+	const pi = await dryPi(flags, ctx, true);
+	const found: BeforeRunEstimate = await estimateBeforeRun(input.script.source, dryOptions(input, flags, ctx, pi), {
+		cwd: ctx.cwd,
+		runsRoot: `${ctx.agentDir}/workflow-runs`,
+		capUsd: flags.maxCostUsd,
+		...(pi ? { priceOf: pi.priceOf } : {}),
+	});
+	if (found.note) ctx.stderr.write(`Note: ${found.note}\n`);
+	if (found.planned?.overCap) {
+		ctx.stderr.write(
+			`Warning: ${found.planned.overCap} (${found.planned.text.split("\n").at(-1)}). The run starts; it stops at the cap${ctx.stdin?.isTTY ? " and asks for a higher one" : ", resumable"}.\n`,
+		);
+	}
+	return found.planned;
+}
+
+function dryOptions(
+	input: DryRunInput,
+	flags: RunFlags,
+	ctx: CliContext,
+	pi: DryPiSetup | undefined,
+): WorkflowDryRunOptions {
 	const { script } = input;
-	const { plan } = await dryRunWorkflowScript(script.source, {
+	return {
 		filename: script.filename,
 		cwd: ctx.cwd,
 		concurrency: flags.concurrency,
@@ -38,18 +107,19 @@ export async function dryRun(input: DryRunInput, flags: RunFlags, ctx: CliContex
 		...(input.answers !== undefined ? { answers: input.answers } : {}),
 		...(flags.timeoutMs !== undefined ? { timeoutMs: flags.timeoutMs } : {}),
 		...(flags.maxCostUsd !== undefined ? { budget: { costUsd: flags.maxCostUsd } } : {}),
-	});
-	plan.warnings.push(...unlentTools(plan, flags.allowTools));
-	ctx.stdout.write(flags.json ? `${JSON.stringify(plan, null, 2)}\n` : `${dryRunPlanText(plan)}\n`);
-	return plan.status === "completed" ? 0 : plan.status === "stopped" ? EXIT_STOPPED : 1;
+	};
 }
 
-/** pi's agent types, models and read-only tools; without pi the run goes on with none (and says so). */
-async function dryPi(flags: RunFlags, ctx: CliContext): Promise<DryPiSetup | undefined> {
+/**
+ * pi's agent types, models, catalog prices and read-only tools; without pi the run goes on with none (and says so).
+ * `quiet`: the run itself says what is wrong with pi, so the estimate before it does not say it too.
+ */
+async function dryPi(flags: RunFlags, ctx: CliContext, quiet = false): Promise<DryPiSetup | undefined> {
 	let host: typeof import("./pi-host.ts");
 	try {
 		host = await import("./pi-host.ts");
 	} catch (error) {
+		if (quiet) return undefined;
 		ctx.stderr.write(
 			`Note: pi did not load (${errorMessage(error)}): agent types are not checked and every tool() step is fenced\n`,
 		);
@@ -61,7 +131,7 @@ async function dryPi(flags: RunFlags, ctx: CliContext): Promise<DryPiSetup | und
 		...(flags.model !== undefined ? { model: flags.model } : {}),
 		...(flags.approve !== undefined ? { approve: flags.approve } : {}),
 	});
-	for (const warning of pi.warnings) ctx.stderr.write(`Warning: ${warning}\n`);
+	if (!quiet) for (const warning of pi.warnings) ctx.stderr.write(`Warning: ${warning}\n`);
 	return pi;
 }
 

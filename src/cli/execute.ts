@@ -5,6 +5,7 @@
  */
 
 import { recordedCostBudget, recordRaises } from "../host/cost-cap.ts";
+import { type PlannedRunEstimate, withEstimateMore } from "../host/run-estimate.ts";
 import { createWorkflowResolver } from "../host/script-source.ts";
 import type { DurableStart } from "../host/start-run.ts";
 import { createWorkflowProgressTracker } from "../progress/index.ts";
@@ -40,7 +41,14 @@ export interface RunFlags {
 /** The exit code of a stopped run, as for a command ended by Ctrl-C. */
 const EXIT_STOPPED = 130;
 
-export async function execute(start: DurableStart, flags: RunFlags, pi: PiSetup, ctx: CliContext): Promise<number> {
+/** `planned`: the estimate made before the run (`--max-cost`), for the cap question's "about $Z more to finish". */
+export async function execute(
+	start: DurableStart,
+	flags: RunFlags,
+	pi: PiSetup,
+	ctx: CliContext,
+	planned?: PlannedRunEstimate,
+): Promise<number> {
 	const { durable, source } = start;
 	const controller = new AbortController();
 	const tracker = createWorkflowProgressTracker();
@@ -63,7 +71,14 @@ export async function execute(start: DurableStart, flags: RunFlags, pi: PiSetup,
 	const ask = createTerminalAsk({ input: ctx.stdin, output: ctx.stderr, hold: () => view.hold(), onInterrupt: stop });
 	// The cap is the run's: a resume without --max-cost keeps the record's and counts what earlier sessions spent.
 	const budget = recordedCostBudget(durable, flags.maxCostUsd);
-	const onCostCap = createTerminalCostCap(ctx.stdin, ask, (line) => ctx.stderr.write(`${line}\n`));
+	const terminalCap = createTerminalCostCap(ctx.stdin, ask, (line) => ctx.stderr.write(`${line}\n`));
+	const onCostCap =
+		terminalCap &&
+		withEstimateMore(terminalCap, {
+			cwd: ctx.cwd,
+			runsRoot: `${ctx.agentDir}/workflow-runs`,
+			...(planned ? { planned } : {}),
+		});
 	let result: WorkflowRunResult;
 	try {
 		result = await runWorkflowScript(source.script, {

@@ -30,8 +30,10 @@ const RUN_OPTIONS = `Options:
                            (default: the workflows.modelTiers setting)
   --max-cost <usd>         cap in US dollars on what the run spends: at it no new child starts, running ones
                            finish, and on a terminal you are asked for a higher cap (Enter stops); without a
-                           terminal the run stops, resumable (exit 130). On resume: what it may spend more
-                           (default: the run's own cap, counting what earlier sessions spent)
+                           terminal the run stops, resumable (exit 130). A new run is estimated first (a dry
+                           run, no model) and warned about on stderr when the estimate is over the cap. On
+                           resume: what it may spend more (default: the run's own cap, counting what earlier
+                           sessions spent)
   --concurrency <n>        children running at once, 1-64 (default 4)
   --timeout <ms>           deadline for the whole run
   --max-provider-wait <ms> how long the run may wait in all for rate limits, overloads and usage limits
@@ -52,8 +54,11 @@ const RUN_OPTIONS = `Options:
                            schema accepts, else a text naming the call), read/ls/grep/find run, bash, edit and
                            write do not (the script gets "[dry run] <tool> was not run"); no credentials, session,
                            worktree or record. Prints the plan: phases, agent calls, widest fan-out, agent types
-                           and models, tool steps, questions, the returned shape, warnings (--json: as data).
-                           Without --args, args are sampled from meta.args. Not for resume
+                           and models, tool steps, questions, the returned shape, warnings, then the estimated
+                           cost per phase and in all, as a range with its basis (this workflow's earlier runs,
+                           the project's, or the model's catalog price), over --max-cost or not (--json: as data,
+                           the estimate under "estimate"). Without --args, args are sampled from meta.args. Not
+                           for resume
   --answers <json|@file>   a dry run's ask() answers: {"question": "answer"} or ["first", "second"]
                            (default: each question's default, else its first choice)
 

@@ -6,9 +6,12 @@
  */
 import { resolve } from "node:path";
 import type { Api, Model } from "@earendil-works/pi-ai";
+import { getBuiltinModel } from "@earendil-works/pi-ai/providers/all";
 import { createAgentSessionServices, resolveCliModel, SettingsManager } from "@earendil-works/pi-coding-agent";
+import type { ModelPrice } from "../host/estimate.ts";
 import {
 	builtInTools,
+	catalogPrice,
 	createPiAgentRunner,
 	listAvailableAgentTypes,
 	loadAgentTypes,
@@ -196,8 +199,15 @@ export interface DryPiSetup {
 	modelOf: (request: WorkflowAgentRequest) => string | undefined;
 	/** pi's read-only built-ins, run for real in the run's directory. */
 	readTools: Record<string, WorkflowTool>;
+	/** A model's price from pi-ai's built-in catalog, which needs no auth; undefined for a model it does not list. */
+	priceOf: (model: string) => ModelPrice | undefined;
 	warnings: string[];
 }
+
+/** pi-ai's built-in models as a registry for `catalogPrice`: no credentials, no models.json (its custom models go unpriced). */
+const BUILTIN_CATALOG = {
+	find: (provider: string, id: string) => getBuiltinModel(provider as never, id as never) as Model<Api> | undefined,
+};
 
 /**
  * The dry run's side of pi: the agent types (so an unknown one fails as it would), the models they name, and the
@@ -222,6 +232,7 @@ export function setUpDryPi(options: Pick<PiSetupOptions, "cwd" | "agentDir" | "m
 			return own ?? (request.tier !== undefined ? `tier ${request.tier}` : (request.defaultModel ?? fallback));
 		},
 		readTools: builtInTools(options.cwd, READ_ONLY_TOOLS),
+		priceOf: (model) => catalogPrice(BUILTIN_CATALOG, model),
 		warnings: types.warnings,
 	};
 }

@@ -15,7 +15,7 @@ import { validateArgs } from "../runtime/meta/read.ts";
 import { prepareWorkflow } from "../runtime/run/script-check.ts";
 import { dollarsFlag, type FlagSpec, flagValue, integerFlag, type ParsedArgs, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
-import { dryRun } from "./dry-run.ts";
+import { dryRun, warnOverCap } from "./dry-run.ts";
 import { execute, type RunFlags } from "./execute.ts";
 import { readAnswers, readArgs, readScript } from "./inputs.ts";
 import type { PiSetup } from "./pi-host.ts";
@@ -74,7 +74,7 @@ export async function runCommand(argv: readonly string[], ctx: CliContext): Prom
 		script: () => script,
 		...(givenArgs !== undefined ? { args: readArgs(givenArgs, ctx.cwd) } : {}),
 	});
-	return runStarted(start, flags, ctx);
+	return runStarted(start, flags, ctx, true);
 }
 
 export async function resumeCommand(argv: readonly string[], ctx: CliContext): Promise<number> {
@@ -109,13 +109,32 @@ function runsRoot(ctx: CliContext): string {
 	return `${ctx.agentDir}/workflow-runs`;
 }
 
-/** Checks the script as the run would, loads pi, and runs; a run that never started lets go of its record. */
-async function runStarted(start: DurableStart, flags: RunFlags, ctx: CliContext): Promise<number> {
+/**
+ * Checks the script as the run would, loads pi, and runs; a run that never started lets go of its record. A new run
+ * with `--max-cost` is estimated first (`estimateFirst`), and warned about when over its cap. A resume is not: its
+ * dry run would count again the calls the run already made.
+ */
+async function runStarted(
+	start: DurableStart,
+	flags: RunFlags,
+	ctx: CliContext,
+	estimateFirst = false,
+): Promise<number> {
 	try {
 		await checkBeforeStart(start.source);
+		const { maxCostUsd } = flags;
+		const { script, filename, args } = start.source;
+		const planned =
+			estimateFirst && maxCostUsd !== undefined
+				? await warnOverCap(
+						{ script: { source: script, filename }, ...(args !== undefined ? { args } : {}) },
+						{ ...flags, maxCostUsd },
+						ctx,
+					)
+				: undefined;
 		const pi = await setUp(flags, ctx, start.runner);
 		try {
-			return await execute(start, flags, pi, ctx);
+			return await execute(start, flags, pi, ctx, planned);
 		} finally {
 			await pi.close?.();
 		}

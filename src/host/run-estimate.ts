@@ -3,11 +3,15 @@
  * starts (`estimatePlannedRun`: a dry run's planned calls, the text and whether it is over the cap), and the question
  * before a large fan-out (`fanOutEstimate`: the agents about to start, labels unknown yet since a `parallel()` item
  * is a function until it runs; the rest of the run from this workflow's earlier complete runs, next to what it spent
- * so far; and the cap).
+ * so far; and the cap). Also the dry run's estimate (`estimateDryPlan`), the dry run a capped run makes first to have
+ * one (`estimateBeforeRun`), and the cap question's "about $Z more to finish" (`withEstimateMore`).
  */
+import { errorMessage } from "../errors.ts";
 import { createRunStore, readCostHistory } from "../runs/index.ts";
 import { usdText } from "../runtime/core/cost.ts";
-import type { WorkflowFanOutInfo } from "../runtime/core/types.ts";
+import type { WorkflowCostCapInfo, WorkflowFanOutInfo } from "../runtime/core/types.ts";
+import { dryRunWorkflowScript, type WorkflowDryRunOptions, type WorkflowDryRunPlan } from "../runtime/index.ts";
+import type { CostCapAsk } from "./cost-cap.ts";
 import {
 	basesText,
 	type EstimateSources,
@@ -55,6 +59,91 @@ export async function estimatePlannedRun(
 	const overCap =
 		estimate.total.unestimated < estimate.total.calls ? estimateOverCap(estimate.total.usd, capUsd) : undefined;
 	return { estimate, text: estimateText(estimate), ...(overCap ? { overCap } : {}) };
+}
+
+/** The estimate of what a dry run planned: its calls, priced for the workflow it ran (`plan.workflow`). */
+export function estimateDryPlan(
+	plan: WorkflowDryRunPlan,
+	options: EstimateStoreOptions & { capUsd?: number },
+): Promise<PlannedRunEstimate> {
+	const calls = plan.calls.map(({ phase, label, agentType, model }) => ({
+		...(phase !== undefined ? { phase } : {}),
+		label,
+		agentType,
+		...(model !== undefined ? { model } : {}),
+	}));
+	return estimatePlannedRun(calls, { ...options, workflow: plan.workflow });
+}
+
+/** A dry run's plan text with its estimate after it, and the warning when the estimate is over the cap. */
+export function planWithEstimateText(planText: string, planned: PlannedRunEstimate | undefined): string {
+	if (!planned) return planText;
+	const over = planned.overCap ? `\nWarning: ${planned.overCap}.` : "";
+	return `${planText}\n\n${planned.text}${over}`;
+}
+
+/** What `estimateBeforeRun` found: the estimate, or why there is none. */
+export interface BeforeRunEstimate {
+	planned?: PlannedRunEstimate;
+	/** Why the estimate was skipped (the dry run failed or stopped). */
+	note?: string;
+}
+
+/**
+ * The estimate of a real run about to start with a cap, from a dry run of the same script and args first (no model,
+ * nothing recorded; `dry` carries the run's own limits, so a script that loops stops as the run would). A dry run that
+ * does not complete gives no estimate, only a note saying why: its calls would be too few to go by.
+ */
+export async function estimateBeforeRun(
+	source: string,
+	dry: WorkflowDryRunOptions,
+	options: EstimateStoreOptions & { capUsd: number },
+): Promise<BeforeRunEstimate> {
+	try {
+		const { plan } = await dryRunWorkflowScript(source, dry);
+		if (plan.status !== "completed") {
+			const why = plan.error?.message ? `: ${plan.error.message}` : "";
+			return { note: `no estimate before the run: its dry run ${plan.status}${why}` };
+		}
+		return { planned: await estimateDryPlan(plan, options) };
+	} catch (error) {
+		return { note: `no estimate before the run: its dry run could not run (${errorMessage(error)})` };
+	}
+}
+
+/**
+ * `ask` with the cap question's "about $Z more to finish" filled in: the top of the estimate made before the run
+ * (`planned`) less what was spent, when there is one and it is not used up; else from this workflow's earlier
+ * complete runs (the top of the middle half of their totals, less what was spent); else left unknown.
+ */
+export function withEstimateMore(
+	ask: CostCapAsk,
+	options: EstimateStoreOptions & { planned?: PlannedRunEstimate },
+): CostCapAsk {
+	return async (info) => {
+		if (info.estimateMoreUsd !== undefined) return ask(info);
+		const more = await estimateMore(info, options).catch(() => undefined);
+		return ask(more !== undefined ? { ...info, estimateMoreUsd: more } : info);
+	};
+}
+
+async function estimateMore(
+	info: WorkflowCostCapInfo,
+	options: EstimateStoreOptions & { planned?: PlannedRunEstimate },
+): Promise<number | undefined> {
+	const { planned } = options;
+	if (planned && planned.estimate.total.unestimated < planned.estimate.total.calls) {
+		const left = planned.estimate.total.usd.high - info.spentUsd;
+		if (left > 0) return left;
+	}
+	const store = createRunStore({ cwd: options.cwd, root: options.runsRoot });
+	const history = await readCostHistory(store, options.runId !== undefined ? { exclude: options.runId } : {});
+	const totals = history.runs.flatMap((run) =>
+		run.workflow === info.workflow && run.usd !== undefined ? [run.usd] : [],
+	);
+	if (totals.length === 0) return undefined;
+	const left = middleHalf(totals).high - info.spentUsd;
+	return left > 0 ? left : undefined;
 }
 
 /** The estimate's sentences for `info`, from the project's run store; undefined when there is no basis. */

@@ -15,6 +15,7 @@ import { runCommand, type SpawnResult } from "../helpers/spawn.ts";
 const FAUX = join(ROOT, "test", "fixtures", "faux-provider-extension.ts");
 const EXAMPLE = join(ROOT, "examples", "workflows", "map-reduce-summary.js");
 const PI = ["-e", FAUX, "--model", "faux/faux-1"];
+const PRICED = ["-e", FAUX, "--model", "faux/faux-priced"];
 
 const dirs: string[] = [];
 let bin: string;
@@ -423,15 +424,21 @@ describe("pi-workflows run and ask()", () => {
 				"capped-tty.js",
 				'const out = [];\nfor (const w of ["one", "two", "three"]) out.push(await agent("echo " + w));\nreturn out;',
 			);
-			const command = [process.execPath, bin, "run", file, "-e", FAUX, "--model", "faux/faux-priced"]
-				.concat(["--max-cost", "0.000001"])
-				.join(" ");
+			// A priced call in the project's history: the estimate before the run, and so the question, price from it.
+			const earlier = await cli(["run", script("priced-once.js", 'return await agent("echo zero");'), ...PRICED]);
+			expect(earlier.code, earlier.stderr).toBe(0);
+			const command = [process.execPath, bin, "run", file, ...PRICED].concat(["--max-cost", "0.000001"]).join(" ");
 			const result = await onTerminal(command, 'or "stop" (default: stop): ', "5\r");
 			expect(result.code, result.stdout).toBe(0);
 			expect(result.stdout).toMatch(
-				/\? Workflow capped-tty reached its cost cap\. Spent \$0\.\d+ of the <\$0\.0001 cap; what the rest costs is not known\./,
+				/Warning: estimated \$[\d.–$]+, over the cap <\$0\.0001 \(Basis: project history: /,
 			);
-			expect(result.stdout).toMatch(/New cap in US dollars such as \$0\.\d+, or "stop" \(default: stop\): 5/);
+			expect(result.stdout).toMatch(
+				/\? Workflow capped-tty reached its cost cap\. Spent \$0\.\d+ of the <\$0\.0001 cap; about \$[\d.]+ more to finish \(estimate\)\./,
+			);
+			expect(result.stdout).toMatch(
+				/New cap in US dollars such as \$0\.\d+ or \$0\.\d+, or "stop" \(default: stop\): 5/,
+			);
 			expect(result.stdout).toContain(
 				'"child answered ONE",\r\n  "child answered TWO",\r\n  "child answered THREE"',
 			);
@@ -499,12 +506,16 @@ describe("pi-workflows run --dry-run (no credentials, no model)", () => {
 		);
 		expect(result.stdout).toContain("No args were given: the run used a sample value of the meta.args schema:\n  {");
 		expect(result.stdout).toContain(
-			"Phases:\n  1. review\n     3 agent calls, widest fan-out 3; general-purpose on (no model: would use pi's default)\n  2. dedupe\n     nothing to do\n  3. fix\n     4 agent calls, widest fan-out 4;",
+			"Phases:\n  1. review\n     3 agent calls, widest fan-out 3; general-purpose on (no model: would use pi's default)\n  2. dedupe\n     nothing to do\n  3. fix\n     3 agent calls, widest fan-out 3;",
 		);
 		expect(result.stdout).toContain(
-			"Totals: 8 agent calls, widest fan-out 4, 0 tool steps (0 run, 0 fenced), 0 questions",
+			"Totals: 7 agent calls, widest fan-out 3, 0 tool steps (0 run, 0 fenced), 0 questions",
 		);
 		expect(result.stdout).toContain("Returns: { target: string");
+		// No model named anywhere: the estimate says it has nothing to price with.
+		expect(result.stdout).toContain(
+			"Estimated cost (the middle half of what like calls cost): no estimate for 7 calls\n  phase review: no estimate for 3 calls\n  phase fix: no estimate for 3 calls\n  phase verify: no estimate for 1 call\nBasis: no estimate: no earlier calls like these and no model known",
+		);
 		expect(listTree(project)).toEqual(before);
 		expect([...listTree(home), ...listTree(agent)]).toEqual([]);
 	}, 120_000);
@@ -540,6 +551,68 @@ describe("pi-workflows run --dry-run (no credentials, no model)", () => {
 		expect(runs.code, runs.stderr).toBe(0);
 		expect(JSON.parse(runs.stdout)).toEqual([]);
 	}, 120_000);
+
+	it("prints the estimate after the plan: from pi-ai's catalog with no credentials, over the cap when it is", async () => {
+		const { run, home, agent } = bare();
+		const file = script(
+			"estimated-catalog.js",
+			'phase("plan");\nawait agent("plan it", { label: "planner" });\nphase("work");\nreturn await parallel(["a", "b"].map((w) => () => agent("do " + w, { label: "worker" })));',
+		);
+		const model = ["--model", "anthropic/claude-sonnet-4-5"];
+		const text = await run(["run", file, "--dry-run", ...model, "--max-cost", "0.01"]);
+		expect(text.code, text.stderr).toBe(0);
+		expect(text.stdout).toContain(
+			"\n\nEstimated cost (the middle half of what like calls cost): $0.14–$0.54, 33.0k–132.0k tokens for 3 calls\n  phase plan: $0.045–$0.18, 11.0k–44.0k tokens for 1 call\n  phase work: $0.09–$0.36, 22.0k–88.0k tokens for 2 calls\nBasis: catalog price of anthropic/claude-sonnet-4-5 ($3/$15 per million input/output tokens) × a default 20.0k input/2.0k output tokens per child, half to twice that (no history)",
+		);
+		expect(text.stdout.trimEnd()).toMatch(/\nWarning: estimated \$0\.14–\$0\.54, over the cap \$0\.01\.$/);
+		const json = await run(["run", file, "--dry-run", "--json", ...model]);
+		expect(json.code, json.stderr).toBe(0);
+		const { estimate } = JSON.parse(json.stdout);
+		expect(estimate.estimate.groups.map((group: { basis: { source: string } }) => group.basis.source)).toEqual([
+			"catalog",
+			"catalog",
+		]);
+		expect(estimate.overCap).toBeUndefined();
+		// A model pi-ai does not list: the basis says so.
+		const unknown = await run(["run", file, "--dry-run", "--model", "faux/faux-priced"]);
+		expect(unknown.stdout).toContain(
+			"Estimated cost (the middle half of what like calls cost): no estimate for 3 calls\n  phase plan: no estimate for 1 call\n  phase work: no estimate for 2 calls\nBasis: no estimate: no earlier calls like these and no price known for faux/faux-priced",
+		);
+		expect([...listTree(home), ...listTree(agent)]).toEqual([]);
+	}, 120_000);
+
+	it("with a run of the workflow in the store, the estimate names it; a capped run is warned of before its first child", async () => {
+		const { run } = bare();
+		const file = script(
+			"estimated.js",
+			'phase("plan");\nawait agent("echo plan", { label: "planner" });\nphase("work");\nreturn await parallel(["a", "b"].map((w) => () => agent("echo " + w, { label: "worker" })));',
+		);
+		const priced = ["-e", FAUX, "--model", "faux/faux-priced"];
+		const first = await run(["run", file, ...priced]);
+		expect(first.code, first.stderr).toBe(0);
+		const dry = await run(["run", file, "--dry-run", "--model", "faux/faux-priced", "--max-cost", "0.000001"]);
+		expect(dry.code, dry.stderr).toBe(0);
+		expect(dry.stdout).toMatch(
+			/\n\nEstimated cost \(the middle half of what like calls cost\): \$[\d.]+.* for 3 calls\n/,
+		);
+		expect(dry.stdout).toContain(
+			"Basis: 1 earlier call of workflow `estimated` (phase plan, label planner); 2 earlier calls of workflow `estimated` (phase work, label worker)",
+		);
+		expect(dry.stdout).toMatch(/\nWarning: estimated \$[\d.–$]+, over the cap <\$0\.0001\.\n$/);
+
+		const capped = await run(["run", file, ...priced, "--max-cost", "0.000001"]);
+		expect(capped.code, capped.stderr).toBe(130);
+		const warning = capped.stderr.search(
+			/Warning: estimated \$[\d.–$]+, over the cap <\$0\.0001 \(Basis: 1 earlier call of workflow `estimated`.*\)\. The run starts; it stops at the cap, resumable\./,
+		);
+		expect(warning, capped.stderr).toBeGreaterThanOrEqual(0);
+		// Said before the first child started.
+		expect(capped.stderr.search(/✓ planner/), capped.stderr).toBeGreaterThan(warning);
+		// No cap, no dry run first, no warning.
+		const uncapped = await run(["run", file, ...priced]);
+		expect(uncapped.code, uncapped.stderr).toBe(0);
+		expect(uncapped.stderr).not.toContain("Warning: estimated");
+	}, 180_000);
 
 	it("runs read-only tools for real, fences bash, takes --answers, and warns of tools a real run would not lend", async () => {
 		const { run } = bare();

@@ -1,51 +1,104 @@
 /**
  * `workflow({ …, dryRun: true })`: the script run with no model (made-up answers, the session's read-only tools
  * run, the others fenced, questions answered with their defaults), nothing recorded, no child session opened; the
- * model gets the plan's text and the details keep the plan's data.
+ * model gets the plan's text and the estimate after it (per phase and in all, with its basis: this workflow's
+ * earlier runs, the project's, or the model's catalog price), and the details keep the plan's data and the estimate.
  */
 import type { AgentToolResult, ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { listAvailableAgentTypes, loadAgentTypes, sessionTrust } from "../../agents/agent-types.ts";
+import {
+	type AgentTypeConfig,
+	listAvailableAgentTypes,
+	loadAgentTypes,
+	sessionTrust,
+} from "../../agents/agent-types.ts";
+import { catalogPrice } from "../../children/model.ts";
 import { WorkflowError } from "../../errors.ts";
+import { estimateDryPlan, type PlannedRunEstimate, planWithEstimateText } from "../../host/run-estimate.ts";
 import { createWorkflowResolver, resolveScriptSource } from "../../host/script-source.ts";
 import type { JsonValue, WorkflowTool } from "../../runtime/core/types.ts";
-import { dryRunPlanText, dryRunWorkflowScript, type WorkflowDryRunPlan } from "../../runtime/index.ts";
+import {
+	dryRunPlanText,
+	dryRunWorkflowScript,
+	type WorkflowDryRunOptions,
+	type WorkflowDryRunPlan,
+} from "../../runtime/index.ts";
 
-/** The details of a dry run: its plan. */
+/** The details of a dry run: its plan, and its estimate when the run store could be read. */
 export interface WorkflowDryRunDetails {
 	dryRun: WorkflowDryRunPlan;
+	estimate?: PlannedRunEstimate;
 }
 
 /** What a dry run takes from the call and the session. */
 export interface DryRunCall {
-	params: { script?: string; path?: string; name?: string; args?: unknown; answers?: unknown; timeoutMs?: number };
+	params: {
+		script?: string;
+		path?: string;
+		name?: string;
+		args?: unknown;
+		answers?: unknown;
+		timeoutMs?: number;
+		maxCostUsd?: number;
+	};
 	ctx: ExtensionContext;
 	agentDir: string;
+	/** Where run records live: the estimate's history. */
+	runsRoot: string;
 	/** The session's tools for `tool()`: the read-only ones run, the rest are fenced. */
 	scriptTools?: Record<string, WorkflowTool>;
 	/** The session's model for workflow children, when set. */
 	childModel?: string;
+	/** The cap a real run would have (`maxCostUsd`, else the session's default): the estimate says when it is over. */
+	capUsd?: number;
 }
 
 export async function dryRunOnly(call: DryRunCall): Promise<AgentToolResult<WorkflowDryRunDetails>> {
 	const { params, ctx, agentDir } = call;
 	const script = resolveScriptSource(params, { cwd: ctx.cwd, agentDir });
 	const types = loadAgentTypes({ cwd: ctx.cwd, agentDir, trust: sessionTrust(ctx) });
-	const fallback = call.childModel ?? (ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : undefined);
 	const { plan } = await dryRunWorkflowScript(script.source, {
+		...sessionDryOptions(ctx, agentDir, types.types, call.childModel, call.scriptTools),
 		filename: script.filename,
-		cwd: ctx.cwd,
-		agentTypes: listAvailableAgentTypes(types.types),
-		resolveWorkflow: createWorkflowResolver({ agentDir }),
-		modelOf: (request) =>
-			types.types.get(request.agentType)?.model ??
-			request.model ??
-			(request.tier !== undefined ? `tier ${request.tier}` : (request.defaultModel ?? fallback)),
-		...(call.scriptTools ? { tools: call.scriptTools } : {}),
 		...(params.args !== undefined ? { args: params.args as JsonValue } : {}),
 		...(params.answers !== undefined ? { answers: checkAnswers(params.answers) } : {}),
 		...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
 	});
-	return { content: [{ type: "text", text: dryRunPlanText(plan) }], details: { dryRun: plan } };
+	const capUsd = params.maxCostUsd ?? call.capUsd;
+	// An unreadable run store leaves the plan without its estimate, not the call without its plan.
+	const estimate = await estimateDryPlan(plan, {
+		cwd: ctx.cwd,
+		runsRoot: call.runsRoot,
+		priceOf: (model) => catalogPrice(ctx.modelRegistry, model),
+		...(capUsd !== undefined ? { capUsd } : {}),
+	}).catch(() => undefined);
+	return {
+		content: [{ type: "text", text: planWithEstimateText(dryRunPlanText(plan), estimate) }],
+		details: { dryRun: plan, ...(estimate ? { estimate } : {}) },
+	};
+}
+
+/**
+ * A dry run's options in a session: its agent types, the model each call would run on (agent file, call, tier,
+ * `meta.model`, the session's child model, the session's model), its tools.
+ */
+export function sessionDryOptions(
+	ctx: ExtensionContext,
+	agentDir: string,
+	types: ReadonlyMap<string, AgentTypeConfig>,
+	childModel: string | undefined,
+	scriptTools: Record<string, WorkflowTool> | undefined,
+): WorkflowDryRunOptions {
+	const fallback = childModel ?? (ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : undefined);
+	return {
+		cwd: ctx.cwd,
+		agentTypes: listAvailableAgentTypes(types),
+		resolveWorkflow: createWorkflowResolver({ agentDir }),
+		modelOf: (request) =>
+			types.get(request.agentType)?.model ??
+			request.model ??
+			(request.tier !== undefined ? `tier ${request.tier}` : (request.defaultModel ?? fallback)),
+		...(scriptTools ? { tools: scriptTools } : {}),
+	};
 }
 
 function checkAnswers(value: unknown): Record<string, string> | string[] {

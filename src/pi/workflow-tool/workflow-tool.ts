@@ -30,6 +30,7 @@ import type { WorktreePlaceSource } from "../../children/worktree.ts";
 import { WorkflowError } from "../../errors.ts";
 import { recordedCostBudget, recordRaises } from "../../host/cost-cap.ts";
 import { RunRegistry } from "../../host/registry.ts";
+import { type PlannedRunEstimate, withEstimateMore } from "../../host/run-estimate.ts";
 import { createWorkflowResolver, resolveScriptSource, type SavedWorkflow } from "../../host/script-source.ts";
 import { type DurableRunnerHooks, type DurableStart, startDurableRun } from "../../host/start-run.ts";
 import type { WorkflowProgressDetails } from "../../progress/index.ts";
@@ -46,6 +47,7 @@ import { type WorkflowCheckDetails, workflowCheckResult } from "./check-result.t
 import { piCostCap } from "./cost-cap-question.ts";
 import { WORKFLOW_GUIDELINES, workflowToolDescription } from "./description.ts";
 import { dryRunOnly, type WorkflowDryRunDetails } from "./dry-run-result.ts";
+import { type EstimateFirst, estimateFirst } from "./estimate-first.ts";
 import { sessionChildModel, tuiFanOutConfirm } from "./fan-out-question.ts";
 import { renderWorkflowCall, renderWorkflowResult } from "./render.ts";
 import { scriptToolsOf } from "./step-tools.ts";
@@ -92,7 +94,7 @@ const parameters = Type.Object({
 	dryRun: Type.Optional(
 		Type.Boolean({
 			description:
-				"Run with no model: made-up answers, read-only tools only, nothing recorded; returns the plan (calls, fan-out, tools, questions, warnings)",
+				"Run with no model: made-up answers, read-only tools only, nothing recorded; returns the plan (calls, fan-out, tools, questions, warnings) and the estimated cost with its basis",
 		}),
 	),
 	answers: Type.Optional(
@@ -108,7 +110,7 @@ const parameters = Type.Object({
 		Type.Number({
 			exclusiveMinimum: 0,
 			description:
-				"Cap in US dollars on what this run spends: at it no new child starts and the person is asked to raise it, else the run stops, resumable (replays cost nothing). On a resume: what it may spend more; omitted, the run's own cap holds",
+				"Cap in US dollars on what this run spends: at it no new child starts and the person is asked to raise it, else the run stops, resumable (replays cost nothing). A new run is estimated first; the result warns when the estimate is over the cap. On a resume: what it may spend more; omitted, the run's own cap holds",
 		}),
 	),
 });
@@ -231,11 +233,14 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 						"`dryRun` runs a script, not a run: leave out `resume` and give the script (script, path or name)",
 					);
 				}
-				const childModel = options.defaults?.().childModel?.reference;
+				const defaults = options.defaults?.() ?? {};
+				const childModel = defaults.childModel?.reference;
 				return dryRunOnly({
 					params,
 					ctx: caller.ctx,
 					agentDir,
+					runsRoot,
+					...(defaults.maxCostUsd !== undefined ? { capUsd: defaults.maxCostUsd } : {}),
 					...(caller.scriptTools ? { scriptTools: caller.scriptTools } : {}),
 					...(childModel ? { childModel } : {}),
 				});
@@ -288,10 +293,17 @@ async function runDurably(
 	const { durable } = start;
 	if (params.concurrency !== undefined) shared.options.queue.concurrency = params.concurrency;
 	const hooks = await prepareRunner(shared, caller, start.runner);
+	const before = await estimateNewRun(shared, params, caller, start, hooks);
 	// pi -p and JSON mode end after this turn: a background run would have no session to report to.
 	const background = params.background === true && ctx.mode !== "print" && ctx.mode !== "json";
 	const notify = caller.notify ?? shared.options.notify;
-	const run = startRun(shared, params, caller, { start, hooks, background, notify });
+	const run = startRun(shared, params, caller, {
+		start,
+		hooks,
+		background,
+		notify,
+		...(before.planned ? { planned: before.planned } : {}),
+	});
 	const { warnings } = hooks.types;
 	const blockingNote =
 		params.background === true && !background
@@ -304,7 +316,31 @@ async function runDurably(
 		...(notify ? { notify } : {}),
 		snapshotPath: () => durable.snapshotPath,
 		...(params.resume !== undefined ? { resume: { edited: givesScript(params) } } : {}),
-		notes: blockingNote + (warnings.length > 0 ? `\nAgent file warnings:\n${warnings.join("\n")}` : ""),
+		notes: before.note + blockingNote + (warnings.length > 0 ? `\nAgent file warnings:\n${warnings.join("\n")}` : ""),
+	});
+}
+
+/** A new run with a cap (its own or the session's) is estimated before its first child; others are not. */
+async function estimateNewRun(
+	shared: StarterShared,
+	params: WorkflowToolParams,
+	caller: WorkflowCaller,
+	start: DurableStart,
+	hooks: RunnerHooks,
+): Promise<EstimateFirst> {
+	const capUsd = params.maxCostUsd ?? hooks.defaults.maxCostUsd;
+	if (params.resume !== undefined || capUsd === undefined) return { note: "" };
+	const childModel = sessionChildModel(caller.ctx, hooks.defaults.childModel?.reference);
+	return estimateFirst({
+		ctx: caller.ctx,
+		source: start.source,
+		capUsd,
+		agentDir: shared.agentDir,
+		runsRoot: shared.runsRoot,
+		types: hooks.types.types,
+		...(childModel ? { childModel } : {}),
+		...(caller.scriptTools ? { scriptTools: caller.scriptTools } : {}),
+		...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
 	});
 }
 
@@ -346,6 +382,8 @@ interface RunStart {
 	hooks: RunnerHooks;
 	background: boolean;
 	notify: ((message: WorkflowRunMessage) => void) | undefined;
+	/** The estimate made before the run, for the cap question's "about $Z more to finish". */
+	planned?: PlannedRunEstimate;
 }
 
 /** Starts the run with its questions, budget, fan-out confirmation, announcer and progress UI. */
@@ -353,7 +391,7 @@ function startRun(
 	shared: StarterShared,
 	params: WorkflowToolParams,
 	caller: WorkflowCaller,
-	{ start, hooks, background, notify }: RunStart,
+	{ start, hooks, background, notify, planned }: RunStart,
 ): ToolRun {
 	const { ctx, onUpdate } = caller;
 	const { options, agentDir } = shared;
@@ -396,7 +434,19 @@ function startRun(
 			...(args !== undefined ? { args } : {}),
 			...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
 			...(Object.keys(budget).length > 0 ? { budget } : {}),
-			...(onCostCap ? { onCostCap: recordRaises(durable, onCostCap) } : {}),
+			...(onCostCap
+				? {
+						onCostCap: recordRaises(
+							durable,
+							withEstimateMore(onCostCap, {
+								cwd: ctx.cwd,
+								runsRoot: shared.runsRoot,
+								...(durable.runId !== undefined ? { runId: durable.runId } : {}),
+								...(planned ? { planned } : {}),
+							}),
+						),
+					}
+				: {}),
 			...(confirmFanOut ? { confirmFanOut } : {}),
 			...(defaults.confirmAgents !== undefined ? { fanOutThreshold: defaults.confirmAgents } : {}),
 			...(params.maxProviderWaitMs !== undefined ? { maxProviderWaitMs: params.maxProviderWaitMs } : {}),

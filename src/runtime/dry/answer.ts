@@ -19,8 +19,25 @@ export function dryAgentResult(request: WorkflowAgentRequest): WorkflowAgentResu
 		durationMs: 0,
 	};
 	if (request.schema) {
-		const value = sampleFromSchema(request.schema, { index: request.index, label: request.label });
+		const value = sampleFromSchema(request.schema, { index: seedOf(request.key), label: request.label });
 		return { ...base, structuredOutput: value, result: JSON.stringify(value) };
 	}
 	return { ...base, result: `[dry run] answer of agent call #${request.index + 1} (${request.label})` };
+}
+
+/** How many sample indices a key is spread over: enough that the calls of a fan-out rarely get the same answer. */
+const SEED_SPREAD = 10_000;
+
+/**
+ * The sample index for a call: a hash of its key (FNV-1a), not its index, which nested workflows running side by
+ * side take in the order they reach `agent()`. The same call gets the same answer in every run, and the calls of a
+ * fan-out (whose keys differ) get different ones.
+ */
+export function seedOf(key: string): number {
+	let hash = 0x811c9dc5;
+	for (let i = 0; i < key.length; i++) {
+		hash ^= key.charCodeAt(i);
+		hash = Math.imul(hash, 0x01000193);
+	}
+	return (hash >>> 0) % SEED_SPREAD;
 }

@@ -224,6 +224,10 @@ describe("saved workflows as commands", () => {
 		expect(shown[0]?.text).toContain("Dry run of echo-args: no model was called, no file written, nothing recorded.");
 		expect(shown[0]?.text).toContain("Totals: 1 agent call, widest fan-out 1");
 		expect(shown[0]?.text).toContain("Returns: { answer: string, times: number }");
+		// The estimate follows the plan; this session names no model and the project has no runs to go by.
+		expect(shown[0]?.text).toContain(
+			"\n\nEstimated cost (the middle half of what like calls cost): no estimate for 1 call\nBasis: no estimate: no earlier calls like these and no model known",
+		);
 		const bare = commandContext(cwd, "json");
 		await runSavedWorkflow("echo-args", "--dry-run", bare.ctx, options);
 		expect(bare.shown[0]?.text).toContain("No args were given: the run used a sample value of the meta.args schema:");

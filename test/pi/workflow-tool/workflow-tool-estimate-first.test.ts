@@ -1,0 +1,164 @@
+/**
+ * The estimate wired into the `workflow` tool: a dry run prints it after the plan, with this workflow's earlier run
+ * as its basis; a run with a cap is estimated before its first child (a warning in the result for the model, a
+ * confirm in the TUI that can decline with nothing spent); the cap question says about how much more the run needs.
+ * Children are real pi sessions on the faux provider's priced model.
+ */
+
+import { join } from "node:path";
+import { type ExtensionToolContext, ModelRegistry } from "@earendil-works/pi-coding-agent";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createWorkflowTool } from "../../../src/pi/workflow-tool/workflow-tool.ts";
+import { createRunStore, readCostHistory } from "../../../src/runs/index.ts";
+import { createWorkflowQueue } from "../../../src/runtime/core/queue.ts";
+import { createRunnerFixture, type RunnerFixture } from "../../children/runner-fixture.ts";
+import { fauxAssistantMessage } from "../../helpers/faux.ts";
+import { checkSandboxLeaks } from "../../helpers/sandbox-leaks.ts";
+
+checkSandboxLeaks();
+
+const REVIEW = `export const meta = {
+	name: "review",
+	description: "plan, then one reviewer per file",
+	phases: [{ title: "plan" }, { title: "review" }],
+};
+phase("plan");
+await agent("Plan the review", { label: "planner" });
+phase("review");
+return await parallel(["a", "b"].map((file) => () => agent("Review file " + file, { label: "reviewer" })));
+`;
+
+let fx: RunnerFixture;
+beforeEach(async () => {
+	fx = await createRunnerFixture();
+	fx.dirs.write(".pi/workflows/review.js", REVIEW);
+	fx.faux.route("Plan the review", [fauxAssistantMessage("Review each file for bugs.")]);
+	for (const file of ["a", "b"]) {
+		fx.faux.route(`Review file ${file}`, [fauxAssistantMessage(`${file}: ${"fine. ".repeat(40)}`)]);
+	}
+});
+afterEach(() => {
+	fx.teardown();
+});
+
+/** The session as the tool sees it, in the TUI when `ui` is given; what its dialogs were asked. */
+function session(ui?: { confirm?: boolean; select?: string }) {
+	const asked: string[] = [];
+	const ctx = {
+		cwd: fx.dirs.cwd,
+		mode: ui ? "tui" : "print",
+		hasUI: ui !== undefined,
+		model: fx.faux.pricedModel,
+		modelRegistry: new ModelRegistry(fx.faux.modelRuntime),
+		ui: {
+			setWidget: () => {},
+			setStatus: () => {},
+			notify: () => {},
+			confirm: async (title: string, message: string) => {
+				asked.push(`${title}\n${message}`);
+				return ui?.confirm ?? true;
+			},
+			select: async (title: string, options: string[]) => {
+				asked.push(title);
+				return options.find((option) => option.startsWith(ui?.select ?? "Stop"));
+			},
+		},
+	} as unknown as ExtensionToolContext;
+	const tool = createWorkflowTool({
+		queue: createWorkflowQueue(),
+		agentDir: fx.dirs.agentDir,
+		createRunner: async (_ctx, setup) =>
+			fx.runner({
+				defaultModel: fx.faux.pricedModel,
+				...(setup.runFolder ? { runFolder: setup.runFolder } : {}),
+				...(setup.record ? { record: setup.record } : {}),
+			}),
+	});
+	return { ctx, tool, asked };
+}
+
+function text(result: { content: { type: string; text?: string }[] }): string {
+	return result.content.map((part) => part.text ?? "").join("\n");
+}
+
+async function runs(): Promise<number> {
+	const store = createRunStore({ cwd: fx.dirs.cwd, root: join(fx.dirs.agentDir, "workflow-runs") });
+	return (await readCostHistory(store)).calls.length;
+}
+
+describe("the estimate in the workflow tool", () => {
+	it("a dry run names the workflow's earlier run as its basis; a capped run is warned of before its first child", async () => {
+		const first = session();
+		const dryBefore = await first.tool.execute(
+			"c0",
+			{ name: "review", dryRun: true },
+			undefined,
+			undefined,
+			first.ctx,
+		);
+		// No history yet: the session's priced model from pi's catalog.
+		expect(text(dryBefore)).toContain("Basis: catalog price of faux/faux-priced ($3/$15 per million");
+		const done = await first.tool.execute("c1", { name: "review" }, undefined, undefined, first.ctx);
+		expect(done.details.envelope?.status).toBe("completed");
+		// No cap, no estimate before the run.
+		expect(text(done)).not.toContain("before it started");
+
+		const dry = await first.tool.execute(
+			"c2",
+			{ name: "review", dryRun: true, maxCostUsd: 0.000001 },
+			undefined,
+			undefined,
+			first.ctx,
+		);
+		const dryText = text(dry);
+		expect(dryText).toMatch(
+			/\n\nEstimated cost \(the middle half of what like calls cost\): \$[\d.]+.* for 3 calls\n/,
+		);
+		expect(dryText).toContain("  phase plan: ");
+		expect(dryText).toContain(
+			"Basis: 1 earlier call of workflow `review` (phase plan, label planner); 2 earlier calls of workflow `review` (phase review, label reviewer)",
+		);
+		expect(dryText).toMatch(/\nWarning: estimated \$[\d.–$]+, over the cap <\$0\.0001\.$/);
+		expect((dry.details as { estimate?: { overCap?: string } }).estimate?.overCap).toMatch(/over the cap/);
+
+		// In print mode nobody is asked: the run starts, stops at its cap, and its result carries the warning.
+		const capped = await first.tool.execute(
+			"c3",
+			{ name: "review", maxCostUsd: 0.000001 },
+			undefined,
+			undefined,
+			first.ctx,
+		);
+		expect(text(capped)).toMatch(
+			/Warning: before it started, estimated \$[\d.–$]+, over the cap <\$0\.0001 \(Basis: 1 earlier call of workflow `review`/,
+		);
+	});
+
+	it("in the TUI: declining the confirm ends the call with nothing spent; the cap question says what is left", async () => {
+		const first = session();
+		await first.tool.execute("c1", { name: "review" }, undefined, undefined, first.ctx);
+		const calls = await runs();
+
+		const declining = session({ confirm: false });
+		await expect(
+			declining.tool.execute("c2", { name: "review", maxCostUsd: 0.000001 }, undefined, undefined, declining.ctx),
+		).rejects.toThrow(/Not started: estimated \$[\d.–$]+, over the cap <\$0\.0001, and the person declined/);
+		expect(declining.asked).toHaveLength(1);
+		expect(declining.asked[0]).toMatch(/^Workflow: estimated \$[\d.–$]+, over the cap <\$0\.0001\n/);
+		expect(declining.asked[0]).toContain("Start anyway?");
+		expect(await runs()).toBe(calls);
+
+		// Going ahead: at the cap, the question carries the estimate less what was spent.
+		const going = session({ confirm: true, select: "Stop" });
+		const capped = await going.tool.execute(
+			"c3",
+			{ name: "review", maxCostUsd: 0.000001 },
+			undefined,
+			undefined,
+			going.ctx,
+		);
+		expect(capped.details.envelope?.status).toBe("stopped");
+		const question = going.asked.find((asked) => asked.startsWith("Workflow review reached its cost cap"));
+		expect(question).toMatch(/; about \$[\d.]+ more to finish \(estimate\)\./);
+	});
+});
