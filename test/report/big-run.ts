@@ -7,9 +7,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRunStore, type EventLogEvent, type RunRecord, type RunStore } from "../../src/runs/index.ts";
-import { runWorkflowScript, type WorkflowAgentRunner } from "../../src/runtime/index.ts";
+import { createRunStore, type RunRecord, type RunStore } from "../../src/runs/index.ts";
 import { createFakeRunner } from "../helpers/fake-runner.ts";
+import { runRecordedSession } from "./recorded-session.ts";
 
 /** The script: `scans` scans, a review of each, a summary. */
 export function bigRunScript(scans: number): string {
@@ -50,27 +50,9 @@ export async function runBigRun(calls = 1000, options: { resume?: boolean } = {}
 		if (firstSession && request.label === "summary") return { fail: "summary model overloaded", delayMs };
 		return { text: `module ${n}: ${n % 3} deprecated calls`, delayMs, tokens: 200 + (n % 100), costUsd: 0.0004 };
 	});
-	await session(record, script, fake.runner, 1);
+	await runRecordedSession(record, script, 1, { agentRunner: fake.runner, concurrency: 16 });
 	firstSession = false;
-	if (options.resume !== false) await session(record, script, fake.runner, 2);
+	if (options.resume !== false)
+		await runRecordedSession(record, script, 2, { agentRunner: fake.runner, concurrency: 16 });
 	return { store, record, calls, dispose: () => rmSync(root, { recursive: true, force: true }) };
-}
-
-async function session(record: RunRecord, script: string, runner: WorkflowAgentRunner, n: number): Promise<void> {
-	const lock = await record.acquire();
-	try {
-		const journal = await record.journal();
-		const log = await record.eventLog({ resumed: n > 1 });
-		const result = await runWorkflowScript(script, {
-			agentRunner: runner,
-			journal,
-			concurrency: 16,
-			onProgress: (event) => log.append(event as unknown as EventLogEvent),
-		});
-		await log.close();
-		await journal.close();
-		await record.writeSnapshot(result);
-	} finally {
-		await lock.release();
-	}
 }

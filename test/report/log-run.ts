@@ -7,9 +7,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRunStore, type EventLogEvent, type RunRecord, type RunStore } from "../../src/runs/index.ts";
-import { runWorkflowScript, type WorkflowAgentRunner, type WorkflowLimits } from "../../src/runtime/index.ts";
+import { createRunStore, type RunRecord, type RunStore } from "../../src/runs/index.ts";
+import type { WorkflowLimits } from "../../src/runtime/index.ts";
 import { createFakeRunner } from "../helpers/fake-runner.ts";
+import { runRecordedSession } from "./recorded-session.ts";
 
 /** What to make. */
 export interface LogRunOptions {
@@ -54,37 +55,16 @@ export async function runLogRun(options: LogRunOptions): Promise<LogRun> {
 	const agents = options.agents ?? 1;
 	const limits: Partial<WorkflowLimits> = { maxAgentCalls: agents, maxItems: Math.max(4096, agents) };
 	try {
-		await session(record, first, fake.runner, 1, limits);
-		if (options.resume === "edited") await session(record, script(options, "Kindly"), fake.runner, 2, limits);
+		await runRecordedSession(record, first, 1, { agentRunner: fake.runner, concurrency: 16, limits });
+		if (options.resume === "edited")
+			await runRecordedSession(record, script(options, "Kindly"), 2, {
+				agentRunner: fake.runner,
+				concurrency: 16,
+				limits,
+			});
 	} catch (error) {
 		rmSync(root, { recursive: true, force: true });
 		throw error;
 	}
 	return { store, record, dispose: () => rmSync(root, { recursive: true, force: true }) };
-}
-
-async function session(
-	record: RunRecord,
-	text: string,
-	runner: WorkflowAgentRunner,
-	n: number,
-	limits: Partial<WorkflowLimits>,
-): Promise<void> {
-	const lock = await record.acquire();
-	try {
-		const journal = await record.journal();
-		const log = await record.eventLog({ resumed: n > 1 });
-		const result = await runWorkflowScript(text, {
-			agentRunner: runner,
-			journal,
-			concurrency: 16,
-			limits,
-			onProgress: (event) => log.append(event as unknown as EventLogEvent),
-		});
-		await log.close();
-		await journal.close();
-		await record.writeSnapshot(result);
-	} finally {
-		await lock.release();
-	}
 }

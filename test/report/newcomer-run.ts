@@ -7,10 +7,10 @@
 import { join } from "node:path";
 import { loadAgentTypes } from "../../src/agents/agent-types.ts";
 import { createPiAgentRunner } from "../../src/children/agent-runner.ts";
-import { createRunStore, type EventLogEvent, type RunRecord, type RunStore } from "../../src/runs/index.ts";
-import { runWorkflowScript, type WorkflowAgentRunner } from "../../src/runtime/index.ts";
+import { createRunStore, type RunRecord, type RunStore } from "../../src/runs/index.ts";
 import { createAgentDirs } from "../agents/agent-files.ts";
 import { createFauxHarness, fauxAssistantMessage } from "../helpers/faux.ts";
+import { runRecordedSession } from "./recorded-session.ts";
 
 const META = { name: "newcomer", description: "Three steps" };
 
@@ -52,8 +52,16 @@ export async function runNewcomer(): Promise<NewcomerRun> {
 			defaultModel: faux.model,
 			agentTypes: loadAgentTypes({ cwd: dirs.cwd, agentDir: dirs.agentDir }).types,
 		});
-		await runSession(record, runner, 1, dirs.cwd);
-		await runSession(record, runner, 2, dirs.cwd);
+		await runRecordedSession(record, NEWCOMER_SCRIPT, 1, {
+			agentRunner: runner,
+			cwd: dirs.cwd,
+			filename: "newcomer.js",
+		});
+		await runRecordedSession(record, NEWCOMER_SCRIPT, 2, {
+			agentRunner: runner,
+			cwd: dirs.cwd,
+			filename: "newcomer.js",
+		});
 		return {
 			store,
 			record,
@@ -68,26 +76,5 @@ export async function runNewcomer(): Promise<NewcomerRun> {
 		faux.dispose();
 		dirs.dispose();
 		throw error;
-	}
-}
-
-async function runSession(record: RunRecord, runner: WorkflowAgentRunner, session: number, cwd: string) {
-	const lock = await record.acquire();
-	try {
-		await record.clearSnapshot();
-		const journal = await record.journal();
-		const log = await record.eventLog({ resumed: session > 1 });
-		const result = await runWorkflowScript(NEWCOMER_SCRIPT, {
-			agentRunner: runner,
-			journal,
-			cwd,
-			filename: "newcomer.js",
-			onProgress: (event) => log.append(event as unknown as EventLogEvent),
-		});
-		await log.close();
-		await journal.close();
-		await record.writeSnapshot(result);
-	} finally {
-		await lock.release();
 	}
 }
