@@ -1,7 +1,8 @@
 /**
  * The run's cost cap through pi's own loader in RPC mode (`pi --mode rpc -e ./src/pi.ts`), children real pi sessions
- * on the priced faux model: at the cap the run parks and pi's select dialog asks what was spent of which cap; the
- * front end's answer raises the cap and the same run goes on where it was, every finished result kept.
+ * on the priced faux model: the estimate over the cap asks before the run starts; at the cap the run parks and pi's
+ * select dialog asks what was spent of which cap and what the rest should cost; the front end's answer raises the
+ * cap and the same run goes on where it was, every finished result kept.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,9 +37,15 @@ describe("the cost cap in RPC mode", () => {
 			type: "prompt",
 			message: `workflow ${JSON.stringify({ script: SCRIPT, maxCostUsd: 0.000001 })}`,
 		});
+		// A capped run is estimated before it starts: over its cap, the person is asked whether to start anyway.
+		const before = await pi.waitFor((line) => line.type === "extension_ui_request" && line.method === "confirm");
+		expect(String(before.title)).toMatch(/^Workflow: estimated \$[\d.]+–\$[\d.]+, over the cap <\$0\.0001$/);
+		expect(String(before.message)).toContain("Basis: catalog price of faux/faux-priced");
+		pi.send({ type: "extension_ui_response", id: before.id, confirmed: true });
 		const asked = await pi.waitFor(isSelect);
+		// The question says what the rest should cost, from that estimate.
 		expect(String(asked.title)).toMatch(
-			/^Workflow capped-steps reached its cost cap\. Spent \$0\.\d+ of the <\$0\.0001 cap; what the rest costs is not known\. No new agent starts until you answer; agents already running finish\./,
+			/^Workflow capped-steps reached its cost cap\. Spent \$0\.\d+ of the <\$0\.0001 cap; about \$[\d.]+ more to finish \(estimate\)\. No new agent starts until you answer; agents already running finish\./,
 		);
 		const options = asked.options as string[];
 		expect(options.at(-2)).toBe("Raise it to another amount…");
