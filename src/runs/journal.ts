@@ -25,26 +25,23 @@ interface Pending {
 export async function readRunJournal(
 	path: string,
 ): Promise<{ entries: WorkflowJournalEntry[]; problems: JournalProblem[] }> {
-	let bytes: Buffer;
+	const { entries, problems } = parseJournal(await readJournalBytes(path));
+	return { entries: [...entries.values()], problems };
+}
+
+/** The journal's bytes; a journal not written yet is empty. */
+async function readJournalBytes(path: string): Promise<Buffer> {
 	try {
-		bytes = await readFile(path);
+		return await readFile(path);
 	} catch (error) {
 		if (errnoCode(error) !== "ENOENT") throw storeError(error, path, "read the journal");
-		bytes = Buffer.alloc(0);
+		return Buffer.alloc(0);
 	}
-	const { entries, problems } = parseJournal(bytes);
-	return { entries: [...entries.values()], problems };
 }
 
 /** Loads the journal at `path` (missing: empty) and opens it for appending. */
 export async function openRunJournal(path: string, runId: string): Promise<RunJournal> {
-	let bytes: Buffer;
-	try {
-		bytes = await readFile(path);
-	} catch (error) {
-		if (errnoCode(error) !== "ENOENT") throw storeError(error, path, "read the journal");
-		bytes = Buffer.alloc(0);
-	}
+	const bytes = await readJournalBytes(path);
 	const contents = parseJournal(bytes);
 	let handle: FileHandle;
 	try {
