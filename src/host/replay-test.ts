@@ -19,7 +19,7 @@ import type {
 	WorkflowRunResult,
 	WorkflowTool,
 } from "../runtime/core/types.ts";
-import { dryAgentResult, RESERVED_TOOLS, runWorkflowScript } from "../runtime/index.ts";
+import { createDryAsk, dryAgentResult, RESERVED_TOOLS, runWorkflowScript } from "../runtime/index.ts";
 import { loadRunCassette, type ReplayCassette } from "./cassette.ts";
 import {
 	explainAgentMiss,
@@ -111,6 +111,8 @@ export async function testWorkflowAgainstRun(options: ReplayTestOptions): Promis
 	if (!cassette) throw new TypeError("testWorkflowAgainstRun needs `runId` or `cassette`");
 	const recorded = new Recorded(cassette.journal);
 	const misses = new Misses();
+	// A question the recorded run has no answer for is answered as a dry run answers it.
+	const dryAsk = createDryAsk(undefined).ask;
 	const args = options.args !== undefined ? options.args : cassette.args;
 	const result = await runWorkflowScript(script.source, {
 		filename: script.filename,
@@ -121,9 +123,9 @@ export async function testWorkflowAgainstRun(options: ReplayTestOptions): Promis
 			return dryAgentResult(request);
 		},
 		tools: replayTools(recorded, misses),
-		ask: (question) => {
+		ask: (question, context) => {
 			misses.ask(question);
-			return question.default ?? question.choices?.[0] ?? "";
+			return dryAsk(question, context);
 		},
 		onProgress: (event) => {
 			if (event.type === "tool_started") misses.toolStarted(event);

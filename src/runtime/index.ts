@@ -86,7 +86,7 @@ export type {
 	WorkflowDryTool,
 } from "./dry/plan.ts";
 export { DEFAULT_MODEL_TEXT, dryRunPlanText } from "./dry/plan-text.ts";
-export { type DryAnswers, fencedToolOutput, READ_ONLY_TOOLS } from "./dry/stand-ins.ts";
+export { createDryAsk, type DryAnswers, fencedToolOutput, READ_ONLY_TOOLS } from "./dry/stand-ins.ts";
 export type { ParsedWorkflow } from "./meta/read.ts";
 export { parseWorkflowSource, validateArgs } from "./meta/read.ts";
 export { dryRunWorkflowScript, type WorkflowDryRun, type WorkflowDryRunOptions } from "./run/dry-run.ts";
