@@ -1,8 +1,11 @@
 /**
  * Row 1, host responsiveness: while a script keeps the CPU busy for about 2 s, how long is the host's event loop
- * stalled at worst? A TUI redraws on that loop, so this is how long pi would freeze.
+ * stalled at worst? A TUI redraws on that loop, so this is how long pi would freeze. Row 1b: how soon after a script
+ * gets stuck in native code (a stretch that never polls the interrupt handler) the watchdog ends the run — a
+ * reaction time, measured here rather than bounded in a test, where load would break the bound.
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { type BenchContext, samples } from "../lib/context.ts";
 import { ENGINES, type EngineName, runOn } from "../lib/engines.ts";
 import type { RowResult } from "../lib/report.ts";
@@ -42,6 +45,7 @@ export async function runResponsiveness(context: BenchContext): Promise<RowResul
 		);
 	}
 	return [
+		await stuckSliceReaction(context),
 		{
 			id: "1",
 			title: "Host responsiveness: worst event-loop stall while a script burns CPU for 2 s",
@@ -72,4 +76,38 @@ async function calibrate(engine: EngineName): Promise<number> {
 	iterations = Math.round((iterations * BURN_MS) / elapsed);
 	elapsed = Math.min(await time(iterations), await time(iterations));
 	return Math.round((iterations * BURN_MS) / elapsed);
+}
+
+/** The slice bound of row 1b: the watchdog must end a stuck stretch within this plus its grace (1.5 s). */
+const STUCK_SLICE_MS = 1000;
+/**
+ * Builds a 200,000-deep array in stretches (a sleep between them), says so, then stringifies it in one stuck slice:
+ * JSON.stringify never yields to the interrupt handler.
+ */
+const STUCK_SCRIPT = `export const meta = { name: "stuck", description: "a slice stuck in native code" };\nconst v = [];\nlet d = v;\nfor (let i = 0; i < 200000; i++) { d = d[0] = []; if (i % 5000 === 0) await sleep(0); }\nlog("stuck next");\nJSON.stringify(v);`;
+
+async function stuckSliceReaction(context: BenchContext): Promise<RowResult> {
+	const reactions: number[] = [];
+	for (let i = 0; i < samples(context, 3, 1); i++) {
+		let stuckAt = 0;
+		const result = await runWorkflowScript(STUCK_SCRIPT, {
+			filename: "stuck.js",
+			agentRunner: instantRunner(),
+			limits: { syncSliceMs: STUCK_SLICE_MS },
+			onProgress: (event) => {
+				if (event.type === "log") stuckAt = now();
+			},
+		});
+		if (result.error?.code !== "limit_cpu") throw new Error(`row 1b: expected limit_cpu, got ${result.error?.code}: ${result.error?.message}`);
+		reactions.push(now() - stuckAt);
+	}
+	context.log(`row 1b: ended ${reactions.map((r) => formatNumber(r)).join(", ")} ms after the script got stuck`);
+	return {
+		id: "1b",
+		title: `Watchdog: a stretch stuck in native code (syncSliceMs ${STUCK_SLICE_MS}) ends this long after it began`,
+		unit: "ms",
+		target: { max: STUCK_SLICE_MS + 1500, text: `≤ ${STUCK_SLICE_MS + 1500} ms (syncSliceMs + 1.5 s)` },
+		values: { "pi-workflows": summarize(reactions) },
+		ratios: false,
+	};
 }

@@ -15,8 +15,6 @@ import { checkCase, expectOutcome, guardHost, type HostileOptions, runHostile } 
 guardHost();
 
 const ORPHANED = "still running when the script returned";
-/** The run waits this long for runners that ignore abort; a run that stops what it cut off ends well before. */
-const SETTLE_GRACE_MS = 5000;
 
 let cwd: string;
 beforeAll(() => {
@@ -35,7 +33,7 @@ function liveTimeouts(): number {
 }
 
 describe("work left running when the script returns", () => {
-	it("an un-awaited workflow(): stopped with its agent, named in `cutOff`, and the run ends at once", async () => {
+	it("an un-awaited workflow(): stopped with its agent (which settles, so nothing is abandoned), named in `cutOff`", async () => {
 		// The parent's agent answers once the child's agent has started, so the child is running when it returns.
 		const fake = createFakeRunner((request) => (request.prompt === "in child" ? { hang: true } : "ok"));
 		let childStarted!: () => void;
@@ -58,7 +56,8 @@ describe("work left running when the script returns", () => {
 		expect(run.result.value).toBe(1);
 		expect(fake.running, "runner calls left running").toBe(0);
 		expect(fake.aborted).toBe(1);
-		expect(run.result.durationMs, `took ${run.result.durationMs} ms`).toBeLessThan(SETTLE_GRACE_MS);
+		// Nothing waited out the grace for runners that ignore abort: such a call would be counted here.
+		expect(run.result.error?.details?.abandoned).toBeUndefined();
 		expect(run.result.cutOff).toEqual([
 			{ kind: "workflow", name: "child", filename: "workflow.js", line: 2, column: 9 },
 			{
