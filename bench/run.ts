@@ -43,10 +43,12 @@ const context: BenchContext = {
 };
 
 const rows: RowResult[] = [];
+const rowSeconds: Record<string, number> = {};
 /** Runs one row; a row that fails is reported in the table instead of ending the bench. */
 async function row<T>(id: number, title: string, measure: () => Promise<T>, toRows: (value: T) => RowResult[]) {
 	if (!wanted(id)) return undefined;
 	context.log(`— row ${id}: ${title}`);
+	const rowStarted = performance.now();
 	try {
 		const value = await measure();
 		rows.push(...toRows(value));
@@ -55,6 +57,8 @@ async function row<T>(id: number, title: string, measure: () => Promise<T>, toRo
 		context.log(`row ${id} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
 		rows.push({ id: String(id), title: `${title}: failed`, unit: "", values: {}, notes: [String(error)] });
 		return undefined;
+	} finally {
+		rowSeconds[id] = (performance.now() - rowStarted) / 1000;
 	}
 }
 
@@ -150,6 +154,7 @@ const report: BenchReport = {
 	quick,
 	load: { start: loadAtStart, end: load() },
 	durationS: (performance.now() - startedAt) / 1000,
+	rowSeconds,
 	rows,
 };
 mkdirSync(new URL("results/", import.meta.url), { recursive: true });

@@ -38,6 +38,8 @@ export interface BenchReport {
 	/** 1-, 5- and 15-minute load averages when the bench started and ended: a busy machine skews every row. */
 	load: { start: number[]; end: number[] };
 	durationS: number;
+	/** Seconds each row group took ("1": 12.3): where the bench's own wall time goes. */
+	rowSeconds: Record<string, number>;
 	rows: RowResult[];
 }
 
@@ -84,6 +86,8 @@ export function renderTable(report: BenchReport): string {
 	}
 	const notes = report.rows.flatMap((row) => (row.notes ?? []).map((note) => `- ${row.id}: ${note}`));
 	if (notes.length > 0) lines.push("", ...notes);
+	const spent = Object.entries(report.rowSeconds).map(([id, seconds]) => `${id}: ${Math.round(seconds)} s`);
+	if (spent.length > 0) lines.push("", `Time per row: ${spent.join(", ")}`);
 	return lines.join("\n");
 }
 

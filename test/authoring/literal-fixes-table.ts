@@ -375,7 +375,8 @@ export const AUDITED: LiteralFix[] = [
 		message:
 			"The script ran without pausing for too long (a loop that never awaits?) (limit: 200 ms). Pause between heavy steps with `await sleep(0)` (`await null` does not end the stretch), or raise `limits.syncSliceMs` (3:1)",
 		columnVaries: true,
-		fixed: "let x = 0;\nfor (let round = 0; round < 80; round++) {\n  for (let i = 0; i < 1e5; i++) x += i % 7;\n  await sleep(0);\n}\nreturn x > 0;",
+		// The same work in steps small enough to stay under the bound on a machine ten times busier than a quiet one.
+		fixed: "let x = 0;\nfor (let round = 0; round < 800; round++) {\n  for (let i = 0; i < 1e4; i++) x += i % 7;\n  await sleep(0);\n}\nreturn x > 0;",
 		value: true,
 		options: { limits: { syncSliceMs: 200 } },
 	},

@@ -77,7 +77,7 @@ describe("runOn()", () => {
 });
 
 describe("renderTable()", () => {
-	it("prints the machine, one line per row with median (min–max), the ratio to plain and the verdict", () => {
+	it("prints the machine, one line per row with median (min–max), the ratio to plain and the verdict, and the time each row took", () => {
 		const report: BenchReport = {
 			date: "2026-01-01T00:00:00.000Z",
 			node: "v22.0.0",
@@ -87,6 +87,7 @@ describe("renderTable()", () => {
 			quick: true,
 			load: { start: [1, 1, 1], end: [2, 2, 2] },
 			durationS: 3,
+			rowSeconds: { "9": 2.6 },
 			rows: [
 				{
 					id: "9",
@@ -102,6 +103,7 @@ describe("renderTable()", () => {
 		expect(table).toContain("Node v22.0.0 · 2 cores (test cpu)");
 		expect(table).toContain("| 9 | A row | ms | ≤ 10 ms | 12.0 (11.0–14.0) | — | 3.00 | 4.00× | — | **no** |");
 		expect(table).toContain("- 9: a note");
+		expect(table).toContain("Time per row: 9: 3 s");
 		expect(formatSummary(summarize([0.5]))).toBe("0.50");
 	});
 });
