@@ -40,6 +40,10 @@ export default defineConfig({
 		testTimeout: 30_000,
 		hookTimeout: 30_000,
 		reporters: ["default", "./test/helpers/summary-reporter.ts"],
+		// Test files wait on child processes, sessions, Redis and timers more than they compute: on a 2-core machine
+		// vitest's default (cores − 1) runs them one at a time. Each worker has its own agent dir (worker-dirs.ts).
+		maxWorkers: 3,
+		setupFiles: ["./test/helpers/worker-dirs.ts"],
 		// pi's agent directory for the whole suite: run records and saved workflows never touch the real ~/.pi.
 		// Claude Code's home too: `~/.claude/workflows` and `~/.claude/agents` of the machine never reach a test.
 		env: {
