@@ -44,10 +44,13 @@ export interface QueueWorkerOptions {
 	agentDir: string;
 	/** `--repo`: children work in worktrees of the run's commit from a clone of it. Default: none (scratch folders). */
 	repo?: WorkerRepo;
-	/** BullMQ's job lock; a worker that dies loses its jobs to others this long after. Default: 30000. */
-	lockDurationMs?: number;
-	/** How often BullMQ looks for jobs whose worker died. Default: 30000. */
-	stalledIntervalMs?: number;
+	/**
+	 * How soon a dead worker's jobs go to other workers, in ms: a job's lock lasts this long and is renewed every
+	 * quarter of it while its child runs (a child that runs long but quietly keeps its job), and the live workers
+	 * look for jobs whose lock ran out every 0.4 of it. A job moves between 0.75 and 1.4 times this after its worker
+	 * died; a worker whose event loop stalls for three quarters of it loses its job. Default: 5000.
+	 */
+	stalledMs?: number;
 	/** Times a job may lose its worker before it fails. Default: 2. */
 	maxStalledCount?: number;
 	/** Least time between two progress messages of one child, in ms. Default: 250. */
@@ -107,12 +110,14 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 			connection: blocking,
 			concurrency: options.concurrency ?? 2,
 			name,
-			lockDuration: options.lockDurationMs ?? 30_000,
-			stalledInterval: options.stalledIntervalMs ?? 30_000,
+			...stallSettings(options.stalledMs ?? DEFAULT_STALLED_MS),
 			maxStalledCount: options.maxStalledCount ?? 2,
 		},
 	);
 	worker.on("error", (error) => log(`queue error: ${errorMessage(error)}`));
+	worker.on("lockRenewalFailed", (jobIds) =>
+		log(`could not renew the lock of ${jobIds.join(", ")}: another worker may take it once the lock runs out`),
+	);
 	worker.on("failed", (job, error) => log(`job ${job?.id ?? "?"} failed: ${errorMessage(error)}`));
 	await worker.waitUntilReady();
 	return {
@@ -122,6 +127,27 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 			await Promise.all([endConnection(subscriber), endConnection(commands)]);
 			blocking.disconnect();
 		},
+	};
+}
+
+/** `stalledMs` unless given: a dead worker's jobs move within about 7 s, well inside a child's usual length. */
+export const DEFAULT_STALLED_MS = 5000;
+
+/**
+ * BullMQ's lock and stalled check for `stalledMs`. BullMQ renews a running job's lock on a timer of its own (every
+ * `lockRenewTime / 2` it renews the locks older than that), so a live child keeps its job whatever it does, as long
+ * as the worker's event loop turns; a job is moved at the first check that finds its lock gone, and the check key
+ * lets one worker of all check per interval.
+ */
+export function stallSettings(stalledMs: number): {
+	lockDuration: number;
+	lockRenewTime: number;
+	stalledInterval: number;
+} {
+	return {
+		lockDuration: stalledMs,
+		lockRenewTime: Math.max(100, Math.round(stalledMs / 4)),
+		stalledInterval: Math.max(200, Math.round(stalledMs * 0.4)),
 	};
 }
 
