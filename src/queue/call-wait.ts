@@ -180,6 +180,13 @@ export class CallWait {
 		this.#context.reportChild({ ...(data as WorkflowAgentChild), id: this.jobId });
 	}
 
+	/** A queue event said the job completed, with what its worker returned: taken without reading the job back. */
+	completed(value: unknown): void {
+		if (typeof value === "object" && value !== null && "worker" in value)
+			this.#take(value as QueueJobReturn, "found");
+		else void this.check();
+	}
+
 	/** Asks Redis for the job's state; settles when it finished (a queue event may have been missed). */
 	async check(): Promise<void> {
 		if (this.#settled || this.#checking) return;

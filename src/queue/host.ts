@@ -64,7 +64,7 @@ export function createQueueHost(options: QueueHostOptions): QueueHost {
 	queue.on("error", () => {});
 	events.on("error", () => {});
 	events.on("progress", ({ jobId, data }) => waits.get(jobId)?.progress(data));
-	events.on("completed", ({ jobId }) => waits.get(jobId)?.check());
+	events.on("completed", ({ jobId, returnvalue }) => waits.get(jobId)?.completed(returnvalue));
 	events.on("failed", ({ jobId }) => waits.get(jobId)?.check());
 	const host = `${hostname()}:${process.pid}`;
 	const settings = {
