@@ -51,6 +51,10 @@ export interface QueueWorkerOptions {
 	 * died; a worker whose event loop stalls for three quarters of it loses its job. Default: 5000.
 	 */
 	stalledMs?: number;
+	/** The job lock alone (renewed every quarter of it). Default: `stalledMs`. */
+	lockDurationMs?: number;
+	/** How often the stalled check runs, alone. Default: 0.4 × `stalledMs`. */
+	stalledIntervalMs?: number;
 	/** Times a job may lose its worker before it fails. Default: 2. */
 	maxStalledCount?: number;
 	/** Least time between two progress messages of one child, in ms. Default: 250. */
@@ -110,14 +114,19 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 			connection: blocking,
 			concurrency: options.concurrency ?? 2,
 			name,
-			...stallSettings(options.stalledMs ?? DEFAULT_STALLED_MS),
+			...stallSettings(options),
 			maxStalledCount: options.maxStalledCount ?? 2,
 		},
 	);
 	worker.on("error", (error) => log(`queue error: ${errorMessage(error)}`));
-	worker.on("lockRenewalFailed", (jobIds) =>
-		log(`could not renew the lock of ${jobIds.join(", ")}: another worker may take it once the lock runs out`),
-	);
+	// The lock is gone (this process stalled past it): the job is queued again or runs elsewhere, and this worker's
+	// result would be refused, so its child stops rather than work twice.
+	worker.on("lockRenewalFailed", (jobIds) => {
+		for (const jobId of jobIds) {
+			log(`lost the lock of ${jobId}: the job goes to another worker, and its child here stops`);
+			active.get(jobId)?.controller.abort("its job went to another worker");
+		}
+	});
 	worker.on("failed", (job, error) => log(`job ${job?.id ?? "?"} failed: ${errorMessage(error)}`));
 	await worker.waitUntilReady();
 	return {
@@ -139,15 +148,17 @@ export const DEFAULT_STALLED_MS = 5000;
  * as the worker's event loop turns; a job is moved at the first check that finds its lock gone, and the check key
  * lets one worker of all check per interval.
  */
-export function stallSettings(stalledMs: number): {
+function stallSettings(options: Pick<QueueWorkerOptions, "stalledMs" | "lockDurationMs" | "stalledIntervalMs">): {
 	lockDuration: number;
 	lockRenewTime: number;
 	stalledInterval: number;
 } {
+	const stalledMs = options.stalledMs ?? DEFAULT_STALLED_MS;
+	const lockDuration = options.lockDurationMs ?? stalledMs;
 	return {
-		lockDuration: stalledMs,
-		lockRenewTime: Math.max(100, Math.round(stalledMs / 4)),
-		stalledInterval: Math.max(200, Math.round(stalledMs * 0.4)),
+		lockDuration,
+		lockRenewTime: Math.max(100, Math.round(lockDuration / 4)),
+		stalledInterval: options.stalledIntervalMs ?? Math.max(200, Math.round(stalledMs * 0.4)),
 	};
 }
 
