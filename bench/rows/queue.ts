@@ -105,14 +105,7 @@ export async function runQueue(context: BenchContext): Promise<RowResult[]> {
 		const ratio = summarize(one.map((ms, i) => ms / (three[i] ?? median(three))));
 		context.log(`row 12b: one worker ${formatNumber(median(one))} ms, three ${formatNumber(median(three))} ms`);
 		const ideal = (workersCount: number) => Math.ceil(FAN_OUT / (workersCount * WORKER_SLOTS)) * CHILD_MS;
-		const recoveries: Recovery[] = [];
-		for (let i = 0; i < samples(context, 3, 1); i++) {
-			await more(3);
-			recoveries.push(await measureRecovery(redis.url, workers));
-		}
-		const answered = summarize(recoveries.map((sample) => sample.answeredMs / 1000));
-		const restarted = median(recoveries.map((sample) => sample.restartedMs / 1000));
-		context.log(`row 12c: answered ${formatNumber(answered.median)} s after the kill, restarted after ${restarted}`);
+		const recovery = await recoveryRow(context, redis.url, workers, more);
 		return [
 			{
 				id: "12a",
@@ -134,16 +127,7 @@ export async function runQueue(context: BenchContext): Promise<RowResult[]> {
 					`one worker: ${formatNumber(median(one))} ms (ideal ${ideal(1)}); three: ${formatNumber(median(three))} ms (ideal ${ideal(3)}); the ideal ratio is ${formatNumber(ideal(1) / ideal(3))}`,
 				],
 			},
-			{
-				id: "12c",
-				title: `Queue: a worker killed with SIGKILL → its children (${RECOVERY_CHILD_MS} ms each) answered by the others`,
-				unit: "s",
-				values: { "pi-workflows": answered },
-				ratios: false,
-				notes: [
-					`--stalled-ms ${DEFAULT_STALLED_MS} (the default); restarted elsewhere ${formatNumber(restarted)} s after the kill (median), then ${RECOVERY_CHILD_MS} ms of child; ${formatNumber(median(recoveries.map((sample) => sample.lost)))} children lost per kill`,
-				],
-			},
+			recovery,
 		];
 	} finally {
 		for (const worker of workers) worker.child.kill("SIGKILL");
@@ -200,6 +184,35 @@ async function measureOverhead(
 		await worker.close();
 		connection.disconnect();
 	}
+}
+
+/** Row 12c: samples of `measureRecovery`, three live workers before each (`more` starts what the kill took). */
+async function recoveryRow(
+	context: BenchContext,
+	url: string,
+	workers: CliProcess[],
+	more: (count: number) => Promise<void>,
+): Promise<RowResult> {
+	const recoveries: Recovery[] = [];
+	for (let i = 0; i < samples(context, 3, 1); i++) {
+		await more(3);
+		recoveries.push(await measureRecovery(url, workers));
+	}
+	const answered = summarize(recoveries.map((sample) => sample.answeredMs / 1000));
+	const restarted = median(recoveries.map((sample) => sample.restartedMs / 1000));
+	context.log(
+		`row 12c: answered ${formatNumber(answered.median)} s after the kill, restarted after ${formatNumber(restarted)} s`,
+	);
+	return {
+		id: "12c",
+		title: `Queue: a worker killed with SIGKILL → its children (${RECOVERY_CHILD_MS} ms each) answered by the others`,
+		unit: "s",
+		values: { "pi-workflows": answered },
+		ratios: false,
+		notes: [
+			`--stalled-ms ${DEFAULT_STALLED_MS} (the default); restarted elsewhere ${formatNumber(restarted)} s after the kill (median), then ${RECOVERY_CHILD_MS} ms of child; ${formatNumber(median(recoveries.map((sample) => sample.lost)))} children lost per kill`,
+		],
+	};
 }
 
 interface Recovery {
