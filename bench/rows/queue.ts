@@ -3,18 +3,21 @@
  * 12a the overhead per `agent()` call through Redis, 1,000 quick jobs, against the local instant runner (a BullMQ
  * worker in this process answers each job at once, so what is left is the queue: add, take, progress, complete, the
  * host's queue event and its read of the result); 12b the makespan of a fan-out of fixed-length children on one
- * `pi-workflows worker` process against three (real workers, real pi sessions on the faux provider), as a ratio.
+ * `pi-workflows worker` process against three (real workers, real pi sessions on the faux provider), as a ratio;
+ * 12c how soon a worker killed with SIGKILL has its children answered by the others (workers on the default
+ * `--stalled-ms`), against the time they would have taken anyway.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Worker } from "bullmq";
+import { Job, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { GENERAL_PURPOSE_AGENT } from "../../src/agents/agent-types.ts";
 import { createQueueHost } from "../../src/queue/host.ts";
+import { DEFAULT_STALLED_MS } from "../../src/queue/job-runner.ts";
 import { queuePlanner } from "../../src/queue/plan.ts";
 import type { QueueJobData, QueueJobReturn } from "../../src/queue/protocol.ts";
-import type { WorkflowAgentRunner } from "../../src/runtime/core/types.ts";
+import type { WorkflowAgentResult, WorkflowAgentRunner } from "../../src/runtime/core/types.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { type CliProcess, startWorker } from "../../test/helpers/queue-workers.ts";
 import { startRedis } from "../../test/helpers/system-binary.ts";
@@ -28,6 +31,9 @@ const CONCURRENCY = 32;
 const FAN_OUT = 24;
 const CHILD_MS = 500;
 const WORKER_SLOTS = 4;
+/** Row 12c: six children of a second, on three workers; one dies while they run. */
+const RECOVERY_CHILDREN = 6;
+const RECOVERY_CHILD_MS = 1000;
 
 const MANY = `export const meta = { name: "many", description: "quick jobs" };
 const done = await parallel(Array.from({ length: args.n }, (_, i) => () => agent("task " + i)));
@@ -56,24 +62,32 @@ export async function runQueue(context: BenchContext): Promise<RowResult[]> {
 	try {
 		const overhead = await measureOverhead(context, redis.url);
 		const env = { PI_CODING_AGENT_DIR: join(project, ".agent") };
-		const makespan = async (count: number, queueName: string) => {
+		const more = async (count: number) => {
 			while (workers.length < count) {
 				workers.push(
 					await startWorker({
 						redis: redis.url,
-						name: `b${workers.length}`,
+						name: `b${workers.length}-${Date.now()}`,
 						cwd: project,
 						env,
 						concurrency: WORKER_SLOTS,
+						stalledMs: DEFAULT_STALLED_MS,
 					}),
 				);
 			}
+		};
+		const makespan = async (count: number, queueName: string) => {
+			await more(count);
 			const host = createQueueHost({ redis: redis.url, queueName });
 			try {
 				let run = 0;
 				const once = () =>
 					timed(
-						host.runner({ runId: `wf-bench-${count}-${run++}-${Date.now()}`, prepare: planner }),
+						host.runner({
+							runId: `wf-bench-${count}-${run++}-${Date.now()}`,
+							prepare: planner,
+							cwd: process.cwd(),
+						}),
 						FIXED,
 						{ n: FAN_OUT, ms: CHILD_MS },
 						FAN_OUT,
@@ -91,6 +105,7 @@ export async function runQueue(context: BenchContext): Promise<RowResult[]> {
 		const ratio = summarize(one.map((ms, i) => ms / (three[i] ?? median(three))));
 		context.log(`row 12b: one worker ${formatNumber(median(one))} ms, three ${formatNumber(median(three))} ms`);
 		const ideal = (workersCount: number) => Math.ceil(FAN_OUT / (workersCount * WORKER_SLOTS)) * CHILD_MS;
+		const recovery = await recoveryRow(context, redis.url, workers, more);
 		return [
 			{
 				id: "12a",
@@ -112,6 +127,7 @@ export async function runQueue(context: BenchContext): Promise<RowResult[]> {
 					`one worker: ${formatNumber(median(one))} ms (ideal ${ideal(1)}); three: ${formatNumber(median(three))} ms (ideal ${ideal(3)}); the ideal ratio is ${formatNumber(ideal(1) / ideal(3))}`,
 				],
 			},
+			recovery,
 		];
 	} finally {
 		for (const worker of workers) worker.child.kill("SIGKILL");
@@ -167,5 +183,85 @@ async function measureOverhead(
 		await host.close();
 		await worker.close();
 		connection.disconnect();
+	}
+}
+
+/** Row 12c: samples of `measureRecovery`, three live workers before each (`more` starts what the kill took). */
+async function recoveryRow(
+	context: BenchContext,
+	url: string,
+	workers: CliProcess[],
+	more: (count: number) => Promise<void>,
+): Promise<RowResult> {
+	const recoveries: Recovery[] = [];
+	for (let i = 0; i < samples(context, 3, 1); i++) {
+		await more(3);
+		recoveries.push(await measureRecovery(url, workers));
+	}
+	const answered = summarize(recoveries.map((sample) => sample.answeredMs / 1000));
+	const restarted = median(recoveries.map((sample) => sample.restartedMs / 1000));
+	context.log(
+		`row 12c: answered ${formatNumber(answered.median)} s after the kill, restarted after ${formatNumber(restarted)} s`,
+	);
+	return {
+		id: "12c",
+		title: `Queue: a worker killed with SIGKILL → its children (${RECOVERY_CHILD_MS} ms each) answered by the others`,
+		unit: "s",
+		values: { "pi-workflows": answered },
+		ratios: false,
+		notes: [
+			`--stalled-ms ${DEFAULT_STALLED_MS} (the default); restarted elsewhere ${formatNumber(restarted)} s after the kill (median), then ${RECOVERY_CHILD_MS} ms of child; ${formatNumber(median(recoveries.map((sample) => sample.lost)))} children lost per kill`,
+		],
+	};
+}
+
+interface Recovery {
+	/** From the kill to the last of the dead worker's children answered on the host. */
+	answeredMs: number;
+	/** From the kill to the last of them started again on another worker. */
+	restartedMs: number;
+	lost: number;
+}
+
+/** Runs six children on the workers, kills the one running most of them once all run, and times their answers. */
+async function measureRecovery(url: string, workers: CliProcess[]): Promise<Recovery> {
+	const host = createQueueHost({ redis: url });
+	const answeredAt = new Map<string, number>();
+	const inner = host.runner({ runId: `wf-bench-kill-${Date.now()}`, prepare: planner, cwd: process.cwd() });
+	const runner: WorkflowAgentRunner = async (request, context) => {
+		const result: WorkflowAgentResult = await inner(request, context);
+		answeredAt.set(request.key, Date.now());
+		return result;
+	};
+	try {
+		const run = runWorkflowScript(FIXED, {
+			agentRunner: runner,
+			args: { n: RECOVERY_CHILDREN, ms: RECOVERY_CHILD_MS },
+			concurrency: RECOVERY_CHILDREN,
+		});
+		let active: Job[] = [];
+		while (active.length < RECOVERY_CHILDREN) {
+			await new Promise((resolve) => setTimeout(resolve, 10));
+			active = await host.queue.getJobs(["active"]);
+		}
+		const busiest = [...new Set(active.map((job) => job.processedBy))]
+			.map((name) => ({ name, jobs: active.filter((job) => job.processedBy === name) }))
+			.sort((a, b) => b.jobs.length - a.jobs.length)[0];
+		const victim = workers.findIndex((worker) => worker.stderr().includes(`worker ${busiest?.name} takes jobs`));
+		const dead = workers.splice(victim, 1)[0];
+		if (!dead || !busiest) throw new Error("row 12c: no worker runs the children");
+		const killedAt = Date.now();
+		dead.child.kill("SIGKILL");
+		const result = await run;
+		if (result.status !== "completed") throw new Error(`the run ${result.status}: ${result.error?.message}`);
+		const lost = await Promise.all(busiest.jobs.map((job) => Job.fromId(host.queue, job.id ?? "")));
+		const keys = busiest.jobs.map((job) => job.data.request.key);
+		return {
+			answeredMs: Math.max(...keys.map((key) => (answeredAt.get(key) ?? Number.NaN) - killedAt)),
+			restartedMs: Math.max(...lost.map((job) => (job?.processedOn ?? Number.NaN) - killedAt)),
+			lost: keys.length,
+		};
+	} finally {
+		await host.close();
 	}
 }

@@ -34,6 +34,8 @@ export interface RunFlags {
 	allowTools: string[];
 	/** `--redis <url>`: the children go to workers through the queue there. Default: none (they run here). */
 	redis?: string;
+	/** `--redis-unreachable-ms`: how long Redis may stay unreachable before the waiting children fail. Default: 60000. */
+	redisUnreachableMs?: number;
 	/** `--approve` (true) or `--no-approve` (false): trust the project or not for this run, as pi's `-a`/`-na`. */
 	approve?: boolean;
 }

@@ -43,6 +43,8 @@ const RUN_OPTIONS = `Options:
                            ls, edit, write); none by default: there is no permission prompt here
   --redis <url>            send the children to workers (pi-workflows worker) through the Redis queue at <url>
                            (redis://[user:password@]host:6379, rediss:// for TLS) instead of running them here
+  --redis-unreachable-ms <ms>  how long that Redis may stay unreachable before the waiting children fail
+                           with queue_unreachable (default 60000)
   -a, --approve            trust this project for this run, as pi -a does: its .pi extensions, skills and
                            settings load, and its agent files (.pi/agents, .agents/agents, .claude/agents)
                            are read; without it, pi's saved decision (/trust) or defaultProjectTrust decides
@@ -77,7 +79,9 @@ Options:
   --concurrency <n>        children this worker runs at once, 1-64 (default 2)
   -e, --extension <path>   load a pi extension, as pi -e does (custom providers); repeatable
   --name <name>            how hosts and logs name this worker (default: hostname:pid)
-  --stalled-ms <ms>        how soon a dead worker's jobs go to other workers (default 30000)
+  --stalled-ms <ms>        how soon a dead worker's jobs go to other workers: a job's lock lasts this long,
+                           renewed while its child runs; they move 0.75-1.4 times this after it died
+                           (default 5000)
   --repo <git url>         the hosts' repository as this machine reaches it: each child works in a worktree
                            of its run's commit from a clone of it, and what it changes is pushed as branch
                            workflows/<runId>/<label>, which the host fetches as a kept branch

@@ -48,6 +48,8 @@ export interface PiSetupOptions {
 	onNote?: (text: string) => void;
 	/** `--redis <url>`: children go to workers through the queue there instead of running here. Default: none. */
 	redis?: string;
+	/** `--redis-unreachable-ms`: how long Redis may stay unreachable before the waiting children fail. Default: 60000. */
+	redisUnreachableMs?: number;
 	/** `--approve` / `--no-approve`: the project's trust for this run. Default: pi's saved decision and settings. */
 	approve?: boolean;
 }
@@ -161,7 +163,8 @@ async function queueSetUp(
 	model: string | undefined,
 	thinking: string | undefined,
 ): Promise<Pick<PiSetup, "runner" | "close">> {
-	const host = createQueueHost({ redis });
+	const unreachableMs = options.redisUnreachableMs;
+	const host = createQueueHost({ redis, ...(unreachableMs !== undefined ? { unreachableMs } : {}) });
 	const unanswered = usageError(`--redis ${safeUrl(redis)}: Redis does not answer. Start it, or check the URL`);
 	let timer: ReturnType<typeof setTimeout> | undefined;
 	const workers = await Promise.race([
@@ -181,6 +184,7 @@ async function queueSetUp(
 		);
 	}
 	const runner = host.runner({
+		cwd: options.cwd,
 		runId: async () => (await options.worktreePlace?.())?.runId,
 		prepare: queuePlanner({
 			agentTypes: types.types,

@@ -33,6 +33,7 @@ const RUN_FLAGS: readonly FlagSpec[] = [
 	{ name: "allow-tools", value: true, repeat: true },
 	{ name: "model-tiers", value: true },
 	{ name: "redis", value: true },
+	{ name: "redis-unreachable-ms", value: true },
 	{ name: "approve", short: "a" },
 	{ name: "no-approve", short: "na" },
 	{ name: "dry-run" },
@@ -174,6 +175,10 @@ function runFlags(args: ParsedArgs): RunFlags {
 	const redis = flagValue(args, "redis");
 	const badRedis = redis !== undefined ? checkRedisUrl(redis) : undefined;
 	if (badRedis) throw usageError(`--redis: ${badRedis}`);
+	const redisUnreachableMs = integerFlag(args, "redis-unreachable-ms", 1000, MAX_TIMEOUT_MS);
+	if (redisUnreachableMs !== undefined && redis === undefined) {
+		throw usageError("--redis-unreachable-ms is how long the queue's Redis may stay unreachable: give --redis too");
+	}
 	const approve = args.flags.has("approve") ? true : args.flags.has("no-approve") ? false : undefined;
 	if (args.flags.has("approve") && args.flags.has("no-approve")) {
 		throw usageError("--approve and --no-approve contradict each other; give one");
@@ -181,6 +186,7 @@ function runFlags(args: ParsedArgs): RunFlags {
 	return {
 		...(approve !== undefined ? { approve } : {}),
 		...(redis !== undefined ? { redis } : {}),
+		...(redisUnreachableMs !== undefined ? { redisUnreachableMs } : {}),
 		concurrency: integerFlag(args, "concurrency", 1, 64) ?? DEFAULT_CONCURRENCY,
 		...(timeoutMs !== undefined ? { timeoutMs } : {}),
 		...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
@@ -210,6 +216,7 @@ async function setUp(flags: RunFlags, ctx: CliContext, durable: DurableRunnerHoo
 		...(flags.modelTiers !== undefined ? { modelTiers: flags.modelTiers } : {}),
 		allowTools: flags.allowTools,
 		...(flags.redis !== undefined ? { redis: flags.redis } : {}),
+		...(flags.redisUnreachableMs !== undefined ? { redisUnreachableMs: flags.redisUnreachableMs } : {}),
 		...(flags.approve !== undefined ? { approve: flags.approve } : {}),
 		onNote: (text) => ctx.stderr.write(`Note: ${text}\n`),
 	});

@@ -30,6 +30,7 @@ export function sessionQueue(url: string): SessionQueue {
 			const model = setup.childModel?.reference ?? (ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : undefined);
 			const thinking = ctx.thinkingLevel;
 			return host.runner({
+				cwd: ctx.cwd,
 				runId: async () => (await setup.worktreePlace())?.runId,
 				controls: setup.controls,
 				prepare: queuePlanner({

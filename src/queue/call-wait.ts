@@ -41,6 +41,11 @@ export interface QueueRunOptions {
 	runId: string | (() => Promise<string | undefined>);
 	/** What the child gets: its agent type and the session's defaults. Throws author errors before a job is queued. */
 	prepare(request: WorkflowAgentRequest): QueueChildPlan | Promise<QueueChildPlan>;
+	/**
+	 * The run's directory: its commit (for workers with `--repo`) is looked up as the runner is made, while the script
+	 * starts, rather than holding the first jobs back. Default: the first call's directory, looked up at that call.
+	 */
+	cwd?: string;
 	/** Where the run's children are registered for steer, pause, skip and restart. Default: none. */
 	controls?: QueueControls;
 	/** Worker notes already warned of in this run (each is said once). Default: a set per runner. */
@@ -69,7 +74,7 @@ export interface CallOptions {
 	/** The run's commit, for workers with `--repo`. */
 	workspace?: { commit: string; subdir: string };
 	/** What the run's commit warns of (uncommitted changes, not pushed, no repository): said when a `--repo` worker answers. */
-	placeWarnings?: string[];
+	placeWarnings?: () => Promise<string[]>;
 	/** Brings a remote child's pushed branch into the host's repository. */
 	takeBranch?: (
 		workspace: NonNullable<QueueJobReturn["workspace"]>,
@@ -175,6 +180,13 @@ export class CallWait {
 		this.#context.reportChild({ ...(data as WorkflowAgentChild), id: this.jobId });
 	}
 
+	/** A queue event said the job completed, with what its worker returned: taken without reading the job back. */
+	completed(value: unknown): void {
+		if (typeof value === "object" && value !== null && "worker" in value)
+			this.#take(value as QueueJobReturn, "found");
+		else void this.check();
+	}
+
 	/** Asks Redis for the job's state; settles when it finished (a queue event may have been missed). */
 	async check(): Promise<void> {
 		if (this.#settled || this.#checking) return;
@@ -266,32 +278,35 @@ export class CallWait {
 			this.fail("the worker returned no result", "queue_job_failed");
 			return;
 		}
-		const result = { ...value.result };
+		void this.#finish(value, value.result).catch((error: unknown) =>
+			this.fail(`could not take the child's result: ${errorMessage(error)}`, "queue_job_failed"),
+		);
+	}
+
+	/** The result with what the run has not said yet, and a remote child's branch brought here. */
+	async #finish(value: QueueJobReturn, given: WorkflowAgentResult): Promise<void> {
+		const result = { ...given };
 		// What holds for every child of the run (the host's plan, the worker's set-up) is said once per run.
-		const place = value.repo ? (this.#call.placeWarnings ?? []) : [];
+		const place = value.repo ? ((await this.#call.placeWarnings?.()) ?? []) : [];
 		const once = [...(this.#plan.warnings ?? []), ...place, ...(value.notes ?? [])].filter(
 			(note) => !this.#run.noted?.has(note),
 		);
 		for (const note of once) this.#run.noted?.add(note);
 		const warnings = [...once, ...(result.warnings ?? [])];
 		if (warnings.length > 0) result.warnings = warnings;
-		const done = (final: WorkflowAgentResult) =>
-			this.#settle(
-				this.#skipped ? { ...final, status: "stopped", error: "skipped by the user", noRetry: true } : final,
-			);
-		if (!value.workspace || !this.#call.takeBranch) {
-			done(result);
-			return;
-		}
-		// A child that worked in a worktree on its worker: its pushed branch becomes a kept branch here.
-		this.#call
-			.takeBranch(value.workspace)
-			.then((taken) => {
+		if (value.workspace && this.#call.takeBranch) {
+			// A child that worked in a worktree on its worker: its pushed branch becomes a kept branch here.
+			try {
+				const taken = await this.#call.takeBranch(value.workspace);
 				if (taken.worktree) result.worktree = taken.worktree;
 				if (taken.warning) result.warnings = [...(result.warnings ?? []), taken.warning];
-				done(result);
-			})
-			.catch((error: unknown) => done({ ...result, warnings: [...(result.warnings ?? []), errorMessage(error)] }));
+			} catch (error) {
+				result.warnings = [...(result.warnings ?? []), errorMessage(error)];
+			}
+		}
+		this.#settle(
+			this.#skipped ? { ...result, status: "stopped", error: "skipped by the user", noRetry: true } : result,
+		);
 	}
 
 	#failedJob(job: Job<QueueJobData, QueueJobReturn>): void {

@@ -10,7 +10,7 @@ import { Queue, QueueEvents } from "bullmq";
 import { Redis } from "ioredis";
 import { WorkflowError } from "../errors.ts";
 import type { WorkflowAgentRequest, WorkflowAgentResult, WorkflowAgentRunner } from "../runtime/core/types.ts";
-import { hostRunCommit, type RunCommit, takeRemoteBranch } from "../worktree/index.ts";
+import { hostCommitWarnings, hostRunHead, type RunCommit, takeRemoteBranch } from "../worktree/index.ts";
 import { CallWait, type QueueRunOptions } from "./call-wait.ts";
 
 export type { QueueControls, QueueJobEvent, QueueRunOptions } from "./call-wait.ts";
@@ -64,7 +64,7 @@ export function createQueueHost(options: QueueHostOptions): QueueHost {
 	queue.on("error", () => {});
 	events.on("error", () => {});
 	events.on("progress", ({ jobId, data }) => waits.get(jobId)?.progress(data));
-	events.on("completed", ({ jobId }) => waits.get(jobId)?.check());
+	events.on("completed", ({ jobId, returnvalue }) => waits.get(jobId)?.completed(returnvalue));
 	events.on("failed", ({ jobId }) => waits.get(jobId)?.check());
 	const host = `${hostname()}:${process.pid}`;
 	const settings = {
@@ -85,8 +85,26 @@ export function createQueueHost(options: QueueHostOptions): QueueHost {
 		runner(given) {
 			const run = { noted: new Set<string>(), ...given };
 			let runId: Promise<string> | undefined;
-			// The run's commit, for workers with --repo: HEAD of the repository its directory is in, found once.
+			// The run's commit, for workers with --repo: HEAD of the repository its directory is in, found once. What
+			// it warns of costs three more git commands, so it waits until a --repo worker answers: not on the way
+			// of the first jobs.
 			let commit: Promise<RunCommit> | undefined;
+			const findCommit = (cwd: string) => {
+				commit ??= hostRunHead({ cwd }).catch((): RunCommit => ({ warnings: [] }));
+				return commit;
+			};
+			if (run.cwd !== undefined) void findCommit(run.cwd);
+			let warnings: Promise<string[]> | undefined;
+			const placeWarnings = (cwd: string) => {
+				warnings ??= findCommit(cwd)
+					.then((head) =>
+						head.commit && head.repo
+							? hostCommitWarnings({ cwd, commit: head.commit, repo: head.repo })
+							: head.warnings,
+					)
+					.catch(() => []);
+				return warnings;
+			};
 			const idOf = () => {
 				runId ??= resolveRunId(run.runId);
 				return runId;
@@ -96,13 +114,12 @@ export function createQueueHost(options: QueueHostOptions): QueueHost {
 				if (run.controls?.takeSkip(request.key)) return skipped(request);
 				const id = await idOf();
 				const plan = await run.prepare(request);
-				commit ??= hostRunCommit({ cwd: request.cwd }).catch((): RunCommit => ({ warnings: [] }));
-				const place = await commit;
+				const place = await findCommit(request.cwd);
 				return new CallWait(settings, {
 					runId: id,
 					request,
 					plan,
-					placeWarnings: place.warnings,
+					placeWarnings: () => placeWarnings(request.cwd),
 					context,
 					run,
 					...(place.commit ? { workspace: { commit: place.commit, subdir: place.subdir ?? "" } } : {}),

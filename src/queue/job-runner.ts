@@ -44,9 +44,16 @@ export interface QueueWorkerOptions {
 	agentDir: string;
 	/** `--repo`: children work in worktrees of the run's commit from a clone of it. Default: none (scratch folders). */
 	repo?: WorkerRepo;
-	/** BullMQ's job lock; a worker that dies loses its jobs to others this long after. Default: 30000. */
+	/**
+	 * How soon a dead worker's jobs go to other workers, in ms: a job's lock lasts this long and is renewed every
+	 * quarter of it while its child runs (a child that runs long but quietly keeps its job), and the live workers
+	 * look for jobs whose lock ran out every 0.4 of it. A job moves between 0.75 and 1.4 times this after its worker
+	 * died; a worker whose event loop stalls for three quarters of it loses its job. Default: 5000.
+	 */
+	stalledMs?: number;
+	/** The job lock alone (renewed every quarter of it). Default: `stalledMs`. */
 	lockDurationMs?: number;
-	/** How often BullMQ looks for jobs whose worker died. Default: 30000. */
+	/** How often the stalled check runs, alone. Default: 0.4 × `stalledMs`. */
 	stalledIntervalMs?: number;
 	/** Times a job may lose its worker before it fails. Default: 2. */
 	maxStalledCount?: number;
@@ -107,12 +114,19 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 			connection: blocking,
 			concurrency: options.concurrency ?? 2,
 			name,
-			lockDuration: options.lockDurationMs ?? 30_000,
-			stalledInterval: options.stalledIntervalMs ?? 30_000,
+			...stallSettings(options),
 			maxStalledCount: options.maxStalledCount ?? 2,
 		},
 	);
 	worker.on("error", (error) => log(`queue error: ${errorMessage(error)}`));
+	// The lock is gone (this process stalled past it): the job is queued again or runs elsewhere, and this worker's
+	// result would be refused, so its child stops rather than work twice.
+	worker.on("lockRenewalFailed", (jobIds) => {
+		for (const jobId of jobIds) {
+			log(`lost the lock of ${jobId}: the job goes to another worker, and its child here stops`);
+			active.get(jobId)?.controller.abort("its job went to another worker");
+		}
+	});
 	worker.on("failed", (job, error) => log(`job ${job?.id ?? "?"} failed: ${errorMessage(error)}`));
 	await worker.waitUntilReady();
 	return {
@@ -122,6 +136,29 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 			await Promise.all([endConnection(subscriber), endConnection(commands)]);
 			blocking.disconnect();
 		},
+	};
+}
+
+/** `stalledMs` unless given: a dead worker's jobs move within about 7 s, well inside a child's usual length. */
+export const DEFAULT_STALLED_MS = 5000;
+
+/**
+ * BullMQ's lock and stalled check for `stalledMs`. BullMQ renews a running job's lock on a timer of its own (every
+ * `lockRenewTime / 2` it renews the locks older than that), so a live child keeps its job whatever it does, as long
+ * as the worker's event loop turns; a job is moved at the first check that finds its lock gone, and the check key
+ * lets one worker of all check per interval.
+ */
+function stallSettings(options: Pick<QueueWorkerOptions, "stalledMs" | "lockDurationMs" | "stalledIntervalMs">): {
+	lockDuration: number;
+	lockRenewTime: number;
+	stalledInterval: number;
+} {
+	const stalledMs = options.stalledMs ?? DEFAULT_STALLED_MS;
+	const lockDuration = options.lockDurationMs ?? stalledMs;
+	return {
+		lockDuration,
+		lockRenewTime: Math.max(100, Math.round(lockDuration / 4)),
+		stalledInterval: options.stalledIntervalMs ?? Math.max(200, Math.round(stalledMs * 0.4)),
 	};
 }
 

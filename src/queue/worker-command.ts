@@ -22,7 +22,7 @@ export interface WorkerCommandOptions {
 	name?: string;
 	/** `--repo` and `--cache`: children work in worktrees of the run's commit from a clone kept in `cacheDir`. */
 	repo?: WorkerRepo;
-	/** `--stalled-ms`: how soon a dead worker's jobs go to others. Default: BullMQ's 30000. */
+	/** `--stalled-ms`: how soon a dead worker's jobs go to others (see `QueueWorkerOptions.stalledMs`). Default: 5000. */
 	stalledMs?: number;
 	stderr: NodeJS.WritableStream;
 }
@@ -54,9 +54,7 @@ export async function runWorker(options: WorkerCommandOptions): Promise<number> 
 		agentDir: options.agentDir,
 		...(options.name ? { name: options.name } : {}),
 		...(options.repo ? { repo: options.repo } : {}),
-		...(options.stalledMs
-			? { lockDurationMs: options.stalledMs, stalledIntervalMs: Math.max(500, Math.round(options.stalledMs / 2)) }
-			: {}),
+		...(options.stalledMs ? { stalledMs: options.stalledMs } : {}),
 		log: (line) => say(`worker: ${line}`),
 	});
 	const where = options.repo

@@ -7,8 +7,10 @@ export {
 	type FetchedBranch,
 	type HostGitOptions,
 	type HostRemote,
+	hostCommitWarnings,
 	hostFetchBranch,
 	hostRunCommit,
+	hostRunHead,
 	matchingRemote,
 	type RunCommit,
 } from "./remote-host.ts";

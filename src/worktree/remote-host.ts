@@ -40,27 +40,45 @@ export interface RunCommit {
  * any remote), as the host last fetched it, has the commit. Never throws for a missing repository or commit.
  */
 export async function hostRunCommit(options: HostGitOptions & { remote?: string }): Promise<RunCommit> {
-	const git = (args: string[], cwd = options.cwd) => runGit(args, gitOptions(options, cwd));
+	const head = await hostRunHead(options);
+	if (!head.commit || !head.repo) return head;
+	return { ...head, warnings: await hostCommitWarnings({ ...options, commit: head.commit, repo: head.repo }) };
+}
+
+/**
+ * What a job needs of `hostRunCommit`, in one git command: the commit, the repository and the subdirectory; its
+ * warnings only when there is no commit. `hostCommitWarnings` says the rest, which takes three more commands.
+ */
+export async function hostRunHead(options: HostGitOptions): Promise<RunCommit> {
 	const none = (why: string): RunCommit => ({
 		warnings: [`${why}: remote children run without a workspace (no checkout of the project on their worker)`],
 	});
 	const folder = await stat(options.cwd).catch(() => undefined);
 	if (!folder?.isDirectory()) return none(`${options.cwd} is not a directory`);
-	let top: string;
+	let lines: string[];
 	try {
-		top = (await git(["rev-parse", "--show-toplevel"])).stdout.trim();
+		const args = ["rev-parse", "--show-toplevel", "--verify", "--quiet", "HEAD^{commit}"];
+		lines = (await runGit(args, gitOptions(options, options.cwd))).stdout.split("\n");
 	} catch (error) {
-		if (error instanceof GitFailure) return none(`${options.cwd} is not inside a git working tree`);
-		throw error;
+		if (!(error instanceof GitFailure)) throw error;
+		// Inside a working tree, git prints its top before it fails to find a commit; outside one, nothing.
+		const top = error.stdout.split("\n")[0]?.trim();
+		if (!top) return none(`${options.cwd} is not inside a git working tree`);
+		return { ...none(`The git repository at ${top} has no commit yet`), repo: top };
 	}
-	const commit = await git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]).then(
-		(out) => out.stdout.trim(),
-		() => "",
-	);
-	if (!commit) return { ...none(`The git repository at ${top} has no commit yet`), repo: top };
-	const subdir = relative(top, await realpath(options.cwd));
+	const top = lines[0]?.trim() ?? "";
+	const commit = lines[1]?.trim() ?? "";
+	return { commit, repo: top, subdir: relative(top, await realpath(options.cwd)), warnings: [] };
+}
+
+/** What workers will not see of the run's commit: uncommitted changes, a commit on no remote branch. */
+export async function hostCommitWarnings(
+	options: HostGitOptions & { remote?: string; commit: string; repo: string },
+): Promise<string[]> {
+	const { commit, repo: top } = options;
 	const warnings: string[] = [];
-	const status = (await git(["status", "--porcelain", "-z", "--untracked-files=normal"], top)).stdout;
+	const status = (await runGit(["status", "--porcelain", "-z", "--untracked-files=normal"], gitOptions(options, top)))
+		.stdout;
 	const dirty = status.split("\0").filter((entry) => /^.. /.test(entry)).length;
 	if (dirty > 0) {
 		warnings.push(
@@ -69,7 +87,7 @@ export async function hostRunCommit(options: HostGitOptions & { remote?: string 
 	}
 	const pushed = await onSomeRemote(commit, top, options);
 	if (pushed !== true) warnings.push(pushed);
-	return { commit, repo: top, subdir, warnings };
+	return warnings;
 }
 
 /** true when a remote-tracking branch (of `options.remote`, else of any remote) has `commit`; else the warning. */

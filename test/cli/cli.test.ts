@@ -98,6 +98,10 @@ describe("pi-workflows help and command-line errors", () => {
 			["run", EXAMPLE, "--max-provider-wait", "soon"],
 			'--max-provider-wait must be a whole number from 0 to 2147483647, got "soon"',
 		],
+		[
+			["run", EXAMPLE, "--redis-unreachable-ms", "5000"],
+			"--redis-unreachable-ms is how long the queue's Redis may stay unreachable: give --redis too",
+		],
 		[["resume", "not-an-id"], "`not-an-id` is not a run id"],
 		[["check"], "`check` takes one workflow file"],
 		[

@@ -55,6 +55,8 @@ export async function startWorker(options: {
 	cwd: string;
 	env: NodeJS.ProcessEnv;
 	concurrency?: number;
+	/** `--stalled-ms`. Default: 2000, so the tests' killed workers lose their jobs soon. */
+	stalledMs?: number;
 }): Promise<CliProcess> {
 	const worker = spawnCli(
 		[
@@ -68,7 +70,7 @@ export async function startWorker(options: {
 			"--concurrency",
 			String(options.concurrency ?? 2),
 			"--stalled-ms",
-			"2000",
+			String(options.stalledMs ?? 2000),
 		],
 		{ cwd: options.cwd, env: options.env },
 	);

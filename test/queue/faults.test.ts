@@ -30,7 +30,7 @@ describe.skipIf(!hasBinary("redis-server"))("the queue when things go wrong", ()
 	// A host that does not exit (the fault under test) must not outlive the suite.
 	const hosts: CliProcess[] = [];
 	const started = (word: string) => childStarts(log).some(([, task]) => task === `sleep 600000 ${word}`);
-	const run = (word: string) => {
+	const run = (word: string, extra: string[] = []) => {
 		const host = spawnCli(
 			[
 				"run",
@@ -44,6 +44,7 @@ describe.skipIf(!hasBinary("redis-server"))("the queue when things go wrong", ()
 				"--json",
 				"--redis",
 				redis.url,
+				...extra,
 			],
 			{ cwd: project, env },
 		);
@@ -163,10 +164,10 @@ describe.skipIf(!hasBinary("redis-server"))("the queue when things go wrong", ()
 	}, 60_000);
 
 	it("Redis gone for good: the waiting call fails with queue_unreachable and the CLI exits", async () => {
-		const host = run("u1");
+		// Redis may stay away 3 s here (60 s unless --redis-unreachable-ms says otherwise) before the calls fail.
+		const host = run("u1", ["--redis-unreachable-ms", "3000"]);
 		await waitFor(() => started("u1"), "the child to start");
 		await redis.kill();
-		// The host gives Redis 60 s to come back before its calls fail.
 		const code = await host.exited;
 		const json = JSON.parse(host.stdout());
 		expect(code, host.stderr()).toBe(1);
@@ -176,5 +177,5 @@ describe.skipIf(!hasBinary("redis-server"))("the queue when things go wrong", ()
 				/^Redis at redis:\/\/127\.0\.0\.1:\d+ did not answer for \d+ s; the child's job may still run there. Check Redis, then resume the run/,
 			),
 		});
-	}, 150_000);
+	}, 60_000);
 });

@@ -8,12 +8,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Queue } from "bullmq";
+import { Job, Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GENERAL_PURPOSE_AGENT } from "../../src/agents/agent-types.ts";
 import { ChildControls } from "../../src/children/controls.ts";
-import { createQueueHost } from "../../src/queue/host.ts";
+import { createQueueHost, type QueueJobEvent } from "../../src/queue/host.ts";
 import { queuePlanner } from "../../src/queue/plan.ts";
 import type { WorkflowAgentChild, WorkflowAgentRequest } from "../../src/runtime/core/types.ts";
 import { type CliProcess, childStarts, QUEUE_FAUX, spawnCli, startWorker, waitFor } from "../helpers/queue-workers.ts";
@@ -132,14 +132,64 @@ describe.skipIf(!hasBinary("redis-server"))("the queue runner with worker proces
 		expect(done.code, done.stderr).toBe(0);
 		expect(done.json.value.answers).toEqual(Array.from({ length: 6 }, (_, i) => `slept K${i}`));
 		expect(done.json.counts).toMatchObject({ calls: 6, completed: 6, failed: 0 });
-		// The killed worker's children ran once more, on the others; the rest ran once.
+		// The killed worker's children ran once more, on the others, after it; the rest ran once.
 		const tasks = starts("k").map(([, task]) => task);
+		const survivors = [...workers.values()].map((worker) => worker.pid);
 		for (let i = 0; i < 6; i++) {
 			const task = `sleep 2500 k${i}`;
+			const ranOn = starts("k")
+				.filter(([, t]) => t === task)
+				.map(([pid]) => pid);
 			expect(tasks.filter((t) => t === task)).toHaveLength(lost.includes(task) ? 2 : 1);
+			if (lost.includes(task)) {
+				expect(ranOn[0]).toBe(victim.pid);
+				expect(survivors).toContain(ranOn[1]);
+			}
 		}
 		await spawnWorker(victimName);
 	}, 90_000);
+
+	it("a child running three times as long as its worker's lock keeps its job: one start, answered by that worker", async () => {
+		const queueHost = createQueueHost({ redis: redis.url, pollMs: 500 });
+		const events: QueueJobEvent[] = [];
+		const runner = queueHost.runner({
+			runId: "wf-long",
+			prepare: queuePlanner({
+				agentTypes: new Map([[GENERAL_PURPOSE_AGENT.name, GENERAL_PURPOSE_AGENT]]),
+				defaultModel: "faux/faux-1",
+			}),
+			onJob: (event) => events.push(event),
+		});
+		try {
+			// The workers' --stalled-ms is 2000: the lock is renewed while the quiet child sleeps 6 s, and the other
+			// workers, idle, check for stalled jobs every 800 ms all along.
+			const result = await runner(
+				{
+					key: "long",
+					index: 0,
+					attempt: 1,
+					prompt: "sleep 6000 long1",
+					agentType: "general-purpose",
+					label: "long",
+					description: "long",
+					cwd: project,
+				},
+				{ signal: new AbortController().signal, reportChild: () => {} },
+			);
+			expect(result).toMatchObject({ status: "completed", result: "slept LONG1" });
+			const ran = starts("long1");
+			expect(ran.map(([, task]) => task)).toEqual(["sleep 6000 long1"]);
+			const [name] = [...workers].find(([, worker]) => worker.pid === ran[0]?.[0]) ?? [];
+			expect(events.map((event) => [event.how, event.worker])).toEqual([
+				["queued", undefined],
+				["found", name],
+			]);
+			const job = await Job.fromId(queueHost.queue, "wf-long.long.1");
+			expect(job?.stalledCounter).toBe(0);
+		} finally {
+			await queueHost.close();
+		}
+	}, 60_000);
 
 	it("Ctrl-C removes the queued jobs and ends the running ones within seconds", async () => {
 		// Six slots on three workers, ten children: four wait in the queue.
