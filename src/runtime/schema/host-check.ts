@@ -28,8 +28,10 @@ export const HOST_MAX_INSTRUCTIONS = 2048;
 /** Most characters of generated code a validator may have for the host to keep a copy (V8 compiles it in < 1 ms). */
 export const HOST_MAX_CODE_CHARS = 32 * 1024;
 /**
- * Steps (`costWithin`) a check may take to run on the host: measured at about 10 ns a step when every step is a
- * pattern's instruction on a cold DFA (the dearest kind), so a check stalls the host for about a millisecond at most.
+ * Steps (`costWithin`) a check may take to run on the host. An ordinary step (a keyword, a value, a character) takes
+ * tens of ns; a pattern's character costs ten steps per instruction, which a cold DFA on a 2,000-instruction
+ * program took up to about 1 µs to run under heavy load: a check stalls the host for about 10 ms at the very worst,
+ * well under a millisecond for the answers it is meant for (a few fields, short strings, short patterns).
  */
 export const HOST_CHECK_BUDGET = 100_000;
 /** Estimated bytes the host's copies may keep, validators and programs (the worker's estimates, `cache.ts`). */
