@@ -10,7 +10,8 @@
  * builds at most one state per character, each in time linear in the program; the fallbacks are linear too), and
  * `uniqueItems` is linear (ajv.ts). `costWithin` walks the schema and the value the way ajv will and adds up, per
  * keyword, a bound of what ajv does for it (and of the errors it can push: one per step at most), stopping as soon as
- * the sum passes the budget. Keywords whose cost it does not know (`format`, whose regexes are V8's,
+ * the sum passes the budget (the count itself walks no more of the answer than it has paid for, and the host has
+ * walked the whole answer once already, to copy it as JSON data). Keywords whose cost it does not know (`format`, whose regexes are V8's,
  * `unevaluated*`, references) make a schema `hostCheckable` false: its checks stay in the worker.
  */
 
@@ -244,16 +245,24 @@ class Meter {
 		}
 	}
 
-	/** The answer's size in steps: one per value, plus the characters of its strings and keys. Counted once. */
+	/**
+	 * The answer's size in steps: one per value, plus the characters of its strings and keys. Counted once, and paid
+	 * for while it is counted (one step per member), so a huge answer stops the count early.
+	 */
 	#size(value: unknown): number {
 		if (typeof value === "string") return value.length + 1;
 		if (typeof value !== "object" || value === null) return 1;
 		const known = this.#sizes.get(value);
 		if (known !== undefined) return known;
 		let size = 1;
-		if (Array.isArray(value)) for (const item of value) size += this.#size(item);
-		else for (const [key, item] of Object.entries(value)) size += key.length + 1 + this.#size(item);
-		this.#spend(size);
+		if (Array.isArray(value)) {
+			this.#spend(value.length);
+			for (const item of value) size += this.#size(item);
+		} else {
+			const keys = Object.keys(value);
+			this.#spend(keys.length);
+			for (const key of keys) size += key.length + 1 + this.#size((value as Schema)[key]);
+		}
 		this.#sizes.set(value, size);
 		return size;
 	}

@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { isWorkflowError } from "../../../src/errors.ts";
 import { type CompileJob, SchemaCompiler } from "../../../src/runtime/schema/ajv.ts";
 import { costWithin, hostCheckable } from "../../../src/runtime/schema/check-cost.ts";
 import { HOST_CHECK_BUDGET, HostChecks } from "../../../src/runtime/schema/host-check.ts";
@@ -133,38 +132,33 @@ describe("schema checks on the host (the fast path)", () => {
 });
 
 describe("SchemaWorker with the fast path", () => {
-	// As in schema-worker.test.ts: far below checking 4 × 8 MiB against a pattern (seconds), above a warm compile.
-	const worker = new SchemaWorker({ deadlineMs: 1500 });
+	const worker = new SchemaWorker();
 	const session = new SchemaSession(worker);
 	afterAll(async () => {
 		session.dispose();
 		await worker.shutdown();
 	});
 
-	it("checks a compiled schema on the host, and a hostile answer to it in the worker, which stops it", async () => {
+	it("checks a compiled schema on the host, an answer past the budget in the worker, and nothing once replaced", async () => {
 		const schema = {
 			type: "object",
 			properties: { text: { type: "array", items: { type: "string", pattern: "^(\\p{L}|\\d)+$" } } },
 		};
-		// A first schema loads ajv in the worker, which a loaded machine can take past the deadline.
-		session.release(
-			await session.compileAgent({ type: "object" }).catch(() => session.compileAgent({ type: "object" })),
-		);
 		const compiled = await session.compileAgent(schema);
 		const before = worker.stats.hostChecks;
 		expect(await compiled.validate({ text: ["abc", "d1"] })).toEqual({ ok: true, value: { text: ["abc", "d1"] } });
 		const miss = await compiled.validate({ text: ["a-1"] });
 		expect(miss).toMatchObject({ ok: false, errors: '`output.text[0]` must match pattern "^(\\p{L}|\\d)+$"' });
 		expect(worker.stats.hostChecks).toBe(before + 2);
-		// Far past the budget: the worker checks it, and its deadline stops it as before.
-		const text = "a".repeat(8 * 1024 * 1024);
-		const error = await compiled.validate({ text: [text, text, text, text] }).catch((thrown: unknown) => thrown);
-		expect(isWorkflowError(error) && error.code).toBe("limit_cpu");
+		// Past the budget (the deadline's own test is in schema-worker.test.ts): the worker checks it, same result kind.
+		const long = { text: ["a".repeat(HOST_CHECK_BUDGET), "b-"] };
+		expect(await compiled.validate(long)).toMatchObject({ ok: false, issues: [{ path: "output.text[1]" }] });
 		expect(worker.stats.hostChecks).toBe(before + 2);
-		// The replaced worker starts the host empty: the next check goes to the new worker, the one after to the host.
+		// A replaced worker starts the host empty: the next check goes to the new worker, the one after to the host.
+		await worker.shutdown();
 		expect(await compiled.validate({ text: ["x"] })).toEqual({ ok: true, value: { text: ["x"] } });
 		expect(worker.stats.hostChecks).toBe(before + 2);
 		expect(await compiled.validate({ text: ["y"] })).toEqual({ ok: true, value: { text: ["y"] } });
 		expect(worker.stats.hostChecks).toBe(before + 3);
-	}, 30_000);
+	});
 });
