@@ -86,7 +86,8 @@ export class HostChecks {
 				// Out of use at once: the host's cache may evict it when it needs room, and compile it again later.
 				this.#compiler.release(key, true);
 			}
-			const size = (pattern: string) => this.#compiler.programSize(pattern);
+			// A program the copy does not hold (not expected) counts as the largest a copy may have.
+			const size = (pattern: string) => this.#compiler.programSize(pattern) || HOST_MAX_INSTRUCTIONS;
 			if (!costWithin(job.schema, value, HOST_CHECK_BUDGET, size)) return { path: "worker" };
 			const result = this.#compiler.validate(key, value, root);
 			this.#hostChecks++;
@@ -95,6 +96,9 @@ export class HostChecks {
 			// Not expected (the worker compiled the same schema): the worker, which has its deadline, answers instead.
 			this.forget(key);
 			return { path: "worker" };
+		} finally {
+			// The host's cache evicts copies on its own; nobody needs their keys (the next check compiles them again).
+			this.#compiler.takeEvicted();
 		}
 	}
 }
