@@ -18,6 +18,7 @@ import { runQueue } from "./rows/queue.ts";
 import { runReport } from "./rows/report.ts";
 import { runResponsiveness } from "./rows/responsiveness.ts";
 import { runScheduling } from "./rows/scheduling.ts";
+import { runSchemaCalls } from "./rows/schema-calls.ts";
 import { runSchemaMemory } from "./rows/schema-memory.ts";
 import { runStart } from "./rows/start.ts";
 import { runStaticCheck } from "./rows/static-check.ts";
@@ -144,6 +145,12 @@ await row(
 	14,
 	"run report",
 	() => runReport(context),
+	(value) => value,
+);
+await row(
+	15,
+	"schema'd calls",
+	() => runSchemaCalls(context),
 	(value) => value,
 );
 await shutdownSandboxPool();

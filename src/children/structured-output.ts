@@ -1,6 +1,7 @@
 /**
  * The structured-output tool of a schema call: a pi tool whose parameters are the call's JSON Schema (the copy
- * pi can check cheaply). What the child submits is checked with ajv in the schema worker; an invalid submission
+ * pi can check cheaply). What the child submits is checked with ajv (the schema worker's, or its copy on the host when
+ * the check's work is bounded before it starts: runtime/schema/host-check.ts); an invalid submission
  * goes back to the child as a tool error listing what to fix, a valid one is kept and ends the child's run.
  */
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";

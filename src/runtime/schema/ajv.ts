@@ -24,6 +24,14 @@ export interface CompileJob {
 	name: string;
 }
 
+/** How big a compiled validator is: what the host reads to decide whether it may keep a copy (host-check.ts). */
+export interface CompiledSize {
+	/** RE2 instructions of all its patterns' programs. */
+	instructions: number;
+	/** Characters of the validating function ajv generated. */
+	codeChars: number;
+}
+
 /**
  * Longest string `format: "regex"` compiles to see whether it is one: V8 took 3.4 s to compile a hostile 8 MiB
  * string, and every other format of ajv-formats stays under a second on one.
@@ -66,11 +74,22 @@ const validatorKey = (key: string) => `schema:${key}`;
 class HeldValidator {
 	readonly validate: ValidateFunction;
 	readonly patterns: readonly string[];
+	readonly size: CompiledSize;
 
-	constructor(validate: ValidateFunction, patterns: readonly string[]) {
+	constructor(validate: ValidateFunction, patterns: readonly string[], size: CompiledSize) {
 		this.validate = validate;
 		this.patterns = patterns;
+		this.size = size;
 	}
+}
+
+/** Options of `SchemaCompiler`. */
+export interface SchemaCompilerOptions {
+	/**
+	 * Schemas the schema worker compiled already (the host's copies): not checked against the meta-schema again,
+	 * whose first use costs tens of ms. Default: false.
+	 */
+	compiledBefore?: boolean;
 }
 
 /** The validators one worker holds, by schema contents, and the RE2 programs they share, within a byte budget. */
@@ -82,10 +101,12 @@ export class SchemaCompiler {
 	/** Keys of the validators evicted since `takeEvicted`, for the host to send the schema again when it needs it. */
 	#evicted: string[] = [];
 	#validators = 0;
+	readonly #compiledBefore: boolean;
 
-	constructor(maxBytes = SCHEMA_CACHE_BYTES) {
+	constructor(maxBytes = SCHEMA_CACHE_BYTES, options: SchemaCompilerOptions = {}) {
 		this.#cache = new SizedCache<unknown>(maxBytes, (key, value) => this.#evict(key, value));
 		this.#programs = new Re2Programs(this.#cache);
+		this.#compiledBefore = options.compiledBefore ?? false;
 	}
 
 	/** Validators held now. */
@@ -98,18 +119,59 @@ export class SchemaCompiler {
 		return this.#cache.bytes;
 	}
 
+	/** Whether the validator of `key` is held. */
+	holds(key: string): boolean {
+		return this.#cache.peek(validatorKey(key)) instanceof HeldValidator;
+	}
+
+	/** The instructions of the held program of `pattern` (0 when none is held). */
+	programSize(pattern: string): number {
+		return this.#programs.size(pattern);
+	}
+
 	/**
 	 * Compiles `job` unless its contents are held already, and marks it in use until `release`. Throws
-	 * `schema_invalid` with ajv's reasons.
+	 * `schema_invalid` with ajv's reasons. Returns how big the validator is.
 	 */
-	compile(job: CompileJob): void {
+	compile(job: CompileJob): CompiledSize {
 		const key = validatorKey(job.key);
-		if (this.#cache.use(key) instanceof HeldValidator) {
+		const held = this.#cache.use(key);
+		if (held instanceof HeldValidator) {
 			this.#cache.setState(key, "used");
-			return;
+			return held.size;
 		}
+		if (!this.#compiledBefore) this.#checkSchema(job);
+		const schema = refersToRoot(job) ? { $id: ROOT_ID, ...job.schema } : job.schema;
+		let validate: ValidateFunction | undefined;
+		const { patterns, error } = this.#programs.collect(() => {
+			if (!this.#compiledBefore) {
+				checkSchemaPatterns(job.schema, job.name, (pattern) => this.#programs.compile(pattern));
+			}
+			validate = newAjv(job.dialect, this.#programs.engine).compile(schema);
+		});
+		if (error !== undefined || !validate) {
+			this.#cache.trim();
+			if (error instanceof WorkflowError) throw error;
+			const reason = errorMessage(error);
+			throw new WorkflowError("schema_invalid", `\`${job.name}\` is not a valid JSON Schema: ${reason}`, {
+				details: { reason },
+			});
+		}
+		const code = String(validate).length;
+		const bytes = BYTES_PER_VALIDATOR + Math.round(BYTES_PER_CODE_CHAR * code) + job.key.length;
+		let instructions = 0;
+		for (const pattern of patterns) instructions += this.#programs.size(pattern);
+		const size = { instructions, codeChars: code };
+		this.#cache.set(key, new HeldValidator(validate, patterns, size), bytes, "used");
+		this.#validators++;
+		this.#programs.retain(patterns);
+		this.#cache.trim(key);
+		return size;
+	}
+
+	/** Checked against the meta-schema first, so the reasons carry paths like `args.properties.n.type`. */
+	#checkSchema(job: CompileJob): void {
 		const checker = this.#checker(job.dialect);
-		// Checked against the meta-schema first, so the reasons carry paths like `args.properties.n.type`.
 		if (!checker.validateSchema(job.schema)) {
 			// The meta-schema reports one mistake several ways (enum, type, anyOf); the first says it best.
 			const issues = toIssues(checker.errors ?? [], job.schema, job.name).filter(
@@ -121,25 +183,6 @@ export class SchemaCompiler {
 				{ details: { errors: issues } },
 			);
 		}
-		const schema = refersToRoot(job) ? { $id: ROOT_ID, ...job.schema } : job.schema;
-		let validate: ValidateFunction | undefined;
-		const { patterns, error } = this.#programs.collect(() => {
-			checkSchemaPatterns(job.schema, job.name, (pattern) => this.#programs.compile(pattern));
-			validate = newAjv(job.dialect, this.#programs.engine).compile(schema);
-		});
-		if (error !== undefined || !validate) {
-			this.#cache.trim();
-			if (error instanceof WorkflowError) throw error;
-			const reason = errorMessage(error);
-			throw new WorkflowError("schema_invalid", `\`${job.name}\` is not a valid JSON Schema: ${reason}`, {
-				details: { reason },
-			});
-		}
-		const bytes = BYTES_PER_VALIDATOR + Math.round(BYTES_PER_CODE_CHAR * String(validate).length) + job.key.length;
-		this.#cache.set(key, new HeldValidator(validate, patterns), bytes, "used");
-		this.#validators++;
-		this.#programs.retain(patterns);
-		this.#cache.trim(key);
 	}
 
 	/** Checks `value` (named `root` in messages) against the held validator `key`; never throws for an invalid value. */

@@ -1,5 +1,5 @@
 /** Host ⇄ schema worker messages. One job at a time is in flight, so replies need no ordering of their own. */
-import type { CompileJob } from "./ajv.ts";
+import type { CompiledSize, CompileJob } from "./ajv.ts";
 import type { SchemaValidation } from "./issues.ts";
 
 /** Host → worker. `job` comes along whenever the worker may not hold the schema yet (a new or replaced worker). */
@@ -23,10 +23,19 @@ export interface SchemaWorkerHeap {
 
 /**
  * Worker → host; `held` is how many validators the worker keeps after the job, `evicted` the keys of those its
- * cache dropped during it (the host sends their schema along with the next job that needs one).
+ * cache dropped during it (the host sends their schema along with the next job that needs one), `compiled` how big
+ * the job's validator is when the job compiled one or found it held.
  */
 export type SchemaReply =
-	| { id: number; ok: true; held: number; evicted?: string[]; result?: SchemaValidation; heap?: SchemaWorkerHeap }
+	| {
+			id: number;
+			ok: true;
+			held: number;
+			evicted?: string[];
+			result?: SchemaValidation;
+			heap?: SchemaWorkerHeap;
+			compiled?: CompiledSize;
+	  }
 	| {
 			id: number;
 			ok: false;

@@ -40,6 +40,8 @@ export class Re2Program {
 	readonly #compiled: RE2JS;
 	/** Estimated bytes of the program itself. */
 	readonly baseBytes: number;
+	/** RE2's count of the program's instructions: a check's time per character is at most proportional to it. */
+	readonly size: number;
 	users = 0;
 	#ran = false;
 
@@ -47,7 +49,8 @@ export class Re2Program {
 		const RE2JS = loadRe2();
 		const compiled = RE2JS.compile(RE2JS.translateRegExp(pattern));
 		this.#compiled = compiled;
-		this.baseBytes = BYTES_PER_PROGRAM + BYTES_PER_INSTRUCTION * compiled.programSize();
+		this.size = compiled.programSize();
+		this.baseBytes = BYTES_PER_PROGRAM + BYTES_PER_INSTRUCTION * this.size;
 		this.regExp = {
 			test: (text: string) => {
 				const matched = compiled.test(text);
@@ -109,6 +112,12 @@ export class Re2Programs {
 		}
 		this.#collecting?.add(pattern);
 		return (program as Re2Program).regExp;
+	}
+
+	/** The instructions of the held program of `pattern`; 0 when none is held. */
+	size(pattern: string): number {
+		const program = this.#cache.peek(programKey(pattern));
+		return program instanceof Re2Program ? program.size : 0;
 	}
 
 	/** Runs `compile`, returning what it did and the patterns it compiled or found, even when it throws. */

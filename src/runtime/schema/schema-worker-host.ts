@@ -3,10 +3,13 @@
  * compiles and validates script-supplied schemas so a slow one cannot freeze the host. Each job has a deadline;
  * a job past it terminates the worker (a fresh one takes the next job) and fails with a coded error. A compile
  * the worker died in (out of heap) is tried once more on a fresh worker, whose cache is empty, before it fails.
+ * A check whose work is bounded before it starts runs on the host's copy of a small validator the worker compiled,
+ * without a round trip (host-check.ts says why that is safe).
  */
 import { Worker } from "node:worker_threads";
 import { WorkflowError, type WorkflowErrorCode } from "../../errors.ts";
 import type { CompileJob } from "./ajv.ts";
+import { HostChecks } from "./host-check.ts";
 import type { SchemaValidation } from "./issues.ts";
 import type { SchemaReady, SchemaReply, SchemaRequest, SchemaWorkerHeap } from "./protocol.ts";
 
@@ -39,6 +42,8 @@ export interface SchemaWorkerStats {
 	holds: number;
 	/** Compiles the worker died in and that were tried again on a fresh worker. */
 	retried: number;
+	/** Checks that ran on the host's copy of a validator, without a round trip to the worker. */
+	hostChecks: number;
 }
 
 type Request = SchemaRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;
@@ -65,6 +70,10 @@ export class SchemaWorker {
 	readonly #holds = new Map<string, number>();
 	/** How many of those holds are in use (not idle); at zero the worker may evict the schema when it needs room. */
 	readonly #uses = new Map<string, number>();
+	/** Keys the worker was last told are in use (a compile went); an `idle` tells it otherwise. */
+	readonly #markedUsed = new Set<string>();
+	/** Copies of the current worker's small validators, for checks bounded before they start. */
+	readonly #host = new HostChecks();
 	#worker: Worker | undefined;
 	/** Set while the current worker loads; jobs wait for it. */
 	#booting: NodeJS.Timeout | undefined;
@@ -83,6 +92,9 @@ export class SchemaWorker {
 	async compile(job: CompileJob): Promise<void> {
 		this.#holds.set(job.key, (this.#holds.get(job.key) ?? 0) + 1);
 		this.#uses.set(job.key, (this.#uses.get(job.key) ?? 0) + 1);
+		// Held by the worker and checked on the host: no message. The worker may then evict it sooner (it was not told
+		// of this use); a check that goes to the worker after that sends the schema along, as after any eviction.
+		if (this.#known.has(job.key) && this.#host.admitted(job.key)) return;
 		try {
 			await this.#run({ type: "compile", job }, job);
 		} catch (error) {
@@ -101,11 +113,20 @@ export class SchemaWorker {
 		}
 		this.#uses.delete(key);
 		if (!this.#holds.has(key) || !this.#known.has(key)) return;
+		// Idle in the worker already (no compile told it of a use since): nothing to say.
+		if (!this.#markedUsed.delete(key)) return;
 		this.#enqueue({ request: { type: "release", key, idle: true }, resolve: () => {}, reject: () => {} });
 	}
 
-	/** Validates `value` against the held schema `job`. Rejects with `limit_cpu` or `limit_memory` when stopped. */
+	/**
+	 * Validates `value` against the held schema `job`: on the host when the worker holds it and the host may check
+	 * it (host-check.ts), else in the worker. Rejects with `limit_cpu` or `limit_memory` when stopped.
+	 */
 	async validate(job: CompileJob, value: unknown, root: string): Promise<SchemaValidation> {
+		if (this.#known.has(job.key)) {
+			const outcome = this.#host.check(job.key, value, root);
+			if (outcome.path === "host") return outcome.result;
+		}
 		const reply = await this.#run({ type: "validate", key: job.key, value, root }, job);
 		return reply.result as SchemaValidation;
 	}
@@ -119,8 +140,10 @@ export class SchemaWorker {
 		}
 		this.#holds.delete(key);
 		this.#uses.delete(key);
+		this.#markedUsed.delete(key);
 		if (!this.#known.has(key)) return;
 		this.#known.delete(key);
+		this.#host.forget(key);
 		this.#enqueue({ request: { type: "release", key }, resolve: () => {}, reject: () => {} });
 	}
 
@@ -139,6 +162,7 @@ export class SchemaWorker {
 			held: this.#held,
 			holds: this.#holds.size,
 			retried: this.#retried,
+			hostChecks: this.#host.checks,
 		};
 	}
 
@@ -180,6 +204,8 @@ export class SchemaWorker {
 			request.type === "validate" && job.job && !this.#known.has(request.key)
 				? { ...request, job: job.job }
 				: request;
+		if (withJob.type === "compile" || (withJob.type === "validate" && withJob.job))
+			this.#markedUsed.add(withJob.type === "compile" ? withJob.job.key : withJob.key);
 		// Unref'd: while a job runs the worker itself keeps the process alive.
 		const timer = setTimeout(() => this.#expire(), this.#deadlineMs).unref();
 		this.#current = { job, timer };
@@ -223,13 +249,17 @@ export class SchemaWorker {
 		clearTimeout(current.timer);
 		this.#current = undefined;
 		this.#held = reply.held;
-		for (const key of reply.evicted ?? []) this.#known.delete(key);
+		for (const key of reply.evicted ?? []) {
+			this.#known.delete(key);
+			this.#host.forget(key);
+		}
 		const { request } = current.job;
 		if (reply.ok) {
 			if (request.type === "compile" || request.type === "validate") {
 				const key = request.type === "compile" ? request.job.key : request.key;
 				const wasKnown = this.#known.has(key);
 				this.#known.add(key);
+				if (reply.compiled && current.job.job) this.#host.admit(current.job.job, reply.compiled);
 				// Held by nobody any more (released while this job ran): the worker need not keep it. Held but out of
 				// use: the worker, which takes a compile as a use, may evict it.
 				if (!this.#holds.has(key)) this.release(key);
@@ -290,6 +320,8 @@ export class SchemaWorker {
 		this.#current = undefined;
 		this.#worker = undefined;
 		this.#known.clear();
+		this.#markedUsed.clear();
+		this.#host.clear();
 		this.#held = 0;
 		worker?.terminate().catch(() => {});
 	}

@@ -30,7 +30,8 @@ export interface CompiledSchema {
 	/** The private deep copy that was compiled, so later changes to the caller's object cannot affect it. */
 	readonly schema: JsonSchema;
 	/**
-	 * Checks `value` in the schema worker. Contract: resolves for an invalid value; rejects with `limit_cpu` or
+	 * Checks `value` in the schema worker, or on the host when the check's work is bounded before it starts
+	 * (host-check.ts). Contract: resolves for an invalid value; rejects with `limit_cpu` or
 	 * `limit_memory` when the check was stopped, and `internal` for our own faults.
 	 */
 	validate(value: unknown, options?: SchemaValidateOptions): Promise<SchemaValidation>;

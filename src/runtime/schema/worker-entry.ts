@@ -2,7 +2,7 @@
 import { getHeapStatistics } from "node:v8";
 import { parentPort, workerData } from "node:worker_threads";
 import { errorMessage, isWorkflowError } from "../../errors.ts";
-import { SchemaCompiler } from "./ajv.ts";
+import { type CompiledSize, SchemaCompiler } from "./ajv.ts";
 import type { SchemaValidation } from "./issues.ts";
 import type { SchemaReady, SchemaReply, SchemaRequest, SchemaWorkerHeap } from "./protocol.ts";
 
@@ -22,10 +22,10 @@ function handle(request: SchemaRequest): SchemaReply {
 			return reply(request.id, {});
 		}
 		if (request.type === "heap") return reply(request.id, { heap: heap() });
-		if (request.job) compiler.compile(request.job);
+		const compiled = request.job ? compiler.compile(request.job) : undefined;
 		const result =
 			request.type === "validate" ? compiler.validate(request.key, request.value, request.root) : undefined;
-		return reply(request.id, result ? { result } : {});
+		return reply(request.id, { ...(result ? { result } : {}), ...(compiled ? { compiled } : {}) });
 	} catch (error) {
 		const coded = isWorkflowError(error)
 			? { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) }
@@ -37,7 +37,10 @@ function handle(request: SchemaRequest): SchemaReply {
 	}
 }
 
-function reply(id: number, fields: { result?: SchemaValidation; heap?: SchemaWorkerHeap }): SchemaReply {
+function reply(
+	id: number,
+	fields: { result?: SchemaValidation; heap?: SchemaWorkerHeap; compiled?: CompiledSize },
+): SchemaReply {
 	return { id, ok: true, held: compiler.size, ...fields, ...evicted() };
 }
 
