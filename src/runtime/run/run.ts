@@ -228,6 +228,7 @@ function createRunContext(
 	};
 }
 
+/** The limits the sandbox enforces itself, of a run's limits. */
 function sandboxLimits(limits: WorkflowLimits): Partial<SandboxLimits> {
 	const { memoryBytes, stackBytes, syncSliceMs, maxValueBytes } = limits;
 	return { memoryBytes, stackBytes, syncSliceMs, maxValueBytes };
