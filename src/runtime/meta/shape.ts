@@ -1,7 +1,8 @@
 /**
- * Checks the shape of a literal `meta` header with ajv and turns the first problem into a `meta_invalid` error that
- * names the key and points at the author's text. Keys other runtimes put in a header (`meta.phases[].agentCount`)
- * are warnings (the script still sees them); a key that looks like a misspelled known one stays an error.
+ * Checks the shape of a literal `meta` header (one that plainly fits in plain code, anything else with ajv) and turns
+ * the first problem into a `meta_invalid` error that names the key and points at the author's text. Keys other
+ * runtimes put in a header (`meta.phases[].agentCount`) are warnings (the script still sees them); a key that looks
+ * like a misspelled known one stays an error.
  */
 import { closestName } from "../../authoring/index.ts";
 import { type SourceLocation, WorkflowError } from "../../errors.ts";
@@ -12,7 +13,7 @@ import { type MetaLiteral, nodeLocation, pathSegment } from "./literal.ts";
 const NON_EMPTY: JsonSchema = { type: "string", pattern: "\\S" };
 
 /** What a header may hold. Unknown keys are errors, so a misspelled `descripton` is caught. */
-const META_SCHEMA: JsonSchema = {
+export const META_SCHEMA: JsonSchema = {
 	type: "object",
 	required: ["name", "description"],
 	additionalProperties: false,
@@ -60,8 +61,10 @@ const FOUND: Record<string, string> = {
  */
 export function validateMetaShape(literal: MetaLiteral, warnings: MetaWarning[] = []): WorkflowMeta {
 	const value = withoutForeignKeys(literal, warnings);
-	const result = compileTrustedSchema(META_SCHEMA).validate(value, { root: "meta" });
 	// The script still sees every key it wrote: a peer script may read its own `meta.phases[i].agentCount`.
+	// A header that plainly fits is not handed to ajv: loading and compiling it is most of a first run's host time.
+	if (fitsPlainly(value)) return literal.value as unknown as WorkflowMeta;
+	const result = compileTrustedSchema(META_SCHEMA).validate(value, { root: "meta" });
 	if (result.ok) return literal.value as unknown as WorkflowMeta;
 	// `descripton`: the misspelled key is the problem to name, not the `description` it leaves missing.
 	const misspelled = new Set(
@@ -82,6 +85,34 @@ export function validateMetaShape(literal: MetaLiteral, warnings: MetaWarning[] 
 		location: first.location,
 		details: { path: first.issue.path, keyword: first.issue.keyword },
 	});
+}
+
+/**
+ * True only for a header `META_SCHEMA` accepts (a cheap check in plain code); false for anything else, which then
+ * goes to ajv for the exact issues. JavaScript's `\S` is stricter than RE2's, so a text it finds non-blank is
+ * non-blank to the schema too. Exported for the test that holds it to the schema.
+ */
+export function fitsPlainly(value: unknown): boolean {
+	if (!isPlain(value) || !nonBlank(value.name) || !nonBlank(value.description)) return false;
+	for (const [key, item] of Object.entries(value)) {
+		if (key === "name" || key === "description") continue;
+		if (key === "model" ? !nonBlank(item) : key === "whenToUse" ? typeof item !== "string" : false) return false;
+		if (key === "args" && !isPlain(item)) return false;
+		if (key === "phases" && !(Array.isArray(item) && item.every(plainPhase))) return false;
+		if (!META_KEY_LIST.includes(key)) return false;
+	}
+	return true;
+}
+
+function plainPhase(phase: unknown): boolean {
+	if (!isPlain(phase) || !nonBlank(phase.title)) return false;
+	return Object.entries(phase).every(
+		([key, item]) => key === "title" || (key === "detail" && typeof item === "string"),
+	);
+}
+
+function nonBlank(value: unknown): boolean {
+	return typeof value === "string" && /\S/.test(value);
 }
 
 /** The keys known where `issue` is: the header's, or a phase's. */

@@ -3,7 +3,7 @@
  * wait for every child to settle and report an honest result. Resolves, never rejects, for script faults.
  */
 import { cancelledError, toWorkflowError, WorkflowError } from "../../errors.ts";
-import { createSandbox, resolveLimits } from "../../sandbox/index.ts";
+import { createSandbox, resolveLimits, type SandboxLimits, warmSandboxPool } from "../../sandbox/index.ts";
 import { startRunSpans, tracingRegistered } from "../../telemetry/spans.ts";
 import { MAX_TIMEOUT_MS } from "../agent/options.ts";
 import { warnSkippedLines } from "../agent/replay-miss.ts";
@@ -72,6 +72,9 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 	const started = Date.now();
 	const limits: WorkflowLimits = { ...DEFAULT_LIMITS, ...options.limits };
 	if (options.budget?.maxAgentCalls !== undefined) limits.maxAgentCalls = options.budget.maxAgentCalls;
+	// The worker starts now, on another thread, while this one parses and checks the script: in a fresh process its
+	// start is the longest part of the first run.
+	warmSandboxPool({ limits: sandboxLimits(limits) });
 	const filename = options.filename ?? "workflow.js";
 	const cwd = options.cwd ?? process.cwd();
 	const stops = startRunStops(options);
@@ -221,16 +224,14 @@ function createRunContext(
 			stop: (reason) => controller.abort(reason),
 			workflow,
 		}),
-		newSandbox: () =>
-			createSandbox({
-				limits: {
-					memoryBytes: limits.memoryBytes,
-					stackBytes: limits.stackBytes,
-					syncSliceMs: limits.syncSliceMs,
-					maxValueBytes: limits.maxValueBytes,
-				},
-			}),
+		newSandbox: () => createSandbox({ limits: sandboxLimits(limits) }),
 	};
+}
+
+/** The limits the sandbox enforces itself, of a run's limits. */
+function sandboxLimits(limits: WorkflowLimits): Partial<SandboxLimits> {
+	const { memoryBytes, stackBytes, syncSliceMs, maxValueBytes } = limits;
+	return { memoryBytes, stackBytes, syncSliceMs, maxValueBytes };
 }
 
 /** The top-level script's scope; its name and model are the header's once it is read. */
