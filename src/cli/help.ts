@@ -120,8 +120,8 @@ With a run id: that run as /workflows shows it, then each child's conversation (
 folder: label, how it ended, model, size, path); --json prints its summary, folder and conversations.
 --changes prints the run's ledger instead: by file, which calls wrote or edited it, in order; by call, every tool
 its child ran (files with lines added/removed, commands with exit code and duration), the script's tool() steps
-under "the script", an isolated child's git diff --stat; and the sha256 of the script each session ran, with a
-diff when a resume ran an edited one. Only what pi reports of tools: not what a command did inside the shell.
+under "the script", the diff stat of an isolated child's branch; and the sha256 of the script each session ran,
+with a diff when a resume ran an edited one. Only what pi reports of tools: not what a command did inside the shell.
 
 --prune deletes old records, whole folders. Without --keep and --older-than it applies pi's workflows.retention
 setting (.pi/settings.json over <agentDir>/settings.json), else keeps the newest 50 and everything from the last
