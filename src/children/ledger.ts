@@ -13,6 +13,8 @@ type Note = ReturnType<typeof callRecorder>;
 
 /** Characters of a command the ledger keeps (the conversation has all of it). */
 const COMMAND_CHARS = 500;
+/** Characters of a path the ledger keeps: a real one is far shorter; the bound is for a child that sends a novel. */
+const PATH_CHARS = 1000;
 
 /** The ledger's fields of one finished tool run: `{ tool, isError, durationMs?, path?, added?, removed?, command?, exitCode? }`. */
 export function toolFields(
@@ -24,7 +26,7 @@ export function toolFields(
 ): Record<string, unknown> {
 	const input = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
 	const fields: Record<string, unknown> = { tool: toolName, isError };
-	if (typeof input.path === "string") fields.path = shownPath(input.path, cwd);
+	if (typeof input.path === "string") fields.path = shownPath(input.path, cwd).slice(0, PATH_CHARS);
 	if (toolName === "bash" && typeof input.command === "string") {
 		fields.command = input.command.slice(0, COMMAND_CHARS);
 		const exitCode = exitCodeOf(result);
