@@ -86,7 +86,10 @@ export interface RunChanges {
 	/** Every command run, in order, with who ran it. */
 	commands: (ChangeEntry & { by: string })[];
 	scripts: SessionScript[];
-	/** A unified diff of the first script against the last, when a resume ran an edited one and both texts are kept. */
+	/**
+	 * A unified diff of the first script against the latest one that differs from it, when a resume ran an edited
+	 * script and both texts are kept.
+	 */
 	scriptDiff?: string;
 	/** Events the log's bound dropped (some lines of the ledger may be among them). */
 	dropped: number;
@@ -99,9 +102,10 @@ const WRITING_TOOLS: ReadonlySet<string> = new Set(["write", "edit"]);
 export async function changesOfRecord(record: RunRecord, given?: RunEventLog): Promise<RunChanges> {
 	const log = given ?? (await readRunEvents(record.dir));
 	const changes = foldChanges(record.id, log);
-	if (new Set(changes.scripts.map((script) => script.sha256)).size > 1) {
-		const first = changes.scripts[0] as SessionScript;
-		const last = changes.scripts[changes.scripts.length - 1] as SessionScript;
+	const first = changes.scripts[0];
+	// The latest script that differs from the first (a run edited back and forth still shows an edit).
+	const last = changes.scripts.findLast((script) => script.sha256 !== first?.sha256);
+	if (first && last) {
 		const before = await scriptText(record, first.sha256);
 		const after = await scriptText(record, last.sha256);
 		if (before !== undefined && after !== undefined) changes.scriptDiff = unifiedDiff(before, after);

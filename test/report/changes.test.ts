@@ -68,7 +68,7 @@ describe("foldChanges", () => {
 			error: "no",
 			code: "tool_failed",
 		},
-		{ type: "agent_finished", time: 6, session: 1, ...base },
+		{ type: "agent_finished", time: 6, ...base },
 	] as unknown as LoggedEvent[];
 
 	it("files are only what a write or edit that did not fail touched; a replayed step is left out", () => {
