@@ -2,17 +2,20 @@
  * The ledger of what each child did, through one real run: pi sessions on the faux provider in a real temp git
  * repository, three children editing and writing files (one of them isolated in a worktree), one running real bash
  * commands, and the script's own `tool()` step. Read back from the run's record by `pi-workflows runs --changes`, the
- * HTML report and `workflow_runs`; then a resume with an edited script keeps the first session's ledger and records
+ * HTML report, `workflow_runs` and `/workflows` → the run → Changes; then a resume with an edited script keeps the first session's ledger and records
  * both scripts' sha256 with their diff.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
+import type { ExtensionCommandContext, ExtensionToolContext } from "@earendil-works/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/cli.ts";
 import { DurableRun } from "../../src/host/durable-run.ts";
-import { changesRun } from "../../src/pi/runs/changes-run.ts";
+import { RunRegistry } from "../../src/host/registry.ts";
+import { createWorkflowsCommand } from "../../src/pi/commands/workflows-command.ts";
+import { createWorkflowRunsTool } from "../../src/pi/runs/runs-tool.ts";
 import { changesOfRecord, type RunChanges, writeRunReport } from "../../src/report/index.ts";
 import { createRunStore, type RunStore } from "../../src/runs/index.ts";
 import { runWorkflowScript, type WorkflowTool } from "../../src/runtime/index.ts";
@@ -66,6 +69,14 @@ async function session(durable: DurableRun, script: string) {
 	});
 	await durable.finish(result);
 	return result;
+}
+
+/** `workflow_runs({ action: "changes", runId, path })`'s text. */
+async function askTool(path?: string): Promise<string> {
+	const tool = createWorkflowRunsTool({ registry: new RunRegistry(), storeFor: () => store });
+	const params = { action: "changes" as const, runId, ...(path !== undefined ? { path } : {}) };
+	const result = await tool.execute("t", params, undefined, undefined, { cwd: repo.dir } as ExtensionToolContext);
+	return result.content[0]?.type === "text" ? result.content[0].text : "";
 }
 
 async function cli(argv: string[]) {
@@ -178,13 +189,26 @@ describe("the ledger of a run", () => {
 		expect(text.stdout).toMatch(/ {2}the script\n {4}\$ npm test · exit 0/);
 		const json = JSON.parse((await cli(["runs", runId, "--changes", "--json"])).stdout) as RunChanges;
 		expect(json.files.map((file) => file.path)).toEqual(["docs/add.md", "README.md", "src/iso.js", "src/math.js"]);
-		expect(await changesRun(store, runId, "src/math.js")).toBe(
-			`src/math.js was changed by #0 fix add, then #1 docs (run ${runId}).`,
-		);
-		expect(await changesRun(store, runId, "iso.js")).toBe(
+		// The model's one-line answer, and the whole ledger as the CLI prints it.
+		expect(await askTool("src/math.js")).toBe(`src/math.js was changed by #0 fix add, then #1 docs (run ${runId}).`);
+		expect(await askTool("iso.js")).toBe(
 			`iso.js was changed by #3 iso (branch workflows/${runId}/iso) (run ${runId}).`,
 		);
-		expect(await changesRun(store, runId, "package.json")).toMatch(/^No call of run .* wrote or edited package.json/);
+		expect(await askTool("package.json")).toMatch(/^No call of run .* wrote or edited package.json/);
+		expect(await askTool()).toBe(text.stdout.trimEnd());
+		// A person: /workflows → the run → Changes.
+		const shown: string[] = [];
+		const ctx = {
+			cwd: repo.dir,
+			mode: "tui",
+			ui: {
+				notify: (message: string) => shown.push(message),
+				select: async (_title: string, options: string[]) =>
+					options.find((option) => option.startsWith(runId)) ?? options.find((o) => o.startsWith("Changes")),
+			},
+		} as unknown as ExtensionCommandContext;
+		await createWorkflowsCommand({ registry: new RunRegistry(), storeFor: () => store }).handler("", ctx);
+		expect(shown).toEqual([text.stdout.trimEnd()]);
 		const { path } = await writeRunReport(store, runId, { out: join(repo.runDir, "..", "report.html") });
 		const html = readFileSync(path, "utf8");
 		expect(html).toContain('<h2 id="changes">Changes</h2>');
