@@ -2,8 +2,8 @@
  * The ledger of what each child did, through one real run: pi sessions on the faux provider in a real temp git
  * repository, three children editing and writing files (one of them isolated in a worktree), one running real bash
  * commands, and the script's own `tool()` step. Read back from the run's record by `pi-workflows runs --changes`, the
- * HTML report, `workflow_runs` and `/workflows` → the run → Changes; then a resume with an edited script keeps the first session's ledger and records
- * both scripts' sha256 with their diff.
+ * HTML report, `workflow_runs` and `/workflows` → the run → Changes; then a resume with an edited script keeps the
+ * first session's ledger and records both scripts' sha256 with their diff.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
