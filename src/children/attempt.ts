@@ -40,6 +40,7 @@ import {
 import { childStatus } from "./child-status.ts";
 import { hasPrice, replyCost, sessionCost } from "./cost.ts";
 import { type TypeDeadline, typeDeadline } from "./deadlines.ts";
+import { noteWorktreeStat, watchTools } from "./ledger.ts";
 import { lendControls, openSession, type PauseGate, type ResultBase } from "./open-session.ts";
 import { type ChildPlan, type ChildPlanOptions, planChild } from "./plan.ts";
 import type { ChildRetrySettings } from "./session.ts";
@@ -195,6 +196,9 @@ export class ChildAttempt {
 		// After the session is gone, so no tool of the child can still be writing while its changes are committed.
 		result = await closeWorktree(this.#worktree, result);
 		this.#worktreeState = result.worktree;
+		if (result.worktree?.kept && result.worktree.commit) {
+			await noteWorktreeStat(this.#note, this.#worktree, result.worktree.commit);
+		}
 		return result;
 	}
 
@@ -307,6 +311,7 @@ export class ChildAttempt {
 			else {
 				session = opened.session;
 				hooks?.onSessionCreated?.(session, request);
+				watchTools(session, this.#note, request.attempt, this.#plan.cwd);
 				session.subscribe((event) => {
 					if (event.type !== "auto_retry_start") return;
 					const { attempt, maxAttempts, delayMs, errorMessage: error } = event;

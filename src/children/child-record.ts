@@ -17,7 +17,9 @@ export interface ChildRecordEvent {
 		| "child_skipped"
 		| "child_paused"
 		| "child_steered"
-		| "child_model_retry";
+		| "child_model_retry"
+		| "child_tool"
+		| "child_worktree";
 	/** Epoch ms. */
 	time: number;
 	key: string;

@@ -12,6 +12,7 @@ Usage:
                                            what diverges, at no cost (--save keeps it beside the script)
   pi-workflows runs [--json]               this project's runs, newest first, and the space they take
   pi-workflows runs <runId> [--json]       one run, and its children's conversation files
+  pi-workflows runs <runId> --changes      which call wrote, edited or ran what (the run's ledger)
   pi-workflows runs --prune [--dry-run]    delete old run records (the newest 50 and the last 30 days stay)
   pi-workflows report <runId> [--text]     a run's timeline as one HTML file (or in the terminal)
   pi-workflows worker --redis <url>        run other machines' workflow children from a Redis queue
@@ -113,6 +114,7 @@ script may not use, and promises used without await (const a = agent(…); retur
 { ok, diagnostics: [{ code, severity, message, fix, line, column, frame }] }. Exit code 0 when it passes, 1 when not.`,
 	runs: `pi-workflows runs [--json]
 pi-workflows runs <runId> [--json]
+pi-workflows runs <runId> --changes [--json]
 pi-workflows runs --prune [--dry-run] [--keep <n>] [--older-than <days>] [--all] [--json]
 
 Lists this project's workflow runs (the current directory's), newest first: id, name, status, age, agents done,
@@ -120,6 +122,10 @@ tokens, cost, the space its record takes; then how many runs there are and their
 store's summaries (bytes: each record's size). Resume a failed or stopped one with pi-workflows resume <runId>.
 With a run id: that run as /workflows shows it, then each child's conversation (a pi session file in the run's
 folder: label, how it ended, model, size, path); --json prints its summary, folder and conversations.
+--changes prints the run's ledger instead: by file, which calls wrote or edited it, in order; by call, every tool
+its child ran (files with lines added/removed, commands with exit code and duration), the script's tool() steps
+under "the script", the diff stat of an isolated child's branch; and the sha256 of the script each session ran,
+with a diff when a resume ran an edited one. Only what pi reports of tools: not what a command did inside the shell.
 
 --prune deletes old records, whole folders. Without --keep and --older-than it applies pi's workflows.retention
 setting (.pi/settings.json over <agentDir>/settings.json), else keeps the newest 50 and everything from the last

@@ -2,12 +2,14 @@
  * `pi-workflows runs [--json]`: this project's run records, newest first, as `/workflows` lists them, with the space
  * they take; `--prune` applies the retention rule (prune.ts).
  * `pi-workflows runs <runId> [--json]`: one run as `/workflows` shows it, and its children's conversation files.
+ * `pi-workflows runs <runId> --changes [--json]`: its ledger of changes, by file and by call (src/report/changes.ts).
  */
 
 import { childConversations, conversationsText } from "../host/child-conversations.ts";
 import { RunRegistry } from "../host/registry.ts";
 import { describeRun, listRunsWithUsage, usageText } from "../host/views.ts";
 import { visibleText } from "../progress/visible-text.ts";
+import { changesOfRecord, changesText } from "../report/index.ts";
 import { createRunStore } from "../runs/index.ts";
 import { type FlagSpec, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
@@ -15,6 +17,7 @@ import { PRUNE_ONLY_FLAGS, pruneCommand, pruneRule } from "./prune.ts";
 
 const RUNS_FLAGS: readonly FlagSpec[] = [
 	{ name: "json" },
+	{ name: "changes" },
 	{ name: "prune" },
 	...PRUNE_ONLY_FLAGS.map((name) => ({ name, value: name === "keep" || name === "older-than" })),
 ];
@@ -30,6 +33,11 @@ export async function runsCommand(argv: readonly string[], ctx: CliContext): Pro
 		if (runId !== undefined)
 			throw usageError("`runs --prune` takes no run id: pi-workflows runs --prune [--dry-run]");
 		return pruneCommand(args, store, ctx);
+	}
+	if (args.flags.has("changes")) {
+		if (runId === undefined)
+			throw usageError("`runs --changes` needs a run id: pi-workflows runs <runId> --changes [--json]");
+		return showChanges(runId, args.flags.has("json"), ctx, store);
 	}
 	if (runId !== undefined) return showRun(runId, args.flags.has("json"), ctx, store);
 	if (args.flags.has("json")) {
@@ -66,5 +74,19 @@ async function showRun(
 	const text = await describeRun(store, new RunRegistry(), runId);
 	// Children's labels are the script's, as the run's text is (describeRun shows it so already).
 	ctx.stdout.write(`${text}\n${visibleText(conversationsText(conversations))}\n`);
+	return 0;
+}
+
+/** The run's ledger: which call wrote, edited or ran what (as JSON with `--json`). */
+async function showChanges(
+	runId: string,
+	json: boolean,
+	ctx: CliContext,
+	store: ReturnType<typeof createRunStore>,
+): Promise<number> {
+	const changes = await changesOfRecord(await store.open(runId));
+	if (json) ctx.stdout.write(`${JSON.stringify(changes, null, 2)}\n`);
+	// Paths, labels and commands are the children's and the script's: shown without terminal controls.
+	else ctx.stdout.write(`${visibleText(changesText(changes))}\n`);
 	return 0;
 }

@@ -18,7 +18,7 @@ import type {
 	RunSpend,
 	RunStore,
 } from "../runs/index.ts";
-import { spentInAll } from "../runs/index.ts";
+import { scriptSha256, spentInAll } from "../runs/index.ts";
 import type { WorkflowProgressEvent } from "../runtime/core/events.ts";
 import { stableJson } from "../runtime/core/json.ts";
 import type { WorkflowJournal, WorkflowJournalEntry, WorkflowMeta, WorkflowRunResult } from "../runtime/core/types.ts";
@@ -207,7 +207,9 @@ export class DurableRun {
 	progress(event: WorkflowProgressEvent, source: DurableSource): void {
 		if (event.type === "run_start") this.started(event.meta, source);
 		this.countSpend(event);
-		this.logEvent(event as unknown as EventLogEvent);
+		// Each session's start names the script it ran, so a resume with an edited script shows both (the report diffs them).
+		const line = event.type === "run_start" ? { ...event, scriptSha256: scriptSha256(source.script) } : event;
+		this.logEvent(line as unknown as EventLogEvent);
 	}
 
 	/** Adds a line to the run's event log (a progress event, or what the runner adds: stalls, restarts, steers…). */

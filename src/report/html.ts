@@ -6,6 +6,7 @@
  */
 import { formatCost } from "../progress/cost-text.ts";
 import { formatDuration, formatTokens, oneLine } from "../progress/format.ts";
+import { changesSection } from "./changes-html.ts";
 import { clip, esc, scriptJson } from "./escape.ts";
 import { OUTCOME_COLOURS, pageScript, pageStyle } from "./page-assets.ts";
 import { spendText } from "./spend.ts";
@@ -56,6 +57,7 @@ ${legend()}
 ${sessions(model)}
 ${phaseTable(model)}
 ${whySection(model)}
+${changesSection(model.changes)}
 ${censusSection(model)}
 ${logSection(model)}
 </main><div id="detail" role="dialog" aria-live="polite"></div>

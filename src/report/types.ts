@@ -1,6 +1,8 @@
 /** The report's model: what a run's record and event log say, shaped for drawing (pure data, times in epoch ms). */
+
 import type { RunStatus } from "../runs/types.ts";
 import type { WorkflowAgentCounts, WorkflowCost, WorkflowFailure } from "../runtime/core/types.ts";
+import type { RunChanges } from "./changes.ts";
 
 /** How an attempt (or a call) ended, which is its colour. `running`: the record ends before it did. */
 export type ReportOutcome =
@@ -146,6 +148,8 @@ export interface ReportPhaseTotal {
 /** Everything the report shows. */
 export interface ReportModel {
 	runId: string;
+	/** The run's ledger of changes (by file, by call, the scripts its sessions ran); absent when it could not be read. */
+	changes?: RunChanges;
 	name: string;
 	status: RunStatus;
 	createdAt: string;

@@ -10,6 +10,7 @@ import { writeFileAtomic } from "../runs/files.ts";
 import { parseJournal } from "../runs/journal-lines.ts";
 import { summarizeRun } from "../runs/summary.ts";
 import type { RunRecord, RunStore } from "../runs/types.ts";
+import { changesOfRecord } from "./changes.ts";
 import { readRunEvents } from "./event-log.ts";
 import { renderReportHtml } from "./html.ts";
 import { buildReportModel } from "./model.ts";
@@ -55,6 +56,8 @@ export async function reportOfRecord(record: RunRecord): Promise<ReportModel> {
 		...(log ? { log } : {}),
 		problems,
 	});
+	const changes = await attempt("the ledger of changes", () => changesOfRecord(record, log));
+	if (changes) model.changes = changes;
 	// The log names conversations relative to the run's folder; the report may be written anywhere (--out).
 	for (const call of model.calls) {
 		if (call.transcripts)

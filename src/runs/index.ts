@@ -37,6 +37,7 @@ export {
 	RESUMABLE_DAYS,
 } from "./retention.ts";
 export { isRunId, newRunId } from "./run-id.ts";
+export { readScriptVersion, SCRIPTS_DIR, scriptSha256 } from "./script-versions.ts";
 export { type RunSessionSpend, type RunSpend, spentInAll } from "./spend.ts";
 export { createRunStore } from "./store.ts";
 export type {

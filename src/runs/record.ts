@@ -11,6 +11,7 @@ import { openEventLog, readEventLog } from "./event-log.ts";
 import { parseJsonFile, readTextIfExists, storeError, writeFileAtomic } from "./files.ts";
 import { openRunJournal } from "./journal.ts";
 import { acquireRunLock } from "./lock.ts";
+import { keepScriptVersion } from "./script-versions.ts";
 import { readRunSpend, writeRunSpend } from "./spend.ts";
 import type { RunInfo, RunRecord, RunSnapshot } from "./types.ts";
 
@@ -40,6 +41,8 @@ export function runRecord(dir: string, initial: RunInfo): RunRecord {
 			return (await readTextIfExists(scriptPath)) ?? info.script;
 		},
 		async revise(source) {
+			// The script the earlier sessions ran stays readable, so a report can show what the edit changed.
+			if (source.script !== info.script) await keepScriptVersion(dir, info.script);
 			await writeFileAtomic(scriptPath, source.script);
 			info = {
 				...info,

@@ -59,6 +59,30 @@ export async function changedFiles(base: string, tip: string, git: GitOptions): 
 	return diff.split("\0").filter(Boolean).sort();
 }
 
+/** What a branch changed against its base: `git diff --stat`'s text, and per file the lines added and removed. */
+export interface DiffStat {
+	text: string;
+	/** Binary files have no line counts. */
+	files: { path: string; added?: number; removed?: number }[];
+}
+
+/** `git diff --stat` and `--numstat` of `base..tip` (no renames, as `changedFiles`). */
+export async function diffStat(base: string, tip: string, git: GitOptions): Promise<DiffStat> {
+	const text = (await runGit(["diff", "--stat=120", "--no-renames", base, tip], git)).stdout.trimEnd();
+	const numstat = (await runGit(["diff", "--numstat", "--no-renames", "-z", base, tip], git)).stdout;
+	const files: DiffStat["files"] = [];
+	for (const row of numstat.split("\0")) {
+		const [added, removed, path] = row.split("\t");
+		if (!path) continue;
+		files.push({
+			path,
+			...(added !== "-" ? { added: Number(added) } : {}),
+			...(removed !== "-" ? { removed: Number(removed) } : {}),
+		});
+	}
+	return { text, files };
+}
+
 /** `-c user.name=… -c user.email=…` for whichever the repository does not configure, so the commit cannot fail on it. */
 async function missingIdentity(git: GitOptions): Promise<string[]> {
 	const extra: string[] = [];

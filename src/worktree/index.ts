@@ -1,5 +1,6 @@
 /** Git worktrees for isolated children: one per child from HEAD, kept as a branch when the child changed something. */
 
+export { type DiffStat, diffStat } from "./commit.ts";
 export { type GitOptions, type GitOutput, runGit } from "./git.ts";
 export { branchPrefix, labelSlug } from "./naming.ts";
 export { prepareClone, type RemoteClone, type RemoteCloneOptions } from "./remote-clone.ts";

@@ -15,6 +15,7 @@ import { describeRun, listRuns, listRunsWithUsage, usageText } from "../../host/
 import { formatBytes } from "../../progress/bytes-text.ts";
 import { formatWorkflowProgress, type WorkflowProgressEnvelope } from "../../progress/index.ts";
 import type { RunStore } from "../../runs/index.ts";
+import { changesRun } from "../runs/changes-run.ts";
 import { showConversation } from "../runs/conversation-view.ts";
 import { questionText } from "../runs/questions.ts";
 import { reportRun } from "../runs/report-run.ts";
@@ -27,6 +28,7 @@ export const RUNS_COMMAND_NAME = "workflows";
 
 /** What an ended run's menu offers besides the run itself and its children's conversations. */
 const REPORT = "Report: write its timeline as one HTML file";
+const CHANGES = "Changes: what each child wrote, edited and ran";
 
 /** A `/workflows <word> …` verb another room supplies (`run`, `save`): it gets the words after its own. */
 export type WorkflowsSubcommand = (rest: string, ctx: ExtensionCommandContext) => Promise<void>;
@@ -181,7 +183,10 @@ async function showRuns({ registry, storeFor }: WorkflowsCommandOptions, ctx: Ex
 	}
 }
 
-/** An ended run: a menu of what it says of itself, its report, and its children's conversations (when kept). */
+/**
+ * An ended run: a menu of what it says of itself, its report, its ledger of changes, and its children's
+ * conversations (when kept).
+ */
 async function showEnded(
 	store: RunStore,
 	registry: RunRegistry,
@@ -190,14 +195,18 @@ async function showEnded(
 ): Promise<void> {
 	const conversations = await childConversations(await store.open(id)).catch(() => []);
 	const summary = "The run: its phases, agents and failures";
-	const options = [summary, REPORT, ...conversations.map((c) => `Conversation: ${conversationLabel(c)}`)];
+	const options = [summary, REPORT, CHANGES, ...conversations.map((c) => `Conversation: ${conversationLabel(c)}`)];
 	const chosen = await ctx.ui.select(`Run ${id}`, options);
 	if (chosen === undefined) return;
 	if (chosen === REPORT) {
 		ctx.ui.notify(await reportRun(store, id), "info");
 		return;
 	}
-	const conversation = conversations[options.indexOf(chosen) - 2];
+	if (chosen === CHANGES) {
+		ctx.ui.notify(await changesRun(store, id), "info");
+		return;
+	}
+	const conversation = conversations[options.indexOf(chosen) - 3];
 	if (conversation) await showConversation(ctx, conversation);
 	else ctx.ui.notify(await describeRun(store, registry, id), "info");
 }

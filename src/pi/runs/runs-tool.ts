@@ -9,6 +9,7 @@ import { WorkflowError } from "../../errors.ts";
 import type { RunRegistry } from "../../host/registry.ts";
 import { describeRun, listRuns } from "../../host/views.ts";
 import type { RunStore } from "../../runs/index.ts";
+import { changesRun } from "./changes-run.ts";
 import { reportRun } from "./report-run.ts";
 
 export const RUNS_TOOL_NAME = "workflow_runs";
@@ -26,6 +27,7 @@ const parameters = Type.Object({
 			Type.Literal("save"),
 			Type.Literal("answer"),
 			Type.Literal("report"),
+			Type.Literal("changes"),
 		],
 		{
 			description:
@@ -35,7 +37,8 @@ const parameters = Type.Object({
 				"restart: a fresh attempt of a child (the script gets its answer); " +
 				"save: keep a run's script as a saved workflow (.pi/workflows/<name>.js, a /<name> command); " +
 				"answer: give a run's open ask() question the person's answer (relay theirs, do not make one up); " +
-				"report: write a run's timeline as one HTML file and get its path (for the person to open)",
+				"report: write a run's timeline as one HTML file and get its path (for the person to open); " +
+				"changes: which child wrote, edited or ran what (with path: who changed that file)",
 		},
 	),
 	runId: Type.Optional(Type.String({ description: "The run, for every action but list" })),
@@ -48,6 +51,7 @@ const parameters = Type.Object({
 	),
 	overwrite: Type.Optional(Type.Boolean({ description: "For save: replace a saved workflow of that name" })),
 	answer: Type.Optional(Type.String({ description: "For answer: the person's answer (one of the choices, if any)" })),
+	path: Type.Optional(Type.String({ description: "For changes: one file, to ask which calls changed it" })),
 });
 
 export type WorkflowRunsToolParams = Static<typeof parameters>;
@@ -68,7 +72,7 @@ export function createWorkflowRunsTool(options: WorkflowRunsToolOptions): ToolDe
 		name: RUNS_TOOL_NAME,
 		label: "Workflow runs",
 		description:
-			"List this project's workflow runs, show one (phases, agents, failures, resume call), or stop one that this session is running; steer, pause, skip or restart one of its running children; answer a run's ask() question with the person's answer; save a run's script as a saved workflow; write a run's report (an HTML timeline) and get its path.",
+			"List this project's workflow runs, show one (phases, agents, failures, resume call), or stop one that this session is running; steer, pause, skip or restart one of its running children; answer a run's ask() question with the person's answer; save a run's script as a saved workflow; write a run's report (an HTML timeline) and get its path; read a run's ledger of what each child changed and ran.",
 		parameters,
 		async execute(_toolCallId, params, _signal, _onUpdate, ctx): Promise<AgentToolResult<undefined>> {
 			const store = options.storeFor(ctx.cwd);
@@ -88,6 +92,7 @@ export function createWorkflowRunsTool(options: WorkflowRunsToolOptions): ToolDe
 				}
 				if (params.action === "status") return describeRun(store, registry, runId);
 				if (params.action === "report") return reportRun(store, runId);
+				if (params.action === "changes") return changesRun(store, runId, params.path);
 				if (params.action === "save") {
 					if (!options.save) throw new WorkflowError("internal", "`save` is not available in this host");
 					return options.save({

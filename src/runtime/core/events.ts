@@ -204,6 +204,10 @@ export interface ToolRef {
 	name: string;
 	/** The step's label: its `label` option, else the command or path. */
 	label: string;
+	/** Its `path` parameter, when it has one (the run's ledger of changes reads it). */
+	path?: string;
+	/** Its `command` parameter, cut to 500 characters, when it has one. */
+	command?: string;
 	phase?: string;
 	workflow?: string;
 }

@@ -112,6 +112,7 @@ export async function runToolCall(
 		index: run.indexes.nextTool(),
 		name: args.name,
 		label: args.label ?? defaultLabel(args.name, args.params),
+		...ledgerParams(args.params),
 		...(phase ? { phase } : {}),
 		...(scope.workflowName ? { workflow: scope.workflowName } : {}),
 	};
@@ -308,6 +309,15 @@ export function cutOutput(text: string, max = MAX_TOOL_OUTPUT_CHARS): string {
 	const tail = max - head;
 	const cut = text.length - head - tail;
 	return `${text.slice(0, head)}\n[… ${cut} characters cut: tool() keeps the first ${head} and the last ${tail} …]\n${text.slice(text.length - tail)}`;
+}
+
+/** The params the run's ledger of changes keeps: the path a step touches, the command it runs (cut). */
+function ledgerParams(params: { [key: string]: JsonValue }): Pick<ToolRef, "path" | "command"> {
+	const { path, command } = params;
+	return {
+		...(typeof path === "string" ? { path } : {}),
+		...(typeof command === "string" ? { command: command.slice(0, 500) } : {}),
+	};
 }
 
 /** The step's label: `npm test` for bash, `read src/a.ts`, else the tool's name. */

@@ -137,6 +137,7 @@ describe("/workflows → a run → a child's conversation", () => {
 		expect(at.offered[1]).toEqual([
 			"The run: its phases, agents and failures",
 			"Report: write its timeline as one HTML file",
+			"Changes: what each child wrote, edited and ran",
 			expect.stringMatching(/^Conversation: #0 read notes · completed · faux\/faux-1 · first run · \d+\.\d KB$/),
 			expect.stringMatching(/^Conversation: #1 the plan · failed · faux\/faux-1 · first run · \d+(\.\d)? KB$/),
 		]);
