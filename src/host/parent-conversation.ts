@@ -42,6 +42,14 @@ export function parentConversationOf(
 	};
 }
 
+/**
+ * The branch of a context's session, or none when the context has no session manager (a host's or a test's minimal
+ * context): such a run has no conversation to fork.
+ */
+export function branchOf(ctx: { sessionManager?: { getBranch(): readonly BranchEntry[] } }): readonly BranchEntry[] {
+	return ctx.sessionManager?.getBranch() ?? [];
+}
+
 /** Whether `entry` is the assistant message holding tool call `id`. */
 function callsTool(entry: BranchEntry, id: string): boolean {
 	const content = entry.type === "message" && entry.message?.role === "assistant" ? entry.message.content : undefined;

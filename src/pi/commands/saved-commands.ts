@@ -16,7 +16,7 @@ import {
 	parseCommandArgs,
 	takeDryRunFlag,
 } from "../../host/command-args.ts";
-import { parentConversationOf } from "../../host/parent-conversation.ts";
+import { branchOf, parentConversationOf } from "../../host/parent-conversation.ts";
 import {
 	findSaved,
 	loadSavedWorkflows,
@@ -193,7 +193,7 @@ async function startSaved(
 ): Promise<void> {
 	try {
 		// No tool call to cut at: children that fork start from the whole conversation so far (none in a new session).
-		const parentConversation = parentConversationOf(ctx.sessionManager.getBranch());
+		const parentConversation = parentConversationOf(branchOf(ctx));
 		const result = await options.starter.start(params, {
 			ctx,
 			notify: options.notify,

@@ -29,7 +29,7 @@ import { type SessionTools, sessionToolsOf } from "../../children/session-tools.
 import type { WorktreePlaceSource } from "../../children/worktree.ts";
 import { WorkflowError } from "../../errors.ts";
 import { recordedCostBudget, recordRaises } from "../../host/cost-cap.ts";
-import { parentConversationOf } from "../../host/parent-conversation.ts";
+import { branchOf, parentConversationOf } from "../../host/parent-conversation.ts";
 import { RunRegistry } from "../../host/registry.ts";
 import { type PlannedRunEstimate, withEstimateMore } from "../../host/run-estimate.ts";
 import { createWorkflowResolver, resolveScriptSource, type SavedWorkflow } from "../../host/script-source.ts";
@@ -499,7 +499,7 @@ export function createWorkflowTool(
 		parameters,
 		execute(toolCallId, params, signal, onUpdate, ctx): Promise<AgentToolResult<WorkflowToolDetails>> {
 			// Taken now: a background run's children fork from the conversation as it was at this call.
-			const parentConversation = parentConversationOf(ctx.sessionManager.getBranch(), toolCallId);
+			const parentConversation = parentConversationOf(branchOf(ctx), toolCallId);
 			return starter.start(params, {
 				ctx,
 				...(signal ? { signal } : {}),
