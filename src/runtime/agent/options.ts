@@ -41,7 +41,7 @@ export interface AgentCallOptions {
 /** What a child's conversation starts from; see `AgentCallOptions.context`. */
 export type ChildContext = "fresh" | "fork" | "fork-or-fresh";
 
-export const CHILD_CONTEXTS: readonly ChildContext[] = ["fresh", "fork", "fork-or-fresh"];
+const CHILD_CONTEXTS: readonly ChildContext[] = ["fresh", "fork", "fork-or-fresh"];
 
 const KNOWN = [
 	"agent",
