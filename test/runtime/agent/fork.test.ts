@@ -4,9 +4,13 @@
  * runner is told, the key, a replay needing no conversation, the static pass, the fan-out question's and the dry
  * run's figures, and the cut of the parent's branch at the `workflow` call.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { forkCostText } from "../../../src/host/estimate.ts";
 import { parentConversationOf } from "../../../src/host/parent-conversation.ts";
+import { estimateDryPlan } from "../../../src/host/run-estimate.ts";
 import type { WorkflowFanOutInfo } from "../../../src/runtime/core/types.ts";
 import {
 	checkWorkflowScript,
@@ -101,6 +105,16 @@ describe("what forking costs", () => {
 		expect(plan.forkTokens).toBe(12_300);
 		const cli = await dryRunWorkflowScript(source, {});
 		expect(cli.plan.error?.code).toBe("fork_unavailable");
+		// The dry run's estimate says what the forked call reads, from a project with no runs yet.
+		const runsRoot = mkdtempSync(join(tmpdir(), "wf-fork-estimate-"));
+		try {
+			const { text } = await estimateDryPlan(plan, { cwd: runsRoot, runsRoot });
+			expect(text.split("\n").at(-1)).toBe(
+				'An agent that forks (`context: "fork"`) first reads the session\'s conversation, about 12.3k tokens, on top of the estimate.',
+			);
+		} finally {
+			rmSync(runsRoot, { recursive: true, force: true });
+		}
 	});
 });
 
