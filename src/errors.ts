@@ -31,6 +31,7 @@ export const ERROR_CODES = {
 	args_invalid: { stage: "before_start", catchable: true },
 	agent_type_unknown: { stage: "author", catchable: true },
 	agent_options_invalid: { stage: "author", catchable: true },
+	fork_unavailable: { stage: "author", catchable: true },
 	schema_invalid: { stage: "author", catchable: true },
 	schema_unmet: { stage: "child", catchable: true },
 	agent_cap_reached: { stage: "guest", catchable: true },
@@ -257,6 +258,18 @@ export function unknownAgentTypeError(type: string, available: readonly string[]
 	return new WorkflowError("agent_type_unknown", `Unknown agent type \`${type}\`. Available: ${list}`, {
 		details: { agentType: type, available: [...available] },
 	});
+}
+
+/**
+ * A child asked to start from the session's conversation (`context: "fork"`, by its call or its agent file) where
+ * there is none: `where` says which host that is (the command line, a queue worker, a command with no history).
+ */
+export function forkUnavailableError(asker: string, where: string): WorkflowError {
+	return new WorkflowError(
+		"fork_unavailable",
+		`${asker} asks to start from the session's conversation (\`context: "fork"\`), and there is none here: ${where}. Write \`context: "fork-or-fresh"\` to start fresh where there is no conversation, or \`context: "fresh"\`, or run the workflow from a pi session with the \`workflow\` tool`,
+		{ details: { where } },
+	);
 }
 
 /**

@@ -140,6 +140,7 @@ export type {
 	WorkflowLimits,
 	WorkflowMeta,
 	WorkflowNameMatch,
+	WorkflowParentConversation,
 	WorkflowPhaseMeta,
 	WorkflowProgressEvent,
 	WorkflowProviderBackoff,

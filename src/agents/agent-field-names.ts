@@ -27,6 +27,7 @@ export const AGENT_FIELDS = [
 	"inherit_global_context",
 	"timeout_ms",
 	"tool_timeout_ms",
+	"context",
 ] as const;
 
 /** One of our field names. */
@@ -52,6 +53,7 @@ export const FIELD_ALIASES: Readonly<Record<string, AgentFieldName>> = {
 	inheritGlobalContext: "inherit_global_context",
 	timeoutMs: "timeout_ms",
 	toolTimeoutMs: "tool_timeout_ms",
+	contextMode: "context",
 };
 
 /** Fields read elsewhere (another part of this package handles them), so neither parsed here nor warned about. */

@@ -56,6 +56,11 @@ export interface AgentTypeConfig extends AgentResourceFields {
 	maxTurns?: number;
 	/** `stall_ms:` no progress for this long stops the child and retries it once; 0 turns the watchdog off. */
 	stallMs?: number;
+	/**
+	 * `context:` what a child of this type starts from when its call gives no `context`: `fresh`, `fork` (the
+	 * session's conversation up to the `workflow` call) or `fork-or-fresh`. Unset: fresh.
+	 */
+	context?: "fresh" | "fork" | "fork-or-fresh";
 	/** `enabled: false` keeps the type known but refuses to run it. */
 	enabled: boolean;
 	source: AgentTypeSource;
@@ -122,6 +127,8 @@ export function parseAgentFields(input: AgentFileInput, warnings: string[]): Age
 	if (maxTurns) config.maxTurns = maxTurns;
 	const stallMs = stallMsField(fm.stall_ms, warn);
 	if (stallMs !== undefined) config.stallMs = stallMs;
+	const context = contextField(fm.context, warn);
+	if (context) config.context = context;
 	return config;
 }
 
@@ -199,6 +206,17 @@ function promptMode(value: unknown, warn: (message: string) => void): "replace" 
 	if (value === "append") return "append";
 	warn(`\`prompt_mode\` must be \`replace\` or \`append\`; using \`replace\` instead of ${JSON.stringify(value)}`);
 	return "replace";
+}
+
+/** `context:` fresh, fork or fork-or-fresh; anything else is dropped with a warning (the child starts fresh). */
+function contextField(value: unknown, warn: (message: string) => void): AgentTypeConfig["context"] {
+	if (value === undefined || value === null) return undefined;
+	const text = typeof value === "string" ? value.trim().toLowerCase() : value;
+	if (text === "fresh" || text === "fork" || text === "fork-or-fresh") return text;
+	warn(
+		`\`context\` must be \`fresh\`, \`fork\` or \`fork-or-fresh\`; ignoring ${JSON.stringify(value)} (children start fresh)`,
+	);
+	return undefined;
 }
 
 function thinkingLevel(value: unknown, warn: (message: string) => void): ThinkingLevel | undefined {

@@ -9,7 +9,7 @@
 import type { Api, Model } from "@earendil-works/pi-ai";
 import { getAgentDir, type ModelRuntime } from "@earendil-works/pi-coding-agent";
 import { type AgentTypeConfig, loadAgentTypes, type ThinkingLevel } from "../agents/agent-types.ts";
-import type { WorkflowAgentRunner } from "../runtime/core/types.ts";
+import type { WorkflowAgentRunner, WorkflowParentConversation } from "../runtime/core/types.ts";
 import { type PiAgentRunnerHooks, runChildAttempt } from "./attempt.ts";
 import { type ChildRecorder, callRecorder, type RunFolderSource } from "./child-record.ts";
 import type { ChildControls } from "./controls.ts";
@@ -59,6 +59,13 @@ export interface PiAgentRunnerOptions {
 	worktreePlace?: WorktreePlaceSource;
 	/** The parent session's tools children may use (see session-tools.ts). Default: none. */
 	sessionTools?: SessionTools;
+	/**
+	 * The parent session's conversation up to the `workflow` call, which `context: "fork"` children start from.
+	 * Default: none (such a child fails with `fork_unavailable`, naming `noParentConversation`).
+	 */
+	parentConversation?: WorkflowParentConversation;
+	/** Why there is no parent conversation (a queue worker, the command line), for that error. Default: a generic reason. */
+	noParentConversation?: string;
 	/** Where the run's running children are registered for steer, skip and restart. Default: none. */
 	controls?: ChildControls;
 	/** No progress for this long stops a child and retries it once (0: never), unless its type or call says. Default: 5 min. */

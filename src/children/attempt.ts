@@ -295,6 +295,7 @@ export class ChildAttempt {
 			const kept = await keepConversation(this.#options.runFolder, request, {
 				id: sessionId,
 				cwd: this.#plan.cwd,
+				...(this.#plan.seed ? { seed: this.#plan.seed } : {}),
 			}).catch((error: unknown) => void base.warnings.push(notKeptWarning(error)));
 			const child = { sessionId, plan: this.#plan, model, thinking, ...(kept ? { sessionFile: kept.file } : {}) };
 			const opened = await openSession(child, this.#options, base);

@@ -7,6 +7,7 @@ import { CURRENT_SESSION_VERSION } from "@earendil-works/pi-coding-agent";
 import { errorMessage } from "../errors.ts";
 import { createConversationFile } from "../runs/index.ts";
 import type { WorkflowAgentRequest } from "../runtime/core/types.ts";
+import { forkedLines } from "./fork.ts";
 
 /** One line the runner adds to the event log; every one names its call. */
 export interface ChildRecordEvent {
@@ -77,14 +78,15 @@ export interface KeptConversation {
 }
 
 /**
- * Makes the file of a child session's conversation in the run's folder, with pi's session header (so pi's
+ * Makes the file of a child session's conversation in the run's folder, with pi's session header (and a forked
+ * child's copy of the parent conversation, so pi's
  * `SessionManager.open` takes it and appends to it as it would to its own); undefined when the run has no folder.
  * Throws when the file cannot be made (the caller warns and keeps the conversation in memory).
  */
 export async function keepConversation(
 	runFolder: RunFolderSource | undefined,
 	request: WorkflowAgentRequest,
-	session: { id: string; cwd: string },
+	session: { id: string; cwd: string; seed?: readonly Readonly<Record<string, unknown>>[] },
 ): Promise<KeptConversation | undefined> {
 	const dir = await runFolder?.();
 	if (!dir) return undefined;
@@ -95,7 +97,8 @@ export async function keepConversation(
 		timestamp: new Date().toISOString(),
 		cwd: session.cwd,
 	};
-	const path = await createConversationFile(dir, request, `${JSON.stringify(header)}\n`);
+	// A forked child's file starts with the parent's conversation, which pi reads back as the session's history.
+	const path = await createConversationFile(dir, request, `${JSON.stringify(header)}\n${forkedLines(session.seed)}`);
 	return { file: `${dir}/${path}`, path };
 }
 

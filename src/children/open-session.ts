@@ -66,7 +66,7 @@ export async function openSession(
 		resources,
 		model,
 		...(thinking ? { thinking } : {}),
-		...(child.sessionFile ? { sessionFile: child.sessionFile } : {}),
+		...(child.sessionFile ? { sessionFile: child.sessionFile } : plan.seed ? { seed: plan.seed } : {}),
 		...tools,
 	});
 	if (type.toolTimeoutMs) limitToolCalls(session, type.toolTimeoutMs, type.name);

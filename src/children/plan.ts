@@ -12,6 +12,7 @@ import {
 	type ThinkingLevel,
 } from "../agents/agent-types.ts";
 import type { WorkflowAgentRequest } from "../runtime/core/types.ts";
+import { type ForkSource, forkedEntries } from "./fork.ts";
 import { type ChildModelChoice, chooseChildModel, type ModelTiers } from "./model.ts";
 import { chooseSessionTools, type SessionTools } from "./session-tools.ts";
 import {
@@ -39,10 +40,12 @@ export interface ChildPlan {
 	readonly capture: StructuredOutputCapture | undefined;
 	readonly prompt: string;
 	readonly cwd: string;
+	/** A forked child's first entries: the parent session's conversation (fork.ts). Absent: it starts fresh. */
+	readonly seed?: readonly Readonly<Record<string, unknown>>[];
 }
 
 /** What planning a child reads of the runner's options. */
-export interface ChildPlanOptions {
+export interface ChildPlanOptions extends ForkSource {
 	cwd: string;
 	agentTypes: ReadonlyMap<string, AgentTypeConfig>;
 	modelRuntime: ModelRuntime;
@@ -58,6 +61,7 @@ const WRITING_TOOLS: readonly string[] = ["edit", "write", "bash"];
 /** Plans the child of `request`: throws the author's mistakes (an unknown tool or agent type, a bad schema). */
 export async function planChild(request: WorkflowAgentRequest, options: ChildPlanOptions): Promise<ChildPlan> {
 	const type = resolveAgentType(options.agentTypes, request.agentType);
+	const seed = forkedEntries(request, type, options);
 	const sessionNames = options.sessionTools?.list().map((tool) => tool.name) ?? [];
 	// The child's own extensions register their tools when it starts: names only they have are checked then.
 	const { ownExtensions } = checkCallTools(type, request.tools, sessionNames);
@@ -107,5 +111,6 @@ export async function planChild(request: WorkflowAgentRequest, options: ChildPla
 		capture,
 		prompt,
 		cwd: request.cwd || options.cwd,
+		...(seed ? { seed } : {}),
 	};
 }

@@ -10,6 +10,7 @@ import {
 	type AgentSession,
 	createAgentSession,
 	DefaultResourceLoader,
+	type FileEntry,
 	type ModelRuntime,
 	SessionManager,
 	SettingsManager,
@@ -136,8 +137,13 @@ export interface ChildSessionOptions {
 	tools: string[];
 	/** Tools outside pi's built-ins and the child's extensions (the structured-output tool, the session's tools). */
 	customTools?: ToolDefinition[];
-	/** A pi session file holding only its header, which pi appends the conversation to. Default: in memory. */
+	/**
+	 * A pi session file holding its header (and a forked child's copy of the parent conversation), which pi appends
+	 * the conversation to. Default: in memory.
+	 */
 	sessionFile?: string;
+	/** In memory, the entries a forked child's session starts with (pi's session entries). Default: none. */
+	seed?: readonly Readonly<Record<string, unknown>>[];
 }
 
 /** The child's session over its loaded resources; extensions are bound, so their `session_start` runs. */
@@ -151,7 +157,7 @@ export async function createChildSession(options: ChildSessionOptions): Promise<
 		resourceLoader: resources.loader,
 		sessionManager: options.sessionFile
 			? SessionManager.open(options.sessionFile, dirname(options.sessionFile))
-			: SessionManager.inMemory(cwd, { id: options.id }),
+			: SessionManager.inMemory(cwd, { id: options.id }, options.seed as FileEntry[] | undefined),
 		model: options.model,
 		...(options.thinking ? { thinkingLevel: options.thinking } : {}),
 		tools: options.tools,

@@ -144,6 +144,7 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 		...(options.record ? { record: options.record } : {}),
 		...(thinking ? { defaultThinking: thinking } : {}),
 		...(modelTiers ? { modelTiers } : {}),
+		noParentConversation: CLI_NO_CONVERSATION,
 	});
 	const allowed = options.allowTools ?? [];
 	return {
@@ -250,6 +251,10 @@ function childModelSetting(settings: unknown): string | undefined {
 	return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
 }
 type Thinking = NonNullable<ReturnType<Services["settingsManager"]["getDefaultThinkingLevel"]>>;
+
+/** Why a child of the command line cannot fork: the error `context: fork` in an agent file gets here. */
+const CLI_NO_CONVERSATION =
+	"it runs from the command line (`pi-workflows run`), where there is no session conversation";
 
 /** What a child that names no model fails with when pi has no model to give it. */
 const NO_MODEL =

@@ -236,6 +236,19 @@ export function usdRangeText(range: EstimateRange): string {
 }
 
 /** "120.0k–150.0k tokens". */
+/**
+ * What forking costs, for the fan-out question and a dry run's estimate: "Each agent that forks (`context: "fork"`)
+ * first reads the session's conversation, about 12.3k tokens: up to 369.0k tokens for these 30, on top of the
+ * estimate." `calls` is how many may fork; `what` names them.
+ */
+export function forkCostText(tokens: number, calls: number, what: string): string {
+	const each = formatTokens(tokens);
+	if (calls <= 1) {
+		return `An agent that forks (\`context: "fork"\`) first reads the session's conversation, about ${each} tokens, on top of the estimate.`;
+	}
+	return `Each agent that forks (\`context: "fork"\`) first reads the session's conversation, about ${each} tokens: up to ${formatTokens(tokens * calls)} tokens for ${what}, on top of the estimate.`;
+}
+
 export function tokensRangeText(range: EstimateRange): string {
 	const low = formatTokens(Math.round(range.low));
 	const high = formatTokens(Math.round(range.high));

@@ -18,6 +18,7 @@ import {
 	estimateCalls,
 	estimateOverCap,
 	estimateText,
+	forkCostText,
 	middleHalf,
 	type PlannedCalls,
 	tokensRangeText,
@@ -72,7 +73,12 @@ export function estimateDryPlan(
 		agentType,
 		...(model !== undefined ? { model } : {}),
 	}));
-	return estimatePlannedRun(calls, { ...options, workflow: plan.workflow });
+	const planned = estimatePlannedRun(calls, { ...options, workflow: plan.workflow });
+	const forked = plan.calls.filter((call) => call.forks).length;
+	if (plan.forkTokens === undefined || forked === 0) return planned;
+	// Earlier runs' figures include what their forks read; a first run's catalog guess does not, so it is said apart.
+	const forks = forkCostText(plan.forkTokens, forked, `the ${forked} forked calls`);
+	return planned.then((estimate) => ({ ...estimate, text: `${estimate.text}\n${forks}` }));
 }
 
 /** A dry run's plan text with its estimate after it, and the warning when the estimate is over the cap. */

@@ -226,6 +226,7 @@ async function runJob(
 			...(defaultModel ? { defaultModel } : {}),
 			...(defaultThinking ? { defaultThinking } : {}),
 			...(plan.stallMs !== undefined ? { stallMs: plan.stallMs } : {}),
+			noParentConversation: `it runs on queue worker ${settings.name}, which has no copy of the session's conversation`,
 		});
 		const writable = place.writable;
 		const tools = request.tools?.filter((tool) => writable || !WRITE_TOOLS.includes(tool));

@@ -61,6 +61,7 @@ export type {
 	WorkflowLimits,
 	WorkflowMeta,
 	WorkflowNameMatch,
+	WorkflowParentConversation,
 	WorkflowPhaseMeta,
 	WorkflowProviderBackoff,
 	WorkflowProviderLimit,

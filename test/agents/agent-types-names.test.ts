@@ -237,3 +237,22 @@ Your system prompt goes here.
 		]);
 	});
 });
+
+describe("agent files: `context`", () => {
+	it("reads fresh, fork and fork-or-fresh (and `contextMode:`); another value is a warning and the type starts fresh", () => {
+		dirs.write(".pi/agents/a.md", agentFile("context: fork"));
+		dirs.write(".pi/agents/b.md", agentFile("contextMode: Fork-or-fresh"));
+		dirs.write(".pi/agents/c.md", agentFile("context: fresh"));
+		const path = dirs.write(".pi/agents/d.md", agentFile("context: inherit"));
+		const { types, warnings } = load();
+		expect(["a", "b", "c", "d"].map((name) => types.get(name)?.context)).toEqual([
+			"fork",
+			"fork-or-fresh",
+			"fresh",
+			undefined,
+		]);
+		expect(warnings).toEqual([
+			`Agent file ${path}: \`context\` must be \`fresh\`, \`fork\` or \`fork-or-fresh\`; ignoring "inherit" (children start fresh)`,
+		]);
+	});
+});

@@ -36,6 +36,7 @@ describe.each(corpusEntries().map((entry) => [entry.file, entry] as [string, Cor
 			limits: LIMITS,
 			...(entry.args !== undefined ? { args: entry.args } : {}),
 			...(entry.runBudget ? { budget: entry.runBudget } : {}),
+			...(entry.session ? { parentConversation: { entries: [], ...entry.session } } : {}),
 		};
 		const before = snapshot();
 		const { result, plan } = await dryRunWorkflowScript(source, { ...options, fenceTools: FENCED });

@@ -34,6 +34,8 @@ export interface CorpusEntry {
 	args?: unknown;
 	/** The run's budget, for a script written to run under one. Default: none. */
 	runBudget?: { tokens?: number; costUsd?: number };
+	/** The run is made from a pi session with this much conversation (what `contextMode: "fork"` copies). Default: none. */
+	session?: { messages: number; tokens: number };
 	/** Why the entry is run as it is. */
 	note?: string;
 	/** What the check's warnings say, one text each (every warning must match one, and each text one warning). */
@@ -67,6 +69,8 @@ export async function runCorpusEntry(entry: CorpusEntry): Promise<CorpusOutcome>
 		agentRunner: fake.runner,
 		args: entry.args,
 		...(entry.runBudget ? { budget: entry.runBudget } : {}),
+		// The faking runner never reads the entries: only that there is a conversation, and its size.
+		...(entry.session ? { parentConversation: { entries: [], ...entry.session } } : {}),
 		cwd: CORPUS_DIR,
 		filename,
 		concurrency: 4,

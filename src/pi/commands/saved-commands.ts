@@ -16,6 +16,7 @@ import {
 	parseCommandArgs,
 	takeDryRunFlag,
 } from "../../host/command-args.ts";
+import { branchOf, parentConversationOf } from "../../host/parent-conversation.ts";
 import {
 	findSaved,
 	loadSavedWorkflows,
@@ -191,7 +192,13 @@ async function startSaved(
 	saved: SavedWorkflow,
 ): Promise<void> {
 	try {
-		const result = await options.starter.start(params, { ctx, notify: options.notify });
+		// No tool call to cut at: children that fork start from the whole conversation so far (none in a new session).
+		const parentConversation = parentConversationOf(branchOf(ctx));
+		const result = await options.starter.start(params, {
+			ctx,
+			notify: options.notify,
+			...(parentConversation ? { parentConversation } : {}),
+		});
 		const shown = result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
 		show(ctx, shown, result.isError ? "error" : "info");
 	} catch (error) {

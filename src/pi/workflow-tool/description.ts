@@ -26,7 +26,7 @@ The script starts with a literal header, then plain JavaScript (not TypeScript) 
 export const AUTHORING_SKILL = fileURLToPath(new URL("../../../skills/writing-workflows/SKILL.md", import.meta.url));
 
 const BODY = `Globals: agent(prompt, { agent, label, phase, schema, model, fallbackModels, thinking, tools, timeoutMs,
-retries, isolation, stallMs }) → text, or the validated object with a schema (root type "object"); parallel([() => …]) → array in order
+retries, isolation, stallMs, context }) → text, or the validated object with a schema (root type "object"); parallel([() => …]) → array in order
 (pass functions, not promises); pipeline(items, ...stages) with stage(previous, original, index), no barrier between
 stages; phase(name, { budget }?, fn?); log(message, data?); workflow(nameOrPath, args) (one level); args; cwd;
 sleep(ms); ask(question, { choices, default, timeoutMs }) → the person's answer (text): give a default, or pass it
@@ -35,7 +35,7 @@ in args. budget: agentCalls, tokens, cost { limit, spent(), remaining() } in US 
 tool(name, params, { timeoutMs, label, phase, replay }) runs one of this session's tools (bash, read, …) without an
 agent, through its permission hooks → { output, isError, details? }; replay: false runs it again on resume (a gate).
 isolation: "worktree" gives a child its own git worktree of HEAD; what it changes is committed on a branch
-(workflows/<run id>/<label>) that its prompt names and the result lists: use it for agents that edit in parallel.
+(workflows/<run id>/<label>) that its prompt names and the result lists: use it for agents that edit in parallel. context: "fork" starts a child from this conversation up to this call (each fork reads all of it: fork few).
 Await every agent()/parallel()/pipeline()/workflow()/ask()/tool() before using its result or returning: a script that returns
 while its calls still run fails. A failed child gives null (in parallel/pipeline: a null slot): check for null.
 Without a schema an answer is text: give a schema to read fields. Return plain JSON data (no Map, Set, class).

@@ -15,7 +15,7 @@ import { catalogPrice } from "../../children/model.ts";
 import { WorkflowError } from "../../errors.ts";
 import { estimateDryPlan, type PlannedRunEstimate, planWithEstimateText } from "../../host/run-estimate.ts";
 import { createWorkflowResolver, resolveScriptSource } from "../../host/script-source.ts";
-import type { JsonValue, WorkflowTool } from "../../runtime/core/types.ts";
+import type { JsonValue, WorkflowParentConversation, WorkflowTool } from "../../runtime/core/types.ts";
 import {
 	dryRunPlanText,
 	dryRunWorkflowScript,
@@ -50,6 +50,8 @@ export interface DryRunCall {
 	childModel?: string;
 	/** The cap a real run would have (`maxCostUsd`, else the session's default): the estimate says when it is over. */
 	capUsd?: number;
+	/** The session's conversation forked children would start from: the estimate counts what each reads. */
+	parentConversation?: WorkflowParentConversation;
 }
 
 export async function dryRunOnly(call: DryRunCall): Promise<AgentToolResult<WorkflowDryRunDetails>> {
@@ -62,6 +64,7 @@ export async function dryRunOnly(call: DryRunCall): Promise<AgentToolResult<Work
 		...(params.args !== undefined ? { args: params.args as JsonValue } : {}),
 		...(params.answers !== undefined ? { answers: checkAnswers(params.answers) } : {}),
 		...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
+		...(call.parentConversation ? { parentConversation: call.parentConversation } : {}),
 	});
 	const capUsd = params.maxCostUsd ?? call.capUsd;
 	// An unreadable run store leaves the plan without its estimate, not the call without its plan.

@@ -10,7 +10,7 @@ import { catalogPrice } from "../../children/model.ts";
 import { WorkflowError } from "../../errors.ts";
 import type { DurableSource } from "../../host/durable-run.ts";
 import { estimateBeforeRun, type PlannedRunEstimate } from "../../host/run-estimate.ts";
-import type { WorkflowTool } from "../../runtime/core/types.ts";
+import type { WorkflowParentConversation, WorkflowTool } from "../../runtime/core/types.ts";
 import { usdText } from "../../runtime/index.ts";
 import { visibleUi } from "../runs/visible-ui.ts";
 import { sessionDryOptions } from "./dry-run-result.ts";
@@ -26,6 +26,8 @@ export interface EstimateFirstInput {
 	childModel?: string;
 	scriptTools?: Record<string, WorkflowTool>;
 	timeoutMs?: number;
+	/** The conversation forked children would start from, so the dry run forks as the run will. */
+	parentConversation?: WorkflowParentConversation;
 }
 
 /** The estimate, and what the call's result says about it (empty when it fits the cap). */
@@ -44,6 +46,7 @@ export async function estimateFirst(input: EstimateFirstInput): Promise<Estimate
 			filename: source.filename,
 			...(source.args !== undefined ? { args: source.args } : {}),
 			...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
+			...(input.parentConversation ? { parentConversation: input.parentConversation } : {}),
 		},
 		{
 			cwd: ctx.cwd,

@@ -5,6 +5,7 @@
  */
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { catalogPrice } from "../../children/model.ts";
+import { forkCostText } from "../../host/estimate.ts";
 import { type EstimateStoreOptions, fanOutEstimate } from "../../host/run-estimate.ts";
 import type { WorkflowFanOutInfo } from "../../runtime/core/types.ts";
 import { spentSoFar, usdText } from "../../runtime/index.ts";
@@ -21,10 +22,12 @@ export function fanOutQuestion(info: WorkflowFanOutInfo, estimate?: string): { t
 			? ` At that rate ${info.agents} more cost about ${usdText(info.averageUsd * info.agents)}.`
 			: "";
 	const earlier = estimate ? ` ${estimate}` : "";
+	const forks =
+		info.forkTokens !== undefined ? ` ${forkCostText(info.forkTokens, info.agents, `these ${info.agents}`)}` : "";
 	const cap = info.costLimitUsd !== undefined ? ` The run's cap is ${usdText(info.costLimitUsd)}.` : "";
 	return {
 		title: `Workflow ${info.workflow}: start ${info.agents} agents?`,
-		message: `It is about to start ${what}. So far: ${spentSoFar(info)}.${rate}${earlier}${cap} Yes goes on (you are not asked again in this run); No stops the workflow here, with its finished calls saved.`,
+		message: `It is about to start ${what}. So far: ${spentSoFar(info)}.${rate}${earlier}${forks}${cap} Yes goes on (you are not asked again in this run); No stops the workflow here, with its finished calls saved.`,
 	};
 }
 

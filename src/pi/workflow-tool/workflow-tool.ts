@@ -29,6 +29,7 @@ import { type SessionTools, sessionToolsOf } from "../../children/session-tools.
 import type { WorktreePlaceSource } from "../../children/worktree.ts";
 import { WorkflowError } from "../../errors.ts";
 import { recordedCostBudget, recordRaises } from "../../host/cost-cap.ts";
+import { branchOf, parentConversationOf } from "../../host/parent-conversation.ts";
 import { RunRegistry } from "../../host/registry.ts";
 import { type PlannedRunEstimate, withEstimateMore } from "../../host/run-estimate.ts";
 import { createWorkflowResolver, resolveScriptSource, type SavedWorkflow } from "../../host/script-source.ts";
@@ -36,7 +37,12 @@ import { type DurableRunnerHooks, type DurableStart, startDurableRun } from "../
 import type { WorkflowProgressDetails } from "../../progress/index.ts";
 import { MAX_TIMEOUT_MS } from "../../runtime/agent/options.ts";
 import type { WorkflowQueue } from "../../runtime/core/queue.ts";
-import type { JsonValue, WorkflowAgentRunner, WorkflowTool } from "../../runtime/core/types.ts";
+import type {
+	JsonValue,
+	WorkflowAgentRunner,
+	WorkflowParentConversation,
+	WorkflowTool,
+} from "../../runtime/core/types.ts";
 import { checkWorkflowScript } from "../../runtime/index.ts";
 import { type Announce, runAnnouncer } from "../runs/lifecycle.ts";
 import type { WorkflowRunMessage } from "../runs/messages.ts";
@@ -144,6 +150,8 @@ export interface RunnerSetup {
 	childModel?: { reference: string; source: string };
 	/** The models `agent()` option `tier` names, and where they were set. */
 	modelTiers?: ModelTiers;
+	/** The session's conversation `context: "fork"` children start from; absent when there is none. */
+	parentConversation?: WorkflowParentConversation;
 }
 
 /** What the person set for this session's runs (flags and settings); every field is optional. */
@@ -196,6 +204,8 @@ export interface WorkflowCaller {
 	sessionTools?: SessionTools;
 	/** The session's tools a script's `tool()` may run (pi's `ctx.executeTool`). Default: none (`tool_unavailable`). */
 	scriptTools?: Record<string, WorkflowTool>;
+	/** The session's conversation up to this call, for `context: "fork"` children. Default: none (they cannot fork). */
+	parentConversation?: WorkflowParentConversation;
 	/** Delivers this run's completion message when it ran in the background. Default: `options.notify`. */
 	notify?: (message: WorkflowRunMessage) => void;
 }
@@ -243,6 +253,7 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 					...(defaults.maxCostUsd !== undefined ? { capUsd: defaults.maxCostUsd } : {}),
 					...(caller.scriptTools ? { scriptTools: caller.scriptTools } : {}),
 					...(childModel ? { childModel } : {}),
+					...(caller.parentConversation ? { parentConversation: caller.parentConversation } : {}),
 				});
 			}
 			// A resume holds the run's lock from here on: the run lets go of it when it ends.
@@ -341,6 +352,7 @@ async function estimateNewRun(
 		...(childModel ? { childModel } : {}),
 		...(caller.scriptTools ? { scriptTools: caller.scriptTools } : {}),
 		...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
+		...(caller.parentConversation ? { parentConversation: caller.parentConversation } : {}),
 	});
 }
 
@@ -370,6 +382,7 @@ async function prepareRunner(
 		...durable,
 		controls,
 		...(caller.sessionTools ? { sessionTools: caller.sessionTools } : {}),
+		...(caller.parentConversation ? { parentConversation: caller.parentConversation } : {}),
 		...(defaults.childModel ? { childModel: defaults.childModel } : {}),
 		...(defaults.modelTiers ? { modelTiers: defaults.modelTiers } : {}),
 	});
@@ -431,6 +444,7 @@ function startRun(
 			ask,
 			// The session's own tools through pi's hooks: exactly what its model may call, nothing more.
 			...(caller.scriptTools ? { tools: caller.scriptTools } : {}),
+			...(caller.parentConversation ? { parentConversation: caller.parentConversation } : {}),
 			...(args !== undefined ? { args } : {}),
 			...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
 			...(Object.keys(budget).length > 0 ? { budget } : {}),
@@ -483,13 +497,16 @@ export function createWorkflowTool(
 		promptSnippet: "Run a sandboxed JavaScript workflow that orchestrates many child agents",
 		promptGuidelines: WORKFLOW_GUIDELINES,
 		parameters,
-		execute(_toolCallId, params, signal, onUpdate, ctx): Promise<AgentToolResult<WorkflowToolDetails>> {
+		execute(toolCallId, params, signal, onUpdate, ctx): Promise<AgentToolResult<WorkflowToolDetails>> {
+			// Taken now: a background run's children fork from the conversation as it was at this call.
+			const parentConversation = parentConversationOf(branchOf(ctx), toolCallId);
 			return starter.start(params, {
 				ctx,
 				...(signal ? { signal } : {}),
 				...(onUpdate ? { onUpdate } : {}),
 				sessionTools: sessionToolsOf(ctx),
 				scriptTools: scriptToolsOf(ctx),
+				...(parentConversation ? { parentConversation } : {}),
 			});
 		},
 		renderCall: (args, theme) => renderWorkflowCall(args, theme),
@@ -529,6 +546,7 @@ export async function defaultRunner(
 		sessionTools,
 		childModel,
 		modelTiers,
+		parentConversation,
 	}: RunnerSetup,
 ): Promise<WorkflowAgentRunner> {
 	const modelRuntime = await parentModelRuntime(ctx.modelRegistry, { agentDir });
@@ -549,6 +567,7 @@ export async function defaultRunner(
 		...(thinking ? { defaultThinking: thinking } : {}),
 		...(sessionTools ? { sessionTools } : {}),
 		...(modelTiers ? { modelTiers } : {}),
+		...(parentConversation ? { parentConversation } : {}),
 		controls,
 	});
 }

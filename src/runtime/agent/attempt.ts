@@ -20,6 +20,7 @@ import type {
 } from "../core/types.ts";
 import { type CompiledSchema, parseStructuredText, type SchemaValidation } from "../schema/session.ts";
 import { readAbandoned, readChildReport, readWorktree } from "./child-report.ts";
+import { requestContext } from "./fork.ts";
 import type { AgentCallOptions } from "./options.ts";
 
 /** Why a call the script did not wait for was stopped. */
@@ -176,6 +177,7 @@ export function buildRequest(
 	attempt: number,
 	feedback: string | undefined,
 ): WorkflowAgentRequest {
+	const context = requestContext(scope.run, options);
 	return {
 		key: ref.key,
 		index: ref.index,
@@ -198,6 +200,7 @@ export function buildRequest(
 		...(options.isolation ? { isolation: options.isolation } : {}),
 		...(options.tier ? { tier: options.tier } : {}),
 		...(options.readOnly ? { readOnly: true } : {}),
+		...(context ? { context } : {}),
 	};
 }
 

@@ -14,6 +14,7 @@ import type { CompiledSchema } from "../schema/session.ts";
 import type { PhaseBudget } from "../spend/phase-budget.ts";
 import { type Attempt, attemptOnce, buildRequest } from "./attempt.ts";
 import { AgentCallRecord, noteText, type RecordedCall } from "./call-record.ts";
+import { checkFork } from "./fork.ts";
 import { type AgentCallOptions, checkAgentOptions, checkPrompt } from "./options.ts";
 import { PREVIEW_CHARS, shorten } from "./preview.ts";
 import { replay, replayable } from "./replay.ts";
@@ -62,6 +63,8 @@ export async function runAgentCall(
 	// Counted against the run's deadline even while a question is open; past it, this ends the run (the queue sees it).
 	const working = run.deadline.work();
 	try {
+		// After the journal: a replayed forked call needs no conversation (a resume from the command line replays it).
+		checkFork(run, plan.ref, plan.options);
 		return await settle(plan, record, await runAttempts(scope, plan, schema, record));
 	} catch (error) {
 		// An unmet schema is in the record already.
@@ -343,6 +346,9 @@ function identityOf(prompt: string, options: AgentCallOptions): unknown {
 		isolation: options.isolation,
 		tier: options.tier,
 		readOnly: options.readOnly,
+		// That it forks, not which conversation: a resume (a later turn, the command line) has another or none, and
+		// should still replay what the forked child answered.
+		context: options.context,
 	};
 }
 

@@ -30,7 +30,18 @@ export interface AgentCallOptions {
 	gate?: string;
 	/** The child gets no tool that changes files or runs commands (`edit`, `write`, `bash`). Default: false. */
 	readOnly?: boolean;
+	/**
+	 * What the child's conversation starts from (`context`, or pi-dynamic-workflows' `contextMode`): `fresh`, `fork`
+	 * (a copy of the session's conversation up to the `workflow` call; an error where there is none) or
+	 * `fork-or-fresh` (fresh where there is none). Default: unset, which is the agent file's `context:`, else fresh.
+	 */
+	context?: ChildContext;
 }
+
+/** What a child's conversation starts from; see `AgentCallOptions.context`. */
+export type ChildContext = "fresh" | "fork" | "fork-or-fresh";
+
+const CHILD_CONTEXTS: readonly ChildContext[] = ["fresh", "fork", "fork-or-fresh"];
 
 const KNOWN = [
 	"agent",
@@ -51,6 +62,8 @@ const KNOWN = [
 	"stallMs",
 	"retries",
 	"isolation",
+	"context",
+	"contextMode",
 ] as const;
 
 /** Option names other agent tools use, and ours for the same thing. */
@@ -245,6 +258,17 @@ export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
 	const gate = optionalString(raw, GATE_OPTION);
 	if (gate !== undefined) options.gate = gate;
 	if (checkReadOnly(raw.readOnly, options.tools)) options.readOnly = true;
+	const context = alias(raw, "context", "contextMode");
+	if (context !== undefined) {
+		if (!(CHILD_CONTEXTS as readonly string[]).includes(context)) {
+			const name = raw.context !== undefined && raw.context !== null ? "context" : "contextMode";
+			throw invalid(
+				`\`agent()\` option \`${name}\` must be one of ${CHILD_CONTEXTS.map((c) => `"${c}"`).join(", ")}, got ${JSON.stringify(context)}`,
+				{ option: name },
+			);
+		}
+		options.context = context as ChildContext;
+	}
 	return options;
 }
 

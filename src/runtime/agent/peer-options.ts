@@ -1,7 +1,8 @@
 /**
  * `agent()` options other workflow runtimes take. Where we have the meaning the spelling is accepted and checked
  * here (`tier`, `gate`, `readOnly`; `thinkingLevel` is folded into `thinking` by options.ts); where we do not, the
- * error names the runtime the option comes from and what to write here instead.
+ * error names the runtime the option comes from and what to write here instead. (`contextMode` is `context`'s other
+ * spelling, in options.ts.)
  */
 import { WorkflowError } from "../../errors.ts";
 import type { JsonValue } from "../core/types.ts";
@@ -24,7 +25,6 @@ const REFUSED: Readonly<Record<string, { from: string; instead: string }>> = {
 		instead:
 			'Every child here starts a fresh session: pass what the earlier child said into the new prompt, e.g. `const draft = await agent(…); await agent("Improve this: " + draft)`',
 	},
-	contextMode: { from: CONTEXT_RUNTIME, instead: CONTEXT_INSTEAD },
 	inheritMainRules: { from: CONTEXT_RUNTIME, instead: CONTEXT_INSTEAD },
 	inheritProjectContext: { from: CONTEXT_RUNTIME, instead: CONTEXT_INSTEAD },
 	inheritSkills: { from: CONTEXT_RUNTIME, instead: CONTEXT_INSTEAD },

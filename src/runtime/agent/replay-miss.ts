@@ -34,6 +34,7 @@ export interface CallIdentityInput {
 	thinking?: string;
 	tools?: string[];
 	isolation?: string;
+	context?: string;
 }
 
 /** The identity parts a journal line records for a call. */
@@ -48,6 +49,7 @@ export function callIdentity(input: CallIdentityInput, index: number): WorkflowC
 		...(input.thinking !== undefined ? { thinking: input.thinking } : {}),
 		...(input.tools !== undefined ? { tools: digest(stableJson(input.tools)) } : {}),
 		...(input.isolation !== undefined ? { isolation: input.isolation } : {}),
+		...(input.context !== undefined ? { context: input.context } : {}),
 		index,
 	};
 }
@@ -249,6 +251,7 @@ export function differences(recorded: WorkflowCallIdentity, now: WorkflowCallIde
 	named("its thinking", recorded.thinking, now.thinking);
 	if (recorded.tools !== now.tools) out.push("its tools differ");
 	named("its isolation", recorded.isolation, now.isolation);
+	named("its context", recorded.context, now.context);
 	// Same identity, and still no match: the script makes this call more times than the recorded run did.
 	if (out.length === 0) out.push("is the same call, made once more than in the recorded run (its occurrence differs)");
 	return out;

@@ -91,6 +91,11 @@ export interface WorkflowFanOutInfo {
 	averageUsd?: number;
 	/** The run's cap in dollars, when it has one. */
 	costLimitUsd?: number;
+	/**
+	 * Tokens of the session's conversation each agent that forks (`context: "fork"`) reads before its task; given
+	 * when the run has one and the script asks for forks. Default: absent.
+	 */
+	forkTokens?: number;
 	/** Fires when the run is stopped: a dialog should close. */
 	signal: AbortSignal;
 }

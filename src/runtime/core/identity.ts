@@ -16,6 +16,8 @@ export interface WorkflowCallIdentity {
 	/** Hash of the tool list, when the call named tools. */
 	tools?: string;
 	isolation?: string;
+	/** `context` (`fresh`, `fork`, `fork-or-fresh`), when the call gave it. */
+	context?: string;
 	/** The call's index in the run that recorded it. */
 	index: number;
 }

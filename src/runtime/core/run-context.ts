@@ -10,6 +10,7 @@ import type { Budget } from "./budget.ts";
 import type { Census } from "./census.ts";
 import type { LogEvent, WorkflowProgressEvent } from "./events.ts";
 import type { CallKeys } from "./keys.ts";
+import type { WorkflowParentConversation } from "./parent-conversation.ts";
 import type { PhaseState } from "./phases.ts";
 import type { RunProviderWaits } from "./provider-wait.ts";
 import type { WorkflowQueue } from "./queue.ts";
@@ -43,6 +44,8 @@ export interface RunHost {
 	ask?: WorkflowAskHandler;
 	/** The tools `tool()` may run; absent when the host lends none. */
 	tools?: Readonly<Record<string, WorkflowTool>>;
+	/** The conversation `context: "fork"` starts a child from; absent when there is none. */
+	parentConversation?: WorkflowParentConversation;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { WorkflowProgressEvent } from "./events.ts";
 import type { WorkflowCallIdentity } from "./identity.ts";
 import type { JsonSchema, JsonValue } from "./json.ts";
 import type { WorkflowFallback, WorkflowNameMatch } from "./name-match.ts";
+import type { WorkflowParentConversation } from "./parent-conversation.ts";
 import type { WorkflowProviderBackoff, WorkflowProviderLimit, WorkflowQueue } from "./queue.ts";
 import type { WorkflowTool, WorkflowToolCounts } from "./step-types.ts";
 
@@ -15,6 +16,7 @@ export type { WorkflowCost, WorkflowFanOutInfo } from "./cost.ts";
 export type { WorkflowCallIdentity } from "./identity.ts";
 export type { JsonSchema, JsonValue } from "./json.ts";
 export type { WorkflowFallback, WorkflowNameMatch } from "./name-match.ts";
+export type { WorkflowParentConversation } from "./parent-conversation.ts";
 export type { WorkflowProviderBackoff, WorkflowProviderLimit, WorkflowProviderLimitKind } from "./queue.ts";
 
 /** One declared phase of a workflow. */
@@ -60,6 +62,11 @@ export interface WorkflowAgentRequest {
 	schemaFeedback?: string;
 	/** Tool allowlist override. */
 	tools?: string[];
+	/**
+	 * `fork`: the child starts from the host's parent conversation (the runtime checked there is one); `fresh`: it
+	 * does not, whatever its agent file says. Absent: its agent file's `context:` decides. Default: absent.
+	 */
+	context?: "fresh" | "fork";
 	/** The phase this call belongs to. */
 	phase?: string;
 	/** Per-call deadline; the runtime also enforces it. */
@@ -354,6 +361,11 @@ export interface WorkflowRunOptions {
 	onCostCap?: (info: WorkflowCostCapInfo) => Promise<number | undefined>;
 	/** Known agent types; when given, `agent()` rejects others at once with the list. */
 	agentTypes?: readonly string[];
+	/**
+	 * The session's conversation up to the `workflow` call, which `agent()` option `context: "fork"` starts a child
+	 * from. Default: none (`fork` throws `fork_unavailable`, `fork-or-fresh` starts fresh).
+	 */
+	parentConversation?: WorkflowParentConversation;
 	/** Resolves `workflow(nameOrPath)`. Default: paths relative to `cwd` only. */
 	resolveWorkflow?: WorkflowResolver;
 	limits?: Partial<WorkflowLimits>;

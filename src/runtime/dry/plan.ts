@@ -26,6 +26,8 @@ export interface WorkflowDryCall {
 	schema?: boolean;
 	/** `isolation: "worktree"`: a real run makes a worktree and a branch; the dry run makes none. */
 	isolation?: "worktree";
+	/** `context: "fork"`: a real child first reads the session's conversation (`WorkflowDryRunPlan.forkTokens`). */
+	forks?: true;
 	/** The nested workflow that makes it, when not the top-level script. */
 	workflow?: string;
 }
@@ -88,6 +90,8 @@ export interface WorkflowDryRunPlan {
 		questions: number;
 		worktreeCalls: number;
 	};
+	/** Tokens of the session's conversation each forked call (`forks`) reads first; absent when none forks. */
+	forkTokens?: number;
 	/** The shape of the value the script returned (types, not the made-up values). */
 	returns?: string;
 	/** Every warning the real run would give: the script's and the run's warnings, limits met, fan-outs asked about. */
@@ -203,6 +207,7 @@ export class DryPlanRecorder {
 			const asked = byIndex.get(call.index);
 			if (asked?.model !== undefined) call.model = asked.model;
 			if (asked?.request.isolation) call.isolation = asked.request.isolation;
+			if (asked?.request.context === "fork") call.forks = true;
 		}
 		const tools = [...this.#tools.values()].sort((a, b) => a.index - b.index);
 		const questions = [...this.#questions.values()].sort((a, b) => a.index - b.index);

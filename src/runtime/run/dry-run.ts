@@ -75,6 +75,8 @@ export async function dryRunWorkflowScript(
 		args,
 		...(sampled !== undefined ? { sampledArgs: sampled } : {}),
 	});
+	const forkTokens = options.parentConversation?.tokens;
+	if (forkTokens !== undefined && plan.calls.some((call) => call.forks)) plan.forkTokens = forkTokens;
 	// A script that never started has no meta: its file names it.
 	if (!result.meta && options.filename) plan.workflow = basename(options.filename);
 	return { result, plan };

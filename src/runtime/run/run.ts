@@ -189,6 +189,7 @@ function createRunContext(
 			...(options.journal ? { journal: options.journal } : {}),
 			...(options.ask ? { ask: options.ask } : {}),
 			...(options.tools ? { tools: options.tools } : {}),
+			...(options.parentConversation ? { parentConversation: options.parentConversation } : {}),
 		},
 		indexes: new CallIndexes(),
 		steps: { queue: createWorkflowQueue({ concurrency: limits.maxToolsRunning }), calls: 0 },
@@ -272,6 +273,8 @@ async function runScript(
 	});
 	const meta = parsed.meta;
 	ending.meta = meta;
+	// The fan-out question says what forks cost: each forked agent reads the session's conversation first.
+	if (parsed.forks && run.host.parentConversation) run.fanOut.forkTokens = run.host.parentConversation.tokens;
 	scope.name = meta.name;
 	if (meta.model !== undefined) scope.model = meta.model;
 	const args = options.args === undefined ? undefined : assertJsonValue(options.args, "args");

@@ -52,6 +52,8 @@ export function checkWorkflowScript(source: string, options: CheckWorkflowOption
 export interface PreparedWorkflow extends ParsedWorkflow {
 	/** `file:line:column message. fix`, one per warning: the run logs each at `warn` when it starts. */
 	warnings: string[];
+	/** An `agent()` call's literal options may fork the session's conversation (`context`/`contextMode` fork). */
+	forks: boolean;
 }
 
 /**
@@ -60,11 +62,12 @@ export interface PreparedWorkflow extends ParsedWorkflow {
  * header or syntax problem throws that error as `parseWorkflowSource` would.
  */
 export function prepareWorkflow(source: string, options: CheckWorkflowOptions = {}): PreparedWorkflow {
-	const { parsed, diagnostics, thrown } = inspect(source, options);
+	const seen = { forks: false };
+	const { parsed, diagnostics, thrown } = inspect(source, options, seen);
 	const errors = diagnostics.filter((diagnostic) => diagnostic.severity === "error");
 	if (errors.length === 0 && parsed) {
 		const warnings = diagnostics.map((diagnostic) => `${parsed.filename}:${formatDiagnostic(diagnostic)}`);
-		return { ...parsed, warnings };
+		return { ...parsed, warnings, forks: seen.forks };
 	}
 	if (thrown && errors.length === 1) throw thrown;
 	throw failure(errors);
@@ -90,6 +93,7 @@ export const CALL_RULES: Omit<CallRules, "agentTypes"> = {
 function inspect(
 	source: string,
 	options: CheckWorkflowOptions,
+	seen?: { forks: boolean },
 ): { parsed?: ParsedWorkflow; diagnostics: WorkflowDiagnostic[]; thrown?: WorkflowError } {
 	let program: ReturnType<typeof parseWorkflowProgram>;
 	try {
@@ -111,9 +115,20 @@ function inspect(
 		thrown = header.thrown;
 		diagnostics.push(...header.diagnostics);
 	}
-	const rules: CallRules = { ...CALL_RULES, ...(options.agentTypes ? { agentTypes: options.agentTypes } : {}) };
+	const rules: CallRules = {
+		...CALL_RULES,
+		...(options.agentTypes ? { agentTypes: options.agentTypes } : {}),
+		...(seen ? { checkOptions: (opts) => noteForks(opts, seen) } : {}),
+	};
 	diagnostics.push(...analyzeProgram(program.program, source, { rules, params: ["meta"] }));
 	return { ...(parsed ? { parsed } : {}), diagnostics, ...(thrown ? { thrown } : {}) };
+}
+
+/** `CALL_RULES.checkOptions`, noting options that fork or may (a value the pass cannot know stands as null). */
+function noteForks(opts: Record<string, unknown>, seen: { forks: boolean }): void {
+	const context = opts.context ?? opts.contextMode;
+	if (context === null || (typeof context === "string" && context.startsWith("fork"))) seen.forks = true;
+	CALL_RULES.checkOptions(opts);
 }
 
 /** A header or parse error as a diagnostic (and the error itself, to rethrow unchanged). */

@@ -29,6 +29,8 @@ export class FanOutGate {
 	readonly threshold: number;
 	readonly #confirm: ((info: WorkflowFanOutInfo) => Promise<boolean>) | undefined;
 	#answer: Promise<{ yes: boolean; why?: string }> | undefined;
+	/** Tokens each forked agent reads first, once the run knows its script forks and has a conversation to fork. */
+	forkTokens: number | undefined;
 
 	constructor(confirm: ((info: WorkflowFanOutInfo) => Promise<boolean>) | undefined, threshold: number | undefined) {
 		this.#confirm = confirm;
@@ -40,14 +42,14 @@ export class FanOutGate {
 		const confirm = this.#confirm;
 		if (!confirm || this.threshold === 0 || call.agents <= this.threshold) return null;
 		if (run.signal.aborted) throw run.signal.reason;
-		this.#answer ??= ask(confirm, info(run, call));
+		this.#answer ??= ask(confirm, info(run, call, this.forkTokens));
 		const answer = await untilAborted(this.#answer, run.signal);
 		if (answer.yes) return null;
 		throw declined(call, answer.why);
 	}
 }
 
-function info(run: FanOutRun, call: FanOutCall): WorkflowFanOutInfo {
+function info(run: FanOutRun, call: FanOutCall, forkTokens: number | undefined): WorkflowFanOutInfo {
 	const { counts } = run.census;
 	const agentsRun = Math.max(0, counts.completed + counts.failed - (counts.replayed ?? 0));
 	const spent = run.budget.costSpent;
@@ -58,6 +60,7 @@ function info(run: FanOutRun, call: FanOutCall): WorkflowFanOutInfo {
 		spent,
 		...(agentsRun > 0 && spent.usd > 0 ? { averageUsd: spent.usd / agentsRun } : {}),
 		...(limit !== undefined ? { costLimitUsd: limit } : {}),
+		...(forkTokens !== undefined ? { forkTokens } : {}),
 		signal: run.signal,
 	};
 }
