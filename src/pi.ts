@@ -6,6 +6,8 @@
 
 /** A model's catalog price (dollars per million tokens) from a pi model registry: what estimates price with. */
 export { catalogPrice } from "./children/model.ts";
+/** Who a run's children speak for: the provenance frame's input (`PiAgentRunnerOptions.provenance`). */
+export type { PersonProvenance, RunProvenance, ScriptProvenance } from "./children/frame.ts";
 export type {
 	AgentTypeConfig,
 	ChildAction,

@@ -11,6 +11,7 @@ import {
 	resolveAgentType,
 	type ThinkingLevel,
 } from "../agents/agent-types.ts";
+import { neutralizeModelText } from "../progress/model-text.ts";
 import type { WorkflowAgentRequest } from "../runtime/core/types.ts";
 import { type ChildModelChoice, chooseChildModel, type ModelTiers } from "./model.ts";
 import { chooseSessionTools, type SessionTools } from "./session-tools.ts";
@@ -38,6 +39,8 @@ export interface ChildPlan {
 	readonly deferred: readonly string[];
 	readonly capture: StructuredOutputCapture | undefined;
 	readonly prompt: string;
+	/** The run's provenance frame (frame.ts), appended to the child's system prompt; absent when the run has none. */
+	readonly frame?: string;
 	readonly cwd: string;
 }
 
@@ -50,6 +53,8 @@ export interface ChildPlanOptions {
 	defaultThinking?: ThinkingLevel;
 	sessionTools?: SessionTools;
 	modelTiers?: ModelTiers;
+	/** The run's provenance frame (`composeFrame`); with it, frame-like markup in the task is escaped. Default: none. */
+	frame?: string;
 }
 
 /** What `readOnly: true` takes away: pi's built-ins that change files or run commands. */
@@ -92,9 +97,11 @@ export async function planChild(request: WorkflowAgentRequest, options: ChildPla
 		...(capture ? [capture.tool] : []),
 	];
 	const tools = [...named.filter((tool) => BUILTIN_TOOL_NAMES.includes(tool)), ...customTools.map((t) => t.name)];
+	// The script computed the task: under a frame, nothing in it may read as one (progress/model-text.ts).
+	const task = options.frame !== undefined ? neutralizeModelText(request.prompt) : request.prompt;
 	const prompt = capture
-		? structuredOutputPrompt(request.prompt, request.schemaFeedback ? { schemaFeedback: request.schemaFeedback } : {})
-		: request.prompt;
+		? structuredOutputPrompt(task, request.schemaFeedback ? { schemaFeedback: request.schemaFeedback } : {})
+		: task;
 	return {
 		type,
 		choice,
@@ -106,6 +113,7 @@ export async function planChild(request: WorkflowAgentRequest, options: ChildPla
 		deferred,
 		capture,
 		prompt,
+		...(options.frame !== undefined ? { frame: options.frame } : {}),
 		cwd: request.cwd || options.cwd,
 	};
 }

@@ -9,6 +9,7 @@ import { type PlannedRunEstimate, withEstimateMore } from "../host/run-estimate.
 import { createWorkflowResolver } from "../host/script-source.ts";
 import type { DurableStart } from "../host/start-run.ts";
 import { createWorkflowProgressTracker } from "../progress/index.ts";
+import type { RunProvenance } from "../pi.ts";
 import type { WorkflowRunResult } from "../runtime/core/types.ts";
 import { runWorkflowScript } from "../runtime/run/run.ts";
 import { createTerminalAsk } from "./ask.ts";
@@ -36,6 +37,10 @@ export interface RunFlags {
 	redis?: string;
 	/** `--approve` (true) or `--no-approve` (false): trust the project or not for this run, as pi's `-a`/`-na`. */
 	approve?: boolean;
+	/** `--no-frame`: children get no provenance frame. Default: they do. */
+	noFrame?: boolean;
+	/** Who the run's children speak for (the frame's input); absent with `--no-frame`. */
+	provenance?: RunProvenance;
 }
 
 /** The exit code of a stopped run, as for a command ended by Ctrl-C. */

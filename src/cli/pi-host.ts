@@ -17,6 +17,7 @@ import {
 	loadAgentTypes,
 	type PiAgentRunnerOptions,
 	readModelTiers,
+	type RunProvenance,
 	type WorktreePlaceSource,
 } from "../pi.ts";
 import { createQueueHost } from "../queue/host.ts";
@@ -50,6 +51,8 @@ export interface PiSetupOptions {
 	redis?: string;
 	/** `--approve` / `--no-approve`: the project's trust for this run. Default: pi's saved decision and settings. */
 	approve?: boolean;
+	/** Who the children speak for (their provenance frame), unless `workflows.provenanceFrame` is false. Default: none. */
+	provenance?: RunProvenance;
 }
 
 /** The runner and what a run needs to know about it. */
@@ -97,6 +100,7 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 	];
 
 	const { modelRuntime, settingsManager } = services;
+	const provenance = frameSetting(settingsManager.getSettings()) === false ? undefined : options.provenance;
 	if (options.redis) {
 		// The workers resolve models against their own pi: a --model this machine lacks goes to them as it is.
 		const chosen = await chooseModel(options.model, services).catch((error: unknown) => {
@@ -112,7 +116,7 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 				: chosen.reference;
 		const thinking = chosen?.thinking ?? settingsManager.getDefaultThinkingLevel();
 		return {
-			...(await queueSetUp(options, options.redis, types, reference, thinking)),
+			...(await queueSetUp({ ...options, provenance }, options.redis, types, reference, thinking)),
 			...(reference ? { model: reference } : {}),
 			agentTypes: listAvailableAgentTypes(types.types),
 			warnings,
@@ -142,6 +146,7 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 		...(options.record ? { record: options.record } : {}),
 		...(thinking ? { defaultThinking: thinking } : {}),
 		...(modelTiers ? { modelTiers } : {}),
+		...(provenance ? { provenance } : {}),
 	});
 	const allowed = options.allowTools ?? [];
 	return {
@@ -187,6 +192,7 @@ async function queueSetUp(
 			projectTrusted: types.projectTrusted,
 			...(model ? { defaultModel: model } : {}),
 			...(thinking ? { defaultThinking: thinking } : {}),
+			...(options.provenance ? { provenance: options.provenance } : {}),
 		}),
 	});
 	return { runner, close: () => host.close() };
@@ -244,6 +250,11 @@ function childModelSetting(settings: unknown): string | undefined {
 	const workflows = (settings as { workflows?: unknown } | undefined)?.workflows;
 	const value = (workflows as { childModel?: unknown } | undefined)?.childModel;
 	return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+}
+/** `workflows.provenanceFrame` from pi's settings: false turns the children's frame off, as in pi's extension. */
+function frameSetting(settings: unknown): unknown {
+	const workflows = (settings as { workflows?: unknown } | undefined)?.workflows;
+	return (workflows as { provenanceFrame?: unknown } | undefined)?.provenanceFrame;
 }
 type Thinking = NonNullable<ReturnType<Services["settingsManager"]["getDefaultThinkingLevel"]>>;
 

@@ -189,6 +189,8 @@ async function runJob(
 			...(defaultModel ? { defaultModel } : {}),
 			...(defaultThinking ? { defaultThinking } : {}),
 			...(plan.stallMs !== undefined ? { stallMs: plan.stallMs } : {}),
+			// The host knows who started the run; this machine has no person of its own to relay.
+			...(plan.provenance ? { provenance: plan.provenance } : {}),
 		});
 		const writable = place.writable;
 		const tools = request.tools?.filter((tool) => writable || !WRITE_TOOLS.includes(tool));

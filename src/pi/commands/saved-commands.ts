@@ -24,6 +24,7 @@ import {
 } from "../../host/script-source.ts";
 import type { JsonValue } from "../../runtime/core/types.ts";
 import type { WorkflowRunMessage } from "../runs/messages.ts";
+import { commandRequest } from "../workflow-tool/provenance.ts";
 import type { WorkflowStarter, WorkflowToolParams } from "../workflow-tool/workflow-tool.ts";
 import type { WorkflowsSubcommand } from "./workflows-command.ts";
 
@@ -163,6 +164,7 @@ export async function runSavedWorkflow(
 	// A dry run given no args at all runs on a sample of the schema: nothing to ask for.
 	if (dryRun && words === "") return startSaved(name, { name, dryRun: true }, ctx, options, saved);
 	const missing = missingArgs(args, saved.meta);
+	let said = text;
 	if (missing.length > 0) {
 		if (!ctx.hasUI) {
 			const list = missing.map((arg) => `\`${arg.name}\``).join(", ");
@@ -172,6 +174,8 @@ export async function runSavedWorkflow(
 		const filled = await askFor(name, missing, ctx, saved);
 		if (!filled) return;
 		args = { ...(args as Record<string, JsonValue>), ...filled };
+		// What the person typed into the dialogs is theirs too: the frame relays it with the command line.
+		said = `${text} (then, asked for: ${JSON.stringify(filled)})`;
 	}
 	await startSaved(
 		name,
@@ -179,6 +183,7 @@ export async function runSavedWorkflow(
 		ctx,
 		options,
 		saved,
+		said,
 	);
 }
 
@@ -189,9 +194,14 @@ async function startSaved(
 	ctx: ExtensionCommandContext,
 	options: SavedCommandsOptions,
 	saved: SavedWorkflow,
+	text = "",
 ): Promise<void> {
 	try {
-		const result = await options.starter.start(params, { ctx, notify: options.notify });
+		const result = await options.starter.start(params, {
+			ctx,
+			notify: options.notify,
+			person: commandRequest(name, text),
+		});
 		const shown = result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
 		show(ctx, shown, result.isError ? "error" : "info");
 	} catch (error) {
