@@ -16,8 +16,8 @@ import {
 	listAvailableAgentTypes,
 	loadAgentTypes,
 	type PiAgentRunnerOptions,
-	readModelTiers,
 	type RunProvenance,
+	readModelTiers,
 	type WorktreePlaceSource,
 } from "../pi.ts";
 import { createQueueHost } from "../queue/host.ts";

@@ -8,6 +8,7 @@
 import { errorMessage, isWorkflowError, stripLocation, WorkflowError } from "../errors.ts";
 import type { DurableSource } from "../host/durable-run.ts";
 import { type DurableRunnerHooks, type DurableStart, startDurableRun } from "../host/start-run.ts";
+import type { RunProvenance } from "../pi.ts";
 import { checkRedisUrl } from "../queue/redis-url.ts";
 import { MAX_TIMEOUT_MS } from "../runtime/agent/options.ts";
 import type { WorkflowMeta } from "../runtime/core/types.ts";
@@ -18,7 +19,6 @@ import type { CliContext } from "./context.ts";
 import { dryRun, warnOverCap } from "./dry-run.ts";
 import { execute, type RunFlags } from "./execute.ts";
 import { readAnswers, readArgs, readScript } from "./inputs.ts";
-import type { RunProvenance } from "../pi.ts";
 import type { PiSetup } from "./pi-host.ts";
 import { cliPerson, cliScript } from "./provenance.ts";
 import { allowedTools } from "./tools.ts";
