@@ -8,14 +8,13 @@ import { recordedCostBudget, recordRaises } from "../host/cost-cap.ts";
 import { type PlannedRunEstimate, withEstimateMore } from "../host/run-estimate.ts";
 import { createWorkflowResolver } from "../host/script-source.ts";
 import type { DurableStart } from "../host/start-run.ts";
-import type { RunProvenance } from "../pi.ts";
 import { createWorkflowProgressTracker } from "../progress/index.ts";
 import type { WorkflowRunResult } from "../runtime/core/types.ts";
 import { runWorkflowScript } from "../runtime/run/run.ts";
 import { createTerminalAsk } from "./ask.ts";
 import type { CliContext } from "./context.ts";
 import { createTerminalCostCap } from "./cost-cap.ts";
-import type { PiSetup } from "./pi-host.ts";
+import type { PiSetup, RunProvenance } from "./pi-host.ts";
 import { createProgressView } from "./progress-view.ts";
 
 /** The flags of `run` and `resume`, checked before anything is loaded or locked. */

@@ -297,4 +297,6 @@ async function chooseModel(
 	return first ? { model: first } : undefined;
 }
 
+/** The provenance frame's input, for the rest of the CLI (which imports pi's entry only here). */
+export type { PersonProvenance, RunProvenance, ScriptProvenance } from "../pi.ts";
 export { runWorker } from "../queue/worker-command.ts";

@@ -3,8 +3,9 @@
  * the command names and its command line, relayed as the person's request when a person is at a terminal, and said
  * to have no person present when stdin is not a terminal (a background job, a pipeline, a scheduler).
  */
-import type { PersonProvenance, ScriptProvenance } from "../pi.ts";
+
 import type { CliContext } from "./context.ts";
+import type { PersonProvenance, ScriptProvenance } from "./pi-host.ts";
 
 /** The command line `pi-workflows <command> …` as typed, words with spaces or quotes quoted. */
 export function commandLine(command: string, argv: readonly string[]): string {

@@ -8,7 +8,6 @@
 import { errorMessage, isWorkflowError, stripLocation, WorkflowError } from "../errors.ts";
 import type { DurableSource } from "../host/durable-run.ts";
 import { type DurableRunnerHooks, type DurableStart, startDurableRun } from "../host/start-run.ts";
-import type { RunProvenance } from "../pi.ts";
 import { checkRedisUrl } from "../queue/redis-url.ts";
 import { MAX_TIMEOUT_MS } from "../runtime/agent/options.ts";
 import type { WorkflowMeta } from "../runtime/core/types.ts";
@@ -19,7 +18,7 @@ import type { CliContext } from "./context.ts";
 import { dryRun, warnOverCap } from "./dry-run.ts";
 import { execute, type RunFlags } from "./execute.ts";
 import { readAnswers, readArgs, readScript } from "./inputs.ts";
-import type { PiSetup } from "./pi-host.ts";
+import type { PiSetup, RunProvenance } from "./pi-host.ts";
 import { cliPerson, cliScript } from "./provenance.ts";
 import { allowedTools } from "./tools.ts";
 
