@@ -10,7 +10,9 @@ const VIA_TOOL = "the person's message that led the model to call the workflow t
 
 /** The newest user message on the session's branch: the request the model called `workflow` for. */
 export function sessionRequest(ctx: Pick<ExtensionContext, "sessionManager">): PersonProvenance {
-	const branch = ctx.sessionManager.getBranch();
+	// A host's stand-in context (an SDK caller's, a test's) may have no session: then there is no message to relay.
+	const manager = ctx.sessionManager as Partial<ExtensionContext["sessionManager"]> | undefined;
+	const branch = manager?.getBranch?.() ?? [];
 	for (let index = branch.length - 1; index >= 0; index--) {
 		const entry = branch[index];
 		if (entry?.type !== "message" || entry.message.role !== "user") continue;
