@@ -4,6 +4,8 @@
  * agent-type loading, for hosts and extensions that compose their own. The pi-free host API is `pi-workflows`.
  */
 
+/** Who a run's children speak for: the provenance frame's input (`PiAgentRunnerOptions.provenance`). */
+export type { PersonProvenance, RunProvenance, ScriptProvenance } from "./children/frame.ts";
 /** A model's catalog price (dollars per million tokens) from a pi model registry: what estimates price with. */
 export { catalogPrice } from "./children/model.ts";
 export type {

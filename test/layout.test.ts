@@ -65,8 +65,16 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 	report: { values: ["errors.ts", "runs", "progress", "runtime/agent"], types: ["runtime/core"] },
 	agents: { values: ["errors.ts"] },
 	children: {
-		values: ["errors.ts", "runs", "worktree", "runtime/core", "runtime/schema", "runtime/spend", "agents"],
-		types: ["progress"],
+		values: [
+			"errors.ts",
+			"runs",
+			"worktree",
+			"runtime/core",
+			"runtime/schema",
+			"runtime/spend",
+			"agents",
+			"progress",
+		],
 	},
 	host: {
 		values: ["errors.ts", "runs", "progress", "runtime", "runtime/core", "runtime/meta", "runtime/run", "agents"],

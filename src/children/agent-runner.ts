@@ -13,6 +13,7 @@ import type { WorkflowAgentRunner, WorkflowParentConversation } from "../runtime
 import { type PiAgentRunnerHooks, runChildAttempt } from "./attempt.ts";
 import { type ChildRecorder, callRecorder, type RunFolderSource } from "./child-record.ts";
 import type { ChildControls } from "./controls.ts";
+import { composeFrame, type RunProvenance } from "./frame.ts";
 import type { ModelTiers } from "./model.ts";
 import type { SessionTools } from "./session-tools.ts";
 import { superviseChild } from "./supervisor.ts";
@@ -86,6 +87,12 @@ export interface PiAgentRunnerOptions {
 	/** Takes what the runner adds to the run's event log (stalls, restarts, steers, sessions). Default: none. */
 	record?: ChildRecorder;
 	hooks?: PiAgentRunnerHooks;
+	/**
+	 * Who the run's children speak for: the script that computed their tasks and the person's request that started
+	 * the run (frame.ts). With it, every child's system prompt ends with the provenance frame, and frame-like markup
+	 * in its task is escaped. Hosts pass it unless the person turned the frame off. Default: none (no frame).
+	 */
+	provenance?: RunProvenance;
 }
 
 /**
@@ -98,7 +105,16 @@ export function createPiAgentRunner(options: PiAgentRunnerOptions): WorkflowAgen
 	const agentDir = options.agentDir ?? getAgentDir();
 	const { agentTypes, projectTrusted } = typesAndTrust(options, agentDir);
 	const worktrees = lazyRunWorktrees(options.worktreePlace);
-	const resolved = { ...options, agentDir, agentTypes, projectTrusted, worktrees };
+	// One text for every child of the run, so a provider's prompt cache keeps it cheap.
+	const frame = options.provenance ? composeFrame(options.provenance) : undefined;
+	const resolved = {
+		...options,
+		agentDir,
+		agentTypes,
+		projectTrusted,
+		worktrees,
+		...(frame !== undefined ? { frame } : {}),
+	};
 	return (request, context) =>
 		superviseChild(request, context, {
 			...(options.controls ? { controls: options.controls } : {}),

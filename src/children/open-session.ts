@@ -49,6 +49,7 @@ export async function openSession(
 		type,
 		retry,
 		projectTrusted: options.projectTrusted,
+		...(plan.frame !== undefined ? { frame: plan.frame } : {}),
 	});
 	if (resources.extensionErrors.length > 0) {
 		// A child without the tools its type loads them for would answer without them: it fails, naming the file.

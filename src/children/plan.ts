@@ -11,6 +11,7 @@ import {
 	resolveAgentType,
 	type ThinkingLevel,
 } from "../agents/agent-types.ts";
+import { neutralizeModelText } from "../progress/model-text.ts";
 import type { WorkflowAgentRequest } from "../runtime/core/types.ts";
 import { type ForkSource, forkedEntries } from "./fork.ts";
 import { type ChildModelChoice, chooseChildModel, type ModelTiers } from "./model.ts";
@@ -39,6 +40,8 @@ export interface ChildPlan {
 	readonly deferred: readonly string[];
 	readonly capture: StructuredOutputCapture | undefined;
 	readonly prompt: string;
+	/** The run's provenance frame (frame.ts), appended to the child's system prompt; absent when the run has none. */
+	readonly frame?: string;
 	readonly cwd: string;
 	/** A forked child's first entries: the parent session's conversation (fork.ts). Absent: it starts fresh. */
 	readonly seed?: readonly Readonly<Record<string, unknown>>[];
@@ -53,6 +56,8 @@ export interface ChildPlanOptions extends ForkSource {
 	defaultThinking?: ThinkingLevel;
 	sessionTools?: SessionTools;
 	modelTiers?: ModelTiers;
+	/** The run's provenance frame (`composeFrame`); with it, frame-like markup in the task is escaped. Default: none. */
+	frame?: string;
 }
 
 /** What `readOnly: true` takes away: pi's built-ins that change files or run commands. */
@@ -96,9 +101,11 @@ export async function planChild(request: WorkflowAgentRequest, options: ChildPla
 		...(capture ? [capture.tool] : []),
 	];
 	const tools = [...named.filter((tool) => BUILTIN_TOOL_NAMES.includes(tool)), ...customTools.map((t) => t.name)];
+	// The script computed the task: under a frame, nothing in it may read as one (progress/model-text.ts).
+	const task = options.frame !== undefined ? neutralizeModelText(request.prompt) : request.prompt;
 	const prompt = capture
-		? structuredOutputPrompt(request.prompt, request.schemaFeedback ? { schemaFeedback: request.schemaFeedback } : {})
-		: request.prompt;
+		? structuredOutputPrompt(task, request.schemaFeedback ? { schemaFeedback: request.schemaFeedback } : {})
+		: task;
 	return {
 		type,
 		choice,
@@ -110,6 +117,7 @@ export async function planChild(request: WorkflowAgentRequest, options: ChildPla
 		deferred,
 		capture,
 		prompt,
+		...(options.frame !== undefined ? { frame: options.frame } : {}),
 		cwd: request.cwd || options.cwd,
 		...(seed ? { seed } : {}),
 	};

@@ -39,6 +39,8 @@ export interface ChildResourceOptions {
 	 * `.agents/skills` and `.pi/SYSTEM.md` / `APPEND_SYSTEM.md` for the child only then, as for pi itself. Default: false.
 	 */
 	projectTrusted?: boolean;
+	/** The run's provenance frame (frame.ts), the system prompt's last addendum. Default: none. */
+	frame?: string;
 }
 
 /** What a child's resources came to: the loader for its session, and what did not load. */
@@ -73,6 +75,7 @@ export async function loadChildResources(options: ChildResourceOptions): Promise
 	const globalContext = type.inheritGlobalContext ?? append;
 	const inheritSkills = type.inheritSkills ?? append;
 	const named = type.skills ?? [];
+	const frame = options.frame !== undefined ? [options.frame] : [];
 	const extensionPaths = [...(type.extensions ?? []), ...(type.subagentOnlyExtensions ?? [])];
 	const globalDir = resolve(agentDir);
 	const privatePaths = (type.skillPath ?? []).map((path) => resolve(path));
@@ -103,8 +106,14 @@ export async function loadChildResources(options: ChildResourceOptions): Promise
 			),
 		}),
 		...(append
-			? { appendSystemPromptOverride: (base: string[]) => (type.systemPrompt ? [...base, type.systemPrompt] : base) }
-			: { systemPromptOverride: () => type.systemPrompt, appendSystemPromptOverride: () => [] }),
+			? {
+					appendSystemPromptOverride: (base: string[]) => [
+						...base,
+						...(type.systemPrompt ? [type.systemPrompt] : []),
+						...frame,
+					],
+				}
+			: { systemPromptOverride: () => type.systemPrompt, appendSystemPromptOverride: () => frame }),
 	});
 	await loader.reload();
 	const loaded = loader.getExtensions();

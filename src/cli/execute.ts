@@ -14,7 +14,7 @@ import { runWorkflowScript } from "../runtime/run/run.ts";
 import { createTerminalAsk } from "./ask.ts";
 import type { CliContext } from "./context.ts";
 import { createTerminalCostCap } from "./cost-cap.ts";
-import type { PiSetup } from "./pi-host.ts";
+import type { PiSetup, RunProvenance } from "./pi-host.ts";
 import { createProgressView } from "./progress-view.ts";
 
 /** The flags of `run` and `resume`, checked before anything is loaded or locked. */
@@ -38,6 +38,10 @@ export interface RunFlags {
 	redisUnreachableMs?: number;
 	/** `--approve` (true) or `--no-approve` (false): trust the project or not for this run, as pi's `-a`/`-na`. */
 	approve?: boolean;
+	/** `--no-frame`: children get no provenance frame. Default: they do. */
+	noFrame?: boolean;
+	/** Who the run's children speak for (the frame's input); absent with `--no-frame`. */
+	provenance?: RunProvenance;
 }
 
 /** The exit code of a stopped run, as for a command ended by Ctrl-C. */

@@ -62,6 +62,8 @@ const RUN_OPTIONS = `Options:
                            the project's, or the model's catalog price), over --max-cost or not (--json: as data,
                            the estimate under "estimate"). Without --args, args are sampled from meta.args. Not
                            for resume
+  --no-frame               children get no provenance frame (who computed their task, the person's request:
+                           see docs/children.md); default: on, unless workflows.provenanceFrame is false
   --answers <json|@file>   a dry run's ask() answers: {"question": "answer"} or ["first", "second"]
                            (default: each question's default, else its first choice)
 

@@ -16,6 +16,7 @@ import {
 	listAvailableAgentTypes,
 	loadAgentTypes,
 	type PiAgentRunnerOptions,
+	type RunProvenance,
 	readModelTiers,
 	type WorktreePlaceSource,
 } from "../pi.ts";
@@ -52,6 +53,8 @@ export interface PiSetupOptions {
 	redisUnreachableMs?: number;
 	/** `--approve` / `--no-approve`: the project's trust for this run. Default: pi's saved decision and settings. */
 	approve?: boolean;
+	/** Who the children speak for (their provenance frame), unless `workflows.provenanceFrame` is false. Default: none. */
+	provenance?: RunProvenance;
 }
 
 /** The runner and what a run needs to know about it. */
@@ -99,6 +102,7 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 	];
 
 	const { modelRuntime, settingsManager } = services;
+	const provenance = frameSetting(settingsManager.getSettings()) === false ? undefined : options.provenance;
 	if (options.redis) {
 		// The workers resolve models against their own pi: a --model this machine lacks goes to them as it is.
 		const chosen = await chooseModel(options.model, services).catch((error: unknown) => {
@@ -114,7 +118,7 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 				: chosen.reference;
 		const thinking = chosen?.thinking ?? settingsManager.getDefaultThinkingLevel();
 		return {
-			...(await queueSetUp(options, options.redis, types, reference, thinking)),
+			...(await queueSetUp({ ...options, provenance }, options.redis, types, reference, thinking)),
 			...(reference ? { model: reference } : {}),
 			agentTypes: listAvailableAgentTypes(types.types),
 			warnings,
@@ -145,6 +149,7 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 		...(thinking ? { defaultThinking: thinking } : {}),
 		...(modelTiers ? { modelTiers } : {}),
 		noParentConversation: CLI_NO_CONVERSATION,
+		...(provenance ? { provenance } : {}),
 	});
 	const allowed = options.allowTools ?? [];
 	return {
@@ -192,6 +197,7 @@ async function queueSetUp(
 			projectTrusted: types.projectTrusted,
 			...(model ? { defaultModel: model } : {}),
 			...(thinking ? { defaultThinking: thinking } : {}),
+			...(options.provenance ? { provenance: options.provenance } : {}),
 		}),
 	});
 	return { runner, close: () => host.close() };
@@ -250,6 +256,11 @@ function childModelSetting(settings: unknown): string | undefined {
 	const value = (workflows as { childModel?: unknown } | undefined)?.childModel;
 	return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
 }
+/** `workflows.provenanceFrame` from pi's settings: false turns the children's frame off, as in pi's extension. */
+function frameSetting(settings: unknown): unknown {
+	const workflows = (settings as { workflows?: unknown } | undefined)?.workflows;
+	return (workflows as { provenanceFrame?: unknown } | undefined)?.provenanceFrame;
+}
 type Thinking = NonNullable<ReturnType<Services["settingsManager"]["getDefaultThinkingLevel"]>>;
 
 /** Why a child of the command line cannot fork: the error `context: fork` in an agent file gets here. */
@@ -295,4 +306,6 @@ async function chooseModel(
 	return first ? { model: first } : undefined;
 }
 
+/** The provenance frame's input, for the rest of the CLI (which imports pi's entry only here). */
+export type { PersonProvenance, RunProvenance, ScriptProvenance } from "../pi.ts";
 export { runWorker } from "../queue/worker-command.ts";

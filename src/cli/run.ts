@@ -18,7 +18,8 @@ import type { CliContext } from "./context.ts";
 import { dryRun, warnOverCap } from "./dry-run.ts";
 import { execute, type RunFlags } from "./execute.ts";
 import { readAnswers, readArgs, readScript } from "./inputs.ts";
-import type { PiSetup } from "./pi-host.ts";
+import type { PiSetup, RunProvenance } from "./pi-host.ts";
+import { cliPerson, cliScript } from "./provenance.ts";
 import { allowedTools } from "./tools.ts";
 
 const RUN_FLAGS: readonly FlagSpec[] = [
@@ -38,6 +39,7 @@ const RUN_FLAGS: readonly FlagSpec[] = [
 	{ name: "no-approve", short: "na" },
 	{ name: "dry-run" },
 	{ name: "answers", value: true },
+	{ name: "no-frame" },
 ];
 
 /** Children running at once unless `--concurrency` says otherwise: the extension's default too. */
@@ -75,7 +77,8 @@ export async function runCommand(argv: readonly string[], ctx: CliContext): Prom
 		script: () => script,
 		...(givenArgs !== undefined ? { args: readArgs(givenArgs, ctx.cwd) } : {}),
 	});
-	return runStarted(start, flags, ctx, true);
+	const provenance = { script: cliScript(target, script.filename), person: cliPerson("run", argv, ctx) };
+	return runStarted(start, framed(flags, provenance), ctx, true);
 }
 
 export async function resumeCommand(argv: readonly string[], ctx: CliContext): Promise<number> {
@@ -103,7 +106,19 @@ export async function resumeCommand(argv: readonly string[], ctx: CliContext): P
 		script: () => script,
 		...(parsedArgs !== undefined ? { args: parsedArgs } : {}),
 	});
-	return runStarted(start, flags, ctx);
+	const provenance: RunProvenance = {
+		script:
+			file !== undefined
+				? cliScript(file, start.source.filename)
+				: { kind: "resumed", runId, file: start.source.filename },
+		person: cliPerson("resume", argv, ctx),
+	};
+	return runStarted(start, framed(flags, provenance), ctx);
+}
+
+/** The flags with the run's provenance, unless `--no-frame` turned the children's frame off. */
+function framed(flags: RunFlags, provenance: RunProvenance): RunFlags {
+	return flags.noFrame ? flags : { ...flags, provenance };
 }
 
 function runsRoot(ctx: CliContext): string {
@@ -196,6 +211,7 @@ function runFlags(args: ParsedArgs): RunFlags {
 		extensions: args.flags.get("extension") ?? [],
 		json: args.flags.has("json"),
 		allowTools: allowedTools(args.flags.get("allow-tools") ?? []),
+		...(args.flags.has("no-frame") ? { noFrame: true } : {}),
 	};
 }
 
@@ -218,6 +234,7 @@ async function setUp(flags: RunFlags, ctx: CliContext, durable: DurableRunnerHoo
 		...(flags.redis !== undefined ? { redis: flags.redis } : {}),
 		...(flags.redisUnreachableMs !== undefined ? { redisUnreachableMs: flags.redisUnreachableMs } : {}),
 		...(flags.approve !== undefined ? { approve: flags.approve } : {}),
+		...(flags.provenance ? { provenance: flags.provenance } : {}),
 		onNote: (text) => ctx.stderr.write(`Note: ${text}\n`),
 	});
 	for (const warning of pi.warnings) ctx.stderr.write(`Warning: ${warning}\n`);

@@ -6,6 +6,7 @@ import { formatBytes } from "../progress/bytes-text.ts";
 import { addCosts, formatCost, formatUsd, hasCost } from "../progress/cost-text.ts";
 import { formatDuration, formatTokens, limitKindText, oneLine } from "../progress/format.ts";
 import { formatWorkflowProgress, type WorkflowProgressEnvelope } from "../progress/index.ts";
+import { DATA_FENCE_NOTE, dataFence, neutralizeModelText } from "../progress/model-text.ts";
 import { visibleText } from "../progress/visible-text.ts";
 import type { RunStore, RunSummary } from "../runs/index.ts";
 import type { WorkflowCost } from "../runtime/core/types.ts";
@@ -79,19 +80,32 @@ export function usageText(list: Pick<RunList, "rows" | "runs" | "bytes">, prune:
 	return `${list.runs} ${list.runs === 1 ? "run" : "runs"} recorded · ${formatBytes(list.bytes)} on disk${shown} · prune old ones: ${prune}`;
 }
 
-/** One run in full: phases, agents and failures while it is live; its snapshot once it has ended. */
-export async function describeRun(store: RunStore, registry: RunRegistry, id: string): Promise<string> {
+/**
+ * One run in full: phases, agents and failures while it is live; its snapshot once it has ended. `fenceData` (for a
+ * model, `workflow_runs`): what children, tools and the script wrote is fenced as data (progress/model-text.ts).
+ */
+export async function describeRun(
+	store: RunStore,
+	registry: RunRegistry,
+	id: string,
+	options: { fenceData?: boolean } = {},
+): Promise<string> {
+	const fence = options.fenceData === true;
 	// Names, failures and the stored progress text are the script's: shown, never acted on by a terminal.
-	return visibleText(await runDescription(store, registry, id));
+	const text = visibleText(await runDescription(store, registry, id, fence));
+	return fence ? `${DATA_FENCE_NOTE}\n${text}` : text;
 }
 
-async function runDescription(store: RunStore, registry: RunRegistry, id: string): Promise<string> {
+async function runDescription(store: RunStore, registry: RunRegistry, id: string, fence: boolean): Promise<string> {
 	const live = registry.get(id);
 	// Times run to now: the envelope's own clock stops at its last event, which can be long ago for a waiting run.
 	if (live)
-		return `${formatWorkflowProgress(live.envelope(), { now: Date.now() })}\nStop it: workflow_runs({ action: "stop", runId: "${id}" })`;
+		return `${formatWorkflowProgress(live.envelope(), { now: Date.now(), fenceData: fence })}\nStop it: workflow_runs({ action: "stop", runId: "${id}" })`;
+	// For a model, the record's own words (name, error, causes, progress) are data: neutralised, or fenced.
+	const data = (from: string, text: string) => (fence ? `\n${dataFence(from, text)}` : ` ${text}`);
 	const record = await store.open(id);
-	const name = record.info.meta?.name ?? "workflow";
+	const recorded = record.info.meta?.name ?? "workflow";
+	const name = fence ? neutralizeModelText(recorded) : recorded;
 	// A live lock wins over any snapshot: another process may be resuming the run right now.
 	const summary = (await store.list()).find((candidate) => candidate.id === id);
 	if (summary?.status === "running") {
@@ -117,7 +131,7 @@ async function runDescription(store: RunStore, registry: RunRegistry, id: string
 		const spend = spendLine(summary?.spend);
 		return [
 			`Run ${id} (${name}): ${snapshot.status}, ended ${snapshot.endedAt}`,
-			snapshot.progress,
+			fence ? dataFence(`run ${id}'s progress as recorded`, snapshot.progress) : snapshot.progress,
 			...(spend ? [spend] : []),
 			...next,
 		].join("\n");
@@ -128,9 +142,12 @@ async function runDescription(store: RunStore, registry: RunRegistry, id: string
 	];
 	const spend = spendLine(summary?.spend);
 	if (spend) lines.push(spend);
-	if (snapshot.error) lines.push(`Error (${snapshot.error.code}): ${snapshot.error.message}`);
+	if (snapshot.error) {
+		lines.push(`Error (${snapshot.error.code}):${data("the run's error", snapshot.error.message)}`);
+	}
 	for (const failure of failures.slice(0, 10)) {
-		lines.push(`  ✗ ${failure.label ?? `${failure.kind}[${failure.index}]`}: ${failure.cause}`);
+		const label = failure.label ?? `${failure.kind}[${failure.index}]`;
+		lines.push(`  ✗ ${fence ? neutralizeModelText(label) : label}:${data(`${label}, why it failed`, failure.cause)}`);
 	}
 	if (failures.length > 10) lines.push(`  … and ${failures.length - 10} more failures`);
 	return [...lines, ...next].join("\n");

@@ -39,6 +39,7 @@ export function sessionQueue(url: string): SessionQueue {
 					...(model ? { defaultModel: model } : {}),
 					...(thinking ? { defaultThinking: thinking } : {}),
 					sessionTools: setup.sessionTools?.list().map((tool) => tool.name) ?? [],
+					...(setup.provenance ? { provenance: setup.provenance } : {}),
 				}),
 			});
 		},

@@ -1,7 +1,7 @@
 /**
  * What a person sets for a session's workflow runs: pi flags (`--workflow-child-model`, `--workflow-max-cost`,
  * `--workflow-confirm-agents`, `--workflow-model-tiers`) and the `workflows` key of pi's settings (`childModel`,
- * `maxCostUsd`, `confirmAgents`, `modelTiers`, global and project merged by pi). A flag wins over a setting. Values that cannot be used are
+ * `maxCostUsd`, `confirmAgents`, `modelTiers`, `provenanceFrame`, global and project merged by pi). A flag wins over a setting. Values that cannot be used are
  * left out and named in `problems`, so the person is told once instead of a run silently ignoring them.
  */
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
@@ -74,6 +74,9 @@ export function readSessionDefaults(pi: Pick<ExtensionAPI, "getFlag" | "getSetti
 	}
 	const tiers = readModelTiers(pi.getFlag(MODEL_TIERS_FLAG), settings.modelTiers, problems);
 	if (tiers) defaults.modelTiers = tiers;
+	const frame = settings.provenanceFrame;
+	if (frame === false) defaults.frame = false;
+	else if (frame !== undefined && frame !== true) problems.push("`workflows.provenanceFrame` must be true or false");
 	return { defaults, problems };
 }
 

@@ -12,6 +12,7 @@ import type {
 	WorkflowProgressQuestion,
 	WorkflowProviderWait,
 } from "./envelope.ts";
+import { dataFence, neutralizeModelText } from "./model-text.ts";
 import { visibleText } from "./visible-text.ts";
 
 /** Options of `formatWorkflowProgress`. */
@@ -28,6 +29,11 @@ export interface FormatWorkflowProgressOptions {
 	maxLogs?: number;
 	/** Kept branches listed before the rest are collapsed into a count. Default: 20. */
 	maxBranches?: number;
+	/**
+	 * For a model: each failure's cause, the run's error and the log between a data fence naming where they came
+	 * from, and frame-like markup anywhere else escaped (model-text.ts). Default: false (the text people read).
+	 */
+	fenceData?: boolean;
 }
 
 /** Status marks shared by the text and the widget. */
@@ -59,6 +65,13 @@ export function formatWorkflowProgress(
 	const lines = [
 		`Workflow ${workflowName(envelope)}: ${envelope.status}${envelope.currentPhase && envelope.status === "running" ? ` (phase: ${envelope.currentPhase})` : ""} · ${formatDuration(workflowElapsed(envelope, now))}`,
 	];
+	const fence = options.fenceData === true;
+	/** Lines that are data fences already (neutralised inside): the last pass leaves them as they are. */
+	const safe = new Set<number>();
+	const fenced = (from: string, text: string) => {
+		safe.add(lines.length);
+		lines.push(dataFence(from, text));
+	};
 	for (const question of envelope.questions ?? []) lines.push(questionLine(question));
 	if (envelope.providerWait && envelope.status === "running") {
 		lines.push(
@@ -122,7 +135,14 @@ export function formatWorkflowProgress(
 			const name =
 				failure.kind === "agent" ? `#${failure.index} ${failure.label ?? ""}` : `${failure.kind}[${failure.index}]`;
 			const kept = failure.worktree?.kept ? `; its changes are kept on branch ${failure.worktree.branch}` : "";
-			lines.push(`  ✗ ${name.trim()}${where ? ` (${where})` : ""}: ${oneLine(failure.cause)}${kept}`);
+			if (!fence) lines.push(`  ✗ ${name.trim()}${where ? ` (${where})` : ""}: ${oneLine(failure.cause)}${kept}`);
+			else {
+				lines.push(`  ✗ ${name.trim()}${where ? ` (${where})` : ""}${kept}:`);
+				fenced(
+					`${failure.kind === "agent" ? "agent() " : ""}${oneLine(name)}, why it failed`,
+					oneLine(failure.cause),
+				);
+			}
 		}
 		if (envelope.failures.length > maxFailures) lines.push(`  … ${envelope.failures.length - maxFailures} more`);
 	}
@@ -132,16 +152,24 @@ export function formatWorkflowProgress(
 		for (const kept of branches.slice(0, maxBranches)) lines.push(`  ${branchLine(kept)}`);
 		if (branches.length > maxBranches) lines.push(`  … ${branches.length - maxBranches} more`);
 	}
-	if (envelope.error)
-		lines.push(`Error${envelope.error.code ? ` [${envelope.error.code}]` : ""}: ${envelope.error.message}`);
+	const error = envelope.error;
+	if (error && !fence) lines.push(`Error${error.code ? ` [${error.code}]` : ""}: ${error.message}`);
+	else if (error) {
+		lines.push(`Error${error.code ? ` [${error.code}]` : ""}:`);
+		fenced("the run's error: the script's, or what it threw", error.message);
+	}
 	if (maxLogs > 0 && envelope.logs.length > 0) {
 		const shown = envelope.logs.slice(-maxLogs);
 		const seen = envelope.logs.length + envelope.droppedLogs;
 		lines.push(`Log (last ${shown.length} of ${seen}):`);
-		for (const log of shown) lines.push(`  ${log.level}: ${oneLine(log.message)}`);
+		const logLines = shown.map((log) => `  ${log.level}: ${oneLine(log.message)}`);
+		if (fence) fenced("the script's log() lines", logLines.join("\n"));
+		else lines.push(...logLines);
 	}
+	// For a model, what is not fenced is ours, with what children, tools or the script wrote squeezed into it.
+	const text = fence ? lines.map((line, i) => (safe.has(i) ? line : neutralizeModelText(line))) : lines;
 	// People read this text on terminals (the CLI, /workflows, pi's tool view): nothing in it may drive them.
-	return visibleText(lines.join("\n"));
+	return visibleText(text.join("\n"));
 }
 
 /** One line saying where the run stands, e.g. "Workflow review completed in 12.3s: 4 agents (4 completed)". */

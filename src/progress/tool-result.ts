@@ -5,6 +5,7 @@
 import type { WorkflowProgressAgentCall, WorkflowProgressEnvelope } from "./envelope.ts";
 import { formatWorkflowProgress } from "./format.ts";
 import { boundText, toJsonSafe, utf8Length } from "./json-safe.ts";
+import { DATA_FENCE_NOTE, dataFence, neutralizeModelText } from "./model-text.ts";
 
 /** `details` of a workflow tool result: JSON-safe and size-bounded. */
 export interface WorkflowProgressDetails {
@@ -28,6 +29,12 @@ export interface WorkflowProgressResultOptions {
 	maxTextBytes?: number;
 	/** Bytes of JSON in `details`. Default: 262144. */
 	maxDetailsBytes?: number;
+	/**
+	 * For a model that reads the text as a tool result or message: the result, the failures' causes, the error and
+	 * the log each between a data fence naming its source, and frame-like markup escaped (model-text.ts); `details`
+	 * keep the exact values. Default: false.
+	 */
+	fenceData?: boolean;
 }
 
 const DEFAULT_MAX_TEXT_BYTES = 64 * 1024;
@@ -47,8 +54,9 @@ export function workflowProgressResult(
 	const maxDetailsBytes = options.maxDetailsBytes ?? DEFAULT_MAX_DETAILS_BYTES;
 	// A top-level undefined means "no result" (a script that returned nothing), not an unsupported value.
 	const result = envelope.result !== undefined ? { value: toJsonSafe(envelope.result) } : undefined;
+	const text = resultText(envelope, result, summary, maxTextBytes, options.fenceData === true);
 	return {
-		content: [{ type: "text", text: boundText(resultText(envelope, result, summary, maxTextBytes), maxTextBytes) }],
+		content: [{ type: "text", text: boundText(text, maxTextBytes) }],
 		details: boundDetails(envelope, result, summary, maxDetailsBytes),
 	};
 }
@@ -58,16 +66,20 @@ function resultText(
 	result: { value: unknown } | undefined,
 	summary: string,
 	maxTextBytes: number,
+	fence: boolean,
 ): string {
-	const parts = [summary];
+	const parts = fence ? [neutralizeModelText(summary), DATA_FENCE_NOTE] : [summary];
 	if (envelope.status !== "running" && result) {
 		// Compact JSON when pretty JSON would not fit: the model needs the data more than the indentation.
 		const pretty = JSON.stringify(result.value, null, 2);
 		const json = utf8Length(pretty) > maxTextBytes / 2 ? JSON.stringify(result.value) : pretty;
 		// The result goes right after the summary so that truncation eats progress detail, not the answer.
-		parts.push(`Result:\n${json}`);
+		const block = `Result:\n${json}`;
+		parts.push(
+			fence ? dataFence("the script's return value, with what children and tools wrote in it", block) : block,
+		);
 	}
-	parts.push(formatWorkflowProgress(envelope));
+	parts.push(formatWorkflowProgress(envelope, { fenceData: fence }));
 	return parts.filter((part) => part.length > 0).join("\n\n");
 }
 

@@ -227,6 +227,8 @@ async function runJob(
 			...(defaultThinking ? { defaultThinking } : {}),
 			...(plan.stallMs !== undefined ? { stallMs: plan.stallMs } : {}),
 			noParentConversation: `it runs on queue worker ${settings.name}, which has no copy of the session's conversation`,
+			// The host knows who started the run; this machine has no person of its own to relay.
+			...(plan.provenance ? { provenance: plan.provenance } : {}),
 		});
 		const writable = place.writable;
 		const tools = request.tools?.filter((tool) => writable || !WRITE_TOOLS.includes(tool));

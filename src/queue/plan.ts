@@ -4,6 +4,7 @@
  * names checked, and the session's defaults. The worker runs that plan on its own pi: models are resolved there.
  */
 import { type AgentTypeConfig, checkCallTools, resolveAgentType } from "../agents/agent-types.ts";
+import type { RunProvenance } from "../children/frame.ts";
 import type { WorkflowAgentRequest } from "../runtime/core/types.ts";
 import type { QueueChildPlan } from "./protocol.ts";
 
@@ -21,6 +22,8 @@ export interface QueuePlanOptions {
 	sessionTools?: readonly string[];
 	/** Whether the host trusts the project (`LoadAgentTypesResult.projectTrusted`). Default: false. */
 	projectTrusted?: boolean;
+	/** Who the run's children speak for: the worker frames each child with it (children/frame.ts). Default: no frame. */
+	provenance?: RunProvenance;
 }
 
 /** A `prepare` for `QueueHost.runner`: throws the author's mistakes (unknown type or tool) before a job exists. */
@@ -49,6 +52,7 @@ export function queuePlanner(options: QueuePlanOptions): (request: WorkflowAgent
 			...(options.stallMs !== undefined ? { stallMs: options.stallMs } : {}),
 			...(warnings.length > 0 ? { warnings } : {}),
 			...(options.projectTrusted ? { projectTrusted: true } : {}),
+			...(options.provenance ? { provenance: options.provenance } : {}),
 		};
 	};
 }

@@ -3,6 +3,7 @@
  * child's plan the host made), what comes back (progress, the result), and the control channel (stop, steer, pause,
  * skip, restart). Pi-free: the host half of the queue lives beside the runtime.
  */
+import type { RunProvenance } from "../children/frame.ts";
 import type { SerializedWorkflowError } from "../errors.ts";
 import type {
 	JsonValue,
@@ -36,6 +37,8 @@ export interface QueueChildPlan {
 	warnings?: string[];
 	/** The host trusts the run's project: the child may load its pi resources (skills, `.pi/SYSTEM.md`). Absent: no. */
 	projectTrusted?: boolean;
+	/** Who the run's children speak for, as the host knows it: the worker frames the child with it. Absent: no frame. */
+	provenance?: RunProvenance;
 }
 
 /** One job: one attempt of one `agent()` call. */

@@ -25,6 +25,7 @@ import {
 } from "../../host/script-source.ts";
 import type { JsonValue } from "../../runtime/core/types.ts";
 import type { WorkflowRunMessage } from "../runs/messages.ts";
+import { commandRequest } from "../workflow-tool/provenance.ts";
 import type { WorkflowStarter, WorkflowToolParams } from "../workflow-tool/workflow-tool.ts";
 import type { WorkflowsSubcommand } from "./workflows-command.ts";
 
@@ -164,6 +165,7 @@ export async function runSavedWorkflow(
 	// A dry run given no args at all runs on a sample of the schema: nothing to ask for.
 	if (dryRun && words === "") return startSaved(name, { name, dryRun: true }, ctx, options, saved);
 	const missing = missingArgs(args, saved.meta);
+	let said = text;
 	if (missing.length > 0) {
 		if (!ctx.hasUI) {
 			const list = missing.map((arg) => `\`${arg.name}\``).join(", ");
@@ -173,6 +175,8 @@ export async function runSavedWorkflow(
 		const filled = await askFor(name, missing, ctx, saved);
 		if (!filled) return;
 		args = { ...(args as Record<string, JsonValue>), ...filled };
+		// What the person typed into the dialogs is theirs too: the frame relays it with the command line.
+		said = `${text} (then, asked for: ${JSON.stringify(filled)})`;
 	}
 	await startSaved(
 		name,
@@ -180,6 +184,7 @@ export async function runSavedWorkflow(
 		ctx,
 		options,
 		saved,
+		said,
 	);
 }
 
@@ -190,6 +195,7 @@ async function startSaved(
 	ctx: ExtensionCommandContext,
 	options: SavedCommandsOptions,
 	saved: SavedWorkflow,
+	text = "",
 ): Promise<void> {
 	try {
 		// No tool call to cut at: children that fork start from the whole conversation so far (none in a new session).
@@ -197,6 +203,7 @@ async function startSaved(
 		const result = await options.starter.start(params, {
 			ctx,
 			notify: options.notify,
+			person: commandRequest(name, text),
 			...(parentConversation ? { parentConversation } : {}),
 		});
 		const shown = result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");

@@ -90,7 +90,10 @@ export function completionMessage(outcome: ToolRunOutcome, snapshot: string | un
 	const kept = result.status === "completed" && saved.runId && !saved.problem ? "" : runText(result, saved);
 	const head = `Background workflow run${saved.runId ? ` \`${saved.runId}\`` : ""} ended: ${summary}${kept}`;
 	const where = snapshot ? `\nThe whole result is in ${snapshot}.` : "";
-	const bounded = workflowProgressResult(envelope, head + where, { maxTextBytes: MESSAGE_TEXT_BYTES });
+	const bounded = workflowProgressResult(envelope, head + where, {
+		maxTextBytes: MESSAGE_TEXT_BYTES,
+		fenceData: true,
+	});
 	const text = bounded.content.map((part) => part.text).join("\n");
 	return {
 		customType: RUN_MESSAGE_TYPE,

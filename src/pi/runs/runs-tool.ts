@@ -8,6 +8,7 @@ import { type Static, Type } from "typebox";
 import { WorkflowError } from "../../errors.ts";
 import type { RunRegistry } from "../../host/registry.ts";
 import { describeRun, listRuns } from "../../host/views.ts";
+import { neutralizeModelText } from "../../progress/model-text.ts";
 import type { RunStore } from "../../runs/index.ts";
 import { changesRun } from "./changes-run.ts";
 import { reportRun } from "./report-run.ts";
@@ -81,7 +82,7 @@ export function createWorkflowRunsTool(options: WorkflowRunsToolOptions): ToolDe
 					const rows = await listRuns(store, registry);
 					return rows.length === 0
 						? "No workflow runs in this project yet."
-						: rows.map((row) => row.text).join("\n");
+						: neutralizeModelText(rows.map((row) => row.text).join("\n"));
 				}
 				const runId = params.runId;
 				if (!runId) {
@@ -90,7 +91,7 @@ export function createWorkflowRunsTool(options: WorkflowRunsToolOptions): ToolDe
 						`\`${params.action}\` needs \`runId\`: call workflow_runs({ action: "list" }) to find it`,
 					);
 				}
-				if (params.action === "status") return describeRun(store, registry, runId);
+				if (params.action === "status") return describeRun(store, registry, runId, { fenceData: true });
 				if (params.action === "report") return reportRun(store, runId);
 				if (params.action === "changes") return changesRun(store, runId, params.path);
 				if (params.action === "save") {
@@ -123,11 +124,11 @@ export function createWorkflowRunsTool(options: WorkflowRunsToolOptions): ToolDe
 				const live = registry.get(runId);
 				if (!live) {
 					// Not ours: say what it is, so the model does not retry a stop that cannot work.
-					return `Run ${runId} is not running in this session; nothing was stopped.\n${await describeRun(store, registry, runId)}`;
+					return `Run ${runId} is not running in this session; nothing was stopped.\n${await describeRun(store, registry, runId, { fenceData: true })}`;
 				}
 				live.stop("Stopped by request (workflow_runs stop)");
 				await live.settled;
-				return `Stopped run ${runId}.\n${await describeRun(store, registry, runId)}`;
+				return `Stopped run ${runId}.\n${await describeRun(store, registry, runId, { fenceData: true })}`;
 			};
 			return { content: [{ type: "text", text: await text() }], details: undefined };
 		},

@@ -97,7 +97,8 @@ function outcomeResult(outcome: ToolRunOutcome, notes: string): AgentToolResult<
 			...(early.details ? { details: early.details } : {}),
 		});
 	}
-	const toolResult = workflowProgressResult(envelope, summary + runText(result, saved) + notes);
+	// The model reads what children and tools wrote as data: fenced, naming where it came from.
+	const toolResult = workflowProgressResult(envelope, summary + runText(result, saved) + notes, { fenceData: true });
 	if (saved.runId) toolResult.details.runId = saved.runId;
 	return result.status === "completed" ? toolResult : { ...toolResult, isError: true };
 }

@@ -24,6 +24,7 @@ import {
 import { createPiAgentRunner } from "../../children/agent-runner.ts";
 import type { ChildRecorder, RunFolderSource } from "../../children/child-record.ts";
 import { ChildControls } from "../../children/controls.ts";
+import type { PersonProvenance, RunProvenance } from "../../children/frame.ts";
 import { type ModelTiers, parentModelRuntime, resolveModel } from "../../children/model.ts";
 import { type SessionTools, sessionToolsOf } from "../../children/session-tools.ts";
 import type { WorktreePlaceSource } from "../../children/worktree.ts";
@@ -55,6 +56,7 @@ import { WORKFLOW_GUIDELINES, workflowToolDescription } from "./description.ts";
 import { dryRunOnly, type WorkflowDryRunDetails } from "./dry-run-result.ts";
 import { type EstimateFirst, estimateFirst } from "./estimate-first.ts";
 import { sessionChildModel, tuiFanOutConfirm } from "./fan-out-question.ts";
+import { runProvenance, scriptProvenance, sessionRequest } from "./provenance.ts";
 import { renderWorkflowCall, renderWorkflowResult } from "./render.ts";
 import { scriptToolsOf } from "./step-tools.ts";
 
@@ -152,6 +154,8 @@ export interface RunnerSetup {
 	modelTiers?: ModelTiers;
 	/** The session's conversation `context: "fork"` children start from; absent when there is none. */
 	parentConversation?: WorkflowParentConversation;
+	/** Who the run's children speak for (children/frame.ts); absent when the person turned the frame off. */
+	provenance?: RunProvenance;
 }
 
 /** What the person set for this session's runs (flags and settings); every field is optional. */
@@ -164,6 +168,8 @@ export interface WorkflowSessionDefaults {
 	confirmAgents?: number;
 	/** Models for `agent()` option `tier` (`workflows.modelTiers`, `--workflow-model-tiers`). Default: none. */
 	modelTiers?: ModelTiers;
+	/** `false` (`workflows.provenanceFrame: false`): children get no provenance frame. Default: on. */
+	frame?: boolean;
 }
 
 /** What the tool shares across calls in one pi session. */
@@ -208,6 +214,8 @@ export interface WorkflowCaller {
 	parentConversation?: WorkflowParentConversation;
 	/** Delivers this run's completion message when it ran in the background. Default: `options.notify`. */
 	notify?: (message: WorkflowRunMessage) => void;
+	/** The person's request that started the run, for the children's frame. Default: the session's newest user message. */
+	person?: PersonProvenance;
 }
 
 /** Starts runs as the `workflow` tool does; saved-workflow commands use it too. */
@@ -303,7 +311,13 @@ async function runDurably(
 	const { ctx } = caller;
 	const { durable } = start;
 	if (params.concurrency !== undefined) shared.options.queue.concurrency = params.concurrency;
-	const hooks = await prepareRunner(shared, caller, start.runner);
+	const defaults = shared.options.defaults?.() ?? {};
+	const provenance = runProvenance(
+		defaults.frame,
+		scriptProvenance(params, start.source.filename),
+		caller.person ?? sessionRequest(ctx),
+	);
+	const hooks = await prepareRunner(shared, caller, start.runner, provenance);
 	const before = await estimateNewRun(shared, params, caller, start, hooks);
 	// pi -p and JSON mode end after this turn: a background run would have no session to report to.
 	const background = params.background === true && ctx.mode !== "print" && ctx.mode !== "json";
@@ -368,6 +382,7 @@ async function prepareRunner(
 	shared: StarterShared,
 	caller: WorkflowCaller,
 	durable: DurableRunnerHooks,
+	provenance: RunProvenance | undefined,
 ): Promise<RunnerHooks> {
 	const { ctx } = caller;
 	const { agentDir } = shared;
@@ -385,6 +400,7 @@ async function prepareRunner(
 		...(caller.parentConversation ? { parentConversation: caller.parentConversation } : {}),
 		...(defaults.childModel ? { childModel: defaults.childModel } : {}),
 		...(defaults.modelTiers ? { modelTiers: defaults.modelTiers } : {}),
+		...(provenance ? { provenance } : {}),
 	});
 	return { types, controls, defaults, runner };
 }
@@ -547,6 +563,7 @@ export async function defaultRunner(
 		childModel,
 		modelTiers,
 		parentConversation,
+		provenance,
 	}: RunnerSetup,
 ): Promise<WorkflowAgentRunner> {
 	const modelRuntime = await parentModelRuntime(ctx.modelRegistry, { agentDir });
@@ -568,6 +585,7 @@ export async function defaultRunner(
 		...(sessionTools ? { sessionTools } : {}),
 		...(modelTiers ? { modelTiers } : {}),
 		...(parentConversation ? { parentConversation } : {}),
+		...(provenance ? { provenance } : {}),
 		controls,
 	});
 }
