@@ -112,6 +112,7 @@ export type {
 	WorkflowAgentChild,
 	WorkflowAgentCounts,
 	WorkflowAgentRequest,
+	WorkflowContinuation,
 	WorkflowAgentResult,
 	WorkflowAgentRunner,
 	WorkflowAgentRunnerContext,

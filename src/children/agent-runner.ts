@@ -12,6 +12,7 @@ import { type AgentTypeConfig, loadAgentTypes, type ThinkingLevel } from "../age
 import type { WorkflowAgentRunner } from "../runtime/core/types.ts";
 import { type PiAgentRunnerHooks, runChildAttempt } from "./attempt.ts";
 import { type ChildRecorder, callRecorder, type RunFolderSource } from "./child-record.ts";
+import { RememberedConversations } from "./continuation.ts";
 import type { ChildControls } from "./controls.ts";
 import type { ModelTiers } from "./model.ts";
 import type { SessionTools } from "./session-tools.ts";
@@ -91,7 +92,8 @@ export function createPiAgentRunner(options: PiAgentRunnerOptions): WorkflowAgen
 	const agentDir = options.agentDir ?? getAgentDir();
 	const { agentTypes, projectTrusted } = typesAndTrust(options, agentDir);
 	const worktrees = lazyRunWorktrees(options.worktreePlace);
-	const resolved = { ...options, agentDir, agentTypes, projectTrusted, worktrees };
+	const remembered = new RememberedConversations();
+	const resolved = { ...options, agentDir, agentTypes, projectTrusted, worktrees, remembered };
 	return (request, context) =>
 		superviseChild(request, context, {
 			...(options.controls ? { controls: options.controls } : {}),

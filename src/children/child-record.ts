@@ -76,13 +76,15 @@ export interface KeptConversation {
 
 /**
  * Makes the file of a child session's conversation in the run's folder, with pi's session header (so pi's
- * `SessionManager.open` takes it and appends to it as it would to its own); undefined when the run has no folder.
+ * `SessionManager.open` takes it and appends to it as it would to its own), then `history` (a continued child's
+ * earlier conversation, one entry a line); undefined when the run has no folder.
  * Throws when the file cannot be made (the caller warns and keeps the conversation in memory).
  */
 export async function keepConversation(
 	runFolder: RunFolderSource | undefined,
 	request: WorkflowAgentRequest,
 	session: { id: string; cwd: string },
+	history: readonly string[] = [],
 ): Promise<KeptConversation | undefined> {
 	const dir = await runFolder?.();
 	if (!dir) return undefined;
@@ -93,7 +95,9 @@ export async function keepConversation(
 		timestamp: new Date().toISOString(),
 		cwd: session.cwd,
 	};
-	const path = await createConversationFile(dir, request, `${JSON.stringify(header)}\n`);
+	// A continued child's file starts with the conversation it goes on from, which pi loads when it opens the file.
+	const lines = [JSON.stringify(header), ...history];
+	const path = await createConversationFile(dir, request, `${lines.join("\n")}\n`);
 	return { file: `${dir}/${path}`, path };
 }
 

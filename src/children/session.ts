@@ -136,8 +136,10 @@ export interface ChildSessionOptions {
 	tools: string[];
 	/** Tools outside pi's built-ins and the child's extensions (the structured-output tool, the session's tools). */
 	customTools?: ToolDefinition[];
-	/** A pi session file holding only its header, which pi appends the conversation to. Default: in memory. */
+	/** A pi session file holding its header (and `history`), which pi appends the conversation to. Default: in memory. */
 	sessionFile?: string;
+	/** An in-memory session's earlier conversation, pi session entries (a continued child). Default: none. */
+	history?: unknown[];
 }
 
 /** The child's session over its loaded resources; extensions are bound, so their `session_start` runs. */
@@ -151,7 +153,7 @@ export async function createChildSession(options: ChildSessionOptions): Promise<
 		resourceLoader: resources.loader,
 		sessionManager: options.sessionFile
 			? SessionManager.open(options.sessionFile, dirname(options.sessionFile))
-			: SessionManager.inMemory(cwd, { id: options.id }),
+			: SessionManager.inMemory(cwd, { id: options.id }, options.history as Parameters<typeof SessionManager.inMemory>[2]),
 		model: options.model,
 		...(options.thinking ? { thinkingLevel: options.thinking } : {}),
 		tools: options.tools,

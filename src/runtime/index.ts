@@ -41,6 +41,7 @@ export type {
 	WorkflowAgentChild,
 	WorkflowAgentCounts,
 	WorkflowAgentRequest,
+	WorkflowContinuation,
 	WorkflowAgentResult,
 	WorkflowAgentRunner,
 	WorkflowAgentRunnerContext,

@@ -13,6 +13,7 @@ import type {
 	WorkflowAgentChild,
 	WorkflowAgentRequest,
 	WorkflowAgentResult,
+	WorkflowContinuation,
 	WorkflowNameMatch,
 	WorkflowProviderLimit,
 	WorkflowProviderStop,
@@ -175,6 +176,7 @@ export function buildRequest(
 	options: AgentCallOptions,
 	attempt: number,
 	feedback: string | undefined,
+	continues?: WorkflowContinuation,
 ): WorkflowAgentRequest {
 	return {
 		key: ref.key,
@@ -198,6 +200,7 @@ export function buildRequest(
 		...(options.isolation ? { isolation: options.isolation } : {}),
 		...(options.tier ? { tier: options.tier } : {}),
 		...(options.readOnly ? { readOnly: true } : {}),
+		...(continues ? { continues } : {}),
 	};
 }
 

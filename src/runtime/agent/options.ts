@@ -30,6 +30,8 @@ export interface AgentCallOptions {
 	gate?: string;
 	/** The child gets no tool that changes files or runs commands (`edit`, `write`, `bash`). Default: false. */
 	readOnly?: boolean;
+	/** The label of an earlier call whose conversation this child continues (continuation.ts). Default: a fresh child. */
+	resume?: string;
 }
 
 const KNOWN = [
@@ -51,6 +53,7 @@ const KNOWN = [
 	"stallMs",
 	"retries",
 	"isolation",
+	"resume",
 ] as const;
 
 /** Option names other agent tools use, and ours for the same thing. */
@@ -245,6 +248,11 @@ export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
 	const gate = optionalString(raw, GATE_OPTION);
 	if (gate !== undefined) options.gate = gate;
 	if (checkReadOnly(raw.readOnly, options.tools)) options.readOnly = true;
+	const resume = optionalString(raw, "resume");
+	if (resume !== undefined) {
+		refusePromiseText("resume", resume);
+		options.resume = resume;
+	}
 	return options;
 }
 

@@ -16,6 +16,7 @@ import { type PhaseBudget, PhaseBudgets } from "../spend/phase-budget.ts";
 import type { WholeRun, WholeScope } from "./scope.ts";
 import { prepareWorkflow } from "./script-check.ts";
 import { endScript, runScriptBody, unawaitedWorkError } from "./script-run.ts";
+import { LabelledCalls } from "../agent/continuation.ts";
 
 /**
  * Default resolver: a path to a `.js` file inside the run's cwd. A script may only name regular files under its
@@ -146,6 +147,7 @@ async function runInSlot(
 		...((parsed.meta.model ?? parent.model) !== undefined ? { model: parsed.meta.model ?? parent.model } : {}),
 		phaseBudgets: new PhaseBudgets(),
 		outerBudgets,
+		labels: new LabelledCalls(),
 	};
 	emitLog(run, {
 		level: "info",

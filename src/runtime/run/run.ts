@@ -29,6 +29,7 @@ import { returnPosition } from "./return-sites.ts";
 import type { WholeRun, WholeScope } from "./scope.ts";
 import { prepareWorkflow } from "./script-check.ts";
 import { endScript, runScriptBody, unawaitedWorkError } from "./script-run.ts";
+import { LabelledCalls } from "../agent/continuation.ts";
 
 /** Defaults of every limit (contract §3). */
 export const DEFAULT_LIMITS: Readonly<WorkflowLimits> = Object.freeze({
@@ -245,6 +246,7 @@ function createTopScope(run: WholeRun, filename: string, signal: AbortSignal): W
 		name: "workflow",
 		phaseBudgets: new PhaseBudgets(),
 		outerBudgets: [],
+		labels: new LabelledCalls(),
 	};
 }
 
