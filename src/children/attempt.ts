@@ -30,7 +30,6 @@ import type {
 } from "../runtime/core/types.ts";
 import type { RunWorktrees, Worktree } from "../worktree/index.ts";
 import { type ChildActivity, createChildActivity } from "./activity.ts";
-import { earlierConversation, type RememberedConversations } from "./continuation.ts";
 import {
 	type ChildRecorder,
 	callRecorder,
@@ -39,6 +38,7 @@ import {
 	type RunFolderSource,
 } from "./child-record.ts";
 import { childStatus } from "./child-status.ts";
+import { earlierConversation, type RememberedConversations } from "./continuation.ts";
 import { hasPrice, replyCost, sessionCost } from "./cost.ts";
 import { type TypeDeadline, typeDeadline } from "./deadlines.ts";
 import { lendControls, openSession, type PauseGate, type ResultBase } from "./open-session.ts";

@@ -153,7 +153,11 @@ export async function createChildSession(options: ChildSessionOptions): Promise<
 		resourceLoader: resources.loader,
 		sessionManager: options.sessionFile
 			? SessionManager.open(options.sessionFile, dirname(options.sessionFile))
-			: SessionManager.inMemory(cwd, { id: options.id }, options.history as Parameters<typeof SessionManager.inMemory>[2]),
+			: SessionManager.inMemory(
+					cwd,
+					{ id: options.id },
+					options.history as Parameters<typeof SessionManager.inMemory>[2],
+				),
 		model: options.model,
 		...(options.thinking ? { thinkingLevel: options.thinking } : {}),
 		tools: options.tools,

@@ -87,7 +87,10 @@ export async function readConversationLines(runDir: string, path: string): Promi
 		if (errnoCode(error) === "ENOENT") return undefined;
 		throw storeError(error, file, "read the conversation in");
 	}
-	return text.split("\n").slice(1).filter((line) => line.trim() !== "");
+	return text
+		.split("\n")
+		.slice(1)
+		.filter((line) => line.trim() !== "");
 }
 
 /** The run's conversation files, by call index then session; none when the run kept none. */

@@ -24,14 +24,14 @@ return { found, fixed };`;
 
 /** Every conversation message the model was sent (not the system prompt), in order, as `role: text`. */
 function transcript(request: FauxRequest): string[] {
-	return request.messages.filter((message) => (message.role as string) !== "system").map((message) => {
-		const content = message.content;
-		const text =
-			typeof content === "string"
-				? content
-				: content.map((part) => ("text" in part ? part.text : "")).join("");
-		return `${message.role}: ${text}`;
-	});
+	return request.messages
+		.filter((message) => (message.role as string) !== "system")
+		.map((message) => {
+			const content = message.content;
+			const text =
+				typeof content === "string" ? content : content.map((part) => ("text" in part ? part.text : "")).join("");
+			return `${message.role}: ${text}`;
+		});
 }
 
 /** Replies for the last user message that starts with `start`, each naming what it saw. */
@@ -127,7 +127,10 @@ return await agent("Run the tests", { resume: "reviewer" });`;
 		writeFileSync(join(record.dir, "script.js"), script("Now fix it, with a test"));
 		answerTo(fx, "Now fix it, with a test", "fixed c, test added");
 		const edited = await recorded(await DurableRun.resume(store, runId), script("Now fix it, with a test"));
-		expect(edited).toMatchObject({ status: "completed", value: { found: "one bug: c", fixed: "fixed c, test added" } });
+		expect(edited).toMatchObject({
+			status: "completed",
+			value: { found: "one bug: c", fixed: "fixed c, test added" },
+		});
 		const asked = fx.faux.requests.slice(before);
 		expect(asked.map(transcript)).toEqual([
 			["user: Review the parser", "assistant: one bug: c", "user: Now fix it, with a test"],

@@ -26,7 +26,7 @@ import type { CompiledSchema } from "../schema/session.ts";
 import type { PhaseBudget } from "../spend/phase-budget.ts";
 import { type Attempt, attemptOnce, buildRequest } from "./attempt.ts";
 import { AgentCallRecord, noteText, type RecordedCall } from "./call-record.ts";
-import { type CallEnding, type ContinuedCall } from "./continuation.ts";
+import type { CallEnding, ContinuedCall } from "./continuation.ts";
 import { type AgentCallOptions, checkAgentOptions, checkPrompt, DEFAULT_AGENT_TYPE } from "./options.ts";
 import { PREVIEW_CHARS, shorten } from "./preview.ts";
 import { replay, replayable } from "./replay.ts";
@@ -126,7 +126,12 @@ function planAgentCall(scope: AgentScope, rawPrompt: JsonValue, rawOptions: Json
 	);
 	// Nothing to record without a journal.
 	const explained = run.host.journal ? callIdentity({ prompt, ...options }, ref.index) : undefined;
-	const continues = continued && { key: continued.key, index: continued.index, label: continued.label, ...pick(continued, "transcripts") };
+	const continues = continued && {
+		key: continued.key,
+		index: continued.index,
+		label: continued.label,
+		...pick(continued, "transcripts"),
+	};
 	return { prompt, options, ref, site, budgets, compiling, identity: explained, continues, end };
 }
 
@@ -191,7 +196,8 @@ function continueFrom(scope: AgentScope, options: AgentCallOptions, site: Source
 
 /** How a settled call ended, for the script's labelled calls: null is a failed child. */
 function ending(value: JsonValue, outcome: Settled, record: AgentCallRecord): CallEnding {
-	if (value === null) return { kind: "failed", cause: outcome.kind === "failed" ? outcome.cause : "no answer", skipped: false };
+	if (value === null)
+		return { kind: "failed", cause: outcome.kind === "failed" ? outcome.cause : "no answer", skipped: false };
 	const branch = outcome.result?.worktree?.branch;
 	return { kind: "answered", ...record.conversation(), ...(branch ? { branch } : {}) };
 }

@@ -5,9 +5,9 @@
  */
 import type { RunContext, ScriptScope } from "../core/run-context.ts";
 import type { SchemaSession } from "../schema/session.ts";
-import type { LabelledCalls } from "./continuation.ts";
 import type { CostCapGate } from "../spend/cost-cap.ts";
 import type { PhaseBudget, PhaseBudgets } from "../spend/phase-budget.ts";
+import type { LabelledCalls } from "./continuation.ts";
 
 export interface AgentRun extends RunContext {
 	/** The schemas of the run's `agent()` calls and headers, released when the run ends. */

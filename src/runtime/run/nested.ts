@@ -6,6 +6,7 @@
 import { readFile, realpath, stat } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { limitError, stripLocation, WorkflowError } from "../../errors.ts";
+import { LabelledCalls } from "../agent/continuation.ts";
 import { firstFrameIn } from "../core/call-site.ts";
 import { assertJsonValue } from "../core/json.ts";
 import { PhaseState } from "../core/phases.ts";
@@ -16,7 +17,6 @@ import { type PhaseBudget, PhaseBudgets } from "../spend/phase-budget.ts";
 import type { WholeRun, WholeScope } from "./scope.ts";
 import { prepareWorkflow } from "./script-check.ts";
 import { endScript, runScriptBody, unawaitedWorkError } from "./script-run.ts";
-import { LabelledCalls } from "../agent/continuation.ts";
 
 /**
  * Default resolver: a path to a `.js` file inside the run's cwd. A script may only name regular files under its

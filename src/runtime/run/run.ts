@@ -5,6 +5,7 @@
 import { cancelledError, toWorkflowError, WorkflowError } from "../../errors.ts";
 import { createSandbox, resolveLimits } from "../../sandbox/index.ts";
 import { startRunSpans, tracingRegistered } from "../../telemetry/spans.ts";
+import { LabelledCalls } from "../agent/continuation.ts";
 import { MAX_TIMEOUT_MS } from "../agent/options.ts";
 import { warnSkippedLines } from "../agent/replay-miss.ts";
 import { RunDeadline } from "../ask/ask.ts";
@@ -29,7 +30,6 @@ import { returnPosition } from "./return-sites.ts";
 import type { WholeRun, WholeScope } from "./scope.ts";
 import { prepareWorkflow } from "./script-check.ts";
 import { endScript, runScriptBody, unawaitedWorkError } from "./script-run.ts";
-import { LabelledCalls } from "../agent/continuation.ts";
 
 /** Defaults of every limit (contract §3). */
 export const DEFAULT_LIMITS: Readonly<WorkflowLimits> = Object.freeze({
