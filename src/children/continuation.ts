@@ -44,7 +44,7 @@ export async function earlierConversation(
 	runFolder: RunFolderSource | undefined,
 	remembered: RememberedConversations,
 ): Promise<string[]> {
-	const what = `call #${continues.index + 1} \`${continues.label}\``;
+	const what = `call #${continues.index} \`${continues.label}\``;
 	const last = continues.transcripts?.at(-1);
 	const dir = last ? await runFolder?.() : undefined;
 	if (last && dir) {

@@ -143,7 +143,7 @@ return await agent("Run the tests", { resume: "reviewer" });`;
 		expect(gone.status).toBe("failed");
 		expect(gone.error?.code).toBe("resume_unavailable");
 		expect(gone.error?.message).toContain(
-			`the conversation of call #1 \`reviewer\` was kept in ${join(record.dir, "children", "000-reviewer-1.jsonl")}, which is gone or empty`,
+			`the conversation of call #0 \`reviewer\` was kept in ${join(record.dir, "children", "000-reviewer-1.jsonl")}, which is gone or empty`,
 		);
 		expect(fx.faux.requests.length).toBe(before + 1);
 	});

@@ -75,7 +75,7 @@ export class LabelledCalls {
 			);
 		}
 		if (heads.length > 1) {
-			const which = heads.map((call) => `#${call.ref.index + 1}`).join(", ");
+			const which = heads.map((call) => `#${call.ref.index}`).join(", ");
 			throw new WorkflowError(
 				"resume_ambiguous",
 				`${option} names ${heads.length} conversations (calls ${which}, made with the same label): a child continues one. Give each call its own label (\`label: ${JSON.stringify(`${label}-`)} + i\`) and continue the one you mean`,
@@ -85,7 +85,7 @@ export class LabelledCalls {
 		const [call] = heads as [LabelledCall];
 		const refusal = whyNot(call);
 		if (refusal) {
-			throw new WorkflowError("resume_unavailable", `${option}: call #${call.ref.index + 1} ${refusal}`, {
+			throw new WorkflowError("resume_unavailable", `${option}: call #${call.ref.index} ${refusal}`, {
 				location,
 				details: { resume: label, call: call.ref.index },
 			});
