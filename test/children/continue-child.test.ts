@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DurableRun } from "../../src/host/durable-run.ts";
+import { runReportText } from "../../src/report/index.ts";
 import { createRunStore, type RunStore } from "../../src/runs/index.ts";
 import type { WorkflowProgressEvent } from "../../src/runtime/core/events.ts";
 import type { WorkflowRunResult } from "../../src/runtime/core/types.ts";
@@ -116,6 +117,11 @@ return await agent("Run the tests", { resume: "reviewer" });`;
 		});
 		const runId = (await first.recorded) as string;
 		const record = await store.open(runId);
+		// The report's timeline shows the chain.
+		const report = (await runReportText(store, runId)).split("\n");
+		expect(report.filter((line) => line.includes("#1 reviewer"))).toEqual([
+			expect.stringMatching(/#1 reviewer .*completed · continues #0 reviewer/),
+		]);
 
 		// Nothing changed: both replay, no model request.
 		const before = fx.faux.requests.length;

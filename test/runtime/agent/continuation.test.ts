@@ -4,6 +4,7 @@
  * call's key, and each refusal with its code, message and position. The static pass takes the option.
  */
 import { describe, expect, it } from "vitest";
+import { createWorkflowProgressTracker, formatWorkflowProgress } from "../../../src/progress/index.ts";
 import {
 	checkWorkflowScript,
 	runWorkflowScript,
@@ -48,6 +49,13 @@ return await agent("Now fix it", { resume: "rev", tools: ["edit"] });`;
 		expect(review?.continues).toBeUndefined();
 		const queued = events.filter((event) => event.type === "agent_queued");
 		expect(queued.map((event) => event.continues)).toEqual([undefined, { index: 0, label: "rev" }]);
+		// The progress text shows the chain.
+		const tracker = createWorkflowProgressTracker();
+		for (const event of events) tracker.updateFromProgressEvent(event);
+		const lines = formatWorkflowProgress(tracker.getEnvelope()).split("\n");
+		expect(lines.filter((line) => line.includes("#1 rev"))).toEqual([
+			expect.stringMatching(/^.+ #1 rev \(reviewer\) · continues #0 rev · completed/),
+		]);
 		expect(checkWorkflowScript(`${HEADER}${body}`).diagnostics).toEqual([]);
 	});
 
