@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { createWorkflowProgressTracker, formatWorkflowProgress } from "../../../src/progress/index.ts";
 import {
 	checkWorkflowScript,
+	dryRunWorkflowScript,
 	runWorkflowScript,
 	type WorkflowAgentRunner,
 	type WorkflowProgressEvent,
@@ -73,6 +74,21 @@ return await agent("Now fix it", { resume: "rev", tools: ["edit"] });`;
 		expect(keys(editedUp)[0]).not.toBe(keys(one)[0]);
 		// Same prompt and options downstream, yet another key: it continues another conversation.
 		expect(keys(editedUp)[1]).not.toBe(keys(one)[1]);
+	});
+
+	it("a dry run's plan says how many calls of its chain each continued call carries, for the estimate", async () => {
+		const body = `await agent("Review", { label: "rev" });
+await agent("Fix", { resume: "rev" });
+await agent("Test", { resume: "rev" });
+await agent("Other", { label: "other" });`;
+		const { result, plan } = await dryRunWorkflowScript(`${HEADER}${body}`, {});
+		expect(result.status).toBe("completed");
+		expect(plan.calls.map((call) => [call.label, call.carried])).toEqual([
+			["rev", undefined],
+			["rev", 1],
+			["rev", 2],
+			["other", undefined],
+		]);
 	});
 
 	const refusals: [string, string, string, string][] = [
