@@ -121,6 +121,7 @@ export type {
 	WorkflowCallIdentity,
 	WorkflowCheckReport,
 	WorkflowChildState,
+	WorkflowContinuation,
 	WorkflowCost,
 	WorkflowCostCapInfo,
 	WorkflowCutOff,

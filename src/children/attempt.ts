@@ -38,6 +38,7 @@ import {
 	type RunFolderSource,
 } from "./child-record.ts";
 import { childStatus } from "./child-status.ts";
+import { earlierConversation, type RememberedConversations } from "./continuation.ts";
 import { hasPrice, replyCost, sessionCost } from "./cost.ts";
 import { type TypeDeadline, typeDeadline } from "./deadlines.ts";
 import { noteWorktreeStat, watchTools } from "./ledger.ts";
@@ -78,6 +79,8 @@ export interface AttemptOptions extends ChildPlanOptions {
 	stopGraceMs?: number;
 	graceTurns?: number;
 	runFolder?: RunFolderSource;
+	/** Answered conversations of a run with no folder, which a continued child starts from. */
+	remembered: RememberedConversations;
 	record?: ChildRecorder;
 	hooks?: PiAgentRunnerHooks;
 	/** The run's worktrees, made at the first isolated call. */
@@ -121,6 +124,8 @@ export class ChildAttempt {
 	#worktree: Worktree | undefined;
 	/** Where an isolated child works, then what became of its changes: its reports carry it. */
 	#worktreeState: WorkflowWorktree | undefined;
+	/** A continued child's earlier conversation, one session entry a line. */
+	#history: string[] | undefined;
 
 	constructor({ request, context, options }: AttemptInput) {
 		this.#request = request;
@@ -137,6 +142,9 @@ export class ChildAttempt {
 		const request = this.#request;
 		const options = this.#options;
 		const plan = await planChild(request, options);
+		if (request.continues) {
+			this.#history = await earlierConversation(request.continues, options.runFolder, options.remembered);
+		}
 		this.#plan = plan;
 		this.#startedAt = Date.now();
 		const chosen = plan.choice?.model;
@@ -290,14 +298,23 @@ export class ChildAttempt {
 		const hooks = this.#options.hooks;
 		let session: AgentSession | undefined;
 		let result: WorkflowAgentResult | undefined;
+		let inFile = false;
 		try {
 			this.#activity.start(nameOf(model));
-			const kept = await keepConversation(this.#options.runFolder, request, {
-				id: sessionId,
-				cwd: this.#plan.cwd,
-				...(this.#plan.seed ? { seed: this.#plan.seed } : {}),
-			}).catch((error: unknown) => void base.warnings.push(notKeptWarning(error)));
-			const child = { sessionId, plan: this.#plan, model, thinking, ...(kept ? { sessionFile: kept.file } : {}) };
+			const history = this.#history;
+			const kept = await keepConversation(
+				this.#options.runFolder,
+				request,
+				{ id: sessionId, cwd: this.#plan.cwd, ...(this.#plan.seed ? { seed: this.#plan.seed } : {}) },
+				history,
+			).catch((error: unknown) => void base.warnings.push(notKeptWarning(error)));
+			inFile = kept !== undefined;
+			const where = kept
+				? { sessionFile: kept.file }
+				: history
+					? { history: history.map((line) => JSON.parse(line) as unknown) }
+					: {};
+			const child = { sessionId, plan: this.#plan, model, thinking, ...where };
 			const opened = await openSession(child, this.#options, base);
 			if (kept) {
 				base.transcripts?.push(kept.path);
@@ -327,6 +344,10 @@ export class ChildAttempt {
 			if (session && result) {
 				const cost = sessionCost(session, model);
 				if (cost) result.cost = cost;
+			}
+			// With no file to reopen, an answered conversation is remembered for a child that continues it.
+			if (session && !inFile && result?.status === "completed") {
+				this.#options.remembered.remember(request.key, session.sessionManager.getEntries());
 			}
 			if (session) {
 				session.dispose();

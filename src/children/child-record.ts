@@ -78,15 +78,17 @@ export interface KeptConversation {
 }
 
 /**
- * Makes the file of a child session's conversation in the run's folder, with pi's session header (and a forked
- * child's copy of the parent conversation, so pi's
- * `SessionManager.open` takes it and appends to it as it would to its own); undefined when the run has no folder.
+ * Makes the file of a child session's conversation in the run's folder, with pi's session header (so pi's
+ * `SessionManager.open` takes it and appends to it as it would to its own), then what the conversation starts from:
+ * a forked child's copy of the parent conversation (`seed`) or a continued child's earlier conversation (`history`,
+ * one entry a line); undefined when the run has no folder.
  * Throws when the file cannot be made (the caller warns and keeps the conversation in memory).
  */
 export async function keepConversation(
 	runFolder: RunFolderSource | undefined,
 	request: WorkflowAgentRequest,
 	session: { id: string; cwd: string; seed?: readonly Readonly<Record<string, unknown>>[] },
+	history: readonly string[] = [],
 ): Promise<KeptConversation | undefined> {
 	const dir = await runFolder?.();
 	if (!dir) return undefined;
@@ -97,8 +99,9 @@ export async function keepConversation(
 		timestamp: new Date().toISOString(),
 		cwd: session.cwd,
 	};
-	// A forked child's file starts with the parent's conversation, which pi reads back as the session's history.
-	const path = await createConversationFile(dir, request, `${JSON.stringify(header)}\n${forkedLines(session.seed)}`);
+	// What pi reads back as the session's history when it opens the file: a fork's copy, a continuation's past.
+	const lines = [JSON.stringify(header), ...history];
+	const path = await createConversationFile(dir, request, `${lines.join("\n")}\n${forkedLines(session.seed)}`);
 	return { file: `${dir}/${path}`, path };
 }
 

@@ -31,6 +31,8 @@ export async function openSession(
 		thinking: ThinkingLevel | undefined;
 		/** Where the conversation is kept (see `keepConversation`). Default: in memory. */
 		sessionFile?: string;
+		/** Without a file, the earlier conversation a continued child starts from. */
+		history?: unknown[];
 	},
 	options: {
 		agentDir: string;
@@ -67,7 +69,13 @@ export async function openSession(
 		resources,
 		model,
 		...(thinking ? { thinking } : {}),
-		...(child.sessionFile ? { sessionFile: child.sessionFile } : plan.seed ? { seed: plan.seed } : {}),
+		...(child.sessionFile
+			? { sessionFile: child.sessionFile }
+			: child.history
+				? { history: child.history }
+				: plan.seed
+					? { history: plan.seed }
+					: {}),
 		...tools,
 	});
 	if (type.toolTimeoutMs) limitToolCalls(session, type.toolTimeoutMs, type.name);

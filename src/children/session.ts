@@ -147,12 +147,12 @@ export interface ChildSessionOptions {
 	/** Tools outside pi's built-ins and the child's extensions (the structured-output tool, the session's tools). */
 	customTools?: ToolDefinition[];
 	/**
-	 * A pi session file holding its header (and a forked child's copy of the parent conversation), which pi appends
-	 * the conversation to. Default: in memory.
+	 * A pi session file holding its header and what the conversation starts from (a forked child's copy of the parent
+	 * conversation, a continued child's past), which pi appends the conversation to. Default: in memory.
 	 */
 	sessionFile?: string;
-	/** In memory, the entries a forked child's session starts with (pi's session entries). Default: none. */
-	seed?: readonly Readonly<Record<string, unknown>>[];
+	/** In memory, the pi session entries the conversation starts from (a fork's copy, a continuation's past). Default: none. */
+	history?: readonly unknown[];
 }
 
 /** The child's session over its loaded resources; extensions are bound, so their `session_start` runs. */
@@ -166,7 +166,7 @@ export async function createChildSession(options: ChildSessionOptions): Promise<
 		resourceLoader: resources.loader,
 		sessionManager: options.sessionFile
 			? SessionManager.open(options.sessionFile, dirname(options.sessionFile))
-			: SessionManager.inMemory(cwd, { id: options.id }, options.seed as FileEntry[] | undefined),
+			: SessionManager.inMemory(cwd, { id: options.id }, options.history as FileEntry[] | undefined),
 		model: options.model,
 		...(options.thinking ? { thinkingLevel: options.thinking } : {}),
 		tools: options.tools,

@@ -24,6 +24,11 @@ export interface PlannedCalls {
 	model?: string;
 	/** How many such calls. Default: 1. */
 	count?: number;
+	/**
+	 * A continued call (`resume`): the calls of its chain before it, whose conversation it sends again as input.
+	 * Default: 0 (a fresh child).
+	 */
+	carried?: number;
 }
 
 /** A model's catalog price, in dollars per million tokens (pi-ai's `model.cost`). */
@@ -132,7 +137,7 @@ function groupPlanned(planned: readonly PlannedCalls[]): (Omit<PlannedCalls, "co
 	const groups = new Map<string, Omit<PlannedCalls, "count"> & { count: number }>();
 	for (const { count = 1, ...call } of planned) {
 		if (!(count > 0)) continue;
-		const key = JSON.stringify([call.phase, call.label, call.agentType, call.model]);
+		const key = JSON.stringify([call.phase, call.label, call.agentType, call.model, call.carried ?? 0]);
 		const group = groups.get(key);
 		if (group) group.count += count;
 		else groups.set(key, { ...call, count });
@@ -164,11 +169,16 @@ function estimateGroup(group: Group, sources: EstimateSources): GroupEstimate {
 	);
 	if (fromProject.length > 0) {
 		const type = group.agentType !== undefined ? `type ${group.agentType}` : "any type";
-		return fromSamples(group, fromProject, {
-			source: "project",
-			samples: fromProject.length,
-			text: `project history: ${fromProject.length} call${fromProject.length === 1 ? "" : "s"} of ${type} on ${model ?? "any model"}`,
-		});
+		return fromSamples(
+			group,
+			fromProject,
+			{
+				source: "project",
+				samples: fromProject.length,
+				text: `project history: ${fromProject.length} call${fromProject.length === 1 ? "" : "s"} of ${type} on ${model ?? "any model"}${carriedText(group)}`,
+			},
+			1 + (group.carried ?? 0),
+		);
 	}
 	const price = model !== undefined ? sources.priceOf?.(model) : undefined;
 	if (model !== undefined && price)
@@ -192,23 +202,41 @@ function workflowSamples(group: Group, sources: EstimateSources): CallCostSample
 	);
 }
 
-function fromSamples(group: Group, samples: readonly CallCostSample[], basis: EstimateBasis): GroupEstimate {
-	const usd = middleHalf(samples.map((sample) => sample.usd ?? 0));
+/**
+ * The middle half of `samples`, times `scale`: a continued call's project samples are fresh calls, and it sends
+ * each earlier call of its chain again, about one fresh call's worth each (this workflow's samples of its label
+ * already hold what its chain carried, so they are not scaled).
+ */
+function fromSamples(group: Group, samples: readonly CallCostSample[], basis: EstimateBasis, scale = 1): GroupEstimate {
+	const times = (range: EstimateRange) => ({ low: range.low * scale, high: range.high * scale });
+	const usd = times(middleHalf(samples.map((sample) => sample.usd ?? 0)));
 	const withTokens = samples.flatMap((sample) => (sample.tokens !== undefined ? [sample.tokens] : []));
-	return { ...group, perCall: { usd, tokens: middleHalf(withTokens) }, basis };
+	return { ...group, perCall: { usd, tokens: times(middleHalf(withTokens)) }, basis };
 }
 
-/** The catalog price times the default size, from half to twice that size: a guess, and the range says so. */
+/** " carrying 2 earlier calls' conversation" for a continued call, else "". */
+function carriedText(group: Group): string {
+	const carried = group.carried ?? 0;
+	if (carried === 0) return "";
+	return `, ×${1 + carried} for carrying ${carried} earlier call${carried === 1 ? "'s" : "s'"} conversation`;
+}
+
+/**
+ * The catalog price times the default size, from half to twice that size: a guess, and the range says so. A
+ * continued call's input adds one default child (input and output) for each earlier call of its chain.
+ */
 function fromCatalog(
 	group: Group,
 	model: string,
 	price: ModelPrice,
-	size: { input: number; output: number },
+	fresh: { input: number; output: number },
 ): GroupEstimate {
+	const carried = group.carried ?? 0;
+	const size = { input: fresh.input + carried * (fresh.input + fresh.output), output: fresh.output };
 	const usd = (size.input * price.input + size.output * price.output) / 1e6;
 	const tokens = size.input + size.output;
 	const perCall = { usd: { low: usd / 2, high: usd * 2 }, tokens: { low: tokens / 2, high: tokens * 2 } };
-	const text = `catalog price of ${model} ($${price.input}/$${price.output} per million input/output tokens) × a default ${formatTokens(size.input)} input/${formatTokens(size.output)} output tokens per child, half to twice that (no history)`;
+	const text = `catalog price of ${model} ($${price.input}/$${price.output} per million input/output tokens) × a default ${formatTokens(fresh.input)} input/${formatTokens(fresh.output)} output tokens per child${carried ? `, its input plus ${carried} earlier call${carried === 1 ? "'s" : "s'"} conversation` : ""}, half to twice that (no history)`;
 	return { ...group, perCall, basis: { source: "catalog", samples: 0, text } };
 }
 

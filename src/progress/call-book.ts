@@ -88,6 +88,7 @@ export class CallBook {
 		data.agentType = ref.agentType;
 		if (ref.workflow !== undefined) data.workflow = ref.workflow;
 		if (ref.phase !== undefined) data.phase = ref.phase;
+		if (ref.continues !== undefined) data.continues = { ...ref.continues };
 		this.count(record, time);
 		this.dirty.add(record);
 		return record;

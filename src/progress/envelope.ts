@@ -92,6 +92,8 @@ export interface WorkflowProgressAgentCall {
 	model?: string;
 	/** Models that met a provider limit before `model` took over (`fallbackModels`). */
 	fallbackFrom?: string[];
+	/** The earlier call whose conversation this one continues (`resume`). */
+	continues?: { index: number; label: string };
 	/** First characters of the answer (capped). */
 	resultPreview?: string;
 	/** Why it failed or stopped (capped). */

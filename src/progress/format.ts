@@ -372,6 +372,11 @@ export function providerWaitText(wait: WorkflowProviderWait, now: number): strin
 	return `waiting for the provider: ${limitKindText(wait.kind)}, next try in ${formatDuration(Math.max(0, wait.until - now))}`;
 }
 
+/** " · continues #3 reviewer": the call whose conversation this one goes on with (`resume`), or "". */
+export function continuesText(call: Pick<WorkflowProgressAgentCall, "continues">): string {
+	return call.continues ? ` · continues #${call.continues.index} ${oneLine(call.continues.label)}` : "";
+}
+
 /** " · on faux/b after faux/a met a provider limit": the model a fallback put the call on, or "". */
 export function fallbackText(call: WorkflowProgressAgentCall): string {
 	if (!call.fallbackFrom?.length || !call.model) return "";
@@ -395,7 +400,7 @@ function usageText(tokens: number, toolUses: number): string {
 }
 
 function callLine(call: WorkflowProgressAgentCall, now: number): string {
-	const head = `${CALL_MARKS[call.status]} #${call.index} ${oneLine(call.label)} (${call.agentType})`;
+	const head = `${CALL_MARKS[call.status]} #${call.index} ${oneLine(call.label)} (${call.agentType})${continuesText(call)}`;
 	const status = call.cached ? "replayed" : call.status;
 	const idle = idleText(call, now);
 	const activity = call.status === "running" ? activityText(call) || "running" : status;

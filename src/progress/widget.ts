@@ -201,6 +201,7 @@ function callParts(call: WorkflowProgressAgentCall, now: number, spinner: string
 	const name = `${paint("dim", `#${call.index}`)} ${paint("plain", oneLine(call.label))}`;
 	const parts: Part[] = [{ text: `${paint("accent", spinner)} ${name}` }];
 	parts.push({ text: paint("dim", call.agentType), drop: 4 });
+	if (call.continues) parts.push({ text: paint("dim", `continues #${call.continues.index}`), drop: 3.5 });
 	const activity = activityText(call);
 	if (activity) parts.push({ text: paint(activityStyle, activity), drop: 1 });
 	const idle = idleText(call, now);

@@ -112,6 +112,7 @@ export function createQueueHost(options: QueueHostOptions): QueueHost {
 			return async (request, context) => {
 				if (closed) throw new Error("the queue host is closed");
 				if (run.controls?.takeSkip(request.key)) return skipped(request);
+				if (request.continues) throw continuedOnQueue(request);
 				const id = await idOf();
 				const plan = await run.prepare(request);
 				const place = await findCommit(request.cwd);
@@ -141,6 +142,19 @@ export function createQueueHost(options: QueueHostOptions): QueueHost {
 			for (const made of connections) made.disconnect();
 		},
 	};
+}
+
+/**
+ * A continued child starts from the conversation of the call it continues, which a worker keeps on its own machine
+ * (another worker may take the next job): a queued run cannot continue a child, so the call throws, before any job.
+ */
+function continuedOnQueue(request: WorkflowAgentRequest): WorkflowError {
+	const label = request.continues?.label ?? request.label;
+	return new WorkflowError(
+		"resume_unavailable",
+		`\`agent()\` option \`resume: ${JSON.stringify(label)}\`: this run's children run on queue workers, and each worker keeps its child's conversation on its own machine, so a child cannot continue another's. Run this workflow without the queue, or give the new call what the earlier one said in its prompt`,
+		{ details: { resume: label, queue: true } },
+	);
 }
 
 async function resolveRunId(source: QueueRunOptions["runId"]): Promise<string> {

@@ -173,6 +173,7 @@ class EventFold {
 				agentType: String(event.agentType),
 				...(event.phase !== undefined ? { phase: event.phase } : {}),
 				...(event.workflow !== undefined ? { workflow: event.workflow } : {}),
+				...(continuesOf(event.continues) ?? {}),
 				attempts: 0,
 				outcome: "running",
 				bars: [],
@@ -478,4 +479,12 @@ function runningOver(session: ReportSession, calls: readonly ReportCall[]): [num
 /** Costs added, for phase totals. */
 export function plus(a: ReportCall["cost"], b: ReportCall["cost"]): NonNullable<ReportCall["cost"]> {
 	return addCosts(a, b);
+}
+
+/** A logged `continues` (`resume`), when it is well formed: the log is read back from disk. */
+function continuesOf(value: unknown): { continues: { index: number; label: string } } | undefined {
+	if (value === null || typeof value !== "object") return undefined;
+	const { index, label } = value as { index?: unknown; label?: unknown };
+	if (typeof index !== "number" || typeof label !== "string") return undefined;
+	return { continues: { index, label } };
 }

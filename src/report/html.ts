@@ -246,6 +246,7 @@ function detailOf(call: ReportCall): Record<string, string> {
 		attempts: String(call.attempts),
 	};
 	if (call.model) out.model = clip(call.model, NAME_CHARS);
+	if (call.continues) out.continues = `#${call.continues.index} ${clip(call.continues.label, NAME_CHARS)}`;
 	if (call.phase) out.phase = clip(call.phase, NAME_CHARS);
 	if (call.startedAt !== undefined && call.endedAt !== undefined) {
 		const queued = call.queuedAt !== undefined ? call.startedAt - call.queuedAt : 0;

@@ -111,7 +111,10 @@ function callTail(call: ReportCall): string {
 	const attempts = call.attempts > 1 ? ` · ${call.attempts} attempts` : "";
 	const tokens = call.tokens ? ` · ${formatTokens(call.tokens)} tokens` : "";
 	const error = call.error ? ` · ${clip(safe(call.error), 80)}` : "";
-	return `${call.outcome}${ran}${attempts}${tokens}${call.why ? " · ↻ ran again" : ""}${error}`;
+	const continues = call.continues
+		? ` · continues #${call.continues.index} ${clip(safe(call.continues.label), 40)}`
+		: "";
+	return `${call.outcome}${continues}${ran}${attempts}${tokens}${call.why ? " · ↻ ran again" : ""}${error}`;
 }
 
 /** One line, its control characters shown as `^[` and the like (an escape sequence in a label cannot reach the terminal). */

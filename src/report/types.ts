@@ -62,6 +62,8 @@ export interface ReportCall {
 	agentType: string;
 	phase?: string;
 	workflow?: string;
+	/** The earlier call whose conversation this one continues (`resume`). */
+	continues?: { index: number; label: string };
 	model?: string;
 	prompt?: string;
 	answer?: string;

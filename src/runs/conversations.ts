@@ -4,7 +4,7 @@
  * like the rest of the record. The store only names, makes and lists the files; what is in them is the host's
  * (the pi runner writes pi session files).
  */
-import { open, readdir, stat } from "node:fs/promises";
+import { open, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ensurePrivateDir, errnoCode, FILE_MODE, storeError } from "./files.ts";
 
@@ -69,6 +69,28 @@ export async function createConversationFile(
 		}
 	}
 	throw storeError(new Error(`${MAX_SESSIONS} sessions already kept`), join(dir, stem), "keep another conversation");
+}
+
+/**
+ * The lines of conversation file `path` (relative to `runDir`, as results name it) after its first (pi's session
+ * header): what a continued child starts from. Undefined when the file is not there, or the path names no file of
+ * the run's `children/` folder (a hand-edited journal). Throws `run_store` when it cannot be read.
+ */
+export async function readConversationLines(runDir: string, path: string): Promise<string[] | undefined> {
+	const name = path.startsWith(`${CONVERSATIONS_DIR}/`) ? path.slice(CONVERSATIONS_DIR.length + 1) : "";
+	if (!NAME.test(name)) return undefined;
+	const file = join(runDir, CONVERSATIONS_DIR, name);
+	let text: string;
+	try {
+		text = await readFile(file, "utf8");
+	} catch (error) {
+		if (errnoCode(error) === "ENOENT") return undefined;
+		throw storeError(error, file, "read the conversation in");
+	}
+	return text
+		.split("\n")
+		.slice(1)
+		.filter((line) => line.trim() !== "");
 }
 
 /** The run's conversation files, by call index then session; none when the run kept none. */

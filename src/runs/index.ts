@@ -5,6 +5,7 @@ export {
 	createConversationFile,
 	labelSlug,
 	listConversations,
+	readConversationLines,
 } from "./conversations.ts";
 export {
 	DEFAULT_EVENT_LOG_BYTES,

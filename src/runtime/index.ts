@@ -49,6 +49,7 @@ export type {
 	WorkflowBudgetOptions,
 	WorkflowCallIdentity,
 	WorkflowChildState,
+	WorkflowContinuation,
 	WorkflowCost,
 	WorkflowCostCapInfo,
 	WorkflowCutOff,

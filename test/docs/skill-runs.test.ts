@@ -27,6 +27,7 @@ const ARGS: Record<string, unknown> = {
 	"migrate-files": { files: ["a.ts", "b.ts"] },
 	"fix-in-worktrees": { problems: ["add() subtracts", "a typo in the title"] },
 	"fix-until-green": { test: "exit 0" },
+	"review-then-fix": {},
 	"plan-then-apply": { task: "rename the logger" },
 	"bounded-research": { question: "Which parser is fastest?" },
 	"release-notes-by-area": { areas: ["cli", "runtime"] },

@@ -107,6 +107,28 @@ const cases: {
 		basis: "catalog price of a/priced ($3/$15 per million input/output tokens) × a default 20.0k input/2.0k output tokens per child, half to twice that (no history)",
 	},
 	{
+		name: "a continued call, from the catalog: its input adds one default child per earlier call of its chain",
+		planned: [{ agentType: "general-purpose", model: "a/priced", carried: 2 }],
+		sources: { priceOf: PRICE },
+		source: "catalog",
+		samples: 0,
+		// Input 20000 + 2 × 22000 = 64000: (64000 × $3 + 2000 × $15) per million = $0.222.
+		usd: [0.111, 0.444],
+		tokens: [33_000, 132_000],
+		basis: "catalog price of a/priced ($3/$15 per million input/output tokens) × a default 20.0k input/2.0k output tokens per child, its input plus 2 earlier calls' conversation, half to twice that (no history)",
+	},
+	{
+		name: "a continued call, from the project's fresh calls: one more of them per earlier call of its chain",
+		planned: [{ label: "new", agentType: "explorer", model: "a/small", carried: 1 }],
+		sources: { workflow: "review" },
+		source: "project",
+		samples: 4,
+		// Middle half of 0.01…0.04 is 0.0175–0.0325, twice.
+		usd: [0.035, 0.065],
+		tokens: [3_500, 6_500],
+		basis: "project history: 4 calls of type explorer on a/small, ×2 for carrying 1 earlier call's conversation",
+	},
+	{
 		name: "no history and no price: no estimate",
 		planned: [{ model: "a/unknown", count: 3 }],
 		sources: { priceOf: PRICE },

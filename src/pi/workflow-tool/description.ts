@@ -26,7 +26,7 @@ The script starts with a literal header, then plain JavaScript (not TypeScript) 
 export const AUTHORING_SKILL = fileURLToPath(new URL("../../../skills/writing-workflows/SKILL.md", import.meta.url));
 
 const BODY = `Globals: agent(prompt, { agent, label, phase, schema, model, fallbackModels, thinking, tools, timeoutMs,
-retries, isolation, stallMs, context }) → text, or the validated object with a schema (root type "object"); parallel([() => …]) → array in order
+retries, isolation, stallMs, context, resume: "<earlier call's label>" to continue its conversation }) → text, or the validated object with a schema (root type "object"); parallel([() => …]) → array in order
 (pass functions, not promises); pipeline(items, ...stages) with stage(previous, original, index), no barrier between
 stages; phase(name, { budget }?, fn?); log(message, data?); workflow(nameOrPath, args) (one level); args; cwd;
 sleep(ms); ask(question, { choices, default, timeoutMs }) → the person's answer (text): give a default, or pass it

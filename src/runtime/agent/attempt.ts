@@ -13,6 +13,7 @@ import type {
 	WorkflowAgentChild,
 	WorkflowAgentRequest,
 	WorkflowAgentResult,
+	WorkflowContinuation,
 	WorkflowNameMatch,
 	WorkflowProviderLimit,
 	WorkflowProviderStop,
@@ -176,6 +177,7 @@ export function buildRequest(
 	options: AgentCallOptions,
 	attempt: number,
 	feedback: string | undefined,
+	continues?: WorkflowContinuation,
 ): WorkflowAgentRequest {
 	const context = requestContext(scope.run, options);
 	return {
@@ -201,6 +203,7 @@ export function buildRequest(
 		...(options.tier ? { tier: options.tier } : {}),
 		...(options.readOnly ? { readOnly: true } : {}),
 		...(context ? { context } : {}),
+		...(continues ? { continues } : {}),
 	};
 }
 

@@ -50,6 +50,16 @@ export class AgentCallRecord {
 		this.#call = call;
 	}
 
+	/** Whether the call's first child started (else a failure is a skip). */
+	get started(): boolean {
+		return this.#reachedRunner;
+	}
+
+	/** The model that answered and the conversation files so far, for a call that may be continued. */
+	conversation(): { model?: string; transcripts?: string[] } {
+		return { ...(this.#model ? { model: this.#model } : {}), ...this.#written() };
+	}
+
 	/** The call's first child is about to start. */
 	reachRunner(): void {
 		this.#reachedRunner = true;

@@ -3,19 +3,32 @@
  * validation errors for schema calls), record the outcome. Child failures resolve to null and enter the census;
  * author errors and hard limits throw a `WorkflowError` into the script.
  */
-import { namespacedAgentType, unknownAgentTypeError, WorkflowError } from "../../errors.ts";
+import {
+	errorMessage,
+	namespacedAgentType,
+	type SourceLocation,
+	unknownAgentTypeError,
+	WorkflowError,
+} from "../../errors.ts";
 import { firstFrameIn } from "../core/call-site.ts";
 import { usdText } from "../core/cost.ts";
 import type { WorkflowAgentCallRef } from "../core/events.ts";
 import { limitText } from "../core/provider-wait.ts";
 import { emitLog, type RunContext, type ScriptScope } from "../core/run-context.ts";
-import type { JsonValue, WorkflowAgentResult, WorkflowNameMatch, WorkflowProviderStop } from "../core/types.ts";
+import type {
+	JsonValue,
+	WorkflowAgentResult,
+	WorkflowContinuation,
+	WorkflowNameMatch,
+	WorkflowProviderStop,
+} from "../core/types.ts";
 import type { CompiledSchema } from "../schema/session.ts";
 import type { PhaseBudget } from "../spend/phase-budget.ts";
 import { type Attempt, attemptOnce, buildRequest } from "./attempt.ts";
 import { AgentCallRecord, noteText, type RecordedCall } from "./call-record.ts";
+import type { CallEnding, ContinuedCall } from "./continuation.ts";
 import { checkFork } from "./fork.ts";
-import { type AgentCallOptions, checkAgentOptions, checkPrompt } from "./options.ts";
+import { type AgentCallOptions, checkAgentOptions, checkPrompt, DEFAULT_AGENT_TYPE } from "./options.ts";
 import { PREVIEW_CHARS, shorten } from "./preview.ts";
 import { replay, replayable } from "./replay.ts";
 import { callIdentity, explainMiss } from "./replay-miss.ts";
@@ -31,6 +44,10 @@ const SCHEMA_UNMET_FIX =
 interface AgentCallPlan extends RecordedCall {
 	readonly prompt: string;
 	readonly options: Readonly<AgentCallOptions>;
+	/** The earlier call whose conversation it continues (`resume`). */
+	readonly continues: WorkflowContinuation | undefined;
+	/** Says how it ended to the script's labelled calls, which a later `resume` reads. */
+	readonly end: (ending: CallEnding) => void;
 	/** The budgets it counts against: its phase's and those of the phases enclosing it (the caller's too, when nested). */
 	readonly budgets: readonly PhaseBudget[];
 	/** Its schema, compiling in the schema worker; none for a text call. */
@@ -49,11 +66,15 @@ export async function runAgentCall(
 ): Promise<JsonValue> {
 	const { run } = scope;
 	const plan = planAgentCall(scope, rawPrompt, rawOptions, stack);
-	const { schema, close } = await admit(scope, plan);
+	const { schema, close } = await admit(scope, plan).catch((error: unknown) => {
+		plan.end({ kind: "failed", cause: errorMessage(error), skipped: true });
+		throw error;
+	});
 	const journaled = replayable(run, plan.ref.key, schema !== undefined);
 	if (journaled) {
 		close();
 		if (typeof journaled.value === "string") noteText(scope, plan);
+		plan.end({ kind: "answered", ...pick(journaled, "model", "transcripts") });
 		return replay(run, plan.ref, journaled, plan.budgets);
 	}
 	if (plan.identity) explainMiss(run, plan.ref, plan.identity);
@@ -65,8 +86,12 @@ export async function runAgentCall(
 	try {
 		// After the journal: a replayed forked call needs no conversation (a resume from the command line replays it).
 		checkFork(run, plan.ref, plan.options);
-		return await settle(plan, record, await runAttempts(scope, plan, schema, record));
+		const outcome = await runAttempts(scope, plan, schema, record);
+		const value = await settle(plan, record, outcome);
+		plan.end(ending(value, outcome, record));
+		return value;
 	} catch (error) {
+		plan.end({ kind: "failed", cause: errorMessage(error), skipped: !record.started });
 		// An unmet schema is in the record already.
 		if (!(error instanceof WorkflowError && error.code === "schema_unmet")) record.threw(error);
 		throw error;
@@ -83,24 +108,34 @@ export async function runAgentCall(
  */
 function planAgentCall(scope: AgentScope, rawPrompt: JsonValue, rawOptions: JsonValue, stack: string): AgentCallPlan {
 	const { run } = scope;
-	const { prompt, options, compiling } = checkCall(scope, rawPrompt, rawOptions);
-	// Taken before the schema compiles (in the schema worker), so calls keep the key and index of the order made.
 	const site = firstFrameIn(stack, scope.filename);
+	const { prompt, options, compiling, continued } = checkCall(scope, rawPrompt, rawOptions, site);
+	// A continued call's key holds the key of the call it continues: an edit there runs this one again too.
+	const identity = identityOf(prompt, options);
+	// Taken before the schema compiles (in the schema worker), so calls keep the key and index of the order made.
 	const ref: WorkflowAgentCallRef = {
-		key: scope.keys.next(identityOf(prompt, options)),
+		key: scope.keys.next(continued ? { ...identity, continues: continued.key } : identity),
 		index: run.indexes.nextAgent(),
 		label: options.label ?? shorten(prompt, 60),
 		agentType: options.agentType,
 		...((options.phase ?? scope.phases.current) ? { phase: options.phase ?? scope.phases.current } : {}),
 		...(scope.workflowName ? { workflow: scope.workflowName } : {}),
+		...(continued ? { continues: { index: continued.index, label: continued.label } } : {}),
 	};
+	const end = scope.labels.add(ref, options.label);
 	const budgets = scope.phaseBudgets.chain(
 		ref.phase !== undefined ? scope.phases.lineage(ref.phase) : [],
 		scope.outerBudgets,
 	);
 	// Nothing to record without a journal.
-	const identity = run.host.journal ? callIdentity({ prompt, ...options }, ref.index) : undefined;
-	return { prompt, options, ref, site, budgets, compiling, identity };
+	const explained = run.host.journal ? callIdentity({ prompt, ...options }, ref.index) : undefined;
+	const continues = continued && {
+		key: continued.key,
+		index: continued.index,
+		label: continued.label,
+		...pick(continued, "transcripts"),
+	};
+	return { prompt, options, ref, site, budgets, compiling, identity: explained, continues, end };
 }
 
 /** The call's prompt and options, checked, with its agent type resolved and its schema set compiling. */
@@ -108,12 +143,19 @@ function checkCall(
 	scope: AgentScope,
 	rawPrompt: JsonValue,
 	rawOptions: JsonValue,
-): { prompt: string; options: AgentCallOptions; compiling: Promise<CompiledSchema> | undefined } {
+	site: SourceLocation | undefined,
+): {
+	prompt: string;
+	options: AgentCallOptions;
+	compiling: Promise<CompiledSchema> | undefined;
+	continued: ContinuedCall | undefined;
+} {
 	const { run } = scope;
 	run.census.call();
 	try {
 		const prompt = checkPrompt(rawPrompt);
 		const options = checkAgentOptions(rawOptions);
+		const continued = options.resume === undefined ? undefined : continueFrom(scope, options, site);
 		if (run.host.agentTypes && !run.host.agentTypes.includes(options.agentType)) {
 			// A plugin-scoped name (`plugin:reviewer`, Claude Code's) runs as the type of its last part, said in the census.
 			const bare = namespacedAgentType(options.agentType, run.host.agentTypes);
@@ -127,12 +169,47 @@ function checkCall(
 				how: "the type of that name; plugins are not loaded here",
 			});
 		}
-		return { prompt, options, compiling: options.schema ? run.schemas.compileAgent(options.schema) : undefined };
+		const compiling = options.schema ? run.schemas.compileAgent(options.schema) : undefined;
+		return { prompt, options, compiling, continued };
 	} catch (error) {
 		// Refused before it was queued (author error, limit, cancelled run): it never started.
 		run.census.refused();
 		throw error;
 	}
+}
+
+/**
+ * The call `options.resume` names, whose agent type, label and (unless the call names a model or tier) model the
+ * options take; an explicit other agent type cannot hold.
+ */
+function continueFrom(scope: AgentScope, options: AgentCallOptions, site: SourceLocation | undefined): ContinuedCall {
+	const continued = scope.labels.take(options.resume as string, site);
+	if (options.agentType !== DEFAULT_AGENT_TYPE && options.agentType !== continued.agentType) {
+		throw new WorkflowError(
+			"agent_options_invalid",
+			`\`agent()\` option \`resume: ${JSON.stringify(continued.label)}\` continues a \`${continued.agentType}\` child, and \`agent: ${JSON.stringify(options.agentType)}\` asks for another type: a conversation keeps its agent type. Drop \`agent\`, or start a fresh call`,
+			{ location: site, details: { option: "agent" } },
+		);
+	}
+	options.agentType = continued.agentType;
+	options.label ??= continued.label;
+	if (continued.model && options.model === undefined && options.tier === undefined) options.model = continued.model;
+	return continued;
+}
+
+/** How a settled call ended, for the script's labelled calls: null is a failed child. */
+function ending(value: JsonValue, outcome: Settled, record: AgentCallRecord): CallEnding {
+	if (value === null)
+		return { kind: "failed", cause: outcome.kind === "failed" ? outcome.cause : "no answer", skipped: false };
+	const branch = outcome.result?.worktree?.branch;
+	return { kind: "answered", ...record.conversation(), ...(branch ? { branch } : {}) };
+}
+
+/** The fields of `from` named in `keys` that are set. */
+function pick<T extends object, K extends keyof T>(from: T, ...keys: K[]): Partial<Pick<T, K>> {
+	const picked: Partial<Pick<T, K>> = {};
+	for (const key of keys) if (from[key] !== undefined) picked[key] = from[key];
+	return picked;
 }
 
 /**
@@ -239,7 +316,7 @@ async function attemptsInSlot(
 			last = await attemptOnce(
 				scope,
 				ref,
-				buildRequest(scope, ref, plan.prompt, options, attempt, feedback),
+				buildRequest(scope, ref, plan.prompt, options, attempt, feedback, plan.continues),
 				schema,
 			);
 		} finally {
@@ -335,7 +412,7 @@ function retryReason(last: Attempt, feedback: string | undefined): string {
 }
 
 /** What makes two calls the same call: not the label or phase, which are display. */
-function identityOf(prompt: string, options: AgentCallOptions): unknown {
+function identityOf(prompt: string, options: AgentCallOptions): Record<string, unknown> {
 	return {
 		prompt,
 		agentType: options.agentType,

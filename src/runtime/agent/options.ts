@@ -36,6 +36,8 @@ export interface AgentCallOptions {
 	 * `fork-or-fresh` (fresh where there is none). Default: unset, which is the agent file's `context:`, else fresh.
 	 */
 	context?: ChildContext;
+	/** The label of an earlier call whose conversation this child continues (continuation.ts). Default: a fresh child. */
+	resume?: string;
 }
 
 /** What a child's conversation starts from; see `AgentCallOptions.context`. */
@@ -64,6 +66,7 @@ const KNOWN = [
 	"isolation",
 	"context",
 	"contextMode",
+	"resume",
 ] as const;
 
 /** Option names other agent tools use, and ours for the same thing. */
@@ -268,6 +271,11 @@ export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
 			);
 		}
 		options.context = context as ChildContext;
+	}
+	const resume = optionalString(raw, "resume");
+	if (resume !== undefined) {
+		refusePromiseText("resume", resume);
+		options.resume = resume;
 	}
 	return options;
 }

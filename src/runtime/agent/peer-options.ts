@@ -20,11 +20,6 @@ const CONTEXT_INSTEAD =
 
 /** Options with no meaning here: which runtime uses them, and what to write instead. */
 const REFUSED: Readonly<Record<string, { from: string; instead: string }>> = {
-	resume: {
-		from: "a pi peer workflow runtime (it continues an earlier child's conversation by its label)",
-		instead:
-			'Every child here starts a fresh session: pass what the earlier child said into the new prompt, e.g. `const draft = await agent(…); await agent("Improve this: " + draft)`',
-	},
 	inheritMainRules: { from: CONTEXT_RUNTIME, instead: CONTEXT_INSTEAD },
 	inheritProjectContext: { from: CONTEXT_RUNTIME, instead: CONTEXT_INSTEAD },
 	inheritSkills: { from: CONTEXT_RUNTIME, instead: CONTEXT_INSTEAD },

@@ -7,6 +7,7 @@ import type { RunContext, ScriptScope } from "../core/run-context.ts";
 import type { SchemaSession } from "../schema/session.ts";
 import type { CostCapGate } from "../spend/cost-cap.ts";
 import type { PhaseBudget, PhaseBudgets } from "../spend/phase-budget.ts";
+import type { LabelledCalls } from "./continuation.ts";
 
 export interface AgentRun extends RunContext {
 	/** The schemas of the run's `agent()` calls and headers, released when the run ends. */
@@ -21,4 +22,6 @@ export interface AgentScope extends ScriptScope {
 	phaseBudgets: PhaseBudgets;
 	/** Budgets of the caller's phases a nested workflow was started in: its calls count against them too. */
 	outerBudgets: readonly PhaseBudget[];
+	/** The script's labelled calls, which `resume` names (continuation.ts). */
+	labels: LabelledCalls;
 }

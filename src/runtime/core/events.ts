@@ -26,6 +26,8 @@ export interface WorkflowAgentCallRef {
 	phase?: string;
 	/** Name of the nested workflow that made the call, when not the top-level script. */
 	workflow?: string;
+	/** The earlier call whose conversation this one continues (`agent()` option `resume`). */
+	continues?: { index: number; label: string };
 }
 
 interface EventBase {

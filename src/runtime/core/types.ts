@@ -80,8 +80,23 @@ export interface WorkflowAgentRequest {
 	tier?: string;
 	/** No `edit`, `write` or `bash` for the child. Default: false. */
 	readOnly?: boolean;
+	/** The earlier call whose conversation this child goes on with (`agent()` option `resume`); absent: a fresh child. */
+	continues?: WorkflowContinuation;
 	/** Working directory of the run. */
 	cwd: string;
+}
+
+/**
+ * The earlier call a continued child goes on from: the runner opens a session holding that call's conversation
+ * (its last kept file, else what the runner kept in memory under `key`), and the new prompt is the next user turn.
+ */
+export interface WorkflowContinuation {
+	/** The earlier call's key. */
+	key: string;
+	index: number;
+	label: string;
+	/** The earlier call's conversation files (pi: relative to the run's folder); the last one answered. */
+	transcripts?: string[];
 }
 
 /** Token usage as the runner counts it. */

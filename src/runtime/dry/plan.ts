@@ -30,6 +30,8 @@ export interface WorkflowDryCall {
 	forks?: true;
 	/** The nested workflow that makes it, when not the top-level script. */
 	workflow?: string;
+	/** A continued call (`resume`): how many calls of its chain came before it, whose conversation it carries. */
+	carried?: number;
 }
 
 /** One `tool()` step: run for real (a read-only tool, or one lent on purpose) or fenced (a placeholder answered). */
@@ -169,6 +171,7 @@ export class DryPlanRecorder {
 			...(event.hasSchema ? { schema: true } : {}),
 			...(event.workflow ? { workflow: event.workflow } : {}),
 		};
+		if (event.continues) call.carried = (this.#calls.get(event.continues.index)?.carried ?? 0) + 1;
 		this.#calls.set(event.index, call);
 		this.#burst.push(call);
 		if (this.#burst.length > 1) for (const member of this.#burst) member.fanOut = this.#burst.length;

@@ -6,6 +6,7 @@
 import { readFile, realpath, stat } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { limitError, stripLocation, WorkflowError } from "../../errors.ts";
+import { LabelledCalls } from "../agent/continuation.ts";
 import { firstFrameIn } from "../core/call-site.ts";
 import { assertJsonValue } from "../core/json.ts";
 import { PhaseState } from "../core/phases.ts";
@@ -146,6 +147,7 @@ async function runInSlot(
 		...((parsed.meta.model ?? parent.model) !== undefined ? { model: parsed.meta.model ?? parent.model } : {}),
 		phaseBudgets: new PhaseBudgets(),
 		outerBudgets,
+		labels: new LabelledCalls(),
 	};
 	emitLog(run, {
 		level: "info",

@@ -5,6 +5,7 @@
 import { cancelledError, toWorkflowError, WorkflowError } from "../../errors.ts";
 import { createSandbox, resolveLimits, type SandboxLimits, warmSandboxPool } from "../../sandbox/index.ts";
 import { startRunSpans, tracingRegistered } from "../../telemetry/spans.ts";
+import { LabelledCalls } from "../agent/continuation.ts";
 import { MAX_TIMEOUT_MS } from "../agent/options.ts";
 import { warnSkippedLines } from "../agent/replay-miss.ts";
 import { RunDeadline } from "../ask/ask.ts";
@@ -247,6 +248,7 @@ function createTopScope(run: WholeRun, filename: string, signal: AbortSignal): W
 		name: "workflow",
 		phaseBudgets: new PhaseBudgets(),
 		outerBudgets: [],
+		labels: new LabelledCalls(),
 	};
 }
 

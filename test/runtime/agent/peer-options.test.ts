@@ -94,10 +94,6 @@ describe("accepted peer spellings", () => {
 describe("refused peer options", () => {
 	const cases: [string, string][] = [
 		[
-			`resume: "draft"`,
-			'`agent()` option `resume` comes from a pi peer workflow runtime (it continues an earlier child\'s conversation by its label), and this runtime has no equivalent. Every child here starts a fresh session: pass what the earlier child said into the new prompt, e.g. `const draft = await agent(…); await agent("Improve this: " + draft)`',
-		],
-		[
 			`inheritMainRules: true`,
 			'`agent()` option `inheritMainRules` comes from pi-dynamic-workflows (its context-inheritance modes), and this runtime has no equivalent. Leave it out (a child here gets its agent type\'s prompt, context files and skills), or name an agent file with `agent: "name"` whose `prompt_mode`, `inherit_project_context` and `inherit_skills` fields say what the child gets',
 		],

@@ -1,0 +1,156 @@
+/**
+ * `agent(prompt, { resume: "label" })` through real pi sessions on the faux provider: the continued child's model
+ * sees the earlier prompt and answer; in a recorded run, a resume replays both calls when nothing changed, runs only
+ * the continuation when its prompt changed (reopening the earlier call's kept conversation file), and says which
+ * file is missing when it is gone.
+ */
+import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DurableRun } from "../../src/host/durable-run.ts";
+import { runReportText } from "../../src/report/index.ts";
+import { createRunStore, type RunStore } from "../../src/runs/index.ts";
+import type { WorkflowProgressEvent } from "../../src/runtime/core/events.ts";
+import type { WorkflowRunResult } from "../../src/runtime/core/types.ts";
+import { runWorkflowScript } from "../../src/runtime/index.ts";
+import { type FauxRequest, fauxAssistantMessage } from "../helpers/faux.ts";
+import { createRunnerFixture, type RunnerFixture } from "./runner-fixture.ts";
+
+const HEADER = 'export const meta = { name: "fixer", description: "review, then continue the reviewer" };\n';
+const script = (fix: string) =>
+	`${HEADER}const found = await agent("Review the parser", { label: "reviewer" });
+const fixed = await agent(${JSON.stringify(fix)}, { resume: "reviewer" });
+return { found, fixed };`;
+
+/** Every conversation message the model was sent (not the system prompt), in order, as `role: text`. */
+function transcript(request: FauxRequest): string[] {
+	return request.messages
+		.filter((message) => (message.role as string) !== "system")
+		.map((message) => {
+			const content = message.content;
+			const text =
+				typeof content === "string" ? content : content.map((part) => ("text" in part ? part.text : "")).join("");
+			return `${message.role}: ${text}`;
+		});
+}
+
+/** Replies for the last user message that starts with `start`, each naming what it saw. */
+function answerTo(fx: RunnerFixture, start: string, answer: string, times = 1): void {
+	fx.faux.route(
+		(request) => request.last.role === "user" && request.last.text.startsWith(start),
+		Array.from({ length: times }, () => fauxAssistantMessage(answer)),
+	);
+}
+
+let fx: RunnerFixture;
+let root: string;
+let store: RunStore;
+beforeAll(async () => {
+	fx = await createRunnerFixture();
+	root = mkdtempSync(join(tmpdir(), "wf-continue-"));
+	store = createRunStore({ cwd: fx.dirs.cwd, root });
+});
+afterAll(() => {
+	fx.teardown();
+	rmSync(root, { recursive: true, force: true });
+});
+
+/** One session of a recorded run of `source`, as the tool composes it. */
+async function recorded(durable: DurableRun, source: string): Promise<WorkflowRunResult> {
+	const runner = fx.runner({ runFolder: () => durable.runFolder() });
+	const result = await runWorkflowScript(durable.original?.script ?? source, {
+		agentRunner: runner,
+		filename: "fixer.js",
+		cwd: fx.dirs.cwd,
+		journal: durable.journal,
+		onProgress: (event) => durable.progress(event, { script: source, filename: "fixer.js" }),
+	});
+	await durable.finish(result);
+	return result;
+}
+
+describe("continuing a child with resume:", () => {
+	it("the continued child sees its earlier prompt and answer, on the same agent type; the chain goes on", async () => {
+		answerTo(fx, "Review the parser", "two bugs: a and b");
+		answerTo(fx, "Now fix them", "fixed a and b");
+		answerTo(fx, "Run the tests", "tests pass");
+		const events: WorkflowProgressEvent[] = [];
+		const source = `${HEADER}await agent("Review the parser", { label: "reviewer" });
+await agent("Now fix them", { resume: "reviewer" });
+return await agent("Run the tests", { resume: "reviewer" });`;
+		const before = fx.faux.requests.length;
+		const result = await runWorkflowScript(source, {
+			agentRunner: fx.runner(),
+			cwd: fx.dirs.cwd,
+			onProgress: (event) => events.push(event),
+		});
+		expect(result).toMatchObject({ status: "completed", value: "tests pass" });
+		const [, fix, tests] = fx.faux.requests.slice(before);
+		expect(transcript(fix as FauxRequest)).toEqual([
+			"user: Review the parser",
+			"assistant: two bugs: a and b",
+			"user: Now fix them",
+		]);
+		expect(transcript(tests as FauxRequest)).toEqual([
+			"user: Review the parser",
+			"assistant: two bugs: a and b",
+			"user: Now fix them",
+			"assistant: fixed a and b",
+			"user: Run the tests",
+		]);
+		const queued = events.filter((event) => event.type === "agent_queued");
+		expect(queued.map((event) => [event.label, event.continues])).toEqual([
+			["reviewer", undefined],
+			["reviewer", { index: 0, label: "reviewer" }],
+			["reviewer", { index: 1, label: "reviewer" }],
+		]);
+	});
+
+	it("a recorded run: a resume replays both; an edited continuation runs alone from the kept file; a gone file is named", async () => {
+		answerTo(fx, "Review the parser", "one bug: c");
+		answerTo(fx, "Now fix it", "fixed c");
+		const first = DurableRun.fresh(store, { script: script("Now fix it"), filename: "fixer.js" });
+		expect(await recorded(first, script("Now fix it"))).toMatchObject({
+			status: "completed",
+			value: { found: "one bug: c", fixed: "fixed c" },
+		});
+		const runId = (await first.recorded) as string;
+		const record = await store.open(runId);
+		// The report's timeline shows the chain.
+		const report = (await runReportText(store, runId)).split("\n");
+		expect(report.filter((line) => line.includes("#1 reviewer"))).toEqual([
+			expect.stringMatching(/#1 reviewer .*completed · continues #0 reviewer/),
+		]);
+
+		// Nothing changed: both replay, no model request.
+		const before = fx.faux.requests.length;
+		const same = await recorded(await DurableRun.resume(store, runId), script("Now fix it"));
+		expect(same).toMatchObject({ status: "completed", value: { found: "one bug: c", fixed: "fixed c" } });
+		expect(fx.faux.requests.length).toBe(before);
+
+		// The continuation's prompt changed: only it runs, from the reviewer's kept conversation.
+		writeFileSync(join(record.dir, "script.js"), script("Now fix it, with a test"));
+		answerTo(fx, "Now fix it, with a test", "fixed c, test added");
+		const edited = await recorded(await DurableRun.resume(store, runId), script("Now fix it, with a test"));
+		expect(edited).toMatchObject({
+			status: "completed",
+			value: { found: "one bug: c", fixed: "fixed c, test added" },
+		});
+		const asked = fx.faux.requests.slice(before);
+		expect(asked.map(transcript)).toEqual([
+			["user: Review the parser", "assistant: one bug: c", "user: Now fix it, with a test"],
+		]);
+
+		// The reviewer's file gone: the continuation says which file, and nothing is asked.
+		unlinkSync(join(record.dir, "children", "000-reviewer-1.jsonl"));
+		writeFileSync(join(record.dir, "script.js"), script("Now fix it, and say why"));
+		const gone = await recorded(await DurableRun.resume(store, runId), script("Now fix it, and say why"));
+		expect(gone.status).toBe("failed");
+		expect(gone.error?.code).toBe("resume_unavailable");
+		expect(gone.error?.message).toContain(
+			`the conversation of call #0 \`reviewer\` was kept in ${join(record.dir, "children", "000-reviewer-1.jsonl")}, which is gone or empty`,
+		);
+		expect(fx.faux.requests.length).toBe(before + 1);
+	});
+});
