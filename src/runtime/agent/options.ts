@@ -186,20 +186,8 @@ export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
 	if (phase !== undefined) options.phase = phase;
 	const model = optionalString(raw, "model");
 	if (model !== undefined) options.model = model;
-	if (raw.fallbackModels !== undefined && raw.fallbackModels !== null) {
-		const list = raw.fallbackModels;
-		if (
-			!Array.isArray(list) ||
-			list.length > MAX_FALLBACK_MODELS ||
-			list.some((item) => typeof item !== "string" || item.trim() === "")
-		) {
-			throw invalid(
-				`\`agent()\` option \`fallbackModels\` must be a list of at most ${MAX_FALLBACK_MODELS} model names (\`provider/id\`), got ${JSON.stringify(list)}`,
-				{ option: "fallbackModels", max: MAX_FALLBACK_MODELS },
-			);
-		}
-		if (list.length > 0) options.fallbackModels = list as string[];
-	}
+	const fallbackModels = checkFallbackModels(raw.fallbackModels);
+	if (fallbackModels) options.fallbackModels = fallbackModels;
 	const given = thinkingOption(raw);
 	const thinking =
 		given !== undefined && raw.effort === given && Object.hasOwn(EFFORT_LEVELS, given) ? EFFORT_LEVELS[given] : given;
@@ -221,6 +209,40 @@ export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
 		}
 		options.tools = raw.tools as string[];
 	}
+	checkBounds(raw, options);
+	if (raw.isolation !== undefined && raw.isolation !== null) {
+		if (raw.isolation !== "worktree") {
+			throw invalid(`\`agent()\` option \`isolation\` must be "worktree", got ${JSON.stringify(raw.isolation)}`);
+		}
+		options.isolation = "worktree";
+	}
+	const tier = checkTier(raw.tier);
+	if (tier !== undefined) options.tier = tier;
+	const gate = optionalString(raw, GATE_OPTION);
+	if (gate !== undefined) options.gate = gate;
+	if (checkReadOnly(raw.readOnly, options.tools)) options.readOnly = true;
+	checkConversation(raw, options);
+	return options;
+}
+
+/** `fallbackModels`: at most a few non-empty model names; undefined when absent or empty. */
+function checkFallbackModels(list: JsonValue | undefined): string[] | undefined {
+	if (list === undefined || list === null) return undefined;
+	if (
+		!Array.isArray(list) ||
+		list.length > MAX_FALLBACK_MODELS ||
+		list.some((item) => typeof item !== "string" || item.trim() === "")
+	) {
+		throw invalid(
+			`\`agent()\` option \`fallbackModels\` must be a list of at most ${MAX_FALLBACK_MODELS} model names (\`provider/id\`), got ${JSON.stringify(list)}`,
+			{ option: "fallbackModels", max: MAX_FALLBACK_MODELS },
+		);
+	}
+	return list.length > 0 ? (list as string[]) : undefined;
+}
+
+/** The numbers that bound a child: `timeoutMs`, `stallMs` and `retries`. */
+function checkBounds(raw: Record<string, JsonValue>, options: AgentCallOptions): void {
 	if (raw.timeoutMs !== undefined && raw.timeoutMs !== null) {
 		const t = raw.timeoutMs;
 		if (typeof t !== "number" || !(t > 0) || t > MAX_TIMEOUT_MS) {
@@ -250,17 +272,10 @@ export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
 		}
 		options.retries = r;
 	}
-	if (raw.isolation !== undefined && raw.isolation !== null) {
-		if (raw.isolation !== "worktree") {
-			throw invalid(`\`agent()\` option \`isolation\` must be "worktree", got ${JSON.stringify(raw.isolation)}`);
-		}
-		options.isolation = "worktree";
-	}
-	const tier = checkTier(raw.tier);
-	if (tier !== undefined) options.tier = tier;
-	const gate = optionalString(raw, GATE_OPTION);
-	if (gate !== undefined) options.gate = gate;
-	if (checkReadOnly(raw.readOnly, options.tools)) options.readOnly = true;
+}
+
+/** What the child's conversation starts from: `context` (alias `contextMode`), or `resume` (an earlier call's). */
+function checkConversation(raw: Record<string, JsonValue>, options: AgentCallOptions): void {
 	const context = alias(raw, "context", "contextMode");
 	if (context !== undefined) {
 		if (!(CHILD_CONTEXTS as readonly string[]).includes(context)) {
@@ -277,7 +292,6 @@ export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
 		refusePromiseText("resume", resume);
 		options.resume = resume;
 	}
-	return options;
 }
 
 /** `thinking`, `effort` (Claude Code) and `thinkingLevel` (pi peers) are one option: at most one value. */

@@ -122,7 +122,8 @@ describe("setTimeout", () => {
 	});
 
 	it("refuses a string of code, a delay over a day, and more than 10,000 pending timers, at the script's line", async () => {
-		const { result } = await run(`
+		const { result } = await run(
+			`
 			const out = [];
 			for (const f of [() => setTimeout("log(1)", 1), () => setTimeout(() => {}, 86400001), () => queueMicrotask(1)]) {
 				try { f(); } catch (e) { out.push(e.name + ": " + e.message); }

@@ -43,6 +43,7 @@ const CASES: { schema: Record<string, unknown>; values: unknown[] }[] = [
 			propertyNames: { pattern: "^[a-z_]+$" },
 			anyOf: [{ required: ["a"] }, { required: ["b"] }],
 			if: { required: ["a"] },
+			// biome-ignore lint/suspicious/noThenProperty: JSON Schema's `then` keyword
 			then: { properties: { a: { const: 1 } } },
 			else: { not: { required: ["c"] } },
 			dependencies: { a: ["x_a"] },
