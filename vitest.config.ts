@@ -44,6 +44,9 @@ export default defineConfig({
 		// vitest's default (cores − 1) runs them one at a time. Each worker has its own agent dir (worker-dirs.ts).
 		maxWorkers: 3,
 		setupFiles: ["./test/helpers/worker-dirs.ts"],
+		// A worker keeps its module cache from file to file: re-importing pi and the runtime for every file was 390 s
+		// of the suite's CPU. Tests clean up what they start (leak checks, temp folders), so no file leans on a fresh one.
+		isolate: false,
 		// pi's agent directory for the whole suite: run records and saved workflows never touch the real ~/.pi.
 		// Claude Code's home too: `~/.claude/workflows` and `~/.claude/agents` of the machine never reach a test.
 		env: {

@@ -22,9 +22,22 @@ const BEFORE = {
 	// src/pi/tool/workflow-tool.ts: a run ending with one of these (and no call made) fails the tool call.
 	beforeStart: ["script_too_large", "syntax_error", "meta_invalid", "args_invalid", "name_undeclared"],
 	// src/runtime/agent/attempt.ts and src/queue/worker.ts: a runner's rejection `agent()` throws rather than null.
-	author: ["agent_type_unknown", "agent_options_invalid", "schema_invalid"],
+	author: [
+		"agent_type_unknown",
+		"agent_options_invalid",
+		"schema_invalid",
+		// Issue 36: a child that continues or forks a conversation it cannot have.
+		"resume_not_found",
+		"resume_ambiguous",
+		"resume_unavailable",
+		"fork_unavailable",
+	],
 	// src/runtime/script-run.ts: the codes a script's uncaught error keeps.
 	catchable: [
+		"resume_not_found",
+		"resume_ambiguous",
+		"resume_unavailable",
+		"fork_unavailable",
 		"meta_invalid",
 		"syntax_error",
 		"args_invalid",
@@ -69,7 +82,7 @@ const sorted = (codes: Iterable<string>) => [...codes].sort();
 describe("error codes and their stages", () => {
 	it("gives every code exactly one known stage", () => {
 		const codes = Object.keys(ERROR_CODES) as WorkflowErrorCode[];
-		expect(codes.length).toBe(67);
+		expect(codes.length).toBe(71);
 		for (const code of codes) expect(STAGES, code).toContain(errorStage(code));
 		const byStage = STAGES.flatMap((stage) => [...codesOfStage(stage as never)]);
 		expect(sorted(byStage)).toEqual(sorted(codes));

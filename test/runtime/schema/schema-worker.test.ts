@@ -67,7 +67,8 @@ describe("SchemaWorker", () => {
 
 	it("a compile the worker ran out of heap in: tried once more on a fresh worker, which has room", async () => {
 		// No budget to speak of: every schema stays compiled until the heap is gone.
-		const unbounded = new SchemaWorker({ heapMb: 64, cacheBytes: 1024 * MiB });
+		// A deadline a busy machine cannot reach: the heap, not the clock, is what this test is about.
+		const unbounded = new SchemaWorker({ heapMb: 64, cacheBytes: 1024 * MiB, deadlineMs: 120_000 });
 		const own = new SchemaSession(unbounded);
 		try {
 			const compiled = [];
@@ -83,7 +84,7 @@ describe("SchemaWorker", () => {
 	}, 60_000);
 
 	it("a compile that runs a fresh worker out of heap too: fails with schema_invalid, saying what to change", async () => {
-		const tiny = new SchemaWorker({ heapMb: 16 });
+		const tiny = new SchemaWorker({ heapMb: 16, deadlineMs: 120_000 });
 		const own = new SchemaSession(tiny);
 		try {
 			// 60 patterns: about 17 MiB of RE2 programs, more than the whole heap.
