@@ -86,7 +86,7 @@ describe("a runner given the parent conversation", () => {
 				id: "b",
 				parentId: "a",
 				timestamp: "2026-12-03T00:00:01.000Z",
-				message: assistantMessage("Noted."),
+				message: fauxAssistantMessage("Noted."),
 			},
 		];
 		const parentConversation = parentConversationOf(branch);
@@ -103,24 +103,4 @@ describe("a runner given the parent conversation", () => {
 
 function userMessage(text: string) {
 	return { role: "user", content: [{ type: "text", text }], timestamp: 0 };
-}
-
-function assistantMessage(text: string) {
-	return {
-		role: "assistant",
-		content: [{ type: "text", text }],
-		api: "faux",
-		provider: "faux",
-		model: "faux-1",
-		usage: {
-			input: 0,
-			output: 0,
-			cacheRead: 0,
-			cacheWrite: 0,
-			totalTokens: 0,
-			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-		},
-		stopReason: "stop",
-		timestamp: 0,
-	};
 }
