@@ -26,6 +26,21 @@ const SLOW = [
 	"test/runtime/schema/schema-worker.test.ts",
 	"test/report/browser.test.ts",
 ];
+/**
+ * Files that need a fresh module graph: module mocks (`vi.mock` would leak into, or miss, a shared cache) and the
+ * sandbox and hostile tests, which count and fill the process's one sandbox pool. They run isolated; the rest share
+ * their worker's module cache (`isolate: false`).
+ */
+const ISOLATED_UNIT = [
+	"test/sandbox/**/*.test.ts",
+	"test/progress/ui-controller.test.ts",
+	"test/progress/widget-render.test.ts",
+];
+const ISOLATED_INTEGRATION = [
+	"test/hostile/**/*.test.ts",
+	"test/cli/progress-view.test.ts",
+	"test/pi/commands/child-command.test.ts",
+];
 const UNIT = [
 	"test/sandbox/**/*.test.ts",
 	"test/runtime/**/*.test.ts",
@@ -45,7 +60,8 @@ export default defineConfig({
 		maxWorkers: 3,
 		setupFiles: ["./test/helpers/worker-dirs.ts"],
 		// A worker keeps its module cache from file to file: re-importing pi and the runtime for every file was 390 s
-		// of the suite's CPU. Tests clean up what they start (leak checks, temp folders), so no file leans on a fresh one.
+		// of the suite's CPU. Tests clean up what they start (leak checks, temp folders); the ISOLATED lists get a
+		// fresh module graph per file.
 		isolate: false,
 		// pi's agent directory for the whole suite: run records and saved workflows never touch the real ~/.pi.
 		// Claude Code's home too: `~/.claude/workflows` and `~/.claude/agents` of the machine never reach a test.
@@ -57,9 +73,18 @@ export default defineConfig({
 		// `npm test` runs both; `npm run test:unit` only the rooms that need no pi session, browser, CLI build or
 		// Redis (DEVELOPERS.md, "Tests").
 		projects: [
-			{ extends: true, test: { name: "unit", include: UNIT, exclude: SLOW } },
-			{ extends: true, test: { name: "integration", include: ["test/**/*.test.ts"], exclude: UNIT } },
-			{ extends: true, test: { name: "integration-slow", include: SLOW } },
+			{ extends: true, test: { name: "unit", include: UNIT, exclude: [...SLOW, ...ISOLATED_UNIT] } },
+			{ extends: true, test: { name: "unit-isolated", include: ISOLATED_UNIT, exclude: SLOW, isolate: true } },
+			{
+				extends: true,
+				test: {
+					name: "integration",
+					include: ["test/**/*.test.ts"],
+					exclude: [...UNIT, ...ISOLATED_INTEGRATION],
+				},
+			},
+			{ extends: true, test: { name: "integration-isolated", include: ISOLATED_INTEGRATION, isolate: true } },
+			{ extends: true, test: { name: "integration-slow", include: SLOW, isolate: true } },
 		],
 	},
 });

@@ -17,12 +17,14 @@ import { BURN } from "../workloads.ts";
 /** The histogram's sampling interval, subtracted from its maximum so an idle loop reads about 0. */
 const RESOLUTION_MS = 10;
 const BURN_MS = 2000;
+/** `--quick` burns for half as long: the worst stall is what counts, and a second of burning shows it. */
+const QUICK_BURN_MS = 1000;
 
 export async function runResponsiveness(context: BenchContext): Promise<RowResult[]> {
 	const values: RowResult["values"] = {};
 	const notes: string[] = [];
 	for (const engine of ENGINES) {
-		const iterations = await calibrate(engine);
+		const iterations = await calibrate(engine, context.quick ? QUICK_BURN_MS : BURN_MS);
 		const stalls: number[] = [];
 		const burns: number[] = [];
 		for (let i = 0; i < samples(context, 3, 1); i++) {
@@ -57,8 +59,8 @@ export async function runResponsiveness(context: BenchContext): Promise<RowResul
 	];
 }
 
-/** Loop rounds that take about `BURN_MS` on this engine (QuickJS interprets the loop; V8 compiles it). */
-async function calibrate(engine: EngineName): Promise<number> {
+/** Loop rounds that take about `burnMs` on this engine (QuickJS interprets the loop; V8 compiles it). */
+async function calibrate(engine: EngineName, burnMs: number): Promise<number> {
 	const time = async (iterations: number) => {
 		const started = now();
 		await runOn(engine, BURN, { runner: instantRunner(), args: { iterations } });
@@ -73,9 +75,9 @@ async function calibrate(engine: EngineName): Promise<number> {
 		elapsed = await time(iterations);
 	}
 	// Once more at about the target size: a compiled loop does not scale linearly from a short one.
-	iterations = Math.round((iterations * BURN_MS) / elapsed);
+	iterations = Math.round((iterations * burnMs) / elapsed);
 	elapsed = Math.min(await time(iterations), await time(iterations));
-	return Math.round((iterations * BURN_MS) / elapsed);
+	return Math.round((iterations * burnMs) / elapsed);
 }
 
 /** The slice bound of row 1b: the watchdog must end a stuck stretch within this plus its grace (1.5 s). */
@@ -98,7 +100,8 @@ async function stuckSliceReaction(context: BenchContext): Promise<RowResult> {
 				if (event.type === "log") stuckAt = now();
 			},
 		});
-		if (result.error?.code !== "limit_cpu") throw new Error(`row 1b: expected limit_cpu, got ${result.error?.code}: ${result.error?.message}`);
+		if (result.error?.code !== "limit_cpu")
+			throw new Error(`row 1b: expected limit_cpu, got ${result.error?.code}: ${result.error?.message}`);
 		reactions.push(now() - stuckAt);
 	}
 	context.log(`row 1b: ended ${reactions.map((r) => formatNumber(r)).join(", ")} ms after the script got stuck`);
