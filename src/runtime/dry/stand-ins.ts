@@ -23,20 +23,27 @@ export interface DryRunnerCall {
 }
 
 /**
- * A runner that answers every first attempt with `dryAgentResult`. The answer waits one macrotask, so every call a
- * `parallel()` makes in one turn of the script is queued before the first is answered (the plan reads fan-outs so).
+ * A runner that answers every first attempt with `dryAgentResult`. The answer waits until no call has been queued
+ * for a millisecond, so every call a `parallel()` starts is queued before the first is answered (the plan reads
+ * fan-outs so), even when the sandbox's messages reach the host in several batches on a busy machine.
  */
 export function createDryRunner(modelOf?: (request: WorkflowAgentRequest) => string | undefined): {
 	runner: WorkflowAgentRunner;
 	calls: DryRunnerCall[];
 } {
 	const calls: DryRunnerCall[] = [];
+	let queued = 0;
 	const runner: WorkflowAgentRunner = async (request) => {
+		queued++;
 		if (request.attempt === 1) {
 			const model = (modelOf ?? namedModel)(request);
 			calls.push({ request, ...(model !== undefined ? { model } : {}) });
 		}
-		await new Promise((resolve) => setImmediate(resolve));
+		let before: number;
+		do {
+			before = queued;
+			await new Promise((resolve) => setTimeout(resolve, 1));
+		} while (queued !== before);
 		return dryAgentResult(request);
 	};
 	return { runner, calls };
