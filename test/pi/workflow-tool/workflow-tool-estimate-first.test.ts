@@ -8,12 +8,11 @@
 import { join } from "node:path";
 import { type ExtensionToolContext, ModelRegistry } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createWorkflowTool } from "../../../src/pi/workflow-tool/workflow-tool.ts";
 import { createRunStore, readCostHistory } from "../../../src/runs/index.ts";
-import { createWorkflowQueue } from "../../../src/runtime/core/queue.ts";
 import { createRunnerFixture, type RunnerFixture } from "../../children/runner-fixture.ts";
 import { fauxAssistantMessage } from "../../helpers/faux.ts";
 import { checkSandboxLeaks } from "../../helpers/sandbox-leaks.ts";
+import { pricedWorkflowTool } from "./priced-tool.ts";
 
 checkSandboxLeaks();
 
@@ -64,16 +63,7 @@ function session(ui?: { confirm?: boolean; select?: string }) {
 			},
 		},
 	} as unknown as ExtensionToolContext;
-	const tool = createWorkflowTool({
-		queue: createWorkflowQueue(),
-		agentDir: fx.dirs.agentDir,
-		createRunner: async (_ctx, setup) =>
-			fx.runner({
-				defaultModel: fx.faux.pricedModel,
-				...(setup.runFolder ? { runFolder: setup.runFolder } : {}),
-				...(setup.record ? { record: setup.record } : {}),
-			}),
-	});
+	const tool = pricedWorkflowTool(fx);
 	return { ctx, tool, asked };
 }
 

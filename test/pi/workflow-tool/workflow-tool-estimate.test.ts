@@ -10,13 +10,12 @@ import { type ExtensionToolContext, ModelRegistry } from "@earendil-works/pi-cod
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tokensRangeText, usdRangeText } from "../../../src/host/estimate.ts";
 import { estimatePlannedRun } from "../../../src/host/run-estimate.ts";
-import { createWorkflowTool } from "../../../src/pi/workflow-tool/workflow-tool.ts";
 import { createRunStore, readCostHistory } from "../../../src/runs/index.ts";
-import { createWorkflowQueue } from "../../../src/runtime/core/queue.ts";
 import { usdText } from "../../../src/runtime/index.ts";
 import { createRunnerFixture, type RunnerFixture } from "../../children/runner-fixture.ts";
 import { fauxAssistantMessage } from "../../helpers/faux.ts";
 import { checkSandboxLeaks } from "../../helpers/sandbox-leaks.ts";
+import { pricedWorkflowTool } from "./priced-tool.ts";
 
 checkSandboxLeaks();
 
@@ -65,17 +64,7 @@ async function runReview(): Promise<{ asked: string[]; usd: number }> {
 			},
 		},
 	} as unknown as ExtensionToolContext;
-	const tool = createWorkflowTool({
-		queue: createWorkflowQueue(),
-		agentDir: fx.dirs.agentDir,
-		createRunner: async (_ctx, setup) =>
-			fx.runner({
-				defaultModel: fx.faux.pricedModel,
-				...(setup.runFolder ? { runFolder: setup.runFolder } : {}),
-				...(setup.record ? { record: setup.record } : {}),
-			}),
-		defaults: () => ({ confirmAgents: 3 }),
-	});
+	const tool = pricedWorkflowTool(fx, () => ({ confirmAgents: 3 }));
 	const result = await tool.execute("c", { name: "review" }, undefined, undefined, ctx);
 	expect(result.details.envelope?.status).toBe("completed");
 	return { asked, usd: result.details.envelope?.totals.cost?.usd ?? 0 };
