@@ -99,9 +99,10 @@ export async function keepConversation(
 		timestamp: new Date().toISOString(),
 		cwd: session.cwd,
 	};
-	// What pi reads back as the session's history when it opens the file: a fork's copy, a continuation's past.
-	const lines = [JSON.stringify(header), ...history];
-	const path = await createConversationFile(dir, request, `${lines.join("\n")}\n${forkedLines(session.seed)}`);
+	// What pi reads back as the session's history when it opens the file: a continuation's past (which already holds
+	// the fork its first call started from, if any), else a fork's copy — as openSession does for a child in memory.
+	const start = history.length > 0 ? `${history.join("\n")}\n` : forkedLines(session.seed);
+	const path = await createConversationFile(dir, request, `${JSON.stringify(header)}\n${start}`);
 	return { file: `${dir}/${path}`, path };
 }
 
