@@ -50,7 +50,7 @@ export interface WorkerLease {
 export interface PoolStats {
 	/** Workers started and not yet exited (idle, leased, or still booting). */
 	liveWorkers: number;
-	/** Workers ready and serving no run. */
+	/** Workers ready, serving no run and kept for the next (not those being ended). */
 	idleWorkers: number;
 	/** Workers serving at least one run. */
 	leasedWorkers: number;
@@ -201,7 +201,8 @@ class WorkerPool {
 		for (const entry of this.entries) {
 			busiest = Math.max(busiest, taken(entry));
 			if (taken(entry) > 0) leased++;
-			else if (entry.isReady) idle++;
+			// A worker being ended is on its way out, not kept: it leaves `entries` when its thread has exited.
+			else if (entry.isReady && !entry.closed) idle++;
 		}
 		return { liveWorkers: this.entries.size, idleWorkers: idle, leasedWorkers: leased, runsOnBusiestWorker: busiest };
 	}

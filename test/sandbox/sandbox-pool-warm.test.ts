@@ -39,4 +39,14 @@ describe("shutdownSandboxPool()", () => {
 		await new Promise((resolve) => setTimeout(resolve, 300));
 		expect(sandboxStats()).toMatchObject({ liveWorkers: 0, idleWorkers: 0 });
 	});
+
+	it("counts a worker being ended as live until its thread exits, never as kept idle", async () => {
+		warmSandboxPool();
+		expect(await eventually(() => sandboxStats().idleWorkers === 1)).toBe(true);
+		const ending = shutdownSandboxPool();
+		// The leak checks read `idleWorkers` against the pool's size: one on its way out is not one kept.
+		expect(sandboxStats().idleWorkers).toBe(0);
+		await ending;
+		expect(sandboxStats()).toMatchObject({ liveWorkers: 0, idleWorkers: 0 });
+	});
 });
