@@ -10,6 +10,8 @@ import {
 	type FauxResponseFactory,
 	fauxAssistantMessage,
 	fauxProvider,
+	InMemoryCredentialStore,
+	InMemoryModelsStore,
 	type Model,
 } from "@earendil-works/pi-ai";
 import { ModelRuntime } from "@earendil-works/pi-coding-agent";
@@ -31,8 +33,11 @@ export interface FauxSetup {
 
 export async function createFauxSetup(): Promise<FauxSetup> {
 	const root = mkdtempSync(join(tmpdir(), "pi-workflows-bench-"));
+	// Credentials and the model catalog cache in memory: file-backed ones write auth.json and models-store.json from
+	// background refreshes that can land after dispose() and make the removed folder again.
 	const modelRuntime = await ModelRuntime.create({
-		authPath: join(root, "auth.json"),
+		credentials: new InMemoryCredentialStore(),
+		modelsStore: new InMemoryModelsStore(),
 		modelsPath: join(root, "models.json"),
 		allowModelNetwork: false,
 	});
