@@ -62,19 +62,24 @@ export async function runQueue(context: BenchContext): Promise<RowResult[]> {
 	try {
 		const overhead = await measureOverhead(context, redis.url);
 		const env = { PI_CODING_AGENT_DIR: join(project, ".agent") };
+		let started = 0;
+		// The missing workers start side by side: each is a CLI process loading pi, seconds on this machine.
 		const more = async (count: number) => {
-			while (workers.length < count) {
-				workers.push(
-					await startWorker({
-						redis: redis.url,
-						name: `b${workers.length}-${Date.now()}`,
-						cwd: project,
-						env,
-						concurrency: WORKER_SLOTS,
-						stalledMs: DEFAULT_STALLED_MS,
-					}),
-				);
-			}
+			const starting = Array.from({ length: Math.max(0, count - workers.length) }, () =>
+				startWorker({
+					redis: redis.url,
+					name: `b${started++}-${Date.now()}`,
+					cwd: project,
+					env,
+					concurrency: WORKER_SLOTS,
+					stalledMs: DEFAULT_STALLED_MS,
+				}),
+			);
+			const settled = await Promise.allSettled(starting);
+			// Every worker that did start is kept, so the row's end kills it even when another failed to start.
+			for (const outcome of settled) if (outcome.status === "fulfilled") workers.push(outcome.value);
+			const failed = settled.find((outcome) => outcome.status === "rejected");
+			if (failed) throw failed.reason;
 		};
 		const makespan = async (count: number, queueName: string) => {
 			await more(count);
