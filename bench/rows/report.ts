@@ -8,7 +8,7 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { chromium } from "playwright-core";
+import { type Browser, chromium } from "playwright-core";
 import { loadRunReport, renderReportHtml, writeRunReport } from "../../src/report/index.ts";
 import { CHROMIUM_ARGS, findBinary } from "../../test/helpers/system-binary.ts";
 import { type BigRun, runBigRun } from "../../test/report/big-run.ts";
@@ -25,11 +25,15 @@ interface Measured {
 }
 
 export async function runReport(context: BenchContext): Promise<RowResult[]> {
-	const single = await runBigRun(AGENTS, { resume: false });
-	const resumed = await runBigRun(AGENTS);
+	// One run measured twice: after its first session, then resumed (the same record a fresh resumed run would have).
+	const run = await runBigRun(AGENTS, { resume: false });
+	const executablePath = findBinary("chromium");
+	let browser: Browser | undefined;
 	try {
-		const one = await measure(single, context);
-		const two = await measure(resumed, context);
+		if (executablePath) browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+		const one = await measure(run, context, browser);
+		await run.resume();
+		const two = await measure(run, context, browser);
 		context.log(
 			`row 14: build ${formatSummary(one.build)} ms, ${one.kib} KiB, open ${one.open ? formatSummary(one.open) : "—"} ms`,
 		);
@@ -96,12 +100,12 @@ export async function runReport(context: BenchContext): Promise<RowResult[]> {
 		}
 		return rows;
 	} finally {
-		single.dispose();
-		resumed.dispose();
+		await browser?.close();
+		run.dispose();
 	}
 }
 
-async function measure(run: BigRun, context: BenchContext): Promise<Measured> {
+async function measure(run: BigRun, context: BenchContext, browser: Browser | undefined): Promise<Measured> {
 	// Warm-up: the first build compiles the code paths.
 	renderReportHtml(await loadRunReport(run.store, run.record.id));
 	const builds: number[] = [];
@@ -113,9 +117,7 @@ async function measure(run: BigRun, context: BenchContext): Promise<Measured> {
 	const out = join(run.record.dir, "bench-report.html");
 	const { bytes } = await writeRunReport(run.store, run.record.id, { out });
 	const measured: Measured = { build: summarize(builds), kib: Math.round(bytes / 1024) };
-	const executablePath = findBinary("chromium");
-	if (!executablePath) return measured;
-	const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+	if (!browser) return measured;
 	try {
 		const opens: number[] = [];
 		for (let i = 0; i < samples(context, 7, 3) + 1; i++) {
@@ -143,7 +145,6 @@ async function measure(run: BigRun, context: BenchContext): Promise<Measured> {
 		}
 		measured.open = summarize(opens);
 	} finally {
-		await browser.close();
 		await rm(out, { force: true });
 	}
 	return measured;

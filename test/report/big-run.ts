@@ -28,10 +28,15 @@ export interface BigRun {
 	store: RunStore;
 	record: RunRecord;
 	calls: number;
+	/** Runs the resume (the second session), when `runBigRun` was told not to; once. */
+	resume(): Promise<void>;
 	dispose(): void;
 }
 
-/** Runs `calls` agents (at least 3): the first session with failures, then (unless `resume` is false) a resume. */
+/**
+ * Runs `calls` agents (at least 3): the first session with failures, then (unless `resume` is false: then the
+ * returned `resume()` does it) a resume.
+ */
 export async function runBigRun(calls = 1000, options: { resume?: boolean } = {}): Promise<BigRun> {
 	const root = mkdtempSync(join(tmpdir(), "pi-workflows-big-run-"));
 	const scans = Math.ceil((calls - 1) * 0.6);
@@ -51,8 +56,11 @@ export async function runBigRun(calls = 1000, options: { resume?: boolean } = {}
 		return { text: `module ${n}: ${n % 3} deprecated calls`, delayMs, tokens: 200 + (n % 100), costUsd: 0.0004 };
 	});
 	await runRecordedSession(record, script, 1, { agentRunner: fake.runner, concurrency: 16 });
-	firstSession = false;
-	if (options.resume !== false)
+	const resume = async () => {
+		if (!firstSession) return;
+		firstSession = false;
 		await runRecordedSession(record, script, 2, { agentRunner: fake.runner, concurrency: 16 });
-	return { store, record, calls, dispose: () => rmSync(root, { recursive: true, force: true }) };
+	};
+	if (options.resume !== false) await resume();
+	return { store, record, calls, resume, dispose: () => rmSync(root, { recursive: true, force: true }) };
 }
