@@ -86,7 +86,7 @@ export async function runQueue(context: BenchContext): Promise<RowResult[]> {
 			const host = createQueueHost({ redis: redis.url, queueName });
 			try {
 				let run = 0;
-				const once = () =>
+				const once = (n: number) =>
 					timed(
 						host.runner({
 							runId: `wf-bench-${count}-${run++}-${Date.now()}`,
@@ -94,12 +94,13 @@ export async function runQueue(context: BenchContext): Promise<RowResult[]> {
 							cwd: process.cwd(),
 						}),
 						FIXED,
-						{ n: FAN_OUT, ms: CHILD_MS },
-						FAN_OUT,
+						{ n, ms: CHILD_MS },
+						n,
 					);
-				await once();
+				// Warm-up: one round that fills every slot, so each worker has made its first pi sessions.
+				await once(count * WORKER_SLOTS);
 				const runs: number[] = [];
-				for (let i = 0; i < samples(context, 3, 1); i++) runs.push(await once());
+				for (let i = 0; i < samples(context, 3, 1); i++) runs.push(await once(FAN_OUT));
 				return runs;
 			} finally {
 				await host.close();
@@ -158,16 +159,12 @@ async function measureOverhead(
 	const host = createQueueHost({ redis: url, queueName: "bench-overhead" });
 	try {
 		let run = 0;
-		const queued = () =>
-			timed(
-				host.runner({ runId: `wf-bench-o-${run++}-${Date.now()}`, prepare: planner }),
-				MANY,
-				{ n: CALLS },
-				CONCURRENCY,
-			);
-		const local = () => timed(instantRunner(), MANY, { n: CALLS }, CONCURRENCY);
-		await queued();
-		await local();
+		const queued = (n = CALLS) =>
+			timed(host.runner({ runId: `wf-bench-o-${run++}-${Date.now()}`, prepare: planner }), MANY, { n }, CONCURRENCY);
+		const local = (n = CALLS) => timed(instantRunner(), MANY, { n }, CONCURRENCY);
+		// Warm-up: a fifth of a sample compiles the code paths as well as a whole one.
+		await queued(CALLS / 5);
+		await local(CALLS / 5);
 		const localRuns: number[] = [];
 		const queuedRuns: number[] = [];
 		for (let i = 0; i < samples(context, 3, 1); i++) {
