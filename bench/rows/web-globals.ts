@@ -20,7 +20,8 @@ interface Variant {
 }
 
 export async function runWebGlobals(context: BenchContext): Promise<RowResult[]> {
-	const samples = context.quick ? 20 : 60;
+	// `--quick`: 10 interleaved samples a variant, enough for an indication (the fastest samples say most here).
+	const samples = context.quick ? 10 : 60;
 	const current = guestPrelude();
 	const variants: Variant[] = [
 		{ label: "before", prelude: guestPrelude(["prelude.js"], []), body: "(async () => 1)()" },
