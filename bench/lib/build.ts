@@ -12,8 +12,9 @@ export function buildPackage(root: URL): { dir: string } | { error: string } {
 	const out = fileURLToPath(new URL("bench/results/.build/dist", root));
 	rmSync(out, { recursive: true, force: true });
 	const tsc = fileURLToPath(new URL("node_modules/.bin/tsc", root));
-	// JavaScript only: declaration files here would join the repository's own type check.
-	const flags = ["--outDir", out, "--declaration", "false", "--sourceMap", "false"];
+	// JavaScript only: declaration files here would join the repository's own type check. No type check either
+	// (`tsc --noEmit` is the repository's own step): the same files, in a quarter of the time.
+	const flags = ["--outDir", out, "--declaration", "false", "--sourceMap", "false", "--noCheck"];
 	const result = spawnSync(tsc, ["-p", "tsconfig.build.json", ...flags], {
 		cwd: fileURLToPath(root),
 		encoding: "utf8",
