@@ -29,7 +29,8 @@ export async function runSchemaMemory(context: BenchContext): Promise<RowResult[
 	const list: SchemaMemorySample[] = [];
 	// `--quick`: one later run; the first run already shows the heap levelling off, the later ones that it stays so.
 	const laterRuns = context.quick ? 1 : LATER_RUNS;
-	for (let i = 0; i < samples(context, 3, 1); i++) {
+	// Two samples: the heap at a checkpoint varies by well under 1 MiB between processes, and each costs 210 compiles.
+	for (let i = 0; i < samples(context, 2, 1); i++) {
 		const args = [FIRST, laterRuns, PER_RUN].map(String);
 		list.push(await runChild<SchemaMemorySample>(script, args, { nodeFlags: ["--expose-gc"], cwd: context.root }));
 	}
