@@ -67,6 +67,10 @@ export async function runSchemaMemory(context: BenchContext): Promise<RowResult[
 			ratios: false,
 		});
 	}
+	const laterText =
+		laterRuns === 1
+			? `1 more run of ${PER_RUN} fresh schemas`
+			: `${laterRuns} more runs of ${PER_RUN} fresh schemas each`;
 	const later = list.flatMap((sample) => {
 		const points = sample.checkpoints.filter((c) => c.schemas > FIRST).map((c) => c.heapMb);
 		return points.length > 0 ? [Math.max(...points)] : [];
@@ -74,7 +78,7 @@ export async function runSchemaMemory(context: BenchContext): Promise<RowResult[
 	if (later.length > 0) {
 		rows.push({
 			id: `11${String.fromCharCode(97 + rows.length)}`,
-			title: `Schema worker: highest heap over ${laterRuns} more run${laterRuns === 1 ? "" : "s"} of ${PER_RUN} fresh schemas each`,
+			title: `Schema worker: highest heap over ${laterText}`,
 			unit: "MiB",
 			values: { "pi-workflows": summarize(later) },
 			ratios: false,
