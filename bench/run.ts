@@ -8,6 +8,7 @@ import { shutdownSandboxPool } from "../src/sandbox/index.ts";
 import { buildPackage } from "./lib/build.ts";
 import type { BenchContext } from "./lib/context.ts";
 import { type BenchReport, load, machine, type RowResult, renderTable } from "./lib/report.ts";
+import { runCliStart } from "./rows/cli-start.ts";
 import { runDurable } from "./rows/durable.ts";
 import { runEndToEnd } from "./rows/e2e.ts";
 import { runImport } from "./rows/import.ts";
@@ -40,7 +41,7 @@ const context: BenchContext = {
 	quick,
 	root,
 	log: (message) => process.stderr.write(`${message}\n`),
-	built: wanted(4) || wanted(5) || wanted(9) ? buildPackage(root) : { error: "not needed" },
+	built: wanted(4) || wanted(5) || wanted(9) || wanted(16) ? buildPackage(root) : { error: "not needed" },
 };
 
 const rows: RowResult[] = [];
@@ -151,6 +152,12 @@ await row(
 	15,
 	"schema'd calls",
 	() => runSchemaCalls(context),
+	(value) => value,
+);
+await row(
+	16,
+	"the command line's start",
+	() => runCliStart(context),
 	(value) => value,
 );
 await shutdownSandboxPool();
