@@ -13,7 +13,8 @@ import { createHostFunctions, guestPrelude } from "./globals.ts";
 import { plainDataFix, returnPosition } from "./return-sites.ts";
 import type { WholeScope } from "./scope.ts";
 
-const PRELUDE = guestPrelude();
+/** Read from the guest files on the first run rather than at import (the core entry's import reads no file). */
+let prelude: string | undefined;
 
 export type ScriptOutcome = { ok: true; value: JsonValue } | { ok: false; error: WorkflowError };
 
@@ -26,7 +27,7 @@ export async function runScriptBody(
 	const sandbox = scope.run.newSandbox();
 	try {
 		const outcome = await sandbox.run({
-			prelude: PRELUDE,
+			prelude: (prelude ??= guestPrelude()),
 			body: parsed.body,
 			filename: scope.filename,
 			data: {
