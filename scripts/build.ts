@@ -1,6 +1,6 @@
 /**
  * The JavaScript of `npm run build` (tsc writes only the `.d.ts` beside it): one bundled file per public entry and
- * per worker entry, so a fresh process reads a handful of files where it read 145 modules. Modules that two entries
+ * per worker entry, so a fresh process reads a handful of files where it read some 145 modules. Modules that two entries
  * share go to shared chunks under `chunks/`, so a process that loads two entries still has one copy of each class
  * and singleton (`instanceof WorkflowError`, the sandbox pool). Dependencies stay imports: they are installed.
  *
