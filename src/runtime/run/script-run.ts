@@ -26,8 +26,9 @@ export async function runScriptBody(
 ): Promise<ScriptOutcome> {
 	const sandbox = scope.run.newSandbox();
 	try {
+		prelude ??= guestPrelude();
 		const outcome = await sandbox.run({
-			prelude: (prelude ??= guestPrelude()),
+			prelude,
 			body: parsed.body,
 			filename: scope.filename,
 			data: {
