@@ -10,6 +10,11 @@ import type { HostErrorData } from "./protocol.ts";
 /** What encoding a guest value gave: its JSON text, why it cannot cross, or the error it threw. */
 export type Encoded = { json: string } | { failure: GuestValueFailure } | { error: QuickJSHandle };
 
+/** `"`: JSON text that is a string. */
+const QUOTE = 0x22;
+/** What a string made from C text cannot hold as it is. */
+const NOT_AS_C_TEXT = /[\0\uD800-\uDFFF]/;
+
 /** Handles of the five guest helpers, owned by one run. */
 export class GuestHelpers {
 	/** `makeHost(specs)`: the `host` object given to the prelude. */
@@ -32,6 +37,12 @@ export class GuestHelpers {
 
 	/** A fresh guest value from JSON text (the caller frees the value or the error). */
 	decode(json: string): VmCallResult<QuickJSHandle> {
+		// A text answer (most agent() calls) is made here, without a call into the guest. Not one with a NUL or a
+		// surrogate: QuickJS takes the text as NUL-terminated UTF-8, which keeps neither a NUL nor a lone surrogate.
+		if (json.charCodeAt(0) === QUOTE) {
+			const value = JSON.parse(json) as string;
+			if (!NOT_AS_C_TEXT.test(value)) return { value: this.context.newString(value) };
+		}
 		const text = this.context.newString(json);
 		const result = this.context.callFunction(this.decodeFn, this.context.undefined, text);
 		text.dispose();

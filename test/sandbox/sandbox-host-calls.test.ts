@@ -47,6 +47,22 @@ describe("host calls", () => {
 		expect(peak, `peak concurrency was ${peak}`).toBe(100);
 	});
 
+	it("hands every string answer to the guest as it is: NUL, lone and paired surrogates, escapes, non-ASCII", async () => {
+		const texts = ["plain", "", "a\u0000b", "\ud800x", "x\udfff", "\u{1f600}", 'q"\\\n\t', "é漢\u2028"];
+		const value = await resultOf(
+			`const out = [];
+			for (let i = 0; i < ${texts.length}; i++) {
+				const text = await host.text(i);
+				const codes = [];
+				for (let j = 0; j < text.length; j++) codes.push(text.charCodeAt(j));
+				out.push(codes);
+			}
+			return out;`,
+			{ text: { kind: "async", fn: async ([i]) => texts[i as number] as string } },
+		);
+		expect(value).toEqual(texts.map((text) => [...Array(text.length).keys()].map((j) => text.charCodeAt(j))));
+	});
+
 	it("rejects the guest promise with a guest Error carrying the host error's name, message and JSON props", async () => {
 		const value = await resultOf(
 			`try { await host.fail(); } catch (e) {
