@@ -79,17 +79,20 @@ export class AgentCallRecord {
 	async answered(value: JsonValue, result: WorkflowAgentResult): Promise<JsonValue> {
 		const { run } = this.#scope;
 		const { ref } = this.#call;
-		await journal(
-			run,
-			ref,
-			value,
-			{
-				...this.#spent(),
-				...(result.id !== undefined ? { agentId: result.id } : {}),
-				...this.#written(),
-			},
-			this.#call.identity,
-		);
+		// Without a journal, nothing to write and nothing to wait for.
+		if (run.host.journal) {
+			await journal(
+				run,
+				ref,
+				value,
+				{
+					...this.#spent(),
+					...(result.id !== undefined ? { agentId: result.id } : {}),
+					...this.#written(),
+				},
+				this.#call.identity,
+			);
+		}
 		run.census.completed(this.#usage, this.#cost);
 		const { fallbackFrom } = result;
 		if (this.#model && fallbackFrom) {
