@@ -50,8 +50,12 @@ const NEAR_CAP = 0.75;
 /** Time we allow the guest's `describe()` to read a thrown value once the run has ended. */
 const DESCRIBE_SLICE_MS = 1000;
 
-/** Answers settled per guest call: a guest call takes its arguments on the engine's stack. */
+/**
+ * Answers settled per guest call (a guest call takes its arguments on the engine's stack), and their text: large
+ * answers go a few at a time, so their texts are not all in the guest's memory at once.
+ */
 const SETTLE_BATCH = 64;
+const SETTLE_BATCH_CHARS = 256 * 1024;
 
 /** One run of guest code. `done` resolves once, with the outcome and how cleanly the engine went away. */
 export class EngineRun {
@@ -115,15 +119,18 @@ export class EngineRun {
 		this.guard(() => {
 			const helpers = this.helpers as GuestHelpers;
 			let batch: QuickJSHandle[] = [];
+			let chars = 0;
 			for (const { callId, result } of answers) {
 				const entry = this.pending.get(callId);
 				if (this.outcome || !entry) continue;
 				this.pending.delete(callId);
 				this.resume();
 				batch.push(this.context.newNumber(callId), ...helpers.payload(result, entry.site));
-				if (batch.length >= SETTLE_BATCH * 3) {
+				chars += result.ok ? (result.json?.length ?? 0) : 0;
+				if (batch.length >= SETTLE_BATCH * 3 || chars >= SETTLE_BATCH_CHARS) {
 					helpers.settle(batch);
 					batch = [];
+					chars = 0;
 				}
 			}
 			if (batch.length > 0) helpers.settle(batch);
