@@ -107,19 +107,21 @@ export class AgentCallRecord {
 			});
 		}
 		if (typeof value === "string") noteText(this.#scope, this.#call);
-		run.emit({
-			type: "agent_finished",
-			...ref,
-			agentId: result.id,
-			resultPreview: preview(value),
-			...this.#spent(),
-			...(result.toolUses !== undefined ? { toolUses: result.toolUses } : {}),
-			durationMs: Date.now() - this.#started,
-			attempts: this.#attempts,
-			...(result.worktree ? { worktree: result.worktree } : {}),
-			...(fallbackFrom ? { fallbackFrom } : {}),
-			...this.#written(),
-		});
+		if (run.heard) {
+			run.emit({
+				type: "agent_finished",
+				...ref,
+				agentId: result.id,
+				resultPreview: preview(value),
+				...this.#spent(),
+				...(result.toolUses !== undefined ? { toolUses: result.toolUses } : {}),
+				durationMs: Date.now() - this.#started,
+				attempts: this.#attempts,
+				...(result.worktree ? { worktree: result.worktree } : {}),
+				...(fallbackFrom ? { fallbackFrom } : {}),
+				...this.#written(),
+			});
+		}
 		return value;
 	}
 
