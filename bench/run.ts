@@ -8,6 +8,7 @@ import { shutdownSandboxPool } from "../src/sandbox/index.ts";
 import { buildPackage } from "./lib/build.ts";
 import type { BenchContext } from "./lib/context.ts";
 import { type BenchReport, load, machine, type RowResult, renderTable } from "./lib/report.ts";
+import { runCliStart } from "./rows/cli-start.ts";
 import { runDurable } from "./rows/durable.ts";
 import { runEndToEnd } from "./rows/e2e.ts";
 import { runImport } from "./rows/import.ts";
@@ -37,7 +38,7 @@ const startedAt = performance.now();
 const loadAtStart = load();
 
 const rowSeconds: Record<string, number> = {};
-const needsBuild = wanted(4) || wanted(5) || wanted(9);
+const needsBuild = wanted(4) || wanted(5) || wanted(9) || wanted(16);
 const buildStarted = performance.now();
 const context: BenchContext = {
 	quick,
@@ -155,6 +156,12 @@ await row(
 	15,
 	"schema'd calls",
 	() => runSchemaCalls(context),
+	(value) => value,
+);
+await row(
+	16,
+	"the command line's start",
+	() => runCliStart(context),
 	(value) => value,
 );
 await shutdownSandboxPool();

@@ -23,11 +23,10 @@ export interface LoadedEngine {
 /** Loads `engine`; for pi-workflows, `root` is "src" or the directory of a built copy. */
 export async function loadEngine(engine: EngineName, root = "src"): Promise<LoadedEngine> {
 	if (engine === "pi-workflows") {
-		const fromSource = root === "src";
-		const base = fromSource ? new URL("../../src/", import.meta.url) : pathToFileURL(`${resolve(root)}/`);
-		const extension = fromSource ? "ts" : "js";
-		const runtime = (await import(new URL(`runtime/index.${extension}`, base).href)) as typeof Runtime;
-		const sandbox = (await import(new URL(`sandbox/index.${extension}`, base).href)) as typeof Sandbox;
+		// A built copy is bundled: its core entry index.js is the one file that has both (as an installed copy).
+		const built = root === "src" ? undefined : pathToFileURL(`${resolve(root)}/index.js`).href;
+		const runtime = (await import(built ?? "../../src/runtime/index.ts")) as typeof Runtime;
+		const sandbox = (await import(built ?? "../../src/sandbox/index.ts")) as typeof Sandbox;
 		return {
 			async run(workload, runner) {
 				const result = await runtime.runWorkflowScript(workload.source, { agentRunner: runner, concurrency: 8 });
@@ -35,8 +34,9 @@ export async function loadEngine(engine: EngineName, root = "src"): Promise<Load
 				return result.value;
 			},
 			close: () => sandbox.shutdownSandboxPool(),
-			// Older revisions (compared with `git worktree`) have no warmSandboxPool: their "warm" run is a cold one.
-			...(typeof sandbox.warmSandboxPool === "function"
+			// Older revisions (compared with `git worktree`) have no warmSandboxPool, and a built copy's core entry no
+			// sandboxStats: their "warm" run is a cold one.
+			...(typeof sandbox.warmSandboxPool === "function" && typeof sandbox.sandboxStats === "function"
 				? {
 						async warm() {
 							sandbox.warmSandboxPool();

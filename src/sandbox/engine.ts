@@ -2,13 +2,7 @@
  * One run inside a worker: a fresh WASM instance with its own capped memory, a QuickJS runtime and context,
  * the guest boot, prelude and body, the bridge for host calls, and the disposal of every handle at the end.
  */
-import type {
-	QuickJSContext,
-	QuickJSDeferredPromise,
-	QuickJSHandle,
-	QuickJSRuntime,
-	VmCallResult,
-} from "quickjs-emscripten-core";
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, VmCallResult } from "quickjs-emscripten-core";
 import { type DescribedThrow, dropFirstFrame, type ErrorPhase, limitMessage, toGuestError } from "./guest-error.ts";
 import { GuestHelpers } from "./guest-helpers.ts";
 import { BOOT_SOURCE, type QuickJSInstance } from "./instance.ts";
@@ -56,12 +50,20 @@ const NEAR_CAP = 0.75;
 /** Time we allow the guest's `describe()` to read a thrown value once the run has ended. */
 const DESCRIBE_SLICE_MS = 1000;
 
+/**
+ * Answers settled per guest call (a guest call takes its arguments on the engine's stack), and their text: large
+ * answers go a few at a time, so their texts are not all in the guest's memory at once.
+ */
+const SETTLE_BATCH = 64;
+const SETTLE_BATCH_CHARS = 256 * 1024;
+
 /** One run of guest code. `done` resolves once, with the outcome and how cleanly the engine went away. */
 export class EngineRun {
 	readonly done: Promise<{ outcome: WireOutcome; engine: EngineReport }>;
 	private resolveDone!: (value: { outcome: WireOutcome; engine: EngineReport }) => void;
 	private readonly owned: QuickJSHandle[] = [];
-	private readonly pending = new Map<number, { deferred: QuickJSDeferredPromise; site: string }>();
+	/** Async calls the host has not answered, with the stack a rejection gets. */
+	private readonly pending = new Map<number, { site: string }>();
 	private helpers: GuestHelpers | null = null;
 	private bodyPromise: QuickJSHandle | null = null;
 	private nextCallId = 1;
@@ -109,28 +111,29 @@ export class EngineRun {
 		return run;
 	}
 
-	/** The host's answers to async calls, settled together: the jobs they unblock run in one pass. */
+	/**
+	 * The host's answers to async calls, settled together: their promises in a few guest calls (one per
+	 * `SETTLE_BATCH`), then the jobs they unblock in one pass.
+	 */
 	settle(answers: readonly { callId: number; result: HostCallResult }[]): void {
 		this.guard(() => {
+			const helpers = this.helpers as GuestHelpers;
+			let batch: QuickJSHandle[] = [];
+			let chars = 0;
 			for (const { callId, result } of answers) {
 				const entry = this.pending.get(callId);
 				if (this.outcome || !entry) continue;
 				this.pending.delete(callId);
 				this.resume();
-				const helpers = this.helpers as GuestHelpers;
-				if (result.ok && result.json === undefined) entry.deferred.resolve();
-				else if (result.ok) {
-					const value = helpers.decode(result.json as string);
-					if (value.error) entry.deferred.reject(value.error);
-					else entry.deferred.resolve(value.value);
-					(value.error ?? value.value).dispose();
-				} else {
-					const error = helpers.makeError(result.error, entry.site);
-					entry.deferred.reject(error);
-					error.dispose();
+				batch.push(this.context.newNumber(callId), ...helpers.payload(result, entry.site));
+				chars += result.ok ? (result.json?.length ?? 0) : 0;
+				if (batch.length >= SETTLE_BATCH * 3 || chars >= SETTLE_BATCH_CHARS) {
+					helpers.settle(batch);
+					batch = [];
+					chars = 0;
 				}
-				entry.deferred.dispose();
 			}
+			if (batch.length > 0) helpers.settle(batch);
 			this.pump();
 		});
 	}
@@ -238,10 +241,10 @@ export class EngineRun {
 			return undefined;
 		}
 		if (spec.kind === "async") {
-			const deferred = context.newPromise();
-			this.pending.set(callId, { deferred, site });
+			this.pending.set(callId, { site });
 			this.holding = this.bridge.post(callId, spec, argsJson);
-			return deferred.handle;
+			// The guest makes the call's promise under this id (guest.ts, `makeHost`).
+			return context.newNumber(callId);
 		}
 		const answer = this.bridge.callSync(callId, spec, argsJson);
 		if (answer === null) {
@@ -445,7 +448,6 @@ export class EngineRun {
 	}
 
 	private disposeAll(): void {
-		for (const { deferred } of this.pending.values()) deferred.dispose();
 		this.pending.clear();
 		this.helpers?.dispose();
 		for (const handle of this.owned.reverse()) if (handle.alive) handle.dispose();

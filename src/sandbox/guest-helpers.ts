@@ -3,20 +3,26 @@
  * QuickJS, and freeing their handles. Every handle made here is freed here; callers own what is returned.
  */
 import type { QuickJSContext, QuickJSHandle, VmCallResult } from "quickjs-emscripten-core";
-import type { GuestValueFailure } from "./guest.ts";
+import { type GuestValueFailure, SETTLE } from "./guest.ts";
 import type { DescribedThrow } from "./guest-error.ts";
-import type { HostErrorData } from "./protocol.ts";
+import type { HostCallResult, HostErrorData } from "./protocol.ts";
 
 /** What encoding a guest value gave: its JSON text, why it cannot cross, or the error it threw. */
 export type Encoded = { json: string } | { failure: GuestValueFailure } | { error: QuickJSHandle };
 
-/** Handles of the five guest helpers, owned by one run. */
+/** `"`: JSON text that is a string. */
+const QUOTE = 0x22;
+/** What a string made from C text cannot hold as it is. */
+const NOT_AS_C_TEXT = /[\0\uD800-\uDFFF]/;
+
+/** Handles of the six guest helpers, owned by one run. */
 export class GuestHelpers {
 	/** `makeHost(specs)`: the `host` object given to the prelude. */
 	readonly makeHost: QuickJSHandle;
 	private readonly context: QuickJSContext;
 	private readonly encodeFn: QuickJSHandle;
 	private readonly decodeFn: QuickJSHandle;
+	private readonly settleFn: QuickJSHandle;
 	private readonly makeErrorFn: QuickJSHandle;
 	private readonly describeFn: QuickJSHandle;
 
@@ -26,6 +32,7 @@ export class GuestHelpers {
 		this.makeHost = context.getProp(helpers, "makeHost");
 		this.encodeFn = context.getProp(helpers, "encode");
 		this.decodeFn = context.getProp(helpers, "decode");
+		this.settleFn = context.getProp(helpers, "settle");
 		this.makeErrorFn = context.getProp(helpers, "makeError");
 		this.describeFn = context.getProp(helpers, "describe");
 	}
@@ -36,6 +43,31 @@ export class GuestHelpers {
 		const result = this.context.callFunction(this.decodeFn, this.context.undefined, text);
 		text.dispose();
 		return result;
+	}
+
+	/**
+	 * How `settle` gets an async call's answer, as two fresh handles: what to do, and with what. A text answer (most
+	 * agent() calls) is made a guest string here, not parsed in the guest; not one with a NUL or a surrogate:
+	 * QuickJS takes the text as NUL-terminated UTF-8, which keeps neither a NUL nor a lone surrogate.
+	 */
+	payload(result: HostCallResult, site: string): [QuickJSHandle, QuickJSHandle] {
+		const { context } = this;
+		if (!result.ok) return [context.newNumber(SETTLE.error), this.makeError(result.error, site)];
+		if (result.json === undefined) return [context.newNumber(SETTLE.empty), context.undefined];
+		if (result.json.charCodeAt(0) === QUOTE) {
+			const value = JSON.parse(result.json) as string;
+			if (!NOT_AS_C_TEXT.test(value)) return [context.newNumber(SETTLE.value), context.newString(value)];
+		}
+		return [context.newNumber(SETTLE.json), context.newString(result.json)];
+	}
+
+	/** Settles the promises of `triples` (call id, then `payload`'s two) in one guest call, and frees them. */
+	settle(triples: QuickJSHandle[]): void {
+		const { context } = this;
+		const result = context.callFunction(this.settleFn, context.undefined, triples);
+		for (const handle of triples) handle.dispose();
+		// As a promise's own resolve does: a guest call that fails here is the engine's failure, not the script's.
+		context.unwrapResult(result).dispose();
 	}
 
 	/** The JSON text of a guest value, with `root` as the start of a bad value's path. */
@@ -78,7 +110,14 @@ export class GuestHelpers {
 	}
 
 	dispose(): void {
-		for (const handle of [this.describeFn, this.makeErrorFn, this.decodeFn, this.encodeFn, this.makeHost]) {
+		for (const handle of [
+			this.describeFn,
+			this.makeErrorFn,
+			this.settleFn,
+			this.decodeFn,
+			this.encodeFn,
+			this.makeHost,
+		]) {
 			if (handle.alive) handle.dispose();
 		}
 	}

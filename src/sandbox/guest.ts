@@ -14,6 +14,9 @@ export interface GuestValueFailure {
 	found?: string;
 }
 
+/** How `settle` reads a triple's payload (numbers, so the guest needs no strings to tell them apart). */
+export const SETTLE = { empty: 0, json: 1, value: 2, error: 3 } as const;
+
 /** The native function the host half installs: `(index of host function, arguments as JSON, call site stack)`. */
 export type RawHostCall = (index: number, argsJson: string, site: string) => unknown;
 
@@ -25,6 +28,12 @@ export interface GuestHelpers {
 	encode(value: unknown, root: string): string | GuestValueFailure;
 	/** A fresh guest value from JSON text. */
 	decode(text: string): unknown;
+	/**
+	 * Settles the promises of async host calls, in order, from triples `(call id, how, payload)`: `SETTLE.empty`
+	 * resolves with undefined, `SETTLE.json` with the parsed JSON text (its parse error rejects), `SETTLE.value` with
+	 * the payload as it is, `SETTLE.error` rejects with it.
+	 */
+	settle(...triples: unknown[]): void;
 	/** A guest `Error` with the host error's name, message and props; `site` becomes its stack. */
 	makeError(name: string, message: string, propsJson: string, site: string): Error;
 	/** `{ name?, message, stack?, props }` of anything thrown, as JSON text. */
@@ -54,6 +63,10 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number, maxDepth: numb
 	const TypeErrorCtor = TypeError;
 	const StringCtor = String;
 	const WeakSetCtor = WeakSet;
+	const MapCtor = Map;
+	const mapGet = Map.prototype.get;
+	const mapSet = Map.prototype.set;
+	const mapDelete = Map.prototype.delete;
 	const weakHas = WeakSet.prototype.has;
 	const weakAdd = WeakSet.prototype.add;
 	const weakDelete = WeakSet.prototype.delete;
@@ -319,13 +332,47 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number, maxDepth: numb
 					return undefined;
 				}
 				const answer = rawCall(index, text, callSite ? StringCtor(new ErrorCtor().stack) : "");
-				if (kind === "async" || answer === undefined) return answer;
+				// An async call's answer is its id: the promise is made here and settled by `settle`, several at once.
+				if (kind === "async") {
+					return new PromiseCtor((resolve, reject) => apply(mapSet, waiting, [answer, [resolve, reject]]));
+				}
+				if (answer === undefined) return answer;
 				return parse(answer as string);
 			};
 			defineProperty(call, "name", dataDescriptor(name, false));
 			defineProperty(host, name, dataDescriptor(call, true));
 		}
 		return freeze(host);
+	}
+
+	// The resolve and reject functions of each async host call the host has not answered yet, by call id.
+	const waiting = new MapCtor<unknown, [(value: unknown) => void, (error: unknown) => void]>();
+
+	function settle(...triples: unknown[]): void {
+		for (let i = 0; i + 2 < triples.length; i += 3) {
+			const id = triples[i];
+			const how = triples[i + 1];
+			const payload = triples[i + 2];
+			// `how` as in SETTLE (the guest cannot import it).
+			const resolvers = apply(mapGet, waiting, [id]);
+			if (resolvers === undefined) continue;
+			apply(mapDelete, waiting, [id]);
+			if (how === 3) {
+				resolvers[1](payload);
+				continue;
+			}
+			let value = payload;
+			if (how === 0) value = undefined;
+			else if (how === 1) {
+				try {
+					value = parse(payload as string);
+				} catch (error) {
+					resolvers[1](error);
+					continue;
+				}
+			}
+			resolvers[0](value);
+		}
 	}
 
 	function makeError(name: string, message: string, propsJson: string, site: string): Error {
@@ -389,6 +436,7 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number, maxDepth: numb
 	helpers.makeHost = makeHost;
 	helpers.encode = encode;
 	helpers.decode = (text: string) => parse(text);
+	helpers.settle = settle;
 	helpers.makeError = makeError;
 	helpers.describe = describe;
 	return freeze(helpers);

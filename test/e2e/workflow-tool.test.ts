@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { AssistantMessage } from "@earendil-works/pi-ai";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createParentSession, type ParentSession } from "../../scripts/parent-session.ts";
@@ -9,6 +10,7 @@ import { createRunStore } from "../../src/runs/index.ts";
 import {
 	createFauxHarness,
 	type FauxHarness,
+	type FauxRequest,
 	fauxAssistantMessage,
 	fauxToolCall,
 	untilAborted,
@@ -135,20 +137,22 @@ return { reviews, fixed };`;
 			}),
 		]);
 		harness.route("quick one", [fauxAssistantMessage("fast")]);
-		for (const i of [1, 2, 3]) harness.route(`slow ${i}`, [untilAborted()]);
+		// The abort comes once all three slow children have asked their model (a child shown running may not have yet).
+		let asked = 0;
+		const wait = untilAborted() as (request: FauxRequest) => Promise<AssistantMessage>;
+		for (const i of [1, 2, 3]) {
+			harness.route(`slow ${i}`, [
+				(request) => {
+					if (++asked === 3) setTimeout(() => void parent.session.abort(), 20);
+					return wait(request);
+				},
+			]);
+		}
 		parent = await createParentSession({
 			cwd,
 			agentDir: harness.agentDir,
 			modelRuntime: harness.modelRuntime,
 			model: harness.model,
-		});
-		let started = 0;
-		parent.session.subscribe((event) => {
-			if (event.type !== "tool_execution_update") return;
-			const details = (event as unknown as { partialResult: { details: WorkflowProgressDetails } }).partialResult
-				.details;
-			const running = details.envelope.agentCalls.filter((c) => c.status === "running").length;
-			if (running === 3 && started++ === 0) setTimeout(() => void parent.session.abort(), 20);
 		});
 		await parent.session.prompt(PARENT_TASK);
 

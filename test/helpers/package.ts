@@ -15,6 +15,7 @@ const SOURCES = [
 	"package.json",
 	"tsconfig.json",
 	"tsconfig.build.json",
+	"scripts/build.ts",
 	"src",
 	"examples",
 	"skills",

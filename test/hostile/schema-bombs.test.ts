@@ -141,7 +141,9 @@ return answers.length;`;
 			const run = await runHostile(script, { answer: () => ({ structured: { p0: "x" } }) });
 			expect(run.result.value).toBe(110);
 			expect(schemaWorkerStats().holds, "schemas still held on the host").toBe(0);
-			await vi.waitFor(() => expect(schemaWorkerStats().held, "validators the worker still keeps").toBe(0));
+			await vi.waitFor(() => expect(schemaWorkerStats().held, "validators the worker still keeps").toBe(0), {
+				timeout: 30_000,
+			});
 		}
 		const grownMiB = (process.memoryUsage().heapUsed - before) / 2 ** 20;
 		console.log(

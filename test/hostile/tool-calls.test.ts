@@ -40,7 +40,9 @@ describe("hostile tool() calls", () => {
 			checkCase(
 				`await Promise.all(Array.from({ length: 5000 }, (_, i) => tool("step", { i })));`,
 				{ code: "limit_tool_calls", message: "Tool call limit reached (1000)" },
-				{ tools: { step: tool } },
+				// 5,000 calls made in one stretch: at load 20 that stretch outlasted the default 5 s slice, which is not
+				// this test's subject.
+				{ tools: { step: tool }, limits: { syncSliceMs: 120_000 } },
 			),
 		);
 		expect(seen.calls).toBeLessThanOrEqual(1000);

@@ -47,6 +47,45 @@ describe("host calls", () => {
 		expect(peak, `peak concurrency was ${peak}`).toBe(100);
 	});
 
+	it("settles answers that arrive together, large and small, text and data, each to its own call", async () => {
+		// 150 answers in one turn: more than one guest call's batch by count, and by text (10 of 100,000 characters).
+		const answer: HostFunction = {
+			kind: "async",
+			fn: async ([i]) => {
+				const n = i as number;
+				if (n % 15 === 0) return "x".repeat(100_000) + n;
+				return n % 2 === 0 ? { n, list: [n, String(n)] } : `text ${n}`;
+			},
+		};
+		const value = await resultOf(
+			`const all = []; for (let i = 0; i < 150; i++) all.push(host.answer(i));
+			return (await Promise.all(all)).map((v) => (typeof v === "string" ? v.slice(-12) + ":" + v.length : v));`,
+			{ answer },
+		);
+		expect(value).toEqual(
+			Array.from({ length: 150 }, (_, n) => {
+				if (n % 15 === 0) return `${`x`.repeat(12 - String(n).length)}${n}:${100_000 + String(n).length}`;
+				return n % 2 === 0 ? { n, list: [n, String(n)] } : `text ${n}:${`text ${n}`.length}`;
+			}),
+		);
+	});
+
+	it("hands every string answer to the guest as it is: NUL, lone and paired surrogates, escapes, non-ASCII", async () => {
+		const texts = ["plain", "", "a\u0000b", "\ud800x", "x\udfff", "\u{1f600}", 'q"\\\n\t', "é漢\u2028"];
+		const value = await resultOf(
+			`const out = [];
+			for (let i = 0; i < ${texts.length}; i++) {
+				const text = await host.text(i);
+				const codes = [];
+				for (let j = 0; j < text.length; j++) codes.push(text.charCodeAt(j));
+				out.push(codes);
+			}
+			return out;`,
+			{ text: { kind: "async", fn: async ([i]) => texts[i as number] as string } },
+		);
+		expect(value).toEqual(texts.map((text) => [...Array(text.length).keys()].map((j) => text.charCodeAt(j))));
+	});
+
 	it("rejects the guest promise with a guest Error carrying the host error's name, message and JSON props", async () => {
 		const value = await resultOf(
 			`try { await host.fail(); } catch (e) {

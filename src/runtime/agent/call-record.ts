@@ -79,17 +79,20 @@ export class AgentCallRecord {
 	async answered(value: JsonValue, result: WorkflowAgentResult): Promise<JsonValue> {
 		const { run } = this.#scope;
 		const { ref } = this.#call;
-		await journal(
-			run,
-			ref,
-			value,
-			{
-				...this.#spent(),
-				...(result.id !== undefined ? { agentId: result.id } : {}),
-				...this.#written(),
-			},
-			this.#call.identity,
-		);
+		// Without a journal, nothing to write and nothing to wait for.
+		if (run.host.journal) {
+			await journal(
+				run,
+				ref,
+				value,
+				{
+					...this.#spent(),
+					...(result.id !== undefined ? { agentId: result.id } : {}),
+					...this.#written(),
+				},
+				this.#call.identity,
+			);
+		}
 		run.census.completed(this.#usage, this.#cost);
 		const { fallbackFrom } = result;
 		if (this.#model && fallbackFrom) {
@@ -104,19 +107,21 @@ export class AgentCallRecord {
 			});
 		}
 		if (typeof value === "string") noteText(this.#scope, this.#call);
-		run.emit({
-			type: "agent_finished",
-			...ref,
-			agentId: result.id,
-			resultPreview: preview(value),
-			...this.#spent(),
-			...(result.toolUses !== undefined ? { toolUses: result.toolUses } : {}),
-			durationMs: Date.now() - this.#started,
-			attempts: this.#attempts,
-			...(result.worktree ? { worktree: result.worktree } : {}),
-			...(fallbackFrom ? { fallbackFrom } : {}),
-			...this.#written(),
-		});
+		if (run.heard) {
+			run.emit({
+				type: "agent_finished",
+				...ref,
+				agentId: result.id,
+				resultPreview: preview(value),
+				...this.#spent(),
+				...(result.toolUses !== undefined ? { toolUses: result.toolUses } : {}),
+				durationMs: Date.now() - this.#started,
+				attempts: this.#attempts,
+				...(result.worktree ? { worktree: result.worktree } : {}),
+				...(fallbackFrom ? { fallbackFrom } : {}),
+				...this.#written(),
+			});
+		}
 		return value;
 	}
 

@@ -247,13 +247,15 @@ async function admit(
 		run.census.refused();
 		throw error;
 	}
-	run.emit({
-		type: "agent_queued",
-		...ref,
-		promptPreview: shorten(plan.prompt, PREVIEW_CHARS),
-		hasSchema: schema !== undefined,
-		...(plan.options.model ? { model: plan.options.model } : {}),
-	});
+	if (run.heard) {
+		run.emit({
+			type: "agent_queued",
+			...ref,
+			promptPreview: shorten(plan.prompt, PREVIEW_CHARS),
+			hasSchema: schema !== undefined,
+			...(plan.options.model ? { model: plan.options.model } : {}),
+		});
+	}
 	return { schema, close };
 }
 
@@ -303,8 +305,9 @@ async function attemptsInSlot(
 		if (scope.life.signal.aborted) throw scope.life.signal.reason;
 		// No child starts during a provider wait or after a refusal, a retry of a running call included.
 		if (run.providerWaits.holding) await run.providerWaits.ready(scope.life.signal);
-		if (attempt === 1) run.emit({ type: "agent_started", ...ref, attempt });
-		else {
+		if (attempt === 1) {
+			if (run.heard) run.emit({ type: "agent_started", ...ref, attempt });
+		} else {
 			// Each attempt is a new child: none starts past a cap (a retry waits for a raise in its slot).
 			await run.costCap.pass(run);
 			checkSpend(run, budgets);

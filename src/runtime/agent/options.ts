@@ -290,6 +290,14 @@ function checkConversation(raw: Record<string, JsonValue>, options: AgentCallOpt
 	const resume = optionalString(raw, "resume");
 	if (resume !== undefined) {
 		refusePromiseText("resume", resume);
+		// A conversation has one beginning: the earlier child's, or the session's (or none).
+		if (options.context !== undefined) {
+			const name = raw.context !== undefined && raw.context !== null ? "context" : "contextMode";
+			throw invalid(
+				`\`agent()\` option \`resume\` continues an earlier child's conversation, and \`${name}: ${JSON.stringify(options.context)}\` says where a new one starts: give one of them`,
+				{ option: name },
+			);
+		}
 		options.resume = resume;
 	}
 }

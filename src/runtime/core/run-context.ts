@@ -95,6 +95,8 @@ export interface RunContext {
 	/** Fires on cancel or deadline. */
 	signal: AbortSignal;
 	emit: (event: UnstampedEvent) => void;
+	/** Whether anyone hears `emit` (a progress listener or spans): per-call events are built only then. */
+	heard: boolean;
 	limits: WorkflowLimits;
 	/** Runner calls and nested workflows not yet settled; the run waits for them (bounded) before it reports. */
 	inFlight: Set<Promise<unknown>>;

@@ -120,7 +120,9 @@
 		);
 		return proto;
 	}
+	// No prototype: a script's own `Object.prototype` keys must not show up among the guards.
 	const guards = {
+		__proto__: null,
 		agent: guardPrototype("agent"),
 		parallel: guardPrototype("parallel"),
 		pipeline: guardPrototype("pipeline"),
@@ -133,6 +135,14 @@
 		setPrototypeOf(promise, guards[name]);
 		apply(weakSet, launches, [promise, site]);
 		return promise;
+	}
+
+	// A promise agent()/parallel()/… returned whose `then` is still the engine's: wrapping it would add two jobs.
+	function ownCall(value) {
+		if (value === null || typeof value !== "object") return false;
+		for (const key in guards)
+			if (getPrototypeOf(value) === guards[key]) return reflectGet(value, "then") === promiseThen;
+		return false;
 	}
 
 	// A Promise given where a value is expected (a prompt, a log message): named, at the call that got it. Where a
@@ -265,16 +275,17 @@
 	function startSlots(thunks) {
 		const slots = new Array(thunks.length);
 		for (let i = 0; i < thunks.length; i++) {
-			let started;
-			try {
-				started = toPromise(thunks[i]());
-			} catch (error) {
-				started = NativePromise.reject(error);
-			}
-			slots[i] = then(started, undefined, (error) => {
+			const failed = (error) => {
 				host.slotFailed("parallel", i, messageOf(error));
 				return null;
-			});
+			};
+			try {
+				const started = thunks[i]();
+				// A call's own promise is followed as it is, when its `then` is the engine's (else as any thenable).
+				slots[i] = then(ownCall(started) ? started : toPromise(started), undefined, failed);
+			} catch (error) {
+				slots[i] = then(NativePromise.reject(error), undefined, failed);
+			}
 		}
 		return slots;
 	}

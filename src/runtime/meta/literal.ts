@@ -2,9 +2,10 @@
  * Reads the `meta` header's initializer as a pure literal, straight from acorn's tree; nothing is evaluated.
  * Every node kept is indexed by its JSON pointer, so later shape errors can point at the author's own text.
  */
-import { type Expression, getLineInfo, type Node, type ObjectExpression, type Property } from "acorn";
+import type { Expression, Node, ObjectExpression, Property } from "acorn";
 import { type SourceLocation, WorkflowError } from "../../errors.ts";
 import type { JsonValue } from "../core/types.ts";
+import { loadAcorn } from "./acorn.ts";
 
 /** The nodes behind one value of the literal: the value itself and, for an object property, its key. */
 export interface LiteralNodes {
@@ -110,7 +111,7 @@ class LiteralReader {
 		// The slot ends at the comma after the previous element's own comma (or after `[` for the first slot).
 		let offset = skipTrivia(this.source, index === 0 ? array.start + 1 : (elements[index - 1]?.end ?? array.start));
 		if (index > 0) offset = skipTrivia(this.source, offset + 1);
-		const position = getLineInfo(this.source, offset);
+		const position = loadAcorn().getLineInfo(this.source, offset);
 		return new WorkflowError("meta_invalid", `\`${path}\` must be a literal, found a hole (an empty slot)`, {
 			location: { line: position.line, column: position.column + 1 },
 		});

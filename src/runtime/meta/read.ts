@@ -2,16 +2,7 @@
  * Reads a workflow script without running it: size limit, syntax (acorn), the forbidden module syntax, the literal
  * `export const meta = {…}` header and its shape, and the body the sandbox evaluates with every position unchanged.
  */
-import {
-	type ExportNamedDeclaration,
-	type Expression,
-	getLineInfo,
-	type Node,
-	type Program,
-	parse,
-	type VariableDeclaration,
-	type VariableDeclarator,
-} from "acorn";
+import type { ExportNamedDeclaration, Expression, Node, Program, VariableDeclaration, VariableDeclarator } from "acorn";
 import {
 	type AnyNode,
 	explainSyntaxError,
@@ -24,6 +15,7 @@ import { isWorkflowError, limitError, type SourceLocation, stripLocation, Workfl
 import type { WorkflowMeta } from "../core/types.ts";
 import { checkSchema } from "../schema/limits.ts";
 import { SchemaSession, type SchemaValidation } from "../schema/session.ts";
+import { loadAcorn } from "./acorn.ts";
 import { nodeLocation, readMetaLiteral } from "./literal.ts";
 import { watchScriptGoal } from "./script-goal.ts";
 import { type MetaWarning, validateMetaShape } from "./shape.ts";
@@ -180,7 +172,7 @@ function parseProgram(source: string, filename: string): Program {
 	const goal = watchScriptGoal(source);
 	let program: Program;
 	try {
-		program = parse(source, {
+		program = loadAcorn().parse(source, {
 			ecmaVersion: "latest",
 			sourceType: "module",
 			allowAwaitOutsideFunction: true,
@@ -208,7 +200,7 @@ function parseProgram(source: string, filename: string): Program {
 
 /** A `syntax_error` saying what the parse failure most likely is and the fix, at the author's line:column. */
 function explained(source: string, explanation: SyntaxExplanation, filename: string, cause?: unknown): WorkflowError {
-	const { line, column } = getLineInfo(source, explanation.offset);
+	const { line, column } = loadAcorn().getLineInfo(source, explanation.offset);
 	return new WorkflowError("syntax_error", sentence(explanation.message, explanation.fix), {
 		location: { line, column: column + 1 },
 		details: { filename, ...(explanation.fix ? { fix: explanation.fix } : {}) },

@@ -3,8 +3,9 @@
  * differently: `<!--` and `-->` at the start of a line open HTML-like comments in a script only, and QuickJS does
  * not count a `//` comment's closing U+2028/U+2029 as a line break. Each is refused so both read one program.
  */
-import { getLineInfo, type Options, type Token, tokTypes } from "acorn";
+import type { Options, Token } from "acorn";
 import { WorkflowError } from "../../errors.ts";
+import { loadAcorn } from "./acorn.ts";
 
 /** Watches one parse for the forms; hand `options` to acorn, then ask `found()`. */
 export interface GoalWatch {
@@ -25,6 +26,7 @@ export function watchScriptGoal(source: string): GoalWatch | undefined {
 		if (!first || at < first.at) first = { at, message };
 	};
 	let previousEnd: number | undefined;
+	const { getLineInfo, tokTypes } = loadAcorn();
 	const onToken = (token: Token) => {
 		if (
 			token.type === tokTypes.relational &&

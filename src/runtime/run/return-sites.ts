@@ -2,14 +2,15 @@
  * Where a script returns its value, for errors about the value (not plain data, too large): the `return`
  * statements of the body itself, outside any function. Parsed again only when such an error happens.
  */
-import { type Node, parse } from "acorn";
+import type { Node } from "acorn";
 import type { SourceLocation } from "../../errors.ts";
+import { loadAcorn } from "../meta/acorn.ts";
 
 /** The script's own `return`s in `body` (the wrapped body run.ts evaluates; positions are the author's), in order. */
 export function returnSites(body: string): SourceLocation[] {
 	let program: Node;
 	try {
-		program = parse(body, { ecmaVersion: "latest", sourceType: "script", locations: true });
+		program = loadAcorn().parse(body, { ecmaVersion: "latest", sourceType: "script", locations: true });
 	} catch {
 		return [];
 	}

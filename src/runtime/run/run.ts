@@ -79,8 +79,8 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 	const filename = options.filename ?? "workflow.js";
 	const cwd = options.cwd ?? process.cwd();
 	const stops = startRunStops(options);
-	const emit = await createEmitter(options, started);
-	const run = createRunContext(options, { limits, cwd, emit, ...stops }, () => scope.name);
+	const { emit, heard } = await createEmitter(options, started);
+	const run = createRunContext(options, { limits, cwd, emit, heard, ...stops }, () => scope.name);
 	const scope = createTopScope(run, filename, stops.controller.signal);
 
 	const ending: ScriptEnding = {};
@@ -142,8 +142,14 @@ function startRunStops(options: WorkflowRunOptions): RunStops {
 	return { controller, deadline, release };
 }
 
-/** The run's one emitter: stamps each event's time and hands it to the host's `onProgress` and to the spans. */
-async function createEmitter(options: WorkflowRunOptions, started: number): Promise<(event: UnstampedEvent) => void> {
+/**
+ * The run's one emitter: stamps each event's time and hands it to the host's `onProgress` and to the spans; `heard`
+ * when either is there.
+ */
+async function createEmitter(
+	options: WorkflowRunOptions,
+	started: number,
+): Promise<{ emit: (event: UnstampedEvent) => void; heard: boolean }> {
 	// Spans only when a host registered an OpenTelemetry SDK: otherwise no listener, and nothing to pay per event.
 	const spans = tracingRegistered()
 		? await startRunSpans({
@@ -154,7 +160,7 @@ async function createEmitter(options: WorkflowRunOptions, started: number): Prom
 	const onProgress = options.onProgress;
 	// `run_end` is the last event: a runner that ignored abort and reports later must not reopen a finished run.
 	let ended = false;
-	return (event: UnstampedEvent) => {
+	const emit = (event: UnstampedEvent) => {
 		if ((!onProgress && !spans) || ended) return;
 		if (event.type === "run_end") ended = true;
 		const stamped = { ...event, time: Date.now() } as WorkflowProgressEvent;
@@ -166,15 +172,16 @@ async function createEmitter(options: WorkflowRunOptions, started: number): Prom
 			spans?.(stamped);
 		} catch {}
 	};
+	return { emit, heard: onProgress !== undefined || spans !== undefined };
 }
 
 /** The state the top-level script shares with its nested workflows, from the options and the run's own parts. */
 function createRunContext(
 	options: WorkflowRunOptions,
-	parts: { limits: WorkflowLimits; cwd: string; emit: (event: UnstampedEvent) => void } & RunStops,
+	parts: { limits: WorkflowLimits; cwd: string; emit: (event: UnstampedEvent) => void; heard: boolean } & RunStops,
 	workflow: () => string,
 ): WholeRun {
-	const { limits, cwd, emit, controller, deadline } = parts;
+	const { limits, cwd, emit, heard, controller, deadline } = parts;
 	const queue =
 		options.queue ??
 		createWorkflowQueue({
@@ -207,6 +214,7 @@ function createRunContext(
 		census: new Census(),
 		signal: controller.signal,
 		emit,
+		heard,
 		limits,
 		inFlight: new Set(),
 		cutOff: [],

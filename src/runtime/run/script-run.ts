@@ -13,7 +13,8 @@ import { createHostFunctions, guestPrelude } from "./globals.ts";
 import { plainDataFix, returnPosition } from "./return-sites.ts";
 import type { WholeScope } from "./scope.ts";
 
-const PRELUDE = guestPrelude();
+/** Read from the guest files on the first run rather than at import (the core entry's import reads no file). */
+let prelude: string | undefined;
 
 export type ScriptOutcome = { ok: true; value: JsonValue } | { ok: false; error: WorkflowError };
 
@@ -25,8 +26,9 @@ export async function runScriptBody(
 ): Promise<ScriptOutcome> {
 	const sandbox = scope.run.newSandbox();
 	try {
+		prelude ??= guestPrelude();
 		const outcome = await sandbox.run({
-			prelude: PRELUDE,
+			prelude,
 			body: parsed.body,
 			filename: scope.filename,
 			data: {

@@ -20,7 +20,9 @@ describe.runIf(heavy)("distinct pattern-heavy schemas at the default limits", { 
 		const run = await runHostile(patternRunScript(200), { answer: answerPatternCall });
 		expectOutcome(run, { value: 200 });
 		expect(schemaWorkerStats(), "the worker never died").toMatchObject({ retried: 0, holds: 0 });
-		await vi.waitFor(() => expect(schemaWorkerStats().held, "validators the worker still keeps").toBe(0));
+		await vi.waitFor(() => expect(schemaWorkerStats().held, "validators the worker still keeps").toBe(0), {
+			timeout: 30_000,
+		});
 	});
 
 	it("four runs of 60 fresh ones, two runs at a time", async () => {
@@ -33,6 +35,8 @@ describe.runIf(heavy)("distinct pattern-heavy schemas at the default limits", { 
 			for (const run of runs) expectOutcome(run, { value: 60 });
 		}
 		expect(schemaWorkerStats(), "the worker never died").toMatchObject({ retried: 0, holds: 0 });
-		await vi.waitFor(() => expect(schemaWorkerStats().held, "validators the worker still keeps").toBe(0));
+		await vi.waitFor(() => expect(schemaWorkerStats().held, "validators the worker still keeps").toBe(0), {
+			timeout: 30_000,
+		});
 	});
 });

@@ -59,6 +59,20 @@ await agent("c", { context: "fresh" }); await agent("d");`;
 		);
 	});
 
+	it("refuses `resume` with a `context`: a conversation starts once", async () => {
+		const body = `const a = await agent("a", { label: "r" }); await agent("b", { resume: "r", contextMode: "fork" });`;
+		const { result, fake } = await run(body, { parentConversation: PARENT });
+		expect(result.error?.code).toBe("agent_options_invalid");
+		expect(result.error?.message).toBe(
+			'`agent()` option `resume` continues an earlier child\'s conversation, and `contextMode: "fork"` says where a new one starts: give one of them (2:56)',
+		);
+		// The static pass reads the literal options: refused before any child starts.
+		expect(fake.requests).toEqual([]);
+		expect(checkWorkflowScript(`${HEADER}${body}`).diagnostics.map((d) => `${d.code} ${d.line}:${d.column}`)).toEqual(
+			["agent_options_invalid 2:56"],
+		);
+	});
+
 	it("the static pass accepts both spellings", () => {
 		const body = `await agent("a", { context: "fork" }); await agent("b", { contextMode: "fork" });`;
 		expect(checkWorkflowScript(`${HEADER}${body}`).diagnostics).toEqual([]);

@@ -59,7 +59,7 @@ describe("SchemaWorker", () => {
 			// The session keeps its last 16 for reuse; the worker only what fits.
 			expect(small.stats.held).toBeLessThanOrEqual(2);
 			own.dispose();
-			await vi.waitFor(() => expect(small.stats).toMatchObject({ held: 0, holds: 0 }));
+			await vi.waitFor(() => expect(small.stats).toMatchObject({ held: 0, holds: 0 }), { timeout: 30_000 });
 		} finally {
 			await small.shutdown();
 		}

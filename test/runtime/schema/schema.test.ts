@@ -128,7 +128,10 @@ describe("compileAgentSchema", () => {
 		expect((await compiled[299].validate({ p299: 299 })).ok).toBe(true);
 		expect(schemaWorkerStats()).toMatchObject({ holds: before.holds + 300, held: before.held + 300 });
 		own.dispose();
-		await vi.waitFor(() => expect(schemaWorkerStats()).toMatchObject({ holds: before.holds, held: before.held }));
+		// vi.waitFor gives up after 1 s by default: at load 20 the worker took longer to drop 300 validators.
+		await vi.waitFor(() => expect(schemaWorkerStats()).toMatchObject({ holds: before.holds, held: before.held }), {
+			timeout: 30_000,
+		});
 	});
 
 	it("after release: keeps the 16 used last compiled, and drops the rest from the worker", async () => {
@@ -137,12 +140,12 @@ describe("compileAgentSchema", () => {
 		const make = (index: number) => ({ type: "object", properties: { [`q${index}`]: { const: index } } });
 		for (let index = 0; index < 40; index++) own.release(await own.compileAgent(make(index)));
 		expect(own.size).toBe(16);
-		await vi.waitFor(() => expect(schemaWorkerStats().holds).toBe(before + 16));
+		await vi.waitFor(() => expect(schemaWorkerStats().holds).toBe(before + 16), { timeout: 30_000 });
 		// One used last is still compiled: the same contents give the same validator back.
 		const kept = await own.compileAgent(make(39));
 		expect(await own.compileAgent(make(39))).toBe(kept);
 		own.dispose();
-		await vi.waitFor(() => expect(schemaWorkerStats().holds).toBe(before));
+		await vi.waitFor(() => expect(schemaWorkerStats().holds).toBe(before), { timeout: 30_000 });
 	});
 
 	it("lets two different schemas share an `$id`", async () => {
