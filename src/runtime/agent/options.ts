@@ -277,9 +277,10 @@ function checkBounds(raw: Record<string, JsonValue>, options: AgentCallOptions):
 /** What the child's conversation starts from: `context` (alias `contextMode`), or `resume` (an earlier call's). */
 function checkConversation(raw: Record<string, JsonValue>, options: AgentCallOptions): void {
 	const context = alias(raw, "context", "contextMode");
+	// The spelling the script wrote, for the messages.
+	const name = raw.context !== undefined && raw.context !== null ? "context" : "contextMode";
 	if (context !== undefined) {
 		if (!(CHILD_CONTEXTS as readonly string[]).includes(context)) {
-			const name = raw.context !== undefined && raw.context !== null ? "context" : "contextMode";
 			throw invalid(
 				`\`agent()\` option \`${name}\` must be one of ${CHILD_CONTEXTS.map((c) => `"${c}"`).join(", ")}, got ${JSON.stringify(context)}`,
 				{ option: name },
@@ -292,7 +293,6 @@ function checkConversation(raw: Record<string, JsonValue>, options: AgentCallOpt
 		refusePromiseText("resume", resume);
 		// A conversation has one beginning: the earlier child's, or the session's (or none).
 		if (options.context !== undefined) {
-			const name = raw.context !== undefined && raw.context !== null ? "context" : "contextMode";
 			throw invalid(
 				`\`agent()\` option \`resume\` continues an earlier child's conversation, and \`${name}: ${JSON.stringify(options.context)}\` says where a new one starts: give one of them`,
 				{ option: name },
