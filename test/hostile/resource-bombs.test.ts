@@ -5,7 +5,7 @@
  * heavy/ (`npm run test:hostile`).
  */
 import { describe, expect, it } from "vitest";
-import { beside, checkCase, guardHost, type HostileCase } from "./support.ts";
+import { beside, checkCase, guardHost, type HostileCase, LOAD_PROOF } from "./support.ts";
 
 guardHost();
 
@@ -140,12 +140,6 @@ const MEMORY_BOMBS: HostileCase[] = [
 		{ code: "script_too_large", message: "(limit: 524288). Shorten it, or raise `limits.maxScriptBytes`" },
 	],
 ];
-
-/**
- * For floods that pass 40 MB through the bridge in one stretch: at load 20 that stretch outlasted the default 5 s
- * slice, which is not what these cases test.
- */
-const LOAD_PROOF = { limits: { syncSliceMs: 120_000 } };
 
 const FLOODS: HostileCase[] = [
 	[

@@ -88,6 +88,12 @@ const r = await parallel([() => agent("b1"), () => agent("b2")]);
 log("bystander done", { n: r.length });
 return { r, used: budget.agentCalls.used };`;
 
+/**
+ * Options for a case that pushes thousands of calls or tens of MB through the bridge in one stretch: at load 20 such
+ * a stretch outlasted the default 5 s slice, which is not what these cases test.
+ */
+export const LOAD_PROOF: HostileOptions = { limits: { syncSliceMs: 120_000 } };
+
 /** Runs `hostile` with a normal workflow beside it in the same process, and checks the bystander was unaffected. */
 export async function beside<T>(hostile: () => Promise<T>): Promise<T> {
 	const [value, calm] = await Promise.all([hostile(), runHostile(BYSTANDER)]);
