@@ -160,8 +160,9 @@ async function createEmitter(
 	const onProgress = options.onProgress;
 	// `run_end` is the last event: a runner that ignored abort and reports later must not reopen a finished run.
 	let ended = false;
+	const heard = onProgress !== undefined || spans !== undefined;
 	const emit = (event: UnstampedEvent) => {
-		if ((!onProgress && !spans) || ended) return;
+		if (!heard || ended) return;
 		if (event.type === "run_end") ended = true;
 		const stamped = { ...event, time: Date.now() } as WorkflowProgressEvent;
 		// Telemetry never changes a run's outcome: what a listener throws is dropped, and the other still hears.
@@ -172,7 +173,7 @@ async function createEmitter(
 			spans?.(stamped);
 		} catch {}
 	};
-	return { emit, heard: onProgress !== undefined || spans !== undefined };
+	return { emit, heard };
 }
 
 /** The state the top-level script shares with its nested workflows, from the options and the run's own parts. */
