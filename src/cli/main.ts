@@ -1,19 +1,10 @@
 #!/usr/bin/env node
-import { flushSpans } from "../telemetry/spans.ts";
-/** The `pi-workflows` bin: the command line of this process, and its exit code once the output is written. */
-import { runCli } from "./cli.ts";
-import { agentDirOf } from "./inputs.ts";
+/**
+ * The `pi-workflows` bin. The command loads pi's SDK, some 1,900 modules: Node's compile cache keeps V8's code for
+ * them on disk (in the temp folder; `NODE_DISABLE_COMPILE_CACHE=1` turns it off), which takes a share off every later
+ * start, as pi's own command does. It must be on before the modules load, hence the body comes by `import()`.
+ */
+import { enableCompileCache } from "node:module";
 
-const code = await runCli(process.argv.slice(2), {
-	cwd: process.cwd(),
-	env: process.env,
-	agentDir: agentDirOf(process.env),
-	stdin: process.stdin,
-	stdout: process.stdout,
-	stderr: process.stderr,
-});
-// Spans an OpenTelemetry SDK (registered with node --import) still holds go out before the process does.
-await flushSpans();
-// pi's sessions may leave sockets and timers open after their children ended; the command is done once its
-// output is out.
-process.stdout.write("", () => process.exit(code));
+enableCompileCache();
+await import("./process-command.ts");

@@ -20,9 +20,9 @@ import {
 	readModelTiers,
 	type WorktreePlaceSource,
 } from "../pi.ts";
-import { createQueueHost } from "../queue/host.ts";
 import { queuePlanner } from "../queue/plan.ts";
 import { safeUrl } from "../queue/redis-url.ts";
+import type { WorkerCommandOptions } from "../queue/worker-command.ts";
 import type { WorkflowAgentRequest, WorkflowAgentRunner, WorkflowTool } from "../runtime/core/types.ts";
 import { READ_ONLY_TOOLS } from "../runtime/index.ts";
 import { usageError } from "./args.ts";
@@ -170,6 +170,8 @@ async function queueSetUp(
 	thinking: string | undefined,
 ): Promise<Pick<PiSetup, "runner" | "close">> {
 	const unreachableMs = options.redisUnreachableMs;
+	// BullMQ and ioredis (some 60 modules) load only for a run that queues its children.
+	const { createQueueHost } = await import("../queue/host.ts");
 	const host = createQueueHost({ redis, ...(unreachableMs !== undefined ? { unreachableMs } : {}) });
 	const unanswered = usageError(`--redis ${safeUrl(redis)}: Redis does not answer. Start it, or check the URL`);
 	let timer: ReturnType<typeof setTimeout> | undefined;
@@ -308,4 +310,8 @@ async function chooseModel(
 
 /** The provenance frame's input, for the rest of the CLI (which imports pi's entry only here). */
 export type { PersonProvenance, RunProvenance, ScriptProvenance } from "../pi.ts";
-export { runWorker } from "../queue/worker-command.ts";
+
+/** `pi-workflows worker`: BullMQ loads with it, not with every command. */
+export async function runWorker(options: WorkerCommandOptions): Promise<number> {
+	return (await import("../queue/worker-command.ts")).runWorker(options);
+}

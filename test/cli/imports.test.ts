@@ -3,6 +3,7 @@
  * pi only in pi-host.ts, which the commands load with `import()` when `run` or `resume` runs. So `--help`, `check`
  * and `runs` load no pi package, and work where pi is not installed. Of the queue, only its Redis URL check.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { importGraph, PI_PACKAGES, sourceFolder } from "../helpers/imports.ts";
 
@@ -44,8 +45,14 @@ describe("src/cli imports", () => {
 		expect(fromPi).toEqual([]);
 	});
 
+	it("the bin turns on the compile cache before anything else loads: its body comes by import()", () => {
+		expect(importGraph("cli/main.ts", { runtimeOnly: true }).get("cli/main.ts")).toEqual(["node:module"]);
+		const bin = readFileSync(new URL("../../src/cli/main.ts", import.meta.url), "utf8");
+		expect(bin.indexOf("enableCompileCache();")).toBeLessThan(bin.indexOf('await import("./process-command.ts")'));
+	});
+
 	it("the bin's static graph loads no pi package and no typebox", () => {
-		const graph = importGraph("cli/main.ts", { runtimeOnly: true });
+		const graph = importGraph("cli/process-command.ts", { runtimeOnly: true });
 		expect([...graph.keys()]).toEqual(expect.arrayContaining(["cli/run.ts", "cli/check.ts", "host/durable-run.ts"]));
 		expect([...graph.keys()]).not.toContain("cli/pi-host.ts");
 		const offenders = [...graph].flatMap(([file, bare]) =>
@@ -55,8 +62,16 @@ describe("src/cli imports", () => {
 	});
 
 	it("the bin's static graph loads no queue package (ioredis, bullmq): `--redis` is checked without them", () => {
-		const graph = importGraph("cli/main.ts", { runtimeOnly: true });
+		const graph = importGraph("cli/process-command.ts", { runtimeOnly: true });
 		expect([...graph.keys()]).toContain("queue/redis-url.ts");
+		const offenders = [...graph].flatMap(([file, bare]) =>
+			bare.filter((from) => /^(ioredis|bullmq)(\/|$)/.test(from)).map((from) => `${file} imports ${from}`),
+		);
+		expect(offenders).toEqual([]);
+	});
+
+	it("pi's side loads no queue package either: BullMQ comes with --redis or `worker` only", () => {
+		const graph = importGraph("cli/pi-host.ts", { runtimeOnly: true });
 		const offenders = [...graph].flatMap(([file, bare]) =>
 			bare.filter((from) => /^(ioredis|bullmq)(\/|$)/.test(from)).map((from) => `${file} imports ${from}`),
 		);
