@@ -16,7 +16,7 @@ import { ChildControls } from "../children/controls.ts";
 import { resolveModel } from "../children/model.ts";
 import { errorMessage, errorStage, isWorkflowError } from "../errors.ts";
 import type { WorkflowAgentChild, WorkflowAgentResult } from "../runtime/core/types.ts";
-import { type JobPlace, openJobPlace, type WorkerRepo, WRITE_TOOLS } from "./job-place.ts";
+import { type JobPlace, openJobPlace, sweepDeadScratch, type WorkerRepo, WRITE_TOOLS } from "./job-place.ts";
 import {
 	controlChannel,
 	DEFAULT_QUEUE_NAME,
@@ -129,12 +129,14 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 	});
 	worker.on("failed", (job, error) => log(`job ${job?.id ?? "?"} failed: ${errorMessage(error)}`));
 	await worker.waitUntilReady();
+	await sweepDeadScratch();
 	return {
 		name,
 		async close(force = false) {
 			await worker.close(force);
 			await Promise.all([endConnection(subscriber), endConnection(commands)]);
 			blocking.disconnect();
+			await sweepDeadScratch();
 		},
 	};
 }

@@ -5,7 +5,7 @@
  * and ends the running ones; a host killed mid-run resumes and takes the jobs that finished meanwhile as they are;
  * a Redis restart; a job a worker cannot run fails with that cause; a worker's child refused for credit stops the run.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Job, Queue } from "bullmq";
@@ -128,6 +128,10 @@ describe.skipIf(!hasBinary("redis-server"))("the queue runner with worker proces
 		victim.child.kill("SIGKILL");
 		await victim.exited;
 		workers.delete(victimName);
+		// Its children's scratch folders outlive it, until another worker on the machine starts or stops.
+		const victimScratch = () =>
+			readdirSync(tmpdir()).filter((name) => name.includes(`-${victim.pid}-`) && name.startsWith("pwf-job-"));
+		expect(victimScratch().length).toBeGreaterThan(0);
 		const done = await result(run);
 		expect(done.code, done.stderr).toBe(0);
 		expect(done.json.value.answers).toEqual(Array.from({ length: 6 }, (_, i) => `slept K${i}`));
@@ -147,6 +151,7 @@ describe.skipIf(!hasBinary("redis-server"))("the queue runner with worker proces
 			}
 		}
 		await spawnWorker(victimName);
+		expect(victimScratch()).toEqual([]);
 	}, 90_000);
 
 	it("a child running three times as long as its worker's lock keeps its job: one start, answered by that worker", async () => {
