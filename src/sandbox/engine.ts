@@ -6,7 +6,7 @@ import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, VmCallResult } from
 import { type DescribedThrow, dropFirstFrame, type ErrorPhase, limitMessage, toGuestError } from "./guest-error.ts";
 import { GuestHelpers } from "./guest-helpers.ts";
 import { BOOT_SOURCE, type QuickJSInstance } from "./instance.ts";
-import { quickjsMemoryLimit, wasmMemoryPages } from "./limits.ts";
+import { DEFAULT_SANDBOX_LIMITS, quickjsMemoryLimit, wasmMemoryPages } from "./limits.ts";
 import {
 	type EngineReport,
 	type HostCallResult,
@@ -324,7 +324,7 @@ export class EngineRun {
 	}
 
 	private evaluate(code: string, filename: string, phase: ErrorPhase): QuickJSHandle | null {
-		this.resume(true);
+		this.resume(true, phase);
 		const result = this.context.evalCode(code, filename, { type: "global", strict: true });
 		if (result.error) {
 			this.failWith(result.error, phase);
@@ -340,7 +340,7 @@ export class EngineRun {
 		args: QuickJSHandle[],
 		phase: ErrorPhase,
 	): QuickJSHandle | null {
-		this.resume(true);
+		this.resume(true, phase);
 		const result = this.context.callFunction(fn, self, args);
 		if (result.error) {
 			this.failWith(result.error, phase);
@@ -351,7 +351,7 @@ export class EngineRun {
 	}
 
 	private decodeOwned(json: string, phase: ErrorPhase): QuickJSHandle | null {
-		this.resume(true);
+		this.resume(true, phase);
 		const result = (this.helpers as GuestHelpers).decode(json);
 		if (result.error) {
 			this.failWith(result.error, phase);
@@ -374,10 +374,19 @@ export class EngineRun {
 	 * (or, `fresh`, for each step of the boot): the jobs, the result's encoding and the rest of one step share it, so
 	 * a script cannot stretch a stretch that never awaits to several slices (it got up to 2 × syncSliceMs).
 	 */
-	private resume(fresh = false): void {
+	private resume(fresh = false, phase?: ErrorPhase): void {
 		if (this.inSlice && !fresh) return;
 		this.inSlice = true;
-		this.deadline = performance.now() + this.request.limits.syncSliceMs;
+		const { syncSliceMs } = this.request.limits;
+		if (phase === "boot" || phase === "prelude") {
+			// Not the script's code: the sandbox's boot and the runtime's prelude (in a fresh worker, V8 compiles QuickJS's
+			// functions while they run) are bounded by the default slice at least, and the host's watchdog does not time
+			// them; `syncSliceMs` bounds the script's own stretches, from its body on.
+			this.deadline = performance.now() + Math.max(syncSliceMs, DEFAULT_SANDBOX_LIMITS.syncSliceMs);
+			this.bridge.leaveSlice();
+			return;
+		}
+		this.deadline = performance.now() + syncSliceMs;
 		this.bridge.enterSlice();
 	}
 

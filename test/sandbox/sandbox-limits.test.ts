@@ -94,6 +94,19 @@ describe("sync slice limit", () => {
 		});
 	});
 
+	it("bounds the script's code, not the sandbox's start: a prelude that takes longer than the slice still runs the body", async () => {
+		// The prelude is the runtime's (in a fresh worker V8 compiles QuickJS's functions while it runs); 400 ms here.
+		const slowPrelude =
+			"(host, data) => { const end = Date.now() + 400; while (Date.now() < end) {} globalThis.data = data; }";
+		const outcome = await runOnce(
+			{ ...request("return data.n + 1;"), prelude: slowPrelude, data: { n: 41 } },
+			{ limits },
+		);
+		expect(outcome).toMatchObject({ ok: true, value: 42 });
+		const stuck = await runOnce({ ...request("for (;;) {}"), prelude: slowPrelude }, { limits });
+		expect(stuck).toMatchObject({ ok: false, error: { kind: "limit_cpu" } });
+	});
+
 	it("ends a slice stuck in native code (deep JSON.stringify is quadratic and never polls) by ending the worker", async () => {
 		const outcome = await runOnce(
 			request("let v = []; for (let i = 0; i < 200000; i++) v = [v]; JSON.stringify(v);"),
