@@ -154,7 +154,6 @@ class WorkerPool {
 		const slot = entry.slots.indexOf("free");
 		entry.slots[slot] = "held";
 		entry.worker.ref();
-		if (!entry.isReady) Atomics.store(entry.control, CONTROL.awaited, 1);
 		try {
 			await entry.ready;
 		} catch (error) {

@@ -26,13 +26,8 @@ export const CONTROL = {
 	sliceStart: 2,
 	/** The run slot (see `runSlot`) whose slice it is. */
 	sliceSlot: 3,
-	/**
-	 * Set by the host when a run waits for this worker to be ready: a worker that sees it when its modules have
-	 * loaded skips the warm-up run, which would only delay that run (the run warms the same paths itself).
-	 */
-	awaited: 4,
 	/** Number of slots: the worker-wide ones, then `RUN_SLOT.length` per run slot. */
-	length: 5 + 3 * RUNS_PER_WORKER,
+	length: 4 + 3 * RUNS_PER_WORKER,
 } as const;
 
 /** Slots of the control buffer for each run a worker serves, at `runSlot(slot, …)`. */
@@ -48,7 +43,7 @@ export const RUN_SLOT = {
 
 /** Index in the control buffer of `field` for the run in `slot` (0 to `RUNS_PER_WORKER` - 1). */
 export function runSlot(slot: number, field: number): number {
-	return 5 + slot * RUN_SLOT.length + field;
+	return 4 + slot * RUN_SLOT.length + field;
 }
 
 /**

@@ -41,11 +41,6 @@ export function serveWorker(build: QuickJSSyncVariant | { default: QuickJSSyncVa
 	const post = (message: WorkerMessage) => port.postMessage(message);
 	const runs = new WorkerRuns(workerData as WorkerBoot, supply, post);
 	port.on("message", (message: HostPost) => runs.receive(message));
-	// A run already waits: it takes a fresh instance at once, and the spare is made when it ends, as after any run.
-	if (Atomics.load(new Int32Array((workerData as WorkerBoot).control), CONTROL.awaited) === 1) {
-		post({ type: "ready" });
-		return;
-	}
 	warmUp(supply.take(DEFAULT_SANDBOX_LIMITS)).then(() => {
 		supply.prepare(DEFAULT_SANDBOX_LIMITS);
 		post({ type: "ready" });
