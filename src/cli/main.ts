@@ -4,7 +4,8 @@
  * them on disk (in the temp folder; `NODE_DISABLE_COMPILE_CACHE=1` turns it off), which takes a share off every later
  * start, as pi's own command does. It must be on before the modules load, hence the body comes by `import()`.
  */
-import { enableCompileCache } from "node:module";
+import * as nodeModule from "node:module";
 
-enableCompileCache();
+// Node 20 (where `check` and `--help` run too) has no compile cache: a named import would fail there at link time.
+nodeModule.enableCompileCache?.();
 await import("./process-command.ts");
