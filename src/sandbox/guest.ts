@@ -69,7 +69,7 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number, maxDepth: numb
 	const mapDelete = Map.prototype.delete;
 	const weakHas = WeakSet.prototype.has;
 	const weakAdd = WeakSet.prototype.add;
-	const weakDelete = WeakSet.prototype.delete;
+	const bindFn = Function.prototype.bind;
 	const regexpExec = RegExp.prototype.exec;
 	const objectProto = Object.prototype;
 	const arrayProto = Array.prototype;
@@ -115,10 +115,23 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number, maxDepth: numb
 	defineProperty(globalThis, "Proxy", dataDescriptor(new OriginalProxy(OriginalProxy, traps), false));
 
 	// State of one encoding; nothing in it can run guest code (no getters, no proxies), so it is not re-entered.
+	// A walk either writes the text as it goes (`writing`), or only checks the value and adds up in `bound` the most
+	// characters its text can take, for the engine's own `stringify` to write after (`quickText`).
+	let writing = true;
+	let bound = 0;
 	let out = "";
 	let failure: GuestValueFailure | null = null;
-	let ancestors = new WeakSetCtor<object>();
+	// The objects and arrays the walk is inside, by depth (null-prototype: no script setter runs on a write); emptied
+	// after each walk, so it keeps no value alive.
+	let ancestors: Record<number, object> = createObject(null);
+	// `proxies.has` bound once: no argument array per object.
+	const isProxy = apply(bindFn, weakHas, [proxies]) as (value: object) => boolean;
 	let pathKeys: Record<number, string | number | symbol> = createObject(null);
+
+	// Characters a number's text takes at most ("-0.0000012345678901234567"), and its comma.
+	const NUMBER_CHARS = 26;
+	// Characters a string's text takes at most, each of its characters written `\uXXXX` at worst: quotes, comma.
+	const textChars = (text: string) => 6 * text.length + 3;
 
 	// A path deeper than this shows its first and last keys around a count, so a message stays readable.
 	const PATH_SHOWN = 12;
@@ -166,13 +179,15 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number, maxDepth: numb
 	// A non-proxy prototype whose own \`constructor\` is the engine's Promise (a workflow call's promise has one
 	// between it and \`Promise.prototype\`). Only descriptors are read, so no script code runs.
 	function isPromiseProto(proto: object | null): boolean {
-		if (proto === null || apply(weakHas, proxies, [proto])) return false;
+		if (proto === null || isProxy(proto)) return false;
 		const ctor = getOwnPropertyDescriptor(proto, "constructor");
 		return ctor !== undefined && ctor.value === PromiseCtor;
 	}
 
 	function checkSize(): void {
-		if (out.length <= maxChars) return;
+		if ((writing ? out.length : bound) <= maxChars) return;
+		// The bound may be far above the text: the writing walk decides.
+		if (!writing) throw FAILED;
 		const path = formatPath(0);
 		failure = {
 			kind: "limit_value_size",
@@ -183,7 +198,7 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number, maxDepth: numb
 	}
 
 	function className(proto: object): string {
-		if (apply(weakHas, proxies, [proto])) return "an object whose prototype is a Proxy";
+		if (isProxy(proto)) return "an object whose prototype is a Proxy";
 		const ctor = getOwnPropertyDescriptor(proto, "constructor");
 		if (ctor !== undefined && typeof ctor.value === "function") {
 			const name = getOwnPropertyDescriptor(ctor.value, "name");
@@ -193,13 +208,22 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number, maxDepth: numb
 		return "an object with a custom prototype";
 	}
 
+	// Writes `text`, or counts it (and a comma) in the bound.
+	function put(text: string): void {
+		if (writing) out += text;
+		else bound += text.length + 1;
+	}
+
 	function encodeAt(value: unknown, depth: number): void {
-		if (value === null) out += "null";
-		else if (typeof value === "string") out += stringify(value);
-		else if (typeof value === "boolean") out += value ? "true" : "false";
+		if (value === null) put("null");
+		else if (typeof value === "string") {
+			if (writing) out += stringify(value);
+			else bound += textChars(value);
+		} else if (typeof value === "boolean") put(value ? "true" : "false");
 		else if (typeof value === "number") {
 			if (!isFiniteNumber(value)) fail(depth, isNaNNumber(value) ? "NaN" : value > 0 ? "Infinity" : "-Infinity");
-			out += `${value}`;
+			if (writing) out += `${value}`;
+			else bound += NUMBER_CHARS;
 		} else if (typeof value === "object") encodeObject(value, depth);
 		else if (typeof value === "function") fail(depth, "a function");
 		else if (typeof value === "bigint") fail(depth, "a BigInt");
@@ -210,10 +234,10 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number, maxDepth: numb
 
 	function encodeObject(value: object, depth: number): void {
 		if (depth >= maxDepth) fail(depth, `nested more than ${maxDepth} levels deep`);
-		if (apply(weakHas, proxies, [value])) fail(depth, "a Proxy");
-		if (apply(weakHas, ancestors, [value])) fail(depth, "a cycle (a value that contains itself)");
+		if (isProxy(value)) fail(depth, "a Proxy");
+		for (let i = 0; i < depth; i++) if (ancestors[i] === value) fail(depth, "a cycle (a value that contains itself)");
 		const proto = getPrototypeOf(value);
-		apply(weakAdd, ancestors, [value]);
+		ancestors[depth] = value;
 		if (isArray(value)) {
 			if (proto !== arrayProto) fail(depth, className(proto));
 			encodeArray(value, depth);
@@ -224,21 +248,20 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number, maxDepth: numb
 			}
 			encodePlain(value, depth);
 		}
-		apply(weakDelete, ancestors, [value]);
 	}
 
 	function encodeArray(value: unknown[], depth: number): void {
 		const length = value.length;
-		out += "[";
+		put("[");
 		for (let i = 0; i < length; i++) {
 			pathKeys[depth + 1] = i;
 			const descriptor = getOwnPropertyDescriptor(value, i);
 			if (descriptor === undefined) fail(depth + 1, "a hole (a missing element)");
 			if (!hasOwn(descriptor, "value")) fail(depth + 1, "a getter or setter");
-			if (i > 0) out += ",";
+			if (i > 0 && writing) out += ",";
 			encodeAt(descriptor.value, depth + 1);
 		}
-		out += "]";
+		put("]");
 		const keys = ownKeys(value);
 		if (keys.length > length + 1) {
 			pathKeys[depth + 1] = keys[length + 1];
@@ -249,26 +272,28 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number, maxDepth: numb
 	function encodePlain(value: object, depth: number): void {
 		const keys = ownKeys(value);
 		let first = true;
-		out += "{";
+		put("{");
 		for (let i = 0; i < keys.length; i++) {
 			const key = keys[i];
 			pathKeys[depth + 1] = key;
 			if (typeof key === "symbol") fail(depth + 1, "a symbol-keyed property");
 			if (key === "__proto__") fail(depth + 1, "a `__proto__` key");
+			// `stringify` would call a function here even when it is not enumerable (which the walk skips).
+			if (key === "toJSON" && !writing) throw FAILED;
 			const descriptor = getOwnPropertyDescriptor(value, key) as PropertyDescriptor;
 			if (!hasOwn(descriptor, "value")) fail(depth + 1, "a getter or setter");
 			if (!descriptor.enumerable || descriptor.value === undefined) continue;
-			out += first ? `${stringify(key)}:` : `,${stringify(key)}:`;
+			if (!writing) bound += textChars(key);
+			else out += first ? `${stringify(key)}:` : `,${stringify(key)}:`;
 			first = false;
 			encodeAt(descriptor.value, depth + 1);
 		}
-		out += "}";
+		put("}");
 	}
 
 	function begin(): void {
 		out = "";
 		failure = null;
-		ancestors = new WeakSetCtor<object>();
 		pathKeys = createObject(null);
 	}
 
@@ -279,14 +304,53 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number, maxDepth: numb
 		} catch (error) {
 			if (error === FAILED && failure !== null) return failure;
 			throw error;
+		} finally {
+			ancestors = createObject(null);
 		}
 		const text = out;
 		out = "";
 		return text;
 	}
 
+	// `stringify` calls a `toJSON` it finds on a value or up its prototype chain; one a script put on the two
+	// prototypes plain data has would run in the middle of the encoding. (It reads no `toJSON` of a primitive.)
+	function toJsonFree(): boolean {
+		return (
+			getOwnPropertyDescriptor(objectProto, "toJSON") === undefined &&
+			getOwnPropertyDescriptor(arrayProto, "toJSON") === undefined &&
+			getPrototypeOf(arrayProto) === objectProto
+		);
+	}
+
+	// The text of `value` by the checking walk `walk`, then the engine's native `stringify` (in QuickJS, the two take
+	// about two thirds of the writing walk's time); safe because the walk refused what `stringify` would read
+	// differently or run (getters, Proxies, functions, holes, cycles, other prototypes, `toJSON`), and the text is
+	// within the limit. Undefined when the writing walk must decide: a bad value (for its failure), or a text that may
+	// be too long.
+	function quickText(value: unknown, walk: () => void): string | undefined {
+		if (!toJsonFree()) return undefined;
+		begin();
+		writing = false;
+		bound = 0;
+		try {
+			walk();
+		} catch (error) {
+			if (error === FAILED) return undefined;
+			throw error;
+		} finally {
+			writing = true;
+			ancestors = createObject(null);
+		}
+		return stringify(value);
+	}
+
+	function encodeWith(value: unknown, walk: () => void): string | GuestValueFailure {
+		const text = quickText(value, walk);
+		return text === undefined ? finish(walk) : text;
+	}
+
 	function encode(value: unknown, root: string): string | GuestValueFailure {
-		return finish(() => {
+		return encodeWith(value, () => {
 			pathKeys[0] = root;
 			encodeAt(value, 0);
 		});
@@ -296,15 +360,17 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number, maxDepth: numb
 	function encodeArgs(args: unknown[], params: string[], name: string): string | GuestValueFailure {
 		let count = args.length;
 		while (count > 0 && args[count - 1] === undefined) count--;
-		return finish(() => {
-			out += "[";
+		// `args` is the call's own rest array: cut to what is sent, its undefined items are what `stringify` writes null.
+		args.length = count;
+		return encodeWith(args, () => {
+			put("[");
 			for (let i = 0; i < count; i++) {
-				if (i > 0) out += ",";
+				if (i > 0 && writing) out += ",";
 				pathKeys[0] = i < params.length ? params[i] : `${name}[${i}]`;
-				if (args[i] === undefined) out += "null";
+				if (args[i] === undefined) put("null");
 				else encodeAt(args[i], 0);
 			}
-			out += "]";
+			put("]");
 		});
 	}
 
@@ -404,7 +470,7 @@ export function bootGuest(rawCall: RawHostCall, maxChars: number, maxDepth: numb
 	}
 
 	function encodeProps(thrown: object): string {
-		if (apply(weakHas, proxies, [thrown])) return "{}";
+		if (isProxy(thrown)) return "{}";
 		const keys = ownKeys(thrown);
 		let text = "{";
 		for (let i = 0; i < keys.length; i++) {

@@ -120,6 +120,36 @@ describe("values from the guest", () => {
 		]);
 	});
 
+	it("never calls a script's toJSON: on the prototypes, up a changed prototype chain, or as a hidden own property", async () => {
+		const seen: unknown[] = [];
+		const keep: HostFunction = { kind: "async", fn: async (args) => void seen.push(args) };
+		const value = await resultOf(
+			`let calls = 0;
+			const replaced = () => { calls++; return "replaced"; };
+			const hidden = { a: 1 }; Object.defineProperty(hidden, "toJSON", { value: replaced });
+			await host.keep({ hidden });
+			Object.prototype.toJSON = replaced; Array.prototype.toJSON = replaced;
+			await host.keep({ list: [1, { b: 2 }] });
+			delete Object.prototype.toJSON; delete Array.prototype.toJSON;
+			const watched = new Proxy(Object.prototype, { get: (t, k, r) => (k === "toJSON" ? replaced() : Reflect.get(t, k, r)) });
+			Object.setPrototypeOf(Array.prototype, watched);
+			await host.keep([[1]]);
+			Object.setPrototypeOf(Array.prototype, Object.prototype);
+			return calls;`,
+			{ keep },
+		);
+		expect(value).toBe(0);
+		expect(seen).toEqual([[{ hidden: { a: 1 } }], [{ list: [1, { b: 2 }] }], [[[1]]]]);
+	});
+
+	it("sends a value whose text may pass the limit (but does not) whole, by the writing walk", async () => {
+		const seen: unknown[] = [];
+		const keep: HostFunction = { kind: "async", fn: async (args) => void seen.push(args) };
+		// 2 M characters: at most 12 M as JSON by the quick walk's count, past the 8 MiB limit; 2 M in fact.
+		await resultOf(`await host.keep({ text: "\u0001".repeat(1_000) + "a".repeat(2_000_000) });`, { keep });
+		expect(seen).toEqual([[{ text: `${"\u0001".repeat(1_000)}${"a".repeat(2_000_000)}` }]]);
+	});
+
 	it("does not let a script reach the original Proxy constructor through the wrapped one", async () => {
 		const value = await resultOf(
 			`const found = [Proxy.name, typeof Proxy.revocable, Object.getOwnPropertyNames(Proxy).sort().join()];

@@ -13,6 +13,7 @@ import {
 import { firstFrameIn } from "../core/call-site.ts";
 import { usdText } from "../core/cost.ts";
 import type { WorkflowAgentCallRef } from "../core/events.ts";
+import { StableText } from "../core/json.ts";
 import { limitText } from "../core/provider-wait.ts";
 import { emitLog, type RunContext, type ScriptScope } from "../core/run-context.ts";
 import type {
@@ -109,9 +110,9 @@ export async function runAgentCall(
 function planAgentCall(scope: AgentScope, rawPrompt: JsonValue, rawOptions: JsonValue, stack: string): AgentCallPlan {
 	const { run } = scope;
 	const site = firstFrameIn(stack, scope.filename);
-	const { prompt, options, compiling, continued } = checkCall(scope, rawPrompt, rawOptions, site);
+	const { prompt, options, compiling, schemaKey, continued } = checkCall(scope, rawPrompt, rawOptions, site);
 	// A continued call's key holds the key of the call it continues: an edit there runs this one again too.
-	const identity = identityOf(prompt, options);
+	const identity = identityOf(prompt, options, schemaKey);
 	// Taken before the schema compiles (in the schema worker), so calls keep the key and index of the order made.
 	const ref: WorkflowAgentCallRef = {
 		key: scope.keys.next(continued ? { ...identity, continues: continued.key } : identity),
@@ -148,6 +149,8 @@ function checkCall(
 	prompt: string;
 	options: AgentCallOptions;
 	compiling: Promise<CompiledSchema> | undefined;
+	/** The schema's contents as `stableJson` writes them (its key in the session). */
+	schemaKey: string | undefined;
 	continued: ContinuedCall | undefined;
 } {
 	const { run } = scope;
@@ -169,8 +172,9 @@ function checkCall(
 				how: "the type of that name; plugins are not loaded here",
 			});
 		}
-		const compiling = options.schema ? run.schemas.compileAgent(options.schema) : undefined;
-		return { prompt, options, compiling, continued };
+		// `options.schema` is the sandbox's argument as parsed: the session knows it again by its JSON text.
+		const schema = options.schema ? run.schemas.compileParsed(options.schema) : undefined;
+		return { prompt, options, compiling: schema?.compiled, schemaKey: schema?.key, continued };
 	} catch (error) {
 		// Refused before it was queued (author error, limit, cancelled run): it never started.
 		run.census.refused();
@@ -414,12 +418,15 @@ function retryReason(last: Attempt, feedback: string | undefined): string {
 	return feedback ?? "";
 }
 
-/** What makes two calls the same call: not the label or phase, which are display. */
-function identityOf(prompt: string, options: AgentCallOptions): Record<string, unknown> {
+/**
+ * What makes two calls the same call: not the label or phase, which are display. The schema goes in as its key,
+ * which is the text `stableJson` would write of it.
+ */
+function identityOf(prompt: string, options: AgentCallOptions, schemaKey: string | undefined): Record<string, unknown> {
 	return {
 		prompt,
 		agentType: options.agentType,
-		schema: options.schema,
+		schema: schemaKey === undefined ? undefined : new StableText(schemaKey),
 		model: options.model,
 		thinking: options.thinking,
 		tools: options.tools,

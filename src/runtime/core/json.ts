@@ -22,9 +22,19 @@ export function assertJsonValue(value: unknown, path: string): JsonValue {
 	return checked.value;
 }
 
+/** A value's `stableJson` text, known already (a schema's cache key): `stableJson` writes it as it is. */
+export class StableText {
+	readonly text: string;
+
+	constructor(text: string) {
+		this.text = text;
+	}
+}
+
 /** JSON with object keys sorted, so equal values hash equally whatever their key order. For checked JSON data. */
 export function stableJson(value: unknown): string {
 	if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+	if (value instanceof StableText) return value.text;
 	if (value !== null && typeof value === "object") {
 		const entries = Object.entries(value)
 			.filter(([, v]) => v !== undefined)

@@ -5,11 +5,11 @@
  */
 import type { Ajv, ValidateFunction } from "ajv";
 import { WorkflowError } from "../../errors.ts";
-import type { JsonSchema } from "../core/types.ts";
+import type { JsonSchema, JsonValue } from "../core/types.ts";
 import { ajvOptions, type CompileJob } from "./ajv.ts";
 import { describeType, formatIssues, type SchemaValidation, toIssues } from "./issues.ts";
 import { loadAjv } from "./lazy-deps.ts";
-import { checkSchema } from "./limits.ts";
+import { type CheckedSchema, checkSchema } from "./limits.ts";
 import { type SchemaWorker, schemaWorker } from "./schema-worker-host.ts";
 
 export { formatIssues, type SchemaIssue, type SchemaValidation } from "./issues.ts";
@@ -37,6 +37,14 @@ export interface CompiledSchema {
 	validate(value: unknown, options?: SchemaValidateOptions): Promise<SchemaValidation>;
 }
 
+/** A schema a session holds: its compile, its job, the uses not yet released, the JSON text it last came as. */
+interface SessionEntry {
+	compiled: Promise<CompiledSchema>;
+	job: CompileJob;
+	uses: number;
+	text?: string;
+}
+
 /** Options of `SchemaSession.compile`. */
 export interface CompileSchemaOptions {
 	/** How the schema is named in error messages. Default: "schema". */
@@ -52,7 +60,9 @@ export interface CompileSchemaOptions {
 export class SchemaSession {
 	readonly #worker: SchemaWorker;
 	/** In the order of last use, so the first idle entry is the one unused longest. */
-	readonly #entries = new Map<string, { compiled: Promise<CompiledSchema>; job: CompileJob; uses: number }>();
+	readonly #entries = new Map<string, SessionEntry>();
+	/** The JSON text a held schema last came as (`compileParsed`), to its key: one text per entry, gone with it. */
+	readonly #byText = new Map<string, string>();
 	#disposed = false;
 
 	constructor(worker: SchemaWorker = schemaWorker) {
@@ -72,13 +82,41 @@ export class SchemaSession {
 	compile(schema: unknown, options: CompileSchemaOptions = {}): Promise<CompiledSchema> {
 		if (this.#disposed) throw new WorkflowError("internal", "A schema session was used after it was disposed");
 		const name = options.name ?? "schema";
-		const { copy, key, dialect } = checkSchema(schema, name);
+		return this.#hold(checkSchema(schema, name), name).compiled;
+	}
+
+	/** Compiles the schema of an `agent()` call: a JSON Schema whose root is `type: "object"`. As `compile`. */
+	compileAgent(schema: unknown): Promise<CompiledSchema> {
+		checkAgentRoot(schema);
+		return this.compile(schema);
+	}
+
+	/**
+	 * `compileAgent` for a schema that `JSON.parse` made (a sandbox call's argument), returning its key at once too.
+	 * Such a value is plain data that its JSON text describes whole, so the text of a schema the session holds
+	 * finds it without the host's checks again (a script's inline literal is a new object each call).
+	 */
+	compileParsed(schema: JsonValue): { key: string; compiled: Promise<CompiledSchema> } {
+		if (this.#disposed) throw new WorkflowError("internal", "A schema session was used after it was disposed");
+		const text = JSON.stringify(schema);
+		const key = this.#byText.get(text);
+		const known = key === undefined ? undefined : this.#entries.get(key);
+		if (key !== undefined && known) return { key, compiled: this.#use(key, known) };
+		checkAgentRoot(schema);
+		const entry = this.#hold(checkSchema(schema, "schema"), "schema");
+		const previous = entry.text;
+		if (previous !== undefined && previous !== text) this.#byText.delete(previous);
+		entry.text = text;
+		this.#byText.set(text, entry.job.key);
+		return { key: entry.job.key, compiled: entry.compiled };
+	}
+
+	/** One more use of the checked schema: the session's entry for its contents, made (compiling) if there is none. */
+	#hold({ copy, key, dialect }: CheckedSchema, name: string): SessionEntry {
 		const known = this.#entries.get(key);
 		if (known) {
-			if (known.uses++ === 0) this.#reuse(known.job);
-			this.#entries.delete(key);
-			this.#entries.set(key, known);
-			return known.compiled;
+			this.#use(key, known);
+			return known;
 		}
 		const job: CompileJob = { key, schema: copy, dialect, name };
 		const worker = this.#worker;
@@ -89,19 +127,26 @@ export class SchemaSession {
 				validate: (value, validateOptions = {}) => worker.validate(job, value, validateOptions.root ?? "output"),
 			}),
 		);
-		const entry = { compiled, job, uses: 1 };
+		const entry: SessionEntry = { compiled, job, uses: 1 };
 		this.#entries.set(key, entry);
 		// A schema that failed is not held: the next call with it reports the same error again.
 		compiled.catch(() => {
-			if (this.#entries.get(key) === entry) this.#entries.delete(key);
+			if (this.#entries.get(key) === entry) this.#forget(key, entry);
 		});
-		return compiled;
+		return entry;
 	}
 
-	/** Compiles the schema of an `agent()` call: a JSON Schema whose root is `type: "object"`. As `compile`. */
-	compileAgent(schema: unknown): Promise<CompiledSchema> {
-		checkAgentRoot(schema);
-		return this.compile(schema);
+	/** A held entry used again, now the last used. */
+	#use(key: string, entry: SessionEntry): Promise<CompiledSchema> {
+		if (entry.uses++ === 0) this.#reuse(entry.job);
+		this.#entries.delete(key);
+		this.#entries.set(key, entry);
+		return entry.compiled;
+	}
+
+	#forget(key: string, entry: SessionEntry): void {
+		this.#entries.delete(key);
+		if (entry.text !== undefined) this.#byText.delete(entry.text);
 	}
 
 	/** Ends one use of `compiled`; past `KEPT_IDLE` schemas out of use, the one unused longest is dropped. */
@@ -114,7 +159,7 @@ export class SchemaSession {
 		for (const [key, other] of this.#entries) {
 			if (idle <= KEPT_IDLE) break;
 			if (other.uses > 0) continue;
-			this.#entries.delete(key);
+			this.#forget(key, other);
 			this.#drop(key, other.compiled, false);
 			idle--;
 		}
@@ -126,6 +171,7 @@ export class SchemaSession {
 		this.#disposed = true;
 		for (const [key, entry] of this.#entries) this.#drop(key, entry.compiled, entry.uses > 0);
 		this.#entries.clear();
+		this.#byText.clear();
 	}
 
 	/** A kept schema used again: in use in the worker again (compiled again there if it was evicted). */

@@ -148,6 +148,41 @@ describe("compileAgentSchema", () => {
 		await vi.waitFor(() => expect(schemaWorkerStats().holds).toBe(before), { timeout: 30_000 });
 	});
 
+	it("a parsed schema: its JSON text finds the schema held for the same contents, until the session drops it", async () => {
+		const own = new SchemaSession();
+		const text = JSON.stringify(FINDINGS);
+		const first = own.compileParsed(JSON.parse(text));
+		const again = own.compileParsed(JSON.parse(text));
+		const reordered = own.compileParsed(JSON.parse(JSON.stringify({ ...FINDINGS, type: "object" })));
+		const compiled = await first.compiled;
+		expect([first.key, again.key, reordered.key]).toEqual([compiled.key, compiled.key, compiled.key]);
+		expect([await again.compiled, await reordered.compiled]).toEqual([compiled, compiled]);
+		expect(await compiled.validate({ summary: "s", items: [] })).toMatchObject({ ok: true });
+		for (let uses = 0; uses < 3; uses++) own.release(compiled);
+		const make = (index: number) => ({ type: "object", properties: { [`r${index}`]: { const: index } } });
+		for (let index = 0; index < 20; index++) own.release(await own.compileParsed(make(index)).compiled);
+		// Dropped with its entry: the same text checks and compiles afresh.
+		const fresh = own.compileParsed(JSON.parse(text));
+		expect(fresh.key).toBe(compiled.key);
+		expect(await fresh.compiled).not.toBe(compiled);
+		own.dispose();
+	});
+
+	it("a parsed schema that fails: the same text fails the same way each time, with compileAgent's message", async () => {
+		const own = new SchemaSession();
+		// Found by the host's checks, by the root's check, and by ajv in the worker.
+		for (const bad of [
+			'{"type":"object","properties":{"a":{"type":"string","pattern":"(?=x)"}}}',
+			'{"type":"array"}',
+			'{"type":"object","properties":{"a":{"type":"strin"}}}',
+		]) {
+			const expected = await schemaError(() => own.compileAgent(JSON.parse(bad)));
+			expect(await schemaError(() => own.compileParsed(JSON.parse(bad)).compiled)).toEqual(expected);
+			expect(await schemaError(() => own.compileParsed(JSON.parse(bad)).compiled)).toEqual(expected);
+		}
+		own.dispose();
+	});
+
 	it("lets two different schemas share an `$id`", async () => {
 		const a = await compileAgentSchema({ $id: "https://example.com/finding", type: "object", required: ["a"] });
 		const b = await compileAgentSchema({ $id: "https://example.com/finding", type: "object", required: ["b"] });
