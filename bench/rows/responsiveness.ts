@@ -6,8 +6,8 @@
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
-import { type BenchContext, samples } from "../lib/context.ts";
-import { ENGINES, type EngineName, runOn } from "../lib/engines.ts";
+import { type BenchContext, enginesFor, samples } from "../lib/context.ts";
+import { type EngineName, runOn } from "../lib/engines.ts";
 import type { RowResult } from "../lib/report.ts";
 import { formatNumber } from "../lib/report.ts";
 import { instantRunner } from "../lib/runners.ts";
@@ -25,7 +25,7 @@ export async function runResponsiveness(context: BenchContext): Promise<RowResul
 	const values: RowResult["values"] = {};
 	const notes: string[] = [];
 	const burnMs = context.quick ? QUICK_BURN_MS : BURN_MS;
-	for (const engine of ENGINES) {
+	for (const engine of enginesFor(context)) {
 		const iterations = await calibrate(engine, burnMs);
 		const stalls: number[] = [];
 		const burns: number[] = [];

@@ -43,7 +43,7 @@ async function review${i}(files, { label = "r${i}", retries = 1 } = {}) {
 
 export async function runStaticCheck(context: BenchContext): Promise<RowResult[]> {
 	const source = largeScript(TARGET_BYTES);
-	const samples = context.quick ? 5 : 15;
+	const samples = context.quick ? 3 : 9;
 	const parses: number[] = [];
 	const passes: number[] = [];
 	let findings = 0;
