@@ -33,15 +33,18 @@ export async function runSchemaMemory(context: BenchContext): Promise<RowResult[
 	const list: SchemaMemorySample[] = [];
 	// `--quick`: one later run; the first run already shows the heap levelling off, the later ones that it stays so.
 	const laterRuns = context.quick ? 1 : LATER_RUNS;
+	// `--quick`: half the first run (the cache is full after about 11) and a later run of half the size.
+	const first = context.quick ? FIRST / 2 : FIRST;
+	const perRun = context.quick ? PER_RUN / 2 : PER_RUN;
 	// Two samples: the heap at a checkpoint varies by well under 1 MiB between processes, and each costs 210 compiles.
 	for (let i = 0; i < samples(context, 2, 1); i++) {
-		const args = [FIRST, laterRuns, PER_RUN].map(String);
+		const args = [first, laterRuns, perRun].map(String);
 		list.push(await runChild<SchemaMemorySample>(script, args, { nodeFlags: ["--expose-gc"], cwd: context.root }));
 	}
 	const failed = list.find((sample) => sample.firstRun !== "completed");
 	const at = (schemas: number) => list.flatMap((s) => s.checkpoints.filter((c) => c.schemas === schemas));
 	const rows: RowResult[] = [];
-	for (const schemas of SHOWN) {
+	for (const schemas of SHOWN.filter((shown) => shown <= first)) {
 		const points = at(schemas);
 		if (points.length === 0) continue;
 		rows.push({
@@ -54,7 +57,7 @@ export async function runSchemaMemory(context: BenchContext): Promise<RowResult[
 	}
 	// Flat once the cache is full: the growth per schema over the second half of the run.
 	const growth = list.flatMap((sample) => {
-		const half = sample.checkpoints.filter((c) => c.schemas >= FIRST / 2 && c.schemas <= FIRST);
+		const half = sample.checkpoints.filter((c) => c.schemas >= first / 2 && c.schemas <= first);
 		const from = half[0];
 		const to = half.at(-1);
 		return from && to && to.schemas > from.schemas
@@ -64,7 +67,7 @@ export async function runSchemaMemory(context: BenchContext): Promise<RowResult[
 	if (growth.length > 0) {
 		rows.push({
 			id: `11${String.fromCharCode(97 + rows.length)}`,
-			title: `Schema worker: heap growth per distinct schema from ${FIRST / 2} to ${FIRST} in one run`,
+			title: `Schema worker: heap growth per distinct schema from ${first / 2} to ${first} in one run`,
 			unit: "KiB/schema",
 			target: { max: 64, text: "≈ 0 (≤ 64)" },
 			values: { "pi-workflows": summarize(growth) },
@@ -73,10 +76,10 @@ export async function runSchemaMemory(context: BenchContext): Promise<RowResult[
 	}
 	const laterText =
 		laterRuns === 1
-			? `1 more run of ${PER_RUN} fresh schemas`
-			: `${laterRuns} more runs of ${PER_RUN} fresh schemas each`;
+			? `1 more run of ${perRun} fresh schemas`
+			: `${laterRuns} more runs of ${perRun} fresh schemas each`;
 	const later = list.flatMap((sample) => {
-		const points = sample.checkpoints.filter((c) => c.schemas > FIRST).map((c) => c.heapMb);
+		const points = sample.checkpoints.filter((c) => c.schemas > first).map((c) => c.heapMb);
 		return points.length > 0 ? [Math.max(...points)] : [];
 	});
 	if (later.length > 0) {
