@@ -43,9 +43,10 @@ export async function runMemory(context: BenchContext): Promise<RowResult[]> {
 	const sampled = async (variant: (typeof variants)[number]) => {
 		const list: MemorySample[] = [];
 		for (let i = 0; i < samples(context, 3, 1); i++) {
-			// The second burst (several seconds of pi-workflows' workers) only tells reuse from a leak, in the notes: the
-			// first sample of a full run takes it, the others and `--quick` do not.
-			const bursts = i === 0 && !context.quick ? "2" : "1";
+			// The second burst (seconds of pi-workflows' workers) only tells reuse from a leak, in the notes: the first
+			// sample of each baseline and of the built package (as installed) takes it in a full run, no other does.
+			const second = i === 0 && !context.quick && variant.label !== "pi-workflows (source)";
+			const bursts = second ? "2" : "1";
 			const args = [variant.engine, variant.root, bursts];
 			list.push(await runChild<MemorySample>(script, args, { nodeFlags: ["--expose-gc"], cwd: context.root }));
 		}
