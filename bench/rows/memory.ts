@@ -42,7 +42,9 @@ export async function runMemory(context: BenchContext): Promise<RowResult[]> {
 	const notes: string[] = [];
 	const sampled = async (variant: (typeof variants)[number]) => {
 		const list: MemorySample[] = [];
-		for (let i = 0; i < samples(context, 3, 1); i++) {
+		// From source (5a, 5c), two samples: the installed package's three (5b, and its share kept) are issue 34's figure.
+		const count = variant.label === "pi-workflows (source)" ? samples(context, 2, 1) : samples(context, 3, 1);
+		for (let i = 0; i < count; i++) {
 			// The second burst (seconds of pi-workflows' workers) only tells reuse from a leak, in the notes: the first
 			// sample of each baseline and of the built package (as installed) takes it in a full run, no other does.
 			const second = i === 0 && !context.quick && variant.label !== "pi-workflows (source)";

@@ -44,7 +44,7 @@ export async function runStart(context: BenchContext): Promise<RowResult[]> {
 	const script = new URL("bench/rows/start-child.ts", context.root);
 	const results = new Map<string, StartSample[]>(variants.map((variant) => [variant.label, []]));
 	// Round-robin over the variants, so a busy moment on the machine does not fall on one of them only.
-	for (let i = 0; i < samples(context, 5, 1); i++) {
+	for (let i = 0; i < samples(context, 4, 1); i++) {
 		for (const variant of variants) {
 			const args = [variant.engine, variant.root, variant.mode];
 			const sample = await runChild<StartSample>(script, args, { cwd: context.root });
