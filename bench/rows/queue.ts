@@ -75,7 +75,13 @@ export async function runQueue(context: BenchContext): Promise<RowResult[]> {
 					stalledMs: DEFAULT_STALLED_MS,
 				}),
 			);
+			const startedAt = now();
 			const settled = await Promise.allSettled(starting);
+			if (starting.length > 0) {
+				context.log(
+					`row 12: ${starting.length} worker(s) started in ${formatNumber((now() - startedAt) / 1000)} s`,
+				);
+			}
 			// Every worker that did start is kept, so the row's end kills it even when another failed to start.
 			for (const outcome of settled) if (outcome.status === "fulfilled") workers.push(outcome.value);
 			const failed = settled.find((outcome) => outcome.status === "rejected");
@@ -111,8 +117,10 @@ export async function runQueue(context: BenchContext): Promise<RowResult[]> {
 		const three = await makespan(3, "pi-workflows", false);
 		const warmed = new Set(workers);
 		const recovery = await recoveryRow(context, redis.url, workers, more);
+		// SIGKILL: they are idle and the queue is empty (12c's run ended), so nothing is lost, and a BullMQ worker's
+		// graceful close waits out its blocking read.
 		for (const extra of workers.splice(1)) {
-			extra.child.kill("SIGTERM");
+			extra.child.kill("SIGKILL");
 			await extra.exited;
 		}
 		// The one left filled its slots in the three's warm-up, unless 12c's kills took all three.
