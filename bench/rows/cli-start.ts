@@ -77,7 +77,7 @@ export async function runCliStart(context: BenchContext): Promise<RowResult[]> {
 		};
 		const results = { workflow: [] as Timing[], pi: [] as Timing[] };
 		// One round not counted: the disk cache and pi's own first-start work (its agent dir) warm up.
-		for (let round = -1; round < samples(context, 5, 2); round++) {
+		for (let round = -1; round < samples(context, 4, 1); round++) {
 			const workflow = await timed(commands.workflow, temp, env);
 			const pi = await timed(commands.pi, temp, env);
 			if (round < 0) continue;

@@ -13,7 +13,7 @@ import { sleep } from "../lib/stats.ts";
 import { TRIVIAL } from "../workloads.ts";
 
 const RUNS = 50;
-const [engine = "pi-workflows", root = "src"] = process.argv.slice(2);
+const [engine = "pi-workflows", root = "src", bursts = "2"] = process.argv.slice(2);
 const collect = (globalThis as { gc?: () => void }).gc;
 if (!collect) throw new Error("Run with --expose-gc");
 const loaded = await loadEngine(engine as EngineName, root);
@@ -45,6 +45,9 @@ await loaded.close();
 const baseMb = await settledRss();
 const peakMb = await burst();
 const endMb = await settledRss();
-await burst();
-const end2Mb = await settledRss();
+let end2Mb: number | null = null;
+if (bursts === "2") {
+	await burst();
+	end2Mb = await settledRss();
+}
 process.stdout.write(`${JSON.stringify({ baseMb, peakMb, endMb, end2Mb })}\n`);

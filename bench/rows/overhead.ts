@@ -60,7 +60,7 @@ export async function runOverhead(context: BenchContext): Promise<OverheadData> 
 		if (engine === "pi-workflows") {
 			await trackedRun(engine, BUDGET_READS, 1000);
 			const readRuns: TrackedRun[] = [];
-			for (let i = 0; i < samples(context, 5, 3); i++) {
+			for (let i = 0; i < samples(context, 3, 1); i++) {
 				readRuns.push(await trackedRun(engine, BUDGET_READS, BUDGET_READ_COUNT));
 			}
 			budgetReadValues[engine] = perCall(readRuns, BUDGET_READ_COUNT);

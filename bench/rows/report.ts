@@ -120,7 +120,7 @@ async function measure(run: BigRun, context: BenchContext, browser: Browser | un
 	if (!browser) return measured;
 	try {
 		const opens: number[] = [];
-		for (let i = 0; i < samples(context, 7, 3) + 1; i++) {
+		for (let i = 0; i < samples(context, 5, 1) + 1; i++) {
 			const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
 			await page.goto(pathToFileURL(out).href);
 			await page.waitForFunction(

@@ -13,7 +13,7 @@ import { TRIVIAL } from "../workloads.ts";
 /** Milliseconds since this process started (performance's time origin). */
 const bootMs = performance.now();
 const [engine = "pi-workflows", root = "src", mode = "cold"] = process.argv.slice(2);
-const LATER_RUNS = 20;
+const LATER_RUNS = 10;
 const PAUSE_MS = 20;
 
 const loaded = await loadEngine(engine as EngineName, root);

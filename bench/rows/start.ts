@@ -4,7 +4,7 @@
  * and in every sandbox worker) and as built JavaScript (what an installed package runs in its workers).
  */
 import { runChild } from "../lib/child.ts";
-import { type BenchContext, samples } from "../lib/context.ts";
+import { type BenchContext, enginesFor, samples } from "../lib/context.ts";
 import type { EngineName } from "../lib/engines.ts";
 import { formatNumber, formatSummary, type RowResult } from "../lib/report.ts";
 import { summarize } from "../lib/stats.ts";
@@ -28,12 +28,13 @@ interface Variant {
 }
 
 export async function runStart(context: BenchContext): Promise<RowResult[]> {
-	const variants: Variant[] = [
+	const all: Variant[] = [
 		{ label: "pi-workflows (source)", engine: "pi-workflows", root: "src", mode: "cold" },
 		{ label: "pi-workflows (warmed)", engine: "pi-workflows", root: "src", mode: "warm" },
 		{ label: "node:vm", engine: "node:vm", root: "src", mode: "cold" },
 		{ label: "plain", engine: "plain", root: "src", mode: "cold" },
 	];
+	const variants = all.filter((variant) => enginesFor(context).includes(variant.engine));
 	const notes: string[] = [];
 	const { built } = context;
 	if ("dir" in built) {
@@ -43,7 +44,7 @@ export async function runStart(context: BenchContext): Promise<RowResult[]> {
 	const script = new URL("bench/rows/start-child.ts", context.root);
 	const results = new Map<string, StartSample[]>(variants.map((variant) => [variant.label, []]));
 	// Round-robin over the variants, so a busy moment on the machine does not fall on one of them only.
-	for (let i = 0; i < samples(context, 5, 2); i++) {
+	for (let i = 0; i < samples(context, 4, 1); i++) {
 		for (const variant of variants) {
 			const args = [variant.engine, variant.root, variant.mode];
 			const sample = await runChild<StartSample>(script, args, { cwd: context.root });
@@ -108,7 +109,7 @@ export async function runStart(context: BenchContext): Promise<RowResult[]> {
 		},
 		{
 			id: "4e",
-			title: "Start: a later run (20 ms after the previous one; median of 20)",
+			title: "Start: a later run (20 ms after the previous one; median of 10)",
 			unit: "ms",
 			target: { max: 10, text: "≤ 10 ms" },
 			values: row("laterMs", sourceLabel),
