@@ -20,6 +20,7 @@ import { createWorkflowQueue } from "../core/queue.ts";
 import { CallIndexes, emitLog, type UnstampedEvent } from "../core/run-context.ts";
 import { ScriptLifetime } from "../core/script-lifetime.ts";
 import type { JsonValue, WorkflowLimits, WorkflowMeta, WorkflowRunOptions, WorkflowRunResult } from "../core/types.ts";
+import { loadAcornApart } from "../meta/acorn.ts";
 import { validateArgs } from "../meta/read.ts";
 import { SchemaSession } from "../schema/session.ts";
 import { CostCapGate } from "../spend/cost-cap.ts";
@@ -276,6 +277,7 @@ async function runScript(
 	ending: ScriptEnding,
 ): Promise<void> {
 	const { run, filename } = scope;
+	await loadAcornApart();
 	// The static pass runs here, before any agent: a script it finds wrong starts nothing.
 	const parsed = prepareWorkflow(source, {
 		filename,
