@@ -8,7 +8,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { errorMessage } from "../errors.ts";
-import { openRemoteWorkspace, type RemoteWorkspace, remoteWorkspaceNote } from "../worktree/index.ts";
+import { isAlive, openRemoteWorkspace, type RemoteWorkspace, remoteWorkspaceNote } from "../worktree/index.ts";
 import type { QueueJobData, QueueJobReturn } from "./protocol.ts";
 
 /** Tools a child without a workspace does not get. */
@@ -51,7 +51,7 @@ export async function openJobPlace(data: QueueJobData, repo: WorkerRepo | undefi
 		});
 		return worktreePlace(space);
 	}
-	const scratch = await mkdtemp(join(tmpdir(), scratchPrefix(process.pid)));
+	const scratch = await mkdtemp(join(tmpdir(), `${machineScratch()}${process.pid}-`));
 	const why = repo
 		? `the run sent no commit (its directory is not in a git repository with a commit): children work in empty scratch folders, without edit/write`
 		: SCRATCH_NOTE;
@@ -84,34 +84,26 @@ function worktreePlace(space: RemoteWorkspace): JobPlace {
 }
 
 /**
- * A scratch folder's name says whose it is (this machine and the worker's pid), so that the folders of a worker that
- * was killed (SIGKILL, out of memory), which could not remove them, go when the next worker on the machine starts or
- * stops. The host name keeps a worker from judging another container's pids that share the temp folder.
+ * A scratch folder's name says whose it is (`pwf-job-<host>-<pid>-…`: this machine and the worker's pid), so that the
+ * folders of a worker that was killed (SIGKILL, out of memory), which could not remove them, go when the next worker
+ * on the machine starts or stops. The host name keeps a worker from judging another container's pids that share the
+ * temp folder.
  */
-function scratchPrefix(pid: number): string {
-	return `pwf-job-${hostname().replace(/[^A-Za-z0-9.]/g, "_")}-${pid}-`;
+function machineScratch(): string {
+	return `pwf-job-${hostname().replace(/[^A-Za-z0-9.]/g, "_")}-`;
 }
 
 /** Removes the scratch folders of this machine's workers that are no longer running; returns how many. */
 export async function sweepDeadScratch(dir = tmpdir()): Promise<number> {
-	const mine = scratchPrefix(0).slice(0, -"0-".length);
+	const mine = machineScratch();
 	let removed = 0;
 	for (const name of await readdir(dir).catch(() => [] as string[])) {
 		if (!name.startsWith(mine)) continue;
+		// isAlive counts a name without a pid as alive: such a folder is left.
 		const pid = Number(/^(\d+)-/.exec(name.slice(mine.length))?.[1]);
-		if (!Number.isInteger(pid) || pid <= 0 || running(pid)) continue;
+		if (isAlive(pid)) continue;
 		await rm(join(dir, name), { recursive: true, force: true }).catch(() => {});
 		removed++;
 	}
 	return removed;
-}
-
-function running(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		// EPERM: it runs, as another user.
-		return (error as NodeJS.ErrnoException).code === "EPERM";
-	}
 }

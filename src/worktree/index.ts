@@ -21,6 +21,7 @@ export {
 	type TakeRemoteBranchOptions,
 	takeRemoteBranch,
 } from "./remote-take.ts";
+export { isAlive } from "./remote-sweep.ts";
 export { repositoryName, sameRepository } from "./remote-url.ts";
 export {
 	openRemoteWorkspace,

@@ -48,8 +48,11 @@ export async function sweepDeadWorktrees(
 	return removed;
 }
 
-/** A process of this machine still runs (or runs as another user: also alive). */
-function isAlive(pid: number): boolean {
+/**
+ * A process of this machine still runs (or runs as another user: also alive). Also how a queue worker tells a dead
+ * worker's scratch folders (`src/queue/job-place.ts`).
+ */
+export function isAlive(pid: number): boolean {
 	if (!Number.isInteger(pid) || pid <= 0) return true;
 	try {
 		process.kill(pid, 0);

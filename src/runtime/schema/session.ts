@@ -80,7 +80,7 @@ export class SchemaSession {
 	 * worker finds (ajv, RE2).
 	 */
 	compile(schema: unknown, options: CompileSchemaOptions = {}): Promise<CompiledSchema> {
-		if (this.#disposed) throw new WorkflowError("internal", "A schema session was used after it was disposed");
+		this.#checkOpen();
 		const name = options.name ?? "schema";
 		return this.#hold(checkSchema(schema, name), name).compiled;
 	}
@@ -97,7 +97,7 @@ export class SchemaSession {
 	 * finds it without the host's checks again (a script's inline literal is a new object each call).
 	 */
 	compileParsed(schema: JsonValue): { key: string; compiled: Promise<CompiledSchema> } {
-		if (this.#disposed) throw new WorkflowError("internal", "A schema session was used after it was disposed");
+		this.#checkOpen();
 		const text = JSON.stringify(schema);
 		const key = this.#byText.get(text);
 		const known = key === undefined ? undefined : this.#entries.get(key);
@@ -134,6 +134,10 @@ export class SchemaSession {
 			if (this.#entries.get(key) === entry) this.#forget(key, entry);
 		});
 		return entry;
+	}
+
+	#checkOpen(): void {
+		if (this.#disposed) throw new WorkflowError("internal", "A schema session was used after it was disposed");
 	}
 
 	/** A held entry used again, now the last used. */
