@@ -15,13 +15,13 @@ export {
 	matchingRemote,
 	type RunCommit,
 } from "./remote-host.ts";
+export { isAlive } from "./remote-sweep.ts";
 export {
 	type RemoteWorktreeReport,
 	type TakenBranch,
 	type TakeRemoteBranchOptions,
 	takeRemoteBranch,
 } from "./remote-take.ts";
-export { isAlive } from "./remote-sweep.ts";
 export { repositoryName, sameRepository } from "./remote-url.ts";
 export {
 	openRemoteWorkspace,
