@@ -19,7 +19,7 @@ const STAGES = ["before_start", "author", "guest", "child", "host"];
 
 /** The lists as they were kept by hand before the table: the derived ones must equal them. */
 const BEFORE = {
-	// src/pi/tool/workflow-tool.ts: a run ending with one of these (and no call made) fails the tool call.
+	// src/tool/workflow-tool.ts: a run ending with one of these (and no call made) fails the tool call.
 	beforeStart: ["script_too_large", "syntax_error", "meta_invalid", "args_invalid", "name_undeclared"],
 	// src/runtime/agent/attempt.ts and src/queue/worker.ts: a runner's rejection `agent()` throws rather than null.
 	author: [

@@ -13,7 +13,8 @@ const SRC = fileURLToPath(new URL("../src/", import.meta.url));
 
 /**
  * Each room and the rooms it may import values from (`types` adds rooms it may take types from only). A room is a
- * folder of `src/` or of `src/pi/` or `src/runtime/`; a top-level file is its own room. The runtime has a floor
+ * folder of `src/` or of `src/pi/` or `src/runtime/`; a top-level file is its own room. `tool` is the `workflow`
+ * tool (the design card's `src/tool`): pi's side like `pi/`, registered by `pi/extension.ts`. The runtime has a floor
  * (`runtime/core`: the contracts every part uses) and a ceiling (`runtime/run`: what composes a run); its other
  * rooms import the floor and leaves beside them, never the ceiling.
  */
@@ -81,6 +82,8 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 		types: ["children"],
 	},
 	queue: { values: ["errors.ts", "worktree", "runtime/core", "agents", "children", "host"] },
+	/** Evaluation and blame (issues 44 and 45): above the host layer, below the CLI and the pi side; pi-free. */
+	eval: { values: ["errors.ts", "runs", "progress", "report", "runtime", "runtime/core", "host"] },
 	"pi/runs": {
 		values: [
 			"errors.ts",
@@ -95,7 +98,7 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 			"children",
 		],
 	},
-	"pi/workflow-tool": {
+	tool: {
 		values: [
 			"errors.ts",
 			"authoring",
@@ -125,7 +128,8 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 			"agents",
 			"children",
 			"pi/runs",
-			"pi/workflow-tool",
+			"tool",
+			"eval",
 		],
 	},
 	pi: {
@@ -138,7 +142,7 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 			"agents",
 			"children",
 			"pi/runs",
-			"pi/workflow-tool",
+			"tool",
 			"pi/commands",
 			"queue",
 		],
@@ -159,10 +163,11 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 			"pi.ts",
 			"telemetry",
 			"queue",
+			"eval",
 		],
 	},
 	"index.ts": {
-		values: ["errors.ts", "sandbox", "runtime", "runtime/core", "progress", "runs", "report", "host"],
+		values: ["errors.ts", "sandbox", "runtime", "runtime/core", "progress", "runs", "report", "host", "eval"],
 		types: ["authoring"],
 	},
 	"pi.ts": { values: ["pi", "progress", "agents", "children"] },
@@ -194,6 +199,7 @@ const PI_FREE_ROOMS = [
 	"report",
 	"telemetry",
 	"host",
+	"eval",
 ];
 const PI_PACKAGES = /^(@earendil-works\/|typebox(\/|$))/;
 
@@ -281,11 +287,11 @@ describe("src/ layout", () => {
 		expect(offenders).toEqual([]);
 	});
 
-	it("src/cli and src/queue import nothing from src/pi", () => {
+	it("src/cli and src/queue import nothing from src/pi or src/tool", () => {
 		const offenders = TS_FILES.filter((file) => file.startsWith("cli/") || file.startsWith("queue/")).flatMap(
 			(file) =>
 				edgesOf(file)
-					.filter((edge) => edge.to.startsWith("pi/"))
+					.filter((edge) => edge.to.startsWith("pi/") || edge.to.startsWith("tool/"))
 					.map((edge) => `${file} imports ${edge.to}`),
 		);
 		expect(offenders).toEqual([]);

@@ -14,6 +14,12 @@ import { loadSavedWorkflows, type SavedWorkflow } from "../host/script-source.ts
 import { createRunStore } from "../runs/index.ts";
 import { createWorkflowQueue } from "../runtime/core/queue.ts";
 import { warmSandboxPool } from "../sandbox/index.ts";
+import {
+	createWorkflowStarter,
+	createWorkflowTool,
+	defaultRunner,
+	type WorkflowToolOptions,
+} from "../tool/workflow-tool.ts";
 import { savedText, saveRunScript } from "./commands/save-workflow.ts";
 import {
 	registerSavedWorkflowCommands,
@@ -28,12 +34,6 @@ import { renderRunMessage } from "./runs/message-view.ts";
 import { RUN_MESSAGE_TYPE } from "./runs/messages.ts";
 import { createWorkflowRunsTool } from "./runs/runs-tool.ts";
 import { readSessionDefaults, SESSION_FLAGS } from "./session-defaults.ts";
-import {
-	createWorkflowStarter,
-	createWorkflowTool,
-	defaultRunner,
-	type WorkflowToolOptions,
-} from "./workflow-tool/workflow-tool.ts";
 
 const CONCURRENCY_FLAG = "workflow-concurrency";
 const DEFAULT_CONCURRENCY = 4;
@@ -178,10 +178,10 @@ export { sessionToolsOf } from "../children/session-tools.ts";
 export type { WorktreePlace, WorktreePlaceSource } from "../children/worktree.ts";
 export type { SavedWorkflow } from "../host/script-source.ts";
 export { loadSavedWorkflows, resolveScriptSource } from "../host/script-source.ts";
+export { builtInTools, scriptToolsOf } from "../tool/step-tools.ts";
+export type { RunnerSetup, WorkflowToolOptions, WorkflowToolParams } from "../tool/workflow-tool.ts";
+export { createWorkflowTool, WORKFLOW_TOOL_NAME } from "../tool/workflow-tool.ts";
 export type { Announce } from "./runs/lifecycle.ts";
 export { LIFECYCLE_EVENTS } from "./runs/lifecycle.ts";
 export { createWorkflowRunsTool, RUNS_TOOL_NAME } from "./runs/runs-tool.ts";
 export { readModelTiers } from "./session-defaults.ts";
-export { builtInTools, scriptToolsOf } from "./workflow-tool/step-tools.ts";
-export type { RunnerSetup, WorkflowToolOptions, WorkflowToolParams } from "./workflow-tool/workflow-tool.ts";
-export { createWorkflowTool, WORKFLOW_TOOL_NAME } from "./workflow-tool/workflow-tool.ts";

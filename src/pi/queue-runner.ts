@@ -8,7 +8,7 @@ import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { QueueHost } from "../queue/host.ts";
 import { queuePlanner } from "../queue/plan.ts";
 import type { WorkflowAgentRunner } from "../runtime/core/types.ts";
-import type { RunnerSetup } from "./workflow-tool/workflow-tool.ts";
+import type { RunnerSetup } from "../tool/workflow-tool.ts";
 
 /** The flag's name. */
 export const REDIS_FLAG = "workflow-redis";

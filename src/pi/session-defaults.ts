@@ -6,7 +6,7 @@
  */
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import type { ModelTiers } from "../children/model.ts";
-import type { WorkflowSessionDefaults } from "./workflow-tool/workflow-tool.ts";
+import type { WorkflowSessionDefaults } from "../tool/workflow-tool.ts";
 
 export const CHILD_MODEL_FLAG = "workflow-child-model";
 export const MAX_COST_FLAG = "workflow-max-cost";

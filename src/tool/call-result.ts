@@ -4,11 +4,11 @@
  */
 
 import type { AgentToolResult } from "@earendil-works/pi-coding-agent";
-import { stripLocation, toWorkflowError, WorkflowError } from "../../errors.ts";
-import type { RunRegistry } from "../../host/registry.ts";
-import { type WorkflowProgressDetails, workflowProgressResult } from "../../progress/index.ts";
-import { completionMessage, runText, startedResult, type WorkflowRunMessage } from "../runs/messages.ts";
-import type { ToolRun, ToolRunOutcome } from "../runs/tool-run.ts";
+import { stripLocation, toWorkflowError, WorkflowError } from "../errors.ts";
+import type { RunRegistry } from "../host/registry.ts";
+import { completionMessage, runText, startedResult, type WorkflowRunMessage } from "../pi/runs/messages.ts";
+import type { ToolRun, ToolRunOutcome } from "../pi/runs/tool-run.ts";
+import { type WorkflowProgressDetails, workflowProgressResult } from "../progress/index.ts";
 
 /** How a started run ends for its call. */
 export interface CallEnding {

@@ -1,7 +1,7 @@
 /** What `workflow({ …, check: true })` returns: every diagnostic of the static pass, as text and as details. */
-import type { WorkflowDiagnostic } from "../../authoring/index.ts";
-import { formatDiagnostic } from "../../authoring/index.ts";
-import type { WorkflowCheckReport } from "../../runtime/index.ts";
+import type { WorkflowDiagnostic } from "../authoring/index.ts";
+import { formatDiagnostic } from "../authoring/index.ts";
+import type { WorkflowCheckReport } from "../runtime/index.ts";
 
 /** The details of a check: the script's name and every diagnostic (code, line:column, message, fix, frame). */
 export interface WorkflowCheckDetails {

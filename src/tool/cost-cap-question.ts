@@ -4,10 +4,10 @@
  * typed in, or stop. The run is parked meanwhile (no new child starts).
  */
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { askCostCapAsText, type CostCapAsk, costCapQuestion, parseCap, suggestedCaps } from "../../host/cost-cap.ts";
-import type { WorkflowAskHandler } from "../../runtime/core/types.ts";
-import { usdText } from "../../runtime/index.ts";
-import { visibleUi } from "../runs/visible-ui.ts";
+import { askCostCapAsText, type CostCapAsk, costCapQuestion, parseCap, suggestedCaps } from "../host/cost-cap.ts";
+import { visibleUi } from "../pi/runs/visible-ui.ts";
+import type { WorkflowAskHandler } from "../runtime/core/types.ts";
+import { usdText } from "../runtime/index.ts";
 
 const ANOTHER = "Raise it to another amount…";
 const STOP = "Stop here (the run stays resumable)";

@@ -5,9 +5,9 @@
  * and a line length, and together to what fits in `MAX_DESCRIPTION_LINES`.
  */
 import { fileURLToPath } from "node:url";
-import type { AgentTypeConfig } from "../../agents/agent-fields.ts";
-import { commandArgs } from "../../host/command-args.ts";
-import type { SavedWorkflow } from "../../host/script-source.ts";
+import type { AgentTypeConfig } from "../agents/agent-fields.ts";
+import { commandArgs } from "../host/command-args.ts";
+import type { SavedWorkflow } from "../host/script-source.ts";
 
 /** The sample script of the description, as the model should write one (tests run it as written). */
 export const SAMPLE_SCRIPT = `export const meta = { name: "review", description: "Review files", args: { type: "object" } };
@@ -23,7 +23,7 @@ The script starts with a literal header, then plain JavaScript (not TypeScript) 
  * The authoring skill this package ships (`pi.skills` of package.json), by its path on this machine: the same from
  * src/ and dist/, and readable whether pi loaded the package's skills or only the extension (`pi -e`).
  */
-export const AUTHORING_SKILL = fileURLToPath(new URL("../../../skills/writing-workflows/SKILL.md", import.meta.url));
+export const AUTHORING_SKILL = fileURLToPath(new URL("../../skills/writing-workflows/SKILL.md", import.meta.url));
 
 const BODY = `Globals: agent(prompt, { agent, label, phase, schema, model, fallbackModels, thinking, tools, timeoutMs,
 retries, isolation, stallMs, context, resume: "<earlier call's label>" to continue its conversation }) → text, or the validated object with a schema (root type "object"); parallel([() => …]) → array in order

@@ -5,23 +5,18 @@
  * earlier runs, the project's, or the model's catalog price), and the details keep the plan's data and the estimate.
  */
 import type { AgentToolResult, ExtensionContext } from "@earendil-works/pi-coding-agent";
-import {
-	type AgentTypeConfig,
-	listAvailableAgentTypes,
-	loadAgentTypes,
-	sessionTrust,
-} from "../../agents/agent-types.ts";
-import { catalogPrice } from "../../children/model.ts";
-import { WorkflowError } from "../../errors.ts";
-import { estimateDryPlan, type PlannedRunEstimate, planWithEstimateText } from "../../host/run-estimate.ts";
-import { createWorkflowResolver, resolveScriptSource } from "../../host/script-source.ts";
-import type { JsonValue, WorkflowParentConversation, WorkflowTool } from "../../runtime/core/types.ts";
+import { type AgentTypeConfig, listAvailableAgentTypes, loadAgentTypes, sessionTrust } from "../agents/agent-types.ts";
+import { catalogPrice } from "../children/model.ts";
+import { WorkflowError } from "../errors.ts";
+import { estimateDryPlan, type PlannedRunEstimate, planWithEstimateText } from "../host/run-estimate.ts";
+import { createWorkflowResolver, resolveScriptSource } from "../host/script-source.ts";
+import type { JsonValue, WorkflowParentConversation, WorkflowTool } from "../runtime/core/types.ts";
 import {
 	dryRunPlanText,
 	dryRunWorkflowScript,
 	type WorkflowDryRunOptions,
 	type WorkflowDryRunPlan,
-} from "../../runtime/index.ts";
+} from "../runtime/index.ts";
 
 /** The details of a dry run: its plan, and its estimate when the run store could be read. */
 export interface WorkflowDryRunDetails {

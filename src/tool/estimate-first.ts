@@ -5,14 +5,14 @@
  * run: a run without one pays nothing for this.
  */
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import type { AgentTypeConfig } from "../../agents/agent-types.ts";
-import { catalogPrice } from "../../children/model.ts";
-import { WorkflowError } from "../../errors.ts";
-import type { DurableSource } from "../../host/durable-run.ts";
-import { estimateBeforeRun, type PlannedRunEstimate } from "../../host/run-estimate.ts";
-import type { WorkflowParentConversation, WorkflowTool } from "../../runtime/core/types.ts";
-import { usdText } from "../../runtime/index.ts";
-import { visibleUi } from "../runs/visible-ui.ts";
+import type { AgentTypeConfig } from "../agents/agent-types.ts";
+import { catalogPrice } from "../children/model.ts";
+import { WorkflowError } from "../errors.ts";
+import type { DurableSource } from "../host/durable-run.ts";
+import { estimateBeforeRun, type PlannedRunEstimate } from "../host/run-estimate.ts";
+import { visibleUi } from "../pi/runs/visible-ui.ts";
+import type { WorkflowParentConversation, WorkflowTool } from "../runtime/core/types.ts";
+import { usdText } from "../runtime/index.ts";
 import { sessionDryOptions } from "./dry-run-result.ts";
 
 /** What the estimate before a run takes. */

@@ -4,12 +4,12 @@
  * earlier runs (src/host/run-estimate.ts) when there is one.
  */
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { catalogPrice } from "../../children/model.ts";
-import { forkCostText } from "../../host/estimate.ts";
-import { type EstimateStoreOptions, fanOutEstimate } from "../../host/run-estimate.ts";
-import type { WorkflowFanOutInfo } from "../../runtime/core/types.ts";
-import { spentSoFar, usdText } from "../../runtime/index.ts";
-import { visibleUi } from "../runs/visible-ui.ts";
+import { catalogPrice } from "../children/model.ts";
+import { forkCostText } from "../host/estimate.ts";
+import { type EstimateStoreOptions, fanOutEstimate } from "../host/run-estimate.ts";
+import { visibleUi } from "../pi/runs/visible-ui.ts";
+import type { WorkflowFanOutInfo } from "../runtime/core/types.ts";
+import { spentSoFar, usdText } from "../runtime/index.ts";
 
 /** Title and text of the dialog; `estimate` is `fanOutEstimate`'s sentences, when there are any. */
 export function fanOutQuestion(info: WorkflowFanOutInfo, estimate?: string): { title: string; message: string } {

@@ -3,7 +3,7 @@
  * request behind it — the session's newest user message for a tool call, the command line for a `/name` command.
  */
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import type { PersonProvenance, RunProvenance, ScriptProvenance } from "../../children/frame.ts";
+import type { PersonProvenance, RunProvenance, ScriptProvenance } from "../children/frame.ts";
 
 /** How a tool call's request reached the run, as the frame says it. */
 const VIA_TOOL = "the person's message that led the model to call the workflow tool";

@@ -4,9 +4,9 @@
  */
 import type { AgentToolResult, Theme } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
-import { formatWorkflowProgress, type WorkflowProgressDetails } from "../../progress/index.ts";
-import { visibleText } from "../../progress/visible-text.ts";
-import { dryRunPlanText } from "../../runtime/index.ts";
+import { formatWorkflowProgress, type WorkflowProgressDetails } from "../progress/index.ts";
+import { visibleText } from "../progress/visible-text.ts";
+import { dryRunPlanText } from "../runtime/index.ts";
 import type { WorkflowCheckDetails } from "./check-result.ts";
 import type { WorkflowDryRunDetails } from "./dry-run-result.ts";
 

@@ -15,9 +15,9 @@ import {
 	createWriteTool,
 	type ExtensionToolContext,
 } from "@earendil-works/pi-coding-agent";
-import { errorMessage, toolRefusedError, WorkflowError } from "../../errors.ts";
-import type { JsonValue, WorkflowTool, WorkflowToolOutput } from "../../runtime/core/types.ts";
-import { RESERVED_TOOLS } from "../../runtime/index.ts";
+import { errorMessage, toolRefusedError, WorkflowError } from "../errors.ts";
+import type { JsonValue, WorkflowTool, WorkflowToolOutput } from "../runtime/core/types.ts";
+import { RESERVED_TOOLS } from "../runtime/index.ts";
 
 /** The session's tools as `runWorkflowScript`'s `tools` map, read when the run starts. */
 export function scriptToolsOf(ctx: ExtensionToolContext): Record<string, WorkflowTool> {

@@ -20,35 +20,35 @@ import {
 	listAvailableAgentTypes,
 	loadAgentTypes,
 	sessionTrust,
-} from "../../agents/agent-types.ts";
-import { createPiAgentRunner } from "../../children/agent-runner.ts";
-import type { ChildRecorder, RunFolderSource } from "../../children/child-record.ts";
-import { ChildControls } from "../../children/controls.ts";
-import type { PersonProvenance, RunProvenance } from "../../children/frame.ts";
-import { type ModelTiers, parentModelRuntime, resolveModel } from "../../children/model.ts";
-import { type SessionTools, sessionToolsOf } from "../../children/session-tools.ts";
-import type { WorktreePlaceSource } from "../../children/worktree.ts";
-import { WorkflowError } from "../../errors.ts";
-import { recordedCostBudget, recordRaises } from "../../host/cost-cap.ts";
-import { branchOf, parentConversationOf } from "../../host/parent-conversation.ts";
-import { RunRegistry } from "../../host/registry.ts";
-import { type PlannedRunEstimate, withEstimateMore } from "../../host/run-estimate.ts";
-import { createWorkflowResolver, resolveScriptSource, type SavedWorkflow } from "../../host/script-source.ts";
-import { type DurableRunnerHooks, type DurableStart, startDurableRun } from "../../host/start-run.ts";
-import type { WorkflowProgressDetails } from "../../progress/index.ts";
-import { MAX_TIMEOUT_MS } from "../../runtime/agent/options.ts";
-import type { WorkflowQueue } from "../../runtime/core/queue.ts";
+} from "../agents/agent-types.ts";
+import { createPiAgentRunner } from "../children/agent-runner.ts";
+import type { ChildRecorder, RunFolderSource } from "../children/child-record.ts";
+import { ChildControls } from "../children/controls.ts";
+import type { PersonProvenance, RunProvenance } from "../children/frame.ts";
+import { type ModelTiers, parentModelRuntime, resolveModel } from "../children/model.ts";
+import { type SessionTools, sessionToolsOf } from "../children/session-tools.ts";
+import type { WorktreePlaceSource } from "../children/worktree.ts";
+import { WorkflowError } from "../errors.ts";
+import { recordedCostBudget, recordRaises } from "../host/cost-cap.ts";
+import { branchOf, parentConversationOf } from "../host/parent-conversation.ts";
+import { RunRegistry } from "../host/registry.ts";
+import { type PlannedRunEstimate, withEstimateMore } from "../host/run-estimate.ts";
+import { createWorkflowResolver, resolveScriptSource, type SavedWorkflow } from "../host/script-source.ts";
+import { type DurableRunnerHooks, type DurableStart, startDurableRun } from "../host/start-run.ts";
+import { type Announce, runAnnouncer } from "../pi/runs/lifecycle.ts";
+import type { WorkflowRunMessage } from "../pi/runs/messages.ts";
+import { createPiAskHandler, PendingQuestions } from "../pi/runs/questions.ts";
+import { startToolRun, type ToolRun } from "../pi/runs/tool-run.ts";
+import type { WorkflowProgressDetails } from "../progress/index.ts";
+import { MAX_TIMEOUT_MS } from "../runtime/agent/options.ts";
+import type { WorkflowQueue } from "../runtime/core/queue.ts";
 import type {
 	JsonValue,
 	WorkflowAgentRunner,
 	WorkflowParentConversation,
 	WorkflowTool,
-} from "../../runtime/core/types.ts";
-import { checkWorkflowScript } from "../../runtime/index.ts";
-import { type Announce, runAnnouncer } from "../runs/lifecycle.ts";
-import type { WorkflowRunMessage } from "../runs/messages.ts";
-import { createPiAskHandler, PendingQuestions } from "../runs/questions.ts";
-import { startToolRun, type ToolRun } from "../runs/tool-run.ts";
+} from "../runtime/core/types.ts";
+import { checkWorkflowScript } from "../runtime/index.ts";
 import { endToolCall } from "./call-result.ts";
 import { type WorkflowCheckDetails, workflowCheckResult } from "./check-result.ts";
 import { piCostCap } from "./cost-cap-question.ts";

@@ -2,7 +2,7 @@ import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { listAvailableAgentTypes, loadAgentTypes, resolveAgentType } from "../../src/agents/agent-types.ts";
 import { WorkflowError } from "../../src/errors.ts";
-import { agentTypeLines } from "../../src/pi/workflow-tool/description.ts";
+import { agentTypeLines } from "../../src/tool/description.ts";
 import { createRunnerFixture } from "../children/runner-fixture.ts";
 import { fauxAssistantMessage } from "../helpers/faux.ts";
 import { type AgentDirs, agentFile, createAgentDirs } from "./agent-files.ts";

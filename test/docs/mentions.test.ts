@@ -9,8 +9,8 @@ import { GENERAL_PURPOSE_AGENT } from "../../src/agents/agent-types.ts";
 import { COMMAND_NAMES, helpText } from "../../src/cli/help.ts";
 import { RunRegistry } from "../../src/host/registry.ts";
 import { createWorkflowRunsTool } from "../../src/pi/runs/runs-tool.ts";
-import { createWorkflowTool } from "../../src/pi/workflow-tool/workflow-tool.ts";
 import { createWorkflowQueue } from "../../src/runtime/core/queue.ts";
+import { createWorkflowTool } from "../../src/tool/workflow-tool.ts";
 import { docPages, readPage } from "./pages.ts";
 
 const pages = docPages().map((page) => ({ page, text: readPage(page) }));

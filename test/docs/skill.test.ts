@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { loadSkillsFromDir } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { GENERAL_PURPOSE_AGENT } from "../../src/agents/agent-types.ts";
-import { AUTHORING_SKILL, workflowToolDescription } from "../../src/pi/workflow-tool/description.ts";
+import { AUTHORING_SKILL, workflowToolDescription } from "../../src/tool/description.ts";
 import { ROOT } from "./pages.ts";
 
 const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {

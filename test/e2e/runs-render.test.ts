@@ -28,7 +28,7 @@ import {
 } from "@earendil-works/pi-tui";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createParentSession, type ParentSession } from "../../scripts/parent-session.ts";
-import { describeWorkflowCall } from "../../src/pi/workflow-tool/render.ts";
+import { describeWorkflowCall } from "../../src/tool/render.ts";
 import { type ChildWait, renderReply } from "../fixtures/faux-background-extension.ts";
 import { createFauxHarness, type FauxHarness } from "../helpers/faux.ts";
 import { until } from "../helpers/until.ts";

@@ -9,8 +9,8 @@ import type { ExtensionToolContext } from "@earendil-works/pi-coding-agent";
 import { trace } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
-import { createWorkflowTool } from "../../src/pi/workflow-tool/workflow-tool.ts";
 import { createWorkflowQueue } from "../../src/runtime/core/queue.ts";
+import { createWorkflowTool } from "../../src/tool/workflow-tool.ts";
 import { createFakeRunner } from "../helpers/fake-runner.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 

@@ -1,7 +1,8 @@
 /** The `workflow` tool over a runner fixture's children on its priced faux model, recording into the run folder. */
-import { createWorkflowTool, type WorkflowToolOptions } from "../../../src/pi/workflow-tool/workflow-tool.ts";
-import { createWorkflowQueue } from "../../../src/runtime/core/queue.ts";
-import type { RunnerFixture } from "../../children/runner-fixture.ts";
+
+import { createWorkflowQueue } from "../../src/runtime/core/queue.ts";
+import { createWorkflowTool, type WorkflowToolOptions } from "../../src/tool/workflow-tool.ts";
+import type { RunnerFixture } from "../children/runner-fixture.ts";
 
 export function pricedWorkflowTool(fx: RunnerFixture, defaults?: WorkflowToolOptions["defaults"]) {
 	return createWorkflowTool({

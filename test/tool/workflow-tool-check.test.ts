@@ -7,10 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExtensionToolContext } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createWorkflowTool } from "../../../src/pi/workflow-tool/workflow-tool.ts";
-import { createWorkflowQueue } from "../../../src/runtime/core/queue.ts";
-import { createFakeRunner, type FakeRunner } from "../../helpers/fake-runner.ts";
-import { checkSandboxLeaks } from "../../helpers/sandbox-leaks.ts";
+import { createWorkflowQueue } from "../../src/runtime/core/queue.ts";
+import { createWorkflowTool } from "../../src/tool/workflow-tool.ts";
+import { createFakeRunner, type FakeRunner } from "../helpers/fake-runner.ts";
+import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 
 checkSandboxLeaks();
 

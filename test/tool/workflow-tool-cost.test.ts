@@ -7,11 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExtensionToolContext } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { fanOutQuestion } from "../../../src/pi/workflow-tool/fan-out-question.ts";
-import { createWorkflowTool, type WorkflowSessionDefaults } from "../../../src/pi/workflow-tool/workflow-tool.ts";
-import { createWorkflowQueue } from "../../../src/runtime/core/queue.ts";
-import { createFakeRunner } from "../../helpers/fake-runner.ts";
-import { checkSandboxLeaks } from "../../helpers/sandbox-leaks.ts";
+import { createWorkflowQueue } from "../../src/runtime/core/queue.ts";
+import { fanOutQuestion } from "../../src/tool/fan-out-question.ts";
+import { createWorkflowTool, type WorkflowSessionDefaults } from "../../src/tool/workflow-tool.ts";
+import { createFakeRunner } from "../helpers/fake-runner.ts";
+import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 
 checkSandboxLeaks();
 

@@ -3,19 +3,19 @@
  * agent types are listed with one line each, bounded, and the whole stays within about 40 lines.
  */
 import { describe, expect, it } from "vitest";
-import { type AgentTypeConfig, GENERAL_PURPOSE_AGENT } from "../../../src/agents/agent-types.ts";
-import type { SavedWorkflow } from "../../../src/host/script-source.ts";
+import { type AgentTypeConfig, GENERAL_PURPOSE_AGENT } from "../../src/agents/agent-types.ts";
+import type { SavedWorkflow } from "../../src/host/script-source.ts";
+import { createWorkflowQueue } from "../../src/runtime/core/queue.ts";
+import { runWorkflowScript } from "../../src/runtime/index.ts";
 import {
 	MAX_LISTED_TYPES,
 	MAX_LISTED_WORKFLOWS,
 	MAX_TYPE_LINE,
 	MAX_WORKFLOW_LINE,
-} from "../../../src/pi/workflow-tool/description.ts";
-import { createWorkflowTool } from "../../../src/pi/workflow-tool/workflow-tool.ts";
-import { createWorkflowQueue } from "../../../src/runtime/core/queue.ts";
-import { runWorkflowScript } from "../../../src/runtime/index.ts";
-import { createFakeRunner } from "../../helpers/fake-runner.ts";
-import { checkSandboxLeaks } from "../../helpers/sandbox-leaks.ts";
+} from "../../src/tool/description.ts";
+import { createWorkflowTool } from "../../src/tool/workflow-tool.ts";
+import { createFakeRunner } from "../helpers/fake-runner.ts";
+import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 
 checkSandboxLeaks();
 

@@ -8,10 +8,10 @@
 import { join } from "node:path";
 import { type ExtensionToolContext, ModelRegistry } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createRunStore, readCostHistory } from "../../../src/runs/index.ts";
-import { createRunnerFixture, type RunnerFixture } from "../../children/runner-fixture.ts";
-import { fauxAssistantMessage } from "../../helpers/faux.ts";
-import { checkSandboxLeaks } from "../../helpers/sandbox-leaks.ts";
+import { createRunStore, readCostHistory } from "../../src/runs/index.ts";
+import { createRunnerFixture, type RunnerFixture } from "../children/runner-fixture.ts";
+import { fauxAssistantMessage } from "../helpers/faux.ts";
+import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 import { pricedWorkflowTool } from "./priced-tool.ts";
 
 checkSandboxLeaks();

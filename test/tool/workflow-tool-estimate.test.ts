@@ -8,13 +8,13 @@
 import { join } from "node:path";
 import { type ExtensionToolContext, ModelRegistry } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { tokensRangeText, usdRangeText } from "../../../src/host/estimate.ts";
-import { estimatePlannedRun } from "../../../src/host/run-estimate.ts";
-import { createRunStore, readCostHistory } from "../../../src/runs/index.ts";
-import { usdText } from "../../../src/runtime/index.ts";
-import { createRunnerFixture, type RunnerFixture } from "../../children/runner-fixture.ts";
-import { fauxAssistantMessage } from "../../helpers/faux.ts";
-import { checkSandboxLeaks } from "../../helpers/sandbox-leaks.ts";
+import { tokensRangeText, usdRangeText } from "../../src/host/estimate.ts";
+import { estimatePlannedRun } from "../../src/host/run-estimate.ts";
+import { createRunStore, readCostHistory } from "../../src/runs/index.ts";
+import { usdText } from "../../src/runtime/index.ts";
+import { createRunnerFixture, type RunnerFixture } from "../children/runner-fixture.ts";
+import { fauxAssistantMessage } from "../helpers/faux.ts";
+import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 import { pricedWorkflowTool } from "./priced-tool.ts";
 
 checkSandboxLeaks();

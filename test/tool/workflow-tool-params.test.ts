@@ -4,8 +4,8 @@
  */
 import { validateToolArguments } from "@earendil-works/pi-ai";
 import { describe, expect, it } from "vitest";
-import { createWorkflowTool } from "../../../src/pi/workflow-tool/workflow-tool.ts";
-import { createWorkflowQueue } from "../../../src/runtime/core/queue.ts";
+import { createWorkflowQueue } from "../../src/runtime/core/queue.ts";
+import { createWorkflowTool } from "../../src/tool/workflow-tool.ts";
 
 const tool = createWorkflowTool({ queue: createWorkflowQueue(), agentDir: "/nonexistent" });
 const call = (args: Record<string, unknown>) =>

@@ -1,8 +1,8 @@
 /** How a `workflow` call reads in pi's transcript: what it runs, a resume of which run, with which script. */
 import { stripTerminalSequences } from "@earendil-works/pi-tui";
 import { describe, expect, it } from "vitest";
-import { describeWorkflowCall, renderWorkflowCall } from "../../../src/pi/workflow-tool/render.ts";
-import { darkTheme } from "../../progress/theme.ts";
+import { describeWorkflowCall, renderWorkflowCall } from "../../src/tool/render.ts";
+import { darkTheme } from "../progress/theme.ts";
 
 const SCRIPT = 'export const meta = { name: "x", description: "d" };\nreturn 1;';
 

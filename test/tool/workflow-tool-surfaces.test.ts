@@ -7,12 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExtensionToolContext } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { RunRegistry } from "../../../src/host/registry.ts";
-import { createWorkflowTool } from "../../../src/pi/workflow-tool/workflow-tool.ts";
-import { createWorkflowQueue } from "../../../src/runtime/core/queue.ts";
-import { createFakeRunner } from "../../helpers/fake-runner.ts";
-import { checkSandboxLeaks } from "../../helpers/sandbox-leaks.ts";
-import { until } from "../../helpers/until.ts";
+import { RunRegistry } from "../../src/host/registry.ts";
+import { createWorkflowQueue } from "../../src/runtime/core/queue.ts";
+import { createWorkflowTool } from "../../src/tool/workflow-tool.ts";
+import { createFakeRunner } from "../helpers/fake-runner.ts";
+import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
+import { until } from "../helpers/until.ts";
 
 checkSandboxLeaks();
 

@@ -24,9 +24,9 @@ import {
 	type SavedWorkflowPlaces,
 } from "../../host/script-source.ts";
 import type { JsonValue } from "../../runtime/core/types.ts";
+import { commandRequest } from "../../tool/provenance.ts";
+import type { WorkflowStarter, WorkflowToolParams } from "../../tool/workflow-tool.ts";
 import type { WorkflowRunMessage } from "../runs/messages.ts";
-import { commandRequest } from "../workflow-tool/provenance.ts";
-import type { WorkflowStarter, WorkflowToolParams } from "../workflow-tool/workflow-tool.ts";
 import type { WorkflowsSubcommand } from "./workflows-command.ts";
 
 /**

@@ -21,8 +21,8 @@ import {
 } from "../../../src/pi/commands/saved-commands.ts";
 import { createWorkflowsCommand } from "../../../src/pi/commands/workflows-command.ts";
 import type { WorkflowRunMessage } from "../../../src/pi/runs/messages.ts";
-import { createWorkflowStarter } from "../../../src/pi/workflow-tool/workflow-tool.ts";
 import { createWorkflowQueue } from "../../../src/runtime/core/queue.ts";
+import { createWorkflowStarter } from "../../../src/tool/workflow-tool.ts";
 import { createFakeRunner } from "../../helpers/fake-runner.ts";
 import { ROOT } from "../../helpers/package.ts";
 import { checkSandboxLeaks } from "../../helpers/sandbox-leaks.ts";

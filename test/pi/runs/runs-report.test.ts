@@ -11,9 +11,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RunRegistry } from "../../../src/host/registry.ts";
 import { createWorkflowsCommand } from "../../../src/pi/commands/workflows-command.ts";
 import { createWorkflowRunsTool } from "../../../src/pi/runs/runs-tool.ts";
-import { createWorkflowTool } from "../../../src/pi/workflow-tool/workflow-tool.ts";
 import { createRunStore } from "../../../src/runs/index.ts";
 import { createWorkflowQueue } from "../../../src/runtime/core/queue.ts";
+import { createWorkflowTool } from "../../../src/tool/workflow-tool.ts";
 import { createFakeRunner } from "../../helpers/fake-runner.ts";
 import { checkSandboxLeaks } from "../../helpers/sandbox-leaks.ts";
 
