@@ -45,7 +45,7 @@ export type ChildContext = "fresh" | "fork" | "fork-or-fresh";
 
 const CHILD_CONTEXTS: readonly ChildContext[] = ["fresh", "fork", "fork-or-fresh"];
 
-const KNOWN = [
+export const AGENT_OPTION_NAMES = [
 	"agent",
 	"agentType",
 	"label",
@@ -163,14 +163,17 @@ export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
 		);
 	}
 	for (const name of Object.keys(raw)) {
-		if (!(KNOWN as readonly string[]).includes(name)) {
+		if (!(AGENT_OPTION_NAMES as readonly string[]).includes(name)) {
 			const peer = peerOptionError(name);
 			if (peer) throw invalid(peer, { option: name });
-			const meant = Object.hasOwn(FOREIGN, name) ? FOREIGN[name] : closestName(name, KNOWN);
+			const meant = Object.hasOwn(FOREIGN, name) ? FOREIGN[name] : closestName(name, AGENT_OPTION_NAMES);
 			const hint = meant ? ` Did you mean \`${meant}\`?` : "";
-			throw invalid(`Unknown \`agent()\` option \`${name}\`.${hint} Known options: ${KNOWN.join(", ")}`, {
-				option: name,
-			});
+			throw invalid(
+				`Unknown \`agent()\` option \`${name}\`.${hint} Known options: ${AGENT_OPTION_NAMES.join(", ")}`,
+				{
+					option: name,
+				},
+			);
 		}
 	}
 	const options: AgentCallOptions = {
