@@ -425,6 +425,8 @@ export interface WorkflowQuestion {
 	choices?: string[];
 	/** What `ask()` gives when nobody answers in time or nobody can answer. */
 	default?: string;
+	/** Material shown with the question (a plan, a diff): the script's `details` option, up to 64 KiB of text. */
+	details?: string;
 	/** How long the script waits for an answer, in ms. Default: no limit. */
 	timeoutMs?: number;
 	phase?: string;
