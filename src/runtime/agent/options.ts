@@ -100,9 +100,9 @@ const THINKING = ["off", "minimal", "low", "medium", "high", "xhigh"];
 /** Claude Code's `effort` goes one level past pi's highest: `effort: "max"` runs as `xhigh`, the most pi has. */
 const EFFORT_LEVELS: Readonly<Record<string, string>> = { max: "xhigh" };
 export const DEFAULT_AGENT_TYPE = "general-purpose";
-const MAX_RETRIES = 10;
+export const MAX_RETRIES = 10;
 /** Fallback models one call may name. */
-const MAX_FALLBACK_MODELS = 8;
+export const MAX_FALLBACK_MODELS = 8;
 /** Longest timeout Node's timers take (2^31 − 1 ms, about 24.8 days); a longer one fires after 1 ms instead. */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
