@@ -110,6 +110,17 @@ function checkDetails(details: JsonValue): string {
 }
 
 /**
+ * A dry run's warning for a question that holds an agent's answer (`call`): the sample is short, a real answer is
+ * bounded only by what the model writes, and a question past `MAX_QUESTION_CHARS` fails the run at the `ask()`.
+ */
+export function answerInQuestionWarning(
+	question: { index: number; question: string },
+	call: { index: number; label: string },
+): string {
+	return `\`ask()\` question #${question.index + 1} (${JSON.stringify(shortQuestion(question.question))}) is built from the answer of agent call #${call.index + 1} (\`${call.label}\`): a real answer can be longer than the ${MAX_QUESTION_CHARS.toLocaleString("en-US")} characters a question may have, which fails the run at this \`ask()\` after the agent was paid for. Keep the question short and pass the answer as \`details\` (up to ${MAX_ASK_DETAILS_CHARS.toLocaleString("en-US")} characters): \`ask("Apply this plan?", { details: plan })\``;
+}
+
+/**
  * The answer among `choices` that `answer` names: itself, or the one that matches it trimmed and ignoring case (a
  * person typing `/workflows answer yes` for "Yes"). Undefined when it names none.
  */
@@ -132,13 +143,7 @@ export async function runAsk(
 	const site = firstFrameIn(stack, scope.filename);
 	const phase = scope.phases.current;
 	const ref: AskRef = {
-		// The question's identity is what the person was shown and may answer: an approval of one plan (its details)
-		// must not replay for another, as when the plan was written into the question. No details, the key as before.
-		key: scope.keys.next({
-			ask: args.question,
-			choices: args.choices ?? null,
-			...(args.details !== undefined ? { details: args.details } : {}),
-		}),
+		key: askKey(scope, args),
 		index: run.indexes.nextAsk(),
 		question: args.question,
 		...(phase ? { phase } : {}),
@@ -241,6 +246,18 @@ export async function runAsk(
 	await recordAnswer(scope, ref, answer);
 	run.emit({ type: "ask_answered", ...ref, answer, source, durationMs: Date.now() - started });
 	return answer;
+}
+
+/**
+ * The question's identity is what the person was shown and may answer: an approval of one plan (its details) must
+ * not replay for another, as when the plan was written into the question. Without details, the key is as before.
+ */
+function askKey(scope: ScriptScope, args: AskArguments): string {
+	return scope.keys.next({
+		ask: args.question,
+		choices: args.choices ?? null,
+		...(args.details !== undefined ? { details: args.details } : {}),
+	});
 }
 
 type Outcome =
