@@ -170,6 +170,17 @@ describe("compareArms", () => {
 		expect(clustered?.p).toBeGreaterThan(alone?.p ?? 1);
 	});
 
+	it("an arm may be called anything, `__proto__` too: it is an arm of the result like the others", () => {
+		const trials: ArmTrial[] = [
+			{ arm: "__proto__", caseId: "c", pass: true },
+			{ arm: "B", caseId: "c", pass: false },
+		];
+		const result = compareArms({ baseline: "__proto__", trials });
+		expect(Object.keys(result.arms)).toEqual(["__proto__", "B"]);
+		expect(Object.getPrototypeOf(result.arms)).toBe(Object.prototype);
+		expect(result.comparisons.map((c) => [c.arm, c.baseline])).toEqual([["B", "__proto__"]]);
+	});
+
 	it("the same seed gives the same answer; every number is finite", () => {
 		const a = ["PPF", "PFF", "PPP", "FFF", "PFP", "FPF", "PPF", "FFP", "PFF", "PPF", "FFF", "PPP", "PFF", "FFP"];
 		const b = ["PPP", "PPF", "PPP", "FFP", "PPP", "FFF", "PPP", "FPF", "PPF", "PPP", "FFF", "PPP", "PPF", "PFP"];

@@ -27,8 +27,10 @@ export function compareArms(options: CompareArmsOptions): CompareArmsResult {
 	const tallies = tallyTrials(checked.trials);
 	const baseline = tallies.arms.get(checked.baseline);
 	if (!baseline) throw noBaselineError(checked.baseline, [...tallies.arms.keys()]);
-	const arms: Record<string, ArmSummary> = {};
-	for (const [name, arm] of tallies.arms) arms[name] = summarizeArm(arm, tallies.clusterOf, checked.confidence);
+	// fromEntries defines own properties, so an arm named `__proto__` is an arm like any other.
+	const arms: Record<string, ArmSummary> = Object.fromEntries(
+		[...tallies.arms].map(([name, arm]) => [name, summarizeArm(arm, tallies.clusterOf, checked.confidence)]),
+	);
 	const comparisons: ArmComparison[] = [];
 	for (const [name, arm] of tallies.arms) {
 		if (name === checked.baseline) continue;
