@@ -150,7 +150,7 @@ return { notes, lines: notes.map((n, i) => i + ": " + n) };`;
 			const { lines, text } = draw(message, 200, expanded);
 			// The theme's colours are its own escapes; anything else would be the script's.
 			for (const line of lines) expect(controlsIn(unpainted(line))).toEqual([]);
-			expect(text).toContain(`Error: Uncaught late${HOSTILE_LINE}`);
+			expect(text).toContain(`Error: late${HOSTILE_LINE}`);
 			if (expanded) expect(text).toContain(`#0 label${HOSTILE_LINE}: down ^[[6n^G`);
 		}
 	});
