@@ -2,13 +2,12 @@
  * Whether a child's provider error is a limit to wait out (a rate limit, an overload, a usage limit) and for how
  * long, read from pi-ai's error text: pi-ai keeps no HTTP status or headers on a message, only `errorMessage`
  * (`429 {"type":"error",…}`, `OpenAI API error (429): …`, `You have hit your ChatGPT usage limit… Try again in ~42
- * min.`), taken apart by provider-error.ts so that a number or a word the request echoes back is not read as one. Quota, billing and auth are stops (provider-stop.ts), and bad requests and context overflow fail the
+ * min.`), taken apart by provider-stop.ts's `providerErrorParts` so that a number or a word the request echoes back is not read as one. Quota, billing and auth are stops (provider-stop.ts), and bad requests and context overflow fail the
  * child: waiting would not help.
  */
 import { type AssistantMessage, isContextOverflow } from "@earendil-works/pi-ai";
 import type { WorkflowProviderLimit } from "../runtime/core/types.ts";
-import { hasCode, type ProviderErrorParts, providerErrorParts } from "./provider-error.ts";
-import { classifyProviderStop } from "./provider-stop.ts";
+import { classifyProviderStop, hasCode, type ProviderErrorParts, providerErrorParts } from "./provider-stop.ts";
 
 const USAGE_LIMIT = /usage[ _]limit|usage_limit_reached|subscription_sharing_usage_limit_exceeded/i;
 const OVERLOADED_STATUS = [503, 529];
