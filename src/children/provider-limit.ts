@@ -2,8 +2,9 @@
  * Whether a child's provider error is a limit to wait out (a rate limit, an overload, a usage limit) and for how
  * long, read from pi-ai's error text: pi-ai keeps no HTTP status or headers on a message, only `errorMessage`
  * (`429 {"type":"error",…}`, `OpenAI API error (429): …`, `You have hit your ChatGPT usage limit… Try again in ~42
- * min.`), taken apart by provider-stop.ts's `providerErrorParts` so that a number or a word the request echoes back is not read as one. Quota, billing and auth are stops (provider-stop.ts), and bad requests and context overflow fail the
- * child: waiting would not help.
+ * min.`), taken apart by provider-stop.ts's `providerErrorParts` so that a number or a word the request echoes back
+ * is not read as one. Quota, billing and auth are stops (provider-stop.ts), and bad requests and context overflow
+ * fail the child: waiting would not help.
  */
 import { type AssistantMessage, isContextOverflow } from "@earendil-works/pi-ai";
 import type { WorkflowProviderLimit } from "../runtime/core/types.ts";

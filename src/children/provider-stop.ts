@@ -101,6 +101,8 @@ export interface ProviderErrorParts {
 
 const LEADING_STATUS = /^\s*(?:(\d{3})(?![\w.])|[^{\n]{0,80}?\((\d{3})\)\s*:|[^{\n]{0,80}?got status:?\s*(\d{3}))/i;
 const CODE_KEYS = new Set(["type", "code", "status", "reason"]);
+/** Where bodies put the provider's sentence: `message` mostly, a bare `error` or `detail` in some gateways. */
+const SENTENCE_KEYS = new Set(["message", "error", "detail", "error_description", "msg"]);
 const FIELD = /"(?:type|code|status|reason)"\s*:\s*(?:"([^"\\]*)"|(\d+))/g;
 /** Statuses and types a provider gives a request it will not take as written. */
 const BAD_STATUS = new Set([400, 404, 405, 413, 415, 422]);
@@ -154,7 +156,7 @@ function collect(value: unknown, codes: Set<string>, sentences: string[], depth 
 	if (depth > 8 || value === null || typeof value !== "object") return undefined;
 	let status: number | undefined;
 	for (const [key, field] of Object.entries(value)) {
-		if (key === "message" && typeof field === "string") sentences.push(field);
+		if (SENTENCE_KEYS.has(key) && typeof field === "string") sentences.push(field);
 		else if (CODE_KEYS.has(key) && (typeof field === "string" || typeof field === "number")) {
 			codes.add(String(field).toLowerCase());
 			if (typeof field === "number" && field >= 100 && field < 600) status ??= field;

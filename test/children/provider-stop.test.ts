@@ -47,6 +47,7 @@ const STOPS: [string, string, "quota" | "auth"][] = [
 		"quota",
 	],
 	["DeepSeek 402", '402 {"error":{"message":"Insufficient Balance","type":"unknown_error"}}', "quota"],
+	["a gateway's bare error string", '403 {"error":"Insufficient credits for this request"}', "quota"],
 	[
 		"a monthly plan limit",
 		'429 {"error":{"type":"GoUsageLimitError","message":"Monthly usage limit reached"}}',
