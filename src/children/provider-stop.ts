@@ -100,6 +100,8 @@ export interface ProviderErrorParts {
 }
 
 const LEADING_STATUS = /^\s*(?:(\d{3})(?![\w.])|[^{\n]{0,80}?\((\d{3})\)\s*:|[^{\n]{0,80}?got status:?\s*(\d{3}))/i;
+/** A status the text names as one, outside its quoted parts: `status code 503`, `HTTP 429`, `status: 401`. */
+const NAMED_STATUS = /\b(?:status(?: code)?|HTTP(?:\/[\d.]+)?)\s*:?\s*(\d{3})(?![\w.])/i;
 const CODE_KEYS = new Set(["type", "code", "status", "reason"]);
 /** Where bodies put the provider's sentence: `message` mostly, a bare `error` or `detail` in some gateways. */
 const SENTENCE_KEYS = new Set(["message", "error", "detail", "error_description", "msg"]);
@@ -135,6 +137,8 @@ export function providerErrorParts(text: string): ProviderErrorParts {
 	let words = sentences.join("\n");
 	if (leading) words = words.replace(leading[0], " ");
 	for (const echo of ECHOES) words = words.replace(echo, " ");
+	const named = status === undefined ? NAMED_STATUS.exec(words) : null;
+	if (named?.[1]) status = Number(named[1]);
 	const badRequest = (status !== undefined && BAD_STATUS.has(status)) || BAD_CODES.some((code) => codes.has(code));
 	return { ...(status !== undefined ? { status } : {}), codes, words, badRequest };
 }

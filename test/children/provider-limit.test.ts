@@ -61,6 +61,8 @@ describe("classifyProviderLimit()", () => {
 		["OpenAI responses 429, try again in 120ms", OPENAI_RESPONSES_429, { kind: "rate_limit", retryAfterMs: 120 }],
 		["Codex usage limit, try again in ~42 min", CODEX_USAGE, { kind: "usage_limit", retryAfterMs: 42 * 60_000 }],
 		["503 without a body", NO_BODY_503, { kind: "overloaded" }],
+		["a status named in a sentence", "Request failed with status code 503", { kind: "overloaded" }],
+		["an HTTP status after a prefix", "fetch error: HTTP 429 from upstream", { kind: "rate_limit" }],
 	])("%s: a limit", (_name, text, expected) => {
 		const limit = classifyProviderLimit(text);
 		expect(limit).toEqual({ ...expected, message: text });
