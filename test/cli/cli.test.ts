@@ -343,7 +343,7 @@ describe("pi-workflows run, runs and resume (children as pi sessions on the faux
 		const file = script("throws.js", 'await agent("echo first");\nthrow new Error("the script gave up");');
 		const result = await cli(["run", file, ...PI]);
 		expect(result.code, result.stderr).toBe(1);
-		expect(result.stderr).toContain("Error (script_error): Uncaught the script gave up (3:16)");
+		expect(result.stderr).toContain("Error (script_error): the script gave up (3:16)");
 		expect(result.stderr).toMatch(/Resume it: pi-workflows resume wf-\S+/);
 	}, 120_000);
 
