@@ -5,7 +5,17 @@
  * an edited prompt is the one divergence, a removed call is an unmade recorded call, and the cassette kept beside a
  * saved workflow outlives the run's record.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import {
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	symlinkSync,
+	truncateSync,
+	writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -290,6 +300,53 @@ describe("pi-workflows test --against <runId>", () => {
 				mkdirSync(dirname(path), { recursive: true });
 				writeFileSync(path, Buffer.from(bytes, "base64"));
 			}
+		}
+	});
+
+	it("--save refuses a cassette path that is a link, and writes nothing through it", async () => {
+		const victim = join(agentDir, "victim.txt");
+		writeFileSync(victim, "keep me\n");
+		const link = join(fx.dirs.cwd, ".pi/workflows/review.cassette.json");
+		rmSync(link, { force: true });
+		symlinkSync(victim, link);
+		try {
+			const saved = await cli(["test", "review", "--against", runId, "--save"]);
+			expect(saved.code).toBe(2);
+			expect(saved.stderr).toBe(
+				`pi-workflows: The replay cassette ${link} is a symbolic link: a cassette is saved only as a regular file beside its workflow. Remove the link, then save again: pi-workflows test <file|name> --against <runId> --save\n`,
+			);
+			expect(readFileSync(victim, "utf8")).toBe("keep me\n");
+			expect(readdirSync(join(fx.dirs.cwd, ".pi/workflows")).filter((f) => f.includes(".tmp"))).toEqual([]);
+		} finally {
+			rmSync(link, { force: true });
+		}
+	});
+
+	it("refuses a cassette that is a FIFO or too large, naming it, without waiting on it", async () => {
+		const script = readFileSync(join(fx.dirs.cwd, ".pi/workflows/review.js"), "utf8");
+		fx.dirs.write(".pi/workflows/piped.js", script.replace('name: "review"', 'name: "piped"'));
+		const fifo = join(fx.dirs.cwd, ".pi/workflows/piped.cassette.json");
+		execFileSync("mkfifo", [fifo]);
+		try {
+			const piped = await cli(["test", "piped"]);
+			expect(piped.code).toBe(2);
+			expect(piped.stderr).toBe(
+				`pi-workflows: The replay cassette ${fifo} cannot be read (it is a named pipe (FIFO), not a regular file). Save it again from a run: pi-workflows test <file|name> --against <runId> --save\n`,
+			);
+		} finally {
+			rmSync(fifo, { force: true });
+		}
+		// A sparse file past the bound: refused from its size, never read into memory.
+		writeFileSync(fifo, "");
+		truncateSync(fifo, 64 * 1024 * 1024 + 1);
+		try {
+			const huge = await cli(["test", "piped"]);
+			expect(huge.code).toBe(2);
+			expect(huge.stderr).toBe(
+				`pi-workflows: The replay cassette ${fifo} cannot be read (it is 67108865 bytes, over the limit of 67108864 bytes). Save it again from a run: pi-workflows test <file|name> --against <runId> --save\n`,
+			);
+		} finally {
+			rmSync(fifo, { force: true });
 		}
 	});
 
