@@ -95,6 +95,12 @@ export function reportText(report: ReplayTestReport, file: string): string {
 		lines.push(`  ✗ the recorded ${u.kind}() call \`${u.label ?? u.key}\`${at} was not made by the script`);
 	}
 	for (const line of report.unreadable ?? []) lines.push(`  ! unreadable in the recorded journal: ${line}`);
+	if (report.noReplaySteps > 0) {
+		const n = report.noReplaySteps;
+		lines.push(
+			`  note: ${n} \`replay: false\` tool() step${n === 1 ? " was" : "s were"} answered from the recorded run, not run (a resume runs ${n === 1 ? "it" : "them"} again; a test runs nothing)`,
+		);
+	}
 	lines.push(`  ${valueLine(report)}`);
 	return `${lines.join("\n")}\n`;
 }

@@ -90,6 +90,11 @@ export interface ReplayTestReport {
 	anyValue: boolean;
 	/** Journal lines of the recorded run that could not be read: their calls show as divergences. */
 	unreadable?: string[];
+	/**
+	 * `tool()` steps made with `replay: false` (a gate) answered from the recorded run: a resume runs them again, a
+	 * test runs nothing.
+	 */
+	noReplaySteps: number;
 }
 
 /**
@@ -173,6 +178,7 @@ function reportOf(
 		valueMatches,
 		anyValue,
 		...(cassette.unreadable?.length ? { unreadable: cassette.unreadable } : {}),
+		noReplaySteps: misses.noReplaySteps,
 	};
 }
 
@@ -212,7 +218,8 @@ function readOnlyJournal(recorded: Recorded): WorkflowJournal {
 }
 
 /**
- * A tool for every name that never runs: a `replay: false` call the recorded run made gets its recorded result;
+ * A tool for every name that never runs: a `replay: false` call the recorded run made gets its recorded result
+ * (a test, unlike a resume, runs nothing);
  * any other call reaching it missed the journal, and gets a marked placeholder. A Proxy, because the script may
  * call a tool the recorded run never lent.
  */
@@ -223,7 +230,11 @@ function replayTools(recorded: Recorded, misses: Misses): Readonly<Record<string
 			// tool_started is emitted just before the host's tool is called: it names this call.
 			const ref = misses.lastToolStarted;
 			const entry = ref ? recorded.lookup(ref.key) : undefined;
-			if (ref && entry?.kind === "tool" && isToolResult(entry.value)) return entry.value;
+			if (ref && entry?.kind === "tool" && isToolResult(entry.value)) {
+				// Only a `replay: false` step reaches the host with a recorded result: the runtime replays the rest.
+				misses.noReplaySteps++;
+				return entry.value;
+			}
 			if (ref) misses.tool(ref);
 			return {
 				output: `[replay test] tool(${JSON.stringify(name)}) did not run: the recorded run has no result for this call`,
@@ -260,6 +271,8 @@ type Miss =
 class Misses {
 	readonly calls: Miss[] = [];
 	lastToolStarted: ToolStartedEvent | undefined;
+	/** `replay: false` steps answered from the recorded run. */
+	noReplaySteps = 0;
 	readonly #seen = new Set<string>();
 
 	agent(request: WorkflowAgentRequest): void {

@@ -24,7 +24,7 @@ import { runCli } from "../../src/cli/cli.ts";
 import { startDurableRun } from "../../src/host/start-run.ts";
 import { testWorkflowAgainstRun } from "../../src/index.ts";
 import { createWorkflowProgressTracker } from "../../src/progress/index.ts";
-import { runWorkflowScript, type WorkflowRunResult } from "../../src/runtime/index.ts";
+import { runWorkflowScript, type WorkflowRunResult, type WorkflowTool } from "../../src/runtime/index.ts";
 import { createRunnerFixture, type RunnerFixture } from "../children/runner-fixture.ts";
 import { fauxAssistantMessage } from "../helpers/faux.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
@@ -75,7 +75,11 @@ afterAll(() => {
 });
 
 /** Records one run of `source` (saved as `.pi/workflows/<name>.js`) with real children; resolves with its id. */
-async function record(name: string, source: string): Promise<{ runId: string; result: WorkflowRunResult }> {
+async function record(
+	name: string,
+	source: string,
+	bash: WorkflowTool = async () => ({ output: "checked\n" }),
+): Promise<{ runId: string; result: WorkflowRunResult }> {
 	const filename = fx.dirs.write(`.pi/workflows/${name}.js`, source);
 	const start = await startDurableRun({
 		cwd: fx.dirs.cwd,
@@ -87,7 +91,7 @@ async function record(name: string, source: string): Promise<{ runId: string; re
 		agentRunner: fx.runner(start.runner),
 		filename,
 		cwd: fx.dirs.cwd,
-		tools: { bash: async () => ({ output: "checked\n" }) },
+		tools: { bash },
 		ask: () => "yes",
 		...start.runOptions((event) => tracker.updateFromProgressEvent(event)),
 	});
@@ -277,6 +281,32 @@ describe("pi-workflows test --against <runId>", () => {
 		});
 		expect(report).toMatchObject({ ok: true, matched: 4, divergences: [], unusedRecorded: [] });
 		expect(report.value).toMatchObject({ check: "checked" });
+	});
+
+	it("passes a gate workflow against its own run: its `replay: false` steps are answered from the run, and it says so", async () => {
+		const gate = `export const meta = { name: "gated", description: "a fixer between two runs of a failing gate" };
+const first = await tool("bash", { command: "npm test" }, { label: "a failing gate", replay: false });
+const fixed = await agent("Fix the failing test: " + first.output, { label: "fixer" });
+const again = await tool("bash", { command: "npm test" }, { label: "the gate again", replay: false });
+return { fixed, first: first.isError, again: again.isError };
+`;
+		fx.faux.route("Fix the failing test", [fauxAssistantMessage("fixed it")]);
+		let runs = 0;
+		const recorded = await record("gated", gate, async () => {
+			runs++;
+			return { output: "1 failing", isError: true, details: { exit_code: 1 } };
+		});
+		expect(recorded.result.value).toEqual({ fixed: "fixed it", first: true, again: true });
+		expect(runs).toBe(2);
+		const requests = fx.faux.requests.length;
+		const result = await cli(["test", "gated", "--against", recorded.runId]);
+		expect(result.stderr).toBe("");
+		expect(result.stdout).toBe(
+			`.pi/workflows/gated.js against run ${recorded.runId}: ok, 3 recorded calls matched, 0 divergences\n  note: 2 \`replay: false\` tool() steps were answered from the recorded run, not run (a resume runs them again; a test runs nothing)\n  value: the recorded one\n`,
+		);
+		expect(result.code).toBe(0);
+		expect(runs).toBe(2);
+		expect(fx.faux.requests.length).toBe(requests);
 	});
 
 	it("keeps the run beside a saved workflow with --save, and tests by name after the run is gone", async () => {
