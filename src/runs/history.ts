@@ -86,8 +86,9 @@ async function readRunCosts(
 		for (const entry of parseJournal(Buffer.from(text)).entries.values()) {
 			// An `ask()` answer or a `tool()` step is no child: it costs nothing.
 			if (entry.kind !== undefined) continue;
-			const usd = entry.cost && !entry.cost.unpriced && finite(entry.cost.usd) ? entry.cost.usd : undefined;
-			const tokens = finite(entry.usage?.total) ? entry.usage?.total : undefined;
+			const usd =
+				entry.cost && !entry.cost.unpriced && plausible(entry.cost.usd, MAX_CALL_USD) ? entry.cost.usd : undefined;
+			const tokens = plausible(entry.usage?.total, MAX_CALL_TOKENS) ? entry.usage?.total : undefined;
 			calls.push({
 				runId: id,
 				...(workflow !== undefined ? { workflow } : {}),
@@ -115,6 +116,15 @@ async function readRunCosts(
 	}
 }
 
-function finite(value: number | undefined): value is number {
-	return typeof value === "number" && Number.isFinite(value) && value >= 0;
+/**
+ * What one child call can believably cost: past it, a journal line was edited or corrupted, and taking it would make
+ * every estimate from it meaningless (or `$Infinity` once added up). Such a value is left out like an unknown one.
+ */
+export const MAX_CALL_USD = 1000;
+/** Tokens one child call can believably use (see `MAX_CALL_USD`). */
+export const MAX_CALL_TOKENS = 1e9;
+
+/** A finite, non-negative figure no larger than `max`. */
+function plausible(value: number | undefined, max: number): value is number {
+	return typeof value === "number" && Number.isFinite(value) && value >= 0 && value <= max;
 }
