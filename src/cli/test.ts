@@ -91,7 +91,7 @@ export function reportText(report: ReplayTestReport, file: string): string {
 	);
 	for (const d of report.divergences) lines.push(`  ✗ ${d.explanation}`);
 	for (const u of report.unusedRecorded) {
-		const at = u.index !== undefined ? ` (#${u.index} then)` : "";
+		const at = u.index !== undefined ? ` (#${u.index + 1} then)` : "";
 		lines.push(`  ✗ the recorded ${u.kind}() call \`${u.label ?? u.key}\`${at} was not made by the script`);
 	}
 	for (const line of report.unreadable ?? []) lines.push(`  ! unreadable in the recorded journal: ${line}`);

@@ -19,7 +19,13 @@ import type {
 	WorkflowRunResult,
 	WorkflowTool,
 } from "../runtime/core/types.ts";
-import { createDryAsk, dryAgentResult, RESERVED_TOOLS, runWorkflowScript } from "../runtime/index.ts";
+import {
+	createDryAsk,
+	dryAgentResult,
+	RESERVED_TOOLS,
+	type ReplaySchemaMiss,
+	runWorkflowScript,
+} from "../runtime/index.ts";
 import { loadRunCassette, type ReplayCassette } from "./cassette.ts";
 import {
 	explainAgentMiss,
@@ -134,6 +140,7 @@ export async function testWorkflowAgainstRun(options: ReplayTestOptions): Promis
 		},
 		onProgress: (event) => {
 			if (event.type === "tool_started") misses.toolStarted(event);
+			if (event.type === "log") misses.log(event.data);
 		},
 		...(args !== undefined ? { args } : {}),
 		...(options.resolveWorkflow ? { resolveWorkflow: options.resolveWorkflow } : {}),
@@ -153,7 +160,7 @@ function reportOf(
 	// After the run, so a miss is paired with a recorded call no later call matched.
 	const divergences = misses.calls.map((miss) =>
 		miss.kind === "agent"
-			? explainAgentMiss(recorded, miss.request)
+			? explainAgentMiss(recorded, miss.request, misses.schemaErrors(miss.request.key))
 			: miss.kind === "tool"
 				? explainToolMiss(recorded, miss.ref)
 				: explainAskMiss(recorded, miss.question),
@@ -274,6 +281,7 @@ class Misses {
 	/** `replay: false` steps answered from the recorded run. */
 	noReplaySteps = 0;
 	readonly #seen = new Set<string>();
+	readonly #schemaErrors = new Map<string, string>();
 
 	agent(request: WorkflowAgentRequest): void {
 		// A schema call whose made-up answer missed its schema is tried again: one divergence still.
@@ -286,6 +294,19 @@ class Misses {
 
 	toolStarted(event: ToolStartedEvent): void {
 		this.lastToolStarted = event;
+	}
+
+	/** A log line's data: the runtime's word that a recorded answer broke its call's schema (so the call ran). */
+	log(data: JsonValue | undefined): void {
+		const miss = (data as Partial<ReplaySchemaMiss> | undefined)?.replaySchemaMiss;
+		if (miss && typeof miss.key === "string" && typeof miss.errors === "string") {
+			this.#schemaErrors.set(miss.key, miss.errors);
+		}
+	}
+
+	/** What the recorded answer of `key` broke in its schema, when that is why the call missed. */
+	schemaErrors(key: string): string | undefined {
+		return this.#schemaErrors.get(key);
 	}
 
 	ask(question: WorkflowQuestion): void {

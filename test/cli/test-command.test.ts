@@ -195,7 +195,7 @@ describe("pi-workflows test --against <runId>", () => {
 		expect(text.code).toBe(1);
 		expect(text.stdout).toContain(": FAILED, 3 recorded calls matched, 1 divergence\n");
 		expect(text.stdout).toContain(
-			"  ✗ agent() #1 `summarize` has no recorded answer: the nearest recorded call, `summarize` (#1 then), has another prompt from character 31",
+			"  ✗ agent() #2 `summarize` has no recorded answer: the nearest recorded call, `summarize` (#2 then), has another prompt from character 31",
 		);
 	});
 
@@ -261,8 +261,8 @@ describe("pi-workflows test --against <runId>", () => {
 			runId,
 		});
 		expect(report.divergences.map((d) => d.explanation)).toEqual([
-			"tool() #0 `echo checked twice` has no recorded answer: the nearest recorded call, `echo checked`, its label was `echo checked` and is `echo checked twice`. The tool did not run: the script got a placeholder.",
-			"agent() #2 `haiku` has no recorded answer: the recorded run made no agent() call like it (a new call). It was answered as in a dry run.",
+			"tool() #1 `echo checked twice` has no recorded answer: the nearest recorded call, `echo checked`, its label was `echo checked` and is `echo checked twice`. The tool did not run: the script got a placeholder.",
+			"agent() #3 `haiku` has no recorded answer: the recorded run made no agent() call like it (a new call). It was answered as in a dry run.",
 		]);
 		expect(report.unusedRecorded).toEqual([]);
 		expect(report.value).toMatchObject({
