@@ -321,10 +321,17 @@ return { fixed, first: first.isError, again: again.isError };
 		try {
 			const byName = await cli(["test", "review"]);
 			expect(byName.code).toBe(0);
-			expect(byName.stdout).toContain(`against run ${runId}: ok, 4 recorded calls matched`);
+			expect(byName.stdout).toContain(
+				`.pi/workflows/review.js against run ${runId} (cassette .pi/workflows/review.cassette.json): ok, 4 recorded calls matched`,
+			);
+			const json = await cli(["test", "review", "--json"]);
+			expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, cassette: ".pi/workflows/review.cassette.json" });
 			const gone = await cli(["test", "review", "--against", runId]);
 			expect(gone.code).toBe(2);
 			expect(gone.stderr).toContain(`Run \`${runId}\` not found in project`);
+			expect(gone.stderr).toContain(
+				`The cassette beside the script, .pi/workflows/review.cassette.json, keeps run ${runId}: test against it with \`pi-workflows test review\` (no --against)\n`,
+			);
 		} finally {
 			for (const [path, bytes] of Object.entries(backup)) {
 				mkdirSync(dirname(path), { recursive: true });
