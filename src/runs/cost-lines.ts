@@ -2,8 +2,10 @@
  * The cost fields of a journal, read streaming and bounded: what an estimate needs of each finished call (its key,
  * kind, label, agent type, model, phase, usage and cost), never its answer. A line is read in chunks; only its first
  * `HEAD_BYTES` and last `TAIL_BYTES` are kept, so a 7 MiB answer costs a pass over its bytes and no memory; the
- * fields after the answer are read from the kept tail. Reading stops once the caller's byte budget is spent.
+ * fields after the answer are read from the kept tail. Reading stops once the caller's byte budget is spent; a file
+ * that is not a regular file (a FIFO, a device) is not read.
  */
+import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 
 /** What a journal line says of a call's cost. */
@@ -43,8 +45,13 @@ export async function readCostLines(
 	budget: ByteBudget,
 ): Promise<{ lines: Map<string, CostLine>; complete: boolean }> {
 	const lines = new Map<string, CostLine>();
-	const file = await open(path, "r").catch(() => undefined);
+	// O_NONBLOCK: a FIFO in a run's folder does not wait for a writer; anything but a regular file is passed over.
+	const file = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)).catch(() => undefined);
 	if (!file) return { lines, complete: true };
+	if (!(await file.stat()).isFile()) {
+		await file.close();
+		return { lines, complete: false };
+	}
 	const line = new LineParts();
 	const take = () => {
 		const parsed = line.parse();

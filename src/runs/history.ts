@@ -5,6 +5,7 @@
  * lock, as the run list does, newest run first within a bound on runs and bytes, each journal streamed for its cost
  * fields (src/runs/cost-lines.ts); a run whose files cannot be read is left out, never a throw.
  */
+import { constants } from "node:fs";
 import { open, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type ByteBudget, type CostLine, readCostLines } from "./cost-lines.ts";
@@ -140,9 +141,11 @@ const SNAPSHOT_HEAD_BYTES = 256;
 
 /** How the run in `dir` ended, from the head of its snapshot only (its value may be large); undefined: unknown. */
 async function endedAs(dir: string): Promise<string | undefined> {
-	const file = await open(join(dir, "snapshot.json"), "r").catch(() => undefined);
+	const path = join(dir, "snapshot.json");
+	const file = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)).catch(() => undefined);
 	if (!file) return undefined;
 	try {
+		if (!(await file.stat()).isFile()) return undefined;
 		const head = Buffer.alloc(SNAPSHOT_HEAD_BYTES);
 		const { bytesRead } = await file.read(head, 0, SNAPSHOT_HEAD_BYTES, 0);
 		return /^\{\s*"status":\s*"(\w+)"/.exec(head.toString("utf8", 0, bytesRead))?.[1];

@@ -3,7 +3,8 @@
  * no calls), with its run's workflow name; each completed run's total, unknown when a call's cost was; the run asking
  * left out; a run whose record cannot be read left out too.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type RunStore, readCostHistory } from "../../src/runs/index.ts";
@@ -152,5 +153,17 @@ describe("readCostHistory's bounds", () => {
 		expect(bounded.runs).toEqual([]);
 		const oneRun = await readCostHistory(store, { maxRuns: 1 });
 		expect(oneRun.calls.map((c) => c.label)).toEqual(["new 1", "new 2", "new 3"]);
+	});
+
+	it("a journal that is not a regular file (a FIFO) is passed over, not waited on", async () => {
+		const { store } = tempStore();
+		handRun(store, "wf-20261201-100000-aaaaaa", [costLine("old", "ok", 0.1)]);
+		handRun(store, "wf-20261202-100000-bbbbbb", []);
+		const journal = join(store.dir, "wf-20261202-100000-bbbbbb", "journal.jsonl");
+		rmSync(journal);
+		execFileSync("mkfifo", [journal]);
+		const history = await readCostHistory(store);
+		expect(history.calls.map((c) => c.label)).toEqual(["old"]);
+		expect(history.runs.map((r) => r.runId)).toEqual(["wf-20261201-100000-aaaaaa"]);
 	});
 });
