@@ -109,10 +109,20 @@ export async function writeCassette(path: string, cassette: ReplayCassette): Pro
 			{ details: { path } },
 		);
 	}
+	const text = `${JSON.stringify(cassette, null, "\t")}\n`;
+	const bytes = Buffer.byteLength(text);
+	if (bytes > MAX_CASSETTE_BYTES) {
+		// Written, it could never be read back: `readCassette` refuses it.
+		throw new WorkflowError(
+			"run_store",
+			`The replay cassette ${path} would be ${bytes} bytes, over the limit of ${MAX_CASSETTE_BYTES} bytes a cassette is read at: test against a run made with fewer or smaller answers, or use --against <runId> without --save`,
+			{ details: { path, bytes, limit: MAX_CASSETTE_BYTES } },
+		);
+	}
 	const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
 	try {
 		// `wx`: the temp name is new; should something appear there, it is not written through either.
-		await writeFile(temp, `${JSON.stringify(cassette, null, "\t")}\n`, { flag: "wx" });
+		await writeFile(temp, text, { flag: "wx" });
 		await rename(temp, path);
 	} catch (error) {
 		await rm(temp, { force: true });
