@@ -86,8 +86,13 @@ export function explainAgentMiss(
 	request: WorkflowAgentRequest,
 	schemaErrors?: string,
 ): ReplayDivergence {
-	const own = schemaErrors !== undefined ? recorded.get(request.key) : undefined;
-	if (own) {
+	// Its own key recorded, yet the call ran: the runtime found the answer unusable (its schema, its shape, its size).
+	const own = recorded.get(request.key);
+	if (own && kindOf(own) === "agent") {
+		const why =
+			schemaErrors !== undefined
+				? `its recorded answer breaks its schema: ${schemaErrors}`
+				: `its recorded answer is not one agent() could return here (${request.schema !== undefined ? "a schema call's answer is an object, " : ""}within the answer size limit)`;
 		return divergence(recorded, {
 			kind: "agent",
 			index: request.index,
@@ -96,7 +101,7 @@ export function explainAgentMiss(
 			nearest: own,
 			nearestIndex: request.index,
 			unusable: true,
-			differences: [`its recorded answer breaks its schema: ${schemaErrors}`],
+			differences: [why],
 			answered: "It was answered as in a dry run.",
 		});
 	}

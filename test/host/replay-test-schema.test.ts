@@ -67,4 +67,17 @@ describe("testWorkflowAgainstRun with a schema'd answer", () => {
 			},
 		]);
 	});
+
+	it("that is not an object at all: a divergence saying so, not a new call", async () => {
+		const cassette = await recorded();
+		const edited = cassette.journal[0];
+		if (!edited) throw new Error("no first entry");
+		edited.value = "low";
+		const report = await testWorkflowAgainstRun({ source: SCRIPT, cassette, cwd: process.cwd() });
+		expect(report.ok).toBe(false);
+		expect(report.divergences.map((d) => d.explanation)).toEqual([
+			"agent() #1 `triage parser` has no usable recorded answer: its recorded answer is not one agent() could return here (a schema call's answer is an object, within the answer size limit). It was answered as in a dry run.",
+		]);
+		expect(report.unusedRecorded).toEqual([]);
+	});
 });
