@@ -465,6 +465,11 @@ export interface WorkflowJournalEntry {
 	identity?: WorkflowCallIdentity;
 	/** The child's conversation files (`WorkflowAgentResult.transcripts`), so a replayed call still links them. */
 	transcripts?: string[];
+	/**
+	 * `false` on a `tool()` step made with `replay: false`: a resume runs it again, and only a replay test answers
+	 * from it (a test runs nothing). Default: replayed.
+	 */
+	replay?: false;
 }
 
 /**
