@@ -29,12 +29,13 @@ const RUN_OPTIONS = `Options:
                            first one pi has credentials for); provider/id:thinking sets the thinking level too
   --model-tiers <list>     the models agent() option tier names, as small=provider/id,big=provider/id
                            (default: the workflows.modelTiers setting)
-  --max-cost <usd>         cap in US dollars on what the run spends: at it no new child starts, running ones
-                           finish, and on a terminal you are asked for a higher cap (Enter stops); without a
-                           terminal the run stops, resumable (exit 130). A new run is estimated first (a dry
-                           run, no model) and warned about on stderr when the estimate is over the cap. On
-                           resume: what it may spend more (default: the run's own cap, counting what earlier
-                           sessions spent)
+  --max-cost <usd>         the run's total cap in US dollars, for all its sessions: at it no new child starts,
+                           running ones finish, and on a terminal you are asked for a higher cap (Enter stops);
+                           without a terminal the run stops, resumable (exit 130), and prints the resume with
+                           the --max-cost it needs. A new run is estimated first (a dry run, no model) and
+                           warned about on stderr when the estimate is over the cap. On resume: what earlier
+                           sessions spent counts, so a higher total goes on and the same one starts nothing
+                           (default: the run's own cap, as last raised)
   --concurrency <n>        children running at once, 1-64 (default 4)
   --timeout <ms>           deadline for the whole run
   --max-provider-wait <ms> how long the run may wait in all for rate limits, overloads and usage limits

@@ -1,7 +1,7 @@
 /**
  * The run's dollar cap as its record keeps it: `spend.json` holds the cap and each session's spend; a resume that
  * names no cap keeps the record's and counts what earlier sessions spent (so it stops at the record's total); a
- * resume that names one may spend that much more; a raise is recorded. The run is composed as the CLI composes it
+ * resume that names one names the run's total as well (the same total starts nothing); a raise is recorded. The run is composed as the CLI composes it
  * (`startDurableRun`, `recordedCostBudget`, `recordRaises`), with a scripted runner: pi is not the point here.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -76,7 +76,7 @@ async function runDir(runId: string): Promise<string[]> {
 }
 
 describe("the cap in the run record", () => {
-	it("a resume with no cap of its own keeps the record's and stops at the record's total; one with a cap may spend that much more", async () => {
+	it("a resume with no cap of its own keeps the record's and stops at the record's total; a cap given is the run's total too", async () => {
 		const first = await session({ maxCostUsd: 0.2 });
 		expect(first.result.status).toBe("stopped");
 		expect(first.prompts).toEqual(["step 1", "step 2"]);
@@ -93,8 +93,14 @@ describe("the cap in the run record", () => {
 		expect(same.result.error?.message).toContain("$0.20 of $0.20 spent");
 		expect(same.spend.sessions.map((s: { usd: number }) => s.usd)).toEqual([0.2, 0]);
 
-		// A new cap on the resume is what this session may spend: $0.20 more, two more steps.
-		const more = await session({ resume: first.runId, maxCostUsd: 0.2 });
+		// A cap given on the resume is the run's total too: the same $0.20 starts nothing.
+		const sameGiven = await session({ resume: first.runId, maxCostUsd: 0.2 });
+		expect(sameGiven.budget).toEqual({ costUsd: 0.2, priorCostUsd: 0.2 });
+		expect(sameGiven.prompts).toEqual([]);
+		expect(sameGiven.result.error?.code).toBe("cost_cap");
+
+		// A higher total, $0.40: what the run spent counts, so two more steps.
+		const more = await session({ resume: first.runId, maxCostUsd: 0.4 });
 		expect(more.budget.costUsd).toBeCloseTo(0.4, 10);
 		expect(more.prompts).toEqual(["step 3", "step 4"]);
 		expect(more.spend.capUsd).toBeCloseTo(0.4, 10);
@@ -102,7 +108,7 @@ describe("the cap in the run record", () => {
 		const views = await listRuns(createRunStore({ cwd, root: runsRoot }), new RunRegistry());
 		expect(views[0]?.text).toContain(" · $0.40 of a $0.40 cap in all");
 		const detail = await describeRun(createRunStore({ cwd, root: runsRoot }), new RunRegistry(), first.runId);
-		expect(detail).toContain("Spent in all: $0.40 of the $0.40 cap, over 3 sessions");
+		expect(detail).toContain("Spent in all: $0.40 of the $0.40 cap, over 4 sessions");
 		expect(detail).toContain("Cost: $0.20 this session, $0.40 in all of a $0.40 cap");
 	});
 

@@ -121,7 +121,7 @@ export function costCapStop(run: RunContext, why: string): WorkflowError {
 	const cap = run.budget.costLimitUsd ?? 0;
 	return new WorkflowError(
 		"cost_cap",
-		`Stopped at the run's cost cap: ${usdText(spent)} of ${usdText(cap)} spent, and ${why}. Every finished agent is kept: resume the run with a higher cap (the \`workflow\` tool's \`maxCostUsd\`, \`pi-workflows resume --max-cost\`, \`budget.costUsd\`) and its finished calls replay at no cost`,
+		`Stopped at the run's cost cap: ${usdText(spent)} of ${usdText(cap)} spent, and ${why}. Every finished agent is kept: resume the run with a higher cap, the run's total for all its sessions (the \`workflow\` tool's \`maxCostUsd\`, \`pi-workflows resume --max-cost\`, \`budget.costUsd\`; the same total starts nothing), and its finished calls replay at no cost`,
 		{ details: { limit: cap, spent, unit: "usd" } },
 	);
 }
