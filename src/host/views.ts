@@ -164,7 +164,11 @@ function storedRow(summary: RunSummary, now: number): string {
 /** " · $1.20 of a $2.00 cap in all (reached: waiting for you)": a live capped run against its cap; "" without one. */
 function liveCapText(totals: WorkflowProgressEnvelope["totals"]): string {
 	if (totals.costLimitUsd === undefined) return "";
-	const reached = totals.atCostCap ? " (reached: waiting for you to raise it)" : "";
+	const reached = totals.atCostCap
+		? " (reached: waiting for you to raise it)"
+		: totals.stoppedAtCostCap
+			? " (reached: stopping once running agents end)"
+			: "";
 	return ` · ${formatUsd(totals.cost.usd + (totals.priorCostUsd ?? 0))} of a ${formatUsd(totals.costLimitUsd)} cap in all${reached}`;
 }
 

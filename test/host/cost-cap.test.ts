@@ -20,7 +20,7 @@ import {
 import { RunRegistry } from "../../src/host/registry.ts";
 import { startDurableRun } from "../../src/host/start-run.ts";
 import { describeRun, listRuns } from "../../src/host/views.ts";
-import { createWorkflowProgressTracker } from "../../src/progress/index.ts";
+import { createWorkflowProgressTracker, formatWorkflowProgress } from "../../src/progress/index.ts";
 import { createRunStore } from "../../src/runs/index.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { createFakeRunner } from "../helpers/fake-runner.ts";
@@ -136,6 +136,60 @@ describe("the cap in the run record", () => {
 			},
 		});
 		expect(row).toContain(" · $0.15 of a $0.15 cap in all (reached: waiting for you to raise it)");
+	});
+
+	it("after a stop at the cap, nothing says it waits to be raised: the row and the text say the run stops there", async () => {
+		// "slow" is still running when the person says stop: the run waits for it before it ends.
+		let release: () => void = () => {};
+		const slowDone = new Promise<void>((resolve) => {
+			release = resolve;
+		});
+		const tracker = createWorkflowProgressTracker();
+		const registry = new RunRegistry();
+		registry.add({
+			id: "wf-20260101-000000-abcdef",
+			name: "steps",
+			background: false,
+			startedAt: Date.now(),
+			envelope: () => tracker.getEnvelope(),
+			stop: () => {},
+			settled: slowDone,
+		});
+		const row = async () => (await listRuns(createRunStore({ cwd, root: runsRoot }), registry))[0]?.text ?? "";
+		let whileStopping = { row: "", text: "" };
+		const runner = createFakeRunner((request) => ({ text: request.prompt, costUsd: 0.1 })).runner;
+		const result = await runWorkflowScript(
+			`export const meta = { name: "steps", description: "d" };
+const slow = agent("slow");
+await agent("fast");
+await agent("next");
+return await slow;`,
+			{
+				agentRunner: async (request, options) => {
+					if (request.prompt === "slow") await slowDone;
+					return runner(request, options);
+				},
+				budget: { costUsd: 0.05 },
+				onProgress: (event) => tracker.updateFromProgressEvent(event),
+				onCostCap: async () => {
+					// Once the run has taken the answer (its continuation runs before the next macrotask), look, then
+					// let "slow" end.
+					setImmediate(async () => {
+						whileStopping = { row: await row(), text: formatWorkflowProgress(tracker.getEnvelope()) };
+						release();
+					});
+					return undefined;
+				},
+			},
+		);
+		expect(result.error?.code).toBe("cost_cap");
+		expect(whileStopping.row).toContain(" · $0.10 of a $0.05 cap in all (reached: stopping once running agents end)");
+		expect(whileStopping.text).toContain("of a $0.05 cap, reached: stopping once running agents end");
+		expect(whileStopping.text).not.toContain("waiting");
+		const { envelope } = tracker.complete(result);
+		const text = formatWorkflowProgress(envelope);
+		expect(text).toContain("Cost: $0.20 of a $0.05 cap, reached: the run stopped there");
+		expect(text).not.toContain("waiting");
 	});
 
 	it("a raise goes into the record: the next resume holds at the raised cap", async () => {
