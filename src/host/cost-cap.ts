@@ -75,6 +75,17 @@ export function capToResume(error: SerializedWorkflowError | undefined): number 
 	return roundUp(Math.max(limit, spent) * 2);
 }
 
+/**
+ * The \`workflow\` call that resumes run \`id\`: after its cap, with the higher total it needs (the same one would
+ * start nothing).
+ */
+export function resumeCall(id: string, error: SerializedWorkflowError | undefined): string {
+	const cap = capToResume(error);
+	return cap === undefined
+		? `workflow({ resume: "${id}" })`
+		: `workflow({ resume: "${id}", maxCostUsd: ${dollarsArgument(cap)} }) (maxCostUsd is the run's total cap)`;
+}
+
 /** An amount as a command line takes it: "0.00006", never "6e-5". */
 export function dollarsArgument(usd: number): string {
 	const text = String(usd);

@@ -21,6 +21,7 @@ import { RunRegistry } from "../../src/host/registry.ts";
 import { startDurableRun } from "../../src/host/start-run.ts";
 import { describeRun, listRuns } from "../../src/host/views.ts";
 import { createWorkflowProgressTracker, formatWorkflowProgress } from "../../src/progress/index.ts";
+import { loadRunReport, renderReportText } from "../../src/report/index.ts";
 import { createRunStore } from "../../src/runs/index.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { createFakeRunner } from "../helpers/fake-runner.ts";
@@ -67,7 +68,7 @@ async function session(options: { resume?: string; maxCostUsd?: number; ask?: Co
 	const outcome = await start.finish(result, envelope);
 	const runId = outcome.runId as string;
 	const spend = JSON.parse(readFileSync(join(runsRoot, ...(await runDir(runId)), "spend.json"), "utf8"));
-	return { result, prompts: fake.requests.map((request) => request.prompt), runId, spend, budget };
+	return { result, prompts: fake.requests.map((request) => request.prompt), runId, spend, budget, envelope };
 }
 
 async function runDir(runId: string): Promise<string[]> {
@@ -190,6 +191,25 @@ return await slow;`,
 		const text = formatWorkflowProgress(envelope);
 		expect(text).toContain("Cost: $0.20 of a $0.05 cap, reached: the run stopped there");
 		expect(text).not.toContain("waiting");
+	});
+
+	it("the call the cap stopped is stopped everywhere: the progress, /workflows and the report", async () => {
+		const first = await session({ maxCostUsd: 0.2 });
+		expect(first.prompts).toEqual(["step 1", "step 2"]);
+		const third = first.envelope.agentCalls.find((call) => call.label === "step 3");
+		expect(third?.status).toBe("stopped");
+		const store = createRunStore({ cwd, root: runsRoot });
+		const detail = await describeRun(store, new RunRegistry(), first.runId);
+		expect(detail).toMatch(/#2 step 3 \(general-purpose\) · stopped: /);
+		// How to go on names a total that starts something: the same $0.20 would not.
+		expect(detail).toContain(
+			`Resume: workflow({ resume: "${first.runId}", maxCostUsd: 0.4 }) (maxCostUsd is the run's total cap)`,
+		);
+		const report = await loadRunReport(store, first.runId);
+		expect(report.calls.find((call) => call.label === "step 3")?.outcome).toBe("stopped");
+		const text = renderReportText(report, { width: 120 });
+		expect(text).toContain("2 completed, 0 failed, 1 stopped, 0 skipped of 3 calls");
+		expect(text).toMatch(/#2 step 3 \|[ ■]+\| stopped · Stopped at the run's cost cap/);
 	});
 
 	it("a raise goes into the record: the next resume holds at the raised cap", async () => {
