@@ -14,6 +14,7 @@ Usage:
   pi-workflows runs <runId> [--json]       one run, and its children's conversation files
   pi-workflows runs <runId> --changes      which call wrote, edited or ran what (the run's ledger)
   pi-workflows runs --prune [--dry-run]    delete old run records (the newest 50 and the last 30 days stay)
+  pi-workflows runs --delete <runId>       delete one run's record
   pi-workflows report <runId> [--text]     a run's timeline as one HTML file (or in the terminal)
   pi-workflows worker --redis <url>        run other machines' workflow children from a Redis queue
   pi-workflows help [command]              this text, or a command's
@@ -119,6 +120,7 @@ script may not use, and promises used without await (const a = agent(…); retur
 pi-workflows runs <runId> [--json]
 pi-workflows runs <runId> --changes [--json]
 pi-workflows runs --prune [--dry-run] [--keep <n>] [--older-than <days>] [--all] [--json]
+pi-workflows runs --delete <runId> [--json]
 
 Lists this project's workflow runs (the current directory's), newest first: id, name, status, age, agents done,
 tokens, cost, the space its record takes; then how many runs there are and their space. --json prints the run
@@ -134,8 +136,12 @@ with a diff when a resume ran an edited one. Only what pi reports of tools: not 
 setting (.pi/settings.json over <agentDir>/settings.json), else keeps the newest 50 and everything from the last
 30 days (a run goes only past both); --keep <n> keeps the newest n, --older-than <days> deletes runs older than that
 (both: a run goes only past both). A running run is never deleted; a failed, stopped or interrupted one that a
-resume could continue stays for 7 days unless --all. --dry-run lists what would go and deletes nothing. pi prunes
-by the same setting when a session starts.`,
+resume could continue stays for 7 days unless --all: --all lets resumable runs from the last 7 days go too; it is not every run
+(that is --prune --keep 0 --all). --dry-run lists what would go and deletes nothing. pi prunes by the same setting
+when a session starts.
+
+--delete <runId> deletes that one run's folder, however recent or resumable (as /workflows delete does); a run
+running here or in another process is refused, naming it. --json prints what was deleted.`,
 	report: `pi-workflows report <runId> [--out <file>] [--text [--width <n>]]
 
 Writes a run's report as one self-contained HTML file (nothing fetched: open it offline in any browser) and prints

@@ -6,6 +6,7 @@
  */
 
 import { childConversations, conversationsText } from "../host/child-conversations.ts";
+import { deletedText } from "../host/prune-text.ts";
 import { RunRegistry } from "../host/registry.ts";
 import { describeRun, listRunsWithUsage, usageText } from "../host/views.ts";
 import { visibleText } from "../progress/visible-text.ts";
@@ -19,6 +20,7 @@ const RUNS_FLAGS: readonly FlagSpec[] = [
 	{ name: "json" },
 	{ name: "changes" },
 	{ name: "prune" },
+	{ name: "delete" },
 	...PRUNE_ONLY_FLAGS.map((name) => ({ name, value: name === "keep" || name === "older-than" })),
 ];
 
@@ -31,9 +33,12 @@ export async function runsCommand(argv: readonly string[], ctx: CliContext): Pro
 	pruneRule(args);
 	if (args.flags.has("prune")) {
 		if (runId !== undefined)
-			throw usageError("`runs --prune` takes no run id: pi-workflows runs --prune [--dry-run]");
+			throw usageError(
+				`\`runs --prune\` takes no run id: pi-workflows runs --prune [--dry-run]; to delete that one run: pi-workflows runs --delete ${runId}`,
+			);
 		return pruneCommand(args, store, ctx);
 	}
+	if (args.flags.has("delete")) return deleteCommand(runId, args.flags.has("json"), ctx, store);
 	if (args.flags.has("changes")) {
 		if (runId === undefined)
 			throw usageError("`runs --changes` needs a run id: pi-workflows runs <runId> --changes [--json]");
@@ -54,6 +59,24 @@ export async function runsCommand(argv: readonly string[], ctx: CliContext): Pro
 	ctx.stdout.write(
 		`${rows.map((row) => row.text).join("\n")}\n${usageText(list, "pi-workflows runs --prune")}\nResume one that failed or stopped: pi-workflows resume <runId>\n`,
 	);
+	return 0;
+}
+
+/**
+ * `runs --delete <runId>`: that run's folder, however recent or resumable (the person named it), through the store's
+ * safe delete: under the run's lock, so a run another process holds is refused (\`run_busy\`, naming it).
+ */
+async function deleteCommand(
+	runId: string | undefined,
+	json: boolean,
+	ctx: CliContext,
+	store: ReturnType<typeof createRunStore>,
+): Promise<number> {
+	if (runId === undefined) {
+		throw usageError("`runs --delete` needs the id of the run to delete: pi-workflows runs --delete <runId>");
+	}
+	const deleted = await store.delete(runId);
+	ctx.stdout.write(json ? `${JSON.stringify(deleted, null, 2)}\n` : `${deletedText(deleted)}\n`);
 	return 0;
 }
 
