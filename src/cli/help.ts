@@ -124,7 +124,7 @@ pi-workflows runs --delete <runId> [--json]
 
 Lists this project's workflow runs (the current directory's), newest first: id, name, status, age, agents done,
 tokens, cost, the space its record takes; then how many runs there are and their space. --json prints the run
-store's summaries (bytes: each record's size). Resume a failed or stopped one with pi-workflows resume <runId>.
+store's summaries (runId: the run's id, as run --json says it; id: the same, its old name; bytes: each record's size). Resume a failed or stopped one with pi-workflows resume <runId>.
 With a run id: that run as /workflows shows it, then each child's conversation (a pi session file in the run's
 folder: label, how it ended, model, size, path); --json prints its summary, folder and conversations.
 --changes prints the run's ledger instead: by file, which calls wrote or edited it, in order; by call, every tool

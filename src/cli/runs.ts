@@ -46,7 +46,7 @@ export async function runsCommand(argv: readonly string[], ctx: CliContext): Pro
 	}
 	if (runId !== undefined) return showRun(runId, args.flags.has("json"), ctx, store);
 	if (args.flags.has("json")) {
-		ctx.stdout.write(`${JSON.stringify(await store.list(), null, 2)}\n`);
+		ctx.stdout.write(`${JSON.stringify((await store.list()).map(withRunId), null, 2)}\n`);
 		return 0;
 	}
 	// No live runs in this process: every run is the store's, and one held by another process says so.
@@ -76,7 +76,7 @@ async function deleteCommand(
 		throw usageError("`runs --delete` needs the id of the run to delete: pi-workflows runs --delete <runId>");
 	}
 	const deleted = await store.delete(runId);
-	ctx.stdout.write(json ? `${JSON.stringify(deleted, null, 2)}\n` : `${deletedText(deleted)}\n`);
+	ctx.stdout.write(json ? `${JSON.stringify(withRunId(deleted), null, 2)}\n` : `${deletedText(deleted)}\n`);
 	return 0;
 }
 
@@ -91,7 +91,8 @@ async function showRun(
 	const conversations = await childConversations(record);
 	if (json) {
 		const summary = (await store.list()).find((candidate) => candidate.id === runId);
-		ctx.stdout.write(`${JSON.stringify({ ...summary, dir: record.dir, conversations }, null, 2)}\n`);
+		const shown = summary ? withRunId(summary) : { runId };
+		ctx.stdout.write(`${JSON.stringify({ ...shown, dir: record.dir, conversations }, null, 2)}\n`);
 		return 0;
 	}
 	const text = await describeRun(store, new RunRegistry(), runId);
@@ -112,4 +113,12 @@ async function showChanges(
 	// Paths, labels and commands are the children's and the script's: shown without terminal controls.
 	else ctx.stdout.write(`${visibleText(changesText(changes))}\n`);
 	return 0;
+}
+
+/**
+ * A run as JSON with its id as \`runId\`, the name \`run --json\` and \`test --json\` use; \`id\`, the store's own
+ * name, stays beside it for readers written against it.
+ */
+function withRunId<T extends { id: string }>(run: T): { runId: string } & T {
+	return { runId: run.id, ...run };
 }

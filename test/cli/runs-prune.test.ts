@@ -47,6 +47,13 @@ describe("pi-workflows runs --prune", () => {
 		expect(lines[2]).toMatch(/^2 runs recorded · \d+ B on disk · prune old ones: pi-workflows runs --prune$/);
 		const json = JSON.parse((await cli(["runs", "--json"])).stdout);
 		expect(json[0].bytes).toBeGreaterThan(0);
+		// The id is \`runId\`, as run --json and test --json call it; \`id\` stays for readers of the old name.
+		const newest = (await store.list())[0]?.id;
+		expect(json[0]).toMatchObject({ runId: newest, id: newest });
+		expect(JSON.parse((await cli(["runs", String(newest), "--json"])).stdout)).toMatchObject({
+			runId: newest,
+			id: newest,
+		});
 	});
 
 	it("--dry-run lists, --keep deletes past the newest n, a run held by another process stays", async () => {
@@ -138,7 +145,10 @@ describe("pi-workflows runs --prune", () => {
 		expect(existsSync(keep.dir)).toBe(true);
 
 		const json = await endedRun(store, { name: "json", daysAgo: 0 });
-		expect(JSON.parse((await cli(["runs", "--delete", json.id, "--json"])).stdout)).toMatchObject({ id: json.id });
+		expect(JSON.parse((await cli(["runs", "--delete", json.id, "--json"])).stdout)).toMatchObject({
+			runId: json.id,
+			id: json.id,
+		});
 		expect(existsSync(json.dir)).toBe(false);
 
 		const held = await endedRun(store, { name: "held", daysAgo: 0 });
