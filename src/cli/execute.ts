@@ -93,6 +93,7 @@ export async function execute(
 			cwd: ctx.cwd,
 			concurrency: flags.concurrency,
 			agentTypes: pi.agentTypes,
+			...(pi.agentTypesNote ? { agentTypesNote: pi.agentTypesNote } : {}),
 			resolveWorkflow: createWorkflowResolver({ agentDir: ctx.agentDir }),
 			signal: controller.signal,
 			ask,

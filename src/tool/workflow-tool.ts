@@ -456,6 +456,7 @@ function startRun(
 			cwd: ctx.cwd,
 			queue: options.queue,
 			agentTypes: listAvailableAgentTypes(types.types),
+			...(types.unknownTypeNote ? { agentTypesNote: types.unknownTypeNote } : {}),
 			resolveWorkflow: createWorkflowResolver({ agentDir }),
 			ask,
 			// The session's own tools through pi's hooks: exactly what its model may call, nothing more.
@@ -541,6 +542,7 @@ function checkOnly(
 	const report = checkWorkflowScript(script.source, {
 		filename: script.filename,
 		agentTypes: listAvailableAgentTypes(types.types),
+		...(types.unknownTypeNote ? { agentTypesNote: types.unknownTypeNote } : {}),
 	});
 	return workflowCheckResult(report, script.filename);
 }
