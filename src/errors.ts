@@ -248,18 +248,22 @@ export function valueNotJsonError(path: string, found: string): WorkflowError {
 	);
 }
 
-/** An agent type nobody defined. */
-export function unknownAgentTypeError(type: string, available: readonly string[]): WorkflowError {
+/**
+ * An agent type nobody defined. `note`: what the host did not read and how to change that (a project's agent files
+ * skipped for want of trust), said after the list.
+ */
+export function unknownAgentTypeError(type: string, available: readonly string[], note?: string): WorkflowError {
 	const list = available.length > 0 ? available.join(", ") : "(none)";
+	const after = note ? ` ${note}` : "";
 	const bare = type.includes(":") ? type.slice(type.lastIndexOf(":") + 1) : undefined;
 	if (bare) {
 		return new WorkflowError(
 			"agent_type_unknown",
-			`Unknown agent type \`${type}\`: a plugin's agent type (\`plugin:agent\`, as Claude Code names them), and no agent type \`${bare}\` exists here to stand for it. Add an agent file \`${bare}.md\` to .pi/agents/ or .claude/agents/ (Claude Code's format is read), or use one of: ${list}`,
+			`Unknown agent type \`${type}\`: a plugin's agent type (\`plugin:agent\`, as Claude Code names them), and no agent type \`${bare}\` exists here to stand for it. Add an agent file \`${bare}.md\` to .pi/agents/ or .claude/agents/ (Claude Code's format is read), or use one of: ${list}${after}`,
 			{ details: { agentType: type, available: [...available] } },
 		);
 	}
-	return new WorkflowError("agent_type_unknown", `Unknown agent type \`${type}\`. Available: ${list}`, {
+	return new WorkflowError("agent_type_unknown", `Unknown agent type \`${type}\`. Available: ${list}${after}`, {
 		details: { agentType: type, available: [...available] },
 	});
 }

@@ -11,7 +11,12 @@ import { parseFrontmatter } from "@earendil-works/pi-coding-agent";
 import { unknownAgentTypeError, WorkflowError } from "../errors.ts";
 import { type AgentTypeConfig, type AgentTypeSource, BUILTIN_TOOL_NAMES, parseAgentFields } from "./agent-fields.ts";
 import { type ClaudeDirs, claudeDirsFor } from "./claude-dirs.ts";
-import { decideProjectTrust, type ProjectTrustInput, untrustedAgentFilesWarning } from "./project-trust.ts";
+import {
+	decideProjectTrust,
+	type ProjectTrustInput,
+	skippedAgentFilesNote,
+	untrustedAgentFilesWarning,
+} from "./project-trust.ts";
 import { readRegularFile } from "./regular-file.ts";
 
 export {
@@ -53,6 +58,8 @@ export interface LoadAgentTypesResult {
 	warnings: string[];
 	/** Whether the project is trusted: its agent files were read, and children may load its pi resources. */
 	projectTrusted: boolean;
+	/** For an unknown type's error, when project agent files were skipped: which, why, how to trust the project. */
+	unknownTypeNote?: string;
 }
 
 /** The built-in type: pi's default coding prompt (with context files) plus a note that it works for a script. */
@@ -96,7 +103,14 @@ export function loadAgentTypes(options: LoadAgentTypesOptions): LoadAgentTypesRe
 	load(join(options.cwd, ".pi", "agents"), "project");
 	if (skipped.length > 0) warnings.unshift(untrustedAgentFilesWarning(skipped, trust.reason, options.agentDir));
 	warnAliasClashes(types, warnings);
-	return { types, warnings, projectTrusted: trust.trusted };
+	return {
+		types,
+		warnings,
+		projectTrusted: trust.trusted,
+		...(skipped.length > 0
+			? { unknownTypeNote: skippedAgentFilesNote(skipped, trust.reason, options.agentDir) }
+			: {}),
+	};
 }
 
 /** The names a script may use: enabled types and their aliases, sorted. */

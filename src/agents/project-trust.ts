@@ -8,6 +8,7 @@ import { join } from "node:path";
 import {
 	hasTrustRequiringProjectResources,
 	ProjectTrustStore,
+	parseArgs,
 	parseFrontmatter,
 	SettingsManager,
 } from "@earendil-works/pi-coding-agent";
@@ -22,11 +23,27 @@ export interface ProjectTrustInput {
 }
 
 /**
- * A pi context's decision as `ProjectTrustInput`. A context without `isProjectTrusted` (a host's own stand-in for
- * pi's) gives none, so the saved decision and `defaultProjectTrust` decide, never a default of trusted.
+ * A pi context's decision as `ProjectTrustInput`, with pi's own `-a`/`-na` when pi's command started this process.
+ * A context without `isProjectTrusted` (a host's own stand-in for pi's) gives none, so the saved decision and
+ * `defaultProjectTrust` decide, never a default of trusted.
  */
 export function sessionTrust(ctx: { isProjectTrusted?: () => boolean }): ProjectTrustInput {
-	return typeof ctx.isProjectTrusted === "function" ? { session: ctx.isProjectTrusted() } : {};
+	const override = piCommandLineTrust();
+	return {
+		...(typeof ctx.isProjectTrusted === "function" ? { session: ctx.isProjectTrusted() } : {}),
+		...(override !== undefined ? { override } : {}),
+	};
+}
+
+/**
+ * pi's `-a` (true) or `-na` (false) on the command line of this process, when pi's command started it (its set-up
+ * marks the process with \`PI_CODING_AGENT\`), read with pi's own parser. pi hands an extension no other trace of
+ * it: \`ctx.isProjectTrusted()\` is true with and without \`-a\` in a project where pi gates nothing of its own, so
+ * agent files with code fields, which pi does not know, could not be trusted for one run.
+ */
+function piCommandLineTrust(): boolean | undefined {
+	if (process.env.PI_CODING_AGENT !== "true") return undefined;
+	return parseArgs(process.argv.slice(2)).projectTrustOverride;
 }
 
 /** The project's trust for its agent files, and why, for the one log line that says they were skipped. */
@@ -103,6 +120,16 @@ export function untrustedAgentFilesWarning(files: readonly string[], reason: str
 	return (
 		`Not reading this project's agent files (${files.join(", ")}): ${why}. Agent files can load code into pi ` +
 		"(`extensions`) and files into children (`skills`), so they follow pi's project trust. To use them, trust the " +
-		`project: \`/trust\` in pi (saved in ${join(agentDir, "trust.json")}), or \`pi-workflows run --approve\``
+		`project: ${trustRemedy(agentDir)}`
 	);
+}
+
+/** What an unknown agent type's error adds when the project's agent files were skipped: which, why, and the way on. */
+export function skippedAgentFilesNote(files: readonly string[], reason: string | undefined, agentDir: string): string {
+	const why = reason ?? "the project is not trusted";
+	return `This project's agent files were not read (${files.join(", ")}): ${why}. To use them, trust the project: ${trustRemedy(agentDir)}`;
+}
+
+function trustRemedy(agentDir: string): string {
+	return `\`pi -a\` for one run, \`/trust\` in pi (saved in ${join(agentDir, "trust.json")}), or \`pi-workflows run --approve\``;
 }

@@ -28,6 +28,8 @@ export interface CallRules {
 	checkPhaseOptions?(options: unknown): void;
 	/** The agent types the run will have; undefined when unknown (no check). */
 	agentTypes?: readonly string[];
+	/** Said after an unknown agent type's fix: what the host did not read and how to change that. */
+	agentTypesNote?: string;
 	/** Checks `ask(question, options)`; a `null` option value stands for one the pass cannot know. Default: no check. */
 	checkAsk?(question: unknown, options: Record<string, unknown> | null): void;
 	/** Checks `tool(name, params, options)`'s options; a `null` value stands for one the pass cannot know. Default: no check. */
@@ -219,7 +221,7 @@ function checkOptionsArgument(
 		if ((key === "agent" || key === "agentType") && typeof value === "string" && rules.agentTypes) {
 			// `plugin:reviewer` (Claude Code) runs as `reviewer` where that type exists, at run time too.
 			const known = rules.agentTypes.includes(value) || namespacedAgentType(value, rules.agentTypes) !== undefined;
-			if (!known) findings.push(unknownType(value, rules.agentTypes, at));
+			if (!known) findings.push(unknownType(value, rules.agentTypes, at, rules.agentTypesNote));
 		}
 	}
 	// Wrong only together (`agent` and `agentType` naming two types): the whole object's error.
@@ -237,9 +239,13 @@ function checkSchemaValue(value: unknown, rules: CallRules): Omit<CallFinding, "
 	return found.map(({ offset: _offset, ...finding }) => finding);
 }
 
-function unknownType(type: string, available: readonly string[], offset: number): CallFinding {
+function unknownType(type: string, available: readonly string[], offset: number, note?: string): CallFinding {
 	if (type.includes(":")) {
-		return { code: "agent_type_unknown", offset, ...splitMessage(unknownAgentTypeError(type, available).message) };
+		return {
+			code: "agent_type_unknown",
+			offset,
+			...splitMessage(unknownAgentTypeError(type, available, note).message),
+		};
 	}
 	const meant = closestName(type, available);
 	const list = available.length > 0 ? available.join(", ") : "(none)";
@@ -247,7 +253,7 @@ function unknownType(type: string, available: readonly string[], offset: number)
 		code: "agent_type_unknown",
 		offset,
 		message: `Unknown agent type \`${type}\``,
-		fix: `${meant ? `Did you mean \`${meant}\`? ` : ""}Available: ${list}`,
+		fix: `${meant ? `Did you mean \`${meant}\`? ` : ""}Available: ${list}${note ? ` ${note}` : ""}`,
 	};
 }
 

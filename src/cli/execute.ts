@@ -4,7 +4,7 @@
  * exit code: 0 completed, 1 failed, 130 stopped.
  */
 
-import { recordedCostBudget, recordRaises } from "../host/cost-cap.ts";
+import { capToResume, dollarsArgument, recordedCostBudget, recordRaises } from "../host/cost-cap.ts";
 import { type PlannedRunEstimate, withEstimateMore } from "../host/run-estimate.ts";
 import { createWorkflowResolver } from "../host/script-source.ts";
 import type { DurableStart } from "../host/start-run.ts";
@@ -93,6 +93,7 @@ export async function execute(
 			cwd: ctx.cwd,
 			concurrency: flags.concurrency,
 			agentTypes: pi.agentTypes,
+			...(pi.agentTypesNote ? { agentTypesNote: pi.agentTypesNote } : {}),
 			resolveWorkflow: createWorkflowResolver({ agentDir: ctx.agentDir }),
 			signal: controller.signal,
 			ask,
@@ -128,7 +129,7 @@ export async function execute(
 	if (result.status !== "completed") {
 		if (result.error) ctx.stderr.write(`Error (${result.error.code}): ${result.error.message}\n`);
 		ctx.stderr.write(
-			`${saved.saved > 0 ? resumeHint(runId) : "No agent result was saved: run the workflow again to retry."}\n`,
+			`${saved.saved > 0 ? resumeHint(runId, capToResume(result.error)) : "No agent result was saved: run the workflow again to retry."}\n`,
 		);
 	} else if (runId) {
 		ctx.stderr.write(`Run ${runId}\n`);
@@ -136,8 +137,11 @@ export async function execute(
 	return result.status === "completed" ? 0 : result.status === "stopped" ? EXIT_STOPPED : 1;
 }
 
-function resumeHint(runId: string | undefined): string {
-	return runId
-		? `Run ${runId} keeps its finished agents. Resume it: pi-workflows resume ${runId}`
-		: "The run has no record yet: run the workflow again.";
+/** The command that resumes the run; after its cap, with the higher total it needs (the same one stops at once). */
+function resumeHint(runId: string | undefined, capUsd?: number): string {
+	if (!runId) return "The run has no record yet: run the workflow again.";
+	const head = `Run ${runId} keeps its finished agents.`;
+	return capUsd === undefined
+		? `${head} Resume it: pi-workflows resume ${runId}`
+		: `${head} Resume it with a higher cap (the run's total): pi-workflows resume ${runId} --max-cost ${dollarsArgument(capUsd)}`;
 }

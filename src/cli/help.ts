@@ -14,6 +14,7 @@ Usage:
   pi-workflows runs <runId> [--json]       one run, and its children's conversation files
   pi-workflows runs <runId> --changes      which call wrote, edited or ran what (the run's ledger)
   pi-workflows runs --prune [--dry-run]    delete old run records (the newest 50 and the last 30 days stay)
+  pi-workflows runs --delete <runId>       delete one run's record
   pi-workflows report <runId> [--text]     a run's timeline as one HTML file (or in the terminal)
   pi-workflows worker --redis <url>        run other machines' workflow children from a Redis queue
   pi-workflows help [command]              this text, or a command's
@@ -29,12 +30,13 @@ const RUN_OPTIONS = `Options:
                            first one pi has credentials for); provider/id:thinking sets the thinking level too
   --model-tiers <list>     the models agent() option tier names, as small=provider/id,big=provider/id
                            (default: the workflows.modelTiers setting)
-  --max-cost <usd>         cap in US dollars on what the run spends: at it no new child starts, running ones
-                           finish, and on a terminal you are asked for a higher cap (Enter stops); without a
-                           terminal the run stops, resumable (exit 130). A new run is estimated first (a dry
-                           run, no model) and warned about on stderr when the estimate is over the cap. On
-                           resume: what it may spend more (default: the run's own cap, counting what earlier
-                           sessions spent)
+  --max-cost <usd>         the run's total cap in US dollars, for all its sessions: at it no new child starts,
+                           running ones finish, and on a terminal you are asked for a higher cap (Enter stops);
+                           without a terminal the run stops, resumable (exit 130), and prints the resume with
+                           the --max-cost it needs. A new run is estimated first (a dry run, no model) and
+                           warned about on stderr when the estimate is over the cap. On resume: what earlier
+                           sessions spent counts, so a higher total goes on and the same one starts nothing
+                           (default: the run's own cap, as last raised)
   --concurrency <n>        children running at once, 1-64 (default 4)
   --timeout <ms>           deadline for the whole run
   --max-provider-wait <ms> how long the run may wait in all for rate limits, overloads and usage limits
@@ -118,10 +120,11 @@ script may not use, and promises used without await (const a = agent(…); retur
 pi-workflows runs <runId> [--json]
 pi-workflows runs <runId> --changes [--json]
 pi-workflows runs --prune [--dry-run] [--keep <n>] [--older-than <days>] [--all] [--json]
+pi-workflows runs --delete <runId> [--json]
 
 Lists this project's workflow runs (the current directory's), newest first: id, name, status, age, agents done,
 tokens, cost, the space its record takes; then how many runs there are and their space. --json prints the run
-store's summaries (bytes: each record's size). Resume a failed or stopped one with pi-workflows resume <runId>.
+store's summaries (runId: the run's id, as run --json says it; id: the same, its old name; bytes: each record's size). Resume a failed or stopped one with pi-workflows resume <runId>.
 With a run id: that run as /workflows shows it, then each child's conversation (a pi session file in the run's
 folder: label, how it ended, model, size, path); --json prints its summary, folder and conversations.
 --changes prints the run's ledger instead: by file, which calls wrote or edited it, in order; by call, every tool
@@ -133,8 +136,12 @@ with a diff when a resume ran an edited one. Only what pi reports of tools: not 
 setting (.pi/settings.json over <agentDir>/settings.json), else keeps the newest 50 and everything from the last
 30 days (a run goes only past both); --keep <n> keeps the newest n, --older-than <days> deletes runs older than that
 (both: a run goes only past both). A running run is never deleted; a failed, stopped or interrupted one that a
-resume could continue stays for 7 days unless --all. --dry-run lists what would go and deletes nothing. pi prunes
-by the same setting when a session starts.`,
+resume could continue stays for 7 days unless --all: --all lets resumable runs from the last 7 days go too; it is not every run
+(that is --prune --keep 0 --all). --dry-run lists what would go and deletes nothing. pi prunes by the same setting
+when a session starts.
+
+--delete <runId> deletes that one run's folder, however recent or resumable (as /workflows delete does); a run
+running here or in another process is refused, naming it. --json prints what was deleted.`,
 	report: `pi-workflows report <runId> [--out <file>] [--text [--width <n>]]
 
 Writes a run's report as one self-contained HTML file (nothing fetched: open it offline in any browser) and prints

@@ -8,4 +8,8 @@ import * as nodeModule from "node:module";
 
 // Node 20 (where `check` and `--help` run too) has no compile cache: a named import would fail there at link time.
 nodeModule.enableCompileCache?.();
+// On a Node too old for pi, a command that loads it runs on the package's own Node 22 when there is one.
+const { onOwnNode } = await import("./own-node.ts");
+const code = await onOwnNode(process.argv.slice(2), process.env);
+if (code !== undefined) process.exit(code);
 await import("./process-command.ts");

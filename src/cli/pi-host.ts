@@ -67,6 +67,8 @@ export interface PiSetup {
 	model?: string;
 	/** Enabled agent types, so an unknown one fails at once. */
 	agentTypes: string[];
+	/** For an unknown type's error: the project's agent files that were skipped, and how to trust the project. */
+	agentTypesNote?: string;
 	/** Things the person should see (agent files skipped, pi's model warnings). */
 	warnings: string[];
 	/** The tools `--allow-tools` named, for `tool()`; absent when none were. */
@@ -121,6 +123,7 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 			...(await queueSetUp({ ...options, provenance }, options.redis, types, reference, thinking)),
 			...(reference ? { model: reference } : {}),
 			agentTypes: listAvailableAgentTypes(types.types),
+			...(types.unknownTypeNote ? { agentTypesNote: types.unknownTypeNote } : {}),
 			warnings,
 		};
 	}
@@ -156,6 +159,7 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 		runner,
 		...(chosen ? { model: `${chosen.model.provider}/${chosen.model.id}` } : {}),
 		agentTypes: listAvailableAgentTypes(types.types),
+		...(types.unknownTypeNote ? { agentTypesNote: types.unknownTypeNote } : {}),
 		warnings,
 		...(allowed.length > 0 ? { tools: builtInTools(options.cwd, allowed) } : {}),
 	};

@@ -22,7 +22,14 @@ export async function pruneCommand(args: ParsedArgs, store: RunStore, ctx: CliCo
 	const rule = named ? flags : { ...settingRule(ctx), ...flags };
 	const result = await store.prune(rule, { dryRun: args.flags.has("dry-run") });
 	if (args.flags.has("json")) ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-	else ctx.stdout.write(`${pruneText(result, { all: "--all" })}\n`);
+	else
+		ctx.stdout.write(
+			`${pruneText(result, {
+				all: "--all",
+				deleteOne: "pi-workflows runs --delete <runId>",
+				everything: "pi-workflows runs --prune --keep 0 --all",
+			})}\n`,
+		);
 	return result.failed.length > 0 ? 1 : 0;
 }
 

@@ -18,6 +18,7 @@ import type { CliContext } from "./context.ts";
 import { dryRun, warnOverCap } from "./dry-run.ts";
 import { execute, type RunFlags } from "./execute.ts";
 import { readAnswers, readArgs, readScript } from "./inputs.ts";
+import { tooOldForPi } from "./own-node.ts";
 import type { PiSetup, RunProvenance } from "./pi-host.ts";
 import { cliPerson, cliScript } from "./provenance.ts";
 import { allowedTools } from "./tools.ts";
@@ -44,8 +45,6 @@ const RUN_FLAGS: readonly FlagSpec[] = [
 
 /** Children running at once unless `--concurrency` says otherwise: the extension's default too. */
 const DEFAULT_CONCURRENCY = 4;
-/** The Node that pi-coding-agent 1.6 declares in its `engines`. */
-const PI_NODE = "22.19";
 
 export async function runCommand(argv: readonly string[], ctx: CliContext): Promise<number> {
 	const args = parseArgs(argv, RUN_FLAGS, "run");
@@ -251,9 +250,7 @@ function piMissing(error: unknown): Error {
 	}
 	const major = Number(process.versions.node.split(".")[0]);
 	if (major < 22) {
-		return usageError(
-			`\`run\` needs pi, which needs Node ${PI_NODE} or newer; this is Node ${process.versions.node}`,
-		);
+		return usageError(tooOldForPi("run"));
 	}
 	return error instanceof Error ? error : new Error(message);
 }

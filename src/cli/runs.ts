@@ -6,6 +6,7 @@
  */
 
 import { childConversations, conversationsText } from "../host/child-conversations.ts";
+import { deletedText } from "../host/prune-text.ts";
 import { RunRegistry } from "../host/registry.ts";
 import { describeRun, listRunsWithUsage, usageText } from "../host/views.ts";
 import { visibleText } from "../progress/visible-text.ts";
@@ -19,6 +20,7 @@ const RUNS_FLAGS: readonly FlagSpec[] = [
 	{ name: "json" },
 	{ name: "changes" },
 	{ name: "prune" },
+	{ name: "delete" },
 	...PRUNE_ONLY_FLAGS.map((name) => ({ name, value: name === "keep" || name === "older-than" })),
 ];
 
@@ -31,9 +33,12 @@ export async function runsCommand(argv: readonly string[], ctx: CliContext): Pro
 	pruneRule(args);
 	if (args.flags.has("prune")) {
 		if (runId !== undefined)
-			throw usageError("`runs --prune` takes no run id: pi-workflows runs --prune [--dry-run]");
+			throw usageError(
+				`\`runs --prune\` takes no run id: pi-workflows runs --prune [--dry-run]; to delete that one run: pi-workflows runs --delete ${runId}`,
+			);
 		return pruneCommand(args, store, ctx);
 	}
+	if (args.flags.has("delete")) return deleteCommand(runId, args.flags.has("json"), ctx, store);
 	if (args.flags.has("changes")) {
 		if (runId === undefined)
 			throw usageError("`runs --changes` needs a run id: pi-workflows runs <runId> --changes [--json]");
@@ -41,7 +46,7 @@ export async function runsCommand(argv: readonly string[], ctx: CliContext): Pro
 	}
 	if (runId !== undefined) return showRun(runId, args.flags.has("json"), ctx, store);
 	if (args.flags.has("json")) {
-		ctx.stdout.write(`${JSON.stringify(await store.list(), null, 2)}\n`);
+		ctx.stdout.write(`${JSON.stringify((await store.list()).map(withRunId), null, 2)}\n`);
 		return 0;
 	}
 	// No live runs in this process: every run is the store's, and one held by another process says so.
@@ -57,6 +62,24 @@ export async function runsCommand(argv: readonly string[], ctx: CliContext): Pro
 	return 0;
 }
 
+/**
+ * `runs --delete <runId>`: that run's folder, however recent or resumable (the person named it), through the store's
+ * safe delete: under the run's lock, so a run another process holds is refused (\`run_busy\`, naming it).
+ */
+async function deleteCommand(
+	runId: string | undefined,
+	json: boolean,
+	ctx: CliContext,
+	store: ReturnType<typeof createRunStore>,
+): Promise<number> {
+	if (runId === undefined) {
+		throw usageError("`runs --delete` needs the id of the run to delete: pi-workflows runs --delete <runId>");
+	}
+	const deleted = await store.delete(runId);
+	ctx.stdout.write(json ? `${JSON.stringify(withRunId(deleted), null, 2)}\n` : `${deletedText(deleted)}\n`);
+	return 0;
+}
+
 /** One run: what `/workflows` shows of it, then each child's conversation file (as JSON with `--json`). */
 async function showRun(
 	runId: string,
@@ -68,7 +91,8 @@ async function showRun(
 	const conversations = await childConversations(record);
 	if (json) {
 		const summary = (await store.list()).find((candidate) => candidate.id === runId);
-		ctx.stdout.write(`${JSON.stringify({ ...summary, dir: record.dir, conversations }, null, 2)}\n`);
+		const shown = summary ? withRunId(summary) : { runId };
+		ctx.stdout.write(`${JSON.stringify({ ...shown, dir: record.dir, conversations }, null, 2)}\n`);
 		return 0;
 	}
 	const text = await describeRun(store, new RunRegistry(), runId);
@@ -89,4 +113,12 @@ async function showChanges(
 	// Paths, labels and commands are the children's and the script's: shown without terminal controls.
 	else ctx.stdout.write(`${visibleText(changesText(changes))}\n`);
 	return 0;
+}
+
+/**
+ * A run as JSON with its id as \`runId\`, the name \`run --json\` and \`test --json\` use; \`id\`, the store's own
+ * name, stays beside it for readers written against it.
+ */
+function withRunId<T extends { id: string }>(run: T): { runId: string } & T {
+	return { runId: run.id, ...run };
 }

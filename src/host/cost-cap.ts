@@ -1,8 +1,10 @@
 /**
  * A run's dollar cap as its record keeps it, and the question a person is asked at it, as pi's TUI and the CLI on a
- * terminal both put it. The cap is the run's, for all its sessions: a resume that gives none keeps the record's and
- * counts what earlier sessions spent; a resume that gives one lets this session spend that much more.
+ * terminal both put it. The cap is the run's total, for all its sessions, wherever it is given (`--max-cost`,
+ * `maxCostUsd`, the question's raise): a resume that gives none keeps the record's; one that gives a higher total
+ * goes on; either way what earlier sessions spent counts, so the same total starts nothing.
  */
+import type { SerializedWorkflowError } from "../errors.ts";
 import { usdText } from "../runtime/core/cost.ts";
 import type { WorkflowAskHandler, WorkflowBudgetOptions, WorkflowCostCapInfo } from "../runtime/core/types.ts";
 import type { DurableRun } from "./durable-run.ts";
@@ -12,8 +14,8 @@ export type CostCapAsk = (info: WorkflowCostCapInfo) => Promise<number | undefin
 
 /**
  * The run's cap and earlier spend for `runWorkflowScript`'s `budget`, recorded for the next resume. `given` is what
- * the caller asked for now (`--max-cost`, `maxCostUsd`): this session's amount on top of what earlier sessions
- * spent. Without it, the record's cap holds, else `fallback` (a session's default cap) as if given.
+ * the caller asked for now (`--max-cost`, `maxCostUsd`): the run's total cap, earlier sessions' spend included.
+ * Without it, the record's cap holds, else `fallback` (a session's default cap).
  */
 export function recordedCostBudget(
 	durable: DurableRun,
@@ -21,8 +23,7 @@ export function recordedCostBudget(
 	fallback?: number,
 ): Pick<WorkflowBudgetOptions, "costUsd" | "priorCostUsd"> {
 	const earlier = durable.earlierSpend;
-	const amount = given ?? (earlier.capUsd === undefined ? fallback : undefined);
-	const cap = amount !== undefined ? earlier.usd + amount : earlier.capUsd;
+	const cap = given ?? earlier.capUsd ?? fallback;
 	durable.setCostCap(cap);
 	return {
 		...(cap !== undefined ? { costUsd: cap } : {}),
@@ -61,6 +62,34 @@ export function suggestedCaps(info: WorkflowCostCapInfo): number[] {
 	];
 	const caps = candidates.map(roundUp).filter((cap) => cap > info.spentUsd);
 	return [...new Set(caps)].sort((a, b) => a - b);
+}
+
+/**
+ * The total cap a resume of a run stopped at its cap (`cost_cap`) needs to start anything: double the cap or the
+ * spend, as the question offers. Undefined for any other ending, or a record without the figures.
+ */
+export function capToResume(error: SerializedWorkflowError | undefined): number | undefined {
+	if (error?.code !== "cost_cap") return undefined;
+	const { limit, spent } = error.details ?? {};
+	if (typeof limit !== "number" || typeof spent !== "number") return undefined;
+	return roundUp(Math.max(limit, spent) * 2);
+}
+
+/**
+ * The \`workflow\` call that resumes run \`id\`: after its cap, with the higher total it needs (the same one would
+ * start nothing).
+ */
+export function resumeCall(id: string, error: SerializedWorkflowError | undefined): string {
+	const cap = capToResume(error);
+	return cap === undefined
+		? `workflow({ resume: "${id}" })`
+		: `workflow({ resume: "${id}", maxCostUsd: ${dollarsArgument(cap)} }) (maxCostUsd is the run's total cap)`;
+}
+
+/** An amount as a command line takes it: "0.00006", never "6e-5". */
+export function dollarsArgument(usd: number): string {
+	const text = String(usd);
+	return text.includes("e") ? usd.toFixed(12).replace(/\.?0+$/, "") : text;
 }
 
 /** A dollar amount a person typed ("2", "$2.50"), when it is one above `spentUsd`. */

@@ -3,7 +3,7 @@
  * CLI uses it as it is.
  */
 import { formatBytes } from "../progress/bytes-text.ts";
-import type { DeletedRun, PruneResult, RetentionRule } from "../runs/index.ts";
+import { type DeletedRun, type PruneResult, RESUMABLE_DAYS, type RetentionRule } from "../runs/index.ts";
 
 /** Rows listed per part; the rest are counted. */
 const SHOWN = 20;
@@ -12,6 +12,10 @@ const SHOWN = 20;
 export interface PruneWords {
 	/** How to let recent resumable runs go too. */
 	all: string;
+	/** How to delete one run, by its id (`<runId>` in it). */
+	deleteOne: string;
+	/** How to delete every run but running ones. */
+	everything: string;
 }
 
 /** The rule in words: "keeping the newest 50 and everything from the last 30 days". */
@@ -30,13 +34,18 @@ export function pruneText(result: PruneResult, words: PruneWords): string {
 	const rule = result.rule;
 	const lines: string[] = [];
 	const count = (n: number) => `${n} ${n === 1 ? "run" : "runs"}`;
+	// `all` reads as "every run": say it is the recent resumable ones, and how to delete one run or every run.
+	const all = rule.all
+		? `; ${words.all} lets resumable runs from the last ${RESUMABLE_DAYS} days go too, not every run`
+		: "";
 	if (result.deleted.length === 0) {
-		lines.push(`Nothing to prune (${ruleText(rule)}).`);
+		lines.push(`Nothing to prune (${ruleText(rule)}${all}).`);
+		if (rule.all) lines.push(`To delete one run: ${words.deleteOne}; every run: ${words.everything}.`);
 	} else {
 		lines.push(
 			result.dryRun
-				? `Would delete ${count(result.deleted.length)}, ${formatBytes(result.bytes)} (dry run: nothing was deleted; ${ruleText(rule)}):`
-				: `Deleted ${count(result.deleted.length)}, ${formatBytes(result.bytes)} (${ruleText(rule)}):`,
+				? `Would delete ${count(result.deleted.length)}, ${formatBytes(result.bytes)} (dry run: nothing was deleted; ${ruleText(rule)}${all}):`
+				: `Deleted ${count(result.deleted.length)}, ${formatBytes(result.bytes)} (${ruleText(rule)}${all}):`,
 		);
 		for (const run of result.deleted.slice(0, SHOWN)) {
 			lines.push(

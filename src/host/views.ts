@@ -10,6 +10,7 @@ import { DATA_FENCE_NOTE, dataFence, neutralizeModelText } from "../progress/mod
 import { visibleText } from "../progress/visible-text.ts";
 import type { RunStore, RunSummary } from "../runs/index.ts";
 import type { WorkflowCost } from "../runtime/core/types.ts";
+import { resumeCall } from "./cost-cap.ts";
 import type { RunRegistry } from "./registry.ts";
 
 /** What to do with an ended run that saved no agent result (a resume would be refused). */
@@ -113,8 +114,8 @@ async function runDescription(store: RunStore, registry: RunRegistry, id: string
 	}
 	// Records made before the script file existed get it now: the model reads and edits that file for a fix.
 	const script = await record.ensureScript().catch(() => undefined);
-	const resume = `Resume: workflow({ resume: "${id}" })\n${fixText(id, script)}`;
 	const snapshot = await record.readSnapshot();
+	const resume = `Resume: ${resumeCall(id, snapshot?.error)}\n${fixText(id, script)}`;
 	if (!snapshot) {
 		const saved = summary?.agents ?? 0;
 		return `Run ${id} (${name}) was interrupted (no snapshot: the process ended while it ran); ${savedResults(saved)} saved.\n${saved > 0 ? resume : RUN_AGAIN}`;
@@ -164,7 +165,11 @@ function storedRow(summary: RunSummary, now: number): string {
 /** " · $1.20 of a $2.00 cap in all (reached: waiting for you)": a live capped run against its cap; "" without one. */
 function liveCapText(totals: WorkflowProgressEnvelope["totals"]): string {
 	if (totals.costLimitUsd === undefined) return "";
-	const reached = totals.atCostCap ? " (reached: waiting for you to raise it)" : "";
+	const reached = totals.atCostCap
+		? " (reached: waiting for you to raise it)"
+		: totals.stoppedAtCostCap
+			? " (reached: stopping once running agents end)"
+			: "";
 	return ` · ${formatUsd(totals.cost.usd + (totals.priorCostUsd ?? 0))} of a ${formatUsd(totals.costLimitUsd)} cap in all${reached}`;
 }
 

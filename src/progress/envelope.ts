@@ -174,6 +174,8 @@ export interface WorkflowProgressTotals {
 	priorCostUsd?: number;
 	/** True while the run is parked at its cap, waiting for a person to raise it. */
 	atCostCap?: boolean;
+	/** True once the run reached its cap and no raise came: it stops there when its running agents end. */
+	stoppedAtCostCap?: boolean;
 	/** Completed calls replayed from the journal (a resume; no child ran), counted in `agents.completed` too; absent when none. */
 	replayed?: number;
 }

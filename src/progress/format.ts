@@ -255,22 +255,29 @@ function summaryCost(envelope: WorkflowProgressEnvelope): string {
 }
 
 /**
- * "Cost: $0.42 of a $1.00 cap (estimated from catalog prices); replayed calls saved $0.30 ($0.72 in the whole
- * record)": what the run spent, its cap, how the figure was reached, and what its replays had cost.
+ * "Cost: $0.42 of a $1.00 cap (estimated from catalog prices); replayed calls saved $0.30 (what they cost when they
+ * ran); with them, the record's calls cost $0.72": what the run spent, its cap, how the figure was reached, and what
+ * its replays had cost (each figure says what it is: $0.72 is no saving).
  */
 function costLine(envelope: WorkflowProgressEnvelope): string | undefined {
 	const { cost, replayedCost, costLimitUsd, priorCostUsd } = envelope.totals;
 	if (!hasCost(cost) && !hasSaving(replayedCost) && costLimitUsd === undefined) return undefined;
 	// A resumed run's cap holds for all its sessions: what they spent together is what the cap is measured against.
 	const inAll = priorCostUsd ? ` this session, ${formatUsd(cost.usd + priorCostUsd)} in all` : "";
-	const parked = envelope.totals.atCostCap ? ", reached: waiting for it to be raised" : "";
+	const parked = envelope.totals.atCostCap
+		? ", reached: waiting for it to be raised"
+		: envelope.totals.stoppedAtCostCap
+			? envelope.status === "running"
+				? ", reached: stopping once running agents end"
+				: ", reached: the run stopped there"
+			: "";
 	const cap = costLimitUsd !== undefined ? `${inAll} of a ${formatUsd(costLimitUsd)} cap${parked}` : inAll;
 	const source = costSource(cost);
 	const unknown = cost.unpriced
 		? `; ${cost.unpriced} ${cost.unpriced === 1 ? "reply" : "replies"} of models with no known price`
 		: "";
 	const saved = hasSaving(replayedCost)
-		? `; replayed calls saved ${formatCost(replayedCost)} (${formatCost(addCosts(cost, replayedCost))} in the whole record)`
+		? `; replayed calls saved ${formatCost(replayedCost)} (what they cost when they ran); with them, the record's calls cost ${formatCost(addCosts(cost, replayedCost))}`
 		: "";
 	return `Cost: ${formatCost(cost)}${cap}${source ? ` (${source})` : ""}${unknown}${saved}`;
 }

@@ -81,6 +81,7 @@ export class RunState {
 	private costLimitUsd: number | undefined;
 	private priorCostUsd: number | undefined;
 	private atCostCap = false;
+	private stoppedAtCostCap = false;
 	private readonly phaseParents = new Map<string, string | undefined>();
 	private readonly phases = new PhaseBook();
 	private readonly logs: RecentLogs;
@@ -126,6 +127,7 @@ export class RunState {
 			case "cost_cap":
 				this.costLimitUsd = event.capUsd;
 				this.atCostCap = event.state === "parked";
+				this.stoppedAtCostCap = event.state === "stopped";
 				break;
 			case "phase_start":
 			case "phase_end":
@@ -278,6 +280,7 @@ export class RunState {
 				...(this.costLimitUsd !== undefined ? { costLimitUsd: this.costLimitUsd } : {}),
 				...(this.priorCostUsd !== undefined ? { priorCostUsd: this.priorCostUsd } : {}),
 				...(this.atCostCap ? { atCostCap: true } : {}),
+				...(this.stoppedAtCostCap ? { stoppedAtCostCap: true } : {}),
 				...(this.calls.replayed > 0 ? { replayed: this.calls.replayed } : {}),
 			},
 			failures: this.failureList(),

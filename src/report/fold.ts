@@ -270,15 +270,22 @@ class EventFold {
 		call.error = String(event.error);
 		if (event.code) call.code = event.code;
 		noteEnd(call, event);
-		call.outcome =
-			event.skipped || this.#skipped.has(call)
-				? "skipped"
-				: isStopped(event.code, call.error)
-					? "stopped"
+		// A call the run's stop ended before it started (its cap, Ctrl-C, a provider limit) is stopped, as the
+		// widget and `runs` say; skipped is a person's skip, or a call refused before its child started.
+		call.outcome = this.#skipped.has(call)
+			? "skipped"
+			: isStopped(event.code, call.error)
+				? "stopped"
+				: event.skipped
+					? "skipped"
 					: "failed";
 		if (this.#open.has(call)) this.#close(call, event.time, lastOutcome(call.outcome, call.error), call.error);
-		else if (call.queuedAt !== undefined && call.outcome === "skipped") {
-			call.bars.push({ start: call.queuedAt, end: event.time, outcome: "skipped" });
+		else if (call.queuedAt !== undefined && event.skipped) {
+			call.bars.push({
+				start: call.queuedAt,
+				end: event.time,
+				outcome: call.outcome === "stopped" ? "stopped" : "skipped",
+			});
 		}
 	}
 
@@ -428,7 +435,8 @@ function lastOutcome(outcome: ReportOutcome, error: string): ReportOutcome {
 }
 
 function isStopped(code: string | undefined, error: string): boolean {
-	return code === "stopped" || code === "run_stopped" || /^stopped\b/i.test(error);
+	const stoppedBy = ["stopped", "run_stopped", "cancelled", "provider_limit", "cost_cap"];
+	return (code !== undefined && stoppedBy.includes(code)) || /^stopped\b/i.test(error);
 }
 
 /** What a call's end (finished or failed) tells of it besides its outcome. */

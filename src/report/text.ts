@@ -39,7 +39,7 @@ export function renderReportText(model: ReportModel, options: ReportTextOptions 
 	const lines: string[] = [];
 	const cost = costText(model);
 	lines.push(
-		`${safe(model.name)} · ${model.runId} · ${model.status} · ${model.durationMs !== undefined ? formatDuration(model.durationMs) : "duration unknown"} · ${model.counts.completed} completed, ${model.counts.failed} failed, ${model.counts.skipped} skipped of ${model.counts.calls} calls${model.counts.replayed ? ` (${model.counts.replayed} replayed)` : ""} · ${formatTokens(model.tokens)} tokens${cost ? ` · ${cost}` : ""} · ${model.attempts} ${model.attempts === 1 ? "attempt" : "attempts"}`,
+		`${safe(model.name)} · ${model.runId} · ${model.status} · ${model.durationMs !== undefined ? formatDuration(model.durationMs) : "duration unknown"} · ${countsText(model)} of ${model.counts.calls} calls${model.counts.replayed ? ` (${model.counts.replayed} replayed)` : ""} · ${formatTokens(model.tokens)} tokens${cost ? ` · ${cost}` : ""} · ${model.attempts} ${model.attempts === 1 ? "attempt" : "attempts"}`,
 	);
 	for (const note of [...model.missing, ...model.problems]) lines.push(`! ${safe(note)}`);
 	if (model.error) lines.push(`Error: ${safe(model.error)}`);
@@ -125,4 +125,12 @@ function safe(text: string): string {
 function pad(text: string, width: number): string {
 	const cut = clip(text, width);
 	return cut + " ".repeat(Math.max(0, width - cut.length));
+}
+
+/** "2 completed, 0 failed, 1 stopped, 0 skipped": stopped apart from failed, as the widget and \`runs\` count them. */
+function countsText(model: ReportModel): string {
+	const { completed, failed, skipped } = model.counts;
+	const stopped = model.calls.filter((call) => call.outcome === "stopped").length;
+	const stoppedText = stopped > 0 ? `, ${stopped} stopped` : "";
+	return `${completed} completed, ${failed - stopped} failed${stoppedText}, ${skipped} skipped`;
 }

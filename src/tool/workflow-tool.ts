@@ -118,7 +118,7 @@ const parameters = Type.Object({
 		Type.Number({
 			exclusiveMinimum: 0,
 			description:
-				"Cap in US dollars on what this run spends: at it no new child starts and the person is asked to raise it, else the run stops, resumable (replays cost nothing). A new run is estimated first; the result warns when the estimate is over the cap. On a resume: what it may spend more; omitted, the run's own cap holds",
+				"The run's total cap in US dollars, for all its sessions: at it no new child starts and the person is asked to raise it, else the run stops, resumable (replays cost nothing). A new run is estimated first; the result warns when the estimate is over the cap. On a resume, what earlier sessions spent counts: a higher total goes on, the same one starts nothing; omitted, the run's own cap holds",
 		}),
 	),
 });
@@ -456,6 +456,7 @@ function startRun(
 			cwd: ctx.cwd,
 			queue: options.queue,
 			agentTypes: listAvailableAgentTypes(types.types),
+			...(types.unknownTypeNote ? { agentTypesNote: types.unknownTypeNote } : {}),
 			resolveWorkflow: createWorkflowResolver({ agentDir }),
 			ask,
 			// The session's own tools through pi's hooks: exactly what its model may call, nothing more.
@@ -541,6 +542,7 @@ function checkOnly(
 	const report = checkWorkflowScript(script.source, {
 		filename: script.filename,
 		agentTypes: listAvailableAgentTypes(types.types),
+		...(types.unknownTypeNote ? { agentTypesNote: types.unknownTypeNote } : {}),
 	});
 	return workflowCheckResult(report, script.filename);
 }

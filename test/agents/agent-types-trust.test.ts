@@ -46,7 +46,7 @@ describe("project agent files and pi's project trust", () => {
 		expect(warnings).toEqual([
 			`Not reading this project's agent files (${file}): the project has not been trusted (no saved decision). ` +
 				"Agent files can load code into pi (`extensions`) and files into children (`skills`), so they follow pi's " +
-				`project trust. To use them, trust the project: \`/trust\` in pi (saved in ${join(project.agentDir, "trust.json")}), ` +
+				`project trust. To use them, trust the project: \`pi -a\` for one run, \`/trust\` in pi (saved in ${join(project.agentDir, "trust.json")}), ` +
 				"or `pi-workflows run --approve`",
 		]);
 	});

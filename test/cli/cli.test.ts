@@ -322,7 +322,12 @@ describe("pi-workflows run, runs and resume (children as pi sessions on the faux
 		expect(result.code, result.stderr).toBe(130);
 		expect(result.stderr).toMatch(/✓ echo one · [\d.]+m?s · faux\/faux-priced · (\$0\.\d+|<\$0\.0001)/);
 		expect(result.stderr).toContain("Error (cost_cap): Stopped at the run's cost cap:");
-		expect(result.stderr).toMatch(/Resume it: pi-workflows resume wf-\S+/);
+		// The copy-paste line carries the higher total the resume needs: without it, it would stop again at once.
+		const line =
+			/Resume it with a higher cap \(the run's total\): (pi-workflows resume (wf-\S+) --max-cost (\d+(\.\d+)?))\n/.exec(
+				result.stderr,
+			);
+		expect(line, result.stderr).not.toBeNull();
 		// The next call was queued; no child of it started.
 		expect(result.stderr).not.toContain("✓ echo two");
 		expect(result.stderr).not.toContain("echo three");
@@ -337,6 +342,23 @@ describe("pi-workflows run, runs and resume (children as pi sessions on the faux
 		expect(resumed.stderr).toContain("✓ echo one · replayed from the run record");
 		expect(resumed.stderr).not.toContain("✓ echo two");
 		expect(resumed.stderr).toMatch(/Error \(cost_cap\): Stopped at the run's cost cap: \$0\.\d+ of <\$0\.0001 spent/);
+		expect(resumed.stderr).toContain(`Resume it with a higher cap (the run's total): ${line?.[1]}\n`);
+
+		// The line as printed: the total it names lets the next child start.
+		const [, , id, total] = line ?? [];
+		expect(id).toBe(output.runId);
+		const raised = await cli([
+			"resume",
+			String(id),
+			"-e",
+			FAUX,
+			"--model",
+			"faux/faux-priced",
+			"--max-cost",
+			String(total),
+		]);
+		expect(raised.stderr).toContain("✓ echo one · replayed from the run record");
+		expect(raised.stderr).toContain("✓ echo two");
 	}, 180_000);
 
 	it("a script that throws: exit 1, the error and the resume hint on stderr", async () => {

@@ -69,7 +69,7 @@ describe("pi-workflows run: the project's trust", () => {
 		expect(warnings.filter((w) => w.startsWith("Not reading this project's agent files"))).toEqual([
 			`Not reading this project's agent files (${join(cwd, ".pi", "agents", "general-purpose.md")}): the project has ` +
 				"not been trusted (no saved decision). Agent files can load code into pi (`extensions`) and files into " +
-				"children (`skills`), so they follow pi's project trust. To use them, trust the project: `/trust` in pi " +
+				"children (`skills`), so they follow pi's project trust. To use them, trust the project: `pi -a` for one run, `/trust` in pi " +
 				`(saved in ${join(agentDir, "trust.json")}), or \`pi-workflows run --approve\``,
 		]);
 	});

@@ -1,7 +1,7 @@
 /**
  * `pi-workflows runs` and `runs --prune`, in process over a real run store in a temp agent dir: the space column and
  * total, a dry run that deletes nothing, --keep and --older-than, a run held by another process kept, --json, and
- * the prune flags refused without --prune.
+ * the prune flags refused without --prune; `runs --delete <runId>`, and what --all says it does.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -47,6 +47,13 @@ describe("pi-workflows runs --prune", () => {
 		expect(lines[2]).toMatch(/^2 runs recorded · \d+ B on disk · prune old ones: pi-workflows runs --prune$/);
 		const json = JSON.parse((await cli(["runs", "--json"])).stdout);
 		expect(json[0].bytes).toBeGreaterThan(0);
+		// The id is \`runId\`, as run --json and test --json call it; \`id\` stays for readers of the old name.
+		const newest = (await store.list())[0]?.id;
+		expect(json[0]).toMatchObject({ runId: newest, id: newest });
+		expect(JSON.parse((await cli(["runs", String(newest), "--json"])).stdout)).toMatchObject({
+			runId: newest,
+			id: newest,
+		});
 	});
 
 	it("--dry-run lists, --keep deletes past the newest n, a run held by another process stays", async () => {
@@ -125,6 +132,59 @@ describe("pi-workflows runs --prune", () => {
 				"pi-workflows: `workflows.retention.keep` must be a whole number, 0 or more, got -1: nothing was pruned. Fix the setting, or say the rule with --keep <n> and --older-than <days>\n",
 		});
 		for (const run of runs) expect(existsSync(run.dir)).toBe(true);
+	});
+
+	it("--delete <runId> deletes that one run, however recent; --json says what went; a run held by another process stays", async () => {
+		const { store, cli } = setup();
+		const keep = await endedRun(store, { name: "keep", daysAgo: 0 });
+		const gone = await endedRun(store, { name: "gone", daysAgo: 0 });
+		const deleted = await cli(["runs", "--delete", gone.id]);
+		expect(deleted).toMatchObject({ code: 0, stderr: "" });
+		expect(deleted.stdout).toMatch(new RegExp(`^Deleted run ${gone.id} \\(\\d+(\\.\\d)? (B|KiB)\\)\\.\n$`));
+		expect(existsSync(gone.dir)).toBe(false);
+		expect(existsSync(keep.dir)).toBe(true);
+
+		const json = await endedRun(store, { name: "json", daysAgo: 0 });
+		expect(JSON.parse((await cli(["runs", "--delete", json.id, "--json"])).stdout)).toMatchObject({
+			runId: json.id,
+			id: json.id,
+		});
+		expect(existsSync(json.dir)).toBe(false);
+
+		const held = await endedRun(store, { name: "held", daysAgo: 0 });
+		const child = spawnChild(`
+			const store = createRunStore({ cwd: ${JSON.stringify(store.cwd)}, root: ${JSON.stringify(store.root)} });
+			await (await store.open(${JSON.stringify(held.id)})).acquire();
+			console.log("held");
+			setInterval(() => {}, 60_000);`);
+		await child.waitFor("held");
+		const busy = await cli(["runs", "--delete", held.id]);
+		// As every refusal the store names (an unknown id too): exit 2, saying what to do.
+		expect(busy.code).toBe(2);
+		expect(busy.stderr).toContain(`process ${child.child.pid}`);
+		expect(existsSync(held.dir)).toBe(true);
+
+		expect(await cli(["runs", "--delete"])).toMatchObject({
+			code: 2,
+			stderr:
+				"pi-workflows: `runs --delete` needs the id of the run to delete: pi-workflows runs --delete <runId>\n",
+		});
+	});
+
+	it("--all says what it does: it lets recent resumable runs go too, not every run, and says how to delete one", async () => {
+		const { store, cli } = setup();
+		await endedRun(store, { name: "recent", daysAgo: 0 });
+		const result = await cli(["runs", "--prune", "--all"]);
+		expect(result.code).toBe(0);
+		expect(result.stdout).toBe(
+			"Nothing to prune (keeping the newest 50 and everything from the last 30 days; --all lets resumable runs from the last 7 days go too, not every run).\n" +
+				"To delete one run: pi-workflows runs --delete <runId>; every run: pi-workflows runs --prune --keep 0 --all.\n" +
+				"Kept: 1 run, " +
+				result.stdout.split("Kept: 1 run, ")[1],
+		);
+		const help = await cli(["runs", "--help"]);
+		expect(help.stdout).toContain("pi-workflows runs --delete <runId>");
+		expect(help.stdout).toContain("--all lets resumable runs from the last 7 days go too; it is not every run");
 	});
 
 	it("prune flags without --prune, and a bad number, are command-line errors", async () => {

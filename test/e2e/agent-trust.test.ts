@@ -89,7 +89,7 @@ return await agent("Say hi");`;
 		expect(lines[0]).toContain(
 			`Not reading this project's agent files (${[...paths].reverse().join(", ")}): ${reason}.`,
 		);
-		expect(lines[0]).toContain("To use them, trust the project: `/trust` in pi");
+		expect(lines[0]).toContain("To use them, trust the project: `pi -a` for one run, `/trust` in pi");
 	}
 
 	it("pi declined the project: no agent file's extension loads, the default child is the built-in, said once", async () => {

@@ -145,7 +145,9 @@ return out;`;
 		expect(envelope.totals.replayedCost).toEqual(first.envelope.agentCalls[0]?.cost);
 		const text = resumed.result.content[0]?.text ?? "";
 		expect(text).toMatch(/#0 step 1 \(general-purpose\) · replayed, saved \$0\.\d+/);
-		expect(text).toMatch(/replayed calls saved \$0\.\d+ \(\$0\.\d+ in the whole record\)/);
+		expect(text).toMatch(
+			/replayed calls saved \$0\.\d+ \(what they cost when they ran\); with them, the record's calls cost \$0\.\d+/,
+		);
 	});
 
 	it("the workflows.childModel setting: children that nothing else names run on it, not the session's model", async () => {

@@ -1,7 +1,7 @@
 /**
  * The run's dollar cap as its record keeps it: `spend.json` holds the cap and each session's spend; a resume that
  * names no cap keeps the record's and counts what earlier sessions spent (so it stops at the record's total); a
- * resume that names one may spend that much more; a raise is recorded. The run is composed as the CLI composes it
+ * resume that names one names the run's total as well (the same total starts nothing); a raise is recorded. The run is composed as the CLI composes it
  * (`startDurableRun`, `recordedCostBudget`, `recordRaises`), with a scripted runner: pi is not the point here.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -20,7 +20,8 @@ import {
 import { RunRegistry } from "../../src/host/registry.ts";
 import { startDurableRun } from "../../src/host/start-run.ts";
 import { describeRun, listRuns } from "../../src/host/views.ts";
-import { createWorkflowProgressTracker } from "../../src/progress/index.ts";
+import { createWorkflowProgressTracker, formatWorkflowProgress } from "../../src/progress/index.ts";
+import { loadRunReport, renderReportText } from "../../src/report/index.ts";
 import { createRunStore } from "../../src/runs/index.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { createFakeRunner } from "../helpers/fake-runner.ts";
@@ -67,7 +68,7 @@ async function session(options: { resume?: string; maxCostUsd?: number; ask?: Co
 	const outcome = await start.finish(result, envelope);
 	const runId = outcome.runId as string;
 	const spend = JSON.parse(readFileSync(join(runsRoot, ...(await runDir(runId)), "spend.json"), "utf8"));
-	return { result, prompts: fake.requests.map((request) => request.prompt), runId, spend, budget };
+	return { result, prompts: fake.requests.map((request) => request.prompt), runId, spend, budget, envelope };
 }
 
 async function runDir(runId: string): Promise<string[]> {
@@ -76,7 +77,7 @@ async function runDir(runId: string): Promise<string[]> {
 }
 
 describe("the cap in the run record", () => {
-	it("a resume with no cap of its own keeps the record's and stops at the record's total; one with a cap may spend that much more", async () => {
+	it("a resume with no cap of its own keeps the record's and stops at the record's total; a cap given is the run's total too", async () => {
 		const first = await session({ maxCostUsd: 0.2 });
 		expect(first.result.status).toBe("stopped");
 		expect(first.prompts).toEqual(["step 1", "step 2"]);
@@ -93,8 +94,14 @@ describe("the cap in the run record", () => {
 		expect(same.result.error?.message).toContain("$0.20 of $0.20 spent");
 		expect(same.spend.sessions.map((s: { usd: number }) => s.usd)).toEqual([0.2, 0]);
 
-		// A new cap on the resume is what this session may spend: $0.20 more, two more steps.
-		const more = await session({ resume: first.runId, maxCostUsd: 0.2 });
+		// A cap given on the resume is the run's total too: the same $0.20 starts nothing.
+		const sameGiven = await session({ resume: first.runId, maxCostUsd: 0.2 });
+		expect(sameGiven.budget).toEqual({ costUsd: 0.2, priorCostUsd: 0.2 });
+		expect(sameGiven.prompts).toEqual([]);
+		expect(sameGiven.result.error?.code).toBe("cost_cap");
+
+		// A higher total, $0.40: what the run spent counts, so two more steps.
+		const more = await session({ resume: first.runId, maxCostUsd: 0.4 });
 		expect(more.budget.costUsd).toBeCloseTo(0.4, 10);
 		expect(more.prompts).toEqual(["step 3", "step 4"]);
 		expect(more.spend.capUsd).toBeCloseTo(0.4, 10);
@@ -102,7 +109,7 @@ describe("the cap in the run record", () => {
 		const views = await listRuns(createRunStore({ cwd, root: runsRoot }), new RunRegistry());
 		expect(views[0]?.text).toContain(" · $0.40 of a $0.40 cap in all");
 		const detail = await describeRun(createRunStore({ cwd, root: runsRoot }), new RunRegistry(), first.runId);
-		expect(detail).toContain("Spent in all: $0.40 of the $0.40 cap, over 3 sessions");
+		expect(detail).toContain("Spent in all: $0.40 of the $0.40 cap, over 4 sessions");
 		expect(detail).toContain("Cost: $0.20 this session, $0.40 in all of a $0.40 cap");
 	});
 
@@ -130,6 +137,79 @@ describe("the cap in the run record", () => {
 			},
 		});
 		expect(row).toContain(" · $0.15 of a $0.15 cap in all (reached: waiting for you to raise it)");
+	});
+
+	it("after a stop at the cap, nothing says it waits to be raised: the row and the text say the run stops there", async () => {
+		// "slow" is still running when the person says stop: the run waits for it before it ends.
+		let release: () => void = () => {};
+		const slowDone = new Promise<void>((resolve) => {
+			release = resolve;
+		});
+		const tracker = createWorkflowProgressTracker();
+		const registry = new RunRegistry();
+		registry.add({
+			id: "wf-20260101-000000-abcdef",
+			name: "steps",
+			background: false,
+			startedAt: Date.now(),
+			envelope: () => tracker.getEnvelope(),
+			stop: () => {},
+			settled: slowDone,
+		});
+		const row = async () => (await listRuns(createRunStore({ cwd, root: runsRoot }), registry))[0]?.text ?? "";
+		let whileStopping = { row: "", text: "" };
+		const runner = createFakeRunner((request) => ({ text: request.prompt, costUsd: 0.1 })).runner;
+		const result = await runWorkflowScript(
+			`export const meta = { name: "steps", description: "d" };
+const slow = agent("slow");
+await agent("fast");
+await agent("next");
+return await slow;`,
+			{
+				agentRunner: async (request, options) => {
+					if (request.prompt === "slow") await slowDone;
+					return runner(request, options);
+				},
+				budget: { costUsd: 0.05 },
+				onProgress: (event) => tracker.updateFromProgressEvent(event),
+				onCostCap: async () => {
+					// Once the run has taken the answer (its continuation runs before the next macrotask), look, then
+					// let "slow" end.
+					setImmediate(async () => {
+						whileStopping = { row: await row(), text: formatWorkflowProgress(tracker.getEnvelope()) };
+						release();
+					});
+					return undefined;
+				},
+			},
+		);
+		expect(result.error?.code).toBe("cost_cap");
+		expect(whileStopping.row).toContain(" · $0.10 of a $0.05 cap in all (reached: stopping once running agents end)");
+		expect(whileStopping.text).toContain("of a $0.05 cap, reached: stopping once running agents end");
+		expect(whileStopping.text).not.toContain("waiting");
+		const { envelope } = tracker.complete(result);
+		const text = formatWorkflowProgress(envelope);
+		expect(text).toContain("Cost: $0.20 of a $0.05 cap, reached: the run stopped there");
+		expect(text).not.toContain("waiting");
+	});
+
+	it("the call the cap stopped is stopped everywhere: the progress, /workflows and the report", async () => {
+		const first = await session({ maxCostUsd: 0.2 });
+		expect(first.prompts).toEqual(["step 1", "step 2"]);
+		const third = first.envelope.agentCalls.find((call) => call.label === "step 3");
+		expect(third?.status).toBe("stopped");
+		const store = createRunStore({ cwd, root: runsRoot });
+		const detail = await describeRun(store, new RunRegistry(), first.runId);
+		expect(detail).toMatch(/#2 step 3 \(general-purpose\) · stopped: /);
+		// How to go on names a total that starts something: the same $0.20 would not.
+		expect(detail).toContain(
+			`Resume: workflow({ resume: "${first.runId}", maxCostUsd: 0.4 }) (maxCostUsd is the run's total cap)`,
+		);
+		const report = await loadRunReport(store, first.runId);
+		expect(report.calls.find((call) => call.label === "step 3")?.outcome).toBe("stopped");
+		const text = renderReportText(report, { width: 120 });
+		expect(text).toContain("2 completed, 0 failed, 1 stopped, 0 skipped of 3 calls");
+		expect(text).toMatch(/#2 step 3 \|[ ■]+\| stopped · Stopped at the run's cost cap/);
 	});
 
 	it("a raise goes into the record: the next resume holds at the raised cap", async () => {

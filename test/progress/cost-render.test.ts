@@ -59,7 +59,7 @@ describe("cost text", () => {
 		const text = formatWorkflowProgress(tracker.getEnvelope());
 		const lines = text.split("\n");
 		expect(lines).toContain(
-			"Cost: $0.42 + unknown of a $1.00 cap (estimated from catalog prices); 2 replies of models with no known price; replayed calls saved $0.03 ($0.45 + unknown in the whole record)",
+			"Cost: $0.42 + unknown of a $1.00 cap (estimated from catalog prices); 2 replies of models with no known price; replayed calls saved $0.03 (what they cost when they ran); with them, the record's calls cost $0.45 + unknown",
 		);
 		expect(lines).toContain("  ✓ review: 2 completed · 2.0s · $0.42 of $0.50");
 		expect(lines).toContain("  ▸ fix: 1 running · 1.5s · cost unknown");

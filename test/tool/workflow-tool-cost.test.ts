@@ -117,6 +117,10 @@ describe("workflow tool: cost and the fan-out question", () => {
 		expect(refused.details.envelope?.error?.message).toContain(
 			"Stopped at the run's cost cap: $0.10 of $0.10 spent, and no one is here to raise it.",
 		);
+		// The call that resumes it names the higher total it needs: the same cap would start nothing.
+		expect(JSON.stringify(refused.content)).toMatch(
+			/Resume with workflow\(\{ resume: \\"wf-[^"\\]+\\", maxCostUsd: 0\.2 \}\) \(maxCostUsd is the run's total cap\)/,
+		);
 		const raised = setUp("print", true, { maxCostUsd: 0.1 });
 		const done = await raised.call({ script: script(4), maxCostUsd: 10 });
 		expect(done.details.envelope?.totals.costLimitUsd).toBe(10);

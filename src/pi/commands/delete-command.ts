@@ -84,5 +84,9 @@ async function pruneSubcommand(
 	}
 	if (setting) Object.assign(rule, setting.rule);
 	const result = await store.prune({ ...rule, ...(all ? { all } : {}) }, { dryRun });
-	return pruneText(result, { all: "/workflows prune all" });
+	return pruneText(result, {
+		all: "/workflows prune all",
+		deleteOne: "/workflows delete <runId>",
+		everything: "/workflows prune keep 0 all",
+	});
 }

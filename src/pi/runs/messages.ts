@@ -3,6 +3,7 @@
  * call returns at once, and the one message a background run sends when it ends.
  */
 import type { AgentToolResult } from "@earendil-works/pi-coding-agent";
+import { resumeCall } from "../../host/cost-cap.ts";
 import type { DurableOutcome } from "../../host/durable-run.ts";
 import type { LiveRun } from "../../host/registry.ts";
 import { fixText, savedResults } from "../../host/views.ts";
@@ -65,7 +66,7 @@ export function runText(result: WorkflowRunResult, saved: DurableOutcome): strin
 	if (saved.saved === 0) {
 		return `\nRun \`${id}\`: no agent result was saved${problem}; run the workflow again to retry.`;
 	}
-	return `\nRun \`${id}\`: ${savedResults(saved.saved)} saved${problem}. Resume with workflow({ resume: "${id}" }) to replay them and run the rest.\n${fixText(id, saved.script)}`;
+	return `\nRun \`${id}\`: ${savedResults(saved.saved)} saved${problem}. Resume with ${resumeCall(id, result.error)} to replay them and run the rest.\n${fixText(id, saved.script)}`;
 }
 
 /** What a `background: true` call returns at once; a resume says it is one (and whether its script was edited). */

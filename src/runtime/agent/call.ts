@@ -162,7 +162,7 @@ function checkCall(
 		if (run.host.agentTypes && !run.host.agentTypes.includes(options.agentType)) {
 			// A plugin-scoped name (`plugin:reviewer`, Claude Code's) runs as the type of its last part, said in the census.
 			const bare = namespacedAgentType(options.agentType, run.host.agentTypes);
-			if (!bare) throw unknownAgentTypeError(options.agentType, run.host.agentTypes);
+			if (!bare) throw unknownAgentTypeError(options.agentType, run.host.agentTypes, run.host.agentTypesNote);
 			const written = options.agentType;
 			options.agentType = bare;
 			noteMatch(scope, options.label ?? shorten(prompt, 60), {

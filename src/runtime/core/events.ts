@@ -47,12 +47,12 @@ export interface RunStartEvent extends EventBase {
 }
 
 /**
- * The run's dollar cap: reached (the run is parked while a person is asked), or raised (it goes on). A stop ends
- * the run with `cost_cap`.
+ * The run's dollar cap: reached (the run is parked while a person is asked), raised (it goes on), or stopped (no
+ * raise: the run ends with `cost_cap` once its running children end).
  */
 export interface CostCapEvent extends EventBase {
 	type: "cost_cap";
-	state: "parked" | "raised";
+	state: "parked" | "raised" | "stopped";
 	/** What the run spent in all (earlier sessions included). */
 	spentUsd: number;
 	/** The cap: the one reached, or the new one. */

@@ -37,6 +37,8 @@ export interface RunHost {
 	runner: WorkflowAgentRunner;
 	cwd: string;
 	agentTypes?: readonly string[];
+	/** Said after an unknown agent type's error (`WorkflowRunOptions.agentTypesNote`). */
+	agentTypesNote?: string;
 	resolveWorkflow: WorkflowResolver;
 	/** Finished calls of this run and of the run it resumes; absent when the host keeps none. */
 	journal?: WorkflowJournal;

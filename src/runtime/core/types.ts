@@ -377,6 +377,11 @@ export interface WorkflowRunOptions {
 	/** Known agent types; when given, `agent()` rejects others at once with the list. */
 	agentTypes?: readonly string[];
 	/**
+	 * Said after an unknown agent type's error: what the host did not read and how to change that (a project's
+	 * agent files it skipped for want of trust). Default: nothing.
+	 */
+	agentTypesNote?: string;
+	/**
 	 * The session's conversation up to the `workflow` call, which `agent()` option `context: "fork"` starts a child
 	 * from. Default: none (`fork` throws `fork_unavailable`, `fork-or-fresh` starts fresh).
 	 */

@@ -126,6 +126,7 @@ async function runInSlot(
 		filename,
 		maxScriptBytes: run.limits.maxScriptBytes,
 		...(run.host.agentTypes ? { agentTypes: run.host.agentTypes } : {}),
+		...(run.host.agentTypesNote ? { agentTypesNote: run.host.agentTypesNote } : {}),
 	});
 	if (args !== undefined) assertJsonValue(args, "args");
 	await validateArgs(parsed.meta, args, {

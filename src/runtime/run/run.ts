@@ -195,6 +195,7 @@ function createRunContext(
 			runner: options.agentRunner,
 			cwd,
 			...(options.agentTypes ? { agentTypes: options.agentTypes } : {}),
+			...(options.agentTypesNote ? { agentTypesNote: options.agentTypesNote } : {}),
 			resolveWorkflow: options.resolveWorkflow ?? resolveWorkflowPath,
 			...(options.journal ? { journal: options.journal } : {}),
 			...(options.ask ? { ask: options.ask } : {}),
@@ -283,6 +284,7 @@ async function runScript(
 		filename,
 		maxScriptBytes: run.limits.maxScriptBytes,
 		...(options.agentTypes ? { agentTypes: options.agentTypes } : {}),
+		...(options.agentTypesNote ? { agentTypesNote: options.agentTypesNote } : {}),
 	});
 	const meta = parsed.meta;
 	ending.meta = meta;

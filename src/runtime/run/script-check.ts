@@ -31,6 +31,8 @@ import { checkToolArguments } from "../step/call.ts";
 export interface CheckWorkflowOptions extends ParseWorkflowOptions {
 	/** The agent types the run will have: a literal `agent: "name"` outside them is reported. Default: not checked. */
 	agentTypes?: readonly string[];
+	/** Said after an unknown agent type's error: what the host did not read and how to change that. */
+	agentTypesNote?: string;
 }
 
 /** Every problem found, in source order; `ok` when none is an error. */
@@ -118,6 +120,7 @@ function inspect(
 	const rules: CallRules = {
 		...CALL_RULES,
 		...(options.agentTypes ? { agentTypes: options.agentTypes } : {}),
+		...(options.agentTypesNote ? { agentTypesNote: options.agentTypesNote } : {}),
 		...(seen ? { checkOptions: (opts) => noteForks(opts, seen) } : {}),
 	};
 	diagnostics.push(...analyzeProgram(program.program, source, { rules, params: ["meta"] }));

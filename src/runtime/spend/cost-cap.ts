@@ -57,7 +57,10 @@ export class CostCapGate {
 	}
 
 	/** Stops the run once its running children ended, so what they cost is not thrown away. */
-	async #stopWhenIdle(reason: () => WorkflowError): Promise<void> {
+	async #stopWhenIdle(run: RunContext, reason: () => WorkflowError): Promise<void> {
+		// Said at once: until the running children end, nothing may read as still waiting for a raise.
+		const { totalCostUsd, costLimitUsd } = run.budget;
+		run.emit({ type: "cost_cap", state: "stopped", spentUsd: totalCostUsd, capUsd: costLimitUsd ?? 0 });
 		while (this.#running > 0) await new Promise<void>((resolve) => this.#idle.push(resolve));
 		this.#stop(reason());
 	}
@@ -69,7 +72,7 @@ export class CostCapGate {
 		const spent = budget.totalCostUsd;
 		const ask = this.#ask;
 		if (!ask) {
-			await this.#stopWhenIdle(() => costCapStop(run, "no one is here to raise it"));
+			await this.#stopWhenIdle(run, () => costCapStop(run, "no one is here to raise it"));
 			return;
 		}
 		run.emit({ type: "cost_cap", state: "parked", spentUsd: spent, capUsd: cap });
@@ -81,17 +84,19 @@ export class CostCapGate {
 		try {
 			answer = await ask(info(run, this.#workflow(), spent, cap));
 		} catch (error) {
-			await this.#stopWhenIdle(() => costCapStop(run, `the question could not be asked (${errorMessage(error)})`));
+			await this.#stopWhenIdle(run, () =>
+				costCapStop(run, `the question could not be asked (${errorMessage(error)})`),
+			);
 			return;
 		}
 		if (run.signal.aborted) return;
 		if (answer === undefined) {
-			await this.#stopWhenIdle(() => costCapStop(run, "the person chose to stop"));
+			await this.#stopWhenIdle(run, () => costCapStop(run, "the person chose to stop"));
 			return;
 		}
 		const now = budget.totalCostUsd;
 		if (typeof answer !== "number" || !Number.isFinite(answer) || !(answer > now)) {
-			await this.#stopWhenIdle(() =>
+			await this.#stopWhenIdle(run, () =>
 				costCapStop(run, `the new cap (${String(answer)}) is not a dollar amount above ${usdText(now)}`),
 			);
 			return;
@@ -121,7 +126,7 @@ export function costCapStop(run: RunContext, why: string): WorkflowError {
 	const cap = run.budget.costLimitUsd ?? 0;
 	return new WorkflowError(
 		"cost_cap",
-		`Stopped at the run's cost cap: ${usdText(spent)} of ${usdText(cap)} spent, and ${why}. Every finished agent is kept: resume the run with a higher cap (the \`workflow\` tool's \`maxCostUsd\`, \`pi-workflows resume --max-cost\`, \`budget.costUsd\`) and its finished calls replay at no cost`,
+		`Stopped at the run's cost cap: ${usdText(spent)} of ${usdText(cap)} spent, and ${why}. Every finished agent is kept: resume the run with a higher cap, the run's total for all its sessions (the \`workflow\` tool's \`maxCostUsd\`, \`pi-workflows resume --max-cost\`, \`budget.costUsd\`; the same total starts nothing), and its finished calls replay at no cost`,
 		{ details: { limit: cap, spent, unit: "usd" } },
 	);
 }

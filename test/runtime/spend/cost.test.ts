@@ -121,7 +121,7 @@ describe("the run's cap: budget.costUsd", () => {
 		expect(result.error).toMatchObject({
 			code: "cost_cap",
 			message:
-				"Stopped at the run's cost cap: $0.60 of $0.50 spent, and no one is here to raise it. Every finished agent is kept: resume the run with a higher cap (the `workflow` tool's `maxCostUsd`, `pi-workflows resume --max-cost`, `budget.costUsd`) and its finished calls replay at no cost",
+				"Stopped at the run's cost cap: $0.60 of $0.50 spent, and no one is here to raise it. Every finished agent is kept: resume the run with a higher cap, the run's total for all its sessions (the `workflow` tool's `maxCostUsd`, `pi-workflows resume --max-cost`, `budget.costUsd`; the same total starts nothing), and its finished calls replay at no cost",
 			details: { limit: 0.5, spent: 0.6, unit: "usd" },
 		});
 		expect(result.cost).toEqual({ usd: 0.6 });
