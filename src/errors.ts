@@ -304,10 +304,11 @@ export function askUnavailableError(reason: string): WorkflowError {
 
 /**
  * A host's tool would not run a `tool()` call (a permission hook or gate said no): `reason` says why. A tool in the
- * `tools` map throws this; the script gets `tool_refused` with the reason, at its call's line:column.
+ * `tools` map throws this; the script gets `tool_refused` with the reason, at its call's line:column. `advice`: what
+ * to do, when it is not a permission hook's to decide. Default: the session's permission hooks.
  */
-export function toolRefusedError(reason: string): WorkflowError {
-	return new WorkflowError("tool_refused", reason, { details: { reason } });
+export function toolRefusedError(reason: string, advice?: string): WorkflowError {
+	return new WorkflowError("tool_refused", reason, { details: { reason, ...(advice ? { advice } : {}) } });
 }
 
 /** Turns anything thrown into a `WorkflowError`, marking our own bugs as `internal`. */

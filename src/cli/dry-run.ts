@@ -111,7 +111,7 @@ function dryOptions(
 }
 
 /**
- * pi's agent types, models, catalog prices and read-only tools; without pi the run goes on with none (and says so).
+ * pi's agent types, models, catalog prices and the read-only tools `--allow-tools` names; without pi the run goes on with none (and says so).
  * `quiet`: the run itself says what is wrong with pi, so the estimate before it does not say it too.
  */
 async function dryPi(flags: RunFlags, ctx: CliContext, quiet = false): Promise<DryPiSetup | undefined> {
@@ -128,6 +128,7 @@ async function dryPi(flags: RunFlags, ctx: CliContext, quiet = false): Promise<D
 	const pi = host.setUpDryPi({
 		cwd: ctx.cwd,
 		agentDir: ctx.agentDir,
+		allowTools: flags.allowTools,
 		...(flags.model !== undefined ? { model: flags.model } : {}),
 		...(flags.approve !== undefined ? { approve: flags.approve } : {}),
 	});

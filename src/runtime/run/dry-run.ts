@@ -50,7 +50,7 @@ export async function dryRunWorkflowScript(
 	const { tools: hostTools, lendTools, fenceTools, answers, modelOf, onProgress, ...runOptions } = options;
 	const dry = createDryRunner(modelOf);
 	const asker = createDryAsk(answers);
-	const { tools, fenced } = dryTools(hostTools ?? {}, lendTools ?? [], fenceTools ?? []);
+	const { tools, fenced } = dryTools(hostTools ?? {}, lendTools ?? [], fenceTools ?? [], options.cwd ?? process.cwd());
 	const recorder = new DryPlanRecorder(fenced);
 	const sampled = options.args === undefined ? sampledArgs(source, options.filename) : undefined;
 	const result = await runWorkflowScript(source, {

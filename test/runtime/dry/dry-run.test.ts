@@ -4,7 +4,7 @@
  */
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
 	dryRunPlanText,
@@ -60,7 +60,8 @@ function hostTools(ran: string[]): Record<string, WorkflowTool> {
 		ls: async (params) => {
 			ran.push("ls");
 			const path = (params as { path: string }).path;
-			return { output: readdirSync(join(dir, path)).sort().join("\n") };
+			// The dry run hands a read-only tool the real path it checked is inside the project.
+			return { output: readdirSync(resolve(dir, path)).sort().join("\n") };
 		},
 		bash: async () => {
 			ran.push("bash");

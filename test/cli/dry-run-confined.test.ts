@@ -1,0 +1,73 @@
+/**
+ * `pi-workflows run --dry-run` lends `tool()` only the read-only tools the same real run would have (`--allow-tools`),
+ * and those read only inside the project: what a script prints of them reaches the plan, which CI makes public.
+ */
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCli } from "../../src/cli/cli.ts";
+import { type AgentDirs, createAgentDirs } from "../agents/agent-files.ts";
+import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
+
+checkSandboxLeaks();
+
+let dirs: AgentDirs;
+let outside: string;
+beforeEach(() => {
+	dirs = createAgentDirs();
+	outside = mkdtempSync(join(tmpdir(), "wf-dry-outside-"));
+	writeFileSync(join(outside, "id_ed25519"), "SECRET-KEY-TEXT");
+	symlinkSync(join(outside, "id_ed25519"), join(dirs.cwd, "key-link"));
+	dirs.write("notes.txt", "project notes\n");
+	const paths = [join(outside, "id_ed25519"), "key-link", "/proc/self/environ", "notes.txt"];
+	dirs.write(
+		"peek.js",
+		`export const meta = { name: "peek", description: "reads and prints" };
+for (const path of ${JSON.stringify(paths)}) {
+	try { phase((await tool("read", { path })).output); } catch (error) { phase(error.code); }
+}
+return 1;
+`,
+	);
+});
+afterEach(() => {
+	dirs.dispose();
+	rmSync(outside, { recursive: true, force: true });
+});
+
+async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+	const stdout = new PassThrough();
+	const stderr = new PassThrough();
+	let out = "";
+	let err = "";
+	stdout.on("data", (chunk) => {
+		out += String(chunk);
+	});
+	stderr.on("data", (chunk) => {
+		err += String(chunk);
+	});
+	const code = await runCli(argv, { cwd: dirs.cwd, env: {}, agentDir: dirs.agentDir, stdout, stderr });
+	return { code, stdout: out, stderr: err };
+}
+
+describe("run --dry-run lends what the real run would, inside the project", () => {
+	it("without --allow-tools reads nothing: read is fenced as in the real run", async () => {
+		const result = await cli(["run", "peek.js", "--dry-run", "--json"]);
+		expect(result.code, result.stderr).toBe(0);
+		const plan = JSON.parse(result.stdout) as { phases: { name: string }[]; tools: { ran: boolean }[] };
+		expect(plan.phases.map((p) => p.name)).toEqual(["(no phase)", "[dry run] read was not run"]);
+		expect(plan.tools.map((t) => t.ran)).toEqual([false, false, false, false]);
+		expect(result.stdout).not.toContain("SECRET-KEY-TEXT");
+	});
+
+	it("with --allow-tools read reads in the project only: no path out, no link out, no /proc", async () => {
+		const result = await cli(["run", "peek.js", "--dry-run", "--allow-tools", "read", "--json"]);
+		expect(result.code, result.stderr).toBe(0);
+		const plan = JSON.parse(result.stdout) as { phases: { name: string }[] };
+		expect(plan.phases.map((p) => p.name)).toEqual(["(no phase)", "tool_refused", "project notes\n"]);
+		expect(result.stdout).not.toContain("SECRET-KEY-TEXT");
+		expect(result.stdout).not.toContain("PATH=");
+	});
+});
