@@ -1,6 +1,7 @@
 /**
  * `pi-workflows run --dry-run` lends `tool()` only the read-only tools the same real run would have (`--allow-tools`),
- * and those read only inside the project: what a script prints of them reaches the plan, which CI makes public.
+ * and those read only inside the project: what a script prints of them reaches the plan, which CI makes public. The
+ * plan shows the script's words as every CLI view does: no terminal control reaches stdout raw.
  */
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -69,5 +70,38 @@ describe("run --dry-run lends what the real run would, inside the project", () =
 		expect(plan.phases.map((p) => p.name)).toEqual(["(no phase)", "tool_refused", "project notes\n"]);
 		expect(result.stdout).not.toContain("SECRET-KEY-TEXT");
 		expect(result.stdout).not.toContain("PATH=");
+	});
+});
+
+describe("run --dry-run shows the script's words as every CLI view does", () => {
+	/** What a terminal would act on: C0 but tab and newline, DEL, C1, and the marks that reorder text. */
+	// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+	const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+	it("escapes terminal controls in phases, questions, choices, warnings, returned keys and the error", async () => {
+		dirs.write(
+			"loud.js",
+			`export const meta = { name: "loud", description: "says odd things" };
+phase("\\u001b[2Jwiped");
+const go = await ask("\\u001b]0;title\\u0007Ship?", { choices: ["\\u009b31mred", "no"] });
+console.warn("careful \\u202eevil");
+if (args && args.fail) throw new Error("bad \\u001b[31mthing");
+return { ["\\u001b[1mkey"]: go };
+`,
+		);
+		const done = await cli(["run", "loud.js", "--dry-run"]);
+		expect(done.code, done.stderr).toBe(0);
+		expect(done.stdout).not.toMatch(HIDDEN);
+		expect(done.stdout).toContain("  1. ^[[2Jwiped");
+		expect(done.stdout).toContain("Question #1: ^[]0;title^GShip? → \\u009b31mred (first choice)");
+		expect(done.stdout).toContain("  - careful \\u202eevil");
+		expect(done.stdout).toContain("Returns: { ^[[1mkey: string }");
+		const failed = await cli(["run", "loud.js", "--dry-run", "--args", '{"fail":true}']);
+		expect(failed.code).toBe(1);
+		expect(failed.stdout).not.toMatch(HIDDEN);
+		expect(failed.stdout).toContain("bad ^[[31mthing");
+		const json = await cli(["run", "loud.js", "--dry-run", "--json"]);
+		expect(json.stdout).not.toMatch(HIDDEN);
+		expect(JSON.parse(json.stdout).questions[0].answer).toBe("\u009b31mred");
 	});
 });
