@@ -2,10 +2,11 @@
  * The estimate the fan-out question carries, from a history: the agents about to start (this workflow's calls of
  * the phase), the rest of the run from its earlier complete runs, and the cap; nothing when nothing is known.
  */
-import { describe, expect, it } from "vitest";
-import { fanOutEstimateText } from "../../src/host/run-estimate.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { estimateBeforeRun, fanOutEstimateText } from "../../src/host/run-estimate.ts";
 import type { CostHistory } from "../../src/runs/index.ts";
 import type { WorkflowFanOutInfo } from "../../src/runtime/core/types.ts";
+import { shutdownSchemaWorker } from "../../src/runtime/index.ts";
 
 const RUN = "wf-20261201-100000-aaaaaa";
 
@@ -52,6 +53,20 @@ describe("fanOutEstimateText", () => {
 		);
 		expect(fanOutEstimateText(info({ workflow: "new" }), { history: { calls: [], runs: HISTORY.runs } })).toBe(
 			undefined,
+		);
+	});
+});
+
+describe("estimateBeforeRun", () => {
+	afterAll(() => shutdownSchemaWorker());
+
+	it("says when the dry run before a capped run fails on a schema it cannot sample, and gives no estimate", async () => {
+		const source = `export const meta = { name: "huge", description: "asks for too much" };
+return await agent("list", { schema: { type: "object", properties: { all: { type: "array", minItems: 1e9 } }, required: ["all"] } });`;
+		const found = await estimateBeforeRun(source, {}, { cwd: "/nonexistent", runsRoot: "/nonexistent", capUsd: 1 });
+		expect(found.planned).toBeUndefined();
+		expect(found.note).toMatch(
+			/^no estimate before the run: its dry run failed: a dry run cannot make up a value for this schema: `minItems` at #\/properties\/all is 1000000000/,
 		);
 	});
 });
