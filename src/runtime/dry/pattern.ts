@@ -18,6 +18,8 @@ type Node =
 const MAX_PATTERN_LENGTH = 2000;
 /** The most characters one open repeat (`*`, `+`, `{n,}`) adds to reach a `minLength`. */
 const MAX_STRETCH = 4096;
+/** The longest text made for a pattern: some twenty are made and checked, so this bounds the time it takes. */
+export const MAX_PATTERN_TEXT = 64 * 1024;
 
 const DIGIT: [number, number][] = [[0x30, 0x39]];
 const WORD: [number, number][] = [
@@ -45,7 +47,8 @@ export function patternSample(
 	maxLength: number,
 	preferred?: string,
 ): string | undefined {
-	if (pattern.length > MAX_PATTERN_LENGTH) return undefined;
+	if (pattern.length > MAX_PATTERN_LENGTH || minLength > MAX_PATTERN_TEXT) return undefined;
+	const longest = Math.min(maxLength, MAX_PATTERN_TEXT);
 	let test: (text: string) => boolean;
 	try {
 		const RE2JS = loadRe2();
@@ -62,7 +65,7 @@ export function patternSample(
 		return undefined;
 	}
 	for (const variant of index === 0 ? [0] : [index, 0]) {
-		const found = stretched(node, variant, minLength, maxLength, test);
+		const found = stretched(node, variant, minLength, longest, test);
 		if (found !== undefined) return found;
 	}
 	return undefined;

@@ -101,6 +101,10 @@ describe("pattern", () => {
 	});
 
 	it("says plainly which pattern it could not meet", () => {
+		expect(unsampleable({ type: "string", pattern: ".+", minLength: 8_000_000 }).details).toEqual({
+			keyword: "pattern",
+			path: "#",
+		});
 		expect(unsampleable({ type: "string", pattern: "^a{5}$", maxLength: 3 }).message).toBe(
 			`a dry run cannot make up a value for this schema: \`pattern\` at # ("^a{5}$") has no match the dry run could make within its minLength and maxLength. ${ADVICE}, write the pattern with literals, classes, alternations and bounded repeats, or (for \`meta.args\`) give the args`,
 		);
