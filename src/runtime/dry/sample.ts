@@ -80,6 +80,7 @@ export function sampleFromSchema(schema: JsonSchema | boolean, seed: SampleSeed)
 		name: "",
 		depth: 0,
 		path: "#",
+		via: "required",
 		refs: [],
 	});
 }
@@ -91,6 +92,8 @@ interface Place {
 	depth: number;
 	/** The JSON pointer of its schema, for messages: `#/properties/items/items`. */
 	path: string;
+	/** The keyword that led here (`required`, `anyOf`…): the one to blame when it nests past the limit. */
+	via: string;
 	/** The `$ref`s being filled around it: an optional property into one of them is left out. */
 	refs: readonly string[];
 }
@@ -124,13 +127,13 @@ class Sampler {
 		}
 		const { schema: s, refs, path } = this.#resolve(schema, at);
 		const here: Place = { ...at, path, refs: [...at.refs, ...refs] };
-		// Only what is required gets this deep or this big: arrays refuse their own counts before.
+		// Only what is required (or a branch into itself) gets this deep or this big: arrays refuse their own counts.
 		if (here.depth > SAMPLE_LIMITS.depth) {
 			throw unsampleable(
-				"required",
+				at.via,
 				here.path,
 				`nests deeper than ${SAMPLE_LIMITS.depth} levels`,
-				"make a property on the way optional",
+				"end the nesting with an optional property or another branch",
 			);
 		}
 		if (++this.#spent.values > SAMPLE_LIMITS.values) {
@@ -146,20 +149,26 @@ class Sampler {
 		const branches = (Array.isArray(s.oneOf) ? s.oneOf : Array.isArray(s.anyOf) ? s.anyOf : undefined) as
 			| JsonSchema[]
 			| undefined;
+		// A branch or a merge is the same value again, one level down: a branch into itself meets the depth limit.
 		if (branches && branches.length > 0) {
 			this.#spent.values--;
 			const pick = this.#seed.index % branches.length;
 			const branch = this.#resolve(branches[pick] as JsonSchema, here);
 			return this.value(
 				{ ...withoutKeys(s, "oneOf", "anyOf"), ...branch.schema },
-				{ ...here, refs: [...here.refs, ...branch.refs] },
+				{
+					...here,
+					depth: here.depth + 1,
+					via: Array.isArray(s.oneOf) ? "oneOf" : "anyOf",
+					refs: [...here.refs, ...branch.refs],
+				},
 			);
 		}
 		if (Array.isArray(s.allOf) && s.allOf.length > 0) {
 			this.#spent.values--;
 			return this.value(
 				mergeAll(s, s.allOf as JsonSchema[], (x) => this.#resolve(x, here).schema),
-				here,
+				{ ...here, depth: here.depth + 1, via: "allOf" },
 			);
 		}
 		switch (typeOf(s)) {
@@ -215,7 +224,13 @@ class Sampler {
 		const properties = isSchemaMap(s.properties) ? s.properties : {};
 		const required = Array.isArray(s.required) ? s.required.filter((k): k is string => typeof k === "string") : [];
 		const out: { [key: string]: JsonValue } = {};
-		const inner = (key: string, path: string): Place => ({ ...at, name: key, depth: at.depth + 1, path });
+		const inner = (key: string, path: string): Place => ({
+			...at,
+			name: key,
+			depth: at.depth + 1,
+			path,
+			via: "required",
+		});
 		for (const [key, child] of Object.entries(properties)) {
 			const needed = required.includes(key);
 			if (!needed && (!this.#roomForOptional(at) || this.#recurses(child, at))) continue;
@@ -260,7 +275,8 @@ class Sampler {
 			// Items differ from each other (uniqueItems, dedupe in the script): each gets its own index.
 			const sampler = new Sampler(this.#root, { ...this.#seed, index: this.#seed.index * wanted + i }, this.#spent);
 			const path = itemPath(s, at.path, i < prefix.length ? i : undefined);
-			out.push(sampler.value(item, { ...at, name: singular(at.name), depth: at.depth + 1, path }));
+			const place = { ...at, name: singular(at.name), depth: at.depth + 1, path, via: "minItems" };
+			out.push(sampler.value(item, place));
 		}
 		return out;
 	}

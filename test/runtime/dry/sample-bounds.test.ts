@@ -74,6 +74,7 @@ describe("the sampler's bounds", () => {
 	it("refuses a required property that contains itself: it has no finite value", () => {
 		const schema: JsonSchema = { type: "object", properties: { next: { $ref: "#" } }, required: ["next"] };
 		expect(unsampleable(schema).details).toEqual({ keyword: "required", path: "#" });
+		expect(unsampleable({ anyOf: [{ $ref: "#" }] }).details).toEqual({ keyword: "anyOf", path: "#" });
 	});
 });
 
