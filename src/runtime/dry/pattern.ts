@@ -8,7 +8,7 @@ import { loadRe2 } from "../schema/lazy-deps.ts";
 
 type Node =
 	| { kind: "text"; char: string }
-	| { kind: "set"; ranges: [number, number][]; negated: boolean }
+	| { kind: "set"; ranges: [number, number][]; negated: boolean; outside?: string }
 	| { kind: "seq"; items: Node[] }
 	| { kind: "alt"; options: Node[] }
 	| { kind: "repeat"; node: Node; min: number; max: number }
@@ -16,10 +16,10 @@ type Node =
 
 /** How long a pattern may be for the generator to read it; longer ones are left to the caller's message. */
 const MAX_PATTERN_LENGTH = 2000;
-/** The most characters one open repeat (`*`, `+`, `{n,}`) adds to reach a `minLength`. */
-const MAX_STRETCH = 4096;
-/** The longest text made for a pattern: some twenty are made and checked, so this bounds the time it takes. */
-export const MAX_PATTERN_TEXT = 64 * 1024;
+/** The longest text made for a pattern: some thirty are made and checked for one string. */
+export const MAX_PATTERN_TEXT = 4096;
+/** The most rounds one open repeat (`*`, `+`, `{n,}`) adds to reach a `minLength`. */
+const MAX_STRETCH = MAX_PATTERN_TEXT;
 
 const DIGIT: [number, number][] = [[0x30, 0x39]];
 const WORD: [number, number][] = [
@@ -36,39 +36,57 @@ const SPACE: [number, number][] = [
 const PLAIN = "xa0_-.Z9 ";
 
 /**
- * A string of `minLength`…`maxLength` characters that `pattern` matches, varied by `index` where the pattern allows
- * a choice (its alternations, its classes): `preferred` (a format's sample) when it matches, else one made for the
- * pattern; undefined when none was found.
+ * Strings that match one pattern, for the items of one sample: the pattern read and compiled once, and the stretch
+ * that met a length kept, so a thousand items of one schema cost about one search.
  */
-export function patternSample(
-	pattern: string,
-	index: number,
-	minLength: number,
-	maxLength: number,
-	preferred?: string,
-): string | undefined {
-	if (pattern.length > MAX_PATTERN_LENGTH || minLength > MAX_PATTERN_TEXT) return undefined;
-	const longest = Math.min(maxLength, MAX_PATTERN_TEXT);
-	let test: (text: string) => boolean;
-	try {
-		const RE2JS = loadRe2();
-		const compiled = RE2JS.compile(RE2JS.translateRegExp(pattern));
-		test = (text) => text.length >= minLength && text.length <= maxLength && compiled.test(text);
-	} catch {
+export class PatternSampler {
+	readonly #node: Node;
+	readonly #test: (text: string) => boolean;
+	/** The stretch that met a `minLength` last time, tried first. */
+	readonly #stretches = new Map<string, number>();
+	/** Characters made so far, kept or not: what meeting this pattern has cost the sample. */
+	work = 0;
+
+	private constructor(node: Node, test: (text: string) => boolean) {
+		this.#node = node;
+		this.#test = test;
+	}
+
+	/** The sampler of `pattern`; undefined for one this generator cannot read or RE2 cannot compile. */
+	static of(pattern: string): PatternSampler | undefined {
+		if (pattern.length > MAX_PATTERN_LENGTH) return undefined;
+		try {
+			const RE2JS = loadRe2();
+			const compiled = RE2JS.compile(RE2JS.translateRegExp(pattern));
+			return new PatternSampler(new Parser(pattern).parse(), (text) => compiled.test(text));
+		} catch {
+			return undefined;
+		}
+	}
+
+	/**
+	 * A string of `minLength`…`maxLength` characters that matches, varied by `index` where the pattern allows a choice
+	 * (its alternations, its classes): `preferred` (a format's sample) when it matches, else one made for the pattern;
+	 * undefined when none was found.
+	 */
+	sample(index: number, minLength: number, maxLength: number, preferred?: string): string | undefined {
+		if (minLength > MAX_PATTERN_TEXT) return undefined;
+		const test = (text: string) => text.length >= minLength && text.length <= maxLength && this.#test(text);
+		if (preferred !== undefined && test(preferred)) return preferred;
+		// By `minLength` alone: the `maxLength` callers pass shrinks as the sample fills, the stretch does not.
+		const key = String(minLength);
+		const longest = Math.min(maxLength, MAX_PATTERN_TEXT);
+		for (const variant of index === 0 ? [0] : [index, 0]) {
+			const hint = this.#stretches.get(key);
+			const found = stretched(this.#node, variant, minLength, longest, test, hint, (made) => {
+				this.work += made;
+			});
+			if (found === undefined) continue;
+			this.#stretches.set(key, found.stretch);
+			return found.text;
+		}
 		return undefined;
 	}
-	if (preferred !== undefined && test(preferred)) return preferred;
-	let node: Node;
-	try {
-		node = new Parser(pattern).parse();
-	} catch {
-		return undefined;
-	}
-	for (const variant of index === 0 ? [0] : [index, 0]) {
-		const found = stretched(node, variant, minLength, longest, test);
-		if (found !== undefined) return found;
-	}
-	return undefined;
 }
 
 /**
@@ -82,15 +100,24 @@ function stretched(
 	minLength: number,
 	maxLength: number,
 	test: (text: string) => boolean,
-): string | undefined {
+	hint: number | undefined,
+	made: (chars: number) => void,
+): { text: string; stretch: number } | undefined {
 	/** The text at `stretch`; undefined when it is longer than `maxLength`. */
 	const at = (stretch: number): string | undefined => {
+		const budget = { left: maxLength };
 		try {
-			return generate(node, { variant, stretch, budget: { left: maxLength } });
+			return generate(node, { variant, stretch, budget });
 		} catch {
 			return undefined;
+		} finally {
+			made(maxLength - Math.max(0, budget.left));
 		}
 	};
+	if (hint !== undefined) {
+		const text = at(hint);
+		if (text !== undefined && test(text)) return { text, stretch: hint };
+	}
 	let short = -1;
 	let stretch = 0;
 	let text = at(0);
@@ -99,16 +126,19 @@ function stretched(
 		stretch = stretch === 0 ? 1 : stretch * 2;
 		text = at(stretch);
 	}
+	// `text` is undefined only when too long (over `maxLength`): look between the last too short and it.
 	let long = stretch;
-	while ((text === undefined || text.length > maxLength) && long - short > 1) {
+	while (text === undefined && long - short > 1) {
 		const middle = Math.floor((short + long) / 2);
 		const candidate = at(middle);
-		if (candidate !== undefined && candidate.length >= minLength) {
+		if (candidate === undefined) long = middle;
+		else if (candidate.length < minLength) short = middle;
+		else {
 			long = middle;
 			text = candidate;
-		} else short = middle;
+		}
 	}
-	return text !== undefined && test(text) ? text : undefined;
+	return text !== undefined && test(text) ? { text, stretch: long } : undefined;
 }
 
 interface Choice {
@@ -121,33 +151,43 @@ interface Choice {
 }
 
 function generate(node: Node, choice: Choice): string {
+	const out: string[] = [];
+	emit(node, choice.variant, choice, out);
+	return out.join("");
+}
+
+/** Appends `node`'s text to `out`, one character at a time, within the budget. */
+function emit(node: Node, variant: number, choice: Choice, out: string[]): void {
 	switch (node.kind) {
 		case "text":
-			if (--choice.budget.left < 0) throw new Error("too long");
-			return node.char;
-		case "empty":
-			return "";
-		case "seq":
-			return node.items.map((item) => generate(item, choice)).join("");
-		case "alt":
-			return generate(node.options[choice.variant % node.options.length] as Node, choice);
 		case "set":
 			if (--choice.budget.left < 0) throw new Error("too long");
-			return setMember(node, choice.variant);
+			out.push(node.kind === "text" ? node.char : setMember(node, variant));
+			return;
+		case "empty":
+			return;
+		case "seq":
+			for (const item of node.items) emit(item, variant, choice, out);
+			return;
+		case "alt":
+			emit(node.options[variant % node.options.length] as Node, variant, choice, out);
+			return;
 		case "repeat": {
 			const count = Math.min(node.max, node.min + choice.stretch);
-			let text = "";
-			for (let i = 0; i < count; i++) text += generate(node.node, { ...choice, variant: choice.variant + i });
-			return text;
+			for (let i = 0; i < count; i++) emit(node.node, variant + i, choice, out);
+			return;
 		}
 	}
 }
 
+/** A member of the set, varied by `variant`; for a negated set, the first plain character it leaves out. */
 function setMember(node: Extract<Node, { kind: "set" }>, variant: number): string {
-	const inSet = (code: number) => node.ranges.some(([low, high]) => code >= low && code <= high);
 	if (node.negated) {
-		const plain = [...PLAIN].find((char) => !inSet(char.charCodeAt(0)));
-		return plain ?? "\u00e9";
+		node.outside ??=
+			[...PLAIN].find(
+				(char) => !node.ranges.some(([low, high]) => char.charCodeAt(0) >= low && char.charCodeAt(0) <= high),
+			) ?? "\u00e9";
+		return node.outside;
 	}
 	const [low, high] = node.ranges[variant % node.ranges.length] ?? [0x78, 0x78];
 	return String.fromCodePoint(low + (variant % (high - low + 1)));

@@ -5,7 +5,7 @@
  */
 import { schemaUnsampleableError } from "../../errors.ts";
 import type { JsonSchema, JsonValue } from "../core/json.ts";
-import { patternSample } from "./pattern.ts";
+import { PatternSampler } from "./pattern.ts";
 
 /** Where the value is made for: the call's key (the seed) and its 0-based index among like calls. */
 export interface SampleSeed {
@@ -28,6 +28,8 @@ export const SAMPLE_LIMITS = {
 	chars: 8 * 1024 * 1024,
 	/** How deep required properties and items may nest: a required `$ref` to itself has no finite value. */
 	depth: 64,
+	/** Characters made while meeting patterns, kept or not: bounds the time patterns take (well under a second). */
+	patternWork: 4 * 1024 * 1024,
 };
 
 /** How deep optional properties and open arrays' items are filled; below it only what the schema requires. */
@@ -76,7 +78,12 @@ const FORMAT_SAMPLES: Record<string, (index: number) => string> = {
  * when the schema asks for more than that, or for a `pattern` it could not meet.
  */
 export function sampleFromSchema(schema: JsonSchema | boolean, seed: SampleSeed): JsonValue {
-	return new Sampler(typeof schema === "object" ? schema : {}, seed, { values: 0, chars: 0 }).value(schema, {
+	return new Sampler(typeof schema === "object" ? schema : {}, seed, {
+		values: 0,
+		chars: 0,
+		patternWork: 0,
+		patterns: new Map(),
+	}).value(schema, {
 		name: "",
 		depth: 0,
 		path: "#",
@@ -102,6 +109,10 @@ interface Place {
 interface Spent {
 	values: number;
 	chars: number;
+	/** Characters made while meeting patterns (`SAMPLE_LIMITS.patternWork`). */
+	patternWork: number;
+	/** Each pattern's sampler, read once for the whole sample; undefined for one it cannot read. */
+	patterns: Map<string, PatternSampler | undefined>;
 }
 
 class Sampler {
@@ -333,13 +344,23 @@ class Sampler {
 
 	/** A text that matches `pattern`: the plain one when it already does (a format's), else one made for it. */
 	#matching(s: JsonSchema, pattern: string, min: number, max: number, at: Place): string {
-		const made = patternSample(
-			pattern,
-			this.#seed.index,
-			min,
-			max,
-			typeof s.format === "string" ? this.#plain(s, at, min, max) : undefined,
-		);
+		let sampler = this.#spent.patterns.get(pattern);
+		if (!this.#spent.patterns.has(pattern)) {
+			sampler = PatternSampler.of(pattern);
+			this.#spent.patterns.set(pattern, sampler);
+		}
+		if (this.#spent.patternWork > SAMPLE_LIMITS.patternWork) {
+			throw unsampleable(
+				"pattern",
+				at.path,
+				`(${JSON.stringify(pattern)}) is one of the patterns that took more than ${SAMPLE_LIMITS.patternWork} characters of tries to meet for this many strings`,
+				"ask for fewer or shorter strings",
+			);
+		}
+		const preferred = typeof s.format === "string" ? this.#plain(s, at, min, max) : undefined;
+		const before = sampler?.work ?? 0;
+		const made = sampler?.sample(this.#seed.index, min, max, preferred);
+		this.#spent.patternWork += (sampler?.work ?? 0) - before;
 		if (made !== undefined) return made;
 		throw unsampleable(
 			"pattern",
