@@ -101,6 +101,20 @@ describe("pattern", () => {
 		await accepted({ type: "string", pattern: "^[A-Z]{2}\\d*$", minLength: 6 });
 	});
 
+	it("bounds the tries patterns take in all, naming the pattern past the bound", () => {
+		const long = { type: "string", pattern: "^.+$", minLength: 4096, maxLength: 4096 };
+		const schema: JsonSchema = {
+			type: "array",
+			minItems: 1000,
+			items: { type: "object", properties: { a: long, b: long }, required: ["a", "b"] },
+		};
+		const refused = unsampleable(schema);
+		expect(refused.details).toMatchObject({ keyword: "pattern" });
+		expect(refused.message).toContain(
+			'("^.+$") is one of the patterns that took more than 4194304 characters of tries to meet for this many strings',
+		);
+	});
+
 	it("says plainly which pattern it could not meet", () => {
 		expect(unsampleable({ type: "string", pattern: ".+", minLength: 8_000_000 }).details).toEqual({
 			keyword: "pattern",
