@@ -82,10 +82,12 @@ export async function warnOverCap(
 		capUsd: flags.maxCostUsd,
 		...(pi ? { priceOf: pi.priceOf } : {}),
 	});
-	if (found.note) ctx.stderr.write(`Note: ${found.note}\n`);
+	// The note carries the script's words (its error), the basis its name: shown as every CLI view shows them.
+	if (found.note) ctx.stderr.write(`Note: ${visibleText(found.note)}\n`);
 	if (found.planned?.overCap) {
+		const basis = visibleText(found.planned.text.split("\n").at(-1) ?? "");
 		ctx.stderr.write(
-			`Warning: ${found.planned.overCap} (${found.planned.text.split("\n").at(-1)}). The run starts; it stops at the cap${ctx.stdin?.isTTY ? " and asks for a higher one" : ", resumable"}.\n`,
+			`Warning: ${found.planned.overCap} (${basis}). The run starts; it stops at the cap${ctx.stdin?.isTTY ? " and asks for a higher one" : ", resumable"}.\n`,
 		);
 	}
 	return found.planned;
@@ -134,7 +136,7 @@ async function dryPi(flags: RunFlags, ctx: CliContext, quiet = false): Promise<D
 		...(flags.model !== undefined ? { model: flags.model } : {}),
 		...(flags.approve !== undefined ? { approve: flags.approve } : {}),
 	});
-	if (!quiet) for (const warning of pi.warnings) ctx.stderr.write(`Warning: ${warning}\n`);
+	if (!quiet) for (const warning of pi.warnings) ctx.stderr.write(`Warning: ${visibleText(warning)}\n`);
 	return pi;
 }
 

@@ -105,3 +105,23 @@ return { ["\\u001b[1mkey"]: go };
 		expect(JSON.parse(json.stdout).questions[0].answer).toBe("\u009b31mred");
 	});
 });
+
+describe("the dry run before a capped run", () => {
+	// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+	const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+	it("says why it gave no estimate with the script's words escaped, and the run starts", async () => {
+		dirs.write(
+			"throws.js",
+			`export const meta = { name: "throws", description: "fails at once" };
+throw new Error("bad \\u001b]0;owned\\u0007 thing");
+`,
+		);
+		const result = await cli(["run", "throws.js", "--max-cost", "1"]);
+		expect(result.code).toBe(1);
+		expect(result.stderr).toContain(
+			"Note: no estimate before the run: its dry run failed: Uncaught bad ^[]0;owned^G thing (2:16)\nWorkflow throws: started",
+		);
+		expect(result.stderr).not.toMatch(HIDDEN);
+	});
+});
