@@ -24,7 +24,7 @@ export const SAMPLE_LIMITS = {
 	values: 10_000,
 	/** Items one array may be made with: a `minItems` over it is refused at once. */
 	items: 1_000,
-	/** Characters in all the sample's strings: the 8 MiB bound of an answer (a `minLength` over it is refused). */
+	/** Characters in all the sample's strings, and bytes of its JSON: the 8 MiB bound of an answer. */
 	chars: 8 * 1024 * 1024,
 	/** How deep required properties and items may nest: a required `$ref` to itself has no finite value. */
 	depth: 64,
@@ -78,7 +78,7 @@ const FORMAT_SAMPLES: Record<string, (index: number) => string> = {
  * when the schema asks for more than that, or for a `pattern` it could not meet.
  */
 export function sampleFromSchema(schema: JsonSchema | boolean, seed: SampleSeed): JsonValue {
-	return new Sampler(typeof schema === "object" ? schema : {}, seed, {
+	const value = new Sampler(typeof schema === "object" ? schema : {}, seed, {
 		values: 0,
 		chars: 0,
 		patternWork: 0,
@@ -90,6 +90,11 @@ export function sampleFromSchema(schema: JsonSchema | boolean, seed: SampleSeed)
 		via: "required",
 		refs: [],
 	});
+	// The characters are counted as they are made; the JSON around them (keys, quotes, escapes) only here.
+	if (Buffer.byteLength(JSON.stringify(value)) > SAMPLE_LIMITS.chars) {
+		throw unsampleable("minLength", "#", `makes a sample of more than ${SAMPLE_LIMITS.chars} bytes of JSON`);
+	}
+	return value;
 }
 
 /** Where in the schema a value is being made. */

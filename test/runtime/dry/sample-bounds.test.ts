@@ -60,6 +60,12 @@ describe("the sampler's bounds", () => {
 		}
 	});
 
+	it("keeps the whole sample's JSON within the 8 MiB answer bound", () => {
+		expect(unsampleable({ type: "string", minLength: 8 * 1024 * 1024 }).message).toContain(
+			"`minLength` at # makes a sample of more than 8388608 bytes of JSON",
+		);
+	});
+
 	it("refuses nested 200×200×200 minItems by the total it would make", () => {
 		const schema: JsonSchema = {
 			type: "array",
