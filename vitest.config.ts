@@ -3,21 +3,33 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineConfig } from "vitest/config";
 
-const AGENT_DIR = mkdtempSync(join(tmpdir(), "pi-workflows-test-agent-"));
-const CLAUDE_DIR = mkdtempSync(join(tmpdir(), "pi-workflows-test-claude-"));
-// The OS temp dir of the whole run (TMPDIR of the workers and all they spawn): the summary reporter fails the run on
-// any of the project's temp folders a test left in it, and other processes' folders never land there.
-const RUN_TMP = mkdtempSync(join(tmpdir(), "pi-workflows-test-tmp-"));
-// /tmp's mode (anyone may make a folder, only its owner removes it): tests that run a child as `nobody` need it.
-chmodSync(RUN_TMP, 0o1777);
-// The config loads in vitest's main process: remove the folders when it exits, so no run leaves them behind.
-process.once("exit", () => {
-	for (const dir of [AGENT_DIR, CLAUDE_DIR, RUN_TMP]) rmSync(dir, { recursive: true, force: true });
-});
+/** The run's folders, made once per process: vitest evaluates this file again for each project (`extends: true`). */
+function runDirs(): { AGENT_DIR: string; CLAUDE_DIR: string; RUN_TMP: string } {
+	const key = Symbol.for("pi-workflows.test-run-dirs");
+	const made = (globalThis as Record<symbol, ReturnType<typeof runDirs> | undefined>)[key];
+	if (made) return made;
+	const dirs = {
+		AGENT_DIR: mkdtempSync(join(tmpdir(), "pi-workflows-test-agent-")),
+		CLAUDE_DIR: mkdtempSync(join(tmpdir(), "pi-workflows-test-claude-")),
+		// The OS temp dir of the whole run (TMPDIR of the workers and all they spawn): the summary reporter fails the
+		// run on any of the project's temp folders a test left in it, and other processes' folders never land there.
+		RUN_TMP: mkdtempSync(join(tmpdir(), "pi-workflows-test-tmp-")),
+	};
+	// /tmp's mode (anyone may make a folder, only its owner removes it): tests that run a child as `nobody` need it.
+	chmodSync(dirs.RUN_TMP, 0o1777);
+	// The config loads in vitest's main process: remove the folders when it exits, so no run leaves them behind.
+	process.once("exit", () => {
+		for (const dir of Object.values(dirs)) rmSync(dir, { recursive: true, force: true });
+	});
+	(globalThis as Record<symbol, ReturnType<typeof runDirs>>)[key] = dirs;
+	return dirs;
+}
+const { AGENT_DIR, CLAUDE_DIR, RUN_TMP } = runDirs();
 
 /**
- * The fast rooms: the sandbox, the runtime, progress, authoring, the run store and the report, but for the files
- * that wait out real deadlines and worker restarts (a third of the time on their own) and the report's browser test.
+ * The fast rooms: the sandbox, the runtime, progress, authoring, the run store, the report and the eval room's
+ * statistics, but for the files that wait out real deadlines and worker restarts (a third of the time on their own)
+ * and the report's browser test.
  */
 const SLOW = [
 	"test/sandbox/sandbox-lifetimes.test.ts",
@@ -48,6 +60,7 @@ const UNIT = [
 	"test/authoring/**/*.test.ts",
 	"test/runs/**/*.test.ts",
 	"test/report/**/*.test.ts",
+	"test/eval/**/*.test.ts",
 ];
 
 export default defineConfig({
@@ -69,6 +82,9 @@ export default defineConfig({
 			PI_CODING_AGENT_DIR: AGENT_DIR,
 			CLAUDE_CONFIG_DIR: CLAUDE_DIR,
 			TMPDIR: RUN_TMP,
+			// Every process the workers start inherits it: the summary reporter ends and names those still alive at
+			// the end (test/helpers/run-processes.ts). The run's temp dir is unique, so it names the run.
+			PI_WORKFLOWS_TEST_RUN: RUN_TMP,
 		},
 		// `npm test` runs both; `npm run test:unit` only the rooms that need no pi session, browser, CLI build or
 		// Redis (DEVELOPERS.md, "Tests").

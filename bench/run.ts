@@ -9,6 +9,7 @@ import { buildPackage } from "./lib/build.ts";
 import type { BenchContext } from "./lib/context.ts";
 import { type BenchReport, load, machine, type RowResult, renderTable } from "./lib/report.ts";
 import { runCliStart } from "./rows/cli-start.ts";
+import { runCostHistory } from "./rows/cost-history.ts";
 import { runDurable } from "./rows/durable.ts";
 import { runEndToEnd } from "./rows/e2e.ts";
 import { runImport } from "./rows/import.ts";
@@ -162,6 +163,12 @@ await row(
 	16,
 	"the command line's start",
 	() => runCliStart(context),
+	(value) => value,
+);
+await row(
+	17,
+	"cost history",
+	() => runCostHistory(context),
 	(value) => value,
 );
 await shutdownSandboxPool();

@@ -92,6 +92,7 @@ export const ERROR_CODES = {
 	worktree_remote_failed: { stage: "child" },
 	worktree_commit_missing: { stage: "child" },
 	cli_usage: { stage: "host" },
+	compare_arms_invalid: { stage: "host" },
 	queue_unreachable: { stage: "child" },
 	queue_job_failed: { stage: "child" },
 	internal: { stage: "host" },

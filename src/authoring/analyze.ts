@@ -1,6 +1,7 @@
 /**
- * The static pass over a parsed workflow body: undeclared names, promises used without `await`, and literal
- * `agent()` arguments and `phase()` options that cannot be right, as diagnostics in source order. One scope analysis serves every check.
+ * The static pass over a parsed workflow body: undeclared names, promises used without `await`, literal
+ * `agent()` arguments and `phase()` options that cannot be right, and calls a run refuses (`Date.now()`), as
+ * diagnostics in source order. One scope analysis serves every check.
  */
 import type { Node } from "acorn";
 import { type CallRules, findCallMistakes } from "./call-checks.ts";
@@ -8,6 +9,7 @@ import { diagnosticAt, type WorkflowDiagnostic } from "./diagnostic.ts";
 import { findEntryMistakes, moduleAdvice } from "./entry-point.ts";
 import { findPhaseMistakes } from "./phase-checks.ts";
 import { type AnyNode, analyzeScopes } from "./scope.ts";
+import { findUnavailableCalls } from "./unavailable-calls.ts";
 import { findUnawaited } from "./unawaited.ts";
 import { findUndeclared } from "./undeclared.ts";
 
@@ -46,6 +48,8 @@ export function analyzeProgram(program: Node, source: string, options: AnalyzeOp
 	for (const finding of findCallMistakes(analysis, options.rules, source))
 		add(finding.offset, finding.code, finding.message, finding.fix);
 	for (const finding of findPhaseMistakes(analysis, options.rules, source))
+		add(finding.offset, finding.code, finding.message, finding.fix);
+	for (const finding of findUnavailableCalls(analysis))
 		add(finding.offset, finding.code, finding.message, finding.fix);
 	found.sort((a, b) => a.offset - b.offset);
 	// The same position and text twice (a `const` of options used by two calls) is one finding.

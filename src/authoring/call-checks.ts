@@ -67,7 +67,7 @@ export function findCallMistakes(analysis: ScopeAnalysis, rules: CallRules, sour
 	return findings;
 }
 
-/** `ask(question, { choices, default, timeoutMs })` with literal arguments: option typos and values that cannot be right. */
+/** `ask(question, { choices, default, details, timeoutMs })` with literal arguments: option typos and values that cannot be right. */
 function checkAskCall(
 	at: number,
 	call: AnyNode,

@@ -48,9 +48,10 @@ export async function earlierConversation(
 	const last = continues.transcripts?.at(-1);
 	const dir = last ? await runFolder?.() : undefined;
 	if (last && dir) {
-		const lines = await readConversationLines(dir, last);
-		if (lines && lines.length > 0) return lines;
+		const read = await readConversationLines(dir, last);
 		const file = join(dir, last);
+		if (read && "refused" in read) throw refusedConversation(continues, what, file, read);
+		if (read && read.lines.length > 0) return read.lines;
 		throw new WorkflowError(
 			"resume_unavailable",
 			`\`agent()\` option \`resume: ${JSON.stringify(continues.label)}\`: the conversation of ${what} was kept in ${file}, which is gone or empty, and a continued child starts from it. Restore the file, or start the run afresh rather than resuming it`,
@@ -64,4 +65,20 @@ export async function earlierConversation(
 		`\`agent()\` option \`resume: ${JSON.stringify(continues.label)}\`: the conversation of ${what} was not kept (this run has no folder for conversations, and only the last ${REMEMBERED_CONVERSATIONS} are kept in memory). Continue it sooner after it answers, or run the workflow as a recorded run`,
 		{ details: { resume: continues.label, call: continues.index } },
 	);
+}
+
+/** A kept conversation the run will not hand a provider: a link, not a file, or lines that are not a conversation. */
+function refusedConversation(
+	continues: WorkflowContinuation,
+	what: string,
+	file: string,
+	refused: { refused: string; link: boolean },
+): WorkflowError {
+	const head = `\`agent()\` option \`resume: ${JSON.stringify(continues.label)}\`: the conversation of ${what} was kept in ${file}, which ${refused.refused}`;
+	const message = refused.link
+		? `${head}: a continued child reads only the files the run kept in its children/ folder, so the link was not followed. Put the kept file back in its place, or start the run afresh rather than resuming it`
+		: `${head}. Restore the file, or start the run afresh rather than resuming it`;
+	return new WorkflowError("resume_unavailable", message, {
+		details: { resume: continues.label, call: continues.index, file },
+	});
 }

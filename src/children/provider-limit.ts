@@ -2,22 +2,20 @@
  * Whether a child's provider error is a limit to wait out (a rate limit, an overload, a usage limit) and for how
  * long, read from pi-ai's error text: pi-ai keeps no HTTP status or headers on a message, only `errorMessage`
  * (`429 {"type":"error",…}`, `OpenAI API error (429): …`, `You have hit your ChatGPT usage limit… Try again in ~42
- * min.`). Quota, billing and auth are stops (provider-stop.ts), and bad requests and context overflow fail the
- * child: waiting would not help.
+ * min.`), taken apart by provider-stop.ts's `providerErrorParts` so that a number or a word the request echoes back
+ * is not read as one. Quota, billing and auth are stops (provider-stop.ts), and bad requests and context overflow
+ * fail the child: waiting would not help.
  */
 import { type AssistantMessage, isContextOverflow } from "@earendil-works/pi-ai";
 import type { WorkflowProviderLimit } from "../runtime/core/types.ts";
-import { classifyProviderStop } from "./provider-stop.ts";
-
-/** A status code as a word of its own, not part of a request id or a byte count. */
-const status = (code: string) => `(?<![a-z0-9_])${code}(?![a-z0-9_])`;
+import { classifyProviderStop, hasCode, type ProviderErrorParts, providerErrorParts } from "./provider-stop.ts";
 
 const USAGE_LIMIT = /usage[ _]limit|usage_limit_reached|subscription_sharing_usage_limit_exceeded/i;
+const OVERLOADED_STATUS = [503, 529];
+const OVERLOADED_CODES = ["overloaded_error", "server_busy", "unavailable"];
 const OVERLOADED = new RegExp(
 	[
 		"overloaded",
-		status("529"),
-		status("503"),
 		"server_busy",
 		"servers? (?:is|are) (?:currently )?busy",
 		"currently experiencing high demand",
@@ -26,10 +24,8 @@ const OVERLOADED = new RegExp(
 	].join("|"),
 	"i",
 );
-const RATE_LIMIT = new RegExp(
-	["rate.?limit", "too many requests", status("429"), "resource.?exhausted", "throttl"].join("|"),
-	"i",
-);
+const RATE_LIMIT_CODES = ["rate_limit_error", "rate_limit_exceeded", "resource_exhausted", "too_many_requests"];
+const RATE_LIMIT = /rate.?limit|too many requests|resource.?exhausted|throttl/i;
 
 /**
  * The limit a child's last assistant message reports, or undefined when it did not end on a provider error or the
@@ -48,16 +44,21 @@ export function providerLimitOf(
 export function classifyProviderLimit(text: string, now = Date.now()): WorkflowProviderLimit | undefined {
 	// Checked first: quota wording often comes with a 429 or `RESOURCE_EXHAUSTED` too.
 	if (classifyProviderStop(text)) return undefined;
-	const kind = USAGE_LIMIT.test(text)
-		? "usage_limit"
-		: OVERLOADED.test(text)
-			? "overloaded"
-			: RATE_LIMIT.test(text)
-				? "rate_limit"
-				: undefined;
+	const kind = limitKind(providerErrorParts(text));
 	if (!kind) return undefined;
 	const retryAfterMs = retryAfterOf(text, now);
 	return { kind, message: text, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+}
+
+/** Which wait the parts describe: by status, the body's codes, the provider's words; a bad request is none. */
+function limitKind(parts: ProviderErrorParts): WorkflowProviderLimit["kind"] | undefined {
+	const rateLimited = parts.status === 429 || hasCode(parts, RATE_LIMIT_CODES);
+	if (parts.badRequest && !rateLimited) return undefined;
+	if (USAGE_LIMIT.test(parts.words) || parts.codes.has("usage_limit_reached")) return "usage_limit";
+	const overloaded = OVERLOADED_STATUS.includes(parts.status ?? 0) || hasCode(parts, OVERLOADED_CODES);
+	if (overloaded || OVERLOADED.test(parts.words)) return "overloaded";
+	if (rateLimited || RATE_LIMIT.test(parts.words)) return "rate_limit";
+	return undefined;
 }
 
 /** One duration word: `2s`, `20ms`, `1.5 min`, `~42 min`, `3 hours`; the unit names longest first. */

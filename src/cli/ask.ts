@@ -56,7 +56,8 @@ async function askOnce(
 	signal.addEventListener("abort", onAbort, { once: true });
 	try {
 		const choices = question.choices;
-		// The script wrote the question: shown as written, never as escapes the terminal would act on.
+		// The script wrote the question and its details: shown as written, never as escapes the terminal would act on.
+		if (question.details !== undefined) setup.output.write(`${visibleText(question.details)}\n\n`);
 		const asked = visibleText(question.question);
 		if (choices) {
 			setup.output.write(`? ${asked}\n`);

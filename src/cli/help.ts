@@ -152,7 +152,9 @@ child starts, no tool runs, no model or credentials are needed, and the recorded
 the run has no answer for is a divergence: it is named with the nearest recorded call and what differs (the
 prompt around its first difference, agent type, schema, model, thinking, tools, isolation, order) and answered
 as in a dry run (a sample of its schema, or a text naming it; a tool gets a placeholder, a question its default
-or first choice). A recorded call the script no longer makes is a divergence too.
+or first choice). A recorded call the script no longer makes is a divergence too, and so is a schema call whose
+recorded answer breaks its schema. A tool() step made with replay: false (a gate) is answered from the recorded
+run as well: a test, unlike a resume, runs nothing.
 
 Options:
   --against <runId>        the run to test against (pi-workflows runs lists this project's)
@@ -162,9 +164,10 @@ Options:
   --args <json|@file>      the script's args (default: the recorded run's)
   --value                  accept any value the script completes with (default: it must be the recorded one)
   --json                   print { ok, runId, status, matched, divergences: [{ kind, index, label, key, nearest,
-                           differences, explanation }], unusedRecorded, value, recordedValue, valueMatches }
+                           differences, explanation }], unusedRecorded, value, recordedValue, valueMatches,
+                           noReplaySteps, cassette? }
 
-Without --against, the cassette beside the script is used. Exit code 0 when every call matched, no recorded call
+Without --against, the cassette beside the script is used (a regular file of at most 64 MiB); the report names it. Exit code 0 when every call matched, no recorded call
 was left unmade and the script completed with the recorded value (any, with --value); 1 otherwise.`,
 };
 

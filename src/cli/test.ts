@@ -5,6 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { relative } from "node:path";
+import { isWorkflowError, WorkflowError } from "../errors.ts";
 import { cassettePathFor, loadRunCassette, readCassette, writeCassette } from "../host/cassette.ts";
 import { type ReplayTestReport, testWorkflowAgainstRun } from "../host/replay-test.ts";
 import { BUNDLED_DIR, createWorkflowResolver } from "../host/script-source.ts";
@@ -41,10 +42,11 @@ export async function testCommand(argv: readonly string[], ctx: CliContext): Pro
 			`\`${target}\` is a bundled workflow: copy it to .pi/workflows/ to keep a cassette beside it, or test it with --against <runId> alone`,
 		);
 	}
+	const fromFile = against === undefined && existsSync(cassettePath);
 	const cassette =
 		against !== undefined
-			? await loadRunCassette({ cwd: ctx.cwd, runId: against, runsRoot: `${ctx.agentDir}/workflow-runs` })
-			: existsSync(cassettePath)
+			? await loadAgainst(against, target, cassettePath, ctx)
+			: fromFile
 				? await readCassette(cassettePath)
 				: undefined;
 	if (!cassette) {
@@ -77,24 +79,52 @@ export async function testCommand(argv: readonly string[], ctx: CliContext): Pro
 		anyValue: args.flags.has("value"),
 		...(runArgs !== undefined ? { args: runArgs } : {}),
 	});
-	if (args.flags.has("json")) ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-	else ctx.stdout.write(reportText(report, shown(ctx.cwd, script.filename)));
+	// A test from a cassette names it: the run it keeps may be long gone from the store.
+	const named = fromFile ? { ...report, cassette: shown(ctx.cwd, cassettePath) } : report;
+	if (args.flags.has("json")) ctx.stdout.write(`${JSON.stringify(named, null, 2)}\n`);
+	else ctx.stdout.write(reportText(named, shown(ctx.cwd, script.filename)));
 	return report.ok ? 0 : 1;
 }
 
+/**
+ * The run `against` from the store; when it is gone (pruned, deleted) and a cassette sits beside the script, the
+ * error points at it.
+ */
+async function loadAgainst(against: string, target: string, cassettePath: string, ctx: CliContext) {
+	try {
+		return await loadRunCassette({ cwd: ctx.cwd, runId: against, runsRoot: `${ctx.agentDir}/workflow-runs` });
+	} catch (error) {
+		if (!isWorkflowError(error) || error.code !== "run_not_found" || !existsSync(cassettePath)) throw error;
+		const kept = await readCassette(cassettePath).catch(() => undefined);
+		const keeps = kept ? `keeps run ${kept.runId}` : "is there";
+		throw new WorkflowError(
+			"run_not_found",
+			`${error.message}. The cassette beside the script, ${shown(ctx.cwd, cassettePath)}, ${keeps}: test against it with \`pi-workflows test ${target}\` (no --against)`,
+			{ ...(error.details ? { details: error.details } : {}) },
+		);
+	}
+}
+
 /** The verdict first, then each divergence and unmade recorded call, then the value. */
-export function reportText(report: ReplayTestReport, file: string): string {
+export function reportText(report: ReplayTestReport & { cassette?: string }, file: string): string {
 	const lines: string[] = [];
 	const problems = report.divergences.length + report.unusedRecorded.length;
+	const from = report.cassette !== undefined ? ` (cassette ${report.cassette})` : "";
 	lines.push(
-		`${file} against run ${report.runId}: ${report.ok ? "ok" : "FAILED"}, ${report.matched} recorded call${report.matched === 1 ? "" : "s"} matched, ${problems} divergence${problems === 1 ? "" : "s"}`,
+		`${file} against run ${report.runId}${from}: ${report.ok ? "ok" : "FAILED"}, ${report.matched} recorded call${report.matched === 1 ? "" : "s"} matched, ${problems} divergence${problems === 1 ? "" : "s"}`,
 	);
 	for (const d of report.divergences) lines.push(`  ✗ ${d.explanation}`);
 	for (const u of report.unusedRecorded) {
-		const at = u.index !== undefined ? ` (#${u.index} then)` : "";
+		const at = u.index !== undefined ? ` (#${u.index + 1} then)` : "";
 		lines.push(`  ✗ the recorded ${u.kind}() call \`${u.label ?? u.key}\`${at} was not made by the script`);
 	}
 	for (const line of report.unreadable ?? []) lines.push(`  ! unreadable in the recorded journal: ${line}`);
+	if (report.noReplaySteps > 0) {
+		const n = report.noReplaySteps;
+		lines.push(
+			`  note: ${n} \`replay: false\` tool() step${n === 1 ? " was" : "s were"} answered from the recorded run, not run (a resume runs ${n === 1 ? "it" : "them"} again; a test runs nothing)`,
+		);
+	}
 	lines.push(`  ${valueLine(report)}`);
 	return `${lines.join("\n")}\n`;
 }

@@ -3,8 +3,10 @@
  * journal's entries), read from the run store or kept as a file beside a saved workflow
  * (`review.js` → `review.cassette.json`), so the test outlives the run's record when retention prunes it.
  */
-import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { lstat, rename, rm, writeFile } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { readRegularFile } from "../agents/regular-file.ts";
 import { errorMessage, WorkflowError } from "../errors.ts";
 import { createRunStore, readRunJournal } from "../runs/index.ts";
 import type { JsonValue, WorkflowJournalEntry } from "../runtime/core/types.ts";
@@ -61,14 +63,20 @@ export async function loadRunCassette(options: {
 	};
 }
 
-/** Reads a cassette file; `run_store` saying what is wrong with it when it is not one. */
+/**
+ * Default: the largest cassette file read (64 MiB): a journal of many large answers fits, a file planted to fill
+ * memory does not.
+ */
+export const MAX_CASSETTE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads a cassette file; `run_store` saying what is wrong with it when it is not one. Only a regular file of at most
+ * `MAX_CASSETTE_BYTES` is read: a committed FIFO or device would otherwise hang the test or fill memory.
+ */
 export async function readCassette(path: string): Promise<ReplayCassette> {
-	let text: string;
-	try {
-		text = await readFile(path, "utf8");
-	} catch (error) {
-		throw cassetteError(path, `cannot be read (${errorMessage(error)})`);
-	}
+	const read = readRegularFile(path, MAX_CASSETTE_BYTES);
+	if (!read.ok) throw cassetteError(path, `cannot be read (${read.reason})`);
+	const { text } = read;
 	let parsed: unknown;
 	try {
 		parsed = JSON.parse(text);
@@ -80,9 +88,50 @@ export async function readCassette(path: string): Promise<ReplayCassette> {
 	return parsed as ReplayCassette;
 }
 
-/** Writes `cassette` to `path` as readable JSON (one entry a line would hide nothing; tabs keep diffs small). */
+/**
+ * Writes `cassette` to `path` as readable JSON (one entry a line would hide nothing; tabs keep diffs small): to a
+ * temp file in the same folder, then renamed over it, so a committed link at `path` is never written through and a
+ * crash leaves the old cassette whole. A link or anything but a regular file at `path` is refused (`run_store`).
+ */
 export async function writeCassette(path: string, cassette: ReplayCassette): Promise<void> {
-	await writeFile(path, `${JSON.stringify(cassette, null, "\t")}\n`);
+	const existing = await lstat(path).catch(() => undefined);
+	if (existing?.isSymbolicLink()) {
+		throw new WorkflowError(
+			"run_store",
+			`The replay cassette ${path} is a symbolic link: a cassette is saved only as a regular file beside its workflow. Remove the link, then save again: pi-workflows test <file|name> --against <runId> --save`,
+			{ details: { path } },
+		);
+	}
+	if (existing && !existing.isFile()) {
+		throw new WorkflowError(
+			"run_store",
+			`The replay cassette ${path} is not a regular file: a cassette is saved only as a regular file beside its workflow. Move it away, then save again: pi-workflows test <file|name> --against <runId> --save`,
+			{ details: { path } },
+		);
+	}
+	const text = `${JSON.stringify(cassette, null, "\t")}\n`;
+	const bytes = Buffer.byteLength(text);
+	if (bytes > MAX_CASSETTE_BYTES) {
+		// Written, it could never be read back: `readCassette` refuses it.
+		throw new WorkflowError(
+			"run_store",
+			`The replay cassette ${path} would be ${bytes} bytes, over the limit of ${MAX_CASSETTE_BYTES} bytes a cassette is read at: test against a run made with fewer or smaller answers, or use --against <runId> without --save`,
+			{ details: { path, bytes, limit: MAX_CASSETTE_BYTES } },
+		);
+	}
+	const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+	try {
+		// `wx`: the temp name is new; should something appear there, it is not written through either.
+		await writeFile(temp, text, { flag: "wx" });
+		await rename(temp, path);
+	} catch (error) {
+		await rm(temp, { force: true });
+		throw new WorkflowError(
+			"run_store",
+			`Cannot save the replay cassette ${path} (${errorMessage(error)}). Check the folder's permissions and disk space, then save again`,
+			{ details: { path } },
+		);
+	}
 }
 
 const STATUSES = ["completed", "failed", "stopped", "interrupted"];

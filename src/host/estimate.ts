@@ -1,8 +1,9 @@
 /**
  * The estimate before launch: what planned `agent()` calls will cost, in dollars and tokens, per phase and in all,
- * as a range (the middle half of what calls like them cost), each part with its basis said in words. Three sources,
- * the first that has something: this workflow's earlier calls of the same phase and label; the project's earlier
- * calls of the same agent type and model; the model's catalog price times a default size per child. Pure: the
+ * as a range (the middle half of what calls like them cost, or half to twice a catalog guess), each part with its
+ * basis said in words. Three sources, the first that has something: this workflow's earlier calls of the same phase
+ * and label; the project's earlier calls of the same agent type and model; the model's catalog price times a default
+ * size per child. Pure: the
  * history comes from `readCostHistory` (src/runs/history.ts) and catalog prices from the host's `priceOf`, so pi
  * stays on the host's side.
  */
@@ -296,10 +297,11 @@ const BASES_SHOWN = 4;
 
 /**
  * The estimate as lines for a person or a model: the total, each phase when there is more than one, and the bases.
- * "Estimated cost (the middle half of what like calls cost): $0.40–$0.55, 120.0k–150.0k tokens for 12 calls".
+ * "Estimated cost (the middle half of what like calls cost): $0.40–$0.55, 120.0k–150.0k tokens for 12 calls"; the
+ * parenthesis says what the figures are (history, catalog prices, or both).
  */
 export function estimateText(estimate: WorkflowEstimate): string {
-	const lines = [`Estimated cost (the middle half of what like calls cost): ${partText(estimate.total)}`];
+	const lines = [`Estimated cost (${figuresText(estimate.groups)}): ${partText(estimate.total)}`];
 	if (estimate.phases.length > 1 || estimate.phases[0]?.phase !== undefined) {
 		for (const phase of estimate.phases) {
 			lines.push(`  ${phase.phase !== undefined ? `phase ${phase.phase}` : "outside phases"}: ${partText(phase)}`);
@@ -307,6 +309,17 @@ export function estimateText(estimate: WorkflowEstimate): string {
 	}
 	lines.push(`Basis: ${basesText(estimate.groups)}`);
 	return lines.join("\n");
+}
+
+/** What the figures are: the middle half of earlier calls, catalog prices times a default size, or both. */
+function figuresText(groups: readonly GroupEstimate[]): string {
+	const catalog = groups.some((group) => group.basis.source === "catalog");
+	const history = groups.some((group) => group.basis.source === "workflow" || group.basis.source === "project");
+	if (catalog && !history) return "catalog prices × a default size per child, half to twice that: no history";
+	if (catalog) {
+		return "the middle half of what like calls cost; catalog prices × a default size, half to twice that, for calls with no history";
+	}
+	return "the middle half of what like calls cost";
 }
 
 /** The groups' bases, each said once, the first few of them. */

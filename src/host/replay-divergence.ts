@@ -11,7 +11,7 @@ import { callIdentity, differences, nearestEntry, readIdentity, similarity } fro
 /** A call of the script the recorded run has no answer for. */
 export interface ReplayDivergence {
 	kind: "agent" | "tool" | "ask";
-	/** 0-based order among the script's calls of its kind. */
+	/** 0-based order among the script's calls of its kind (the explanation's `#` counts from 1). */
 	index: number;
 	/** The call's label (a question's text for `ask()`). */
 	label: string;
@@ -77,8 +77,34 @@ export class Recorded {
 	}
 }
 
-/** An `agent()` call with no recorded answer: the nearest recorded call and what differs, as a resume says it. */
-export function explainAgentMiss(recorded: Recorded, request: WorkflowAgentRequest): ReplayDivergence {
+/**
+ * An `agent()` call with no recorded answer: the nearest recorded call and what differs, as a resume says it. With
+ * `schemaErrors`, its own recorded answer was there but broke its schema (the runtime would not replay it).
+ */
+export function explainAgentMiss(
+	recorded: Recorded,
+	request: WorkflowAgentRequest,
+	schemaErrors?: string,
+): ReplayDivergence {
+	// Its own key recorded, yet the call ran: the runtime found the answer unusable (its schema, its shape, its size).
+	const own = recorded.get(request.key);
+	if (own && kindOf(own) === "agent") {
+		const why =
+			schemaErrors !== undefined
+				? `its recorded answer breaks its schema: ${schemaErrors}`
+				: `its recorded answer is not one agent() could return here (${request.schema !== undefined ? "a schema call's answer is an object, " : ""}within the answer size limit)`;
+		return divergence(recorded, {
+			kind: "agent",
+			index: request.index,
+			label: request.label,
+			key: request.key,
+			nearest: own,
+			nearestIndex: request.index,
+			unusable: true,
+			differences: [why],
+			answered: "It was answered as in a dry run.",
+		});
+	}
 	const identity = callIdentity(
 		{
 			prompt: request.prompt,
@@ -105,7 +131,7 @@ export function explainAgentMiss(recorded: Recorded, request: WorkflowAgentReque
 			? ["the journal is from an older version that did not record what a call was made of: what differs is unknown"]
 			: differences(then, identity);
 	if (then && then.index !== identity.index) {
-		diffs.push(`its order differs: it was agent call #${then.index} then and is #${identity.index} now`);
+		diffs.push(`its order differs: it was agent call #${then.index + 1} then and is #${identity.index + 1} now`);
 	}
 	return divergence(recorded, {
 		kind: "agent",
@@ -177,15 +203,21 @@ interface DivergenceParts {
 	differences: string[];
 	/** How the script was answered instead, as a sentence. */
 	answered: string;
+	/** Its own recorded answer is there but could not be used (`nearest` is it). */
+	unusable?: boolean;
 }
 
 function divergence(recorded: Recorded, parts: DivergenceParts): ReplayDivergence {
 	const { kind, index, label, key, nearest } = parts;
-	const call = `${kind}() #${index} \`${label}\``;
+	// Numbered from #1 in words, as every view numbers calls; `index` stays 0-based in the JSON.
+	const call = `${kind}() #${index + 1} \`${label}\``;
 	let why: string;
-	if (nearest) {
+	if (nearest && parts.unusable) {
 		recorded.name(nearest.key);
-		const at = parts.nearestIndex !== undefined ? ` (#${parts.nearestIndex} then)` : "";
+		why = parts.differences.join("; ");
+	} else if (nearest) {
+		recorded.name(nearest.key);
+		const at = parts.nearestIndex !== undefined ? ` (#${parts.nearestIndex + 1} then)` : "";
 		why = `the nearest recorded call, \`${nearest.label ?? "?"}\`${at}, ${parts.differences.join("; ")}`;
 	} else {
 		why = `the recorded run made no ${kind}() call like it (a new call)`;
@@ -205,7 +237,7 @@ function divergence(recorded: Recorded, parts: DivergenceParts): ReplayDivergenc
 				}
 			: {}),
 		differences: parts.differences,
-		explanation: `${call} has no recorded answer: ${why}. ${parts.answered}`,
+		explanation: `${call} has no ${parts.unusable ? "usable " : ""}recorded answer: ${why}. ${parts.answered}`,
 	};
 }
 

@@ -19,7 +19,13 @@ import type {
 	WorkflowRunResult,
 	WorkflowTool,
 } from "../runtime/core/types.ts";
-import { createDryAsk, dryAgentResult, RESERVED_TOOLS, runWorkflowScript } from "../runtime/index.ts";
+import {
+	createDryAsk,
+	dryAgentResult,
+	RESERVED_TOOLS,
+	type ReplaySchemaMiss,
+	runWorkflowScript,
+} from "../runtime/index.ts";
 import { loadRunCassette, type ReplayCassette } from "./cassette.ts";
 import {
 	explainAgentMiss,
@@ -90,6 +96,11 @@ export interface ReplayTestReport {
 	anyValue: boolean;
 	/** Journal lines of the recorded run that could not be read: their calls show as divergences. */
 	unreadable?: string[];
+	/**
+	 * `tool()` steps made with `replay: false` (a gate) answered from the recorded run: a resume runs them again, a
+	 * test runs nothing.
+	 */
+	noReplaySteps: number;
 }
 
 /**
@@ -129,6 +140,7 @@ export async function testWorkflowAgainstRun(options: ReplayTestOptions): Promis
 		},
 		onProgress: (event) => {
 			if (event.type === "tool_started") misses.toolStarted(event);
+			if (event.type === "log") misses.log(event.data);
 		},
 		...(args !== undefined ? { args } : {}),
 		...(options.resolveWorkflow ? { resolveWorkflow: options.resolveWorkflow } : {}),
@@ -148,7 +160,7 @@ function reportOf(
 	// After the run, so a miss is paired with a recorded call no later call matched.
 	const divergences = misses.calls.map((miss) =>
 		miss.kind === "agent"
-			? explainAgentMiss(recorded, miss.request)
+			? explainAgentMiss(recorded, miss.request, misses.schemaErrors(miss.request.key))
 			: miss.kind === "tool"
 				? explainToolMiss(recorded, miss.ref)
 				: explainAskMiss(recorded, miss.question),
@@ -173,6 +185,7 @@ function reportOf(
 		valueMatches,
 		anyValue,
 		...(cassette.unreadable?.length ? { unreadable: cassette.unreadable } : {}),
+		noReplaySteps: misses.noReplaySteps,
 	};
 }
 
@@ -212,7 +225,8 @@ function readOnlyJournal(recorded: Recorded): WorkflowJournal {
 }
 
 /**
- * A tool for every name that never runs: a `replay: false` call the recorded run made gets its recorded result;
+ * A tool for every name that never runs: a `replay: false` call the recorded run made gets its recorded result
+ * (a test, unlike a resume, runs nothing);
  * any other call reaching it missed the journal, and gets a marked placeholder. A Proxy, because the script may
  * call a tool the recorded run never lent.
  */
@@ -223,7 +237,11 @@ function replayTools(recorded: Recorded, misses: Misses): Readonly<Record<string
 			// tool_started is emitted just before the host's tool is called: it names this call.
 			const ref = misses.lastToolStarted;
 			const entry = ref ? recorded.lookup(ref.key) : undefined;
-			if (ref && entry?.kind === "tool" && isToolResult(entry.value)) return entry.value;
+			if (ref && entry?.kind === "tool" && isToolResult(entry.value)) {
+				// Only a `replay: false` step reaches the host with a recorded result: the runtime replays the rest.
+				misses.noReplaySteps++;
+				return entry.value;
+			}
 			if (ref) misses.tool(ref);
 			return {
 				output: `[replay test] tool(${JSON.stringify(name)}) did not run: the recorded run has no result for this call`,
@@ -260,7 +278,10 @@ type Miss =
 class Misses {
 	readonly calls: Miss[] = [];
 	lastToolStarted: ToolStartedEvent | undefined;
+	/** `replay: false` steps answered from the recorded run. */
+	noReplaySteps = 0;
 	readonly #seen = new Set<string>();
+	readonly #schemaErrors = new Map<string, string>();
 
 	agent(request: WorkflowAgentRequest): void {
 		// A schema call whose made-up answer missed its schema is tried again: one divergence still.
@@ -273,6 +294,19 @@ class Misses {
 
 	toolStarted(event: ToolStartedEvent): void {
 		this.lastToolStarted = event;
+	}
+
+	/** A log line's data: the runtime's word that a recorded answer broke its call's schema (so the call ran). */
+	log(data: JsonValue | undefined): void {
+		const miss = (data as Partial<ReplaySchemaMiss> | undefined)?.replaySchemaMiss;
+		if (miss && typeof miss.key === "string" && typeof miss.errors === "string") {
+			this.#schemaErrors.set(miss.key, miss.errors);
+		}
+	}
+
+	/** What the recorded answer of `key` broke in its schema, when that is why the call missed. */
+	schemaErrors(key: string): string | undefined {
+		return this.#schemaErrors.get(key);
 	}
 
 	ask(question: WorkflowQuestion): void {

@@ -119,11 +119,11 @@ export function formatWorkflowProgress(
 	}
 	if (agents.total > 0 && agents.total <= maxListed) {
 		lines.push("Agents:");
-		for (const call of envelope.agentCalls) lines.push(`  ${callLine(call, now)}`);
+		for (const call of envelope.agentCalls) lines.push(`  ${callLine(call, now, fence)}`);
 	} else if (agents.total > 0) {
 		const running = runningCalls(envelope, maxRunning);
 		if (running.length > 0) lines.push("Running:");
-		for (const call of running) lines.push(`  ${callLine(call, now)}`);
+		for (const call of running) lines.push(`  ${callLine(call, now, fence)}`);
 		if (agents.running > running.length) lines.push(`  … ${agents.running - running.length} more running`);
 		const rest = countsText({ ...agents, running: 0 });
 		if (rest) lines.push(`Others: ${rest}`);
@@ -172,17 +172,34 @@ export function formatWorkflowProgress(
 	return visibleText(text.join("\n"));
 }
 
-/** One line saying where the run stands, e.g. "Workflow review completed in 12.3s: 4 agents (4 completed)". */
-export function summarizeWorkflowProgress(envelope: WorkflowProgressEnvelope): string {
-	return visibleText(summaryOf(envelope));
+/** Options of `summarizeWorkflowProgress`. */
+export interface SummarizeWorkflowProgressOptions {
+	/**
+	 * For a model: the run's error is not repeated in the line (what a script throws is often a child's words); the
+	 * progress text fences it (`formatWorkflowProgress` with `fenceData`). Default: false (the line people read).
+	 */
+	fenceData?: boolean;
 }
 
-function summaryOf(envelope: WorkflowProgressEnvelope): string {
+/** One line saying where the run stands, e.g. "Workflow review completed in 12.3s: 4 agents (4 completed)". */
+export function summarizeWorkflowProgress(
+	envelope: WorkflowProgressEnvelope,
+	options: SummarizeWorkflowProgressOptions = {},
+): string {
+	const line = summaryOf(envelope, options.fenceData === true);
+	return visibleText(options.fenceData === true ? neutralizeModelText(line) : line);
+}
+
+function summaryOf(envelope: WorkflowProgressEnvelope, fence: boolean): string {
 	const name = `Workflow ${workflowName(envelope)}`;
 	const time = formatDuration(envelope.duration);
 	const counts = agentsText(envelope);
 	const tokens = `${envelope.totals.tokens > 0 ? `, ${formatTokens(envelope.totals.tokens)} tokens` : ""}${summaryCost(envelope)}`;
-	const error = envelope.error ? `: ${oneLine(envelope.error.message)}` : "";
+	const error = !envelope.error
+		? ""
+		: fence
+			? " (its error is below, fenced)"
+			: `: ${oneLine(envelope.error.message)}`;
 	switch (envelope.status) {
 		case "running": {
 			const waiting = envelope.questions?.[0];
@@ -399,7 +416,8 @@ function usageText(tokens: number, toolUses: number): string {
 	return parts.length > 0 ? ` · ${parts.join(" · ")}` : "";
 }
 
-function callLine(call: WorkflowProgressAgentCall, now: number): string {
+/** One call's line; for a model (`fence`), without its error, which the failures fence (a child's words, often). */
+function callLine(call: WorkflowProgressAgentCall, now: number, fence = false): string {
 	const head = `${CALL_MARKS[call.status]} #${call.index} ${oneLine(call.label)} (${call.agentType})${continuesText(call)}`;
 	const status = call.cached ? "replayed" : call.status;
 	const idle = idleText(call, now);
@@ -408,7 +426,7 @@ function callLine(call: WorkflowProgressAgentCall, now: number): string {
 	const usage = usageText(call.tokens ?? 0, call.toolUses ?? 0);
 	const elapsed = liveElapsed(call, now);
 	const time = elapsed !== undefined ? ` · ${formatDuration(elapsed)}` : "";
-	const outcome = call.error ? `: ${oneLine(call.error)}` : "";
+	const outcome = call.error && !fence ? `: ${oneLine(call.error)}` : "";
 	// The model beside what it cost: the person sees which model spent the money (a fallback says it in its own words).
 	const fellBack = fallbackText(call);
 	const model = !fellBack && call.model && (hasCost(call.cost) || call.status !== "queued") ? ` · ${call.model}` : "";

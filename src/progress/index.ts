@@ -22,7 +22,12 @@ export type {
 	WorkflowProgressToolSteps,
 	WorkflowProgressTotals,
 } from "./envelope.ts";
-export { type FormatWorkflowProgressOptions, formatWorkflowProgress, summarizeWorkflowProgress } from "./format.ts";
+export {
+	type FormatWorkflowProgressOptions,
+	formatWorkflowProgress,
+	type SummarizeWorkflowProgressOptions,
+	summarizeWorkflowProgress,
+} from "./format.ts";
 // JSON safety
 export { toJsonSafe, type WorkflowUnsupportedValue } from "./json-safe.ts";
 export {

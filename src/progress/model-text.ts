@@ -55,21 +55,41 @@ export const DATA_FENCE_TAG = "workflow-data";
 
 const NAMES = FRAME_TAG_NAMES.map((name) => name.replaceAll("-", "[-_]")).join("|");
 
+/** `<` and the characters NFKC folds into it (full-width, small): where frame-like markup can start. */
+const OPENER = /[<\uff1c\ufe64]/gu;
 /**
- * `<` (or a full-width or small `<`) opening or closing a frame-like tag, with any namespace prefix (`x:invoke`),
- * or a chat template's special token (`<|im_start|>`). The name must end there: `<users>` is not `<user>`.
+ * What follows a `<` in a frame-like tag, read as a model reads it (`markupView`): an opening or closing tag of one
+ * of the names, with any namespace prefix (`x:invoke`), or a chat template's special token (`<|im_start|>`). The
+ * name must end there: `<users>` is not `<user>`.
  */
-const FRAME_MARKUP = new RegExp(
-	`[<\\uff1c\\ufe64](?=\\s*\\/?\\s*(?:[a-z][\\w.-]*:)?(?:${NAMES})(?![\\w-])|\\s*\\|)`,
-	"giu",
-);
+const FRAME_AFTER_OPENER = new RegExp(`^(?:\\s*\\/?\\s*(?:[a-z][\\w.-]*:)?(?:${NAMES})(?![\\w-])|\\s*\\|)`, "iu");
+/** Characters nobody sees that a model reads past: format characters (zero-width space, soft hyphen, word joiner…). */
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
+/** Visible characters after a `<` that decide whether it opens a frame: the longest name and its prefix fit. */
+const LOOKAHEAD = 64;
 
 /**
- * `text` with every frame-like tag's `<` written `&lt;` (see the file's comment). Nothing it returns is frame-like,
- * so applying it twice changes nothing.
+ * `text` with every frame-like tag's `<` written `&lt;` (see the file's comment). Markup is matched as a model reads
+ * it: invisible characters left out and compatibility forms folded (NFKC), so `<\u200b/workflow-data>` and
+ * `</workflow\u00ad-data>` are escaped like `</workflow-data>`; the text itself keeps every character. Nothing it
+ * returns is frame-like, so applying it twice changes nothing.
  */
 export function neutralizeModelText(text: string): string {
-	return text.replace(FRAME_MARKUP, "&lt;");
+	return text.replace(OPENER, (opener, offset: number) =>
+		FRAME_AFTER_OPENER.test(visibleAfter(text, offset + opener.length)) ? "&lt;" : opener,
+	);
+}
+
+/** Up to `LOOKAHEAD` visible characters of `text` from `start`, invisible ones left out, NFKC-folded. */
+function visibleAfter(text: string, start: number): string {
+	let seen = "";
+	for (let i = start; i < text.length && seen.length < LOOKAHEAD; ) {
+		// By code point: the tag characters (U+E0020…) are invisible too, and each is two UTF-16 units.
+		const char = String.fromCodePoint(text.codePointAt(i) ?? 0);
+		if (!INVISIBLE.test(char)) seen += char;
+		i += char.length;
+	}
+	return seen.normalize("NFKC");
 }
 
 /**

@@ -35,6 +35,11 @@ export interface WorkflowProgressResultOptions {
 	 * keep the exact values. Default: false.
 	 */
 	fenceData?: boolean;
+	/**
+	 * With `fenceData`: the text the model reads in place of `summary`, which stays in `details` for people (one
+	 * that leaves the run's error to its fence: `summarizeWorkflowProgress` with `fenceData`). Default: `summary`.
+	 */
+	modelSummary?: string;
 }
 
 const DEFAULT_MAX_TEXT_BYTES = 64 * 1024;
@@ -54,7 +59,8 @@ export function workflowProgressResult(
 	const maxDetailsBytes = options.maxDetailsBytes ?? DEFAULT_MAX_DETAILS_BYTES;
 	// A top-level undefined means "no result" (a script that returned nothing), not an unsupported value.
 	const result = envelope.result !== undefined ? { value: toJsonSafe(envelope.result) } : undefined;
-	const text = resultText(envelope, result, summary, maxTextBytes, options.fenceData === true);
+	const fence = options.fenceData === true;
+	const text = resultText(envelope, result, fence ? (options.modelSummary ?? summary) : summary, maxTextBytes, fence);
 	return {
 		content: [{ type: "text", text: boundText(text, maxTextBytes) }],
 		details: boundDetails(envelope, result, summary, maxDetailsBytes),

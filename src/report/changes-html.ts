@@ -4,7 +4,7 @@
  * of an edited one. Every string is a script's, a child's or a tool's, so all of it goes through `esc`.
  */
 import { branchOnlyFiles, type RunChanges } from "./changes.ts";
-import { entryText } from "./changes-text.ts";
+import { entryText, pathText } from "./changes-text.ts";
 import { clip, esc } from "./escape.ts";
 
 /** Rows of each table the page lists; the rest are counted. */
@@ -19,7 +19,7 @@ export function changesSection(changes: RunChanges | undefined): string {
 	const scripts = scriptsHtml(changes);
 	if (empty && !scripts) return "";
 	const fileRow = (path: string, touches: string[]) =>
-		`<tr><td><code>${esc(clip(path, LINE_CHARS))}</code></td><td>${touches.join(" → ")}</td></tr>`;
+		`<tr><td><code>${esc(clip(pathText(path), LINE_CHARS))}</code></td><td>${touches.join(" → ")}</td></tr>`;
 	const touchHtml = (by: string, what: string) => `${esc(clip(by, LINE_CHARS))} <span class="sub">${esc(what)}</span>`;
 	const rows = changes.files.slice(0, ROWS).map((file) =>
 		fileRow(

@@ -93,6 +93,8 @@ export interface RunChanges {
 	scriptDiff?: string;
 	/** Events the log's bound dropped (some lines of the ledger may be among them). */
 	dropped: number;
+	/** Lines of the event log skipped as unreadable, each named (`events.jsonl line 7: …`). */
+	problems: string[];
 }
 
 /** Tools that change the file they are given. */
@@ -123,6 +125,7 @@ export function foldChanges(runId: string, log: RunEventLog | undefined): RunCha
 		commands: [],
 		scripts: [],
 		dropped: log?.dropped ?? 0,
+		problems: log?.problems ?? [],
 	};
 	const calls = new Map<string, CallChanges>();
 	const files = new Map<string, FileChanges>();

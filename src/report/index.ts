@@ -11,7 +11,7 @@ export {
 	type SessionScript,
 	whoChanged,
 } from "./changes.ts";
-export { changesText } from "./changes-text.ts";
+export { changesText, pathText } from "./changes-text.ts";
 export { type RunEventLog, readRunEvents } from "./event-log.ts";
 export { renderReportHtml } from "./html.ts";
 export { buildReportModel, type ReportInput } from "./model.ts";

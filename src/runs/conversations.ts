@@ -4,8 +4,10 @@
  * like the rest of the record. The store only names, makes and lists the files; what is in them is the host's
  * (the pi runner writes pi session files).
  */
-import { open, readdir, readFile, stat } from "node:fs/promises";
+import { constants, type Stats } from "node:fs";
+import { type FileHandle, lstat, open, readdir, readlink, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { errorMessage } from "../errors.ts";
 import { ensurePrivateDir, errnoCode, FILE_MODE, storeError } from "./files.ts";
 
 /** The folder of a run's children's conversations, in the run's folder. */
@@ -72,25 +74,84 @@ export async function createConversationFile(
 }
 
 /**
+ * What a continued child can start from: the kept conversation's lines, or why that file is refused, said to follow
+ * "which" ("is now a link (to /x)", "cannot be read as a conversation: line 3 is not JSON (…)"), and whether a link
+ * is why.
+ */
+export type ConversationLines = { lines: string[] } | { refused: string; link: boolean };
+
+/**
  * The lines of conversation file `path` (relative to `runDir`, as results name it) after its first (pi's session
  * header): what a continued child starts from. Undefined when the file is not there, or the path names no file of
- * the run's `children/` folder (a hand-edited journal). Throws `run_store` when it cannot be read.
+ * the run's `children/` folder (a hand-edited journal). Refused (`refused` says why) when the file or its folder is
+ * a link, is not a regular file, or a line is not a session entry: a continued child's history goes to a provider,
+ * so it comes only from what the run itself kept. Throws `run_store` when it cannot be read.
  */
-export async function readConversationLines(runDir: string, path: string): Promise<string[] | undefined> {
+export async function readConversationLines(runDir: string, path: string): Promise<ConversationLines | undefined> {
 	const name = path.startsWith(`${CONVERSATIONS_DIR}/`) ? path.slice(CONVERSATIONS_DIR.length + 1) : "";
 	if (!NAME.test(name)) return undefined;
-	const file = join(runDir, CONVERSATIONS_DIR, name);
-	let text: string;
-	try {
-		text = await readFile(file, "utf8");
-	} catch (error) {
+	const dir = join(runDir, CONVERSATIONS_DIR);
+	const file = join(dir, name);
+	const folder = await lstat(dir).catch((error: unknown) => {
 		if (errnoCode(error) === "ENOENT") return undefined;
+		throw storeError(error, dir, "read the conversations folder");
+	});
+	if (!folder) return undefined;
+	if (!folder.isDirectory()) {
+		return { refused: `is in a folder that is now ${await linkOrKind(dir, folder)}`, link: folder.isSymbolicLink() };
+	}
+	let handle: FileHandle;
+	try {
+		// No link followed, and a FIFO put there does not block the open.
+		handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+	} catch (error) {
+		const code = errnoCode(error);
+		if (code === "ENOENT") return undefined;
+		if (code === "ELOOP" || code === "EMLINK") return { refused: `is now ${await linkOrKind(file)}`, link: true };
 		throw storeError(error, file, "read the conversation in");
 	}
-	return text
-		.split("\n")
-		.slice(1)
-		.filter((line) => line.trim() !== "");
+	let text: string;
+	try {
+		const info = await handle.stat();
+		if (!info.isFile()) return { refused: `is now ${await linkOrKind(file, info)}`, link: false };
+		text = await handle.readFile("utf8");
+	} catch (error) {
+		throw storeError(error, file, "read the conversation in");
+	} finally {
+		await handle.close();
+	}
+	const lines = text.split("\n");
+	const entries: string[] = [];
+	for (let i = 1; i < lines.length; i++) {
+		const line = lines[i] ?? "";
+		if (line.trim() === "") continue;
+		const problem = entryProblem(line);
+		if (problem) return { refused: `cannot be read as a conversation: line ${i + 1} ${problem}`, link: false };
+		entries.push(line);
+	}
+	return { lines: entries };
+}
+
+/** "a link (to /elsewhere)", "a folder", "a FIFO": what stands where a kept file or folder should be. */
+async function linkOrKind(path: string, info?: Stats): Promise<string> {
+	const seen = info ?? (await lstat(path).catch(() => undefined));
+	if (!seen || seen.isSymbolicLink()) {
+		const target = await readlink(path).catch(() => undefined);
+		return `a link${target !== undefined ? ` (to ${target})` : ""}`;
+	}
+	return seen.isDirectory() ? "a folder" : seen.isFIFO() ? "a FIFO" : "not a regular file";
+}
+
+/** Why one line is not a pi session entry (a JSON object with a `type`), or undefined when it is one. */
+function entryProblem(line: string): string | undefined {
+	let value: unknown;
+	try {
+		value = JSON.parse(line);
+	} catch (error) {
+		return `is not JSON (${errorMessage(error)})`;
+	}
+	if (typeof value !== "object" || value === null || Array.isArray(value)) return "is not an object";
+	return typeof (value as { type?: unknown }).type === "string" ? undefined : "has no `type`";
 }
 
 /** The run's conversation files, by call index then session; none when the run kept none. */

@@ -5,10 +5,12 @@
  * record of how the run went, for reports: appended through a buffer (no fsync per event), bounded in bytes with
  * what was dropped counted, and kept across resumes. The format is docs/event-log.md.
  */
+
 import type { FileHandle } from "node:fs/promises";
 import { open, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { errorMessage } from "../errors.ts";
+import { lineShapeProblem } from "./event-log-shapes.ts";
 import { errnoCode, FILE_MODE, storeError } from "./files.ts";
 
 /** The event log's file name in a run's folder. */
@@ -380,5 +382,5 @@ function parseLine(text: string): EventLogLine | string {
 	if (typeof line.session !== "number" || !Number.isInteger(line.session) || line.session < 1) {
 		return "`session` is not a positive integer";
 	}
-	return line as EventLogLine;
+	return lineShapeProblem(line) ?? (line as EventLogLine);
 }

@@ -84,6 +84,7 @@ export function entryShapeProblem(value: unknown): string | undefined {
 	if (entry.kind !== undefined && entry.kind !== "answer" && entry.kind !== "tool") {
 		return '`kind` is not "answer" or "tool"';
 	}
+	if (entry.replay !== undefined && entry.replay !== false) return "`replay` is not false";
 	for (const field of ["agentId", "label", "agentType", "model", "phase"]) {
 		if (entry[field] !== undefined && typeof entry[field] !== "string") return `\`${field}\` is not a string`;
 	}

@@ -2,6 +2,7 @@
 
 export { SCHEMA_ATTEMPTS } from "./agent/call.ts";
 export { DEFAULT_AGENT_TYPE } from "./agent/options.ts";
+export type { ReplaySchemaMiss } from "./agent/replay.ts";
 export { callIdentity, differences, nearestEntry, readIdentity, similarity } from "./agent/replay-miss.ts";
 export type { BudgetSnapshot } from "./core/budget.ts";
 export { usdText } from "./core/cost.ts";

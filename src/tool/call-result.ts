@@ -8,7 +8,7 @@ import { stripLocation, toWorkflowError, WorkflowError } from "../errors.ts";
 import type { RunRegistry } from "../host/registry.ts";
 import { completionMessage, runText, startedResult, type WorkflowRunMessage } from "../pi/runs/messages.ts";
 import type { ToolRun, ToolRunOutcome } from "../pi/runs/tool-run.ts";
-import { type WorkflowProgressDetails, workflowProgressResult } from "../progress/index.ts";
+import { summarizeWorkflowProgress, type WorkflowProgressDetails, workflowProgressResult } from "../progress/index.ts";
 
 /** How a started run ends for its call. */
 export interface CallEnding {
@@ -97,8 +97,13 @@ function outcomeResult(outcome: ToolRunOutcome, notes: string): AgentToolResult<
 			...(early.details ? { details: early.details } : {}),
 		});
 	}
-	// The model reads what children and tools wrote as data: fenced, naming where it came from.
-	const toolResult = workflowProgressResult(envelope, summary + runText(result, saved) + notes, { fenceData: true });
+	// The model reads what children and tools wrote as data: fenced, naming where it came from. Its headline leaves
+	// the run's error to its fence; people's (details.summary, pi's tool view) keeps it.
+	const tail = runText(result, saved) + notes;
+	const toolResult = workflowProgressResult(envelope, summary + tail, {
+		fenceData: true,
+		modelSummary: summarizeWorkflowProgress(envelope, { fenceData: true }) + tail,
+	});
 	if (saved.runId) toolResult.details.runId = saved.runId;
 	return result.status === "completed" ? toolResult : { ...toolResult, isError: true };
 }

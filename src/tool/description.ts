@@ -29,7 +29,7 @@ const BODY = `Globals: agent(prompt, { agent, label, phase, schema, model, fallb
 retries, isolation, stallMs, context, resume: "<earlier call's label>" to continue its conversation }) → text, or the validated object with a schema (root type "object"); parallel([() => …]) → array in order
 (pass functions, not promises); pipeline(items, ...stages) with stage(previous, original, index), no barrier between
 stages; phase(name, { budget }?, fn?); log(message, data?); workflow(nameOrPath, args) (one level); args; cwd;
-sleep(ms); ask(question, { choices, default, timeoutMs }) → the person's answer (text): give a default, or pass it
+sleep(ms); ask(question, { choices, default, details, timeoutMs }) → the person's answer (text), details holding the material (a plan); give a default, or pass it
 in args. budget: agentCalls, tokens, cost { limit, spent(), remaining() } in US dollars; past a phase's budget
 { agentCalls, tokens, costUsd } or the run's tokens agent() throws budget_exhausted; the run's dollar cap parks the run.
 tool(name, params, { timeoutMs, label, phase, replay }) runs one of this session's tools (bash, read, …) without an

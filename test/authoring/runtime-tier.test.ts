@@ -479,12 +479,12 @@ describe("mistakes found at run time", () => {
 	it("a null read with no failed call before it blames no call", async () => {
 		const { result } = await run(`const r = await agent("ok");\nconst none = null;\nreturn none.x;`);
 		expect(result.error).toMatchObject({ code: "script_error", line: 4 });
-		expect(result.error?.message).toBe("Uncaught TypeError: cannot read property 'x' of null (4:12)");
+		expect(result.error?.message).toBe("TypeError: cannot read property 'x' of null (4:12)");
 	});
 
 	it("a field read on a schema answer blames no text answer", async () => {
 		const { result } = await run(`const r = await agent("s", { schema: { type: "object" } });\nreturn r.missing.x;`);
-		expect(result.error?.message).toBe("Uncaught TypeError: cannot read property 'x' of undefined (3:17)");
+		expect(result.error?.message).toBe("TypeError: cannot read property 'x' of undefined (3:17)");
 	});
 
 	it("work left running: the run still names it in `cutOff` and keeps the value the script returned", async () => {

@@ -4,7 +4,7 @@
  * the continuation when its prompt changed (reopening the earlier call's kept conversation file), and says which
  * file is missing when it is gone.
  */
-import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -152,5 +152,62 @@ return await agent("Run the tests", { resume: "reviewer" });`;
 			`the conversation of call #0 \`reviewer\` was kept in ${join(record.dir, "children", "000-reviewer-1.jsonl")}, which is gone or empty`,
 		);
 		expect(fx.faux.requests.length).toBe(before + 1);
+	});
+
+	it("a kept file replaced by a link out of children/, or corrupted: the continuation fails naming it; nothing reaches the provider", async () => {
+		answerTo(fx, "Review the parser", "one bug: d");
+		answerTo(fx, "Now fix it", "fixed d");
+		const first = DurableRun.fresh(store, { script: script("Now fix it"), filename: "fixer.js" });
+		expect(await recorded(first, script("Now fix it"))).toMatchObject({ status: "completed" });
+		const runId = (await first.recorded) as string;
+		const record = await store.open(runId);
+		const kept = join(record.dir, "children", "000-reviewer-1.jsonl");
+		const original = readFileSync(kept, "utf8");
+		const before = fx.faux.requests.length;
+		const resumeWith = async (fix: string) => {
+			writeFileSync(join(record.dir, "script.js"), script(fix));
+			return recorded(await DurableRun.resume(store, runId), script(fix));
+		};
+
+		// A file outside the run, in pi's session format, holding what must not reach a provider.
+		const outside = join(root, "elsewhere.jsonl");
+		const secret = { role: "user", content: [{ type: "text", text: "SECRET from outside the run" }], timestamp: 1 };
+		const header = original.split("\n")[0];
+		writeFileSync(
+			outside,
+			`${header}\n${JSON.stringify({ type: "message", id: "x1", parentId: null, timestamp: "2026-01-01T00:00:00.000Z", message: secret })}\n`,
+		);
+		unlinkSync(kept);
+		symlinkSync(outside, kept);
+		const linked = await resumeWith("Now fix it, linked");
+		expect(linked.status).toBe("failed");
+		expect(linked.error?.code).toBe("resume_unavailable");
+		expect(linked.error?.message).toBe(
+			`\`agent()\` option \`resume: "reviewer"\`: the conversation of call #0 \`reviewer\` was kept in ${kept}, which is now a link (to ${outside}): a continued child reads only the files the run kept in its children/ folder, so the link was not followed. Put the kept file back in its place, or start the run afresh rather than resuming it (3:26)`,
+		);
+		expect(fx.faux.requests.length).toBe(before);
+
+		// A corrupt file: which line, and nothing is asked either.
+		unlinkSync(kept);
+		const lines = original.split("\n");
+		writeFileSync(kept, [lines[0], lines[1], "{not json", ...lines.slice(2)].join("\n"));
+		const corrupt = await resumeWith("Now fix it, corrupt");
+		expect(corrupt.status).toBe("failed");
+		expect(corrupt.error?.code).toBe("resume_unavailable");
+		const message = corrupt.error?.message ?? "";
+		const json = /line 3 is not JSON \((.+)\)\. Restore/.exec(message)?.[1];
+		expect(json).toBeDefined();
+		expect(message).toBe(
+			`\`agent()\` option \`resume: "reviewer"\`: the conversation of call #0 \`reviewer\` was kept in ${kept}, which cannot be read as a conversation: line 3 is not JSON (${json}). Restore the file, or start the run afresh rather than resuming it (3:26)`,
+		);
+		expect(fx.faux.requests.length).toBe(before);
+
+		// Restored: the continuation runs from it.
+		writeFileSync(kept, original);
+		answerTo(fx, "Now fix it, restored", "fixed d again");
+		expect(await resumeWith("Now fix it, restored")).toMatchObject({
+			status: "completed",
+			value: { found: "one bug: d", fixed: "fixed d again" },
+		});
 	});
 });

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { classifyProviderLimit, providerLimitOf, retryAfterOf } from "../../src/children/provider-limit.ts";
 import { assistantEnding } from "./assistant-message.ts";
+import { BAD_REQUESTS } from "./bad-requests.ts";
 
 const ANTHROPIC_429 =
 	'429 {"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit for your organization (3a7c…) of 50,000 input tokens per minute. For details, refer to: https://docs.claude.com/en/api/rate-limits. You can see the response headers for current usage. Please reduce the prompt length or the maximum tokens requested, or try again later. You may also contact sales at https://www.anthropic.com/contact-sales to discuss your options for a rate limit increase."},"request_id":"req_011CV429xyz"}';
@@ -46,6 +47,7 @@ const NOT_LIMITS: [string, string][] = [
 	["a monthly plan limit", '429 {"error":{"type":"GoUsageLimitError","message":"Monthly usage limit reached"}}'],
 	["a plain failure", "provider down"],
 	["a request id with 429 in it", "500 internal: request req_4291 failed"],
+	...BAD_REQUESTS,
 ];
 
 const errorMessage = (text: string) => assistantEnding("error", text);
@@ -59,6 +61,8 @@ describe("classifyProviderLimit()", () => {
 		["OpenAI responses 429, try again in 120ms", OPENAI_RESPONSES_429, { kind: "rate_limit", retryAfterMs: 120 }],
 		["Codex usage limit, try again in ~42 min", CODEX_USAGE, { kind: "usage_limit", retryAfterMs: 42 * 60_000 }],
 		["503 without a body", NO_BODY_503, { kind: "overloaded" }],
+		["a status named in a sentence", "Request failed with status code 503", { kind: "overloaded" }],
+		["an HTTP status after a prefix", "fetch error: HTTP 429 from upstream", { kind: "rate_limit" }],
 	])("%s: a limit", (_name, text, expected) => {
 		const limit = classifyProviderLimit(text);
 		expect(limit).toEqual({ ...expected, message: text });

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { classifyProviderLimit } from "../../src/children/provider-limit.ts";
 import { classifyProviderStop, providerStopOf } from "../../src/children/provider-stop.ts";
 import { assistantEnding } from "./assistant-message.ts";
+import { BAD_REQUESTS } from "./bad-requests.ts";
 
 const GOOGLE_QUOTA_TEXT =
 	"You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.";
@@ -46,6 +47,7 @@ const STOPS: [string, string, "quota" | "auth"][] = [
 		"quota",
 	],
 	["DeepSeek 402", '402 {"error":{"message":"Insufficient Balance","type":"unknown_error"}}', "quota"],
+	["a gateway's bare error string", '403 {"error":"Insufficient credits for this request"}', "quota"],
 	[
 		"a monthly plan limit",
 		'429 {"error":{"type":"GoUsageLimitError","message":"Monthly usage limit reached"}}',
@@ -119,6 +121,7 @@ const NOT_STOPS: [string, string, string | undefined][] = [
 		undefined,
 	],
 	["a request id with 401 and 402 in it", "500 internal: request req_4011_4021 failed", undefined],
+	...BAD_REQUESTS.map(([name, text]): [string, string, undefined] => [name, text, undefined]),
 ];
 
 describe("classifyProviderStop()", () => {

@@ -120,6 +120,21 @@ describe("the CLI's ask handler", () => {
 		expect(await free).toBe(HOSTILE);
 	});
 
+	it("shows the question's details above it, as written but with their escapes visible", async () => {
+		const t = terminal();
+		const details = `1. Change a.ts\n2. Change b.ts${HOSTILE}`;
+		const answer = t.ask(question({ question: "Apply this plan?", choices: ["apply", "stop"], details }), {
+			signal: new AbortController().signal,
+		});
+		await until(() => t.written().includes("Answer 1-2 or a choice: "), "the prompt");
+		expect(t.written()).toContain(
+			`1. Change a.ts\n2. Change b.ts${HOSTILE_BLOCK}\n\n? Apply this plan?\n  1. apply\n  2. stop\n`,
+		);
+		for (const raw of ["\x1b[2K", "\x1b[6n", "\x07"]) expect(t.written()).not.toContain(raw);
+		t.input.write("apply\n");
+		expect(await answer).toBe("apply");
+	});
+
 	it("without a terminal: ask_unavailable saying why", () => {
 		const t = terminal(false);
 		let thrown: unknown;

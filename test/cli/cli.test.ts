@@ -343,7 +343,7 @@ describe("pi-workflows run, runs and resume (children as pi sessions on the faux
 		const file = script("throws.js", 'await agent("echo first");\nthrow new Error("the script gave up");');
 		const result = await cli(["run", file, ...PI]);
 		expect(result.code, result.stderr).toBe(1);
-		expect(result.stderr).toContain("Error (script_error): Uncaught the script gave up (3:16)");
+		expect(result.stderr).toContain("Error (script_error): the script gave up (3:16)");
 		expect(result.stderr).toMatch(/Resume it: pi-workflows resume wf-\S+/);
 	}, 120_000);
 
@@ -566,7 +566,7 @@ describe("pi-workflows run --dry-run (no credentials, no model)", () => {
 		const text = await run(["run", file, "--dry-run", ...model, "--max-cost", "0.01"]);
 		expect(text.code, text.stderr).toBe(0);
 		expect(text.stdout).toContain(
-			"\n\nEstimated cost (the middle half of what like calls cost): $0.14–$0.54, 33.0k–132.0k tokens for 3 calls\n  phase plan: $0.045–$0.18, 11.0k–44.0k tokens for 1 call\n  phase work: $0.09–$0.36, 22.0k–88.0k tokens for 2 calls\nBasis: catalog price of anthropic/claude-sonnet-4-5 ($3/$15 per million input/output tokens) × a default 20.0k input/2.0k output tokens per child, half to twice that (no history)",
+			"\n\nEstimated cost (catalog prices × a default size per child, half to twice that: no history): $0.14–$0.54, 33.0k–132.0k tokens for 3 calls\n  phase plan: $0.045–$0.18, 11.0k–44.0k tokens for 1 call\n  phase work: $0.09–$0.36, 22.0k–88.0k tokens for 2 calls\nBasis: catalog price of anthropic/claude-sonnet-4-5 ($3/$15 per million input/output tokens) × a default 20.0k input/2.0k output tokens per child, half to twice that (no history)",
 		);
 		expect(text.stdout.trimEnd()).toMatch(/\nWarning: estimated \$0\.14–\$0\.54, over the cap \$0\.01\.$/);
 		const json = await run(["run", file, "--dry-run", "--json", ...model]);

@@ -120,8 +120,10 @@ throw new Error("bad \\u001b]0;owned\\u0007 thing");
 		const result = await cli(["run", "throws.js", "--max-cost", "1"]);
 		expect(result.code).toBe(1);
 		expect(result.stderr).toContain(
-			"Note: no estimate before the run: its dry run failed: Uncaught bad ^[]0;owned^G thing (2:16)\nWorkflow throws: started",
+			"Note: no estimate before the run: its dry run failed: bad ^[]0;owned^G thing (2:16)\n",
 		);
+		// The run itself went on after the note, and failed as the script does.
+		expect(result.stderr).toContain("Error (script_error): bad ^[]0;owned^G thing (2:16)");
 		expect(result.stderr).not.toMatch(HIDDEN);
 	});
 });

@@ -5,7 +5,17 @@
  * an edited prompt is the one divergence, a removed call is an unmade recorded call, and the cassette kept beside a
  * saved workflow outlives the run's record.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import {
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	symlinkSync,
+	truncateSync,
+	writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -14,7 +24,7 @@ import { runCli } from "../../src/cli/cli.ts";
 import { startDurableRun } from "../../src/host/start-run.ts";
 import { testWorkflowAgainstRun } from "../../src/index.ts";
 import { createWorkflowProgressTracker } from "../../src/progress/index.ts";
-import { runWorkflowScript, type WorkflowRunResult } from "../../src/runtime/index.ts";
+import { runWorkflowScript, type WorkflowRunResult, type WorkflowTool } from "../../src/runtime/index.ts";
 import { createRunnerFixture, type RunnerFixture } from "../children/runner-fixture.ts";
 import { fauxAssistantMessage } from "../helpers/faux.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
@@ -65,7 +75,11 @@ afterAll(() => {
 });
 
 /** Records one run of `source` (saved as `.pi/workflows/<name>.js`) with real children; resolves with its id. */
-async function record(name: string, source: string): Promise<{ runId: string; result: WorkflowRunResult }> {
+async function record(
+	name: string,
+	source: string,
+	bash: WorkflowTool = async () => ({ output: "checked\n" }),
+): Promise<{ runId: string; result: WorkflowRunResult }> {
 	const filename = fx.dirs.write(`.pi/workflows/${name}.js`, source);
 	const start = await startDurableRun({
 		cwd: fx.dirs.cwd,
@@ -77,7 +91,7 @@ async function record(name: string, source: string): Promise<{ runId: string; re
 		agentRunner: fx.runner(start.runner),
 		filename,
 		cwd: fx.dirs.cwd,
-		tools: { bash: async () => ({ output: "checked\n" }) },
+		tools: { bash },
 		ask: () => "yes",
 		...start.runOptions((event) => tracker.updateFromProgressEvent(event)),
 	});
@@ -181,7 +195,7 @@ describe("pi-workflows test --against <runId>", () => {
 		expect(text.code).toBe(1);
 		expect(text.stdout).toContain(": FAILED, 3 recorded calls matched, 1 divergence\n");
 		expect(text.stdout).toContain(
-			"  ✗ agent() #1 `summarize` has no recorded answer: the nearest recorded call, `summarize` (#1 then), has another prompt from character 31",
+			"  ✗ agent() #2 `summarize` has no recorded answer: the nearest recorded call, `summarize` (#2 then), has another prompt from character 31",
 		);
 	});
 
@@ -247,8 +261,8 @@ describe("pi-workflows test --against <runId>", () => {
 			runId,
 		});
 		expect(report.divergences.map((d) => d.explanation)).toEqual([
-			"tool() #0 `echo checked twice` has no recorded answer: the nearest recorded call, `echo checked`, its label was `echo checked` and is `echo checked twice`. The tool did not run: the script got a placeholder.",
-			"agent() #2 `haiku` has no recorded answer: the recorded run made no agent() call like it (a new call). It was answered as in a dry run.",
+			"tool() #1 `echo checked twice` has no recorded answer: the nearest recorded call, `echo checked`, its label was `echo checked` and is `echo checked twice`. The tool did not run: the script got a placeholder.",
+			"agent() #3 `haiku` has no recorded answer: the recorded run made no agent() call like it (a new call). It was answered as in a dry run.",
 		]);
 		expect(report.unusedRecorded).toEqual([]);
 		expect(report.value).toMatchObject({
@@ -269,6 +283,32 @@ describe("pi-workflows test --against <runId>", () => {
 		expect(report.value).toMatchObject({ check: "checked" });
 	});
 
+	it("passes a gate workflow against its own run: its `replay: false` steps are answered from the run, and it says so", async () => {
+		const gate = `export const meta = { name: "gated", description: "a fixer between two runs of a failing gate" };
+const first = await tool("bash", { command: "npm test" }, { label: "a failing gate", replay: false });
+const fixed = await agent("Fix the failing test: " + first.output, { label: "fixer" });
+const again = await tool("bash", { command: "npm test" }, { label: "the gate again", replay: false });
+return { fixed, first: first.isError, again: again.isError };
+`;
+		fx.faux.route("Fix the failing test", [fauxAssistantMessage("fixed it")]);
+		let runs = 0;
+		const recorded = await record("gated", gate, async () => {
+			runs++;
+			return { output: "1 failing", isError: true, details: { exit_code: 1 } };
+		});
+		expect(recorded.result.value).toEqual({ fixed: "fixed it", first: true, again: true });
+		expect(runs).toBe(2);
+		const requests = fx.faux.requests.length;
+		const result = await cli(["test", "gated", "--against", recorded.runId]);
+		expect(result.stderr).toBe("");
+		expect(result.stdout).toBe(
+			`.pi/workflows/gated.js against run ${recorded.runId}: ok, 3 recorded calls matched, 0 divergences\n  note: 2 \`replay: false\` tool() steps were answered from the recorded run, not run (a resume runs them again; a test runs nothing)\n  value: the recorded one\n`,
+		);
+		expect(result.code).toBe(0);
+		expect(runs).toBe(2);
+		expect(fx.faux.requests.length).toBe(requests);
+	});
+
 	it("keeps the run beside a saved workflow with --save, and tests by name after the run is gone", async () => {
 		const saved = await cli(["test", "review", "--against", runId, "--save"]);
 		expect(saved.code).toBe(0);
@@ -281,15 +321,69 @@ describe("pi-workflows test --against <runId>", () => {
 		try {
 			const byName = await cli(["test", "review"]);
 			expect(byName.code).toBe(0);
-			expect(byName.stdout).toContain(`against run ${runId}: ok, 4 recorded calls matched`);
+			expect(byName.stdout).toContain(
+				`.pi/workflows/review.js against run ${runId} (cassette .pi/workflows/review.cassette.json): ok, 4 recorded calls matched`,
+			);
+			const json = await cli(["test", "review", "--json"]);
+			expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, cassette: ".pi/workflows/review.cassette.json" });
 			const gone = await cli(["test", "review", "--against", runId]);
 			expect(gone.code).toBe(2);
 			expect(gone.stderr).toContain(`Run \`${runId}\` not found in project`);
+			expect(gone.stderr).toContain(
+				`The cassette beside the script, .pi/workflows/review.cassette.json, keeps run ${runId}: test against it with \`pi-workflows test review\` (no --against)\n`,
+			);
 		} finally {
 			for (const [path, bytes] of Object.entries(backup)) {
 				mkdirSync(dirname(path), { recursive: true });
 				writeFileSync(path, Buffer.from(bytes, "base64"));
 			}
+		}
+	});
+
+	it("--save refuses a cassette path that is a link, and writes nothing through it", async () => {
+		const victim = join(agentDir, "victim.txt");
+		writeFileSync(victim, "keep me\n");
+		const link = join(fx.dirs.cwd, ".pi/workflows/review.cassette.json");
+		rmSync(link, { force: true });
+		symlinkSync(victim, link);
+		try {
+			const saved = await cli(["test", "review", "--against", runId, "--save"]);
+			expect(saved.code).toBe(2);
+			expect(saved.stderr).toBe(
+				`pi-workflows: The replay cassette ${link} is a symbolic link: a cassette is saved only as a regular file beside its workflow. Remove the link, then save again: pi-workflows test <file|name> --against <runId> --save\n`,
+			);
+			expect(readFileSync(victim, "utf8")).toBe("keep me\n");
+			expect(readdirSync(join(fx.dirs.cwd, ".pi/workflows")).filter((f) => f.includes(".tmp"))).toEqual([]);
+		} finally {
+			rmSync(link, { force: true });
+		}
+	});
+
+	it("refuses a cassette that is a FIFO or too large, naming it, without waiting on it", async () => {
+		const script = readFileSync(join(fx.dirs.cwd, ".pi/workflows/review.js"), "utf8");
+		fx.dirs.write(".pi/workflows/piped.js", script.replace('name: "review"', 'name: "piped"'));
+		const fifo = join(fx.dirs.cwd, ".pi/workflows/piped.cassette.json");
+		execFileSync("mkfifo", [fifo]);
+		try {
+			const piped = await cli(["test", "piped"]);
+			expect(piped.code).toBe(2);
+			expect(piped.stderr).toBe(
+				`pi-workflows: The replay cassette ${fifo} cannot be read (it is a named pipe (FIFO), not a regular file). Save it again from a run: pi-workflows test <file|name> --against <runId> --save\n`,
+			);
+		} finally {
+			rmSync(fifo, { force: true });
+		}
+		// A sparse file past the bound: refused from its size, never read into memory.
+		writeFileSync(fifo, "");
+		truncateSync(fifo, 64 * 1024 * 1024 + 1);
+		try {
+			const huge = await cli(["test", "piped"]);
+			expect(huge.code).toBe(2);
+			expect(huge.stderr).toBe(
+				`pi-workflows: The replay cassette ${fifo} cannot be read (it is 67108865 bytes, over the limit of 67108864 bytes). Save it again from a run: pi-workflows test <file|name> --against <runId> --save\n`,
+			);
+		} finally {
+			rmSync(fifo, { force: true });
 		}
 	});
 

@@ -19,6 +19,9 @@ const HEADER = `export const meta = { name: "stops", description: "provider stop
 const CREDIT =
 	'400 {"type":"error","error":{"type":"invalid_request_error","message":"Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits."}}';
 const AUTH_401 = '401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}';
+const BAD_SCHEMA = `400: {"message":"Invalid schema for function 'get_billing_info': In context=(), 'required' is required to be supplied and to be an array including every key in properties. Missing 'account'.","type":"invalid_request_error","param":"tools[0].function.parameters","code":"invalid_function_parameters"}`;
+const BAD_PATH =
+	'400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.401.content.0.tool_result: content cannot be empty"}}';
 const error = (errorMessage: string) => fauxAssistantMessage([], { stopReason: "error", errorMessage });
 
 let faux: FauxHarness;
@@ -97,6 +100,32 @@ describe("a provider's refusal, end to end", () => {
 			"plan the work",
 		]);
 		expect(faux.pendingReplies()).toBe(0);
+	});
+
+	it("a bad request naming billing and a 401 path fails only its child; the other three finish", async () => {
+		const sessions: string[] = [];
+		faux.route(/^task 1$/, [error(BAD_SCHEMA)]);
+		faux.route(/^task 2$/, [error(BAD_PATH)]);
+		faux.route(/^task \d$/, [
+			(r) => fauxAssistantMessage(`done ${r.task}`),
+			(r) => fauxAssistantMessage(`done ${r.task}`),
+		]);
+		const result = await runWorkflowScript(
+			`${HEADER}return await parallel([0, 1, 2, 3].map((i) => () => agent("task " + i)));`,
+			{ agentRunner: piRunner(sessions), concurrency: 1 },
+		);
+		expect(result).toMatchObject({
+			status: "completed",
+			value: ["done task 0", null, null, "done task 3"],
+		});
+		expect(result.error).toBeUndefined();
+		expect(sessions).toEqual(["task 0", "task 1", "task 2", "task 3"]);
+		// Failed at once: one request each, no wait, no retry.
+		expect(faux.requests.map((r) => r.task)).toEqual(["task 0", "task 1", "task 2", "task 3"]);
+		expect(result.failures.filter((f) => f.kind === "agent").map((f) => [f.label, f.cause])).toEqual([
+			["task 1", expect.stringContaining("get_billing_info")],
+			["task 2", expect.stringContaining("messages.401.content")],
+		]);
 	});
 
 	it("a refused key with pi's retry on: one request, and the run stops naming the key", async () => {

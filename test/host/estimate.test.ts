@@ -184,10 +184,22 @@ describe("estimateCalls", () => {
 		);
 	});
 
-	it("one phase-less part: no phase lines", () => {
+	it("from history and catalog prices together: the heading says both", () => {
+		const estimate = estimateCalls([{ phase: "plan", label: "reviewer", model: "a/m" }, { model: "a/priced" }], {
+			workflow: "review",
+			history: HISTORY,
+			priceOf: PRICE,
+		});
+		expect(estimate.groups.map((group) => group.basis.source)).toEqual(["workflow", "catalog"]);
+		expect(estimateText(estimate).split("\n")[0]).toMatch(
+			/^Estimated cost \(the middle half of what like calls cost; catalog prices × a default size, half to twice that, for calls with no history\): /,
+		);
+	});
+
+	it("one phase-less part: no phase lines; from catalog prices alone, the heading says so", () => {
 		const estimate = estimateCalls([{ model: "a/priced" }], { history: { calls: [], runs: [] }, priceOf: PRICE });
 		expect(estimateText(estimate).split("\n")).toEqual([
-			"Estimated cost (the middle half of what like calls cost): $0.045–$0.18, 11.0k–44.0k tokens for 1 call",
+			"Estimated cost (catalog prices × a default size per child, half to twice that: no history): $0.045–$0.18, 11.0k–44.0k tokens for 1 call",
 			"Basis: catalog price of a/priced ($3/$15 per million input/output tokens) × a default 20.0k input/2.0k output tokens per child, half to twice that (no history)",
 		]);
 	});

@@ -2,11 +2,14 @@
  * The estimate the fan-out question carries, from a history: the agents about to start (this workflow's calls of
  * the phase), the rest of the run from its earlier complete runs, and the cap; nothing when nothing is known.
  */
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { estimateBeforeRun, fanOutEstimateText } from "../../src/host/run-estimate.ts";
+import { estimateBeforeRun, estimatePlannedRun, fanOutEstimateText } from "../../src/host/run-estimate.ts";
 import type { CostHistory } from "../../src/runs/index.ts";
-import type { WorkflowFanOutInfo } from "../../src/runtime/core/types.ts";
+import type { WorkflowFanOutInfo, WorkflowRunResult } from "../../src/runtime/core/types.ts";
 import { shutdownSchemaWorker } from "../../src/runtime/index.ts";
+import { tempStore } from "../runs/support.ts";
 
 const RUN = "wf-20261201-100000-aaaaaa";
 
@@ -54,6 +57,42 @@ describe("fanOutEstimateText", () => {
 		expect(fanOutEstimateText(info({ workflow: "new" }), { history: { calls: [], runs: HISTORY.runs } })).toBe(
 			undefined,
 		);
+	});
+});
+
+describe("estimatePlannedRun from a poisoned history", () => {
+	it("leaves out costs that are not finite, negative or past belief: every figure is finite", async () => {
+		const { store, root } = tempStore();
+		const ended: WorkflowRunResult = {
+			status: "completed",
+			failures: [],
+			counts: { calls: 2, started: 2, completed: 2, failed: 0, skipped: 0 },
+			usage: { input: 0, output: 0, total: 0 },
+			cost: { usd: 0 },
+			droppedLogs: 0,
+			durationMs: 1,
+		};
+		// Lines as an edited journal holds them: `1e999` is read as Infinity, `1.7e308` is finite but adds up to it.
+		const line = (key: string, usd: string, tokens = "100") =>
+			`{"key":"${key}","value":"ok","label":"review","agentType":"general-purpose","model":"a/m","usage":{"input":${tokens},"output":0,"total":${tokens}},"cost":{"usd":${usd}}}\n`;
+		const poison = ["1e999", "-5", "1.7e308", "1.7e308", "0.05", "0.06"];
+		for (const [i, usd] of poison.entries()) {
+			const record = await store.create({ script: "return 1", meta: { name: "review", description: "d" } });
+			await record.writeSnapshot(ended);
+			appendFileSync(join(store.dir, record.id, "journal.jsonl"), line(`k${i}`, usd, i === 2 ? "1e999" : "100"));
+		}
+		const planned = await estimatePlannedRun(
+			Array.from({ length: 30 }, () => ({ label: "review", agentType: "general-purpose", model: "a/m" })),
+			{ cwd: store.cwd, runsRoot: root, workflow: "review", capUsd: 1 },
+		);
+		expect(planned.estimate.groups[0]?.basis.text).toBe(
+			"2 earlier calls of workflow `review` (outside phases, label review)",
+		);
+		expect(planned.text).not.toMatch(/Infinity|NaN/);
+		expect(planned.text).toContain("$1.58–$1.72");
+		const figures = JSON.stringify(planned.estimate);
+		expect(figures).not.toContain("null");
+		expect(planned.overCap).toBe("estimated $1.58–$1.72, over the cap $1.00");
 	});
 });
 

@@ -51,7 +51,7 @@ const BUFFERS: HostileCase[] = [
 	[
 		"the same, hidden from the static pass: the engine has no SharedArrayBuffer either",
 		`return new Function(${JSON.stringify(SAB_WRITE)})();`,
-		{ code: "script_error", message: "Uncaught ReferenceError: 'SharedArrayBuffer' is not defined" },
+		{ code: "script_error", message: "ReferenceError: 'SharedArrayBuffer' is not defined" },
 	],
 	[
 		"SharedArrayBuffer and Atomics are gone, and no object reachable from globalThis is a SharedArrayBuffer",

@@ -104,7 +104,7 @@ describe("every session's outcome, after the resume", () => {
 			/<section class="session" data-session="1" data-status="failed"><h2>Session 1: the first run <span class="chip o-failed">failed<\/span><\/h2>/,
 		);
 		expect(html).toMatch(
-			/data-status="failed">[\s\S]*?<div class="note problem">Error: script_error: Uncaught step three gave nothing/,
+			/data-status="failed">[\s\S]*?<div class="note problem">Error: script_error: step three gave nothing/,
 		);
 		expect(html).toMatch(/<h2>Resume 1 <span class="chip o-completed">completed<\/span><\/h2>/);
 		// The header's outcomes keep the first session's failed call beside the resume's.
@@ -112,7 +112,7 @@ describe("every session's outcome, after the resume", () => {
 		const lines = text.split("\n");
 		expect(lines.find((line) => line.startsWith("First run"))).toMatch(/^First run · failed · /);
 		expect(lines[lines.findIndex((line) => line.startsWith("First run")) + 1]).toBe(
-			"  Error: script_error: Uncaught step three gave nothing (6:28)",
+			"  Error: script_error: step three gave nothing (6:28)",
 		);
 		expect(lines.find((line) => line.startsWith("Resume 1"))).toMatch(/^Resume 1 · completed · /);
 	});

@@ -1,13 +1,16 @@
 /**
  * Shared pieces of the run-store tests: a temp folder per test (a store root and project folders in it, removed
- * afterwards), and child processes that use the real store, for the lock and for permissions (root ignores modes).
+ * afterwards), and child processes that use the real store, for the lock and for permissions (root ignores modes),
+ * ended after the test. Both are cleaned up by the test that made them (`onTestFinished`): a module-level
+ * `afterEach` here would hook only the first file that imports this module, as test files share their worker's
+ * module cache (vitest.config.ts, `isolate: false`), and every later file's lock holders ran on forever.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach } from "vitest";
+import { onTestFinished } from "vitest";
 import { createRunStore, type RunRecord, type RunStore } from "../../src/runs/index.ts";
 
 /** The Node 22 binary the package runs on (the machine's default `node` may be older). */
@@ -15,19 +18,10 @@ export const NODE = fileURLToPath(new URL("../../node_modules/.bin/node", import
 /** The store's entry, for child processes to import. */
 export const RUNS_ENTRY = new URL("../../src/runs/index.ts", import.meta.url).href;
 
-const temps: string[] = [];
-const children: ChildProcess[] = [];
-
-afterEach(() => {
-	for (const child of children.splice(0))
-		if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-	for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
 /** A fresh temp folder, removed after the test. */
 export function tempDir(): string {
-	const dir = mkdtempSync(join(tmpdir(), "pi-runs-"));
-	temps.push(dir);
+	const dir = mkdtempSync(join(tmpdir(), "pi-workflows-runs-"));
+	onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
 	return dir;
 }
 
@@ -56,7 +50,6 @@ export function spawnChild(
 		stdio: ["ignore", "pipe", "pipe"],
 		...options,
 	});
-	children.push(child);
 	let out = "";
 	const listeners: (() => void)[] = [];
 	const onData = (chunk: Buffer) => {
@@ -66,6 +59,10 @@ export function spawnChild(
 	child.stdout?.on("data", onData);
 	child.stderr?.on("data", onData);
 	const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+	onTestFinished(async () => {
+		if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+		await exited;
+	});
 	const waitFor = (text: string) =>
 		new Promise<string>((resolve, reject) => {
 			const check = () => {

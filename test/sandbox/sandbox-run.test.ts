@@ -103,14 +103,15 @@ describe("createSandbox().run misuse", () => {
 	it("rejects a second run while one is in progress", async () => {
 		const box = sandbox();
 		try {
-			let release!: () => void;
-			const wait: HostFunction = { kind: "async", fn: () => new Promise<null>((r) => (release = () => r(null))) };
+			// The script's host call hands over its release: the first run is inside it once that resolves.
+			let entered!: (release: () => void) => void;
+			const inside = new Promise<() => void>((resolve) => (entered = resolve));
+			const wait: HostFunction = { kind: "async", fn: () => new Promise<null>((r) => entered(() => r(null))) };
 			const first = box.run(request("await host.wait(); return 1;", { wait }));
 			await expect(box.run(request("return 2;"))).rejects.toThrow(
 				"The sandbox is already running. Wait for `run()` to resolve, or use another sandbox",
 			);
-			await new Promise((resolve) => setTimeout(resolve, 50));
-			release();
+			(await inside)();
 			expect(await first).toEqual({ ok: true, value: 1 });
 		} finally {
 			await box.dispose();

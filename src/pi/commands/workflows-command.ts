@@ -17,7 +17,7 @@ import { formatWorkflowProgress, type WorkflowProgressEnvelope } from "../../pro
 import type { RunStore } from "../../runs/index.ts";
 import { changesRun } from "../runs/changes-run.ts";
 import { showConversation } from "../runs/conversation-view.ts";
-import { questionText } from "../runs/questions.ts";
+import { questionTitle, questionWithDetails } from "../runs/questions.ts";
 import { reportRun } from "../runs/report-run.ts";
 import { withVisibleUi } from "../runs/visible-ui.ts";
 import { chooseChildAction, isChildSubcommand, runChildSubcommand } from "./child-command.ts";
@@ -140,7 +140,7 @@ async function showRuns({ registry, storeFor }: WorkflowsCommandOptions, ctx: Ex
 	// A run that waits for the person asks first: that is what it needs from them.
 	const open = live.questions?.list()[0];
 	if (open) {
-		const title = `Run ${row.id} asks: ${open.question}`;
+		const title = questionTitle(`Run ${row.id} asks: `, open);
 		const answer = open.choices
 			? await ctx.ui.select(title, open.choices)
 			: await ctx.ui.input(title, open.default ?? "your answer");
@@ -267,7 +267,7 @@ function answerSubcommand(args: string, registry: RunRegistry): string {
 	if (answer.trim() === "") {
 		const waiting = registry
 			.list()
-			.flatMap((run) => (run.questions?.list() ?? []).map((q) => `${run.id}: ${questionText(q)}`));
+			.flatMap((run) => (run.questions?.list() ?? []).map((q) => `${run.id}: ${questionWithDetails(q)}`));
 		return waiting.length === 0
 			? "No workflow run of this session is waiting for an answer"
 			: `Waiting for an answer:\n${waiting.join("\n")}\nAnswer with /workflows answer [runId] <answer>`;

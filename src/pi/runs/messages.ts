@@ -6,7 +6,7 @@ import type { AgentToolResult } from "@earendil-works/pi-coding-agent";
 import type { DurableOutcome } from "../../host/durable-run.ts";
 import type { LiveRun } from "../../host/registry.ts";
 import { fixText, savedResults } from "../../host/views.ts";
-import { agentsText, oneLine } from "../../progress/format.ts";
+import { agentsText, oneLine, summarizeWorkflowProgress } from "../../progress/format.ts";
 import { type WorkflowProgressDetails, workflowProgressResult } from "../../progress/index.ts";
 import type { WorkflowRunResult } from "../../runtime/core/types.ts";
 import type { ToolRunOutcome } from "./tool-run.ts";
@@ -88,7 +88,8 @@ export function completionMessage(outcome: ToolRunOutcome, snapshot: string | un
 	const { result, saved, envelope, summary } = outcome;
 	// The first line names the run already: a completed, fully saved run needs no second line saying where it is.
 	const kept = result.status === "completed" && saved.runId && !saved.problem ? "" : runText(result, saved);
-	const head = `Background workflow run${saved.runId ? ` \`${saved.runId}\`` : ""} ended: ${summary}${kept}`;
+	// The model's headline leaves the run's error to its fence (it is often a child's words); details keep it.
+	const head = `Background workflow run${saved.runId ? ` \`${saved.runId}\`` : ""} ended: ${summarizeWorkflowProgress(envelope, { fenceData: true })}${kept}`;
 	const where = snapshot ? `\nThe whole result is in ${snapshot}.` : "";
 	const bounded = workflowProgressResult(envelope, head + where, {
 		maxTextBytes: MESSAGE_TEXT_BYTES,

@@ -96,6 +96,16 @@ export function questionText(question: WorkflowQuestion): string {
 	return `${question.question}${extra ? ` (${extra})` : ""}`;
 }
 
+/** "Ship it? (yes / no)" and, on the lines below, the question's details (the material it is about), when it has any. */
+export function questionWithDetails(question: WorkflowQuestion): string {
+	return question.details === undefined ? questionText(question) : `${questionText(question)}\n${question.details}`;
+}
+
+/** A dialog's title: `prefix` and the question, then its details after a blank line (pi draws the title as given). */
+export function questionTitle(prefix: string, question: WorkflowQuestion): string {
+	return `${prefix}${question.question}${question.details === undefined ? "" : `\n\n${question.details}`}`;
+}
+
 /** What a run's handler needs from the tool call that started it. */
 export interface PiAskSetup {
 	ctx: ExtensionContext;
@@ -119,7 +129,7 @@ export function createPiAskHandler(setup: PiAskSetup): WorkflowAskHandler {
 			throw askUnavailableError(`pi runs in ${ctx.mode} mode, where no one can answer a question`);
 		}
 		if (setup.background) return askInBackground(setup, question, signal);
-		const title = `Workflow ${setup.name()} asks: ${question.question}`;
+		const title = questionTitle(`Workflow ${setup.name()} asks: `, question);
 		const dialog = { signal, ...(question.timeoutMs !== undefined ? { timeout: question.timeoutMs } : {}) };
 		// The script wrote the question and its choices: the dialog shows them, never lets them drive the terminal.
 		const ui = visibleUi(ctx.ui);
@@ -145,7 +155,7 @@ async function askInBackground(
 		// pi shows this message as it is: the script's name and question made visible.
 		const content = visibleText(
 			[
-				`Background workflow run \`${runId}\` (${setup.name()}) is waiting for the person's answer: ${questionText(question)}`,
+				`Background workflow run \`${runId}\` (${setup.name()}) is waiting for the person's answer: ${questionWithDetails(question)}`,
 				`Ask the person, then answer with ${answerHow(runId)}. Do not answer for them.`,
 			].join("\n"),
 		);

@@ -31,7 +31,7 @@ import type { CallEnding, ContinuedCall } from "./continuation.ts";
 import { checkFork } from "./fork.ts";
 import { type AgentCallOptions, checkAgentOptions, checkPrompt, DEFAULT_AGENT_TYPE } from "./options.ts";
 import { PREVIEW_CHARS, shorten } from "./preview.ts";
-import { replay, replayable } from "./replay.ts";
+import { fitsSchema, replay, replayable } from "./replay.ts";
 import { callIdentity, explainMiss } from "./replay-miss.ts";
 import type { AgentScope } from "./scope.ts";
 
@@ -71,7 +71,7 @@ export async function runAgentCall(
 		plan.end({ kind: "failed", cause: errorMessage(error), skipped: true });
 		throw error;
 	});
-	const journaled = replayable(run, plan.ref.key, schema !== undefined);
+	const journaled = await fitsSchema(run, plan.ref, replayable(run, plan.ref.key, schema !== undefined), schema);
 	if (journaled) {
 		close();
 		if (typeof journaled.value === "string") noteText(scope, plan);

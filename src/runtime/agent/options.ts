@@ -45,7 +45,7 @@ export type ChildContext = "fresh" | "fork" | "fork-or-fresh";
 
 const CHILD_CONTEXTS: readonly ChildContext[] = ["fresh", "fork", "fork-or-fresh"];
 
-const KNOWN = [
+export const AGENT_OPTION_NAMES = [
 	"agent",
 	"agentType",
 	"label",
@@ -100,9 +100,9 @@ const THINKING = ["off", "minimal", "low", "medium", "high", "xhigh"];
 /** Claude Code's `effort` goes one level past pi's highest: `effort: "max"` runs as `xhigh`, the most pi has. */
 const EFFORT_LEVELS: Readonly<Record<string, string>> = { max: "xhigh" };
 export const DEFAULT_AGENT_TYPE = "general-purpose";
-const MAX_RETRIES = 10;
+export const MAX_RETRIES = 10;
 /** Fallback models one call may name. */
-const MAX_FALLBACK_MODELS = 8;
+export const MAX_FALLBACK_MODELS = 8;
 /** Longest timeout Node's timers take (2^31 − 1 ms, about 24.8 days); a longer one fires after 1 ms instead. */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
@@ -163,14 +163,17 @@ export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
 		);
 	}
 	for (const name of Object.keys(raw)) {
-		if (!(KNOWN as readonly string[]).includes(name)) {
+		if (!(AGENT_OPTION_NAMES as readonly string[]).includes(name)) {
 			const peer = peerOptionError(name);
 			if (peer) throw invalid(peer, { option: name });
-			const meant = Object.hasOwn(FOREIGN, name) ? FOREIGN[name] : closestName(name, KNOWN);
+			const meant = Object.hasOwn(FOREIGN, name) ? FOREIGN[name] : closestName(name, AGENT_OPTION_NAMES);
 			const hint = meant ? ` Did you mean \`${meant}\`?` : "";
-			throw invalid(`Unknown \`agent()\` option \`${name}\`.${hint} Known options: ${KNOWN.join(", ")}`, {
-				option: name,
-			});
+			throw invalid(
+				`Unknown \`agent()\` option \`${name}\`.${hint} Known options: ${AGENT_OPTION_NAMES.join(", ")}`,
+				{
+					option: name,
+				},
+			);
 		}
 	}
 	const options: AgentCallOptions = {

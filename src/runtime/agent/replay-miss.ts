@@ -12,6 +12,7 @@ import type { WorkflowCallIdentity } from "../core/identity.ts";
 import { stableJson } from "../core/json.ts";
 import { emitLog, type RunContext } from "../core/run-context.ts";
 import type { JsonSchema, WorkflowJournalEntry, WorkflowJournalSkippedLine } from "../core/types.ts";
+import { schemaDifference, schemaOutline } from "./schema-outline.ts";
 
 /** Characters of a prompt a journal line keeps, to say where an edited prompt differs. */
 export const IDENTITY_PROMPT_CHARS = 200;
@@ -44,7 +45,9 @@ export function callIdentity(input: CallIdentityInput, index: number): WorkflowC
 		promptHead: input.prompt.slice(0, IDENTITY_PROMPT_CHARS),
 		promptChars: input.prompt.length,
 		agentType: input.agentType,
-		...(input.schema !== undefined ? { schema: digest(stableJson(input.schema)) } : {}),
+		...(input.schema !== undefined
+			? { schema: digest(stableJson(input.schema)), schemaOutline: schemaOutline(input.schema) }
+			: {}),
 		...(input.model !== undefined ? { model: input.model } : {}),
 		...(input.thinking !== undefined ? { thinking: input.thinking } : {}),
 		...(input.tools !== undefined ? { tools: digest(stableJson(input.tools)) } : {}),
@@ -244,7 +247,7 @@ export function differences(recorded: WorkflowCallIdentity, now: WorkflowCallIde
 				? "it had a schema and has none"
 				: recorded.schema === undefined
 					? "it had no schema and has one"
-					: "its schema differs",
+					: schemaDifference(recorded.schemaOutline, now.schemaOutline),
 		);
 	}
 	named("its model", recorded.model, now.model);

@@ -8,6 +8,7 @@ import type { WorkflowAgentCallRef } from "../core/events.ts";
 import { assertJsonValue } from "../core/json.ts";
 import { emitLog, type RunContext } from "../core/run-context.ts";
 import type { JsonValue, WorkflowCallIdentity, WorkflowJournalEntry } from "../core/types.ts";
+import type { CompiledSchema } from "../schema/session.ts";
 import type { PhaseBudget } from "../spend/phase-budget.ts";
 import { readTranscripts, readUsage } from "./attempt.ts";
 import { preview } from "./preview.ts";
@@ -41,6 +42,41 @@ export function replayable(run: RunContext, key: string, hasSchema: boolean): Wo
 	} catch {
 		return undefined;
 	}
+}
+
+/** What a log line says of a recorded answer that breaks its call's schema (`data` of its warning): a host reads it. */
+export interface ReplaySchemaMiss {
+	replaySchemaMiss: { key: string; errors: string };
+}
+
+/**
+ * `entry` when its value passes the call's `schema` (checked in the schema worker, as an answer is): an agent never
+ * returns one that does not, so a journal edited by hand (or a cassette) cannot hand one to the script. Else
+ * undefined, with a warning saying what in the answer broke which part of the schema: the call runs again.
+ */
+export async function fitsSchema(
+	run: RunContext,
+	ref: WorkflowAgentCallRef,
+	entry: WorkflowJournalEntry | undefined,
+	schema: CompiledSchema | undefined,
+): Promise<WorkflowJournalEntry | undefined> {
+	if (!entry || !schema) return entry;
+	let errors: string;
+	try {
+		const checked = await schema.validate(entry.value);
+		if (checked.ok) return entry;
+		errors = checked.errors;
+	} catch (error) {
+		errors = `it could not be checked (${errorMessage(error)})`;
+	}
+	const data: ReplaySchemaMiss = { replaySchemaMiss: { key: ref.key, errors } };
+	emitLog(run, {
+		level: "warn",
+		message: `Resume: \`${ref.label}\` (#${ref.index}) runs again instead of replaying: its recorded answer breaks its schema: ${errors}`,
+		data: data as unknown as JsonValue,
+		...(ref.phase ? { phase: ref.phase } : {}),
+	});
+	return undefined;
 }
 
 /**

@@ -16,15 +16,18 @@ import type { JsonValue, WorkflowQuestion } from "../core/types.ts";
 export const MAX_QUESTION_CHARS = 2000;
 /** Most `choices` one question may offer. */
 export const MAX_CHOICES = 50;
+/** Longest `details` (the material shown with a question: a plan, a diff), in characters: a few screens of text. */
+export const MAX_ASK_DETAILS_CHARS = 64 * 1024;
 
 /** The option names `ask()` takes. */
-export const ASK_OPTIONS = ["choices", "default", "timeoutMs"] as const;
+export const ASK_OPTIONS = ["choices", "default", "details", "timeoutMs"] as const;
 
 /** `ask()` arguments after checking. */
 interface AskArguments {
 	question: string;
 	choices?: string[];
 	default?: string;
+	details?: string;
 	timeoutMs?: number;
 }
 
@@ -39,7 +42,7 @@ export function checkAskArguments(question: JsonValue, options: JsonValue): AskA
 	}
 	if (question.length > MAX_QUESTION_CHARS) {
 		throw invalid(
-			`\`ask()\` question is ${question.length} characters (limit: ${MAX_QUESTION_CHARS}). Ask something shorter and put the material in a log() before it`,
+			`\`ask()\` question is ${question.length} characters (limit: ${MAX_QUESTION_CHARS}). Keep the question short and put the material in the \`details\` option (up to ${MAX_ASK_DETAILS_CHARS.toLocaleString("en-US")} characters): \`ask("Apply this plan?", { details: plan })\``,
 		);
 	}
 	if (options === null) return { question };
@@ -56,7 +59,7 @@ export function checkAskArguments(question: JsonValue, options: JsonValue): AskA
 		);
 	}
 	const checked: AskArguments = { question };
-	const { choices, default: fallback, timeoutMs } = options;
+	const { choices, default: fallback, details, timeoutMs } = options;
 	if (choices !== undefined && choices !== null) {
 		if (!Array.isArray(choices) || choices.length === 0 || choices.length > MAX_CHOICES) {
 			throw invalid(
@@ -82,6 +85,7 @@ export function checkAskArguments(question: JsonValue, options: JsonValue): AskA
 		}
 		checked.default = fallback;
 	}
+	if (details !== undefined && details !== null) checked.details = checkDetails(details);
 	if (timeoutMs !== undefined && timeoutMs !== null) {
 		if (typeof timeoutMs !== "number" || !(timeoutMs > 0) || timeoutMs > MAX_TIMEOUT_MS) {
 			throw invalid(
@@ -91,6 +95,29 @@ export function checkAskArguments(question: JsonValue, options: JsonValue): AskA
 		checked.timeoutMs = timeoutMs;
 	}
 	return checked;
+}
+
+function checkDetails(details: JsonValue): string {
+	if (typeof details !== "string") {
+		throw invalid(`\`ask()\` option \`details\` must be a string, got ${JSON.stringify(details)}`);
+	}
+	if (details.length > MAX_ASK_DETAILS_CHARS) {
+		throw invalid(
+			`\`ask()\` option \`details\` is ${details.length} characters (limit: ${MAX_ASK_DETAILS_CHARS.toLocaleString("en-US")}). Show a summary, and let the person read the rest where it is written (a file, the run's report)`,
+		);
+	}
+	return details;
+}
+
+/**
+ * A dry run's warning for a question that holds an agent's answer (`call`): the sample is short, a real answer is
+ * bounded only by what the model writes, and a question past `MAX_QUESTION_CHARS` fails the run at the `ask()`.
+ */
+export function answerInQuestionWarning(
+	question: { index: number; question: string },
+	call: { index: number; label: string },
+): string {
+	return `\`ask()\` question #${question.index + 1} (${JSON.stringify(shortQuestion(question.question))}) is built from the answer of agent call #${call.index + 1} (\`${call.label}\`): a real answer can be longer than the ${MAX_QUESTION_CHARS.toLocaleString("en-US")} characters a question may have, which fails the run at this \`ask()\` after the agent was paid for. Keep the question short and pass the answer as \`details\` (up to ${MAX_ASK_DETAILS_CHARS.toLocaleString("en-US")} characters): \`ask("Apply this plan?", { details: plan })\``;
 }
 
 /**
@@ -116,7 +143,7 @@ export async function runAsk(
 	const site = firstFrameIn(stack, scope.filename);
 	const phase = scope.phases.current;
 	const ref: AskRef = {
-		key: scope.keys.next({ ask: args.question, choices: args.choices ?? null }),
+		key: askKey(scope, args),
 		index: run.indexes.nextAsk(),
 		question: args.question,
 		...(phase ? { phase } : {}),
@@ -148,6 +175,7 @@ export async function runAsk(
 		question: args.question,
 		...(args.choices ? { choices: args.choices } : {}),
 		...(args.default !== undefined ? { default: args.default } : {}),
+		...(args.details !== undefined ? { details: args.details } : {}),
 		...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
 		...(phase ? { phase } : {}),
 		...(scope.workflowName ? { workflow: scope.workflowName } : {}),
@@ -218,6 +246,18 @@ export async function runAsk(
 	await recordAnswer(scope, ref, answer);
 	run.emit({ type: "ask_answered", ...ref, answer, source, durationMs: Date.now() - started });
 	return answer;
+}
+
+/**
+ * The question's identity is what the person was shown and may answer: an approval of one plan (its details) must
+ * not replay for another, as when the plan was written into the question. Without details, the key is as before.
+ */
+function askKey(scope: ScriptScope, args: AskArguments): string {
+	return scope.keys.next({
+		ask: args.question,
+		choices: args.choices ?? null,
+		...(args.details !== undefined ? { details: args.details } : {}),
+	});
 }
 
 type Outcome =

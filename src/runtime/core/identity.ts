@@ -11,6 +11,8 @@ export interface WorkflowCallIdentity {
 	agentType: string;
 	/** Hash of the schema, when the call had one. */
 	schema?: string;
+	/** Its top-level properties (name → hash of its schema) and `required`, to say how an edited schema differs. */
+	schemaOutline?: { properties: Record<string, string>; required: string[] };
 	model?: string;
 	thinking?: string;
 	/** Hash of the tool list, when the call named tools. */

@@ -425,6 +425,8 @@ export interface WorkflowQuestion {
 	choices?: string[];
 	/** What `ask()` gives when nobody answers in time or nobody can answer. */
 	default?: string;
+	/** Material shown with the question (a plan, a diff): the script's `details` option, up to 64 KiB of text. */
+	details?: string;
 	/** How long the script waits for an answer, in ms. Default: no limit. */
 	timeoutMs?: number;
 	phase?: string;
@@ -463,6 +465,11 @@ export interface WorkflowJournalEntry {
 	identity?: WorkflowCallIdentity;
 	/** The child's conversation files (`WorkflowAgentResult.transcripts`), so a replayed call still links them. */
 	transcripts?: string[];
+	/**
+	 * `false` on a `tool()` step made with `replay: false`: a resume runs it again, and only a replay test answers
+	 * from it (a test runs nothing). Default: replayed.
+	 */
+	replay?: false;
 }
 
 /**

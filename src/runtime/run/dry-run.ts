@@ -5,18 +5,21 @@
  */
 import { basename } from "node:path";
 import { isWorkflowError, runResultError, WorkflowError } from "../../errors.ts";
+import { answerInQuestionWarning } from "../ask/ask.ts";
 import { zeroCost } from "../core/cost.ts";
 import type {
 	JsonSchema,
 	JsonValue,
 	WorkflowAgentRequest,
+	WorkflowQuestion,
 	WorkflowRunOptions,
 	WorkflowRunResult,
 	WorkflowTool,
 } from "../core/types.ts";
+import { dryAgentResult } from "../dry/answer.ts";
 import { DryPlanRecorder, type WorkflowDryRunPlan } from "../dry/plan.ts";
 import { sampleFromSchema } from "../dry/sample.ts";
-import { createDryAsk, createDryRunner, type DryAnswers, dryTools } from "../dry/stand-ins.ts";
+import { createDryAsk, createDryRunner, type DryAnswers, type DryRunnerCall, dryTools } from "../dry/stand-ins.ts";
 import { parseWorkflowSource } from "../meta/read.ts";
 import { runWorkflowScript } from "./run.ts";
 
@@ -71,11 +74,15 @@ export async function dryRunWorkflowScript(
 		if (options.filename) plan.workflow = basename(options.filename);
 		return { result, plan };
 	}
+	const questionWarnings: string[] = [];
 	const result = await runWorkflowScript(source, {
 		...runOptions,
 		...(sampled !== undefined ? { args: sampled } : {}),
 		agentRunner: dry.runner,
-		ask: asker.ask,
+		ask: (question, context) => {
+			questionWarnings.push(...answersIn(question, dry.calls));
+			return asker.ask(question, context);
+		},
 		...(Object.keys(tools).length > 0 ? { tools } : {}),
 		confirmFanOut: async (info) => {
 			recorder.onFanOut(info);
@@ -93,11 +100,22 @@ export async function dryRunWorkflowScript(
 		args,
 		...(sampled !== undefined ? { sampledArgs: sampled } : {}),
 	});
+	plan.warnings = [...new Set([...plan.warnings, ...questionWarnings])];
 	const forkTokens = options.parentConversation?.tokens;
 	if (forkTokens !== undefined && plan.calls.some((call) => call.forks)) plan.forkTokens = forkTokens;
 	// A script that never started has no meta: its file names it.
 	if (!result.meta && options.filename) plan.workflow = basename(options.filename);
 	return { result, plan };
+}
+
+/**
+ * A warning for each text answer of `calls` that `question` holds: a sample is a line, a real answer may not be, and
+ * the question's limit would fail the real run there. (A schema answer's fields are bounded by its schema.)
+ */
+function answersIn(question: WorkflowQuestion, calls: readonly DryRunnerCall[]): string[] {
+	return calls
+		.filter(({ request }) => !request.schema && question.question.includes(dryAgentResult(request).result ?? "\0"))
+		.map(({ request }) => answerInQuestionWarning(question, request));
 }
 
 /**

@@ -71,8 +71,9 @@ export function fromGuestError(error: GuestError, scope: WholeScope, body = ""):
 			}
 			const name = error.name && error.name !== "Error" ? `${error.name}: ` : "";
 			const hint = hintFor(error, scope.run.census, body, scope.filename);
-			const engine = `Uncaught ${name}${error.message}`;
-			return new WorkflowError("script_error", hint ? `${hint} (${engine})` : engine, { location, ...stack });
+			// What the script threw, as its author wrote it: the engine's "Uncaught " says nothing a reader needs.
+			const thrown = `${name}${error.message}` || error.name || "Error";
+			return new WorkflowError("script_error", hint ? `${hint} (${thrown})` : thrown, { location, ...stack });
 		}
 		case "syntax":
 			return new WorkflowError("syntax_error", error.message, { location });

@@ -205,7 +205,8 @@ export async function runToolCall(
 		untrack();
 	}
 	// On disk before the script sees it, like an agent's answer: a resume gives it again without running the tool.
-	if (args.replay) await recordTool(scope, ref, result);
+	// A `replay: false` step is kept too, marked, so a replay test of this run can answer it (a resume never does).
+	await recordTool(scope, ref, result, args.replay);
 	finished(scope, ref, result, Date.now() - started, false);
 	return result;
 }
@@ -371,7 +372,7 @@ function exitCodeOf(details: JsonValue | undefined): number | undefined {
 function replayTool(scope: ScriptScope, key: string): WorkflowToolResult | undefined {
 	const entry = scope.run.host.journal?.lookup(key);
 	try {
-		if (!entry || typeof entry !== "object" || entry.kind !== "tool") return undefined;
+		if (!entry || typeof entry !== "object" || entry.kind !== "tool" || entry.replay === false) return undefined;
 		const value = entry.value;
 		if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
 		const { output, isError, details } = value;
@@ -383,7 +384,12 @@ function replayTool(scope: ScriptScope, key: string): WorkflowToolResult | undef
 	}
 }
 
-async function recordTool(scope: ScriptScope, ref: ToolRef, result: WorkflowToolResult): Promise<void> {
+async function recordTool(
+	scope: ScriptScope,
+	ref: ToolRef,
+	result: WorkflowToolResult,
+	replay: boolean,
+): Promise<void> {
 	const { run } = scope;
 	if (!run.host.journal) return;
 	try {
@@ -392,11 +398,14 @@ async function recordTool(scope: ScriptScope, ref: ToolRef, result: WorkflowTool
 			kind: "tool",
 			value: result as unknown as JsonValue,
 			label: ref.label,
+			...(replay ? {} : { replay: false as const }),
 		});
 	} catch (error) {
 		emitLog(run, {
 			level: "warn",
-			message: `Could not journal \`${ref.label}\` (${errorMessage(error)}); a resume will run it again`,
+			message: replay
+				? `Could not journal \`${ref.label}\` (${errorMessage(error)}); a resume will run it again`
+				: `Could not journal \`${ref.label}\` (${errorMessage(error)}); a replay test of this run will have no result for it`,
 			...(ref.phase ? { phase: ref.phase } : {}),
 		});
 	}

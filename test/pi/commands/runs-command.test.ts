@@ -177,7 +177,7 @@ describe("/workflows", () => {
 		const text = await describeRun(store, registry, record.id);
 		expect(controlsIn(text)).toEqual([]);
 		expect(text).toContain(`Run ${record.id} (nice^[[2K^G): failed`);
-		expect(text).toContain(`Error (script_error): Uncaught late${HOSTILE_BLOCK}`);
+		expect(text).toContain(`Error (script_error): late${HOSTILE_BLOCK}`);
 		expect(text).toContain(`label${HOSTILE_BLOCK}: down ^[[6n`);
 		// Chosen from the list, then "The run" from its menu (children's labels there too): the same view.
 		await createWorkflowsCommand({ registry, storeFor: () => store }).handler("", viewed.ctx);
@@ -202,7 +202,7 @@ describe("/workflows", () => {
 		const id = await storedRun(`await agent("x"); throw new Error("late bug");`);
 		const text = await describeRun(store, registry, id);
 		expect(text).toContain(`Run ${id} (t): failed`);
-		expect(text).toContain("Error (script_error): Uncaught late bug");
+		expect(text).toContain("Error (script_error): late bug");
 		expect(text).toContain(`Resume: workflow({ resume: "${id}" })`);
 		// And how to resume with a fix: the run's own script file, read and edited, resumed by its path.
 		const script = join(store.dir, id, "script.js");

@@ -325,6 +325,50 @@ describe("ask() in a pi session", () => {
 		expect(messages[1]?.content).toContain(JSON.stringify(`yes${HOSTILE}`));
 	});
 
+	it("details: shown under the question in the dialog, the background message, `/workflows answer` and its menu, escapes visible", async () => {
+		const body = `const bad = ${HOSTILE_LITERAL};\nreturn await ask("Apply this plan?", { choices: ["apply", "stop"], details: "1. Edit a.ts\\n2. Edit b.ts" + bad });`;
+		const shownDetails = `1. Edit a.ts\n2. Edit b.ts${HOSTILE_BLOCK}`;
+		const foreground = context("tui", () => "apply");
+		const result = await tool().execute("c1", { script: script(body) }, undefined, undefined, foreground);
+		expect(dialogs).toEqual([
+			expect.objectContaining({ kind: "select", title: `Workflow asker asks: Apply this plan?\n\n${shownDetails}` }),
+		]);
+		expect(result.details.envelope?.result).toBe("apply");
+
+		const ctx = context("tui");
+		const started = await tool().execute("c2", { script: script(body), background: true }, undefined, undefined, ctx);
+		const runId = started.details.runId ?? "";
+		await until(() => messages.length === 1, "the question's message");
+		expect(controlsIn(messages[0]?.content ?? "")).toEqual([]);
+		expect(messages[0]?.content).toContain(
+			`is waiting for the person's answer: Apply this plan? (apply / stop)\n${shownDetails}\nAsk the person`,
+		);
+		const command = createWorkflowsCommand({
+			registry,
+			storeFor: (dir) => createRunStore({ cwd: dir, root: join(agentDir, "workflow-runs") }),
+		});
+		const shown: string[] = [];
+		const titles: string[] = [];
+		const commandCtx = {
+			...ctx,
+			ui: {
+				...ctx.ui,
+				notify: (t: string) => shown.push(t),
+				select: async (title: string, options: string[]) => {
+					titles.push(title);
+					return titles.length === 1 ? options[0] : "stop";
+				},
+			},
+		} as unknown as ExtensionCommandContext;
+		await command.handler("answer", commandCtx);
+		expect(shown.pop()).toBe(
+			`Waiting for an answer:\n${runId}: Apply this plan? (apply / stop)\n${shownDetails}\nAnswer with /workflows answer [runId] <answer>`,
+		);
+		await command.handler("", commandCtx);
+		expect(titles[1]).toBe(`Run ${runId} asks: Apply this plan?\n\n${shownDetails}`);
+		await until(() => messages.length === 2, "the completion message");
+	});
+
 	it("in the background: the model relays the answer with workflow_runs answer", async () => {
 		const ctx = context("tui");
 		const runId = await waitingRun(ctx);

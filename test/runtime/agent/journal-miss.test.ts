@@ -88,6 +88,21 @@ describe("a resume whose calls miss the journal", () => {
 		]);
 	});
 
+	it("another schema, same prompt: the warning says which of its properties and requirements changed", async () => {
+		const journal = memoryJournal({ listed: true });
+		await run(
+			`return await agent("rate it", { schema: { type: "object", properties: { score: { type: "number" }, why: { type: "string" } }, required: ["score"] } });`,
+			{ journal, agentRunner: createFakeRunner(() => ({ structured: { score: 1 } })).runner },
+		);
+		const second = await run(
+			`return await agent("rate it", { schema: { type: "object", properties: { score: { type: "integer" }, tags: { type: "array" } }, required: ["score", "tags"] } });`,
+			{ journal },
+		);
+		expect(second.warnings).toEqual([
+			`Resume: \`rate it\` (#0) runs again instead of replaying: the nearest recorded call not matched so far, \`rate it\` (#0 then), its schema differs: properties \`tags\` added, \`why\` removed, \`score\` changed; \`required\` was [score] and is [score, tags]. ${TAIL}`,
+		]);
+	});
+
 	it("a journal written before calls recorded their identity: the warning names the label only", async () => {
 		const journal = memoryJournal({ listed: true });
 		await run(`return await agent("Write the report", { label: "report" });`, { journal });

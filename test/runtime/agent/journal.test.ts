@@ -204,6 +204,21 @@ return { used: budget.agentCalls.used, spent: budget.tokens.spent() };`;
 		expect(second.result.value).toEqual({ score: 7 });
 	});
 
+	it("with a schema: a recorded answer that breaks it is not replayed; the call runs again, warned what broke", async () => {
+		const schema = `{ type: "object", properties: { severity: { enum: ["low", "high"] }, notes: { type: "array", items: { type: "string" } } }, required: ["severity"] }`;
+		const body = `return await agent("triage it", { label: "triage", schema: ${schema} });`;
+		const journal = memoryJournal();
+		await run(body, () => ({ structured: { severity: "low", notes: [] } }), { journal });
+		for (const entry of journal.entries.values()) entry.value = { severity: "urgent", notes: [3] };
+		const second = await run(body, () => ({ structured: { severity: "high" } }), { journal });
+		expect(second.prompts).toEqual(["triage it"]);
+		expect(second.result.value).toEqual({ severity: "high" });
+		const warnings = second.events.flatMap((e) => (e.type === "log" && e.level === "warn" ? [e.message] : []));
+		expect(warnings).toEqual([
+			"Resume: `triage` (#0) runs again instead of replaying: its recorded answer breaks its schema: `output.severity` must be equal to one of the allowed values: [\"low\",\"high\"]; `output.notes[0]` must be string, found number",
+		]);
+	});
+
 	it("ignores entries a hand-edited journal made unusable, and runs those calls", async () => {
 		const body = `return [await agent("text"), await agent("obj", { schema: { type: "object" } })];`;
 		const journal = memoryJournal();

@@ -90,7 +90,7 @@ describe("ask()", () => {
 		expect(typo.result.error).toMatchObject({
 			code: "ask_options_invalid",
 			message:
-				"`ask()` has no option `defualt`. Did you mean `default`? It takes `choices`, `default`, `timeoutMs` (2:10)",
+				"`ask()` has no option `defualt`. Did you mean `default`? It takes `choices`, `default`, `details`, `timeoutMs` (2:10)",
 		});
 		const outside = await run(`await ask("Go?", { choices: ["a", "b"], default: "c" });`, { ask: () => "a" });
 		expect(outside.result.error?.message).toBe(

@@ -76,7 +76,7 @@ describe("parallel()", () => {
 		const fake = createFakeRunner();
 		const result = await runWorkflowScript(`${HEADER}await ${call};`, { agentRunner: fake.runner });
 		expect(result.error?.code).toBe("script_error");
-		expect(result.error?.message).toBe(`Uncaught TypeError: ${message} (2:${result.error?.column})`);
+		expect(result.error?.message).toBe(`TypeError: ${message} (2:${result.error?.column})`);
 		expect(result.error?.line).toBe(2);
 	});
 
@@ -145,7 +145,7 @@ describe("pipeline()", () => {
 			line: 2,
 			column: 15,
 			message:
-				"Uncaught TypeError: `pipeline()` stages must be functions; stage 2 is a string. Pass a function, which `pipeline()` calls for each item with the previous stage's result, the item and its index: `(prev, item, i) => agent(…)` (2:15)",
+				"TypeError: `pipeline()` stages must be functions; stage 2 is a string. Pass a function, which `pipeline()` calls for each item with the previous stage's result, the item and its index: `(prev, item, i) => agent(…)` (2:15)",
 		});
 	});
 
@@ -159,7 +159,7 @@ describe("pipeline()", () => {
 			line: 2,
 			column: 15,
 			message:
-				"Uncaught TypeError: `pipeline()` takes an array, got a string. Pass the items as an array: `pipeline(items, (item) => agent(…))`; for a list an agent finds, give that `agent()` a `schema` with an array property and pass the property (2:15)",
+				"TypeError: `pipeline()` takes an array, got a string. Pass the items as an array: `pipeline(items, (item) => agent(…))`; for a list an agent finds, give that `agent()` a `schema` with an array property and pass the property (2:15)",
 		});
 		expect(fake.requests).toHaveLength(0);
 	});

@@ -149,7 +149,8 @@ describe("determinism guards", () => {
 			"`Math.random()` is unavailable: it breaks resume. Put the sample index in the prompt or label instead",
 		],
 	])("%s throws determinism with what to do instead", async (expr, message) => {
-		const { result } = await run(`\nconst x = ${expr};`);
+		// Through `globalThis`, where the static pass (which refuses the literal calls first) does not look.
+		const { result } = await run(`\nconst x = ${expr.replace(/(Date|Math)/, "globalThis.$1")};`);
 		expect(result.error).toMatchObject({ code: "determinism", line: 3 });
 		expect(result.error?.message).toBe(`${message} (3:${result.error?.column})`);
 	});

@@ -73,7 +73,7 @@ const ROWS: Row[] = [
 	{
 		name: "failed with a coded error: the error at its position, no value",
 		facts: facts({
-			error: new WorkflowError("script_error", "Uncaught TypeError: x is null (4:14)", {
+			error: new WorkflowError("script_error", "TypeError: x is null (4:14)", {
 				location: { line: 4, column: 14 },
 			}),
 		}),
@@ -82,7 +82,7 @@ const ROWS: Row[] = [
 			error: {
 				code: "script_error",
 				stage: "guest",
-				message: "Uncaught TypeError: x is null (4:14)",
+				message: "TypeError: x is null (4:14)",
 				line: 4,
 				column: 14,
 			},

@@ -53,7 +53,7 @@ describe("runWorkflowScript()", () => {
 			agentRunner: fake.runner,
 		});
 		expect(result.error).toMatchObject({ code: "script_error", line: 4, column: 14 });
-		expect(result.error?.message).toBe("Uncaught TypeError: cannot read property 'foo' of null (4:14)");
+		expect(result.error?.message).toBe("TypeError: cannot read property 'foo' of null (4:14)");
 	});
 
 	it("on a syntax error: fails with syntax_error at the author's position before anything runs", async () => {
