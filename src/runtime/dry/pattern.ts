@@ -17,7 +17,7 @@ type Node =
 /** How long a pattern may be for the generator to read it; longer ones are left to the caller's message. */
 const MAX_PATTERN_LENGTH = 2000;
 /** The longest text made for a pattern: some thirty are made and checked for one string. */
-export const MAX_PATTERN_TEXT = 4096;
+const MAX_PATTERN_TEXT = 4096;
 /** The most rounds one open repeat (`*`, `+`, `{n,}`) adds to reach a `minLength`. */
 const MAX_STRETCH = MAX_PATTERN_TEXT;
 
