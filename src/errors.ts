@@ -37,6 +37,7 @@ export const ERROR_CODES = {
 	resume_ambiguous: { stage: "author", catchable: true },
 	resume_unavailable: { stage: "author", catchable: true },
 	schema_unmet: { stage: "child", catchable: true },
+	schema_unsampleable: { stage: "author", catchable: true },
 	agent_cap_reached: { stage: "guest", catchable: true },
 	budget_exhausted: { stage: "guest", catchable: true },
 	phase_options_invalid: { stage: "guest", catchable: true },
@@ -309,10 +310,23 @@ export function askUnavailableError(reason: string): WorkflowError {
 
 /**
  * A host's tool would not run a `tool()` call (a permission hook or gate said no): `reason` says why. A tool in the
- * `tools` map throws this; the script gets `tool_refused` with the reason, at its call's line:column.
+ * `tools` map throws this; the script gets `tool_refused` with the reason, at its call's line:column. `advice`: what
+ * to do, when it is not a permission hook's to decide. Default: the session's permission hooks.
  */
-export function toolRefusedError(reason: string): WorkflowError {
-	return new WorkflowError("tool_refused", reason, { details: { reason } });
+export function toolRefusedError(reason: string, advice?: string): WorkflowError {
+	return new WorkflowError("tool_refused", reason, { details: { reason, ...(advice ? { advice } : {}) } });
+}
+
+/**
+ * A dry run (or a replay test) could not make up a value for a schema without a model: `keyword` at `path` (a JSON
+ * pointer into the schema) asks for `what`; `advice` says what to change. A real run is not affected.
+ */
+export function schemaUnsampleableError(keyword: string, path: string, what: string, advice: string): WorkflowError {
+	return new WorkflowError(
+		"schema_unsampleable",
+		`a dry run cannot make up a value for this schema: \`${keyword}\` at ${path} ${what}. A real run is not affected: a child answers it. To dry-run it, ${advice}, or (for \`meta.args\`) give the args`,
+		{ details: { keyword, path } },
+	);
 }
 
 /** Turns anything thrown into a `WorkflowError`, marking our own bugs as `internal`. */

@@ -13,6 +13,7 @@ import {
 	planWithEstimateText,
 } from "../host/run-estimate.ts";
 import { createWorkflowResolver } from "../host/script-source.ts";
+import { visibleText } from "../progress/visible-text.ts";
 import {
 	dryRunPlanText,
 	dryRunWorkflowScript,
@@ -55,10 +56,11 @@ export async function dryRun(input: DryRunInput, flags: RunFlags, ctx: CliContex
 		ctx.stderr.write(`Note: no estimate: the run store could not be read (${errorMessage(error)})\n`);
 		return undefined;
 	});
+	// The script's words (phases, questions, warnings, keys, its error) shown as every CLI view shows them.
 	ctx.stdout.write(
 		flags.json
-			? `${JSON.stringify(planned ? { ...plan, estimate: planned } : plan, null, 2)}\n`
-			: `${planWithEstimateText(dryRunPlanText(plan), planned)}\n`,
+			? `${visibleJson(JSON.stringify(planned ? { ...plan, estimate: planned } : plan, null, 2))}\n`
+			: `${visibleText(planWithEstimateText(dryRunPlanText(plan), planned))}\n`,
 	);
 	return plan.status === "completed" ? 0 : plan.status === "stopped" ? EXIT_STOPPED : 1;
 }
@@ -80,10 +82,12 @@ export async function warnOverCap(
 		capUsd: flags.maxCostUsd,
 		...(pi ? { priceOf: pi.priceOf } : {}),
 	});
-	if (found.note) ctx.stderr.write(`Note: ${found.note}\n`);
+	// The note carries the script's words (its error), the basis its name: shown as every CLI view shows them.
+	if (found.note) ctx.stderr.write(`Note: ${visibleText(found.note)}\n`);
 	if (found.planned?.overCap) {
+		const basis = visibleText(found.planned.text.split("\n").at(-1) ?? "");
 		ctx.stderr.write(
-			`Warning: ${found.planned.overCap} (${found.planned.text.split("\n").at(-1)}). The run starts; it stops at the cap${ctx.stdin?.isTTY ? " and asks for a higher one" : ", resumable"}.\n`,
+			`Warning: ${found.planned.overCap} (${basis}). The run starts; it stops at the cap${ctx.stdin?.isTTY ? " and asks for a higher one" : ", resumable"}.\n`,
 		);
 	}
 	return found.planned;
@@ -111,7 +115,7 @@ function dryOptions(
 }
 
 /**
- * pi's agent types, models, catalog prices and read-only tools; without pi the run goes on with none (and says so).
+ * pi's agent types, models, catalog prices and the read-only tools `--allow-tools` names; without pi the run goes on with none (and says so).
  * `quiet`: the run itself says what is wrong with pi, so the estimate before it does not say it too.
  */
 async function dryPi(flags: RunFlags, ctx: CliContext, quiet = false): Promise<DryPiSetup | undefined> {
@@ -128,11 +132,23 @@ async function dryPi(flags: RunFlags, ctx: CliContext, quiet = false): Promise<D
 	const pi = host.setUpDryPi({
 		cwd: ctx.cwd,
 		agentDir: ctx.agentDir,
+		allowTools: flags.allowTools,
 		...(flags.model !== undefined ? { model: flags.model } : {}),
 		...(flags.approve !== undefined ? { approve: flags.approve } : {}),
 	});
-	if (!quiet) for (const warning of pi.warnings) ctx.stderr.write(`Warning: ${warning}\n`);
+	if (!quiet) for (const warning of pi.warnings) ctx.stderr.write(`Warning: ${visibleText(warning)}\n`);
 	return pi;
+}
+
+/**
+ * JSON text with the controls `JSON.stringify` leaves raw (DEL, C1, the marks that reorder text) written as `\u`
+ * escapes: the same data to a program, nothing a terminal acts on. They can only occur inside strings.
+ */
+function visibleJson(json: string): string {
+	return json.replace(
+		/[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+		(char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+	);
 }
 
 /** A real run lends `tool()` only what `--allow-tools` names: each other tool the script used would throw there. */

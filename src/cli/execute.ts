@@ -9,6 +9,7 @@ import { type PlannedRunEstimate, withEstimateMore } from "../host/run-estimate.
 import { createWorkflowResolver } from "../host/script-source.ts";
 import type { DurableStart } from "../host/start-run.ts";
 import { createWorkflowProgressTracker } from "../progress/index.ts";
+import { visibleText } from "../progress/visible-text.ts";
 import type { WorkflowRunResult } from "../runtime/core/types.ts";
 import { runWorkflowScript } from "../runtime/run/run.ts";
 import { createTerminalAsk } from "./ask.ts";
@@ -127,7 +128,7 @@ export async function execute(
 	}
 	if (saved.problem) ctx.stderr.write(`Warning: the run could not be saved completely (${saved.problem})\n`);
 	if (result.status !== "completed") {
-		if (result.error) ctx.stderr.write(`Error (${result.error.code}): ${result.error.message}\n`);
+		if (result.error) ctx.stderr.write(`Error (${result.error.code}): ${visibleText(result.error.message)}\n`);
 		ctx.stderr.write(
 			`${saved.saved > 0 ? resumeHint(runId, capToResume(result.error)) : "No agent result was saved: run the workflow again to retry."}\n`,
 		);

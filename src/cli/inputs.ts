@@ -2,9 +2,9 @@
  * What `run`, `resume` and `check` read from the command line: the script (a file, or the `meta.name` of a saved
  * workflow as the tool finds it) and the `--args` JSON (inline or `@file`), and pi's agent directory.
  */
-import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { errorMessage } from "../errors.ts";
+import { readInputFile } from "../host/input-file.ts";
 import { resolveScriptSource } from "../host/script-source.ts";
 import { defaultRunsRoot } from "../runs/index.ts";
 import type { JsonValue } from "../runtime/core/types.ts";
@@ -57,18 +57,23 @@ export function readAnswers(text: string, cwd: string): Record<string, string> |
 	return value as Record<string, string> | string[];
 }
 
-/** A flag's JSON: inline, or `@path` to a JSON file (relative to `cwd`); `example` shows the right form. */
+/**
+ * A flag's JSON: inline, or `@path` to a JSON file (relative to `cwd`): a regular file of at most 8 MiB, never a
+ * device or a FIFO; `example` shows the right form.
+ */
 function readJsonFlag(flag: string, text: string, cwd: string, example: string): JsonValue {
 	let json = text;
 	if (text.startsWith("@")) {
 		const path = resolve(cwd, text.slice(1));
-		try {
-			json = readFileSync(path, "utf8");
-		} catch (error) {
+		const read = readInputFile(path);
+		if (!read.ok) {
 			throw usageError(
-				`--${flag} ${text}: cannot read ${path} (${errorMessage(error)}). Name a JSON file that exists`,
+				read.problem === "unreadable"
+					? `--${flag} ${text}: cannot read ${path} (${read.reason}). Name a JSON file that exists`
+					: `--${flag} ${text}: cannot read ${path}: ${read.reason}. Name a regular JSON file of at most 8 MiB`,
 			);
 		}
+		json = read.text;
 	}
 	try {
 		return JSON.parse(json) as JsonValue;

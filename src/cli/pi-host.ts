@@ -214,7 +214,7 @@ export interface DryPiSetup {
 	agentTypes: string[];
 	/** The model a call would run on: its agent file's, its own, its tier, `meta.model`, else the default named. */
 	modelOf: (request: WorkflowAgentRequest) => string | undefined;
-	/** pi's read-only built-ins, run for real in the run's directory. */
+	/** pi's read-only built-ins `--allow-tools` names (a real run has no other), run for real inside the project. */
 	readTools: Record<string, WorkflowTool>;
 	/** A model's price from pi-ai's built-in catalog, which needs no auth; undefined for a model it does not list. */
 	priceOf: (model: string) => ModelPrice | undefined;
@@ -228,10 +228,12 @@ const BUILTIN_CATALOG = {
 
 /**
  * The dry run's side of pi: the agent types (so an unknown one fails as it would), the models they name, and the
- * read-only tools. The default model is the one `--model`, `workflows.childModel` or pi's settings name, unresolved:
+ * read-only tools among those `--allow-tools` names. The default model is the one `--model`, `workflows.childModel` or pi's settings name, unresolved:
  * resolving it would need the model registry, which needs credentials a dry run must not need.
  */
-export function setUpDryPi(options: Pick<PiSetupOptions, "cwd" | "agentDir" | "model" | "approve">): DryPiSetup {
+export function setUpDryPi(
+	options: Pick<PiSetupOptions, "cwd" | "agentDir" | "model" | "approve" | "allowTools">,
+): DryPiSetup {
 	const types = loadAgentTypes({
 		cwd: options.cwd,
 		agentDir: options.agentDir,
@@ -248,7 +250,10 @@ export function setUpDryPi(options: Pick<PiSetupOptions, "cwd" | "agentDir" | "m
 			const own = types.types.get(request.agentType)?.model ?? request.model;
 			return own ?? (request.tier !== undefined ? `tier ${request.tier}` : (request.defaultModel ?? fallback));
 		},
-		readTools: builtInTools(options.cwd, READ_ONLY_TOOLS),
+		readTools: builtInTools(
+			options.cwd,
+			READ_ONLY_TOOLS.filter((name) => options.allowTools?.includes(name)),
+		),
 		priceOf: (model) => catalogPrice(BUILTIN_CATALOG, model),
 		warnings: types.warnings,
 	};

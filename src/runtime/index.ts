@@ -81,12 +81,13 @@ export type {
 	WorkflowWorktree,
 } from "./core/types.ts";
 export { DRY_CHILD_PREFIX, dryAgentResult } from "./dry/answer.ts";
-export type {
-	WorkflowDryCall,
-	WorkflowDryPhase,
-	WorkflowDryQuestion,
-	WorkflowDryRunPlan,
-	WorkflowDryTool,
+export {
+	DEFAULT_MODEL,
+	type WorkflowDryCall,
+	type WorkflowDryPhase,
+	type WorkflowDryQuestion,
+	type WorkflowDryRunPlan,
+	type WorkflowDryTool,
 } from "./dry/plan.ts";
 export { DEFAULT_MODEL_TEXT, dryRunPlanText } from "./dry/plan-text.ts";
 export { createDryAsk, type DryAnswers, fencedToolOutput, READ_ONLY_TOOLS } from "./dry/stand-ins.ts";

@@ -1,7 +1,7 @@
 /**
  * `workflow({ …, dryRun: true })`: the script run with no model (made-up answers, the session's read-only tools
  * run, the others fenced, questions answered with their defaults), nothing recorded, no child session opened; the
- * model gets the plan's text and the estimate after it (per phase and in all, with its basis: this workflow's
+ * model gets the plan's text and the estimate after it, fenced as data (per phase and in all, with its basis: this workflow's
  * earlier runs, the project's, or the model's catalog price), and the details keep the plan's data and the estimate.
  */
 import type { AgentToolResult, ExtensionContext } from "@earendil-works/pi-coding-agent";
@@ -10,6 +10,7 @@ import { catalogPrice } from "../children/model.ts";
 import { WorkflowError } from "../errors.ts";
 import { estimateDryPlan, type PlannedRunEstimate, planWithEstimateText } from "../host/run-estimate.ts";
 import { createWorkflowResolver, resolveScriptSource } from "../host/script-source.ts";
+import { DATA_FENCE_NOTE, dataFence } from "../progress/model-text.ts";
 import type { JsonValue, WorkflowParentConversation, WorkflowTool } from "../runtime/core/types.ts";
 import {
 	dryRunPlanText,
@@ -70,9 +71,22 @@ export async function dryRunOnly(call: DryRunCall): Promise<AgentToolResult<Work
 		...(capUsd !== undefined ? { capUsd } : {}),
 	}).catch(() => undefined);
 	return {
-		content: [{ type: "text", text: planWithEstimateText(dryRunPlanText(plan), estimate) }],
+		content: [{ type: "text", text: dryRunModelText(plan, estimate) }],
 		details: { dryRun: plan, ...(estimate ? { estimate } : {}) },
 	};
+}
+
+/**
+ * The plan and its estimate as the model reads them: in one data fence, frame markup escaped, as a real run's result
+ * fences what children and the script wrote. Phase names, labels, questions, warnings and the error are the
+ * script's words all through the plan (and the estimate's per-phase lines), so the whole of it is data.
+ */
+function dryRunModelText(plan: WorkflowDryRunPlan, estimate: PlannedRunEstimate | undefined): string {
+	const fenced = dataFence(
+		"the dry run's plan: its phase names, labels, questions, warnings and error are the script's",
+		planWithEstimateText(dryRunPlanText(plan), estimate),
+	);
+	return `Dry run ${plan.status}: its plan${estimate ? " and estimate" : ""} below.\n\n${DATA_FENCE_NOTE}\n\n${fenced}`;
 }
 
 /**

@@ -640,7 +640,7 @@ describe("pi-workflows run --dry-run (no credentials, no model)", () => {
 		expect(uncapped.stderr).not.toContain("Warning: estimated");
 	}, 180_000);
 
-	it("runs read-only tools for real, fences bash, takes --answers, and warns of tools a real run would not lend", async () => {
+	it("runs the read-only tools --allow-tools names for real, fences bash, takes --answers, and warns of tools a real run would not lend", async () => {
 		const { run } = bare();
 		writeFileSync(join(project, "notes.txt"), "dry-notes\n");
 		const file = script(
@@ -668,7 +668,7 @@ describe("pi-workflows run --dry-run (no credentials, no model)", () => {
 			'`tool("bash")`: a real run from the command line lends no bash unless --allow-tools names it, and the step throws',
 		]);
 		expect(existsSync(join(project, "notes.txt"))).toBe(true);
-		const text = await run(["run", file, "--dry-run", "--answers", '["ship"]']);
+		const text = await run(["run", file, "--dry-run", "--answers", '["ship"]', "--allow-tools", "read"]);
 		expect(text.code, text.stderr).toBe(0);
 		expect(text.stdout).toContain("2 tool steps: 1 run (read), 1 fenced, not run (bash)");
 		expect(text.stdout).toContain("Question #1: Ship or hold? → ship (given)");

@@ -1,7 +1,7 @@
 /**
  * The dry run's side of pi (`setUpDryPi`): agent types from the agent files, the model each call would run on named
- * as the real run picks it (agent file, call, tier, meta.model, then --model or pi's settings), pi's read-only tools,
- * and nothing read that needs credentials or written anywhere.
+ * as the real run picks it (agent file, call, tier, meta.model, then --model or pi's settings), the read-only tools
+ * `--allow-tools` names, and nothing read that needs credentials or written anywhere.
  */
 import { readdirSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -48,9 +48,10 @@ describe("setUpDryPi", () => {
 		expect(readdirSync(dirs.agentDir, { recursive: true }).sort()).toEqual(before);
 	});
 
-	it("lends pi's read-only tools, which read for real", async () => {
-		const pi = setUpDryPi({ cwd: dirs.cwd, agentDir: dirs.agentDir });
-		expect(Object.keys(pi.readTools).sort()).toEqual(["find", "grep", "ls", "read"]);
+	it("lends only the read-only tools --allow-tools names, as a real run has them, which read for real", async () => {
+		expect(Object.keys(setUpDryPi({ cwd: dirs.cwd, agentDir: dirs.agentDir }).readTools)).toEqual([]);
+		const pi = setUpDryPi({ cwd: dirs.cwd, agentDir: dirs.agentDir, allowTools: ["read", "ls", "bash"] });
+		expect(Object.keys(pi.readTools).sort()).toEqual(["ls", "read"]);
 		const read = await pi.readTools.read?.({ path: "notes.txt" }, new AbortController().signal);
 		expect(read?.output).toContain("dry notes");
 	});

@@ -61,7 +61,7 @@ describe.each(corpusEntries().map((entry) => [entry.file, entry] as [string, Cor
 			...(plan.sampledArgs !== undefined ? { args: plan.sampledArgs } : {}),
 			agentRunner: fake.runner,
 			ask: createDryAsk(undefined).ask,
-			tools: dryTools({}, [], FENCED).tools,
+			tools: dryTools({}, [], FENCED, process.cwd()).tools,
 		});
 		expect(real.status).toBe(result.status);
 		expect(real.counts.calls).toBe(result.counts.calls);

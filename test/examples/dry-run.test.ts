@@ -80,7 +80,7 @@ describe.each(exampleFiles())("%s dry-run", (file) => {
 		expect(plan.totals.agentCalls).toBe(result.counts.calls);
 		expect(result.counts.calls).toBeGreaterThan(0);
 
-		const { tools } = dryTools({}, [], FENCED);
+		const { tools } = dryTools({}, [], FENCED, repo.dir);
 		const labels: string[] = [];
 		const real = await runWorkflowScript(exampleSource(file), {
 			agentRunner: fauxRunner(),

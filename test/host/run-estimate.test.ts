@@ -4,10 +4,11 @@
  */
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { estimatePlannedRun, fanOutEstimateText } from "../../src/host/run-estimate.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { estimateBeforeRun, estimatePlannedRun, fanOutEstimateText } from "../../src/host/run-estimate.ts";
 import type { CostHistory } from "../../src/runs/index.ts";
 import type { WorkflowFanOutInfo, WorkflowRunResult } from "../../src/runtime/core/types.ts";
+import { shutdownSchemaWorker } from "../../src/runtime/index.ts";
 import { tempStore } from "../runs/support.ts";
 
 const RUN = "wf-20261201-100000-aaaaaa";
@@ -92,5 +93,19 @@ describe("estimatePlannedRun from a poisoned history", () => {
 		const figures = JSON.stringify(planned.estimate);
 		expect(figures).not.toContain("null");
 		expect(planned.overCap).toBe("estimated $1.58–$1.72, over the cap $1.00");
+	});
+});
+
+describe("estimateBeforeRun", () => {
+	afterAll(() => shutdownSchemaWorker());
+
+	it("says when the dry run before a capped run fails on a schema it cannot sample, and gives no estimate", async () => {
+		const source = `export const meta = { name: "huge", description: "asks for too much" };
+return await agent("list", { schema: { type: "object", properties: { all: { type: "array", minItems: 1e9 } }, required: ["all"] } });`;
+		const found = await estimateBeforeRun(source, {}, { cwd: "/nonexistent", runsRoot: "/nonexistent", capUsd: 1 });
+		expect(found.planned).toBeUndefined();
+		expect(found.note).toMatch(
+			/^no estimate before the run: its dry run failed: a dry run cannot make up a value for this schema: `minItems` at #\/properties\/all is 1000000000/,
+		);
 	});
 });

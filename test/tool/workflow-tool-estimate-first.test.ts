@@ -108,7 +108,7 @@ describe("the estimate in the workflow tool", () => {
 		expect(dryText).toContain(
 			"Basis: 1 earlier call of workflow `review` (phase plan, label planner); 2 earlier calls of workflow `review` (phase review, label reviewer)",
 		);
-		expect(dryText).toMatch(/\nWarning: estimated \$[\d.–$]+, over the cap <\$0\.0001\.$/);
+		expect(dryText).toMatch(/\nWarning: estimated \$[\d.–$]+, over the cap <\$0\.0001\.\n<\/workflow-data>$/);
 		expect((dry.details as { estimate?: { overCap?: string } }).estimate?.overCap).toMatch(/over the cap/);
 
 		// In print mode nobody is asked: the run starts, stops at its cap, and its result carries the warning.

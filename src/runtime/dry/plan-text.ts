@@ -1,5 +1,5 @@
 /** A dry run's plan as a person reads it: phases in order, totals, the returned shape, warnings. */
-import { NO_PHASE, type WorkflowDryPhase, type WorkflowDryRunPlan } from "./plan.ts";
+import { DEFAULT_MODEL, NO_PHASE, type WorkflowDryPhase, type WorkflowDryRunPlan } from "./plan.ts";
 
 /** Said where a call names no model and the host has none to name (no credentials, or none was asked). */
 export const DEFAULT_MODEL_TEXT = "(no model: would use pi's default)";
@@ -45,7 +45,7 @@ export function dryRunPlanText(plan: WorkflowDryRunPlan): string {
 function phaseLines(phase: WorkflowDryPhase, plan: WorkflowDryRunPlan): string[] {
 	const lines: string[] = [];
 	if (phase.agentCalls > 0) {
-		const models = phase.models.map((m) => (m === "" ? DEFAULT_MODEL_TEXT : m)).join(", ");
+		const models = phase.models.map((m) => (m === DEFAULT_MODEL ? DEFAULT_MODEL_TEXT : m)).join(", ");
 		lines.push(
 			`     ${plural(phase.agentCalls, "agent call")}, widest fan-out ${phase.widestFanOut}; ${phase.agentTypes.join(", ")} on ${models}`,
 		);

@@ -11,6 +11,9 @@ import type { DryAnswerSource, DryRunnerCall } from "./stand-ins.ts";
 /** The phase of work done outside any `phase()`. */
 export const NO_PHASE = "(no phase)";
 
+/** In a phase's `models`: calls that name no model and take the host's default (pi's, unless `--model` names one). */
+export const DEFAULT_MODEL = "default";
+
 /** One `agent()` call the run would make: what a cost estimate needs of it. */
 export interface WorkflowDryCall {
 	/** 0-based order of the call in the run. */
@@ -61,7 +64,7 @@ export interface WorkflowDryPhase {
 	/** The most agents in flight together in this phase. */
 	widestFanOut: number;
 	agentTypes: string[];
-	/** Models named; "" stands for the host's default model. */
+	/** Models named, in order; `DEFAULT_MODEL` ("default") stands for calls that take the host's default model. */
 	models: string[];
 	toolsRun: number;
 	toolsFenced: number;
@@ -262,7 +265,7 @@ function phasesOf(
 			agentCalls: own.length,
 			widestFanOut: Math.max(own.length > 0 ? 1 : 0, ...own.map((c) => c.fanOut ?? 1)),
 			agentTypes: [...new Set(own.map((c) => c.agentType))],
-			models: [...new Set(own.map((c) => c.model ?? ""))],
+			models: [...new Set(own.map((c) => c.model ?? DEFAULT_MODEL))],
 			toolsRun: steps.filter((t) => t.ran).length,
 			toolsFenced: steps.filter((t) => !t.ran).length,
 			questions: questions.filter(inPhase(name)).length,

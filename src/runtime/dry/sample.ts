@@ -3,7 +3,9 @@
  * schema `agent()` call. Deterministic for a seed and an index, and varied by index so the items of a fan-out differ
  * (enums cycle, numbers and strings carry the index) and code that dedupes or sorts them behaves as it will.
  */
+import { schemaUnsampleableError } from "../../errors.ts";
 import type { JsonSchema, JsonValue } from "../core/json.ts";
+import { PatternSampler } from "./pattern.ts";
 
 /** Where the value is made for: the call's key (the seed) and its 0-based index among like calls. */
 export interface SampleSeed {
@@ -13,8 +15,25 @@ export interface SampleSeed {
 	index: number;
 }
 
-/** How deep nested objects and arrays are filled before an empty one is given. */
-const MAX_DEPTH = 8;
+/**
+ * What one sample may be, so that no schema a script writes can fill the host's memory or hold its event loop: a
+ * sample is made on the host thread, in the dry run's and a replay test's answers and in sampled `meta.args`.
+ */
+export const SAMPLE_LIMITS = {
+	/** Values (objects, arrays, strings, numbers…) in one sample: `minItems` nested 200×200×200 is refused. */
+	values: 10_000,
+	/** Items one array may be made with: a `minItems` over it is refused at once. */
+	items: 1_000,
+	/** Characters in all the sample's strings, and bytes of its JSON: the 8 MiB bound of an answer. */
+	chars: 8 * 1024 * 1024,
+	/** How deep required properties and items may nest: a required `$ref` to itself has no finite value. */
+	depth: 64,
+	/** Characters made while meeting patterns, kept or not: bounds the time patterns take (well under a second). */
+	patternWork: 4 * 1024 * 1024,
+};
+
+/** How deep optional properties and open arrays' items are filled; below it only what the schema requires. */
+const OPTIONAL_DEPTH = 8;
 
 /** Array length when the schema leaves it open: two, so a script that reads `[1]` or loops sees more than one. */
 const OPEN_ARRAY_LENGTH = 2;
@@ -52,24 +71,67 @@ const FORMAT_SAMPLES: Record<string, (index: number) => string> = {
 
 /**
  * A value `schema` accepts, as far as its keywords can be met without search: `type`, `enum`, `const`, `properties`
- * and `required`, `items`/`prefixItems` with their counts, string lengths and `format`, number ranges and
- * `multipleOf`, `anyOf`/`oneOf` (the index picks a branch), `allOf` (merged), local `$ref`s. A `pattern` is not
- * solved: callers check the value and say so when it does not validate.
+ * and `required`, `items`/`prefixItems` with their counts, string lengths, `format` and `pattern` (see pattern.ts),
+ * number ranges and `multipleOf`, `anyOf`/`oneOf` (the index picks a branch), `allOf` (merged), local `$ref`s.
+ * Small: optional properties only while the sample is cheap and never into a `$ref` already being filled, counts at
+ * their minimum, all within `SAMPLE_LIMITS`. Throws `schema_unsampleable` naming the keyword and the schema path
+ * when the schema asks for more than that, or for a `pattern` it could not meet.
  */
 export function sampleFromSchema(schema: JsonSchema | boolean, seed: SampleSeed): JsonValue {
-	return new Sampler(typeof schema === "object" ? schema : {}, seed).value(schema, "", 0);
+	const value = new Sampler(typeof schema === "object" ? schema : {}, seed, {
+		values: 0,
+		chars: 0,
+		patternWork: 0,
+		patterns: new Map(),
+	}).value(schema, {
+		name: "",
+		depth: 0,
+		path: "#",
+		via: "required",
+		refs: [],
+	});
+	// The characters are counted as they are made; the JSON around them (keys, quotes, escapes) only here.
+	if (Buffer.byteLength(JSON.stringify(value)) > SAMPLE_LIMITS.chars) {
+		throw unsampleable("minLength", "#", `makes a sample of more than ${SAMPLE_LIMITS.chars} bytes of JSON`);
+	}
+	return value;
+}
+
+/** Where in the schema a value is being made. */
+interface Place {
+	/** The property it is for: names its text. */
+	name: string;
+	depth: number;
+	/** The JSON pointer of its schema, for messages: `#/properties/items/items`. */
+	path: string;
+	/** The keyword that led here (`required`, `anyOf`…): the one to blame when it nests past the limit. */
+	via: string;
+	/** The `$ref`s being filled around it: an optional property into one of them is left out. */
+	refs: readonly string[];
+}
+
+/** What the sample holds so far, shared by every part of it. */
+interface Spent {
+	values: number;
+	chars: number;
+	/** Characters made while meeting patterns (`SAMPLE_LIMITS.patternWork`). */
+	patternWork: number;
+	/** Each pattern's sampler, read once for the whole sample; undefined for one it cannot read. */
+	patterns: Map<string, PatternSampler | undefined>;
 }
 
 class Sampler {
 	readonly #root: JsonSchema;
 	readonly #seed: SampleSeed;
+	readonly #spent: Spent;
 
-	constructor(root: JsonSchema, seed: SampleSeed) {
+	constructor(root: JsonSchema, seed: SampleSeed, spent: Spent) {
 		this.#root = root;
 		this.#seed = seed;
+		this.#spent = spent;
 	}
 
-	value(schema: JsonSchema | JsonValue, name: string, depth: number): JsonValue {
+	value(schema: JsonSchema | JsonValue, at: Place): JsonValue {
 		if (
 			schema === true ||
 			schema === undefined ||
@@ -77,32 +139,59 @@ class Sampler {
 			typeof schema !== "object" ||
 			Array.isArray(schema)
 		) {
-			return this.#text(name, {});
+			return this.#text({}, at);
 		}
-		const s = this.#resolve(schema);
+		const { schema: s, refs, path } = this.#resolve(schema, at);
+		const here: Place = { ...at, path, refs: [...at.refs, ...refs] };
+		// Only what is required (or a branch into itself) gets this deep or this big: arrays refuse their own counts.
+		if (here.depth > SAMPLE_LIMITS.depth) {
+			throw unsampleable(
+				at.via,
+				here.path,
+				`nests deeper than ${SAMPLE_LIMITS.depth} levels`,
+				"end the nesting with an optional property or another branch",
+			);
+		}
+		if (++this.#spent.values > SAMPLE_LIMITS.values) {
+			throw unsampleable(
+				"required",
+				here.path,
+				`makes a sample of more than ${SAMPLE_LIMITS.values} values`,
+				"make a property on the way optional",
+			);
+		}
 		if ("const" in s) return s.const as JsonValue;
 		if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[this.#seed.index % s.enum.length] as JsonValue;
 		const branches = (Array.isArray(s.oneOf) ? s.oneOf : Array.isArray(s.anyOf) ? s.anyOf : undefined) as
 			| JsonSchema[]
 			| undefined;
+		// A branch or a merge is the same value again, one level down: a branch into itself meets the depth limit.
 		if (branches && branches.length > 0) {
+			this.#spent.values--;
+			const pick = this.#seed.index % branches.length;
+			const branch = this.#resolve(branches[pick] as JsonSchema, here);
 			return this.value(
-				{ ...withoutKeys(s, "oneOf", "anyOf"), ...this.#resolve(branches[this.#seed.index % branches.length]) },
-				name,
-				depth,
+				{ ...withoutKeys(s, "oneOf", "anyOf"), ...branch.schema },
+				{
+					...here,
+					depth: here.depth + 1,
+					via: Array.isArray(s.oneOf) ? "oneOf" : "anyOf",
+					refs: [...here.refs, ...branch.refs],
+				},
 			);
 		}
-		if (Array.isArray(s.allOf) && s.allOf.length > 0)
+		if (Array.isArray(s.allOf) && s.allOf.length > 0) {
+			this.#spent.values--;
 			return this.value(
-				mergeAll(s, s.allOf as JsonSchema[], (x) => this.#resolve(x)),
-				name,
-				depth,
+				mergeAll(s, s.allOf as JsonSchema[], (x) => this.#resolve(x, here).schema),
+				{ ...here, depth: here.depth + 1, via: "allOf" },
 			);
+		}
 		switch (typeOf(s)) {
 			case "object":
-				return depth >= MAX_DEPTH ? {} : this.#object(s, depth);
+				return this.#object(s, here);
 			case "array":
-				return depth >= MAX_DEPTH ? [] : this.#array(s, name, depth);
+				return this.#array(s, here);
 			case "integer":
 				return this.#number(s, true);
 			case "number":
@@ -112,31 +201,65 @@ class Sampler {
 			case "null":
 				return null;
 			default:
-				return this.#text(name, s);
+				return this.#text(s, here);
 		}
 	}
 
-	#resolve(schema: JsonSchema): JsonSchema {
+	/** `schema` with its `$ref`s followed: the schema, the refs taken, and the path of where it ended. */
+	#resolve(schema: JsonSchema, at: Place): { schema: JsonSchema; refs: string[]; path: string } {
 		let current = schema;
+		const refs: string[] = [];
+		let path = at.path;
 		for (let hops = 0; typeof current.$ref === "string" && hops < 32; hops++) {
-			const target = pointer(this.#root, current.$ref);
+			const ref = current.$ref;
+			const target = pointer(this.#root, ref);
 			if (!target) break;
+			refs.push(ref);
+			path = ref;
 			current = { ...withoutKeys(current, "$ref"), ...target };
 		}
-		return current;
+		return { schema: current, refs, path };
 	}
 
-	#object(s: JsonSchema, depth: number): JsonValue {
+	/** Whether more than the schema requires may go in: shallow, and the sample still small. */
+	#roomForOptional(at: Place): boolean {
+		return (
+			at.depth < OPTIONAL_DEPTH &&
+			this.#spent.values < SAMPLE_LIMITS.values / 8 &&
+			this.#spent.chars < SAMPLE_LIMITS.chars / 8
+		);
+	}
+
+	/** Whether `schema` (a property or an item) refers to a `$ref` being filled around `at`: filling it would recurse. */
+	#recurses(schema: JsonSchema | JsonValue, at: Place): boolean {
+		if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return false;
+		return this.#resolve(schema, at).refs.some((ref) => at.refs.includes(ref)) || schema.$ref === "#";
+	}
+
+	#object(s: JsonSchema, at: Place): JsonValue {
 		const properties = isSchemaMap(s.properties) ? s.properties : {};
-		const out: { [key: string]: JsonValue } = {};
-		for (const [key, child] of Object.entries(properties)) out[key] = this.value(child, key, depth + 1);
 		const required = Array.isArray(s.required) ? s.required.filter((k): k is string => typeof k === "string") : [];
+		const out: { [key: string]: JsonValue } = {};
+		const inner = (key: string, path: string): Place => ({
+			...at,
+			name: key,
+			depth: at.depth + 1,
+			path,
+			via: "required",
+		});
+		for (const [key, child] of Object.entries(properties)) {
+			const needed = required.includes(key);
+			if (!needed && (!this.#roomForOptional(at) || this.#recurses(child, at))) continue;
+			out[key] = this.value(child, inner(key, `${at.path}/properties/${escapePointer(key)}`));
+		}
 		const extra = typeof s.additionalProperties === "object" ? (s.additionalProperties as JsonSchema) : {};
-		for (const key of required) if (!(key in out)) out[key] = this.value(extra, key, depth + 1);
+		for (const key of required) {
+			if (!(key in out)) out[key] = this.value(extra, inner(key, `${at.path}/additionalProperties`));
+		}
 		return out;
 	}
 
-	#array(s: JsonSchema, name: string, depth: number): JsonValue {
+	#array(s: JsonSchema, at: Place): JsonValue {
 		const prefix = Array.isArray(s.prefixItems)
 			? (s.prefixItems as JsonSchema[])
 			: Array.isArray(s.items)
@@ -150,20 +273,26 @@ class Sampler {
 					? (open as JsonSchema)
 					: {};
 		const min = numberOr(s.minItems, 0);
+		if (min > SAMPLE_LIMITS.items) {
+			throw unsampleable("minItems", at.path, `is ${min}, over the ${SAMPLE_LIMITS.items} items a sample may hold`);
+		}
 		const max = numberOr(s.maxItems, Number.POSITIVE_INFINITY);
-		const wanted = Math.min(max, Math.max(min, prefix.length, rest ? OPEN_ARRAY_LENGTH : 0));
+		const room = this.#roomForOptional(at);
+		// Open items only while there is room, and never into what is being filled: `items: { $ref: "#" }`.
+		const more = rest && room && !this.#recurses(rest, at) ? OPEN_ARRAY_LENGTH : 0;
+		const wanted = Math.min(max, Math.max(min, room ? prefix.length : 0, more));
 		const out: JsonValue[] = [];
 		for (let i = 0; i < wanted; i++) {
 			const item = i < prefix.length ? prefix[i] : rest;
 			if (!item) break;
+			if (this.#spent.values >= SAMPLE_LIMITS.values) {
+				throw unsampleable("minItems", at.path, `makes a sample of more than ${SAMPLE_LIMITS.values} values`);
+			}
 			// Items differ from each other (uniqueItems, dedupe in the script): each gets its own index.
-			out.push(
-				new Sampler(this.#root, { ...this.#seed, index: this.#seed.index * wanted + i }).value(
-					item,
-					singular(name),
-					depth + 1,
-				),
-			);
+			const sampler = new Sampler(this.#root, { ...this.#seed, index: this.#seed.index * wanted + i }, this.#spent);
+			const path = itemPath(s, at.path, i < prefix.length ? i : undefined);
+			const place = { ...at, name: singular(at.name), depth: at.depth + 1, path, via: "minItems" };
+			out.push(sampler.value(item, place));
 		}
 		return out;
 	}
@@ -190,15 +319,77 @@ class Sampler {
 		return tidy(start + (span > 0 ? (this.#seed.index % (span + 1)) * step : 0));
 	}
 
-	#text(name: string, s: JsonSchema): string {
-		const format = typeof s.format === "string" ? FORMAT_SAMPLES[s.format] : undefined;
-		let text = format ? format(this.#seed.index) : `${name || this.#seed.label || "text"} ${this.#seed.index + 1}`;
+	#text(s: JsonSchema, at: Place): string {
 		const min = numberOr(s.minLength, 0);
-		const max = numberOr(s.maxLength, Number.POSITIVE_INFINITY);
+		const left = SAMPLE_LIMITS.chars - this.#spent.chars;
+		if (min > left) {
+			throw unsampleable(
+				"minLength",
+				at.path,
+				min > SAMPLE_LIMITS.chars
+					? `is ${min}, over the ${SAMPLE_LIMITS.chars} characters a sample may hold`
+					: `makes a sample of more than ${SAMPLE_LIMITS.chars} characters`,
+			);
+		}
+		const max = Math.min(numberOr(s.maxLength, Number.POSITIVE_INFINITY), left);
+		const text =
+			typeof s.pattern === "string" ? this.#matching(s, s.pattern, min, max, at) : this.#plain(s, at, min, max);
+		this.#spent.chars += text.length;
+		return text;
+	}
+
+	/** A text of `min`…`max` characters: a format's sample, else the property's name and the index. */
+	#plain(s: JsonSchema, at: Place, min: number, max: number): string {
+		const format = typeof s.format === "string" ? FORMAT_SAMPLES[s.format] : undefined;
+		let text = format ? format(this.#seed.index) : `${at.name || this.#seed.label || "text"} ${this.#seed.index + 1}`;
 		if (text.length < min) text = text.padEnd(min, ".");
 		if (text.length > max) text = text.slice(0, max);
 		return text;
 	}
+
+	/** A text that matches `pattern`: the plain one when it already does (a format's), else one made for it. */
+	#matching(s: JsonSchema, pattern: string, min: number, max: number, at: Place): string {
+		let sampler = this.#spent.patterns.get(pattern);
+		if (!this.#spent.patterns.has(pattern)) {
+			sampler = PatternSampler.of(pattern);
+			this.#spent.patterns.set(pattern, sampler);
+		}
+		if (this.#spent.patternWork > SAMPLE_LIMITS.patternWork) {
+			throw unsampleable(
+				"pattern",
+				at.path,
+				`(${JSON.stringify(pattern)}) is one of the patterns that took more than ${SAMPLE_LIMITS.patternWork} characters of tries to meet for this many strings`,
+				"ask for fewer or shorter strings",
+			);
+		}
+		const preferred = typeof s.format === "string" ? this.#plain(s, at, min, max) : undefined;
+		const before = sampler?.work ?? 0;
+		const made = sampler?.sample(this.#seed.index, min, max, preferred);
+		this.#spent.patternWork += (sampler?.work ?? 0) - before;
+		if (made !== undefined) return made;
+		throw unsampleable(
+			"pattern",
+			at.path,
+			`(${JSON.stringify(pattern)}) has no match the dry run could make within its minLength and maxLength`,
+			"write the pattern with literals, classes, alternations and bounded repeats",
+		);
+	}
+}
+
+/** `schema_unsampleable` for `keyword` at `path`: what it asks, and what to do (by default, ask for less). */
+function unsampleable(keyword: string, path: string, what: string, advice = `lower \`${keyword}\``) {
+	return schemaUnsampleableError(keyword, path, what, advice);
+}
+
+/** The schema path of an array's item `index` of its prefix, or (undefined) of its open items. */
+function itemPath(s: JsonSchema, path: string, index: number | undefined): string {
+	if (Array.isArray(s.prefixItems)) return index !== undefined ? `${path}/prefixItems/${index}` : `${path}/items`;
+	if (Array.isArray(s.items)) return index !== undefined ? `${path}/items/${index}` : `${path}/additionalItems`;
+	return `${path}/items`;
+}
+
+function escapePointer(key: string): string {
+	return key.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
 function typeOf(s: JsonSchema): string | undefined {

@@ -11,6 +11,7 @@ import type {
 	WorkflowTool,
 } from "../core/types.ts";
 import { dryAgentResult } from "./answer.ts";
+import { confinedTool } from "./confine.ts";
 
 /** Tools that only read: a dry run runs them for real, so a script that lists files fans out as it will. */
 export const READ_ONLY_TOOLS: readonly string[] = ["read", "ls", "grep", "find"];
@@ -62,19 +63,25 @@ export function fencedToolOutput(name: string): string {
 }
 
 /**
- * The tools of a dry run: the host's read-only ones and those it lends on purpose run for real; every other tool the
- * host has, and each name in `fence`, gives a marked placeholder. Returns the names that were fenced too.
+ * The tools of a dry run: the host's read-only ones and those it lends on purpose run for real, the read-only ones
+ * confined to the project (`cwd`); every other tool the host has, and each name in `fence`, gives a marked
+ * placeholder. Returns the names that were fenced too.
  */
 export function dryTools(
 	host: Readonly<Record<string, WorkflowTool>>,
 	lend: readonly string[],
 	fence: readonly string[],
+	cwd: string,
 ): { tools: Record<string, WorkflowTool>; fenced: Set<string> } {
 	const tools: Record<string, WorkflowTool> = {};
 	const fenced = new Set<string>();
 	for (const name of new Set([...Object.keys(host), ...fence])) {
 		const real = Object.hasOwn(host, name) ? host[name] : undefined;
-		if (real && (READ_ONLY_TOOLS.includes(name) || lend.includes(name))) {
+		if (real && READ_ONLY_TOOLS.includes(name)) {
+			tools[name] = confinedTool(name, real, cwd);
+			continue;
+		}
+		if (real && lend.includes(name)) {
 			tools[name] = real;
 			continue;
 		}

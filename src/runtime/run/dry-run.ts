@@ -4,7 +4,9 @@
  * journal and hands back no run id), so it is never offered for resume. Gives the run's result and its plan.
  */
 import { basename } from "node:path";
+import { isWorkflowError, runResultError, WorkflowError } from "../../errors.ts";
 import { answerInQuestionWarning } from "../ask/ask.ts";
+import { zeroCost } from "../core/cost.ts";
 import type {
 	JsonSchema,
 	JsonValue,
@@ -53,9 +55,25 @@ export async function dryRunWorkflowScript(
 	const { tools: hostTools, lendTools, fenceTools, answers, modelOf, onProgress, ...runOptions } = options;
 	const dry = createDryRunner(modelOf);
 	const asker = createDryAsk(answers);
-	const { tools, fenced } = dryTools(hostTools ?? {}, lendTools ?? [], fenceTools ?? []);
+	const { tools, fenced } = dryTools(hostTools ?? {}, lendTools ?? [], fenceTools ?? [], options.cwd ?? process.cwd());
 	const recorder = new DryPlanRecorder(fenced);
-	const sampled = options.args === undefined ? sampledArgs(source, options.filename) : undefined;
+	let sampled: JsonValue | undefined;
+	try {
+		sampled = options.args === undefined ? sampledArgs(source, options.filename) : undefined;
+	} catch (error) {
+		if (!isWorkflowError(error)) throw error;
+		// Args it cannot make up: the run cannot start, as a real one without args could not.
+		const result = notStarted(
+			new WorkflowError(
+				error.code,
+				`\`meta.args\`: ${error.message}`,
+				error.details ? { details: error.details } : {},
+			),
+		);
+		const plan = recorder.finish(result, { runner: [], answers: asker.sources, args: "none" });
+		if (options.filename) plan.workflow = basename(options.filename);
+		return { result, plan };
+	}
 	const questionWarnings: string[] = [];
 	const result = await runWorkflowScript(source, {
 		...runOptions,
@@ -121,6 +139,20 @@ function sampledArgs(source: string, filename: string | undefined): JsonValue | 
 		if (isObject(property) && property.default !== undefined) value[name] = property.default;
 	}
 	return value;
+}
+
+/** The result of a dry run that could not start: failed with `error`, nothing done. */
+function notStarted(error: WorkflowError): WorkflowRunResult {
+	return {
+		status: "failed",
+		error: runResultError(error),
+		failures: [],
+		counts: { calls: 0, started: 0, completed: 0, failed: 0, skipped: 0 },
+		usage: { input: 0, output: 0, total: 0 },
+		cost: zeroCost(),
+		droppedLogs: 0,
+		durationMs: 0,
+	};
 }
 
 function isObject(value: JsonValue | undefined): value is { [key: string]: JsonValue } {

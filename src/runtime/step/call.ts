@@ -277,11 +277,14 @@ function toolError(name: string, error: unknown): WorkflowError {
 	try {
 		if (!isWorkflowError(error) || error.code !== "tool_refused") return failed(error);
 		const reason = String(error.details?.reason ?? error.message);
-		return new WorkflowError(
-			"tool_refused",
-			`\`tool(${quoted})\` was refused: ${reason}. The session's permission hooks decide what a workflow's tools may do, as for the model's own calls`,
-			{ details: { name, reason } },
-		);
+		// Who refused says what to do, when it is not a permission hook.
+		const advice =
+			typeof error.details?.advice === "string"
+				? error.details.advice
+				: "The session's permission hooks decide what a workflow's tools may do, as for the model's own calls";
+		return new WorkflowError("tool_refused", `\`tool(${quoted})\` was refused: ${reason}. ${advice}`, {
+			details: { name, reason },
+		});
 	} catch (thrown) {
 		// A Proxy posing as a WorkflowError whose reads throw.
 		return failed(thrown);

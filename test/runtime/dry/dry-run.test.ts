@@ -4,8 +4,9 @@
  */
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { DEFAULT_MODEL } from "../../../src/runtime/dry/plan.ts";
 import {
 	dryRunPlanText,
 	dryRunWorkflowScript,
@@ -60,7 +61,8 @@ function hostTools(ran: string[]): Record<string, WorkflowTool> {
 		ls: async (params) => {
 			ran.push("ls");
 			const path = (params as { path: string }).path;
-			return { output: readdirSync(join(dir, path)).sort().join("\n") };
+			// The dry run hands a read-only tool the real path it checked is inside the project.
+			return { output: readdirSync(resolve(dir, path)).sort().join("\n") };
 		},
 		bash: async () => {
 			ran.push("bash");
@@ -183,6 +185,24 @@ describe("dryRunWorkflowScript", () => {
 		expect(plan.sampledArgs).toEqual({ n: 2, tag: "x", mode: "fast" });
 		expect(dryRunPlanText(plan)).toContain(
 			'No args were given: the run used a sample value of the meta.args schema:\n  {"n":2,"tag":"x","mode":"fast"}',
+		);
+	});
+});
+
+describe("the plan's models", () => {
+	it("names pi's default model `default`, never an empty string, beside the models calls name", async () => {
+		const { plan } = await dryRunWorkflowScript(
+			`export const meta = { name: "mixed", description: "d" };
+phase("work");
+await agent("one");
+await agent("two", { model: "anthropic/claude-haiku-4-5" });
+return 1;`,
+			{},
+		);
+		expect(plan.phases.map((phase) => phase.models)).toEqual([[DEFAULT_MODEL, "anthropic/claude-haiku-4-5"]]);
+		expect(DEFAULT_MODEL).toBe("default");
+		expect(dryRunPlanText(plan)).toContain(
+			"general-purpose on (no model: would use pi's default), anthropic/claude-haiku-4-5",
 		);
 	});
 });

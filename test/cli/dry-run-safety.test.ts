@@ -1,0 +1,129 @@
+/**
+ * `pi-workflows run --dry-run` lends `tool()` only the read-only tools the same real run would have (`--allow-tools`),
+ * and those read only inside the project: what a script prints of them reaches the plan, which CI makes public. The
+ * plan shows the script's words as every CLI view does: no terminal control reaches stdout raw.
+ */
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCli } from "../../src/cli/cli.ts";
+import { type AgentDirs, createAgentDirs } from "../agents/agent-files.ts";
+import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
+
+checkSandboxLeaks();
+
+let dirs: AgentDirs;
+let outside: string;
+beforeEach(() => {
+	dirs = createAgentDirs();
+	outside = mkdtempSync(join(tmpdir(), "wf-dry-outside-"));
+	writeFileSync(join(outside, "id_ed25519"), "SECRET-KEY-TEXT");
+	symlinkSync(join(outside, "id_ed25519"), join(dirs.cwd, "key-link"));
+	dirs.write("notes.txt", "project notes\n");
+	const paths = [join(outside, "id_ed25519"), "key-link", "/proc/self/environ", "notes.txt"];
+	dirs.write(
+		"peek.js",
+		`export const meta = { name: "peek", description: "reads and prints" };
+for (const path of ${JSON.stringify(paths)}) {
+	try { phase((await tool("read", { path })).output); } catch (error) { phase(error.code); }
+}
+return 1;
+`,
+	);
+});
+afterEach(() => {
+	dirs.dispose();
+	rmSync(outside, { recursive: true, force: true });
+});
+
+async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+	const stdout = new PassThrough();
+	const stderr = new PassThrough();
+	let out = "";
+	let err = "";
+	stdout.on("data", (chunk) => {
+		out += String(chunk);
+	});
+	stderr.on("data", (chunk) => {
+		err += String(chunk);
+	});
+	const code = await runCli(argv, { cwd: dirs.cwd, env: {}, agentDir: dirs.agentDir, stdout, stderr });
+	return { code, stdout: out, stderr: err };
+}
+
+describe("run --dry-run lends what the real run would, inside the project", () => {
+	it("without --allow-tools reads nothing: read is fenced as in the real run", async () => {
+		const result = await cli(["run", "peek.js", "--dry-run", "--json"]);
+		expect(result.code, result.stderr).toBe(0);
+		const plan = JSON.parse(result.stdout) as { phases: { name: string }[]; tools: { ran: boolean }[] };
+		expect(plan.phases.map((p) => p.name)).toEqual(["(no phase)", "[dry run] read was not run"]);
+		expect(plan.tools.map((t) => t.ran)).toEqual([false, false, false, false]);
+		expect(result.stdout).not.toContain("SECRET-KEY-TEXT");
+	});
+
+	it("with --allow-tools read reads in the project only: no path out, no link out, no /proc", async () => {
+		const result = await cli(["run", "peek.js", "--dry-run", "--allow-tools", "read", "--json"]);
+		expect(result.code, result.stderr).toBe(0);
+		const plan = JSON.parse(result.stdout) as { phases: { name: string }[] };
+		expect(plan.phases.map((p) => p.name)).toEqual(["(no phase)", "tool_refused", "project notes\n"]);
+		expect(result.stdout).not.toContain("SECRET-KEY-TEXT");
+		expect(result.stdout).not.toContain("PATH=");
+	});
+});
+
+describe("run --dry-run shows the script's words as every CLI view does", () => {
+	/** What a terminal would act on: C0 but tab and newline, DEL, C1, and the marks that reorder text. */
+	// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+	const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+	it("escapes terminal controls in phases, questions, choices, warnings, returned keys and the error", async () => {
+		dirs.write(
+			"loud.js",
+			`export const meta = { name: "loud", description: "says odd things" };
+phase("\\u001b[2Jwiped");
+const go = await ask("\\u001b]0;title\\u0007Ship?", { choices: ["\\u009b31mred", "no"] });
+console.warn("careful \\u202eevil");
+if (args && args.fail) throw new Error("bad \\u001b[31mthing");
+return { ["\\u001b[1mkey"]: go };
+`,
+		);
+		const done = await cli(["run", "loud.js", "--dry-run"]);
+		expect(done.code, done.stderr).toBe(0);
+		expect(done.stdout).not.toMatch(HIDDEN);
+		expect(done.stdout).toContain("  1. ^[[2Jwiped");
+		expect(done.stdout).toContain("Question #1: ^[]0;title^GShip? → \\u009b31mred (first choice)");
+		expect(done.stdout).toContain("  - careful \\u202eevil");
+		expect(done.stdout).toContain("Returns: { ^[[1mkey: string }");
+		const failed = await cli(["run", "loud.js", "--dry-run", "--args", '{"fail":true}']);
+		expect(failed.code).toBe(1);
+		expect(failed.stdout).not.toMatch(HIDDEN);
+		expect(failed.stdout).toContain("bad ^[[31mthing");
+		const json = await cli(["run", "loud.js", "--dry-run", "--json"]);
+		expect(json.stdout).not.toMatch(HIDDEN);
+		expect(JSON.parse(json.stdout).questions[0].answer).toBe("\u009b31mred");
+	});
+});
+
+describe("the dry run before a capped run", () => {
+	// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+	const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+	it("says why it gave no estimate with the script's words escaped, and the run starts", async () => {
+		dirs.write(
+			"throws.js",
+			`export const meta = { name: "throws", description: "fails at once" };
+throw new Error("bad \\u001b]0;owned\\u0007 thing");
+`,
+		);
+		const result = await cli(["run", "throws.js", "--max-cost", "1"]);
+		expect(result.code).toBe(1);
+		expect(result.stderr).toContain(
+			"Note: no estimate before the run: its dry run failed: bad ^[]0;owned^G thing (2:16)\n",
+		);
+		// The run itself went on after the note, and failed as the script does.
+		expect(result.stderr).toContain("Error (script_error): bad ^[]0;owned^G thing (2:16)");
+		expect(result.stderr).not.toMatch(HIDDEN);
+	});
+});
