@@ -31,6 +31,8 @@ const BEFORE = {
 		"resume_ambiguous",
 		"resume_unavailable",
 		"fork_unavailable",
+		// Issue 42: a dry run's schema it cannot sample is the script's to fix, as schema_invalid is.
+		"schema_unsampleable",
 	],
 	// src/runtime/script-run.ts: the codes a script's uncaught error keeps.
 	catchable: [
@@ -74,6 +76,7 @@ const BEFORE = {
 		"tool_timeout",
 		"limit_tool_calls",
 		"limit_ask_calls",
+		"schema_unsampleable",
 	],
 };
 
@@ -82,7 +85,7 @@ const sorted = (codes: Iterable<string>) => [...codes].sort();
 describe("error codes and their stages", () => {
 	it("gives every code exactly one known stage", () => {
 		const codes = Object.keys(ERROR_CODES) as WorkflowErrorCode[];
-		expect(codes.length).toBe(71);
+		expect(codes.length).toBe(73);
 		for (const code of codes) expect(STAGES, code).toContain(errorStage(code));
 		const byStage = STAGES.flatMap((stage) => [...codesOfStage(stage as never)]);
 		expect(sorted(byStage)).toEqual(sorted(codes));

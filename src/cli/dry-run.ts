@@ -13,7 +13,7 @@ import {
 	planWithEstimateText,
 } from "../host/run-estimate.ts";
 import { createWorkflowResolver } from "../host/script-source.ts";
-import { visibleText } from "../progress/visible-text.ts";
+import { visibleJson, visibleText } from "../progress/visible-text.ts";
 import {
 	dryRunPlanText,
 	dryRunWorkflowScript,
@@ -138,17 +138,6 @@ async function dryPi(flags: RunFlags, ctx: CliContext, quiet = false): Promise<D
 	});
 	if (!quiet) for (const warning of pi.warnings) ctx.stderr.write(`Warning: ${visibleText(warning)}\n`);
 	return pi;
-}
-
-/**
- * JSON text with the controls `JSON.stringify` leaves raw (DEL, C1, the marks that reorder text) written as `\u`
- * escapes: the same data to a program, nothing a terminal acts on. They can only occur inside strings.
- */
-function visibleJson(json: string): string {
-	return json.replace(
-		/[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
-		(char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
-	);
 }
 
 /** A real run lends `tool()` only what `--allow-tools` names: each other tool the script used would throw there. */

@@ -9,7 +9,7 @@ import { type PlannedRunEstimate, withEstimateMore } from "../host/run-estimate.
 import { createWorkflowResolver } from "../host/script-source.ts";
 import type { DurableStart } from "../host/start-run.ts";
 import { createWorkflowProgressTracker } from "../progress/index.ts";
-import { visibleText } from "../progress/visible-text.ts";
+import { visibleJson, visibleText } from "../progress/visible-text.ts";
 import type { WorkflowRunResult } from "../runtime/core/types.ts";
 import { runWorkflowScript } from "../runtime/run/run.ts";
 import { createTerminalAsk } from "./ask.ts";
@@ -122,9 +122,10 @@ export async function execute(
 	view.finish(envelope);
 	runId = saved.runId;
 
-	if (flags.json) ctx.stdout.write(`${JSON.stringify({ ...result, runId }, null, 2)}\n`);
+	// The same data to a program; nothing a terminal acts on (a value is the script's or a model's words).
+	if (flags.json) ctx.stdout.write(`${visibleJson(JSON.stringify({ ...result, runId }, null, 2))}\n`);
 	else if (result.value !== undefined || result.status === "completed") {
-		ctx.stdout.write(`${JSON.stringify(result.value ?? null, null, 2)}\n`);
+		ctx.stdout.write(`${visibleJson(JSON.stringify(result.value ?? null, null, 2))}\n`);
 	}
 	if (saved.problem) ctx.stderr.write(`Warning: the run could not be saved completely (${saved.problem})\n`);
 	if (result.status !== "completed") {

@@ -9,6 +9,7 @@ import { isWorkflowError, WorkflowError } from "../errors.ts";
 import { cassettePathFor, loadRunCassette, readCassette, writeCassette } from "../host/cassette.ts";
 import { type ReplayTestReport, testWorkflowAgainstRun } from "../host/replay-test.ts";
 import { BUNDLED_DIR, createWorkflowResolver } from "../host/script-source.ts";
+import { visibleJson, visibleText } from "../progress/visible-text.ts";
 import { type FlagSpec, flagValue, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import { readArgs, readScript } from "./inputs.ts";
@@ -81,8 +82,9 @@ export async function testCommand(argv: readonly string[], ctx: CliContext): Pro
 	});
 	// A test from a cassette names it: the run it keeps may be long gone from the store.
 	const named = fromFile ? { ...report, cassette: shown(ctx.cwd, cassettePath) } : report;
-	if (args.flags.has("json")) ctx.stdout.write(`${JSON.stringify(named, null, 2)}\n`);
-	else ctx.stdout.write(reportText(named, shown(ctx.cwd, script.filename)));
+	// A cassette is a file in the repository: its words reach the terminal as every CLI view shows them.
+	if (args.flags.has("json")) ctx.stdout.write(`${visibleJson(JSON.stringify(named, null, 2))}\n`);
+	else ctx.stdout.write(visibleText(reportText(named, shown(ctx.cwd, script.filename))));
 	return report.ok ? 0 : 1;
 }
 

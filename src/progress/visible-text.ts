@@ -25,3 +25,14 @@ export function visibleText(text: string): string {
 		return `\\u${code.toString(16).padStart(4, "0")}`;
 	});
 }
+
+/**
+ * JSON text with the controls `JSON.stringify` leaves raw (DEL, C1, the marks that reorder text) written as `\u`
+ * escapes: the same data to a program, nothing a terminal acts on. They can only occur inside strings.
+ */
+export function visibleJson(json: string): string {
+	return json.replace(
+		/[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+		(char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+	);
+}

@@ -375,6 +375,15 @@ describe("pi-workflows run, runs and resume (children as pi sessions on the faux
 		expect(ran.code, ran.stderr).toBe(0);
 		expect(JSON.parse(ran.stdout)).toEqual({ ok: true });
 		expect(ran.stderr).toContain("no agents here");
+		// A value's C1 controls and reordering marks, which JSON.stringify leaves raw, are escaped on stdout too.
+		const marks = script("marks.js", 'return { title: "\\u009b2J\\u202eevil" };');
+		for (const flags of [[], ["--json"]]) {
+			const shown = await cli(["run", marks, ...flags]);
+			expect(shown.code, shown.stderr).toBe(0);
+			expect(shown.stdout).not.toMatch(/[\u007f-\u009f\u202a-\u202e]/);
+			const value = JSON.parse(shown.stdout);
+			expect(flags.length > 0 ? value.value : value).toEqual({ title: "\u009b2J\u202eevil" });
+		}
 		const asks = script("one-agent.js", 'return await agent("say hi");');
 		const none = await cli(["run", asks]);
 		expect(none.code, none.stderr).toBe(1);

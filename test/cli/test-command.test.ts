@@ -340,6 +340,30 @@ return { fixed, first: first.isError, again: again.isError };
 		}
 	});
 
+	it("shows a committed cassette's words as every CLI view does: no terminal escape reaches stdout raw", async () => {
+		const script = readFileSync(join(fx.dirs.cwd, ".pi/workflows/review.js"), "utf8");
+		fx.dirs.write(".pi/workflows/escapes.js", script.replace('name: "review"', 'name: "escapes"'));
+		expect((await cli(["test", "escapes", "--against", runId, "--save"])).code).toBe(0);
+		const cassette = JSON.parse(readFileSync(join(fx.dirs.cwd, ".pi/workflows/escapes.cassette.json"), "utf8"));
+		// A cassette is a file in the repository: anyone with a pull request can write its recorded value.
+		cassette.value = { summary: "\u001b]0;owned\u0007\u001b[2Jgone\u009b31m\u202eevil" };
+		const path = join(fx.dirs.cwd, ".pi/workflows/escapes.cassette.json");
+		writeFileSync(path, JSON.stringify(cassette));
+		try {
+			const text = await cli(["test", "escapes"]);
+			expect(text.code).toBe(1);
+			expect(text.stdout).toContain(
+				'value differs: recorded {"summary":"\\u001b]0;owned\\u0007\\u001b[2Jgone\\u009b31m\\u202eevil"}',
+			);
+			expect(text.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+			const json = await cli(["test", "escapes", "--json"]);
+			expect(json.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+			expect(JSON.parse(json.stdout).recordedValue).toEqual(cassette.value);
+		} finally {
+			rmSync(path, { force: true });
+		}
+	});
+
 	it("--save refuses a cassette path that is a link, and writes nothing through it", async () => {
 		const victim = join(agentDir, "victim.txt");
 		writeFileSync(victim, "keep me\n");
