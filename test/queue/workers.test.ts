@@ -237,8 +237,20 @@ describe.skipIf(!hasBinary("redis-server"))("the queue runner with worker proces
 		await waitFor(() => starts("h").length >= 4, "four children to start");
 		run.child.kill("SIGKILL");
 		await run.exited;
-		// The three running when the host died finish on their workers with nobody waiting.
-		await new Promise((resolve) => setTimeout(resolve, 2500));
+		// The children running when the host died finish on their workers with nobody waiting: wait for that state
+		// (every child that started has its job completed), not for the clock.
+		const started = starts("h").length;
+		const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
+		const queue = new Queue("pi-workflows", { connection });
+		try {
+			await waitFor(async () => {
+				const done = await queue.getJobs(["completed"]);
+				return done.filter((job) => job.data.request.label.startsWith("h")).length >= started;
+			}, "the started children's jobs to complete");
+		} finally {
+			await queue.close();
+			connection.disconnect();
+		}
 		const listed = spawnCli(["runs", "--json"], { cwd: project, env });
 		await listed.exited;
 		const runId = (JSON.parse(listed.stdout()) as Array<{ id: string; name: string }>).find(
