@@ -301,7 +301,8 @@ const BASES_SHOWN = 4;
  * parenthesis says what the figures are (history, catalog prices, or both).
  */
 export function estimateText(estimate: WorkflowEstimate): string {
-	const lines = [`Estimated cost (${figuresText(estimate.groups)}): ${partText(estimate.total)}`];
+	const figures = figuresText(estimate.groups);
+	const lines = [`Estimated cost${figures ? ` (${figures})` : ""}: ${partText(estimate.total)}`];
 	if (estimate.phases.length > 1 || estimate.phases[0]?.phase !== undefined) {
 		for (const phase of estimate.phases) {
 			lines.push(`  ${phase.phase !== undefined ? `phase ${phase.phase}` : "outside phases"}: ${partText(phase)}`);
@@ -311,15 +312,18 @@ export function estimateText(estimate: WorkflowEstimate): string {
 	return lines.join("\n");
 }
 
-/** What the figures are: the middle half of earlier calls, catalog prices times a default size, or both. */
-function figuresText(groups: readonly GroupEstimate[]): string {
+/**
+ * What the figures are: the middle half of earlier calls, catalog prices times a default size, or both; nothing
+ * when no call has a basis (the heading then says only "no estimate", and the basis line why).
+ */
+function figuresText(groups: readonly GroupEstimate[]): string | undefined {
 	const catalog = groups.some((group) => group.basis.source === "catalog");
 	const history = groups.some((group) => group.basis.source === "workflow" || group.basis.source === "project");
 	if (catalog && !history) return "catalog prices × a default size per child, half to twice that: no history";
 	if (catalog) {
 		return "the middle half of what like calls cost; catalog prices × a default size, half to twice that, for calls with no history";
 	}
-	return "the middle half of what like calls cost";
+	return history ? "the middle half of what like calls cost" : undefined;
 }
 
 /** The groups' bases, each said once, the first few of them. */

@@ -549,7 +549,7 @@ describe("pi-workflows run --dry-run (no credentials, no model)", () => {
 		expect(result.stdout).toContain("Returns: { target: string");
 		// No model named anywhere: the estimate says it has nothing to price with.
 		expect(result.stdout).toContain(
-			"Estimated cost (the middle half of what like calls cost): no estimate for 7 calls\n  phase review: no estimate for 3 calls\n  phase fix: no estimate for 3 calls\n  phase verify: no estimate for 1 call\nBasis: no estimate: no earlier calls like these and no model known",
+			"Estimated cost: no estimate for 7 calls\n  phase review: no estimate for 3 calls\n  phase fix: no estimate for 3 calls\n  phase verify: no estimate for 1 call\nBasis: no estimate: no earlier calls like these and no model known",
 		);
 		expect(listTree(project)).toEqual(before);
 		expect([...listTree(home), ...listTree(agent)]).toEqual([]);
@@ -611,7 +611,7 @@ describe("pi-workflows run --dry-run (no credentials, no model)", () => {
 		// A model pi-ai does not list: the basis says so.
 		const unknown = await run(["run", file, "--dry-run", "--model", "faux/faux-priced"]);
 		expect(unknown.stdout).toContain(
-			"Estimated cost (the middle half of what like calls cost): no estimate for 3 calls\n  phase plan: no estimate for 1 call\n  phase work: no estimate for 2 calls\nBasis: no estimate: no earlier calls like these and no price known for faux/faux-priced",
+			"Estimated cost: no estimate for 3 calls\n  phase plan: no estimate for 1 call\n  phase work: no estimate for 2 calls\nBasis: no estimate: no earlier calls like these and no price known for faux/faux-priced",
 		);
 		expect([...listTree(home), ...listTree(agent)]).toEqual([]);
 	}, 120_000);

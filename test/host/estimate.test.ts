@@ -203,6 +203,14 @@ describe("estimateCalls", () => {
 			"Basis: catalog price of a/priced ($3/$15 per million input/output tokens) × a default 20.0k input/2.0k output tokens per child, half to twice that (no history)",
 		]);
 	});
+
+	it("with no basis for any call, the heading claims no figures: it says only that there is no estimate", () => {
+		const estimate = estimateCalls([{ model: "a/unknown" }], { history: { calls: [], runs: [] } });
+		expect(estimateText(estimate).split("\n")).toEqual([
+			"Estimated cost: no estimate for 1 call",
+			"Basis: no estimate: no earlier calls like these and no price known for a/unknown",
+		]);
+	});
 });
 
 describe("middleHalf", () => {

@@ -226,7 +226,7 @@ describe("saved workflows as commands", () => {
 		expect(shown[0]?.text).toContain("Returns: { answer: string, times: number }");
 		// The estimate follows the plan; this session names no model and the project has no runs to go by.
 		expect(shown[0]?.text).toContain(
-			"\n\nEstimated cost (the middle half of what like calls cost): no estimate for 1 call\nBasis: no estimate: no earlier calls like these and no model known",
+			"\n\nEstimated cost: no estimate for 1 call\nBasis: no estimate: no earlier calls like these and no model known",
 		);
 		const bare = commandContext(cwd, "json");
 		await runSavedWorkflow("echo-args", "--dry-run", bare.ctx, options);
