@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import { checkRedisUrl } from "../queue/redis-url.ts";
 import { type FlagSpec, flagValue, integerFlag, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
+import { newEnoughForPi, tooOldForPi } from "./own-node.ts";
 
 const WORKER_FLAGS: readonly FlagSpec[] = [
 	{ name: "redis", value: true },
@@ -36,6 +37,8 @@ export async function workerCommand(argv: readonly string[], ctx: CliContext): P
 	const cache = flagValue(args, "cache");
 	if (cache !== undefined && repo === undefined)
 		throw usageError("--cache is where --repo's clone lives: give --repo too");
+	// pi needs a newer Node than the bin: say what to run before the import fails on a name pi's code uses.
+	if (!newEnoughForPi(process.versions.node)) throw usageError(tooOldForPi("worker"));
 	const { runWorker } = await import("./pi-host.ts");
 	return await runWorker({
 		cwd: ctx.cwd,

@@ -77,8 +77,15 @@ describe.skipIf(!old)("the bin on Node 20", () => {
 		const version = spawnSync(old as string, ["--version"], { encoding: "utf8" })
 			.stdout.trim()
 			.slice(1);
-		expect(run.stderr).toBe(
-			`pi-workflows: \`run\` needs pi, which needs Node 22.19 or newer; this is Node ${version} (${old}), and there is no Node 22.19+ of the package's own (looked for ${join(installed, "node_modules", "node", "bin", "node")} and ${join(modules, "node", "bin", "node")}). Install one there and run the same command again: npm install --no-save --prefix ${project} node@22; or run it with a Node 22.19+ first on PATH\n`,
-		);
+		const said = (command: string) =>
+			`pi-workflows: \`${command}\` needs pi, which needs Node 22.19 or newer; this is Node ${version} (${old}), and there is no Node 22.19+ of the package's own (looked for ${join(installed, "node_modules", "node", "bin", "node")} and ${join(modules, "node", "bin", "node")}). Install one there and run the same command again: npm install --no-save --prefix ${project} node@22; or run it with a Node 22.19+ first on PATH\n`;
+		expect(run.stderr).toBe(said("run"));
+		// A worker says the same before it loads pi (it never reaches Redis).
+		const worker = await onNode20(join(installed, "dist", "cli", "main.js"), [
+			"worker",
+			"--redis",
+			"redis://127.0.0.1:1",
+		]);
+		expect(worker).toMatchObject({ code: 2, stderr: said("worker") });
 	}, 180_000);
 });
