@@ -6,10 +6,9 @@
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/cli.ts";
 import { type AgentDirs, createAgentDirs } from "../agents/agent-files.ts";
+import { cliInProcess } from "../helpers/cli-in-process.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 
 checkSandboxLeaks();
@@ -38,19 +37,8 @@ afterEach(() => {
 	rmSync(outside, { recursive: true, force: true });
 });
 
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-	const stdout = new PassThrough();
-	const stderr = new PassThrough();
-	let out = "";
-	let err = "";
-	stdout.on("data", (chunk) => {
-		out += String(chunk);
-	});
-	stderr.on("data", (chunk) => {
-		err += String(chunk);
-	});
-	const code = await runCli(argv, { cwd: dirs.cwd, env: {}, agentDir: dirs.agentDir, stdout, stderr });
-	return { code, stdout: out, stderr: err };
+function cli(argv: string[]) {
+	return cliInProcess(argv, dirs);
 }
 
 describe("run --dry-run lends what the real run would, inside the project", () => {

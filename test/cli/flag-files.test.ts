@@ -5,10 +5,9 @@
 import { execFileSync } from "node:child_process";
 import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/cli.ts";
 import { type AgentDirs, createAgentDirs } from "../agents/agent-files.ts";
+import { cliInProcess } from "../helpers/cli-in-process.ts";
 
 let dirs: AgentDirs;
 beforeEach(() => {
@@ -17,19 +16,8 @@ beforeEach(() => {
 });
 afterEach(() => dirs.dispose());
 
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-	const stdout = new PassThrough();
-	const stderr = new PassThrough();
-	let out = "";
-	let err = "";
-	stdout.on("data", (chunk) => {
-		out += String(chunk);
-	});
-	stderr.on("data", (chunk) => {
-		err += String(chunk);
-	});
-	const code = await runCli(argv, { cwd: dirs.cwd, env: {}, agentDir: dirs.agentDir, stdout, stderr });
-	return { code, stdout: out, stderr: err };
+function cli(argv: string[]) {
+	return cliInProcess(argv, dirs);
 }
 
 describe("@file flags read regular files only, bounded", () => {

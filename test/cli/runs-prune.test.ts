@@ -5,10 +5,9 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/cli.ts";
 import { createRunStore } from "../../src/runs/index.ts";
+import { cliInProcess } from "../helpers/cli-in-process.ts";
 import { controlsIn, HOSTILE, HOSTILE_BLOCK } from "../helpers/controls.ts";
 import { endedRun, spawnChild, tempDir } from "../runs/support.ts";
 
@@ -18,20 +17,7 @@ function setup() {
 	const agentDir = join(base, "agent");
 	mkdirSync(cwd);
 	const store = createRunStore({ cwd, root: join(agentDir, "workflow-runs") });
-	const cli = async (argv: string[]) => {
-		const stdout = new PassThrough();
-		const stderr = new PassThrough();
-		let out = "";
-		let err = "";
-		stdout.on("data", (chunk) => {
-			out += chunk;
-		});
-		stderr.on("data", (chunk) => {
-			err += chunk;
-		});
-		const code = await runCli(argv, { cwd, env: {}, agentDir, stdout, stderr });
-		return { code, stdout: out, stderr: err };
-	};
+	const cli = (argv: string[]) => cliInProcess(argv, { cwd, agentDir });
 	return { store, cli, cwd, agentDir };
 }
 

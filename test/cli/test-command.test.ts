@@ -18,14 +18,13 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/cli.ts";
 import { startDurableRun } from "../../src/host/start-run.ts";
 import { testWorkflowAgainstRun } from "../../src/index.ts";
 import { createWorkflowProgressTracker } from "../../src/progress/index.ts";
 import { runWorkflowScript, type WorkflowRunResult, type WorkflowTool } from "../../src/runtime/index.ts";
 import { createRunnerFixture, type RunnerFixture } from "../children/runner-fixture.ts";
+import { cliInProcess } from "../helpers/cli-in-process.ts";
 import { fauxAssistantMessage } from "../helpers/faux.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 import { runCommand } from "../helpers/spawn.ts";
@@ -39,6 +38,10 @@ const ship = await ask("Ship it?", { choices: ["yes", "no"] });
 const summary = await agent("Summarize the parser notes in one line", { label: "summarize" });
 return { notes, summary, check: check.output.trim(), ship };
 `;
+
+/** What a terminal would act on: C0 but tab and newline, DEL, C1, and the marks that reorder text. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 let fx: RunnerFixture;
 /** The CLI's pi directory: empty but for the run store (no auth, no models, no settings). */
@@ -100,19 +103,8 @@ async function record(
 }
 
 /** Runs the command line in-process; the faux provider is not reachable from it (no extension, no model). */
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-	const stdout = new PassThrough();
-	const stderr = new PassThrough();
-	let out = "";
-	let err = "";
-	stdout.on("data", (chunk) => {
-		out += String(chunk);
-	});
-	stderr.on("data", (chunk) => {
-		err += String(chunk);
-	});
-	const code = await runCli(argv, { cwd: fx.dirs.cwd, env: {}, agentDir, stdout, stderr });
-	return { code, stdout: out, stderr: err };
+function cli(argv: string[]) {
+	return cliInProcess(argv, { cwd: fx.dirs.cwd, agentDir });
 }
 
 /** Every file of the run's folder and its bytes. */
@@ -355,9 +347,9 @@ return { fixed, first: first.isError, again: again.isError };
 			expect(text.stdout).toContain(
 				'value differs: recorded {"summary":"\\u001b]0;owned\\u0007\\u001b[2Jgone\\u009b31m\\u202eevil"}',
 			);
-			expect(text.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+			expect(text.stdout).not.toMatch(HIDDEN);
 			const json = await cli(["test", "escapes", "--json"]);
-			expect(json.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+			expect(json.stdout).not.toMatch(HIDDEN);
 			expect(JSON.parse(json.stdout).recordedValue).toEqual(cassette.value);
 		} finally {
 			rmSync(path, { force: true });
