@@ -93,6 +93,7 @@ export const ERROR_CODES = {
 	cli_usage: { stage: "host" },
 	eval_file_invalid: { stage: "host" },
 	eval_not_found: { stage: "host" },
+	compare_arms_invalid: { stage: "host" },
 	queue_unreachable: { stage: "child" },
 	queue_job_failed: { stage: "child" },
 	internal: { stage: "host" },

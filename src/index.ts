@@ -15,6 +15,17 @@ export type {
 	WorkflowErrorStage,
 } from "./errors.ts";
 export { askUnavailableError, isWorkflowError, toolRefusedError, WorkflowError } from "./errors.ts";
+// Evaluation: is the workflow any good; each arm's figures and verdicts against the baseline, paired by case
+export type {
+	ArmComparison,
+	ArmSummary,
+	ArmTrial,
+	CompareArmsOptions,
+	CompareArmsResult,
+	ComparisonVerdict,
+	Interval,
+} from "./eval/index.ts";
+export { compareArms } from "./eval/index.ts";
 // Replay tests: a script run against a recorded run, every call answered from its journal
 export type { ReplayCassette } from "./host/cassette.ts";
 export { cassettePathFor, loadRunCassette, readCassette, writeCassette } from "./host/cassette.ts";

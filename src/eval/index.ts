@@ -2,19 +2,19 @@
  * The eval room's public face: is the workflow any good. Eval files, arms over cases, trials as recorded runs,
  * graders, the eval's store, the scorecard; and the statistics (`compareArms`).
  */
-export { readArmScripts, type ArmSourcePlaces } from "./arm-source.ts";
-export { dryRunEval, evalDryRunText, type EvalDryOptions, type EvalDryPart, type EvalDryRun } from "./dry-run.ts";
+export { type ArmSourcePlaces, readArmScripts } from "./arm-source.ts";
+export { dryRunEval, type EvalDryOptions, type EvalDryPart, type EvalDryRun, evalDryRunText } from "./dry-run.ts";
 export {
-	evaluate,
 	type EvalProgress,
 	type EvaluateOptions,
-	regrade,
+	evaluate,
 	type RunTrial,
+	regrade,
 	type TrialRequest,
 	type TrialRun,
 } from "./evaluate.ts";
 export { checkEvalSpec, readEvalFile } from "./file.ts";
-export { createGrader, type GradeTrial, type GraderOptions } from "./grader.ts";
+export { createGrader, type GraderOptions, type GradeTrial } from "./grader.ts";
 export {
 	type EvalRequirement,
 	type EvalScorecard,
@@ -23,6 +23,16 @@ export {
 	scorecardText,
 } from "./scorecard.ts";
 export type { EvalArm, EvalCase, EvalSpec } from "./spec.ts";
+export { compareArms } from "./stats/compare.ts";
+export type {
+	ArmComparison,
+	ArmSummary,
+	ArmTrial,
+	CompareArmsOptions,
+	CompareArmsResult,
+	ComparisonVerdict,
+	Interval,
+} from "./stats/types.ts";
 export {
 	createEval,
 	type EvalFolder,
@@ -32,4 +42,11 @@ export {
 	listEvals,
 	openEval,
 } from "./store.ts";
-export { narrowSpec, planTrials, type TrialGrade, type TrialKey, type TrialRecord, type TrialSelection } from "./trials.ts";
+export {
+	narrowSpec,
+	planTrials,
+	type TrialGrade,
+	type TrialKey,
+	type TrialRecord,
+	type TrialSelection,
+} from "./trials.ts";
