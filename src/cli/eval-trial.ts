@@ -3,12 +3,13 @@
  * and `resume` know it), children as pi sessions set up for the arm's model, nothing on stdout; and the pi runner a
  * model-graded grader's `agent()` calls get (recorded nowhere: grading is not a run of the workflow).
  */
-import { startDurableRun } from "../host/start-run.ts";
-import { createWorkflowResolver } from "../host/script-source.ts";
+
 import type { RunTrial, TrialRequest, TrialRun } from "../eval/index.ts";
+import { createWorkflowResolver } from "../host/script-source.ts";
+import { startDurableRun } from "../host/start-run.ts";
 import { createWorkflowProgressTracker } from "../progress/index.ts";
-import { runWorkflowScript } from "../runtime/run/run.ts";
 import type { WorkflowAgentRunner } from "../runtime/core/types.ts";
+import { runWorkflowScript } from "../runtime/run/run.ts";
 import type { CliContext } from "./context.ts";
 import type { PiSetup, PiSetupOptions } from "./pi-host.ts";
 import { cliPerson } from "./provenance.ts";
@@ -74,16 +75,15 @@ async function runTrial(request: TrialRequest, options: TrialPiOptions, ctx: Cli
 }
 
 /** The runner a grader's `agent()` calls run on: the command line's model, recorded in no run. */
-export async function graderRunner(options: TrialPiOptions, ctx: CliContext): Promise<{ runner: WorkflowAgentRunner; close(): Promise<void> }> {
+export async function graderRunner(
+	options: TrialPiOptions,
+	ctx: CliContext,
+): Promise<{ runner: WorkflowAgentRunner; close(): Promise<void> }> {
 	const pi = await setUp(options, ctx, options.model !== undefined ? { model: options.model } : {});
 	return { runner: pi.runner, close: async () => pi.close?.() };
 }
 
-async function setUp(
-	options: TrialPiOptions,
-	ctx: CliContext,
-	more: Partial<PiSetupOptions>,
-): Promise<PiSetup> {
+async function setUp(options: TrialPiOptions, ctx: CliContext, more: Partial<PiSetupOptions>): Promise<PiSetup> {
 	const host = await import("./pi-host.ts");
 	return host.setUpPi({
 		cwd: ctx.cwd,

@@ -29,8 +29,8 @@ import {
 	scorecardText,
 	type TrialRecord,
 } from "../eval/index.ts";
-import type { ScriptFile } from "../host/start-run.ts";
 import { createWorkflowResolver } from "../host/script-source.ts";
+import type { ScriptFile } from "../host/start-run.ts";
 import { dollarsFlag, type FlagSpec, flagValue, integerFlag, type ParsedArgs, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import { createCliTrialRunner, graderRunner, type TrialPiOptions } from "./eval-trial.ts";
@@ -77,7 +77,8 @@ export async function evalCommand(argv: readonly string[], ctx: CliContext): Pro
 	}
 	const cap = dollarsFlag(args, "max-cost");
 	if (resumeId !== undefined) {
-		if (args.flags.has("dry-run")) throw usageError("--dry-run is of an eval file, not of a past eval: pi-workflows eval <file> --dry-run");
+		if (args.flags.has("dry-run"))
+			throw usageError("--dry-run is of an eval file, not of a past eval: pi-workflows eval <file> --dry-run");
 		const folder = await openEval(root, resumeId);
 		ctx.stderr.write(`Resuming eval ${folder.id}: ${folder.trials.size} trials finished before\n`);
 		return runEval(folder, cap, pi, args, require, ctx);
@@ -87,12 +88,19 @@ export async function evalCommand(argv: readonly string[], ctx: CliContext): Pro
 		...listFlag(args, "arms"),
 		...(args.flags.has("trials") ? { trials: integerFlag(args, "trials", 1, 1000) as number } : {}),
 	});
-	const scripts = readArmScripts(spec, { cwd: ctx.cwd, agentDir: ctx.agentDir, warn: (w) => ctx.stderr.write(`Warning: ${w}\n`) });
+	const scripts = readArmScripts(spec, {
+		cwd: ctx.cwd,
+		agentDir: ctx.agentDir,
+		warn: (w) => ctx.stderr.write(`Warning: ${w}\n`),
+	});
 	// A script that cannot start is a mistake in the eval, found before anything runs.
-	for (const script of Object.values(scripts)) await checkBeforeStart({ script: script.source, filename: script.filename }, true);
+	for (const script of Object.values(scripts))
+		await checkBeforeStart({ script: script.source, filename: script.filename }, true);
 	if (args.flags.has("dry-run")) return dryRun(spec, scripts, pi, args.flags.has("json"), ctx);
 	const folder = await createEval(root, spec, scripts);
-	ctx.stderr.write(`Eval ${folder.id}: ${spec.cases.length} cases × ${Object.keys(spec.arms).length} arms × ${spec.trials} trials\n`);
+	ctx.stderr.write(
+		`Eval ${folder.id}: ${spec.cases.length} cases × ${Object.keys(spec.arms).length} arms × ${spec.trials} trials\n`,
+	);
 	return runEval(folder, cap, pi, args, require, ctx);
 }
 
@@ -149,14 +157,26 @@ async function withGrader(
 	}
 }
 
-function finish(folder: EvalFolder, progress: EvalProgress, args: ParsedArgs, require: EvalRequirement, ctx: CliContext): number {
+function finish(
+	folder: EvalFolder,
+	progress: EvalProgress,
+	args: ParsedArgs,
+	require: EvalRequirement,
+	ctx: CliContext,
+): number {
 	const card = scorecardOf(folder.id, folder.record.spec, progress);
 	if (args.flags.has("json")) ctx.stdout.write(`${JSON.stringify(card, null, 2)}\n`);
 	else ctx.stdout.write(`${scorecardText(card)}\n`);
 	return exitCodeOf(card, require);
 }
 
-async function dryRun(spec: EvalSpec, scripts: Record<string, ScriptFile>, pi: TrialPiOptions, json: boolean, ctx: CliContext): Promise<number> {
+async function dryRun(
+	spec: EvalSpec,
+	scripts: Record<string, ScriptFile>,
+	pi: TrialPiOptions,
+	json: boolean,
+	ctx: CliContext,
+): Promise<number> {
 	const host = await import("./pi-host.ts");
 	const dry = await dryRunEval(spec, scripts, {
 		cwd: ctx.cwd,
@@ -192,7 +212,9 @@ async function list(root: string, json: boolean, ctx: CliContext): Promise<numbe
 	else if (evals.length === 0) ctx.stdout.write("No evals yet: pi-workflows eval <file>.eval.json runs one\n");
 	else {
 		for (const found of evals) {
-			ctx.stdout.write(`${found.id}  ${found.name}  ${found.finished}/${found.planned} trials  ${found.createdAt}  ${found.file}\n`);
+			ctx.stdout.write(
+				`${found.id}  ${found.name}  ${found.finished}/${found.planned} trials  ${found.createdAt}  ${found.file}\n`,
+			);
 		}
 	}
 	return 0;
@@ -226,7 +248,10 @@ function piOptions(args: ParsedArgs, argv: readonly string[]): TrialPiOptions {
 function listFlag(args: ParsedArgs, name: "cases" | "arms"): { cases?: string[] } | { arms?: string[] } {
 	const value = flagValue(args, name);
 	if (value === undefined) return {};
-	const items = value.split(",").map((item) => item.trim()).filter((item) => item !== "");
+	const items = value
+		.split(",")
+		.map((item) => item.trim())
+		.filter((item) => item !== "");
 	if (items.length === 0) throw usageError(`--${name} takes a comma-separated list, e.g. --${name} a,b`);
 	return { [name]: items };
 }

@@ -22,7 +22,9 @@ const GIT_TIMEOUT_MS = 30_000;
 
 /** Each arm's script, read once before any trial starts (a missing file fails the eval before it spends). */
 export function readArmScripts(spec: EvalSpec, places: ArmSourcePlaces): Record<string, ScriptFile> {
-	return Object.fromEntries(Object.entries(spec.arms).map(([name, arm]) => [name, readArmScript(spec, name, arm, places)]));
+	return Object.fromEntries(
+		Object.entries(spec.arms).map(([name, arm]) => [name, readArmScript(spec, name, arm, places)]),
+	);
 }
 
 function readArmScript(spec: EvalSpec, name: string, arm: EvalArm, places: ArmSourcePlaces): ScriptFile {
@@ -36,18 +38,24 @@ function readArmScript(spec: EvalSpec, name: string, arm: EvalArm, places: ArmSo
 		}
 		return readAtRevision(resolve(dirname(spec.file), arm.workflow), arm.rev, spec.file, name);
 	}
-	const found = resolveScriptSource(isPath ? { path: resolve(dirname(spec.file), arm.workflow) } : { name: arm.workflow }, {
-		cwd: places.cwd,
-		agentDir: places.agentDir,
-		...(places.warn ? { warn: places.warn } : {}),
-	});
+	const found = resolveScriptSource(
+		isPath ? { path: resolve(dirname(spec.file), arm.workflow) } : { name: arm.workflow },
+		{
+			cwd: places.cwd,
+			agentDir: places.agentDir,
+			...(places.warn ? { warn: places.warn } : {}),
+		},
+	);
 	return { source: found.source, filename: found.filename };
 }
 
 /** `git show <rev>:./<file>` in the file's folder: no shell, no prompt, a deadline. */
 function readAtRevision(path: string, rev: string, evalFile: string, arm: string): ScriptFile {
 	if (rev.startsWith("-") || rev.includes(":")) {
-		throw evalFileError(evalFile, `arm ${arm}: "rev" ${JSON.stringify(rev)} is not a revision. Write a commit, a branch or a tag such as "HEAD~1"`);
+		throw evalFileError(
+			evalFile,
+			`arm ${arm}: "rev" ${JSON.stringify(rev)} is not a revision. Write a commit, a branch or a tag such as "HEAD~1"`,
+		);
 	}
 	try {
 		const source = execFileSync("git", ["show", `${rev}:./${basename(path)}`], {
@@ -59,7 +67,9 @@ function readAtRevision(path: string, rev: string, evalFile: string, arm: string
 		});
 		return { source, filename: `${path}@${rev}` };
 	} catch (error) {
-		const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim().split("\n")[0];
+		const stderr = String((error as { stderr?: unknown }).stderr ?? "")
+			.trim()
+			.split("\n")[0];
 		throw evalFileError(
 			evalFile,
 			`arm ${arm}: cannot read ${path} at revision "${rev}" (${stderr || errorMessage(error)}). Check that the file is committed there and that "rev" names a commit of its repository`,

@@ -5,7 +5,7 @@
  * catalog), then times the trials.
  */
 import { errorMessage } from "../errors.ts";
-import { estimateDryPlan, type EstimateStoreOptions } from "../host/run-estimate.ts";
+import { type EstimateStoreOptions, estimateDryPlan } from "../host/run-estimate.ts";
 import type { ScriptFile } from "../host/start-run.ts";
 import { dryRunWorkflowScript, type WorkflowDryRunOptions } from "../runtime/index.ts";
 import type { EvalArm, EvalSpec } from "./spec.ts";
@@ -91,7 +91,9 @@ export function evalDryRunText(spec: EvalSpec, dry: EvalDryRun): string {
 	];
 	if (spec.grader !== undefined) lines.push(`Grading (${spec.grader}) is not estimated: a code grader costs nothing`);
 	if (spec.maxCostUsd !== undefined && dry.total.usd.high > spec.maxCostUsd) {
-		lines.push(`Warning: the estimate is over the eval's cap of $${spec.maxCostUsd}: the eval stops there, resumable`);
+		lines.push(
+			`Warning: the estimate is over the eval's cap of $${spec.maxCostUsd}: the eval stops there, resumable`,
+		);
 	}
 	for (const problem of dry.problems) lines.push(`Warning: ${problem}`);
 	return lines.join("\n");

@@ -81,7 +81,8 @@ export async function evaluate(folder: EvalFolder, options: EvaluateOptions): Pr
 			return;
 		}
 		const graded = await options.grade(trial, evalCase);
-		const saved: TrialRecord = "grade" in graded ? { ...trial, grade: graded.grade } : { ...trial, gradeError: graded.error };
+		const saved: TrialRecord =
+			"grade" in graded ? { ...trial, grade: graded.grade } : { ...trial, gradeError: graded.error };
 		spent += saved.grade?.costUsd ?? 0;
 		await folder.save(saved);
 		options.onTrial?.(saved, folder.trials.size, plan.length);
@@ -104,7 +105,13 @@ export async function evaluate(folder: EvalFolder, options: EvaluateOptions): Pr
 	}
 	if (controller.signal.aborted) unfinished ??= "the eval was stopped";
 	const trials = plan.flatMap((key) => folder.trials.get(trialName(key)) ?? []);
-	return { trials, planned: plan.length, ...(unfinished !== undefined || trials.length < plan.length ? { unfinished: unfinished ?? "some trials did not finish" } : {}) };
+	return {
+		trials,
+		planned: plan.length,
+		...(unfinished !== undefined || trials.length < plan.length
+			? { unfinished: unfinished ?? "some trials did not finish" }
+			: {}),
+	};
 }
 
 /** Grades every recorded trial again with `grade`, starting no arm; saves the new grades. */
@@ -118,10 +125,16 @@ export async function regrade(folder: EvalFolder, grade: GradeTrial): Promise<Ev
 		if (!trial || !evalCase) continue;
 		const { grade: _old, gradeError: _failed, ...ungraded } = trial;
 		const graded = await grade(ungraded, evalCase);
-		await folder.save("grade" in graded ? { ...ungraded, grade: graded.grade } : { ...ungraded, gradeError: graded.error });
+		await folder.save(
+			"grade" in graded ? { ...ungraded, grade: graded.grade } : { ...ungraded, gradeError: graded.error },
+		);
 	}
 	const trials = plan.flatMap((key) => folder.trials.get(trialName(key)) ?? []);
-	return { trials, planned: plan.length, ...(trials.length < plan.length ? { unfinished: "some trials never ran: resume the eval" } : {}) };
+	return {
+		trials,
+		planned: plan.length,
+		...(trials.length < plan.length ? { unfinished: "some trials never ran: resume the eval" } : {}),
+	};
 }
 
 function trialRecord(key: TrialKey, runId: string | undefined, result: WorkflowRunResult): TrialRecord {

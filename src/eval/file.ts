@@ -54,7 +54,10 @@ export function checkEvalSpec(value: unknown, file: string): EvalSpec {
 	const grader = optionalText(top.grader, file, "grader", '"grade.js"');
 	const maxCostUsd = top.maxCostUsd;
 	if (maxCostUsd !== undefined && !(typeof maxCostUsd === "number" && maxCostUsd > 0 && Number.isFinite(maxCostUsd))) {
-		throw evalFileError(file, `"maxCostUsd" must be a positive number of US dollars such as 10, got ${shown(maxCostUsd)}`);
+		throw evalFileError(
+			file,
+			`"maxCostUsd" must be a positive number of US dollars such as 10, got ${shown(maxCostUsd)}`,
+		);
 	}
 	const name = optionalText(top.name, file, "name", '"review-ab"') ?? basename(file).replace(/(\.eval)?\.json$/, "");
 	return {
@@ -89,11 +92,19 @@ function readArms(value: unknown, file: string): Record<string, EvalArm> {
 		unknownKeys(arm, ARM_KEYS, file, `${field}.`);
 		const workflow = optionalText(arm.workflow, file, `${field}.workflow`, '"review.js" or a saved workflow\'s name');
 		if (workflow === undefined) {
-			throw evalFileError(file, `"${field}" has no "workflow". Add "workflow": "review.js" (a path or a saved name)`);
+			throw evalFileError(
+				file,
+				`"${field}" has no "workflow". Add "workflow": "review.js" (a path or a saved name)`,
+			);
 		}
 		const rev = optionalText(arm.rev, file, `${field}.rev`, '"HEAD" or "main"');
 		const model = optionalText(arm.model, file, `${field}.model`, '"provider/id"');
-		const modelTiers = optionalText(arm.modelTiers, file, `${field}.modelTiers`, '"small=provider/id,big=provider/id"');
+		const modelTiers = optionalText(
+			arm.modelTiers,
+			file,
+			`${field}.modelTiers`,
+			'"small=provider/id,big=provider/id"',
+		);
 		const concurrency = wholeNumber(arm.concurrency, file, `${field}.concurrency`, 1, 64);
 		checked[name] = {
 			workflow,
@@ -121,7 +132,10 @@ function readCases(value: unknown, file: string): EvalCase[] {
 			try {
 				parsed = JSON.parse(line);
 			} catch (error) {
-				throw evalFileError(where, `not JSON (${errorMessage(error)}). Write one case a line: {"id":"c1","args":{...}}`);
+				throw evalFileError(
+					where,
+					`not JSON (${errorMessage(error)}). Write one case a line: {"id":"c1","args":{...}}`,
+				);
 			}
 			cases.push(checkCase(parsed, where, "the case", ids));
 		});

@@ -4,9 +4,10 @@
  * runner it is given; what that spends is the grade's own cost, reported apart from the arms'. Without a grader a
  * trial passes when its run completed.
  */
-import { runWorkflowScript } from "../runtime/index.ts";
-import type { WorkflowAgentRunner } from "../runtime/core/types.ts";
+
 import type { ScriptFile } from "../host/start-run.ts";
+import type { WorkflowAgentRunner } from "../runtime/core/types.ts";
+import { runWorkflowScript } from "../runtime/index.ts";
 import type { EvalCase } from "./spec.ts";
 import type { TrialGrade, TrialRecord } from "./trials.ts";
 

@@ -3,10 +3,11 @@
  * interval, pass^k, cost, cost per pass, median duration; then the verdict lines), the `--json` shape, and the exit
  * code a CI gate reads.
  */
-import { compareArms } from "./stats/compare.ts";
-import type { CompareArmsResult } from "./stats/types.ts";
+
 import type { EvalProgress } from "./evaluate.ts";
 import type { EvalSpec } from "./spec.ts";
+import { compareArms } from "./stats/compare.ts";
+import type { CompareArmsResult } from "./stats/types.ts";
 import type { TrialRecord } from "./trials.ts";
 
 /** An eval's outcome, as `--json` prints it and `evaluateWorkflows` returns it. */

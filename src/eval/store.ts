@@ -87,14 +87,22 @@ export async function openEval(root: string, id: string): Promise<EvalFolder> {
 	if (text === undefined) {
 		throw new WorkflowError("eval_not_found", `No eval ${id} in ${root}. \`pi-workflows eval --list\` lists them`);
 	}
-	const record = parseJsonFile(text, join(dir, EVAL_FILE), "The eval's record is damaged: start the eval again") as EvalRecord;
+	const record = parseJsonFile(
+		text,
+		join(dir, EVAL_FILE),
+		"The eval's record is damaged: start the eval again",
+	) as EvalRecord;
 	const trials = new Map<string, TrialRecord>();
 	await plainFolder(join(dir, TRIALS_DIR), id);
 	for (const name of (await readdir(join(dir, TRIALS_DIR))).sort()) {
 		if (!name.endsWith(".json")) continue;
 		const path = join(dir, TRIALS_DIR, name);
 		if (!(await lstat(path)).isFile()) continue;
-		const trial = parseJsonFile((await readTextIfExists(path)) ?? "null", path, "Delete that file: the trial runs again on resume") as TrialRecord;
+		const trial = parseJsonFile(
+			(await readTextIfExists(path)) ?? "null",
+			path,
+			"Delete that file: the trial runs again on resume",
+		) as TrialRecord;
 		if (trial) trials.set(trialName(trial), trial);
 	}
 	return folder(dir, record, trials);
@@ -110,7 +118,10 @@ export async function listEvals(root: string): Promise<EvalSummary[]> {
 		throw error;
 	}
 	const found: EvalSummary[] = [];
-	for (const id of names.filter((name) => EVAL_ID_PATTERN.test(name)).sort().reverse()) {
+	for (const id of names
+		.filter((name) => EVAL_ID_PATTERN.test(name))
+		.sort()
+		.reverse()) {
 		const opened = await openEval(root, id).catch(() => undefined);
 		if (!opened) continue;
 		const { spec, createdAt } = opened.record;
@@ -146,7 +157,10 @@ async function plainFolder(path: string, id: string): Promise<void> {
 		throw error;
 	});
 	if (!stats) {
-		throw new WorkflowError("eval_not_found", `No eval ${id} (no folder ${path}). \`pi-workflows eval --list\` lists them`);
+		throw new WorkflowError(
+			"eval_not_found",
+			`No eval ${id} (no folder ${path}). \`pi-workflows eval --list\` lists them`,
+		);
 	}
 	if (!stats.isDirectory() || stats.isSymbolicLink()) {
 		throw new WorkflowError("run_store", `${path} is not a plain folder (a link or a file). Remove it by hand`, {

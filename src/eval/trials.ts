@@ -1,6 +1,7 @@
 /** The trials of an eval: which runs it makes, in which order, with which args, and what each one left behind. */
-import { WorkflowError } from "../errors.ts";
+
 import type { SerializedWorkflowError } from "../errors.ts";
+import { WorkflowError } from "../errors.ts";
 import type { JsonValue } from "../runtime/core/types.ts";
 import type { EvalCase, EvalSpec } from "./spec.ts";
 
@@ -79,7 +80,10 @@ export function narrowSpec(spec: EvalSpec, selection: TrialSelection): EvalSpec 
 	const armNames = Object.keys(spec.arms);
 	const unknownArm = selection.arms?.find((name) => !armNames.includes(name));
 	if (unknownArm !== undefined) {
-		throw new WorkflowError("cli_usage", `--arms: no arm "${unknownArm}" in ${spec.file}. Its arms: ${armNames.join(", ")}`);
+		throw new WorkflowError(
+			"cli_usage",
+			`--arms: no arm "${unknownArm}" in ${spec.file}. Its arms: ${armNames.join(", ")}`,
+		);
 	}
 	const keep = selection.arms && new Set([spec.baseline, ...selection.arms]);
 	return {
