@@ -1,0 +1,269 @@
+/**
+ * `pi-workflows eval` end to end, from `src/cli/main.ts`, children as pi sessions on the faux provider (`-e`
+ * test/fixtures/faux-provider-extension.ts): its child answers `echo w` with "child answered W" and anything else
+ * with "child answered: <task>", so an arm that asks `echo` for a case passes the grader and one that asks `say`
+ * fails it. Every trial is a real run recorded in the run store; the tests count those records to see what started.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTempRepo, type TempRepo } from "../helpers/git-repo.ts";
+import { childEnv, ROOT } from "../helpers/package.ts";
+import { runCommand, type SpawnResult } from "../helpers/spawn.ts";
+
+const MAIN = join(ROOT, "src", "cli", "main.ts");
+const FAUX = join(ROOT, "test", "fixtures", "faux-provider-extension.ts");
+const PI = ["-e", FAUX, "--model", "faux/faux-1"];
+
+let project: string;
+let agentDir: string;
+const repos: TempRepo[] = [];
+
+/** Passes the cases whose `n` is a multiple of 4 (it asks `echo` for them), fails the others. */
+const WEAK = `export const meta = { name: "weak", description: "right on one case in four" };
+return await agent((args.n % 4 === 0 ? "echo " : "say ") + args.word);`;
+const STRONG = `export const meta = { name: "strong", description: "right on every case" };
+return await agent("echo " + args.word);`;
+const GRADE = `export const meta = { name: "grade", description: "the answer names the word in capitals" };
+const text = String(args.output ?? "");
+return { pass: args.status === "completed" && text.includes(args.case.expect), reason: text.slice(0, 40) };`;
+const LENIENT = `export const meta = { name: "grade", description: "any completed run passes" };
+return { pass: args.status === "completed" };`;
+
+beforeAll(() => {
+	project = mkdtempSync(join(tmpdir(), "wf-eval-project-"));
+	agentDir = mkdtempSync(join(tmpdir(), "wf-eval-agent-"));
+	write("weak.js", WEAK);
+	write("strong.js", STRONG);
+	write("grade.js", GRADE);
+	write("lenient.js", LENIENT);
+});
+afterAll(() => {
+	rmSync(project, { recursive: true, force: true });
+	rmSync(agentDir, { recursive: true, force: true });
+	for (const repo of repos.splice(0)) repo.dispose();
+});
+
+function write(name: string, text: string, dir = project): string {
+	writeFileSync(join(dir, name), `${text}\n`);
+	return join(dir, name);
+}
+
+/** `count` cases `{ n, word }`, each expecting the word in capitals. */
+function cases(count: number) {
+	return Array.from({ length: count }, (_, n) => ({ id: `c${n}`, args: { n, word: `w${n}` }, expect: `W${n}` }));
+}
+
+function evalFile(name: string, spec: Record<string, unknown>, dir = project): string {
+	return write(name, JSON.stringify(spec, null, 1), dir);
+}
+
+function env(): NodeJS.ProcessEnv {
+	const clean = Object.fromEntries(Object.entries(childEnv()).filter(([name]) => !/_API_KEY$|_TOKEN$/.test(name)));
+	return { ...clean, PI_CODING_AGENT_DIR: agentDir };
+}
+
+function cli(args: string[], cwd = project): Promise<SpawnResult> {
+	return runCommand(process.execPath, [MAIN, "eval", ...args], { cwd, env: env(), timeoutMs: 240_000 });
+}
+
+/** Run records in the store, all projects: one per run started. */
+function recordedRuns(): number {
+	const root = join(agentDir, "workflow-runs");
+	let count = 0;
+	for (const folder of safeList(root))
+		count += safeList(join(root, folder)).filter((name) => name.startsWith("wf-")).length;
+	return count;
+}
+
+function safeList(dir: string): string[] {
+	try {
+		return readdirSync(dir);
+	} catch {
+		return [];
+	}
+}
+
+function json(result: SpawnResult) {
+	try {
+		return JSON.parse(result.stdout);
+	} catch {
+		throw new Error(`not JSON (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
+	}
+}
+
+describe("pi-workflows eval", () => {
+	it("an arm whose children succeed far more often than the baseline's is better, exit 0; --require better holds", async () => {
+		const file = evalFile("ab.eval.json", {
+			cases: cases(12),
+			arms: { A: { workflow: "weak.js" }, B: { workflow: "strong.js" } },
+			baseline: "A",
+			grader: "grade.js",
+			concurrency: 3,
+		});
+		const before = recordedRuns();
+		const result = await cli([file, ...PI, "--json", "--require", "better"]);
+		expect(result.code, result.stderr).toBe(0);
+		const card = json(result);
+		expect(recordedRuns() - before).toBe(72);
+		expect(card.finished).toBe(72);
+		expect(card.arms.A.passRate).toBe(0.25);
+		expect(card.arms.B.passRate).toBe(1);
+		expect(card.comparisons).toEqual([expect.objectContaining({ arm: "B", baseline: "A", verdict: "better" })]);
+		// Each trial kept its recorded run, graded.
+		expect(new Set(card.trials.map((trial: { runId: string }) => trial.runId)).size).toBe(72);
+		expect(card.trials[0]).toMatchObject({ caseId: "c0", arm: "A", trial: 1, status: "completed" });
+		expect(card.trials[0].grade).toMatchObject({ pass: true, costUsd: 0 });
+	}, 300_000);
+
+	it("the same workflow as both arms: no detectable difference, exit 0; the terminal scorecard has a row per arm", async () => {
+		const file = evalFile("aa.eval.json", {
+			cases: cases(8),
+			arms: { A: { workflow: "weak.js" }, "A-again": { workflow: "weak.js" } },
+			trials: 2,
+			grader: "grade.js",
+			concurrency: 3,
+		});
+		const result = await cli([file, ...PI]);
+		expect(result.code, result.stderr).toBe(0);
+		const lines = result.stdout.split("\n");
+		expect(lines.find((line) => line.startsWith("A (baseline)"))).toMatch(/^A \(baseline\)\s+25 % \(/);
+		expect(lines.find((line) => line.startsWith("A-again"))).toMatch(/^A-again\s+25 % \(/);
+		expect(result.stdout).toContain("no detectable difference");
+		expect(result.stdout).toMatch(/Spent: arms \$0\.0000, grading \$0\.0000/);
+	}, 300_000);
+
+	it("--dry-run counts cases × arms × trials and starts no run", async () => {
+		const file = evalFile("dry.eval.json", {
+			cases: cases(12),
+			arms: { A: { workflow: "weak.js" }, B: { workflow: "strong.js" } },
+			grader: "grade.js",
+		});
+		const before = recordedRuns();
+		const text = await cli([file, ...PI, "--dry-run"]);
+		expect(text.code, text.stderr).toBe(0);
+		expect(text.stdout).toContain("12 cases × 2 arms × 3 trials = 72 runs (dry run: nothing started)");
+		expect(text.stdout).toMatch(/ {2}A: 36 runs, 36 agent calls, estimated/);
+		const data = json(await cli([file, ...PI, "--dry-run", "--json", "--trials", "2", "--cases", "c1,c2"]));
+		expect(data.total).toMatchObject({ runs: 8, calls: 8 });
+		expect(data.arms.B).toMatchObject({ runs: 4, calls: 4 });
+		expect(recordedRuns()).toBe(before);
+	}, 120_000);
+
+	it("--regrade with a changed grader starts no run and changes the verdict", async () => {
+		const file = evalFile("regrade.eval.json", {
+			cases: cases(12),
+			arms: { A: { workflow: "weak.js" }, B: { workflow: "strong.js" } },
+			trials: 1,
+			grader: "lenient.js",
+			concurrency: 3,
+		});
+		const first = json(await cli([file, ...PI, "--json"]));
+		expect(first.comparisons[0].verdict).toBe("no detectable difference");
+		const runs = recordedRuns();
+		evalFile("regrade.eval.json", {
+			cases: cases(12),
+			arms: { A: { workflow: "weak.js" }, B: { workflow: "strong.js" } },
+			trials: 1,
+			grader: "grade.js",
+		});
+		const again = await cli(["--regrade", first.evalId, ...PI, "--json"]);
+		expect(again.code, again.stderr).toBe(0);
+		const card = json(again);
+		expect(recordedRuns()).toBe(runs);
+		expect(card.evalId).toBe(first.evalId);
+		expect(card.comparisons[0].verdict).toBe("better");
+		expect(card.trials.map((trial: { runId: string }) => trial.runId)).toEqual(
+			first.trials.map((trial: { runId: string }) => trial.runId),
+		);
+		const listed = await cli(["--list"]);
+		expect(listed.stdout).toContain(`${first.evalId}  regrade  24/24 trials`);
+	}, 300_000);
+
+	it("an eval killed halfway resumes without running its finished trials again", async () => {
+		const file = evalFile("killed.eval.json", {
+			cases: cases(6),
+			arms: { A: { workflow: "weak.js" }, B: { workflow: "strong.js" } },
+			trials: 1,
+			grader: "grade.js",
+			concurrency: 1,
+		});
+		const { evalId, finished } = await killAfter(file, 4);
+		expect(finished).toHaveLength(4);
+		const resumed = await cli(["--resume", evalId, ...PI, "--json"]);
+		expect(resumed.code, resumed.stderr).toBe(0);
+		expect(resumed.stderr).toContain(`Resuming eval ${evalId}: 4 trials finished before`);
+		// Only the 8 unfinished trials ran this time.
+		expect(resumed.stderr.match(/^\[\d+\/12\]/gm)).toHaveLength(8);
+		const card = json(resumed);
+		expect(card.finished).toBe(12);
+		const runIds = card.trials.map((trial: { runId: string }) => trial.runId);
+		for (const runId of finished) expect(runIds).toContain(runId);
+	}, 300_000);
+
+	it("an arm at a git rev runs the script as that commit has it", async () => {
+		const repo = createTempRepo();
+		repos.push(repo);
+		repo.write("review.js", `${WEAK}\n`);
+		repo.git(["add", "review.js"]);
+		repo.git(["commit", "--quiet", "-m", "weak review"]);
+		repo.write("review.js", `${STRONG}\n`);
+		repo.git(["commit", "--quiet", "-am", "strong review"]);
+		write("grade.js", GRADE, repo.dir);
+		const file = evalFile(
+			"rev.eval.json",
+			{
+				cases: cases(4),
+				arms: { before: { workflow: "review.js", rev: "HEAD~1" }, now: { workflow: "review.js" } },
+				trials: 1,
+				grader: "grade.js",
+			},
+			repo.dir,
+		);
+		const result = await cli([file, ...PI, "--json"], repo.dir);
+		expect(result.code, result.stderr).toBe(0);
+		const card = json(result);
+		expect(card.arms.before.passRate).toBe(0.25);
+		expect(card.arms.now.passRate).toBe(1);
+		const wrong = await cli([
+			evalFile(
+				"bad-rev.eval.json",
+				{ cases: cases(1), arms: { A: { workflow: "review.js", rev: "nope" } } },
+				repo.dir,
+			),
+			...PI,
+		]);
+		expect(wrong.code).toBe(2);
+		expect(wrong.stderr).toContain(
+			`pi-workflows: ${join(repo.dir, "bad-rev.eval.json")}: arm A: cannot read ${join(repo.dir, "review.js")} at revision "nope" (`,
+		);
+	}, 300_000);
+});
+
+/** Starts the eval, kills it (SIGKILL) once `count` trials are saved; their run ids and the eval's id. */
+function killAfter(file: string, count: number): Promise<{ evalId: string; finished: string[] }> {
+	return new Promise((resolve, reject) => {
+		const child = spawn(process.execPath, [MAIN, "eval", file, ...PI], {
+			cwd: project,
+			env: env(),
+			stdio: ["ignore", "pipe", "pipe"],
+		});
+		let stderr = "";
+		let evalId = "";
+		const finished: string[] = [];
+		child.stderr.on("data", (chunk) => {
+			stderr += chunk;
+			evalId = /^Eval (ev-\S+):/m.exec(stderr)?.[1] ?? evalId;
+			finished.splice(
+				0,
+				finished.length,
+				...[...stderr.matchAll(/^\[\d+\/\d+\] .*\((wf-[^)]+)\)$/gm)].map((m) => m[1] as string),
+			);
+			if (finished.length >= count && child.exitCode === null) child.kill("SIGKILL");
+		});
+		child.on("error", reject);
+		child.on("close", () => resolve({ evalId, finished: finished.slice(0, count) }));
+	});
+}
