@@ -29,6 +29,10 @@ return await agent("echo " + args.word);`;
 const GRADE = `export const meta = { name: "grade", description: "the answer names the word in capitals" };
 const text = String(args.output ?? "");
 return { pass: args.status === "completed" && text.includes(args.case.expect), reason: text.slice(0, 40) };`;
+/** A model-graded rubric: its own child repeats the expected word, and the output must carry it too. */
+const RUBRIC = `export const meta = { name: "rubric", description: "a model checks the answer" };
+const verdict = await agent("echo " + args.case.expect);
+return { pass: String(verdict).includes(args.case.expect) && String(args.output).includes(args.case.expect) };`;
 const LENIENT = `export const meta = { name: "grade", description: "any completed run passes" };
 return { pass: args.status === "completed" };`;
 
@@ -39,6 +43,7 @@ beforeAll(() => {
 	write("strong.js", STRONG);
 	write("grade.js", GRADE);
 	write("lenient.js", LENIENT);
+	write("rubric.js", RUBRIC);
 });
 afterAll(() => {
 	rmSync(project, { recursive: true, force: true });
@@ -180,6 +185,31 @@ describe("pi-workflows eval", () => {
 		);
 		const listed = await cli(["--list"]);
 		expect(listed.stdout).toContain(`${first.evalId}  regrade  24/24 trials`);
+	}, 300_000);
+
+	it("a model-graded grader's cost is shown apart from the arms'; the dollar cap holds across the eval and its resume", async () => {
+		const file = evalFile("paid.eval.json", {
+			cases: cases(4),
+			arms: { A: { workflow: "strong.js" } },
+			trials: 1,
+			grader: "rubric.js",
+			concurrency: 1,
+		});
+		const priced = ["-e", FAUX, "--model", "faux/faux-priced"];
+		// One trial and its grading cost about $0.015: at $0.02 the second trial is the last to start.
+		const capped = await cli([file, ...priced, "--max-cost", "0.02", "--json"]);
+		expect(capped.code, capped.stderr).toBe(1);
+		const first = json(capped);
+		expect(first).toMatchObject({ planned: 4, finished: 2, unfinished: "the eval's cap of $0.02 is spent" });
+		expect(first.armsCostUsd).toBeGreaterThan(0);
+		expect(first.gradingCostUsd).toBeGreaterThan(0);
+		expect(first.gradingCostUsd).toBe(first.trials[0].grade.costUsd + first.trials[1].grade.costUsd);
+		expect(first.armsCostUsd).toBe(first.trials[0].costUsd + first.trials[1].costUsd);
+		const resumed = await cli(["--resume", first.evalId, ...priced, "--max-cost", "1"]);
+		expect(resumed.code, resumed.stderr).toBe(0);
+		expect(resumed.stderr.match(/^\[\d+\/4\]/gm)).toEqual(["[3/4]", "[4/4]"]);
+		expect(resumed.stdout).toMatch(/Spent: arms \$0\.0\d+, grading \$0\.0\d+/);
+		expect(resumed.stdout).not.toContain("grading $0.0000");
 	}, 300_000);
 
 	it("an eval killed halfway resumes without running its finished trials again", async () => {
