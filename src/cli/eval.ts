@@ -6,7 +6,6 @@
  * worse than the baseline (`--require better`: when every arm is better), 1 when one is or the eval did not finish,
  * 2 for a wrong command line.
  */
-import { resolve } from "node:path";
 import {
 	createEval,
 	createGrader,
@@ -24,16 +23,18 @@ import {
 	openEval,
 	readArmScripts,
 	readEvalFile,
+	readGraderScript,
 	regrade,
 	scorecardOf,
 	scorecardText,
 	type TrialRecord,
 } from "../eval/index.ts";
+import { recordedTrials } from "../eval/recorded-trial.ts";
 import { createWorkflowResolver } from "../host/script-source.ts";
 import type { ScriptFile } from "../host/start-run.ts";
 import { dollarsFlag, type FlagSpec, flagValue, integerFlag, type ParsedArgs, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
-import { createCliTrialRunner, graderRunner, type TrialPiOptions } from "./eval-trial.ts";
+import { graderRunner, piTrialRunner, type TrialPiOptions } from "./eval-trial.ts";
 import { checkBeforeStart } from "./run.ts";
 import { CLI_TOOL_NAMES } from "./tools.ts";
 
@@ -122,7 +123,7 @@ async function runEval(
 	try {
 		const progress = await withGrader(folder.record.spec, pi, ctx, (grade) =>
 			evaluate(folder, {
-				runTrial: createCliTrialRunner(pi, ctx),
+				runTrial: recordedTrials({ cwd: ctx.cwd, agentDir: ctx.agentDir, setUp: piTrialRunner(pi, ctx) }),
 				grade,
 				...(cap !== undefined ? { maxCostUsd: cap } : {}),
 				signal: controller.signal,
@@ -143,11 +144,8 @@ async function withGrader(
 	ctx: CliContext,
 	work: (grade: ReturnType<typeof createGrader>) => Promise<EvalProgress>,
 ): Promise<EvalProgress> {
-	if (spec.grader === undefined) return work(createGrader({ cwd: ctx.cwd }));
-	const path = resolve(spec.file, "..", spec.grader);
-	const [script] = Object.values(
-		readArmScripts({ ...spec, arms: { grader: { workflow: path } } }, { cwd: ctx.cwd, agentDir: ctx.agentDir }),
-	) as [ScriptFile];
+	const script = readGraderScript(spec, { cwd: ctx.cwd, agentDir: ctx.agentDir });
+	if (script === undefined) return work(createGrader({ cwd: ctx.cwd }));
 	await checkBeforeStart({ script: script.source, filename: script.filename }, true);
 	const runner = await graderRunner(pi, ctx);
 	try {

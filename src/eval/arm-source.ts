@@ -6,9 +6,8 @@ import { execFileSync } from "node:child_process";
 import { basename, dirname, resolve } from "node:path";
 import { errorMessage } from "../errors.ts";
 import { resolveScriptSource } from "../host/script-source.ts";
-import type { ScriptFile } from "../host/start-run.ts";
 import { evalFileError } from "./file.ts";
-import type { EvalArm, EvalSpec } from "./spec.ts";
+import type { EvalArm, EvalSpec, ScriptFile } from "./spec.ts";
 
 /** Where saved workflows are looked for, and where a skipped one is reported. */
 export interface ArmSourcePlaces {
@@ -25,6 +24,12 @@ export function readArmScripts(spec: EvalSpec, places: ArmSourcePlaces): Record<
 	return Object.fromEntries(
 		Object.entries(spec.arms).map(([name, arm]) => [name, readArmScript(spec, name, arm, places)]),
 	);
+}
+
+/** The grader's script, a path relative to the eval file; absent when the file names none. */
+export function readGraderScript(spec: EvalSpec, places: ArmSourcePlaces): ScriptFile | undefined {
+	if (spec.grader === undefined) return undefined;
+	return readArmScript(spec, "grader", { workflow: resolve(dirname(spec.file), spec.grader) }, places);
 }
 
 function readArmScript(spec: EvalSpec, name: string, arm: EvalArm, places: ArmSourcePlaces): ScriptFile {

@@ -6,9 +6,8 @@
  */
 import { errorMessage } from "../errors.ts";
 import { type EstimateStoreOptions, estimateDryPlan } from "../host/run-estimate.ts";
-import type { ScriptFile } from "../host/start-run.ts";
 import { dryRunWorkflowScript, type WorkflowDryRunOptions } from "../runtime/index.ts";
-import type { EvalArm, EvalSpec } from "./spec.ts";
+import type { EvalArm, EvalSpec, ScriptFile } from "./spec.ts";
 import { trialArgs } from "./trials.ts";
 
 /** One arm's share of the eval, or the whole eval's. */

@@ -4,10 +4,9 @@
  * ends and saved at once, so an eval killed halfway resumes with what it finished. The dollar cap holds across the
  * whole eval, arms and grading, counting what earlier sessions of it spent.
  */
-import type { ScriptFile } from "../host/start-run.ts";
 import type { JsonValue, WorkflowRunResult } from "../runtime/core/types.ts";
 import type { GradeTrial } from "./grader.ts";
-import type { EvalArm, EvalCase } from "./spec.ts";
+import type { EvalArm, EvalCase, ScriptFile } from "./spec.ts";
 import type { EvalFolder } from "./store.ts";
 import { trialName } from "./store.ts";
 import { planTrials, type TrialKey, type TrialRecord, trialArgs } from "./trials.ts";
@@ -98,11 +97,17 @@ export async function evaluate(folder: EvalFolder, options: EvaluateOptions): Pr
 			await one(key, cases.get(key.caseId) as EvalCase);
 		}
 	};
-	try {
-		await Promise.all(Array.from({ length: Math.min(spec.concurrency, todo.length) }, worker));
-	} finally {
-		options.signal?.removeEventListener("abort", stopOuter);
-	}
+	// A trial that throws (the host could not set its run up) stops the others, which end before it is rethrown.
+	const workers = Array.from({ length: Math.min(spec.concurrency, todo.length) }, () =>
+		worker().catch((error: unknown) => {
+			controller.abort(error);
+			throw error;
+		}),
+	);
+	const ended = await Promise.allSettled(workers);
+	options.signal?.removeEventListener("abort", stopOuter);
+	const thrown = ended.find((outcome) => outcome.status === "rejected");
+	if (thrown) throw thrown.reason;
 	if (controller.signal.aborted) unfinished ??= "the eval was stopped";
 	const trials = plan.flatMap((key) => folder.trials.get(trialName(key)) ?? []);
 	return {

@@ -5,10 +5,9 @@
  * trial passes when its run completed.
  */
 
-import type { ScriptFile } from "../host/start-run.ts";
 import type { WorkflowAgentRunner } from "../runtime/core/types.ts";
 import { runWorkflowScript } from "../runtime/index.ts";
-import type { EvalCase } from "./spec.ts";
+import type { EvalCase, ScriptFile } from "./spec.ts";
 import type { TrialGrade, TrialRecord } from "./trials.ts";
 
 /** Grades one trial; resolves with its grade, or with why the grader could not give one. */

@@ -1,8 +1,10 @@
 /**
  * The eval room's public face: is the workflow any good. Eval files, arms over cases, trials as recorded runs,
- * graders, the eval's store, the scorecard; and the statistics (`compareArms`).
+ * graders, the eval's store, the scorecard; and the statistics (`compareArms`). Pi-free to the last type, as the
+ * core entry exports from here: running trials as durable runs is `recorded-trial.ts` and `evaluate-workflows.ts`,
+ * whose host types reach the children's.
  */
-export { type ArmSourcePlaces, readArmScripts } from "./arm-source.ts";
+export { type ArmSourcePlaces, readArmScripts, readGraderScript } from "./arm-source.ts";
 export { dryRunEval, type EvalDryOptions, type EvalDryPart, type EvalDryRun, evalDryRunText } from "./dry-run.ts";
 export {
 	type EvalProgress,
@@ -22,7 +24,7 @@ export {
 	scorecardOf,
 	scorecardText,
 } from "./scorecard.ts";
-export type { EvalArm, EvalCase, EvalSpec } from "./spec.ts";
+export type { EvalArm, EvalCase, EvalSpec, ScriptFile } from "./spec.ts";
 export { compareArms } from "./stats/compare.ts";
 export type {
 	ArmComparison,

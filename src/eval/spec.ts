@@ -1,6 +1,12 @@
 /** What an eval file says, once read and checked: its cases, its arms, and how to run and grade them. */
 import type { JsonValue } from "../runtime/core/types.ts";
 
+/** A script and the name its positions give (an arm's, a grader's). */
+export interface ScriptFile {
+	source: string;
+	filename: string;
+}
+
 /** One input the arms are run on. */
 export interface EvalCase {
 	/** Unique within the eval; how `--cases` and the scorecard name it. */

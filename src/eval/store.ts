@@ -8,9 +8,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { WorkflowError } from "../errors.ts";
-import type { ScriptFile } from "../host/start-run.ts";
 import { ensurePrivateDir, errnoCode, parseJsonFile, readTextIfExists, writeFileAtomic } from "../runs/files.ts";
-import type { EvalSpec } from "./spec.ts";
+import type { EvalSpec, ScriptFile } from "./spec.ts";
 import type { TrialKey, TrialRecord } from "./trials.ts";
 
 const EVAL_FILE = "eval.json";
