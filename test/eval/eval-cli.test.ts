@@ -212,6 +212,76 @@ describe("pi-workflows eval", () => {
 		expect(resumed.stdout).not.toContain("grading $0.0000");
 	}, 300_000);
 
+	it("a run that fails is graded too: without a grader it fails; a grader sees its status and error", async () => {
+		write(
+			"odd-fails.js",
+			`export const meta = { name: "odd-fails", description: "throws on odd cases" };
+if (args.n % 2 === 1) throw new Error("odd case " + args.n);
+return await agent("echo " + args.word);`,
+		);
+		write(
+			"sees-errors.js",
+			`export const meta = { name: "sees-errors", description: "passes the failures it expects" };
+return { pass: args.status === "failed" && args.error.message.includes("odd case"), reason: args.error?.message ?? "none" };`,
+		);
+		const spec = { cases: cases(4), arms: { A: { workflow: "odd-fails.js" } }, trials: 1 };
+		const file = evalFile("fails.eval.json", spec);
+		const card = json(await cli([file, ...PI, "--json"]));
+		expect(
+			card.trials.map((t: { status: string; grade: { pass: boolean; reason: string } }) => [
+				t.status,
+				t.grade.pass,
+				t.grade.reason,
+			]),
+		).toEqual([
+			["completed", true, "completed"],
+			["failed", false, "the run failed"],
+			["completed", true, "completed"],
+			["failed", false, "the run failed"],
+		]);
+		expect(card.trials[1].error.message).toContain("odd case 1");
+		evalFile("fails.eval.json", { ...spec, grader: "sees-errors.js" });
+		const regraded = json(await cli(["--regrade", card.evalId, ...PI, "--json"]));
+		expect(regraded.trials.map((t: { grade: { pass: boolean } }) => t.grade.pass)).toEqual([
+			false,
+			true,
+			false,
+			true,
+		]);
+		expect(regraded.trials[1].grade.reason).toMatch(/odd case 1/);
+	}, 120_000);
+
+	it("a wrong command line, eval file or arm script: exit 2, one line saying what to change, nothing run", async () => {
+		const before = recordedRuns();
+		const usage = await cli([]);
+		expect([usage.code, usage.stderr]).toEqual([
+			2,
+			"pi-workflows: `eval` takes one of: an eval file, --resume <evalId>, --regrade <evalId> or --list. See `pi-workflows eval --help`\n",
+		]);
+		const require = await cli([join(project, "ab.eval.json"), "--require", "maybe"]);
+		expect([require.code, require.stderr]).toEqual([
+			2,
+			'pi-workflows: --require takes better or not-worse, got "maybe"\n',
+		]);
+		const empty = evalFile("empty.eval.json", { cases: [], arms: { A: { workflow: "weak.js" } } });
+		const noCases = await cli([empty, ...PI]);
+		expect([noCases.code, noCases.stderr]).toEqual([
+			2,
+			`pi-workflows: ${empty}: there are no cases. Add at least one case to run the arms on\n`,
+		]);
+		write("broken.js", `export const meta = { name: "broken", description: "does not parse" };\nconst x = ;`);
+		const broken = await cli([
+			evalFile("broken.eval.json", { cases: cases(1), arms: { A: { workflow: "broken.js" } } }),
+			...PI,
+		]);
+		expect(broken.code).toBe(2);
+		expect(broken.stderr).toMatch(new RegExp(`^pi-workflows: ${join(project, "broken.js")}:2:11: `));
+		const unknown = await cli(["--resume", "ev-20261204-203000-zzzzzz"]);
+		expect(unknown.code).toBe(2);
+		expect(unknown.stderr).toContain("No eval ev-20261204-203000-zzzzzz");
+		expect(recordedRuns()).toBe(before);
+	}, 120_000);
+
 	it("an eval killed halfway resumes without running its finished trials again", async () => {
 		const file = evalFile("killed.eval.json", {
 			cases: cases(6),
