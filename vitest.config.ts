@@ -16,8 +16,9 @@ process.once("exit", () => {
 });
 
 /**
- * The fast rooms: the sandbox, the runtime, progress, authoring, the run store and the report, but for the files
- * that wait out real deadlines and worker restarts (a third of the time on their own) and the report's browser test.
+ * The fast rooms: the sandbox, the runtime, progress, authoring, the run store, the report and the eval room's
+ * statistics, but for the files that wait out real deadlines and worker restarts (a third of the time on their own)
+ * and the report's browser test.
  */
 const SLOW = [
 	"test/sandbox/sandbox-lifetimes.test.ts",
@@ -48,6 +49,7 @@ const UNIT = [
 	"test/authoring/**/*.test.ts",
 	"test/runs/**/*.test.ts",
 	"test/report/**/*.test.ts",
+	"test/eval/**/*.test.ts",
 ];
 
 export default defineConfig({
