@@ -176,8 +176,10 @@ async function dryRun(
 	ctx: CliContext,
 ): Promise<number> {
 	const host = await import("./pi-host.ts");
+	const grader = readGraderScript(spec, { cwd: ctx.cwd, agentDir: ctx.agentDir });
 	const dry = await dryRunEval(spec, scripts, {
 		cwd: ctx.cwd,
+		...(grader ? { grader } : {}),
 		dryOptions: (arm) => {
 			const model = arm.model ?? pi.model;
 			const setup = host.setUpDryPi({

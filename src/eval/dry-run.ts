@@ -6,6 +6,7 @@
  */
 import { errorMessage } from "../errors.ts";
 import { type EstimateStoreOptions, estimateDryPlan } from "../host/run-estimate.ts";
+import type { JsonValue } from "../runtime/core/types.ts";
 import { dryRunWorkflowScript, type WorkflowDryRunOptions } from "../runtime/index.ts";
 import type { EvalArm, EvalSpec, ScriptFile } from "./spec.ts";
 import { trialArgs } from "./trials.ts";
@@ -22,6 +23,9 @@ export interface EvalDryPart {
 
 export interface EvalDryRun {
 	arms: Record<string, EvalDryPart>;
+	/** What grading every trial may cost (`runs`: the grades); absent without a grader. */
+	grading?: EvalDryPart;
+	/** The arms' runs, and every call and dollar of the arms and the grading together. */
 	total: EvalDryPart;
 	/** Cases whose dry run failed in an arm, with why: a real run would fail there too. */
 	problems: string[];
@@ -33,6 +37,8 @@ export interface EvalDryOptions {
 	dryOptions: (arm: EvalArm) => WorkflowDryRunOptions;
 	/** Where earlier runs are read from and what models cost. */
 	estimate: EstimateStoreOptions;
+	/** The grader's script, dry-run once per case: what grading may cost. Default: none. */
+	grader?: ScriptFile;
 }
 
 export async function dryRunEval(
@@ -43,41 +49,90 @@ export async function dryRunEval(
 	const arms: Record<string, EvalDryPart> = {};
 	const problems: string[] = [];
 	for (const [name, arm] of Object.entries(spec.arms)) {
-		const script = scripts[name] as ScriptFile;
 		const part = emptyPart();
 		for (const evalCase of spec.cases) {
 			const args = trialArgs(evalCase, arm.args);
-			const { plan } = await dryRunWorkflowScript(script.source, {
-				...options.dryOptions(arm),
-				filename: script.filename,
-				cwd: options.cwd,
-				...(args !== undefined ? { args } : {}),
-			});
-			if (plan.status !== "completed") {
-				problems.push(`arm ${name}, case ${evalCase.id}: the dry run ${plan.status}: ${plan.error?.message ?? ""}`);
-			}
-			const planned = await estimateDryPlan(plan, options.estimate).catch((error: unknown) => {
-				problems.push(`arm ${name}, case ${evalCase.id}: no estimate (${errorMessage(error)})`);
-				return undefined;
-			});
-			const total = planned?.estimate.total;
-			part.runs += spec.trials;
-			part.calls += plan.calls.length * spec.trials;
-			part.usd.low += (total?.usd.low ?? 0) * spec.trials;
-			part.usd.high += (total?.usd.high ?? 0) * spec.trials;
-			part.unestimated += (total?.unestimated ?? plan.calls.length) * spec.trials;
+			const where = `arm ${name}, case ${evalCase.id}`;
+			const one = await dryPart(
+				scripts[name] as ScriptFile,
+				args,
+				options.dryOptions(arm),
+				where,
+				options,
+				problems,
+			);
+			addPart(part, one, spec.trials);
 		}
 		arms[name] = part;
 	}
-	const total = emptyPart();
-	for (const part of Object.values(arms)) {
-		total.runs += part.runs;
-		total.calls += part.calls;
-		total.usd.low += part.usd.low;
-		total.usd.high += part.usd.high;
-		total.unestimated += part.unestimated;
+	// The grader grades every trial of every arm; dry-run once per case on a completed run's shape.
+	let grading: EvalDryPart | undefined;
+	if (options.grader) {
+		grading = emptyPart();
+		const armCount = Object.keys(spec.arms).length;
+		for (const evalCase of spec.cases) {
+			const args = {
+				case: evalCase,
+				output: null,
+				status: "completed",
+				error: null,
+				costUsd: 0,
+				durationMs: 0,
+				runId: null,
+			};
+			const where = `the grader, case ${evalCase.id}`;
+			const one = await dryPart(
+				options.grader,
+				args as unknown as JsonValue,
+				options.dryOptions({ workflow: options.grader.filename }),
+				where,
+				options,
+				problems,
+			);
+			addPart(grading, one, spec.trials * armCount);
+		}
 	}
-	return { arms, total, problems };
+	const total = emptyPart();
+	for (const part of Object.values(arms)) addPart(total, part, 1);
+	if (grading) addPart(total, { ...grading, runs: 0 }, 1);
+	return { arms, ...(grading ? { grading } : {}), total, problems };
+}
+
+/** One dry run of `script` with `args`, priced: the part of one trial (or one grade). */
+async function dryPart(
+	script: ScriptFile,
+	args: JsonValue | undefined,
+	dryOptions: WorkflowDryRunOptions,
+	where: string,
+	options: EvalDryOptions,
+	problems: string[],
+): Promise<EvalDryPart> {
+	const { plan } = await dryRunWorkflowScript(script.source, {
+		...dryOptions,
+		filename: script.filename,
+		cwd: options.cwd,
+		...(args !== undefined ? { args } : {}),
+	});
+	if (plan.status !== "completed") problems.push(`${where}: the dry run ${plan.status}: ${plan.error?.message ?? ""}`);
+	const planned = await estimateDryPlan(plan, options.estimate).catch((error: unknown) => {
+		problems.push(`${where}: no estimate (${errorMessage(error)})`);
+		return undefined;
+	});
+	const total = planned?.estimate.total;
+	return {
+		runs: 1,
+		calls: plan.calls.length,
+		usd: { low: total?.usd.low ?? 0, high: total?.usd.high ?? 0 },
+		unestimated: total?.unestimated ?? plan.calls.length,
+	};
+}
+
+function addPart(into: EvalDryPart, part: EvalDryPart, times: number): void {
+	into.runs += part.runs * times;
+	into.calls += part.calls * times;
+	into.usd.low += part.usd.low * times;
+	into.usd.high += part.usd.high * times;
+	into.unestimated += part.unestimated * times;
 }
 
 /** The dry run as a person reads it. */
@@ -86,9 +141,10 @@ export function evalDryRunText(spec: EvalSpec, dry: EvalDryRun): string {
 	const lines = [
 		`Eval ${spec.name}: ${spec.cases.length} cases × ${armNames.length} arms × ${spec.trials} trials = ${dry.total.runs} runs (dry run: nothing started)`,
 		...armNames.map((name) => `  ${name}: ${partText(dry.arms[name] ?? emptyPart())}`),
-		`  in all: ${partText(dry.total)}`,
 	];
-	if (spec.grader !== undefined) lines.push(`Grading (${spec.grader}) is not estimated: a code grader costs nothing`);
+	if (dry.grading)
+		lines.push(`  grading (${spec.grader}): ${partText(dry.grading).replace(/^(\d+) runs/, "$1 grades")}`);
+	lines.push(`  in all: ${partText(dry.total)}`);
 	if (spec.maxCostUsd !== undefined && dry.total.usd.high > spec.maxCostUsd) {
 		lines.push(
 			`Warning: the estimate is over the eval's cap of $${spec.maxCostUsd}: the eval stops there, resumable`,
@@ -99,7 +155,8 @@ export function evalDryRunText(spec: EvalSpec, dry: EvalDryRun): string {
 }
 
 function partText(part: EvalDryPart): string {
-	const usd = part.usd.low === part.usd.high ? usd4(part.usd.low) : `${usd4(part.usd.low)}–${usd4(part.usd.high)}`;
+	const [low, high] = [usd4(part.usd.low), usd4(part.usd.high)];
+	const usd = low === high ? low : `${low}–${high}`;
 	const unknown = part.unestimated > 0 ? ` (${part.unestimated} calls with no price or history left out)` : "";
 	return `${part.runs} runs, ${part.calls} agent calls, estimated ${usd}${unknown}`;
 }

@@ -154,6 +154,18 @@ describe("pi-workflows eval", () => {
 		const data = json(await cli([file, ...PI, "--dry-run", "--json", "--trials", "2", "--cases", "c1,c2"]));
 		expect(data.total).toMatchObject({ runs: 8, calls: 8 });
 		expect(data.arms.B).toMatchObject({ runs: 4, calls: 4 });
+		expect(data.grading).toMatchObject({ runs: 8, calls: 0 });
+		// A model-graded grader's calls are counted apart: one per trial it grades.
+		const paid = evalFile("dry-paid.eval.json", {
+			cases: cases(3),
+			arms: { A: { workflow: "strong.js" } },
+			trials: 2,
+			grader: "rubric.js",
+		});
+		const priced = await cli([paid, ...PI, "--dry-run"]);
+		expect(priced.stdout).toContain("3 cases × 1 arms × 2 trials = 6 runs (dry run: nothing started)");
+		expect(priced.stdout).toMatch(/^ {2}grading \(rubric\.js\): 6 grades, 6 agent calls, estimated /m);
+		expect(priced.stdout).toMatch(/^ {2}in all: 6 runs, 12 agent calls, estimated /m);
 		expect(recordedRuns()).toBe(before);
 	}, 120_000);
 
