@@ -170,8 +170,9 @@ Options:
   -na, --no-approve        do not trust this project for the eval's runs, as pi -na does
   --json                   print the scorecard as data: arms, comparisons (as compareArms gives them),
                            every trial with its runId, output and grade, the arms' and the grading's cost
-  --dry-run                how many runs and their estimated cost per arm and in all (each arm's script
-                           dry-run on each case, priced as run --dry-run prices it), starting nothing
+  --dry-run                how many runs and their estimated cost per arm, of the grading and in all (each
+                           arm's script and the grader dry-run on each case, priced as run --dry-run prices
+                           it), starting nothing
   --resume <evalId>        run the trials an interrupted eval did not finish, keeping the finished ones
   --regrade <evalId>       grade the recorded outputs again with the eval file's grader as it is now:
                            no arm runs again
