@@ -18,6 +18,7 @@ import {
 	evalsRoot,
 	evaluate,
 	exitCodeOf,
+	findEvalFile,
 	listEvals,
 	narrowSpec,
 	openEval,
@@ -84,7 +85,7 @@ export async function evalCommand(argv: readonly string[], ctx: CliContext): Pro
 		ctx.stderr.write(`Resuming eval ${folder.id}: ${folder.trials.size} trials finished before\n`);
 		return runEval(folder, cap, pi, args, require, ctx);
 	}
-	const spec = narrowSpec(readEvalFile(file as string, ctx.cwd), {
+	const spec = narrowSpec(readEvalFile(findEvalFile(file as string, ctx), ctx.cwd), {
 		...listFlag(args, "cases"),
 		...listFlag(args, "arms"),
 		...(args.flags.has("trials") ? { trials: integerFlag(args, "trials", 1, 1000) as number } : {}),

@@ -147,7 +147,7 @@ tokens and cost by phase, why each call of a resume ran again, the census and th
 in the run's folder (pi-workflows runs --json shows where runs live); -o, --out <file> writes it elsewhere.
 --text prints a compact timeline instead: the header's figures, then per session how it ended and one line per
 call, a bar of --width characters (default 40) scaled to that session's length.`,
-	eval: `pi-workflows eval <file>.eval.json [options]
+	eval: `pi-workflows eval <file>.eval.json|<name> [options]
 pi-workflows eval --resume <evalId> | --regrade <evalId> | --list [--json]
 
 Runs every case of the eval file through every arm, trials times each: each trial a real run recorded in the
@@ -155,7 +155,9 @@ run store (pi-workflows report <runId> opens it), arms interleaved per case. Eac
 grader (a workflow script given { case, output, status, error, costUsd, durationMs, runId } that returns
 { pass, score?, reason? }; without one a completed run passes), then the scorecard: per arm the pass rate and
 its interval, pass^k, cost, cost per pass and median duration, and each arm's verdict against the baseline.
-Progress goes to stderr, the scorecard to stdout. The file's fields: docs/evaluating-workflows.md.
+Progress goes to stderr, the scorecard to stdout. The file's fields: docs/evaluating-workflows.md. A name
+instead of a path is a saved workflow's: its eval saved beside it, .pi/workflows/<name>.eval.json (then
+~/.pi/agent/workflows/<name>.eval.json).
 
 Options:
   --trials <n>             runs of each case in each arm, 1-1000 (default: the file's trials, else 3)

@@ -3,8 +3,8 @@
  * defaults filled in, and each mistake an `eval_file_invalid` error naming the file, the line where there is one,
  * the field, and what to write instead.
  */
-import { readFileSync } from "node:fs";
-import { basename, dirname, resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage, WorkflowError } from "../errors.ts";
 import type { JsonValue } from "../runtime/core/types.ts";
 import {
@@ -23,6 +23,26 @@ const CASE_KEYS = ["id", "args", "expect", "cluster"];
 /** `where` is `file` or `file:line`; the message says what is wrong, then what to do. */
 export function evalFileError(where: string, message: string): WorkflowError {
 	return new WorkflowError("eval_file_invalid", `${where}: ${message}`, { details: { file: where } });
+}
+
+/**
+ * The eval file `target` names: a path (it ends in `.json` or has a `/`), or a saved workflow's name, whose eval is
+ * saved beside it: `.pi/workflows/<name>.eval.json`, then `<agentDir>/workflows/<name>.eval.json`.
+ */
+export function findEvalFile(target: string, places: { cwd: string; agentDir: string }): string {
+	if (target.endsWith(".json") || target.includes("/") || target.includes("\\")) return resolve(places.cwd, target);
+	const candidates = [
+		join(places.cwd, ".pi", "workflows", `${target}.eval.json`),
+		join(places.agentDir, "workflows", `${target}.eval.json`),
+	];
+	const found = candidates.find((path) => existsSync(path));
+	if (found === undefined) {
+		throw evalFileError(
+			target,
+			`no eval saved for the workflow "${target}" (looked for ${candidates.join(" and ")}). Save it beside the workflow as ${target}.eval.json, or give the eval file's path`,
+		);
+	}
+	return found;
 }
 
 /** Reads and checks the eval file at `path` (relative to `cwd`). */

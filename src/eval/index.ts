@@ -15,7 +15,7 @@ export {
 	type TrialRequest,
 	type TrialRun,
 } from "./evaluate.ts";
-export { checkEvalSpec, readEvalFile } from "./file.ts";
+export { checkEvalSpec, findEvalFile, readEvalFile } from "./file.ts";
 export { createGrader, type GraderOptions, type GradeTrial } from "./grader.ts";
 export {
 	type EvalRequirement,

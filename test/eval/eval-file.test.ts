@@ -3,11 +3,11 @@
  * naming the file (and line, where there is one), the field and what to write; narrowing by `--cases`/`--arms`/
  * `--trials`; the trials' interleaved order; a past eval that is not there (`eval_not_found`).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { narrowSpec, openEval, planTrials, readEvalFile } from "../../src/eval/index.ts";
+import { findEvalFile, narrowSpec, openEval, planTrials, readEvalFile } from "../../src/eval/index.ts";
 
 let dir: string;
 beforeEach(() => {
@@ -123,6 +123,24 @@ describe("readEvalFile", () => {
 				`^${join(dir, "nope.jsonl")}: cannot read the cases file \\(.*\\)\\. Fix "cases" in ${missing}, or create the file$`,
 			),
 		);
+	});
+});
+
+describe("findEvalFile", () => {
+	it("takes a path as it is, and a saved workflow's name as the eval saved beside it, the project's first", () => {
+		const agentDir = join(dir, "agent");
+		mkdirSync(join(dir, ".pi", "workflows"), { recursive: true });
+		mkdirSync(join(agentDir, "workflows"), { recursive: true });
+		const places = { cwd: dir, agentDir };
+		expect(findEvalFile("evals/review.eval.json", places)).toBe(join(dir, "evals", "review.eval.json"));
+		const global = file("agent/workflows/review.eval.json", "{}");
+		expect(findEvalFile("review", places)).toBe(global);
+		const project = file(".pi/workflows/review.eval.json", "{}");
+		expect(findEvalFile("review", places)).toBe(project);
+		expect(thrown(() => findEvalFile("triage", places))).toMatchObject({
+			code: "eval_file_invalid",
+			message: `triage: no eval saved for the workflow "triage" (looked for ${join(dir, ".pi", "workflows", "triage.eval.json")} and ${join(agentDir, "workflows", "triage.eval.json")}). Save it beside the workflow as triage.eval.json, or give the eval file's path`,
+		});
 	});
 });
 
