@@ -18,6 +18,8 @@ export interface TrialPiOptions {
 }
 
 export function piTrialRunner(options: TrialPiOptions, ctx: CliContext): SetUpTrialRunner {
+	// pi is set up for every trial: what it warns about (an agent file skipped, a model's warning) is said once.
+	const warned = new Set<string>();
 	return async (request, hooks) => {
 		const model = request.arm.model ?? options.model;
 		const pi = await setUp(options, ctx, {
@@ -29,6 +31,10 @@ export function piTrialRunner(options: TrialPiOptions, ctx: CliContext): SetUpTr
 				person: cliPerson("eval", options.argv, ctx),
 			},
 		});
+		for (const warning of pi.warnings.filter((text) => !warned.has(text))) {
+			warned.add(warning);
+			ctx.stderr.write(`Warning: ${warning}\n`);
+		}
 		return {
 			runner: pi.runner,
 			agentTypes: pi.agentTypes,

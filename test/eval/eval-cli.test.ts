@@ -5,7 +5,7 @@
  * fails it. Every trial is a real run recorded in the run store; the tests count those records to see what started.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -292,6 +292,25 @@ return { pass: args.status === "failed" && args.error.message.includes("odd case
 		expect(unknown.code).toBe(2);
 		expect(unknown.stderr).toContain("No eval ev-20261204-203000-zzzzzz");
 		expect(recordedRuns()).toBe(before);
+	}, 120_000);
+
+	it("what pi warns about while setting up each trial is said once for the whole eval", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "wf-eval-warn-"));
+		try {
+			mkdirSync(join(dir, ".pi", "agents"), { recursive: true });
+			write(".pi/agents/odd.md", "---\nname: odd\ndescription: an odd one\nflavour: sour\n---\nYou are odd.", dir);
+			write("strong.js", STRONG, dir);
+			const file = evalFile(
+				"w.eval.json",
+				{ cases: cases(2), arms: { A: { workflow: "strong.js" }, B: { workflow: "strong.js" } }, trials: 1 },
+				dir,
+			);
+			const result = await cli([file, ...PI, "-a"], dir);
+			expect(result.code, result.stderr).toBe(0);
+			expect(result.stderr.match(/^Warning: .*`flavour`$/gm)).toHaveLength(1);
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
 	}, 120_000);
 
 	it("an eval killed halfway resumes without running its finished trials again", async () => {
