@@ -334,6 +334,22 @@ return { pass: args.status === "failed" && args.error.message.includes("odd case
 		for (const runId of finished) expect(runIds).toContain(runId);
 	}, 300_000);
 
+	it("Ctrl-C stops the eval: the running trial is not kept, the scorecard says how to resume, exit 1", async () => {
+		const file = evalFile("stopped.eval.json", {
+			cases: cases(6),
+			arms: { A: { workflow: "weak.js" }, B: { workflow: "strong.js" } },
+			trials: 1,
+			concurrency: 1,
+		});
+		const { evalId, finished, code, stdout } = await killAfter(file, 2, "SIGINT");
+		expect(code).toBe(1);
+		expect(stdout).toContain(`Unfinished: the eval was stopped. Resume it: pi-workflows eval --resume ${evalId}`);
+		const listed = await cli(["--list", "--json"]);
+		const saved = json(listed).find((found: { id: string }) => found.id === evalId);
+		expect(saved.finished).toBe(finished.length);
+		expect(saved.planned).toBe(12);
+	}, 120_000);
+
 	it("an arm at a git rev runs the script as that commit has it", async () => {
 		const repo = createTempRepo();
 		repos.push(repo);
@@ -373,8 +389,12 @@ return { pass: args.status === "failed" && args.error.message.includes("odd case
 	}, 300_000);
 });
 
-/** Starts the eval, kills it (SIGKILL) once `count` trials are saved; their run ids and the eval's id. */
-function killAfter(file: string, count: number): Promise<{ evalId: string; finished: string[] }> {
+/** Starts the eval, sends `signal` once `count` trials are saved; their run ids, the eval's id, how it ended. */
+function killAfter(
+	file: string,
+	count: number,
+	signal: NodeJS.Signals = "SIGKILL",
+): Promise<{ evalId: string; finished: string[]; code: number | null; stdout: string }> {
 	return new Promise((resolve, reject) => {
 		const child = spawn(process.execPath, [MAIN, "eval", file, ...PI], {
 			cwd: project,
@@ -382,8 +402,13 @@ function killAfter(file: string, count: number): Promise<{ evalId: string; finis
 			stdio: ["ignore", "pipe", "pipe"],
 		});
 		let stderr = "";
+		let stdout = "";
 		let evalId = "";
+		let sent = false;
 		const finished: string[] = [];
+		child.stdout.on("data", (chunk) => {
+			stdout += chunk;
+		});
 		child.stderr.on("data", (chunk) => {
 			stderr += chunk;
 			evalId = /^Eval (ev-\S+):/m.exec(stderr)?.[1] ?? evalId;
@@ -392,9 +417,14 @@ function killAfter(file: string, count: number): Promise<{ evalId: string; finis
 				finished.length,
 				...[...stderr.matchAll(/^\[\d+\/\d+\] .*\((wf-[^)]+)\)$/gm)].map((m) => m[1] as string),
 			);
-			if (finished.length >= count && child.exitCode === null) child.kill("SIGKILL");
+			if (finished.length >= count && !sent) {
+				sent = true;
+				child.kill(signal);
+			}
 		});
 		child.on("error", reject);
-		child.on("close", () => resolve({ evalId, finished: finished.slice(0, count) }));
+		child.on("close", (code) =>
+			resolve({ evalId, finished: signal === "SIGKILL" ? finished.slice(0, count) : finished, code, stdout }),
+		);
 	});
 }
