@@ -66,18 +66,21 @@ describe("compareArms", () => {
 			medianDurationMs: 1000,
 		});
 		// Exact McNemar: 10 discordant cases all one way, p = 2 × 0.5^10. The case differences never vary, so the
-		// smallest detectable difference comes from trial noise alone: pooled rate 11/22, SE √(0.25 × (1/10 + 1/10)).
+		// bootstrap alone would say [1, 1]; trial noise widens it: each case's rate shrunk to 0.25 or 0.75 by half a
+		// pass, variance 2 × 0.1875 per case, SE √(10 × 0.375)/10, ± t(9) of it. The smallest detectable difference
+		// comes from trial noise too: pooled rate 11/22, SE √(0.25 × (1/10 + 1/10)).
+		const half = (T9 * Math.sqrt(10 * 0.375)) / 10;
 		expect(result.comparisons).toEqual([
 			{
 				arm: "B",
 				baseline: "A",
 				metric: "pass",
 				difference: 1,
-				interval: [1, 1],
+				interval: [expect.closeTo(1 - half, 5), 1],
 				p: 2 * 0.5 ** 10,
 				verdict: "better",
 				smallestDetectable: expect.closeTo(Math.min(1, (T9 + Z80) * Math.sqrt(0.05)), 5),
-				text: "B is better: +100 points (95 %: +100 to +100)",
+				text: "B is better: +100 points (95 %: +56 to +100)",
 			},
 		]);
 	});
@@ -115,16 +118,24 @@ describe("compareArms", () => {
 		expect(passAtK([tally], 5).passAtK).toBe(1);
 	});
 
-	it("with `margin`: arms that never differ are non-inferior, said in points", () => {
+	it("with `margin`: arms that never differ are non-inferior when trial noise allows it, said in points", () => {
 		const same = Array(30).fill("PPF");
-		const [comparison] = compareArms({ baseline: "A", trials: fromPatterns(same, same), margin: 0.05 }).comparisons;
-		expect(comparison).toMatchObject({
-			difference: 0,
-			interval: [0, 0],
-			p: 1,
-			verdict: "non-inferior",
-			text: "B is not worse than A by more than 5 points: 0 points (95 %: 0 to 0)",
-		});
+		// Identical cases, yet 3 trials each leave noise: rate shrunk to 2.5/4, variance 2 × 0.234375/3 per case,
+		// SE √(30 × 0.15625)/30, ± t(29) = 2.045230 of it: about ±15 points.
+		const half = (2.04523 * Math.sqrt(30 * 0.15625)) / 30;
+		for (const [margin, verdict, text] of [
+			[0.2, "non-inferior", "B is not worse than A by more than 20 points: 0 points (95 %: −15 to +15)"],
+			[0.05, "no detectable difference", "B against A: no detectable difference (−15 to +15); with 30 cases"],
+		] as const) {
+			const [comparison] = compareArms({ baseline: "A", trials: fromPatterns(same, same), margin }).comparisons;
+			expect(comparison).toMatchObject({
+				difference: 0,
+				interval: [expect.closeTo(-half, 5), expect.closeTo(half, 5)],
+				p: 1,
+				verdict,
+			});
+			expect(comparison?.text.startsWith(text), comparison?.text).toBe(true);
+		}
 	});
 
 	it("without a margin, a small eval says what it could have seen, so no difference is not read as the same", () => {

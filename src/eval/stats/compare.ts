@@ -6,12 +6,13 @@
 
 import { type ArmTally, allScored, type Tallies, tallyTrials } from "./cases.ts";
 import { type CheckedOptions, checkOptions, noBaselineError, noSharedCaseError } from "./check.ts";
+import { critical } from "./intervals.ts";
 import { mcnemarP, oneTrialPerCase } from "./mcnemar.ts";
-import { bootstrapInterval, meanDifference, pairedTotals, signFlipP } from "./paired.ts";
+import { bootstrapInterval, meanDifference, pairedTotals, signFlipP, withinCaseError } from "./paired.ts";
 import { noiseFloor, smallestDetectable } from "./power.ts";
 import { seededRandom } from "./random.ts";
 import { summarizeArm } from "./summary.ts";
-import type { ArmComparison, ArmSummary, CompareArmsOptions, CompareArmsResult } from "./types.ts";
+import type { ArmComparison, ArmSummary, CompareArmsOptions, CompareArmsResult, Interval } from "./types.ts";
 import { decideVerdict, verdictText } from "./verdict.ts";
 
 /**
@@ -53,11 +54,16 @@ function compareOne(
 	metric: "pass" | "score",
 ): ArmComparison {
 	const { confidence, margin } = options;
-	// One stream per comparison, from the seed and the comparison's place: adding an arm leaves the others' numbers.
+	// One stream per comparison, from the seed, the arm's name and the metric: adding an arm leaves the others' numbers.
 	const random = seededRandom(options.seed ^ hash(`${name}\0${metric}`));
 	const paired = pairedTotals(baseline, arm, tallies.clusterOf, metric);
 	const difference = meanDifference(paired);
-	const interval = bootstrapInterval(paired, confidence, random);
+	const interval = atLeastTrialNoise(
+		bootstrapInterval(paired, confidence, random),
+		difference,
+		metric,
+		() => critical(confidence, paired.length) * withinCaseError(baseline, arm),
+	);
 	const singleCaseClusters = paired.every((total) => total.size === 1);
 	const p =
 		metric === "pass" && singleCaseClusters && oneTrialPerCase(baseline, arm)
@@ -90,6 +96,21 @@ function compareOne(
 		smallestDetectable: smallest,
 		text,
 	};
+}
+
+/** The interval widened to ± `half()` around the difference where narrower (pass rates only, kept within ±1). */
+function atLeastTrialNoise(
+	interval: Interval,
+	difference: number,
+	metric: "pass" | "score",
+	half: () => number,
+): Interval {
+	if (metric !== "pass") return interval;
+	const floor = half();
+	return [
+		Math.max(-1, Math.min(interval[0], difference - floor)),
+		Math.min(1, Math.max(interval[1], difference + floor)),
+	];
 }
 
 /** Whether every score of both arms lies in 0–1, so score differences read as points. */

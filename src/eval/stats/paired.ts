@@ -111,3 +111,24 @@ function flippedSum(sums: Float64Array, signs: number, start: number): number {
 	}
 	return total;
 }
+
+/**
+ * The standard error of the mean pass-rate difference from trial noise within the shared cases alone (each case's
+ * rate shrunk off 0 and 1 by half a pass, where it would claim no noise at all). The true error is at least this,
+ * so the interval is never narrower: with few cases, or cases that all differ alike, the bootstrap alone gives
+ * intervals of zero width.
+ */
+export function withinCaseError(baseline: ArmTally, arm: ArmTally): number {
+	let variance = 0;
+	let cases = 0;
+	for (const tally of arm.cases.values()) {
+		const base = baseline.cases.get(tally.caseId);
+		if (!base) continue;
+		cases += 1;
+		for (const { passes, trials } of [tally, base]) {
+			const rate = (passes + 0.5) / (trials + 1);
+			variance += (rate * (1 - rate)) / trials;
+		}
+	}
+	return Math.sqrt(variance) / cases;
+}
