@@ -68,6 +68,8 @@ export async function evalCommand(argv: readonly string[], ctx: CliContext): Pro
 			"`eval` takes one of: an eval file, --resume <evalId>, --regrade <evalId> or --list. See `pi-workflows eval --help`",
 		);
 	}
+	if (file === undefined)
+		onlyForNewEvals(args, resumeId !== undefined ? "--resume" : regradeId !== undefined ? "--regrade" : "--list");
 	const require = requirement(args);
 	const pi = piOptions(args, argv);
 	if (args.flags.has("list")) return list(root, args.flags.has("json"), ctx);
@@ -79,8 +81,6 @@ export async function evalCommand(argv: readonly string[], ctx: CliContext): Pro
 	}
 	const cap = dollarsFlag(args, "max-cost");
 	if (resumeId !== undefined) {
-		if (args.flags.has("dry-run"))
-			throw usageError("--dry-run is of an eval file, not of a past eval: pi-workflows eval <file> --dry-run");
 		const folder = await openEval(root, resumeId);
 		ctx.stderr.write(`Resuming eval ${folder.id}: ${folder.trials.size} trials finished before\n`);
 		return runEval(folder, cap, pi, args, require, ctx);
@@ -224,6 +224,16 @@ async function list(root: string, json: boolean, ctx: CliContext): Promise<numbe
 function trialLine(trial: TrialRecord): string {
 	const graded = trial.grade ? (trial.grade.pass ? "pass" : "fail") : "not graded";
 	return `${trial.arm} on ${trial.caseId} #${trial.trial}: ${trial.status}, ${graded}${trial.runId ? ` (${trial.runId})` : ""}`;
+}
+
+/** The flags that shape a new eval, refused with a past one: a resume runs the eval as it was planned. */
+function onlyForNewEvals(args: ParsedArgs, mode: string): void {
+	const given = ["cases", "arms", "trials", "dry-run"].filter((name) => args.flags.has(name));
+	if (given.length > 0) {
+		throw usageError(
+			`${given.map((name) => `--${name}`).join(", ")} shape a new eval, and ${mode} takes a past one as it was planned: give the eval file instead (pi-workflows eval <file> --${given[0]} …)`,
+		);
+	}
 }
 
 function requirement(args: ParsedArgs): EvalRequirement {

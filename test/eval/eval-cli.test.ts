@@ -288,6 +288,11 @@ return { pass: args.status === "failed" && args.error.message.includes("odd case
 		]);
 		expect(broken.code).toBe(2);
 		expect(broken.stderr).toMatch(new RegExp(`^pi-workflows: ${join(project, "broken.js")}:2:11: `));
+		const narrowed = await cli(["--resume", "ev-20261204-203000-zzzzzz", "--cases", "c1", "--trials", "1"]);
+		expect([narrowed.code, narrowed.stderr]).toEqual([
+			2,
+			"pi-workflows: --cases, --trials shape a new eval, and --resume takes a past one as it was planned: give the eval file instead (pi-workflows eval <file> --cases …)\n",
+		]);
 		const unknown = await cli(["--resume", "ev-20261204-203000-zzzzzz"]);
 		expect(unknown.code).toBe(2);
 		expect(unknown.stderr).toContain("No eval ev-20261204-203000-zzzzzz");
