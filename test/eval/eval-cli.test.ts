@@ -123,6 +123,19 @@ describe("pi-workflows eval", () => {
 		expect(card.trials[0].grade).toMatchObject({ pass: true, costUsd: 0 });
 	}, 300_000);
 
+	it("an arm worse than the baseline is exit 1, its verdict says so", async () => {
+		const file = evalFile("worse.eval.json", {
+			cases: cases(12),
+			arms: { now: { workflow: "strong.js" }, edit: { workflow: "weak.js" } },
+			trials: 1,
+			grader: "grade.js",
+			concurrency: 3,
+		});
+		const result = await cli([file, ...PI]);
+		expect(result.code, result.stderr).toBe(1);
+		expect(result.stdout).toMatch(/^edit is worse: −75 points \(95 %: /m);
+	}, 300_000);
+
 	it("the same workflow as both arms: no detectable difference, exit 0; the terminal scorecard has a row per arm", async () => {
 		const file = evalFile("aa.eval.json", {
 			cases: cases(8),
