@@ -6,6 +6,10 @@
  * worse than the baseline (`--require better`: when every arm is better), 1 when one is or the eval did not finish,
  * 2 for a wrong command line.
  */
+import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { errorMessage } from "../errors.ts";
 import {
 	createEval,
 	createGrader,
@@ -13,6 +17,7 @@ import {
 	type EvalFolder,
 	type EvalProgress,
 	type EvalRequirement,
+	type EvalScorecard,
 	type EvalSpec,
 	evalDryRunText,
 	evalsRoot,
@@ -31,8 +36,11 @@ import {
 	type TrialRecord,
 } from "../eval/index.ts";
 import { recordedTrials } from "../eval/recorded-trial.ts";
+import { renderScorecardHtml } from "../eval/scorecard-html.ts";
 import { createWorkflowResolver } from "../host/script-source.ts";
 import type { ScriptFile } from "../host/start-run.ts";
+import { writeRunReport } from "../report/index.ts";
+import { createRunStore } from "../runs/index.ts";
 import { dollarsFlag, type FlagSpec, flagValue, integerFlag, type ParsedArgs, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import { graderRunner, piTrialRunner, type TrialPiOptions } from "./eval-trial.ts";
@@ -45,6 +53,7 @@ const EVAL_FLAGS: readonly FlagSpec[] = [
 	{ name: "arms", value: true },
 	{ name: "max-cost", value: true },
 	{ name: "json" },
+	{ name: "report", value: true },
 	{ name: "dry-run" },
 	{ name: "resume", value: true },
 	{ name: "regrade", value: true },
@@ -77,7 +86,13 @@ export async function evalCommand(argv: readonly string[], ctx: CliContext): Pro
 		const folder = await openEval(root, regradeId);
 		// The grader as the eval file has it now: that is the point of regrading.
 		const current = readEvalFile(folder.record.spec.file, ctx.cwd);
-		return finish(folder, await withGrader(current, pi, ctx, (grade) => regrade(folder, grade)), args, require, ctx);
+		return await finish(
+			folder,
+			await withGrader(current, pi, ctx, (grade) => regrade(folder, grade)),
+			args,
+			require,
+			ctx,
+		);
 	}
 	const cap = dollarsFlag(args, "max-cost");
 	if (resumeId !== undefined) {
@@ -131,7 +146,7 @@ async function runEval(
 				onTrial: (trial, finished, planned) => ctx.stderr.write(`[${finished}/${planned}] ${trialLine(trial)}\n`),
 			}),
 		);
-		return finish(folder, progress, args, require, ctx);
+		return await finish(folder, progress, args, require, ctx);
 	} finally {
 		process.off("SIGINT", stop);
 		process.off("SIGTERM", stop);
@@ -156,17 +171,39 @@ async function withGrader(
 	}
 }
 
-function finish(
+async function finish(
 	folder: EvalFolder,
 	progress: EvalProgress,
 	args: ParsedArgs,
 	require: EvalRequirement,
 	ctx: CliContext,
-): number {
+): Promise<number> {
 	const card = scorecardOf(folder.id, folder.record.spec, progress);
 	if (args.flags.has("json")) ctx.stdout.write(`${JSON.stringify(card, null, 2)}\n`);
 	else ctx.stdout.write(`${scorecardText(card)}\n`);
+	const report = flagValue(args, "report");
+	if (report !== undefined) await writeScorecard(card, resolve(ctx.cwd, report), ctx);
 	return exitCodeOf(card, require);
+}
+
+/** `--report`: each trial's run report in its run's folder, then the scorecard linking to them. */
+async function writeScorecard(card: EvalScorecard, path: string, ctx: CliContext): Promise<void> {
+	const store = createRunStore({ cwd: ctx.cwd, root: `${ctx.agentDir}/workflow-runs` });
+	const reports = new Map<string, string>();
+	for (const trial of card.trials) {
+		if (trial.runId === undefined) continue;
+		// A run pruned since is left unlinked: its mark still says how the trial went.
+		const written = await writeRunReport(store, trial.runId).catch(() => undefined);
+		if (written) reports.set(trial.runId, pathToFileURL(written.path).href);
+	}
+	try {
+		await writeFile(path, renderScorecardHtml(card, { reportHref: (runId) => reports.get(runId) }));
+	} catch (error) {
+		throw usageError(
+			`--report ${path}: cannot write it (${errorMessage(error)}). Name a file in a folder you can write to`,
+		);
+	}
+	ctx.stderr.write(`Scorecard: ${path}\n`);
 }
 
 async function dryRun(

@@ -24,6 +24,7 @@ export {
 	scorecardOf,
 	scorecardText,
 } from "./scorecard.ts";
+export { renderScorecardHtml, type ScorecardHtmlOptions } from "./scorecard-html.ts";
 export type { EvalArm, EvalCase, EvalSpec, ScriptFile } from "./spec.ts";
 export { compareArms } from "./stats/compare.ts";
 export type {
