@@ -172,6 +172,10 @@ Options:
   -na, --no-approve        do not trust this project for the eval's runs, as pi -na does
   --json                   print the scorecard as data: arms, comparisons (as compareArms gives them),
                            every trial with its runId, output and grade, the arms' and the grading's cost
+  --report <file.html>     also write the scorecard as one self-contained HTML file: the verdicts with their
+                           intervals drawn, the arms, cost against pass rate, and a cases × arms grid (the
+                           cases where the arms disagree first) where each trial is a mark linking to its
+                           run's report (written in the run's folder)
   --dry-run                how many runs and their estimated cost per arm, of the grading and in all (each
                            arm's script and the grader dry-run on each case, priced as run --dry-run prices
                            it), starting nothing

@@ -5,9 +5,10 @@
  * fails it. Every trial is a real run recorded in the run store; the tests count those records to see what started.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTempRepo, type TempRepo } from "../helpers/git-repo.ts";
 import { childEnv, ROOT } from "../helpers/package.ts";
@@ -210,6 +211,15 @@ describe("pi-workflows eval", () => {
 		);
 		const listed = await cli(["--list"]);
 		expect(listed.stdout).toContain(`${first.evalId}  regrade  24/24 trials`);
+		// --report: the scorecard as HTML, each trial's mark linking to its run's report, written beside the run.
+		const html = join(project, "regrade.html");
+		const reported = await cli(["--regrade", first.evalId, ...PI, "--report", html]);
+		expect(reported.stderr).toContain(`Scorecard: ${html}\n`);
+		const page = readFileSync(html, "utf8");
+		const links = [...page.matchAll(/<a href="(file:[^"]+)"/g)].map((m) => fileURLToPath(m[1] as string));
+		expect(links).toHaveLength(24);
+		for (const link of links) expect(readFileSync(link, "utf8")).toMatch(/^<!doctype html>/i);
+		expect(recordedRuns()).toBe(runs);
 	}, 300_000);
 
 	it("a model-graded grader's cost is shown apart from the arms'; the dollar cap holds across the eval and its resume", async () => {
