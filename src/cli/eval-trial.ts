@@ -44,13 +44,25 @@ export function piTrialRunner(options: TrialPiOptions, ctx: CliContext): SetUpTr
 	};
 }
 
-/** The runner a grader's `agent()` calls run on: the command line's model, recorded in no run. */
-export async function graderRunner(
+/**
+ * The runner a grader's `agent()` calls run on: the command line's model, recorded in no run. pi is set up at the
+ * first such call, so a code grader (and `--regrade` with one) needs no pi and no model.
+ */
+export function graderRunner(
 	options: TrialPiOptions,
 	ctx: CliContext,
-): Promise<{ runner: WorkflowAgentRunner; close(): Promise<void> }> {
-	const pi = await setUp(options, ctx, options.model !== undefined ? { model: options.model } : {});
-	return { runner: pi.runner, close: async () => pi.close?.() };
+): { runner: WorkflowAgentRunner; close(): Promise<void> } {
+	let pi: Promise<PiSetup> | undefined;
+	const setUpOnce = () => {
+		pi ??= setUp(options, ctx, options.model !== undefined ? { model: options.model } : {});
+		return pi;
+	};
+	return {
+		runner: async (request, context) => (await setUpOnce()).runner(request, context),
+		close: async () => {
+			await (await pi?.catch(() => undefined))?.close?.();
+		},
+	};
 }
 
 async function setUp(options: TrialPiOptions, ctx: CliContext, more: Partial<PiSetupOptions>): Promise<PiSetup> {

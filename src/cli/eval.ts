@@ -163,7 +163,7 @@ async function withGrader(
 	const script = readGraderScript(spec, { cwd: ctx.cwd, agentDir: ctx.agentDir });
 	if (script === undefined) return work(createGrader({ cwd: ctx.cwd }));
 	await checkBeforeStart({ script: script.source, filename: script.filename }, true);
-	const runner = await graderRunner(pi, ctx);
+	const runner = graderRunner(pi, ctx);
 	try {
 		return await work(createGrader({ script, agentRunner: runner.runner, cwd: ctx.cwd }));
 	} finally {

@@ -200,7 +200,8 @@ describe("pi-workflows eval", () => {
 			trials: 1,
 			grader: "grade.js",
 		});
-		const again = await cli(["--regrade", first.evalId, ...PI, "--json"]);
+		// A code grader needs no model: regrading sets no pi up for it (a --model pi does not know goes unused).
+		const again = await cli(["--regrade", first.evalId, "--model", "nowhere/none", "--json"]);
 		expect(again.code, again.stderr).toBe(0);
 		const card = json(again);
 		expect(recordedRuns()).toBe(runs);
