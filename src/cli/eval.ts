@@ -31,12 +31,12 @@ import {
 	readEvalFile,
 	readGraderScript,
 	regrade,
+	renderScorecardHtml,
 	scorecardOf,
 	scorecardText,
 	type TrialRecord,
 } from "../eval/index.ts";
 import { recordedTrials } from "../eval/recorded-trial.ts";
-import { renderScorecardHtml } from "../eval/scorecard-html.ts";
 import { createWorkflowResolver } from "../host/script-source.ts";
 import type { ScriptFile } from "../host/start-run.ts";
 import { writeRunReport } from "../report/index.ts";
