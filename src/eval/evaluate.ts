@@ -44,6 +44,8 @@ export interface EvaluateOptions {
 export interface EvalProgress {
 	trials: TrialRecord[];
 	planned: number;
+	/** What trials that were not kept spent (cut at the cap, stopped). Default: 0. */
+	discardedUsd?: number;
 	/** Why trials are missing (the cap, a stop); absent when every planned trial finished. */
 	unfinished?: string;
 }
@@ -57,7 +59,7 @@ export async function evaluate(folder: EvalFolder, options: EvaluateOptions): Pr
 	const controller = new AbortController();
 	const stopOuter = () => controller.abort(options.signal?.reason);
 	options.signal?.addEventListener("abort", stopOuter, { once: true });
-	let spent = [...folder.trials.values()].reduce((sum, trial) => sum + spentOn(trial), 0);
+	let spent = [...folder.trials.values()].reduce((sum, trial) => sum + spentOn(trial), folder.discardedUsd);
 	let unfinished: string | undefined;
 	let next = 0;
 
@@ -75,8 +77,9 @@ export async function evaluate(folder: EvalFolder, options: EvaluateOptions): Pr
 		spent += result.cost.usd;
 		const trial = trialRecord(key, runId, result);
 		if (controller.signal.aborted || (cap !== undefined && capped(result))) {
-			// Cut short by the eval, not by its own doing: a resume runs it again.
+			// Cut short by the eval, not by its own doing: a resume runs it again, and counts what it spent.
 			unfinished ??= controller.signal.aborted ? "the eval was stopped" : `the eval's cap of $${cap} is spent`;
+			await folder.discard(result.cost.usd);
 			return;
 		}
 		const graded = await options.grade(trial, evalCase);
@@ -113,6 +116,7 @@ export async function evaluate(folder: EvalFolder, options: EvaluateOptions): Pr
 	return {
 		trials,
 		planned: plan.length,
+		discardedUsd: folder.discardedUsd,
 		...(unfinished !== undefined || trials.length < plan.length
 			? { unfinished: unfinished ?? "some trials did not finish" }
 			: {}),
@@ -138,6 +142,7 @@ export async function regrade(folder: EvalFolder, grade: GradeTrial): Promise<Ev
 	return {
 		trials,
 		planned: plan.length,
+		discardedUsd: folder.discardedUsd,
 		...(trials.length < plan.length ? { unfinished: "some trials never ran: resume the eval" } : {}),
 	};
 }

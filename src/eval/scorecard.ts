@@ -24,6 +24,8 @@ export interface EvalScorecard {
 	/** What the arms' runs spent, and what grading spent, apart. */
 	armsCostUsd: number;
 	gradingCostUsd: number;
+	/** What runs of trials that were not kept spent (cut at the cap, stopped): counted in no arm. */
+	discardedCostUsd: number;
 	arms: CompareArmsResult["arms"];
 	comparisons: CompareArmsResult["comparisons"];
 	trials: TrialRecord[];
@@ -67,6 +69,7 @@ export function scorecardOf(evalId: string, spec: EvalSpec, progress: EvalProgre
 		),
 		armsCostUsd: sum(progress.trials.map((trial) => trial.costUsd)),
 		gradingCostUsd: sum(progress.trials.map((trial) => trial.grade?.costUsd ?? 0)),
+		discardedCostUsd: progress.discardedUsd ?? 0,
 		arms,
 		comparisons,
 		trials: progress.trials,
@@ -99,7 +102,7 @@ export function scorecardText(card: EvalScorecard): string {
 		...table([header, ...rows]),
 		"",
 		...card.comparisons.map((comparison) => comparison.text),
-		`Spent: arms ${dollars(card.armsCostUsd)}, grading ${dollars(card.gradingCostUsd)}`,
+		`Spent: arms ${dollars(card.armsCostUsd)}, grading ${dollars(card.gradingCostUsd)}${card.discardedCostUsd > 0 ? `, trials not kept ${dollars(card.discardedCostUsd)}` : ""}`,
 	];
 	if (card.ungraded.length > 0) {
 		const first = card.ungraded[0];

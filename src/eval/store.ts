@@ -13,6 +13,8 @@ import type { EvalSpec, ScriptFile } from "./spec.ts";
 import type { TrialKey, TrialRecord } from "./trials.ts";
 
 const EVAL_FILE = "eval.json";
+/** What trials that were not kept spent (cut at the cap, stopped): the cap counts it on resume. */
+const DISCARDED_FILE = "discarded.json";
 const TRIALS_DIR = "trials";
 /** Exactly what `newEvalId` makes: nothing else reaches the disk. */
 const EVAL_ID_PATTERN = /^ev-\d{8}-\d{6}-[0-9a-z]{6}$/;
@@ -55,7 +57,11 @@ export interface EvalFolder {
 	record: EvalRecord;
 	/** Finished trials by `trialName`. */
 	trials: Map<string, TrialRecord>;
+	/** Dollars spent by trials that were not kept (cut at the cap, stopped): still part of what the eval spent. */
+	discardedUsd: number;
 	save(trial: TrialRecord): Promise<void>;
+	/** Adds what a trial that is not kept spent. */
+	discard(usd: number): Promise<void>;
 }
 
 /** Creates the folder of a new eval. */
@@ -69,7 +75,7 @@ export async function createEval(
 	await ensurePrivateDir(join(dir, TRIALS_DIR));
 	const record: EvalRecord = { id, createdAt: new Date().toISOString(), spec, scripts };
 	await writeFileAtomic(join(dir, EVAL_FILE), `${JSON.stringify(record, null, 2)}\n`);
-	return folder(dir, record, new Map());
+	return folder(dir, record, new Map(), 0);
 }
 
 /** Opens a past eval with its finished trials; `eval_not_found` says how to list them. */
@@ -104,7 +110,21 @@ export async function openEval(root: string, id: string): Promise<EvalFolder> {
 		) as TrialRecord;
 		if (trial) trials.set(trialName(trial), trial);
 	}
-	return folder(dir, record, trials);
+	const discarded = await readTextIfExists(join(dir, DISCARDED_FILE));
+	const discardedPath = join(dir, DISCARDED_FILE);
+	const discardedUsd =
+		discarded === undefined
+			? 0
+			: Number(
+					(
+						parseJsonFile(
+							discarded,
+							discardedPath,
+							"Delete it: the cap then forgets what stopped trials spent",
+						) as { usd?: unknown } | null
+					)?.usd,
+				) || 0;
+	return folder(dir, record, trials, discardedUsd);
 }
 
 /** Past evals, newest first. */
@@ -136,11 +156,16 @@ export function trialName(key: TrialKey): string {
 	return `${key.arm}.${hash}.${key.trial}`;
 }
 
-function folder(dir: string, record: EvalRecord, trials: Map<string, TrialRecord>): EvalFolder {
+function folder(dir: string, record: EvalRecord, trials: Map<string, TrialRecord>, discardedUsd: number): EvalFolder {
 	return {
 		id: record.id,
 		record,
 		trials,
+		discardedUsd,
+		async discard(usd) {
+			this.discardedUsd += usd;
+			await writeFileAtomic(join(dir, DISCARDED_FILE), `${JSON.stringify({ usd: this.discardedUsd })}\n`);
+		},
 		async save(trial) {
 			const name = trialName(trial);
 			await writeFileAtomic(join(dir, TRIALS_DIR, `${name}.json`), `${JSON.stringify(trial)}\n`);

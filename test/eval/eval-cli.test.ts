@@ -342,6 +342,34 @@ return { pass: args.status === "failed" && args.error.message.includes("odd case
 		}
 	}, 120_000);
 
+	it("what a trial cut at the cap spent still counts against the cap when the eval resumes", async () => {
+		write(
+			"three.js",
+			`export const meta = { name: "three", description: "three calls in a row" };
+await agent("echo " + args.word);
+await agent("echo " + args.word);
+return await agent("echo " + args.word);`,
+		);
+		const file = evalFile("cut.eval.json", {
+			cases: cases(1),
+			arms: { A: { workflow: "three.js" } },
+			trials: 1,
+			maxCostUsd: 0.01,
+		});
+		const priced = ["-e", FAUX, "--model", "faux/faux-priced"];
+		const before = recordedRuns();
+		// Two calls at about $0.008 each go past $0.01: the run stops at the cap, and the trial is not kept.
+		const cut = json(await cli([file, ...priced, "--json"]));
+		expect(cut).toMatchObject({ finished: 0, unfinished: "the eval's cap of $0.01 is spent" });
+		expect(recordedRuns() - before).toBe(1);
+		const resumed = await cli(["--resume", cut.evalId, ...priced, "--json"]);
+		expect(resumed.code).toBe(1);
+		const card = json(resumed);
+		expect(card).toMatchObject({ finished: 0, unfinished: "the eval's cap of $0.01 is spent", armsCostUsd: 0 });
+		expect(card.discardedCostUsd).toBeGreaterThan(0.01);
+		expect(recordedRuns() - before).toBe(1);
+	}, 120_000);
+
 	it("an eval killed halfway resumes without running its finished trials again", async () => {
 		const file = evalFile("killed.eval.json", {
 			cases: cases(6),
