@@ -84,15 +84,14 @@ export async function evalCommand(argv: readonly string[], ctx: CliContext): Pro
 	if (args.flags.has("list")) return list(root, args.flags.has("json"), ctx);
 	if (regradeId !== undefined) {
 		const folder = await openEval(root, regradeId);
-		// The grader as the eval file has it now: that is the point of regrading.
-		const current = readEvalFile(folder.record.spec.file, ctx.cwd);
-		return await finish(
-			folder,
-			await withGrader(current, pi, ctx, (grade) => regrade(folder, grade)),
-			args,
-			require,
-			ctx,
-		);
+		try {
+			// The grader as the eval file has it now: that is the point of regrading.
+			const current = readEvalFile(folder.record.spec.file, ctx.cwd);
+			const progress = await withGrader(current, pi, ctx, (grade) => regrade(folder, grade));
+			return await finish(folder, progress, args, require, ctx);
+		} finally {
+			await folder.release();
+		}
 	}
 	const cap = dollarsFlag(args, "max-cost");
 	if (resumeId !== undefined) {
@@ -130,7 +129,7 @@ async function runEval(
 	ctx: CliContext,
 ): Promise<number> {
 	const controller = new AbortController();
-	const stop = () => {
+	const stop = (): void => {
 		ctx.stderr.write("Stopping the eval: the running trials end and are run again on resume…\n");
 		controller.abort("Stopped with Ctrl-C");
 	};
@@ -150,6 +149,7 @@ async function runEval(
 	} finally {
 		process.off("SIGINT", stop);
 		process.off("SIGTERM", stop);
+		await folder.release();
 	}
 }
 
