@@ -13,6 +13,7 @@ import { errorMessage } from "../errors.ts";
 import {
 	createEval,
 	createGrader,
+	createPairGrader,
 	dryRunEval,
 	type EvalFolder,
 	type EvalProgress,
@@ -24,6 +25,8 @@ import {
 	evaluate,
 	exitCodeOf,
 	findEvalFile,
+	type GradePair,
+	type GradeTrial,
 	listEvals,
 	narrowSpec,
 	openEval,
@@ -87,7 +90,7 @@ export async function evalCommand(argv: readonly string[], ctx: CliContext): Pro
 		try {
 			// The grader as the eval file has it now: that is the point of regrading.
 			const current = readEvalFile(folder.record.spec.file, ctx.cwd);
-			const progress = await withGrader(current, pi, ctx, (grade) => regrade(folder, grade));
+			const progress = await withGrader(current, pi, ctx, (grade, pair) => regrade(folder, grade, pair));
 			return await finish(folder, progress, args, require, ctx);
 		} finally {
 			await folder.release();
@@ -136,8 +139,9 @@ async function runEval(
 	process.on("SIGINT", stop);
 	process.on("SIGTERM", stop);
 	try {
-		const progress = await withGrader(folder.record.spec, pi, ctx, (grade) =>
+		const progress = await withGrader(folder.record.spec, pi, ctx, (grade, gradePair) =>
 			evaluate(folder, {
+				...(gradePair ? { gradePair } : {}),
 				runTrial: recordedTrials({ cwd: ctx.cwd, agentDir: ctx.agentDir, setUp: piTrialRunner(pi, ctx) }),
 				grade,
 				...(cap !== undefined ? { maxCostUsd: cap } : {}),
@@ -158,14 +162,16 @@ async function withGrader(
 	spec: EvalSpec,
 	pi: TrialPiOptions,
 	ctx: CliContext,
-	work: (grade: ReturnType<typeof createGrader>) => Promise<EvalProgress>,
+	work: (grade: GradeTrial, gradePair?: GradePair) => Promise<EvalProgress>,
 ): Promise<EvalProgress> {
 	const script = readGraderScript(spec, { cwd: ctx.cwd, agentDir: ctx.agentDir });
 	if (script === undefined) return work(createGrader({ cwd: ctx.cwd }));
 	await checkBeforeStart({ script: script.source, filename: script.filename }, true);
 	const runner = graderRunner(pi, ctx);
 	try {
-		return await work(createGrader({ script, agentRunner: runner.runner, cwd: ctx.cwd }));
+		const grade = createGrader({ script, agentRunner: runner.runner, cwd: ctx.cwd });
+		const pair = spec.pairwise ? createPairGrader({ script, agentRunner: runner.runner, cwd: ctx.cwd }) : undefined;
+		return await work(grade, pair);
 	} finally {
 		await runner.close();
 	}
@@ -259,7 +265,13 @@ async function list(root: string, json: boolean, ctx: CliContext): Promise<numbe
 }
 
 function trialLine(trial: TrialRecord): string {
-	const graded = trial.grade ? (trial.grade.pass ? "pass" : "fail") : "not graded";
+	const graded = trial.grade
+		? trial.grade.pass
+			? "pass"
+			: "fail"
+		: trial.gradeError
+			? "not graded"
+			: "graded with its pair";
 	return `${trial.arm} on ${trial.caseId} #${trial.trial}: ${trial.status}, ${graded}${trial.runId ? ` (${trial.runId})` : ""}`;
 }
 

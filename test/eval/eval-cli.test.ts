@@ -137,6 +137,55 @@ describe("pi-workflows eval", () => {
 		expect(result.stdout).toMatch(/^edit is worse: −75 points \(95 %: /m);
 	}, 300_000);
 
+	it("a pairwise grader compares the two arms' outputs of each case and trial, in a random order it records", async () => {
+		write(
+			"judge.js",
+			`export const meta = { name: "judge", description: "the output naming the word in capitals wins" };
+const good = (side) => String(side.output ?? "").includes(args.case.expect);
+const [a, b] = [good(args.a), good(args.b)];
+return { winner: a === b ? "tie" : a ? "a" : "b", reason: a === b ? "both alike" : "one names the word" };`,
+		);
+		const file = evalFile("pairwise.eval.json", {
+			cases: cases(12),
+			arms: { A: { workflow: "weak.js" }, B: { workflow: "strong.js" } },
+			trials: 2,
+			grader: "judge.js",
+			pairwise: true,
+			concurrency: 3,
+		});
+		const result = await cli([file, ...PI, "--json"]);
+		expect(result.code, result.stderr).toBe(0);
+		const card = json(result);
+		expect(card.ungraded).toEqual([]);
+		expect(card.comparisons).toEqual([expect.objectContaining({ arm: "B", verdict: "better" })]);
+		type Graded = {
+			caseId: string;
+			arm: string;
+			grade: { pass: boolean; pairwise: { first: string; winner: string } };
+		};
+		const trials = card.trials as Graded[];
+		// Cases A gets right are ties: neither arm wins; on the others B wins.
+		expect(
+			trials.filter((t) => t.caseId === "c4").map((t) => [t.arm, t.grade.pass, t.grade.pairwise.winner]),
+		).toEqual([
+			["A", false, "tie"],
+			["B", false, "tie"],
+			["A", false, "tie"],
+			["B", false, "tie"],
+		]);
+		expect(
+			trials.filter((t) => t.caseId === "c1").map((t) => [t.arm, t.grade.pass, t.grade.pairwise.winner]),
+		).toEqual([
+			["A", false, "B"],
+			["B", true, "B"],
+			["A", false, "B"],
+			["B", true, "B"],
+		]);
+		// The order the judge saw each pair in is recorded, and both orders occur.
+		const firsts = new Set(trials.filter((t) => t.arm === "A").map((t) => t.grade.pairwise.first));
+		expect(firsts).toEqual(new Set(["A", "B"]));
+	}, 300_000);
+
 	it("the same workflow as both arms: no detectable difference, exit 0; the terminal scorecard has a row per arm", async () => {
 		const file = evalFile("aa.eval.json", {
 			cases: cases(8),

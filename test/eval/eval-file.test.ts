@@ -64,7 +64,7 @@ describe("readEvalFile", () => {
 		[
 			"an unknown field",
 			JSON.stringify({ cases: [{ id: "a" }], arms: ARMS, trails: 3 }),
-			': unknown field "trails". The fields here are "name", "cases", "arms", "baseline", "trials", "grader", "maxCostUsd", "concurrency"',
+			': unknown field "trails". The fields here are "name", "cases", "arms", "baseline", "trials", "grader", "pairwise", "maxCostUsd", "concurrency"',
 		],
 		[
 			"no arms",
@@ -95,6 +95,21 @@ describe("readEvalFile", () => {
 			"cases of the wrong kind",
 			JSON.stringify({ cases: { id: "a" }, arms: ARMS }),
 			': "cases" must be an array of cases or the path of a JSONL file, got {"id":"a"}. Write "cases": "cases.jsonl" or "cases": [{ "id": "c1", "args": {...} }]',
+		],
+		[
+			"pairwise without a grader",
+			JSON.stringify({ cases: [{ id: "a" }], arms: ARMS, pairwise: true }),
+			': "pairwise" needs a "grader" to compare the two outputs: add "grader": "judge.js"',
+		],
+		[
+			"pairwise over three arms",
+			JSON.stringify({
+				cases: [{ id: "a" }],
+				arms: { ...ARMS, C: { workflow: "c.js" } },
+				grader: "j.js",
+				pairwise: true,
+			}),
+			': "pairwise" compares two arms, and this file has 3 (A, B, C). Keep two',
 		],
 		[
 			"a negative cap",
