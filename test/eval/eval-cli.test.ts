@@ -184,6 +184,16 @@ return { winner: a === b ? "tie" : a ? "a" : "b", reason: a === b ? "both alike"
 		// The order the judge saw each pair in is recorded, and both orders occur.
 		const firsts = new Set(trials.filter((t) => t.arm === "A").map((t) => t.grade.pairwise.first));
 		expect(firsts).toEqual(new Set(["A", "B"]));
+		// Regraded with a judge that sees no difference: every pair a tie, no run started.
+		const runs = recordedRuns();
+		write(
+			"judge.js",
+			`export const meta = { name: "judge", description: "sees no difference" };\nreturn { winner: "tie" };`,
+		);
+		const regraded = json(await cli(["--regrade", card.evalId, ...PI, "--json"]));
+		expect(recordedRuns()).toBe(runs);
+		expect(new Set((regraded.trials as Graded[]).map((t) => t.grade.pairwise.winner))).toEqual(new Set(["tie"]));
+		expect(regraded.comparisons[0].verdict).toBe("no detectable difference");
 	}, 300_000);
 
 	it("the same workflow as both arms: no detectable difference, exit 0; the terminal scorecard has a row per arm", async () => {
