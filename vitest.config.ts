@@ -60,7 +60,8 @@ const UNIT = [
 	"test/authoring/**/*.test.ts",
 	"test/runs/**/*.test.ts",
 	"test/report/**/*.test.ts",
-	"test/eval/**/*.test.ts",
+	// The statistics only: the eval command's tests run real trials (pi sessions, the CLI) in the integration project.
+	"test/eval/compare-arms*.test.ts",
 ];
 
 export default defineConfig({

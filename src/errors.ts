@@ -92,6 +92,8 @@ export const ERROR_CODES = {
 	worktree_remote_failed: { stage: "child" },
 	worktree_commit_missing: { stage: "child" },
 	cli_usage: { stage: "host" },
+	eval_file_invalid: { stage: "host" },
+	eval_not_found: { stage: "host" },
 	compare_arms_invalid: { stage: "host" },
 	queue_unreachable: { stage: "child" },
 	queue_job_failed: { stage: "child" },

@@ -6,6 +6,7 @@ import { errorMessage, isWorkflowError } from "../errors.ts";
 import { usageError } from "./args.ts";
 import { checkCommand } from "./check.ts";
 import type { CliContext } from "./context.ts";
+import { evalCommand } from "./eval.ts";
 import { COMMAND_NAMES, helpText } from "./help.ts";
 import { reportCommand } from "./report.ts";
 import { resumeCommand, runCommand } from "./run.ts";
@@ -21,6 +22,7 @@ const COMMANDS: Record<string, (argv: readonly string[], ctx: CliContext) => Pro
 	worker: workerCommand,
 	report: reportCommand,
 	test: testCommand,
+	eval: evalCommand,
 };
 
 /** Runs one command line; resolves with the exit code. */

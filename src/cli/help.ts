@@ -16,12 +16,15 @@ Usage:
   pi-workflows runs --prune [--dry-run]    delete old run records (the newest 50 and the last 30 days stay)
   pi-workflows runs --delete <runId>       delete one run's record
   pi-workflows report <runId> [--text]     a run's timeline as one HTML file (or in the terminal)
+  pi-workflows eval <file>.eval.json       is the workflow any good: arms over cases, repeated trials, graded,
+                                           a scorecard and a verdict per arm against the baseline
   pi-workflows worker --redis <url>        run other machines' workflow children from a Redis queue
   pi-workflows help [command]              this text, or a command's
 
-Exit codes: 0 completed (or check or test passed), 1 failed (or check or test found problems), 130 stopped (Ctrl-C),
-2 the command line is wrong (the message says what to change).
-run, resume and worker need pi (npm install @earendil-works/pi-coding-agent); help, check, test, runs and report do not.`;
+Exit codes: 0 completed (or check or test passed, or eval found no arm worse), 1 failed (or check or test found
+problems, or eval found an arm worse or did not finish), 130 stopped (Ctrl-C), 2 the command line is wrong (the
+message says what to change).
+run, resume, eval and worker need pi (npm install @earendil-works/pi-coding-agent); help, check, test, runs and report do not.`;
 
 const RUN_OPTIONS = `Options:
   --args <json|@file>      the script's args: inline JSON, or @path to a JSON file
@@ -151,6 +154,48 @@ tokens and cost by phase, why each call of a resume ran again, the census and th
 in the run's folder (pi-workflows runs --json shows where runs live); -o, --out <file> writes it elsewhere.
 --text prints a compact timeline instead: the header's figures, then per session how it ended and one line per
 call, a bar of --width characters (default 40) scaled to that session's length.`,
+	eval: `pi-workflows eval <file>.eval.json|<name> [options]
+pi-workflows eval --resume <evalId> | --regrade <evalId> | --list [--json]
+
+Runs every case of the eval file through every arm, trials times each: each trial a real run recorded in the
+run store (pi-workflows report <runId> opens it), arms interleaved per case. Each run is graded by the file's
+grader (a workflow script given { case, output, status, error, costUsd, durationMs, runId } that returns
+{ pass, score?, reason? }; without one a completed run passes), then the scorecard: per arm the pass rate and
+its interval, pass^k, cost, cost per pass and median duration, and each arm's verdict against the baseline.
+Progress goes to stderr, the scorecard to stdout. The file's fields: docs/evaluating-workflows.md. A name
+instead of a path is a saved workflow's: its eval saved beside it, .pi/workflows/<name>.eval.json (then
+~/.pi/agent/workflows/<name>.eval.json).
+
+Options:
+  --trials <n>             runs of each case in each arm, 1-1000 (default: the file's trials, else 3)
+  --cases <id,...>         only these cases
+  --arms <name,...>        only these arms (the baseline always runs)
+  --max-cost <usd>         cap in US dollars on the whole eval, arms and grading (default: the file's
+                           maxCostUsd): at it no new trial starts, the running one stops at what is left, and
+                           the eval ends unfinished (exit 1), resumable with a higher cap
+  --model <provider/id>    the children's model for arms that name none (default: as pi-workflows run)
+  -e, --extension <path>   load a pi extension, as pi -e does (custom providers); repeatable
+  -a, --approve            trust this project for the eval's runs, as pi -a does
+  -na, --no-approve        do not trust this project for the eval's runs, as pi -na does
+  --json                   print the scorecard as data: arms, comparisons (as compareArms gives them),
+                           every trial with its runId, output and grade, the arms' and the grading's cost
+  --report <file.html>     also write the scorecard as one self-contained HTML file: the verdicts with their
+                           intervals drawn, the arms, cost against pass rate, and a cases × arms grid (the
+                           cases where the arms disagree first) where each trial is a mark linking to its
+                           run's report (written in the run's folder)
+  --dry-run                how many runs and their estimated cost per arm, of the grading and in all (each
+                           arm's script and the grader dry-run on each case, priced as run --dry-run prices
+                           it), starting nothing
+  --resume <evalId>        run the trials an interrupted eval did not finish, keeping the finished ones
+  --regrade <evalId>       grade the recorded outputs again with the eval file's grader as it is now:
+                           no arm runs again
+  --list                   past evals, newest first: id, name, trials finished of planned, when, the file
+  --require better         exit 0 only when every arm is better than the baseline (default: when none is
+                           worse)
+
+Exit codes: 0 no arm is worse than the baseline (with --require better: every arm is better), 1 an arm is
+worse, or the eval did not finish or a trial could not be graded, 2 the command line or the eval file is wrong.
+Evals are kept in <agentDir>/workflow-evals/<evalId>/, beside the run store.`,
 	worker: WORKER,
 	test: `pi-workflows test <file|name> [--against <runId>] [--save] [--args <json|@file>] [--value] [--json]
 

@@ -41,6 +41,15 @@ const ARGS: Record<string, unknown> = {
 	"plan-then-apply": { task: "rename the logger" },
 	"bounded-research": { question: "Which parser is fastest?" },
 	"release-notes-by-area": { areas: ["cli", "runtime"] },
+	"grade-review": {
+		case: { id: "c1", expect: "off-by-one" },
+		output: { findings: ["an off by one in add()"] },
+		status: "completed",
+		error: null,
+		costUsd: 0,
+		durationMs: 1,
+		runId: null,
+	},
 };
 
 const CHILD = `export const meta = { name: "changelog-entry", description: "One changelog entry", args: { type: "object" } };
