@@ -8,6 +8,15 @@
 export type { PersonProvenance, RunProvenance, ScriptProvenance } from "./children/frame.ts";
 /** A model's catalog price (dollars per million tokens) from a pi model registry: what estimates price with. */
 export { catalogPrice } from "./children/model.ts";
+/**
+ * Evals with your runner (docs/host-api.md, "Evals"): here rather than in the core entry, since a durable run's types
+ * reach pi's. `exitCodeOf` is the command's verdict.
+ */
+export {
+	type EvaluateWorkflowsOptions,
+	evaluateWorkflows,
+} from "./eval/evaluate-workflows.ts";
+export { type EvalScorecard, exitCodeOf } from "./eval/scorecard.ts";
 export type {
 	AgentTypeConfig,
 	ChildAction,

@@ -170,7 +170,7 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 		values: ["errors.ts", "sandbox", "runtime", "runtime/core", "progress", "runs", "report", "host", "eval"],
 		types: ["authoring"],
 	},
-	"pi.ts": { values: ["pi", "progress", "agents", "children"] },
+	"pi.ts": { values: ["pi", "progress", "agents", "children", "eval"] },
 };
 
 /** Types-only cycles kept on purpose: `types.ts` is the runtime's public vocabulary and names the event union in `onProgress`; `events.ts` builds that union from its types. */

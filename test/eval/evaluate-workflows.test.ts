@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPiAgentRunner } from "../../src/children/agent-runner.ts";
-import { evaluateWorkflows } from "../../src/eval/evaluate-workflows.ts";
 import { evalsRoot, exitCodeOf, listEvals } from "../../src/eval/index.ts";
+import { evaluateWorkflows } from "../../src/pi.ts";
 import { createRunStore } from "../../src/runs/index.ts";
 import { type AgentDirs, createAgentDirs } from "../agents/agent-files.ts";
 import { createFauxHarness, type FauxHarness, fauxAssistantMessage } from "../helpers/faux.ts";
