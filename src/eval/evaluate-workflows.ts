@@ -10,7 +10,7 @@ import { readArmScripts, readGraderScript } from "./arm-source.ts";
 import { evaluate } from "./evaluate.ts";
 import { checkEvalSpec, readEvalFile } from "./file.ts";
 import { createGrader } from "./grader.ts";
-import { recordedTrials } from "./recorded-trial.ts";
+import { recordedTrials, type SetUpTrialRunner } from "./recorded-trial.ts";
 import { type EvalScorecard, scorecardOf } from "./scorecard.ts";
 import type { EvalArm } from "./spec.ts";
 import { createEval, type EvalFolder, evalsRoot, openEval } from "./store.ts";
@@ -23,6 +23,11 @@ export interface EvaluateWorkflowsOptions {
 	agentRunner: WorkflowAgentRunner;
 	/** The children of one arm's trials instead (`arm` has its `model`, `modelTiers`…). Default: `agentRunner`. */
 	armRunner?: (arm: EvalArm, name: string) => WorkflowAgentRunner;
+	/**
+	 * Each trial's runner set up with the hooks that record its children into the trial's run (conversations,
+	 * worktrees, its event log), as `pi-workflows eval` and `/workflows eval` do. Default: `armRunner`/`agentRunner`.
+	 */
+	setUpTrial?: SetUpTrialRunner;
 	/** pi's agent directory: the run store and the eval store live there. Default: `$PI_CODING_AGENT_DIR` or `~/.pi/agent`. */
 	agentDir?: string;
 	/** An eval to go on with (its id): its finished trials are kept, and `spec` is not read. */
@@ -72,9 +77,11 @@ async function runFolder(
 		runTrial: recordedTrials({
 			cwd: options.cwd,
 			agentDir,
-			setUp: async (request) => ({
-				runner: armRunner ? armRunner(request.arm, request.key.arm) : agentRunner,
-			}),
+			setUp:
+				options.setUpTrial ??
+				(async (request) => ({
+					runner: armRunner ? armRunner(request.arm, request.key.arm) : agentRunner,
+				})),
 		}),
 		grade: createGrader({
 			...(grader ? { script: grader } : {}),

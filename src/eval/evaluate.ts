@@ -62,6 +62,8 @@ export async function evaluate(folder: EvalFolder, options: EvaluateOptions): Pr
 	const controller = new AbortController();
 	const stopOuter = () => controller.abort(options.signal?.reason);
 	options.signal?.addEventListener("abort", stopOuter, { once: true });
+	// A signal stopped before the eval got here (while its folder was made) fires no event: no trial may start.
+	if (options.signal?.aborted) stopOuter();
 	let spent = [...folder.trials.values()].reduce((sum, trial) => sum + spentOn(trial), folder.discardedUsd);
 	let unfinished: string | undefined;
 	let next = 0;

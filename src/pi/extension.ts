@@ -20,6 +20,7 @@ import {
 	defaultRunner,
 	type WorkflowToolOptions,
 } from "../tool/workflow-tool.ts";
+import { EVAL_MESSAGE_TYPE, workflowsEvalSubcommand } from "./commands/eval-command.ts";
 import { savedText, saveRunScript } from "./commands/save-workflow.ts";
 import {
 	registerSavedWorkflowCommands,
@@ -33,7 +34,7 @@ import { REDIS_FLAG, type SessionQueue, sessionQueue } from "./queue-runner.ts";
 import { renderRunMessage } from "./runs/message-view.ts";
 import { RUN_MESSAGE_TYPE } from "./runs/messages.ts";
 import { createWorkflowRunsTool } from "./runs/runs-tool.ts";
-import { readSessionDefaults, SESSION_FLAGS } from "./session-defaults.ts";
+import { readModelTiers, readSessionDefaults, SESSION_FLAGS } from "./session-defaults.ts";
 
 const CONCURRENCY_FLAG = "workflow-concurrency";
 const DEFAULT_CONCURRENCY = 4;
@@ -82,7 +83,9 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 			ctx.ui.notify(message, level),
 		);
 	});
+	const evals = new Set<AbortController>();
 	pi.on("session_shutdown", async () => {
+		for (const stop of evals) stop.abort();
 		await registry.stopAll("pi ended the session");
 		await remote?.close();
 	});
@@ -143,6 +146,7 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 			retention: () => readRetentionSettings(safeSettings(pi)),
 			subcommands: {
 				run: workflowsRunSubcommand(commands),
+				eval: evalSubcommand(pi, toolOptions, evals),
 				save: async (rest, ctx) => {
 					await workflowsSaveSubcommand(save)(rest, ctx);
 					// A workflow saved now is a command now, and the tool's description lists it.
@@ -154,6 +158,19 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 		}),
 	);
 	pi.registerMessageRenderer(RUN_MESSAGE_TYPE, renderRunMessage);
+}
+
+/** `/workflows eval`: trials on the runner the tool's runs get; the scorecard into the conversation, no turn. */
+function evalSubcommand(pi: ExtensionAPI, toolOptions: WorkflowToolOptions, running: Set<AbortController>) {
+	return workflowsEvalSubcommand({
+		agentDir: getAgentDir(),
+		makeRunner: toolOptions.createRunner ?? defaultRunner,
+		defaults: () => readSessionDefaults(pi).defaults,
+		tiersOf: (text, problems) => readModelTiers(text, undefined, problems, "modelTiers"),
+		send: (text) =>
+			pi.sendMessage({ customType: EVAL_MESSAGE_TYPE, content: text, display: true }, { triggerTurn: false }),
+		running,
+	});
 }
 
 /** pi's settings, or none when they cannot be read. */

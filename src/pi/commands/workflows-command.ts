@@ -51,7 +51,7 @@ export function createWorkflowsCommand(
 ): Omit<RegisteredCommand, "name" | "sourceInfo"> {
 	return {
 		description:
-			"Workflow runs of this project: watch, stop, resume; steer, skip or restart a running child; answer a run's question (answer [runId] <answer>); run or save a saved workflow; delete a run or prune old ones",
+			"Workflow runs of this project: watch, stop, resume; steer, skip or restart a running child; answer a run's question (answer [runId] <answer>); run or save a saved workflow; run an eval (eval <file|name>); delete a run or prune old ones",
 		getArgumentCompletions: (prefix) => {
 			const space = prefix.indexOf(" ");
 			if (space >= 0) {
