@@ -10,7 +10,9 @@ import { beside, checkCase, guardHost, type HostileCase, LOAD_PROOF } from "./su
 guardHost();
 
 const CPU = { limits: { syncSliceMs: 200 } };
-const MEMORY = { limits: { memoryBytes: 32 * 1024 * 1024 } };
+// Memory is these cases' subject, not the slice: at load 8 a bomb retried five times outlasted the default 5 s
+// slice and ended limit_cpu, so they take LOAD_PROOF's slice.
+const MEMORY = { limits: { memoryBytes: 32 * 1024 * 1024, ...LOAD_PROOF.limits } };
 const LOOP = "ran without pausing for too long (a loop that never awaits?) (limit: 200 ms)";
 const STACK = "The script overflowed its stack (too deep recursion or nesting) (limit: 1 MiB)";
 const OOM = "The script ran out of memory (limit: 32 MiB). Use less memory or raise `limits.memoryBytes`";
@@ -122,7 +124,7 @@ const MEMORY_BOMBS: HostileCase[] = [
 		"an out-of-memory error caught and retried 5 times: recoverable",
 		"let n = 0;\nfor (let i = 0; i < 5; i++) { try { const a = []; for (;;) a.push(new Array(1000).fill(i)); } catch (e) { n++; } }\nreturn n;",
 		{ value: 5 },
-		{ limits: { memoryBytes: 64 * 1024 * 1024 } },
+		{ limits: { memoryBytes: 64 * 1024 * 1024, ...LOAD_PROOF.limits } },
 	],
 	[
 		"200,000 promises left pending at return",
