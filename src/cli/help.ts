@@ -17,13 +17,17 @@ Usage:
   pi-workflows report <runId> [--text]     a run's timeline as one HTML file (or in the terminal)
   pi-workflows eval <file>.eval.json       is the workflow any good: arms over cases, repeated trials, graded,
                                            a scorecard and a verdict per arm against the baseline
+  pi-workflows blame <runId> --with <passingRunId> --grader <grade.js>
+                                           which agent() call ruined a failed run: each call's answer
+                                           swapped for the passing run's and replayed, at no cost
   pi-workflows worker --redis <url>        run other machines' workflow children from a Redis queue
   pi-workflows help [command]              this text, or a command's
 
-Exit codes: 0 completed (or check or test passed, or eval found no arm worse), 1 failed (or check or test found
-problems, or eval found an arm worse or did not finish), 130 stopped (Ctrl-C), 2 the command line is wrong (the
+Exit codes: 0 completed (or check or test passed, or eval found no arm worse, or blame found the decisive call), 1
+failed (or check or test found problems, or eval found an arm worse or did not finish, or blame found none), 130 stopped (Ctrl-C), 2 the command line is wrong (the
 message says what to change).
-run, resume, eval and worker need pi (npm install @earendil-works/pi-coding-agent); help, check, test, runs and report do not.`;
+run, resume, eval and worker need pi (npm install @earendil-works/pi-coding-agent); help, check, test, blame, runs and
+report do not.`;
 
 const RUN_OPTIONS = `Options:
   --args <json|@file>      the script's args: inline JSON, or @path to a JSON file
@@ -190,6 +194,28 @@ Exit codes: 0 no arm is worse than the baseline (with --require better: every ar
 worse, or the eval did not finish or a trial could not be graded, 2 the command line or the eval file is wrong.
 Evals are kept in <agentDir>/workflow-evals/<evalId>/, beside the run store.`,
 	worker: WORKER,
+	blame: `pi-workflows blame <failedRunId> --with <passingRunId|cassette> --grader <grade.js> [--json]
+
+Which agent() call of a failed run decided it. For each call of the failed run, its script is replayed with that
+one call's answer swapped for the answer the matching call got in the passing run (the same call key, else the
+same label at the same place), every other call answered from the runs' journals: a later call whose prompt the
+swap changed gets the passing run's answer to that prompt, else the failed run's call of its label. Each replay
+is graded by the grader, with the args eval gives it ({ case, output, status, error, costUsd, durationMs, runId };
+case is { id: <failedRunId>, args }). A call whose swap alone turns fail into pass is decisive; every call is
+reported decisive, not decisive, or not testable (and why). When no single swap passes, pairs of the calls whose
+answers changed the most are tried. No child starts, no tool runs, no model is asked (unless the grader asks
+one: it cannot here), and neither run's record is written to.
+
+Options:
+  --with <runId|file>      a passing run of the same workflow and args (pi-workflows runs lists them), or a
+                           cassette file of one (pi-workflows test <file> --against <runId> --save keeps one)
+  --grader <file>          the grader script (as an eval file's "grader"): returns { pass, score?, reason? }
+  --json                   print { failedRunId, passingRunId, failedGrade, passingGrade, calls: [{ key, index,
+                           label, effect, match, why, change, answers, grade }], pairs, gradeCostUsd, problem }
+
+Exit code 0 when a call (or a pair) is decisive; 1 when none is, or nothing could be blamed (the failed run
+passes the grader on replay, or the passing run fails it: problem says which); 2 the command line is wrong or
+the runs are not of the same workflow and args.`,
 	test: `pi-workflows test <file|name> [--against <runId>] [--save] [--args <json|@file>] [--value] [--json]
 
 Runs the script as it is now with every agent(), tool() and ask() answered from a recorded run's journal: no

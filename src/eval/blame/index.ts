@@ -10,3 +10,4 @@ export {
 } from "./blame.ts";
 export type { AnswerSources } from "./replay.ts";
 export { type BlameRunOptions, blameRun } from "./run.ts";
+export { blameSentence, blameText } from "./text.ts";
