@@ -159,6 +159,8 @@ run store (pi-workflows report <runId> opens it), arms interleaved per case. Eac
 grader (a workflow script given { case, output, status, error, costUsd, durationMs, runId } that returns
 { pass, score?, reason? }; without one a completed run passes), then the scorecard: per arm the pass rate and
 its interval, pass^k, cost, cost per pass and median duration, and each arm's verdict against the baseline.
+Each failing trial is then blamed against a passing trial of its case (its arm's first), as pi-workflows
+blame does, at no cost: the scorecard names the calls whose answer decided it, and per arm how often each did.
 Progress goes to stderr, the scorecard to stdout. The file's fields: docs/evaluating-workflows.md. A name
 instead of a path is a saved workflow's: its eval saved beside it, .pi/workflows/<name>.eval.json (then
 ~/.pi/agent/workflows/<name>.eval.json).
@@ -175,7 +177,8 @@ Options:
   -a, --approve            trust this project for the eval's runs, as pi -a does
   -na, --no-approve        do not trust this project for the eval's runs, as pi -na does
   --json                   print the scorecard as data: arms, comparisons (as compareArms gives them),
-                           every trial with its runId, output and grade, the arms' and the grading's cost
+                           every trial with its runId, output and grade, the arms' and the grading's cost,
+                           and blame: each failing trial's decisive calls, per arm how often each decided
   --report <file.html>     also write the scorecard as one self-contained HTML file: the verdicts with their
                            intervals drawn, the arms, cost against pass rate, and a cases × arms grid (the
                            cases where the arms disagree first) where each trial is a mark linking to its

@@ -7,6 +7,7 @@ import { dirname, join } from "node:path";
 import { defaultRunsRoot } from "../runs/index.ts";
 import type { WorkflowAgentRunner } from "../runtime/core/types.ts";
 import { readArmScripts, readGraderScript } from "./arm-source.ts";
+import { blameFailingTrials } from "./blame/trials.ts";
 import { evaluate } from "./evaluate.ts";
 import { checkEvalSpec, readEvalFile } from "./file.ts";
 import { createGrader } from "./grader.ts";
@@ -74,5 +75,13 @@ export async function evaluateWorkflows(
 		...(options.signal ? { signal: options.signal } : {}),
 		...(options.onTrial ? { onTrial: options.onTrial } : {}),
 	});
-	return scorecardOf(folder.id, folder.record.spec, progress);
+	const card = scorecardOf(folder.id, folder.record.spec, progress);
+	card.blame = await blameFailingTrials(card.trials, {
+		cwd: options.cwd,
+		runsRoot: join(agentDir, "workflow-runs"),
+		cases: folder.record.spec.cases,
+		...(grader ? { grader } : {}),
+		...(options.signal ? { signal: options.signal } : {}),
+	});
+	return card;
 }

@@ -8,14 +8,18 @@
 export { type ArmSourcePlaces, readArmScripts, readGraderScript } from "./arm-source.ts";
 export {
 	type AnswerSources,
+	type ArmBlame,
 	type BlamedCall,
 	type BlameEffect,
 	type BlamePairs,
 	type BlameReport,
 	type BlameRunOptions,
+	blameFailingTrials,
 	blameRun,
 	blameSentence,
 	blameText,
+	type EvalBlame,
+	type TrialBlame,
 } from "./blame/index.ts";
 export { dryRunEval, type EvalDryOptions, type EvalDryPart, type EvalDryRun, evalDryRunText } from "./dry-run.ts";
 export {

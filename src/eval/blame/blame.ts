@@ -58,7 +58,10 @@ export interface BlameReport {
 }
 
 export interface BlameInput {
+	/** The failed run's script: every swap replays it. */
 	script: ScriptFile;
+	/** The passing run's, to replay it unchanged (another arm's may differ). Default: `script`. */
+	passingScript?: ScriptFile;
 	args?: JsonValue;
 	cwd: string;
 	failed: RunAnswers;
@@ -79,6 +82,7 @@ export async function blame(input: BlameInput): Promise<BlameReport> {
 	const withFailures: ReplayInput = { ...replayInput, unanswered: new Set(base.unanswered) };
 	const passingInput: ReplayInput = {
 		...withFailures,
+		script: input.passingScript ?? input.script,
 		failed: input.passing,
 		passing: input.failed,
 		unanswered: new Set(),

@@ -11,3 +11,10 @@ export {
 export type { AnswerSources } from "./replay.ts";
 export { type BlameRunOptions, blameRun } from "./run.ts";
 export { blameSentence, blameText } from "./text.ts";
+export {
+	type ArmBlame,
+	type BlameTrialsOptions,
+	blameFailingTrials,
+	type EvalBlame,
+	type TrialBlame,
+} from "./trials.ts";

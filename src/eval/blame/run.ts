@@ -22,8 +22,8 @@ export interface BlameRunOptions {
 	failedRunId: string;
 	/** A passing run of the same workflow and args: its id, or its cassette (`loadRunCassette`, a `.cassette.json`). */
 	with: string | ReplayCassette;
-	/** The grader: its script, or its path (relative to `cwd`). It is given `args` as `eval`'s grader is. */
-	grader: ScriptFile | string;
+	/** The grader: its script, or its path (relative to `cwd`). It is given `args` as `eval`'s grader is. Default: none, a run passes when it completed. */
+	grader?: ScriptFile | string;
 	/** What the grader gets as `args.case`. Default: `{ id: <failedRunId>, args: <the run's args> }`. */
 	evalCase?: EvalCase;
 	/** Children of a model-graded grader (its cost is reported). Default: none, a grader's `agent()` fails. */
@@ -41,17 +41,24 @@ export async function blameRun(options: BlameRunOptions): Promise<BlameReport> {
 	const passing =
 		typeof options.with === "string" ? await loadRunCassette({ ...places, runId: options.with }) : options.with;
 	checkSameCase(failed, passing);
-	const record = await createRunStore({ cwd: options.cwd, root: runsRoot }).open(options.failedRunId);
-	const script = { source: await record.readScript(), filename: record.info.filename ?? record.scriptPath };
-	const grader = graderScript(options.grader, options.cwd);
+	const store = createRunStore({ cwd: options.cwd, root: runsRoot });
+	const scriptOf = async (runId: string): Promise<ScriptFile> => {
+		const record = await store.open(runId);
+		return { source: await record.readScript(), filename: record.info.filename ?? record.scriptPath };
+	};
+	const script = await scriptOf(options.failedRunId);
+	// A cassette keeps no script: its run is replayed with the failed run's.
+	const passingScript = typeof options.with === "string" ? await scriptOf(options.with) : script;
+	const grader = options.grader !== undefined ? graderScript(options.grader, options.cwd) : undefined;
 	return blame({
 		script,
+		passingScript,
 		...(failed.args !== undefined ? { args: failed.args } : {}),
 		cwd: options.cwd,
 		failed: new RunAnswers(failed),
 		passing: new RunAnswers(passing),
 		grade: createGrader({
-			script: grader,
+			...(grader ? { script: grader } : {}),
 			cwd: options.cwd,
 			...(options.graderRunner ? { agentRunner: options.graderRunner } : {}),
 			...(options.signal ? { signal: options.signal } : {}),
