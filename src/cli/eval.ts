@@ -14,6 +14,7 @@ import {
 	blameFailingTrials,
 	createEval,
 	createGrader,
+	createPairGrader,
 	dryRunEval,
 	type EvalFolder,
 	type EvalProgress,
@@ -25,6 +26,8 @@ import {
 	evaluate,
 	exitCodeOf,
 	findEvalFile,
+	type GradePair,
+	type GradeTrial,
 	listEvals,
 	narrowSpec,
 	openEval,
@@ -85,14 +88,14 @@ export async function evalCommand(argv: readonly string[], ctx: CliContext): Pro
 	if (args.flags.has("list")) return list(root, args.flags.has("json"), ctx);
 	if (regradeId !== undefined) {
 		const folder = await openEval(root, regradeId);
-		// The grader as the eval file has it now: that is the point of regrading.
-		const current = readEvalFile(folder.record.spec.file, ctx.cwd);
-		return await finish(
-			folder,
-			await withGrader(current, pi, ctx, (grade) => regrade(folder, grade)),
-			{ args, require, graderSpec: current },
-			ctx,
-		);
+		try {
+			// The grader as the eval file has it now: that is the point of regrading.
+			const current = readEvalFile(folder.record.spec.file, ctx.cwd);
+			const progress = await withGrader(current, pi, ctx, (grade, pair) => regrade(folder, grade, pair));
+			return await finish(folder, progress, { args, require, graderSpec: current }, ctx);
+		} finally {
+			await folder.release();
+		}
 	}
 	const cap = dollarsFlag(args, "max-cost");
 	if (resumeId !== undefined) {
@@ -130,15 +133,16 @@ async function runEval(
 	ctx: CliContext,
 ): Promise<number> {
 	const controller = new AbortController();
-	const stop = () => {
+	const stop = (): void => {
 		ctx.stderr.write("Stopping the eval: the running trials end and are run again on resume…\n");
 		controller.abort("Stopped with Ctrl-C");
 	};
 	process.on("SIGINT", stop);
 	process.on("SIGTERM", stop);
 	try {
-		const progress = await withGrader(folder.record.spec, pi, ctx, (grade) =>
+		const progress = await withGrader(folder.record.spec, pi, ctx, (grade, gradePair) =>
 			evaluate(folder, {
+				...(gradePair ? { gradePair } : {}),
 				runTrial: recordedTrials({ cwd: ctx.cwd, agentDir: ctx.agentDir, setUp: piTrialRunner(pi, ctx) }),
 				grade,
 				...(cap !== undefined ? { maxCostUsd: cap } : {}),
@@ -150,6 +154,7 @@ async function runEval(
 	} finally {
 		process.off("SIGINT", stop);
 		process.off("SIGTERM", stop);
+		await folder.release();
 	}
 }
 
@@ -158,14 +163,16 @@ async function withGrader(
 	spec: EvalSpec,
 	pi: TrialPiOptions,
 	ctx: CliContext,
-	work: (grade: ReturnType<typeof createGrader>) => Promise<EvalProgress>,
+	work: (grade: GradeTrial, gradePair?: GradePair) => Promise<EvalProgress>,
 ): Promise<EvalProgress> {
 	const script = readGraderScript(spec, { cwd: ctx.cwd, agentDir: ctx.agentDir });
 	if (script === undefined) return work(createGrader({ cwd: ctx.cwd }));
 	await checkBeforeStart({ script: script.source, filename: script.filename }, true);
 	const runner = graderRunner(pi, ctx);
 	try {
-		return await work(createGrader({ script, agentRunner: runner.runner, cwd: ctx.cwd }));
+		const grade = createGrader({ script, agentRunner: runner.runner, cwd: ctx.cwd });
+		const pair = spec.pairwise ? createPairGrader({ script, agentRunner: runner.runner, cwd: ctx.cwd }) : undefined;
+		return await work(grade, pair);
 	} finally {
 		await runner.close();
 	}
@@ -186,13 +193,15 @@ async function finish(
 ): Promise<number> {
 	const card = scorecardOf(folder.id, folder.record.spec, progress);
 	const grader = readGraderScript(graderSpec, { cwd: ctx.cwd, agentDir: ctx.agentDir });
-	// Each failing trial against a passing one of its case, by replay: no child starts, nothing is spent.
-	card.blame = await blameFailingTrials(card.trials, {
-		cwd: ctx.cwd,
-		runsRoot: `${ctx.agentDir}/workflow-runs`,
-		cases: folder.record.spec.cases,
-		...(grader ? { grader } : {}),
-	});
+	// Each failing trial against a passing one of its case, by replay: no child starts, nothing is spent. A pairwise
+	// grader judges two arms' runs together, so it cannot grade one replayed run.
+	if (!graderSpec.pairwise)
+		card.blame = await blameFailingTrials(card.trials, {
+			cwd: ctx.cwd,
+			runsRoot: `${ctx.agentDir}/workflow-runs`,
+			cases: folder.record.spec.cases,
+			...(grader ? { grader } : {}),
+		});
 	if (args.flags.has("json")) ctx.stdout.write(`${JSON.stringify(card, null, 2)}\n`);
 	else ctx.stdout.write(`${scorecardText(card)}\n`);
 	const report = flagValue(args, "report");
@@ -273,7 +282,13 @@ async function list(root: string, json: boolean, ctx: CliContext): Promise<numbe
 }
 
 function trialLine(trial: TrialRecord): string {
-	const graded = trial.grade ? (trial.grade.pass ? "pass" : "fail") : "not graded";
+	const graded = trial.grade
+		? trial.grade.pass
+			? "pass"
+			: "fail"
+		: trial.gradeError
+			? "not graded"
+			: "graded with its pair";
 	return `${trial.arm} on ${trial.caseId} #${trial.trial}: ${trial.status}, ${graded}${trial.runId ? ` (${trial.runId})` : ""}`;
 }
 

@@ -14,7 +14,7 @@ import { createGrader } from "./grader.ts";
 import { recordedTrials } from "./recorded-trial.ts";
 import { type EvalScorecard, scorecardOf } from "./scorecard.ts";
 import type { EvalArm } from "./spec.ts";
-import { createEval, evalsRoot, openEval } from "./store.ts";
+import { createEval, type EvalFolder, evalsRoot, openEval } from "./store.ts";
 import type { TrialRecord } from "./trials.ts";
 
 export interface EvaluateWorkflowsOptions {
@@ -55,8 +55,20 @@ export async function evaluateWorkflows(
 							: checkEvalSpec(spec, join(options.cwd, "eval.json"));
 					return createEval(evalsRoot(agentDir), checked, readArmScripts(checked, places));
 				})();
+	try {
+		return await runFolder(folder, options, agentDir);
+	} finally {
+		await folder.release();
+	}
+}
+
+async function runFolder(
+	folder: EvalFolder,
+	options: EvaluateWorkflowsOptions,
+	agentDir: string,
+): Promise<EvalScorecard> {
 	const { agentRunner, armRunner } = options;
-	const grader = readGraderScript(folder.record.spec, places);
+	const grader = readGraderScript(folder.record.spec, { cwd: options.cwd, agentDir });
 	const progress = await evaluate(folder, {
 		runTrial: recordedTrials({
 			cwd: options.cwd,
@@ -76,12 +88,14 @@ export async function evaluateWorkflows(
 		...(options.onTrial ? { onTrial: options.onTrial } : {}),
 	});
 	const card = scorecardOf(folder.id, folder.record.spec, progress);
-	card.blame = await blameFailingTrials(card.trials, {
-		cwd: options.cwd,
-		runsRoot: join(agentDir, "workflow-runs"),
-		cases: folder.record.spec.cases,
-		...(grader ? { grader } : {}),
-		...(options.signal ? { signal: options.signal } : {}),
-	});
+	// A pairwise grader judges two arms' runs together: it cannot grade one replayed run.
+	if (!folder.record.spec.pairwise)
+		card.blame = await blameFailingTrials(card.trials, {
+			cwd: options.cwd,
+			runsRoot: join(agentDir, "workflow-runs"),
+			cases: folder.record.spec.cases,
+			...(grader ? { grader } : {}),
+			...(options.signal ? { signal: options.signal } : {}),
+		});
 	return card;
 }

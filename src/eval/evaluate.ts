@@ -6,6 +6,7 @@
  */
 import type { JsonValue, WorkflowRunResult } from "../runtime/core/types.ts";
 import type { GradeTrial } from "./grader.ts";
+import { type GradePair, settlePair } from "./pairs.ts";
 import type { EvalArm, EvalCase, ScriptFile } from "./spec.ts";
 import type { EvalFolder } from "./store.ts";
 import { trialName } from "./store.ts";
@@ -33,6 +34,8 @@ export type RunTrial = (request: TrialRequest) => Promise<TrialRun>;
 export interface EvaluateOptions {
 	runTrial: RunTrial;
 	grade: GradeTrial;
+	/** With `"pairwise": true`: grades the two arms' trials of a case and trial together, instead of `grade`. */
+	gradePair?: GradePair;
 	/** The eval's cap in US dollars; default: the file's `maxCostUsd`, else none. */
 	maxCostUsd?: number;
 	signal?: AbortSignal;
@@ -62,6 +65,11 @@ export async function evaluate(folder: EvalFolder, options: EvaluateOptions): Pr
 	let spent = [...folder.trials.values()].reduce((sum, trial) => sum + spentOn(trial), folder.discardedUsd);
 	let unfinished: string | undefined;
 	let next = 0;
+	const pairsGrading = new Set<string>();
+	// Pairs an earlier session saved both trials of but never graded (it ended in between).
+	if (options.gradePair) {
+		for (const key of plan) spent += await settlePair(folder, key, options.gradePair, pairsGrading);
+	}
 
 	const one = async (key: TrialKey, evalCase: EvalCase): Promise<void> => {
 		const arm = spec.arms[key.arm] as EvalArm;
@@ -80,6 +88,12 @@ export async function evaluate(folder: EvalFolder, options: EvaluateOptions): Pr
 			// Cut short by the eval, not by its own doing: a resume runs it again, and counts what it spent.
 			unfinished ??= controller.signal.aborted ? "the eval was stopped" : `the eval's cap of $${cap} is spent`;
 			await folder.discard(result.cost.usd);
+			return;
+		}
+		if (options.gradePair) {
+			await folder.save(trial);
+			spent += await settlePair(folder, key, options.gradePair, pairsGrading);
+			options.onTrial?.(folder.trials.get(trialName(key)) ?? trial, folder.trials.size, plan.length);
 			return;
 		}
 		const graded = await options.grade(trial, evalCase);
@@ -123,12 +137,17 @@ export async function evaluate(folder: EvalFolder, options: EvaluateOptions): Pr
 	};
 }
 
-/** Grades every recorded trial again with `grade`, starting no arm; saves the new grades. */
-export async function regrade(folder: EvalFolder, grade: GradeTrial): Promise<EvalProgress> {
+/** Grades every recorded trial again with `grade` (or each pair with `gradePair`), starting no arm; saves them. */
+export async function regrade(folder: EvalFolder, grade: GradeTrial, gradePair?: GradePair): Promise<EvalProgress> {
 	const { spec } = folder.record;
 	const cases = new Map(spec.cases.map((evalCase) => [evalCase.id, evalCase]));
 	const plan = planTrials(spec);
+	const busy = new Set<string>();
 	for (const key of plan) {
+		if (gradePair) {
+			await settlePair(folder, key, gradePair, busy, key.arm === Object.keys(spec.arms)[0]);
+			continue;
+		}
 		const trial = folder.trials.get(trialName(key));
 		const evalCase = cases.get(key.caseId);
 		if (!trial || !evalCase) continue;

@@ -16,7 +16,7 @@ import {
 	MAX_EVAL_TRIALS,
 } from "./spec.ts";
 
-const TOP_KEYS = ["name", "cases", "arms", "baseline", "trials", "grader", "maxCostUsd", "concurrency"];
+const TOP_KEYS = ["name", "cases", "arms", "baseline", "trials", "grader", "pairwise", "maxCostUsd", "concurrency"];
 const ARM_KEYS = ["workflow", "rev", "model", "modelTiers", "concurrency", "args"];
 const CASE_KEYS = ["id", "args", "expect", "cluster"];
 
@@ -72,6 +72,7 @@ export function checkEvalSpec(value: unknown, file: string): EvalSpec {
 		);
 	}
 	const grader = optionalText(top.grader, file, "grader", '"grade.js"');
+	const pairwise = checkPairwise(top.pairwise, grader, names, file);
 	const maxCostUsd = top.maxCostUsd;
 	if (maxCostUsd !== undefined && !(typeof maxCostUsd === "number" && maxCostUsd > 0 && Number.isFinite(maxCostUsd))) {
 		throw evalFileError(
@@ -88,9 +89,26 @@ export function checkEvalSpec(value: unknown, file: string): EvalSpec {
 		baseline,
 		trials,
 		...(grader !== undefined ? { grader } : {}),
+		...(pairwise ? { pairwise } : {}),
 		...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
 		concurrency: wholeNumber(top.concurrency, file, "concurrency", 1, 64) ?? DEFAULT_EVAL_CONCURRENCY,
 	};
+}
+
+/** `pairwise`: a boolean, and true only with a grader and exactly two arms to compare. */
+function checkPairwise(value: unknown, grader: string | undefined, arms: string[], file: string): true | undefined {
+	if (value === undefined || value === false) return undefined;
+	if (value !== true) throw evalFileError(file, `"pairwise" must be true or false, got ${shown(value)}`);
+	if (grader === undefined) {
+		throw evalFileError(file, '"pairwise" needs a "grader" to compare the two outputs: add "grader": "judge.js"');
+	}
+	if (arms.length !== 2) {
+		throw evalFileError(
+			file,
+			`"pairwise" compares two arms, and this file has ${arms.length} (${arms.join(", ")}). Keep two`,
+		);
+	}
+	return true;
 }
 
 function readArms(value: unknown, file: string): Record<string, EvalArm> {

@@ -33,6 +33,7 @@ export {
 } from "./evaluate.ts";
 export { checkEvalSpec, findEvalFile, readEvalFile } from "./file.ts";
 export { createGrader, type GraderOptions, type GradeTrial } from "./grader.ts";
+export { createPairGrader, type GradePair, type PairGraderOptions } from "./pairs.ts";
 export {
 	type EvalRequirement,
 	type EvalScorecard,

@@ -50,6 +50,11 @@ export interface EvalSpec {
 	trials: number;
 	/** The grader script's path (relative to the eval file). Default: none: a trial passes when its run completed. */
 	grader?: string;
+	/**
+	 * The grader compares the two arms' outputs of each case and trial (`{ case, a, b }` in a random order, recorded)
+	 * instead of grading one run: a trial passes when its arm won. Needs exactly two arms. Default: false.
+	 */
+	pairwise?: true;
 	/** The whole eval's cap in US dollars, arms and grading together. Default: none. */
 	maxCostUsd?: number;
 	/** Trials running at once. Default: 2. */

@@ -9,6 +9,8 @@ import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { WorkflowError } from "../errors.ts";
 import { ensurePrivateDir, errnoCode, parseJsonFile, readTextIfExists, writeFileAtomic } from "../runs/files.ts";
+import { acquireRunLock } from "../runs/lock.ts";
+import type { RunLock } from "../runs/types.ts";
 import type { EvalSpec, ScriptFile } from "./spec.ts";
 import type { TrialKey, TrialRecord } from "./trials.ts";
 
@@ -62,6 +64,8 @@ export interface EvalFolder {
 	save(trial: TrialRecord): Promise<void>;
 	/** Adds what a trial that is not kept spent. */
 	discard(usd: number): Promise<void>;
+	/** Lets go of the eval's lock: one process at a time runs, resumes or regrades an eval. */
+	release(): Promise<void>;
 }
 
 /** Creates the folder of a new eval. */
@@ -73,13 +77,17 @@ export async function createEval(
 	const id = newEvalId();
 	const dir = join(root, id);
 	await ensurePrivateDir(join(dir, TRIALS_DIR));
+	const lock = await lockEval(dir, id);
 	const record: EvalRecord = { id, createdAt: new Date().toISOString(), spec, scripts };
 	await writeFileAtomic(join(dir, EVAL_FILE), `${JSON.stringify(record, null, 2)}\n`);
-	return folder(dir, record, new Map(), 0);
+	return folder(dir, record, new Map(), 0, lock);
 }
 
-/** Opens a past eval with its finished trials; `eval_not_found` says how to list them. */
-export async function openEval(root: string, id: string): Promise<EvalFolder> {
+/**
+ * Opens a past eval with its finished trials; `eval_not_found` says how to list them. `lock` (default true) takes
+ * its lock, for a resume or a regrade; `--list` reads without it.
+ */
+export async function openEval(root: string, id: string, lock = true): Promise<EvalFolder> {
 	if (!EVAL_ID_PATTERN.test(id)) {
 		throw new WorkflowError(
 			"eval_not_found",
@@ -88,43 +96,57 @@ export async function openEval(root: string, id: string): Promise<EvalFolder> {
 	}
 	const dir = join(root, id);
 	await plainFolder(dir, id);
-	const text = await readTextIfExists(join(dir, EVAL_FILE));
-	if (text === undefined) {
+	if ((await readTextIfExists(join(dir, EVAL_FILE))) === undefined) {
 		throw new WorkflowError("eval_not_found", `No eval ${id} in ${root}. \`pi-workflows eval --list\` lists them`);
 	}
-	const record = parseJsonFile(
-		text,
-		join(dir, EVAL_FILE),
-		"The eval's record is damaged: start the eval again",
-	) as EvalRecord;
+	const held = lock ? await lockEval(dir, id) : undefined;
+	try {
+		const { record, trials, discardedUsd } = await readEvalFolder(dir, id);
+		return folder(dir, record, trials, discardedUsd, held);
+	} catch (error) {
+		await held?.release();
+		throw error;
+	}
+}
+
+/** The record, the finished trials and what discarded ones spent, read under the lock. */
+async function readEvalFolder(
+	dir: string,
+	id: string,
+): Promise<{ record: EvalRecord; trials: Map<string, TrialRecord>; discardedUsd: number }> {
+	const recordPath = join(dir, EVAL_FILE);
+	const text = (await readTextIfExists(recordPath)) ?? "null";
+	const record = parseJsonFile(text, recordPath, "The eval's record is damaged: start the eval again") as EvalRecord;
 	const trials = new Map<string, TrialRecord>();
 	await plainFolder(join(dir, TRIALS_DIR), id);
 	for (const name of (await readdir(join(dir, TRIALS_DIR))).sort()) {
-		if (!name.endsWith(".json")) continue;
 		const path = join(dir, TRIALS_DIR, name);
-		if (!(await lstat(path)).isFile()) continue;
-		const trial = parseJsonFile(
-			(await readTextIfExists(path)) ?? "null",
-			path,
-			"Delete that file: the trial runs again on resume",
-		) as TrialRecord;
+		if (!name.endsWith(".json") || !(await lstat(path)).isFile()) continue;
+		const remedy = "Delete that file: the trial runs again on resume";
+		const trial = parseJsonFile((await readTextIfExists(path)) ?? "null", path, remedy) as TrialRecord | null;
 		if (trial) trials.set(trialName(trial), trial);
 	}
-	const discarded = await readTextIfExists(join(dir, DISCARDED_FILE));
 	const discardedPath = join(dir, DISCARDED_FILE);
-	const discardedUsd =
-		discarded === undefined
-			? 0
-			: Number(
-					(
-						parseJsonFile(
-							discarded,
-							discardedPath,
-							"Delete it: the cap then forgets what stopped trials spent",
-						) as { usd?: unknown } | null
-					)?.usd,
-				) || 0;
-	return folder(dir, record, trials, discardedUsd);
+	const discarded = await readTextIfExists(discardedPath);
+	const remedy = "Delete it: the cap then forgets what stopped trials spent";
+	const usd =
+		discarded === undefined ? 0 : (parseJsonFile(discarded, discardedPath, remedy) as { usd?: unknown } | null)?.usd;
+	return { record, trials, discardedUsd: typeof usd === "number" && usd > 0 ? usd : 0 };
+}
+
+/** The run store's lock on the eval's folder (a dead holder's is taken over), in the eval's words when held. */
+async function lockEval(dir: string, id: string): Promise<RunLock> {
+	try {
+		return await acquireRunLock(dir, id);
+	} catch (error) {
+		if (!(error instanceof WorkflowError) || error.code !== "run_busy") throw error;
+		const { pid, hostname } = (error.details ?? {}) as { pid?: number; hostname?: string };
+		throw new WorkflowError(
+			"run_busy",
+			`Eval ${id} is running in process ${pid ?? "?"} on ${hostname ?? "another host"}: one process at a time runs, resumes or regrades an eval. Wait until it ends, or stop it first`,
+			{ details: error.details ?? {} },
+		);
+	}
 }
 
 /** Past evals, newest first. */
@@ -141,7 +163,7 @@ export async function listEvals(root: string): Promise<EvalSummary[]> {
 		.filter((name) => EVAL_ID_PATTERN.test(name))
 		.sort()
 		.reverse()) {
-		const opened = await openEval(root, id).catch(() => undefined);
+		const opened = await openEval(root, id, false).catch(() => undefined);
 		if (!opened) continue;
 		const { spec, createdAt } = opened.record;
 		const planned = spec.cases.length * Object.keys(spec.arms).length * spec.trials;
@@ -156,12 +178,19 @@ export function trialName(key: TrialKey): string {
 	return `${key.arm}.${hash}.${key.trial}`;
 }
 
-function folder(dir: string, record: EvalRecord, trials: Map<string, TrialRecord>, discardedUsd: number): EvalFolder {
+function folder(
+	dir: string,
+	record: EvalRecord,
+	trials: Map<string, TrialRecord>,
+	discardedUsd: number,
+	lock: RunLock | undefined,
+): EvalFolder {
 	return {
 		id: record.id,
 		record,
 		trials,
 		discardedUsd,
+		release: async () => lock?.release(),
 		async discard(usd) {
 			this.discardedUsd += usd;
 			await writeFileAtomic(join(dir, DISCARDED_FILE), `${JSON.stringify({ usd: this.discardedUsd })}\n`);

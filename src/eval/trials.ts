@@ -17,8 +17,10 @@ export interface TrialGrade {
 	pass: boolean;
 	score?: number;
 	reason?: string;
-	/** What grading this trial spent (a model-graded rubric's agents). */
+	/** What grading this trial spent (a model-graded rubric's agents; a pair's grading counts on its first trial). */
 	costUsd: number;
+	/** A pairwise grade: which arm's output the grader saw as `a`, and the arm that won (or `"tie"`). */
+	pairwise?: { first: string; winner: string };
 }
 
 /** A finished trial, as the eval's store keeps it. */

@@ -163,6 +163,65 @@ describe("pi-workflows eval", () => {
 		});
 	}, 300_000);
 
+	it("a pairwise grader compares the two arms' outputs of each case and trial, in a random order it records", async () => {
+		write(
+			"judge.js",
+			`export const meta = { name: "judge", description: "the output naming the word in capitals wins" };
+const good = (side) => String(side.output ?? "").includes(args.case.expect);
+const [a, b] = [good(args.a), good(args.b)];
+return { winner: a === b ? "tie" : a ? "a" : "b", reason: a === b ? "both alike" : "one names the word" };`,
+		);
+		const file = evalFile("pairwise.eval.json", {
+			cases: cases(12),
+			arms: { A: { workflow: "weak.js" }, B: { workflow: "strong.js" } },
+			trials: 2,
+			grader: "judge.js",
+			pairwise: true,
+			concurrency: 3,
+		});
+		const result = await cli([file, ...PI, "--json"]);
+		expect(result.code, result.stderr).toBe(0);
+		const card = json(result);
+		expect(card.ungraded).toEqual([]);
+		expect(card.comparisons).toEqual([expect.objectContaining({ arm: "B", verdict: "better" })]);
+		type Graded = {
+			caseId: string;
+			arm: string;
+			grade: { pass: boolean; pairwise: { first: string; winner: string } };
+		};
+		const trials = card.trials as Graded[];
+		// Cases A gets right are ties: neither arm wins; on the others B wins.
+		expect(
+			trials.filter((t) => t.caseId === "c4").map((t) => [t.arm, t.grade.pass, t.grade.pairwise.winner]),
+		).toEqual([
+			["A", false, "tie"],
+			["B", false, "tie"],
+			["A", false, "tie"],
+			["B", false, "tie"],
+		]);
+		expect(
+			trials.filter((t) => t.caseId === "c1").map((t) => [t.arm, t.grade.pass, t.grade.pairwise.winner]),
+		).toEqual([
+			["A", false, "B"],
+			["B", true, "B"],
+			["A", false, "B"],
+			["B", true, "B"],
+		]);
+		// The order the judge saw each pair in is recorded, and both orders occur.
+		const firsts = new Set(trials.filter((t) => t.arm === "A").map((t) => t.grade.pairwise.first));
+		expect(firsts).toEqual(new Set(["A", "B"]));
+		// Regraded with a judge that sees no difference: every pair a tie, no run started.
+		const runs = recordedRuns();
+		write(
+			"judge.js",
+			`export const meta = { name: "judge", description: "sees no difference" };\nreturn { winner: "tie" };`,
+		);
+		const regraded = json(await cli(["--regrade", card.evalId, ...PI, "--json"]));
+		expect(recordedRuns()).toBe(runs);
+		expect(new Set((regraded.trials as Graded[]).map((t) => t.grade.pairwise.winner))).toEqual(new Set(["tie"]));
+		expect(regraded.comparisons[0].verdict).toBe("no detectable difference");
+	}, 300_000);
+
 	it("the same workflow as both arms: no detectable difference, exit 0; the terminal scorecard has a row per arm", async () => {
 		const file = evalFile("aa.eval.json", {
 			cases: cases(8),
@@ -404,18 +463,48 @@ return await agent("echo " + args.word);`,
 			grader: "grade.js",
 			concurrency: 1,
 		});
-		const { evalId, finished } = await killAfter(file, 4);
-		expect(finished).toHaveLength(4);
+		// Killed once 4 trials are saved (a 5th may land before the signal does: it counts as finished too).
+		const { evalId, finished } = await signalAfter(file, 4, "SIGKILL");
+		expect(finished.length).toBeGreaterThanOrEqual(4);
+		expect(finished.length).toBeLessThan(12);
 		const resumed = await cli(["--resume", evalId, ...PI, "--json"]);
 		expect(resumed.code, resumed.stderr).toBe(0);
-		expect(resumed.stderr).toContain(`Resuming eval ${evalId}: 4 trials finished before`);
-		// Only the 8 unfinished trials ran this time.
-		expect(resumed.stderr.match(/^\[\d+\/12\]/gm)).toHaveLength(8);
+		expect(resumed.stderr).toContain(`Resuming eval ${evalId}: ${finished.length} trials finished before`);
+		// Only the unfinished trials ran this time.
+		expect(resumed.stderr.match(/^\[\d+\/12\]/gm)).toHaveLength(12 - finished.length);
 		const card = json(resumed);
 		expect(card.finished).toBe(12);
 		const runIds = card.trials.map((trial: { runId: string }) => trial.runId);
 		for (const runId of finished) expect(runIds).toContain(runId);
 	}, 300_000);
+
+	it("one process at a time: a resume of an eval still running is refused; once its process died, it resumes", async () => {
+		// Arm B's child waits until it is stopped: the eval is surely still running while the resume is tried.
+		write(
+			"blocks.js",
+			`export const meta = { name: "blocks", description: "waits until stopped" };
+return await agent("wait " + args.word);`,
+		);
+		const file = evalFile("locked.eval.json", {
+			cases: cases(2),
+			arms: { A: { workflow: "weak.js" }, B: { workflow: "blocks.js" } },
+			trials: 1,
+			concurrency: 1,
+		});
+		let refused: SpawnResult | undefined;
+		const { evalId } = await killAfter(["eval", file, ...PI], /^\[1\/4\]/m, async (stderr) => {
+			refused = await cli(["--resume", evalIdOf(stderr), ...PI]);
+		});
+		expect(refused?.code).toBe(2);
+		expect(refused?.stderr).toMatch(
+			new RegExp(
+				`^pi-workflows: Eval ${evalId} is running in process \\d+ on \\S+: one process at a time runs, resumes or regrades an eval\\. Wait until it ends, or stop it first\\n$`,
+			),
+		);
+		// Its process killed, the lock it left is taken over: the resume starts (and is stopped once it has).
+		const resumed = await killAfter(["eval", "--resume", evalId, ...PI], /^Resuming eval /m);
+		expect(resumed.stderr).toContain(`Resuming eval ${evalId}: 1 trials finished before`);
+	}, 180_000);
 
 	it("Ctrl-C stops the eval: the running trial is not kept, the scorecard says how to resume, exit 1", async () => {
 		const file = evalFile("stopped.eval.json", {
@@ -424,7 +513,7 @@ return await agent("echo " + args.word);`,
 			trials: 1,
 			concurrency: 1,
 		});
-		const { evalId, finished, code, stdout } = await killAfter(file, 2, "SIGINT");
+		const { evalId, finished, code, stdout } = await signalAfter(file, 2, "SIGINT");
 		expect(code).toBe(1);
 		expect(stdout).toContain(`Unfinished: the eval was stopped. Resume it: pi-workflows eval --resume ${evalId}`);
 		const listed = await cli(["--list", "--json"]);
@@ -472,11 +561,55 @@ return await agent("echo " + args.word);`,
 	}, 300_000);
 });
 
-/** Starts the eval, sends `signal` once `count` trials are saved; their run ids, the eval's id, how it ended. */
+/** The eval's id in its first stderr line. */
+function evalIdOf(stderr: string): string {
+	return /^Eval (ev-\S+):/m.exec(stderr)?.[1] ?? "";
+}
+
+/** The run ids of the trials saved so far, from the progress lines. */
+function savedRuns(stderr: string): string[] {
+	return [...stderr.matchAll(/^\[\d+\/\d+\] .*\((wf-[^)]+)\)$/gm)].map((m) => m[1] as string);
+}
+
+/**
+ * Runs `pi-workflows <args>` until stderr matches `when`, then (after `meanwhile`, while it runs on) kills it with
+ * SIGKILL; resolves with what it printed.
+ */
 function killAfter(
+	args: string[],
+	when: RegExp,
+	meanwhile?: (stderr: string) => Promise<void>,
+): Promise<{ evalId: string; stderr: string }> {
+	return new Promise((resolve, reject) => {
+		const child = spawn(process.execPath, [MAIN, ...args], {
+			cwd: project,
+			env: env(),
+			stdio: ["ignore", "pipe", "pipe"],
+		});
+		let stderr = "";
+		let sent = false;
+		child.stderr.on("data", (chunk) => {
+			stderr += chunk;
+			if (sent || !when.test(stderr)) return;
+			sent = true;
+			(meanwhile?.(stderr) ?? Promise.resolve()).then(
+				() => child.kill("SIGKILL"),
+				(error: unknown) => {
+					child.kill("SIGKILL");
+					reject(error);
+				},
+			);
+		});
+		child.on("error", reject);
+		child.on("close", () => resolve({ evalId: evalIdOf(stderr), stderr }));
+	});
+}
+
+/** Starts the eval and sends `signal` once `count` trials are saved; how it ended, what it saved. */
+function signalAfter(
 	file: string,
 	count: number,
-	signal: NodeJS.Signals = "SIGKILL",
+	signal: NodeJS.Signals,
 ): Promise<{ evalId: string; finished: string[]; code: number | null; stdout: string }> {
 	return new Promise((resolve, reject) => {
 		const child = spawn(process.execPath, [MAIN, "eval", file, ...PI], {
@@ -486,28 +619,18 @@ function killAfter(
 		});
 		let stderr = "";
 		let stdout = "";
-		let evalId = "";
 		let sent = false;
-		const finished: string[] = [];
 		child.stdout.on("data", (chunk) => {
 			stdout += chunk;
 		});
 		child.stderr.on("data", (chunk) => {
 			stderr += chunk;
-			evalId = /^Eval (ev-\S+):/m.exec(stderr)?.[1] ?? evalId;
-			finished.splice(
-				0,
-				finished.length,
-				...[...stderr.matchAll(/^\[\d+\/\d+\] .*\((wf-[^)]+)\)$/gm)].map((m) => m[1] as string),
-			);
-			if (finished.length >= count && !sent) {
+			if (!sent && savedRuns(stderr).length >= count) {
 				sent = true;
 				child.kill(signal);
 			}
 		});
 		child.on("error", reject);
-		child.on("close", (code) =>
-			resolve({ evalId, finished: signal === "SIGKILL" ? finished.slice(0, count) : finished, code, stdout }),
-		);
+		child.on("close", (code) => resolve({ evalId: evalIdOf(stderr), finished: savedRuns(stderr), code, stdout }));
 	});
 }

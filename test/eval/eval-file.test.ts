@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { findEvalFile, narrowSpec, openEval, planTrials, readEvalFile } from "../../src/eval/index.ts";
+import { findEvalFile, narrowSpec, openEval, planTrials, readArmScripts, readEvalFile } from "../../src/eval/index.ts";
 
 let dir: string;
 beforeEach(() => {
@@ -64,7 +64,7 @@ describe("readEvalFile", () => {
 		[
 			"an unknown field",
 			JSON.stringify({ cases: [{ id: "a" }], arms: ARMS, trails: 3 }),
-			': unknown field "trails". The fields here are "name", "cases", "arms", "baseline", "trials", "grader", "maxCostUsd", "concurrency"',
+			': unknown field "trails". The fields here are "name", "cases", "arms", "baseline", "trials", "grader", "pairwise", "maxCostUsd", "concurrency"',
 		],
 		[
 			"no arms",
@@ -95,6 +95,21 @@ describe("readEvalFile", () => {
 			"cases of the wrong kind",
 			JSON.stringify({ cases: { id: "a" }, arms: ARMS }),
 			': "cases" must be an array of cases or the path of a JSONL file, got {"id":"a"}. Write "cases": "cases.jsonl" or "cases": [{ "id": "c1", "args": {...} }]',
+		],
+		[
+			"pairwise without a grader",
+			JSON.stringify({ cases: [{ id: "a" }], arms: ARMS, pairwise: true }),
+			': "pairwise" needs a "grader" to compare the two outputs: add "grader": "judge.js"',
+		],
+		[
+			"pairwise over three arms",
+			JSON.stringify({
+				cases: [{ id: "a" }],
+				arms: { ...ARMS, C: { workflow: "c.js" } },
+				grader: "j.js",
+				pairwise: true,
+			}),
+			': "pairwise" compares two arms, and this file has 3 (A, B, C). Keep two',
 		],
 		[
 			"a negative cap",
@@ -140,6 +155,38 @@ describe("findEvalFile", () => {
 		expect(thrown(() => findEvalFile("triage", places))).toMatchObject({
 			code: "eval_file_invalid",
 			message: `triage: no eval saved for the workflow "triage" (looked for ${join(dir, ".pi", "workflows", "triage.eval.json")} and ${join(agentDir, "workflows", "triage.eval.json")}). Save it beside the workflow as triage.eval.json, or give the eval file's path`,
+		});
+	});
+});
+
+describe("readArmScripts", () => {
+	it("finds an arm's workflow by path beside the eval file or by a saved workflow's name; rev only for a path", () => {
+		mkdirSync(join(dir, ".pi", "workflows"), { recursive: true });
+		mkdirSync(join(dir, "evals"), { recursive: true });
+		const saved = file(
+			".pi/workflows/review.js",
+			`export const meta = { name: "review", description: "d" };\nreturn 1;\n`,
+		);
+		const local = file("evals/local.js", `export const meta = { name: "local", description: "d" };\nreturn 2;\n`);
+		const path = file(
+			"evals/x.eval.json",
+			JSON.stringify({ cases: [{ id: "a" }], arms: { S: { workflow: "review" }, L: { workflow: "local.js" } } }),
+		);
+		const scripts = readArmScripts(readEvalFile(path, dir), { cwd: dir, agentDir: join(dir, "agent") });
+		expect(scripts.S?.filename).toBe(saved);
+		expect(scripts.L).toEqual({
+			source: `export const meta = { name: "local", description: "d" };\nreturn 2;\n`,
+			filename: local,
+		});
+		const rev = file(
+			"evals/r.eval.json",
+			JSON.stringify({ cases: [{ id: "a" }], arms: { S: { workflow: "review", rev: "HEAD" } } }),
+		);
+		expect(
+			thrown(() => readArmScripts(readEvalFile(rev, dir), { cwd: dir, agentDir: join(dir, "agent") })),
+		).toMatchObject({
+			code: "eval_file_invalid",
+			message: `${rev}: arm S: "rev" reads a file from git, and "review" is a saved workflow's name. Give the script's path instead`,
 		});
 	});
 });
