@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { blameRun, blameText } from "../eval/index.ts";
-import { readCassette } from "../host/cassette.ts";
+import { type ReplayCassette, readCassette } from "../host/cassette.ts";
 import { type FlagSpec, flagValue, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
 
@@ -24,12 +24,8 @@ export async function blameCommand(argv: readonly string[], ctx: CliContext): Pr
 			"`blame` takes one failed run: pi-workflows blame <failedRunId> --with <passingRunId|cassette> --grader <grade.js>",
 		);
 	}
+	// Without a passing run each call gets a dry run's answer: the report's first line says what that shows.
 	const passing = flagValue(args, "with");
-	if (passing === undefined) {
-		throw usageError(
-			`--with is needed: a passing run of the same workflow and args to take answers from (pi-workflows runs lists them), or a cassette file (pi-workflows test <file> --against <runId> --save keeps one)`,
-		);
-	}
 	const grader = flagValue(args, "grader");
 	if (grader === undefined) {
 		throw usageError(
@@ -37,15 +33,20 @@ export async function blameCommand(argv: readonly string[], ctx: CliContext): Pr
 		);
 	}
 	if (!existsSync(resolve(ctx.cwd, grader))) throw usageError(`--grader: no file ${resolve(ctx.cwd, grader)}`);
-	const cassettePath = resolve(ctx.cwd, passing);
 	const report = await blameRun({
 		cwd: ctx.cwd,
 		failedRunId,
-		with: passing.endsWith(".json") || existsSync(cassettePath) ? await readCassette(cassettePath) : passing,
+		...(passing !== undefined ? { with: await passingRun(passing, ctx.cwd) } : {}),
 		grader,
 		runsRoot: `${ctx.agentDir}/workflow-runs`,
 	});
 	if (args.flags.has("json")) ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 	else ctx.stdout.write(blameText(report));
 	return report.calls.some((call) => call.effect === "decisive") || (report.pairs?.decisive.length ?? 0) > 0 ? 0 : 1;
+}
+
+/** `--with`: a cassette file, else a run id. */
+async function passingRun(value: string, cwd: string): Promise<string | ReplayCassette> {
+	const path = resolve(cwd, value);
+	return value.endsWith(".json") || existsSync(path) ? readCassette(path) : value;
 }

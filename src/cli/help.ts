@@ -197,7 +197,7 @@ Exit codes: 0 no arm is worse than the baseline (with --require better: every ar
 worse, or the eval did not finish or a trial could not be graded, 2 the command line or the eval file is wrong.
 Evals are kept in <agentDir>/workflow-evals/<evalId>/, beside the run store.`,
 	worker: WORKER,
-	blame: `pi-workflows blame <failedRunId> --with <passingRunId|cassette> --grader <grade.js> [--json]
+	blame: `pi-workflows blame <failedRunId> [--with <passingRunId|cassette>] --grader <grade.js> [--json]
 
 Which agent() call of a failed run decided it. For each call of the failed run, its script is replayed with that
 one call's answer swapped for the answer the matching call got in the passing run (the same call key, else the
@@ -211,9 +211,11 @@ one: it cannot here), and neither run's record is written to.
 
 Options:
   --with <runId|file>      a passing run of the same workflow and args (pi-workflows runs lists them), or a
-                           cassette file of one (pi-workflows test <file> --against <runId> --save keeps one)
+                           cassette file of one (pi-workflows test <file> --against <runId> --save keeps one);
+                           without it each call is swapped for a dry-run answer (a sample of its schema, or a
+                           text naming it), which shows only whether the call's shape matters
   --grader <file>          the grader script (as an eval file's "grader"): returns { pass, score?, reason? }
-  --json                   print { failedRunId, passingRunId, failedGrade, passingGrade, calls: [{ key, index,
+  --json                   print { failedRunId, passingRunId, failedGrade, passingGrade, dry, calls: [{ key, index,
                            label, effect, match, why, change, answers, grade }], pairs, gradeCostUsd, problem }
 
 Exit code 0 when a call (or a pair) is decisive; 1 when none is, or nothing could be blamed (the failed run

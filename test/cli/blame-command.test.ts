@@ -151,12 +151,18 @@ describe("pi-workflows blame", () => {
 		]);
 	});
 
-	it("says what is missing: the passing run, the grader (exit 2)", async () => {
-		const noWith = await cli(["blame", failed, "--grader", "grade.js"]);
-		expect(noWith.code).toBe(2);
-		expect(noWith.stderr).toContain(
-			"--with is needed: a passing run of the same workflow and args to take answers from (pi-workflows runs lists them), or a cassette file",
+	it("without --with, answers each call with a dry-run answer and says that shows only whether its shape matters", async () => {
+		const requests = faux.requests.length;
+		const { code, stdout } = await cli(["blame", failed, "--grader", "grade.js"]);
+		expect(stdout.split("\n")[0]).toBe(
+			`Run ${failed} with a dry-run answer for each call (no passing run: this shows only whether a call's shape matters; --with a passing run says more): a dry-run answer in place of \`draft\` passes; \`research\`, \`check\` did not matter`,
 		);
+		expect(stdout).toContain("  ✗ #2 draft: decisive. a dry-run answer in its place passes (good)");
+		expect(code).toBe(0);
+		expect(faux.requests.length).toBe(requests);
+	});
+
+	it("says what is missing: the grader (exit 2); refuses one run as both", async () => {
 		const noGrader = await cli(["blame", failed, "--with", passing]);
 		expect(noGrader.code).toBe(2);
 		expect(noGrader.stderr).toContain("--grader <grade.js> is needed");

@@ -4,13 +4,20 @@
  * does, pairs among the calls whose answers differ the most.
  */
 import type { WorkflowAgentCallRef } from "../../runtime/core/events.ts";
-import type { JsonValue, WorkflowJournalEntry, WorkflowResolver } from "../../runtime/core/types.ts";
+import type { JsonValue, WorkflowResolver } from "../../runtime/core/types.ts";
 import { similarity } from "../../runtime/index.ts";
 import type { GradeTrial } from "../grader.ts";
 import type { EvalCase, ScriptFile } from "../spec.ts";
 import type { TrialGrade } from "../trials.ts";
-import { answerDistance, type RecordedAnswer, type RunAnswers } from "./answers.ts";
-import { type AnswerSources, type ReplayInput, type ReplayOutcome, replayWithSwaps } from "./replay.ts";
+import { answerDistance, type RecordedAnswer, RunAnswers } from "./answers.ts";
+import {
+	type AnswerSources,
+	DRY_ANSWER,
+	type ReplayInput,
+	type ReplayOutcome,
+	replayWithSwaps,
+	type SwapAnswer,
+} from "./replay.ts";
 
 /** What one call's swap did. */
 export type BlameEffect = "decisive" | "not decisive" | "not testable";
@@ -44,11 +51,14 @@ export interface BlamePairs {
 
 export interface BlameReport {
 	failedRunId: string;
-	passingRunId: string;
+	/** Absent when blamed without a passing run (`dry`). */
+	passingRunId?: string;
 	/** The failed run replayed unchanged, graded: it must fail for anything to be blamed. */
 	failedGrade: TrialGrade;
 	/** The passing run replayed, graded: it must pass for its answers to mean "good". */
-	passingGrade: TrialGrade;
+	passingGrade?: TrialGrade;
+	/** No passing run: each call was swapped for a dry run's answer, which shows only whether its shape matters. */
+	dry?: true;
 	calls: BlamedCall[];
 	pairs?: BlamePairs;
 	/** What grading cost (a model-graded grader's agents); replays cost nothing. */
@@ -65,7 +75,8 @@ export interface BlameInput {
 	args?: JsonValue;
 	cwd: string;
 	failed: RunAnswers;
-	passing: RunAnswers;
+	/** The passing run; absent, each call is swapped for a dry run's answer (a sample of its schema, or a text). */
+	passing?: RunAnswers;
 	grade: GradeTrial;
 	/** The case the grader is given (`args.case`). */
 	evalCase: EvalCase;
@@ -77,17 +88,9 @@ export interface BlameInput {
 const PAIR_CANDIDATES = 4;
 
 export async function blame(input: BlameInput): Promise<BlameReport> {
-	const replayInput: ReplayInput = { ...input, unanswered: new Set() };
+	const replayInput: ReplayInput = { ...input, passing: input.passing ?? NO_RUN, unanswered: new Set() };
 	const base = await replayWithSwaps(replayInput, new Map(), true);
 	const withFailures: ReplayInput = { ...replayInput, unanswered: new Set(base.unanswered) };
-	const passingInput: ReplayInput = {
-		...withFailures,
-		script: input.passingScript ?? input.script,
-		failed: input.passing,
-		passing: input.failed,
-		unanswered: new Set(),
-	};
-	const passingBase = await replayWithSwaps(passingInput, new Map(), true);
 	let gradeCostUsd = 0;
 	const gradeOf = async (
 		outcome: ReplayOutcome,
@@ -98,19 +101,24 @@ export async function blame(input: BlameInput): Promise<BlameReport> {
 		return graded;
 	};
 	const failedGraded = await gradeOf(base, input.failed.runId);
-	const passingGraded = await gradeOf(passingBase, input.passing.runId);
+	const { passing } = input;
+	const passingGraded = passing
+		? await gradeOf(await replayPassing(withFailures, passing, input.passingScript), passing.runId)
+		: undefined;
 	const report = (calls: BlamedCall[], problem?: string, pairs?: BlamePairs): BlameReport => ({
 		failedRunId: input.failed.runId,
-		passingRunId: input.passing.runId,
 		failedGrade: "grade" in failedGraded ? failedGraded.grade : ungraded(failedGraded.error),
-		passingGrade: "grade" in passingGraded ? passingGraded.grade : ungraded(passingGraded.error),
+		...(passing ? { passingRunId: passing.runId } : { dry: true }),
+		...(passingGraded
+			? { passingGrade: "grade" in passingGraded ? passingGraded.grade : ungraded(passingGraded.error) }
+			: {}),
 		calls,
 		...(pairs ? { pairs } : {}),
 		gradeCostUsd,
 		...(problem ? { problem } : {}),
 	});
 	const problem = baseProblem(input, failedGraded, passingGraded);
-	const swaps = base.calls.map((call) => swapFor(input, call));
+	const swaps = base.calls.map((call) => (passing ? swapFor(input.failed, passing, call) : drySwap(call)));
 	if (problem) {
 		return report(
 			swaps.map((swap) => ({ ...swap.call, effect: "not testable", why: problem })),
@@ -119,26 +127,49 @@ export async function blame(input: BlameInput): Promise<BlameReport> {
 	}
 	const calls: BlamedCall[] = [];
 	for (const swap of swaps) calls.push(await trySwap(withFailures, swap, gradeOf));
-	if (calls.some((call) => call.effect === "decisive")) return report(calls);
+	// Dry answers have no "changed the most" to rank pairs by.
+	if (!passing || calls.some((call) => call.effect === "decisive")) return report(calls);
 	return report(calls, undefined, await searchPairs(withFailures, swaps, calls, gradeOf));
+}
+
+/** No passing run: no answers to take. */
+const NO_RUN = new RunAnswers({ version: 1, runId: "", status: "interrupted", journal: [] });
+
+/** The passing run replayed unchanged with its own script (another arm's may differ), to grade it. */
+function replayPassing(
+	input: ReplayInput,
+	passing: RunAnswers,
+	script: ScriptFile | undefined,
+): Promise<ReplayOutcome> {
+	return replayWithSwaps(
+		{ ...input, script: script ?? input.script, failed: passing, passing: input.failed, unanswered: new Set() },
+		new Map(),
+		true,
+	);
 }
 
 /** A failed call and the passing run's answer it would be swapped for. */
 interface Swap {
 	call: Pick<BlamedCall, "key" | "index" | "label">;
 	partner?: RecordedAnswer;
+	/** Swapped for a dry run's answer (no passing run). */
+	dry?: true;
 	match?: "key" | "label";
 	change?: number;
 	/** Why it cannot be swapped. */
 	untestable?: string;
 }
 
-function swapFor(input: BlameInput, ref: WorkflowAgentCallRef): Swap {
+function drySwap(ref: WorkflowAgentCallRef): Swap {
+	return { call: { key: ref.key, index: ref.index, label: ref.label }, dry: true };
+}
+
+function swapFor(failed: RunAnswers, passing: RunAnswers, ref: WorkflowAgentCallRef): Swap {
 	const call = { key: ref.key, index: ref.index, label: ref.label };
-	const own = input.failed.agent(ref.key);
-	const byKey = input.passing.agent(ref.key);
-	const position = input.failed.positionOf({ label: ref.label, index: own?.index ?? ref.index });
-	const partner = byKey ?? input.passing.byLabel(ref.label, ref.index, position);
+	const own = failed.agent(ref.key);
+	const byKey = passing.agent(ref.key);
+	const position = failed.positionOf({ label: ref.label, index: own?.index ?? ref.index });
+	const partner = byKey ?? passing.byLabel(ref.label, ref.index, position);
 	if (!partner) {
 		return { call, untestable: `the passing run made no call \`${ref.label}\` to take an answer from` };
 	}
@@ -154,6 +185,15 @@ async function trySwap(input: ReplayInput, swap: Swap, gradeOf: GradeOf): Promis
 		...(swap.match ? { match: swap.match } : {}),
 		...(swap.change !== undefined ? { change: round(swap.change) } : {}),
 	};
+	if (swap.dry) {
+		const outcome = await replayWithSwaps(input, new Map([[swap.call.key, DRY_ANSWER]]));
+		const verdict = await judge(outcome, input.failed.runId, gradeOf);
+		const why =
+			verdict.effect === "decisive"
+				? verdict.why.replace("swapping its answer", "a dry-run answer in its place")
+				: verdict.why.replace("the passing run's answer", "a dry-run answer");
+		return { ...head, ...verdict, why, answers: outcome.sources };
+	}
 	if (!swap.partner) return { ...head, effect: "not testable", why: swap.untestable ?? "no answer to swap in" };
 	if (swap.change === 0) return { ...head, effect: "not decisive", why: "the same answer in both runs" };
 	const outcome = await replayWithSwaps(input, new Map([[swap.call.key, swap.partner.entry]]));
@@ -198,7 +238,7 @@ async function searchPairs(
 			const a = candidates[i] as Swap;
 			const b = candidates[j] as Swap;
 			tried++;
-			const both = new Map<string, WorkflowJournalEntry>([
+			const both = new Map<string, SwapAnswer>([
 				[a.call.key, (a.partner as RecordedAnswer).entry],
 				[b.call.key, (b.partner as RecordedAnswer).entry],
 			]);
@@ -213,12 +253,13 @@ async function searchPairs(
 function baseProblem(
 	input: BlameInput,
 	failed: { grade: TrialGrade } | { error: string },
-	passing: { grade: TrialGrade } | { error: string },
+	passing: { grade: TrialGrade } | { error: string } | undefined,
 ): string | undefined {
 	if ("error" in failed) return `the grader could not grade run ${input.failed.runId} replayed: ${failed.error}`;
 	if (failed.grade.pass) {
 		return `run ${input.failed.runId} passes this grader when replayed from its journal: there is no failure to blame (grade it with the grader that failed it)`;
 	}
+	if (passing === undefined || input.passing === undefined) return undefined;
 	if ("error" in passing) return `the grader could not grade run ${input.passing.runId} replayed: ${passing.error}`;
 	if (!passing.grade.pass) {
 		return `run ${input.passing.runId} fails this grader too: its answers are no better to swap in (pass --with a run that passes)`;

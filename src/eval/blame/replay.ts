@@ -15,9 +15,15 @@ import type {
 	WorkflowRunResult,
 	WorkflowTool,
 } from "../../runtime/core/types.ts";
-import { createDryAsk, RESERVED_TOOLS, runWorkflowScript } from "../../runtime/index.ts";
+import { createDryAsk, dryAgentResult, RESERVED_TOOLS, runWorkflowScript } from "../../runtime/index.ts";
 import type { ScriptFile } from "../spec.ts";
 import type { RunAnswers } from "./answers.ts";
+
+/** A swap to a made-up answer (a dry run's: a sample of the call's schema, or a text naming it), for blame without a passing run. */
+export const DRY_ANSWER = "dry";
+
+/** What a swapped call is answered with: the passing run's answer, or a dry run's. */
+export type SwapAnswer = WorkflowJournalEntry | typeof DRY_ANSWER;
 
 /** Where a replay's answers came from, counted over its `agent()` calls. */
 export interface AnswerSources {
@@ -63,7 +69,7 @@ export interface ReplayOutcome {
  */
 export async function replayWithSwaps(
 	input: ReplayInput,
-	swaps: ReadonlyMap<string, WorkflowJournalEntry>,
+	swaps: ReadonlyMap<string, SwapAnswer>,
 	baseline = false,
 ): Promise<ReplayOutcome> {
 	const sources: AnswerSources = { swapped: 0, failedByKey: 0, passingByKey: 0, failedByLabel: 0 };
@@ -80,6 +86,8 @@ export async function replayWithSwaps(
 	const journal: WorkflowJournal = {
 		lookup: (key) => {
 			const swapped = swaps.get(key);
+			// A dry answer needs the call's schema, which only the runner's request has.
+			if (swapped === DRY_ANSWER) return undefined;
 			if (swapped) return used(swapped, "swapped");
 			const step = input.failed.step(key) ?? input.passing.step(key);
 			if (step) return step;
@@ -91,6 +99,11 @@ export async function replayWithSwaps(
 		record: async () => {},
 	};
 	const agentRunner = async (request: WorkflowAgentRequest): Promise<WorkflowAgentResult> => {
+		if (swaps.get(request.key) === DRY_ANSWER) {
+			// A schema call retried after its answer missed the schema is still the one swap.
+			if (request.attempt === 1) sources.swapped++;
+			return dryAgentResult(request);
+		}
 		if (baseline || input.unanswered.has(request.key)) {
 			if (!unanswered.includes(request.key)) unanswered.push(request.key);
 			return failedChild(request, "this call's child failed in the recorded run");

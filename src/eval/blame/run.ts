@@ -20,8 +20,11 @@ export interface BlameRunOptions {
 	cwd: string;
 	/** The run that failed. */
 	failedRunId: string;
-	/** A passing run of the same workflow and args: its id, or its cassette (`loadRunCassette`, a `.cassette.json`). */
-	with: string | ReplayCassette;
+	/**
+	 * A passing run of the same workflow and args: its id, or its cassette (`loadRunCassette`, a `.cassette.json`).
+	 * Absent: each call is swapped for a dry run's answer, which shows only whether the call's shape matters.
+	 */
+	with?: string | ReplayCassette;
 	/** The grader: its script, or its path (relative to `cwd`). It is given `args` as `eval`'s grader is. Default: none, a run passes when it completed. */
 	grader?: ScriptFile | string;
 	/** What the grader gets as `args.case`. Default: `{ id: <failedRunId>, args: <the run's args> }`. */
@@ -40,7 +43,7 @@ export async function blameRun(options: BlameRunOptions): Promise<BlameReport> {
 	const failed = await loadRunCassette({ ...places, runId: options.failedRunId });
 	const passing =
 		typeof options.with === "string" ? await loadRunCassette({ ...places, runId: options.with }) : options.with;
-	checkSameCase(failed, passing);
+	if (passing) checkSameCase(failed, passing);
 	const store = createRunStore({ cwd: options.cwd, root: runsRoot });
 	const scriptOf = async (runId: string): Promise<ScriptFile> => {
 		const record = await store.open(runId);
@@ -56,7 +59,7 @@ export async function blameRun(options: BlameRunOptions): Promise<BlameReport> {
 		...(failed.args !== undefined ? { args: failed.args } : {}),
 		cwd: options.cwd,
 		failed: new RunAnswers(failed),
-		passing: new RunAnswers(passing),
+		...(passing ? { passing: new RunAnswers(passing) } : {}),
 		grade: createGrader({
 			...(grader ? { script: grader } : {}),
 			cwd: options.cwd,

@@ -8,7 +8,9 @@ export function blameSentence(report: BlameReport): string {
 	const untestable = report.calls.filter((call) => call.effect === "not testable");
 	const others = report.calls.filter((call) => call.effect === "not decisive");
 	const parts: string[] = [];
-	if (decisive.length > 0) {
+	if (decisive.length > 0 && report.dry) {
+		parts.push(`a dry-run answer in place of ${names(decisive)} passes`);
+	} else if (decisive.length > 0) {
 		parts.push(
 			`failed because of ${names(decisive)}: swapping ${decisive.length === 1 ? "its answer" : "any one's answer"} passes`,
 		);
@@ -26,7 +28,10 @@ export function blameSentence(report: BlameReport): string {
 
 /** The command's text: the verdict, then one line a call, the pair search, what it cost. */
 export function blameText(report: BlameReport): string {
-	const lines = [`Run ${report.failedRunId} against passing run ${report.passingRunId}: ${blameSentence(report)}`];
+	const against = report.passingRunId
+		? `against passing run ${report.passingRunId}`
+		: "with a dry-run answer for each call (no passing run: this shows only whether a call's shape matters; --with a passing run says more)";
+	const lines = [`Run ${report.failedRunId} ${against}: ${blameSentence(report)}`];
 	for (const call of report.calls) lines.push(`  ${callLine(call)}`);
 	if (report.pairs) {
 		const found = report.pairs.decisive.map(([a, b]) => `${a} + ${b}`).join(", ") || "none passes";
