@@ -63,6 +63,14 @@ beforeAll(async () => {
 		/^check /,
 		many(() => reply("check", () => "ok")),
 	);
+	faux.route(
+		/^recheck /,
+		many(() => fauxAssistantMessage("rechecked")),
+	);
+	faux.route(
+		/^polish /,
+		many(() => fauxAssistantMessage("polished")),
+	);
 });
 afterAll(() => {
 	faux.dispose();
@@ -73,7 +81,7 @@ const workflow: ScriptFile = { source: WORKFLOW, filename: "write.js" };
 const grader: ScriptFile = { source: GRADER, filename: "grade.js" };
 
 /** One recorded run of the workflow on `topic`, with `bad` calls answered badly; its run id. */
-async function record(topic: string, bad: readonly string[]): Promise<string> {
+async function record(topic: string, bad: readonly string[], script = workflow): Promise<string> {
 	planted = new Set(bad);
 	const run = recordedTrials({
 		cwd: dirs.cwd,
@@ -90,7 +98,7 @@ async function record(topic: string, bad: readonly string[]): Promise<string> {
 	const { runId, result } = await run({
 		key: { caseId: topic, arm: "A", trial: 1 },
 		arm: { workflow: "write.js" },
-		script: workflow,
+		script,
 		args: { topic },
 		signal: new AbortController().signal,
 	});
@@ -164,6 +172,30 @@ describe("blameRun", () => {
 		expect(blame.pairs?.decisive).toEqual([["draft", "check"]]);
 		expect(faux.requests.length).toBe(requests);
 	}, 120_000);
+
+	it("says why a call is not testable: the passing run made no such call; its swap led to a call neither run made", async () => {
+		const branching: ScriptFile = {
+			filename: "branching.js",
+			source: `export const meta = { name: "branching", description: "calls that depend on answers" };
+const notes = await agent("research " + args.topic, { label: "research" });
+if (notes.includes("BAD")) await agent("recheck " + args.topic, { label: "recheck" });
+const draft = await agent("draft " + args.topic + " from: " + notes, { label: "draft" });
+if (!draft.includes("BAD")) await agent("polish " + draft + " with " + notes, { label: "polish" });
+const verdict = await agent("check " + args.topic + " against: " + notes, { label: "check" });
+return { notes, draft, verdict };
+`,
+		};
+		const failed = await record("branching", ["research", "draft"], branching);
+		const passing = await record("branching", [], branching);
+		const blame = await blameRun({ ...blameOptions(), failedRunId: failed, with: passing });
+		expect(blame.calls.map((call) => [call.label, call.effect, call.why])).toEqual([
+			["research", "decisive", "swapping its answer passes (good)"],
+			["recheck", "not testable", "the passing run made no call `recheck` to take an answer from"],
+			["draft", "not testable", "the replay diverged to a call neither run made: `polish`"],
+			["check", "not decisive", "the same answer in both runs"],
+		]);
+		expect(blame.calls[2]?.match).toBe("label");
+	}, 60_000);
 
 	it("refuses two runs of different args, saying what differs and what to pass", async () => {
 		const failed = await record("one", ["draft"]);
