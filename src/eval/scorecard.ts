@@ -120,8 +120,8 @@ export function scorecardText(card: EvalScorecard): string {
 	return lines.join("\n");
 }
 
-/** Per arm, which calls decided its failing trials; then each failing trial's blame. */
-function blameLines(blame: EvalBlame): string[] {
+/** Per arm, which calls decided its failing trials; then each failing trial's blame (indented). */
+export function blameLines(blame: EvalBlame): string[] {
 	const lines = Object.entries(blame.arms).map(([arm, counts]) => {
 		const decided = Object.entries(counts.decisive).sort((a, b) => b[1] - a[1]);
 		const of = `of ${counts.failing} failing trial${counts.failing === 1 ? "" : "s"}`;
