@@ -3,13 +3,11 @@
  * swapped call from the passing run's matching call), `tool()` and `ask()` from their recorded results, in the real
  * sandbox. Nothing is recorded, no child starts, no tool runs, no model is asked.
  */
-import type { ReplayCassette } from "../../host/cassette.ts";
 import type { WorkflowAgentCallRef } from "../../runtime/core/events.ts";
 import type {
 	JsonValue,
 	WorkflowAgentRequest,
 	WorkflowAgentResult,
-	WorkflowJournal,
 	WorkflowJournalEntry,
 	WorkflowResolver,
 	WorkflowRunResult,
@@ -72,59 +70,16 @@ export async function replayWithSwaps(
 	swaps: ReadonlyMap<string, SwapAnswer>,
 	baseline = false,
 ): Promise<ReplayOutcome> {
-	const sources: AnswerSources = { swapped: 0, failedByKey: 0, passingByKey: 0, failedByLabel: 0 };
+	const answers = new SwapAnswers(input, swaps, baseline);
 	const calls = new Map<string, WorkflowAgentCallRef>();
-	const diverged: string[] = [];
-	const unanswered: string[] = [];
-	const labelPositions = new Map<string, number>();
-	let recordedCostUsd = 0;
-	const used = (entry: WorkflowJournalEntry, source: keyof AnswerSources): WorkflowJournalEntry => {
-		sources[source]++;
-		recordedCostUsd += entry.cost?.usd ?? 0;
-		return entry;
-	};
-	const journal: WorkflowJournal = {
-		lookup: (key) => {
-			const swapped = swaps.get(key);
-			// A dry answer needs the call's schema, which only the runner's request has.
-			if (swapped === DRY_ANSWER) return undefined;
-			if (swapped) return used(swapped, "swapped");
-			const step = input.failed.step(key) ?? input.passing.step(key);
-			if (step) return step;
-			const failed = input.failed.agent(key);
-			if (failed) return used(failed.entry, "failedByKey");
-			const passing = baseline ? undefined : input.passing.agent(key);
-			return passing ? used(passing.entry, "passingByKey") : undefined;
-		},
-		record: async () => {},
-	};
-	const agentRunner = async (request: WorkflowAgentRequest): Promise<WorkflowAgentResult> => {
-		if (swaps.get(request.key) === DRY_ANSWER) {
-			// A schema call retried after its answer missed the schema is still the one swap.
-			if (request.attempt === 1) sources.swapped++;
-			return dryAgentResult(request);
-		}
-		if (baseline || input.unanswered.has(request.key)) {
-			if (!unanswered.includes(request.key)) unanswered.push(request.key);
-			return failedChild(request, "this call's child failed in the recorded run");
-		}
-		const position = labelPositions.get(request.label) ?? 0;
-		labelPositions.set(request.label, position + 1);
-		const answer = input.failed.byLabel(request.label, request.index, position);
-		if (!answer) {
-			diverged.push(request.label);
-			return failedChild(request, "neither run made this call");
-		}
-		return answered(request, used(answer.entry, "failedByLabel").value);
-	};
-	const stepMiss = (what: string) => diverged.push(what);
+	const stepMiss = (what: string) => answers.diverged.push(what);
 	const dryAsk = createDryAsk(undefined).ask;
 	const tools = replayTools(input, stepMiss);
 	const result = await runWorkflowScript(input.script.source, {
 		filename: input.script.filename,
 		cwd: input.cwd,
-		journal,
-		agentRunner,
+		journal: { lookup: (key) => answers.lookup(key), record: async () => {} },
+		agentRunner: (request) => answers.run(request),
 		tools: tools.tools,
 		ask: (question, context) => {
 			stepMiss(`ask(${JSON.stringify(question.question)})`);
@@ -141,8 +96,72 @@ export async function replayWithSwaps(
 		...(input.resolveWorkflow ? { resolveWorkflow: input.resolveWorkflow } : {}),
 		...(input.signal ? { signal: input.signal } : {}),
 	});
+	const { sources, diverged, unanswered, recordedCostUsd } = answers;
 	const ordered = [...calls.values()].sort((a, b) => a.index - b.index);
 	return { result, calls: ordered, sources, diverged, unanswered, recordedCostUsd };
+}
+
+/**
+ * Where each `agent()` call of one replay gets its answer. Through the journal (by key): the swap, then the failed
+ * run's own answer, then the passing run's (a prompt the swap changed). Through the runner (no key matched): a dry
+ * swap, a call whose child failed in the failed run (failed again), else the failed run's call of that label.
+ */
+class SwapAnswers {
+	readonly sources: AnswerSources = { swapped: 0, failedByKey: 0, passingByKey: 0, failedByLabel: 0 };
+	readonly diverged: string[] = [];
+	readonly unanswered: string[] = [];
+	recordedCostUsd = 0;
+	readonly #labelPositions = new Map<string, number>();
+
+	readonly input: ReplayInput;
+	readonly swaps: ReadonlyMap<string, SwapAnswer>;
+	readonly baseline: boolean;
+
+	constructor(input: ReplayInput, swaps: ReadonlyMap<string, SwapAnswer>, baseline: boolean) {
+		this.input = input;
+		this.swaps = swaps;
+		this.baseline = baseline;
+	}
+
+	lookup(key: string): WorkflowJournalEntry | undefined {
+		const { input } = this;
+		const swapped = this.swaps.get(key);
+		// A dry answer needs the call's schema, which only the runner's request has.
+		if (swapped === DRY_ANSWER) return undefined;
+		if (swapped) return this.#used(swapped, "swapped");
+		const step = input.failed.step(key) ?? input.passing.step(key);
+		if (step) return step;
+		const failed = input.failed.agent(key);
+		if (failed) return this.#used(failed.entry, "failedByKey");
+		const passing = this.baseline ? undefined : input.passing.agent(key);
+		return passing ? this.#used(passing.entry, "passingByKey") : undefined;
+	}
+
+	async run(request: WorkflowAgentRequest): Promise<WorkflowAgentResult> {
+		if (this.swaps.get(request.key) === DRY_ANSWER) {
+			// A schema call retried after its answer missed the schema is still the one swap.
+			if (request.attempt === 1) this.sources.swapped++;
+			return dryAgentResult(request);
+		}
+		if (this.baseline || this.input.unanswered.has(request.key)) {
+			if (!this.unanswered.includes(request.key)) this.unanswered.push(request.key);
+			return failedChild(request, "this call's child failed in the recorded run");
+		}
+		const position = this.#labelPositions.get(request.label) ?? 0;
+		this.#labelPositions.set(request.label, position + 1);
+		const answer = this.input.failed.byLabel(request.label, request.index, position);
+		if (!answer) {
+			this.diverged.push(request.label);
+			return failedChild(request, "neither run made this call");
+		}
+		return answered(request, this.#used(answer.entry, "failedByLabel").value);
+	}
+
+	#used(entry: WorkflowJournalEntry, source: keyof AnswerSources): WorkflowJournalEntry {
+		this.sources[source]++;
+		this.recordedCostUsd += entry.cost?.usd ?? 0;
+		return entry;
+	}
 }
 
 function answered(request: WorkflowAgentRequest, value: JsonValue): WorkflowAgentResult {
@@ -212,5 +231,3 @@ function isToolResult(value: JsonValue): value is { output: string; isError: boo
 		typeof value.isError === "boolean"
 	);
 }
-
-export type { ReplayCassette };
