@@ -162,6 +162,20 @@ describe("pi-workflows blame", () => {
 		expect(faux.requests.length).toBe(requests);
 	});
 
+	it("a grader that asks a model is told blame gives it none (exit 1), and no child starts", async () => {
+		dirs.write(
+			"rubric.js",
+			`export const meta = { name: "rubric", description: "a model judges" };\nconst verdict = await agent("judge " + JSON.stringify(args.output));\nreturn { pass: verdict === "yes" };\n`,
+		);
+		const requests = faux.requests.length;
+		const { code, stdout } = await cli(["blame", failed, "--with", passing, "--grader", "rubric.js"]);
+		expect(code).toBe(1);
+		expect(stdout.split("\n")[0]).toBe(
+			`Run ${failed} against passing run ${passing}: nothing blamed: the grader could not grade run ${failed} replayed: the grader failed: The only \`agent()\` call failed: runner error: blame gives its grader no model, so that it costs nothing: grade with a code grader (the host API's blameRun takes a graderRunner for a model-graded one) (2:28)`,
+		);
+		expect(faux.requests.length).toBe(requests);
+	});
+
 	it("says what is missing: the grader (exit 2); refuses one run as both", async () => {
 		const noGrader = await cli(["blame", failed, "--with", passing]);
 		expect(noGrader.code).toBe(2);

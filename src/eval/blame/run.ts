@@ -63,7 +63,7 @@ export async function blameRun(options: BlameRunOptions): Promise<BlameReport> {
 		grade: createGrader({
 			...(grader ? { script: grader } : {}),
 			cwd: options.cwd,
-			...(options.graderRunner ? { agentRunner: options.graderRunner } : {}),
+			agentRunner: options.graderRunner ?? NO_MODEL,
 			...(options.signal ? { signal: options.signal } : {}),
 		}),
 		evalCase: options.evalCase ?? { id: failed.runId, ...(failed.args !== undefined ? { args: failed.args } : {}) },
@@ -71,6 +71,13 @@ export async function blameRun(options: BlameRunOptions): Promise<BlameReport> {
 		...(options.signal ? { signal: options.signal } : {}),
 	});
 }
+
+/** A model-graded grader's `agent()` without a `graderRunner`: blame stays free unless the host lends one. */
+const NO_MODEL: WorkflowAgentRunner = async () => {
+	throw new Error(
+		"blame gives its grader no model, so that it costs nothing: grade with a code grader (the host API's blameRun takes a graderRunner for a model-graded one)",
+	);
+};
 
 /** Two runs of different workflows or args have no calls in common to swap. */
 function checkSameCase(failed: ReplayCassette, passing: ReplayCassette): void {
