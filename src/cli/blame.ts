@@ -9,8 +9,10 @@ import { blameRun, blameText } from "../eval/index.ts";
 import { type ReplayCassette, readCassette } from "../host/cassette.ts";
 import { type FlagSpec, flagValue, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
+import { readCase } from "./inputs.ts";
 
 const BLAME_FLAGS: readonly FlagSpec[] = [
+	{ name: "case", value: true },
 	{ name: "with", value: true },
 	{ name: "grader", value: true },
 	{ name: "json" },
@@ -33,9 +35,11 @@ export async function blameCommand(argv: readonly string[], ctx: CliContext): Pr
 		);
 	}
 	if (!existsSync(resolve(ctx.cwd, grader))) throw usageError(`--grader: no file ${resolve(ctx.cwd, grader)}`);
+	const caseText = flagValue(args, "case");
 	const report = await blameRun({
 		cwd: ctx.cwd,
 		failedRunId,
+		...(caseText !== undefined ? { evalCase: readCase(caseText, ctx.cwd) } : {}),
 		...(passing !== undefined ? { with: await passingRun(passing, ctx.cwd) } : {}),
 		grader,
 		runsRoot: `${ctx.agentDir}/workflow-runs`,

@@ -197,17 +197,18 @@ Exit codes: 0 no arm is worse than the baseline (with --require better: every ar
 worse, or the eval did not finish or a trial could not be graded, 2 the command line or the eval file is wrong.
 Evals are kept in <agentDir>/workflow-evals/<evalId>/, beside the run store.`,
 	worker: WORKER,
-	blame: `pi-workflows blame <failedRunId> [--with <passingRunId|cassette>] --grader <grade.js> [--json]
+	blame: `pi-workflows blame <failedRunId> [--with <passingRunId|cassette>] --grader <grade.js>
+                   [--case <json|@file>] [--json]
 
 Which agent() call of a failed run decided it. For each call of the failed run, its script is replayed with that
 one call's answer swapped for the answer the matching call got in the passing run (the same call key, else the
 same label at the same place), every other call answered from the runs' journals: a later call whose prompt the
 swap changed gets the passing run's answer to that prompt, else the failed run's call of its label. Each replay
 is graded by the grader, with the args eval gives it ({ case, output, status, error, costUsd, durationMs, runId };
-case is { id: <failedRunId>, args }). A call whose swap alone turns fail into pass is decisive; every call is
-reported decisive, not decisive, or not testable (and why). When no single swap passes, pairs of the calls whose
-answers changed the most are tried. No child starts, no tool runs, no model is asked (unless the grader asks
-one: it cannot here), and neither run's record is written to.
+case is { id: <failedRunId>, args } with --case's fields over it). A call whose swap alone turns fail into pass
+is decisive; every call is reported decisive, not decisive, or not testable (and why). When no single swap
+passes, pairs of the calls whose answers changed the most are tried. No child starts, no tool runs, no model is
+asked (a grader that asks one is told it gets none), and neither run's record is written to.
 
 Options:
   --with <runId|file>      a passing run of the same workflow and args (pi-workflows runs lists them), or a
@@ -215,6 +216,8 @@ Options:
                            without it each call is swapped for a dry-run answer (a sample of its schema, or a
                            text naming it), which shows only whether the call's shape matters
   --grader <file>          the grader script (as an eval file's "grader"): returns { pass, score?, reason? }
+  --case <json|@file>      what the grader gets as args.case, over { id, args }: the eval case, e.g.
+                           '{"expect":"W0"}' for a grader that compares with args.case.expect
   --json                   print { failedRunId, passingRunId, failedGrade, passingGrade, dry, calls: [{ key, index,
                            label, effect, match, why, change, answers, grade }], pairs, gradeCostUsd, problem }
 

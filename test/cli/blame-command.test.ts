@@ -162,6 +162,30 @@ describe("pi-workflows blame", () => {
 		expect(faux.requests.length).toBe(requests);
 	});
 
+	it("--case gives the grader the eval case's fields (its expect), merged over { id, args }", async () => {
+		dirs.write(
+			"expect.js",
+			`export const meta = { name: "expect", description: "the draft the case expects" };\nreturn { pass: args.output?.draft === args.case.expect, reason: args.case.id + " " + JSON.stringify(args.case.args) };\n`,
+		);
+		const { code, stdout } = await cli([
+			"blame",
+			failed,
+			"--with",
+			passing,
+			"--grader",
+			"expect.js",
+			"--case",
+			'{"expect":"a good draft"}',
+		]);
+		expect(stdout).toContain(
+			`✗ #2 draft: decisive, matched by key, answer 43% changed. swapping its answer passes (${failed} {"topic":"parsers"})`,
+		);
+		expect(code).toBe(0);
+		const bad = await cli(["blame", failed, "--with", passing, "--grader", "expect.js", "--case", "{expect"]);
+		expect(bad.code).toBe(2);
+		expect(bad.stderr).toContain("--case");
+	});
+
 	it("a grader that asks a model is told blame gives it none (exit 1), and no child starts", async () => {
 		dirs.write(
 			"rubric.js",

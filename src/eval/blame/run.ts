@@ -27,8 +27,8 @@ export interface BlameRunOptions {
 	with?: string | ReplayCassette;
 	/** The grader: its script, or its path (relative to `cwd`). It is given `args` as `eval`'s grader is. Default: none, a run passes when it completed. */
 	grader?: ScriptFile | string;
-	/** What the grader gets as `args.case`. Default: `{ id: <failedRunId>, args: <the run's args> }`. */
-	evalCase?: EvalCase;
+	/** What the grader gets as `args.case` (an eval case's `expect`…), over `{ id: <failedRunId>, args: <the run's args> }`. */
+	evalCase?: Partial<EvalCase>;
 	/** Children of a model-graded grader (its cost is reported). Default: none, a grader's `agent()` fails. */
 	graderRunner?: WorkflowAgentRunner;
 	/** Where run records live. Default: `<agentDir>/workflow-runs`. */
@@ -66,7 +66,7 @@ export async function blameRun(options: BlameRunOptions): Promise<BlameReport> {
 			agentRunner: options.graderRunner ?? NO_MODEL,
 			...(options.signal ? { signal: options.signal } : {}),
 		}),
-		evalCase: options.evalCase ?? { id: failed.runId, ...(failed.args !== undefined ? { args: failed.args } : {}) },
+		evalCase: { id: failed.runId, ...(failed.args !== undefined ? { args: failed.args } : {}), ...options.evalCase },
 		resolveWorkflow: createWorkflowResolver({ agentDir: dirname(runsRoot) }),
 		...(options.signal ? { signal: options.signal } : {}),
 	});
