@@ -95,6 +95,7 @@ export const ERROR_CODES = {
 	eval_file_invalid: { stage: "host" },
 	eval_not_found: { stage: "host" },
 	compare_arms_invalid: { stage: "host" },
+	blame_runs_differ: { stage: "host" },
 	queue_unreachable: { stage: "child" },
 	queue_job_failed: { stage: "child" },
 	internal: { stage: "host" },

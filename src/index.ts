@@ -16,16 +16,23 @@ export type {
 } from "./errors.ts";
 export { askUnavailableError, isWorkflowError, toolRefusedError, WorkflowError } from "./errors.ts";
 // Evaluation: is the workflow any good; each arm's figures and verdicts against the baseline, paired by case
+// Blame: which agent() call of a failed run decided it, by replay against a passing run
 export type {
+	AnswerSources,
 	ArmComparison,
 	ArmSummary,
 	ArmTrial,
+	BlamedCall,
+	BlameEffect,
+	BlamePairs,
+	BlameReport,
+	BlameRunOptions,
 	CompareArmsOptions,
 	CompareArmsResult,
 	ComparisonVerdict,
 	Interval,
 } from "./eval/index.ts";
-export { compareArms } from "./eval/index.ts";
+export { blameRun, blameSentence, compareArms } from "./eval/index.ts";
 // Replay tests: a script run against a recorded run, every call answered from its journal
 export type { ReplayCassette } from "./host/cassette.ts";
 export { cassettePathFor, loadRunCassette, readCassette, writeCassette } from "./host/cassette.ts";

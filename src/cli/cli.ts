@@ -4,6 +4,7 @@
  */
 import { errorMessage, isWorkflowError } from "../errors.ts";
 import { usageError } from "./args.ts";
+import { blameCommand } from "./blame.ts";
 import { checkCommand } from "./check.ts";
 import type { CliContext } from "./context.ts";
 import { evalCommand } from "./eval.ts";
@@ -23,6 +24,7 @@ const COMMANDS: Record<string, (argv: readonly string[], ctx: CliContext) => Pro
 	report: reportCommand,
 	test: testCommand,
 	eval: evalCommand,
+	blame: blameCommand,
 };
 
 /** Runs one command line; resolves with the exit code. */

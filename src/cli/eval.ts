@@ -11,6 +11,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { errorMessage } from "../errors.ts";
 import {
+	blameFailingTrials,
 	createEval,
 	createGrader,
 	createPairGrader,
@@ -91,7 +92,7 @@ export async function evalCommand(argv: readonly string[], ctx: CliContext): Pro
 			// The grader as the eval file has it now: that is the point of regrading.
 			const current = readEvalFile(folder.record.spec.file, ctx.cwd);
 			const progress = await withGrader(current, pi, ctx, (grade, pair) => regrade(folder, grade, pair));
-			return await finish(folder, progress, args, require, ctx);
+			return await finish(folder, progress, { args, require, graderSpec: current }, ctx);
 		} finally {
 			await folder.release();
 		}
@@ -149,7 +150,7 @@ async function runEval(
 				onTrial: (trial, finished, planned) => ctx.stderr.write(`[${finished}/${planned}] ${trialLine(trial)}\n`),
 			}),
 		);
-		return await finish(folder, progress, args, require, ctx);
+		return await finish(folder, progress, { args, require, graderSpec: folder.record.spec }, ctx);
 	} finally {
 		process.off("SIGINT", stop);
 		process.off("SIGTERM", stop);
@@ -177,14 +178,30 @@ async function withGrader(
 	}
 }
 
+/** How the eval ends: the flags that shape the scorecard, and the spec whose grader graded it (and blames with). */
+interface FinishOptions {
+	args: ParsedArgs;
+	require: EvalRequirement;
+	graderSpec: EvalSpec;
+}
+
 async function finish(
 	folder: EvalFolder,
 	progress: EvalProgress,
-	args: ParsedArgs,
-	require: EvalRequirement,
+	{ args, require, graderSpec }: FinishOptions,
 	ctx: CliContext,
 ): Promise<number> {
 	const card = scorecardOf(folder.id, folder.record.spec, progress);
+	const grader = readGraderScript(graderSpec, { cwd: ctx.cwd, agentDir: ctx.agentDir });
+	// Each failing trial against a passing one of its case, by replay: no child starts, nothing is spent. A pairwise
+	// grader judges two arms' runs together, so it cannot grade one replayed run.
+	if (!graderSpec.pairwise)
+		card.blame = await blameFailingTrials(card.trials, {
+			cwd: ctx.cwd,
+			runsRoot: `${ctx.agentDir}/workflow-runs`,
+			cases: folder.record.spec.cases,
+			...(grader ? { grader } : {}),
+		});
 	if (args.flags.has("json")) ctx.stdout.write(`${JSON.stringify(card, null, 2)}\n`);
 	else ctx.stdout.write(`${scorecardText(card)}\n`);
 	const report = flagValue(args, "report");

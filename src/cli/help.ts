@@ -18,13 +18,17 @@ Usage:
   pi-workflows report <runId> [--text]     a run's timeline as one HTML file (or in the terminal)
   pi-workflows eval <file>.eval.json       is the workflow any good: arms over cases, repeated trials, graded,
                                            a scorecard and a verdict per arm against the baseline
+  pi-workflows blame <runId> --with <passingRunId> --grader <grade.js>
+                                           which agent() call ruined a failed run: each call's answer
+                                           swapped for the passing run's and replayed, at no cost
   pi-workflows worker --redis <url>        run other machines' workflow children from a Redis queue
   pi-workflows help [command]              this text, or a command's
 
-Exit codes: 0 completed (or check or test passed, or eval found no arm worse), 1 failed (or check or test found
-problems, or eval found an arm worse or did not finish), 130 stopped (Ctrl-C), 2 the command line is wrong (the
+Exit codes: 0 completed (or check or test passed, or eval found no arm worse, or blame found the decisive call), 1
+failed (or check or test found problems, or eval found an arm worse or did not finish, or blame found none), 130 stopped (Ctrl-C), 2 the command line is wrong (the
 message says what to change).
-run, resume, eval and worker need pi (npm install @earendil-works/pi-coding-agent); help, check, test, runs and report do not.`;
+run, resume, eval and worker need pi (npm install @earendil-works/pi-coding-agent); help, check, test, blame, runs and
+report do not.`;
 
 const RUN_OPTIONS = `Options:
   --args <json|@file>      the script's args: inline JSON, or @path to a JSON file
@@ -162,6 +166,8 @@ run store (pi-workflows report <runId> opens it), arms interleaved per case. Eac
 grader (a workflow script given { case, output, status, error, costUsd, durationMs, runId } that returns
 { pass, score?, reason? }; without one a completed run passes), then the scorecard: per arm the pass rate and
 its interval, pass^k, cost, cost per pass and median duration, and each arm's verdict against the baseline.
+Each failing trial is then blamed against a passing trial of its case (its arm's first), as pi-workflows
+blame does, at no cost: the scorecard names the calls whose answer decided it, and per arm how often each did.
 Progress goes to stderr, the scorecard to stdout. The file's fields: docs/evaluating-workflows.md. A name
 instead of a path is a saved workflow's: its eval saved beside it, .pi/workflows/<name>.eval.json (then
 ~/.pi/agent/workflows/<name>.eval.json).
@@ -178,7 +184,8 @@ Options:
   -a, --approve            trust this project for the eval's runs, as pi -a does
   -na, --no-approve        do not trust this project for the eval's runs, as pi -na does
   --json                   print the scorecard as data: arms, comparisons (as compareArms gives them),
-                           every trial with its runId, output and grade, the arms' and the grading's cost
+                           every trial with its runId, output and grade, the arms' and the grading's cost,
+                           and blame: each failing trial's decisive calls, per arm how often each decided
   --report <file.html>     also write the scorecard as one self-contained HTML file: the verdicts with their
                            intervals drawn, the arms, cost against pass rate, and a cases × arms grid (the
                            cases where the arms disagree first) where each trial is a mark linking to its
@@ -197,6 +204,33 @@ Exit codes: 0 no arm is worse than the baseline (with --require better: every ar
 worse, or the eval did not finish or a trial could not be graded, 2 the command line or the eval file is wrong.
 Evals are kept in <agentDir>/workflow-evals/<evalId>/, beside the run store.`,
 	worker: WORKER,
+	blame: `pi-workflows blame <failedRunId> [--with <passingRunId|cassette>] --grader <grade.js>
+                   [--case <json|@file>] [--json]
+
+Which agent() call of a failed run decided it. For each call of the failed run, its script is replayed with that
+one call's answer swapped for the answer the matching call got in the passing run (the same call key, else the
+same label at the same place), every other call answered from the runs' journals: a later call whose prompt the
+swap changed gets the passing run's answer to that prompt, else the failed run's call of its label. Each replay
+is graded by the grader, with the args eval gives it ({ case, output, status, error, costUsd, durationMs, runId };
+case is { id: <failedRunId>, args } with --case's fields over it). A call whose swap alone turns fail into pass
+is decisive; every call is reported decisive, not decisive, or not testable (and why). When no single swap
+passes, pairs of the calls whose answers changed the most are tried. No child starts, no tool runs, no model is
+asked (a grader that asks one is told it gets none), and neither run's record is written to.
+
+Options:
+  --with <runId|file>      a passing run of the same workflow and args (pi-workflows runs lists them), or a
+                           cassette file of one (pi-workflows test <file> --against <runId> --save keeps one);
+                           without it each call is swapped for a dry-run answer (a sample of its schema, or a
+                           text naming it), which shows only whether the call's shape matters
+  --grader <file>          the grader script (as an eval file's "grader"): returns { pass, score?, reason? }
+  --case <json|@file>      what the grader gets as args.case, over { id, args }: the eval case, e.g.
+                           '{"expect":"W0"}' for a grader that compares with args.case.expect
+  --json                   print { failedRunId, passingRunId, failedGrade, passingGrade, dry, calls: [{ key, index,
+                           label, effect, match, why, change, answers, grade }], pairs, gradeCostUsd, problem }
+
+Exit code 0 when a call (or a pair) is decisive; 1 when none is, or nothing could be blamed (the failed run
+passes the grader on replay, or the passing run fails it: problem says which); 2 the command line is wrong or
+the runs are not of the same workflow and args.`,
 	test: `pi-workflows test <file|name> [--against <runId>] [--save] [--args <json|@file>] [--value] [--json]
 
 Runs the script as it is now with every agent(), tool() and ask() answered from a recorded run's journal: no

@@ -42,6 +42,17 @@ export function readArgs(text: string, cwd: string): JsonValue {
 	return readJsonFlag("args", text, cwd, `--args '{"files":["a.ts"]}', or --args @args.json`);
 }
 
+/** `--case` of `blame`: the eval case the grader gets (`expect`, …), a JSON object inline or `@file`. */
+export function readCase(text: string, cwd: string): Record<string, JsonValue> {
+	const value = readJsonFlag("case", text, cwd, `--case '{"expect":"W0"}', or --case @case.json`);
+	if (value === null || typeof value !== "object" || Array.isArray(value)) {
+		throw usageError(
+			`--case takes a JSON object (an eval file's case: id, args, expect), got ${JSON.stringify(value)}`,
+		);
+	}
+	return value;
+}
+
 /** `--answers` of a dry run: a JSON object (question text → answer) or array (answers in order), inline or `@file`. */
 export function readAnswers(text: string, cwd: string): Record<string, string> | string[] {
 	const value = readJsonFlag("answers", text, cwd, `--answers '{"Merge now?":"yes"}', or --answers '["yes","no"]'`);

@@ -7,6 +7,7 @@ import { dirname, join } from "node:path";
 import { defaultRunsRoot } from "../runs/index.ts";
 import type { WorkflowAgentRunner } from "../runtime/core/types.ts";
 import { readArmScripts, readGraderScript } from "./arm-source.ts";
+import { blameFailingTrials } from "./blame/trials.ts";
 import { evaluate } from "./evaluate.ts";
 import { checkEvalSpec, readEvalFile } from "./file.ts";
 import { createGrader } from "./grader.ts";
@@ -93,5 +94,15 @@ async function runFolder(
 		...(options.signal ? { signal: options.signal } : {}),
 		...(options.onTrial ? { onTrial: options.onTrial } : {}),
 	});
-	return scorecardOf(folder.id, folder.record.spec, progress);
+	const card = scorecardOf(folder.id, folder.record.spec, progress);
+	// A pairwise grader judges two arms' runs together: it cannot grade one replayed run.
+	if (!folder.record.spec.pairwise)
+		card.blame = await blameFailingTrials(card.trials, {
+			cwd: options.cwd,
+			runsRoot: join(agentDir, "workflow-runs"),
+			cases: folder.record.spec.cases,
+			...(grader ? { grader } : {}),
+			...(options.signal ? { signal: options.signal } : {}),
+		});
+	return card;
 }

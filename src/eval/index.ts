@@ -4,7 +4,23 @@
  * core entry exports from here: running trials as durable runs is `recorded-trial.ts` and `evaluate-workflows.ts`,
  * whose host types reach the children's.
  */
+
 export { type ArmSourcePlaces, readArmScripts, readGraderScript } from "./arm-source.ts";
+export {
+	type AnswerSources,
+	type ArmBlame,
+	type BlamedCall,
+	type BlameEffect,
+	type BlamePairs,
+	type BlameReport,
+	type BlameRunOptions,
+	blameFailingTrials,
+	blameRun,
+	blameSentence,
+	blameText,
+	type EvalBlame,
+	type TrialBlame,
+} from "./blame/index.ts";
 export { dryRunEval, type EvalDryOptions, type EvalDryPart, type EvalDryRun, evalDryRunText } from "./dry-run.ts";
 export {
 	type EvalProgress,

@@ -5,7 +5,7 @@
  * each trial is a mark linking to its run's report, the cases where the arms disagree first.
  */
 import { clip, esc } from "../report/escape.ts";
-import type { EvalScorecard } from "./scorecard.ts";
+import { blameLines, type EvalScorecard } from "./scorecard.ts";
 import type { TrialRecord } from "./trials.ts";
 
 export interface ScorecardHtmlOptions {
@@ -34,7 +34,7 @@ td,th{padding:3px 10px;border-bottom:1px solid #ddd;text-align:left}
 <p class="note">${esc(card.evalId)}: ${card.finished} of ${card.planned} trials. Spent: arms $${card.armsCostUsd.toFixed(4)}, grading $${card.gradingCostUsd.toFixed(4)}.${card.unfinished !== undefined ? ` Unfinished: ${esc(card.unfinished)}.` : ""}</p>
 <h2>Verdicts</h2>
 ${verdicts(card)}
-<h2>Arms</h2>
+${blameSection(card)}<h2>Arms</h2>
 ${armsTable(card)}
 <h2>Cost against pass rate</h2>
 ${costChart(card)}
@@ -43,6 +43,15 @@ ${costChart(card)}
 ${casesGrid(card, options)}
 </body></html>
 `;
+}
+
+/** The scorecard's blame lines: per arm which calls decided, then each failing trial's (as notes). */
+function blameSection(card: EvalScorecard): string {
+	if (!card.blame || card.blame.trials.length === 0) return "";
+	const lines = blameLines(card.blame).map((line) =>
+		line.startsWith("  ") ? `<p class="note">${esc(line.trim())}</p>` : `<p>${esc(line)}</p>`,
+	);
+	return `<h2>Blame</h2>\n${lines.join("\n")}\n`;
 }
 
 /** Each comparison's sentence and its interval on a −100…+100 point axis, the difference a dot, 0 a line. */

@@ -4,6 +4,7 @@
  * code a CI gate reads.
  */
 
+import type { EvalBlame } from "./blame/trials.ts";
 import type { EvalProgress } from "./evaluate.ts";
 import type { EvalSpec } from "./spec.ts";
 import { compareArms } from "./stats/compare.ts";
@@ -29,6 +30,8 @@ export interface EvalScorecard {
 	arms: CompareArmsResult["arms"];
 	comparisons: CompareArmsResult["comparisons"];
 	trials: TrialRecord[];
+	/** Each failing trial blamed against a passing trial of its case, and per arm which calls decided; absent when not blamed. */
+	blame?: EvalBlame;
 }
 
 /** `--require`: what exit code 0 demands of every arm against the baseline. */
@@ -104,6 +107,7 @@ export function scorecardText(card: EvalScorecard): string {
 		...card.comparisons.map((comparison) => comparison.text),
 		`Spent: arms ${dollars(card.armsCostUsd)}, grading ${dollars(card.gradingCostUsd)}${card.discardedCostUsd > 0 ? `, trials not kept ${dollars(card.discardedCostUsd)}` : ""}`,
 	];
+	if (card.blame && card.blame.trials.length > 0) lines.push("", ...blameLines(card.blame));
 	if (card.ungraded.length > 0) {
 		const first = card.ungraded[0];
 		lines.push(
@@ -114,6 +118,27 @@ export function scorecardText(card: EvalScorecard): string {
 		lines.push(`Unfinished: ${card.unfinished}. Resume it: pi-workflows eval --resume ${card.evalId}`);
 	}
 	return lines.join("\n");
+}
+
+/** Per arm, which calls decided its failing trials; then each failing trial's blame (indented). */
+export function blameLines(blame: EvalBlame): string[] {
+	const lines = Object.entries(blame.arms).map(([arm, counts]) => {
+		const decided = Object.entries(counts.decisive).sort((a, b) => b[1] - a[1]);
+		const of = `of ${counts.failing} failing trial${counts.failing === 1 ? "" : "s"}`;
+		const what =
+			decided.length === 0
+				? `no call decided any ${of} alone`
+				: decided
+						.map(([label, n], i) => (i === 0 ? `\`${label}\` decided ${n} ${of}` : `\`${label}\` ${n}`))
+						.join(", ");
+		const unblamed = counts.failing - counts.blamed;
+		return `Blame, arm ${arm}: ${what}${unblamed > 0 ? `; ${unblamed} not blamed` : ""}`;
+	});
+	for (const trial of blame.trials) {
+		const against = trial.against ? ` (against ${trial.against.arm} #${trial.against.trial})` : "";
+		lines.push(`  ${trial.arm} ${trial.caseId} #${trial.trial}: ${trial.sentence}${against}`);
+	}
+	return lines;
 }
 
 function table(rows: string[][]): string[] {

@@ -137,6 +137,32 @@ describe("pi-workflows eval", () => {
 		expect(result.stdout).toMatch(/^edit is worse: −75 points \(95 %: /m);
 	}, 300_000);
 
+	it("a failing trial is blamed against a passing one of its case (another arm of the same workflow): the scorecard names its decisive call", async () => {
+		const answer = (verb: string) =>
+			`export const meta = { name: "answer", description: "one answer" };\nreturn await agent("${verb} " + args.word, { label: "answer" });`;
+		write("answer-say.js", answer("say"));
+		write("answer-echo.js", answer("echo"));
+		const file = evalFile("blame.eval.json", {
+			cases: cases(2),
+			arms: { A: { workflow: "answer-say.js" }, B: { workflow: "answer-echo.js" } },
+			trials: 1,
+			grader: "grade.js",
+		});
+		const before = recordedRuns();
+		const text = await cli([file, ...PI]);
+		expect(recordedRuns() - before).toBe(4);
+		expect(text.stdout).toContain("Blame, arm A: `answer` decided 2 of 2 failing trials");
+		expect(text.stdout).toContain("  A c0 #1: failed because of `answer`: swapping its answer passes (against B #1)");
+		const card = json(await cli(["--regrade", /ev-[\w-]+/.exec(text.stderr)?.[0] ?? "", "--json"]));
+		expect(card.blame.arms).toEqual({ A: { failing: 2, blamed: 2, decisive: { answer: 2 } } });
+		expect(card.blame.trials[1]).toMatchObject({
+			caseId: "c1",
+			arm: "A",
+			against: { arm: "B", trial: 1 },
+			decisive: ["answer"],
+		});
+	}, 300_000);
+
 	it("a pairwise grader compares the two arms' outputs of each case and trial, in a random order it records", async () => {
 		write(
 			"judge.js",

@@ -65,6 +65,32 @@ describe("renderScorecardHtml", () => {
 		expect(html.match(/class="mark"/g)).toHaveLength(48);
 	});
 
+	it("says which calls decided the failing trials, the calls' labels shown as text", () => {
+		const blamed = card();
+		blamed.blame = {
+			arms: { A: { failing: 2, blamed: 2, decisive: { [`draft ${MARKUP}`]: 2 } } },
+			trials: [1, 2].map((trial) => ({
+				caseId: "c1",
+				arm: "A",
+				trial,
+				runId: `wf-20261204-210000-a1t${trial}`,
+				against: { arm: "B", trial, runId: `wf-20261204-210000-b1t${trial}` },
+				decisive: [`draft ${MARKUP}`],
+				decisivePairs: [],
+				sentence: `failed because of \`draft ${MARKUP}\`: swapping its answer passes`,
+			})),
+		};
+		const page = renderScorecardHtml(blamed);
+		expect(page).not.toContain(MARKUP);
+		expect(page).toContain(
+			"<h2>Blame</h2>\n<p>Blame, arm A: `draft &lt;img src=x onerror=&quot;globalThis.__pwned=1&quot;&gt;` decided 2 of 2 failing trials</p>",
+		);
+		expect(page).toContain(
+			'<p class="note">A c1 #2: failed because of `draft &lt;img src=x onerror=&quot;globalThis.__pwned=1&quot;&gt;`: swapping its answer passes (against B #2)</p>',
+		);
+		expect(html).not.toContain("<h2>Blame</h2>");
+	});
+
 	it("shows markup from cases and graders as text", () => {
 		expect(html).not.toContain(MARKUP);
 		expect(html).toContain("c5 &lt;img src=x onerror=&quot;globalThis.__pwned=1&quot;&gt;");
