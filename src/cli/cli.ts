@@ -4,10 +4,10 @@
  */
 import { errorMessage, isWorkflowError } from "../errors.ts";
 import { usageError } from "./args.ts";
-import { blameCommand } from "./blame.ts";
 import { checkCommand } from "./check.ts";
 import type { CliContext } from "./context.ts";
-import { evalCommand } from "./eval.ts";
+import { blameCommand } from "./eval/blame-command.ts";
+import { evalCommand } from "./eval/eval-command.ts";
 import { COMMAND_NAMES, helpText } from "./help.ts";
 import { reportCommand } from "./report.ts";
 import { resumeCommand, runCommand } from "./run.ts";

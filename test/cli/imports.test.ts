@@ -26,7 +26,7 @@ describe("src/cli imports", () => {
 			if (from === "../telemetry/spans.ts") continue;
 			// The run report: pi-free (test/report/imports.test.ts).
 			if (from === "../report/index.ts") continue;
-			// The eval room (`eval`): pi-free; its trials' runners come from pi-host.ts through eval-trial.ts.
+			// The eval room (`eval`): pi-free; its trials' runners come from pi-host.ts through eval/trial-pi.ts.
 			if (from === "../eval/index.ts" || from === "../eval/recorded-trial.ts") continue;
 			// The Redis URL check: ioredis there is types only (the bin's graph below loads no queue package).
 			if (from === "../queue/redis-url.ts") continue;

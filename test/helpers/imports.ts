@@ -1,5 +1,7 @@
 /** For the import-direction tests: the `.ts` files of a source folder and the import statements of each. */
+
 import { readdirSync, readFileSync } from "node:fs";
+import { posix } from "node:path";
 
 /** One import statement: where from, and whether it imports types only. */
 export interface ImportLine {
@@ -10,15 +12,23 @@ export interface ImportLine {
 /** The folder `src/<folder>/`, its `.ts` files, and a reader of each file's imports. */
 export function sourceFolder(folder: string): { files: string[]; importsOf: (name: string) => ImportLine[] } {
 	const dir = new URL(`../../src/${folder}/`, import.meta.url);
-	const files = readdirSync(dir).filter((name) => name.endsWith(".ts"));
+	// Subfolders too (`cli/eval/`): their imports are said as from the folder's top, so one rule reads them all.
+	const files = (readdirSync(dir, { recursive: true }) as string[]).filter((name) => name.endsWith(".ts")).sort();
 	const importsOf = (name: string) => {
 		const source = readFileSync(new URL(name, dir), "utf8");
 		return [...source.matchAll(/^import\s+(type\s+)?[^;]*?from\s+"([^"]+)";/gms)].map((match) => ({
 			typeOnly: match[1] !== undefined,
-			from: match[2] ?? "",
+			from: fromTop(name, match[2] ?? ""),
 		}));
 	};
 	return { files, importsOf };
+}
+
+/** `from` as the folder's top-level files would write it: `../pi-host.ts` in `eval/x.ts` is `./pi-host.ts`. */
+function fromTop(name: string, from: string): string {
+	if (!from.startsWith(".") || !name.includes("/")) return from;
+	const path = posix.normalize(posix.join(posix.dirname(name), from));
+	return path.startsWith("../") ? path : `./${path}`;
 }
 
 /** Packages only the pi entry may reach: pi's own and the schema library pi hands extensions. */

@@ -5,11 +5,11 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { blameRun, blameText } from "../eval/index.ts";
-import { type ReplayCassette, readCassette } from "../host/cassette.ts";
-import { type FlagSpec, flagValue, parseArgs, usageError } from "./args.ts";
-import type { CliContext } from "./context.ts";
-import { readCase } from "./inputs.ts";
+import { blameRun, blameText } from "../../eval/index.ts";
+import { type ReplayCassette, readCassette } from "../../host/cassette.ts";
+import { type FlagSpec, flagValue, parseArgs, usageError } from "../args.ts";
+import type { CliContext } from "../context.ts";
+import { readCase } from "../inputs.ts";
 
 const BLAME_FLAGS: readonly FlagSpec[] = [
 	{ name: "case", value: true },

@@ -9,7 +9,7 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { errorMessage } from "../errors.ts";
+import { errorMessage } from "../../errors.ts";
 import {
 	blameFailingTrials,
 	createEval,
@@ -39,17 +39,17 @@ import {
 	scorecardOf,
 	scorecardText,
 	type TrialRecord,
-} from "../eval/index.ts";
-import { recordedTrials } from "../eval/recorded-trial.ts";
-import { createWorkflowResolver } from "../host/script-source.ts";
-import type { ScriptFile } from "../host/start-run.ts";
-import { writeRunReport } from "../report/index.ts";
-import { createRunStore } from "../runs/index.ts";
-import { dollarsFlag, type FlagSpec, flagValue, integerFlag, type ParsedArgs, parseArgs, usageError } from "./args.ts";
-import type { CliContext } from "./context.ts";
-import { graderRunner, piTrialRunner, type TrialPiOptions } from "./eval-trial.ts";
-import { checkBeforeStart } from "./run.ts";
-import { CLI_TOOL_NAMES } from "./tools.ts";
+} from "../../eval/index.ts";
+import { recordedTrials } from "../../eval/recorded-trial.ts";
+import { createWorkflowResolver } from "../../host/script-source.ts";
+import type { ScriptFile } from "../../host/start-run.ts";
+import { writeRunReport } from "../../report/index.ts";
+import { createRunStore } from "../../runs/index.ts";
+import { dollarsFlag, type FlagSpec, flagValue, integerFlag, type ParsedArgs, parseArgs, usageError } from "../args.ts";
+import type { CliContext } from "../context.ts";
+import { checkBeforeStart } from "../run.ts";
+import { CLI_TOOL_NAMES } from "../tools.ts";
+import { graderRunner, piTrialRunner, type TrialPiOptions } from "./trial-pi.ts";
 
 const EVAL_FLAGS: readonly FlagSpec[] = [
 	{ name: "trials", value: true },
@@ -236,7 +236,7 @@ async function dryRun(
 	json: boolean,
 	ctx: CliContext,
 ): Promise<number> {
-	const host = await import("./pi-host.ts");
+	const host = await import("../pi-host.ts");
 	const grader = readGraderScript(spec, { cwd: ctx.cwd, agentDir: ctx.agentDir });
 	const dry = await dryRunEval(spec, scripts, {
 		cwd: ctx.cwd,

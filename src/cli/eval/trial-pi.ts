@@ -3,11 +3,11 @@
  * (the arm's model and tiers over `--model`), recording into the trial's run; and the runner a model-graded grader's
  * `agent()` calls get (recorded in no run: grading is not a run of the workflow).
  */
-import type { SetUpTrialRunner } from "../eval/recorded-trial.ts";
-import type { WorkflowAgentRunner } from "../runtime/core/types.ts";
-import type { CliContext } from "./context.ts";
-import type { PiSetup, PiSetupOptions } from "./pi-host.ts";
-import { cliPerson } from "./provenance.ts";
+import type { SetUpTrialRunner } from "../../eval/recorded-trial.ts";
+import type { WorkflowAgentRunner } from "../../runtime/core/types.ts";
+import type { CliContext } from "../context.ts";
+import type { PiSetup, PiSetupOptions } from "../pi-host.ts";
+import { cliPerson } from "../provenance.ts";
 
 /** What every trial shares: the command line's pi options; an arm's `model`/`modelTiers` replace the flags'. */
 export interface TrialPiOptions {
@@ -66,7 +66,7 @@ export function graderRunner(
 }
 
 async function setUp(options: TrialPiOptions, ctx: CliContext, more: Partial<PiSetupOptions>): Promise<PiSetup> {
-	const host = await import("./pi-host.ts");
+	const host = await import("../pi-host.ts");
 	const pi = await host.setUpPi({
 		cwd: ctx.cwd,
 		agentDir: ctx.agentDir,
