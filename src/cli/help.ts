@@ -205,7 +205,7 @@ worse, or the eval did not finish or a trial could not be graded, 2 the command 
 Evals are kept in <agentDir>/workflow-evals/<evalId>/, beside the run store.`,
 	worker: WORKER,
 	blame: `pi-workflows blame <failedRunId> [--with <passingRunId|cassette>] --grader <grade.js>
-                   [--case <json|@file>] [--json]
+                   [--case <json|@file>] [--json] [--report <file.html>]
 
 Which agent() call of a failed run decided it. For each call of the failed run, its script is replayed with that
 one call's answer swapped for the answer the matching call got in the passing run (the same call key, else the
@@ -227,6 +227,8 @@ Options:
                            '{"expect":"W0"}' for a grader that compares with args.case.expect
   --json                   print { failedRunId, passingRunId, failedGrade, passingGrade, dry, calls: [{ key, index,
                            label, effect, match, why, change, answers, grade }], pairs, gradeCostUsd, problem }
+  --report <file.html>     the failed run's report (as pi-workflows report writes it) with "What decided it"
+                           first and the decisive calls marked; the run's record is not written to
 
 Exit code 0 when a call (or a pair) is decisive; 1 when none is, or nothing could be blamed (the failed run
 passes the grader on replay, or the passing run fails it: problem says which); 2 the command line is wrong or

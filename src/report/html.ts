@@ -53,6 +53,7 @@ export function renderReportHtml(model: ReportModel): string {
 <title>${esc(title)}</title><style>${pageStyle()}</style></head>
 <body><main>
 ${header(model)}
+${decidedSection(model)}
 ${legend()}
 ${sessions(model)}
 ${phaseTable(model)}
@@ -61,10 +62,26 @@ ${changesSection(model.changes)}
 ${censusSection(model)}
 ${logSection(model)}
 </main><div id="detail" role="dialog" aria-live="polite"></div>
-<script type="application/json" id="report-data">${scriptJson(details(model.calls))}</script>
+<script type="application/json" id="report-data">${scriptJson(details(model.calls, model.decided?.labels))}</script>
 <script>${pageScript()}</script>
 </body></html>
 `;
+}
+
+const DECISIVE = "decisive: with the passing run's answer here instead, the run passes";
+
+/** What decided a failed run (a blame's sentence) and its decisive calls, first thing under the header. */
+function decidedSection(model: ReportModel): string {
+	if (!model.decided) return "";
+	const { text, labels } = model.decided;
+	const calls = model.calls.filter((call) => labels.includes(call.label) && call.outcome !== "replayed");
+	const rows = calls
+		.map(
+			(call) =>
+				`<tr class="decisive" data-c="${call.id}"><td>#${call.index} ${esc(clip(call.label, NAME_CHARS))}</td><td>${esc(DECISIVE)}</td></tr>`,
+		)
+		.join("");
+	return `<h2>What decided it</h2><p class="sub">${esc(text)}</p>${rows ? `<table id="decided"><tr><th>call</th><th>blame</th></tr>${rows}</table>` : ""}`;
 }
 
 function header(model: ReportModel): string {
@@ -221,12 +238,15 @@ function logSection(model: ReportModel): string {
  * Every call's detail; a replayed call names the call that ran (`ref`) instead of repeating its prompt and answer,
  * which keeps a resumed 1,000-agent run's file about half the size.
  */
-function details(calls: readonly ReportCall[]): Record<string, string>[] {
+function details(calls: readonly ReportCall[], decisive: readonly string[] = []): Record<string, string>[] {
 	const ran = new Map<string, number>();
 	return calls.map((call) => {
 		const source = call.outcome === "replayed" ? ran.get(call.key) : undefined;
 		if (call.outcome === "completed") ran.set(call.key, call.id);
-		if (source === undefined) return detailOf(call);
+		if (source === undefined) {
+			const detail = detailOf(call);
+			return decisive.includes(call.label) ? { ...detail, decided: DECISIVE } : detail;
+		}
 		const own = detailOf(call);
 		return {
 			ref: String(source),

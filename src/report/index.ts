@@ -16,7 +16,7 @@ export { type RunEventLog, readRunEvents } from "./event-log.ts";
 export { renderReportHtml } from "./html.ts";
 export { buildReportModel, type ReportInput } from "./model.ts";
 export { renderReportText } from "./text.ts";
-export type { ReportCall, ReportModel, ReportOutcome, ReportSession, ReportWhy } from "./types.ts";
+export type { ReportCall, ReportDecided, ReportModel, ReportOutcome, ReportSession, ReportWhy } from "./types.ts";
 export {
 	loadRunReport,
 	REPORT_FILE,

@@ -53,7 +53,7 @@ details>summary{cursor:pointer;font-weight:600;margin:8px 0}`;
 export function pageScript(): string {
 	return `(function(){
 var D=JSON.parse(document.getElementById("report-data").textContent),box=document.getElementById("detail"),pinned=false,sel=null;
-var F=[["label","Label"],["type","Agent type"],["continues","Continues"],["model","Model"],["outcome","Outcome"],["phase","Phase"],["attempts","Attempts"],["time","Time"],["tokens","Tokens"],["cost","Cost"],["tools","Tool uses"],["prompt","Prompt"],["answer","Answer"],["error","Error"],["branch","Branch"],["transcript","Conversation"],["why","Why it ran again"]];
+var F=[["label","Label"],["type","Agent type"],["continues","Continues"],["model","Model"],["outcome","Outcome"],["phase","Phase"],["attempts","Attempts"],["time","Time"],["tokens","Tokens"],["cost","Cost"],["tools","Tool uses"],["prompt","Prompt"],["answer","Answer"],["error","Error"],["branch","Branch"],["transcript","Conversation"],["why","Why it ran again"],["decided","What decided the run"]];
 function show(i){var c=D[i];if(!c)return;if(c.ref!==undefined){var o=D[+c.ref]||{},m={};for(var a in o)m[a]=o[a];for(var b in c)m[b]=c[b];delete m.time;c=m;}box.textContent="";var dl=document.createElement("dl");
 for(var k=0;k<F.length;k++){var v=c[F[k][0]];if(v===undefined||v==="")continue;var dt=document.createElement("dt");dt.textContent=F[k][1];
 var dd=document.createElement("dd");var pre=document.createElement("pre");pre.textContent=String(v);dd.appendChild(pre);dl.appendChild(dt);dl.appendChild(dd);}

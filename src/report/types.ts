@@ -148,8 +148,20 @@ export interface ReportPhaseTotal {
 }
 
 /** Everything the report shows. */
+/**
+ * What decided a failed run, from a blame (`pi-workflows blame`, an eval's failing trial): its sentence, and the
+ * calls (by label) whose answer, swapped for a passing run's, turns it into a pass. The record itself is never
+ * written to: a report that shows it is written by the one who blamed.
+ */
+export interface ReportDecided {
+	text: string;
+	labels: string[];
+}
+
 export interface ReportModel {
 	runId: string;
+	/** What decided this failed run, when the report was written with a blame. */
+	decided?: ReportDecided;
 	/** The run's ledger of changes (by file, by call, the scripts its sessions ran); absent when it could not be read. */
 	changes?: RunChanges;
 	name: string;

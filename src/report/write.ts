@@ -15,7 +15,7 @@ import { readRunEvents } from "./event-log.ts";
 import { renderReportHtml } from "./html.ts";
 import { buildReportModel } from "./model.ts";
 import { renderReportText } from "./text.ts";
-import type { ReportModel } from "./types.ts";
+import type { ReportDecided, ReportModel } from "./types.ts";
 
 /** The report's file name in the run's folder. */
 export const REPORT_FILE = "report.html";
@@ -72,6 +72,8 @@ export interface WriteReportOptions {
 	out?: string;
 	/** What `out` is relative to. Default: the process's cwd. */
 	cwd?: string;
+	/** What decided the run, from a blame: the page says it and marks those calls. Default: none. */
+	decided?: ReportDecided;
 }
 
 /** Writes the HTML report of `runId`; resolves with the file's path and its model. */
@@ -81,7 +83,7 @@ export async function writeRunReport(
 	options: WriteReportOptions = {},
 ): Promise<{ path: string; model: ReportModel; bytes: number }> {
 	const record = await store.open(runId);
-	const model = await reportOfRecord(record);
+	const model = { ...(await reportOfRecord(record)), ...(options.decided ? { decided: options.decided } : {}) };
 	const html = renderReportHtml(model);
 	const path =
 		options.out !== undefined ? resolve(options.cwd ?? process.cwd(), options.out) : join(record.dir, REPORT_FILE);

@@ -3,15 +3,14 @@
  * through the command line in-process: the decisive call named in words and in --json, exit 0; a cassette file as
  * --with; what is missing from the command line said, exit 2; no child starts during blame.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPiAgentRunner } from "../../src/children/agent-runner.ts";
-import { runCli } from "../../src/cli/cli.ts";
 import { recordedTrials } from "../../src/eval/recorded-trial.ts";
 import { loadRunCassette } from "../../src/index.ts";
 import { type AgentDirs, createAgentDirs } from "../agents/agent-files.ts";
+import { cliInProcess } from "../helpers/cli-in-process.ts";
 import { createFauxHarness, type FauxHarness, fauxAssistantMessage } from "../helpers/faux.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 
@@ -90,15 +89,8 @@ async function record(): Promise<string> {
 	return runId;
 }
 
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-	const stdout = new PassThrough();
-	const stderr = new PassThrough();
-	let out = "";
-	let err = "";
-	stdout.on("data", (chunk) => (out += chunk));
-	stderr.on("data", (chunk) => (err += chunk));
-	const code = await runCli(argv, { cwd: dirs.cwd, env: {}, agentDir: dirs.agentDir, stdout, stderr });
-	return { code, stdout: out, stderr: err };
+function cli(argv: string[]) {
+	return cliInProcess(argv, dirs);
 }
 
 describe("pi-workflows blame", () => {
@@ -117,6 +109,20 @@ describe("pi-workflows blame", () => {
 		);
 		expect(code).toBe(0);
 		expect(faux.requests.length).toBe(requests);
+	});
+
+	it("--report writes the failed run's report saying what decided it, the decisive call marked", async () => {
+		const out = join(dirs.cwd, "failed.html");
+		const { code, stderr } = await cli(["blame", failed, "--with", passing, "--grader", "grade.js", "--report", out]);
+		expect(code).toBe(0);
+		expect(stderr).toBe(`Report: ${out}\n`);
+		const page = readFileSync(out, "utf8");
+		expect(page).toContain(
+			'<h2>What decided it</h2><p class="sub">failed because of `draft`: swapping its answer passes; `research`, `check` did not matter</p>',
+		);
+		expect([...page.matchAll(/<tr class="decisive" data-c="\d+"><td>#(\d+) (\w+)<\/td>/g)].map((m) => m[2])).toEqual([
+			"draft",
+		]);
 	});
 
 	it("prints the report as JSON, and takes a cassette file as --with", async () => {

@@ -153,7 +153,8 @@ describe("pi-workflows eval", () => {
 		expect(recordedRuns() - before).toBe(4);
 		expect(text.stdout).toContain("Blame, arm A: `answer` decided 2 of 2 failing trials");
 		expect(text.stdout).toContain("  A c0 #1: failed because of `answer`: swapping its answer passes (against B #1)");
-		const card = json(await cli(["--regrade", /ev-[\w-]+/.exec(text.stderr)?.[0] ?? "", "--json"]));
+		const evalId = /ev-[\w-]+/.exec(text.stderr)?.[0] ?? "";
+		const card = json(await cli(["--regrade", evalId, "--json"]));
 		expect(card.blame.arms).toEqual({ A: { failing: 2, blamed: 2, decisive: { answer: 2 } } });
 		expect(card.blame.trials[1]).toMatchObject({
 			caseId: "c1",
@@ -161,6 +162,24 @@ describe("pi-workflows eval", () => {
 			against: { arm: "B", trial: 1 },
 			decisive: ["answer"],
 		});
+		// --report: a failing trial's run report says what decided it and marks the call; a passing one's says nothing.
+		const html = join(project, "blame.html");
+		expect((await cli(["--regrade", evalId, "--report", html])).stderr).toContain(`Scorecard: ${html}\n`);
+		const reportOf = (runId: string) =>
+			readFileSync(
+				fileURLToPath(
+					new RegExp(`<a href="(file:[^"]+/${runId}/report.html)"`).exec(readFileSync(html, "utf8"))?.[1] ?? "",
+				),
+				"utf8",
+			);
+		const failing = reportOf(card.blame.trials[1].runId);
+		const against = card.blame.trials[1].against.runId;
+		expect(failing).toContain(
+			`<h2>What decided it</h2><p class="sub">failed because of \`answer\`: swapping its answer passes (against run ${against}: arm B, trial #1)</p>`,
+		);
+		expect(failing).toMatch(/<tr class="decisive" data-c="\d+"><td>#0 answer<\/td>/);
+		expect(failing).toContain('"decided":"decisive: with the passing run');
+		expect(reportOf(against)).not.toContain("What decided it");
 	}, 300_000);
 
 	it("a pairwise grader compares the two arms' outputs of each case and trial, in a random order it records", async () => {

@@ -5,8 +5,11 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { blameRun, blameText } from "../../eval/index.ts";
+import { type BlameReport, blameRun, blameSentence, blameText } from "../../eval/index.ts";
 import { type ReplayCassette, readCassette } from "../../host/cassette.ts";
+import { visibleJson, visibleText } from "../../progress/visible-text.ts";
+import { writeRunReport } from "../../report/index.ts";
+import { createRunStore } from "../../runs/index.ts";
 import { type FlagSpec, flagValue, parseArgs, usageError } from "../args.ts";
 import type { CliContext } from "../context.ts";
 import { readCase } from "../inputs.ts";
@@ -16,6 +19,7 @@ const BLAME_FLAGS: readonly FlagSpec[] = [
 	{ name: "with", value: true },
 	{ name: "grader", value: true },
 	{ name: "json" },
+	{ name: "report", value: true },
 ];
 
 export async function blameCommand(argv: readonly string[], ctx: CliContext): Promise<number> {
@@ -44,9 +48,27 @@ export async function blameCommand(argv: readonly string[], ctx: CliContext): Pr
 		grader,
 		runsRoot: `${ctx.agentDir}/workflow-runs`,
 	});
-	if (args.flags.has("json")) ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-	else ctx.stdout.write(blameText(report));
+	// Labels and a grader's reasons are the script's and its models' words: shown as every CLI view shows them.
+	if (args.flags.has("json")) ctx.stdout.write(`${visibleJson(JSON.stringify(report, null, 2))}\n`);
+	else ctx.stdout.write(visibleText(blameText(report)));
+	const out = flagValue(args, "report");
+	if (out !== undefined) await writeDecided(out, report, ctx);
 	return report.calls.some((call) => call.effect === "decisive") || (report.pairs?.decisive.length ?? 0) > 0 ? 0 : 1;
+}
+
+/** `--report <file.html>`: the failed run's report, saying what decided it and marking those calls. */
+async function writeDecided(out: string, report: BlameReport, ctx: CliContext): Promise<void> {
+	const store = createRunStore({ cwd: ctx.cwd, root: `${ctx.agentDir}/workflow-runs` });
+	const labels = [
+		...report.calls.filter((call) => call.effect === "decisive").map((call) => call.label),
+		...(report.pairs?.decisive.flat() ?? []),
+	];
+	const written = await writeRunReport(store, report.failedRunId, {
+		out,
+		cwd: ctx.cwd,
+		decided: { text: blameSentence(report), labels },
+	});
+	ctx.stderr.write(`Report: ${written.path}\n`);
 }
 
 /** `--with`: a cassette file, else a run id. */

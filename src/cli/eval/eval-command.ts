@@ -215,8 +215,17 @@ async function writeScorecard(card: EvalScorecard, path: string, ctx: CliContext
 	const reports = new Map<string, string>();
 	for (const trial of card.trials) {
 		if (trial.runId === undefined) continue;
+		// A failing trial's report says what decided it (its blame) and marks those calls.
+		const blamed = card.blame?.trials.find((blame) => blame.runId === trial.runId);
+		const against = blamed?.against
+			? ` (against run ${blamed.against.runId}: arm ${blamed.against.arm}, trial #${blamed.against.trial})`
+			: "";
+		const decided = blamed && {
+			text: `${blamed.sentence}${against}`,
+			labels: [...blamed.decisive, ...blamed.decisivePairs.flat()],
+		};
 		// A run pruned since is left unlinked: its mark still says how the trial went.
-		const written = await writeRunReport(store, trial.runId).catch(() => undefined);
+		const written = await writeRunReport(store, trial.runId, decided ? { decided } : {}).catch(() => undefined);
 		if (written) reports.set(trial.runId, pathToFileURL(written.path).href);
 	}
 	try {
