@@ -15,6 +15,7 @@ import { type ChildRecorder, callRecorder, type RunFolderSource } from "./child-
 import { RememberedConversations } from "./continuation.ts";
 import type { ChildControls } from "./controls.ts";
 import { composeFrame, type RunProvenance } from "./frame.ts";
+import { CallConversations } from "./interrupted.ts";
 import type { ModelTiers } from "./model.ts";
 import type { SessionTools } from "./session-tools.ts";
 import { superviseChild } from "./supervisor.ts";
@@ -109,6 +110,7 @@ export function createPiAgentRunner(options: PiAgentRunnerOptions): WorkflowAgen
 	// One text for every child of the run, so a provider's prompt cache keeps it cheap.
 	const frame = options.provenance ? composeFrame(options.provenance) : undefined;
 	const remembered = new RememberedConversations();
+	const conversations = new CallConversations(options.runFolder);
 	const resolved = {
 		...options,
 		agentDir,
@@ -116,6 +118,7 @@ export function createPiAgentRunner(options: PiAgentRunnerOptions): WorkflowAgen
 		projectTrusted,
 		worktrees,
 		remembered,
+		conversations,
 		...(frame !== undefined ? { frame } : {}),
 	};
 	return (request, context) =>

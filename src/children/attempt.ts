@@ -39,8 +39,9 @@ import {
 } from "./child-record.ts";
 import { childStatus } from "./child-status.ts";
 import { earlierConversation, type RememberedConversations } from "./continuation.ts";
-import { hasPrice, replyCost, sessionCost } from "./cost.ts";
+import { hasPrice, replyCost, sessionCost, sessionTokens } from "./cost.ts";
 import { type TypeDeadline, typeDeadline } from "./deadlines.ts";
+import { type CallConversations, continuedWarning, type Interruption, interruptedMessage } from "./interrupted.ts";
 import { noteWorktreeStat, watchTools } from "./ledger.ts";
 import { lendControls, openSession, type PauseGate, type ResultBase } from "./open-session.ts";
 import { type ChildPlan, type ChildPlanOptions, planChild } from "./plan.ts";
@@ -81,6 +82,8 @@ export interface AttemptOptions extends ChildPlanOptions {
 	runFolder?: RunFolderSource;
 	/** Answered conversations of a run with no folder, which a continued child starts from. */
 	remembered: RememberedConversations;
+	/** Each call's newest conversation in the run's folder, where an interrupted child goes on from. */
+	conversations: CallConversations;
 	record?: ChildRecorder;
 	hooks?: PiAgentRunnerHooks;
 	/** The run's worktrees, made at the first isolated call. */
@@ -126,6 +129,8 @@ export class ChildAttempt {
 	#worktreeState: WorkflowWorktree | undefined;
 	/** A continued child's earlier conversation, one session entry a line. */
 	#history: string[] | undefined;
+	/** Where an interrupted earlier attempt of the call left off, when this attempt goes on from it. */
+	#interruption: Interruption | undefined;
 
 	constructor({ request, context, options }: AttemptInput) {
 		this.#request = request;
@@ -142,7 +147,15 @@ export class ChildAttempt {
 		const request = this.#request;
 		const options = this.#options;
 		const plan = await planChild(request, options);
-		if (request.continues) {
+		const warnings: string[] = [];
+		// An isolated child's new attempt works in a new worktree, which its earlier conversation does not speak of.
+		if (request.continueInterrupted !== false && request.isolation !== "worktree") {
+			this.#interruption = await options.conversations.interrupted(request.key, (warning) => warnings.push(warning));
+		}
+		if (this.#interruption) {
+			this.#history = this.#interruption.lines;
+			warnings.push(continuedWarning(this.#interruption));
+		} else if (request.continues) {
 			this.#history = await earlierConversation(request.continues, options.runFolder, options.remembered);
 		}
 		this.#plan = plan;
@@ -169,7 +182,7 @@ export class ChildAttempt {
 		const base: ResultBase = {
 			id: this.id,
 			type: plan.type.name,
-			warnings: [...(plan.choice?.warnings ?? []), ...plan.warnings],
+			warnings: [...(plan.choice?.warnings ?? []), ...plan.warnings, ...warnings],
 			transcripts: [],
 		};
 		this.#base = base;
@@ -309,6 +322,7 @@ export class ChildAttempt {
 				history,
 			).catch((error: unknown) => void base.warnings.push(notKeptWarning(error)));
 			inFile = kept !== undefined;
+			if (kept) this.#options.conversations.made(request.key, kept.path);
 			const where = kept
 				? { sessionFile: kept.file }
 				: history
@@ -323,6 +337,9 @@ export class ChildAttempt {
 					path: kept.path,
 					sessionId,
 					model: nameOf(model),
+					...(this.#interruption
+						? { continued: { from: this.#interruption.from, turns: this.#interruption.turns } }
+						: {}),
 				});
 			}
 			if ("failure" in opened) result = opened.failure;
@@ -342,7 +359,7 @@ export class ChildAttempt {
 		} finally {
 			// Every reply the session got costs money, however the child ended.
 			if (session && result) {
-				const cost = sessionCost(session, model);
+				const cost = sessionCost(session, model, this.#history?.length ?? 0);
 				if (cost) result.cost = cost;
 			}
 			// With no file to reopen, an answered conversation is remembered for a child that continues it.
@@ -383,7 +400,8 @@ export class ChildAttempt {
 		let ended = true;
 		try {
 			if (signal.aborted) return { ...this.#base, status: "stopped", error: reasonOf(signal) };
-			ended = await heard(session.prompt(this.#plan.prompt, { expandPromptTemplates: false }));
+			const prompt = this.#interruption ? interruptedMessage(this.#interruption) : this.#plan.prompt;
+			ended = await heard(session.prompt(prompt, { expandPromptTemplates: false }));
 			// A pause stopped the turn: the session waits, with its conversation, for the message that resumes it. (A
 			// pause is not a stop: a turn that ignores it goes on, under the stall watchdog.)
 			while (ended && gate.paused && !signal.aborted && lastAssistantMessage(session)?.stopReason === "aborted") {
@@ -431,7 +449,8 @@ export class ChildAttempt {
 	/** What the ended session came to: its answer, usage and tool uses, and the status `childStatus` gives it. */
 	#settle(session: AgentSession, turnLimit: TurnLimit | undefined): WorkflowAgentResult {
 		const { capture, type } = this.#plan;
-		const tokens = session.getSessionStats().tokens;
+		// The earlier conversation's replies were counted in the session that made them.
+		const tokens = sessionTokens(session, this.#history?.length ?? 0);
 		const input = tokens.input + tokens.cacheRead + tokens.cacheWrite;
 		const text = session.getLastAssistantText()?.trim() ?? "";
 		const result: WorkflowAgentResult = {

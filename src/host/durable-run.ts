@@ -18,7 +18,7 @@ import type {
 	RunSpend,
 	RunStore,
 } from "../runs/index.ts";
-import { scriptSha256, spentInAll } from "../runs/index.ts";
+import { listConversations, scriptSha256, spentInAll } from "../runs/index.ts";
 import type { WorkflowProgressEvent } from "../runtime/core/events.ts";
 import { stableJson } from "../runtime/core/json.ts";
 import type { WorkflowJournal, WorkflowJournalEntry, WorkflowMeta, WorkflowRunResult } from "../runtime/core/types.ts";
@@ -121,7 +121,8 @@ export class DurableRun {
 		const lock = await record.acquire();
 		try {
 			const journal = await record.journal();
-			if (journal.size === 0) {
+			// A run whose only progress is an interrupted child's finished turns resumes too: the child goes on from them.
+			if (journal.size === 0 && (await listConversations(record.dir)).length === 0) {
 				await journal.close();
 				throw new WorkflowError(
 					"run_not_resumable",

@@ -2,6 +2,7 @@
 export {
 	CONVERSATIONS_DIR,
 	type ConversationFile,
+	conversationsByCall,
 	createConversationFile,
 	labelSlug,
 	listConversations,

@@ -82,6 +82,12 @@ export interface WorkflowAgentRequest {
 	readOnly?: boolean;
 	/** The earlier call whose conversation this child goes on with (`agent()` option `resume`); absent: a fresh child. */
 	continues?: WorkflowContinuation;
+	/**
+	 * False: an attempt starts afresh even when an earlier attempt of this call (before a resume, a stall retry, a
+	 * provider wait) left a conversation with finished turns. Default: it goes on from them (`agent()` option
+	 * `continueInterrupted`).
+	 */
+	continueInterrupted?: false;
 	/** Working directory of the run. */
 	cwd: string;
 }

@@ -1,0 +1,151 @@
+/**
+ * An interrupted child goes on from its last finished turn (issue 47): when an attempt starts for a call whose
+ * earlier attempt (a resume's earlier session, a stall retry, a provider wait) left a conversation that did not end
+ * in an answer, the new attempt starts from a copy of it, its unfinished last turn dropped, and is told it was
+ * interrupted; the tool calls of the dropped turn are named, since they may have run (a file may already be edited).
+ * The earlier conversation is found by its file's header (`callKey`): the call's identity, not its attempt.
+ */
+import { join } from "node:path";
+import { errorMessage } from "../errors.ts";
+import { conversationsByCall, readConversationLines } from "../runs/index.ts";
+import type { RunFolderSource } from "./child-record.ts";
+
+/** Characters of a dropped tool call's arguments the message quotes. */
+const ARGS_CHARS = 160;
+
+/** Where a continued child goes on from: the kept lines, its finished turns, the tool calls it had started. */
+export interface Interruption {
+	/** The earlier conversation up to its last finished turn, one session entry a line. */
+	lines: string[];
+	/** Finished turns (model replies whose tool calls all have results) in `lines`. */
+	turns: number;
+	/** The tool calls of the dropped turn, as `name {args}`. */
+	started: string[];
+	/** The earlier conversation's file, relative to the run's folder. */
+	from: string;
+}
+
+/** The newest conversation file of each call in a run's folder, found once, then kept up to date by the runner. */
+export class CallConversations {
+	readonly #runFolder: RunFolderSource | undefined;
+	/** Files this runner made, newest per call: they win over what the folder said when it was read. */
+	readonly #made = new Map<string, string>();
+	#found: Promise<Map<string, string>> | undefined;
+
+	constructor(runFolder: RunFolderSource | undefined) {
+		this.#runFolder = runFolder;
+	}
+
+	/** The call `key`'s session now keeps its conversation in `path`. */
+	made(key: string, path: string): void {
+		this.#made.set(key, path);
+	}
+
+	/**
+	 * Where the call `key`'s interrupted child goes on from; undefined when it has no earlier conversation, or that
+	 * one answered, or it has no finished turn. `warn` hears why a conversation the run kept is not used.
+	 */
+	async interrupted(key: string, warn: (warning: string) => void): Promise<Interruption | undefined> {
+		const dir = await this.#runFolder?.();
+		if (!dir) return undefined;
+		this.#found ??= conversationsByCall(dir).catch(() => new Map<string, string>());
+		const from = this.#made.get(key) ?? (await this.#found).get(key);
+		if (!from) return undefined;
+		try {
+			const read = await readConversationLines(dir, from);
+			if (!read) return undefined;
+			if ("refused" in read) {
+				warn(`the conversation of its interrupted attempt, ${join(dir, from)}, ${read.refused}: it started afresh`);
+				return undefined;
+			}
+			const cut = lastFinishedTurn(read.lines);
+			return cut ? { ...cut, from } : undefined;
+		} catch (error) {
+			warn(
+				`the conversation of its interrupted attempt could not be read (${errorMessage(error)}): it started afresh`,
+			);
+			return undefined;
+		}
+	}
+}
+
+interface Part {
+	type?: string;
+	id?: string;
+	name?: string;
+	arguments?: unknown;
+}
+
+interface Message {
+	role?: string;
+	stopReason?: string;
+	toolCallId?: string;
+	content?: unknown;
+}
+
+/**
+ * `lines` cut after their last finished turn, with the tool calls of the turn dropped after it; undefined when no
+ * turn finished, or the conversation ended in an answer (nothing was interrupted).
+ */
+export function lastFinishedTurn(lines: readonly string[]): Omit<Interruption, "from"> | undefined {
+	let keep = 0;
+	let turns = 0;
+	let answered = false;
+	let open: { calls: Part[]; waiting: Set<string> } | undefined;
+	for (const [index, line] of lines.entries()) {
+		const message = messageOf(line);
+		if (message?.role === "assistant") {
+			const calls = Array.isArray(message.content)
+				? (message.content as Part[]).filter((part) => part?.type === "toolCall")
+				: [];
+			const unfinished = message.stopReason === "aborted" || message.stopReason === "error";
+			open =
+				calls.length > 0 && !unfinished
+					? { calls, waiting: new Set(calls.map((call) => call.id ?? "")) }
+					: undefined;
+			answered = false;
+			if (unfinished || calls.length > 0) continue;
+			turns++;
+			keep = index + 1;
+			answered = true;
+		} else if (message?.role === "toolResult" && open) {
+			open.waiting.delete(message.toolCallId ?? "");
+			if (open.waiting.size > 0) continue;
+			turns++;
+			keep = index + 1;
+			open = undefined;
+		}
+	}
+	if (turns === 0 || answered) return undefined;
+	return { lines: lines.slice(0, keep), turns, started: (open?.calls ?? []).map(describeCall) };
+}
+
+function messageOf(line: string): Message | undefined {
+	try {
+		const entry = JSON.parse(line) as { type?: string; message?: Message };
+		return entry.type === "message" ? entry.message : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+function describeCall(call: Part): string {
+	const args = JSON.stringify(call.arguments ?? {});
+	return `\`${call.name ?? "tool"}\` ${args.length > ARGS_CHARS ? `${args.slice(0, ARGS_CHARS)}…` : args}`;
+}
+
+/** The user message an interrupted child goes on with. */
+export function interruptedMessage(interruption: Pick<Interruption, "turns" | "started">): string {
+	const { turns, started } = interruption;
+	const done = `This task was interrupted after ${turns} finished ${turns === 1 ? "turn" : "turns"} (the session running it stopped), and you are going on with it in a new session.`;
+	const calls =
+		started.length > 0
+			? ` These tool calls were started in the interrupted turn, but their results were not recorded, so they may or may not have run: ${started.join("; ")}. Check what they did (a file may already be changed) before doing them again.`
+			: "";
+	return `${done}${calls} Go on from where you stopped: do not redo the finished work above.`;
+}
+
+/** The break a continued attempt's result and record carry: "continued after an interruption at turn 4 (…)". */
+export function continuedWarning(interruption: Pick<Interruption, "turns" | "from">): string {
+	return `continued after an interruption at turn ${interruption.turns + 1}: its ${interruption.turns} finished ${interruption.turns === 1 ? "turn" : "turns"} (${interruption.from}) were not run again`;
+}

@@ -1,0 +1,161 @@
+/**
+ * Issue 47: an interrupted child goes on from its last finished turn. Real pi sessions on the faux provider, in a
+ * recorded run: a child of several tool-using turns is stopped in its fourth model request (the run aborted), then
+ * the run is resumed; the resumed child's first request carries the earlier turns and the "interrupted" message, and
+ * its tokens are those of the new turns only. A stall retry continues the same way; a tool call whose result was never
+ * recorded is named.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DurableRun } from "../../src/host/durable-run.ts";
+import { createRunStore, listConversations, type RunStore } from "../../src/runs/index.ts";
+import type { WorkflowProgressEvent } from "../../src/runtime/core/events.ts";
+import type { WorkflowRunResult } from "../../src/runtime/core/types.ts";
+import { runWorkflowScript } from "../../src/runtime/index.ts";
+import { type FauxRequest, fauxAssistantMessage, fauxToolCall, untilAborted } from "../helpers/faux.ts";
+import { createRunnerFixture, type RunnerFixture } from "./runner-fixture.ts";
+
+const HEADER = 'export const meta = { name: "notes", description: "one long child" };\n';
+
+/** Every conversation message the model was sent (not the system prompt), as `role: text` (tool calls by name). */
+function transcript(request: FauxRequest): string[] {
+	return request.messages
+		.filter((message) => (message.role as string) !== "system")
+		.map((message) => {
+			const content = message.content;
+			const text =
+				typeof content === "string"
+					? content
+					: content
+							.map((part) => ("text" in part ? part.text : part.type === "toolCall" ? `[${part.name}]` : ""))
+							.join("");
+			return `${message.role}: ${text}`;
+		});
+}
+
+const write = (n: number) =>
+	fauxAssistantMessage([fauxToolCall("write", { path: `note${n}.txt`, content: `note ${n}\n` })], {
+		stopReason: "toolUse",
+	});
+
+/** A kept conversation file's session entries (its header aside). */
+function entriesOf(
+	file: string,
+): { id?: string; type: string; message?: { role: string; usage?: { output: number } } }[] {
+	return readFileSync(file, "utf8")
+		.split("\n")
+		.slice(1)
+		.filter(Boolean)
+		.map((line) => JSON.parse(line));
+}
+
+/** Output tokens of the model replies in `later` that are not in `earlier`: the replies the later session got. */
+function newOutputTokens(earlier: string, later: string): number {
+	const seen = new Set(entriesOf(earlier).map((entry) => entry.id));
+	let sum = 0;
+	for (const entry of entriesOf(later)) {
+		if (seen.has(entry.id) || entry.type !== "message" || entry.message?.role !== "assistant") continue;
+		sum += entry.message.usage?.output ?? 0;
+	}
+	return sum;
+}
+
+let fx: RunnerFixture;
+let root: string;
+let store: RunStore;
+beforeAll(async () => {
+	fx = await createRunnerFixture();
+	root = mkdtempSync(join(tmpdir(), "wf-interrupted-"));
+	store = createRunStore({ cwd: fx.dirs.cwd, root });
+});
+afterAll(() => {
+	fx.teardown();
+	rmSync(root, { recursive: true, force: true });
+});
+
+/** One session of a recorded run of `source`, as the tool composes it. */
+async function recorded(
+	durable: DurableRun,
+	source: string,
+	signal?: AbortSignal,
+	events: WorkflowProgressEvent[] = [],
+): Promise<WorkflowRunResult> {
+	const runner = fx.runner({ runFolder: () => durable.runFolder() });
+	const result = await runWorkflowScript(durable.original?.script ?? source, {
+		agentRunner: runner,
+		filename: "notes.js",
+		cwd: fx.dirs.cwd,
+		journal: durable.journal,
+		...(signal ? { signal } : {}),
+		onProgress: (event) => {
+			events.push(event);
+			durable.progress(event, { script: source, filename: "notes.js" });
+		},
+	});
+	await durable.finish(result);
+	return result;
+}
+
+describe("an interrupted child goes on from its last finished turn (issue 47)", () => {
+	it("a resume continues the child's conversation: earlier turns sent, an interrupted message, new tokens only", async () => {
+		const task = "Write six notes, one a turn";
+		const source = `${HEADER}return await agent(${JSON.stringify(task)}, { label: "writer" });`;
+		const stop = new AbortController();
+		fx.faux.route(task, [
+			write(1),
+			write(2),
+			write(3),
+			(request) => {
+				stop.abort(new Error("the host went away"));
+				return (untilAborted() as (r: FauxRequest) => Promise<ReturnType<typeof write>>)(request);
+			},
+		]);
+		const first = DurableRun.fresh(store, { script: source, filename: "notes.js" });
+		const stopped = await recorded(first, source, stop.signal);
+		expect(stopped.status).not.toBe("completed");
+		const runId = (await first.recorded) as string;
+		const record = await store.open(runId);
+		for (const n of [1, 2, 3]) expect(existsSync(join(fx.dirs.cwd, `note${n}.txt`))).toBe(true);
+
+		const before = fx.faux.requests.length;
+		fx.faux.route(task, [write(4), write(5), write(6), fauxAssistantMessage("six notes written")]);
+		const events: WorkflowProgressEvent[] = [];
+		const resumed = await recorded(await DurableRun.resume(store, runId), source, undefined, events);
+		expect(resumed).toMatchObject({ status: "completed", value: "six notes written" });
+
+		const asked = fx.faux.requests.slice(before);
+		// Only the remaining turns were made, and the first of them started from turns 1–3.
+		expect(asked).toHaveLength(4);
+		const sent = transcript(asked[0] as FauxRequest);
+		expect(sent.slice(0, 7)).toEqual([
+			`user: ${task}`,
+			"assistant: [write]",
+			expect.stringMatching(/^toolResult: /),
+			"assistant: [write]",
+			expect.stringMatching(/^toolResult: /),
+			"assistant: [write]",
+			expect.stringMatching(/^toolResult: /),
+		]);
+		expect(sent).toHaveLength(8);
+		expect(sent[7]).toMatch(/^user: This task was interrupted after 3 finished turns/);
+		expect(sent[7]).toContain("Go on from where you stopped");
+
+		// The call's tokens are the new turns' (the earlier three are counted once, in the session that made them).
+		const finished = events.find((event) => event.type === "agent_finished");
+		const files = (await listConversations(record.dir)).map((file) => file.path);
+		expect(files).toHaveLength(2);
+		expect((finished as { transcripts?: string[] }).transcripts).toEqual([files[1]]);
+		const earlierFile = join(record.dir, files[0] as string);
+		const laterFile = join(record.dir, files[1] as string);
+		const newOutput = newOutputTokens(earlierFile, laterFile);
+		expect(newOutput).toBeGreaterThan(0);
+		expect((finished as { usage?: { output: number } }).usage?.output).toBe(newOutput);
+		// The break is in the record: the event log's transcript line and the result's warning say where it went on.
+		const logged = events.flatMap((event) => (event.type === "log" ? [event.message] : []));
+		expect(logged).toEqual(
+			expect.arrayContaining([expect.stringContaining("`writer`: continued after an interruption at turn 4")]),
+		);
+	});
+});
