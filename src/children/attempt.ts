@@ -400,7 +400,9 @@ export class ChildAttempt {
 		let ended = true;
 		try {
 			if (signal.aborted) return { ...this.#base, status: "stopped", error: reasonOf(signal) };
-			const prompt = this.#interruption ? interruptedMessage(this.#interruption) : this.#plan.prompt;
+			const prompt = this.#interruption
+				? [interruptedMessage(this.#interruption), this.#context.retryNote].filter(Boolean).join("\n\n")
+				: this.#plan.prompt;
 			ended = await heard(session.prompt(prompt, { expandPromptTemplates: false }));
 			// A pause stopped the turn: the session waits, with its conversation, for the message that resumes it. (A
 			// pause is not a stop: a turn that ignores it goes on, under the stall watchdog.)

@@ -158,4 +158,36 @@ describe("an interrupted child goes on from its last finished turn (issue 47)", 
 			expect.arrayContaining([expect.stringContaining("`writer`: continued after an interruption at turn 4")]),
 		);
 	});
+
+	it("a stall retry goes on from the stalled attempt's finished turns, with the stall's note", async () => {
+		const task = "Write two notes, then think";
+		fx.faux.route(task, [write(7), write(8), untilAborted(), fauxAssistantMessage("two notes, then thought")]);
+		const runDir = mkdtempSync(join(tmpdir(), "wf-interrupted-run-"));
+		try {
+			const before = fx.faux.requests.length;
+			const result = await fx.runner({ runFolder: async () => runDir })(
+				fx.request({ key: "stall-call", prompt: task, label: "thinker", stallMs: 300 }),
+				fx.context(),
+			);
+			expect(result).toMatchObject({ status: "completed", result: "two notes, then thought" });
+			const asked = fx.faux.requests.slice(before);
+			expect(asked).toHaveLength(4);
+			const sent = transcript(asked[3] as FauxRequest);
+			expect(sent.slice(0, 5)).toEqual([
+				`user: ${task}`,
+				"assistant: [write]",
+				expect.stringMatching(/^toolResult: /),
+				"assistant: [write]",
+				expect.stringMatching(/^toolResult: /),
+			]);
+			expect(sent).toHaveLength(6);
+			expect(sent[5]).toMatch(/^user: This task was interrupted after 2 finished turns/);
+			expect(sent[5]).toContain("Note: an earlier attempt at this task was stopped after");
+			expect(result.warnings).toEqual(
+				expect.arrayContaining([expect.stringMatching(/^continued after an interruption at turn 3: /)]),
+			);
+		} finally {
+			rmSync(runDir, { recursive: true, force: true });
+		}
+	});
 });
