@@ -263,7 +263,7 @@ describe("a deaf tool's call in a continued child (issue 47)", () => {
 				["user", "assistant", "toolResult", "user"],
 			);
 			expect(retry?.last.text).toMatch(
-				/^This task was interrupted after 1 finished turn \(.*\)[^]*These tool calls were started in the interrupted turn, but their results were not recorded, so they may or may not have run: `hang` \{"target":"deploy staging"\}\. Check what they did/,
+				/^This task was interrupted after 1 finished turn \(.*\)[\s\S]*These tool calls were started in the interrupted turn, but their results were not recorded, so they may or may not have run: `hang` \{"target":"deploy staging"\}\. Check what they did/,
 			);
 		} finally {
 			rmSync(runDir, { recursive: true, force: true });
