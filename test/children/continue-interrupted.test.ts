@@ -5,7 +5,7 @@
  * its tokens are those of the new turns only. A stall retry continues the same way; a tool call whose result was never
  * recorded is named.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -96,6 +96,23 @@ async function recorded(
 	});
 	await durable.finish(result);
 	return result;
+}
+
+/** A reply that stops the run (as a host going away would) and stays busy until the child is stopped. */
+function stopsTheRun(stop: AbortController) {
+	return (request: FauxRequest) => {
+		stop.abort(new Error("the host went away"));
+		return (untilAborted() as (r: FauxRequest) => Promise<ReturnType<typeof write>>)(request);
+	};
+}
+
+/** A recorded run of `source` stopped in its child's third model request, after two finished turns: its id. */
+async function interruptedRun(source: string, task: string): Promise<string> {
+	const stop = new AbortController();
+	fx.faux.route(task, [write(1), write(2), stopsTheRun(stop)]);
+	const first = DurableRun.fresh(store, { script: source, filename: "notes.js" });
+	expect((await recorded(first, source, stop.signal)).status).not.toBe("completed");
+	return (await first.recorded) as string;
 }
 
 describe("an interrupted child goes on from its last finished turn (issue 47)", () => {
@@ -189,5 +206,26 @@ describe("an interrupted child goes on from its last finished turn (issue 47)", 
 		} finally {
 			rmSync(runDir, { recursive: true, force: true });
 		}
+	});
+
+	it("continueInterrupted: false starts the resumed child afresh; so does an edited call (another key)", async () => {
+		const task = "Write notes, but start clean";
+		const source = `${HEADER}return await agent(${JSON.stringify(task)}, { label: "clean", continueInterrupted: false });`;
+		const clean = await interruptedRun(source, task);
+		let before = fx.faux.requests.length;
+		fx.faux.route(task, [fauxAssistantMessage("clean start")]);
+		expect(await recorded(await DurableRun.resume(store, clean), source)).toMatchObject({ value: "clean start" });
+		expect(transcript(fx.faux.requests[before] as FauxRequest)).toEqual([`user: ${task}`]);
+
+		const old = "Write notes, edited later";
+		const edited = await interruptedRun(`${HEADER}return await agent(${JSON.stringify(old)});`, old);
+		const record = await store.open(edited);
+		const task2 = "Write notes, edited now";
+		const source2 = `${HEADER}return await agent(${JSON.stringify(task2)});`;
+		writeFileSync(join(record.dir, "script.js"), source2);
+		before = fx.faux.requests.length;
+		fx.faux.route(task2, [fauxAssistantMessage("edited start")]);
+		expect(await recorded(await DurableRun.resume(store, edited), source2)).toMatchObject({ value: "edited start" });
+		expect(transcript(fx.faux.requests[before] as FauxRequest)).toEqual([`user: ${task2}`]);
 	});
 });

@@ -204,6 +204,7 @@ export function buildRequest(
 		...(options.readOnly ? { readOnly: true } : {}),
 		...(context ? { context } : {}),
 		...(continues ? { continues } : {}),
+		...(options.continueInterrupted === false ? { continueInterrupted: false as const } : {}),
 	};
 }
 
