@@ -338,7 +338,13 @@ export class ChildAttempt {
 					sessionId,
 					model: nameOf(model),
 					...(this.#interruption
-						? { continued: { from: this.#interruption.from, turns: this.#interruption.turns } }
+						? {
+								continued: {
+									from: this.#interruption.from,
+									turns: this.#interruption.turns,
+									savedTokens: this.#interruption.savedTokens,
+								},
+							}
 						: {}),
 				});
 			}

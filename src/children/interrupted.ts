@@ -21,6 +21,8 @@ export interface Interruption {
 	turns: number;
 	/** The tool calls of the dropped turn, as `name {args}`. */
 	started: string[];
+	/** Tokens the kept replies took (input, cache and output), which going on from them does not pay again. */
+	savedTokens: number;
 	/** The earlier conversation's file, relative to the run's folder. */
 	from: string;
 }
@@ -78,6 +80,7 @@ interface Part {
 
 interface Message {
 	role?: string;
+	usage?: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number };
 	stopReason?: string;
 	toolCallId?: string;
 	content?: unknown;
@@ -91,10 +94,15 @@ export function lastFinishedTurn(lines: readonly string[]): Omit<Interruption, "
 	let keep = 0;
 	let turns = 0;
 	let answered = false;
+	/** Tokens of every reply so far, and of those up to the last finished turn. */
+	let tokens = 0;
+	let savedTokens = 0;
 	let open: { calls: Part[]; waiting: Set<string> } | undefined;
 	for (const [index, line] of lines.entries()) {
 		const message = messageOf(line);
 		if (message?.role === "assistant") {
+			const usage = message.usage ?? {};
+			tokens += (usage.input ?? 0) + (usage.output ?? 0) + (usage.cacheRead ?? 0) + (usage.cacheWrite ?? 0);
 			const calls = Array.isArray(message.content)
 				? (message.content as Part[]).filter((part) => part?.type === "toolCall")
 				: [];
@@ -107,17 +115,19 @@ export function lastFinishedTurn(lines: readonly string[]): Omit<Interruption, "
 			if (unfinished || calls.length > 0) continue;
 			turns++;
 			keep = index + 1;
+			savedTokens = tokens;
 			answered = true;
 		} else if (message?.role === "toolResult" && open) {
 			open.waiting.delete(message.toolCallId ?? "");
 			if (open.waiting.size > 0) continue;
 			turns++;
 			keep = index + 1;
+			savedTokens = tokens;
 			open = undefined;
 		}
 	}
 	if (turns === 0 || answered) return undefined;
-	return { lines: lines.slice(0, keep), turns, started: (open?.calls ?? []).map(describeCall) };
+	return { lines: lines.slice(0, keep), turns, started: (open?.calls ?? []).map(describeCall), savedTokens };
 }
 
 function messageOf(line: string): Message | undefined {
@@ -146,6 +156,7 @@ export function interruptedMessage(interruption: Pick<Interruption, "turns" | "s
 }
 
 /** The break a continued attempt's result and record carry: "continued after an interruption at turn 4 (…)". */
-export function continuedWarning(interruption: Pick<Interruption, "turns" | "from">): string {
-	return `continued after an interruption at turn ${interruption.turns + 1}: its ${interruption.turns} finished ${interruption.turns === 1 ? "turn" : "turns"} (${interruption.from}) were not run again`;
+export function continuedWarning(interruption: Pick<Interruption, "turns" | "from" | "savedTokens">): string {
+	const { turns, from, savedTokens } = interruption;
+	return `continued after an interruption at turn ${turns + 1}: its ${turns} finished ${turns === 1 ? "turn" : "turns"} (${from}, ${savedTokens.toLocaleString("en-US")} tokens) were not run again`;
 }

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DurableRun } from "../../src/host/durable-run.ts";
+import { runReportText } from "../../src/report/index.ts";
 import { createRunStore, listConversations, type RunStore } from "../../src/runs/index.ts";
 import type { WorkflowProgressEvent } from "../../src/runtime/core/events.ts";
 import type { WorkflowRunResult } from "../../src/runtime/core/types.ts";
@@ -82,7 +83,7 @@ async function recorded(
 	signal?: AbortSignal,
 	events: WorkflowProgressEvent[] = [],
 ): Promise<WorkflowRunResult> {
-	const runner = fx.runner({ runFolder: () => durable.runFolder() });
+	const runner = fx.runner({ runFolder: () => durable.runFolder(), record: (event) => durable.logEvent(event) });
 	const result = await runWorkflowScript(durable.original?.script ?? source, {
 		agentRunner: runner,
 		filename: "notes.js",
@@ -170,9 +171,29 @@ describe("an interrupted child goes on from its last finished turn (issue 47)", 
 		expect(newOutput).toBeGreaterThan(0);
 		expect((finished as { usage?: { output: number } }).usage?.output).toBe(newOutput);
 		// The break is in the record: the event log's transcript line and the result's warning say where it went on.
+		// The earlier replies the new session holds, which it did not pay for again: the result says how many tokens.
+		const held = new Set(entriesOf(laterFile).map((entry) => entry.id));
+		const saved = entriesOf(earlierFile)
+			.filter((entry) => held.has(entry.id) && entry.message?.role === "assistant")
+			.reduce((sum, entry) => {
+				const usage = entry.message?.usage as Record<string, number>;
+				return sum + usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
+			}, 0);
+		expect(saved).toBeGreaterThan(0);
+		// The report shows the break on the call's lane.
+		const report = (await runReportText(store, runId)).split("\n");
+		expect(report.filter((line) => line.includes("#0 writer"))).toEqual([
+			expect.stringMatching(/#0 writer .* stopped /),
+			expect.stringMatching(
+				/#0 writer .* completed .* · ↻ continued after an interruption at turn 4 \(\d+(\.\d)?k tokens not paid again\)$/,
+			),
+			expect.stringMatching(
+				/^ {2}#0 writer: it did not finish in the first run .*: it went on from its 3 finished turns$/,
+			),
+		]);
 		const logged = events.flatMap((event) => (event.type === "log" ? [event.message] : []));
-		expect(logged).toEqual(
-			expect.arrayContaining([expect.stringContaining("`writer`: continued after an interruption at turn 4")]),
+		expect(logged).toContain(
+			`\`writer\`: continued after an interruption at turn 4: its 3 finished turns (${files[0]}, ${saved.toLocaleString("en-US")} tokens) were not run again`,
 		);
 	});
 
