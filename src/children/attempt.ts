@@ -150,7 +150,7 @@ export class ChildAttempt {
 		const warnings: string[] = [];
 		// An isolated child's new attempt works in a new worktree, which its earlier conversation does not speak of.
 		if (request.continueInterrupted !== false && request.isolation !== "worktree") {
-			this.#interruption = await options.conversations.interrupted(request.key, (warning) => warnings.push(warning));
+			this.#interruption = await options.conversations.interrupted(request, (warning) => warnings.push(warning));
 		}
 		if (this.#interruption) {
 			this.#history = this.#interruption.lines;

@@ -7,7 +7,8 @@
  */
 import { join } from "node:path";
 import { errorMessage } from "../errors.ts";
-import { conversationsByCall, readConversationLines } from "../runs/index.ts";
+import { type CallConversationFiles, conversationsByCall, labelSlug, readConversationLines } from "../runs/index.ts";
+import type { WorkflowAgentRequest } from "../runtime/core/types.ts";
 import type { RunFolderSource } from "./child-record.ts";
 
 /** Characters of a dropped tool call's arguments the message quotes. */
@@ -32,7 +33,7 @@ export class CallConversations {
 	readonly #runFolder: RunFolderSource | undefined;
 	/** Files this runner made, newest per call: they win over what the folder said when it was read. */
 	readonly #made = new Map<string, string>();
-	#found: Promise<Map<string, string>> | undefined;
+	#found: Promise<CallConversationFiles> | undefined;
 
 	constructor(runFolder: RunFolderSource | undefined) {
 		this.#runFolder = runFolder;
@@ -44,18 +45,27 @@ export class CallConversations {
 	}
 
 	/**
-	 * Where the call `key`'s interrupted child goes on from; undefined when it has no earlier conversation, or that
-	 * one answered, or it has no finished turn. `warn` hears why a conversation the run kept is not used.
+	 * Where the call's interrupted child goes on from; undefined when it has no earlier conversation, or that one
+	 * answered, or it has no finished turn. `warn` hears why a conversation the run kept is not used.
 	 */
-	async interrupted(key: string, warn: (warning: string) => void): Promise<Interruption | undefined> {
+	async interrupted(
+		call: Pick<WorkflowAgentRequest, "key" | "index" | "label">,
+		warn: (warning: string) => void,
+	): Promise<Interruption | undefined> {
 		const dir = await this.#runFolder?.();
 		if (!dir) return undefined;
-		this.#found ??= conversationsByCall(dir).catch(() => new Map<string, string>());
-		const from = this.#made.get(key) ?? (await this.#found).get(key);
+		this.#found ??= conversationsByCall(dir).catch(() => ({ byKey: new Map<string, string>(), unread: [] }));
+		const found = await this.#found;
+		// A file whose header could not be read (a link put in its place) is known only by its name: the call's
+		// index and label then, so reading it says why it is refused. (A readable file with no `callKey` is from a run
+		// made before keys were written: not taken by its name, which another call may have had then.)
+		const stem = `${String(call.index).padStart(3, "0")}-${labelSlug(call.label)}-`;
+		const byKey = this.#made.get(call.key) ?? found.byKey.get(call.key);
+		const from = byKey ?? found.unread.findLast((file) => file.path.startsWith(`children/${stem}`))?.path;
 		if (!from) return undefined;
 		try {
 			const read = await readConversationLines(dir, from);
-			if (!read) return undefined;
+			if (!read || (!byKey && !("refused" in read))) return undefined;
 			if ("refused" in read) {
 				warn(`the conversation of its interrupted attempt, ${join(dir, from)}, ${read.refused}: it started afresh`);
 				return undefined;

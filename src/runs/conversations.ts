@@ -157,22 +157,34 @@ function entryProblem(line: string): string | undefined {
 /** Bytes of a conversation file's first line read to find its call: pi's header with a long `cwd` fits. */
 const HEADER_BYTES = 16 * 1024;
 
+/** What `conversationsByCall` found: each call's newest file, and the files whose header could not be read. */
+export interface CallConversationFiles {
+	/** Call key → path (relative to the run's folder) of its newest conversation. */
+	byKey: Map<string, string>;
+	/** Files passed over: a link, another kind of file, a header that does not parse. */
+	unread: ConversationFile[];
+}
+
 /**
  * The newest conversation file of each call, by the call key its header names (`callKey`, which the pi runner
  * writes): where an interrupted child's conversation is found on a resume, whatever its index in the session that
- * ran it. Links, other kinds of file and headers that do not parse are passed over (they are nobody's conversation).
+ * ran it. Links are not followed: they and other files whose header cannot be read are listed apart, by name.
  */
-export async function conversationsByCall(runDir: string): Promise<Map<string, string>> {
-	const byKey = new Map<string, { path: string; time: string }>();
+export async function conversationsByCall(runDir: string): Promise<CallConversationFiles> {
+	const newest = new Map<string, { path: string; time: string }>();
+	const unread: ConversationFile[] = [];
 	for (const file of await listConversations(runDir)) {
 		const header = await readHeader(join(runDir, file.path));
 		const key = header?.callKey;
-		if (typeof key !== "string") continue;
+		if (typeof key !== "string") {
+			unread.push(file);
+			continue;
+		}
 		const time = typeof header?.timestamp === "string" ? header.timestamp : "";
-		const seen = byKey.get(key);
-		if (!seen || seen.time <= time) byKey.set(key, { path: file.path, time });
+		const seen = newest.get(key);
+		if (!seen || seen.time <= time) newest.set(key, { path: file.path, time });
 	}
-	return new Map([...byKey].map(([key, { path }]) => [key, path]));
+	return { byKey: new Map([...newest].map(([key, { path }]) => [key, path])), unread };
 }
 
 /** A conversation file's first line as an object, never following a link; undefined when it is not one. */

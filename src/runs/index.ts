@@ -1,5 +1,6 @@
 /** The file-backed run store: durable runs (record, journal, snapshot, lock) that any host can list, resume and prune. */
 export {
+	type CallConversationFiles,
 	CONVERSATIONS_DIR,
 	type ConversationFile,
 	conversationsByCall,

@@ -5,7 +5,7 @@
  * its tokens are those of the new turns only. A stall retry continues the same way; a tool call whose result was never
  * recorded is named.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -248,5 +248,28 @@ describe("an interrupted child goes on from its last finished turn (issue 47)", 
 		fx.faux.route(task2, [fauxAssistantMessage("edited start")]);
 		expect(await recorded(await DurableRun.resume(store, edited), source2)).toMatchObject({ value: "edited start" });
 		expect(transcript(fx.faux.requests[before] as FauxRequest)).toEqual([`user: ${task2}`]);
+	});
+
+	it("a kept conversation replaced by a link is not followed: the child starts afresh, warned with the file and why", async () => {
+		const task = "Write notes, then find a link";
+		const source = `${HEADER}return await agent(${JSON.stringify(task)}, { label: "linked" });`;
+		const runId = await interruptedRun(source, task);
+		const record = await store.open(runId);
+		const [kept] = await listConversations(record.dir);
+		const file = join(record.dir, kept?.path as string);
+		const elsewhere = join(root, "elsewhere.jsonl");
+		writeFileSync(elsewhere, readFileSync(file));
+		rmSync(file);
+		symlinkSync(elsewhere, file);
+		const before = fx.faux.requests.length;
+		fx.faux.route(task, [fauxAssistantMessage("fresh start")]);
+		const events: WorkflowProgressEvent[] = [];
+		const resumed = await recorded(await DurableRun.resume(store, runId), source, undefined, events);
+		expect(resumed).toMatchObject({ status: "completed", value: "fresh start" });
+		expect(transcript(fx.faux.requests[before] as FauxRequest)).toEqual([`user: ${task}`]);
+		const logged = events.flatMap((event) => (event.type === "log" ? [event.message] : []));
+		expect(logged).toContain(
+			`\`linked\`: the conversation of its interrupted attempt, ${file}, is now a link (to ${elsewhere}): it started afresh`,
+		);
 	});
 });
