@@ -38,18 +38,26 @@ function cli(args: string[]): Promise<SpawnResult> {
 	return runCommand(process.execPath, [bin, ...args], { cwd: project, env: env(), timeoutMs: 90_000 });
 }
 
-/** Spawns the bin and kills it with SIGKILL once stderr shows `marker`. */
-function killedAt(args: string[], marker: string): Promise<SpawnResult & { signal: NodeJS.Signals | null }> {
+/** Spawns the bin and sends it `signal` once stderr shows `marker`. */
+function killedAt(
+	args: string[],
+	marker: string,
+	signal: NodeJS.Signals = "SIGKILL",
+): Promise<SpawnResult & { signal: NodeJS.Signals | null }> {
 	return new Promise((resolve, reject) => {
 		const child = spawn(process.execPath, args, { cwd: project, env: env(), stdio: ["ignore", "pipe", "pipe"] });
 		let stdout = "";
 		let stderr = "";
+		let sent = false;
 		child.stdout.on("data", (chunk) => {
 			stdout += chunk;
 		});
 		child.stderr.on("data", (chunk) => {
 			stderr += chunk;
-			if (stderr.includes(marker)) child.kill("SIGKILL");
+			if (stderr.includes(marker) && !sent) {
+				sent = true;
+				child.kill(signal);
+			}
 		});
 		child.on("error", reject);
 		child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
@@ -75,5 +83,23 @@ describe("pi-workflows: a killed run's child goes on from its finished turns", (
 		expect(JSON.parse(resumed.stdout)).toBe("wrote 4 notes, going on after 2 earlier turns");
 		expect(readFileSync(join(project, "note4.txt"), "utf8")).toBe("note 4\n");
 		expect(resumed.stderr).toContain("continued after an interruption at turn 3");
+	}, 150_000);
+
+	it("Ctrl-C in a one-call run's child: the run says to resume it (not to run it again), and the resume goes on", async () => {
+		const file = join(project, "notes-ctrl-c.js");
+		writeFileSync(
+			file,
+			'export const meta = { name: "notes-ctrl-c", description: "one child, three turns" };\nreturn await agent("notes 3", { label: "notes" });\n',
+		);
+		const stopped = await killedAt([bin, "run", file, ...PI], "faux: the notes child waits after 2 turns", "SIGINT");
+		expect(stopped.code, stopped.stderr).toBe(130);
+		const runId = /Resume it: pi-workflows resume (wf-\S+)/.exec(stopped.stderr)?.[1];
+		expect(runId, stopped.stderr).toBeDefined();
+		expect(stopped.stderr).toContain(
+			`Run ${runId} kept the conversation of 1 unfinished child, which a resume goes on from. Resume it: pi-workflows resume ${runId}`,
+		);
+		const resumed = await cli(["resume", runId as string, ...PI]);
+		expect(resumed.code, resumed.stderr).toBe(0);
+		expect(JSON.parse(resumed.stdout)).toBe("wrote 3 notes, going on after 2 earlier turns");
 	}, 150_000);
 });
