@@ -238,6 +238,9 @@ export class ChildAttempt {
 			durationMs: Date.now() - this.#startedAt,
 		};
 		if (done.warnings?.length === 0) delete done.warnings;
+		if (this.#interruption) {
+			done.continued = { turns: this.#interruption.turns, savedTokens: this.#interruption.savedTokens };
+		}
 		// Every session's file, whichever result object the child ended with.
 		if (this.#base.transcripts?.length) done.transcripts = [...this.#base.transcripts];
 		else delete done.transcripts;

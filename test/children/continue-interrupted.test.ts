@@ -180,6 +180,9 @@ describe("an interrupted child goes on from its last finished turn (issue 47)", 
 				return sum + usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
 			}, 0);
 		expect(saved).toBeGreaterThan(0);
+		// The run's result says how many children went on, and the tokens that saved.
+		expect(resumed.counts.continued).toBe(1);
+		expect(resumed.continuedTokens).toBe(saved);
 		// The report shows the break on the call's lane.
 		const report = (await runReportText(store, runId)).split("\n");
 		expect(report.filter((line) => line.includes("#0 writer"))).toEqual([

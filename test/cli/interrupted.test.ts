@@ -83,6 +83,9 @@ describe("pi-workflows: a killed run's child goes on from its finished turns", (
 		expect(JSON.parse(resumed.stdout)).toBe("wrote 4 notes, going on after 2 earlier turns");
 		expect(readFileSync(join(project, "note4.txt"), "utf8")).toBe("note 4\n");
 		expect(resumed.stderr).toContain("continued after an interruption at turn 3");
+		expect(resumed.stderr).toMatch(
+			/Workflow notes completed in .*: 1 agent \(1 completed\), 1 continued after an interruption \(\d+(\.\d)?k? tokens not paid again\), /,
+		);
 	}, 150_000);
 
 	it("Ctrl-C in a one-call run's child: the run says to resume it (not to run it again), and the resume goes on", async () => {

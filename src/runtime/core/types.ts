@@ -162,6 +162,11 @@ export interface WorkflowAgentResult {
 	/** The child was ended on purpose (a user skipped it): `agent()` gives null with `error` as the cause, no retries. */
 	noRetry?: boolean;
 	/**
+	 * The child went on from an interrupted earlier attempt's finished turns (issue 47): how many, and the tokens those
+	 * turns took, which it did not pay again. Absent: it started from its prompt.
+	 */
+	continued?: { turns: number; savedTokens: number };
+	/**
 	 * Attempts of this child that did not stop when asked and that the runner let go (they may still be running); the
 	 * run counts them in `error.details.abandoned`, even when the call's result came after the run stopped waiting.
 	 */
@@ -542,6 +547,8 @@ export interface WorkflowAgentCounts {
 	skipped: number;
 	/** Calls answered from the journal of the run this one resumes (counted in started and completed too); absent when none. */
 	replayed?: number;
+	/** Calls whose child went on from an interrupted attempt's finished turns (issue 47); absent when none. */
+	continued?: number;
 }
 
 /** Work a script started and did not wait for: still running when that script returned, so the run stopped it. */
@@ -581,6 +588,8 @@ export interface WorkflowRunResult {
 	cost: WorkflowCost;
 	/** What the replayed calls cost when they ran (saved by this run); absent when nothing was replayed. */
 	replayedCost?: WorkflowCost;
+	/** Tokens of the finished turns continued children went on from, not paid again (`counts.continued`); absent when none. */
+	continuedTokens?: number;
 	/** Log entries dropped because of `limits.maxLogEntries`. */
 	droppedLogs: number;
 	/** Agent calls and nested workflows still running when their script returned, which the run stopped; absent when none. */
