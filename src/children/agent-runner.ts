@@ -12,10 +12,9 @@ import { type AgentTypeConfig, loadAgentTypes, type ThinkingLevel } from "../age
 import type { WorkflowAgentRunner, WorkflowParentConversation } from "../runtime/core/types.ts";
 import { type PiAgentRunnerHooks, runChildAttempt } from "./attempt.ts";
 import { type ChildRecorder, callRecorder, type RunFolderSource } from "./child-record.ts";
-import { RememberedConversations } from "./continuation.ts";
+import { CallConversations, RememberedConversations } from "./continuation.ts";
 import type { ChildControls } from "./controls.ts";
 import { composeFrame, type RunProvenance } from "./frame.ts";
-import { CallConversations } from "./interrupted.ts";
 import type { ModelTiers } from "./model.ts";
 import type { SessionTools } from "./session-tools.ts";
 import { superviseChild } from "./supervisor.ts";

@@ -38,10 +38,16 @@ import {
 	type RunFolderSource,
 } from "./child-record.ts";
 import { childStatus } from "./child-status.ts";
-import { earlierConversation, type RememberedConversations } from "./continuation.ts";
+import {
+	type CallConversations,
+	continuedWarning,
+	earlierConversation,
+	type Interruption,
+	interruptedMessage,
+	type RememberedConversations,
+} from "./continuation.ts";
 import { hasPrice, replyCost, sessionCost, sessionTokens } from "./cost.ts";
 import { type TypeDeadline, typeDeadline } from "./deadlines.ts";
-import { type CallConversations, continuedWarning, type Interruption, interruptedMessage } from "./interrupted.ts";
 import { noteWorktreeStat, watchTools } from "./ledger.ts";
 import { lendControls, openSession, type PauseGate, type ResultBase } from "./open-session.ts";
 import { type ChildPlan, type ChildPlanOptions, planChild } from "./plan.ts";

@@ -254,7 +254,7 @@ describe("a deaf tool's call in a continued child (issue 47)", () => {
 			});
 			fx.faux.route("Ship it", [write, hang, fauxAssistantMessage("checked the deploy, shipped")]);
 			const result = await fx.runner({ ...GRACE, sessionTools: deafTools(), runFolder: async () => runDir })(
-				fx.request({ prompt: "Ship it", label: "ship", tools: ["write", "hang"], stallMs: 300 }),
+				fx.request({ prompt: "Ship it", label: "ship", tools: ["write", "hang"], stallMs: 1500 }),
 				fx.context(),
 			);
 			expect(result).toMatchObject({ status: "completed", result: "checked the deploy, shipped" });

@@ -207,7 +207,7 @@ describe("an interrupted child goes on from its last finished turn (issue 47)", 
 		try {
 			const before = fx.faux.requests.length;
 			const result = await fx.runner({ runFolder: async () => runDir })(
-				fx.request({ key: "stall-call", prompt: task, label: "thinker", stallMs: 300 }),
+				fx.request({ key: "stall-call", prompt: task, label: "thinker", stallMs: 1500 }),
 				fx.context(),
 			);
 			expect(result).toMatchObject({ status: "completed", result: "two notes, then thought" });
