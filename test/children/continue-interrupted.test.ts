@@ -82,9 +82,15 @@ async function recorded(
 	source: string,
 	signal?: AbortSignal,
 	events: WorkflowProgressEvent[] = [],
+	options: { maxProviderWaitMs?: number } = {},
 ): Promise<WorkflowRunResult> {
-	const runner = fx.runner({ runFolder: () => durable.runFolder(), record: (event) => durable.logEvent(event) });
+	const runner = fx.runner({
+		runFolder: () => durable.runFolder(),
+		record: (event) => durable.logEvent(event),
+		piRetry: false,
+	});
 	const result = await runWorkflowScript(durable.original?.script ?? source, {
+		...options,
 		agentRunner: runner,
 		filename: "notes.js",
 		cwd: fx.dirs.cwd,
@@ -274,5 +280,28 @@ describe("an interrupted child goes on from its last finished turn (issue 47)", 
 		expect(logged).toContain(
 			`\`linked\`: the conversation of its interrupted attempt, ${file}, is now a link (to ${elsewhere}): it started afresh`,
 		);
+	});
+
+	it("a usage limit past maxProviderWaitMs stops the run; its resume goes on from the turns before the limit", async () => {
+		const task = "Write notes until the provider says no";
+		const source = `${HEADER}return await agent(${JSON.stringify(task)}, { label: "limited" });`;
+		const limit = fauxAssistantMessage([], {
+			stopReason: "error",
+			errorMessage:
+				'429 {"type":"error","error":{"type":"rate_limit_error","message":"Number of requests has exceeded your rate limit"}}',
+		});
+		fx.faux.route(task, [write(1), write(2), limit]);
+		const first = DurableRun.fresh(store, { script: source, filename: "notes.js" });
+		const stopped = await recorded(first, source, undefined, [], { maxProviderWaitMs: 0 });
+		expect(stopped).toMatchObject({ status: "stopped", error: { code: "provider_limit" } });
+		const runId = (await first.recorded) as string;
+
+		const before = fx.faux.requests.length;
+		fx.faux.route(task, [fauxAssistantMessage("went on after the limit")]);
+		const resumed = await recorded(await DurableRun.resume(store, runId), source);
+		expect(resumed).toMatchObject({ status: "completed", value: "went on after the limit" });
+		const sent = transcript(fx.faux.requests[before] as FauxRequest);
+		expect(sent).toHaveLength(6);
+		expect(sent[5]).toMatch(/^user: This task was interrupted after 2 finished turns/);
 	});
 });
