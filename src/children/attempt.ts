@@ -154,8 +154,9 @@ export class ChildAttempt {
 		const options = this.#options;
 		const plan = await planChild(request, options);
 		const warnings: string[] = [];
-		// An isolated child's new attempt works in a new worktree, which its earlier conversation does not speak of.
-		if (request.continueInterrupted !== false && request.isolation !== "worktree") {
+		// An isolated child's new attempt works in a new worktree, which its earlier conversation does not speak of; a
+		// person's restart asks to drop what the child did.
+		if (request.continueInterrupted !== false && request.isolation !== "worktree" && !this.#context.afresh) {
 			this.#interruption = await options.conversations.interrupted(request, (warning) => warnings.push(warning));
 		}
 		if (this.#interruption) {

@@ -45,6 +45,8 @@ export interface AttemptContext extends WorkflowAgentRunnerContext {
 	 * that goes on from the earlier attempt's conversation (issue 47) is told it after the "interrupted" message.
 	 */
 	retryNote?: string;
+	/** A person restarted the call: this attempt starts from its prompt, not from the earlier attempt's turns. */
+	afresh?: boolean;
 }
 
 /** Runs one attempt: a fresh child session for `request`. */
@@ -85,17 +87,19 @@ export async function superviseChild(
 	context.signal.addEventListener("abort", onAbort, { once: true });
 	let attemptRequest = request;
 	let retryNote: string | undefined;
+	let afresh = false;
 	try {
 		for (;;) {
 			const attempt = live.next();
 			if (context.signal.aborted) attempt.controller.abort(context.signal.reason);
-			const result = await options.attempt(attemptRequest, live.context(context, retryNote));
+			const result = await options.attempt(attemptRequest, live.context(context, { retryNote, afresh }));
 			spend(spent, result);
 			if (!attempt.ending || context.signal.aborted) return total(result, spent, call);
 			const step = afterEnding(attempt.ending, result, spent, call);
 			if ("done" in step) return step.done;
 			attemptRequest = step.next;
 			retryNote = step.note;
+			afresh = step.afresh === true;
 		}
 	} finally {
 		unregister?.();
@@ -119,7 +123,7 @@ function afterEnding(
 	result: WorkflowAgentResult,
 	spent: Spent,
 	call: Call,
-): { done: WorkflowAgentResult } | { next: WorkflowAgentRequest; note?: string } {
+): { done: WorkflowAgentResult } | { next: WorkflowAgentRequest; note?: string; afresh?: boolean } {
 	const { request } = call;
 	const deaf = (result.abandoned ?? 0) > 0;
 	if (ending.why === "skip") {
@@ -128,7 +132,7 @@ function afterEnding(
 	}
 	if (ending.why === "restart") {
 		call.notes.push(`restarted by the user${deaf ? "; the attempt did not stop when asked and was abandoned" : ""}`);
-		return { next: request };
+		return { next: request, afresh: true };
 	}
 	call.stalls++;
 	call.note("child_stalled", { silentMs: ending.silentMs, retried: call.stalls === 1 });
@@ -174,12 +178,16 @@ class LiveAttempt {
 	}
 
 	/** The current attempt's context: its own signal, and the session and stall it reports back. */
-	context(context: WorkflowAgentRunnerContext, retryNote: string | undefined): AttemptContext {
+	context(
+		context: WorkflowAgentRunnerContext,
+		after: { retryNote: string | undefined; afresh: boolean },
+	): AttemptContext {
 		const attempt = this.#current;
 		return {
 			signal: attempt.controller.signal,
 			reportChild: context.reportChild,
-			...(retryNote ? { retryNote } : {}),
+			...(after.retryNote ? { retryNote: after.retryNote } : {}),
+			...(after.afresh ? { afresh: true } : {}),
 			onSession: (session) => {
 				attempt.session = session;
 				const queued = this.#pending;

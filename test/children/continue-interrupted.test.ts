@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ChildControls } from "../../src/children/controls.ts";
 import { DurableRun } from "../../src/host/durable-run.ts";
 import { runReportText } from "../../src/report/index.ts";
 import { createRunStore, listConversations, type RunStore } from "../../src/runs/index.ts";
@@ -303,5 +304,31 @@ describe("an interrupted child goes on from its last finished turn (issue 47)", 
 		const sent = transcript(fx.faux.requests[before] as FauxRequest);
 		expect(sent).toHaveLength(6);
 		expect(sent[5]).toMatch(/^user: This task was interrupted after 2 finished turns/);
+	});
+
+	it("a person's restart starts the child afresh: a restart is asked for to drop what it did", async () => {
+		const task = "Write notes until restarted";
+		const controls = new ChildControls();
+		fx.faux.route(task, [
+			write(1),
+			(request) => {
+				controls.get("restart-call")?.restart();
+				return (untilAborted() as (r: FauxRequest) => Promise<ReturnType<typeof write>>)(request);
+			},
+			fauxAssistantMessage("started over"),
+		]);
+		const runDir = mkdtempSync(join(tmpdir(), "wf-interrupted-run-"));
+		try {
+			const before = fx.faux.requests.length;
+			const result = await fx.runner({ runFolder: async () => runDir, controls })(
+				fx.request({ key: "restart-call", prompt: task, label: "restarted" }),
+				fx.context(),
+			);
+			expect(result).toMatchObject({ status: "completed", result: "started over" });
+			expect(transcript(fx.faux.requests.at(-1) as FauxRequest)).toEqual([`user: ${task}`]);
+			expect(fx.faux.requests.length - before).toBe(3);
+		} finally {
+			rmSync(runDir, { recursive: true, force: true });
+		}
 	});
 });
