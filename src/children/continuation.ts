@@ -99,8 +99,10 @@ export interface Interruption {
 	lines: string[];
 	/** Finished turns (model replies whose tool calls all have results) in `lines`. */
 	turns: number;
-	/** The tool calls of the dropped turn, as `name {args}`. */
+	/** The tool calls of the dropped turn whose results were never recorded, as `name {args}`. */
 	started: string[];
+	/** The tool calls of the dropped turn that ran (their results were dropped with it). */
+	ran: string[];
 	/** Tokens the kept replies took (input, cache and output), which going on from them does not pay again. */
 	savedTokens: number;
 	/** The earlier conversation's file, relative to the run's folder. */
@@ -216,7 +218,15 @@ export function lastFinishedTurn(lines: readonly string[]): Omit<Interruption, "
 		}
 	}
 	if (turns === 0 || answered) return undefined;
-	return { lines: lines.slice(0, keep), turns, started: (open?.calls ?? []).map(describeCall), savedTokens };
+	const dropped = open?.calls ?? [];
+	const unrecorded = (call: Part) => open?.waiting.has(call.id ?? "") === true;
+	return {
+		lines: lines.slice(0, keep),
+		turns,
+		started: dropped.filter(unrecorded).map(describeCall),
+		ran: dropped.filter((call) => !unrecorded(call)).map(describeCall),
+		savedTokens,
+	};
 }
 
 function messageOf(line: string): Message | undefined {
@@ -234,14 +244,18 @@ function describeCall(call: Part): string {
 }
 
 /** The user message an interrupted child goes on with. */
-export function interruptedMessage(interruption: Pick<Interruption, "turns" | "started">): string {
-	const { turns, started } = interruption;
+export function interruptedMessage(interruption: Pick<Interruption, "turns" | "started" | "ran">): string {
+	const { turns, started, ran } = interruption;
 	const done = `This task was interrupted after ${turns} finished ${turns === 1 ? "turn" : "turns"} (the session running it stopped), and you are going on with it in a new session.`;
 	const calls =
 		started.length > 0
 			? ` These tool calls were started in the interrupted turn, but their results were not recorded, so they may or may not have run: ${started.join("; ")}. Check what they did (a file may already be changed) before doing them again.`
 			: "";
-	return `${done}${calls} Go on from where you stopped: do not redo the finished work above.`;
+	const before =
+		ran.length > 0
+			? ` These tool calls of the interrupted turn ran, but their results were dropped with it: ${ran.join("; ")}.`
+			: "";
+	return `${done}${calls}${before} Go on from where you stopped: do not redo the finished work above.`;
 }
 
 /** The break a continued attempt's result and record carry: "continued after an interruption at turn 4 (…)". */

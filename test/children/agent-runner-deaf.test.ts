@@ -249,9 +249,15 @@ describe("a deaf tool's call in a continued child (issue 47)", () => {
 			const write = fauxAssistantMessage([fauxToolCall("write", { path: "plan.md", content: "step 1\n" })], {
 				stopReason: "toolUse",
 			});
-			const hang = fauxAssistantMessage([fauxToolCall("hang", { target: "deploy staging" })], {
-				stopReason: "toolUse",
-			});
+			const hang = fauxAssistantMessage(
+				[
+					fauxToolCall("write", { path: "deploy.log", content: "deploying\n" }),
+					fauxToolCall("hang", { target: "deploy staging" }),
+				],
+				{
+					stopReason: "toolUse",
+				},
+			);
 			fx.faux.route("Ship it", [write, hang, fauxAssistantMessage("checked the deploy, shipped")]);
 			const result = await fx.runner({ ...GRACE, sessionTools: deafTools(), runFolder: async () => runDir })(
 				fx.request({ prompt: "Ship it", label: "ship", tools: ["write", "hang"], stallMs: 1500 }),
@@ -263,7 +269,7 @@ describe("a deaf tool's call in a continued child (issue 47)", () => {
 				["user", "assistant", "toolResult", "user"],
 			);
 			expect(retry?.last.text).toMatch(
-				/^This task was interrupted after 1 finished turn \(.*\)[\s\S]*These tool calls were started in the interrupted turn, but their results were not recorded, so they may or may not have run: `hang` \{"target":"deploy staging"\}\. Check what they did/,
+				/^This task was interrupted after 1 finished turn \(.*\)[\s\S]*These tool calls were started in the interrupted turn, but their results were not recorded, so they may or may not have run: `write` \{"path":"deploy.log","content":"deploying\\n"\}; `hang` \{"target":"deploy staging"\}\. Check what they did/,
 			);
 		} finally {
 			rmSync(runDir, { recursive: true, force: true });

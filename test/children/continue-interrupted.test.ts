@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { interruptedMessage, lastFinishedTurn } from "../../src/children/continuation.ts";
 import { ChildControls } from "../../src/children/controls.ts";
 import { DurableRun } from "../../src/host/durable-run.ts";
 import { runReportText } from "../../src/report/index.ts";
@@ -330,5 +331,48 @@ describe("an interrupted child goes on from its last finished turn (issue 47)", 
 		} finally {
 			rmSync(runDir, { recursive: true, force: true });
 		}
+	});
+
+	it("a dropped turn whose first tool's result was recorded: that one ran, the other may have", () => {
+		const entry = (id: string, message: Record<string, unknown>) =>
+			JSON.stringify({ type: "message", id, parentId: null, timestamp: "2026-12-04T12:00:00.000Z", message });
+		const call = (id: string, name: string, args: Record<string, unknown>) => ({
+			type: "toolCall",
+			id,
+			name,
+			arguments: args,
+		});
+		const reply = (calls: unknown[]) => ({
+			role: "assistant",
+			content: calls,
+			stopReason: "toolUse",
+			usage: { input: 10, output: 5 },
+		});
+		const result = (toolCallId: string) => ({ role: "toolResult", toolCallId, content: [], isError: false });
+		const lines = [
+			entry("a", { role: "user", content: "Deploy" }),
+			entry("b", reply([call("t1", "read", { path: "plan.md" })])),
+			entry("c", result("t1")),
+			entry("d", reply([call("t2", "write", { path: "deploy.log" }), call("t3", "bash", { command: "deploy" })])),
+			entry("e", result("t2")),
+		];
+		const cut = lastFinishedTurn(lines);
+		expect(cut).toEqual({
+			lines: lines.slice(0, 3),
+			turns: 1,
+			started: ['`bash` {"command":"deploy"}'],
+			ran: ['`write` {"path":"deploy.log"}'],
+			savedTokens: 15,
+		});
+		expect(interruptedMessage(cut as NonNullable<typeof cut>)).toBe(
+			'This task was interrupted after 1 finished turn (the session running it stopped), and you are going on with it in a new session. These tool calls were started in the interrupted turn, but their results were not recorded, so they may or may not have run: `bash` {"command":"deploy"}. Check what they did (a file may already be changed) before doing them again. These tool calls of the interrupted turn ran, but their results were dropped with it: `write` {"path":"deploy.log"}. Go on from where you stopped: do not redo the finished work above.',
+		);
+		// A conversation that ended in an answer was not interrupted.
+		expect(
+			lastFinishedTurn([
+				...lines.slice(0, 3),
+				entry("f", { role: "assistant", content: [{ type: "text", text: "done" }], stopReason: "stop" }),
+			]),
+		).toBeUndefined();
 	});
 });
