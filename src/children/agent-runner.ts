@@ -12,7 +12,7 @@ import { type AgentTypeConfig, loadAgentTypes, type ThinkingLevel } from "../age
 import type { WorkflowAgentRunner, WorkflowParentConversation } from "../runtime/core/types.ts";
 import { type PiAgentRunnerHooks, runChildAttempt } from "./attempt.ts";
 import { type ChildRecorder, callRecorder, type RunFolderSource } from "./child-record.ts";
-import { RememberedConversations } from "./continuation.ts";
+import { CallConversations, RememberedConversations } from "./continuation.ts";
 import type { ChildControls } from "./controls.ts";
 import { composeFrame, type RunProvenance } from "./frame.ts";
 import type { ModelTiers } from "./model.ts";
@@ -109,6 +109,7 @@ export function createPiAgentRunner(options: PiAgentRunnerOptions): WorkflowAgen
 	// One text for every child of the run, so a provider's prompt cache keeps it cheap.
 	const frame = options.provenance ? composeFrame(options.provenance) : undefined;
 	const remembered = new RememberedConversations();
+	const conversations = new CallConversations(options.runFolder);
 	const resolved = {
 		...options,
 		agentDir,
@@ -116,6 +117,7 @@ export function createPiAgentRunner(options: PiAgentRunnerOptions): WorkflowAgen
 		projectTrusted,
 		worktrees,
 		remembered,
+		conversations,
 		...(frame !== undefined ? { frame } : {}),
 	};
 	return (request, context) =>

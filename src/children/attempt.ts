@@ -38,8 +38,15 @@ import {
 	type RunFolderSource,
 } from "./child-record.ts";
 import { childStatus } from "./child-status.ts";
-import { earlierConversation, type RememberedConversations } from "./continuation.ts";
-import { hasPrice, replyCost, sessionCost } from "./cost.ts";
+import {
+	type CallConversations,
+	continuedWarning,
+	earlierConversation,
+	type Interruption,
+	interruptedMessage,
+	type RememberedConversations,
+} from "./continuation.ts";
+import { hasPrice, replyCost, sessionCost, sessionTokens } from "./cost.ts";
 import { type TypeDeadline, typeDeadline } from "./deadlines.ts";
 import { noteWorktreeStat, watchTools } from "./ledger.ts";
 import { lendControls, openSession, type PauseGate, type ResultBase } from "./open-session.ts";
@@ -81,6 +88,8 @@ export interface AttemptOptions extends ChildPlanOptions {
 	runFolder?: RunFolderSource;
 	/** Answered conversations of a run with no folder, which a continued child starts from. */
 	remembered: RememberedConversations;
+	/** Each call's newest conversation in the run's folder, where an interrupted child goes on from. */
+	conversations: CallConversations;
 	record?: ChildRecorder;
 	hooks?: PiAgentRunnerHooks;
 	/** The run's worktrees, made at the first isolated call. */
@@ -126,6 +135,8 @@ export class ChildAttempt {
 	#worktreeState: WorkflowWorktree | undefined;
 	/** A continued child's earlier conversation, one session entry a line. */
 	#history: string[] | undefined;
+	/** Where an interrupted earlier attempt of the call left off, when this attempt goes on from it. */
+	#interruption: Interruption | undefined;
 
 	constructor({ request, context, options }: AttemptInput) {
 		this.#request = request;
@@ -142,7 +153,16 @@ export class ChildAttempt {
 		const request = this.#request;
 		const options = this.#options;
 		const plan = await planChild(request, options);
-		if (request.continues) {
+		const warnings: string[] = [];
+		// An isolated child's new attempt works in a new worktree, which its earlier conversation does not speak of; a
+		// person's restart asks to drop what the child did.
+		if (request.continueInterrupted !== false && request.isolation !== "worktree" && !this.#context.afresh) {
+			this.#interruption = await options.conversations.interrupted(request, (warning) => warnings.push(warning));
+		}
+		if (this.#interruption) {
+			this.#history = this.#interruption.lines;
+			warnings.push(continuedWarning(this.#interruption));
+		} else if (request.continues) {
 			this.#history = await earlierConversation(request.continues, options.runFolder, options.remembered);
 		}
 		this.#plan = plan;
@@ -169,7 +189,7 @@ export class ChildAttempt {
 		const base: ResultBase = {
 			id: this.id,
 			type: plan.type.name,
-			warnings: [...(plan.choice?.warnings ?? []), ...plan.warnings],
+			warnings: [...(plan.choice?.warnings ?? []), ...plan.warnings, ...warnings],
 			transcripts: [],
 		};
 		this.#base = base;
@@ -225,6 +245,9 @@ export class ChildAttempt {
 			durationMs: Date.now() - this.#startedAt,
 		};
 		if (done.warnings?.length === 0) delete done.warnings;
+		if (this.#interruption) {
+			done.continued = { turns: this.#interruption.turns, savedTokens: this.#interruption.savedTokens };
+		}
 		// Every session's file, whichever result object the child ended with.
 		if (this.#base.transcripts?.length) done.transcripts = [...this.#base.transcripts];
 		else delete done.transcripts;
@@ -309,6 +332,7 @@ export class ChildAttempt {
 				history,
 			).catch((error: unknown) => void base.warnings.push(notKeptWarning(error)));
 			inFile = kept !== undefined;
+			if (kept) this.#options.conversations.made(request.key, kept.path);
 			const where = kept
 				? { sessionFile: kept.file }
 				: history
@@ -323,6 +347,15 @@ export class ChildAttempt {
 					path: kept.path,
 					sessionId,
 					model: nameOf(model),
+					...(this.#interruption
+						? {
+								continued: {
+									from: this.#interruption.from,
+									turns: this.#interruption.turns,
+									savedTokens: this.#interruption.savedTokens,
+								},
+							}
+						: {}),
 				});
 			}
 			if ("failure" in opened) result = opened.failure;
@@ -342,7 +375,7 @@ export class ChildAttempt {
 		} finally {
 			// Every reply the session got costs money, however the child ended.
 			if (session && result) {
-				const cost = sessionCost(session, model);
+				const cost = sessionCost(session, model, this.#history?.length ?? 0);
 				if (cost) result.cost = cost;
 			}
 			// With no file to reopen, an answered conversation is remembered for a child that continues it.
@@ -383,7 +416,10 @@ export class ChildAttempt {
 		let ended = true;
 		try {
 			if (signal.aborted) return { ...this.#base, status: "stopped", error: reasonOf(signal) };
-			ended = await heard(session.prompt(this.#plan.prompt, { expandPromptTemplates: false }));
+			const prompt = this.#interruption
+				? [interruptedMessage(this.#interruption), this.#context.retryNote].filter(Boolean).join("\n\n")
+				: this.#plan.prompt;
+			ended = await heard(session.prompt(prompt, { expandPromptTemplates: false }));
 			// A pause stopped the turn: the session waits, with its conversation, for the message that resumes it. (A
 			// pause is not a stop: a turn that ignores it goes on, under the stall watchdog.)
 			while (ended && gate.paused && !signal.aborted && lastAssistantMessage(session)?.stopReason === "aborted") {
@@ -431,7 +467,8 @@ export class ChildAttempt {
 	/** What the ended session came to: its answer, usage and tool uses, and the status `childStatus` gives it. */
 	#settle(session: AgentSession, turnLimit: TurnLimit | undefined): WorkflowAgentResult {
 		const { capture, type } = this.#plan;
-		const tokens = session.getSessionStats().tokens;
+		// The earlier conversation's replies were counted in the session that made them.
+		const tokens = sessionTokens(session, this.#history?.length ?? 0);
 		const input = tokens.input + tokens.cacheRead + tokens.cacheWrite;
 		const text = session.getLastAssistantText()?.trim() ?? "";
 		const result: WorkflowAgentResult = {

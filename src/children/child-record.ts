@@ -98,6 +98,8 @@ export async function keepConversation(
 		id: session.id,
 		timestamp: new Date().toISOString(),
 		cwd: session.cwd,
+		// Which call the conversation is of: a resume finds an interrupted child's conversation by it.
+		callKey: request.key,
 	};
 	// What pi reads back as the session's history when it opens the file: a continuation's past (which already holds
 	// the fork its first call started from, if any), else a fork's copy — as openSession does for a child in memory.

@@ -26,13 +26,39 @@ export function replyCost(message: unknown, priced: boolean): WorkflowCost | und
 
 /**
  * Every model reply of a session, from its raw entries: replies pi hid from the conversation (a failed attempt it
- * retried) cost money too. Undefined when the session has no reply.
+ * retried) cost money too. The first `skip` entries (a continued child's earlier conversation, paid for by the
+ * session that made it) are not counted. Undefined when the session has no reply.
  */
-export function sessionCost(session: AgentSession, model: Pick<Model<Api>, "cost">): WorkflowCost | undefined {
+export function sessionCost(
+	session: AgentSession,
+	model: Pick<Model<Api>, "cost">,
+	skip = 0,
+): WorkflowCost | undefined {
 	const priced = hasPrice(model);
 	let total: WorkflowCost | undefined;
-	for (const entry of session.sessionManager.getEntries()) {
+	for (const entry of session.sessionManager.getEntries().slice(skip)) {
 		if (entry.type === "message") total = addCost(total, replyCost(entry.message, priced));
 	}
 	return total;
+}
+
+/** A session's tokens as pi counts them (`getSessionStats`), but for the first `skip` entries: see `sessionCost`. */
+export function sessionTokens(
+	session: AgentSession,
+	skip: number,
+): { input: number; output: number; cacheRead: number; cacheWrite: number } {
+	const tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+	const add = (usage: Partial<typeof tokens> | undefined) => {
+		if (!usage) return;
+		for (const field of ["input", "output", "cacheRead", "cacheWrite"] as const) tokens[field] += usage[field] ?? 0;
+	};
+	for (const entry of session.sessionManager.getEntries().slice(skip)) {
+		if (entry.type === "usage" || ((entry.type === "branch_summary" || entry.type === "compaction") && entry.usage)) {
+			add(entry.usage as Partial<typeof tokens>);
+		}
+		if (entry.type !== "message") continue;
+		const message = entry.message as { role: string; usage?: Partial<typeof tokens> };
+		if (message.role === "assistant" || message.role === "toolResult") add(message.usage);
+	}
+	return tokens;
 }

@@ -40,6 +40,13 @@ export interface AttemptContext extends WorkflowAgentRunnerContext {
 	onSession(session: AttemptSession): void;
 	/** The attempt's stall watchdog fired after `silentMs` without progress. */
 	onStall(silentMs: number): void;
+	/**
+	 * Why the attempt before this one was ended (a stall's note), already at the end of the request's prompt: a child
+	 * that goes on from the earlier attempt's conversation (issue 47) is told it after the "interrupted" message.
+	 */
+	retryNote?: string;
+	/** A person restarted the call: this attempt starts from its prompt, not from the earlier attempt's turns. */
+	afresh?: boolean;
 }
 
 /** Runs one attempt: a fresh child session for `request`. */
@@ -79,16 +86,20 @@ export async function superviseChild(
 	const onAbort = () => live.controller.abort(context.signal.reason);
 	context.signal.addEventListener("abort", onAbort, { once: true });
 	let attemptRequest = request;
+	let retryNote: string | undefined;
+	let afresh = false;
 	try {
 		for (;;) {
 			const attempt = live.next();
 			if (context.signal.aborted) attempt.controller.abort(context.signal.reason);
-			const result = await options.attempt(attemptRequest, live.context(context));
+			const result = await options.attempt(attemptRequest, live.context(context, { retryNote, afresh }));
 			spend(spent, result);
 			if (!attempt.ending || context.signal.aborted) return total(result, spent, call);
 			const step = afterEnding(attempt.ending, result, spent, call);
 			if ("done" in step) return step.done;
 			attemptRequest = step.next;
+			retryNote = step.note;
+			afresh = step.afresh === true;
 		}
 	} finally {
 		unregister?.();
@@ -112,7 +123,7 @@ function afterEnding(
 	result: WorkflowAgentResult,
 	spent: Spent,
 	call: Call,
-): { done: WorkflowAgentResult } | { next: WorkflowAgentRequest } {
+): { done: WorkflowAgentResult } | { next: WorkflowAgentRequest; note?: string; afresh?: boolean } {
 	const { request } = call;
 	const deaf = (result.abandoned ?? 0) > 0;
 	if (ending.why === "skip") {
@@ -121,7 +132,7 @@ function afterEnding(
 	}
 	if (ending.why === "restart") {
 		call.notes.push(`restarted by the user${deaf ? "; the attempt did not stop when asked and was abandoned" : ""}`);
-		return { next: request };
+		return { next: request, afresh: true };
 	}
 	call.stalls++;
 	call.note("child_stalled", { silentMs: ending.silentMs, retried: call.stalls === 1 });
@@ -133,7 +144,8 @@ function afterEnding(
 	call.notes.push(
 		`${stalled} without progress${deaf ? " and did not stop when asked (abandoned)" : ""}; retried once`,
 	);
-	return { next: { ...request, prompt: `${request.prompt}\n\n${stallNote(ending.silentMs)}` } };
+	const note = stallNote(ending.silentMs);
+	return { next: { ...request, prompt: `${request.prompt}\n\n${note}` }, note };
 }
 
 /**
@@ -166,11 +178,16 @@ class LiveAttempt {
 	}
 
 	/** The current attempt's context: its own signal, and the session and stall it reports back. */
-	context(context: WorkflowAgentRunnerContext): AttemptContext {
+	context(
+		context: WorkflowAgentRunnerContext,
+		after: { retryNote: string | undefined; afresh: boolean },
+	): AttemptContext {
 		const attempt = this.#current;
 		return {
 			signal: attempt.controller.signal,
 			reportChild: context.reportChild,
+			...(after.retryNote ? { retryNote: after.retryNote } : {}),
+			...(after.afresh ? { afresh: true } : {}),
 			onSession: (session) => {
 				attempt.session = session;
 				const queued = this.#pending;

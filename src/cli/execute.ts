@@ -131,7 +131,7 @@ export async function execute(
 	if (result.status !== "completed") {
 		if (result.error) ctx.stderr.write(`Error (${result.error.code}): ${visibleText(result.error.message)}\n`);
 		ctx.stderr.write(
-			`${saved.saved > 0 ? resumeHint(runId, capToResume(result.error)) : "No agent result was saved: run the workflow again to retry."}\n`,
+			`${saved.saved > 0 || saved.unfinished ? resumeHint(runId, capToResume(result.error), saved.saved === 0 ? saved.unfinished : undefined) : "No agent result was saved: run the workflow again to retry."}\n`,
 		);
 	} else if (runId) {
 		ctx.stderr.write(`Run ${runId}\n`);
@@ -140,9 +140,12 @@ export async function execute(
 }
 
 /** The command that resumes the run; after its cap, with the higher total it needs (the same one stops at once). */
-function resumeHint(runId: string | undefined, capUsd?: number): string {
+/** How to resume; `unfinished` when the run kept no result, only the conversations of that many unfinished children. */
+function resumeHint(runId: string | undefined, capUsd?: number, unfinished?: number): string {
 	if (!runId) return "The run has no record yet: run the workflow again.";
-	const head = `Run ${runId} keeps its finished agents.`;
+	const head = unfinished
+		? `Run ${runId} kept the conversation of ${unfinished === 1 ? "1 unfinished child" : `${unfinished} unfinished children`}, which a resume goes on from.`
+		: `Run ${runId} keeps its finished agents.`;
 	return capUsd === undefined
 		? `${head} Resume it: pi-workflows resume ${runId}`
 		: `${head} Resume it with a higher cap (the run's total): pi-workflows resume ${runId} --max-cost ${dollarsArgument(capUsd)}`;

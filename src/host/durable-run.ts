@@ -18,7 +18,7 @@ import type {
 	RunSpend,
 	RunStore,
 } from "../runs/index.ts";
-import { scriptSha256, spentInAll } from "../runs/index.ts";
+import { conversationsByCall, listConversations, scriptSha256, spentInAll } from "../runs/index.ts";
 import type { WorkflowProgressEvent } from "../runtime/core/events.ts";
 import { stableJson } from "../runtime/core/json.ts";
 import type { WorkflowJournal, WorkflowJournalEntry, WorkflowMeta, WorkflowRunResult } from "../runtime/core/types.ts";
@@ -32,6 +32,8 @@ export interface DurableOutcome {
 	runId?: string;
 	/** Agent results the journal holds (this run's and the runs it resumed). */
 	saved: number;
+	/** Calls with no result whose child's conversation is kept: a resume goes on from their finished turns. */
+	unfinished?: number;
 	/** Why the run could not be saved, when it could not. */
 	problem?: string;
 	/** The run's script as a file (`script.js` in its record), to read and edit before a resume. */
@@ -121,7 +123,8 @@ export class DurableRun {
 		const lock = await record.acquire();
 		try {
 			const journal = await record.journal();
-			if (journal.size === 0) {
+			// A run whose only progress is an interrupted child's finished turns resumes too: the child goes on from them.
+			if (journal.size === 0 && (await listConversations(record.dir)).length === 0) {
 				await journal.close();
 				throw new WorkflowError(
 					"run_not_resumable",
@@ -285,13 +288,23 @@ export class DurableRun {
 		await this.closeLog();
 		// Records made before the script file existed get it now, so the result can point at it.
 		const script = await this.record?.ensureScript().catch(() => undefined);
+		const unfinished = result.status === "completed" ? 0 : await this.unfinishedChildren();
 		await this.lock?.release().catch(() => undefined);
 		return {
 			...(this.record ? { runId: this.record.id } : {}),
 			saved,
+			...(unfinished > 0 ? { unfinished } : {}),
 			...(this.problem ? { problem: this.problem } : {}),
 			...(script ? { script } : {}),
 		};
+	}
+
+	/** Calls whose child's conversation is kept but whose result the journal does not hold. Never throws. */
+	private async unfinishedChildren(): Promise<number> {
+		if (!this.record) return 0;
+		const found = await conversationsByCall(this.record.dir).catch(() => undefined);
+		const journal = this.opened;
+		return [...(found?.byKey.keys() ?? [])].filter((key) => !journal?.lookup(key)).length;
 	}
 
 	/**

@@ -8,12 +8,12 @@ import { formatDuration, formatTokens, limitKindText, oneLine } from "../progres
 import { formatWorkflowProgress, type WorkflowProgressEnvelope } from "../progress/index.ts";
 import { DATA_FENCE_NOTE, dataFence, neutralizeModelText } from "../progress/model-text.ts";
 import { visibleText } from "../progress/visible-text.ts";
-import type { RunStore, RunSummary } from "../runs/index.ts";
+import { listConversations, type RunStore, type RunSummary } from "../runs/index.ts";
 import type { WorkflowCost } from "../runtime/core/types.ts";
 import { resumeCall } from "./cost-cap.ts";
 import type { RunRegistry } from "./registry.ts";
 
-/** What to do with an ended run that saved no agent result (a resume would be refused). */
+/** What to do with an ended run that saved no agent result nor a child's conversation (a resume would be refused). */
 const RUN_AGAIN = "No agent result was saved: run the workflow again to retry.";
 
 /** Runs a list shows. */
@@ -116,9 +116,11 @@ async function runDescription(store: RunStore, registry: RunRegistry, id: string
 	const script = await record.ensureScript().catch(() => undefined);
 	const snapshot = await record.readSnapshot();
 	const resume = `Resume: ${resumeCall(id, snapshot?.error)}\n${fixText(id, script)}`;
+	// A run with no result but a child's kept conversation resumes too: the child goes on from its finished turns.
+	const kept = async () => (await listConversations(record.dir).catch(() => [])).length > 0;
 	if (!snapshot) {
 		const saved = summary?.agents ?? 0;
-		return `Run ${id} (${name}) was interrupted (no snapshot: the process ended while it ran); ${savedResults(saved)} saved.\n${saved > 0 ? resume : RUN_AGAIN}`;
+		return `Run ${id} (${name}) was interrupted (no snapshot: the process ended while it ran); ${savedResults(saved)} saved.\n${saved > 0 || (await kept()) ? resume : RUN_AGAIN}`;
 	}
 	const { counts, usage, failures, cost, replayedCost } = snapshot;
 	// A resume replays finished agents and refuses a run that has none: then the only way on is to run it again.
@@ -127,7 +129,7 @@ async function runDescription(store: RunStore, registry: RunRegistry, id: string
 			? script
 				? [`Script: ${script}`]
 				: []
-			: [counts.completed > 0 ? resume : RUN_AGAIN];
+			: [counts.completed > 0 || (await kept()) ? resume : RUN_AGAIN];
 	if (snapshot.progress !== undefined) {
 		const spend = spendLine(summary?.spend);
 		return [

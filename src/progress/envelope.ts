@@ -178,6 +178,8 @@ export interface WorkflowProgressTotals {
 	stoppedAtCostCap?: boolean;
 	/** Completed calls replayed from the journal (a resume; no child ran), counted in `agents.completed` too; absent when none. */
 	replayed?: number;
+	/** Calls whose child went on from an interrupted attempt's finished turns, and the tokens those took; absent when none. */
+	continued?: { calls: number; tokens: number };
 }
 
 /** An error as the envelope carries it. */

@@ -193,7 +193,7 @@ export function summarizeWorkflowProgress(
 function summaryOf(envelope: WorkflowProgressEnvelope, fence: boolean): string {
 	const name = `Workflow ${workflowName(envelope)}`;
 	const time = formatDuration(envelope.duration);
-	const counts = agentsText(envelope);
+	const counts = `${agentsText(envelope)}${continuedText(envelope)}`;
 	const tokens = `${envelope.totals.tokens > 0 ? `, ${formatTokens(envelope.totals.tokens)} tokens` : ""}${summaryCost(envelope)}`;
 	const error = !envelope.error
 		? ""
@@ -225,6 +225,13 @@ export function agentsText(envelope: WorkflowProgressEnvelope): string {
 	const replayed = replayedText(envelope);
 	const many = `${agents.total} agent${agents.total === 1 ? "" : "s"}`;
 	return replayed ? `${many}: ${replayed}` : `${many} (${countsText(agents)})`;
+}
+
+/** ", 1 continued after an interruption (6.0k tokens not paid again)", or "" when no child went on from its turns. */
+function continuedText(envelope: WorkflowProgressEnvelope): string {
+	const continued = envelope.totals.continued;
+	if (!continued) return "";
+	return `, ${continued.calls} continued after an interruption (${formatTokens(continued.tokens)} tokens not paid again)`;
 }
 
 /**

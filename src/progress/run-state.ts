@@ -56,6 +56,8 @@ export interface RunEnding {
 	durationMs?: number;
 	/** The run's provider waits, from its result. */
 	providerWaits?: { count: number; totalMs: number };
+	/** Children that went on from an interrupted attempt's finished turns, and those turns' tokens. */
+	continued?: { calls: number; tokens: number };
 }
 
 /** Child states that mean the call is under way ("paused" is not in the type yet, but some runners report it). */
@@ -82,6 +84,8 @@ export class RunState {
 	private priorCostUsd: number | undefined;
 	private atCostCap = false;
 	private stoppedAtCostCap = false;
+	/** Children that went on from an interrupted attempt's finished turns, from the run's end. */
+	private continued: { calls: number; tokens: number } | undefined;
 	private readonly phaseParents = new Map<string, string | undefined>();
 	private readonly phases = new PhaseBook();
 	private readonly logs: RecentLogs;
@@ -250,6 +254,7 @@ export class RunState {
 		if (ending.tokens !== undefined) this.calls.tokens = Math.max(this.calls.tokens, ending.tokens);
 		if (ending.cost !== undefined) this.calls.cost = ending.cost;
 		if (ending.replayedCost !== undefined) this.calls.replayedCost = ending.replayedCost;
+		if (ending.continued) this.continued = ending.continued;
 		this.phases.finish(this.endedAt, ending.status !== "completed");
 	}
 
@@ -282,6 +287,7 @@ export class RunState {
 				...(this.atCostCap ? { atCostCap: true } : {}),
 				...(this.stoppedAtCostCap ? { stoppedAtCostCap: true } : {}),
 				...(this.calls.replayed > 0 ? { replayed: this.calls.replayed } : {}),
+				...(this.continued ? { continued: this.continued } : {}),
 			},
 			failures: this.failureList(),
 			...(this.kept.size > 0 ? { branches: this.branchList() } : {}),
@@ -509,6 +515,9 @@ function runEnding(event: RunEndEvent): RunEnding {
 		tokens: event.usage.total,
 		...(event.cost !== undefined ? { cost: event.cost } : {}),
 		...(event.replayedCost !== undefined ? { replayedCost: event.replayedCost } : {}),
+		...(event.counts.continued
+			? { continued: { calls: event.counts.continued, tokens: event.continuedTokens ?? 0 } }
+			: {}),
 		durationMs: event.durationMs,
 	};
 }

@@ -72,6 +72,9 @@ export function createWorkflowProgressTracker(options: WorkflowProgressTrackerOp
 					tokens: result.usage.total,
 					...(result.cost !== undefined ? { cost: result.cost } : {}),
 					...(result.replayedCost !== undefined ? { replayedCost: result.replayedCost } : {}),
+					...(result.counts.continued
+						? { continued: { calls: result.counts.continued, tokens: result.continuedTokens ?? 0 } }
+						: {}),
 					durationMs: result.durationMs,
 					...(result.providerWaits ? { providerWaits: result.providerWaits } : {}),
 				});

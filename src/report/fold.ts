@@ -365,6 +365,13 @@ class EventFold {
 			});
 		switch (line.type) {
 			case "child_transcript":
+				if (isContinued(line.continued)) {
+					const { turns, from, savedTokens } = line.continued;
+					call.interrupted = { turns, from, savedTokens };
+					mark(
+						`continued after an interruption at turn ${turns + 1}: from ${from}, ${savedTokens.toLocaleString("en-US")} tokens not paid again`,
+					);
+				}
 				if (!attempt) return;
 				// The attempt's first session opens it; a later one is the supervisor's next try.
 				if (attempt.session) {
@@ -412,6 +419,8 @@ interface HostLine {
 	agentType?: unknown;
 	phase?: unknown;
 	path?: unknown;
+	/** A continued attempt's break (`child_transcript`, issue 47). */
+	continued?: unknown;
 	message?: unknown;
 	silentMs?: unknown;
 	queued?: unknown;
@@ -495,4 +504,11 @@ function continuesOf(value: unknown): { continues: { index: number; label: strin
 	const { index, label } = value as { index?: unknown; label?: unknown };
 	if (typeof index !== "number" || typeof label !== "string") return undefined;
 	return { continues: { index, label } };
+}
+
+/** A `child_transcript` line's `continued` (issue 47): the attempt went on from an interrupted one's turns. */
+function isContinued(value: unknown): value is { turns: number; from: string; savedTokens: number } {
+	if (typeof value !== "object" || value === null) return false;
+	const { turns, from, savedTokens } = value as Record<string, unknown>;
+	return typeof turns === "number" && typeof from === "string" && typeof savedTokens === "number";
 }

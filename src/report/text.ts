@@ -114,7 +114,12 @@ function callTail(call: ReportCall): string {
 	const continues = call.continues
 		? ` · continues #${call.continues.index} ${clip(safe(call.continues.label), 40)}`
 		: "";
-	return `${call.outcome}${continues}${ran}${attempts}${tokens}${call.why ? " · ↻ ran again" : ""}${error}`;
+	const again = call.interrupted
+		? ` · ↻ continued after an interruption at turn ${call.interrupted.turns + 1} (${formatTokens(call.interrupted.savedTokens)} tokens not paid again)`
+		: call.why
+			? " · ↻ ran again"
+			: "";
+	return `${call.outcome}${continues}${ran}${attempts}${tokens}${again}${error}`;
 }
 
 /** One line, its control characters shown as `^[` and the like (an escape sequence in a label cannot reach the terminal). */

@@ -64,6 +64,8 @@ export interface ReportCall {
 	workflow?: string;
 	/** The earlier call whose conversation this one continues (`resume`). */
 	continues?: { index: number; label: string };
+	/** Its attempt went on from an interrupted one's finished turns (issue 47): how many, and the tokens not paid again. */
+	interrupted?: { turns: number; from: string; savedTokens: number };
 	model?: string;
 	prompt?: string;
 	answer?: string;

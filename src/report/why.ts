@@ -45,7 +45,9 @@ export function explainReruns(
 				? {
 						kind: "unfinished" as const,
 						differences: [
-							`it did not finish in ${sessionName(before)} (${endText(before)}), so there was no answer to replay: only finished calls replay`,
+							call.interrupted
+								? `it did not finish in ${sessionName(before)} (${endText(before)}): it went on from its ${call.interrupted.turns} finished ${call.interrupted.turns === 1 ? "turn" : "turns"}`
+								: `it did not finish in ${sessionName(before)} (${endText(before)}), so there was no answer to replay: only finished calls replay`,
 						],
 					}
 				: explainOne(call, byKey.get(call.key), unmatched, named, logs, session.session);

@@ -154,6 +154,64 @@ function entryProblem(line: string): string | undefined {
 	return typeof (value as { type?: unknown }).type === "string" ? undefined : "has no `type`";
 }
 
+/** Bytes of a conversation file's first line read to find its call: pi's header with a long `cwd` fits. */
+const HEADER_BYTES = 16 * 1024;
+
+/** What `conversationsByCall` found: each call's newest file, and the files whose header could not be read. */
+export interface CallConversationFiles {
+	/** Call key → path (relative to the run's folder) of its newest conversation. */
+	byKey: Map<string, string>;
+	/** Files passed over: a link, another kind of file, a header that does not parse. */
+	unread: ConversationFile[];
+}
+
+/**
+ * The newest conversation file of each call, by the call key its header names (`callKey`, which the pi runner
+ * writes): where an interrupted child's conversation is found on a resume, whatever its index in the session that
+ * ran it. Links are not followed: they and other files whose header cannot be read are listed apart, by name.
+ */
+export async function conversationsByCall(runDir: string): Promise<CallConversationFiles> {
+	const newest = new Map<string, { path: string; time: string }>();
+	const unread: ConversationFile[] = [];
+	for (const file of await listConversations(runDir)) {
+		const header = await readHeader(join(runDir, file.path));
+		const key = header?.callKey;
+		if (typeof key !== "string") {
+			unread.push(file);
+			continue;
+		}
+		const time = typeof header?.timestamp === "string" ? header.timestamp : "";
+		const seen = newest.get(key);
+		if (!seen || seen.time <= time) newest.set(key, { path: file.path, time });
+	}
+	return { byKey: new Map([...newest].map(([key, { path }]) => [key, path])), unread };
+}
+
+/** A conversation file's first line as an object, never following a link; undefined when it is not one. */
+async function readHeader(file: string): Promise<Record<string, unknown> | undefined> {
+	let handle: FileHandle;
+	try {
+		handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+	} catch {
+		return undefined;
+	}
+	try {
+		if (!(await handle.stat()).isFile()) return undefined;
+		const buffer = Buffer.alloc(HEADER_BYTES);
+		const { bytesRead } = await handle.read(buffer, 0, HEADER_BYTES, 0);
+		const text = buffer.subarray(0, bytesRead).toString("utf8");
+		const end = text.indexOf("\n");
+		const value: unknown = JSON.parse(end === -1 ? text : text.slice(0, end));
+		return typeof value === "object" && value !== null && !Array.isArray(value)
+			? (value as Record<string, unknown>)
+			: undefined;
+	} catch {
+		return undefined;
+	} finally {
+		await handle.close();
+	}
+}
+
 /** The run's conversation files, by call index then session; none when the run kept none. */
 export async function listConversations(runDir: string): Promise<ConversationFile[]> {
 	const dir = join(runDir, CONVERSATIONS_DIR);

@@ -1,7 +1,9 @@
 /** The file-backed run store: durable runs (record, journal, snapshot, lock) that any host can list, resume and prune. */
 export {
+	type CallConversationFiles,
 	CONVERSATIONS_DIR,
 	type ConversationFile,
+	conversationsByCall,
 	createConversationFile,
 	labelSlug,
 	listConversations,

@@ -4,6 +4,9 @@
  * of it after the runner's `stopGraceMs`: the call ends, the session is disposed, and the result counts it in
  * `abandoned`. The deaf calls are released after each test, so nothing is left streaming.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Type } from "typebox";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ChildControls } from "../../src/children/controls.ts";
@@ -235,6 +238,41 @@ describe("a deaf child under runWorkflowScript", () => {
 			expect(repo.leftovers()).toEqual({ worktrees: [], locks: [] });
 		} finally {
 			repo.dispose();
+		}
+	});
+});
+
+describe("a deaf tool's call in a continued child (issue 47)", () => {
+	it("the stall retry goes on from the finished turns and names the tool call whose result was never recorded", async () => {
+		const runDir = mkdtempSync(join(tmpdir(), "wf-deaf-run-"));
+		try {
+			const write = fauxAssistantMessage([fauxToolCall("write", { path: "plan.md", content: "step 1\n" })], {
+				stopReason: "toolUse",
+			});
+			const hang = fauxAssistantMessage(
+				[
+					fauxToolCall("write", { path: "deploy.log", content: "deploying\n" }),
+					fauxToolCall("hang", { target: "deploy staging" }),
+				],
+				{
+					stopReason: "toolUse",
+				},
+			);
+			fx.faux.route("Ship it", [write, hang, fauxAssistantMessage("checked the deploy, shipped")]);
+			const result = await fx.runner({ ...GRACE, sessionTools: deafTools(), runFolder: async () => runDir })(
+				fx.request({ prompt: "Ship it", label: "ship", tools: ["write", "hang"], stallMs: 1500 }),
+				fx.context(),
+			);
+			expect(result).toMatchObject({ status: "completed", result: "checked the deploy, shipped" });
+			const retry = fx.faux.requests.at(-1);
+			expect(retry?.messages.map((message) => message.role).filter((role) => (role as string) !== "system")).toEqual(
+				["user", "assistant", "toolResult", "user"],
+			);
+			expect(retry?.last.text).toMatch(
+				/^This task was interrupted after 1 finished turn \(.*\)[\s\S]*These tool calls were started in the interrupted turn, but their results were not recorded, so they may or may not have run: `write` \{"path":"deploy.log","content":"deploying\\n"\}; `hang` \{"target":"deploy staging"\}\. Check what they did/,
+			);
+		} finally {
+			rmSync(runDir, { recursive: true, force: true });
 		}
 	});
 });

@@ -210,4 +210,24 @@ return await agent("Run the tests", { resume: "reviewer" });`;
 			value: { found: "one bug: d", fixed: "fixed d again" },
 		});
 	});
+
+	it("a continued child's tokens are its own replies': the earlier call's are counted once, in that call", async () => {
+		answerTo(fx, "Count the words", "forty two words");
+		answerTo(fx, "Count them again", "forty two words");
+		const events: WorkflowProgressEvent[] = [];
+		const source = `${HEADER}await agent("Count the words", { label: "counter" });
+return await agent("Count them again", { resume: "counter" });`;
+		const result = await runWorkflowScript(source, {
+			agentRunner: fx.runner(),
+			cwd: fx.dirs.cwd,
+			onProgress: (event) => events.push(event),
+		});
+		expect(result.status).toBe("completed");
+		const outputs = events.flatMap((event) => (event.type === "agent_finished" ? [event.usage?.output] : []));
+		// The same answer twice: the same output tokens, not the first answer's again in the second call's.
+		expect(outputs).toHaveLength(2);
+		expect(outputs[0]).toBeGreaterThan(0);
+		expect(outputs[1]).toBe(outputs[0]);
+		expect(result.usage.output).toBe((outputs[0] ?? 0) * 2);
+	});
 });

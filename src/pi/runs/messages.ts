@@ -63,6 +63,10 @@ export function runText(result: WorkflowRunResult, saved: DurableOutcome): strin
 	const id = saved.runId;
 	const problem = saved.problem ? ` (saving was incomplete: ${saved.problem})` : "";
 	if (result.status === "completed") return `\nRun \`${id}\`${problem}.`;
+	if (saved.saved === 0 && saved.unfinished) {
+		const children = saved.unfinished === 1 ? "1 unfinished child" : `${saved.unfinished} unfinished children`;
+		return `\nRun \`${id}\`: no agent result was saved${problem}, but the conversation of ${children} was, which a resume goes on from. Resume with ${resumeCall(id, result.error)}.\n${fixText(id, saved.script)}`;
+	}
 	if (saved.saved === 0) {
 		return `\nRun \`${id}\`: no agent result was saved${problem}; run the workflow again to retry.`;
 	}

@@ -69,6 +69,8 @@ export async function attemptOnce(
 		stopReporting();
 		const abandoned = readAbandoned(raw);
 		run.census.abandoned(abandoned);
+		const continued = readContinued(raw);
+		if (continued) run.census.continued(continued.savedTokens);
 		if (abandoned === 0 || waiting) return;
 		const message = `\`${ref.label}\`: its child did not stop when asked and was abandoned; it may still be running`;
 		emitLog(run, { level: "warn", message, ...(ref.phase ? { phase: ref.phase } : {}) });
@@ -204,6 +206,7 @@ export function buildRequest(
 		...(options.readOnly ? { readOnly: true } : {}),
 		...(context ? { context } : {}),
 		...(continues ? { continues } : {}),
+		...(options.continueInterrupted === false ? { continueInterrupted: false as const } : {}),
 	};
 }
 
@@ -238,6 +241,21 @@ function readResult(raw: unknown): WorkflowAgentResult {
 		...readStop(providerStop, errorText),
 		...readMatches(matches),
 	} as WorkflowAgentResult;
+}
+
+/** A runner's `continued` (its child went on from an interrupted attempt): counts, else undefined. */
+function readContinued(raw: unknown): { turns: number; savedTokens: number } | undefined {
+	try {
+		const value: unknown = (raw as WorkflowAgentResult | null)?.continued;
+		if (typeof value !== "object" || value === null) return undefined;
+		const { turns, savedTokens } = value as Record<string, unknown>;
+		const count = (n: unknown) => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
+		return count(turns) && count(savedTokens)
+			? { turns: turns as number, savedTokens: savedTokens as number }
+			: undefined;
+	} catch {
+		return undefined;
+	}
 }
 
 /** Conversation files a runner named: strings only, a bounded number of bounded length (they go out in events). */

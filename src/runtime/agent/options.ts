@@ -38,6 +38,11 @@ export interface AgentCallOptions {
 	context?: ChildContext;
 	/** The label of an earlier call whose conversation this child continues (continuation.ts). Default: a fresh child. */
 	resume?: string;
+	/**
+	 * False: an attempt after an interruption (a resume, a stall retry, a provider wait) starts afresh rather than going
+	 * on from the earlier attempt's finished turns. Not part of the call's identity. Default: true.
+	 */
+	continueInterrupted?: false;
 }
 
 /** What a child's conversation starts from; see `AgentCallOptions.context`. */
@@ -67,6 +72,7 @@ export const AGENT_OPTION_NAMES = [
 	"context",
 	"contextMode",
 	"resume",
+	"continueInterrupted",
 ] as const;
 
 /** Option names other agent tools use, and ours for the same thing. */
@@ -225,6 +231,16 @@ export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
 	if (gate !== undefined) options.gate = gate;
 	if (checkReadOnly(raw.readOnly, options.tools)) options.readOnly = true;
 	checkConversation(raw, options);
+	const going = raw.continueInterrupted;
+	if (going !== undefined && going !== null && going !== true) {
+		if (going !== false) {
+			throw invalid(
+				`\`agent()\` option \`continueInterrupted\` must be true or false (false: an attempt after an interruption starts afresh rather than going on from the earlier attempt's finished turns), got ${JSON.stringify(going)}`,
+				{ option: "continueInterrupted" },
+			);
+		}
+		options.continueInterrupted = false;
+	}
 	return options;
 }
 

@@ -53,6 +53,8 @@ export class Census {
 	readonly cost: WorkflowCost = { usd: 0 };
 	/** What replayed calls cost when they ran; undefined until one is replayed. */
 	replayedCost: WorkflowCost | undefined;
+	/** Tokens continued children did not pay again; see `continued`. */
+	continuedTokens = 0;
 	#refused = 0;
 	#abandoned = 0;
 	/** Calls that gave the script null, and calls that answered text, latest last (for script-error hints). */
@@ -83,6 +85,12 @@ export class Census {
 		this.counts.replayed = (this.counts.replayed ?? 0) + 1;
 		this.replayedCost ??= { usd: 0 };
 		addCostInto(this.replayedCost, cost);
+	}
+
+	/** A child that went on from an interrupted attempt's finished turns, which took `savedTokens`. */
+	continued(savedTokens: number): void {
+		this.counts.continued = (this.counts.continued ?? 0) + 1;
+		this.continuedTokens += savedTokens;
 	}
 
 	/** A name one call used as another; true the first time this pair is seen (the caller says so once). */
@@ -285,6 +293,7 @@ export function assembleRunResult(facts: RunFacts): WorkflowRunResult {
 		usage: census.usage,
 		cost: census.cost,
 		...(census.replayedCost ? { replayedCost: census.replayedCost } : {}),
+		...(census.counts.continued ? { continuedTokens: census.continuedTokens } : {}),
 		droppedLogs: facts.droppedLogs,
 		...(facts.cutOff.length > 0 ? { cutOff: facts.cutOff } : {}),
 		...(census.fallbacks.length > 0 ? { fallbacks: census.fallbacks } : {}),

@@ -254,6 +254,8 @@ export interface RunEndEvent extends EventBase {
 	cost: WorkflowCost;
 	/** What the replayed calls cost when they ran; absent when nothing was replayed. */
 	replayedCost?: WorkflowCost;
+	/** Tokens of the finished turns continued children went on from (`counts.continued`); absent when none. */
+	continuedTokens?: number;
 	durationMs: number;
 }
 

@@ -82,6 +82,12 @@ export interface WorkflowAgentRequest {
 	readOnly?: boolean;
 	/** The earlier call whose conversation this child goes on with (`agent()` option `resume`); absent: a fresh child. */
 	continues?: WorkflowContinuation;
+	/**
+	 * False: an attempt starts afresh even when an earlier attempt of this call (before a resume, a stall retry, a
+	 * provider wait) left a conversation with finished turns. Default: it goes on from them (`agent()` option
+	 * `continueInterrupted`).
+	 */
+	continueInterrupted?: false;
 	/** Working directory of the run. */
 	cwd: string;
 }
@@ -155,6 +161,11 @@ export interface WorkflowAgentResult {
 	worktree?: WorkflowWorktree;
 	/** The child was ended on purpose (a user skipped it): `agent()` gives null with `error` as the cause, no retries. */
 	noRetry?: boolean;
+	/**
+	 * The child went on from an interrupted earlier attempt's finished turns (issue 47): how many, and the tokens those
+	 * turns took, which it did not pay again. Absent: it started from its prompt.
+	 */
+	continued?: { turns: number; savedTokens: number };
 	/**
 	 * Attempts of this child that did not stop when asked and that the runner let go (they may still be running); the
 	 * run counts them in `error.details.abandoned`, even when the call's result came after the run stopped waiting.
@@ -536,6 +547,8 @@ export interface WorkflowAgentCounts {
 	skipped: number;
 	/** Calls answered from the journal of the run this one resumes (counted in started and completed too); absent when none. */
 	replayed?: number;
+	/** Calls whose child went on from an interrupted attempt's finished turns (issue 47); absent when none. */
+	continued?: number;
 }
 
 /** Work a script started and did not wait for: still running when that script returned, so the run stopped it. */
@@ -575,6 +588,8 @@ export interface WorkflowRunResult {
 	cost: WorkflowCost;
 	/** What the replayed calls cost when they ran (saved by this run); absent when nothing was replayed. */
 	replayedCost?: WorkflowCost;
+	/** Tokens of the finished turns continued children went on from, not paid again (`counts.continued`); absent when none. */
+	continuedTokens?: number;
 	/** Log entries dropped because of `limits.maxLogEntries`. */
 	droppedLogs: number;
 	/** Agent calls and nested workflows still running when their script returned, which the run stopped; absent when none. */

@@ -349,6 +349,7 @@ export function runEndEvent(result: WorkflowRunResult): UnstampedEvent {
 		usage: result.usage,
 		cost: result.cost,
 		...(result.replayedCost ? { replayedCost: result.replayedCost } : {}),
+		...(result.continuedTokens !== undefined ? { continuedTokens: result.continuedTokens } : {}),
 		durationMs: result.durationMs,
 	};
 }

@@ -12,7 +12,7 @@ import { RunRegistry } from "../../../src/host/registry.ts";
 import { describeRun, listRuns } from "../../../src/host/views.ts";
 import { createWorkflowsCommand } from "../../../src/pi/commands/workflows-command.ts";
 import { createWorkflowProgressTracker } from "../../../src/progress/index.ts";
-import { createRunStore, type RunStore } from "../../../src/runs/index.ts";
+import { createConversationFile, createRunStore, type RunStore } from "../../../src/runs/index.ts";
 import { runWorkflowScript } from "../../../src/runtime/index.ts";
 import { controlsIn, HOSTILE_BLOCK, HOSTILE_LITERAL } from "../../helpers/controls.ts";
 import { createFakeRunner, HEADER } from "../../helpers/fake-runner.ts";
@@ -229,6 +229,26 @@ describe("/workflows", () => {
 		const text = await describeRun(store, registry, record.id);
 		expect(text).toContain("Agents: 3 completed (2 replayed), 0 failed, 0 skipped of 3 · 30 tokens");
 		expect(text).toContain(`Script: ${record.scriptPath}`);
+	});
+
+	it("a run with no result but an unfinished child's kept conversation: says to resume it (the child goes on)", async () => {
+		const id = await storedRun(`throw new Error("stopped mid-child");`);
+		const record = await store.open(id);
+		const header = {
+			type: "session",
+			version: 3,
+			id: "s1",
+			timestamp: new Date().toISOString(),
+			cwd: "/",
+			callKey: "k",
+		};
+		await createConversationFile(record.dir, { index: 0, label: "notes" }, `${JSON.stringify(header)}\n`);
+		const text = await describeRun(store, registry, id);
+		expect(text).toContain(`Resume: workflow({ resume: "${id}" })`);
+		expect(text).not.toContain("No agent result was saved");
+		// And the resume that line names is not refused.
+		const resumed = await DurableRun.resume(store, id);
+		await resumed.abandon();
 	});
 
 	it("a run that ended before any agent finished: says to run it again, not to resume (a resume is refused)", async () => {

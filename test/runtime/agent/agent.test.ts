@@ -160,6 +160,32 @@ describe("agent()", () => {
 		},
 	);
 
+	it("continueInterrupted: false reaches the runner and leaves the call's key as it was; true is the default", async () => {
+		const fake = createFakeRunner(() => "ok");
+		await runWorkflowScript(
+			`${HEADER}return [await agent("x", { continueInterrupted: false }), await agent("y", { continueInterrupted: true }), await agent("x")];`,
+			{ agentRunner: fake.runner },
+		);
+		expect(fake.requests.map((r) => r.continueInterrupted)).toEqual([false, undefined, undefined]);
+		// The option is not the call's identity: a run without it gives the call the same key (a resume replays it).
+		const [first] = fake.requests;
+		const again = createFakeRunner(() => "ok");
+		await runWorkflowScript(`${HEADER}return await agent("x");`, { agentRunner: again.runner });
+		expect(again.requests[0]?.key).toBe(first?.key);
+	});
+
+	it("on continueInterrupted that is not true or false: agent_options_invalid with what to write", async () => {
+		const fake = createFakeRunner();
+		const result = await runWorkflowScript(`${HEADER}\nawait agent("x", { continueInterrupted: "no" });`, {
+			agentRunner: fake.runner,
+		});
+		expect(result.error).toMatchObject({ code: "agent_options_invalid", line: 3, column: 12 });
+		expect(result.error?.message).toBe(
+			'`agent()` option `continueInterrupted` must be true or false (false: an attempt after an interruption starts afresh rather than going on from the earlier attempt\'s finished turns), got "no" (3:12)',
+		);
+		expect(fake.requests).toHaveLength(0);
+	});
+
 	it("passes stallMs (0 included: no watchdog) to the runner", async () => {
 		const fake = createFakeRunner(() => "ok");
 		await runWorkflowScript(

@@ -1,0 +1,108 @@
+/**
+ * Issue 47 through the built bin: a run whose process is killed (SIGKILL: no handler runs, nothing is flushed on the
+ * way out) while its only child is in its third model request, after two tool-using turns, resumes; the resumed
+ * child goes on from those two turns, told it was interrupted, and writes only the notes left.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildCopy, childEnv, ROOT, removeAll } from "../helpers/package.ts";
+import { runCommand, type SpawnResult } from "../helpers/spawn.ts";
+
+const FAUX = join(ROOT, "test", "fixtures", "faux-provider-extension.ts");
+const PI = ["-e", FAUX, "--model", "faux/faux-1"];
+
+const dirs: string[] = [];
+let bin: string;
+let project: string;
+let agentDir: string;
+
+beforeAll(async () => {
+	const copy = await buildCopy();
+	dirs.push(copy);
+	bin = join(copy, "dist", "cli", "main.js");
+	project = mkdtempSync(join(tmpdir(), "wf-cli-interrupted-"));
+	agentDir = mkdtempSync(join(tmpdir(), "wf-cli-interrupted-agent-"));
+	dirs.push(project, agentDir);
+}, 120_000);
+afterAll(() => removeAll(dirs));
+
+function env(): NodeJS.ProcessEnv {
+	const clean = Object.fromEntries(Object.entries(childEnv()).filter(([name]) => !/_API_KEY$|_TOKEN$/.test(name)));
+	return { ...clean, PI_CODING_AGENT_DIR: agentDir };
+}
+
+function cli(args: string[]): Promise<SpawnResult> {
+	return runCommand(process.execPath, [bin, ...args], { cwd: project, env: env(), timeoutMs: 90_000 });
+}
+
+/** Spawns the bin and sends it `signal` once stderr shows `marker`. */
+function killedAt(
+	args: string[],
+	marker: string,
+	signal: NodeJS.Signals = "SIGKILL",
+): Promise<SpawnResult & { signal: NodeJS.Signals | null }> {
+	return new Promise((resolve, reject) => {
+		const child = spawn(process.execPath, args, { cwd: project, env: env(), stdio: ["ignore", "pipe", "pipe"] });
+		let stdout = "";
+		let stderr = "";
+		let sent = false;
+		child.stdout.on("data", (chunk) => {
+			stdout += chunk;
+		});
+		child.stderr.on("data", (chunk) => {
+			stderr += chunk;
+			if (stderr.includes(marker) && !sent) {
+				sent = true;
+				child.kill(signal);
+			}
+		});
+		child.on("error", reject);
+		child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+	});
+}
+
+describe("pi-workflows: a killed run's child goes on from its finished turns", () => {
+	it("SIGKILL after two turns of four; `resume` continues the child and writes only notes 3 and 4", async () => {
+		const file = join(project, "notes.js");
+		writeFileSync(
+			file,
+			'export const meta = { name: "notes", description: "one child, four turns" };\nreturn await agent("notes 4", { label: "notes" });\n',
+		);
+		const killed = await killedAt([bin, "run", file, ...PI], "faux: the notes child waits after 2 turns");
+		expect(killed.signal, killed.stderr).toBe("SIGKILL");
+		expect(existsSync(join(project, "note2.txt"))).toBe(true);
+		expect(existsSync(join(project, "note3.txt"))).toBe(false);
+		const [run] = JSON.parse((await cli(["runs", "--json"])).stdout) as { id: string }[];
+		expect(run?.id).toMatch(/^wf-/);
+
+		const resumed = await cli(["resume", run?.id as string, ...PI]);
+		expect(resumed.code, resumed.stderr).toBe(0);
+		expect(JSON.parse(resumed.stdout)).toBe("wrote 4 notes, going on after 2 earlier turns");
+		expect(readFileSync(join(project, "note4.txt"), "utf8")).toBe("note 4\n");
+		expect(resumed.stderr).toContain("continued after an interruption at turn 3");
+		expect(resumed.stderr).toMatch(
+			/Workflow notes completed in .*: 1 agent \(1 completed\), 1 continued after an interruption \(\d+(\.\d)?k? tokens not paid again\), /,
+		);
+	}, 150_000);
+
+	it("Ctrl-C in a one-call run's child: the run says to resume it (not to run it again), and the resume goes on", async () => {
+		const file = join(project, "notes-ctrl-c.js");
+		writeFileSync(
+			file,
+			'export const meta = { name: "notes-ctrl-c", description: "one child, three turns" };\nreturn await agent("notes 3", { label: "notes" });\n',
+		);
+		const stopped = await killedAt([bin, "run", file, ...PI], "faux: the notes child waits after 2 turns", "SIGINT");
+		expect(stopped.code, stopped.stderr).toBe(130);
+		const runId = /Resume it: pi-workflows resume (wf-\S+)/.exec(stopped.stderr)?.[1];
+		expect(runId, stopped.stderr).toBeDefined();
+		expect(stopped.stderr).toContain(
+			`Run ${runId} kept the conversation of 1 unfinished child, which a resume goes on from. Resume it: pi-workflows resume ${runId}`,
+		);
+		const resumed = await cli(["resume", runId as string, ...PI]);
+		expect(resumed.code, resumed.stderr).toBe(0);
+		expect(JSON.parse(resumed.stdout)).toBe("wrote 3 notes, going on after 2 earlier turns");
+	}, 150_000);
+});
