@@ -106,6 +106,7 @@ function dryOptions(
 		concurrency: flags.concurrency,
 		resolveWorkflow: createWorkflowResolver({ agentDir: ctx.agentDir }),
 		fenceTools: CLI_TOOL_NAMES,
+		sandboxedBash: flags.noSandboxedBash !== true,
 		...(pi ? { agentTypes: pi.agentTypes, modelOf: pi.modelOf, tools: pi.readTools } : {}),
 		...(input.args !== undefined ? { args: input.args } : {}),
 		...(input.answers !== undefined ? { answers: input.answers } : {}),

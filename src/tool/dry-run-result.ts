@@ -105,6 +105,7 @@ export function sessionDryOptions(
 		cwd: ctx.cwd,
 		agentTypes: listAvailableAgentTypes(types),
 		resolveWorkflow: createWorkflowResolver({ agentDir }),
+		sandboxedBash: true,
 		modelOf: (request) =>
 			types.get(request.agentType)?.model ??
 			request.model ??

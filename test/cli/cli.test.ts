@@ -649,7 +649,7 @@ describe("pi-workflows run --dry-run (no credentials, no model)", () => {
 		expect(uncapped.stderr).not.toContain("Warning: estimated");
 	}, 180_000);
 
-	it("runs the read-only tools --allow-tools names for real, fences bash, takes --answers, and warns of tools a real run would not lend", async () => {
+	it("runs the read-only tools --allow-tools names for real, fences bash with --no-sandboxed-bash, takes --answers, and warns of tools a real run would not lend", async () => {
 		const { run } = bare();
 		writeFileSync(join(project, "notes.txt"), "dry-notes\n");
 		const file = script(
@@ -665,6 +665,7 @@ describe("pi-workflows run --dry-run (no credentials, no model)", () => {
 			'{"Ship or hold?":"hold"}',
 			"--allow-tools",
 			"read",
+			"--no-sandboxed-bash",
 		]);
 		expect(result.code, result.stderr).toBe(0);
 		const plan = JSON.parse(result.stdout);
@@ -677,7 +678,16 @@ describe("pi-workflows run --dry-run (no credentials, no model)", () => {
 			'`tool("bash")`: a real run from the command line lends no bash unless --allow-tools names it, and the step throws',
 		]);
 		expect(existsSync(join(project, "notes.txt"))).toBe(true);
-		const text = await run(["run", file, "--dry-run", "--answers", '["ship"]', "--allow-tools", "read"]);
+		const text = await run([
+			"run",
+			file,
+			"--dry-run",
+			"--answers",
+			'["ship"]',
+			"--allow-tools",
+			"read",
+			"--no-sandboxed-bash",
+		]);
 		expect(text.code, text.stderr).toBe(0);
 		expect(text.stdout).toContain("2 tool steps: 1 run (read), 1 fenced, not run (bash)");
 		expect(text.stdout).toContain("Question #1: Ship or hold? → ship (given)");

@@ -4,6 +4,10 @@ import { DEFAULT_MODEL, NO_PHASE, type WorkflowDryPhase, type WorkflowDryRunPlan
 /** Said where a call names no model and the host has none to name (no credentials, or none was asked). */
 export const DEFAULT_MODEL_TEXT = "(no model: would use pi's default)";
 
+/** Said when `bash` ran for real: what it could and could not do. */
+export const SANDBOXED_BASH_TEXT =
+	"bash ran for real in a read-only sandbox (bubblewrap): it read the project; it wrote nothing outside a private /tmp and reached no network.";
+
 export function dryRunPlanText(plan: WorkflowDryRunPlan): string {
 	const lines = [`Dry run of ${plan.workflow}: no model was called, no file written, nothing recorded.`];
 	if (plan.args === "sampled") {
@@ -11,6 +15,9 @@ export function dryRunPlanText(plan: WorkflowDryRunPlan): string {
 			"No args were given: the run used a sample value of the meta.args schema:",
 			`  ${JSON.stringify(plan.sampledArgs).slice(0, 300)}`,
 		);
+	}
+	if (plan.bash === "sandboxed" && plan.tools.some((step) => step.name === "bash" && step.ran)) {
+		lines.push(SANDBOXED_BASH_TEXT);
 	}
 	lines.push("", "Phases:");
 	plan.phases.forEach((phase, i) => {

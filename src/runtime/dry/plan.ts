@@ -95,6 +95,11 @@ export interface WorkflowDryRunPlan {
 		questions: number;
 		worktreeCalls: number;
 	};
+	/**
+	 * How `tool("bash")` ran, when the host asked for the sandbox: `sandboxed` (for real, read-only, no network) or
+	 * `fenced` (the machine has no sandbox: counts after a bash step may be short). Absent: fenced as any tool.
+	 */
+	bash?: "sandboxed" | "fenced";
 	/** Tokens of the session's conversation each forked call (`forks`) reads first; absent when none forks. */
 	forkTokens?: number;
 	/** The shape of the value the script returned (types, not the made-up values). */

@@ -64,7 +64,8 @@ export function fencedToolOutput(name: string): string {
 
 /**
  * The tools of a dry run: the host's read-only ones and those it lends on purpose run for real, the read-only ones
- * confined to the project (`cwd`); every other tool the host has, and each name in `fence`, gives a marked
+ * confined to the project (`cwd`); `bash`, where the host has it or `fence` names it, is `sandboxedBash` when there is
+ * one (the real run's may write, this one cannot); every other tool the host has, and each name in `fence`, gives a marked
  * placeholder. Returns the names that were fenced too.
  */
 export function dryTools(
@@ -72,10 +73,15 @@ export function dryTools(
 	lend: readonly string[],
 	fence: readonly string[],
 	cwd: string,
+	sandboxedBash?: WorkflowTool,
 ): { tools: Record<string, WorkflowTool>; fenced: Set<string> } {
 	const tools: Record<string, WorkflowTool> = {};
 	const fenced = new Set<string>();
 	for (const name of new Set([...Object.keys(host), ...fence])) {
+		if (name === "bash" && sandboxedBash) {
+			tools[name] = sandboxedBash;
+			continue;
+		}
 		const real = Object.hasOwn(host, name) ? host[name] : undefined;
 		if (real && READ_ONLY_TOOLS.includes(name)) {
 			tools[name] = confinedTool(name, real, cwd);

@@ -19,6 +19,7 @@ import type {
 import { dryAgentResult } from "../dry/answer.ts";
 import { DryPlanRecorder, type WorkflowDryRunPlan } from "../dry/plan.ts";
 import { sampleFromSchema } from "../dry/sample.ts";
+import { sandboxedBash as bashInSandbox, findBashSandbox } from "../dry/sandboxed-bash.ts";
 import { createDryAsk, createDryRunner, type DryAnswers, type DryRunnerCall, dryTools } from "../dry/stand-ins.ts";
 import { parseWorkflowSource } from "../meta/read.ts";
 import { runWorkflowScript } from "./run.ts";
@@ -35,11 +36,22 @@ export interface WorkflowDryRunOptions
 	lendTools?: readonly string[];
 	/** Tool names answered with the placeholder although the host has no such tool (e.g. `bash` on a CLI without `--allow-tools`). Default: none. */
 	fenceTools?: readonly string[];
+	/**
+	 * Run `tool("bash", …)` (the host's, or one `fenceTools` names) for real in a read-only sandbox (bubblewrap: the file system read-only, a private `/tmp`,
+	 * no network, the working directory kept), so a fan-out over a command's output is counted as the real run makes
+	 * it. Where the machine has no such sandbox, `bash` is fenced and the plan says its counts may be short.
+	 * Default: false (`bash` fenced like any tool that may write).
+	 */
+	sandboxedBash?: boolean;
 	/** Answers to `ask()`, by question text or in order; the rest get their default, first choice or a placeholder. Default: none. */
 	answers?: DryAnswers;
 	/** The model a call would run on (agent file, call, tier, `meta.model`, host default); undefined: pi's default. Default: the call's own `model`, `tier` or `meta.model`. */
 	modelOf?: (request: WorkflowAgentRequest) => string | undefined;
 }
+
+/** Said when a dry run that would run `bash` in a sandbox had none and fenced it: what the plan cannot know. */
+export const NO_SANDBOX_WARNING =
+	'`tool("bash")` was fenced, not run: this machine has no read-only sandbox for it (bubblewrap\'s `bwrap` is not on PATH or cannot make one here), so the calls made over its output are not counted and the real run may make more. Install bubblewrap (`apt-get install bubblewrap`) to count them';
 
 /** What a dry run gives: the run's result (zero tokens, zero cost) and the plan of what a real run would do. */
 export interface WorkflowDryRun {
@@ -52,10 +64,27 @@ export async function dryRunWorkflowScript(
 	source: string,
 	options: WorkflowDryRunOptions = {},
 ): Promise<WorkflowDryRun> {
-	const { tools: hostTools, lendTools, fenceTools, answers, modelOf, onProgress, ...runOptions } = options;
+	const {
+		tools: hostTools,
+		lendTools,
+		fenceTools,
+		answers,
+		modelOf,
+		onProgress,
+		sandboxedBash,
+		...runOptions
+	} = options;
 	const dry = createDryRunner(modelOf);
 	const asker = createDryAsk(answers);
-	const { tools, fenced } = dryTools(hostTools ?? {}, lendTools ?? [], fenceTools ?? [], options.cwd ?? process.cwd());
+	const cwd = options.cwd ?? process.cwd();
+	const sandbox = sandboxedBash ? await findBashSandbox() : undefined;
+	const { tools, fenced } = dryTools(
+		hostTools ?? {},
+		lendTools ?? [],
+		fenceTools ?? [],
+		cwd,
+		sandbox ? bashInSandbox(sandbox, cwd) : undefined,
+	);
 	const recorder = new DryPlanRecorder(fenced);
 	let sampled: JsonValue | undefined;
 	try {
@@ -101,6 +130,10 @@ export async function dryRunWorkflowScript(
 		...(sampled !== undefined ? { sampledArgs: sampled } : {}),
 	});
 	plan.warnings = [...new Set([...plan.warnings, ...questionWarnings])];
+	if (sandboxedBash) {
+		plan.bash = sandbox ? "sandboxed" : "fenced";
+		if (!sandbox && plan.tools.some((step) => step.name === "bash")) plan.warnings.push(NO_SANDBOX_WARNING);
+	}
 	const forkTokens = options.parentConversation?.tokens;
 	if (forkTokens !== undefined && plan.calls.some((call) => call.forks)) plan.forkTokens = forkTokens;
 	// A script that never started has no meta: its file names it.
