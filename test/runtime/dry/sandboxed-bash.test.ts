@@ -3,7 +3,7 @@
  * a command that writes, deletes or reaches the network changes nothing and its step says it failed, and a machine
  * without `bwrap` (simulated by PATH) keeps the step fenced and says the plan may be short.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -12,6 +12,7 @@ import { dryRunWorkflowScript, NO_SANDBOX_WARNING } from "../../../src/runtime/r
 import { createTempRepo, type TempRepo } from "../../helpers/git-repo.ts";
 import { checkSandboxLeaks } from "../../helpers/sandbox-leaks.ts";
 import { hasBinary } from "../../helpers/system-binary.ts";
+import { until } from "../../helpers/until.ts";
 
 checkSandboxLeaks();
 
@@ -98,6 +99,25 @@ return results;
 	});
 });
 
+describe.skipIf(!hasBinary("bwrap", "bubblewrap"))("a dry run's bash within the step's bounds", () => {
+	it("ends the command and everything it started at the step's timeout", async () => {
+		const token = `pw-sleeper-${process.pid}-${Date.now()}`;
+		const script = `
+export const meta = { name: "slow", description: "waits too long" };
+try { await tool("bash", { command: "sleep 600 & sleep 600; : ${token}" }, { timeoutMs: 200 }); }
+catch (error) { return error.code; }
+`;
+		const { result } = await dryRunWorkflowScript(script, {
+			cwd: repo.dir,
+			sandboxedBash: true,
+			fenceTools: ["bash"],
+		});
+		expect(result.value).toBe("tool_timeout");
+		await until(() => processesNaming(token).length === 0, "the sandboxed command to end");
+		expect(processesNaming(token)).toEqual([]);
+	});
+});
+
 describe("a dry run's bash where no sandbox can be made", () => {
 	let path: string | undefined;
 	beforeEach(() => {
@@ -128,6 +148,19 @@ return listing.output;
 		expect(existsSync(join(repo.dir, "made.txt"))).toBe(false);
 	});
 });
+
+/** Live processes whose command line holds `token`. */
+function processesNaming(token: string): string[] {
+	return readdirSync("/proc")
+		.filter((entry) => /^\d+$/.test(entry))
+		.filter((pid) => {
+			try {
+				return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(token);
+			} catch {
+				return false;
+			}
+		});
+}
 
 async function listen(server: Server): Promise<number> {
 	return await new Promise((resolve, reject) => {
