@@ -25,10 +25,12 @@ export function dryRunPlanText(plan: WorkflowDryRunPlan): string {
 	});
 	if (plan.phases.length === 0) lines.push("  (none)");
 	const t = plan.totals;
+	const floor = plan.fencedBash ? "at least " : "";
 	lines.push(
 		"",
-		`Totals: ${plural(t.agentCalls, "agent call")}, widest fan-out ${t.widestFanOut}, ${plural(t.toolsRun + t.toolsFenced, "tool step")} (${t.toolsRun} run, ${t.toolsFenced} fenced), ${plural(t.questions, "question")}`,
+		`Totals: ${floor}${plural(t.agentCalls, "agent call")}, widest fan-out ${floor}${t.widestFanOut}, ${plural(t.toolsRun + t.toolsFenced, "tool step")} (${t.toolsRun} run, ${t.toolsFenced} fenced), ${plural(t.questions, "question")}`,
 	);
+	if (plan.fencedBash) lines.push(fencedBashText(plan.fencedBash));
 	if (t.worktreeCalls > 0) {
 		lines.push(
 			`${plural(t.worktreeCalls, "call")} with isolation "worktree": a real run gives each a git worktree and branch; this one made none`,
@@ -49,13 +51,22 @@ export function dryRunPlanText(plan: WorkflowDryRunPlan): string {
 	return lines.join("\n");
 }
 
+/** What a fenced `bash` leaves unknown: the counts after it are floors. */
+function fencedBashText(fenced: NonNullable<WorkflowDryRunPlan["fencedBash"]>): string {
+	return `"at least": \`bash\` step #${fenced.index + 1} (${fenced.label}) was fenced, so what it would list is unknown and the calls made over it are not counted; ${plural(fenced.callsBefore, "agent call")} before it are exact`;
+}
+
 function phaseLines(phase: WorkflowDryPhase, plan: WorkflowDryRunPlan): string[] {
 	const lines: string[] = [];
+	const floor = plan.fencedBash?.phases.includes(phase.name) === true;
 	if (phase.agentCalls > 0) {
 		const models = phase.models.map((m) => (m === DEFAULT_MODEL ? DEFAULT_MODEL_TEXT : m)).join(", ");
+		const at = floor ? "at least " : "";
 		lines.push(
-			`     ${plural(phase.agentCalls, "agent call")}, widest fan-out ${phase.widestFanOut}; ${phase.agentTypes.join(", ")} on ${models}`,
+			`     ${at}${plural(phase.agentCalls, "agent call")}, widest fan-out ${at}${phase.widestFanOut}; ${phase.agentTypes.join(", ")} on ${models}`,
 		);
+	} else if (floor) {
+		lines.push("     at least 0 agent calls: after the fenced bash");
 	}
 	if (phase.toolsRun + phase.toolsFenced > 0) {
 		const steps = plan.tools.filter((step) => (step.phase ?? NO_PHASE) === phase.name);

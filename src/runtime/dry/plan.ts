@@ -100,6 +100,12 @@ export interface WorkflowDryRunPlan {
 	 * `fenced` (the machine has no sandbox: counts after a bash step may be short). Absent: fenced as any tool.
 	 */
 	bash?: "sandboxed" | "fenced";
+	/**
+	 * The first `bash` step that was fenced (not run): what it would have printed is unknown, so every count made
+	 * after it is a floor. `callsBefore`: agent calls queued before it, which are exact; `phases`: the phases active at
+	 * it or started after it, whose counts are floors.
+	 */
+	fencedBash?: { index: number; label: string; callsBefore: number; phases: string[] };
 	/** Tokens of the session's conversation each forked call (`forks`) reads first; absent when none forks. */
 	forkTokens?: number;
 	/** The shape of the value the script returned (types, not the made-up values). */
@@ -116,6 +122,9 @@ export class DryPlanRecorder {
 	readonly #phases: string[] = [];
 	readonly #warnings: string[] = [];
 	readonly #fenced: ReadonlySet<string>;
+	/** The phase the script is in: `phase()`'s last. */
+	#phase: string | undefined;
+	#fencedBash: WorkflowDryRunPlan["fencedBash"];
 	/** Calls queued since the last one ended: one burst of a fan-out. */
 	#burst: WorkflowDryCall[] = [];
 
@@ -127,6 +136,8 @@ export class DryPlanRecorder {
 		switch (event.type) {
 			case "phase_start":
 				if (!this.#phases.includes(event.phase)) this.#phases.push(event.phase);
+				this.#phase = event.phase;
+				this.#fencedBash?.phases.push(event.phase);
 				return;
 			case "agent_queued":
 				this.#queued(event);
@@ -200,6 +211,10 @@ export class DryPlanRecorder {
 			this.#warnings.push(`\`tool("${event.name}")\` (${event.label}): ${event.error}`);
 		}
 		this.#tools.set(event.index, step);
+		if (event.type === "tool_finished" && event.name === "bash" && !step.ran && this.#fencedBash === undefined) {
+			const phase = event.phase ?? this.#phase ?? NO_PHASE;
+			this.#fencedBash = { index: event.index, label: event.label, callsBefore: this.#calls.size, phases: [phase] };
+		}
 	}
 
 	/** The plan, once the run ended. */
@@ -246,6 +261,9 @@ export class DryPlanRecorder {
 				questions: questions.length,
 				worktreeCalls: calls.filter((c) => c.isolation === "worktree").length,
 			},
+			...(this.#fencedBash
+				? { fencedBash: { ...this.#fencedBash, phases: [...new Set(this.#fencedBash.phases)] } }
+				: {}),
 			...(result.value !== undefined ? { returns: valueShape(result.value as JsonValue) } : {}),
 			warnings: [...new Set(this.#warnings)],
 		};

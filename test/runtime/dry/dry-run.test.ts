@@ -125,7 +125,7 @@ describe("dryRunWorkflowScript", () => {
 		expect(text).toContain("  1. find\n     1 tool step: 1 run (ls), 0 fenced, not run\n");
 		const calls = n === 1 ? "1 agent call" : `${n} agent calls`;
 		expect(text).toContain(
-			`  3. fix\n     ${calls}, widest fan-out 1; general-purpose on (no model: would use pi's default)\n     ${n + 1} tool steps: 0 run, ${n + 1} fenced, not run (bash, write)\n`,
+			`  3. fix\n     at least ${calls}, widest fan-out at least 1; general-purpose on (no model: would use pi's default)\n     ${n + 1} tool steps: 0 run, ${n + 1} fenced, not run (bash, write)\n`,
 		);
 		expect(text).toContain(
 			`${n === 1 ? "1 call" : `${n} calls`} with isolation "worktree": a real run gives each a git worktree and branch; this one made none`,
