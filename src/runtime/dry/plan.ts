@@ -125,6 +125,10 @@ export class DryPlanRecorder {
 	/** The phase the script is in: `phase()`'s last. */
 	#phase: string | undefined;
 	#fencedBash: WorkflowDryRunPlan["fencedBash"];
+	/** Each `parallel()`/`pipeline()`'s width, by the phase it started in. */
+	readonly #fanOuts: { phase: string; width: number }[] = [];
+	/** Phases only `agent(…, { phase })` named, never `phase()`. */
+	readonly #callNamed = new Set<string>();
 	/** Calls queued since the last one ended: one burst of a fan-out. */
 	#burst: WorkflowDryCall[] = [];
 
@@ -136,11 +140,15 @@ export class DryPlanRecorder {
 		switch (event.type) {
 			case "phase_start":
 				if (!this.#phases.includes(event.phase)) this.#phases.push(event.phase);
+				this.#callNamed.delete(event.phase);
 				this.#phase = event.phase;
 				this.#fencedBash?.phases.push(event.phase);
 				return;
 			case "agent_queued":
 				this.#queued(event);
+				return;
+			case "fan_out":
+				this.#fanOuts.push({ phase: event.phase ?? NO_PHASE, width: event.width });
 				return;
 			case "agent_finished":
 				this.#burst = [];
@@ -182,6 +190,11 @@ export class DryPlanRecorder {
 	}
 
 	#queued(event: Extract<WorkflowProgressEvent, { type: "agent_queued" }>): void {
+		// A phase only calls name (`agent(…, { phase })`) takes its place in the plan where its first call came.
+		if (event.phase !== undefined && !this.#phases.includes(event.phase)) {
+			this.#phases.push(event.phase);
+			this.#callNamed.add(event.phase);
+		}
 		const call: WorkflowDryCall = {
 			index: event.index,
 			...(event.phase ? { phase: event.phase } : {}),
@@ -241,7 +254,7 @@ export class DryPlanRecorder {
 			const source = context.answers.get(question.index);
 			if (source) question.source = source;
 		}
-		const phases = phasesOf(this.#phases, calls, tools, questions);
+		const phases = phasesOf(this.#phases, this.#callNamed, calls, tools, questions, this.#fanOuts);
 		return {
 			dryRun: true,
 			workflow: result.meta?.name ?? "workflow",
@@ -255,7 +268,11 @@ export class DryPlanRecorder {
 			questions,
 			totals: {
 				agentCalls: calls.length,
-				widestFanOut: Math.max(0, ...phases.map((p) => p.widestFanOut)),
+				widestFanOut: Math.max(
+					calls.length > 0 ? 1 : 0,
+					...this.#fanOuts.map((fan) => fan.width),
+					...phases.map((p) => p.widestFanOut),
+				),
 				toolsRun: tools.filter((t) => t.ran).length,
 				toolsFenced: tools.filter((t) => !t.ran).length,
 				questions: questions.length,
@@ -270,23 +287,38 @@ export class DryPlanRecorder {
 	}
 }
 
+/**
+ * The phases in the order the run first saw them (a `phase()`, or the first call that names one). A phase's widest fan-out is the widest `parallel()`/`pipeline()` started in it; a phase only calls
+ * name has none of its own, so its calls are as wide as the run's widest fan-out allows, at most as many as they are.
+ */
 function phasesOf(
-	started: readonly string[],
+	seen: readonly string[],
+	callNamed: ReadonlySet<string>,
 	calls: readonly WorkflowDryCall[],
 	tools: readonly WorkflowDryTool[],
 	questions: readonly WorkflowDryQuestion[],
+	fanOuts: readonly { phase: string; width: number }[],
 ): WorkflowDryPhase[] {
-	const names = [...started];
+	const names = [...seen];
+	for (const item of [...tools, ...questions]) {
+		if (item.phase !== undefined && !names.includes(item.phase)) names.push(item.phase);
+	}
 	const unphased = [...calls, ...tools, ...questions].some((item) => item.phase === undefined);
 	if (unphased) names.unshift(NO_PHASE);
 	const inPhase = (name: string) => (item: { phase?: string }) => (item.phase ?? NO_PHASE) === name;
+	const widest = Math.max(0, ...fanOuts.map((fan) => fan.width));
 	return names.map((name) => {
 		const own = calls.filter(inPhase(name));
 		const steps = tools.filter(inPhase(name));
+		const structural = fanOuts.filter((fan) => fan.phase === name).map((fan) => fan.width);
 		return {
 			name,
 			agentCalls: own.length,
-			widestFanOut: Math.max(own.length > 0 ? 1 : 0, ...own.map((c) => c.fanOut ?? 1)),
+			widestFanOut: Math.max(
+				own.length > 0 ? 1 : 0,
+				...structural,
+				callNamed.has(name) ? Math.min(own.length, widest) : 0,
+			),
 			agentTypes: [...new Set(own.map((c) => c.agentType))],
 			models: [...new Set(own.map((c) => c.model ?? DEFAULT_MODEL))],
 			toolsRun: steps.filter((t) => t.ran).length,

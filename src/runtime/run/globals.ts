@@ -85,6 +85,21 @@ function agentFunctions(scope: WholeScope): Record<string, HostFunction> {
 				});
 			},
 		},
+		fanOutStarted: {
+			kind: "event",
+			params: ["kind", "width"],
+			fn: ([kind, width]) => {
+				const phase = scope.phases.current;
+				run.emit({
+					type: "fan_out",
+					kind: kind === "pipeline" ? "pipeline" : "parallel",
+					// A forged call may send anything: recorded as width 0.
+					width: Number.isSafeInteger(width) && (width as number) >= 0 ? (width as number) : 0,
+					...(phase ? { phase } : {}),
+					...(scope.workflowName ? { workflow: scope.workflowName } : {}),
+				});
+			},
+		},
 		fanOut: {
 			kind: "async",
 			params: ["kind", "items", "agents"],

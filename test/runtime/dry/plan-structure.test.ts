@@ -1,0 +1,50 @@
+/**
+ * A dry run's plan follows the script's structure: each `parallel()`/`pipeline()` reports its width (not how many of
+ * its calls happened to be queued between two answers), and phases that only calls name (`agent(…, { phase })`)
+ * appear in the plan, in the order the run first met them, with their fan-out.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { dryRunPlanText, dryRunWorkflowScript, shutdownSchemaWorker } from "../../../src/runtime/index.ts";
+import { checkSandboxLeaks } from "../../helpers/sandbox-leaks.ts";
+
+checkSandboxLeaks();
+afterAll(() => shutdownSchemaWorker());
+
+describe("the plan's fan-outs and phases", () => {
+	it("lists the phases calls name and counts a pipeline's width in them", async () => {
+		const script = `
+export const meta = { name: "migrate", description: "analyse then change each file" };
+const files = ["a.ts", "b.ts", "c.ts"];
+const done = await pipeline(
+	files,
+	(f) => agent("analyse " + f, { label: "analyse " + f, phase: "analyse" }),
+	(_, f) => agent("change " + f, { label: "change " + f, phase: "change" }),
+);
+phase("report");
+return done.length;
+`;
+		const { plan } = await dryRunWorkflowScript(script, {});
+		expect(plan.status).toBe("completed");
+		expect(plan.phases.map((p) => [p.name, p.agentCalls, p.widestFanOut])).toEqual([
+			["analyse", 3, 3],
+			["change", 3, 3],
+			["report", 0, 0],
+		]);
+		expect(plan.totals.widestFanOut).toBe(3);
+		expect(dryRunPlanText(plan)).toContain(
+			"  1. analyse\n     3 agent calls, widest fan-out 3; general-purpose on (no model: would use pi's default)\n",
+		);
+	});
+
+	it("takes a parallel()'s width from the functions it was given, whatever each of them calls", async () => {
+		const script = `
+export const meta = { name: "wide", description: "four items, one needs an agent" };
+phase("review");
+const out = await parallel(["a", "b", "c", "d"].map((f) => () => (f === "a" ? agent("review " + f) : null)));
+return out.length;
+`;
+		const { plan } = await dryRunWorkflowScript(script, {});
+		expect(plan.phases.map((p) => [p.name, p.agentCalls, p.widestFanOut])).toEqual([["review", 1, 4]]);
+		expect(plan.totals.widestFanOut).toBe(4);
+	});
+});
