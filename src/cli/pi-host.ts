@@ -6,7 +6,7 @@
  */
 import { resolve } from "node:path";
 import type { Api, Model } from "@earendil-works/pi-ai";
-import { getBuiltinModel } from "@earendil-works/pi-ai/providers/all";
+import { getBuiltinModel, getBuiltinModels, getBuiltinProviders } from "@earendil-works/pi-ai/providers/all";
 import { createAgentSessionServices, resolveCliModel, SettingsManager } from "@earendil-works/pi-coding-agent";
 import type { ModelPrice } from "../host/estimate.ts";
 import {
@@ -224,6 +224,14 @@ export interface DryPiSetup {
 /** pi-ai's built-in models as a registry for `catalogPrice`: no credentials, no models.json (its custom models go unpriced). */
 const BUILTIN_CATALOG = {
 	find: (provider: string, id: string) => getBuiltinModel(provider as never, id as never) as Model<Api> | undefined,
+	// Every built-in model, for the names scripts write (`sonnet`): read once, on the first such name.
+	getAll: (() => {
+		let all: Model<Api>[] | undefined;
+		return () => {
+			all ??= getBuiltinProviders().flatMap((provider) => getBuiltinModels(provider) as Model<Api>[]);
+			return all;
+		};
+	})(),
 };
 
 /**
