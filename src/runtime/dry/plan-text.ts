@@ -42,6 +42,7 @@ export function dryRunPlanText(plan: WorkflowDryRunPlan): string {
 		);
 	}
 	if (plan.returns !== undefined) lines.push(`Returns: ${plan.returns}`);
+	if (t.agentCalls === 0 && !plan.fencedBash) lines.push(noCallText(plan));
 	if (plan.status !== "completed") {
 		lines.push(`The run ${plan.status}${plan.error ? ` (${plan.error.code}): ${plan.error.message}` : ""}`);
 	}
@@ -49,6 +50,23 @@ export function dryRunPlanText(plan: WorkflowDryRunPlan): string {
 		lines.push("", "Warnings a real run would give:", ...plan.warnings.map((w) => `  - ${w}`));
 	}
 	return lines.join("\n");
+}
+
+/** Why a plan has no agent call: the value the script returned instead, and args it was given or made up. */
+function noCallText(plan: WorkflowDryRunPlan): string {
+	const returned =
+		plan.returned !== undefined ? `the script returned ${plan.returned} before any` : "the script made none";
+	const undeclared = plan.argsRead?.undeclared.map((name) => `args.${name}`).join(", ");
+	const args = !plan.argsRead
+		? ""
+		: undeclared
+			? `; it reads ${undeclared}, which its meta.args does not declare${plan.args === "given" ? "" : " (so a dry run cannot make them up)"}: pass them (--args, \`args\`) or declare them in meta.args`
+			: plan.args === "sampled"
+				? "; its args were a sample of meta.args (above): pass real ones if it chose its work from them"
+				: plan.args === "none"
+					? "; it reads args and was given none: pass them (--args, `args`)"
+					: "";
+	return `No agent call: ${returned}${args}`;
 }
 
 /** What a fenced `bash` leaves unknown: the counts after it are floors. */

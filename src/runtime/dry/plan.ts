@@ -108,6 +108,13 @@ export interface WorkflowDryRunPlan {
 	fencedBash?: { index: number; label: string; callsBefore: number; phases: string[] };
 	/** Tokens of the session's conversation each forked call (`forks`) reads first; absent when none forks. */
 	forkTokens?: number;
+	/**
+	 * When the plan has no agent call: the value the script returned, as JSON cut to 300 characters (a script that
+	 * returns early says why, "No research question provided…"), so the plan says why it is empty.
+	 */
+	returned?: string;
+	/** When the plan has no agent call and the script reads `args`: the properties it reads that `meta.args` does not declare. */
+	argsRead?: { undeclared: string[] };
 	/** The shape of the value the script returned (types, not the made-up values). */
 	returns?: string;
 	/** Every warning the real run would give: the script's and the run's warnings, limits met, fan-outs asked about. */
@@ -282,9 +289,15 @@ export class DryPlanRecorder {
 				? { fencedBash: { ...this.#fencedBash, phases: [...new Set(this.#fencedBash.phases)] } }
 				: {}),
 			...(result.value !== undefined ? { returns: valueShape(result.value as JsonValue) } : {}),
+			...(calls.length === 0 && result.value !== undefined ? { returned: cut(JSON.stringify(result.value)) } : {}),
 			warnings: [...new Set(this.#warnings)],
 		};
 	}
+}
+
+/** `text` cut to `max` characters, marked. */
+function cut(text: string, max = 300): string {
+	return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 /**

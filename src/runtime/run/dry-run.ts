@@ -21,6 +21,7 @@ import { DryPlanRecorder, type WorkflowDryRunPlan } from "../dry/plan.ts";
 import { sampleFromSchema } from "../dry/sample.ts";
 import { sandboxedBash as bashInSandbox, findBashSandbox } from "../dry/sandboxed-bash.ts";
 import { createDryAsk, createDryRunner, type DryAnswers, type DryRunnerCall, dryTools } from "../dry/stand-ins.ts";
+import { argsRead } from "../meta/args-read.ts";
 import { parseWorkflowSource } from "../meta/read.ts";
 import { runWorkflowScript } from "./run.ts";
 
@@ -134,6 +135,11 @@ export async function dryRunWorkflowScript(
 		plan.bash = sandbox ? "sandboxed" : "fenced";
 		if (!sandbox && plan.tools.some((step) => step.name === "bash")) plan.warnings.push(NO_SANDBOX_WARNING);
 	}
+	if (plan.totals.agentCalls === 0) {
+		// An empty plan says why: often a script that returned early for want of args it reads.
+		const read = argsRead(source, options.filename, metaArgs(source, options.filename));
+		if (read?.reads) plan.argsRead = { undeclared: read.undeclared };
+	}
 	const forkTokens = options.parentConversation?.tokens;
 	if (forkTokens !== undefined && plan.calls.some((call) => call.forks)) plan.forkTokens = forkTokens;
 	// A script that never started has no meta: its file names it.
@@ -157,13 +163,7 @@ function answersIn(question: WorkflowQuestion, calls: readonly DryRunnerCall[]):
  * args schema or cannot be read.
  */
 function sampledArgs(source: string, filename: string | undefined): JsonValue | undefined {
-	let schema: JsonSchema | undefined;
-	try {
-		schema = parseWorkflowSource(source, filename !== undefined ? { filename } : {}).meta.args;
-	} catch {
-		// The run itself reports a script it cannot read, with its position.
-		return undefined;
-	}
+	const schema = metaArgs(source, filename);
 	if (!schema) return undefined;
 	const value = sampleFromSchema(schema, { index: 0 });
 	const properties = schema.properties;
@@ -172,6 +172,15 @@ function sampledArgs(source: string, filename: string | undefined): JsonValue | 
 		if (isObject(property) && property.default !== undefined) value[name] = property.default;
 	}
 	return value;
+}
+
+/** The script's `meta.args`; undefined when it has none or cannot be read (the run itself reports that, with its position). */
+function metaArgs(source: string, filename: string | undefined): JsonSchema | undefined {
+	try {
+		return parseWorkflowSource(source, filename !== undefined ? { filename } : {}).meta.args;
+	} catch {
+		return undefined;
+	}
 }
 
 /** The result of a dry run that could not start: failed with `error`, nothing done. */

@@ -4,8 +4,10 @@
  * appear in the plan, in the order the run first met them, with their fan-out.
  */
 import { afterAll, describe, expect, it } from "vitest";
+import { estimateDryPlan, planWithEstimateText } from "../../../src/host/run-estimate.ts";
 import { dryRunPlanText, dryRunWorkflowScript, shutdownSchemaWorker } from "../../../src/runtime/index.ts";
 import { checkSandboxLeaks } from "../../helpers/sandbox-leaks.ts";
+import { tempStore } from "../../runs/support.ts";
 
 checkSandboxLeaks();
 afterAll(() => shutdownSchemaWorker());
@@ -46,5 +48,35 @@ return out.length;
 		const { plan } = await dryRunWorkflowScript(script, {});
 		expect(plan.phases.map((p) => [p.name, p.agentCalls, p.widestFanOut])).toEqual([["review", 1, 4]]);
 		expect(plan.totals.widestFanOut).toBe(4);
+	});
+});
+
+describe("a plan with no agent call says why", () => {
+	const SCRIPT = `
+export const meta = { name: "research", description: "researches a question" };
+if (!args?.question) return "No research question provided. Pass it as args: { question }";
+return await agent("Research " + args.question);
+`;
+
+	it("the value the script returned, the args it reads that meta.args does not declare, and no empty basis", async () => {
+		const { plan } = await dryRunWorkflowScript(SCRIPT, {});
+		expect(plan.totals.agentCalls).toBe(0);
+		const { store, root } = tempStore();
+		const text = planWithEstimateText(
+			dryRunPlanText(plan),
+			await estimateDryPlan(plan, { cwd: store.cwd, runsRoot: root }),
+		);
+		expect(text).toContain(
+			'No agent call: the script returned "No research question provided. Pass it as args: { question }" before any; it reads args.question, which its meta.args does not declare (so a dry run cannot make them up): pass them (--args, `args`) or declare them in meta.args\n',
+		);
+		expect(text).toContain("Basis: no agent call to price");
+		expect(text).not.toMatch(/Basis: *$/m);
+	});
+
+	it("says nothing of args when they were given and the script made its call", async () => {
+		const { plan } = await dryRunWorkflowScript(SCRIPT, { args: { question: "why?" } });
+		expect(plan.totals.agentCalls).toBe(1);
+		expect(plan.argsRead).toBeUndefined();
+		expect(dryRunPlanText(plan)).not.toContain("No agent call");
 	});
 });
