@@ -107,6 +107,7 @@ function dryOptions(
 		resolveWorkflow: createWorkflowResolver({ agentDir: ctx.agentDir }),
 		fenceTools: CLI_TOOL_NAMES,
 		sandboxedBash: flags.noSandboxedBash !== true,
+		planForks: true,
 		...(pi ? { agentTypes: pi.agentTypes, modelOf: pi.modelOf, tools: pi.readTools } : {}),
 		...(input.args !== undefined ? { args: input.args } : {}),
 		...(input.answers !== undefined ? { answers: input.answers } : {}),

@@ -290,9 +290,16 @@ export class DryPlanRecorder {
 				: {}),
 			...(result.value !== undefined ? { returns: valueShape(result.value as JsonValue) } : {}),
 			...(calls.length === 0 && result.value !== undefined ? { returned: cut(JSON.stringify(result.value)) } : {}),
-			warnings: [...new Set(this.#warnings)],
+			warnings: folded(this.#warnings),
 		};
 	}
+}
+
+/** One line per distinct warning, in the order first given, with how many times when more than once: "… (×12)". */
+function folded(warnings: readonly string[]): string[] {
+	const counts = new Map<string, number>();
+	for (const warning of warnings) counts.set(warning, (counts.get(warning) ?? 0) + 1);
+	return [...counts].map(([warning, n]) => (n > 1 ? `${warning} (×${n})` : warning));
 }
 
 /** `text` cut to `max` characters, marked. */

@@ -44,6 +44,12 @@ export interface WorkflowDryRunOptions
 	 * Default: false (`bash` fenced like any tool that may write).
 	 */
 	sandboxedBash?: boolean;
+	/**
+	 * Plan `context: "fork"` calls as forks though the host lends no conversation (the command line: pi runs the same
+	 * script with one), with a warning that a run from here fails there. Default: false (they fail, as in a real run
+	 * of this host).
+	 */
+	planForks?: boolean;
 	/** Answers to `ask()`, by question text or in order; the rest get their default, first choice or a placeholder. Default: none. */
 	answers?: DryAnswers;
 	/** The model a call would run on (agent file, call, tier, `meta.model`, host default); undefined: pi's default. Default: the call's own `model`, `tier` or `meta.model`. */
@@ -73,8 +79,12 @@ export async function dryRunWorkflowScript(
 		modelOf,
 		onProgress,
 		sandboxedBash,
+		planForks,
 		...runOptions
 	} = options;
+	// A stand-in conversation: forks are planned; the runner never reads it (a dry runner opens no session).
+	const standIn = planForks === true && !options.parentConversation;
+	if (standIn) runOptions.parentConversation = { entries: [], messages: 0, tokens: 0 };
 	const dry = createDryRunner(modelOf);
 	const asker = createDryAsk(answers);
 	const cwd = options.cwd ?? process.cwd();
@@ -140,6 +150,7 @@ export async function dryRunWorkflowScript(
 		const read = argsRead(source, options.filename, metaArgs(source, options.filename));
 		if (read?.reads) plan.argsRead = { undeclared: read.undeclared };
 	}
+	if (standIn) plan.warnings.push(...forkWarnings(plan));
 	const forkTokens = options.parentConversation?.tokens;
 	if (forkTokens !== undefined && plan.calls.some((call) => call.forks)) plan.forkTokens = forkTokens;
 	// A script that never started has no meta: its file names it.
@@ -172,6 +183,17 @@ function sampledArgs(source: string, filename: string | undefined): JsonValue | 
 		if (isObject(property) && property.default !== undefined) value[name] = property.default;
 	}
 	return value;
+}
+
+/** What a stand-in conversation hides: one line for all the forked calls, which fail where there is no conversation. */
+function forkWarnings(plan: WorkflowDryRunPlan): string[] {
+	const forked = plan.calls.filter((call) => call.forks);
+	if (forked.length === 0) return [];
+	const first = forked[0]?.label ?? "";
+	const which = forked.length === 1 ? `\`${first}\`` : `\`${first}\` and ${forked.length - 1} more calls`;
+	return [
+		`${which} with \`context: "fork"\` planned as forks: a real run from the command line has no conversation to fork and fails there with fork_unavailable; run it from pi (the workflow tool, /name), where each reads the session's conversation first, which this estimate does not count`,
+	];
 }
 
 /** The script's `meta.args`; undefined when it has none or cannot be read (the run itself reports that, with its position). */
