@@ -55,7 +55,7 @@ export function sandboxedBash(sandbox: BashSandbox, cwd: string): WorkflowTool {
 		}
 		const child = spawn(sandbox.bwrap, [...sandboxArgs(cwd), "bash", "-c", command], {
 			cwd,
-			env: { ...process.env, TMPDIR: "/tmp" },
+			env: sandboxEnv(process.env),
 			stdio: ["ignore", "pipe", "pipe"],
 			detached: true,
 		});
@@ -71,6 +71,15 @@ export function sandboxedBash(sandbox: BashSandbox, cwd: string): WorkflowTool {
 			details: { exit_code: code, sandboxed: true },
 		};
 	};
+}
+
+/** Names of variables that hold credentials: a dry run's output may be public (CI), so its commands never see them. */
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|SESSION|COOKIE/i;
+
+/** The host's environment less its credentials, with `TMPDIR` the private `/tmp` (the host's may be hidden under it). */
+function sandboxEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+	const kept = Object.fromEntries(Object.entries(env).filter(([name]) => !SECRET_NAME.test(name)));
+	return { ...kept, TMPDIR: "/tmp" };
 }
 
 /** The command's output and exit code, or why it was ended: aborted, or over its own `timeout`. */

@@ -100,6 +100,25 @@ return results;
 });
 
 describe.skipIf(!hasBinary("bwrap", "bubblewrap"))("a dry run's bash within the step's bounds", () => {
+	it("never sees the host's credentials: a plan may be public", async () => {
+		const names = ["PW_DRY_API_KEY", "PW_DRY_GITHUB_TOKEN", "PW_DRY_PLAIN"];
+		for (const name of names) process.env[name] = `value of ${name}`;
+		try {
+			const script = `
+export const meta = { name: "env", description: "prints its environment" };
+return (await tool("bash", { command: "env | grep ^PW_DRY_ | sort" })).output;
+`;
+			const { result } = await dryRunWorkflowScript(script, {
+				cwd: repo.dir,
+				sandboxedBash: true,
+				fenceTools: ["bash"],
+			});
+			expect(result.value).toBe("PW_DRY_PLAIN=value of PW_DRY_PLAIN\n");
+		} finally {
+			for (const name of names) delete process.env[name];
+		}
+	});
+
 	it("ends the command and everything it started at the step's timeout", async () => {
 		const token = `pw-sleeper-${process.pid}-${Date.now()}`;
 		const script = `
