@@ -136,6 +136,7 @@ async function dryPi(flags: RunFlags, ctx: CliContext, quiet = false): Promise<D
 		agentDir: ctx.agentDir,
 		allowTools: flags.allowTools,
 		...(flags.model !== undefined ? { model: flags.model } : {}),
+		...(flags.modelTiers !== undefined ? { modelTiers: flags.modelTiers } : {}),
 		...(flags.approve !== undefined ? { approve: flags.approve } : {}),
 	});
 	if (!quiet) for (const warning of pi.warnings) ctx.stderr.write(`Warning: ${visibleText(warning)}\n`);

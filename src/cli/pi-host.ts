@@ -240,7 +240,7 @@ const BUILTIN_CATALOG = {
  * resolving it would need the model registry, which needs credentials a dry run must not need.
  */
 export function setUpDryPi(
-	options: Pick<PiSetupOptions, "cwd" | "agentDir" | "model" | "approve" | "allowTools">,
+	options: Pick<PiSetupOptions, "cwd" | "agentDir" | "model" | "approve" | "allowTools" | "modelTiers">,
 ): DryPiSetup {
 	const types = loadAgentTypes({
 		cwd: options.cwd,
@@ -252,18 +252,24 @@ export function setUpDryPi(
 	const id = settings.getDefaultModel();
 	const fallback =
 		options.model ?? childModelSetting(settings.getSettings()) ?? (provider && id ? `${provider}/${id}` : undefined);
+	// A tier is named by the model it stands for (`--model-tiers`, else the setting), so the estimate can price it.
+	const tierProblems: string[] = [];
+	const workflowsSetting = (settings.getSettings() as { workflows?: { modelTiers?: unknown } }).workflows;
+	const tiers = readModelTiers(options.modelTiers, workflowsSetting?.modelTiers, tierProblems, "model-tiers")?.tiers;
+	const tierModel = (tier: string) =>
+		(tiers && Object.hasOwn(tiers, tier) ? tiers[tier] : undefined) ?? `tier ${tier}`;
 	return {
 		agentTypes: listAvailableAgentTypes(types.types),
 		modelOf: (request) => {
 			const own = types.types.get(request.agentType)?.model ?? request.model;
-			return own ?? (request.tier !== undefined ? `tier ${request.tier}` : (request.defaultModel ?? fallback));
+			return own ?? (request.tier !== undefined ? tierModel(request.tier) : (request.defaultModel ?? fallback));
 		},
 		readTools: builtInTools(
 			options.cwd,
 			READ_ONLY_TOOLS.filter((name) => options.allowTools?.includes(name)),
 		),
 		priceOf: (model) => catalogPrice(BUILTIN_CATALOG, model),
-		warnings: types.warnings,
+		warnings: [...types.warnings, ...tierProblems],
 	};
 }
 

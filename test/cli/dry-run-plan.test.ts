@@ -64,4 +64,20 @@ return 1;
 			"Warnings a real run would give:\n  - no owner for this file (×3)\n  - one more thing\n",
 		);
 	});
+
+	it("prices the model names scripts write and a tier from --model-tiers, as it prices full ids", async () => {
+		dirs.write(
+			"names.js",
+			`export const meta = { name: "names", description: "names models as scripts do" };
+await agent("plan it", { label: "plan", model: "sonnet" });
+return await agent("do it", { label: "do", tier: "small" });
+`,
+		);
+		const result = await cli(["run", "names.js", "--dry-run", "--model-tiers", "small=haiku"]);
+		expect(result.code, result.stderr).toBe(0);
+		const basis = result.stdout.split("\n").find((line) => line.startsWith("Basis: ")) ?? "";
+		expect(basis).toMatch(/catalog price of sonnet \(\$[\d.]+\/\$[\d.]+ per million input\/output tokens\)/);
+		expect(basis).toMatch(/catalog price of haiku \(\$[\d.]+\/\$[\d.]+ per million input\/output tokens\)/);
+		expect(basis).not.toContain("no price known");
+	});
 });
