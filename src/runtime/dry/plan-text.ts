@@ -31,6 +31,7 @@ export function dryRunPlanText(plan: WorkflowDryRunPlan): string {
 		`Totals: ${floor}${plural(t.agentCalls, "agent call")}, widest fan-out ${floor}${t.widestFanOut}, ${plural(t.toolsRun + t.toolsFenced, "tool step")} (${t.toolsRun} run, ${t.toolsFenced} fenced), ${plural(t.questions, "question")}`,
 	);
 	if (plan.fencedBash) lines.push(fencedBashText(plan.fencedBash));
+	if (plan.draws) lines.push(...drawsText(plan.draws));
 	if (t.worktreeCalls > 0) {
 		lines.push(
 			`${plural(t.worktreeCalls, "call")} with isolation "worktree": a real run gives each a git worktree and branch; this one made none`,
@@ -69,6 +70,27 @@ function noCallText(plan: WorkflowDryRunPlan): string {
 	return `No agent call: ${returned}${args}`;
 }
 
+/** The counts over every draw of the stand-ins, when they differ, and the phases none reached. */
+function drawsText(draws: NonNullable<WorkflowDryRunPlan["draws"]>): string[] {
+	const lines: string[] = [];
+	const { agentCalls: calls, widestFanOut: wide } = draws;
+	if (calls.low !== calls.high || wide.low !== wide.high) {
+		lines.push(
+			`Over ${draws.count} draws of the made-up answers (typical, empty and long arrays, each enum value in turn): ${range(calls)} agent calls, widest fan-out ${range(wide)}`,
+		);
+	}
+	if (draws.unreached.length > 0) {
+		lines.push(
+			`No draw reached the declared ${draws.unreached.length === 1 ? "phase" : "phases"} ${draws.unreached.join(", ")}`,
+		);
+	}
+	return lines;
+}
+
+function range({ low, high }: { low: number; high: number }): string {
+	return low === high ? `${low}` : `${low}–${high}`;
+}
+
 /** What a fenced `bash` leaves unknown: the counts after it are floors. */
 function fencedBashText(fenced: NonNullable<WorkflowDryRunPlan["fencedBash"]>): string {
 	return `"at least": \`bash\` step #${fenced.index + 1} (${fenced.label}) was fenced, so what it would list is unknown and the calls made over it are not counted; ${plural(fenced.callsBefore, "agent call")} before it are exact`;
@@ -80,8 +102,10 @@ function phaseLines(phase: WorkflowDryPhase, plan: WorkflowDryRunPlan): string[]
 	if (phase.agentCalls > 0) {
 		const models = phase.models.map((m) => (m === DEFAULT_MODEL ? DEFAULT_MODEL_TEXT : m)).join(", ");
 		const at = floor ? "at least " : "";
+		const drawn = plan.draws?.phases[phase.name];
+		const over = drawn && drawn.low !== drawn.high ? ` (${range(drawn)} over the draws)` : "";
 		lines.push(
-			`     ${at}${plural(phase.agentCalls, "agent call")}, widest fan-out ${at}${phase.widestFanOut}; ${phase.agentTypes.join(", ")} on ${models}`,
+			`     ${at}${plural(phase.agentCalls, "agent call")}${over}, widest fan-out ${at}${phase.widestFanOut}; ${phase.agentTypes.join(", ")} on ${models}`,
 		);
 	} else if (floor) {
 		lines.push("     at least 0 agent calls: after the fenced bash");

@@ -106,6 +106,17 @@ export interface WorkflowDryRunPlan {
 	 * it or started after it, whose counts are floors.
 	 */
 	fencedBash?: { index: number; label: string; callsBefore: number; phases: string[] };
+	/**
+	 * When the stand-ins were drawn more than once (calls with a schema): how many draws, the range each count spans
+	 * over them (in all, and agent calls per phase), and the declared phases (`meta.phases`) no draw reached.
+	 */
+	draws?: {
+		count: number;
+		agentCalls: { low: number; high: number };
+		widestFanOut: { low: number; high: number };
+		phases: Record<string, { low: number; high: number }>;
+		unreached: string[];
+	};
 	/** Tokens of the session's conversation each forked call (`forks`) reads first; absent when none forks. */
 	forkTokens?: number;
 	/**

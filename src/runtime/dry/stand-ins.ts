@@ -10,7 +10,7 @@ import type {
 	WorkflowQuestion,
 	WorkflowTool,
 } from "../core/types.ts";
-import { dryAgentResult } from "./answer.ts";
+import { type DryDraw, dryAgentResult, TYPICAL_DRAW } from "./answer.ts";
 import { confinedTool } from "./confine.ts";
 
 /** Tools that only read: a dry run runs them for real, so a script that lists files fans out as it will. */
@@ -28,7 +28,10 @@ export interface DryRunnerCall {
  * for a millisecond, so every call a `parallel()` starts is queued before the first is answered (the plan reads
  * fan-outs so), even when the sandbox's messages reach the host in several batches on a busy machine.
  */
-export function createDryRunner(modelOf?: (request: WorkflowAgentRequest) => string | undefined): {
+export function createDryRunner(
+	modelOf?: (request: WorkflowAgentRequest) => string | undefined,
+	draw: DryDraw = TYPICAL_DRAW,
+): {
 	runner: WorkflowAgentRunner;
 	calls: DryRunnerCall[];
 } {
@@ -45,7 +48,7 @@ export function createDryRunner(modelOf?: (request: WorkflowAgentRequest) => str
 			before = queued;
 			await new Promise((resolve) => setTimeout(resolve, 1));
 		} while (queued !== before);
-		return dryAgentResult(request);
+		return dryAgentResult(request, draw);
 	};
 	return { runner, calls };
 }

@@ -7,6 +7,7 @@ import { basename } from "node:path";
 import { isWorkflowError, runResultError, WorkflowError } from "../../errors.ts";
 import { answerInQuestionWarning } from "../ask/ask.ts";
 import { zeroCost } from "../core/cost.ts";
+import { stableJson } from "../core/json.ts";
 import type {
 	JsonSchema,
 	JsonValue,
@@ -15,8 +16,9 @@ import type {
 	WorkflowRunOptions,
 	WorkflowRunResult,
 	WorkflowTool,
+	WorkflowToolOutput,
 } from "../core/types.ts";
-import { dryAgentResult } from "../dry/answer.ts";
+import { type DryDraw, dryAgentResult, TYPICAL_DRAW } from "../dry/answer.ts";
 import { DryPlanRecorder, type WorkflowDryRunPlan } from "../dry/plan.ts";
 import { sampleFromSchema } from "../dry/sample.ts";
 import { sandboxedBash as bashInSandbox, findBashSandbox } from "../dry/sandboxed-bash.ts";
@@ -66,10 +68,81 @@ export interface WorkflowDryRun {
 	plan: WorkflowDryRunPlan;
 }
 
-/** Runs `source` dry; never rejects for script faults (the plan says how the run ended). */
+/** The draws after the first: the least each open array allows, then long ones, enums turned each time. */
+const MORE_DRAWS: readonly DryDraw[] = [
+	{ arrays: "fewest", shift: 1 },
+	{ arrays: "most", shift: 2 },
+];
+
+/**
+ * Runs `source` dry; never rejects for script faults (the plan says how the run ended). A script whose calls asked
+ * for structured answers is run again on other draws of them (empty and long arrays, each enum value in turn), and
+ * the plan gives each count as the range they span (`draws`); the plan itself and the events are the first draw's.
+ */
 export async function dryRunWorkflowScript(
 	source: string,
 	options: WorkflowDryRunOptions = {},
+): Promise<WorkflowDryRun> {
+	// A tool step with the same params answers every draw alike: each runs once (a slow `npm test -- --listTests`).
+	const steps = new Map<string, Promise<WorkflowToolOutput>>();
+	const first = await dryRunOnce(source, options, TYPICAL_DRAW, steps);
+	if (first.plan.status !== "completed" || !first.plan.calls.some((call) => call.schema)) return first;
+	const { onProgress: _first, ...quiet } = options;
+	const plans = [first.plan];
+	for (const draw of MORE_DRAWS) plans.push((await dryRunOnce(source, quiet, draw, steps)).plan);
+	first.plan.draws = drawsOf(plans, first.result.meta?.phases?.map((phase) => phase.title) ?? []);
+	return first;
+}
+
+/** `tool` answering a call it answered in an earlier draw (same name and params) as it did then. */
+function onceAcrossDraws(
+	name: string,
+	tool: WorkflowTool,
+	steps: Map<string, Promise<WorkflowToolOutput>>,
+): WorkflowTool {
+	return (params, signal) => {
+		const key = `${name}\0${stableJson(params)}`;
+		let step = steps.get(key);
+		if (!step) {
+			step = tool(params, signal);
+			steps.set(key, step);
+		}
+		return step;
+	};
+}
+
+/** The counts each draw gave, as ranges, and the declared phases no draw reached. */
+function drawsOf(
+	plans: readonly WorkflowDryRunPlan[],
+	declared: readonly string[],
+): NonNullable<WorkflowDryRunPlan["draws"]> {
+	const span = (values: number[]) => ({ low: Math.min(...values), high: Math.max(...values) });
+	const names = [...new Set(plans.flatMap((plan) => plan.phases.map((phase) => phase.name)))];
+	const phases = Object.fromEntries(
+		names.map((name) => [
+			name,
+			span(plans.map((plan) => plan.phases.find((phase) => phase.name === name)?.agentCalls ?? 0)),
+		]),
+	);
+	const reached = (name: string) =>
+		plans.some((plan) =>
+			plan.phases.some((p) => p.name === name && p.agentCalls + p.toolsRun + p.toolsFenced + p.questions > 0),
+		);
+	return {
+		count: plans.length,
+		agentCalls: span(plans.map((plan) => plan.totals.agentCalls)),
+		widestFanOut: span(plans.map((plan) => plan.totals.widestFanOut)),
+		phases,
+		unreached: declared.filter((name) => !reached(name)),
+	};
+}
+
+/** One dry run of `source` on one draw of the stand-ins. */
+async function dryRunOnce(
+	source: string,
+	options: WorkflowDryRunOptions,
+	draw: DryDraw,
+	steps: Map<string, Promise<WorkflowToolOutput>>,
 ): Promise<WorkflowDryRun> {
 	const {
 		tools: hostTools,
@@ -85,7 +158,7 @@ export async function dryRunWorkflowScript(
 	// A stand-in conversation: forks are planned; the runner never reads it (a dry runner opens no session).
 	const standIn = planForks === true && !options.parentConversation;
 	if (standIn) runOptions.parentConversation = { entries: [], messages: 0, tokens: 0 };
-	const dry = createDryRunner(modelOf);
+	const dry = createDryRunner(modelOf, draw);
 	const asker = createDryAsk(answers);
 	const cwd = options.cwd ?? process.cwd();
 	const sandbox = sandboxedBash ? await findBashSandbox() : undefined;
@@ -96,6 +169,8 @@ export async function dryRunWorkflowScript(
 		cwd,
 		sandbox ? bashInSandbox(sandbox, cwd) : undefined,
 	);
+	for (const [name, tool] of Object.entries(tools))
+		if (!fenced.has(name)) tools[name] = onceAcrossDraws(name, tool, steps);
 	const recorder = new DryPlanRecorder(fenced);
 	let sampled: JsonValue | undefined;
 	try {

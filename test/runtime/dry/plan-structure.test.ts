@@ -80,3 +80,47 @@ return await agent("Research " + args.question);
 		expect(dryRunPlanText(plan)).not.toContain("No agent call");
 	});
 });
+
+describe("the stand-ins drawn more than once", () => {
+	it("counts a fan-out over an agent's list as a range: empty, typical and long lists", async () => {
+		const script = `
+export const meta = { name: "listed", description: "fans out over what an agent lists" };
+const LIST = { type: "object", properties: { items: { type: "array", items: { type: "string" } } }, required: ["items"] };
+const { items } = await agent("list the files", { label: "list", schema: LIST });
+return await parallel(items.map((item) => () => agent("review " + item, { label: item })));
+`;
+		const { plan } = await dryRunWorkflowScript(script, {});
+		expect(plan.totals.agentCalls).toBe(3);
+		expect(plan.draws).toMatchObject({
+			count: 3,
+			agentCalls: { low: 1, high: 9 },
+			widestFanOut: { low: 1, high: 8 },
+		});
+		expect(dryRunPlanText(plan)).toContain(
+			"Over 3 draws of the made-up answers (typical, empty and long arrays, each enum value in turn): 1–9 agent calls, widest fan-out 1–8",
+		);
+	});
+
+	it("takes each enum value in some draw, and names the declared phases no draw reached", async () => {
+		const script = `
+export const meta = {
+	name: "triage",
+	description: "escalates some",
+	phases: [{ title: "triage" }, { title: "escalate" }, { title: "celebrate" }],
+};
+phase("triage");
+const VERDICT = { type: "object", properties: { verdict: { enum: ["fix", "skip", "escalate"] } }, required: ["verdict"] };
+const { verdict } = await agent("triage it", { label: "triage", schema: VERDICT });
+if (verdict === "escalate") {
+	phase("escalate");
+	await agent("tell the boss", { label: "boss" });
+}
+return verdict;
+`;
+		const { plan } = await dryRunWorkflowScript(script, {});
+		expect(plan.draws?.agentCalls).toEqual({ low: 1, high: 2 });
+		expect(plan.draws?.phases.escalate).toEqual({ low: 0, high: 1 });
+		expect(plan.draws?.unreached).toEqual(["celebrate"]);
+		expect(dryRunPlanText(plan)).toContain("No draw reached the declared phase celebrate");
+	});
+});
