@@ -86,8 +86,10 @@ function agentFunctions(scope: WholeScope): Record<string, HostFunction> {
 			},
 		},
 		fanOutStarted: {
-			kind: "event",
+			// Sync, not an event: it is done before the slots start, so the calls they queue come after it, in order.
+			kind: "sync",
 			params: ["kind", "width"],
+			callSite: false,
 			fn: ([kind, width]) => {
 				const phase = scope.phases.current;
 				run.emit({
