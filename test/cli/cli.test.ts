@@ -541,10 +541,10 @@ describe("pi-workflows run --dry-run (no credentials, no model)", () => {
 		);
 		expect(result.stdout).toContain("No args were given: the run used a sample value of the meta.args schema:\n  {");
 		expect(result.stdout).toContain(
-			"Phases:\n  1. review\n     3 agent calls, widest fan-out 3; general-purpose on (no model: would use pi's default)\n  2. dedupe\n     nothing to do\n  3. fix\n     3 agent calls, widest fan-out 3;",
+			"Phases:\n  1. review\n     3 agent calls, widest fan-out 3; general-purpose on (no model: would use pi's default)\n  2. dedupe\n     nothing to do\n  3. fix\n     3 agent calls (0–8 over the draws), widest fan-out 3;",
 		);
 		expect(result.stdout).toContain(
-			"Totals: 7 agent calls, widest fan-out 3, 0 tool steps (0 run, 0 fenced), 0 questions",
+			"Totals: 7 agent calls, widest fan-out 3, 0 tool steps (0 run, 0 fenced), 0 questions\nOver 3 draws of the made-up answers (typical, empty and long arrays, each enum value in turn): 3–12 agent calls, widest fan-out 3–8\n",
 		);
 		expect(result.stdout).toContain("Returns: { target: string");
 		// No model named anywhere: the estimate says it has nothing to price with.

@@ -124,10 +124,7 @@ function drawsOf(
 			span(plans.map((plan) => plan.phases.find((phase) => phase.name === name)?.agentCalls ?? 0)),
 		]),
 	);
-	const reached = (name: string) =>
-		plans.some((plan) =>
-			plan.phases.some((p) => p.name === name && p.agentCalls + p.toolsRun + p.toolsFenced + p.questions > 0),
-		);
+	const reached = (name: string) => plans.some((plan) => plan.phases.some((phase) => phase.name === name));
 	return {
 		count: plans.length,
 		agentCalls: span(plans.map((plan) => plan.totals.agentCalls)),
