@@ -213,21 +213,37 @@ async function dryRunOnce(
 		...(sampled !== undefined ? { sampledArgs: sampled } : {}),
 	});
 	plan.warnings = [...new Set([...plan.warnings, ...questionWarnings])];
-	if (sandboxedBash) {
-		plan.bash = sandbox ? "sandboxed" : "fenced";
-		if (!sandbox && plan.tools.some((step) => step.name === "bash")) plan.warnings.push(NO_SANDBOX_WARNING);
-	}
-	if (plan.totals.agentCalls === 0) {
-		// An empty plan says why: often a script that returned early for want of args it reads.
-		const read = argsRead(source, options.filename, metaArgs(source, options.filename));
-		if (read?.reads) plan.argsRead = { undeclared: read.undeclared };
-	}
-	if (standIn) plan.warnings.push(...forkWarnings(plan));
+	sayWhatItCannotSee(plan, source, options.filename, {
+		...(sandboxedBash ? { bash: sandbox ? "sandboxed" : "fenced" } : {}),
+		standInForks: standIn,
+	});
 	const forkTokens = options.parentConversation?.tokens;
 	if (forkTokens !== undefined && plan.calls.some((call) => call.forks)) plan.forkTokens = forkTokens;
 	// A script that never started has no meta: its file names it.
 	if (!result.meta && options.filename) plan.workflow = basename(options.filename);
 	return { result, plan };
+}
+
+/**
+ * What the plan cannot see, said in it: a `bash` fenced for want of a sandbox, why a plan has no agent call (often a
+ * script that returned early for want of args it reads), and forks planned on a stand-in conversation.
+ */
+function sayWhatItCannotSee(
+	plan: WorkflowDryRunPlan,
+	source: string,
+	filename: string | undefined,
+	seen: { bash?: "sandboxed" | "fenced"; standInForks: boolean },
+): void {
+	if (seen.bash) {
+		plan.bash = seen.bash;
+		if (seen.bash === "fenced" && plan.tools.some((step) => step.name === "bash"))
+			plan.warnings.push(NO_SANDBOX_WARNING);
+	}
+	if (plan.totals.agentCalls === 0) {
+		const read = argsRead(source, filename, metaArgs(source, filename));
+		if (read?.reads) plan.argsRead = { undeclared: read.undeclared };
+	}
+	if (seen.standInForks) plan.warnings.push(...forkWarnings(plan));
 }
 
 /**
