@@ -258,19 +258,35 @@ function fileSubject(type: AgentTypeConfig): string {
 
 /**
  * A model's catalog price in dollars per million tokens, for estimates before a run: pi's model registry's
- * `cost` of `provider/id` (a `:thinking` suffix ignored); undefined when pi does not know the model or its price
- * is all zero (pi-ai's way of saying "no price").
+ * `cost` of `provider/id` (a `:thinking` suffix ignored), or of a Claude Code name as scripts write it (`sonnet`,
+ * `opus`, `haiku`, `claude-sonnet-4-5`) read as a run reads it: the best match of that family in the registry's
+ * models (`getAll`); undefined when pi does not know the model or its price is all zero (pi-ai's way of saying
+ * "no price").
  */
 export function catalogPrice(
-	registry: Pick<ModelRegistry, "find"> | undefined,
+	registry: (Pick<ModelRegistry, "find"> & { getAll?: () => readonly Model<Api>[] }) | undefined,
 	reference: string,
 ): { input: number; output: number } | undefined {
+	if (!registry) return undefined;
 	const slash = reference.indexOf("/");
-	if (!registry || slash <= 0) return undefined;
+	if (slash <= 0) return priced(claudeCatalogModel(registry, reference)?.cost);
 	const rest = reference.slice(slash + 1);
 	const colon = rest.lastIndexOf(":");
 	const id = colon > 0 && isThinkingLevel(rest.slice(colon + 1)) ? rest.slice(0, colon) : rest;
-	const cost = registry.find(reference.slice(0, slash), id)?.cost;
+	return priced(registry.find(reference.slice(0, slash), id)?.cost);
+}
+
+/** The registry's model a Claude Code name stands for, as a run would pick it (without asking about credentials). */
+function claudeCatalogModel(
+	registry: { getAll?: () => readonly Model<Api>[] },
+	reference: string,
+): Model<Api> | undefined {
+	const name = claudeName(reference);
+	const all = name && registry.getAll?.();
+	return name && all ? matchClaudeModel(name, all)?.model : undefined;
+}
+
+function priced(cost: { input: number; output: number } | undefined): { input: number; output: number } | undefined {
 	if (!cost || !(cost.input > 0 || cost.output > 0)) return undefined;
 	return { input: cost.input, output: cost.output };
 }

@@ -106,6 +106,8 @@ function dryOptions(
 		concurrency: flags.concurrency,
 		resolveWorkflow: createWorkflowResolver({ agentDir: ctx.agentDir }),
 		fenceTools: CLI_TOOL_NAMES,
+		sandboxedBash: flags.noSandboxedBash !== true,
+		planForks: true,
 		...(pi ? { agentTypes: pi.agentTypes, modelOf: pi.modelOf, tools: pi.readTools } : {}),
 		...(input.args !== undefined ? { args: input.args } : {}),
 		...(input.answers !== undefined ? { answers: input.answers } : {}),
@@ -134,6 +136,7 @@ async function dryPi(flags: RunFlags, ctx: CliContext, quiet = false): Promise<D
 		agentDir: ctx.agentDir,
 		allowTools: flags.allowTools,
 		...(flags.model !== undefined ? { model: flags.model } : {}),
+		...(flags.modelTiers !== undefined ? { modelTiers: flags.modelTiers } : {}),
 		...(flags.approve !== undefined ? { approve: flags.approve } : {}),
 	});
 	if (!quiet) for (const warning of pi.warnings) ctx.stderr.write(`Warning: ${visibleText(warning)}\n`);

@@ -41,6 +41,8 @@ export interface RunFlags {
 	approve?: boolean;
 	/** `--no-frame`: children get no provenance frame. Default: they do. */
 	noFrame?: boolean;
+	/** `--no-sandboxed-bash`: a dry run fences `tool("bash")` instead of running it in a read-only sandbox. */
+	noSandboxedBash?: boolean;
 	/** Who the run's children speak for (the frame's input); absent with `--no-frame`. */
 	provenance?: RunProvenance;
 }

@@ -63,14 +63,17 @@ const RUN_OPTIONS = `Options:
                            replayedCost, runId)
                            instead of the script's value
   --dry-run                run the script with no model: every agent() gets a made-up answer (a value its
-                           schema accepts, else a text naming the call), read/ls/grep/find run, bash, edit and
-                           write do not (the script gets "[dry run] <tool> was not run"); no credentials, session,
+                           schema accepts, else a text naming the call), read/ls/grep/find run, bash runs in a
+                           read-only sandbox (bubblewrap: no network, a private /tmp; fenced where there is
+                           none), edit and write do not (the script gets "[dry run] <tool> was not run"); no
+                           credentials, session,
                            worktree or record. Prints the plan: phases, agent calls, widest fan-out, agent types
                            and models, tool steps, questions, the returned shape, warnings, then the estimated
                            cost per phase and in all, as a range with its basis (this workflow's earlier runs,
                            the project's, or the model's catalog price), over --max-cost or not (--json: as data,
                            the estimate under "estimate"). Without --args, args are sampled from meta.args. Not
                            for resume
+  --no-sandboxed-bash      a dry run fences bash too instead of running it in the read-only sandbox
   --no-frame               children get no provenance frame (who computed their task, the person's request:
                            see docs/children.md); default: on, unless workflows.provenanceFrame is false
   --answers <json|@file>   a dry run's ask() answers: {"question": "answer"} or ["first", "second"]

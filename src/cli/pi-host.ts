@@ -6,7 +6,7 @@
  */
 import { resolve } from "node:path";
 import type { Api, Model } from "@earendil-works/pi-ai";
-import { getBuiltinModel } from "@earendil-works/pi-ai/providers/all";
+import { getBuiltinModel, getBuiltinModels, getBuiltinProviders } from "@earendil-works/pi-ai/providers/all";
 import { createAgentSessionServices, resolveCliModel, SettingsManager } from "@earendil-works/pi-coding-agent";
 import type { ModelPrice } from "../host/estimate.ts";
 import {
@@ -224,6 +224,14 @@ export interface DryPiSetup {
 /** pi-ai's built-in models as a registry for `catalogPrice`: no credentials, no models.json (its custom models go unpriced). */
 const BUILTIN_CATALOG = {
 	find: (provider: string, id: string) => getBuiltinModel(provider as never, id as never) as Model<Api> | undefined,
+	// Every built-in model, for the names scripts write (`sonnet`): read once, on the first such name.
+	getAll: (() => {
+		let all: Model<Api>[] | undefined;
+		return () => {
+			all ??= getBuiltinProviders().flatMap((provider) => getBuiltinModels(provider) as Model<Api>[]);
+			return all;
+		};
+	})(),
 };
 
 /**
@@ -232,7 +240,7 @@ const BUILTIN_CATALOG = {
  * resolving it would need the model registry, which needs credentials a dry run must not need.
  */
 export function setUpDryPi(
-	options: Pick<PiSetupOptions, "cwd" | "agentDir" | "model" | "approve" | "allowTools">,
+	options: Pick<PiSetupOptions, "cwd" | "agentDir" | "model" | "approve" | "allowTools" | "modelTiers">,
 ): DryPiSetup {
 	const types = loadAgentTypes({
 		cwd: options.cwd,
@@ -244,18 +252,24 @@ export function setUpDryPi(
 	const id = settings.getDefaultModel();
 	const fallback =
 		options.model ?? childModelSetting(settings.getSettings()) ?? (provider && id ? `${provider}/${id}` : undefined);
+	// A tier is named by the model it stands for (`--model-tiers`, else the setting), so the estimate can price it.
+	const tierProblems: string[] = [];
+	const workflowsSetting = (settings.getSettings() as { workflows?: { modelTiers?: unknown } }).workflows;
+	const tiers = readModelTiers(options.modelTiers, workflowsSetting?.modelTiers, tierProblems, "model-tiers")?.tiers;
+	const tierModel = (tier: string) =>
+		(tiers && Object.hasOwn(tiers, tier) ? tiers[tier] : undefined) ?? `tier ${tier}`;
 	return {
 		agentTypes: listAvailableAgentTypes(types.types),
 		modelOf: (request) => {
 			const own = types.types.get(request.agentType)?.model ?? request.model;
-			return own ?? (request.tier !== undefined ? `tier ${request.tier}` : (request.defaultModel ?? fallback));
+			return own ?? (request.tier !== undefined ? tierModel(request.tier) : (request.defaultModel ?? fallback));
 		},
 		readTools: builtInTools(
 			options.cwd,
 			READ_ONLY_TOOLS.filter((name) => options.allowTools?.includes(name)),
 		),
 		priceOf: (model) => catalogPrice(BUILTIN_CATALOG, model),
-		warnings: types.warnings,
+		warnings: [...types.warnings, ...tierProblems],
 	};
 }
 

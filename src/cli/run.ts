@@ -41,6 +41,7 @@ const RUN_FLAGS: readonly FlagSpec[] = [
 	{ name: "dry-run" },
 	{ name: "answers", value: true },
 	{ name: "no-frame" },
+	{ name: "no-sandboxed-bash" },
 ];
 
 /** Children running at once unless `--concurrency` says otherwise: the extension's default too. */
@@ -211,6 +212,7 @@ function runFlags(args: ParsedArgs): RunFlags {
 		json: args.flags.has("json"),
 		allowTools: allowedTools(args.flags.get("allow-tools") ?? []),
 		...(args.flags.has("no-frame") ? { noFrame: true } : {}),
+		...(args.flags.has("no-sandboxed-bash") ? { noSandboxedBash: true } : {}),
 	};
 }
 

@@ -308,7 +308,8 @@ export function estimateText(estimate: WorkflowEstimate): string {
 			lines.push(`  ${phase.phase !== undefined ? `phase ${phase.phase}` : "outside phases"}: ${partText(phase)}`);
 		}
 	}
-	lines.push(`Basis: ${basesText(estimate.groups)}`);
+	// No call, no basis to name: the plan above says why there is none.
+	lines.push(`Basis: ${estimate.groups.length > 0 ? basesText(estimate.groups) : "no agent call to price"}`);
 	return lines.join("\n");
 }
 

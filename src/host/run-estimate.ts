@@ -7,7 +7,7 @@
  * one (`estimateBeforeRun`), and the cap question's "about $Z more to finish" (`withEstimateMore`).
  */
 import { errorMessage } from "../errors.ts";
-import { createRunStore, readCostHistory } from "../runs/index.ts";
+import { type CostHistory, createRunStore, readCostHistory } from "../runs/index.ts";
 import { usdText } from "../runtime/core/cost.ts";
 import type { WorkflowCostCapInfo, WorkflowFanOutInfo } from "../runtime/core/types.ts";
 import { dryRunWorkflowScript, type WorkflowDryRunOptions, type WorkflowDryRunPlan } from "../runtime/index.ts";
@@ -53,17 +53,35 @@ export async function estimatePlannedRun(
 	calls: readonly PlannedCalls[],
 	options: EstimateStoreOptions & { workflow?: string; capUsd?: number },
 ): Promise<PlannedRunEstimate> {
-	const { cwd, runsRoot, runId, capUsd, ...sources } = options;
-	const store = createRunStore({ cwd, root: runsRoot });
-	const history = await readCostHistory(store, runId !== undefined ? { exclude: runId } : {});
+	return plannedFrom(calls, await historyOf(options), options);
+}
+
+function historyOf(options: EstimateStoreOptions): Promise<CostHistory> {
+	const store = createRunStore({ cwd: options.cwd, root: options.runsRoot });
+	return readCostHistory(store, options.runId !== undefined ? { exclude: options.runId } : {});
+}
+
+function plannedFrom(
+	calls: readonly PlannedCalls[],
+	history: CostHistory,
+	options: EstimateStoreOptions & { workflow?: string; capUsd?: number },
+): PlannedRunEstimate {
+	const { cwd: _cwd, runsRoot: _root, runId: _run, capUsd, ...sources } = options;
 	const estimate = estimateCalls(calls, { ...sources, history });
 	const overCap =
 		estimate.total.unestimated < estimate.total.calls ? estimateOverCap(estimate.total.usd, capUsd) : undefined;
 	return { estimate, text: estimateText(estimate), ...(overCap ? { overCap } : {}) };
 }
 
-/** The estimate of what a dry run planned: its calls, priced for the workflow it ran (`plan.workflow`). */
-export function estimateDryPlan(
+/** How many of this workflow's newest complete runs a plan that could not see its fan-out goes by. */
+const FLOOR_HISTORY_RUNS = 5;
+
+/**
+ * The estimate of what a dry run planned: its calls, priced for the workflow it ran (`plan.workflow`). When a fenced
+ * `bash` left its counts floors, this workflow's newest complete runs say what the whole run made and cost, and the
+ * cap is checked against the larger of the two.
+ */
+export async function estimateDryPlan(
 	plan: WorkflowDryRunPlan,
 	options: EstimateStoreOptions & { capUsd?: number },
 ): Promise<PlannedRunEstimate> {
@@ -73,12 +91,43 @@ export function estimateDryPlan(
 		agentType,
 		...(model !== undefined ? { model } : {}),
 	}));
-	const planned = estimatePlannedRun(calls, { ...options, workflow: plan.workflow });
+	const history = await historyOf(options);
+	let planned = plannedFrom(calls, history, { ...options, workflow: plan.workflow });
+	if (plan.fencedBash) planned = withEarlierRuns(planned, plan, history, options.capUsd);
 	const forked = plan.calls.filter((call) => call.forks).length;
 	if (plan.forkTokens === undefined || forked === 0) return planned;
 	// Earlier runs' figures include what their forks read; a first run's catalog guess does not, so it is said apart.
 	const forks = forkCostText(plan.forkTokens, forked, `the ${forked} forked calls`);
-	return planned.then((estimate) => ({ ...estimate, text: `${estimate.text}\n${forks}` }));
+	return { ...planned, text: `${planned.text}\n${forks}` };
+}
+
+/**
+ * "This workflow's last 5 runs made 18–24 agent calls and cost $0.40–$0.55 (the middle half): the plan's at least 2
+ * could not see past the fenced `bash`." or, with no such run, that there is nothing to go by.
+ */
+function withEarlierRuns(
+	planned: PlannedRunEstimate,
+	plan: WorkflowDryRunPlan,
+	history: CostHistory,
+	capUsd: number | undefined,
+): PlannedRunEstimate {
+	const runs = history.runs.filter((run) => run.workflow === plan.workflow).slice(0, FLOOR_HISTORY_RUNS);
+	const floor = `the plan's at least ${plan.totals.agentCalls} could not see past the fenced \`bash\``;
+	if (runs.length === 0) {
+		return {
+			...planned,
+			text: `${planned.text}\nA floor: ${floor}, and no earlier complete run of \`${plan.workflow}\` says how many more.`,
+		};
+	}
+	const counts = runs.map((run) => run.calls);
+	const [fewest, most] = [Math.min(...counts), Math.max(...counts)];
+	const totals = runs.flatMap((run) => (run.usd !== undefined ? [run.usd] : []));
+	const usd = totals.length > 0 ? middleHalf(totals) : undefined;
+	const made = `${fewest === most ? fewest : `${fewest}–${most}`} agent calls`;
+	const cost = usd ? ` and cost ${usdRangeText(usd)} (the middle half)` : "";
+	const line = `Earlier runs: this workflow's last ${runs.length === 1 ? "run" : `${runs.length} runs`} made ${made}${cost}: ${floor}.`;
+	const overCap = planned.overCap ?? (usd ? estimateOverCap(usd, capUsd) : undefined);
+	return { ...planned, text: `${planned.text}\n${line}`, ...(overCap ? { overCap } : {}) };
 }
 
 /** A dry run's plan text with its estimate after it, and the warning when the estimate is over the cap. */

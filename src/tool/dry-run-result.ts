@@ -1,6 +1,6 @@
 /**
  * `workflow({ …, dryRun: true })`: the script run with no model (made-up answers, the session's read-only tools
- * run, the others fenced, questions answered with their defaults), nothing recorded, no child session opened; the
+ * run, its `bash` in a read-only sandbox where the machine has one, the others fenced, questions answered with their defaults), nothing recorded, no child session opened; the
  * model gets the plan's text and the estimate after it, fenced as data (per phase and in all, with its basis: this workflow's
  * earlier runs, the project's, or the model's catalog price), and the details keep the plan's data and the estimate.
  */
@@ -105,6 +105,7 @@ export function sessionDryOptions(
 		cwd: ctx.cwd,
 		agentTypes: listAvailableAgentTypes(types),
 		resolveWorkflow: createWorkflowResolver({ agentDir }),
+		sandboxedBash: true,
 		modelOf: (request) =>
 			types.get(request.agentType)?.model ??
 			request.model ??

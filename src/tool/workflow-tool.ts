@@ -102,7 +102,7 @@ const parameters = Type.Object({
 	dryRun: Type.Optional(
 		Type.Boolean({
 			description:
-				"Run with no model: made-up answers, read-only tools only, nothing recorded; returns the plan (calls, fan-out, tools, questions, warnings) and the estimated cost with its basis",
+				"Run with no model: made-up answers, read-only tools only (bash in a read-only sandbox where the machine has one), nothing recorded; returns the plan (calls, fan-out, tools, questions, warnings) and the estimated cost with its basis",
 		}),
 	),
 	answers: Type.Optional(

@@ -22,4 +22,22 @@ describe("catalogPrice", () => {
 		expect(catalogPrice(registry, "no-slash")).toBeUndefined();
 		expect(catalogPrice(undefined, "faux/faux-priced")).toBeUndefined();
 	});
+
+	it("prices the names scripts write (sonnet, opus, haiku, a Claude id without provider) as the models they stand for", () => {
+		const registry = new ModelRegistry(faux.modelRuntime);
+		expect(catalogPrice(registry, "claude-sonnet-4-5")).toEqual(
+			catalogPrice(registry, "anthropic/claude-sonnet-4-5"),
+		);
+		expect(catalogPrice(registry, "claude-sonnet-4-5")).toBeDefined();
+		for (const family of ["sonnet", "opus", "haiku"]) {
+			const prices = registry
+				.getAll()
+				.filter((model) => model.provider === "anthropic" && model.id.split("-").includes(family))
+				.map((model) => catalogPrice(registry, `anthropic/${model.id}`));
+			expect(prices.length, family).toBeGreaterThan(0);
+			expect(prices, family).toContainEqual(catalogPrice(registry, family));
+			expect(catalogPrice(registry, family), family).toBeDefined();
+		}
+		expect(catalogPrice(registry, "tuesday")).toBeUndefined();
+	});
 });

@@ -541,10 +541,10 @@ describe("pi-workflows run --dry-run (no credentials, no model)", () => {
 		);
 		expect(result.stdout).toContain("No args were given: the run used a sample value of the meta.args schema:\n  {");
 		expect(result.stdout).toContain(
-			"Phases:\n  1. review\n     3 agent calls, widest fan-out 3; general-purpose on (no model: would use pi's default)\n  2. dedupe\n     nothing to do\n  3. fix\n     3 agent calls, widest fan-out 3;",
+			"Phases:\n  1. review\n     3 agent calls, widest fan-out 3; general-purpose on (no model: would use pi's default)\n  2. dedupe\n     nothing to do\n  3. fix\n     3 agent calls (0–8 over the draws), widest fan-out 3;",
 		);
 		expect(result.stdout).toContain(
-			"Totals: 7 agent calls, widest fan-out 3, 0 tool steps (0 run, 0 fenced), 0 questions",
+			"Totals: 7 agent calls, widest fan-out 3, 0 tool steps (0 run, 0 fenced), 0 questions\nOver 3 draws of the made-up answers (typical, empty and long arrays, each enum value in turn): 3–12 agent calls, widest fan-out 3–8\n",
 		);
 		expect(result.stdout).toContain("Returns: { target: string");
 		// No model named anywhere: the estimate says it has nothing to price with.
@@ -649,7 +649,7 @@ describe("pi-workflows run --dry-run (no credentials, no model)", () => {
 		expect(uncapped.stderr).not.toContain("Warning: estimated");
 	}, 180_000);
 
-	it("runs the read-only tools --allow-tools names for real, fences bash, takes --answers, and warns of tools a real run would not lend", async () => {
+	it("runs the read-only tools --allow-tools names for real, fences bash with --no-sandboxed-bash, takes --answers, and warns of tools a real run would not lend", async () => {
 		const { run } = bare();
 		writeFileSync(join(project, "notes.txt"), "dry-notes\n");
 		const file = script(
@@ -665,6 +665,7 @@ describe("pi-workflows run --dry-run (no credentials, no model)", () => {
 			'{"Ship or hold?":"hold"}',
 			"--allow-tools",
 			"read",
+			"--no-sandboxed-bash",
 		]);
 		expect(result.code, result.stderr).toBe(0);
 		const plan = JSON.parse(result.stdout);
@@ -677,7 +678,16 @@ describe("pi-workflows run --dry-run (no credentials, no model)", () => {
 			'`tool("bash")`: a real run from the command line lends no bash unless --allow-tools names it, and the step throws',
 		]);
 		expect(existsSync(join(project, "notes.txt"))).toBe(true);
-		const text = await run(["run", file, "--dry-run", "--answers", '["ship"]', "--allow-tools", "read"]);
+		const text = await run([
+			"run",
+			file,
+			"--dry-run",
+			"--answers",
+			'["ship"]',
+			"--allow-tools",
+			"read",
+			"--no-sandboxed-bash",
+		]);
 		expect(text.code, text.stderr).toBe(0);
 		expect(text.stdout).toContain("2 tool steps: 1 run (read), 1 fenced, not run (bash)");
 		expect(text.stdout).toContain("Question #1: Ship or hold? → ship (given)");

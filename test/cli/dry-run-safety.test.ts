@@ -3,13 +3,14 @@
  * and those read only inside the project: what a script prints of them reaches the plan, which CI makes public. The
  * plan shows the script's words as every CLI view does: no terminal control reaches stdout raw.
  */
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type AgentDirs, createAgentDirs } from "../agents/agent-files.ts";
 import { cliInProcess } from "../helpers/cli-in-process.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
+import { hasBinary } from "../helpers/system-binary.ts";
 
 checkSandboxLeaks();
 
@@ -113,5 +114,34 @@ throw new Error("bad \\u001b]0;owned\\u0007 thing");
 		// The run itself went on after the note, and failed as the script does.
 		expect(result.stderr).toContain("Error (script_error): bad ^[]0;owned^G thing (2:16)");
 		expect(result.stderr).not.toMatch(HIDDEN);
+	});
+});
+
+describe.skipIf(!hasBinary("bwrap", "bubblewrap"))("run --dry-run runs bash in the read-only sandbox", () => {
+	const FAN_OUT = `export const meta = { name: "each", description: "one agent per listed file" };
+const files = (await tool("bash", { command: "ls *.txt; rm notes.txt" })).output.split("\\n").filter((f) => f.endsWith(".txt"));
+return await parallel(files.map((f) => () => agent("read " + f, { label: f })));
+`;
+
+	it("by default: the fan-out over its output is counted and nothing is deleted", async () => {
+		dirs.write("fan.js", FAN_OUT);
+		dirs.write("more.txt", "x");
+		const result = await cli(["run", "fan.js", "--dry-run", "--json"]);
+		expect(result.code, result.stderr).toBe(0);
+		const plan = JSON.parse(result.stdout) as { bash: string; calls: { label: string }[]; tools: { ran: boolean }[] };
+		expect(plan.bash).toBe("sandboxed");
+		expect(plan.calls.map((call) => call.label)).toEqual(["more.txt", "notes.txt"]);
+		expect(plan.tools.map((step) => step.ran)).toEqual([true]);
+		expect(readFileSync(join(dirs.cwd, "notes.txt"), "utf8")).toBe("project notes\n");
+	});
+
+	it("--no-sandboxed-bash fences it: nothing runs, no call is counted", async () => {
+		dirs.write("fan.js", FAN_OUT);
+		const result = await cli(["run", "fan.js", "--dry-run", "--no-sandboxed-bash", "--json"]);
+		expect(result.code, result.stderr).toBe(0);
+		const plan = JSON.parse(result.stdout) as { bash?: string; calls: unknown[]; tools: { ran: boolean }[] };
+		expect(plan.bash).toBeUndefined();
+		expect(plan.calls).toEqual([]);
+		expect(plan.tools.map((step) => step.ran)).toEqual([false]);
 	});
 });

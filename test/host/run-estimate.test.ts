@@ -5,10 +5,15 @@
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { estimateBeforeRun, estimatePlannedRun, fanOutEstimateText } from "../../src/host/run-estimate.ts";
+import {
+	estimateBeforeRun,
+	estimateDryPlan,
+	estimatePlannedRun,
+	fanOutEstimateText,
+} from "../../src/host/run-estimate.ts";
 import type { CostHistory } from "../../src/runs/index.ts";
 import type { WorkflowFanOutInfo, WorkflowRunResult } from "../../src/runtime/core/types.ts";
-import { shutdownSchemaWorker } from "../../src/runtime/index.ts";
+import { dryRunPlanText, dryRunWorkflowScript, shutdownSchemaWorker } from "../../src/runtime/index.ts";
 import { tempStore } from "../runs/support.ts";
 
 const RUN = "wf-20261201-100000-aaaaaa";
@@ -106,6 +111,62 @@ return await agent("list", { schema: { type: "object", properties: { all: { type
 		expect(found.planned).toBeUndefined();
 		expect(found.note).toMatch(
 			/^no estimate before the run: its dry run failed: a dry run cannot make up a value for this schema: `minItems` at #\/properties\/all is 1000000000/,
+		);
+	});
+});
+
+describe("estimateDryPlan after a fenced bash", () => {
+	afterAll(() => shutdownSchemaWorker());
+
+	const SCRIPT = `export const meta = { name: "review-all", description: "one review per changed file" };
+const files = (await tool("bash", { command: "git diff --name-only main" })).output.split("\\n").filter((f) => f.endsWith(".ts"));
+phase("review");
+return await parallel(files.map((f) => () => agent("review " + f, { label: "review" })));`;
+
+	const ended = (calls: number): WorkflowRunResult => ({
+		status: "completed",
+		failures: [],
+		counts: { calls, started: calls, completed: calls, failed: 0, skipped: 0 },
+		usage: { input: 0, output: 0, total: 0 },
+		cost: { usd: calls / 100 },
+		droppedLogs: 0,
+		durationMs: 1,
+	});
+
+	it("marks the counts as floors and goes by this workflow's earlier runs", async () => {
+		const { store, root } = tempStore();
+		for (const calls of [18, 24, 20]) {
+			const record = await store.create({ script: SCRIPT, meta: { name: "review-all", description: "d" } });
+			await record.writeSnapshot(ended(calls));
+			for (let i = 0; i < calls; i++) {
+				appendFileSync(
+					join(store.dir, record.id, "journal.jsonl"),
+					`{"key":"k${i}","value":"ok","phase":"review","label":"review","agentType":"general-purpose","model":"a/m","usage":{"input":100,"output":0,"total":100},"cost":{"usd":0.01}}\n`,
+				);
+			}
+		}
+		const { plan } = await dryRunWorkflowScript(SCRIPT, { cwd: store.cwd, fenceTools: ["bash"] });
+		expect(plan.totals.agentCalls).toBe(0);
+		const text = dryRunPlanText(plan);
+		expect(text).toContain("  2. review\n     at least 0 agent calls: after the fenced bash\n");
+		expect(text).toContain("Totals: at least 0 agent calls, widest fan-out at least 0,");
+		expect(text).toContain(
+			'"at least": `bash` step #1 (git diff --name-only main) was fenced, so what it would list is unknown and the calls made over it are not counted; 0 agent calls before it are exact',
+		);
+		expect(text).not.toMatch(/Totals: 0 agent calls/);
+		const planned = await estimateDryPlan(plan, { cwd: store.cwd, runsRoot: root, capUsd: 0.1 });
+		expect(planned.text).toContain(
+			"Earlier runs: this workflow's last 3 runs made 18–24 agent calls and cost $0.19–$0.22 (the middle half): the plan's at least 0 could not see past the fenced `bash`.",
+		);
+		expect(planned.overCap).toBe("estimated $0.19–$0.22, over the cap $0.10");
+	});
+
+	it("says there is nothing to go by when the workflow has no earlier complete run", async () => {
+		const { store, root } = tempStore();
+		const { plan } = await dryRunWorkflowScript(SCRIPT, { cwd: store.cwd, fenceTools: ["bash"] });
+		const planned = await estimateDryPlan(plan, { cwd: store.cwd, runsRoot: root });
+		expect(planned.text).toContain(
+			"A floor: the plan's at least 0 could not see past the fenced `bash`, and no earlier complete run of `review-all` says how many more.",
 		);
 	});
 });

@@ -153,6 +153,18 @@ export interface AgentFailedEvent extends EventBase, WorkflowAgentCallRef {
 	transcripts?: string[];
 }
 
+/**
+ * A `parallel()` or `pipeline()` started: its width from the script's structure (the functions given to
+ * `parallel()`, the items given to `pipeline()`), not from how many of its calls happen to be queued at once.
+ */
+export interface FanOutEvent extends EventBase {
+	type: "fan_out";
+	kind: "parallel" | "pipeline";
+	width: number;
+	phase?: string;
+	workflow?: string;
+}
+
 /** A `parallel` or `pipeline` slot became null. */
 export interface SlotFailedEvent extends EventBase {
 	type: "slot_failed";
@@ -306,6 +318,7 @@ export type WorkflowProgressEvent =
 	| AgentRetryEvent
 	| AgentFinishedEvent
 	| AgentFailedEvent
+	| FanOutEvent
 	| SlotFailedEvent
 	| AskStartedEvent
 	| AskAnsweredEvent

@@ -8,8 +8,20 @@ import { sampleFromSchema } from "./sample.ts";
 /** The id prefix of a child that never ran: reports and the plan tell made-up answers by it. */
 export const DRY_CHILD_PREFIX = "dry-";
 
+/**
+ * One set of stand-in answers: how long open arrays are, and how far enums (and numbers, strings) are turned from
+ * the first draw's, so each enum value comes up in some draw.
+ */
+export interface DryDraw {
+	arrays: "fewest" | "typical" | "most";
+	shift: number;
+}
+
+/** The first draw, and the only one of a replay test: a couple of items per open array. */
+export const TYPICAL_DRAW: DryDraw = { arrays: "typical", shift: 0 };
+
 /** A completed result for `request`: a value its schema accepts, else a short text that names the call. */
-export function dryAgentResult(request: WorkflowAgentRequest): WorkflowAgentResult {
+export function dryAgentResult(request: WorkflowAgentRequest, draw: DryDraw = TYPICAL_DRAW): WorkflowAgentResult {
 	const base = {
 		id: `${DRY_CHILD_PREFIX}${request.index}`,
 		type: request.agentType,
@@ -19,7 +31,11 @@ export function dryAgentResult(request: WorkflowAgentRequest): WorkflowAgentResu
 		durationMs: 0,
 	};
 	if (request.schema) {
-		const value = sampleFromSchema(request.schema, { index: seedOf(request.key), label: request.label });
+		const value = sampleFromSchema(request.schema, {
+			index: seedOf(request.key) + draw.shift,
+			label: request.label,
+			arrays: draw.arrays,
+		});
 		return { ...base, structuredOutput: value, result: JSON.stringify(value) };
 	}
 	return { ...base, result: `[dry run] answer of agent call #${request.index + 1} (${request.label})` };

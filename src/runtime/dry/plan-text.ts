@@ -4,6 +4,10 @@ import { DEFAULT_MODEL, NO_PHASE, type WorkflowDryPhase, type WorkflowDryRunPlan
 /** Said where a call names no model and the host has none to name (no credentials, or none was asked). */
 export const DEFAULT_MODEL_TEXT = "(no model: would use pi's default)";
 
+/** Said when `bash` ran for real: what it could and could not do. */
+export const SANDBOXED_BASH_TEXT =
+	"bash ran for real in a read-only sandbox (bubblewrap): it read the project; it wrote nothing outside a private /tmp and reached no network.";
+
 export function dryRunPlanText(plan: WorkflowDryRunPlan): string {
 	const lines = [`Dry run of ${plan.workflow}: no model was called, no file written, nothing recorded.`];
 	if (plan.args === "sampled") {
@@ -12,16 +16,22 @@ export function dryRunPlanText(plan: WorkflowDryRunPlan): string {
 			`  ${JSON.stringify(plan.sampledArgs).slice(0, 300)}`,
 		);
 	}
+	if (plan.bash === "sandboxed" && plan.tools.some((step) => step.name === "bash" && step.ran)) {
+		lines.push(SANDBOXED_BASH_TEXT);
+	}
 	lines.push("", "Phases:");
 	plan.phases.forEach((phase, i) => {
 		lines.push(`  ${i + 1}. ${phase.name}`, ...phaseLines(phase, plan));
 	});
 	if (plan.phases.length === 0) lines.push("  (none)");
 	const t = plan.totals;
+	const floor = plan.fencedBash ? "at least " : "";
 	lines.push(
 		"",
-		`Totals: ${plural(t.agentCalls, "agent call")}, widest fan-out ${t.widestFanOut}, ${plural(t.toolsRun + t.toolsFenced, "tool step")} (${t.toolsRun} run, ${t.toolsFenced} fenced), ${plural(t.questions, "question")}`,
+		`Totals: ${floor}${plural(t.agentCalls, "agent call")}, widest fan-out ${floor}${t.widestFanOut}, ${plural(t.toolsRun + t.toolsFenced, "tool step")} (${t.toolsRun} run, ${t.toolsFenced} fenced), ${plural(t.questions, "question")}`,
 	);
+	if (plan.fencedBash) lines.push(fencedBashText(plan.fencedBash));
+	if (plan.draws) lines.push(...drawsText(plan.draws));
 	if (t.worktreeCalls > 0) {
 		lines.push(
 			`${plural(t.worktreeCalls, "call")} with isolation "worktree": a real run gives each a git worktree and branch; this one made none`,
@@ -33,6 +43,7 @@ export function dryRunPlanText(plan: WorkflowDryRunPlan): string {
 		);
 	}
 	if (plan.returns !== undefined) lines.push(`Returns: ${plan.returns}`);
+	if (t.agentCalls === 0 && !plan.fencedBash) lines.push(noCallText(plan));
 	if (plan.status !== "completed") {
 		lines.push(`The run ${plan.status}${plan.error ? ` (${plan.error.code}): ${plan.error.message}` : ""}`);
 	}
@@ -42,13 +53,62 @@ export function dryRunPlanText(plan: WorkflowDryRunPlan): string {
 	return lines.join("\n");
 }
 
+/** Why a plan has no agent call: the value the script returned instead, and args it was given or made up. */
+function noCallText(plan: WorkflowDryRunPlan): string {
+	const returned =
+		plan.returned !== undefined ? `the script returned ${plan.returned} before any` : "the script made none";
+	const undeclared = plan.argsRead?.undeclared.map((name) => `args.${name}`).join(", ");
+	const args = !plan.argsRead
+		? ""
+		: undeclared
+			? `; it reads ${undeclared}, which its meta.args does not declare${plan.args === "given" ? "" : " (so a dry run cannot make them up)"}: pass them (--args, \`args\`) or declare them in meta.args`
+			: plan.args === "sampled"
+				? "; its args were a sample of meta.args (above): pass real ones if it chose its work from them"
+				: plan.args === "none"
+					? "; it reads args and was given none: pass them (--args, `args`)"
+					: "";
+	return `No agent call: ${returned}${args}`;
+}
+
+/** The counts over every draw of the stand-ins, when they differ, and the phases none reached. */
+function drawsText(draws: NonNullable<WorkflowDryRunPlan["draws"]>): string[] {
+	const lines: string[] = [];
+	const { agentCalls: calls, widestFanOut: wide } = draws;
+	if (calls.low !== calls.high || wide.low !== wide.high) {
+		lines.push(
+			`Over ${draws.count} draws of the made-up answers (typical, empty and long arrays, each enum value in turn): ${range(calls)} agent calls, widest fan-out ${range(wide)}`,
+		);
+	}
+	if (draws.unreached.length > 0) {
+		lines.push(
+			`No draw reached the declared ${draws.unreached.length === 1 ? "phase" : "phases"} ${draws.unreached.join(", ")}`,
+		);
+	}
+	return lines;
+}
+
+function range({ low, high }: { low: number; high: number }): string {
+	return low === high ? `${low}` : `${low}–${high}`;
+}
+
+/** What a fenced `bash` leaves unknown: the counts after it are floors. */
+function fencedBashText(fenced: NonNullable<WorkflowDryRunPlan["fencedBash"]>): string {
+	return `"at least": \`bash\` step #${fenced.index + 1} (${fenced.label}) was fenced, so what it would list is unknown and the calls made over it are not counted; ${plural(fenced.callsBefore, "agent call")} before it are exact`;
+}
+
 function phaseLines(phase: WorkflowDryPhase, plan: WorkflowDryRunPlan): string[] {
 	const lines: string[] = [];
+	const floor = plan.fencedBash?.phases.includes(phase.name) === true;
 	if (phase.agentCalls > 0) {
 		const models = phase.models.map((m) => (m === DEFAULT_MODEL ? DEFAULT_MODEL_TEXT : m)).join(", ");
+		const at = floor ? "at least " : "";
+		const drawn = plan.draws?.phases[phase.name];
+		const over = drawn && drawn.low !== drawn.high ? ` (${range(drawn)} over the draws)` : "";
 		lines.push(
-			`     ${plural(phase.agentCalls, "agent call")}, widest fan-out ${phase.widestFanOut}; ${phase.agentTypes.join(", ")} on ${models}`,
+			`     ${at}${plural(phase.agentCalls, "agent call")}${over}, widest fan-out ${at}${phase.widestFanOut}; ${phase.agentTypes.join(", ")} on ${models}`,
 		);
+	} else if (floor) {
+		lines.push("     at least 0 agent calls: after the fenced bash");
 	}
 	if (phase.toolsRun + phase.toolsFenced > 0) {
 		const steps = plan.tools.filter((step) => (step.phase ?? NO_PHASE) === phase.name);

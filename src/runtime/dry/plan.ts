@@ -95,8 +95,37 @@ export interface WorkflowDryRunPlan {
 		questions: number;
 		worktreeCalls: number;
 	};
+	/**
+	 * How `tool("bash")` ran, when the host asked for the sandbox: `sandboxed` (for real, read-only, no network) or
+	 * `fenced` (the machine has no sandbox: counts after a bash step may be short). Absent: fenced as any tool.
+	 */
+	bash?: "sandboxed" | "fenced";
+	/**
+	 * The first `bash` step that was fenced (not run): what it would have printed is unknown, so every count made
+	 * after it is a floor. `callsBefore`: agent calls queued before it, which are exact; `phases`: the phases active at
+	 * it or started after it, whose counts are floors.
+	 */
+	fencedBash?: { index: number; label: string; callsBefore: number; phases: string[] };
+	/**
+	 * When the stand-ins were drawn more than once (calls with a schema): how many draws, the range each count spans
+	 * over them (in all, and agent calls per phase), and the declared phases (`meta.phases`) no draw reached.
+	 */
+	draws?: {
+		count: number;
+		agentCalls: { low: number; high: number };
+		widestFanOut: { low: number; high: number };
+		phases: Record<string, { low: number; high: number }>;
+		unreached: string[];
+	};
 	/** Tokens of the session's conversation each forked call (`forks`) reads first; absent when none forks. */
 	forkTokens?: number;
+	/**
+	 * When the plan has no agent call: the value the script returned, as JSON cut to 300 characters (a script that
+	 * returns early says why, "No research question provided…"), so the plan says why it is empty.
+	 */
+	returned?: string;
+	/** When the plan has no agent call and the script reads `args`: the properties it reads that `meta.args` does not declare. */
+	argsRead?: { undeclared: string[] };
 	/** The shape of the value the script returned (types, not the made-up values). */
 	returns?: string;
 	/** Every warning the real run would give: the script's and the run's warnings, limits met, fan-outs asked about. */
@@ -111,6 +140,13 @@ export class DryPlanRecorder {
 	readonly #phases: string[] = [];
 	readonly #warnings: string[] = [];
 	readonly #fenced: ReadonlySet<string>;
+	/** The phase the script is in: `phase()`'s last. */
+	#phase: string | undefined;
+	#fencedBash: WorkflowDryRunPlan["fencedBash"];
+	/** Each `parallel()`/`pipeline()`'s width, by the phase it started in. */
+	readonly #fanOuts: { phase: string; width: number }[] = [];
+	/** Phases only `agent(…, { phase })` named, never `phase()`. */
+	readonly #callNamed = new Set<string>();
 	/** Calls queued since the last one ended: one burst of a fan-out. */
 	#burst: WorkflowDryCall[] = [];
 
@@ -122,9 +158,15 @@ export class DryPlanRecorder {
 		switch (event.type) {
 			case "phase_start":
 				if (!this.#phases.includes(event.phase)) this.#phases.push(event.phase);
+				this.#callNamed.delete(event.phase);
+				this.#phase = event.phase;
+				this.#fencedBash?.phases.push(event.phase);
 				return;
 			case "agent_queued":
 				this.#queued(event);
+				return;
+			case "fan_out":
+				this.#fanOuts.push({ phase: event.phase ?? NO_PHASE, width: event.width });
 				return;
 			case "agent_finished":
 				this.#burst = [];
@@ -166,6 +208,11 @@ export class DryPlanRecorder {
 	}
 
 	#queued(event: Extract<WorkflowProgressEvent, { type: "agent_queued" }>): void {
+		// A phase only calls name (`agent(…, { phase })`) takes its place in the plan where its first call came.
+		if (event.phase !== undefined && !this.#phases.includes(event.phase)) {
+			this.#phases.push(event.phase);
+			this.#callNamed.add(event.phase);
+		}
 		const call: WorkflowDryCall = {
 			index: event.index,
 			...(event.phase ? { phase: event.phase } : {}),
@@ -195,6 +242,10 @@ export class DryPlanRecorder {
 			this.#warnings.push(`\`tool("${event.name}")\` (${event.label}): ${event.error}`);
 		}
 		this.#tools.set(event.index, step);
+		if (event.type === "tool_finished" && event.name === "bash" && !step.ran && this.#fencedBash === undefined) {
+			const phase = event.phase ?? this.#phase ?? NO_PHASE;
+			this.#fencedBash = { index: event.index, label: event.label, callsBefore: this.#calls.size, phases: [phase] };
+		}
 	}
 
 	/** The plan, once the run ended. */
@@ -221,7 +272,7 @@ export class DryPlanRecorder {
 			const source = context.answers.get(question.index);
 			if (source) question.source = source;
 		}
-		const phases = phasesOf(this.#phases, calls, tools, questions);
+		const phases = phasesOf(this.#phases, this.#callNamed, calls, tools, questions, this.#fanOuts);
 		return {
 			dryRun: true,
 			workflow: result.meta?.name ?? "workflow",
@@ -235,35 +286,70 @@ export class DryPlanRecorder {
 			questions,
 			totals: {
 				agentCalls: calls.length,
-				widestFanOut: Math.max(0, ...phases.map((p) => p.widestFanOut)),
+				widestFanOut: Math.max(
+					calls.length > 0 ? 1 : 0,
+					...this.#fanOuts.map((fan) => fan.width),
+					...phases.map((p) => p.widestFanOut),
+				),
 				toolsRun: tools.filter((t) => t.ran).length,
 				toolsFenced: tools.filter((t) => !t.ran).length,
 				questions: questions.length,
 				worktreeCalls: calls.filter((c) => c.isolation === "worktree").length,
 			},
+			...(this.#fencedBash
+				? { fencedBash: { ...this.#fencedBash, phases: [...new Set(this.#fencedBash.phases)] } }
+				: {}),
 			...(result.value !== undefined ? { returns: valueShape(result.value as JsonValue) } : {}),
-			warnings: [...new Set(this.#warnings)],
+			...(calls.length === 0 && result.value !== undefined ? { returned: cut(JSON.stringify(result.value)) } : {}),
+			warnings: folded(this.#warnings),
 		};
 	}
 }
 
+/** One line per distinct warning, in the order first given, with how many times when more than once: "… (×12)". */
+function folded(warnings: readonly string[]): string[] {
+	const counts = new Map<string, number>();
+	for (const warning of warnings) counts.set(warning, (counts.get(warning) ?? 0) + 1);
+	return [...counts].map(([warning, n]) => (n > 1 ? `${warning} (×${n})` : warning));
+}
+
+/** `text` cut to `max` characters, marked. */
+function cut(text: string, max = 300): string {
+	return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/**
+ * The phases in the order the run first saw them (a `phase()`, or the first call that names one). A phase's widest fan-out is the widest `parallel()`/`pipeline()` started in it; a phase only calls
+ * name has none of its own, so its calls are as wide as the run's widest fan-out allows, at most as many as they are.
+ */
 function phasesOf(
-	started: readonly string[],
+	seen: readonly string[],
+	callNamed: ReadonlySet<string>,
 	calls: readonly WorkflowDryCall[],
 	tools: readonly WorkflowDryTool[],
 	questions: readonly WorkflowDryQuestion[],
+	fanOuts: readonly { phase: string; width: number }[],
 ): WorkflowDryPhase[] {
-	const names = [...started];
+	const names = [...seen];
+	for (const item of [...tools, ...questions]) {
+		if (item.phase !== undefined && !names.includes(item.phase)) names.push(item.phase);
+	}
 	const unphased = [...calls, ...tools, ...questions].some((item) => item.phase === undefined);
 	if (unphased) names.unshift(NO_PHASE);
 	const inPhase = (name: string) => (item: { phase?: string }) => (item.phase ?? NO_PHASE) === name;
+	const widest = Math.max(0, ...fanOuts.map((fan) => fan.width));
 	return names.map((name) => {
 		const own = calls.filter(inPhase(name));
 		const steps = tools.filter(inPhase(name));
+		const structural = fanOuts.filter((fan) => fan.phase === name).map((fan) => fan.width);
 		return {
 			name,
 			agentCalls: own.length,
-			widestFanOut: Math.max(own.length > 0 ? 1 : 0, ...own.map((c) => c.fanOut ?? 1)),
+			widestFanOut: Math.max(
+				own.length > 0 ? 1 : 0,
+				...structural,
+				callNamed.has(name) ? Math.min(own.length, widest) : 0,
+			),
 			agentTypes: [...new Set(own.map((c) => c.agentType))],
 			models: [...new Set(own.map((c) => c.model ?? DEFAULT_MODEL))],
 			toolsRun: steps.filter((t) => t.ran).length,

@@ -13,6 +13,11 @@ export interface SampleSeed {
 	label?: string;
 	/** Varies enums, numbers and strings between calls. */
 	index: number;
+	/**
+	 * How long open arrays are: `typical` (a couple of items), `fewest` (the least the schema allows) or `most` (a
+	 * long list), so a dry run can draw its stand-ins more than once. Default: typical.
+	 */
+	arrays?: "fewest" | "typical" | "most";
 }
 
 /**
@@ -37,6 +42,8 @@ const OPTIONAL_DEPTH = 8;
 
 /** Array length when the schema leaves it open: two, so a script that reads `[1]` or loops sees more than one. */
 const OPEN_ARRAY_LENGTH = 2;
+/** Items of an open array in a `most` draw: a long list, still far below `SAMPLE_LIMITS`. */
+const LONG_ARRAY_LENGTH = 8;
 
 /** Values for the formats ajv-formats checks; index varies them where the format allows. */
 const FORMAT_SAMPLES: Record<string, (index: number) => string> = {
@@ -279,7 +286,9 @@ class Sampler {
 		const max = numberOr(s.maxItems, Number.POSITIVE_INFINITY);
 		const room = this.#roomForOptional(at);
 		// Open items only while there is room, and never into what is being filled: `items: { $ref: "#" }`.
-		const more = rest && room && !this.#recurses(rest, at) ? OPEN_ARRAY_LENGTH : 0;
+		const length =
+			this.#seed.arrays === "most" ? LONG_ARRAY_LENGTH : this.#seed.arrays === "fewest" ? 0 : OPEN_ARRAY_LENGTH;
+		const more = rest && room && !this.#recurses(rest, at) ? length : 0;
 		const wanted = Math.min(max, Math.max(min, room ? prefix.length : 0, more));
 		const out: JsonValue[] = [];
 		for (let i = 0; i < wanted; i++) {

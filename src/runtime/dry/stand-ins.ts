@@ -10,7 +10,7 @@ import type {
 	WorkflowQuestion,
 	WorkflowTool,
 } from "../core/types.ts";
-import { dryAgentResult } from "./answer.ts";
+import { type DryDraw, dryAgentResult, TYPICAL_DRAW } from "./answer.ts";
 import { confinedTool } from "./confine.ts";
 
 /** Tools that only read: a dry run runs them for real, so a script that lists files fans out as it will. */
@@ -28,7 +28,10 @@ export interface DryRunnerCall {
  * for a millisecond, so every call a `parallel()` starts is queued before the first is answered (the plan reads
  * fan-outs so), even when the sandbox's messages reach the host in several batches on a busy machine.
  */
-export function createDryRunner(modelOf?: (request: WorkflowAgentRequest) => string | undefined): {
+export function createDryRunner(
+	modelOf?: (request: WorkflowAgentRequest) => string | undefined,
+	draw: DryDraw = TYPICAL_DRAW,
+): {
 	runner: WorkflowAgentRunner;
 	calls: DryRunnerCall[];
 } {
@@ -45,7 +48,7 @@ export function createDryRunner(modelOf?: (request: WorkflowAgentRequest) => str
 			before = queued;
 			await new Promise((resolve) => setTimeout(resolve, 1));
 		} while (queued !== before);
-		return dryAgentResult(request);
+		return dryAgentResult(request, draw);
 	};
 	return { runner, calls };
 }
@@ -64,7 +67,8 @@ export function fencedToolOutput(name: string): string {
 
 /**
  * The tools of a dry run: the host's read-only ones and those it lends on purpose run for real, the read-only ones
- * confined to the project (`cwd`); every other tool the host has, and each name in `fence`, gives a marked
+ * confined to the project (`cwd`); `bash`, where the host has it or `fence` names it, is `sandboxedBash` when there is
+ * one (the real run's may write, this one cannot); every other tool the host has, and each name in `fence`, gives a marked
  * placeholder. Returns the names that were fenced too.
  */
 export function dryTools(
@@ -72,10 +76,15 @@ export function dryTools(
 	lend: readonly string[],
 	fence: readonly string[],
 	cwd: string,
+	sandboxedBash?: WorkflowTool,
 ): { tools: Record<string, WorkflowTool>; fenced: Set<string> } {
 	const tools: Record<string, WorkflowTool> = {};
 	const fenced = new Set<string>();
 	for (const name of new Set([...Object.keys(host), ...fence])) {
+		if (name === "bash" && sandboxedBash) {
+			tools[name] = sandboxedBash;
+			continue;
+		}
 		const real = Object.hasOwn(host, name) ? host[name] : undefined;
 		if (real && READ_ONLY_TOOLS.includes(name)) {
 			tools[name] = confinedTool(name, real, cwd);

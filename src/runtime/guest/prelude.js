@@ -267,6 +267,7 @@
 				);
 			}
 		}
+		host.fanOutStarted("parallel", thunks.length);
 		const gate = fanOutGate("parallel", thunks.length, thunks.length, site);
 		const run = () => settleAll(startSlots(thunks));
 		return guard(gate === undefined ? run() : then(gate, run), "parallel", site);
@@ -300,6 +301,7 @@
 				);
 			}
 		}
+		host.fanOutStarted("pipeline", items.length);
 		const gate = fanOutGate("pipeline", items.length, items.length * (stages.length > 0 ? stages.length : 1), site);
 		const run = () => {
 			const runs = new Array(items.length);

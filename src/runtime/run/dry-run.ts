@@ -7,6 +7,7 @@ import { basename } from "node:path";
 import { isWorkflowError, runResultError, WorkflowError } from "../../errors.ts";
 import { answerInQuestionWarning } from "../ask/ask.ts";
 import { zeroCost } from "../core/cost.ts";
+import { stableJson } from "../core/json.ts";
 import type {
 	JsonSchema,
 	JsonValue,
@@ -15,11 +16,14 @@ import type {
 	WorkflowRunOptions,
 	WorkflowRunResult,
 	WorkflowTool,
+	WorkflowToolOutput,
 } from "../core/types.ts";
-import { dryAgentResult } from "../dry/answer.ts";
+import { type DryDraw, dryAgentResult, TYPICAL_DRAW } from "../dry/answer.ts";
 import { DryPlanRecorder, type WorkflowDryRunPlan } from "../dry/plan.ts";
 import { sampleFromSchema } from "../dry/sample.ts";
+import { sandboxedBash as bashInSandbox, findBashSandbox } from "../dry/sandboxed-bash.ts";
 import { createDryAsk, createDryRunner, type DryAnswers, type DryRunnerCall, dryTools } from "../dry/stand-ins.ts";
+import { argsRead } from "../meta/args-read.ts";
 import { parseWorkflowSource } from "../meta/read.ts";
 import { runWorkflowScript } from "./run.ts";
 
@@ -35,11 +39,28 @@ export interface WorkflowDryRunOptions
 	lendTools?: readonly string[];
 	/** Tool names answered with the placeholder although the host has no such tool (e.g. `bash` on a CLI without `--allow-tools`). Default: none. */
 	fenceTools?: readonly string[];
+	/**
+	 * Run `tool("bash", …)` (the host's, or one `fenceTools` names) for real in a read-only sandbox (bubblewrap: the file system read-only, a private `/tmp`,
+	 * no network, the working directory kept), so a fan-out over a command's output is counted as the real run makes
+	 * it. Where the machine has no such sandbox, `bash` is fenced and the plan says its counts may be short.
+	 * Default: false (`bash` fenced like any tool that may write).
+	 */
+	sandboxedBash?: boolean;
+	/**
+	 * Plan `context: "fork"` calls as forks though the host lends no conversation (the command line: pi runs the same
+	 * script with one), with a warning that a run from here fails there. Default: false (they fail, as in a real run
+	 * of this host).
+	 */
+	planForks?: boolean;
 	/** Answers to `ask()`, by question text or in order; the rest get their default, first choice or a placeholder. Default: none. */
 	answers?: DryAnswers;
 	/** The model a call would run on (agent file, call, tier, `meta.model`, host default); undefined: pi's default. Default: the call's own `model`, `tier` or `meta.model`. */
 	modelOf?: (request: WorkflowAgentRequest) => string | undefined;
 }
+
+/** Said when a dry run that would run `bash` in a sandbox had none and fenced it: what the plan cannot know. */
+export const NO_SANDBOX_WARNING =
+	'`tool("bash")` was fenced, not run: this machine has no read-only sandbox for it (bubblewrap\'s `bwrap` is not on PATH or cannot make one here), so the calls made over its output are not counted and the real run may make more. Install bubblewrap (`apt-get install bubblewrap`) to count them';
 
 /** What a dry run gives: the run's result (zero tokens, zero cost) and the plan of what a real run would do. */
 export interface WorkflowDryRun {
@@ -47,15 +68,106 @@ export interface WorkflowDryRun {
 	plan: WorkflowDryRunPlan;
 }
 
-/** Runs `source` dry; never rejects for script faults (the plan says how the run ended). */
+/** The draws after the first: the least each open array allows, then long ones, enums turned each time. */
+const MORE_DRAWS: readonly DryDraw[] = [
+	{ arrays: "fewest", shift: 1 },
+	{ arrays: "most", shift: 2 },
+];
+
+/**
+ * Runs `source` dry; never rejects for script faults (the plan says how the run ended). A script whose calls asked
+ * for structured answers is run again on other draws of them (empty and long arrays, each enum value in turn), and
+ * the plan gives each count as the range they span (`draws`); the plan itself and the events are the first draw's.
+ */
 export async function dryRunWorkflowScript(
 	source: string,
 	options: WorkflowDryRunOptions = {},
 ): Promise<WorkflowDryRun> {
-	const { tools: hostTools, lendTools, fenceTools, answers, modelOf, onProgress, ...runOptions } = options;
-	const dry = createDryRunner(modelOf);
+	// A tool step with the same params answers every draw alike: each runs once (a slow `npm test -- --listTests`).
+	const steps = new Map<string, Promise<WorkflowToolOutput>>();
+	const first = await dryRunOnce(source, options, TYPICAL_DRAW, steps);
+	if (first.plan.status !== "completed" || !first.plan.calls.some((call) => call.schema)) return first;
+	const { onProgress: _first, ...quiet } = options;
+	const plans = [first.plan];
+	for (const draw of MORE_DRAWS) plans.push((await dryRunOnce(source, quiet, draw, steps)).plan);
+	first.plan.draws = drawsOf(plans, first.result.meta?.phases?.map((phase) => phase.title) ?? []);
+	return first;
+}
+
+/** `tool` answering a call it answered in an earlier draw (same name and params) as it did then. */
+function onceAcrossDraws(
+	name: string,
+	tool: WorkflowTool,
+	steps: Map<string, Promise<WorkflowToolOutput>>,
+): WorkflowTool {
+	return (params, signal) => {
+		const key = `${name}\0${stableJson(params)}`;
+		let step = steps.get(key);
+		if (!step) {
+			step = tool(params, signal);
+			steps.set(key, step);
+		}
+		return step;
+	};
+}
+
+/** The counts each draw gave, as ranges, and the declared phases no draw reached. */
+function drawsOf(
+	plans: readonly WorkflowDryRunPlan[],
+	declared: readonly string[],
+): NonNullable<WorkflowDryRunPlan["draws"]> {
+	const span = (values: number[]) => ({ low: Math.min(...values), high: Math.max(...values) });
+	const names = [...new Set(plans.flatMap((plan) => plan.phases.map((phase) => phase.name)))];
+	const phases = Object.fromEntries(
+		names.map((name) => [
+			name,
+			span(plans.map((plan) => plan.phases.find((phase) => phase.name === name)?.agentCalls ?? 0)),
+		]),
+	);
+	const reached = (name: string) => plans.some((plan) => plan.phases.some((phase) => phase.name === name));
+	return {
+		count: plans.length,
+		agentCalls: span(plans.map((plan) => plan.totals.agentCalls)),
+		widestFanOut: span(plans.map((plan) => plan.totals.widestFanOut)),
+		phases,
+		unreached: declared.filter((name) => !reached(name)),
+	};
+}
+
+/** One dry run of `source` on one draw of the stand-ins. */
+async function dryRunOnce(
+	source: string,
+	options: WorkflowDryRunOptions,
+	draw: DryDraw,
+	steps: Map<string, Promise<WorkflowToolOutput>>,
+): Promise<WorkflowDryRun> {
+	const {
+		tools: hostTools,
+		lendTools,
+		fenceTools,
+		answers,
+		modelOf,
+		onProgress,
+		sandboxedBash,
+		planForks,
+		...runOptions
+	} = options;
+	// A stand-in conversation: forks are planned; the runner never reads it (a dry runner opens no session).
+	const standIn = planForks === true && !options.parentConversation;
+	if (standIn) runOptions.parentConversation = { entries: [], messages: 0, tokens: 0 };
+	const dry = createDryRunner(modelOf, draw);
 	const asker = createDryAsk(answers);
-	const { tools, fenced } = dryTools(hostTools ?? {}, lendTools ?? [], fenceTools ?? [], options.cwd ?? process.cwd());
+	const cwd = options.cwd ?? process.cwd();
+	const sandbox = sandboxedBash ? await findBashSandbox() : undefined;
+	const { tools, fenced } = dryTools(
+		hostTools ?? {},
+		lendTools ?? [],
+		fenceTools ?? [],
+		cwd,
+		sandbox ? bashInSandbox(sandbox, cwd) : undefined,
+	);
+	for (const [name, tool] of Object.entries(tools))
+		if (!fenced.has(name)) tools[name] = onceAcrossDraws(name, tool, steps);
 	const recorder = new DryPlanRecorder(fenced);
 	let sampled: JsonValue | undefined;
 	try {
@@ -101,11 +213,37 @@ export async function dryRunWorkflowScript(
 		...(sampled !== undefined ? { sampledArgs: sampled } : {}),
 	});
 	plan.warnings = [...new Set([...plan.warnings, ...questionWarnings])];
+	sayWhatItCannotSee(plan, source, options.filename, {
+		...(sandboxedBash ? { bash: sandbox ? "sandboxed" : "fenced" } : {}),
+		standInForks: standIn,
+	});
 	const forkTokens = options.parentConversation?.tokens;
 	if (forkTokens !== undefined && plan.calls.some((call) => call.forks)) plan.forkTokens = forkTokens;
 	// A script that never started has no meta: its file names it.
 	if (!result.meta && options.filename) plan.workflow = basename(options.filename);
 	return { result, plan };
+}
+
+/**
+ * What the plan cannot see, said in it: a `bash` fenced for want of a sandbox, why a plan has no agent call (often a
+ * script that returned early for want of args it reads), and forks planned on a stand-in conversation.
+ */
+function sayWhatItCannotSee(
+	plan: WorkflowDryRunPlan,
+	source: string,
+	filename: string | undefined,
+	seen: { bash?: "sandboxed" | "fenced"; standInForks: boolean },
+): void {
+	if (seen.bash) {
+		plan.bash = seen.bash;
+		if (seen.bash === "fenced" && plan.tools.some((step) => step.name === "bash"))
+			plan.warnings.push(NO_SANDBOX_WARNING);
+	}
+	if (plan.totals.agentCalls === 0) {
+		const read = argsRead(source, filename, metaArgs(source, filename));
+		if (read?.reads) plan.argsRead = { undeclared: read.undeclared };
+	}
+	if (seen.standInForks) plan.warnings.push(...forkWarnings(plan));
 }
 
 /**
@@ -124,13 +262,7 @@ function answersIn(question: WorkflowQuestion, calls: readonly DryRunnerCall[]):
  * args schema or cannot be read.
  */
 function sampledArgs(source: string, filename: string | undefined): JsonValue | undefined {
-	let schema: JsonSchema | undefined;
-	try {
-		schema = parseWorkflowSource(source, filename !== undefined ? { filename } : {}).meta.args;
-	} catch {
-		// The run itself reports a script it cannot read, with its position.
-		return undefined;
-	}
+	const schema = metaArgs(source, filename);
 	if (!schema) return undefined;
 	const value = sampleFromSchema(schema, { index: 0 });
 	const properties = schema.properties;
@@ -139,6 +271,26 @@ function sampledArgs(source: string, filename: string | undefined): JsonValue | 
 		if (isObject(property) && property.default !== undefined) value[name] = property.default;
 	}
 	return value;
+}
+
+/** What a stand-in conversation hides: one line for all the forked calls, which fail where there is no conversation. */
+function forkWarnings(plan: WorkflowDryRunPlan): string[] {
+	const forked = plan.calls.filter((call) => call.forks);
+	if (forked.length === 0) return [];
+	const first = forked[0]?.label ?? "";
+	const which = forked.length === 1 ? `\`${first}\`` : `\`${first}\` and ${forked.length - 1} more calls`;
+	return [
+		`${which} with \`context: "fork"\` planned as forks: a real run from the command line has no conversation to fork and fails there with fork_unavailable; run it from pi (the workflow tool, /name), where each reads the session's conversation first, which this estimate does not count`,
+	];
+}
+
+/** The script's `meta.args`; undefined when it has none or cannot be read (the run itself reports that, with its position). */
+function metaArgs(source: string, filename: string | undefined): JsonSchema | undefined {
+	try {
+		return parseWorkflowSource(source, filename !== undefined ? { filename } : {}).meta.args;
+	} catch {
+		return undefined;
+	}
 }
 
 /** The result of a dry run that could not start: failed with `error`, nothing done. */

@@ -85,6 +85,23 @@ function agentFunctions(scope: WholeScope): Record<string, HostFunction> {
 				});
 			},
 		},
+		fanOutStarted: {
+			// Sync, not an event: it is done before the slots start, so the calls they queue come after it, in order.
+			kind: "sync",
+			params: ["kind", "width"],
+			callSite: false,
+			fn: ([kind, width]) => {
+				const phase = scope.phases.current;
+				run.emit({
+					type: "fan_out",
+					kind: kind === "pipeline" ? "pipeline" : "parallel",
+					// A forged call may send anything: recorded as width 0.
+					width: Number.isSafeInteger(width) && (width as number) >= 0 ? (width as number) : 0,
+					...(phase ? { phase } : {}),
+					...(scope.workflowName ? { workflow: scope.workflowName } : {}),
+				});
+			},
+		},
 		fanOut: {
 			kind: "async",
 			params: ["kind", "items", "agents"],

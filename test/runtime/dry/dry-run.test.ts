@@ -82,7 +82,9 @@ describe("dryRunWorkflowScript", () => {
 		});
 		expect(result.status).toBe("completed");
 		expect(result.usage.total).toBe(0);
+		// Once, though its reviews have a schema and the script runs on three draws of them: each draw reads the same.
 		expect(ran).toEqual(["ls"]);
+		expect(plan.draws?.count).toBe(3);
 		expect(readdirSync(dir).sort()).toEqual(["a.ts", "b.ts", "c.ts", "d.ts"]);
 		// Four reviews, their severity sampled per call (seeded by its key): the high ones fixed, each after a fenced bash.
 		const { reviews } = result.value as { reviews: { severity: string }[] };
@@ -124,8 +126,10 @@ describe("dryRunWorkflowScript", () => {
 		const text = dryRunPlanText(plan);
 		expect(text).toContain("  1. find\n     1 tool step: 1 run (ls), 0 fenced, not run\n");
 		const calls = n === 1 ? "1 agent call" : `${n} agent calls`;
-		expect(text).toContain(
-			`  3. fix\n     ${calls}, widest fan-out 1; general-purpose on (no model: would use pi's default)\n     ${n + 1} tool steps: 0 run, ${n + 1} fenced, not run (bash, write)\n`,
+		expect(text).toMatch(
+			new RegExp(
+				`  3\\. fix\\n     at least ${calls}( \\(\\d+–\\d+ over the draws\\))?, widest fan-out at least 1; general-purpose on \\(no model: would use pi's default\\)\\n     ${n + 1} tool steps: 0 run, ${n + 1} fenced, not run \\(bash, write\\)\\n`,
+			),
 		);
 		expect(text).toContain(
 			`${n === 1 ? "1 call" : `${n} calls`} with isolation "worktree": a real run gives each a git worktree and branch; this one made none`,
