@@ -1,12 +1,13 @@
 /**
  * A dry run's `bash`: the command run for real inside bubblewrap (`bwrap`), so a script that finds its work with
  * `git ls-files` or `git diff --name-only` fans out as the real run will. The whole file system is bound read-only,
- * `/tmp` is a private empty one, there is no network, and the working directory is kept: a command that writes fails
+ * `/tmp` is a private empty one, the homes are hidden, there is no network, and the working directory is kept: a command that writes fails
  * as on a read-only file system and nothing outside the private `/tmp` changes. Where no `bwrap` can make such a
  * sandbox (macOS, a container without user namespaces) there is none, and the dry run fences `bash` as before.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants, existsSync, realpathSync } from "node:fs";
+import { homedir } from "node:os";
 import { delimiter, dirname, join, sep } from "node:path";
 import { WorkflowError } from "../../errors.ts";
 import type { WorkflowTool } from "../core/types.ts";
@@ -155,16 +156,25 @@ function withStatus(output: string, status: string): string {
 }
 
 /**
- * bwrap's arguments: everything read-only, a private `/tmp`, its own network (no interfaces but a loopback of its
- * own) and process ids, ended with the host. The project is bound again over the private `/tmp` when it lives there
- * (a temp checkout), from its repository's root so git finds it.
+ * bwrap's arguments: everything read-only, a private `/tmp`, the homes hidden (a person's keys, pi's credentials and
+ * settings live there, and a plan may be public), its own network (no interfaces but a loopback of its own) and
+ * process ids, ended with the host. The project is bound again over what hides it when it lives there (a temp
+ * checkout, a clone in the home), from its repository's root so git finds it.
  */
 function sandboxArgs(cwd: string): string[] {
 	const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+	const hidden = ["/tmp", ...homes()];
+	for (const home of hidden.slice(1)) args.push("--tmpfs", home);
 	const root = projectRoot(cwd);
-	if (root.startsWith(`/tmp${sep}`)) args.push("--ro-bind", root, root);
+	if (hidden.some((dir) => root.startsWith(`${dir}${sep}`))) args.push("--ro-bind", root, root);
 	args.push("--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session", "--chdir", realOr(cwd));
 	return args;
+}
+
+/** The person's home and root's, as real folders, each once; never `/` itself. */
+function homes(): string[] {
+	const found = [homedir(), "/root"].filter((dir) => dir !== "" && existsSync(dir)).map(realOr);
+	return [...new Set(found)].filter((dir) => dir !== "/" && dir !== "/tmp" && !dir.startsWith(`/tmp${sep}`));
 }
 
 function realOr(path: string): string {

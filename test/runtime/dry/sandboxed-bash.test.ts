@@ -3,7 +3,8 @@
  * a command that writes, deletes or reaches the network changes nothing and its step says it failed, and a machine
  * without `bwrap` (simulated by PATH) keeps the step fenced and says the plan may be short.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -116,6 +117,39 @@ return (await tool("bash", { command: "env | grep ^PW_DRY_ | sort" })).output;
 			expect(result.value).toBe("PW_DRY_PLAIN=value of PW_DRY_PLAIN\n");
 		} finally {
 			for (const name of names) delete process.env[name];
+		}
+	});
+
+	it("never reads the person's home: keys and pi's credentials there are hidden, a project inside it is not", async () => {
+		// Outside /tmp, which the sandbox already replaces: a home as a person has one.
+		const home = mkdtempSync(join("/var/tmp", "pw-dry-home-"));
+		const saved = process.env.HOME;
+		try {
+			mkdirSync(join(home, ".ssh"));
+			writeFileSync(join(home, ".ssh", "id_ed25519"), "PRIVATE KEY");
+			const project = join(home, "code", "app");
+			mkdirSync(project, { recursive: true });
+			writeFileSync(join(project, "notes.md"), "the project's own file\n");
+			execFileSync("git", ["init", "--quiet"], { cwd: project });
+			process.env.HOME = home;
+			const script = `
+export const meta = { name: "peek", description: "reads around" };
+const key = await tool("bash", { command: "cat ~/.ssh/id_ed25519; ls -A ${home}" });
+const own = await tool("bash", { command: "cat notes.md" });
+return { key: key.output, own: own.output };
+`;
+			const { result } = await dryRunWorkflowScript(script, {
+				cwd: project,
+				sandboxedBash: true,
+				fenceTools: ["bash"],
+			});
+			const value = result.value as { key: string; own: string };
+			expect(value.key).not.toContain("PRIVATE KEY");
+			expect(value.key).toContain("No such file or directory");
+			expect(value.own).toBe("the project's own file\n");
+		} finally {
+			process.env.HOME = saved;
+			rmSync(home, { recursive: true, force: true });
 		}
 	});
 
