@@ -44,15 +44,7 @@ export function createGrader(options: GraderOptions): GradeTrial {
 			filename: script.filename,
 			cwd: options.cwd,
 			...(options.signal ? { signal: options.signal } : {}),
-			args: {
-				case: evalCase,
-				output: trial.output ?? null,
-				status: trial.status,
-				error: trial.error ?? null,
-				costUsd: trial.costUsd,
-				durationMs: trial.durationMs,
-				runId: trial.runId ?? null,
-			},
+			args: { case: evalCase, ...gradedRun(trial) },
 		});
 		if (result.status !== "completed") {
 			return { error: `the grader ${result.status}: ${result.error?.message ?? "no reason given"}` };
@@ -78,5 +70,17 @@ function checkGrade(value: unknown, costUsd: number, filename: string): { grade:
 			...(typeof graded.reason === "string" ? { reason: graded.reason.slice(0, 500) } : {}),
 			costUsd,
 		},
+	};
+}
+
+/** What a grader reads of one trial's run (pairwise graders get one of these per side). */
+export function gradedRun(trial: TrialRecord) {
+	return {
+		output: trial.output ?? null,
+		status: trial.status,
+		error: trial.error ?? null,
+		costUsd: trial.costUsd,
+		durationMs: trial.durationMs,
+		runId: trial.runId ?? null,
 	};
 }

@@ -6,6 +6,7 @@
  */
 import type { WorkflowAgentRunner } from "../runtime/core/types.ts";
 import { runWorkflowScript } from "../runtime/index.ts";
+import { gradedRun } from "./grader.ts";
 import type { EvalCase, EvalSpec, ScriptFile } from "./spec.ts";
 import { type EvalFolder, trialName } from "./store.ts";
 import type { TrialKey, TrialRecord } from "./trials.ts";
@@ -29,19 +30,11 @@ export function createPairGrader(options: PairGraderOptions): GradePair {
 	const flip = options.flip ?? (() => Math.random() < 0.5);
 	return async (one, other, evalCase) => {
 		const [a, b] = flip() ? [other, one] : [one, other];
-		const side = (trial: TrialRecord) => ({
-			output: trial.output ?? null,
-			status: trial.status,
-			error: trial.error ?? null,
-			costUsd: trial.costUsd,
-			durationMs: trial.durationMs,
-			runId: trial.runId ?? null,
-		});
 		const result = await runWorkflowScript(options.script.source, {
 			agentRunner: options.agentRunner ?? (async () => Promise.reject(new Error("this grader has no model to ask"))),
 			filename: options.script.filename,
 			cwd: options.cwd,
-			args: { case: evalCase, a: side(a), b: side(b) },
+			args: { case: evalCase, a: gradedRun(a), b: gradedRun(b) },
 		});
 		if (result.status !== "completed") {
 			return { error: `the grader ${result.status}: ${result.error?.message ?? "no reason given"}` };

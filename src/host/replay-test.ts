@@ -259,7 +259,8 @@ function replayTools(recorded: Recorded, misses: Misses): Readonly<Record<string
 	});
 }
 
-function isToolResult(value: JsonValue): value is { output: string; isError: boolean } {
+/** A journal's recorded `tool()` answer: what a replay hands back as the tool's result. */
+export function isToolResult(value: JsonValue): value is { output: string; isError: boolean } {
 	return (
 		typeof value === "object" &&
 		value !== null &&

@@ -1,11 +1,6 @@
-/**
- * `pi-workflows run --dry-run` plans what the script does in pi too: `context: "fork"` calls are planned as forks
- * (with the warning that a run from the command line fails there), and repeated warnings are folded with a count.
- */
-import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/cli.ts";
 import { type AgentDirs, createAgentDirs } from "../agents/agent-files.ts";
+import { cliInProcess } from "../helpers/cli-in-process.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 
 checkSandboxLeaks();
@@ -16,19 +11,8 @@ beforeEach(() => {
 });
 afterEach(() => dirs.dispose());
 
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-	const stdout = new PassThrough();
-	const stderr = new PassThrough();
-	let out = "";
-	let err = "";
-	stdout.on("data", (chunk) => {
-		out += String(chunk);
-	});
-	stderr.on("data", (chunk) => {
-		err += String(chunk);
-	});
-	const code = await runCli(argv, { cwd: dirs.cwd, env: {}, agentDir: dirs.agentDir, stdout, stderr });
-	return { code, stdout: out, stderr: err };
+function cli(argv: string[]) {
+	return cliInProcess(argv, dirs);
 }
 
 describe("run --dry-run plans as pi would run the script", () => {

@@ -3,6 +3,7 @@
  * swapped call from the passing run's matching call), `tool()` and `ask()` from their recorded results, in the real
  * sandbox. Nothing is recorded, no child starts, no tool runs, no model is asked.
  */
+import { isToolResult } from "../../host/replay-test.ts";
 import type { WorkflowAgentCallRef } from "../../runtime/core/events.ts";
 import type {
 	JsonValue,
@@ -220,14 +221,4 @@ function replayTools(
 		ownKeys: () => [],
 	});
 	return { tools, started: (key) => (lastStarted = key) };
-}
-
-function isToolResult(value: JsonValue): value is { output: string; isError: boolean } {
-	return (
-		typeof value === "object" &&
-		value !== null &&
-		!Array.isArray(value) &&
-		typeof value.output === "string" &&
-		typeof value.isError === "boolean"
-	);
 }
