@@ -149,6 +149,11 @@ export class DryPlanRecorder {
 	readonly #callNamed = new Set<string>();
 	/** Calls queued since the last one ended: one burst of a fan-out. */
 	#burst: WorkflowDryCall[] = [];
+	/**
+	 * The last `parallel()`/`pipeline()` and how many of its calls have yet to queue: those calls take its width, which
+	 * the structure says, where a burst may be cut short by an answer that came between two of its calls.
+	 */
+	#fan: { width: number; left: number } | undefined;
 
 	constructor(fenced: ReadonlySet<string>) {
 		this.#fenced = fenced;
@@ -167,6 +172,7 @@ export class DryPlanRecorder {
 				return;
 			case "fan_out":
 				this.#fanOuts.push({ phase: event.phase ?? NO_PHASE, width: event.width });
+				this.#fan = event.width > 1 ? { width: event.width, left: event.width } : undefined;
 				return;
 			case "agent_finished":
 				this.#burst = [];
@@ -223,8 +229,14 @@ export class DryPlanRecorder {
 		};
 		if (event.continues) call.carried = (this.#calls.get(event.continues.index)?.carried ?? 0) + 1;
 		this.#calls.set(event.index, call);
+		if (this.#fan && this.#fan.left > 0) {
+			call.fanOut = this.#fan.width;
+			this.#fan.left--;
+		}
 		this.#burst.push(call);
-		if (this.#burst.length > 1) for (const member of this.#burst) member.fanOut = this.#burst.length;
+		if (this.#burst.length > 1) {
+			for (const member of this.#burst) member.fanOut = Math.max(member.fanOut ?? 0, this.#burst.length);
+		}
 	}
 
 	#tool(event: Extract<WorkflowProgressEvent, { type: "tool_started" | "tool_finished" | "tool_failed" }>): void {

@@ -13,6 +13,27 @@ checkSandboxLeaks();
 afterAll(() => shutdownSchemaWorker());
 
 describe("the plan's fan-outs and phases", () => {
+	it("gives each call of a parallel() its width, when answers come between its calls", async () => {
+		// The last two calls queue only after the first two were answered: a count of "queued together" says 2.
+		const script = `
+export const meta = { name: "split", description: "four reviews, two of them late" };
+phase("review");
+return await parallel([0, 1, 2, 3].map((i) => async () => {
+	if (i >= 2) await sleep(20);
+	return agent("review " + i, { label: "review " + i });
+}));
+`;
+		const { plan } = await dryRunWorkflowScript(script, {});
+		expect(plan.status).toBe("completed");
+		expect(plan.calls.map((call) => [call.label, call.fanOut])).toEqual([
+			["review 0", 4],
+			["review 1", 4],
+			["review 2", 4],
+			["review 3", 4],
+		]);
+		expect(plan.phases.map((p) => [p.name, p.widestFanOut])).toEqual([["review", 4]]);
+	});
+
 	it("lists the phases calls name and counts a pipeline's width in them", async () => {
 		const script = `
 export const meta = { name: "migrate", description: "analyse then change each file" };
