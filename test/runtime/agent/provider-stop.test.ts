@@ -76,11 +76,16 @@ describe("a provider's refusal", () => {
 		const started: string[] = [];
 		const othersRunning = signalled();
 		const refusalNoted = signalled();
+		// The refusal comes once all ten are queued: a call that reached the host after it would be refused before
+		// queueing (no failure entry), which a loaded machine's timing made happen once.
+		const allQueued = signalled();
+		let queued = 0;
 		const runner: WorkflowAgentRunner = async (request) => {
 			started.push(request.prompt);
 			if (started.length === 4) othersRunning.fire();
 			if (request.prompt === "task 0") {
 				await othersRunning.promise;
+				await allQueued.promise;
 				return { id: "0", type: request.agentType, status: "failed", error: CREDIT, providerStop: QUOTA };
 			}
 			await refusalNoted.promise;
@@ -92,6 +97,7 @@ describe("a provider's refusal", () => {
 			concurrency: 4,
 			onProgress: (event) => {
 				events.push(event);
+				if (event.type === "agent_queued" && ++queued === 10) allQueued.fire();
 				if (event.type === "log" && event.message.includes("refused")) refusalNoted.fire();
 			},
 		});
