@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildCopy, childEnv, ROOT, removeAll } from "../helpers/package.ts";
+import { buildCopy, keylessEnv, ROOT, removeAll } from "../helpers/package.ts";
 import { runCommand, type SpawnResult } from "../helpers/spawn.ts";
 
 const FAUX = join(ROOT, "test", "fixtures", "faux-provider-extension.ts");
@@ -33,10 +33,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => removeAll(dirs));
 
-/** No provider keys from the machine: "no model available" must not depend on who runs the suite. */
 function env(): NodeJS.ProcessEnv {
-	const clean = Object.fromEntries(Object.entries(childEnv()).filter(([name]) => !/_API_KEY$|_TOKEN$/.test(name)));
-	return { ...clean, PI_CODING_AGENT_DIR: agentDir };
+	return keylessEnv(agentDir);
 }
 
 function cli(args: string[]): Promise<SpawnResult> {

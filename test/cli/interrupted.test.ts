@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildCopy, childEnv, ROOT, removeAll } from "../helpers/package.ts";
+import { buildCopy, keylessEnv, ROOT, removeAll } from "../helpers/package.ts";
 import { runCommand, type SpawnResult } from "../helpers/spawn.ts";
 
 const FAUX = join(ROOT, "test", "fixtures", "faux-provider-extension.ts");
@@ -30,8 +30,7 @@ beforeAll(async () => {
 afterAll(() => removeAll(dirs));
 
 function env(): NodeJS.ProcessEnv {
-	const clean = Object.fromEntries(Object.entries(childEnv()).filter(([name]) => !/_API_KEY$|_TOKEN$/.test(name)));
-	return { ...clean, PI_CODING_AGENT_DIR: agentDir };
+	return keylessEnv(agentDir);
 }
 
 function cli(args: string[]): Promise<SpawnResult> {

@@ -14,27 +14,11 @@ import type { ScriptFile } from "../../src/eval/spec.ts";
 import { type AgentDirs, createAgentDirs } from "../agents/agent-files.ts";
 import { createFauxHarness, type FauxHarness, fauxAssistantMessage } from "../helpers/faux.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
+import { GRADER, WORKFLOW } from "./blame-fixture.ts";
 
 checkSandboxLeaks();
 
 const CALLS = ["research", "draft", "check"] as const;
-
-/** research → draft (from the notes) → check (the notes): a swap of `research` changes both later prompts. */
-const WORKFLOW = `export const meta = { name: "write", description: "research, draft, check" };
-const notes = await agent("research " + args.topic, { label: "research" });
-const draft = await agent("draft " + args.topic + " from: " + notes, { label: "draft" });
-const verdict = await agent("check " + args.topic + " against: " + notes, { label: "check" });
-return { notes, draft, verdict };
-`;
-
-/** What a person would check: no bad part, and the checker said ok. */
-const GRADER = `export const meta = { name: "grade", description: "no bad part, checked ok" };
-const o = args.output;
-if (args.status !== "completed" || o === null) return { pass: false, reason: "the run " + args.status };
-const bad = ["notes", "draft"].filter((part) => String(o[part]).includes("BAD"));
-if (o.verdict !== "ok") bad.push("verdict");
-return { pass: bad.length === 0, reason: bad.length ? "bad: " + bad.join(", ") : "good" };
-`;
 
 let faux: FauxHarness;
 let dirs: AgentDirs;

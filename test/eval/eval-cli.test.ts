@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTempRepo, type TempRepo } from "../helpers/git-repo.ts";
-import { childEnv, ROOT } from "../helpers/package.ts";
+import { keylessEnv, ROOT } from "../helpers/package.ts";
 import { runCommand, type SpawnResult } from "../helpers/spawn.ts";
 
 const MAIN = join(ROOT, "src", "cli", "main.ts");
@@ -67,8 +67,7 @@ function evalFile(name: string, spec: Record<string, unknown>, dir = project): s
 }
 
 function env(): NodeJS.ProcessEnv {
-	const clean = Object.fromEntries(Object.entries(childEnv()).filter(([name]) => !/_API_KEY$|_TOKEN$/.test(name)));
-	return { ...clean, PI_CODING_AGENT_DIR: agentDir };
+	return keylessEnv(agentDir);
 }
 
 function cli(args: string[], cwd = project): Promise<SpawnResult> {

@@ -37,6 +37,15 @@ export function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 	return { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`, ...extra };
 }
 
+/**
+ * `childEnv()` without the machine's provider keys, with pi's agent directory at `agentDir`: what a spawned command
+ * sees must not depend on who runs the suite ("no model available" stays that).
+ */
+export function keylessEnv(agentDir: string): NodeJS.ProcessEnv {
+	const clean = Object.fromEntries(Object.entries(childEnv()).filter(([name]) => !/_API_KEY$|_TOKEN$/.test(name)));
+	return { ...clean, PI_CODING_AGENT_DIR: agentDir };
+}
+
 /** A copy of the checkout's package sources with its node_modules linked in. */
 function copyCheckout(): string {
 	const dir = mkdtempSync(join(tmpdir(), "pi-workflows-pkg-"));
