@@ -5,7 +5,7 @@
 import { dirname, resolve } from "node:path";
 import { errorMessage } from "../errors.ts";
 import { readInputFile } from "../host/input-file.ts";
-import { resolveScriptSource } from "../host/script-source.ts";
+import { type ResolvedScript, resolveScriptSource } from "../host/script-source.ts";
 import { defaultRunsRoot } from "../runs/index.ts";
 import type { JsonValue } from "../runtime/core/types.ts";
 import { usageError } from "./args.ts";
@@ -15,6 +15,8 @@ import type { CliContext } from "./context.ts";
 export interface CliScript {
 	source: string;
 	filename: string;
+	/** Where it came from, by trust (`ResolvedScript.tier`). */
+	tier?: ResolvedScript["tier"];
 }
 
 /** pi's agent directory (`$PI_CODING_AGENT_DIR` or `~/.pi/agent`): the run store's root is its `workflow-runs`. */
@@ -29,12 +31,12 @@ export function agentDirOf(env: NodeJS.ProcessEnv): string {
  */
 export function readScript(target: string, ctx: Pick<CliContext, "cwd" | "agentDir" | "stderr">): CliScript {
 	const isPath = target.endsWith(".js") || target.includes("/") || target.includes("\\");
-	const { source, filename } = resolveScriptSource(isPath ? { path: target } : { name: target }, {
+	const { source, filename, tier } = resolveScriptSource(isPath ? { path: target } : { name: target }, {
 		cwd: ctx.cwd,
 		agentDir: ctx.agentDir,
 		warn: (warning) => ctx.stderr.write(`Warning: ${warning}\n`),
 	});
-	return { source, filename };
+	return { source, filename, ...(tier !== undefined ? { tier } : {}) };
 }
 
 /** `--args`: inline JSON, or `@path` to a JSON file (relative to `cwd`). */

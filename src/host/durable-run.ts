@@ -24,7 +24,8 @@ import { stableJson } from "../runtime/core/json.ts";
 import type { WorkflowJournal, WorkflowJournalEntry, WorkflowMeta, WorkflowRunResult } from "../runtime/core/types.ts";
 
 /** What a run was started from, as run.json keeps it. */
-export type DurableSource = Required<Pick<RunCreateOptions, "script" | "filename">> & Pick<RunCreateOptions, "args">;
+export type DurableSource = Required<Pick<RunCreateOptions, "script" | "filename">> &
+	Pick<RunCreateOptions, "args" | "tier">;
 
 /** How a durable run ended, for the tool's summary. */
 export interface DurableOutcome {
@@ -156,6 +157,8 @@ export class DurableRun {
 			script: this.saved.script,
 			filename: this.saved.edited ? this.record.scriptPath : (info.filename ?? "workflow.js"),
 			...(info.args !== undefined ? { args: info.args } : {}),
+			// An edited script file is no longer the saved workflow: it is trusted as text anyone wrote.
+			...(this.saved.edited ? { tier: "inline" as const } : info.tier !== undefined ? { tier: info.tier } : {}),
 		};
 	}
 
@@ -364,8 +367,14 @@ export class DurableRun {
 	private async make(meta: WorkflowMeta): Promise<void> {
 		if (!this.source) return;
 		try {
-			const { script, filename, args } = this.source;
-			const record = await this.store.create({ script, filename, meta, ...(args !== undefined ? { args } : {}) });
+			const { script, filename, args, tier } = this.source;
+			const record = await this.store.create({
+				script,
+				filename,
+				meta,
+				...(args !== undefined ? { args } : {}),
+				...(tier !== undefined ? { tier } : {}),
+			});
 			this.record = record;
 			this.lock = await record.acquire();
 			this.opened = await record.journal();

@@ -7,7 +7,7 @@
  * limit are read (symlinks to them followed): a FIFO, a device or a huge file is skipped with a warning.
  */
 import { readdirSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type ClaudeDirs, claudeDirsFor } from "../agents/claude-dirs.ts";
 import { readRegularFile } from "../agents/regular-file.ts";
@@ -29,6 +29,11 @@ export interface ResolvedScript {
 	filename: string;
 	/** How it was found, for display: "inline", the path, or "saved:<name>". */
 	origin: string;
+	/**
+	 * How far it is trusted, by where it came from (`tierOfFile`): "inline" for the tool call's text and for a file
+	 * outside the saved folders (the model may have written it); grants are kept per workflow of the other tiers.
+	 */
+	tier?: "inline" | "project" | "user" | "installed" | "bundled";
 }
 
 /** A saved workflow found on disk. */
@@ -151,17 +156,60 @@ export function resolveScriptSource(params: ScriptSourceParams, options: SavedWo
 				: `The \`workflow\` tool takes exactly one of \`script\`, \`path\` or \`name\`; got ${given.map((k) => `\`${k}\``).join(" and ")}`,
 		);
 	}
-	if (params.script) return { source: params.script, filename: "workflow.js", origin: "inline" };
+	if (params.script) return { source: params.script, filename: "workflow.js", origin: "inline", tier: "inline" };
 	if (params.path) {
 		const filename = toAbsolute(params.path, options.cwd);
-		return { source: readScript(filename, params.path), filename, origin: params.path };
+		return {
+			source: readScript(filename, params.path),
+			filename,
+			origin: params.path,
+			tier: tierOfFile(filename, options),
+		};
 	}
 	const saved = findSaved(params.name as string, options);
 	return {
 		source: readScript(saved.filename, saved.filename),
 		filename: saved.filename,
 		origin: `saved:${saved.name}`,
+		tier: SCOPE_TIERS[saved.scope],
 	};
+}
+
+/**
+ * The tier of each saved folder. Claude Code's folders get the tier of ours beside them: a person put the file
+ * there, in the project or in their home, as they would in `.pi/workflows` or `<agentDir>/workflows`.
+ */
+const SCOPE_TIERS = {
+	project: "project",
+	"claude-project": "project",
+	global: "user",
+	"claude-global": "user",
+	bundled: "bundled",
+} as const satisfies Record<SavedWorkflow["scope"], NonNullable<ResolvedScript["tier"]>>;
+
+/** The tier of a workflow file named by path: its saved folder's, or "inline" for a file anywhere else. */
+export function tierOfFile(
+	filename: string,
+	places: Pick<SavedWorkflowPlaces, "cwd" | "agentDir" | "bundledDir" | "claude">,
+): NonNullable<ResolvedScript["tier"]> {
+	const dir = dirname(resolve(filename));
+	const bundledDir = places.bundledDir ?? BUNDLED_DIR;
+	if (bundledDir !== false && dir === resolve(bundledDir)) {
+		return (BUNDLED_WORKFLOWS as readonly string[]).includes(basename(filename)) ? "bundled" : "inline";
+	}
+	const claude = claudeDirsFor("workflows", places, places.claude);
+	const folders: [string, SavedWorkflow["scope"]][] = [
+		[join(places.cwd, ".pi", "workflows"), "project"],
+		[join(places.agentDir, "workflows"), "global"],
+		...(claude
+			? ([
+					[join(claude.cwd, ".claude", "workflows"), "claude-project"],
+					[join(claude.home, "workflows"), "claude-global"],
+				] as [string, SavedWorkflow["scope"]][])
+			: []),
+	];
+	const found = folders.find(([folder]) => resolve(folder) === dir);
+	return found ? SCOPE_TIERS[found[1]] : "inline";
 }
 
 /** The resolver for nested `workflow(nameOrPath)`: a saved workflow's name, else a path relative to cwd. */

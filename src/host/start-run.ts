@@ -7,7 +7,7 @@
 import type { ChildRecorder, RunFolderSource } from "../children/child-record.ts";
 import type { WorktreePlaceSource } from "../children/worktree.ts";
 import { formatWorkflowProgress, type WorkflowProgressEnvelope } from "../progress/index.ts";
-import { createRunStore } from "../runs/index.ts";
+import { createRunStore, type ScriptTier } from "../runs/index.ts";
 import type { WorkflowProgressEvent } from "../runtime/core/events.ts";
 import type { JsonValue, WorkflowRunOptions, WorkflowRunResult } from "../runtime/core/types.ts";
 import { type DurableOutcome, DurableRun, type DurableSource } from "./durable-run.ts";
@@ -16,6 +16,8 @@ import { type DurableOutcome, DurableRun, type DurableSource } from "./durable-r
 export interface ScriptFile {
 	source: string;
 	filename: string;
+	/** Its tier (`ResolvedScript.tier`). Default: none. */
+	tier?: ScriptTier;
 }
 
 export interface StartDurableRunOptions {
@@ -82,10 +84,22 @@ export async function startDurableRun(options: StartDurableRunOptions): Promise<
 
 /** The script given, else the resumed run's; the args given, else the resumed run's. */
 function sourceToRun(options: StartDurableRunOptions, original: DurableSource | undefined): DurableSource {
-	const script = options.script() ?? (original && { source: original.script, filename: original.filename });
+	const script: ScriptFile | undefined =
+		options.script() ??
+		(original && {
+			source: original.script,
+			filename: original.filename,
+			...(original.tier !== undefined ? { tier: original.tier } : {}),
+		});
 	if (!script) throw new Error("A fresh run needs its script");
 	const args = options.args !== undefined ? options.args : original?.args;
-	return { script: script.source, filename: script.filename, ...(args !== undefined ? { args } : {}) };
+	const { tier } = script;
+	return {
+		script: script.source,
+		filename: script.filename,
+		...(args !== undefined ? { args } : {}),
+		...(tier !== undefined ? { tier } : {}),
+	};
 }
 
 export function durableRunnerHooks(durable: DurableRun): DurableRunnerHooks {
@@ -98,9 +112,13 @@ export function durableRunnerHooks(durable: DurableRun): DurableRunnerHooks {
 	};
 }
 
-export type DurableRunScriptOptions = Required<Pick<WorkflowRunOptions, "journal" | "runId" | "onProgress">>;
+export type DurableRunScriptOptions = Required<Pick<WorkflowRunOptions, "journal" | "runId" | "onProgress">> &
+	Pick<WorkflowRunOptions, "scriptTier">;
 
-/** The journal to replay and record, the run's id once it has one, and each progress event to the record first. */
+/**
+ * The journal to replay and record, the run's id once it has one, the script's tier (for its spans), and each
+ * progress event to the record first.
+ */
 export function durableRunOptions(
 	durable: DurableRun,
 	source: DurableSource,
@@ -109,6 +127,7 @@ export function durableRunOptions(
 	return {
 		journal: durable.journal,
 		runId: () => durable.runId,
+		...(source.tier !== undefined ? { scriptTier: source.tier } : {}),
 		onProgress: (event) => {
 			durable.progress(event, source);
 			onProgress(event);

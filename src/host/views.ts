@@ -8,7 +8,7 @@ import { formatDuration, formatTokens, limitKindText, oneLine } from "../progres
 import { formatWorkflowProgress, type WorkflowProgressEnvelope } from "../progress/index.ts";
 import { DATA_FENCE_NOTE, dataFence, neutralizeModelText } from "../progress/model-text.ts";
 import { visibleText } from "../progress/visible-text.ts";
-import { listConversations, type RunStore, type RunSummary } from "../runs/index.ts";
+import { listConversations, type RunInfo, type RunStore, type RunSummary, scriptSha256 } from "../runs/index.ts";
 import type { WorkflowCost } from "../runtime/core/types.ts";
 import { resumeCall } from "./cost-cap.ts";
 import type { RunRegistry } from "./registry.ts";
@@ -120,7 +120,7 @@ async function runDescription(store: RunStore, registry: RunRegistry, id: string
 	const kept = async () => (await listConversations(record.dir).catch(() => [])).length > 0;
 	if (!snapshot) {
 		const saved = summary?.agents ?? 0;
-		return `Run ${id} (${name}) was interrupted (no snapshot: the process ended while it ran); ${savedResults(saved)} saved.\n${saved > 0 || (await kept()) ? resume : RUN_AGAIN}`;
+		return `Run ${id} (${name}) was interrupted (no snapshot: the process ended while it ran); ${savedResults(saved)} saved.\n${saved > 0 || (await kept()) ? resume : RUN_AGAIN}\n${scriptLine(record.info)}`;
 	}
 	const { counts, usage, failures, cost, replayedCost } = snapshot;
 	// A resume replays finished agents and refuses a run that has none: then the only way on is to run it again.
@@ -134,6 +134,7 @@ async function runDescription(store: RunStore, registry: RunRegistry, id: string
 		const spend = spendLine(summary?.spend);
 		return [
 			`Run ${id} (${name}): ${snapshot.status}, ended ${snapshot.endedAt}`,
+			scriptLine(record.info),
 			fence ? dataFence(`run ${id}'s progress as recorded`, snapshot.progress) : snapshot.progress,
 			...(spend ? [spend] : []),
 			...next,
@@ -142,6 +143,7 @@ async function runDescription(store: RunStore, registry: RunRegistry, id: string
 	const lines = [
 		`Run ${id} (${name}): ${snapshot.status}, ended ${snapshot.endedAt}, ${formatDuration(snapshot.durationMs)}`,
 		`Agents: ${counts.completed} completed${replayedNote(counts.replayed)}, ${counts.failed} failed, ${counts.skipped} skipped of ${counts.calls} · ${formatTokens(usage.total)} tokens${costText(cost, replayedCost)}`,
+		scriptLine(record.info),
 	];
 	const spend = spendLine(summary?.spend);
 	if (spend) lines.push(spend);
@@ -154,6 +156,19 @@ async function runDescription(store: RunStore, registry: RunRegistry, id: string
 	}
 	if (failures.length > 10) lines.push(`  … and ${failures.length - 10} more failures`);
 	return [...lines, ...next].join("\n");
+}
+
+/**
+ * "Script: sha256 3f2a9c0b71de · tier project": which text the run ran (the first 12 hex digits of its sha256, as
+ * the run's event log and the grants name it in full) and where it came from; records made before tiers have none.
+ */
+export function scriptLine(info: Pick<RunInfo, "script" | "tier">): string {
+	return `Script: sha256 ${shortDigest(scriptSha256(info.script))}${info.tier ? ` · tier ${info.tier}` : ""}`;
+}
+
+/** The first 12 hex digits of a sha256: enough to tell versions apart when shown. */
+export function shortDigest(sha256: string): string {
+	return sha256.slice(0, 12);
 }
 
 /** A run of the store: "done" counts finished agents only, so a run stopped early does not read as one that ran none. */

@@ -99,7 +99,7 @@ function header(model: ReportModel): string {
 		...model.problems.map((text) => `<div class="note problem">Could not read: ${esc(text)}</div>`),
 	].join("");
 	return `<header><h1>${esc(model.name)}</h1>
-<div class="sub">Run ${esc(model.runId)} · created ${esc(model.createdAt)}${model.endedAt ? ` · ended ${esc(model.endedAt)}` : ""}</div>
+<div class="sub">Run ${esc(model.runId)} · created ${esc(model.createdAt)}${model.endedAt ? ` · ended ${esc(model.endedAt)}` : ""} · script sha256 <code id="script-sha256" title="${esc(model.script.sha256)}">${esc(model.script.sha256.slice(0, 12))}</code>${model.script.tier ? ` · tier <span id="script-tier">${esc(model.script.tier)}</span>` : ""}</div>
 <div class="stats">${stat("status", `<span id="status">${esc(model.status)}</span>`)}${stat("duration", model.durationMs !== undefined ? formatDuration(model.durationMs) : "unknown")}${stat("agents", `<span id="calls">${esc(callsText(model))}</span>`)}<span id="outcomes">${chips}</span>${stat("tokens", formatTokens(model.tokens))}${stat("cost", `<span id="cost">${esc(costText(model) ?? "—")}</span>`)}</div>
 ${model.error ? `<div class="note problem">Error: ${esc(model.error)}</div>` : ""}${notes}</header>`;
 }

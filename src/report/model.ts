@@ -3,6 +3,7 @@
  * calls, phase totals, the census and the log. A run without an event log (recorded before there was one) still
  * gets its calls from the journal and the census, and `missing` says what cannot be shown.
  */
+import { scriptSha256 } from "../runs/script-versions.ts";
 import type { RunInfo, RunSnapshot, RunStatus } from "../runs/types.ts";
 import type { WorkflowAgentCounts, WorkflowJournalEntry } from "../runtime/core/types.ts";
 import type { RunEventLog } from "./event-log.ts";
@@ -58,6 +59,7 @@ export function buildReportModel(input: ReportInput): ReportModel {
 	const model: ReportModel = {
 		runId: info.id,
 		name: info.meta?.name ?? snapshot?.meta?.name ?? "workflow",
+		script: { sha256: scriptSha256(info.script), ...(info.tier !== undefined ? { tier: info.tier } : {}) },
 		status: input.status,
 		createdAt: info.createdAt,
 		...(snapshot?.endedAt ? { endedAt: snapshot.endedAt } : {}),

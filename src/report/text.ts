@@ -41,6 +41,7 @@ export function renderReportText(model: ReportModel, options: ReportTextOptions 
 	lines.push(
 		`${safe(model.name)} · ${model.runId} · ${model.status} · ${model.durationMs !== undefined ? formatDuration(model.durationMs) : "duration unknown"} · ${countsText(model)} of ${model.counts.calls} calls${model.counts.replayed ? ` (${model.counts.replayed} replayed)` : ""} · ${formatTokens(model.tokens)} tokens${cost ? ` · ${cost}` : ""} · ${model.attempts} ${model.attempts === 1 ? "attempt" : "attempts"}`,
 	);
+	lines.push(scriptText(model.script));
 	for (const note of [...model.missing, ...model.problems]) lines.push(`! ${safe(note)}`);
 	if (model.error) lines.push(`Error: ${safe(model.error)}`);
 	lines.push(
@@ -138,4 +139,9 @@ function countsText(model: ReportModel): string {
 	const stopped = model.calls.filter((call) => call.outcome === "stopped").length;
 	const stoppedText = stopped > 0 ? `, ${stopped} stopped` : "";
 	return `${completed} completed, ${failed - stopped} failed${stoppedText}, ${skipped} skipped`;
+}
+
+/** "Script: sha256 3f2a9c0b71de · tier project": the text the run starts from (12 hex digits) and where it came from. */
+export function scriptText(script: ReportModel["script"]): string {
+	return `Script: sha256 ${script.sha256.slice(0, 12)}${script.tier ? ` · tier ${script.tier}` : ""}`;
 }

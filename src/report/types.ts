@@ -1,6 +1,6 @@
 /** The report's model: what a run's record and event log say, shaped for drawing (pure data, times in epoch ms). */
 
-import type { RunStatus } from "../runs/types.ts";
+import type { RunStatus, ScriptTier } from "../runs/types.ts";
 import type { WorkflowAgentCounts, WorkflowCost, WorkflowFailure } from "../runtime/core/types.ts";
 import type { RunChanges } from "./changes.ts";
 
@@ -167,6 +167,8 @@ export interface ReportModel {
 	/** The run's ledger of changes (by file, by call, the scripts its sessions ran); absent when it could not be read. */
 	changes?: RunChanges;
 	name: string;
+	/** The script the run starts from: its sha256 (hex) and tier (none in records made before tiers). */
+	script: { sha256: string; tier?: ScriptTier };
 	status: RunStatus;
 	createdAt: string;
 	endedAt?: string;

@@ -62,4 +62,5 @@ export type {
 	RunStore,
 	RunStoreOptions,
 	RunSummary,
+	ScriptTier,
 } from "./types.ts";

@@ -48,6 +48,7 @@ export function runRecord(dir: string, initial: RunInfo): RunRecord {
 				...info,
 				script: source.script,
 				...(source.filename !== undefined ? { filename: source.filename } : {}),
+				...(source.tier !== undefined ? { tier: source.tier } : {}),
 				...(source.args !== undefined ? { args: source.args } : {}),
 				revisedAt: new Date().toISOString(),
 			};

@@ -167,6 +167,7 @@ async function listRuns(dir: string): Promise<RunSummary[]> {
 function pick(input: RunCreateOptions): Partial<RunInfo> {
 	const out: Partial<RunInfo> = {};
 	if (input.filename !== undefined) out.filename = input.filename;
+	if (input.tier !== undefined) out.tier = input.tier;
 	if (input.args !== undefined) out.args = input.args;
 	if (input.meta !== undefined) out.meta = input.meta;
 	if (input.origin !== undefined) out.origin = input.origin;

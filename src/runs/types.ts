@@ -23,12 +23,20 @@ export interface RunStoreOptions {
 	root?: string;
 }
 
+/**
+ * How far a script is trusted, by where it came from: written in the tool call (or a file outside the saved
+ * folders), saved in the project, saved by the user, installed from a pi package, or bundled with this package.
+ */
+export type ScriptTier = "inline" | "project" | "user" | "installed" | "bundled";
+
 /** What `store.create` writes into a new run's `run.json`. */
 export interface RunCreateOptions {
 	/** The script text as it runs. */
 	script: string;
 	/** Where the script came from, for people. Default: none. */
 	filename?: string;
+	/** The script's tier (where it came from, by trust). Default: none (records made before tiers). */
+	tier?: ScriptTier;
 	/** The script's `args`. Default: none. */
 	args?: JsonValue;
 	/** The script's parsed header. Default: none. */
@@ -157,7 +165,7 @@ export interface RunRecord {
 	/** The script a resume starts from: `script.js` as it is now (edited or not), else `run.json`'s. */
 	readScript(): Promise<string>;
 	/** Replaces the script (and filename, args) a later resume starts from: a resume with an edited script. */
-	revise(source: Pick<RunCreateOptions, "script" | "filename" | "args">): Promise<void>;
+	revise(source: Pick<RunCreateOptions, "script" | "filename" | "args" | "tier">): Promise<void>;
 	/** Loads the journal and opens it for appending. Use it under `acquire()`: one writer per run. */
 	journal(): Promise<RunJournal>;
 	/** Opens `events.jsonl` for a new session of the run (see event-log.ts). Use it under `acquire()`, like the journal. */

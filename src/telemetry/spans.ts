@@ -64,6 +64,8 @@ export interface RunSpanOptions {
 	runId?: string | (() => string | undefined);
 	/** Epoch ms the run started. Default: now. */
 	startTime?: number;
+	/** The script's sha256 (hex) and tier, as the run span's `workflow.script.*` attributes. Default: none. */
+	script?: { sha256: string; tier?: string };
 }
 
 /**
@@ -118,6 +120,12 @@ class RunSpans {
 		this.#run = tracer.startSpan("workflow", { startTime: options.startTime ?? Date.now() }, otel.context.active());
 		this.#context = otel.trace.setSpan(otel.context.active(), this.#run);
 		this.#setRunId();
+		if (options.script) {
+			this.#run.setAttributes({
+				"workflow.script.sha256": options.script.sha256,
+				...(options.script.tier !== undefined ? { "workflow.script.tier": options.script.tier } : {}),
+			});
+		}
 	}
 
 	get recording(): boolean {

@@ -85,7 +85,52 @@ describe("saved workflows and script sources", () => {
 				source: workflow("x"),
 				filename: "workflow.js",
 				origin: "inline",
+				tier: "inline",
 			});
+		});
+
+		it("gives each script its tier: inline text, project and user folders (Claude Code's too), bundled; a file elsewhere is inline", () => {
+			const home = mkdtempSync(join(tmpdir(), "wf-src-home-"));
+			const bundled = mkdtempSync(join(tmpdir(), "wf-src-bundled-"));
+			try {
+				write(join(cwd, ".pi", "workflows"), "p.js", workflow("in-project"));
+				write(join(cwd, ".claude", "workflows"), "cp.js", workflow("in-claude-project"));
+				write(join(agentDir, "workflows"), "u.js", workflow("in-user"));
+				write(join(home, "workflows"), "cu.js", workflow("in-claude-home"));
+				write(bundled, "research-brief.js", workflow("in-bundled"));
+				write(join(cwd, "flows"), "f.js", workflow("anywhere"));
+				const places = { cwd, agentDir, bundledDir: bundled, claude: { cwd, home } };
+				const tierOf = (params: { script?: string; path?: string; name?: string }) =>
+					resolveScriptSource(params, places).tier;
+				expect(
+					[
+						{ script: workflow("x") },
+						{ name: "in-project" },
+						{ name: "in-claude-project" },
+						{ name: "in-user" },
+						{ name: "in-claude-home" },
+						{ name: "in-bundled" },
+						{ path: ".pi/workflows/p.js" },
+						{ path: join(agentDir, "workflows", "u.js") },
+						{ path: "flows/f.js" },
+						{ path: join(bundled, "research-brief.js") },
+					].map(tierOf),
+				).toEqual([
+					"inline",
+					"project",
+					"project",
+					"user",
+					"user",
+					"bundled",
+					"project",
+					"user",
+					"inline",
+					"bundled",
+				]);
+			} finally {
+				rmSync(home, { recursive: true, force: true });
+				rmSync(bundled, { recursive: true, force: true });
+			}
 		});
 
 		it("reads a path relative to cwd, with a leading @ stripped", () => {

@@ -4,6 +4,7 @@
  * parent and child links, attributes, statuses), a failed run, a call cut off by the run's end; and nothing at all
  * without an SDK or when the sampler drops the run.
  */
+import { createHash } from "node:crypto";
 import { trace } from "@opentelemetry/api";
 import {
 	AlwaysOffSampler,
@@ -143,6 +144,22 @@ return [a, b, c];`,
 		expect(attemptsOf(broken).map((span) => span.status)).toEqual([{ code: ERROR, message: "it broke" }]);
 		// Every span of the run is one trace.
 		expect(new Set(spans.map((span) => span.spanContext().traceId)).size).toBe(1);
+	});
+
+	it("the run span names the script: its sha256 always, its tier when the host gives it", async () => {
+		const exporter = registerSdk();
+		const fake = createFakeRunner(() => ({ text: "ok" }));
+		const source = `${HEADER}return await agent("hello");`;
+		await runWorkflowScript(source, { agentRunner: fake.runner, scriptTier: "project" });
+		await runWorkflowScript(source, { agentRunner: fake.runner });
+		const runs = exporter.getFinishedSpans().filter((span) => span.name === "workflow t");
+		const sha256 = createHash("sha256").update(source).digest("hex");
+		expect(
+			runs.map((span) => [span.attributes["workflow.script.sha256"], span.attributes["workflow.script.tier"]]),
+		).toEqual([
+			[sha256, "project"],
+			[sha256, undefined],
+		]);
 	});
 
 	it("a failed run: its span has status error, the error's code and message; a run id given as a function is asked at the end", async () => {

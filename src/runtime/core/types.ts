@@ -364,6 +364,11 @@ export interface WorkflowRunOptions {
 	 * again when the run ends, for a record made once the script starts. Default: none.
 	 */
 	runId?: string | (() => string | undefined);
+	/**
+	 * Where the script came from, by trust, as the host tells it (the run span's `workflow.script.tier`, beside its
+	 * `workflow.script.sha256`). Default: none.
+	 */
+	scriptTier?: "inline" | "project" | "user" | "installed" | "bundled";
 	budget?: WorkflowBudgetOptions;
 	/** Children running at once (ignored when `queue` is given). Default: 4. */
 	concurrency?: number;

@@ -2,6 +2,7 @@
  * `runWorkflowScript`: parse the header, check args, run the body in a sandbox with the workflow globals, then
  * wait for every child to settle and report an honest result. Resolves, never rejects, for script faults.
  */
+import { hash } from "node:crypto";
 import { cancelledError, toWorkflowError, WorkflowError } from "../../errors.ts";
 import { createSandbox, resolveLimits, type SandboxLimits, warmSandboxPool } from "../../sandbox/index.ts";
 import { startRunSpans, tracingRegistered } from "../../telemetry/spans.ts";
@@ -80,7 +81,7 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 	const filename = options.filename ?? "workflow.js";
 	const cwd = options.cwd ?? process.cwd();
 	const stops = startRunStops(options);
-	const { emit, heard } = await createEmitter(options, started);
+	const { emit, heard } = await createEmitter(source, options, started);
 	const run = createRunContext(options, { limits, cwd, emit, heard, ...stops }, () => scope.name);
 	const scope = createTopScope(run, filename, stops.controller.signal);
 
@@ -148,6 +149,7 @@ function startRunStops(options: WorkflowRunOptions): RunStops {
  * when either is there.
  */
 async function createEmitter(
+	source: string,
 	options: WorkflowRunOptions,
 	started: number,
 ): Promise<{ emit: (event: UnstampedEvent) => void; heard: boolean }> {
@@ -156,6 +158,7 @@ async function createEmitter(
 		? await startRunSpans({
 				startTime: started,
 				...(options.runId !== undefined ? { runId: options.runId } : {}),
+				script: { sha256: hash("sha256", source), ...(options.scriptTier ? { tier: options.scriptTier } : {}) },
 			}).catch(() => undefined)
 		: undefined;
 	const onProgress = options.onProgress;
