@@ -79,6 +79,7 @@ export const ERROR_CODES = {
 	run_busy: { stage: "host" },
 	run_not_resumable: { stage: "host" },
 	run_store: { stage: "host" },
+	grants_invalid: { stage: "host" },
 	child_not_found: { stage: "host" },
 	child_not_running: { stage: "host" },
 	steer_message_empty: { stage: "host" },

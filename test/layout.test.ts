@@ -78,7 +78,17 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 		],
 	},
 	host: {
-		values: ["errors.ts", "runs", "progress", "runtime", "runtime/core", "runtime/meta", "runtime/run", "agents"],
+		values: [
+			"errors.ts",
+			"runs",
+			"progress",
+			"report",
+			"runtime",
+			"runtime/core",
+			"runtime/meta",
+			"runtime/run",
+			"agents",
+		],
 		types: ["children"],
 	},
 	queue: { values: ["errors.ts", "worktree", "runtime/core", "agents", "children", "host"] },

@@ -50,7 +50,8 @@ const RUN_OPTIONS = `Options:
                            before it stops, resumable (default 1800000: 30 min; 0 stops at the first)
   -e, --extension <path>   load a pi extension, as pi -e does (custom providers); repeatable
   --allow-tools <names>    pi built-ins the script's tool() may call, e.g. bash,read (bash, read, grep, find,
-                           ls, edit, write); none by default: there is no permission prompt here
+                           ls, edit, write); none by default: there is no permission prompt here. For a saved
+                           workflow it grants them to this version of its script (.pi/workflows.grants.json)
   --redis <url>            send the children to workers (pi-workflows worker) through the Redis queue at <url>
                            (redis://[user:password@]host:6379, rediss:// for TLS) instead of running them here
   --redis-unreachable-ms <ms>  how long that Redis may stay unreachable before the waiting children fail

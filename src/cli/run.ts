@@ -21,7 +21,7 @@ import { readAnswers, readArgs, readScript } from "./inputs.ts";
 import { tooOldForPi } from "./own-node.ts";
 import type { PiSetup, RunProvenance } from "./pi-host.ts";
 import { cliPerson, cliScript } from "./provenance.ts";
-import { allowedTools } from "./tools.ts";
+import { allowedTools, grantedCliTools } from "./tools.ts";
 
 const RUN_FLAGS: readonly FlagSpec[] = [
 	{ name: "args", value: true },
@@ -132,12 +132,14 @@ function runsRoot(ctx: CliContext): string {
  */
 async function runStarted(
 	start: DurableStart,
-	flags: RunFlags,
+	given: RunFlags,
 	ctx: CliContext,
 	estimateFirst = false,
 ): Promise<number> {
 	try {
 		await checkBeforeStart(start.source);
+		// A saved workflow's tools follow its grants (bound to its text); --allow-tools grants them to this text.
+		const flags = { ...given, allowTools: grantedCliTools(start.source, given.allowTools, ctx) };
 		const { maxCostUsd } = flags;
 		const { script, filename, args } = start.source;
 		const planned =

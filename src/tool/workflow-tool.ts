@@ -30,6 +30,7 @@ import { type SessionTools, sessionToolsOf } from "../children/session-tools.ts"
 import type { WorktreePlaceSource } from "../children/worktree.ts";
 import { WorkflowError } from "../errors.ts";
 import { recordedCostBudget, recordRaises } from "../host/cost-cap.ts";
+import { WorkflowGrants } from "../host/grants.ts";
 import { branchOf, parentConversationOf } from "../host/parent-conversation.ts";
 import { RunRegistry } from "../host/registry.ts";
 import { type PlannedRunEstimate, withEstimateMore } from "../host/run-estimate.ts";
@@ -59,6 +60,7 @@ import { sessionChildModel, tuiFanOutConfirm } from "./fan-out-question.ts";
 import { runProvenance, scriptProvenance, sessionRequest } from "./provenance.ts";
 import { renderWorkflowCall, renderWorkflowResult } from "./render.ts";
 import { scriptToolsOf } from "./step-tools.ts";
+import { grantedScriptTools } from "./tool-grants.ts";
 
 export const WORKFLOW_TOOL_NAME = "workflow";
 
@@ -459,8 +461,17 @@ function startRun(
 			...(types.unknownTypeNote ? { agentTypesNote: types.unknownTypeNote } : {}),
 			resolveWorkflow: createWorkflowResolver({ agentDir }),
 			ask,
-			// The session's own tools through pi's hooks: exactly what its model may call, nothing more.
-			...(caller.scriptTools ? { tools: caller.scriptTools } : {}),
+			// The session's own tools through pi's hooks: exactly what its model may call, nothing more; a saved
+			// workflow's calls also need a grant bound to its text (asked for here, once per tool and run).
+			...(caller.scriptTools
+				? {
+						tools: grantedScriptTools(
+							caller.scriptTools,
+							WorkflowGrants.of(script, { cwd: ctx.cwd, agentDir }),
+							ctx,
+						),
+					}
+				: {}),
 			...(caller.parentConversation ? { parentConversation: caller.parentConversation } : {}),
 			...(args !== undefined ? { args } : {}),
 			...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),

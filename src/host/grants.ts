@@ -1,0 +1,212 @@
+/**
+ * Grants: what a saved workflow may do beyond the defaults (today: the `tool()` names it calls without being asked),
+ * per workflow and bound to the sha256 of its script. Kept with the granted text, so a changed script (any byte) is
+ * asked about again with the diff against what was granted: project workflows in `.pi/workflows.grants.json`, the
+ * others (user, installed, bundled) in `<agentDir>/workflows.grants.json`. Inline scripts have none, ever.
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { errorMessage, WorkflowError } from "../errors.ts";
+import { unifiedDiff } from "../report/script-diff.ts";
+import { type ScriptTier, scriptSha256 } from "../runs/index.ts";
+
+/** What one workflow was granted, and the text it was granted to. */
+export interface WorkflowGrant {
+	/** The sha256 (hex) of the granted script. */
+	sha256: string;
+	/** The `tool()` names it may call without asking. */
+	tools: string[];
+	/** The granted script's text: what a changed script is diffed against. */
+	script: string;
+	/** ISO time of the last grant. */
+	grantedAt: string;
+}
+
+/** A grants file: workflows by their file (relative to the project, or to the agent directory, else absolute). */
+interface GrantsFile {
+	version: 1;
+	workflows: Record<string, WorkflowGrant>;
+}
+
+/** A script to look grants up for: its text, its file and its tier. */
+export interface GrantedScript {
+	script: string;
+	filename: string;
+	tier?: ScriptTier;
+}
+
+/** The question to put to a person before a workflow calls a tool no grant covers. */
+export interface GrantQuestion {
+	title: string;
+	message: string;
+}
+
+/** Lines of the diff a question shows; the rest are counted. */
+const DIFF_LINES = 60;
+
+/** The grants of one workflow's script, read from and written to its tier's grants file on each use. */
+export class WorkflowGrants {
+	/** The grants file. */
+	readonly file: string;
+	/** The workflow's name in it: its file, relative to the project (or the agent directory) where it lies inside. */
+	readonly key: string;
+	/** The sha256 (hex) of the script as it is now. */
+	readonly sha256: string;
+	readonly tier: ScriptTier;
+	/** The workflow's file as `pi-workflows run` takes it from the project: relative for a project workflow. */
+	readonly target: string;
+	readonly #script: string;
+
+	private constructor(file: string, key: string, script: string, tier: ScriptTier, target: string) {
+		this.file = file;
+		this.key = key;
+		this.target = target;
+		this.#script = script;
+		this.sha256 = scriptSha256(script);
+		this.tier = tier;
+	}
+
+	/** The grants of `script`, or undefined for an inline one (or one of no known tier): nothing is ever granted to it. */
+	static of(script: GrantedScript, places: { cwd: string; agentDir: string }): WorkflowGrants | undefined {
+		if (script.tier === undefined || script.tier === "inline") return undefined;
+		const base = script.tier === "project" ? places.cwd : places.agentDir;
+		const file = script.tier === "project" ? join(base, ".pi", "workflows.grants.json") : grantsFileOf(base);
+		const inside = relative(resolve(base), resolve(script.filename));
+		const key = inside.startsWith("..") || isAbsolute(inside) ? resolve(script.filename) : inside;
+		const target = script.tier === "project" && key !== resolve(script.filename) ? key : resolve(script.filename);
+		return new WorkflowGrants(file, key, script.script, script.tier, target);
+	}
+
+	/** The grant kept for this workflow, whichever version of it was granted; throws `grants_invalid` on a bad file. */
+	stored(): WorkflowGrant | undefined {
+		return readGrants(this.file).workflows[this.key];
+	}
+
+	/** The tools granted to this very text. */
+	tools(): string[] {
+		const grant = this.stored();
+		return grant?.sha256 === this.sha256 ? [...grant.tools] : [];
+	}
+
+	/** True when `tool` is granted to this very text. */
+	allows(tool: string): boolean {
+		return this.tools().includes(tool);
+	}
+
+	/** Grants `tools` to this text: a grant of this text grows; one of another version is replaced (its tools asked again). */
+	grant(tools: readonly string[]): void {
+		const grants = readGrants(this.file);
+		const kept = grants.workflows[this.key];
+		const before = kept?.sha256 === this.sha256 ? kept.tools : [];
+		grants.workflows[this.key] = {
+			sha256: this.sha256,
+			tools: [...new Set([...before, ...tools])].sort(),
+			script: this.#script,
+			grantedAt: new Date().toISOString(),
+		};
+		writeGrants(this.file, grants);
+	}
+
+	/**
+	 * What changed since an earlier version was granted `tool` (or any tool): the old sha256 and the diff; undefined
+	 * when no other version was granted.
+	 */
+	changedSince(): { sha256: string; diff: string } | undefined {
+		const grant = this.stored();
+		if (!grant || grant.sha256 === this.sha256) return undefined;
+		return { sha256: grant.sha256, diff: cutDiff(unifiedDiff(grant.script, this.#script)) };
+	}
+
+	/** "the project workflow .pi/workflows/gate.js (sha256 3f2a9c0b71de)": which workflow and which text. */
+	describe(): string {
+		return `the ${this.tier} workflow ${this.key} (sha256 ${this.sha256.slice(0, 12)})`;
+	}
+
+	/** The question before `tool` runs: which workflow, which text, and what changed since an earlier grant. */
+	question(tool: string): GrantQuestion {
+		const call = `tool(${JSON.stringify(tool)})`;
+		const changed = this.changedSince();
+		const since = changed
+			? `It changed since sha256 ${changed.sha256.slice(0, 12)} was granted (${grantedTools(this.stored())}):\n${changed.diff}\n`
+			: "";
+		return {
+			title: `Workflow ${basename(this.key)}: allow ${call}?`,
+			message: `${capital(this.describe())} calls ${call}, which no grant covers. ${since}Yes grants ${call} to this version (kept in ${this.file}): its later runs call it without asking, and any change to the file asks again. No refuses this call.`,
+		};
+	}
+}
+
+/** The user's grants file: for workflows of the user, installed and bundled tiers. */
+export function grantsFileOf(agentDir: string): string {
+	return join(agentDir, "workflows.grants.json");
+}
+
+function grantedTools(grant: WorkflowGrant | undefined): string {
+	const tools = grant?.tools.map((tool) => `tool(${JSON.stringify(tool)})`) ?? [];
+	return tools.length > 0 ? tools.join(", ") : "no tools";
+}
+
+function capital(text: string): string {
+	return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** A long diff, cut to its first `DIFF_LINES` lines with the rest counted. */
+function cutDiff(diff: string): string {
+	const lines = diff.split("\n");
+	if (lines.length <= DIFF_LINES) return diff;
+	return [...lines.slice(0, DIFF_LINES), `… and ${lines.length - DIFF_LINES} more lines`].join("\n");
+}
+
+function readGrants(file: string): GrantsFile {
+	let text: string;
+	try {
+		text = readFileSync(file, "utf8");
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, workflows: {} };
+		throw grantsInvalid(file, errorMessage(error));
+	}
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(text);
+	} catch (error) {
+		throw grantsInvalid(file, `not JSON: ${errorMessage(error)}`);
+	}
+	const workflows = (parsed as Partial<GrantsFile> | null)?.workflows;
+	if ((parsed as Partial<GrantsFile> | null)?.version !== 1 || !isRecord(workflows)) {
+		throw grantsInvalid(file, 'needs { "version": 1, "workflows": { … } }');
+	}
+	for (const [key, grant] of Object.entries(workflows)) {
+		const ok =
+			isRecord(grant) &&
+			typeof grant.sha256 === "string" &&
+			typeof grant.script === "string" &&
+			Array.isArray(grant.tools) &&
+			grant.tools.every((tool) => typeof tool === "string");
+		if (!ok) throw grantsInvalid(file, `the grant of ${JSON.stringify(key)} needs sha256, script and tools`);
+	}
+	return { version: 1, workflows: workflows as Record<string, WorkflowGrant> };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+	return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** Written whole through a temporary file, so a reader never sees half of it. */
+function writeGrants(file: string, grants: GrantsFile): void {
+	try {
+		mkdirSync(dirname(file), { recursive: true });
+		const temporary = `${file}.${process.pid}.tmp`;
+		writeFileSync(temporary, `${JSON.stringify(grants, null, "\t")}\n`);
+		renameSync(temporary, file);
+	} catch (error) {
+		throw grantsInvalid(file, `cannot be written: ${errorMessage(error)}`);
+	}
+}
+
+function grantsInvalid(file: string, why: string): WorkflowError {
+	return new WorkflowError(
+		"grants_invalid",
+		`The workflow grants file ${file} cannot be used: ${why}. Fix it, or delete it: each saved workflow then asks again before its first tool() call`,
+		{ details: { file } },
+	);
+}

@@ -1,0 +1,62 @@
+/**
+ * `WorkflowGrants`: where each tier's grants are kept, what a bad grants file says, and that inline scripts have none.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { WorkflowGrants } from "../../src/host/grants.ts";
+
+const SCRIPT = `export const meta = { name: "w", description: "d" };\nreturn 1;\n`;
+
+describe("WorkflowGrants", () => {
+	let cwd: string;
+	let agentDir: string;
+	beforeEach(() => {
+		cwd = mkdtempSync(join(tmpdir(), "wf-grants-cwd-"));
+		agentDir = mkdtempSync(join(tmpdir(), "wf-grants-agent-"));
+	});
+	afterEach(() => {
+		rmSync(cwd, { recursive: true, force: true });
+		rmSync(agentDir, { recursive: true, force: true });
+	});
+
+	it("keeps a project workflow's grants in the project and a user workflow's in the agent directory; inline has none", () => {
+		const project = WorkflowGrants.of(
+			{ script: SCRIPT, filename: join(cwd, ".pi", "workflows", "w.js"), tier: "project" },
+			{ cwd, agentDir },
+		);
+		const user = WorkflowGrants.of(
+			{ script: SCRIPT, filename: join(agentDir, "workflows", "w.js"), tier: "user" },
+			{ cwd, agentDir },
+		);
+		expect([project?.file, project?.key, user?.file, user?.key]).toEqual([
+			join(cwd, ".pi", "workflows.grants.json"),
+			".pi/workflows/w.js",
+			join(agentDir, "workflows.grants.json"),
+			"workflows/w.js",
+		]);
+		project?.grant(["bash"]);
+		expect(project?.allows("bash")).toBe(true);
+		expect(user?.allows("bash")).toBe(false);
+		expect(WorkflowGrants.of({ script: SCRIPT, filename: "workflow.js", tier: "inline" }, { cwd, agentDir })).toBe(
+			undefined,
+		);
+	});
+
+	it("on a grants file that is not one: grants_invalid naming the file and what to do", () => {
+		mkdirSync(join(cwd, ".pi"));
+		const file = join(cwd, ".pi", "workflows.grants.json");
+		writeFileSync(file, `{ "version": 1, "workflows": { ".pi/workflows/w.js": { "sha256": "x" } } }`);
+		const grants = WorkflowGrants.of(
+			{ script: SCRIPT, filename: join(cwd, ".pi", "workflows", "w.js"), tier: "project" },
+			{ cwd, agentDir },
+		);
+		expect(() => grants?.allows("bash")).toThrowError(
+			expect.objectContaining({
+				code: "grants_invalid",
+				message: `The workflow grants file ${file} cannot be used: the grant of ".pi/workflows/w.js" needs sha256, script and tools. Fix it, or delete it: each saved workflow then asks again before its first tool() call`,
+			}),
+		);
+	});
+});
