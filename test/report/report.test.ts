@@ -3,6 +3,7 @@
  * store; phases, a failure, a stall retry, a resume with one edited prompt): its model, the `--text` timeline and
  * the HTML file through `pi-workflows report`, markup kept as text, and a run without an event log.
  */
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -56,6 +57,16 @@ async function cli(argv: string[]): Promise<{ code: number; stdout: string; stde
 }
 
 describe("the report's model of a real run", () => {
+	it("the header names the script the run starts from by its sha256 (12 hex digits, the whole in its title); a record made without a tier shows none", async () => {
+		const sha256 = createHash("sha256").update(scenario.record.info.script).digest("hex");
+		expect(model.script).toEqual({ sha256 });
+		const html = renderReportHtml(model);
+		expect(html).toContain(
+			`script sha256 <code id="script-sha256" title="${sha256}">${sha256.slice(0, 12)}</code></div>`,
+		);
+		expect(renderReportText(model).split("\n")[1]).toBe(`Script: sha256 ${sha256.slice(0, 12)}`);
+	});
+
 	it("a session per run: the first with a lane per call (the stall retry two bars), the resume replaying three", () => {
 		expect(model.name).toBe("release-notes");
 		expect(model.status).toBe("completed");
