@@ -2,6 +2,7 @@
  * `/workflows` and the views behind it, over a real run store with real runs: the list (live first), one run's
  * snapshot with its failures and resume call, stopping a live run after a confirm, text outside the TUI.
  */
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -106,6 +107,16 @@ describe("/workflows", () => {
 		expect(lines[1]).toMatch(
 			new RegExp(`^${done} · t · completed · .* ago · 1 agent done · 10 tokens · \\d+(\\.\\d)? (B|KiB)$`),
 		);
+	});
+
+	it("in the TUI: a chosen run names its script's sha256 (12 hex digits) and tier", async () => {
+		const script = `${HEADER}return await agent("x");`;
+		const record = await store.create({ script, meta: { name: "t", description: "d" }, tier: "user" });
+		await record.writeSnapshot(await runWorkflowScript(script, { agentRunner: createFakeRunner(() => "ok").runner }));
+		const { ctx, shown } = fakeContext(cwd, "tui", { select: 0 });
+		await createWorkflowsCommand({ registry, storeFor: () => store }).handler("", ctx);
+		const sha256 = createHash("sha256").update(script).digest("hex");
+		expect(shown[0]?.split("\n")).toContain(`Script: sha256 ${sha256.slice(0, 12)} · tier user`);
 	});
 
 	it("in the TUI: choosing a finished run shows its failures and the resume call", async () => {
