@@ -56,8 +56,18 @@ export class WorkflowGrants {
 	/** The workflow's file as `pi-workflows run` takes it from the project: relative for a project workflow. */
 	readonly target: string;
 	readonly #script: string;
+	/** Settings files whose `workflows.grants` may grant to this workflow. */
+	readonly #settingsFiles: string[];
 
-	private constructor(file: string, key: string, script: string, tier: ScriptTier, target: string) {
+	private constructor(
+		file: string,
+		key: string,
+		script: string,
+		tier: ScriptTier,
+		target: string,
+		settingsFiles: string[],
+	) {
+		this.#settingsFiles = settingsFiles;
 		this.file = file;
 		this.key = key;
 		this.target = target;
@@ -74,7 +84,17 @@ export class WorkflowGrants {
 		const inside = relative(resolve(base), resolve(script.filename));
 		const key = inside.startsWith("..") || isAbsolute(inside) ? resolve(script.filename) : inside;
 		const target = script.tier === "project" && key !== resolve(script.filename) ? key : resolve(script.filename);
-		return new WorkflowGrants(file, key, script.script, script.tier, target);
+		// A project's settings grant only its own workflows; the user's settings grant any.
+		const settings = [
+			...(script.tier === "project" ? [join(places.cwd, ".pi", "settings.json")] : []),
+			join(places.agentDir, "settings.json"),
+		];
+		return new WorkflowGrants(file, key, script.script, script.tier, target, settings);
+	}
+
+	/** Grants of this workflow in settings: `"workflows": { "grants": { "<key>": { "sha256", "tools" } } }`. */
+	get #settings(): { sha256: string; tools: string[] }[] {
+		return this.#settingsFiles.flatMap((file) => settingsGrant(file, this.key));
 	}
 
 	/** The grant kept for this workflow, whichever version of it was granted; throws `grants_invalid` on a bad file. */
@@ -82,10 +102,12 @@ export class WorkflowGrants {
 		return readGrants(this.file).workflows[this.key];
 	}
 
-	/** The tools granted to this very text. */
+	/** The tools granted to this very text, by its grants file or by settings (`workflows.grants`). */
 	tools(): string[] {
 		const grant = this.stored();
-		return grant?.sha256 === this.sha256 ? [...grant.tools] : [];
+		const kept = grant?.sha256 === this.sha256 ? grant.tools : [];
+		const set = this.#settings.filter((one) => one.sha256 === this.sha256).flatMap((one) => one.tools);
+		return [...new Set([...kept, ...set])];
 	}
 
 	/** True when `tool` is granted to this very text. */
@@ -155,6 +177,19 @@ function cutDiff(diff: string): string {
 	const lines = diff.split("\n");
 	if (lines.length <= DIFF_LINES) return diff;
 	return [...lines.slice(0, DIFF_LINES), `… and ${lines.length - DIFF_LINES} more lines`].join("\n");
+}
+
+/** `workflows.grants[key]` of one settings file, when it has the right shape; pi reports a broken settings file itself. */
+function settingsGrant(file: string, key: string): { sha256: string; tools: string[] }[] {
+	let settings: unknown;
+	try {
+		settings = JSON.parse(readFileSync(file, "utf8"));
+	} catch {
+		return [];
+	}
+	const grant = (settings as { workflows?: { grants?: Record<string, unknown> } } | null)?.workflows?.grants?.[key];
+	if (!isRecord(grant) || typeof grant.sha256 !== "string" || !Array.isArray(grant.tools)) return [];
+	return [{ sha256: grant.sha256, tools: grant.tools.filter((tool): tool is string => typeof tool === "string") }];
 }
 
 function readGrants(file: string): GrantsFile {

@@ -1,6 +1,7 @@
 /**
  * `WorkflowGrants`: where each tier's grants are kept, what a bad grants file says, and that inline scripts have none.
  */
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -42,6 +43,30 @@ describe("WorkflowGrants", () => {
 		expect(WorkflowGrants.of({ script: SCRIPT, filename: "workflow.js", tier: "inline" }, { cwd, agentDir })).toBe(
 			undefined,
 		);
+	});
+
+	it("settings grant too, for the digest they name: the project's only to its own workflows, the user's to any", () => {
+		const other = `${SCRIPT}// changed\n`;
+		const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+		mkdirSync(join(cwd, ".pi"));
+		const grants = (key: string, sha256: string) =>
+			JSON.stringify({ workflows: { grants: { [key]: { sha256, tools: ["bash"] } } } });
+		writeFileSync(join(cwd, ".pi", "settings.json"), grants("workflows/w.js", sha(SCRIPT)));
+		writeFileSync(join(agentDir, "settings.json"), grants(".pi/workflows/w.js", sha(SCRIPT)));
+		const project = (script: string) =>
+			WorkflowGrants.of(
+				{ script, filename: join(cwd, ".pi", "workflows", "w.js"), tier: "project" },
+				{ cwd, agentDir },
+			);
+		const user = WorkflowGrants.of(
+			{ script: SCRIPT, filename: join(agentDir, "workflows", "w.js"), tier: "user" },
+			{ cwd, agentDir },
+		);
+		expect([project(SCRIPT)?.allows("bash"), project(other)?.allows("bash"), user?.allows("bash")]).toEqual([
+			true,
+			false,
+			false,
+		]);
 	});
 
 	it("on a grants file that is not one: grants_invalid naming the file and what to do", () => {
