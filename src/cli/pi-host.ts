@@ -39,6 +39,11 @@ export interface PiSetupOptions {
 	worktreePlace?: WorktreePlaceSource;
 	/** `--allow-tools`: pi built-ins the script's `tool()` may call. Default: none. */
 	allowTools?: readonly string[];
+	/**
+	 * The built-ins to lend once the project's trust is known (a saved workflow's grants, bound to its text), instead
+	 * of `allowTools`. Default: `allowTools`.
+	 */
+	lentTools?: (projectTrusted: boolean) => readonly string[];
 	/** The run's folder, where children's conversations are kept. Default: none (in memory). */
 	runFolder?: PiAgentRunnerOptions["runFolder"];
 	/** Takes what the runner adds to the run's event log. Default: none. */
@@ -154,7 +159,7 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 		noParentConversation: CLI_NO_CONVERSATION,
 		...(provenance ? { provenance } : {}),
 	});
-	const allowed = options.allowTools ?? [];
+	const allowed = options.lentTools?.(types.projectTrusted) ?? options.allowTools ?? [];
 	return {
 		runner,
 		...(chosen ? { model: `${chosen.model.provider}/${chosen.model.id}` } : {}),

@@ -132,14 +132,12 @@ function runsRoot(ctx: CliContext): string {
  */
 async function runStarted(
 	start: DurableStart,
-	given: RunFlags,
+	flags: RunFlags,
 	ctx: CliContext,
 	estimateFirst = false,
 ): Promise<number> {
 	try {
 		await checkBeforeStart(start.source);
-		// A saved workflow's tools follow its grants (bound to its text); --allow-tools grants them to this text.
-		const flags = { ...given, allowTools: grantedCliTools(start.source, given.allowTools, ctx) };
 		const { maxCostUsd } = flags;
 		const { script, filename, args } = start.source;
 		const planned =
@@ -150,7 +148,10 @@ async function runStarted(
 						ctx,
 					)
 				: undefined;
-		const pi = await setUp(flags, ctx, start.runner);
+		// A saved workflow's tools follow its grants (bound to its text); --allow-tools grants them to this text.
+		const pi = await setUp(flags, ctx, start.runner, (projectTrusted) =>
+			grantedCliTools(start.source, flags.allowTools, { ...ctx, projectTrusted }),
+		);
 		try {
 			return await execute(start, flags, pi, ctx, planned);
 		} finally {
@@ -219,7 +220,12 @@ function runFlags(args: ParsedArgs): RunFlags {
 }
 
 /** Loads the pi half and sets pi up; says which package to install where pi is not. */
-async function setUp(flags: RunFlags, ctx: CliContext, durable: DurableRunnerHooks): Promise<PiSetup> {
+async function setUp(
+	flags: RunFlags,
+	ctx: CliContext,
+	durable: DurableRunnerHooks,
+	lentTools: (projectTrusted: boolean) => readonly string[],
+): Promise<PiSetup> {
 	let host: typeof import("./pi-host.ts");
 	try {
 		host = await import("./pi-host.ts");
@@ -234,6 +240,7 @@ async function setUp(flags: RunFlags, ctx: CliContext, durable: DurableRunnerHoo
 		...(flags.model !== undefined ? { model: flags.model } : {}),
 		...(flags.modelTiers !== undefined ? { modelTiers: flags.modelTiers } : {}),
 		allowTools: flags.allowTools,
+		lentTools,
 		...(flags.redis !== undefined ? { redis: flags.redis } : {}),
 		...(flags.redisUnreachableMs !== undefined ? { redisUnreachableMs: flags.redisUnreachableMs } : {}),
 		...(flags.approve !== undefined ? { approve: flags.approve } : {}),

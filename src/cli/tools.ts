@@ -32,11 +32,12 @@ export function allowedTools(values: readonly string[]): string[] {
  * The tools a run lends. A file outside the saved folders (tier inline): exactly those `--allow-tools` names, never
  * a grant. A saved workflow: those it names, granted now to this version of its script, and those granted to this
  * version before; an earlier version's grant is not lent, and stderr says what changed and how to grant it again.
+ * `projectTrusted`: pi's trust in the project, decided once pi is loaded (an untrusted project's grants are not read).
  */
 export function grantedCliTools(
 	source: GrantedScript,
 	allowTools: readonly string[],
-	ctx: Pick<CliContext, "cwd" | "agentDir" | "stderr">,
+	ctx: Pick<CliContext, "cwd" | "agentDir" | "stderr"> & { projectTrusted: boolean },
 ): string[] {
 	const grants = WorkflowGrants.of(source, ctx);
 	if (!grants) return [...allowTools];

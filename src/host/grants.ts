@@ -76,17 +76,27 @@ export class WorkflowGrants {
 		this.tier = tier;
 	}
 
-	/** The grants of `script`, or undefined for an inline one (or one of no known tier): nothing is ever granted to it. */
-	static of(script: GrantedScript, places: { cwd: string; agentDir: string }): WorkflowGrants | undefined {
+	/**
+	 * The grants of `script`, or undefined for an inline one (or one of no known tier): nothing is ever granted to it.
+	 * A project pi does not trust (`projectTrusted: false`) grants nothing itself: its workflows' grants are the
+	 * user's, kept in the user's file by their full path, and its grants file and settings are not read.
+	 */
+	static of(
+		script: GrantedScript,
+		places: { cwd: string; agentDir: string; projectTrusted?: boolean },
+	): WorkflowGrants | undefined {
 		if (script.tier === undefined || script.tier === "inline") return undefined;
-		const base = script.tier === "project" ? places.cwd : places.agentDir;
-		const file = script.tier === "project" ? join(base, ".pi", "workflows.grants.json") : grantsFileOf(base);
+		const inProject = script.tier === "project" && places.projectTrusted !== false;
+		const base = inProject ? places.cwd : places.agentDir;
+		const file = inProject ? join(base, ".pi", "workflows.grants.json") : grantsFileOf(base);
 		const inside = relative(resolve(base), resolve(script.filename));
 		const key = inside.startsWith("..") || isAbsolute(inside) ? resolve(script.filename) : inside;
-		const target = script.tier === "project" && key !== resolve(script.filename) ? key : resolve(script.filename);
+		const fromProject = relative(resolve(places.cwd), resolve(script.filename));
+		const target =
+			script.tier === "project" && !fromProject.startsWith("..") ? fromProject : resolve(script.filename);
 		// A project's settings grant only its own workflows; the user's settings grant any.
 		const settings = [
-			...(script.tier === "project" ? [join(places.cwd, ".pi", "settings.json")] : []),
+			...(inProject ? [join(places.cwd, ".pi", "settings.json")] : []),
 			join(places.agentDir, "settings.json"),
 		];
 		return new WorkflowGrants(file, key, script.script, script.tier, target, settings);

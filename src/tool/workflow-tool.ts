@@ -467,7 +467,7 @@ function startRun(
 				? {
 						tools: grantedScriptTools(
 							caller.scriptTools,
-							WorkflowGrants.of(script, { cwd: ctx.cwd, agentDir }),
+							WorkflowGrants.of(script, { cwd: ctx.cwd, agentDir, projectTrusted: types.projectTrusted }),
 							ctx,
 						),
 					}

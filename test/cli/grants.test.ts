@@ -54,6 +54,16 @@ describe("pi-workflows run: grants bound to the script's digest", () => {
 		expect(again.code, again.stderr).toBe(0);
 		const { runId } = JSON.parse(again.stdout) as { runId: string };
 
+		// A project pi is told not to trust grants nothing itself: its grants file is not read, and a grant given
+		// then is the user's, kept in the agent directory by the file's full path.
+		const untrusted = await cli(["run", "gate", ...PI, "--no-approve"]);
+		expect(untrusted.code, untrusted.stderr).toBe(1);
+		expect(untrusted.stderr).toContain("Error (tool_unavailable)");
+		const userGrant = await cli(["run", "gate", ...PI, "--no-approve", "--allow-tools", "bash"]);
+		expect(userGrant.code, userGrant.stderr).toBe(0);
+		const userGrants = JSON.parse(readFileSync(join(agentDir, "workflows.grants.json"), "utf8"));
+		expect(Object.keys(userGrants.workflows)).toEqual([join(cwd, ".pi", "workflows", "gate.js")]);
+
 		// The same bytes in a file outside the saved folders: inline, never covered by the workflow's grant.
 		writeFileSync(join(cwd, "copy.js"), GATE("gate-ran"));
 		const copy = await cli(["run", "copy.js", ...PI]);
