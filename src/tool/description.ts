@@ -56,13 +56,14 @@ export const MAX_WORKFLOW_LINE = 180;
 /** Lines the whole description may have: the lists give up lines (the longer one first) to stay within it. */
 export const MAX_DESCRIPTION_LINES = 40;
 
-/** Which saved workflows come first when the list is cut: the project's, then global ones, then bundled ones. */
+/** Which saved workflows come first when the list is cut: the project's, global ones, installed, then bundled ones. */
 const SCOPE_ORDER: Record<SavedWorkflow["scope"], number> = {
 	project: 0,
 	global: 1,
 	"claude-project": 2,
 	"claude-global": 3,
-	bundled: 4,
+	installed: 4,
+	bundled: 5,
 };
 
 /**
@@ -93,6 +94,11 @@ export function workflowToolDescription(
 	);
 }
 
+/** Where an installed workflow came from, and its digest: ` [from tools@1.2.0, sha256 0123456789ab]`. */
+export function installedFrom(saved: SavedWorkflow): string {
+	return saved.installed ? ` [from ${saved.installed.shown}, sha256 ${saved.installed.sha256.slice(0, 12)}]` : "";
+}
+
 /** "Saved workflows (…):" then one line each (name, description, when to use, arguments), with "+N more" when cut. */
 export function savedWorkflowLines(workflows: readonly SavedWorkflow[], listed = MAX_LISTED_WORKFLOWS): string[] {
 	if (workflows.length === 0) return [];
@@ -104,7 +110,7 @@ export function savedWorkflowLines(workflows: readonly SavedWorkflow[], listed =
 			saved.meta.whenToUse ? `Use when: ${oneLine(saved.meta.whenToUse)}` : undefined,
 			args.length > 0 ? `args (* required): ${args.join(", ")}` : undefined,
 		].filter((part) => part !== undefined);
-		lines.push(clip(`  ${saved.name}: ${parts.join(". ")}`, MAX_WORKFLOW_LINE));
+		lines.push(clip(`  ${saved.name}${installedFrom(saved)}: ${parts.join(". ")}`, MAX_WORKFLOW_LINE));
 	}
 	const rest = workflows.slice(listed);
 	if (rest.length > 0) {

@@ -76,6 +76,8 @@ export interface SavedCommandsOptions {
 	notify: (message: WorkflowRunMessage) => void;
 	/** Command names this extension owns already (`workflows`): a workflow of that name clashes too. */
 	ownCommands: readonly string[];
+	/** pi's decision about the session's project, which its pi packages follow. Default: not trusted. */
+	projectTrusted?: boolean;
 }
 
 /** What registering found. */
@@ -130,7 +132,7 @@ export function savedWorkflowCommand(
 	options: SavedCommandsOptions,
 ): Omit<RegisteredCommand, "name" | "sourceInfo"> {
 	return {
-		description: `Workflow (${saved.scope}): ${saved.meta.description.replace(/\s+/g, " ").trim()}`,
+		description: `Workflow (${saved.installed ? `installed from ${saved.installed.shown}, sha256 ${saved.installed.sha256.slice(0, 12)}` : saved.scope}): ${saved.meta.description.replace(/\s+/g, " ").trim()}`,
 		getArgumentCompletions: (prefix) => argCompletions(prefix, saved.meta),
 		handler: (args, ctx) => runSavedWorkflow(saved.name, args, ctx, options),
 	};
@@ -296,6 +298,7 @@ function placesOf(cwd: string, options: SavedCommandsOptions): SavedWorkflowPlac
 	return {
 		cwd,
 		agentDir: options.agentDir,
+		projectTrusted: options.projectTrusted === true,
 		...(options.bundledDir !== undefined ? { bundledDir: options.bundledDir } : {}),
 	};
 }
