@@ -6,8 +6,8 @@
  * instead of hiding the others, and a name two places claim is said once. Only regular files within the script size
  * limit are read (symlinks to them followed): a FIFO, a device or a huge file is skipped with a warning.
  */
-import { readdirSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
+import { basename, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type ClaudeDirs, claudeDirsFor } from "../agents/claude-dirs.ts";
 import { readRegularFile } from "../agents/regular-file.ts";
@@ -46,19 +46,12 @@ export interface SavedWorkflow {
 }
 
 /**
- * The examples shipped as saved workflows of the lowest precedence: the ones that need nothing but a repository.
+ * The examples shipped as saved workflows of the lowest precedence: the ones that need nothing but a repository,
+ * listed as any pi package lists its workflows, in this package's package.json (`"pi": { "workflows": [...] }`).
  * Left out: security-audit (needs its agent files copied to .pi/agents/ first) and release-notes with its child
  * changelog-entry (release-notes finds the child by a path relative to the run's cwd).
  */
-export const BUNDLED_WORKFLOWS = [
-	"map-reduce-summary.js",
-	"parallel-fixes.js",
-	"pipeline-migration.js",
-	"plan-implement-review.js",
-	"research-brief.js",
-	"review-and-fix.js",
-	"test-triage.js",
-] as const;
+export const BUNDLED_WORKFLOWS: readonly string[] = manifestWorkflows();
 
 /** The folder of the bundled workflows: this package's examples/workflows (from src/pi/tool/ and dist/pi/tool/ alike). */
 export const BUNDLED_DIR = fileURLToPath(new URL("../../examples/workflows/", import.meta.url));
@@ -287,4 +280,12 @@ function readScript(filename: string, shown: string): string {
 function toAbsolute(path: string, cwd: string): string {
 	const clean = path.startsWith("@") ? path.slice(1) : path;
 	return isAbsolute(clean) ? clean : resolve(cwd, clean);
+}
+
+/** The file names this package's manifest lists as workflows (all in examples/workflows/). */
+function manifestWorkflows(): string[] {
+	const manifest = JSON.parse(readFileSync(fileURLToPath(new URL("../../package.json", import.meta.url)), "utf8")) as {
+		pi?: { workflows?: string[] };
+	};
+	return (manifest.pi?.workflows ?? []).map((path) => basename(path));
 }

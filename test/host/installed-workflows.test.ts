@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadSavedWorkflows, resolveScriptSource } from "../../src/host/script-source.ts";
+import { BUNDLED_DIR, loadSavedWorkflows, resolveScriptSource } from "../../src/host/script-source.ts";
 
 const workflow = (name: string, body = "return 1;") =>
 	`export const meta = { name: ${JSON.stringify(name)}, description: "d" };\n${body}\n`;
@@ -149,5 +149,20 @@ describe("installed workflows", () => {
 		expect(warnings).toEqual([
 			`Installed workflow \`x:y\` of package ${pkg} (x@1.0.0) (${join(pkg, "workflows", "y.js")}) is refused: the saved workflow ${join(cwd, ".pi", "workflows", "mine.js")} has that name. Rename one of them (meta.name)`,
 		]);
+	});
+
+	it("this package lists its bundled workflows as a pi package does, and installed as one it lists them once, as bundled", () => {
+		const root = join(BUNDLED_DIR, "..", "..");
+		const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+		expect(manifest.pi.extensions).toBeDefined();
+		settings(agentDir, [root]);
+		const { byName, warnings } = loadSavedWorkflows({ cwd, agentDir, claude: false });
+		expect(warnings).toEqual([]);
+		const bundled = [...byName.values()].filter((saved) => saved.scope === "bundled");
+		expect(bundled.map((saved) => join(root, manifest.pi.workflows[bundled.indexOf(saved)]))).toEqual(
+			bundled.map((saved) => saved.filename),
+		);
+		expect(bundled.length).toBe(manifest.pi.workflows.length);
+		expect([...byName.values()].filter((saved) => saved.scope === "installed")).toEqual([]);
 	});
 });
