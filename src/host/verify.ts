@@ -43,6 +43,29 @@ export function installedWorkflows(places: SavedWorkflowPlaces): SavedWorkflow[]
 		.sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/**
+ * "Installed workflows (from pi packages):" and one line each: the name, the package's source, the digest, and the
+ * last verify at that digest; nothing when none is installed.
+ */
+export function installedLines(workflows: Iterable<SavedWorkflow>): string[] {
+	const lines: string[] = [];
+	for (const saved of workflows) {
+		const from = saved.installed;
+		if (!from) continue;
+		const verified = from.entry.verified?.sha256 === from.sha256 ? from.entry.verified : undefined;
+		const verdict =
+			from.sha256 !== from.locked
+				? "CHANGED since it was locked: it does not run"
+				: verified
+					? `verify ${verified.ok ? "ok" : "FAILED"}`
+					: "not verified yet";
+		lines.push(`  ${saved.name}  from ${from.shown}, sha256 ${from.sha256.slice(0, 12)}, ${verdict}`);
+	}
+	return lines.length > 0
+		? ["Installed workflows (from pi packages; pi-workflows verify --all checks them):", ...lines]
+		: [];
+}
+
 /** Verifies one installed workflow and keeps the verdict in its lock (when the file still matches the lock). */
 export async function verifyInstalled(saved: SavedWorkflow, places: SavedWorkflowPlaces): Promise<VerifyResult> {
 	const from = saved.installed;

@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadSavedWorkflows, resolveScriptSource, type SavedWorkflow } from "../../src/host/script-source.ts";
 import { startDurableRun } from "../../src/host/start-run.ts";
-import { savedWorkflowCommand } from "../../src/pi/commands/saved-commands.ts";
+import { savedWorkflowCommand, workflowsRunSubcommand } from "../../src/pi/commands/saved-commands.ts";
 import { createWorkflowProgressTracker } from "../../src/progress/index.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { savedWorkflowLines } from "../../src/tool/description.ts";
@@ -104,7 +104,7 @@ afterAll(() => {
 });
 
 describe("workflows installed from a pi package", () => {
-	it("are saved workflows named <package>:<meta.name>, listed with their source and digest", () => {
+	it("are saved workflows named <package>:<meta.name>, listed with their source and digest", async () => {
 		const byName = saved();
 		const alpha = byName.get("pkg-tools:alpha");
 		const beta = byName.get("pkg-tools:beta");
@@ -123,6 +123,13 @@ describe("workflows installed from a pi package", () => {
 				`^Workflow \\(installed from ${literal(pkg)} \\(@acme/pkg-tools@1\\.0\\.0\\), sha256 [0-9a-f]{12}\\): Says beta$`,
 			),
 		);
+		// `/workflows run` with no name and `pi-workflows runs` list them with their source and digest too.
+		const listed = `  pkg-tools:alpha  from ${pkg} (@acme/pkg-tools@1.0.0), sha256 ${digest.slice(0, 12)}, not verified yet`;
+		const notes: string[] = [];
+		const ctx = { cwd, mode: "tui", ui: { notify: (text: string) => notes.push(text) } };
+		await workflowsRunSubcommand({ agentDir, bundledDir: false } as never)("", ctx as never);
+		expect(notes[0]?.split("\n")).toContain(listed);
+		expect((await cli(["runs"])).stdout.split("\n")).toContain(listed);
 		const resolved = resolveScriptSource({ name: "pkg-tools:alpha" }, { cwd, agentDir });
 		expect(resolved).toMatchObject({ source: ALPHA, origin: "saved:pkg-tools:alpha", tier: "installed" });
 	});

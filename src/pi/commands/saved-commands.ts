@@ -23,6 +23,7 @@ import {
 	type SavedWorkflow,
 	type SavedWorkflowPlaces,
 } from "../../host/script-source.ts";
+import { installedLines } from "../../host/verify.ts";
 import type { JsonValue } from "../../runtime/core/types.ts";
 import { commandRequest } from "../../tool/provenance.ts";
 import type { WorkflowStarter, WorkflowToolParams } from "../../tool/workflow-tool.ts";
@@ -308,8 +309,12 @@ export function workflowsRunSubcommand(options: SavedCommandsOptions): Workflows
 	return async (rest, ctx) => {
 		const [name = "", ...args] = rest.trim().split(/(?<=^\S+)\s+/);
 		if (name === "") {
-			const names = [...loadSavedWorkflows(placesOf(ctx.cwd, options)).byName.keys()].sort();
-			show(ctx, `Usage: /workflows run <name> [args]. Saved workflows: ${names.join(", ") || "none"}`, "error");
+			const { byName } = loadSavedWorkflows(placesOf(ctx.cwd, options));
+			const names = [...byName.keys()].sort();
+			// Installed ones again with where they came from and their digest: what `/<package>:<name>` would run.
+			const installed = installedLines([...byName.values()].sort((a, b) => a.name.localeCompare(b.name)));
+			const usage = `Usage: /workflows run <name> [args]. Saved workflows: ${names.join(", ") || "none"}`;
+			show(ctx, [usage, ...installed].join("\n"), "error");
 			return;
 		}
 		await runSavedWorkflow(name, args.join(" "), ctx, options);
