@@ -10,6 +10,10 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BUNDLED_DIR, loadSavedWorkflows, resolveScriptSource } from "../../src/host/script-source.ts";
+import { cliInProcess } from "../helpers/cli-in-process.ts";
+import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
+
+checkSandboxLeaks();
 
 const workflow = (name: string, body = "return 1;") =>
 	`export const meta = { name: ${JSON.stringify(name)}, description: "d" };\n${body}\n`;
@@ -164,5 +168,22 @@ describe("installed workflows", () => {
 		);
 		expect(bundled.length).toBe(manifest.pi.workflows.length);
 		expect([...byName.values()].filter((saved) => saved.scope === "installed")).toEqual([]);
+	});
+
+	it("the example package examples/packages/review-kit verifies: its shipped cassette replays offline", async () => {
+		settings(agentDir, [join(BUNDLED_DIR, "..", "packages", "review-kit")]);
+		const verified = await cliInProcess(["verify", "--all"], { cwd, agentDir });
+		expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+		const lines = verified.stdout.split("\n");
+		expect(lines[0]).toMatch(
+			/^ok review-kit:change-summary \(from .*review-kit \(review-kit@1\.0\.0\), sha256 [0-9a-f]{12}\): replay test passed: 1 recorded call matched$/,
+		);
+		expect(lines).toEqual(
+			expect.arrayContaining([
+				expect.stringMatching(
+					/^ok review-kit:risk-triage .*: digest matches the lock; no cassette shipped, so no replay test$/,
+				),
+			]),
+		);
 	});
 });
