@@ -11,7 +11,7 @@ import { readRegularFile } from "../agents/regular-file.ts";
 import type { WorkflowMeta } from "../runtime/core/types.ts";
 import { checkWorkflowSource, DEFAULT_MAX_SCRIPT_BYTES } from "../runtime/meta/read.ts";
 import { type InstalledPackage, listInstalledPackages } from "./installed-packages.ts";
-import { type LockEntry, lockFileFor, readLock, sha256Of, writeLock } from "./workflow-lock.ts";
+import { type LockEntry, lockFileFor, readLock, sha256Of, type WorkflowLock, writeLock } from "./workflow-lock.ts";
 
 /** Where an installed workflow came from and what its lock says. */
 export interface InstalledFrom {
@@ -57,7 +57,7 @@ export function loadInstalledWorkflows(options: {
 }): { workflows: InstalledWorkflow[]; warnings: string[] } {
 	const warnings: string[] = [];
 	const byName = new Map<string, InstalledWorkflow>();
-	const locks = new Map<string, { lock: ReturnType<typeof readLock>; changed: boolean }>();
+	const locks = new Map<string, { lock: WorkflowLock; changed: boolean }>();
 	const skip = options.skipRoot ? realOrSelf(options.skipRoot) : undefined;
 	for (const pkg of listInstalledPackages(options)) {
 		const listed = pkg.manifest?.pi;
@@ -69,6 +69,10 @@ export function loadInstalledWorkflows(options: {
 		const held = locks.get(lockFile) ?? { lock: readLock(lockFile), changed: false };
 		locks.set(lockFile, held);
 		const packageName = shortName(pkg);
+		// Whether this version of the package was seen before: a workflow the lock has no digest for is then new since.
+		const known = Object.values(held.lock.workflows).some(
+			(entry) => entry.source === pkg.source && entry.version === pkg.version,
+		);
 		for (const filename of workflowFiles(pkg, entries, warnings)) {
 			const read = readRegularFile(filename, DEFAULT_MAX_SCRIPT_BYTES);
 			if (!read.ok) {
@@ -89,19 +93,7 @@ export function loadInstalledWorkflows(options: {
 				continue;
 			}
 			const sha256 = sha256Of(read.text);
-			let entry = held.lock.workflows[name];
-			const fresh = !entry || entry.version !== pkg.version || entry.source !== pkg.source;
-			if (fresh || !entry) {
-				entry = {
-					sha256,
-					file: filename,
-					source: pkg.source,
-					version: pkg.version,
-					lockedAt: new Date().toISOString(),
-				};
-				held.lock.workflows[name] = entry;
-				held.changed = true;
-			}
+			const { entry, fresh } = lockEntry(held, name, { pkg, filename, sha256, known });
 			byName.set(name, {
 				name,
 				filename,
@@ -130,6 +122,34 @@ export function loadInstalledWorkflows(options: {
 		}
 	}
 	return { workflows: [...byName.values()], warnings };
+}
+
+/**
+ * The lock's entry for a workflow: recorded now when its package is seen at this version for the first time (an
+ * install or an update); the recorded one otherwise; and, for a file the package did not have at this version when it
+ * was first seen (a workflow renamed or added since), an entry with no digest, which nothing matches until re-approved.
+ */
+function lockEntry(
+	held: { lock: WorkflowLock; changed: boolean },
+	name: string,
+	seen: { pkg: InstalledPackage; filename: string; sha256: string; known: boolean },
+): { entry: LockEntry; fresh: boolean } {
+	const { pkg, filename, sha256 } = seen;
+	const recorded = held.lock.workflows[name];
+	if (recorded && recorded.version === pkg.version && recorded.source === pkg.source) {
+		return { entry: recorded, fresh: false };
+	}
+	const entry = {
+		sha256,
+		file: filename,
+		source: pkg.source,
+		version: pkg.version,
+		lockedAt: new Date().toISOString(),
+	};
+	if (seen.known) return { entry: { ...entry, sha256: "" }, fresh: false };
+	held.lock.workflows[name] = entry;
+	held.changed = true;
+	return { entry, fresh: true };
 }
 
 /** `@acme/tools` → `tools`: a `/` cannot be in a command's name. */

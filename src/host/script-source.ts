@@ -244,6 +244,13 @@ export function readSaved(saved: SavedWorkflow, places: { cwd: string; agentDir:
 
 function checkInstalled(name: string, filename: string, source: string, from: InstalledFrom, verifyBlocks: boolean) {
 	const now = sha256Of(source);
+	if (from.locked === "") {
+		throw new WorkflowError(
+			"workflow_digest_mismatch",
+			`Installed workflow \`${name}\` (${filename}) was not in package ${from.shown} when that version was installed (the lock has no digest for it: the file was added or its meta.name changed since), so it does not run. If the change is yours and you trust it, approve it: \`pi-workflows verify ${name} --accept\`; otherwise re-install the package: \`${from.reinstall}\` (the lock is ${from.lockFile})`,
+			{ details: { name, filename, sha256: now, lockFile: from.lockFile } },
+		);
+	}
 	if (now !== from.locked) {
 		throw new WorkflowError(
 			"workflow_digest_mismatch",

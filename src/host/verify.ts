@@ -54,11 +54,13 @@ export function installedLines(workflows: Iterable<SavedWorkflow>): string[] {
 		if (!from) continue;
 		const verified = from.entry.verified?.sha256 === from.sha256 ? from.entry.verified : undefined;
 		const verdict =
-			from.sha256 !== from.locked
-				? "CHANGED since it was locked: it does not run"
-				: verified
-					? `verify ${verified.ok ? "ok" : "FAILED"}`
-					: "not verified yet";
+			from.locked === ""
+				? "NOT IN THE LOCK (added or renamed since install): it does not run"
+				: from.sha256 !== from.locked
+					? "CHANGED since it was locked: it does not run"
+					: verified
+						? `verify ${verified.ok ? "ok" : "FAILED"}`
+						: "not verified yet";
 		lines.push(`  ${saved.name}  from ${from.shown}, sha256 ${from.sha256.slice(0, 12)}, ${verdict}`);
 	}
 	return lines.length > 0
@@ -75,9 +77,11 @@ export async function verifyInstalled(saved: SavedWorkflow, places: SavedWorkflo
 	const sha256 = read.ok ? sha256Of(source) : "";
 	const base = { name: saved.name, filename: saved.filename, from: from.shown, sha256, locked: from.locked };
 	if (!read.ok || sha256 !== from.locked) {
-		const why = read.ok
-			? `the file no longer matches its locked digest (locked sha256 ${from.locked.slice(0, 12)}…, now ${sha256.slice(0, 12)}…): re-install the package (\`${from.reinstall}\`) or re-approve it (\`pi-workflows verify ${saved.name} --accept\`)`
-			: `the file cannot be read: ${read.reason}`;
+		const why = !read.ok
+			? `the file cannot be read: ${read.reason}`
+			: from.locked === ""
+				? `the lock has no digest for it (the file was added or its meta.name changed since the package version was installed): re-install the package (\`${from.reinstall}\`) or approve it (\`pi-workflows verify ${saved.name} --accept\`)`
+				: `the file no longer matches its locked digest (locked sha256 ${from.locked.slice(0, 12)}…, now ${sha256.slice(0, 12)}…): re-install the package (\`${from.reinstall}\`) or re-approve it (\`pi-workflows verify ${saved.name} --accept\`)`;
 		return { ...base, ok: false, digestOk: false, summary: why };
 	}
 	const cassettePath = cassettePathFor(saved.filename);
@@ -102,12 +106,12 @@ export async function acceptInstalled(saved: SavedWorkflow, places: SavedWorkflo
 	if (read.ok) {
 		const sha256 = sha256Of(read.text);
 		updateLock(from.lockFile, (lock) => {
-			const entry = lock.workflows[saved.name];
-			if (entry) {
-				entry.sha256 = sha256;
-				entry.lockedAt = new Date().toISOString();
-				delete entry.verified;
+			// A workflow renamed since keeps no entry under its old name for the same file.
+			for (const [name, entry] of Object.entries(lock.workflows)) {
+				if (entry.file === saved.filename && name !== saved.name) delete lock.workflows[name];
 			}
+			const { verified: _dropped, ...entry } = from.entry;
+			lock.workflows[saved.name] = { ...entry, sha256, lockedAt: new Date().toISOString() };
 		});
 		return verifyInstalled({ ...saved, installed: { ...from, locked: sha256 } }, places);
 	}

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BUNDLED_DIR, loadSavedWorkflows, resolveScriptSource } from "../../src/host/script-source.ts";
+import { verifyNewInstalled } from "../../src/pi/commands/installed-workflows.ts";
 import { cliInProcess } from "../helpers/cli-in-process.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 
@@ -185,5 +186,50 @@ describe("installed workflows", () => {
 				),
 			]),
 		);
+	});
+
+	it("refuses a workflow added to (or renamed in) a package version after it was first seen, until approved", async () => {
+		const root = join(agentDir, "npm", "node_modules", "tools");
+		makePackage(root, { name: "tools", version: "1.0.0", pi: MANIFEST }, { "workflows/r.js": workflow("r") });
+		settings(agentDir, ["npm:tools"]);
+		expect(load().byName.has("tools:r")).toBe(true);
+		writeFileSync(join(root, "workflows", "planted.js"), workflow("planted"));
+		const lockFile = join(agentDir, "workflows.lock.json");
+		expect(() => resolveScriptSource({ name: "tools:planted" }, { cwd, agentDir })).toThrow(
+			`Installed workflow \`tools:planted\` (${join(root, "workflows", "planted.js")}) was not in package tools@1.0.0 when that version was installed (the lock has no digest for it: the file was added or its meta.name changed since), so it does not run. If the change is yours and you trust it, approve it: \`pi-workflows verify tools:planted --accept\`; otherwise re-install the package: \`pi install npm:tools\` (the lock is ${lockFile})`,
+		);
+		const accepted = await cliInProcess(["verify", "tools:planted", "--accept"], { cwd, agentDir });
+		expect(accepted.code, accepted.stdout).toBe(0);
+		expect(resolveScriptSource({ name: "tools:planted" }, { cwd, agentDir }).tier).toBe("installed");
+	});
+
+	it("verifies a package seen for the first time when a session starts, tells a failure once, and keeps the verdict", async () => {
+		const example = join(BUNDLED_DIR, "..", "packages", "review-kit");
+		const copy = makePackage(
+			join(outside, "review-kit"),
+			JSON.parse(readFileSync(join(example, "package.json"), "utf8")),
+			{
+				"workflows/change-summary.js": readFileSync(
+					join(example, "workflows", "change-summary.js"),
+					"utf8",
+				).replace("in one line of at most 80 characters", "in one short line"),
+				"workflows/change-summary.cassette.json": readFileSync(
+					join(example, "workflows", "change-summary.cassette.json"),
+					"utf8",
+				),
+			},
+		);
+		settings(agentDir, [copy]);
+		const told: string[] = [];
+		const ctx = { cwd, isProjectTrusted: () => false, ui: { notify: (text: string) => told.push(text) } };
+		await verifyNewInstalled(ctx as never, agentDir);
+		expect(told).toHaveLength(1);
+		expect(told[0]).toMatch(
+			/^pi-workflows: installed workflow review-kit:change-summary \(from .*\) did not verify: replay test FAILED \(0 recorded calls matched\): .*in one short line.*`pi-workflows verify review-kit:change-summary` shows it again; the setting workflows.verifyBlocksInstall keeps such a workflow from running$/s,
+		);
+		await verifyNewInstalled(ctx as never, agentDir);
+		expect(told).toHaveLength(1);
+		const lock = JSON.parse(readFileSync(join(agentDir, "workflows.lock.json"), "utf8"));
+		expect(lock.workflows["review-kit:change-summary"].verified).toMatchObject({ ok: false });
 	});
 });
