@@ -80,6 +80,21 @@ describe("installed workflows", () => {
 		expect(trusted?.installed).toMatchObject({ scope: "project", lockFile: join(cwd, ".pi", "workflows.lock.json") });
 	});
 
+	it("the command line reads a project's packages with run --approve, as it trusts the project for that run", async () => {
+		makePackage(
+			join(cwd, ".pi", "npm", "node_modules", "team"),
+			{ name: "team", version: "0.1.0", pi: MANIFEST },
+			{ "workflows/ship.js": workflow("ship", "return 'shipped';") },
+		);
+		settings(join(cwd, ".pi"), ["npm:team"]);
+		const untrusted = await cliInProcess(["run", "team:ship", "--dry-run"], { cwd, agentDir });
+		expect(untrusted.code).toBe(2);
+		expect(untrusted.stderr).toContain("No saved workflow named `team:ship`");
+		const approved = await cliInProcess(["run", "team:ship", "--dry-run", "--approve"], { cwd, agentDir });
+		expect(approved.code, approved.stderr).toBe(0);
+		expect(approved.stdout + approved.stderr).toContain("shipped");
+	});
+
 	it("refuses a name two packages claim, naming both sources", () => {
 		const one = makePackage(
 			join(outside, "one"),
