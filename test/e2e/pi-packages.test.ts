@@ -11,7 +11,11 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadSavedWorkflows, resolveScriptSource, type SavedWorkflow } from "../../src/host/script-source.ts";
 import { startDurableRun } from "../../src/host/start-run.ts";
-import { savedWorkflowCommand, workflowsRunSubcommand } from "../../src/pi/commands/saved-commands.ts";
+import {
+	registerSavedWorkflowCommands,
+	savedWorkflowCommand,
+	workflowsRunSubcommand,
+} from "../../src/pi/commands/saved-commands.ts";
 import { createWorkflowProgressTracker } from "../../src/progress/index.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { savedWorkflowLines } from "../../src/tool/description.ts";
@@ -117,6 +121,18 @@ describe("workflows installed from a pi package", () => {
 		expect(savedWorkflowLines([alpha as SavedWorkflow])).toContain(
 			`  pkg-tools:alpha ${from}: Notes about the parser`,
 		);
+		const commands = new Map<string, unknown>();
+		const fakePi = {
+			registerCommand: (name: string, command: unknown) => commands.set(name, command),
+			getCommands: () => [],
+		};
+		const report = registerSavedWorkflowCommands(
+			fakePi as never,
+			cwd,
+			{ agentDir, bundledDir: false, ownCommands: [] } as never,
+			new Set(),
+		);
+		expect(report.registered).toEqual(["pkg-tools:alpha", "pkg-tools:beta"]);
 		const command = savedWorkflowCommand(beta as SavedWorkflow, {} as never);
 		expect(command.description).toMatch(
 			new RegExp(
