@@ -30,8 +30,6 @@ export interface InstalledFrom {
 	lockFile: string;
 	/** The lock's entry (with the last verify). */
 	entry: LockEntry;
-	/** First seen at this package version in this load: its digest was just locked, its verify not yet run. */
-	fresh: boolean;
 }
 
 export interface InstalledWorkflow {
@@ -93,7 +91,7 @@ export function loadInstalledWorkflows(options: {
 				continue;
 			}
 			const sha256 = sha256Of(read.text);
-			const { entry, fresh } = lockEntry(held, name, { pkg, filename, sha256, known });
+			const entry = lockEntry(held, name, { pkg, filename, sha256, known });
 			byName.set(name, {
 				name,
 				filename,
@@ -108,7 +106,6 @@ export function loadInstalledWorkflows(options: {
 					locked: entry.sha256,
 					lockFile,
 					entry,
-					fresh,
 				},
 			});
 		}
@@ -133,11 +130,11 @@ function lockEntry(
 	held: { lock: WorkflowLock; changed: boolean },
 	name: string,
 	seen: { pkg: InstalledPackage; filename: string; sha256: string; known: boolean },
-): { entry: LockEntry; fresh: boolean } {
+): LockEntry {
 	const { pkg, filename, sha256 } = seen;
 	const recorded = held.lock.workflows[name];
 	if (recorded && recorded.version === pkg.version && recorded.source === pkg.source) {
-		return { entry: recorded, fresh: false };
+		return recorded;
 	}
 	const entry = {
 		sha256,
@@ -146,10 +143,10 @@ function lockEntry(
 		version: pkg.version,
 		lockedAt: new Date().toISOString(),
 	};
-	if (seen.known) return { entry: { ...entry, sha256: "" }, fresh: false };
+	if (seen.known) return { ...entry, sha256: "" };
 	held.lock.workflows[name] = entry;
 	held.changed = true;
-	return { entry, fresh: true };
+	return entry;
 }
 
 /** `@acme/tools` → `tools`: a `/` cannot be in a command's name. */

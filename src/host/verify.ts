@@ -36,9 +36,11 @@ export interface VerifyResult {
 	summary: string;
 }
 
-/** The installed workflows of `places`, by name. */
+/** The installed workflows of `places`, by name; each package problem found on the way told to `places.warn`. */
 export function installedWorkflows(places: SavedWorkflowPlaces): SavedWorkflow[] {
-	return [...loadSavedWorkflows({ ...places, claude: false }).byName.values()]
+	const { byName, warnings } = loadSavedWorkflows({ ...places, claude: false });
+	for (const warning of warnings) places.warn?.(warning);
+	return [...byName.values()]
 		.filter((saved) => saved.installed !== undefined)
 		.sort((a, b) => a.name.localeCompare(b.name));
 }

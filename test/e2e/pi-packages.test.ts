@@ -169,9 +169,13 @@ describe("workflows installed from a pi package", () => {
 		expect(installed.code, installed.stderr).toBe(0);
 		try {
 			const { warnings } = loadSavedWorkflows({ cwd, agentDir, bundledDir: false, claude: false });
-			expect(warnings).toContain(
-				`pi cannot load the package ${bare}: its package.json "pi" lists only "workflows", so pi loads the folder as an extension and fails ("Cannot find module"). Add "extensions": [] beside "workflows" in its "pi" manifest: "pi": { "workflows": [...], "extensions": [] }`,
-			);
+			const warning = `pi cannot load the package ${bare}: its package.json "pi" lists only "workflows", so pi loads the folder as an extension and fails ("Cannot find module"). Add "extensions": [] beside "workflows" in its "pi" manifest: "pi": { "workflows": [...], "extensions": [] }`;
+			expect(warnings).toContain(warning);
+			// What pi itself says of it, and the command line's verify says it too.
+			const run = await pi(["-p", "--offline", "--no-session", "--model", "faux/faux-1", "hello"]);
+			expect(run.code).toBe(1);
+			expect(run.stderr).toContain("Cannot find module");
+			expect((await cli(["verify", "--all"])).stderr).toContain(`Warning: ${warning}\n`);
 		} finally {
 			const removed = await pi(["remove", bare]);
 			expect(removed.code, removed.stderr).toBe(0);
