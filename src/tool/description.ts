@@ -94,9 +94,15 @@ export function workflowToolDescription(
 	);
 }
 
-/** Where an installed workflow came from, and its digest: ` [from tools@1.2.0, sha256 0123456789ab]`. */
+/**
+ * Where an installed workflow came from, and its digest: ` [from tools@1.2.0, sha256 0123456789ab]`; one whose file no
+ * longer matches its lock says so, so the model does not pick a workflow that will be refused.
+ */
 export function installedFrom(saved: SavedWorkflow): string {
-	return saved.installed ? ` [from ${saved.installed.shown}, sha256 ${saved.installed.sha256.slice(0, 12)}]` : "";
+	const from = saved.installed;
+	if (!from) return "";
+	const refused = from.sha256 !== from.locked ? ", changed since installed: does not run" : "";
+	return ` [from ${from.shown}, sha256 ${from.sha256.slice(0, 12)}${refused}]`;
 }
 
 /** "Saved workflows (…):" then one line each (name, description, when to use, arguments), with "+N more" when cut. */

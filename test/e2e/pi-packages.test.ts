@@ -212,6 +212,10 @@ describe("workflows installed from a pi package", () => {
 				`^Installed workflow \`pkg-tools:beta\` \\(${literal(file)}\\) no longer matches the digest locked for package ${literal(pkg)} \\(@acme/pkg-tools@1\\.0\\.0\\) \\(locked sha256 ${locked.slice(0, 12)}…, now [0-9a-f]{12}…\\), so it does not run\\. If you changed it and trust the change, re-approve it: \`pi-workflows verify pkg-tools:beta --accept\`; otherwise re-install the package: \`pi install ${literal(pkg)}\` \\(the lock is ${literal(join(agentDir, "workflows.lock.json"))}\\)$`,
 			),
 		);
+		const [listed] = savedWorkflowLines([saved().get("pkg-tools:beta") as SavedWorkflow]).slice(1);
+		expect(listed).toMatch(
+			/^ {2}pkg-tools:beta \[from .*, sha256 [0-9a-f]{12}, changed since installed: does not run\]: /,
+		);
 		const failed = await cli(["verify", "pkg-tools:beta"]);
 		expect(failed.code).toBe(1);
 		expect(failed.stdout).toContain("FAILED pkg-tools:beta");
