@@ -13,6 +13,7 @@ import { runCostHistory } from "./rows/cost-history.ts";
 import { runDurable } from "./rows/durable.ts";
 import { runEndToEnd } from "./rows/e2e.ts";
 import { runImport } from "./rows/import.ts";
+import { runInstallVerify } from "./rows/install-verify.ts";
 import { runMemory } from "./rows/memory.ts";
 import { type OverheadData, runOverhead } from "./rows/overhead.ts";
 import { runProgress } from "./rows/progress.ts";
@@ -169,6 +170,12 @@ await row(
 	17,
 	"cost history",
 	() => runCostHistory(context),
+	(value) => value,
+);
+await row(
+	18,
+	"installed workflows: install and verify",
+	() => runInstallVerify(context),
 	(value) => value,
 );
 await shutdownSandboxPool();

@@ -57,6 +57,8 @@ export const ERROR_CODES = {
 	cost_cap: { stage: "host", catchable: true },
 	workflow_not_found: { stage: "guest", catchable: true },
 	workflow_exists: { stage: "host" },
+	workflow_digest_mismatch: { stage: "host" },
+	workflow_verify_failed: { stage: "host" },
 	workflow_nesting: { stage: "guest", catchable: true },
 	limit_workflows: { stage: "guest", catchable: true },
 	ask_options_invalid: { stage: "guest", catchable: true },

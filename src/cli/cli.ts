@@ -13,6 +13,7 @@ import { reportCommand } from "./report.ts";
 import { resumeCommand, runCommand } from "./run.ts";
 import { runsCommand } from "./runs.ts";
 import { testCommand } from "./test.ts";
+import { verifyCommand } from "./verify.ts";
 import { workerCommand } from "./worker.ts";
 
 const COMMANDS: Record<string, (argv: readonly string[], ctx: CliContext) => Promise<number>> = {
@@ -23,6 +24,7 @@ const COMMANDS: Record<string, (argv: readonly string[], ctx: CliContext) => Pro
 	worker: workerCommand,
 	report: reportCommand,
 	test: testCommand,
+	verify: verifyCommand,
 	eval: evalCommand,
 	blame: blameCommand,
 };

@@ -10,6 +10,9 @@ Usage:
   pi-workflows test <file|name> --against <runId>
                                            run the script with every call answered from a past run:
                                            what diverges, at no cost (--save keeps it beside the script)
+  pi-workflows verify <package:name>|--all workflows installed from pi packages against their locked digest
+                                           and the replay test of the cassette they ship (--accept
+                                           re-approves a changed file)
   pi-workflows runs [--json]               this project's runs, newest first, and the space they take
   pi-workflows runs <runId> [--json]       one run, and its children's conversation files
   pi-workflows runs <runId> --changes      which call wrote, edited or ran what (the run's ledger)
@@ -27,8 +30,8 @@ Usage:
 Exit codes: 0 completed (or check or test passed, or eval found no arm worse, or blame found the decisive call), 1
 failed (or check or test found problems, or eval found an arm worse or did not finish, or blame found none), 130 stopped (Ctrl-C), 2 the command line is wrong (the
 message says what to change).
-run, resume, eval and worker need pi (npm install @earendil-works/pi-coding-agent); help, check, test, blame, runs and
-report do not.`;
+run, resume, eval and worker need pi (npm install @earendil-works/pi-coding-agent); help, check, test, verify, blame,
+runs and report do not.`;
 
 const RUN_OPTIONS = `Options:
   --args <json|@file>      the script's args: inline JSON, or @path to a JSON file
@@ -261,6 +264,25 @@ Options:
 
 Without --against, the cassette beside the script is used (a regular file of at most 64 MiB); the report names it. Exit code 0 when every call matched, no recorded call
 was left unmade and the script completed with the recorded value (any, with --value); 1 otherwise.`,
+	verify: `pi-workflows verify <package:name> [--accept] | --all [--approve] [--json]
+
+Checks workflows installed from pi packages (a package's package.json "pi": { "workflows": [...] }): each file
+against the sha256 recorded in the lock when the package was first seen at its version
+(<agentDir>/workflows.lock.json, and .pi/workflows.lock.json for the project's packages), then its replay test
+against the cassette the package ships beside it (<name>.cassette.json), as pi-workflows test runs it: no child,
+no tool, no model, no cost. The verdict is kept in the lock; with the setting workflows.verifyBlocksInstall, a
+workflow whose verify failed does not run.
+
+Options:
+  --all                    every installed workflow
+  --accept                 re-approve the named workflow's file as it is now (its digest replaces the locked one),
+                           then verify it
+  --approve                read the project's own packages too (.pi/settings.json), as pi does for a trusted
+                           project
+  --json                   print [{ name, filename, from, ok, digestOk, sha256, locked, cassette?, report?,
+                           summary }]
+
+Exit code 0 when every workflow verified; 1 when one does not match its lock or fails its replay test.`,
 };
 
 /** The main help, or one command's; undefined for a command that does not exist. */

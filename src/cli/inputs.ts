@@ -27,13 +27,19 @@ export function agentDirOf(env: NodeJS.ProcessEnv): string {
 /**
  * `target` as a file when it looks like a path (`.js`, or a `/`), else as a saved workflow's name
  * (`.pi/workflows/*.js`, then `<agentDir>/workflows/*.js`). Throws `workflow_not_found` saying where it looked;
- * each saved workflow file skipped on the way (a FIFO, a device, a bad header) is a warning on stderr.
+ * each saved workflow file skipped on the way (a FIFO, a device, a bad header) is a warning on stderr. Workflows of
+ * the project's pi packages are found with `projectTrusted` (`run --approve`: the CLI has no pi session to ask).
  */
-export function readScript(target: string, ctx: Pick<CliContext, "cwd" | "agentDir" | "stderr">): CliScript {
+export function readScript(
+	target: string,
+	ctx: Pick<CliContext, "cwd" | "agentDir" | "stderr">,
+	projectTrusted = false,
+): CliScript {
 	const isPath = target.endsWith(".js") || target.includes("/") || target.includes("\\");
 	const { source, filename, tier } = resolveScriptSource(isPath ? { path: target } : { name: target }, {
 		cwd: ctx.cwd,
 		agentDir: ctx.agentDir,
+		projectTrusted,
 		warn: (warning) => ctx.stderr.write(`Warning: ${warning}\n`),
 	});
 	return { source, filename, ...(tier !== undefined ? { tier } : {}) };

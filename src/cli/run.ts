@@ -54,7 +54,7 @@ export async function runCommand(argv: readonly string[], ctx: CliContext): Prom
 		throw usageError("`run` takes one workflow: pi-workflows run <file|name> [options]");
 	}
 	const flags = runFlags(args);
-	const script = readScript(target, ctx);
+	const script = readScript(target, ctx, flags.approve === true);
 	const givenArgs = flagValue(args, "args");
 	const answers = flagValue(args, "answers");
 	if (args.flags.has("dry-run")) {

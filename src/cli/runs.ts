@@ -8,6 +8,7 @@
 import { childConversations, conversationsText } from "../host/child-conversations.ts";
 import { deletedText } from "../host/prune-text.ts";
 import { RunRegistry } from "../host/registry.ts";
+import { installedLines, installedWorkflows } from "../host/verify.ts";
 import { describeRun, listRunsWithUsage, usageText } from "../host/views.ts";
 import { visibleText } from "../progress/visible-text.ts";
 import { changesOfRecord, changesText } from "../report/index.ts";
@@ -52,12 +53,15 @@ export async function runsCommand(argv: readonly string[], ctx: CliContext): Pro
 	// No live runs in this process: every run is the store's, and one held by another process says so.
 	const list = await listRunsWithUsage(store, new RunRegistry());
 	const rows = list.rows;
+	// The workflows pi packages brought, with their source and digest: what a run of `<package>:<name>` would run.
+	const installed = installedLines(installedWorkflows({ cwd: ctx.cwd, agentDir: ctx.agentDir }));
+	const tail = installed.length > 0 ? `\n${visibleText(installed.join("\n"))}\n` : "";
 	if (rows.length === 0) {
-		ctx.stdout.write("No workflow runs in this project yet.\n");
+		ctx.stdout.write(`No workflow runs in this project yet.\n${tail}`);
 		return 0;
 	}
 	ctx.stdout.write(
-		`${rows.map((row) => row.text).join("\n")}\n${usageText(list, "pi-workflows runs --prune")}\nResume one that failed or stopped: pi-workflows resume <runId>\n`,
+		`${rows.map((row) => row.text).join("\n")}\n${usageText(list, "pi-workflows runs --prune")}\nResume one that failed or stopped: pi-workflows resume <runId>\n${tail}`,
 	);
 	return 0;
 }

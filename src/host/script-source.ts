@@ -6,7 +6,7 @@
  * instead of hiding the others, and a name two places claim is said once. Only regular files within the script size
  * limit are read (symlinks to them followed): a FIFO, a device or a huge file is skipped with a warning.
  */
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type ClaudeDirs, claudeDirsFor } from "../agents/claude-dirs.ts";
@@ -15,6 +15,8 @@ import { WorkflowError } from "../errors.ts";
 import type { WorkflowMeta, WorkflowResolver } from "../runtime/core/types.ts";
 import { checkWorkflowSource, DEFAULT_MAX_SCRIPT_BYTES } from "../runtime/meta/read.ts";
 import { resolveWorkflowPath } from "../runtime/run/nested.ts";
+import { type InstalledFrom, loadInstalledWorkflows, verifyBlocksSetting } from "./installed-workflows.ts";
+import { sha256Of } from "./workflow-lock.ts";
 
 /** What the `workflow` tool was asked to run: exactly one of the three. */
 export interface ScriptSourceParams {
@@ -31,7 +33,8 @@ export interface ResolvedScript {
 	origin: string;
 	/**
 	 * How far it is trusted, by where it came from (`tierOfFile`): "inline" for the tool call's text and for a file
-	 * outside the saved folders (the model may have written it); grants are kept per workflow of the other tiers.
+	 * outside the saved folders (the model may have written it); "installed" for a workflow from a pi package (its
+	 * digest checked against the lock); grants are kept per workflow of the other tiers.
 	 */
 	tier?: "inline" | "project" | "user" | "installed" | "bundled";
 }
@@ -41,23 +44,18 @@ export interface SavedWorkflow {
 	name: string;
 	filename: string;
 	meta: WorkflowMeta;
-	scope: "project" | "global" | "claude-project" | "claude-global" | "bundled";
+	scope: "project" | "global" | "claude-project" | "claude-global" | "bundled" | "installed";
+	/** For a workflow from a pi package: the package, the digest now and the locked one. */
+	installed?: InstalledFrom;
 }
 
 /**
- * The examples shipped as saved workflows of the lowest precedence: the ones that need nothing but a repository.
+ * The examples shipped as saved workflows of the lowest precedence: the ones that need nothing but a repository,
+ * listed as any pi package lists its workflows, in this package's package.json (`"pi": { "workflows": [...] }`).
  * Left out: security-audit (needs its agent files copied to .pi/agents/ first) and release-notes with its child
  * changelog-entry (release-notes finds the child by a path relative to the run's cwd).
  */
-export const BUNDLED_WORKFLOWS = [
-	"map-reduce-summary.js",
-	"parallel-fixes.js",
-	"pipeline-migration.js",
-	"plan-implement-review.js",
-	"research-brief.js",
-	"review-and-fix.js",
-	"test-triage.js",
-] as const;
+export const BUNDLED_WORKFLOWS: readonly string[] = manifestWorkflows();
 
 /** The folder of the bundled workflows: this package's examples/workflows (from src/pi/tool/ and dist/pi/tool/ alike). */
 export const BUNDLED_DIR = fileURLToPath(new URL("../../examples/workflows/", import.meta.url));
@@ -70,6 +68,13 @@ export interface SavedWorkflowPlaces {
 	bundledDir?: string | false;
 	/** Claude Code's folders to read after ours, or false for none. Default: per `workflows.claudeDirs` (on). */
 	claude?: ClaudeDirs | false;
+	/**
+	 * pi's decision about the project's trust: the project's pi packages are read only when true, as pi installs and
+	 * loads them only then. Default: false. `false` for `packages` reads no package at all.
+	 */
+	projectTrusted?: boolean;
+	/** Read the workflows of installed pi packages. Default: true. */
+	packages?: boolean;
 	/** Told each skipped file when a workflow is looked up by name (`findSaved`). Default: not told. */
 	warn?: (message: string) => void;
 }
@@ -135,7 +140,34 @@ export function loadSavedWorkflows(options: SavedWorkflowPlaces): SavedWorkflows
 			byName.set(checked.meta.name, { name: checked.meta.name, filename, meta: checked.meta, scope });
 		}
 	}
+	if (options.packages !== false) addInstalled(byName, warnings, options, bundledDir);
 	return { byName, warnings };
+}
+
+/** The installed packages' workflows; a name a saved workflow has already is refused, naming both. */
+function addInstalled(
+	byName: Map<string, SavedWorkflow>,
+	warnings: string[],
+	options: SavedWorkflowPlaces,
+	bundledDir: string | false,
+): void {
+	const installed = loadInstalledWorkflows({
+		cwd: options.cwd,
+		agentDir: options.agentDir,
+		projectTrusted: options.projectTrusted === true,
+		...(bundledDir !== false ? { skipRoot: join(bundledDir, "..", "..") } : {}),
+	});
+	warnings.push(...installed.warnings);
+	for (const workflow of installed.workflows) {
+		const taken = byName.get(workflow.name);
+		if (taken) {
+			warnings.push(
+				`Installed workflow \`${workflow.name}\` of package ${workflow.installed.shown} (${workflow.filename}) is refused: the saved workflow ${taken.filename} has that name. Rename one of them (meta.name)`,
+			);
+			continue;
+		}
+		byName.set(workflow.name, { ...workflow, scope: "installed" });
+	}
 }
 
 /** What to do about a saved workflow file that was not read. */
@@ -144,6 +176,11 @@ const SKIP_HINTS = {
 	too_large: `A workflow script may be at most ${DEFAULT_MAX_SCRIPT_BYTES / 1024} KiB: shorten it`,
 	unreadable: "Check that the file exists and can be read",
 } as const;
+
+/** pi's decision about a session's project (`ctx.isProjectTrusted()`), which the project's packages follow. */
+export function piProjectTrusted(ctx: { isProjectTrusted?: () => boolean }): boolean {
+	return typeof ctx.isProjectTrusted === "function" && ctx.isProjectTrusted() === true;
+}
 
 /** Turns the tool's parameters into source text; throws a `WorkflowError` that says what to pass instead. */
 export function resolveScriptSource(params: ScriptSourceParams, options: SavedWorkflowPlaces): ResolvedScript {
@@ -168,7 +205,7 @@ export function resolveScriptSource(params: ScriptSourceParams, options: SavedWo
 	}
 	const saved = findSaved(params.name as string, options);
 	return {
-		source: readScript(saved.filename, saved.filename),
+		source: readSaved(saved, options),
 		filename: saved.filename,
 		origin: `saved:${saved.name}`,
 		tier: SCOPE_TIERS[saved.scope],
@@ -185,6 +222,7 @@ const SCOPE_TIERS = {
 	global: "user",
 	"claude-global": "user",
 	bundled: "bundled",
+	installed: "installed",
 } as const satisfies Record<SavedWorkflow["scope"], NonNullable<ResolvedScript["tier"]>>;
 
 /** The tier of a workflow file named by path: its saved folder's, or "inline" for a file anywhere else. */
@@ -218,7 +256,7 @@ export function createWorkflowResolver(options: Omit<SavedWorkflowPlaces, "cwd">
 		const looksLikePath = nameOrPath.endsWith(".js") || nameOrPath.includes("/") || nameOrPath.includes("\\");
 		if (looksLikePath) return resolveWorkflowPath(nameOrPath, { cwd });
 		const saved = findSaved(nameOrPath, { ...options, cwd });
-		return { source: readScript(saved.filename, saved.filename), filename: saved.filename };
+		return { source: readSaved(saved, { ...options, cwd }), filename: saved.filename };
 	};
 }
 
@@ -236,6 +274,45 @@ export function findSaved(name: string, options: SavedWorkflowPlaces): SavedWork
 		);
 	}
 	return saved;
+}
+
+/**
+ * A saved workflow's text; an installed one only when the text read is the one its lock holds (the bytes that will
+ * run are the bytes checked), and, under `workflows.verifyBlocksInstall`, its last verify at that digest passed.
+ */
+export function readSaved(saved: SavedWorkflow, places: { cwd: string; agentDir: string }): string {
+	const source = readScript(saved.filename, saved.filename);
+	if (saved.installed) {
+		const blocks = verifyBlocksSetting(places.cwd, places.agentDir);
+		checkInstalled(saved.name, saved.filename, source, saved.installed, blocks);
+	}
+	return source;
+}
+
+function checkInstalled(name: string, filename: string, source: string, from: InstalledFrom, verifyBlocks: boolean) {
+	const now = sha256Of(source);
+	if (from.locked === "") {
+		throw new WorkflowError(
+			"workflow_digest_mismatch",
+			`Installed workflow \`${name}\` (${filename}) was not in package ${from.shown} when that version was installed (the lock has no digest for it: the file was added or its meta.name changed since), so it does not run. If the change is yours and you trust it, approve it: \`pi-workflows verify ${name} --accept\`; otherwise re-install the package: \`${from.reinstall}\` (the lock is ${from.lockFile})`,
+			{ details: { name, filename, sha256: now, lockFile: from.lockFile } },
+		);
+	}
+	if (now !== from.locked) {
+		throw new WorkflowError(
+			"workflow_digest_mismatch",
+			`Installed workflow \`${name}\` (${filename}) no longer matches the digest locked for package ${from.shown} (locked sha256 ${from.locked.slice(0, 12)}…, now ${now.slice(0, 12)}…), so it does not run. If you changed it and trust the change, re-approve it: \`pi-workflows verify ${name} --accept\`; otherwise re-install the package: \`${from.reinstall}\` (the lock is ${from.lockFile})`,
+			{ details: { name, filename, locked: from.locked, sha256: now, lockFile: from.lockFile } },
+		);
+	}
+	const verified = from.entry.verified;
+	if (verifyBlocks && verified && !verified.ok && verified.sha256 === now) {
+		throw new WorkflowError(
+			"workflow_verify_failed",
+			`Installed workflow \`${name}\` of package ${from.shown} failed its replay test (${verified.summary}), and the setting workflows.verifyBlocksInstall blocks it. See why with \`pi-workflows verify ${name}\`; install a version that passes (\`${from.reinstall}\`), or turn the setting off`,
+			{ details: { name, filename, sha256: now } },
+		);
+	}
 }
 
 /** Reads a workflow file; only a regular file within the size limit, so a FIFO or device named by a model cannot stall pi. */
@@ -257,4 +334,12 @@ function readScript(filename: string, shown: string): string {
 function toAbsolute(path: string, cwd: string): string {
 	const clean = path.startsWith("@") ? path.slice(1) : path;
 	return isAbsolute(clean) ? clean : resolve(cwd, clean);
+}
+
+/** The file names this package's manifest lists as workflows (all in examples/workflows/). */
+function manifestWorkflows(): string[] {
+	const manifest = JSON.parse(readFileSync(fileURLToPath(new URL("../../package.json", import.meta.url)), "utf8")) as {
+		pi?: { workflows?: string[] };
+	};
+	return (manifest.pi?.workflows ?? []).map((path) => basename(path));
 }

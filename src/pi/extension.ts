@@ -10,7 +10,7 @@ import { type ExtensionAPI, type ExtensionContext, getAgentDir } from "@earendil
 import { loadAgentTypes, sessionTrust } from "../agents/agent-types.ts";
 import { autoPrune, readRetentionSettings } from "../host/auto-prune.ts";
 import { RunRegistry } from "../host/registry.ts";
-import { loadSavedWorkflows, type SavedWorkflow } from "../host/script-source.ts";
+import type { SavedWorkflow } from "../host/script-source.ts";
 import { createRunStore } from "../runs/index.ts";
 import { createWorkflowQueue } from "../runtime/core/queue.ts";
 import { warmSandboxPool } from "../sandbox/index.ts";
@@ -21,6 +21,7 @@ import {
 	type WorkflowToolOptions,
 } from "../tool/workflow-tool.ts";
 import { EVAL_MESSAGE_TYPE, workflowsEvalSubcommand } from "./commands/eval-command.ts";
+import { sessionCommands, sessionSavedWorkflows, verifyNewInstalled } from "./commands/installed-workflows.ts";
 import { savedText, saveRunScript } from "./commands/save-workflow.ts";
 import {
 	registerSavedWorkflowCommands,
@@ -107,7 +108,7 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 							agentDir: getAgentDir(),
 							trust: sessionTrust(ctx),
 						}).types,
-						savedWorkflows: loadSavedWorkflows({ cwd: ctx.cwd, agentDir: getAgentDir() }).byName.values(),
+						savedWorkflows: sessionSavedWorkflows(ctx, getAgentDir()),
 					}
 				: {}),
 		});
@@ -123,7 +124,7 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 	const mine = new Set<string>();
 	let saved: ReadonlyMap<string, SavedWorkflow> = new Map();
 	const registerCommands = (ctx: ExtensionContext) => {
-		const report = registerSavedWorkflowCommands(pi, ctx.cwd, commands, mine);
+		const report = registerSavedWorkflowCommands(pi, ctx.cwd, sessionCommands(commands, ctx), mine);
 		saved = report.saved;
 		for (const warning of report.warnings) ctx.ui.notify(warning, "warning");
 	};
@@ -132,6 +133,7 @@ export default function workflowsExtension(pi: ExtensionAPI): void {
 	pi.on("session_start", (_event, ctx) => {
 		pi.registerTool(workflowTool(ctx));
 		registerCommands(ctx);
+		void verifyNewInstalled(ctx, getAgentDir());
 	});
 	const save = async (request: { cwd: string; runId: string; name?: string; overwrite?: boolean }) => {
 		const saved = await saveRunScript({ ...request, store: storeFor(request.cwd), agentDir: getAgentDir() });

@@ -56,13 +56,14 @@ export const MAX_WORKFLOW_LINE = 180;
 /** Lines the whole description may have: the lists give up lines (the longer one first) to stay within it. */
 export const MAX_DESCRIPTION_LINES = 40;
 
-/** Which saved workflows come first when the list is cut: the project's, then global ones, then bundled ones. */
+/** Which saved workflows come first when the list is cut: the project's, global ones, installed, then bundled ones. */
 const SCOPE_ORDER: Record<SavedWorkflow["scope"], number> = {
 	project: 0,
 	global: 1,
 	"claude-project": 2,
 	"claude-global": 3,
-	bundled: 4,
+	installed: 4,
+	bundled: 5,
 };
 
 /**
@@ -93,6 +94,17 @@ export function workflowToolDescription(
 	);
 }
 
+/**
+ * Where an installed workflow came from, and its digest: ` [from tools@1.2.0, sha256 0123456789ab]`; one whose file no
+ * longer matches its lock says so, so the model does not pick a workflow that will be refused.
+ */
+export function installedFrom(saved: SavedWorkflow): string {
+	const from = saved.installed;
+	if (!from) return "";
+	const refused = from.sha256 !== from.locked ? ", changed since installed: does not run" : "";
+	return ` [from ${from.shown}, sha256 ${from.sha256.slice(0, 12)}${refused}]`;
+}
+
 /** "Saved workflows (…):" then one line each (name, description, when to use, arguments), with "+N more" when cut. */
 export function savedWorkflowLines(workflows: readonly SavedWorkflow[], listed = MAX_LISTED_WORKFLOWS): string[] {
 	if (workflows.length === 0) return [];
@@ -104,7 +116,7 @@ export function savedWorkflowLines(workflows: readonly SavedWorkflow[], listed =
 			saved.meta.whenToUse ? `Use when: ${oneLine(saved.meta.whenToUse)}` : undefined,
 			args.length > 0 ? `args (* required): ${args.join(", ")}` : undefined,
 		].filter((part) => part !== undefined);
-		lines.push(clip(`  ${saved.name}: ${parts.join(". ")}`, MAX_WORKFLOW_LINE));
+		lines.push(clip(`  ${saved.name}${installedFrom(saved)}: ${parts.join(". ")}`, MAX_WORKFLOW_LINE));
 	}
 	const rest = workflows.slice(listed);
 	if (rest.length > 0) {

@@ -9,7 +9,7 @@ import { type AgentTypeConfig, listAvailableAgentTypes, loadAgentTypes, sessionT
 import { catalogPrice } from "../children/model.ts";
 import { WorkflowError } from "../errors.ts";
 import { estimateDryPlan, type PlannedRunEstimate, planWithEstimateText } from "../host/run-estimate.ts";
-import { createWorkflowResolver, resolveScriptSource } from "../host/script-source.ts";
+import { createWorkflowResolver, piProjectTrusted, resolveScriptSource } from "../host/script-source.ts";
 import { DATA_FENCE_NOTE, dataFence } from "../progress/model-text.ts";
 import type { JsonValue, WorkflowParentConversation, WorkflowTool } from "../runtime/core/types.ts";
 import {
@@ -52,7 +52,7 @@ export interface DryRunCall {
 
 export async function dryRunOnly(call: DryRunCall): Promise<AgentToolResult<WorkflowDryRunDetails>> {
 	const { params, ctx, agentDir } = call;
-	const script = resolveScriptSource(params, { cwd: ctx.cwd, agentDir });
+	const script = resolveScriptSource(params, { cwd: ctx.cwd, agentDir, projectTrusted: piProjectTrusted(ctx) });
 	const types = loadAgentTypes({ cwd: ctx.cwd, agentDir, trust: sessionTrust(ctx) });
 	const { plan } = await dryRunWorkflowScript(script.source, {
 		...sessionDryOptions(ctx, agentDir, types.types, call.childModel, call.scriptTools),

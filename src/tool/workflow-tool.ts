@@ -34,7 +34,12 @@ import { WorkflowGrants } from "../host/grants.ts";
 import { branchOf, parentConversationOf } from "../host/parent-conversation.ts";
 import { RunRegistry } from "../host/registry.ts";
 import { type PlannedRunEstimate, withEstimateMore } from "../host/run-estimate.ts";
-import { createWorkflowResolver, resolveScriptSource, type SavedWorkflow } from "../host/script-source.ts";
+import {
+	createWorkflowResolver,
+	piProjectTrusted,
+	resolveScriptSource,
+	type SavedWorkflow,
+} from "../host/script-source.ts";
 import { type DurableRunnerHooks, type DurableStart, startDurableRun } from "../host/start-run.ts";
 import { type Announce, runAnnouncer } from "../pi/runs/lifecycle.ts";
 import type { WorkflowRunMessage } from "../pi/runs/messages.ts";
@@ -275,7 +280,11 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 				script: () =>
 					params.resume !== undefined && !givesScript(params)
 						? undefined
-						: resolveScriptSource(params, { cwd: caller.ctx.cwd, agentDir }),
+						: resolveScriptSource(params, {
+								cwd: caller.ctx.cwd,
+								agentDir,
+								projectTrusted: piProjectTrusted(caller.ctx),
+							}),
 				...(params.args !== undefined ? { args: params.args as JsonValue } : {}),
 			});
 			try {
@@ -548,7 +557,7 @@ function checkOnly(
 	ctx: ExtensionContext,
 	agentDir: string,
 ): AgentToolResult<WorkflowCheckDetails> {
-	const script = resolveScriptSource(params, { cwd: ctx.cwd, agentDir });
+	const script = resolveScriptSource(params, { cwd: ctx.cwd, agentDir, projectTrusted: piProjectTrusted(ctx) });
 	const types = loadAgentTypes({ cwd: ctx.cwd, agentDir, trust: sessionTrust(ctx) });
 	const report = checkWorkflowScript(script.source, {
 		filename: script.filename,

@@ -23,6 +23,7 @@ import {
 	type SavedWorkflow,
 	type SavedWorkflowPlaces,
 } from "../../host/script-source.ts";
+import { installedLines } from "../../host/verify.ts";
 import type { JsonValue } from "../../runtime/core/types.ts";
 import { commandRequest } from "../../tool/provenance.ts";
 import type { WorkflowStarter, WorkflowToolParams } from "../../tool/workflow-tool.ts";
@@ -76,6 +77,8 @@ export interface SavedCommandsOptions {
 	notify: (message: WorkflowRunMessage) => void;
 	/** Command names this extension owns already (`workflows`): a workflow of that name clashes too. */
 	ownCommands: readonly string[];
+	/** pi's decision about the session's project, which its pi packages follow. Default: not trusted. */
+	projectTrusted?: boolean;
 }
 
 /** What registering found. */
@@ -130,7 +133,7 @@ export function savedWorkflowCommand(
 	options: SavedCommandsOptions,
 ): Omit<RegisteredCommand, "name" | "sourceInfo"> {
 	return {
-		description: `Workflow (${saved.scope}): ${saved.meta.description.replace(/\s+/g, " ").trim()}`,
+		description: `Workflow (${saved.installed ? `installed from ${saved.installed.shown}, sha256 ${saved.installed.sha256.slice(0, 12)}` : saved.scope}): ${saved.meta.description.replace(/\s+/g, " ").trim()}`,
 		getArgumentCompletions: (prefix) => argCompletions(prefix, saved.meta),
 		handler: (args, ctx) => runSavedWorkflow(saved.name, args, ctx, options),
 	};
@@ -296,6 +299,7 @@ function placesOf(cwd: string, options: SavedCommandsOptions): SavedWorkflowPlac
 	return {
 		cwd,
 		agentDir: options.agentDir,
+		projectTrusted: options.projectTrusted === true,
 		...(options.bundledDir !== undefined ? { bundledDir: options.bundledDir } : {}),
 	};
 }
@@ -305,8 +309,12 @@ export function workflowsRunSubcommand(options: SavedCommandsOptions): Workflows
 	return async (rest, ctx) => {
 		const [name = "", ...args] = rest.trim().split(/(?<=^\S+)\s+/);
 		if (name === "") {
-			const names = [...loadSavedWorkflows(placesOf(ctx.cwd, options)).byName.keys()].sort();
-			show(ctx, `Usage: /workflows run <name> [args]. Saved workflows: ${names.join(", ") || "none"}`, "error");
+			const { byName } = loadSavedWorkflows(placesOf(ctx.cwd, options));
+			const names = [...byName.keys()].sort();
+			// Installed ones again with where they came from and their digest: what `/<package>:<name>` would run.
+			const installed = installedLines([...byName.values()].sort((a, b) => a.name.localeCompare(b.name)));
+			const usage = `Usage: /workflows run <name> [args]. Saved workflows: ${names.join(", ") || "none"}`;
+			show(ctx, [usage, ...installed].join("\n"), "error");
 			return;
 		}
 		await runSavedWorkflow(name, args.join(" "), ctx, options);
