@@ -73,12 +73,16 @@ export interface ProcessKind {
 	glibc: boolean;
 }
 
-/** This process's kind. */
-function thisProcess(): ProcessKind {
-	// The report's header names glibc's version when Node runs on it (about 2 ms, only for the commands that run).
+/** This process's kind; whether it runs on glibc is only asked when `env` has no trim threshold of its own. */
+function thisProcess(env: NodeJS.ProcessEnv): ProcessKind {
+	return { node: process.versions.node, glibc: env[TRIM] === undefined && onGlibc() };
+}
+
+/** The report's header names glibc's version when Node runs on it (about 2.5 ms). */
+function onGlibc(): boolean {
+	if (process.platform !== "linux") return false;
 	const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
-	const header = report?.header;
-	return { node: process.versions.node, glibc: process.platform === "linux" && !!header?.glibcVersionRuntime };
+	return !!report?.header?.glibcVersionRuntime;
 }
 
 /** How a command must start again: on which Node (undefined: this one), with which environment. */
@@ -95,10 +99,12 @@ export interface Relaunch {
 export function relaunchPlan(
 	argv: readonly string[],
 	env: NodeJS.ProcessEnv,
-	kind: ProcessKind = thisProcess(),
+	given?: ProcessKind,
 	ownNode: () => string | undefined = () => findNode(ownNodePlaces(packageRoot())),
 ): Relaunch | undefined {
 	if (!PI_COMMANDS.has(argv[0] ?? "") || env[AGAIN]) return undefined;
+	// Only now: the short commands pay nothing for the C library check.
+	const kind = given ?? thisProcess(env);
 	const trim = kind.glibc && env[TRIM] === undefined;
 	const node = newEnoughForPi(kind.node) ? undefined : ownNode();
 	// On an old Node with no Node of the package's own, the command says what to run (`tooOldForPi`).
