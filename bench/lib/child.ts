@@ -6,12 +6,16 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 /** Runs `script` (a URL of a bench file) with `args` in a new Node process; resolves to its JSON output. */
-export function runChild<T>(script: URL, args: string[], options: { nodeFlags?: string[]; cwd: URL }): Promise<T> {
+export function runChild<T>(
+	script: URL,
+	args: string[],
+	options: { nodeFlags?: string[]; cwd: URL; env?: NodeJS.ProcessEnv },
+): Promise<T> {
 	return new Promise((resolve, reject) => {
 		execFile(
 			process.execPath,
 			[...(options.nodeFlags ?? []), fileURLToPath(script), ...args],
-			{ cwd: fileURLToPath(options.cwd), timeout: 120_000, maxBuffer: 1024 * 1024 },
+			{ cwd: fileURLToPath(options.cwd), env: options.env, timeout: 120_000, maxBuffer: 1024 * 1024 },
 			(error, stdout, stderr) => {
 				if (error) {
 					reject(new Error(`${fileURLToPath(script)} ${args.join(" ")} failed: ${error.message}\n${stderr}`));

@@ -8,8 +8,9 @@ import * as nodeModule from "node:module";
 
 // Node 20 (where `check` and `--help` run too) has no compile cache: a named import would fail there at link time.
 nodeModule.enableCompileCache?.();
-// On a Node too old for pi, a command that loads it runs on the package's own Node 22 when there is one.
-const { onOwnNode } = await import("./own-node.ts");
-const code = await onOwnNode(process.argv.slice(2), process.env);
+// A command that runs workflows starts again once: on the package's own Node 22 when this one is too old for pi, and
+// with glibc's trim threshold, which glibc reads only at a process's start (src/cli/own-node.ts).
+const { relaunched } = await import("./own-node.ts");
+const code = await relaunched(process.argv.slice(2), process.env);
 if (code !== undefined) process.exit(code);
 await import("./process-command.ts");

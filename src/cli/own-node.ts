@@ -1,8 +1,11 @@
 /**
- * The bin on a Node too old for pi. `run`, `resume` and `worker` load pi, which needs Node 22.19; the rest run on
- * Node 20. `npx --prefix <clone> pi-workflows run …` on a Node 20 machine runs the bin on that machine's Node,
- * while the checkout has a Node 22 of its own (the `node` dev dependency) and a project may have one installed: the
- * bin finds one and runs itself again on it, or says exactly what to run.
+ * The process a command that runs workflows needs, which only a new start can give. `run`, `resume` and `worker`
+ * load pi, which needs Node 22.19; the rest run on Node 20. `npx --prefix <clone> pi-workflows run …` on a Node 20
+ * machine runs the bin on that machine's Node, while the checkout has a Node 22 of its own (the `node` dev dependency)
+ * and a project may have one installed: the bin finds one and runs itself again on it, or says exactly what to run.
+ * And glibc keeps the memory worker threads freed in their arenas unless `MALLOC_TRIM_THRESHOLD_` is set when the
+ * process starts (docs/performance.md, row 5c): those commands start again with it, in the same process where Node
+ * can (`process.execve`), so one start serves both.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -15,8 +18,19 @@ export const PI_NODE = "22.19";
 /** The commands that load pi. */
 const PI_COMMANDS = new Set(["run", "resume", "worker"]);
 
-/** Set in the environment of the bin run again, so it never looks again (a found Node that is not new enough). */
+/**
+ * Set in the environment of the bin run again, so it never looks again (a found Node that is not new enough):
+ * "trim" when the start added the trim threshold, "1" when it did not.
+ */
 const AGAIN = "PI_WORKFLOWS_OWN_NODE";
+
+/**
+ * glibc's trim threshold for the commands' processes: freed memory above 128 KiB at the top of an arena goes back to
+ * the system (the default starts there too, but glibc raises it up to 32 MiB once large blocks are freed, as V8 does
+ * while each worker thread boots). It must be in the environment when the process starts.
+ */
+export const TRIM_THRESHOLD = "131072";
+const TRIM = "MALLOC_TRIM_THRESHOLD_";
 
 /** True when `version` ("22.19.0", "v20.20.2") is at least `PI_NODE`. */
 export function newEnoughForPi(version: string): boolean {
@@ -53,19 +67,64 @@ function packageRoot(): string {
 	return fileURLToPath(new URL("../../", import.meta.url));
 }
 
+/** What a command's process is: its Node's version, and whether its C library is glibc (which reads `TRIM`). */
+export interface ProcessKind {
+	node: string;
+	glibc: boolean;
+}
+
+/** This process's kind; whether it runs on glibc is only asked when `env` has no trim threshold of its own. */
+function thisProcess(env: NodeJS.ProcessEnv): ProcessKind {
+	return { node: process.versions.node, glibc: env[TRIM] === undefined && onGlibc() };
+}
+
+/** The report's header names glibc's version when Node runs on it (about 2.5 ms). */
+function onGlibc(): boolean {
+	if (process.platform !== "linux") return false;
+	const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
+	return !!report?.header?.glibcVersionRuntime;
+}
+
+/** How a command must start again: on which Node (undefined: this one), with which environment. */
+export interface Relaunch {
+	node: string | undefined;
+	env: NodeJS.ProcessEnv;
+}
+
 /**
- * For a command that loads pi on a Node too old for it: runs the bin again on the package's own Node and resolves
- * with its exit code; undefined when this Node will do, when nothing needs pi, or when there is no such Node (the
- * command then says what to run: `tooOldForPi`).
+ * Whether the command in `argv` must start again, and how: on the package's own Node when this one is too old for
+ * pi, and with the trim threshold on glibc when the user has not set it (any value of theirs is kept). Undefined for
+ * a command that runs no workflow, a process that started again already, or one that needs neither.
  */
-export async function onOwnNode(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number | undefined> {
-	if (newEnoughForPi(process.versions.node) || !PI_COMMANDS.has(argv[0] ?? "") || env[AGAIN]) return undefined;
-	const node = findNode(ownNodePlaces(packageRoot()));
-	if (!node || !process.argv[1]) return undefined;
-	const child = spawn(node, [...process.execArgv, process.argv[1], ...argv], {
-		stdio: "inherit",
-		env: { ...env, [AGAIN]: "1" },
-	});
+export function relaunchPlan(
+	argv: readonly string[],
+	env: NodeJS.ProcessEnv,
+	given?: ProcessKind,
+	ownNode: () => string | undefined = () => findNode(ownNodePlaces(packageRoot())),
+): Relaunch | undefined {
+	if (!PI_COMMANDS.has(argv[0] ?? "") || env[AGAIN]) return undefined;
+	// Only now: the short commands pay nothing for the C library check.
+	const kind = given ?? thisProcess(env);
+	const trim = kind.glibc && env[TRIM] === undefined;
+	const node = newEnoughForPi(kind.node) ? undefined : ownNode();
+	// On an old Node with no Node of the package's own, the command says what to run (`tooOldForPi`).
+	if (!newEnoughForPi(kind.node) && !node) return undefined;
+	if (!trim && !node) return undefined;
+	return { node, env: { ...env, ...(trim ? { [TRIM]: TRIM_THRESHOLD } : {}), [AGAIN]: trim ? "trim" : "1" } };
+}
+
+/**
+ * For a command that runs workflows: starts the bin again as `relaunchPlan` says. On this Node, the process becomes
+ * the new one (`process.execve`, Node 22.15+ on POSIX: same pid, signals and exit code, nothing waits beside it);
+ * on another Node, or where execve is missing, a child process runs it and this one resolves with its exit code.
+ * Undefined when nothing needs a new start.
+ */
+export async function relaunched(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number | undefined> {
+	const plan = relaunchPlan(argv, env);
+	if (!plan || !process.argv[1]) return undefined;
+	const args = [...process.execArgv, process.argv[1], ...argv];
+	if (!plan.node && process.execve) process.execve(process.execPath, [process.execPath, ...args], plan.env);
+	const child = spawn(plan.node ?? process.execPath, args, { stdio: "inherit", env: plan.env });
 	// Ctrl-C reaches the child from the terminal (one process group): it stops and saves the run; this process waits
 	// for it. A SIGTERM sent to this process alone is passed on.
 	const ignore = () => {};
