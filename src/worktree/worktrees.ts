@@ -5,7 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { mkdir, realpath, rm, stat } from "node:fs/promises";
-import { join, relative, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { errorMessage, WorkflowError } from "../errors.ts";
 import { changedFiles, commitLeftovers, NO_HOOKS, retryLocked } from "./commit.ts";
 import { GitFailure, type GitOptions, runGit } from "./git.ts";
@@ -37,6 +37,8 @@ export interface Worktree {
 	readonly base: string;
 	/** The main working tree the run's directory is in. */
 	readonly repo: string;
+	/** True when this is an interrupted earlier attempt's worktree, reopened (see `RunWorktrees.open`). */
+	readonly reopened?: boolean;
 	/**
 	 * Commits what the child changed on `branch` and removes the folder, or removes folder and branch when nothing
 	 * changed. Throws a `WorkflowError` (`worktree_locked`, `worktree_failed`), leaving the folder as it is, when git
@@ -62,64 +64,141 @@ export interface RunWorktrees {
 	 * Makes the worktree of one child from the current HEAD of the repository `cwd` is in. Throws a `WorkflowError`:
 	 * `worktree_git_missing`, `worktree_not_a_repo`, `worktree_no_commit`, `worktree_branch_exists`,
 	 * `worktree_locked` or `worktree_failed`, each saying what to do.
+	 *
+	 * `reopen` is where an interrupted earlier attempt of the same call worked (its `Worktree.cwd`): when that is one
+	 * of this run's worktrees whose branch is still there, and no child works in it now, the new attempt goes on in
+	 * it (`reopened`) rather than in a new one from HEAD: its folder as a killed host left it, or its kept branch
+	 * checked out again where the folder was.
 	 */
-	open(options: { cwd: string; label: string }): Promise<Worktree>;
+	open(options: { cwd: string; label: string; reopen?: string }): Promise<Worktree>;
 }
 
 /** Creates the worktree set of one run. */
 export function createRunWorktrees(options: RunWorktreesOptions): RunWorktrees {
 	const handedOut = new Set<string>();
+	/** Slugs of the worktrees open now: an earlier attempt's is reopened only once that attempt closed it. */
+	const working = new Set<string>();
 	const git = (args: string[], cwd: string) => runGit(args, gitOptions(options, cwd));
 
+	/** A new worktree from `head` on a branch of its own; its slug. */
+	async function addFresh(repo: RepoPlace, label: string, head: string): Promise<string> {
+		const prefix = branchPrefix(options.runId);
+		const slug = await firstFree(
+			labelSlug(label),
+			async (candidate) =>
+				handedOut.has(candidate) ||
+				existsSync(join(options.dir, candidate)) ||
+				(await branchExists(`${prefix}${candidate}`, repo.top, options)),
+		);
+		handedOut.add(slug);
+		const branch = `${prefix}${slug}`;
+		const path = join(options.dir, slug);
+		await mkdir(options.dir, { recursive: true, mode: 0o700 });
+		try {
+			const undo = () => undoAdd({ branch, path, top: repo.top, options });
+			await retryLocked(
+				() => git([...NO_HOOKS, "worktree", "add", "--quiet", "-b", branch, path, head], repo.top),
+				undo,
+			);
+		} catch (error) {
+			await undoAdd({ branch, path, top: repo.top, options });
+			throw toWorktreeError(error, { repo: repo.top, branch, step: "make the worktree" });
+		}
+		return slug;
+	}
+
 	return {
-		async open({ cwd, label }) {
+		async open({ cwd, label, reopen }) {
 			const repo = await findRepo(cwd, options);
-			const base = await headCommit(repo.top, options);
+			const head = await headCommit(repo.top, options);
 			return inRepoQueue(repo.gitDir, async () => {
-				const prefix = branchPrefix(options.runId);
-				const slug = await firstFree(
-					labelSlug(label),
-					async (candidate) =>
-						handedOut.has(candidate) ||
-						existsSync(join(options.dir, candidate)) ||
-						(await branchExists(`${prefix}${candidate}`, repo.top, options)),
-				);
-				handedOut.add(slug);
-				const branch = `${prefix}${slug}`;
+				const earlier = reopen ? await reopenEarlier(reopen, repo, head, working, options) : undefined;
+				const slug = earlier?.slug ?? (await addFresh(repo, label, head));
+				const base = earlier?.base ?? head;
+				working.add(slug);
+				const branch = `${branchPrefix(options.runId)}${slug}`;
 				const path = join(options.dir, slug);
-				await mkdir(options.dir, { recursive: true, mode: 0o700 });
-				try {
-					const undo = () => undoAdd({ branch, path, top: repo.top, options });
-					await retryLocked(
-						() => git([...NO_HOOKS, "worktree", "add", "--quiet", "-b", branch, path, base], repo.top),
-						undo,
-					);
-				} catch (error) {
-					await undoAdd({ branch, path, top: repo.top, options });
-					throw toWorktreeError(error, { repo: repo.top, branch, step: "make the worktree" });
-				}
 				const worktree: Worktree = {
 					path,
 					cwd: join(path, repo.subdir),
 					branch,
 					base,
 					repo: repo.top,
+					...(earlier ? { reopened: true } : {}),
 					close: () =>
 						inRepoQueue(repo.gitDir, () =>
-							closeWorktree({ path, branch, base, top: repo.top, label, options }).catch((error: unknown) => {
-								throw toWorktreeError(error, {
-									repo: repo.top,
-									branch,
-									step: "save the child's changes",
-									path,
-								});
-							}),
+							closeWorktree({ path, branch, base, top: repo.top, label, options })
+								.catch((error: unknown) => {
+									throw toWorktreeError(error, {
+										repo: repo.top,
+										branch,
+										step: "save the child's changes",
+										path,
+									});
+								})
+								.finally(() => working.delete(slug)),
 						),
 				};
 				return worktree;
 			});
 		},
 	};
+}
+
+/**
+ * The earlier worktree `reopen` (a `Worktree.cwd`) was in, ready to work in again, and the commit it was made from;
+ * undefined when it is not one of this run's, a child works in it now, or its branch is gone (an attempt that changed
+ * nothing: a new worktree from HEAD is the same). A folder still there (its host was killed) is reused as it is when
+ * git knows it as the branch's worktree; a gone folder (the attempt was closed) gets the branch checked out again.
+ */
+async function reopenEarlier(
+	reopen: string,
+	repo: RepoPlace,
+	head: string,
+	working: ReadonlySet<string>,
+	options: RunWorktreesOptions,
+): Promise<{ slug: string; base: string } | undefined> {
+	const inside = relative(options.dir, reopen);
+	const slug = inside.split(sep)[0] ?? "";
+	if (!slug || slug === ".." || isAbsolute(inside) || working.has(slug)) return undefined;
+	const branch = `${branchPrefix(options.runId)}${slug}`;
+	if (!(await branchExists(branch, repo.top, options))) return undefined;
+	const path = join(options.dir, slug);
+	const inRepo = (args: string[]) => runGit(args, gitOptions(options, repo.top));
+	if (existsSync(path)) {
+		if (!(await isWorktreeOf(path, branch, options))) return undefined;
+	} else {
+		try {
+			await retryLocked(() => inRepo(["worktree", "prune"]));
+			await retryLocked(() => inRepo([...NO_HOOKS, "worktree", "add", "--quiet", path, branch]));
+		} catch (error) {
+			// The branch is the earlier attempt's work: only the half-made folder goes.
+			await rm(path, { recursive: true, force: true }).catch(() => undefined);
+			await inRepo(["worktree", "prune"]).catch(() => undefined);
+			throw toWorktreeError(error, { repo: repo.top, branch, step: "reopen the interrupted attempt's worktree" });
+		}
+	}
+	// The commit the worktree was made from: what its branch's changes are counted from when it closes.
+	const base = await inRepo(["merge-base", head, branch]).then(
+		(out) => out.stdout.trim(),
+		() => head,
+	);
+	return { slug, base };
+}
+
+/** Whether the folder `path` is the root of a worktree with `branch` checked out. */
+async function isWorktreeOf(path: string, branch: string, options: RunWorktreesOptions): Promise<boolean> {
+	try {
+		const out = await runGit(
+			["rev-parse", "--show-toplevel", "--symbolic-full-name", "HEAD"],
+			gitOptions(options, path),
+		);
+		const [top = "", ref = ""] = out.stdout.trim().split("\n");
+		return ref === `refs/heads/${branch}` && (await realpath(top)) === (await realpath(path));
+	} catch (error) {
+		if (error instanceof GitFailure && !error.timedOut) return false;
+		throw error;
+	}
 }
 
 interface RepoPlace {
