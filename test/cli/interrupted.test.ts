@@ -89,6 +89,24 @@ describe("pi-workflows: a killed run's child goes on from its finished turns", (
 		);
 	}, 150_000);
 
+	it("`resume --no-continue-interrupted` starts the killed run's child afresh: it writes its first two notes again", async () => {
+		const file = join(project, "notes-afresh.js");
+		writeFileSync(
+			file,
+			'export const meta = { name: "notes-afresh", description: "one child, four turns" };\nreturn await agent("notes 4", { label: "notes" });\n',
+		);
+		const marker = "faux: the notes child waits after 2 turns";
+		const killed = await killedAt([bin, "run", file, ...PI], marker);
+		expect(killed.signal, killed.stderr).toBe("SIGKILL");
+		const runs = JSON.parse((await cli(["runs", "--json"])).stdout) as { id: string; name?: string }[];
+		const runId = runs.find((run) => run.name === "notes-afresh")?.id as string;
+		expect(runId).toMatch(/^wf-/);
+		// A fresh child waits again after its second turn (one told it was interrupted would go on): it is killed there.
+		const again = await killedAt([bin, "resume", runId, "--no-continue-interrupted", ...PI], marker);
+		expect(again.signal, again.stderr).toBe("SIGKILL");
+		expect(again.stderr).not.toContain("continued after an interruption");
+	}, 150_000);
+
 	it("an isolated child SIGKILLed after two turns goes on in the worktree the kill left, and its branch holds all four notes", async () => {
 		const repo = createTempRepo();
 		try {
