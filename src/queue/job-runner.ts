@@ -212,22 +212,16 @@ async function runJob(
 		}
 		// No checkout of the host's project in a scratch folder: nothing to edit, so the child does not get the tools for it.
 		if (!place.writable) type.tools = type.tools.filter((tool) => !WRITE_TOOLS.includes(tool));
-		let defaultModel: Model<Api> | undefined;
-		let defaultThinking = plan.defaultThinking as ThinkingLevel | undefined;
-		if (plan.defaultModel) {
-			try {
-				const resolved = resolveModel(plan.defaultModel, settings.modelRuntime, "The run's default model");
-				defaultModel = resolved.model;
-				defaultThinking ??= resolved.thinking;
-			} catch (error) {
-				return failed(
-					data,
-					settings.name,
-					`worker ${settings.name} cannot run the child: ${errorMessage(error)}`,
-					"queue_worker_model",
-				);
-			}
+		const defaults = runDefaults(plan, settings.modelRuntime);
+		if ("error" in defaults) {
+			return failed(
+				data,
+				settings.name,
+				`worker ${settings.name} cannot run the child: ${defaults.error}`,
+				"queue_worker_model",
+			);
 		}
+		const { defaultModel, defaultThinking } = defaults;
 		// A worktree of the run's commit is new on this worker: an earlier worker's edits are not in it.
 		conversation = await openJobConversation(settings.commands, settings.queueName, jobId, request, {
 			goOn: !place.writable,
@@ -296,6 +290,22 @@ async function runJob(
 		settings.active.delete(jobId);
 		await conversation?.dispose().catch(() => {});
 		await place?.dispose().catch(() => {});
+	}
+}
+
+/** The run's default model and thinking level, resolved against this worker's pi; why not, when it has no such model. */
+function runDefaults(
+	plan: QueueJobData["plan"],
+	modelRuntime: ModelRuntime,
+): { defaultModel?: Model<Api>; defaultThinking?: ThinkingLevel } | { error: string } {
+	const thinking = plan.defaultThinking as ThinkingLevel | undefined;
+	if (!plan.defaultModel) return thinking ? { defaultThinking: thinking } : {};
+	try {
+		const resolved = resolveModel(plan.defaultModel, modelRuntime, "The run's default model");
+		const defaultThinking = thinking ?? resolved.thinking;
+		return { defaultModel: resolved.model, ...(defaultThinking ? { defaultThinking } : {}) };
+	} catch (error) {
+		return { error: errorMessage(error) };
 	}
 }
 
