@@ -227,7 +227,7 @@ export class ChildAttempt {
 		}
 		if (this.#interruption && !this.#worktree.reopened) {
 			this.#base.warnings.push(
-				`the worktree of its interrupted attempt${reopen ? ` (${reopen})` : ""} could not be reopened (its branch is gone, or its folder is no longer that branch's worktree): it started afresh in ${this.#worktree.path}`,
+				`the worktree of its interrupted attempt${reopen ? ` (${reopen})` : ""} could not be reopened (its folder is no longer its branch's worktree, or a child works in it): it started afresh in ${this.#worktree.path}`,
 			);
 			this.#interruption = undefined;
 		}

@@ -37,8 +37,11 @@ export interface Worktree {
 	readonly base: string;
 	/** The main working tree the run's directory is in. */
 	readonly repo: string;
-	/** True when this is an interrupted earlier attempt's worktree, reopened (see `RunWorktrees.open`). */
-	readonly reopened?: boolean;
+	/**
+	 * An interrupted earlier attempt's worktree, reopened (see `RunWorktrees.open`): "kept" with that attempt's
+	 * changes, or "remade" from HEAD at the same place and on the same branch (that attempt left no change).
+	 */
+	readonly reopened?: "kept" | "remade";
 	/**
 	 * Commits what the child changed on `branch` and removes the folder, or removes folder and branch when nothing
 	 * changed. Throws a `WorkflowError` (`worktree_locked`, `worktree_failed`), leaving the folder as it is, when git
@@ -66,9 +69,9 @@ export interface RunWorktrees {
 	 * `worktree_locked` or `worktree_failed`, each saying what to do.
 	 *
 	 * `reopen` is where an interrupted earlier attempt of the same call worked (its `Worktree.cwd`): when that is one
-	 * of this run's worktrees whose branch is still there, and no child works in it now, the new attempt goes on in
-	 * it (`reopened`) rather than in a new one from HEAD: its folder as a killed host left it, or its kept branch
-	 * checked out again where the folder was.
+	 * of this run's worktrees and no child works in it now, the new attempt goes on in it (`reopened`) rather than in
+	 * a new one: its folder as a killed host left it, its kept branch checked out again where the folder was, or, when
+	 * the branch went because that attempt changed nothing, the same folder and branch made again from HEAD.
 	 */
 	open(options: { cwd: string; label: string; reopen?: string }): Promise<Worktree>;
 }
@@ -78,7 +81,6 @@ export function createRunWorktrees(options: RunWorktreesOptions): RunWorktrees {
 	const handedOut = new Set<string>();
 	/** Slugs of the worktrees open now: an earlier attempt's is reopened only once that attempt closed it. */
 	const working = new Set<string>();
-	const git = (args: string[], cwd: string) => runGit(args, gitOptions(options, cwd));
 
 	/** A new worktree from `head` on a branch of its own; its slug. */
 	async function addFresh(repo: RepoPlace, label: string, head: string): Promise<string> {
@@ -91,19 +93,7 @@ export function createRunWorktrees(options: RunWorktreesOptions): RunWorktrees {
 				(await branchExists(`${prefix}${candidate}`, repo.top, options)),
 		);
 		handedOut.add(slug);
-		const branch = `${prefix}${slug}`;
-		const path = join(options.dir, slug);
-		await mkdir(options.dir, { recursive: true, mode: 0o700 });
-		try {
-			const undo = () => undoAdd({ branch, path, top: repo.top, options });
-			await retryLocked(
-				() => git([...NO_HOOKS, "worktree", "add", "--quiet", "-b", branch, path, head], repo.top),
-				undo,
-			);
-		} catch (error) {
-			await undoAdd({ branch, path, top: repo.top, options });
-			throw toWorktreeError(error, { repo: repo.top, branch, step: "make the worktree" });
-		}
+		await addWorktree(repo, slug, head, options);
 		return slug;
 	}
 
@@ -115,6 +105,7 @@ export function createRunWorktrees(options: RunWorktreesOptions): RunWorktrees {
 				const earlier = reopen ? await reopenEarlier(reopen, repo, head, working, options) : undefined;
 				const slug = earlier?.slug ?? (await addFresh(repo, label, head));
 				const base = earlier?.base ?? head;
+				handedOut.add(slug);
 				working.add(slug);
 				const branch = `${branchPrefix(options.runId)}${slug}`;
 				const path = join(options.dir, slug);
@@ -124,7 +115,7 @@ export function createRunWorktrees(options: RunWorktreesOptions): RunWorktrees {
 					branch,
 					base,
 					repo: repo.top,
-					...(earlier ? { reopened: true } : {}),
+					...(earlier ? { reopened: earlier.reopened } : {}),
 					close: () =>
 						inRepoQueue(repo.gitDir, () =>
 							closeWorktree({ path, branch, base, top: repo.top, label, options })
@@ -147,9 +138,9 @@ export function createRunWorktrees(options: RunWorktreesOptions): RunWorktrees {
 
 /**
  * The earlier worktree `reopen` (a `Worktree.cwd`) was in, ready to work in again, and the commit it was made from;
- * undefined when it is not one of this run's, a child works in it now, or its branch is gone (an attempt that changed
- * nothing: a new worktree from HEAD is the same). A folder still there (its host was killed) is reused as it is when
- * git knows it as the branch's worktree; a gone folder (the attempt was closed) gets the branch checked out again.
+ * undefined when it is not one of this run's, a child works in it now, or its folder is no longer its branch's
+ * worktree. A folder still there (its host was killed) is reused as it is; a gone folder (the attempt was closed) gets
+ * the branch checked out again; a gone branch (the attempt changed nothing) is made again from HEAD in the same place.
  */
 async function reopenEarlier(
 	reopen: string,
@@ -157,13 +148,17 @@ async function reopenEarlier(
 	head: string,
 	working: ReadonlySet<string>,
 	options: RunWorktreesOptions,
-): Promise<{ slug: string; base: string } | undefined> {
+): Promise<{ slug: string; base: string; reopened: "kept" | "remade" } | undefined> {
 	const inside = relative(options.dir, reopen);
 	const slug = inside.split(sep)[0] ?? "";
 	if (!slug || slug === ".." || isAbsolute(inside) || working.has(slug)) return undefined;
 	const branch = `${branchPrefix(options.runId)}${slug}`;
-	if (!(await branchExists(branch, repo.top, options))) return undefined;
 	const path = join(options.dir, slug);
+	if (!(await branchExists(branch, repo.top, options))) {
+		if (existsSync(path)) return undefined;
+		await addWorktree(repo, slug, head, options);
+		return { slug, base: head, reopened: "remade" };
+	}
 	const inRepo = (args: string[]) => runGit(args, gitOptions(options, repo.top));
 	if (existsSync(path)) {
 		if (!(await isWorktreeOf(path, branch, options))) return undefined;
@@ -183,7 +178,28 @@ async function reopenEarlier(
 		(out) => out.stdout.trim(),
 		() => head,
 	);
-	return { slug, base };
+	return { slug, base, reopened: "kept" };
+}
+
+/** Makes the worktree `slug` of the run from `head`, on its new branch; nothing of it is left when git refuses. */
+async function addWorktree(repo: RepoPlace, slug: string, head: string, options: RunWorktreesOptions): Promise<void> {
+	const branch = `${branchPrefix(options.runId)}${slug}`;
+	const path = join(options.dir, slug);
+	await mkdir(options.dir, { recursive: true, mode: 0o700 });
+	try {
+		const undo = () => undoAdd({ branch, path, top: repo.top, options });
+		await retryLocked(
+			() =>
+				runGit(
+					[...NO_HOOKS, "worktree", "add", "--quiet", "-b", branch, path, head],
+					gitOptions(options, repo.top),
+				),
+			undo,
+		);
+	} catch (error) {
+		await undoAdd({ branch, path, top: repo.top, options });
+		throw toWorktreeError(error, { repo: repo.top, branch, step: "make the worktree" });
+	}
 }
 
 /** Whether the folder `path` is the root of a worktree with `branch` checked out. */

@@ -145,6 +145,36 @@ describe('isolation: "worktree" on real pi sessions', () => {
 		}
 	});
 
+	it("a stalled isolated child that had only read goes on in the same place, its worktree made again from HEAD", async () => {
+		const runFolder = mkdtempSync(join(tmpdir(), "pi-workflows-iso-run-"));
+		try {
+			fx.faux.route("Fix sub", [
+				fauxAssistantMessage([fauxToolCall("read", { path: "src/math.js" })], { stopReason: "toolUse" }),
+				untilAborted(),
+				edit("src/math.js", "a - b", "a * b"),
+				fauxAssistantMessage("sub fixed after reading"),
+			]);
+			const before = fx.faux.requests.length;
+			const { result } = await run(
+				'return await agent("Fix sub in src/math.js", { label: "fix sub", isolation: "worktree", stallMs: 1500 });',
+				{ runFolder },
+			);
+			expect(result).toMatchObject({ status: "completed", value: "sub fixed after reading" });
+			const told = fx.faux.requests[before + 2]?.last.text ?? "";
+			expect(told).toMatch(/^This task was interrupted after 1 finished turn/);
+			const worktree = join(repo.runDir, "fix-sub");
+			expect(told).toContain(
+				`Your isolated git worktree was made again at ${worktree} on branch \`workflows/${RUN}/fix-sub\`, from the repository's HEAD: your interrupted attempt left no change to keep.`,
+			);
+			const branch = `workflows/${RUN}/fix-sub`;
+			expect(repo.git(["show", `${branch}:src/math.js`])).toContain("a * b");
+			expect(repo.git(["branch", "--list", "workflows/*", "--format=%(refname:short)"]).trim()).toBe(branch);
+			expect(repo.leftovers()).toEqual({ worktrees: [], locks: [] });
+		} finally {
+			rmSync(runFolder, { recursive: true, force: true });
+		}
+	});
+
 	it("a child that changes nothing: its worktree and branch are removed", async () => {
 		fx.faux.route("Look at", [fauxAssistantMessage("nothing to change")]);
 		const { result, envelope } = await run('return await agent("Look at src/math.js", { isolation: "worktree" });');
