@@ -55,7 +55,7 @@ import type { ChildRetrySettings } from "./session.ts";
 import { STRUCTURED_OUTPUT_TOOL_NAME } from "./structured-output.ts";
 import { type AttemptContext, abandonedCause, DEFAULT_STOP_GRACE_MS, settlesAfterStop } from "./supervisor.ts";
 import { createTurnLimit, type TurnLimit, WRAP_UP_MESSAGE } from "./turn-limit.ts";
-import { closeWorktree, isolatedPrompt, worktreeOpenFailure, worktreeReport } from "./worktree.ts";
+import { closeWorktree, isolatedPrompt, sameWorktreeNote, worktreeOpenFailure, worktreeReport } from "./worktree.ts";
 
 /**
  * Default stall watchdog: five minutes without a streamed token or tool event. Reasoning models may think for
@@ -154,15 +154,11 @@ export class ChildAttempt {
 		const options = this.#options;
 		const plan = await planChild(request, options);
 		const warnings: string[] = [];
-		// An isolated child's new attempt works in a new worktree, which its earlier conversation does not speak of; a
-		// person's restart asks to drop what the child did.
-		if (request.continueInterrupted !== false && request.isolation !== "worktree" && !this.#context.afresh) {
+		// A person's restart asks to drop what the child did.
+		if (request.continueInterrupted !== false && !this.#context.afresh) {
 			this.#interruption = await options.conversations.interrupted(request, (warning) => warnings.push(warning));
 		}
-		if (this.#interruption) {
-			this.#history = this.#interruption.lines;
-			warnings.push(continuedWarning(this.#interruption));
-		} else if (request.continues) {
+		if (!this.#interruption && request.continues) {
 			this.#history = await earlierConversation(request.continues, options.runFolder, options.remembered);
 		}
 		this.#plan = plan;
@@ -201,11 +197,39 @@ export class ChildAttempt {
 				error: options.noModel ?? "no model: the agent file, the call and the parent session name none",
 			};
 		}
-		if (request.isolation !== "worktree") return undefined;
+		if (request.isolation === "worktree") {
+			const failure = await this.#openWorktree();
+			if (failure) return failure;
+		}
+		if (this.#interruption) {
+			this.#history = this.#interruption.lines;
+			base.warnings.push(continuedWarning(this.#interruption));
+		}
+		return undefined;
+	}
+
+	/**
+	 * Opens the isolated child's worktree: an interrupted attempt's, which its conversation speaks of, when it can be
+	 * reopened; else a new one, and then the child starts afresh (its earlier turns' edits are not there).
+	 */
+	async #openWorktree(): Promise<WorkflowAgentResult | undefined> {
+		const plan = this.#plan;
+		const reopen = this.#interruption?.cwd;
 		try {
-			this.#worktree = await (await options.worktrees()).open({ cwd: plan.cwd, label: request.label });
+			const worktrees = await this.#options.worktrees();
+			this.#worktree = await worktrees.open({
+				cwd: plan.cwd,
+				label: this.#request.label,
+				...(reopen ? { reopen } : {}),
+			});
 		} catch (error) {
-			return { ...base, ...worktreeOpenFailure(error) };
+			return { ...this.#base, ...worktreeOpenFailure(error) };
+		}
+		if (this.#interruption && !this.#worktree.reopened) {
+			this.#base.warnings.push(
+				`the worktree of its interrupted attempt${reopen ? ` (${reopen})` : ""} could not be reopened (its folder is no longer its branch's worktree, or a child works in it): it started afresh in ${this.#worktree.path}`,
+			);
+			this.#interruption = undefined;
 		}
 		this.#worktreeState = worktreeReport(this.#worktree);
 		this.#plan = { ...plan, cwd: this.#worktree.cwd, prompt: isolatedPrompt(plan.prompt, this.#worktree) };
@@ -416,8 +440,11 @@ export class ChildAttempt {
 		let ended = true;
 		try {
 			if (signal.aborted) return { ...this.#base, status: "stopped", error: reasonOf(signal) };
+			const worktree = this.#worktree;
 			const prompt = this.#interruption
-				? [interruptedMessage(this.#interruption), this.#context.retryNote].filter(Boolean).join("\n\n")
+				? [interruptedMessage(this.#interruption), worktree && sameWorktreeNote(worktree), this.#context.retryNote]
+						.filter(Boolean)
+						.join("\n\n")
 				: this.#plan.prompt;
 			ended = await heard(session.prompt(prompt, { expandPromptTemplates: false }));
 			// A pause stopped the turn: the session waits, with its conversation, for the message that resumes it. (A

@@ -108,6 +108,18 @@ export async function keepConversation(
 	return { file: `${dir}/${path}`, path };
 }
 
+/**
+ * Puts a conversation kept elsewhere (a queue worker that died mid-child) in the run's folder `dir` as the call's
+ * next file, whole (pi's header first, whose `callKey` is how the runner finds it): its path relative to `dir`.
+ */
+export async function restoreConversation(
+	dir: string,
+	request: Pick<WorkflowAgentRequest, "index" | "label">,
+	text: string,
+): Promise<string> {
+	return createConversationFile(dir, request, text);
+}
+
 /** The warning of a child whose conversation could not be kept. */
 export function notKeptWarning(error: unknown): string {
 	return `the child's conversation could not be kept in the run's folder (${errorMessage(error)}); it ran without a record of it`;

@@ -13,7 +13,13 @@
  */
 import { join } from "node:path";
 import { errorMessage, WorkflowError } from "../errors.ts";
-import { type CallConversationFiles, conversationsByCall, labelSlug, readConversationLines } from "../runs/index.ts";
+import {
+	type CallConversationFiles,
+	conversationCwd,
+	conversationsByCall,
+	labelSlug,
+	readConversationLines,
+} from "../runs/index.ts";
 import type { WorkflowAgentRequest, WorkflowContinuation } from "../runtime/core/types.ts";
 import type { RunFolderSource } from "./child-record.ts";
 
@@ -107,6 +113,8 @@ export interface Interruption {
 	savedTokens: number;
 	/** The earlier conversation's file, relative to the run's folder. */
 	from: string;
+	/** Where the earlier session worked (its header's `cwd`): an isolated child's worktree, which it goes on in. */
+	cwd?: string;
 }
 
 /** The newest conversation file of each call in a run's folder, found once, then kept up to date by the runner. */
@@ -152,7 +160,9 @@ export class CallConversations {
 				return undefined;
 			}
 			const cut = lastFinishedTurn(read.lines);
-			return cut ? { ...cut, from } : undefined;
+			if (!cut) return undefined;
+			const cwd = await conversationCwd(dir, from);
+			return { ...cut, from, ...(cwd ? { cwd } : {}) };
 		} catch (error) {
 			warn(
 				`the conversation of its interrupted attempt could not be read (${errorMessage(error)}): it started afresh`,

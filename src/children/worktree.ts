@@ -55,6 +55,14 @@ export function isolatedPrompt(prompt: string, worktree: Worktree): string {
 	return `${note}\n\n${prompt}`;
 }
 
+/** What an isolated child going on after an interruption is told of its reopened worktree. */
+export function sameWorktreeNote(worktree: Worktree): string {
+	if (worktree.reopened === "remade") {
+		return `Your isolated git worktree was made again at ${worktree.cwd} on branch \`${worktree.branch}\`, from the repository's HEAD: your interrupted attempt left no change to keep. If you had changed files, do it again.`;
+	}
+	return `You are in the same isolated git worktree as before, at ${worktree.cwd} on branch \`${worktree.branch}\`: the changes of your finished turns are there. Changes of the interrupted turn may be there too, whole or in part (a tool may have stopped halfway): check the files you were changing before you go on.`;
+}
+
 /** What a report says of a worktree: where it is, and once closed, whether its branch was kept and with which files. */
 export function worktreeReport(worktree: Worktree, outcome?: WorktreeOutcome): WorkflowWorktree {
 	const report: WorkflowWorktree = { path: worktree.path, branch: worktree.branch };

@@ -43,6 +43,8 @@ export interface RunFlags {
 	noFrame?: boolean;
 	/** `--no-sandboxed-bash`: a dry run fences `tool("bash")` instead of running it in a read-only sandbox. */
 	noSandboxedBash?: boolean;
+	/** `--no-continue-interrupted`: every interrupted child starts afresh rather than from its finished turns. */
+	noContinueInterrupted?: boolean;
 	/** Who the run's children speak for (the frame's input); absent with `--no-frame`. */
 	provenance?: RunProvenance;
 }
@@ -106,6 +108,7 @@ export async function execute(
 			...(flags.timeoutMs !== undefined ? { timeoutMs: flags.timeoutMs } : {}),
 			...(Object.keys(budget).length > 0 ? { budget } : {}),
 			...(flags.maxProviderWaitMs !== undefined ? { maxProviderWaitMs: flags.maxProviderWaitMs } : {}),
+			...(flags.noContinueInterrupted ? { continueInterrupted: false } : {}),
 			...start.runOptions((event) => {
 				tracker.updateFromProgressEvent(event);
 				view.update(event, tracker.getEnvelope());

@@ -78,6 +78,9 @@ const RUN_OPTIONS = `Options:
                            the estimate under "estimate"). Without --args, args are sampled from meta.args. Not
                            for resume
   --no-sandboxed-bash      a dry run fences bash too instead of running it in the read-only sandbox
+  --no-continue-interrupted
+                           a child interrupted mid-work (a killed run, a stall) starts afresh on the resume or
+                           retry rather than going on from its finished turns
   --no-frame               children get no provenance frame (who computed their task, the person's request:
                            see docs/children.md); default: on, unless workflows.provenanceFrame is false
   --answers <json|@file>   a dry run's ask() answers: {"question": "answer"} or ["first", "second"]

@@ -42,6 +42,7 @@ const RUN_FLAGS: readonly FlagSpec[] = [
 	{ name: "answers", value: true },
 	{ name: "no-frame" },
 	{ name: "no-sandboxed-bash" },
+	{ name: "no-continue-interrupted" },
 ];
 
 /** Children running at once unless `--concurrency` says otherwise: the extension's default too. */
@@ -216,6 +217,7 @@ function runFlags(args: ParsedArgs): RunFlags {
 		allowTools: allowedTools(args.flags.get("allow-tools") ?? []),
 		...(args.flags.has("no-frame") ? { noFrame: true } : {}),
 		...(args.flags.has("no-sandboxed-bash") ? { noSandboxedBash: true } : {}),
+		...(args.flags.has("no-continue-interrupted") ? { noContinueInterrupted: true } : {}),
 	};
 }
 

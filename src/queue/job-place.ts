@@ -51,7 +51,7 @@ export async function openJobPlace(data: QueueJobData, repo: WorkerRepo | undefi
 		});
 		return worktreePlace(space);
 	}
-	const scratch = await mkdtemp(join(tmpdir(), `${machineScratch()}${process.pid}-`));
+	const scratch = await scratchFolder();
 	const why = repo
 		? `the run sent no commit (its directory is not in a git repository with a commit): children work in empty scratch folders, without edit/write`
 		: SCRATCH_NOTE;
@@ -81,6 +81,11 @@ function worktreePlace(space: RemoteWorkspace): JobPlace {
 		},
 		dispose: () => space.dispose(),
 	};
+}
+
+/** A new scratch folder of this worker's, which `sweepDeadScratch` removes once the worker is gone. */
+export function scratchFolder(): Promise<string> {
+	return mkdtemp(join(tmpdir(), `${machineScratch()}${process.pid}-`));
 }
 
 /**

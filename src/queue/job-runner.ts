@@ -3,7 +3,8 @@
  * runner does (the pi runner, with the agent type the host resolved and sent), on this machine's own pi: its auth,
  * models and tools. Progress goes back through `job.updateProgress`; stop and the per-child controls come on a pub/sub
  * channel. Without a workspace (`--repo`) a child works in an empty scratch folder without `edit`/`write`: it can
- * read what the prompt gives it, run commands, and answer.
+ * read what the prompt gives it, run commands, and answer. Its conversation travels to the job's next worker when
+ * this one dies (job-conversation.ts).
  */
 import { hostname } from "node:os";
 import type { Api, Model } from "@earendil-works/pi-ai";
@@ -16,6 +17,7 @@ import { ChildControls } from "../children/controls.ts";
 import { resolveModel } from "../children/model.ts";
 import { errorMessage, errorStage, isWorkflowError } from "../errors.ts";
 import type { WorkflowAgentChild, WorkflowAgentResult } from "../runtime/core/types.ts";
+import { type JobConversation, openJobConversation } from "./job-conversation.ts";
 import { type JobPlace, openJobPlace, sweepDeadScratch, type WorkerRepo, WRITE_TOOLS } from "./job-place.ts";
 import {
 	controlChannel,
@@ -106,7 +108,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 			}
 			log(`took ${job.id} (${data.request.label})`);
 			const started = Date.now();
-			const answer = await runJob(job, data, { ...options, name, active, queueName });
+			const answer = await runJob(job, data, { ...options, name, active, queueName, commands });
 			log(`finished ${job.id}: ${answer.result?.status ?? "author error"} in ${Date.now() - started} ms`);
 			return answer;
 		},
@@ -124,7 +126,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 	worker.on("lockRenewalFailed", (jobIds) => {
 		for (const jobId of jobIds) {
 			log(`lost the lock of ${jobId}: the job goes to another worker, and its child here stops`);
-			active.get(jobId)?.controller.abort("its job went to another worker");
+			active.get(jobId)?.controller.abort(LOST_LOCK);
 		}
 	});
 	worker.on("failed", (job, error) => log(`job ${job?.id ?? "?"} failed: ${errorMessage(error)}`));
@@ -140,6 +142,9 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 		},
 	};
 }
+
+/** Why a child stops when its worker lost its job's lock. */
+const LOST_LOCK = "its job went to another worker";
 
 /** `stalledMs` unless given: a dead worker's jobs move within about 7 s, well inside a child's usual length. */
 export const DEFAULT_STALLED_MS = 5000;
@@ -164,7 +169,12 @@ function stallSettings(options: Pick<QueueWorkerOptions, "stalledMs" | "lockDura
 	};
 }
 
-type RunSettings = QueueWorkerOptions & { name: string; active: Map<string, ActiveJob>; queueName: string };
+type RunSettings = QueueWorkerOptions & {
+	name: string;
+	active: Map<string, ActiveJob>;
+	queueName: string;
+	commands: Redis;
+};
 
 async function runJob(
 	job: Job<QueueJobData, QueueJobReturn>,
@@ -177,6 +187,7 @@ async function runJob(
 	const controls = new ChildControls();
 	settings.active.set(jobId, { controller, controls, key: request.key });
 	let place: JobPlace | undefined;
+	let conversation: JobConversation | undefined;
 	const send = throttledProgress(job, settings.progressEveryMs ?? 250);
 	try {
 		const type = { ...(plan.agentType as unknown as AgentTypeConfig) };
@@ -201,23 +212,23 @@ async function runJob(
 		}
 		// No checkout of the host's project in a scratch folder: nothing to edit, so the child does not get the tools for it.
 		if (!place.writable) type.tools = type.tools.filter((tool) => !WRITE_TOOLS.includes(tool));
-		let defaultModel: Model<Api> | undefined;
-		let defaultThinking = plan.defaultThinking as ThinkingLevel | undefined;
-		if (plan.defaultModel) {
-			try {
-				const resolved = resolveModel(plan.defaultModel, settings.modelRuntime, "The run's default model");
-				defaultModel = resolved.model;
-				defaultThinking ??= resolved.thinking;
-			} catch (error) {
-				return failed(
-					data,
-					settings.name,
-					`worker ${settings.name} cannot run the child: ${errorMessage(error)}`,
-					"queue_worker_model",
-				);
-			}
+		const defaults = runDefaults(plan, settings.modelRuntime);
+		if ("error" in defaults) {
+			return failed(
+				data,
+				settings.name,
+				`worker ${settings.name} cannot run the child: ${defaults.error}`,
+				"queue_worker_model",
+			);
 		}
+		const { defaultModel, defaultThinking } = defaults;
+		// A worktree of the run's commit is new on this worker: an earlier worker's edits are not in it.
+		conversation = await openJobConversation(settings.commands, settings.queueName, jobId, request, {
+			goOn: !place.writable,
+			log: settings.log ?? (() => {}),
+		});
 		const runner = createPiAgentRunner({
+			...conversation.runner,
 			cwd: place.cwd,
 			agentDir: settings.agentDir,
 			modelRuntime: settings.modelRuntime,
@@ -249,7 +260,10 @@ async function runJob(
 				{ signal: controller.signal, reportChild: send },
 			);
 		} catch (error) {
-			if (isAuthorError(error)) return { worker: settings.name, thrown: error.toJSON() };
+			if (isAuthorError(error)) {
+				await conversation.finish();
+				return { worker: settings.name, thrown: error.toJSON() };
+			}
 			return failed(
 				data,
 				settings.name,
@@ -257,8 +271,13 @@ async function runJob(
 				"queue_job_failed",
 			);
 		}
+		// Unless the job went to another worker, which may go on from its conversation, the job is done with it.
+		if (controller.signal.reason !== LOST_LOCK) await conversation.finish();
+		// The conversation's files were this worker's, in a folder that goes with the job.
+		delete result.transcripts;
 		const outcome = await place.finish();
-		if (outcome.warning) result = { ...result, warnings: [outcome.warning, ...(result.warnings ?? [])] };
+		const warnings = [outcome.warning, conversation.warning].filter((warning) => warning !== undefined);
+		if (warnings.length > 0) result = { ...result, warnings: [...warnings, ...(result.warnings ?? [])] };
 		return {
 			worker: settings.name,
 			result,
@@ -269,7 +288,24 @@ async function runJob(
 	} finally {
 		send.flush();
 		settings.active.delete(jobId);
+		await conversation?.dispose().catch(() => {});
 		await place?.dispose().catch(() => {});
+	}
+}
+
+/** The run's default model and thinking level, resolved against this worker's pi; why not, when it has no such model. */
+function runDefaults(
+	plan: QueueJobData["plan"],
+	modelRuntime: ModelRuntime,
+): { defaultModel?: Model<Api>; defaultThinking?: ThinkingLevel } | { error: string } {
+	const thinking = plan.defaultThinking as ThinkingLevel | undefined;
+	if (!plan.defaultModel) return thinking ? { defaultThinking: thinking } : {};
+	try {
+		const resolved = resolveModel(plan.defaultModel, modelRuntime, "The run's default model");
+		const defaultThinking = thinking ?? resolved.thinking;
+		return { defaultModel: resolved.model, ...(defaultThinking ? { defaultThinking } : {}) };
+	} catch (error) {
+		return { error: errorMessage(error) };
 	}
 }
 

@@ -115,6 +115,14 @@ export function stopKey(queueName: string, jobId: string): string {
 	return `pwf:${queueName}:stop:${jobId}`;
 }
 
+/**
+ * Where a running job's child keeps a copy of its conversation (pi's session file) after each turn: the job's next
+ * worker, when this one dies, goes on from it.
+ */
+export function conversationKey(queueName: string, jobId: string): string {
+	return `pwf:${queueName}:conversation:${jobId}`;
+}
+
 /** How long a stop key lives, in seconds: longer than any job waits in the queue after its run stopped. */
 export const STOP_KEY_TTL_S = 24 * 3600;
 

@@ -187,6 +187,15 @@ export async function conversationsByCall(runDir: string): Promise<CallConversat
 	return { byKey: new Map([...newest].map(([key, { path }]) => [key, path])), unread };
 }
 
+/**
+ * The folder the session of conversation file `path` (relative to `runDir`) worked in, from its header: where an
+ * isolated child's worktree was. Undefined when the header cannot be read or names none.
+ */
+export async function conversationCwd(runDir: string, path: string): Promise<string | undefined> {
+	const cwd = (await readHeader(join(runDir, path)))?.cwd;
+	return typeof cwd === "string" ? cwd : undefined;
+}
+
 /** A conversation file's first line as an object, never following a link; undefined when it is not one. */
 async function readHeader(file: string): Promise<Record<string, unknown> | undefined> {
 	let handle: FileHandle;

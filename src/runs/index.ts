@@ -3,6 +3,7 @@ export {
 	type CallConversationFiles,
 	CONVERSATIONS_DIR,
 	type ConversationFile,
+	conversationCwd,
 	conversationsByCall,
 	createConversationFile,
 	labelSlug,

@@ -3,7 +3,7 @@
  * the newest `keep` runs of a project and every run younger than `olderThanDays` (a run goes only when it is past
  * both); whatever the rule says, a live run (its lock held by a live process, or by a process on another host) is
  * never deleted, and a run that could still be resumed and is recent (failed, stopped or interrupted with finished
- * agents, younger than `RESUMABLE_DAYS`) only with `all`. Deleting takes the run's lock first (so no process can
+ * agents or an unfinished child's kept conversation, younger than `RESUMABLE_DAYS`) only with `all`. Deleting takes the run's lock first (so no process can
  * start or resume it meanwhile), checks the folder is a real run folder of this project inside the runs root (no
  * link on the way), renames it out of the list, then removes it whole, whatever files it holds.
  */
@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import { lstat, readdir, realpath, rename, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { isWorkflowError, WorkflowError } from "../errors.ts";
+import { listConversations } from "./conversations.ts";
 import { errnoCode, storeError } from "./files.ts";
 import { acquireRunLock } from "./lock.ts";
 import { isRunId } from "./run-id.ts";
@@ -72,16 +73,16 @@ export async function pruneRuns(
 	if (!dryRun) await sweepTrash(store);
 	const summaries = await store.list();
 	const going: RunSummary[] = [];
-	summaries.forEach((summary, newest) => {
+	for (const [newest, summary] of summaries.entries()) {
 		const young = rule.olderThanDays !== undefined && now - lastActive(summary) < rule.olderThanDays * DAY_MS;
 		const counted = rule.keep !== undefined && newest < rule.keep;
-		const kept = young || counted ? undefined : protectedRun(summary, rule, now);
+		const kept = young || counted ? undefined : await protectedRun(store, summary, rule, now);
 		if (young || counted || kept) {
 			if (kept) result.kept.push(kept);
 			result.remaining.runs++;
 			result.remaining.bytes += summary.bytes;
 		} else going.push(summary);
-	});
+	}
 	// The oldest go first, so a bounded prune makes the most room for what is kept.
 	going.reverse();
 	const bound = options.maxDeletions ?? Number.POSITIVE_INFINITY;
@@ -130,7 +131,12 @@ export async function deleteRun(store: RunStore, runId: string): Promise<Deleted
 }
 
 /** Why a run past the rule stays anyway, if it does. */
-function protectedRun(summary: RunSummary, rule: RetentionRule, now: number): KeptRun | undefined {
+async function protectedRun(
+	store: RunStore,
+	summary: RunSummary,
+	rule: RetentionRule,
+	now: number,
+): Promise<KeptRun | undefined> {
 	if (summary.status === "running") {
 		const where = summary.lock ? ` in process ${summary.lock.pid} on ${summary.lock.hostname}` : "";
 		return { id: summary.id, reason: "running", why: `running${where}` };
@@ -144,17 +150,29 @@ function protectedRun(summary: RunSummary, rule: RetentionRule, now: number): Ke
 		};
 	}
 	if (rule.all) return undefined;
-	const resumable =
-		(summary.status === "failed" || summary.status === "stopped" || summary.status === "interrupted") &&
-		summary.agents > 0;
+	const ended = summary.status === "failed" || summary.status === "stopped" || summary.status === "interrupted";
 	const age = now - lastActive(summary);
-	if (!resumable || age >= RESUMABLE_DAYS * DAY_MS) return undefined;
+	if (!ended || age >= RESUMABLE_DAYS * DAY_MS) return undefined;
+	// With no finished agent, an unfinished child's kept conversation is what a resume goes on from (as
+	// `DurableRun.resume` takes it).
+	const children = summary.agents > 0 ? 0 : await keptChildren(join(store.dir, summary.id));
+	if (summary.agents === 0 && children === 0) return undefined;
+	const progress =
+		summary.agents > 0
+			? `${summary.agents} finished ${summary.agents === 1 ? "agent" : "agents"}`
+			: `the kept conversation of ${children} unfinished ${children === 1 ? "child" : "children"}`;
 	const days = Math.floor(age / DAY_MS);
 	return {
 		id: summary.id,
 		reason: "resumable",
-		why: `${summary.status} with ${summary.agents} finished ${summary.agents === 1 ? "agent" : "agents"} to resume from, ${days === 0 ? "less than a day" : `${days} ${days === 1 ? "day" : "days"}`} old`,
+		why: `${summary.status} with ${progress} to resume from, ${days === 0 ? "less than a day" : `${days} ${days === 1 ? "day" : "days"}`} old`,
 	};
+}
+
+/** The calls whose conversations a run's folder keeps (one call may have kept several sessions); 0 when unreadable. */
+async function keptChildren(runDir: string): Promise<number> {
+	const files = await listConversations(runDir).catch(() => []);
+	return new Set(files.map((file) => file.index)).size;
 }
 
 /** When a run was last active: its end, else its start. */

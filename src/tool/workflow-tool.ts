@@ -88,6 +88,12 @@ const parameters = Type.Object({
 				"How long the run may wait in all for rate limits, overloads and usage limits before it stops (resumable), in ms. Default: 30 min",
 		}),
 	),
+	continueInterrupted: Type.Optional(
+		Type.Boolean({
+			description:
+				"false: a child interrupted mid-work (a resumed run's, a stall retry's) starts afresh rather than going on from its finished turns. Default: true",
+		}),
+	),
 	concurrency: Type.Optional(
 		Type.Integer({
 			minimum: 1,
@@ -501,6 +507,7 @@ function startRun(
 			...(confirmFanOut ? { confirmFanOut } : {}),
 			...(defaults.confirmAgents !== undefined ? { fanOutThreshold: defaults.confirmAgents } : {}),
 			...(params.maxProviderWaitMs !== undefined ? { maxProviderWaitMs: params.maxProviderWaitMs } : {}),
+			...(params.continueInterrupted === false ? { continueInterrupted: false } : {}),
 		},
 		durable,
 		record: script,

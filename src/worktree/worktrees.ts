@@ -5,7 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { mkdir, realpath, rm, stat } from "node:fs/promises";
-import { join, relative, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { errorMessage, WorkflowError } from "../errors.ts";
 import { changedFiles, commitLeftovers, NO_HOOKS, retryLocked } from "./commit.ts";
 import { GitFailure, type GitOptions, runGit } from "./git.ts";
@@ -38,6 +38,11 @@ export interface Worktree {
 	/** The main working tree the run's directory is in. */
 	readonly repo: string;
 	/**
+	 * An interrupted earlier attempt's worktree, reopened (see `RunWorktrees.open`): "kept" with that attempt's
+	 * changes, or "remade" from HEAD at the same place and on the same branch (that attempt left no change).
+	 */
+	readonly reopened?: "kept" | "remade";
+	/**
 	 * Commits what the child changed on `branch` and removes the folder, or removes folder and branch when nothing
 	 * changed. Throws a `WorkflowError` (`worktree_locked`, `worktree_failed`), leaving the folder as it is, when git
 	 * cannot do it. Call once.
@@ -62,64 +67,154 @@ export interface RunWorktrees {
 	 * Makes the worktree of one child from the current HEAD of the repository `cwd` is in. Throws a `WorkflowError`:
 	 * `worktree_git_missing`, `worktree_not_a_repo`, `worktree_no_commit`, `worktree_branch_exists`,
 	 * `worktree_locked` or `worktree_failed`, each saying what to do.
+	 *
+	 * `reopen` is where an interrupted earlier attempt of the same call worked (its `Worktree.cwd`): when that is one
+	 * of this run's worktrees and no child works in it now, the new attempt goes on in it (`reopened`) rather than in
+	 * a new one: its folder as a killed host left it, its kept branch checked out again where the folder was, or, when
+	 * the branch went because that attempt changed nothing, the same folder and branch made again from HEAD.
 	 */
-	open(options: { cwd: string; label: string }): Promise<Worktree>;
+	open(options: { cwd: string; label: string; reopen?: string }): Promise<Worktree>;
 }
 
 /** Creates the worktree set of one run. */
 export function createRunWorktrees(options: RunWorktreesOptions): RunWorktrees {
 	const handedOut = new Set<string>();
-	const git = (args: string[], cwd: string) => runGit(args, gitOptions(options, cwd));
+	/** Slugs of the worktrees open now: an earlier attempt's is reopened only once that attempt closed it. */
+	const working = new Set<string>();
+
+	/** A new worktree from `head` on a branch of its own; its slug. */
+	async function addFresh(repo: RepoPlace, label: string, head: string): Promise<string> {
+		const prefix = branchPrefix(options.runId);
+		const slug = await firstFree(
+			labelSlug(label),
+			async (candidate) =>
+				handedOut.has(candidate) ||
+				existsSync(join(options.dir, candidate)) ||
+				(await branchExists(`${prefix}${candidate}`, repo.top, options)),
+		);
+		handedOut.add(slug);
+		await addWorktree(repo, slug, head, options);
+		return slug;
+	}
 
 	return {
-		async open({ cwd, label }) {
+		async open({ cwd, label, reopen }) {
 			const repo = await findRepo(cwd, options);
-			const base = await headCommit(repo.top, options);
+			const head = await headCommit(repo.top, options);
 			return inRepoQueue(repo.gitDir, async () => {
-				const prefix = branchPrefix(options.runId);
-				const slug = await firstFree(
-					labelSlug(label),
-					async (candidate) =>
-						handedOut.has(candidate) ||
-						existsSync(join(options.dir, candidate)) ||
-						(await branchExists(`${prefix}${candidate}`, repo.top, options)),
-				);
+				const earlier = reopen ? await reopenEarlier(reopen, repo, head, working, options) : undefined;
+				const slug = earlier?.slug ?? (await addFresh(repo, label, head));
+				const base = earlier?.base ?? head;
 				handedOut.add(slug);
-				const branch = `${prefix}${slug}`;
+				working.add(slug);
+				const branch = `${branchPrefix(options.runId)}${slug}`;
 				const path = join(options.dir, slug);
-				await mkdir(options.dir, { recursive: true, mode: 0o700 });
-				try {
-					const undo = () => undoAdd({ branch, path, top: repo.top, options });
-					await retryLocked(
-						() => git([...NO_HOOKS, "worktree", "add", "--quiet", "-b", branch, path, base], repo.top),
-						undo,
-					);
-				} catch (error) {
-					await undoAdd({ branch, path, top: repo.top, options });
-					throw toWorktreeError(error, { repo: repo.top, branch, step: "make the worktree" });
-				}
 				const worktree: Worktree = {
 					path,
 					cwd: join(path, repo.subdir),
 					branch,
 					base,
 					repo: repo.top,
+					...(earlier ? { reopened: earlier.reopened } : {}),
 					close: () =>
 						inRepoQueue(repo.gitDir, () =>
-							closeWorktree({ path, branch, base, top: repo.top, label, options }).catch((error: unknown) => {
-								throw toWorktreeError(error, {
-									repo: repo.top,
-									branch,
-									step: "save the child's changes",
-									path,
-								});
-							}),
+							closeWorktree({ path, branch, base, top: repo.top, label, options })
+								.catch((error: unknown) => {
+									throw toWorktreeError(error, {
+										repo: repo.top,
+										branch,
+										step: "save the child's changes",
+										path,
+									});
+								})
+								.finally(() => working.delete(slug)),
 						),
 				};
 				return worktree;
 			});
 		},
 	};
+}
+
+/**
+ * The earlier worktree `reopen` (a `Worktree.cwd`) was in, ready to work in again, and the commit it was made from;
+ * undefined when it is not one of this run's, a child works in it now, or its folder is no longer its branch's
+ * worktree. A folder still there (its host was killed) is reused as it is; a gone folder (the attempt was closed) gets
+ * the branch checked out again; a gone branch (the attempt changed nothing) is made again from HEAD in the same place.
+ */
+async function reopenEarlier(
+	reopen: string,
+	repo: RepoPlace,
+	head: string,
+	working: ReadonlySet<string>,
+	options: RunWorktreesOptions,
+): Promise<{ slug: string; base: string; reopened: "kept" | "remade" } | undefined> {
+	const inside = relative(options.dir, reopen);
+	const slug = inside.split(sep)[0] ?? "";
+	if (!slug || slug === ".." || isAbsolute(inside) || working.has(slug)) return undefined;
+	const branch = `${branchPrefix(options.runId)}${slug}`;
+	const path = join(options.dir, slug);
+	if (!(await branchExists(branch, repo.top, options))) {
+		if (existsSync(path)) return undefined;
+		await addWorktree(repo, slug, head, options);
+		return { slug, base: head, reopened: "remade" };
+	}
+	const inRepo = (args: string[]) => runGit(args, gitOptions(options, repo.top));
+	if (existsSync(path)) {
+		if (!(await isWorktreeOf(path, branch, options))) return undefined;
+	} else {
+		try {
+			await retryLocked(() => inRepo(["worktree", "prune"]));
+			await retryLocked(() => inRepo([...NO_HOOKS, "worktree", "add", "--quiet", path, branch]));
+		} catch (error) {
+			// The branch is the earlier attempt's work: only the half-made folder goes.
+			await rm(path, { recursive: true, force: true }).catch(() => undefined);
+			await inRepo(["worktree", "prune"]).catch(() => undefined);
+			throw toWorktreeError(error, { repo: repo.top, branch, step: "reopen the interrupted attempt's worktree" });
+		}
+	}
+	// The commit the worktree was made from: what its branch's changes are counted from when it closes.
+	const base = await inRepo(["merge-base", head, branch]).then(
+		(out) => out.stdout.trim(),
+		() => head,
+	);
+	return { slug, base, reopened: "kept" };
+}
+
+/** Makes the worktree `slug` of the run from `head`, on its new branch; nothing of it is left when git refuses. */
+async function addWorktree(repo: RepoPlace, slug: string, head: string, options: RunWorktreesOptions): Promise<void> {
+	const branch = `${branchPrefix(options.runId)}${slug}`;
+	const path = join(options.dir, slug);
+	await mkdir(options.dir, { recursive: true, mode: 0o700 });
+	try {
+		const undo = () => undoAdd({ branch, path, top: repo.top, options });
+		await retryLocked(
+			() =>
+				runGit(
+					[...NO_HOOKS, "worktree", "add", "--quiet", "-b", branch, path, head],
+					gitOptions(options, repo.top),
+				),
+			undo,
+		);
+	} catch (error) {
+		await undoAdd({ branch, path, top: repo.top, options });
+		throw toWorktreeError(error, { repo: repo.top, branch, step: "make the worktree" });
+	}
+}
+
+/** Whether the folder `path` is the root of a worktree with `branch` checked out. */
+async function isWorktreeOf(path: string, branch: string, options: RunWorktreesOptions): Promise<boolean> {
+	try {
+		const out = await runGit(
+			["rev-parse", "--show-toplevel", "--symbolic-full-name", "HEAD"],
+			gitOptions(options, path),
+		);
+		const [top = "", ref = ""] = out.stdout.trim().split("\n");
+		return ref === `refs/heads/${branch}` && (await realpath(top)) === (await realpath(path));
+	} catch (error) {
+		if (error instanceof GitFailure && !error.timedOut) return false;
+		throw error;
+	}
 }
 
 interface RepoPlace {

@@ -29,10 +29,15 @@ afterEach(() => {
 });
 
 /** Runs `body` in the repository with isolated children; returns the result, its events and the folded envelope. */
-async function run(body: string, options: { cwd?: string; signal?: AbortSignal } = {}) {
+async function run(body: string, options: { cwd?: string; signal?: AbortSignal; runFolder?: string } = {}) {
 	const events: WorkflowProgressEvent[] = [];
+	const { runFolder } = options;
 	const result = await runWorkflowScript(HEADER + body, {
-		agentRunner: fx.runner({ cwd: repo.dir, worktreePlace: async () => ({ runId: RUN, dir: repo.runDir }) }),
+		agentRunner: fx.runner({
+			cwd: repo.dir,
+			worktreePlace: async () => ({ runId: RUN, dir: repo.runDir }),
+			...(runFolder ? { runFolder: async () => runFolder } : {}),
+		}),
 		cwd: options.cwd ?? repo.dir,
 		onProgress: (event) => events.push(event),
 		...(options.signal ? { signal: options.signal } : {}),
@@ -79,7 +84,7 @@ describe('isolation: "worktree" on real pi sessions', () => {
 		expect(text).toContain(`Kept branches (1), to merge or delete:\n  ${branch} · #0 fix add · 1 file: src/math.js`);
 	});
 
-	it("a stalled isolated child is retried in a fresh worktree; the stalled attempt's change is kept on its own branch", async () => {
+	it("with no folder for conversations, a stalled isolated child is retried in a fresh worktree; the stalled attempt's change is kept on its own branch", async () => {
 		fx.faux.route("Fix add", [
 			write("notes/first-try.md", "half done\n"),
 			untilAborted(),
@@ -100,6 +105,74 @@ describe('isolation: "worktree" on real pi sessions', () => {
 		expect(envelope.branches?.map((kept) => kept.branch).sort()).toEqual([first, retry]);
 		expect(repo.read("src/math.js")).toContain("a - b");
 		expect(repo.leftovers()).toEqual({ worktrees: [], locks: [] });
+	});
+
+	it("a stalled isolated child in a recorded run goes on in its kept worktree and branch, its first edit there (issue 47)", async () => {
+		const runFolder = mkdtempSync(join(tmpdir(), "pi-workflows-iso-run-"));
+		try {
+			fx.faux.route("Fix add", [
+				write("notes/first-try.md", "half done\n"),
+				untilAborted(),
+				edit("notes/first-try.md", "half done", "all done"),
+				edit("src/math.js", "a - b", "a + b"),
+				fauxAssistantMessage("add() fixed, going on"),
+			]);
+			const before = fx.faux.requests.length;
+			const { result, envelope } = await run(
+				'return await agent("Fix add in src/math.js", { label: "fix add", isolation: "worktree", stallMs: 1500 });',
+				{ runFolder },
+			);
+			expect(result).toMatchObject({ status: "completed", value: "add() fixed, going on" });
+			const asked = fx.faux.requests.slice(before);
+			// The retry was told where it goes on, and its edit of the first attempt's file found it there.
+			const worktree = join(repo.runDir, "fix-add");
+			expect(asked[2]?.last.role).toBe("user");
+			expect(asked[2]?.last.text).toMatch(/^This task was interrupted after 1 finished turn/);
+			expect(asked[2]?.last.text).toContain(
+				`You are in the same isolated git worktree as before, at ${worktree} on branch \`workflows/${RUN}/fix-add\`: the changes of your finished turns are there.`,
+			);
+			expect(asked[3]?.last).toMatchObject({ role: "toolResult", isError: false });
+			// One branch holds both attempts' work; no second worktree was made.
+			const branch = `workflows/${RUN}/fix-add`;
+			expect(repo.git(["show", `${branch}:notes/first-try.md`])).toBe("all done\n");
+			expect(repo.git(["show", `${branch}:src/math.js`])).toContain("a + b");
+			expect(repo.git(["branch", "--list", "workflows/*", "--format=%(refname:short)"]).trim()).toBe(branch);
+			expect(envelope.branches?.map((kept) => kept.branch)).toEqual([branch]);
+			expect(envelope.branches?.[0]?.files).toEqual(["notes/first-try.md", "src/math.js"]);
+			expect(repo.leftovers()).toEqual({ worktrees: [], locks: [] });
+		} finally {
+			rmSync(runFolder, { recursive: true, force: true });
+		}
+	});
+
+	it("a stalled isolated child that had only read goes on in the same place, its worktree made again from HEAD", async () => {
+		const runFolder = mkdtempSync(join(tmpdir(), "pi-workflows-iso-run-"));
+		try {
+			fx.faux.route("Fix sub", [
+				fauxAssistantMessage([fauxToolCall("read", { path: "src/math.js" })], { stopReason: "toolUse" }),
+				untilAborted(),
+				edit("src/math.js", "a - b", "a * b"),
+				fauxAssistantMessage("sub fixed after reading"),
+			]);
+			const before = fx.faux.requests.length;
+			const { result } = await run(
+				'return await agent("Fix sub in src/math.js", { label: "fix sub", isolation: "worktree", stallMs: 1500 });',
+				{ runFolder },
+			);
+			expect(result).toMatchObject({ status: "completed", value: "sub fixed after reading" });
+			const told = fx.faux.requests[before + 2]?.last.text ?? "";
+			expect(told).toMatch(/^This task was interrupted after 1 finished turn/);
+			const worktree = join(repo.runDir, "fix-sub");
+			expect(told).toContain(
+				`Your isolated git worktree was made again at ${worktree} on branch \`workflows/${RUN}/fix-sub\`, from the repository's HEAD: your interrupted attempt left no change to keep.`,
+			);
+			const branch = `workflows/${RUN}/fix-sub`;
+			expect(repo.git(["show", `${branch}:src/math.js`])).toContain("a * b");
+			expect(repo.git(["branch", "--list", "workflows/*", "--format=%(refname:short)"]).trim()).toBe(branch);
+			expect(repo.leftovers()).toEqual({ worktrees: [], locks: [] });
+		} finally {
+			rmSync(runFolder, { recursive: true, force: true });
+		}
 	});
 
 	it("a child that changes nothing: its worktree and branch are removed", async () => {

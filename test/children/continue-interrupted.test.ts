@@ -84,7 +84,7 @@ async function recorded(
 	source: string,
 	signal?: AbortSignal,
 	events: WorkflowProgressEvent[] = [],
-	options: { maxProviderWaitMs?: number } = {},
+	options: { maxProviderWaitMs?: number; continueInterrupted?: boolean } = {},
 ): Promise<WorkflowRunResult> {
 	const runner = fx.runner({
 		runFolder: () => durable.runFolder(),
@@ -259,6 +259,31 @@ describe("an interrupted child goes on from its last finished turn (issue 47)", 
 		fx.faux.route(task2, [fauxAssistantMessage("edited start")]);
 		expect(await recorded(await DurableRun.resume(store, edited), source2)).toMatchObject({ value: "edited start" });
 		expect(transcript(fx.faux.requests[before] as FauxRequest)).toEqual([`user: ${task2}`]);
+	});
+
+	it("the run-wide continueInterrupted: false starts every interrupted child of the resume afresh", async () => {
+		const tasks = ["Write notes, first of two", "Write notes, second of two"];
+		const source = `${HEADER}return await parallel(${JSON.stringify(tasks)}.map((task) => () => agent(task)));`;
+		const stop = new AbortController();
+		let waiting = 0;
+		const second = (request: FauxRequest) => {
+			if (++waiting === 2) stop.abort(new Error("the host went away"));
+			return (untilAborted() as (r: FauxRequest) => Promise<ReturnType<typeof write>>)(request);
+		};
+		for (const task of tasks) fx.faux.route(task, [write(1), second]);
+		const first = DurableRun.fresh(store, { script: source, filename: "notes.js" });
+		expect((await recorded(first, source, stop.signal)).status).not.toBe("completed");
+		const runId = (await first.recorded) as string;
+
+		const before = fx.faux.requests.length;
+		for (const task of tasks) fx.faux.route(task, [fauxAssistantMessage(`fresh: ${task}`)]);
+		const resumed = await recorded(await DurableRun.resume(store, runId), source, undefined, [], {
+			continueInterrupted: false,
+		});
+		expect(resumed).toMatchObject({ status: "completed", value: tasks.map((task) => `fresh: ${task}`) });
+		const sent = fx.faux.requests.slice(before).map((request) => transcript(request));
+		expect(sent.sort()).toEqual(tasks.map((task) => [`user: ${task}`]).sort());
+		expect(resumed.counts.continued ?? 0).toBe(0);
 	});
 
 	it("a kept conversation replaced by a link is not followed: the child starts afresh, warned with the file and why", async () => {

@@ -154,6 +154,42 @@ describe.skipIf(!hasBinary("redis-server"))("the queue runner with worker proces
 		expect(victimScratch()).toEqual([]);
 	}, 90_000);
 
+	it("a worker killed mid-child: the job's next worker goes on from the child's finished turns (issue 47)", async () => {
+		writeFileSync(
+			join(project, "turns.js"),
+			'export const meta = { name: "turns", description: "one long child" };\nreturn await agent("turns 4 c1", { label: "long" });',
+		);
+		const waits = () => childStarts(log).filter(([, task]) => task === "waits C1");
+		const run = host("run", "turns.js", undefined, ["--redis", redis.url]);
+		await waitFor(() => waits().length === 1, "the child to wait after two turns");
+		// The worker copies the conversation after each turn: the kill comes once the copy holds both turns.
+		const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
+		const copied = async () => {
+			const [key] = await connection.keys("pwf:pi-workflows:conversation:*");
+			const text = key ? await connection.get(key) : null;
+			return (text?.match(/"role":"toolResult"/g) ?? []).length === 2;
+		};
+		await waitFor(copied, "the worker's copy of the child's two turns");
+		connection.disconnect();
+		const [pid] = waits()[0] ?? [];
+		const [victimName, victim] = [...workers].find(([, worker]) => worker.pid === pid) ?? [];
+		if (!victim || !victimName) throw new Error("no worker took the child");
+		victim.child.kill("SIGKILL");
+		await victim.exited;
+		workers.delete(victimName);
+		const done = await result(run);
+		expect(done.code, done.stderr).toBe(0);
+		// The next worker started from the two finished turns, told it was interrupted, and did only the two left.
+		expect(done.json.value).toBe("went on C1 after 2 earlier turns");
+		expect(done.json.counts).toMatchObject({ calls: 1, completed: 1, continued: 1 });
+		expect(waits()).toHaveLength(1);
+		await spawnWorker(victimName);
+		// The job is done: its copy is gone.
+		const after = new Redis(redis.url, { maxRetriesPerRequest: null });
+		expect(await after.keys("pwf:pi-workflows:conversation:*")).toEqual([]);
+		after.disconnect();
+	}, 90_000);
+
 	it("a child running three times as long as its worker's lock keeps its job: one start, answered by that worker", async () => {
 		const queueHost = createQueueHost({ redis: redis.url, pollMs: 500 });
 		const events: QueueJobEvent[] = [];

@@ -6,7 +6,14 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RETENTION, deleteRun, pruneRuns, type RunRecord, type RunStore } from "../../src/runs/index.ts";
+import {
+	createConversationFile,
+	DEFAULT_RETENTION,
+	deleteRun,
+	pruneRuns,
+	type RunRecord,
+	type RunStore,
+} from "../../src/runs/index.ts";
 import type { WorkflowRunResult } from "../../src/runtime/index.ts";
 import { spawnChild, tempDir, tempStore } from "./support.ts";
 
@@ -58,6 +65,18 @@ async function interruptedRun(store: RunStore, daysAgo: number): Promise<RunReco
 	return record;
 }
 
+/** A crashed run with no finished agent, `daysAgo` days old, and, with `kept`, its child's conversation kept. */
+async function halfDoneRun(store: RunStore, daysAgo: number, kept: boolean): Promise<RunRecord> {
+	const record = await store.create({ script: "return await agent('long task')" });
+	if (kept) {
+		const header = JSON.stringify({ type: "session", version: 3, id: "s1", cwd: store.cwd, callKey: "k" });
+		const turn = JSON.stringify({ type: "message", id: "m1", message: { role: "user", content: "long task" } });
+		await createConversationFile(record.dir, { index: 0, label: "writer" }, `${header}\n${turn}\n`);
+	}
+	age(record, daysAgo);
+	return record;
+}
+
 /** A child process holding `record`'s lock until killed. */
 async function heldByChild(store: RunStore, record: RunRecord) {
 	const child = spawnChild(`
@@ -79,6 +98,22 @@ function fileBytes(dir: string): number {
 }
 
 describe("pruneRuns", () => {
+	it("a run killed in its only child, with no finished agent but the child's kept conversation, is resumable and stays", async () => {
+		const { store } = tempStore();
+		const halfDone = await halfDoneRun(store, 2, true);
+		const empty = await halfDoneRun(store, 3, false);
+		const pruned = await pruneRuns(store, { keep: 0 });
+		expect(pruned.deleted.map((run) => run.id)).toEqual([empty.id]);
+		expect(pruned.kept).toEqual([
+			{
+				id: halfDone.id,
+				reason: "resumable",
+				why: "interrupted with the kept conversation of 1 unfinished child to resume from, 2 days old",
+			},
+		]);
+		expect(existsSync(halfDone.dir)).toBe(true);
+	});
+
 	it("the default rule keeps the newest 50 and everything from the last 30 days; older ones past 50 go", async () => {
 		expect(DEFAULT_RETENTION).toEqual({ keep: 50, olderThanDays: 30 });
 		const { store } = tempStore();

@@ -206,7 +206,9 @@ export function buildRequest(
 		...(options.readOnly ? { readOnly: true } : {}),
 		...(context ? { context } : {}),
 		...(continues ? { continues } : {}),
-		...(options.continueInterrupted === false ? { continueInterrupted: false as const } : {}),
+		...(options.continueInterrupted === false || scope.run.host.continueInterrupted === false
+			? { continueInterrupted: false as const }
+			: {}),
 	};
 }
 

@@ -48,6 +48,8 @@ export interface RunHost {
 	tools?: Readonly<Record<string, WorkflowTool>>;
 	/** The conversation `context: "fork"` starts a child from; absent when there is none. */
 	parentConversation?: WorkflowParentConversation;
+	/** false when the host's run starts every interrupted child afresh (`WorkflowRunOptions.continueInterrupted`). */
+	continueInterrupted?: false;
 }
 
 /**

@@ -411,6 +411,12 @@ export interface WorkflowRunOptions {
 	 * Default: 1800000 (30 min).
 	 */
 	maxProviderWaitMs?: number;
+	/**
+	 * false: every attempt after an interruption (a resume's, a stall retry's, one after a provider wait) starts its
+	 * child afresh, as if each call said `continueInterrupted: false`, rather than going on from the interrupted
+	 * attempt's finished turns. Not part of any call's key. Default: true.
+	 */
+	continueInterrupted?: boolean;
 	/** Waits when a provider names no time (ignored when `queue` is given: the queue's own apply). Default: 15 s to 5 min. */
 	providerBackoff?: WorkflowProviderBackoff;
 	/**

@@ -204,6 +204,7 @@ function createRunContext(
 			...(options.ask ? { ask: options.ask } : {}),
 			...(options.tools ? { tools: options.tools } : {}),
 			...(options.parentConversation ? { parentConversation: options.parentConversation } : {}),
+			...(options.continueInterrupted === false ? { continueInterrupted: false as const } : {}),
 		},
 		indexes: new CallIndexes(),
 		steps: { queue: createWorkflowQueue({ concurrency: limits.maxToolsRunning }), calls: 0 },
@@ -432,6 +433,12 @@ function checkOptions(source: unknown, options: WorkflowRunOptions | undefined):
 	if (wait !== undefined && (typeof wait !== "number" || !(wait >= 0) || !Number.isFinite(wait))) {
 		throw new TypeError(
 			`Expected \`maxProviderWaitMs\` to be a number of milliseconds from 0, got \`${String(wait)}\` (${typeof wait})`,
+		);
+	}
+	const going = options.continueInterrupted;
+	if (going !== undefined && typeof going !== "boolean") {
+		throw new TypeError(
+			`Expected \`continueInterrupted\` to be true or false, got \`${String(going)}\` (${typeof going})`,
 		);
 	}
 	const { journal } = options;
