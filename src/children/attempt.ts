@@ -28,6 +28,7 @@ import type {
 	WorkflowTokenUsage,
 	WorkflowWorktree,
 } from "../runtime/core/types.ts";
+import { type ChildToolSpans, childToolSpans } from "../telemetry/child-spans.ts";
 import type { RunWorktrees, Worktree } from "../worktree/index.ts";
 import { type ChildActivity, createChildActivity } from "./activity.ts";
 import {
@@ -322,6 +323,8 @@ export class ChildAttempt {
 		let session: AgentSession | undefined;
 		let result: WorkflowAgentResult | undefined;
 		let inFile = false;
+		// The child's tools as spans under its attempt's, when the run is traced.
+		let toolSpans: ChildToolSpans | undefined;
 		try {
 			this.#activity.start(nameOf(model));
 			const history = this.#history;
@@ -363,6 +366,8 @@ export class ChildAttempt {
 				session = opened.session;
 				hooks?.onSessionCreated?.(session, request);
 				watchTools(session, this.#note, request.attempt, this.#plan.cwd);
+				toolSpans = childToolSpans(this.#context.trace, this.#plan.type.name);
+				if (toolSpans) session.subscribe(toolSpans.listener);
 				session.subscribe((event) => {
 					if (event.type !== "auto_retry_start") return;
 					const { attempt, maxAttempts, delayMs, errorMessage: error } = event;
@@ -382,6 +387,7 @@ export class ChildAttempt {
 			if (session && !inFile && result?.status === "completed") {
 				this.#options.remembered.remember(request.key, session.sessionManager.getEntries());
 			}
+			toolSpans?.end();
 			if (session) {
 				session.dispose();
 				hooks?.onSessionDisposed?.(session, result ?? { ...base, status: "failed" });
