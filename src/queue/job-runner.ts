@@ -16,6 +16,7 @@ import { ChildControls } from "../children/controls.ts";
 import { resolveModel } from "../children/model.ts";
 import { errorMessage, errorStage, isWorkflowError } from "../errors.ts";
 import type { WorkflowAgentChild, WorkflowAgentResult } from "../runtime/core/types.ts";
+import { startJobSpan } from "../telemetry/child-spans.ts";
 import { type JobPlace, openJobPlace, sweepDeadScratch, type WorkerRepo, WRITE_TOOLS } from "./job-place.ts";
 import {
 	controlChannel,
@@ -237,18 +238,31 @@ async function runJob(
 		// Every child here has its own worktree already: the local runner must not make another.
 		const { isolation: _isolation, ...rest } = request;
 		let result: WorkflowAgentResult;
-		try {
-			result = await runner(
+		// The host's attempt span came with the job: this child's spans go under it, through the job's own.
+		const span = await startJobSpan({
+			trace: data.trace,
+			queueName: settings.queueName,
+			jobId,
+			worker: settings.name,
+			agentName: type.name,
+		}).catch(() => undefined);
+		const at = place;
+		const run = () =>
+			runner(
 				{
 					...rest,
 					agentType: type.name,
-					cwd: place.cwd,
-					prompt: place.prompt(request.prompt),
+					cwd: at.cwd,
+					prompt: at.prompt(request.prompt),
 					...(tools ? { tools } : {}),
 				},
-				{ signal: controller.signal, reportChild: send },
+				{ signal: controller.signal, reportChild: send, ...(span ? { trace: span.trace } : {}) },
 			);
+		try {
+			result = await (span ? span.within(run) : run());
+			span?.end(result);
 		} catch (error) {
+			span?.end({ status: "failed", code: "queue_job_failed", error: errorMessage(error) });
 			if (isAuthorError(error)) return { worker: settings.name, thrown: error.toJSON() };
 			return failed(
 				data,
