@@ -481,7 +481,13 @@ export class ChildAttempt {
 			...this.#base,
 			status: "completed",
 			toolUses: this.#activity.toolUses,
-			usage: { input, output: tokens.output, total: input + tokens.output },
+			usage: {
+				input,
+				output: tokens.output,
+				total: input + tokens.output,
+				...(tokens.cacheRead > 0 ? { cacheRead: tokens.cacheRead } : {}),
+				...(tokens.cacheWrite > 0 ? { cacheWrite: tokens.cacheWrite } : {}),
+			},
 		};
 		if (text) result.result = text;
 		if (capture?.submitted) {

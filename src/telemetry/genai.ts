@@ -27,7 +27,12 @@ export function modelAttributes(model: string | undefined, key: "request" | "res
 /** Tokens in the conventions' names: input counts cached tokens too, as the runner counts them. */
 export function usageAttributes(usage: WorkflowTokenUsage | undefined): Attributes {
 	if (!usage) return {};
-	return { "gen_ai.usage.input_tokens": usage.input, "gen_ai.usage.output_tokens": usage.output };
+	return {
+		"gen_ai.usage.input_tokens": usage.input,
+		"gen_ai.usage.output_tokens": usage.output,
+		...(usage.cacheRead ? { "gen_ai.usage.cache_read.input_tokens": usage.cacheRead } : {}),
+		...(usage.cacheWrite ? { "gen_ai.usage.cache_creation.input_tokens": usage.cacheWrite } : {}),
+	};
 }
 
 /** A prompt as the conventions' `gen_ai.input.messages` (a JSON string: span attributes hold no nested objects). */

@@ -166,6 +166,29 @@ describe("spans in the GenAI conventions' names", () => {
 		);
 	});
 
+	it("cached input tokens: the conventions' cache attributes, every attempt's added up, within input_tokens", async () => {
+		const exporter = registerSdk();
+		const runner: WorkflowAgentRunner = async (request) => ({
+			id: `child-${request.attempt}`,
+			type: request.agentType,
+			...(request.attempt === 1
+				? { status: "failed" as const, error: "provider hiccup" }
+				: { status: "completed" as const, result: "ok" }),
+			usage: { input: 100, output: 20, total: 120, cacheRead: 60, cacheWrite: 10 },
+		});
+		const result = await runWorkflowScript(`${HEADER}return await agent("cached", { retries: 1 });`, {
+			agentRunner: runner,
+		});
+		expect(result.status).toBe("completed");
+		const call = exporter.getFinishedSpans().find((span) => span.name.startsWith("invoke_agent"));
+		expect(call?.attributes).toMatchObject({
+			"gen_ai.usage.input_tokens": 200,
+			"gen_ai.usage.output_tokens": 40,
+			"gen_ai.usage.cache_read.input_tokens": 120,
+			"gen_ai.usage.cache_creation.input_tokens": 20,
+		});
+	});
+
 	it("the runner gets the attempt's W3C trace context: the attempt span's trace and id", async () => {
 		const exporter = registerSdk();
 		const seen: Array<{ prompt: string; attempt: number; traceparent?: string }> = [];

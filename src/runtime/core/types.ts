@@ -107,9 +107,14 @@ export interface WorkflowContinuation {
 
 /** Token usage as the runner counts it. */
 export interface WorkflowTokenUsage {
+	/** Input tokens, those read from or written to the provider's cache included. */
 	input: number;
 	output: number;
 	total: number;
+	/** Of `input`, tokens read from the provider's cache, when the runner says and there were any. */
+	cacheRead?: number;
+	/** Of `input`, tokens written to the provider's cache, when the runner says and there were any. */
+	cacheWrite?: number;
 }
 
 /**
