@@ -23,12 +23,22 @@ export interface ChildToolSpans {
 	end(): void;
 }
 
+/** The parent `trace` names, when tracing is on here and the trace context is valid. */
+function parentOf(otel: Api | undefined, trace: unknown): Context | undefined {
+	if (!otel || !trace || !tracingRegistered()) return undefined;
+	return contextFrom(otel, trace);
+}
+
+/** True when the host sampled the trace `parent` is in. */
+function sampled(otel: Api, parent: Context): boolean {
+	const flags = otel.trace.getSpanContext(parent)?.traceFlags ?? 0;
+	return (flags & otel.TraceFlags.SAMPLED) !== 0;
+}
+
 /** The parent `trace` names, when tracing is on here and the host sampled it. */
 function sampledParent(otel: Api | undefined, trace: WorkflowTraceContext | undefined): Context | undefined {
-	if (!otel || !trace || !tracingRegistered()) return undefined;
-	const parent = contextFrom(otel, trace);
-	const flags = parent ? otel.trace.getSpanContext(parent)?.traceFlags : undefined;
-	return flags !== undefined && (flags & otel.TraceFlags.SAMPLED) !== 0 ? parent : undefined;
+	const parent = parentOf(otel, trace);
+	return otel && parent && sampled(otel, parent) ? parent : undefined;
 }
 
 /**
@@ -104,14 +114,22 @@ export interface JobSpanOptions {
 
 /**
  * The job's span (`process <queue>`, CONSUMER, as OpenTelemetry's messaging conventions name a message's
- * processing), or undefined when the job carries no trace context, this worker has no SDK, or the host did not
- * sample the run.
+ * processing), or undefined when the job carries no trace context or this worker has no SDK. When the host did not
+ * sample the run there is no span, but the child still runs under the host's context, whose flags tell a
+ * parent-based sampler (the SDK's default) to drop what the child's session and provider emit.
  */
 export async function startJobSpan(options: JobSpanOptions): Promise<JobSpan | undefined> {
 	if (!tracingRegistered() || !options.trace) return undefined;
 	const otel = await loadApi();
-	const parent = sampledParent(otel, options.trace as WorkflowTraceContext);
+	const parent = parentOf(otel, options.trace);
 	if (!parent) return undefined;
+	if (!sampled(otel, parent)) {
+		return {
+			trace: options.trace as WorkflowTraceContext,
+			within: (work) => otel.context.with(parent, work),
+			end: () => {},
+		};
+	}
 	const span = otel.trace.getTracer(TRACER_NAME).startSpan(
 		`process ${options.queueName}`,
 		{

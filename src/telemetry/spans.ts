@@ -38,20 +38,23 @@ export interface RunSpanOptions {
 
 /** A traced run: the listener its events go to, and the runner wrapper that hands each attempt its trace context. */
 export interface RunTracing {
-	listener: (event: WorkflowProgressEvent) => void;
+	/** Absent when the SDK's sampler dropped the run: then its events cost nothing. */
+	listener?: (event: WorkflowProgressEvent) => void;
 	/** `inner`, handed the attempt's trace context (and, with content capture on, recording prompt and answer). */
 	runner(inner: WorkflowAgentRunner): WorkflowAgentRunner;
 }
 
 /**
- * The run's tracing, or undefined when nobody traces (no SDK registered, or the SDK's sampler dropped the run
- * span): then the run pays nothing per event.
+ * The run's tracing, or undefined when nobody traces (no SDK registered). When the SDK's sampler dropped the run
+ * span there is no listener (the run pays nothing per event), and the runner still hands each attempt the run's
+ * unsampled context, so what its children emit elsewhere (a queue worker, a provider's instrumentation) is dropped
+ * too: the host decides.
  */
 export async function startRunSpans(options: RunSpanOptions = {}): Promise<RunTracing | undefined> {
 	if (!tracingRegistered()) return undefined;
 	const otel = await loadApi();
 	const spans = runSpansListener(otel, otel.trace.getTracer(TRACER_NAME), options);
-	return spans.recording ? spans : undefined;
+	return spans.recording ? spans : { runner: spans.runner };
 }
 
 /** The listener over `tracer`, whether it records or not (the bench times it over the API's no-op tracer). */
@@ -166,21 +169,37 @@ class RunSpans {
 
 	/**
 	 * The runner the run calls: each attempt's span goes to it as trace context (the attempt started just before,
-	 * with `agent_started` or `agent_retry`), and with content capture on the call's span gets prompt and answer.
+	 * with `agent_started` or `agent_retry`) and is the active span while it runs; with content capture on, the
+	 * call's span gets prompt and answer.
 	 */
 	runner(inner: WorkflowAgentRunner): WorkflowAgentRunner {
 		const wrapped: WorkflowAgentRunner = async (request, context) => {
+			if (!this.recording) return this.#unsampled(inner, request, context);
 			const spans = [...this.#calls.values()].find((open) => open.key === request.key);
 			if (!spans?.attempt) return inner(request, context);
 			const capture = captureContent();
 			if (capture) spans.call.setAttribute("gen_ai.input.messages", inputMessages(request.prompt));
-			const result = await inner(request, { ...context, trace: traceContextOf(spans.attempt) });
+			// With the attempt's span active: what the child's session and provider emit through the active context
+			// (when the host registered a context manager) is the attempt's too.
+			const active = this.#api.trace.setSpan(spans.context, spans.attempt);
+			const given = { ...context, trace: traceContextOf(spans.attempt) };
+			const result = await this.#api.context.with(active, () => inner(request, given));
 			if (capture && result.status === "completed" && result.result !== undefined) {
 				spans.call.setAttribute("gen_ai.output.messages", outputMessages(result.result));
 			}
 			return result;
 		};
 		return inner.remote ? Object.assign(wrapped, { remote: true }) : wrapped;
+	}
+
+	/** A dropped run's attempt: the run's unsampled context, active and handed on. */
+	#unsampled(
+		inner: WorkflowAgentRunner,
+		request: Parameters<WorkflowAgentRunner>[0],
+		context: Parameters<WorkflowAgentRunner>[1],
+	): ReturnType<WorkflowAgentRunner> {
+		const given = { ...context, trace: traceContextOf(this.#run) };
+		return this.#api.context.with(this.#context, () => inner(request, given));
 	}
 
 	/** A call's span runs from its queueing to its end, under the run's; its attempts run under it. */

@@ -3,7 +3,8 @@
  * `execute_tool <tool>` span (the GenAI conventions' name) under its attempt's span, in the run's trace; a run the
  * sampler drops has none (the trace context the runner gets says so).
  */
-import { trace } from "@opentelemetry/api";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { type Context, type ContextManager, context, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import {
 	BasicTracerProvider,
 	InMemorySpanExporter,
@@ -24,6 +25,7 @@ beforeEach(async () => {
 });
 afterEach(() => {
 	trace.disable();
+	context.disable();
 	fx.teardown();
 });
 
@@ -56,6 +58,28 @@ describe("createPiAgentRunner: spans of a child's tools", () => {
 		expect(read.attributes["gen_ai.tool.call.id"]).toEqual(expect.any(String));
 	});
 
+	it("with a context manager registered, what the child's provider emits is under its attempt's span", async () => {
+		const exporter = new InMemorySpanExporter();
+		trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+		context.setGlobalContextManager(new StoredContexts());
+		// As a provider's own instrumentation does: a span of the model request, under whatever span is active.
+		fx.faux.route("Say hi", [
+			() => {
+				trace.getTracer("a-provider-sdk").startSpan("chat faux-1").end();
+				return fauxAssistantMessage("hi");
+			},
+		]);
+		const result = await runWorkflowScript(SCRIPT.replace("Read notes.txt", "Say hi"), {
+			agentRunner: fx.runner({ defaultModel: fx.faux.model }),
+			cwd: fx.dirs.cwd,
+		});
+		expect(result.status).toBe("completed");
+		const spans = exporter.getFinishedSpans();
+		const attempt = spans.find((span) => span.name === "attempt 1") as ReadableSpan;
+		const chat = spans.find((span) => span.name === "chat faux-1");
+		expect(chat?.parentSpanContext?.spanId).toBe(attempt.spanContext().spanId);
+	});
+
 	it("a run the host's sampler drops: no spans of its child's tools either", async () => {
 		const exporter = new InMemorySpanExporter();
 		trace.setGlobalTracerProvider(
@@ -77,3 +101,29 @@ describe("createPiAgentRunner: spans of a child's tools", () => {
 		expect(exporter.getFinishedSpans()).toEqual([]);
 	});
 });
+
+/** A context manager over AsyncLocalStorage, as the SDK's Node packages register one. */
+class StoredContexts implements ContextManager {
+	readonly #store = new AsyncLocalStorage<Context>();
+	active(): Context {
+		return this.#store.getStore() ?? ROOT_CONTEXT;
+	}
+	with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+		active: Context,
+		fn: F,
+		thisArg?: ThisParameterType<F>,
+		...args: A
+	): ReturnType<F> {
+		return this.#store.run(active, () => fn.call(thisArg, ...args));
+	}
+	bind<T>(_active: Context, target: T): T {
+		return target;
+	}
+	enable(): this {
+		return this;
+	}
+	disable(): this {
+		this.#store.disable();
+		return this;
+	}
+}

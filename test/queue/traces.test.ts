@@ -2,7 +2,8 @@
  * One run across machines is one trace: a real redis-server, two real `pi-workflows worker` processes with an
  * OpenTelemetry SDK loaded by `NODE_OPTIONS=--import` (as docs/across-machines.md says), one exporting to a file and
  * one over OTLP/HTTP to a receiver this test runs, and a host with the SDK's in-memory exporter. Every span shares the
- * run's trace id; the tree is run → call (CLIENT) → attempt → the worker's job span → the tools its child ran; a
+ * run's trace id; the tree is run → call (CLIENT) → attempt → the worker's job span → the tools its child ran and
+ * what its provider emitted; a
  * retried attempt stays in the trace; the workers add no tokens or cost; a run the host does not sample has no
  * spans on the workers either.
  */
@@ -59,12 +60,23 @@ function setupFile(dir: string, name: string, to: "file" | "otlp"): string {
 	shutdown: async () => {},
 })`
 			: "new SimpleSpanProcessor(new OTLPTraceExporter())";
+	// A context manager over AsyncLocalStorage, as the SDK's Node packages register one: what the child's provider
+	// emits through the active context joins the trace.
 	writeFileSync(
 		path,
 		`import { appendFileSync } from "node:fs";
-import { trace } from ${module("@opentelemetry/api/build/src/index.js")};
+import { AsyncLocalStorage } from "node:async_hooks";
+import { context, ROOT_CONTEXT, trace } from ${module("@opentelemetry/api/build/src/index.js")};
 import { BasicTracerProvider, SimpleSpanProcessor } from ${module("@opentelemetry/sdk-trace-base/build/src/index-shim.js")};
 import { OTLPTraceExporter } from ${module("@opentelemetry/exporter-trace-otlp-http/build/src/index.js")};
+const store = new AsyncLocalStorage();
+context.setGlobalContextManager({
+	active: () => store.getStore() ?? ROOT_CONTEXT,
+	with: (active, fn, thisArg, ...args) => store.run(active, () => fn.call(thisArg, ...args)),
+	bind: (_active, target) => target,
+	enable() { return this; },
+	disable() { store.disable(); return this; },
+});
 trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [${processor}] }));
 `,
 	);
@@ -161,7 +173,11 @@ describe.skipIf(!hasBinary("redis-server"))("a queued run's trace", () => {
 		const agentDir = join(project, ".agent");
 		mkdirSync(agentDir);
 		fileSpans = join(project, "spans.jsonl");
-		const env = { PI_CODING_AGENT_DIR: agentDir, PWF_QUEUE_LOG: join(project, "children.log") };
+		const env = {
+			PI_CODING_AGENT_DIR: agentDir,
+			PWF_QUEUE_LOG: join(project, "children.log"),
+			PWF_PROVIDER_SPANS: "1",
+		};
 		const started = await Promise.all([
 			startWorker({
 				redis: redis.url,
@@ -255,6 +271,10 @@ describe.skipIf(!hasBinary("redis-server"))("a queued run's trace", () => {
 		const tools = spans.filter((span) => span.name === "execute_tool bash");
 		expect(tools).toHaveLength(4);
 		for (const tool of tools) expect(parentOf(tool)?.name).toBe("process pi-workflows");
+		// What the child's provider emitted on the worker (one span per model request) is under the job's span too.
+		const chats = spans.filter((span) => span.name === "chat faux-1");
+		expect(chats.length).toBeGreaterThanOrEqual(jobs.length);
+		for (const chat of chats) expect(parentOf(chat)?.name).toBe("process pi-workflows");
 
 		// The flaky call's two attempts, each with its job, in the same trace.
 		const flaky = calls.find((call) => call.attributes["workflow.call.label"] === "flaky") as SeenSpan;

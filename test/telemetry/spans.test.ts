@@ -224,7 +224,7 @@ return [a, b, c];`,
 	it("an SDK whose sampler drops the run: no listener either", async () => {
 		const exporter = registerSdk({ sampleNothing: true });
 		expect(tracingRegistered()).toBe(true);
-		expect(await startRunSpans()).toBeUndefined();
+		expect((await startRunSpans())?.listener).toBeUndefined();
 		const fake = createFakeRunner(() => "ok");
 		await runWorkflowScript(`${HEADER}return await agent("x");`, { agentRunner: fake.runner });
 		expect(exporter.getFinishedSpans()).toEqual([]);
