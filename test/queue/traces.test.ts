@@ -4,10 +4,10 @@
  * one over OTLP/HTTP to a receiver this test runs, and a host with the SDK's in-memory exporter. Every span shares the
  * run's trace id; the tree is run → call (CLIENT) → attempt → the worker's job span → the tools its child ran and
  * what its provider emitted; a
- * retried attempt stays in the trace; the workers add no tokens or cost; a run the host does not sample has no
- * spans on the workers either.
+ * retried attempt stays in the trace, and so does a job whose worker died (it runs again on the other, under the same
+ * attempt span); the workers add no tokens or cost; a run the host does not sample has no spans on the workers either.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,7 +27,7 @@ import { queuePlanner } from "../../src/queue/plan.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { checkConvention } from "../helpers/genai-conventions.ts";
 import { ROOT } from "../helpers/package.ts";
-import { type CliProcess, startWorker, waitFor } from "../helpers/queue-workers.ts";
+import { type CliProcess, childStarts, startWorker, waitFor } from "../helpers/queue-workers.ts";
 import { hasBinary, startRedis, type TestRedis } from "../helpers/system-binary.ts";
 
 /** A span as both exports give it here: enough to rebuild the tree. */
@@ -154,6 +154,7 @@ describe.skipIf(!hasBinary("redis-server"))("a queued run's trace", () => {
 	let host: QueueHost;
 	let receiver: Awaited<ReturnType<typeof startReceiver>>;
 	let fileSpans: string;
+	let log: string;
 	const workers: CliProcess[] = [];
 
 	const workerSpans = (): SeenSpan[] => [
@@ -173,9 +174,10 @@ describe.skipIf(!hasBinary("redis-server"))("a queued run's trace", () => {
 		const agentDir = join(project, ".agent");
 		mkdirSync(agentDir);
 		fileSpans = join(project, "spans.jsonl");
+		log = join(project, "children.log");
 		const env = {
 			PI_CODING_AGENT_DIR: agentDir,
-			PWF_QUEUE_LOG: join(project, "children.log"),
+			PWF_QUEUE_LOG: log,
 			PWF_PROVIDER_SPANS: "1",
 		};
 		const started = await Promise.all([
@@ -215,8 +217,8 @@ describe.skipIf(!hasBinary("redis-server"))("a queued run's trace", () => {
 		rmSync(project, { recursive: true, force: true });
 	});
 
-	const run = (runId: string, word: string) =>
-		runWorkflowScript(FAN, {
+	const run = (runId: string, word: string, script = FAN) =>
+		runWorkflowScript(script, {
 			agentRunner: host.runner({
 				runId,
 				cwd: project,
@@ -299,5 +301,46 @@ describe.skipIf(!hasBinary("redis-server"))("a queued run's trace", () => {
 		// The workers ran its jobs and exported nothing for them (the file worker writes a span as it ends, before its
 		// job's result reaches the host).
 		expect(workerSpans().length).toBe(before);
+	}, 120_000);
+
+	// Last: it kills a worker.
+	it("a job whose worker dies runs again on the other worker, under the same attempt span", async () => {
+		const exporter = new InMemorySpanExporter();
+		trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+		const running = run(
+			"wf-20261204-231500-trace3",
+			"three",
+			`export const meta = { name: "moved", description: "one child whose worker dies" };
+return await agent("sleep 1500 moved", { label: "moved", model: "faux/faux-1" });`,
+		);
+		const started = () => childStarts(log).filter(([, task]) => task === "sleep 1500 moved");
+		await waitFor(() => started().length > 0, "the child to start");
+		const dying = workers.find((worker) => worker.pid === started()[0]?.[0]);
+		if (!dying) throw new Error("the child started on no worker of this test");
+		dying.child.kill("SIGKILL");
+		await dying.exited;
+		const result = await running;
+		expect(result.status).toBe("completed");
+		expect(started()).toHaveLength(2);
+		const attempts = exporter.getFinishedSpans().filter((span) => span.name.startsWith("attempt "));
+		expect(attempts).toHaveLength(1);
+		const attempt = attempts[0] as ReadableSpan;
+		const survivor = workers.find((worker) => worker !== dying);
+		await waitFor(
+			() => workerSpans().some((span) => span.parentId === attempt.spanContext().spanId),
+			"the moved job's span",
+		);
+		// The dead worker's span never ended, so never left it: the one there is is the survivor's, in the same trace.
+		const jobs = workerSpans().filter((span) => span.parentId === attempt.spanContext().spanId);
+		expect(jobs.map((job) => [job.name, job.traceId])).toEqual([
+			["process pi-workflows", attempt.spanContext().traceId],
+		]);
+		expect(jobs[0]?.attributes["workflow.worker"]).toBe(survivor === workers[0] ? "w-file" : "w-otlp");
+		// The dead worker's child left its scratch folder, which a worker starting on this machine would sweep.
+		for (const name of readdirSync(tmpdir())) {
+			if (name.startsWith("pwf-job-") && name.includes(`-${dying.pid}-`)) {
+				rmSync(join(tmpdir(), name), { recursive: true, force: true });
+			}
+		}
 	}, 120_000);
 });
