@@ -90,6 +90,8 @@ class RunSpans {
 	readonly #run: Span;
 	readonly #context: Context;
 	readonly #calls = new Map<number, CallSpans>();
+	/** The same open calls by key: what the runner is asked for. */
+	readonly #byKey = new Map<string, CallSpans>();
 	readonly #steps: StepSpans;
 	readonly #runId: RunSpanOptions["runId"];
 	readonly #remote: boolean;
@@ -175,7 +177,7 @@ class RunSpans {
 	runner(inner: WorkflowAgentRunner): WorkflowAgentRunner {
 		const wrapped: WorkflowAgentRunner = async (request, context) => {
 			if (!this.recording) return this.#unsampled(inner, request, context);
-			const spans = [...this.#calls.values()].find((open) => open.key === request.key);
+			const spans = this.#byKey.get(request.key);
 			if (!spans?.attempt) return inner(request, context);
 			const capture = captureContent();
 			if (capture) spans.call.setAttribute("gen_ai.input.messages", inputMessages(request.prompt));
@@ -219,12 +221,14 @@ class RunSpans {
 			},
 			this.#context,
 		);
-		this.#calls.set(event.index, {
+		const spans: CallSpans = {
 			key: event.key,
 			named: event.model !== undefined,
 			call,
 			context: this.#api.trace.setSpan(this.#context, call),
-		});
+		};
+		this.#calls.set(event.index, spans);
+		this.#byKey.set(event.key, spans);
 	}
 
 	#attemptStarted(event: AgentStartedEvent | AgentRetryEvent): void {
@@ -250,6 +254,7 @@ class RunSpans {
 		const spans = this.#calls.get(event.index);
 		if (!spans) return;
 		this.#calls.delete(event.index);
+		this.#byKey.delete(spans.key);
 		const replayed = event.cached === true;
 		endAttempt(spans, replayed ? "replayed" : "completed", event.time);
 		spans.call.setAttributes({
@@ -267,6 +272,7 @@ class RunSpans {
 		const spans = this.#calls.get(event.index);
 		if (!spans) return;
 		this.#calls.delete(event.index);
+		this.#byKey.delete(spans.key);
 		const outcome = event.skipped ? "skipped" : "failed";
 		const status = { code: this.#error, message: event.error };
 		endAttempt(spans, outcome, event.time, status);
@@ -293,6 +299,7 @@ class RunSpans {
 			spans.call.end(event.time);
 		}
 		this.#calls.clear();
+		this.#byKey.clear();
 		this.#steps.endAll(event.time);
 		this.#setRunId();
 		// Counts only: what the run spent is the sum of its calls' spans, and would be counted twice here.
