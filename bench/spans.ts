@@ -51,7 +51,7 @@ let dropped = 0;
 const floor = await perEvent(async () => (event) => {
 	dropped += event.time > 0 ? 0 : 1;
 });
-const noSdk = await perEvent(() => startRunSpans());
+const noSdk = await perEvent(async () => (await startRunSpans())?.listener);
 const noopTracer = await perEvent(async () => runSpansListener(otel, otel.trace.getTracer(TRACER_NAME)).listener);
 
 let checks = 0;
@@ -70,7 +70,7 @@ async function wholeRun(): Promise<number> {
 async function withSdk(exporter: InMemorySpanExporter, processor: SpanProcessor) {
 	const provider = new BasicTracerProvider({ spanProcessors: [processor] });
 	otel.trace.setGlobalTracerProvider(provider);
-	const ns = await perEvent(async () => startRunSpans());
+	const ns = await perEvent(async () => (await startRunSpans())?.listener);
 	await provider.forceFlush();
 	exporter.reset();
 	// Whole runs in pairs, without and with the SDK, one after the other: a busy machine slows both alike.

@@ -177,6 +177,7 @@ export type {
 	WorkflowToolCounts,
 	WorkflowToolOutput,
 	WorkflowToolResult,
+	WorkflowTraceContext,
 	WorkflowWorktree,
 } from "./runtime/index.ts";
 export {

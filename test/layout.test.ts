@@ -75,6 +75,7 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 			"runtime/spend",
 			"agents",
 			"progress",
+			"telemetry",
 		],
 	},
 	host: {
@@ -91,7 +92,7 @@ const ROOMS: Record<string, { values: string[]; types?: string[] }> = {
 		],
 		types: ["children"],
 	},
-	queue: { values: ["errors.ts", "worktree", "runtime/core", "agents", "children", "host"] },
+	queue: { values: ["errors.ts", "worktree", "runtime/core", "agents", "children", "host", "telemetry"] },
 	/** Evaluation and blame (issues 44 and 45): above the host layer, below the CLI and the pi side; pi-free. */
 	eval: { values: ["errors.ts", "runs", "progress", "report", "runtime", "runtime/core", "host"] },
 	"pi/runs": {

@@ -28,6 +28,7 @@ import type {
 	WorkflowTokenUsage,
 	WorkflowWorktree,
 } from "../runtime/core/types.ts";
+import { type ChildToolSpans, childToolSpans } from "../telemetry/child-spans.ts";
 import type { RunWorktrees, Worktree } from "../worktree/index.ts";
 import { type ChildActivity, createChildActivity } from "./activity.ts";
 import {
@@ -346,6 +347,8 @@ export class ChildAttempt {
 		let session: AgentSession | undefined;
 		let result: WorkflowAgentResult | undefined;
 		let inFile = false;
+		// The child's tools as spans under its attempt's, when the run is traced.
+		let toolSpans: ChildToolSpans | undefined;
 		try {
 			this.#activity.start(nameOf(model));
 			const history = this.#history;
@@ -387,6 +390,8 @@ export class ChildAttempt {
 				session = opened.session;
 				hooks?.onSessionCreated?.(session, request);
 				watchTools(session, this.#note, request.attempt, this.#plan.cwd);
+				toolSpans = childToolSpans(this.#context.trace, this.#plan.type.name);
+				if (toolSpans) session.subscribe(toolSpans.listener);
 				session.subscribe((event) => {
 					if (event.type !== "auto_retry_start") return;
 					const { attempt, maxAttempts, delayMs, errorMessage: error } = event;
@@ -406,6 +411,7 @@ export class ChildAttempt {
 			if (session && !inFile && result?.status === "completed") {
 				this.#options.remembered.remember(request.key, session.sessionManager.getEntries());
 			}
+			toolSpans?.end();
 			if (session) {
 				session.dispose();
 				hooks?.onSessionDisposed?.(session, result ?? { ...base, status: "failed" });
@@ -502,7 +508,13 @@ export class ChildAttempt {
 			...this.#base,
 			status: "completed",
 			toolUses: this.#activity.toolUses,
-			usage: { input, output: tokens.output, total: input + tokens.output },
+			usage: {
+				input,
+				output: tokens.output,
+				total: input + tokens.output,
+				...(tokens.cacheRead > 0 ? { cacheRead: tokens.cacheRead } : {}),
+				...(tokens.cacheWrite > 0 ? { cacheWrite: tokens.cacheWrite } : {}),
+			},
 		};
 		if (text) result.result = text;
 		if (capture?.submitted) {

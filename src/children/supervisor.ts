@@ -186,6 +186,7 @@ class LiveAttempt {
 		return {
 			signal: attempt.controller.signal,
 			reportChild: context.reportChild,
+			...(context.trace ? { trace: context.trace } : {}),
 			...(after.retryNote ? { retryNote: after.retryNote } : {}),
 			...(after.afresh ? { afresh: true } : {}),
 			onSession: (session) => {

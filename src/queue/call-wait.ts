@@ -138,6 +138,7 @@ export class CallWait {
 			plan: call.plan,
 			host: settings.host,
 			...(call.workspace ? { workspace: call.workspace } : {}),
+			...(call.context.trace ? { trace: call.context.trace } : {}),
 		};
 	}
 

@@ -109,7 +109,7 @@ export function createQueueHost(options: QueueHostOptions): QueueHost {
 				runId ??= resolveRunId(run.runId);
 				return runId;
 			};
-			return async (request, context) => {
+			const runner: WorkflowAgentRunner = async (request, context) => {
 				if (closed) throw new Error("the queue host is closed");
 				if (run.controls?.takeSkip(request.key)) return skipped(request);
 				if (request.continues) throw continuedOnQueue(request);
@@ -133,6 +133,8 @@ export function createQueueHost(options: QueueHostOptions): QueueHost {
 						}),
 				}).result();
 			};
+			// Its children run on other machines: their calls' spans are CLIENT spans.
+			return Object.assign(runner, { remote: true });
 		},
 		async close() {
 			closed = true;

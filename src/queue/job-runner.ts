@@ -16,7 +16,13 @@ import { createPiAgentRunner } from "../children/agent-runner.ts";
 import { ChildControls } from "../children/controls.ts";
 import { resolveModel } from "../children/model.ts";
 import { errorMessage, errorStage, isWorkflowError } from "../errors.ts";
-import type { WorkflowAgentChild, WorkflowAgentResult } from "../runtime/core/types.ts";
+import type {
+	WorkflowAgentChild,
+	WorkflowAgentRequest,
+	WorkflowAgentResult,
+	WorkflowTraceContext,
+} from "../runtime/core/types.ts";
+import { startJobSpan } from "../telemetry/child-spans.ts";
 import { type JobConversation, openJobConversation } from "./job-conversation.ts";
 import { type JobPlace, openJobPlace, sweepDeadScratch, type WorkerRepo, WRITE_TOOLS } from "./job-place.ts";
 import {
@@ -248,16 +254,16 @@ async function runJob(
 		// Every child here has its own worktree already: the local runner must not make another.
 		const { isolation: _isolation, ...rest } = request;
 		let result: WorkflowAgentResult;
+		const child: WorkflowAgentRequest = {
+			...rest,
+			agentType: type.name,
+			cwd: place.cwd,
+			prompt: place.prompt(request.prompt),
+			...(tools ? { tools } : {}),
+		};
 		try {
-			result = await runner(
-				{
-					...rest,
-					agentType: type.name,
-					cwd: place.cwd,
-					prompt: place.prompt(request.prompt),
-					...(tools ? { tools } : {}),
-				},
-				{ signal: controller.signal, reportChild: send },
+			result = await runTraced(data, settings, jobId, (trace) =>
+				runner(child, { signal: controller.signal, reportChild: send, ...(trace ? { trace } : {}) }),
 			);
 		} catch (error) {
 			if (isAuthorError(error)) {
@@ -306,6 +312,34 @@ function runDefaults(
 		return { defaultModel: resolved.model, ...(defaultThinking ? { defaultThinking } : {}) };
 	} catch (error) {
 		return { error: errorMessage(error) };
+	}
+}
+
+/**
+ * Runs the child under the host's attempt span, which came with the job: through the job's own span when this worker
+ * traces (the child's spans go under it), else as it is.
+ */
+async function runTraced(
+	data: QueueJobData,
+	settings: RunSettings,
+	jobId: string,
+	run: (trace: WorkflowTraceContext | undefined) => Promise<WorkflowAgentResult>,
+): Promise<WorkflowAgentResult> {
+	const span = await startJobSpan({
+		trace: data.trace,
+		queueName: settings.queueName,
+		jobId,
+		worker: settings.name,
+		agentName: data.plan.agentType.name,
+	}).catch(() => undefined);
+	if (!span) return run(undefined);
+	try {
+		const result = await span.within(() => run(span.trace));
+		span.end(result);
+		return result;
+	} catch (error) {
+		span.end({ status: "failed", code: "queue_job_failed", error: errorMessage(error) });
+		throw error;
 	}
 }
 

@@ -10,6 +10,7 @@ import type {
 	WorkflowAgentChild,
 	WorkflowAgentRequest,
 	WorkflowAgentResult,
+	WorkflowTraceContext,
 } from "../runtime/core/types.ts";
 import type { RemoteWorkspaceResult } from "../worktree/index.ts";
 
@@ -51,6 +52,11 @@ export interface QueueJobData {
 	host: string;
 	/** The run's commit and where its directory is in the repository: a worker with `--repo` makes a worktree of it. */
 	workspace?: { commit: string; subdir: string };
+	/**
+	 * The host's attempt span as W3C trace context, when the run is traced: the worker's spans for the child are its
+	 * children, so the run is one trace across machines (a job moved to another worker keeps it).
+	 */
+	trace?: WorkflowTraceContext;
 }
 
 /** What a worker returns for a job: the child's result, or the author error the runner threw. */

@@ -78,6 +78,7 @@ export type {
 	WorkflowToolCounts,
 	WorkflowToolOutput,
 	WorkflowToolResult,
+	WorkflowTraceContext,
 	WorkflowWorktree,
 } from "./core/types.ts";
 export { DRY_CHILD_PREFIX, dryAgentResult } from "./dry/answer.ts";

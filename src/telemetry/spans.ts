@@ -1,10 +1,11 @@
 /**
- * OpenTelemetry spans of a run, built from its progress events by one listener: a span for the run
- * (`workflow <name>`), one per `agent()` call (`agent <type>`, from queued to its end) and one per attempt of it
- * (`attempt <n>`), with the run id, call key, label, phase, agent type, model, tokens, cost, outcome and attempts
- * as attributes and status error on failure. Through `@opentelemetry/api` only: the host registers an SDK (any
- * exporter, an OTLP collector) and the spans go there. With none registered this costs one check per run and
- * nothing per event: `@opentelemetry/api` is not even loaded (see `tracingRegistered`).
+ * OpenTelemetry spans of a run, built from its progress events by one listener, in the names of the GenAI semantic
+ * conventions (genai.ts): the run is `invoke_workflow <name>`, each `agent()` call `invoke_agent <type>` (from queued
+ * to its end; CLIENT when its runner sends children to other machines) with one `attempt <n>` span per attempt under
+ * it, each `tool()` step `execute_tool <tool>`, each `ask()` wait `ask`; phases and provider waits are events of the
+ * run span. Tokens and dollars sit on the call span only, the one that spent them, so a backend that sums a trace
+ * counts each once. The runner gets each attempt's span as W3C trace context (`trace`), which a queue carries to
+ * the worker. With no SDK registered this costs one check per run and nothing per event (api.ts).
  */
 import type { Attributes, Context, Span, SpanStatus, Tracer } from "@opentelemetry/api";
 import type {
@@ -17,46 +18,13 @@ import type {
 	WorkflowAgentCallRef,
 	WorkflowProgressEvent,
 } from "../runtime/core/events.ts";
-import type { WorkflowAgentChild, WorkflowCost, WorkflowTokenUsage } from "../runtime/core/types.ts";
+import type { WorkflowAgentChild, WorkflowAgentRunner, WorkflowCost } from "../runtime/core/types.ts";
+import { type Api, loadApi, TRACER_NAME, tracingRegistered } from "./api.ts";
+import { captureContent, inputMessages, modelAttributes, outputMessages, usageAttributes } from "./genai.ts";
+import { StepSpans } from "./step-spans.ts";
+import { traceContextOf } from "./trace-context.ts";
 
-/** The tracer's name, as collectors show it (the instrumentation scope). */
-export const TRACER_NAME = "pi-workflows";
-
-/**
- * Where version 1 of `@opentelemetry/api` keeps what was registered: a global every copy of the 1.x API shares
- * (`Symbol.for("opentelemetry.js.api.1")`, the API's own key). Its `trace` entry exists only once some SDK set a
- * global tracer provider; without one, every tracer is the API's no-op, so nothing need be loaded or done.
- */
-const API_GLOBAL = Symbol.for("opentelemetry.js.api.1");
-
-/** The API's module, loaded on first use. */
-export type Api = typeof import("@opentelemetry/api");
-let api: Promise<Api> | undefined;
-
-/** True when a host registered a global tracer provider through `@opentelemetry/api` 1.x. */
-export function tracingRegistered(): boolean {
-	const registered = (globalThis as Record<symbol, { trace?: unknown } | undefined>)[API_GLOBAL];
-	return registered?.trace !== undefined;
-}
-
-/**
- * Asks the registered SDK to export the spans it still holds (a batch processor's queue), waiting `timeoutMs` at
- * most: for a process about to exit, like the CLI. Does nothing when no SDK is registered.
- */
-export async function flushSpans(timeoutMs = 2000): Promise<void> {
-	if (!tracingRegistered()) return;
-	api ??= import("@opentelemetry/api");
-	const provider = (await api).trace.getTracerProvider() as { getDelegate?: () => unknown };
-	// The API hands out a proxy; the SDK's provider behind it is what can flush.
-	const target = (provider.getDelegate?.() ?? provider) as { forceFlush?: () => Promise<unknown> };
-	if (typeof target.forceFlush !== "function") return;
-	let timer: ReturnType<typeof setTimeout> | undefined;
-	const deadline = new Promise<void>((resolve) => {
-		timer = setTimeout(resolve, timeoutMs);
-	});
-	await Promise.race([target.forceFlush().catch(() => undefined), deadline]);
-	clearTimeout(timer);
-}
+export { type Api, flushSpans, TRACER_NAME, tracingRegistered } from "./api.ts";
 
 /** What the run span knows before the run starts. */
 export interface RunSpanOptions {
@@ -66,20 +34,29 @@ export interface RunSpanOptions {
 	startTime?: number;
 	/** The script's sha256 (hex) and tier, as the run span's `workflow.script.*` attributes. Default: none. */
 	script?: { sha256: string; tier?: string };
+	/** The run's children go to other machines (a queue runner): its calls' spans are CLIENT spans. Default: false. */
+	remote?: boolean;
+}
+
+/** A traced run: the listener its events go to, and the runner wrapper that hands each attempt its trace context. */
+export interface RunTracing {
+	/** Absent when the SDK's sampler dropped the run: then its events cost nothing. */
+	listener?: (event: WorkflowProgressEvent) => void;
+	/** `inner`, handed the attempt's trace context (and, with content capture on, recording prompt and answer). */
+	runner(inner: WorkflowAgentRunner): WorkflowAgentRunner;
 }
 
 /**
- * A listener that turns the run's events into spans, or undefined when nobody traces (no SDK registered, or the
- * SDK's sampler dropped the run span): then the run pays nothing per event.
+ * The run's tracing, or undefined when nobody traces (no SDK registered). When the SDK's sampler dropped the run
+ * span there is no listener (the run pays nothing per event), and the runner still hands each attempt the run's
+ * unsampled context, so what its children emit elsewhere (a queue worker, a provider's instrumentation) is dropped
+ * too: the host decides.
  */
-export async function startRunSpans(
-	options: RunSpanOptions = {},
-): Promise<((event: WorkflowProgressEvent) => void) | undefined> {
+export async function startRunSpans(options: RunSpanOptions = {}): Promise<RunTracing | undefined> {
 	if (!tracingRegistered()) return undefined;
-	api ??= import("@opentelemetry/api");
-	const otel = await api;
+	const otel = await loadApi();
 	const spans = runSpansListener(otel, otel.trace.getTracer(TRACER_NAME), options);
-	return spans.recording ? spans.listener : undefined;
+	return spans.recording ? spans : { runner: spans.runner };
 }
 
 /** The listener over `tracer`, whether it records or not (the bench times it over the API's no-op tracer). */
@@ -87,13 +64,20 @@ export function runSpansListener(
 	otel: Api,
 	tracer: Tracer,
 	options: RunSpanOptions = {},
-): { listener: (event: WorkflowProgressEvent) => void; recording: boolean } {
+): RunTracing & { recording: boolean } {
 	const spans = new RunSpans(otel, tracer, options);
-	return { listener: (event) => spans.on(event), recording: spans.recording };
+	return {
+		listener: (event) => spans.on(event),
+		runner: (inner) => spans.runner(inner),
+		recording: spans.recording,
+	};
 }
 
 /** One call's span and its open attempt. */
 interface CallSpans {
+	key: string;
+	/** The call named its model: the span has `gen_ai.request.model` from its start. */
+	named: boolean;
 	call: Span;
 	context: Context;
 	attempt?: Span;
@@ -108,17 +92,31 @@ class RunSpans {
 	readonly #run: Span;
 	readonly #context: Context;
 	readonly #calls = new Map<number, CallSpans>();
+	/** The same open calls by key: what the runner is asked for. */
+	readonly #byKey = new Map<string, CallSpans>();
+	readonly #steps: StepSpans;
 	readonly #runId: RunSpanOptions["runId"];
+	readonly #remote: boolean;
 	readonly #error: Api["SpanStatusCode"]["ERROR"];
 
 	constructor(otel: Api, tracer: Tracer, options: RunSpanOptions) {
 		this.#api = otel;
 		this.#tracer = tracer;
 		this.#runId = options.runId;
+		this.#remote = options.remote === true;
 		this.#error = otel.SpanStatusCode.ERROR;
 		// Under whatever span the host has active (a tool call, a request), when its SDK keeps a context.
-		this.#run = tracer.startSpan("workflow", { startTime: options.startTime ?? Date.now() }, otel.context.active());
+		this.#run = tracer.startSpan(
+			"invoke_workflow",
+			{
+				kind: otel.SpanKind.INTERNAL,
+				startTime: options.startTime ?? Date.now(),
+				attributes: { "gen_ai.operation.name": "invoke_workflow" },
+			},
+			otel.context.active(),
+		);
 		this.#context = otel.trace.setSpan(otel.context.active(), this.#run);
+		this.#steps = new StepSpans(otel, tracer, this.#context);
 		this.#setRunId();
 		if (options.script) {
 			this.#run.setAttributes({
@@ -133,11 +131,12 @@ class RunSpans {
 	}
 
 	on(event: WorkflowProgressEvent): void {
+		if (this.#steps.on(event)) return;
 		switch (event.type) {
 			case "run_start":
-				this.#run.updateName(`workflow ${event.meta.name}`);
+				this.#run.updateName(`invoke_workflow ${event.meta.name}`);
 				this.#run.setAttributes({
-					"workflow.name": event.meta.name,
+					"gen_ai.workflow.name": event.meta.name,
 					...(event.costLimitUsd !== undefined ? { "workflow.cost_limit_usd": event.costLimitUsd } : {}),
 				});
 				return;
@@ -178,21 +177,66 @@ class RunSpans {
 		}
 	}
 
+	/**
+	 * The runner the run calls: each attempt's span goes to it as trace context (the attempt started just before,
+	 * with `agent_started` or `agent_retry`) and is the active span while it runs; with content capture on, the
+	 * call's span gets prompt and answer.
+	 */
+	runner(inner: WorkflowAgentRunner): WorkflowAgentRunner {
+		const wrapped: WorkflowAgentRunner = async (request, context) => {
+			if (!this.recording) return this.#unsampled(inner, request, context);
+			const spans = this.#byKey.get(request.key);
+			if (!spans?.attempt) return inner(request, context);
+			const capture = captureContent();
+			if (capture) spans.call.setAttribute("gen_ai.input.messages", inputMessages(request.prompt));
+			// With the attempt's span active: what the child's session and provider emit through the active context
+			// (when the host registered a context manager) is the attempt's too.
+			const active = this.#api.trace.setSpan(spans.context, spans.attempt);
+			const given = { ...context, trace: traceContextOf(spans.attempt) };
+			const result = await this.#api.context.with(active, () => inner(request, given));
+			if (capture && result.status === "completed" && result.result !== undefined) {
+				spans.call.setAttribute("gen_ai.output.messages", outputMessages(result.result));
+			}
+			return result;
+		};
+		return inner.remote ? Object.assign(wrapped, { remote: true }) : wrapped;
+	}
+
+	/** A dropped run's attempt: the run's unsampled context, active and handed on. */
+	#unsampled(
+		inner: WorkflowAgentRunner,
+		request: Parameters<WorkflowAgentRunner>[0],
+		context: Parameters<WorkflowAgentRunner>[1],
+	): ReturnType<WorkflowAgentRunner> {
+		const given = { ...context, trace: traceContextOf(this.#run) };
+		return this.#api.context.with(this.#context, () => inner(request, given));
+	}
+
 	/** A call's span runs from its queueing to its end, under the run's; its attempts run under it. */
 	#callQueued(event: AgentQueuedEvent): void {
 		const call = this.#tracer.startSpan(
-			`agent ${event.agentType}`,
+			`invoke_agent ${event.agentType}`,
 			{
+				kind: this.#remote ? this.#api.SpanKind.CLIENT : this.#api.SpanKind.INTERNAL,
 				startTime: event.time,
 				attributes: {
+					"gen_ai.operation.name": "invoke_agent",
+					"gen_ai.agent.name": event.agentType,
+					...modelAttributes(event.model, "request"),
 					...callAttributes(event),
-					...(event.model ? { "workflow.agent.model": event.model } : {}),
 					"workflow.call.schema": event.hasSchema,
 				},
 			},
 			this.#context,
 		);
-		this.#calls.set(event.index, { call, context: this.#api.trace.setSpan(this.#context, call) });
+		const spans: CallSpans = {
+			key: event.key,
+			named: event.model !== undefined,
+			call,
+			context: this.#api.trace.setSpan(this.#context, call),
+		};
+		this.#calls.set(event.index, spans);
+		this.#byKey.set(event.key, spans);
 	}
 
 	#attemptStarted(event: AgentStartedEvent | AgentRetryEvent): void {
@@ -205,7 +249,11 @@ class RunSpans {
 		spans.attemptNumber = event.attempt;
 		spans.attempt = this.#tracer.startSpan(
 			`attempt ${event.attempt}`,
-			{ startTime: event.time, attributes: { ...callAttributes(event), "workflow.attempt": event.attempt } },
+			{
+				kind: this.#api.SpanKind.INTERNAL,
+				startTime: event.time,
+				attributes: { ...callAttributes(event), "workflow.attempt": event.attempt },
+			},
 			spans.context,
 		);
 	}
@@ -214,18 +262,17 @@ class RunSpans {
 		const spans = this.#calls.get(event.index);
 		if (!spans) return;
 		this.#calls.delete(event.index);
-		const outcome = event.cached ? "replayed" : "completed";
-		const attributes: Attributes = {
-			"workflow.call.outcome": outcome,
+		this.#byKey.delete(spans.key);
+		const replayed = event.cached === true;
+		endAttempt(spans, replayed ? "replayed" : "completed", event.time);
+		spans.call.setAttributes({
+			"workflow.call.outcome": replayed ? "replayed" : "completed",
 			"workflow.call.attempts": event.attempts,
-			...spendAttributes(event.usage, event.cost),
-			...(event.model ? { "workflow.agent.model": event.model } : {}),
-			...(event.toolUses !== undefined ? { "workflow.call.tool_uses": event.toolUses } : {}),
-			...(event.worktree ? { "workflow.call.branch": event.worktree.branch } : {}),
+			// A replayed call spent nothing in this run: what it cost is on the span of the run that made it.
+			...(replayed ? { "workflow.call.replayed": true } : spendAttributes(event)),
+			...answered(spans, event),
 			...(event.fallbackFrom ? { "workflow.call.fallback_from": event.fallbackFrom } : {}),
-		};
-		endAttempt(spans, outcome, event.time);
-		spans.call.setAttributes(attributes);
+		});
 		spans.call.end(event.time);
 	}
 
@@ -233,19 +280,18 @@ class RunSpans {
 		const spans = this.#calls.get(event.index);
 		if (!spans) return;
 		this.#calls.delete(event.index);
+		this.#byKey.delete(spans.key);
 		const outcome = event.skipped ? "skipped" : "failed";
 		const status = { code: this.#error, message: event.error };
 		endAttempt(spans, outcome, event.time, status);
 		spans.call.setAttributes({
+			"error.type": event.code ?? "_OTHER",
 			"workflow.call.outcome": outcome,
 			"workflow.call.attempts": spans.attemptNumber ?? 0,
 			"workflow.call.error": event.error,
-			...(event.code ? { "workflow.call.error_code": event.code } : {}),
 			"workflow.call.thrown": event.thrown,
-			...spendAttributes(event.usage, event.cost),
-			...(event.model ? { "workflow.agent.model": event.model } : {}),
-			...(event.toolUses !== undefined ? { "workflow.call.tool_uses": event.toolUses } : {}),
-			...(event.worktree ? { "workflow.call.branch": event.worktree.branch } : {}),
+			...spendAttributes(event),
+			...answered(spans, event),
 		});
 		spans.call.setStatus(status);
 		spans.call.end(event.time);
@@ -256,12 +302,15 @@ class RunSpans {
 		for (const spans of this.#calls.values()) {
 			const status = { code: this.#error, message: "the run ended before this call did" };
 			endAttempt(spans, "cut_off", event.time, status);
-			spans.call.setAttribute("workflow.call.outcome", "cut_off");
+			spans.call.setAttributes({ "workflow.call.outcome": "cut_off", "error.type": "cut_off" });
 			spans.call.setStatus(status);
 			spans.call.end(event.time);
 		}
 		this.#calls.clear();
+		this.#byKey.clear();
+		this.#steps.endAll(event.time);
 		this.#setRunId();
+		// Counts only: what the run spent is the sum of its calls' spans, and would be counted twice here.
 		this.#run.setAttributes({
 			"workflow.status": event.status,
 			"workflow.agents.calls": event.counts.calls,
@@ -270,9 +319,12 @@ class RunSpans {
 			"workflow.agents.skipped": event.counts.skipped,
 			"workflow.agents.replayed": event.counts.replayed ?? 0,
 			"workflow.failures": event.failures.length,
-			...spendAttributes(event.usage, event.cost),
 			...(event.error
-				? { "workflow.error.code": event.error.code, "workflow.error.message": event.error.message }
+				? {
+						"error.type": event.error.code,
+						"workflow.error.code": event.error.code,
+						"workflow.error.message": event.error.message,
+					}
 				: {}),
 		});
 		// A stopped run is not an error: a person or a limit stopped it, and it can resume.
@@ -288,7 +340,7 @@ class RunSpans {
 	}
 }
 
-/** Ends the call's open attempt: its outcome, what its child reported last (id, model, tokens, cost), its status. */
+/** Ends the call's open attempt: its outcome, what its child reported last (id, model, turns), its status. */
 function endAttempt(spans: CallSpans, outcome: string, time: number, status?: SpanStatus): void {
 	const { attempt, child } = spans;
 	if (!attempt) return;
@@ -296,10 +348,8 @@ function endAttempt(spans: CallSpans, outcome: string, time: number, status?: Sp
 		"workflow.attempt.outcome": outcome,
 		...(child
 			? {
-					"workflow.agent.id": child.id,
-					...(child.model ? { "workflow.agent.model": child.model } : {}),
-					...(child.tokens !== undefined ? { "workflow.tokens.total": child.tokens } : {}),
-					...(child.cost ? { "workflow.cost.usd": child.cost.usd } : {}),
+					"gen_ai.agent.id": child.id,
+					...modelAttributes(child.model, "response"),
 					...(child.toolUses !== undefined ? { "workflow.call.tool_uses": child.toolUses } : {}),
 					...(child.turns !== undefined ? { "workflow.attempt.turns": child.turns } : {}),
 				}
@@ -317,22 +367,35 @@ function callAttributes(ref: WorkflowAgentCallRef): Attributes {
 		"workflow.call.key": ref.key,
 		"workflow.call.index": ref.index,
 		"workflow.call.label": ref.label,
-		"workflow.agent.type": ref.agentType,
 		...(ref.phase !== undefined ? { "workflow.phase": ref.phase } : {}),
 		...(ref.workflow !== undefined ? { "workflow.nested": ref.workflow } : {}),
 	};
 }
 
-/** Tokens and dollars, when the event has them. */
-function spendAttributes(usage: WorkflowTokenUsage | undefined, cost: WorkflowCost | undefined): Attributes {
+/**
+ * What answered a call: its last child, the model it ran on (the model requested too, when the call named none and
+ * the run's default was asked), its tools, its branch.
+ */
+function answered(spans: CallSpans, event: AgentFinishedEvent | AgentFailedEvent): Attributes {
 	return {
-		...(usage
-			? {
-					"workflow.tokens.input": usage.input,
-					"workflow.tokens.output": usage.output,
-					"workflow.tokens.total": usage.total,
-				}
-			: {}),
+		...(event.agentId ? { "gen_ai.agent.id": event.agentId } : {}),
+		...(spans.named ? {} : modelAttributes(firstModel(event), "request")),
+		...modelAttributes(event.model, "response"),
+		...(event.toolUses !== undefined ? { "workflow.call.tool_uses": event.toolUses } : {}),
+		...(event.worktree ? { "workflow.call.branch": event.worktree.branch } : {}),
+	};
+}
+
+/** The model a call asked first: the first that met a provider limit (`fallbackModels`), else the one that ran. */
+function firstModel(event: AgentFinishedEvent | AgentFailedEvent): string | undefined {
+	return (event.type === "agent_finished" ? event.fallbackFrom?.[0] : undefined) ?? event.model;
+}
+
+/** Tokens and dollars the call's children spent, every attempt's: the call span owns them. */
+function spendAttributes(event: { usage?: AgentFinishedEvent["usage"]; cost?: WorkflowCost }): Attributes {
+	const { cost } = event;
+	return {
+		...usageAttributes(event.usage),
 		...(cost
 			? { "workflow.cost.usd": cost.usd, ...(cost.unpriced ? { "workflow.cost.unpriced": cost.unpriced } : {}) }
 			: {}),

@@ -82,24 +82,25 @@ describe("pi-workflows run with an OpenTelemetry SDK (node --import)", () => {
 			id: string;
 			parent?: string;
 		}[];
-		const run = spans.find((span) => span.name === "workflow traced");
-		const call = spans.find((span) => span.name === "agent general-purpose");
+		const run = spans.find((span) => span.name === "invoke_workflow traced");
+		const call = spans.find((span) => span.name === "invoke_agent general-purpose");
 		const attempt = spans.find((span) => span.name === "attempt 1");
 		expect(run?.attributes).toMatchObject({ "workflow.run.id": runId, "workflow.status": "completed" });
 		expect(call?.parent).toBe(run?.id);
 		expect(call?.attributes).toMatchObject({
 			"workflow.call.label": "greeter",
 			"workflow.phase": "one",
-			"workflow.agent.model": "faux/faux-1",
+			"gen_ai.provider.name": "faux",
+			"gen_ai.request.model": "faux-1",
 			"workflow.call.outcome": "completed",
 		});
+		expect(call?.attributes["gen_ai.usage.output_tokens"]).toBeGreaterThan(0);
 		expect(attempt?.parent).toBe(call?.id);
 		// What the attempt's child (a pi session) reported last.
 		expect(attempt?.attributes).toMatchObject({
 			"workflow.attempt.outcome": "completed",
-			"workflow.agent.model": "faux/faux-1",
-			"workflow.agent.id": expect.any(String),
+			"gen_ai.response.model": "faux-1",
+			"gen_ai.agent.id": expect.any(String),
 		});
-		expect(attempt?.attributes["workflow.tokens.total"]).toBeGreaterThan(0);
 	}, 120_000);
 });

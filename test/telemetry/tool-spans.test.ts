@@ -49,16 +49,19 @@ return "done";`;
 		expect(runId).toMatch(/^wf-/);
 		failing = false;
 		await call({ resume: runId });
-		const runs = exporter.getFinishedSpans().filter((span) => span.name === "workflow traced-tool");
+		const runs = exporter.getFinishedSpans().filter((span) => span.name === "invoke_workflow traced-tool");
 		expect(runs.map((span) => [span.attributes["workflow.run.id"], span.attributes["workflow.status"]])).toEqual([
 			[runId, "failed"],
 			[runId, "completed"],
 		]);
-		// The resume replayed the first call: its span says so and has no attempt.
+		// The resume replayed the first call: its span says so, has no attempt, and spent nothing in this run.
 		const replayed = exporter
 			.getFinishedSpans()
 			.find((span) => span.attributes["workflow.call.outcome"] === "replayed");
 		expect(replayed?.attributes["workflow.call.label"]).toBe("first");
+		expect(replayed?.attributes["workflow.call.replayed"]).toBe(true);
+		expect(replayed?.attributes["workflow.cost.usd"]).toBeUndefined();
+		expect(replayed?.attributes["gen_ai.usage.input_tokens"]).toBeUndefined();
 		expect(
 			exporter
 				.getFinishedSpans()

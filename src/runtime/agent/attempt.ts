@@ -339,9 +339,18 @@ function readStop(stop: unknown, error: string | undefined): Pick<WorkflowAgentR
 /** Token counts as plain numbers: negative or non-finite ones (a runner's, a journal's) would corrupt the budget. */
 export function readUsage(usage: unknown): WorkflowTokenUsage | undefined {
 	if (usage === null || typeof usage !== "object") return undefined;
-	const { input, output, total } = usage as Partial<WorkflowTokenUsage>;
+	const { input, output, total, cacheRead, cacheWrite } = usage as Partial<WorkflowTokenUsage>;
 	const count = (x: unknown) => (typeof x === "number" && Number.isFinite(x) && x > 0 ? x : 0);
-	return { input: count(input), output: count(output), total: count(total) };
+	return { input: count(input), output: count(output), total: count(total), ...cacheCounts(cacheRead, cacheWrite) };
+}
+
+/** The cache's share of input, only when there was one: most runs' usage stays three numbers. */
+function cacheCounts(read: unknown, write: unknown): Pick<WorkflowTokenUsage, "cacheRead" | "cacheWrite"> {
+	const count = (x: unknown) => (typeof x === "number" && Number.isFinite(x) && x > 0 ? x : 0);
+	return {
+		...(count(read) > 0 ? { cacheRead: count(read) } : {}),
+		...(count(write) > 0 ? { cacheWrite: count(write) } : {}),
+	};
 }
 
 /** A runner's result must at least have a status we know; anything else is a failed child, not a crash. */
@@ -410,5 +419,6 @@ export function addUsage(
 		input: (a?.input ?? 0) + n(b.input),
 		output: (a?.output ?? 0) + n(b.output),
 		total: (a?.total ?? 0) + n(b.total),
+		...cacheCounts((a?.cacheRead ?? 0) + n(b.cacheRead), (a?.cacheWrite ?? 0) + n(b.cacheWrite)),
 	};
 }

@@ -107,9 +107,14 @@ export interface WorkflowContinuation {
 
 /** Token usage as the runner counts it. */
 export interface WorkflowTokenUsage {
+	/** Input tokens, those read from or written to the provider's cache included. */
 	input: number;
 	output: number;
 	total: number;
+	/** Of `input`, tokens read from the provider's cache, when the runner says and there were any. */
+	cacheRead?: number;
+	/** Of `input`, tokens written to the provider's cache, when the runner says and there were any. */
+	cacheWrite?: number;
 }
 
 /**
@@ -250,6 +255,18 @@ export interface WorkflowAgentRunnerContext {
 	signal: AbortSignal;
 	/** Report live child state; the runtime forwards it as an `agent_child` progress event. */
 	reportChild: (child: WorkflowAgentChild) => void;
+	/**
+	 * The attempt's span as W3C trace context, when the run is traced (an OpenTelemetry SDK registered and the run
+	 * sampled): a runner parents what its child does on it, and one that sends the child elsewhere carries it along.
+	 */
+	trace?: WorkflowTraceContext;
+}
+
+/** A span's identity as the W3C Trace Context headers spell it. */
+export interface WorkflowTraceContext {
+	/** `00-<trace id>-<span id>-<flags>`. */
+	traceparent: string;
+	tracestate?: string;
 }
 
 /**
@@ -259,10 +276,13 @@ export interface WorkflowAgentRunnerContext {
  * `WorkflowError` with code `agent_type_unknown`, `agent_options_invalid` or `schema_invalid` for author errors,
  * which `agent()` rethrows in the script; any other rejection is treated as a failed child (`agent()` → null).
  */
-export type WorkflowAgentRunner = (
+export type WorkflowAgentRunner = ((
 	request: WorkflowAgentRequest,
 	context: WorkflowAgentRunnerContext,
-) => Promise<WorkflowAgentResult>;
+) => Promise<WorkflowAgentResult>) & {
+	/** True for a runner that sends each child to another machine (the queue): its calls' spans are CLIENT spans. */
+	readonly remote?: boolean;
+};
 
 /** Limits of one run (contract §3). Every field has a default. */
 export interface WorkflowLimits {

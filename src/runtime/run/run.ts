@@ -20,7 +20,14 @@ import { RunProviderWaits } from "../core/provider-wait.ts";
 import { createWorkflowQueue } from "../core/queue.ts";
 import { CallIndexes, emitLog, type UnstampedEvent } from "../core/run-context.ts";
 import { ScriptLifetime } from "../core/script-lifetime.ts";
-import type { JsonValue, WorkflowLimits, WorkflowMeta, WorkflowRunOptions, WorkflowRunResult } from "../core/types.ts";
+import type {
+	JsonValue,
+	WorkflowAgentRunner,
+	WorkflowLimits,
+	WorkflowMeta,
+	WorkflowRunOptions,
+	WorkflowRunResult,
+} from "../core/types.ts";
 import { loadAcornApart } from "../meta/acorn.ts";
 import { validateArgs } from "../meta/read.ts";
 import { SchemaSession } from "../schema/session.ts";
@@ -81,8 +88,8 @@ export async function runWorkflowScript(source: string, options: WorkflowRunOpti
 	const filename = options.filename ?? "workflow.js";
 	const cwd = options.cwd ?? process.cwd();
 	const stops = startRunStops(options);
-	const { emit, heard } = await createEmitter(source, options, started);
-	const run = createRunContext(options, { limits, cwd, emit, heard, ...stops }, () => scope.name);
+	const { emit, heard, runner } = await createEmitter(source, options, started);
+	const run = createRunContext(options, { limits, cwd, emit, heard, runner, ...stops }, () => scope.name);
 	const scope = createTopScope(run, filename, stops.controller.signal);
 
 	const ending: ScriptEnding = {};
@@ -146,21 +153,23 @@ function startRunStops(options: WorkflowRunOptions): RunStops {
 
 /**
  * The run's one emitter: stamps each event's time and hands it to the host's `onProgress` and to the spans; `heard`
- * when either is there.
+ * when either is there. When the run is traced, its runner is the host's handed each attempt's trace context.
  */
 async function createEmitter(
 	source: string,
 	options: WorkflowRunOptions,
 	started: number,
-): Promise<{ emit: (event: UnstampedEvent) => void; heard: boolean }> {
+): Promise<{ emit: (event: UnstampedEvent) => void; heard: boolean; runner: WorkflowAgentRunner }> {
 	// Spans only when a host registered an OpenTelemetry SDK: otherwise no listener, and nothing to pay per event.
-	const spans = tracingRegistered()
+	const tracing = tracingRegistered()
 		? await startRunSpans({
 				startTime: started,
 				...(options.runId !== undefined ? { runId: options.runId } : {}),
 				script: { sha256: hash("sha256", source), ...(options.scriptTier ? { tier: options.scriptTier } : {}) },
+				...(options.agentRunner.remote ? { remote: true } : {}),
 			}).catch(() => undefined)
 		: undefined;
+	const spans = tracing?.listener;
 	const onProgress = options.onProgress;
 	// `run_end` is the last event: a runner that ignored abort and reports later must not reopen a finished run.
 	let ended = false;
@@ -177,16 +186,22 @@ async function createEmitter(
 			spans?.(stamped);
 		} catch {}
 	};
-	return { emit, heard };
+	return { emit, heard, runner: tracing ? tracing.runner(options.agentRunner) : options.agentRunner };
 }
 
 /** The state the top-level script shares with its nested workflows, from the options and the run's own parts. */
 function createRunContext(
 	options: WorkflowRunOptions,
-	parts: { limits: WorkflowLimits; cwd: string; emit: (event: UnstampedEvent) => void; heard: boolean } & RunStops,
+	parts: {
+		limits: WorkflowLimits;
+		cwd: string;
+		emit: (event: UnstampedEvent) => void;
+		heard: boolean;
+		runner: WorkflowAgentRunner;
+	} & RunStops,
 	workflow: () => string,
 ): WholeRun {
-	const { limits, cwd, emit, heard, controller, deadline } = parts;
+	const { limits, cwd, emit, heard, runner, controller, deadline } = parts;
 	const queue =
 		options.queue ??
 		createWorkflowQueue({
@@ -195,7 +210,7 @@ function createRunContext(
 		});
 	return {
 		host: {
-			runner: options.agentRunner,
+			runner,
 			cwd,
 			...(options.agentTypes ? { agentTypes: options.agentTypes } : {}),
 			...(options.agentTypesNote ? { agentTypesNote: options.agentTypesNote } : {}),
