@@ -155,7 +155,7 @@ return [a, b, c];`,
 		const source = `${HEADER}return await agent("hello");`;
 		await runWorkflowScript(source, { agentRunner: fake.runner, scriptTier: "project" });
 		await runWorkflowScript(source, { agentRunner: fake.runner });
-		const runs = exporter.getFinishedSpans().filter((span) => span.name === "workflow t");
+		const runs = exporter.getFinishedSpans().filter((span) => span.name === "invoke_workflow t");
 		const sha256 = createHash("sha256").update(source).digest("hex");
 		expect(
 			runs.map((span) => [span.attributes["workflow.script.sha256"], span.attributes["workflow.script.tier"]]),
