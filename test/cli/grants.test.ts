@@ -4,22 +4,19 @@
  * stderr shows the diff against the granted text; a file outside the saved folders with the same text is never
  * covered. The run's record, `runs <id>` and the report name the script's digest and tier.
  */
-import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createRunStore } from "../../src/runs/index.ts";
 import { cliInProcess } from "../helpers/cli-in-process.ts";
+import { gateWorkflow, sha256Of } from "../helpers/gate-workflow.ts";
 import { ROOT } from "../helpers/package.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 
 checkSandboxLeaks();
 
 const PI = ["-e", join(ROOT, "test", "fixtures", "faux-provider-extension.ts"), "--model", "faux/faux-1"];
-const GATE = (word: string) =>
-	`export const meta = { name: "gate", description: "runs the gate" };\nconst r = await tool("bash", { command: "echo ${word}" });\nreturn r.output.trim();\n`;
-const sha = (text: string) => createHash("sha256").update(text).digest("hex");
 
 describe("pi-workflows run: grants bound to the script's digest", () => {
 	let cwd: string;
@@ -28,7 +25,7 @@ describe("pi-workflows run: grants bound to the script's digest", () => {
 		cwd = mkdtempSync(join(tmpdir(), "wf-cli-grants-"));
 		agentDir = mkdtempSync(join(tmpdir(), "wf-cli-grants-agent-"));
 		mkdirSync(join(cwd, ".pi", "workflows"), { recursive: true });
-		writeFileSync(join(cwd, ".pi", "workflows", "gate.js"), GATE("gate-ran"));
+		writeFileSync(join(cwd, ".pi", "workflows", "gate.js"), gateWorkflow("gate-ran"));
 	});
 	afterEach(() => {
 		rmSync(cwd, { recursive: true, force: true });
@@ -46,7 +43,7 @@ describe("pi-workflows run: grants bound to the script's digest", () => {
 		expect(granted.stdout.trim()).toBe('"gate-ran"');
 		const grants = JSON.parse(readFileSync(join(cwd, ".pi", "workflows.grants.json"), "utf8"));
 		expect(grants.workflows[".pi/workflows/gate.js"]).toMatchObject({
-			sha256: sha(GATE("gate-ran")),
+			sha256: sha256Of(gateWorkflow("gate-ran")),
 			tools: ["bash"],
 		});
 
@@ -65,17 +62,17 @@ describe("pi-workflows run: grants bound to the script's digest", () => {
 		expect(Object.keys(userGrants.workflows)).toEqual([join(cwd, ".pi", "workflows", "gate.js")]);
 
 		// The same bytes in a file outside the saved folders: inline, never covered by the workflow's grant.
-		writeFileSync(join(cwd, "copy.js"), GATE("gate-ran"));
+		writeFileSync(join(cwd, "copy.js"), gateWorkflow("gate-ran"));
 		const copy = await cli(["run", "copy.js", ...PI]);
 		expect(copy.code, copy.stderr).toBe(1);
 		expect(copy.stderr).toContain("Error (tool_unavailable)");
 
 		// One byte changed: not lent, and stderr says what changed and how to grant it again.
-		writeFileSync(join(cwd, ".pi", "workflows", "gate.js"), GATE("gate-run"));
+		writeFileSync(join(cwd, ".pi", "workflows", "gate.js"), gateWorkflow("gate-run"));
 		const edited = await cli(["run", "gate", ...PI]);
 		expect(edited.code, edited.stderr).toBe(1);
 		expect(edited.stderr).toContain(
-			`Note: the project workflow .pi/workflows/gate.js (sha256 ${sha(GATE("gate-run")).slice(0, 12)}) changed since sha256 ${sha(GATE("gate-ran")).slice(0, 12)} was granted tool("bash"); not lent until granted again:
+			`Note: the project workflow .pi/workflows/gate.js (sha256 ${sha256Of(gateWorkflow("gate-run")).slice(0, 12)}) changed since sha256 ${sha256Of(gateWorkflow("gate-ran")).slice(0, 12)} was granted tool("bash"); not lent until granted again:
 --- before
 +++ after
 @@ -1,4 +1,4 @@
@@ -92,7 +89,7 @@ Grant this version with --allow-tools bash
 		// The record keeps the tier; `runs <id>` and the report name digest and tier.
 		const record = await createRunStore({ cwd, root: join(agentDir, "workflow-runs") }).open(runId);
 		expect(record.info.tier).toBe("project");
-		const line = `Script: sha256 ${sha(GATE("gate-ran")).slice(0, 12)} · tier project`;
+		const line = `Script: sha256 ${sha256Of(gateWorkflow("gate-ran")).slice(0, 12)} · tier project`;
 		const shown = await cli(["runs", runId]);
 		expect(shown.code, shown.stderr).toBe(0);
 		expect(shown.stdout.split("\n")).toContain(line);

@@ -5,7 +5,6 @@
  * script of the same text is never covered by that grant; with no one to ask (print mode) the call is refused,
  * saying how to grant it.
  */
-import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,10 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createParentSession, type ParentSession } from "../../scripts/parent-session.ts";
 import type { WorkflowProgressDetails } from "../../src/progress/index.ts";
 import { createFauxHarness, type FauxHarness, fauxAssistantMessage, fauxToolCall } from "../helpers/faux.ts";
-
-const GATE = (word: string) =>
-	`export const meta = { name: "gate", description: "runs the gate" };\nconst r = await tool("bash", { command: "echo ${word}" });\nreturn r.output.trim();\n`;
-const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+import { gateWorkflow, sha256Of } from "../helpers/gate-workflow.ts";
 
 describe("grants of a saved workflow's tool() calls in a pi session", () => {
 	let harness: FauxHarness;
@@ -30,7 +26,7 @@ describe("grants of a saved workflow's tool() calls in a pi session", () => {
 		cwd = mkdtempSync(join(tmpdir(), "wf-grants-"));
 		mkdirSync(join(cwd, ".pi", "workflows"), { recursive: true });
 		file = join(cwd, ".pi", "workflows", "gate.js");
-		writeFileSync(file, GATE("gate-ran"));
+		writeFileSync(file, gateWorkflow("gate-ran"));
 	});
 	afterEach(() => {
 		parent?.dispose();
@@ -64,7 +60,7 @@ describe("grants of a saved workflow's tool() calls in a pi session", () => {
 			...call({ name: "gate" }),
 			...call({ name: "gate" }),
 			...call({ name: "gate" }),
-			...call({ script: GATE("gate-ran") }),
+			...call({ script: gateWorkflow("gate-ran") }),
 		]);
 		await startParent();
 		const asked: { title: string; message: string }[] = [];
@@ -80,7 +76,7 @@ describe("grants of a saved workflow's tool() calls in a pi session", () => {
 		}) as unknown as ExtensionUIContext;
 		await parent?.session.bindExtensions({ uiContext, mode: "tui" });
 		const grantsFile = join(cwd, ".pi", "workflows.grants.json");
-		const first = sha(GATE("gate-ran"));
+		const first = sha256Of(gateWorkflow("gate-ran"));
 
 		// The first run asks; yes runs bash and keeps the grant, bound to this text.
 		await parent?.session.prompt("Run the gate");
@@ -95,7 +91,7 @@ describe("grants of a saved workflow's tool() calls in a pi session", () => {
 		expect(kept.workflows[".pi/workflows/gate.js"]).toMatchObject({
 			sha256: first,
 			tools: ["bash"],
-			script: GATE("gate-ran"),
+			script: gateWorkflow("gate-ran"),
 		});
 
 		// The same text again: not asked.
@@ -104,8 +100,8 @@ describe("grants of a saved workflow's tool() calls in a pi session", () => {
 		expect(asked).toHaveLength(1);
 
 		// One byte changed: asked again, with the diff against the granted text; no refuses the call.
-		writeFileSync(file, GATE("gate-run"));
-		const second = sha(GATE("gate-run"));
+		writeFileSync(file, gateWorkflow("gate-run"));
+		const second = sha256Of(gateWorkflow("gate-run"));
 		await parent?.session.prompt("Run the edited one");
 		expect(asked).toHaveLength(2);
 		expect(asked[1]?.message).toBe(
@@ -140,7 +136,7 @@ Yes grants tool("bash") to this version (kept in ${grantsFile}): its later runs 
 		await parent?.session.prompt("Run the gate");
 		const envelope = workflowEnds()[0]?.envelope;
 		expect(envelope?.error?.message).toBe(
-			`\`tool("bash")\` was refused: no grant covers it for the project workflow .pi/workflows/gate.js (sha256 ${sha(GATE("gate-ran")).slice(0, 12)}), and this session has no one to ask. Run the workflow once in an interactive pi session and answer yes, or once with \`pi-workflows run .pi/workflows/gate.js --allow-tools bash\`: either grants this version (2:21)`,
+			`\`tool("bash")\` was refused: no grant covers it for the project workflow .pi/workflows/gate.js (sha256 ${sha256Of(gateWorkflow("gate-ran")).slice(0, 12)}), and this session has no one to ask. Run the workflow once in an interactive pi session and answer yes, or once with \`pi-workflows run .pi/workflows/gate.js --allow-tools bash\`: either grants this version (2:21)`,
 		);
 	}, 60_000);
 });
