@@ -207,6 +207,7 @@ export function buildRequest(
 		...(context ? { context } : {}),
 		...(continues ? { continues } : {}),
 		...(options.continueInterrupted === false ? { continueInterrupted: false as const } : {}),
+		...(options.placement ? { placement: options.placement } : {}),
 	};
 }
 
