@@ -13,7 +13,7 @@ import { reportCommand } from "./report.ts";
 import { resumeCommand, runCommand } from "./run.ts";
 import { runsCommand } from "./runs.ts";
 import { testCommand } from "./test.ts";
-import { workerCommand } from "./worker.ts";
+import { workerCommand, workersCommand } from "./worker.ts";
 
 const COMMANDS: Record<string, (argv: readonly string[], ctx: CliContext) => Promise<number>> = {
 	run: runCommand,
@@ -21,6 +21,7 @@ const COMMANDS: Record<string, (argv: readonly string[], ctx: CliContext) => Pro
 	check: checkCommand,
 	runs: runsCommand,
 	worker: workerCommand,
+	workers: workersCommand,
 	report: reportCommand,
 	test: testCommand,
 	eval: evalCommand,

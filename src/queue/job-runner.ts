@@ -8,7 +8,7 @@
 import { hostname } from "node:os";
 import type { Api, Model } from "@earendil-works/pi-ai";
 import type { ModelRuntime } from "@earendil-works/pi-coding-agent";
-import { type Job, Worker } from "bullmq";
+import type { Job, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { AgentTypeConfig, ThinkingLevel } from "../agents/agent-types.ts";
 import { createPiAgentRunner } from "../children/agent-runner.ts";
@@ -17,6 +17,7 @@ import { resolveModel } from "../children/model.ts";
 import { errorMessage, errorStage, isWorkflowError } from "../errors.ts";
 import type { WorkflowAgentChild, WorkflowAgentResult } from "../runtime/core/types.ts";
 import { type JobPlace, openJobPlace, sweepDeadScratch, type WorkerRepo, WRITE_TOOLS } from "./job-place.ts";
+import { beat, HEARTBEAT_MS, labelSetsKey, placementChannel, unbeat } from "./placement.ts";
 import {
 	controlChannel,
 	DEFAULT_QUEUE_NAME,
@@ -27,6 +28,8 @@ import {
 	stopKey,
 } from "./protocol.ts";
 import { endConnection, redisOptions } from "./redis-url.ts";
+import { WorkerLabels } from "./worker-labels.ts";
+import { WorkerQueues } from "./worker-queues.ts";
 
 /** Options of `startQueueWorker`. */
 export interface QueueWorkerOptions {
@@ -61,6 +64,10 @@ export interface QueueWorkerOptions {
 	progressEveryMs?: number;
 	/** Lines for the worker's log (a job taken, finished, failed). Default: none. */
 	log?: (line: string) => void;
+	/** What this worker has (`gpu`, `region=eu`): children that require labels go only to workers with them all. Default: none. */
+	labels?: readonly string[];
+	/** A file of more labels, read again at every heartbeat, so the worker's labels change while it runs. Default: none. */
+	labelsFile?: string;
 }
 
 /** A running worker. */
@@ -84,16 +91,16 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 	const active = new Map<string, ActiveJob>();
 	const commands = new Redis(options.redis, redisOptions(options.redis));
 	const subscriber = new Redis(options.redis, redisOptions(options.redis));
-	// BullMQ leaves a connection it was given open when it closes: `close` ends it.
-	const blocking = new Redis(options.redis, redisOptions(options.redis));
-	for (const connection of [commands, subscriber, blocking]) connection.on("error", () => {});
+	for (const connection of [commands, subscriber]) connection.on("error", () => {});
 	const ignored = ignoredControls(log, controlChannel(queueName));
-	subscriber.on("message", (_channel, text) => onControl(text, active, ignored));
-	await subscriber.subscribe(controlChannel(queueName));
-
-	const worker = new Worker<QueueJobData, QueueJobReturn>(
+	const concurrency = options.concurrency ?? 2;
+	const labels = new WorkerLabels(options.labels ?? [], options.labelsFile, log);
+	const queues = new WorkerQueues({
+		redis: options.redis,
 		queueName,
-		async (job) => {
+		concurrency,
+		workerOptions: { name, ...stallSettings(options), maxStalledCount: options.maxStalledCount ?? 2 },
+		run: async (job) => {
 			const data = job.data;
 			if (data?.version !== JOB_VERSION) {
 				throw new Error(
@@ -110,35 +117,88 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 			log(`finished ${job.id}: ${answer.result?.status ?? "author error"} in ${Date.now() - started} ms`);
 			return answer;
 		},
-		{
-			connection: blocking,
-			concurrency: options.concurrency ?? 2,
+		wire: (worker) => wireWorker(worker, active, log),
+		log,
+	});
+	const startedAt = Date.now();
+	// Labels, the hosts' label sets and the heartbeat, in one step: what hosts read is what the worker takes.
+	const heartbeat = async () => {
+		const now = await labels.refresh();
+		await queues.sync(now, await commands.smembers(labelSetsKey(queueName)));
+		await beat(commands, queueName, {
 			name,
-			...stallSettings(options),
-			maxStalledCount: options.maxStalledCount ?? 2,
+			host: `${hostname()}:${process.pid}`,
+			labels: now,
+			concurrency,
+			running: queues.running,
+			startedAt,
+			at: Date.now(),
+		});
+	};
+	const beating = serialized(heartbeat, (error) => log(`heartbeat failed: ${errorMessage(error)}`));
+	subscriber.on("message", (channel, text) => {
+		if (channel === placementChannel(queueName)) beating();
+		else onControl(text, active, ignored);
+	});
+	await subscriber.subscribe(controlChannel(queueName), placementChannel(queueName));
+	await heartbeat();
+	const timer = setInterval(beating, HEARTBEAT_MS);
+	await sweepDeadScratch();
+	return {
+		name,
+		async close(force = false) {
+			clearInterval(timer);
+			await unbeat(commands, queueName, name).catch(() => {});
+			await queues.close(force);
+			await Promise.all([endConnection(subscriber), endConnection(commands)]);
+			await sweepDeadScratch();
 		},
-	);
-	worker.on("error", (error) => log(`queue error: ${errorMessage(error)}`));
+	};
+}
+
+/** Runs `step` now unless it still runs from before (then once more after it). */
+function serialized(step: () => Promise<void>, failed: (error: unknown) => void): () => void {
+	let running: Promise<void> | undefined;
+	let again = false;
+	const go = (): void => {
+		if (running) {
+			again = true;
+			return;
+		}
+		running = step()
+			.catch(failed)
+			.finally(() => {
+				running = undefined;
+				if (again) {
+					again = false;
+					go();
+				}
+			});
+	};
+	return go;
+}
+
+/** A BullMQ worker's events, logged; a lost lock stops the child that held it. */
+function wireWorker(
+	worker: Worker<QueueJobData, QueueJobReturn>,
+	active: Map<string, ActiveJob>,
+	log: (line: string) => void,
+): void {
+	// A job given back unstarted (worker-queues.ts) has no lock left to renew: not worth a word.
+	const givenBack = (jobId: string) => !active.has(jobId);
+	worker.on("error", (error) => {
+		const renewing = /^could not renew lock for job (\S+)$/.exec(errorMessage(error));
+		if (!renewing?.[1] || !givenBack(renewing[1])) log(`queue error: ${errorMessage(error)}`);
+	});
 	// The lock is gone (this process stalled past it): the job is queued again or runs elsewhere, and this worker's
 	// result would be refused, so its child stops rather than work twice.
 	worker.on("lockRenewalFailed", (jobIds) => {
-		for (const jobId of jobIds) {
+		for (const jobId of jobIds.filter((id) => !givenBack(id))) {
 			log(`lost the lock of ${jobId}: the job goes to another worker, and its child here stops`);
 			active.get(jobId)?.controller.abort("its job went to another worker");
 		}
 	});
 	worker.on("failed", (job, error) => log(`job ${job?.id ?? "?"} failed: ${errorMessage(error)}`));
-	await worker.waitUntilReady();
-	await sweepDeadScratch();
-	return {
-		name,
-		async close(force = false) {
-			await worker.close(force);
-			await Promise.all([endConnection(subscriber), endConnection(commands)]);
-			blocking.disconnect();
-			await sweepDeadScratch();
-		},
-	};
 }
 
 /** `stalledMs` unless given: a dead worker's jobs move within about 7 s, well inside a child's usual length. */
