@@ -27,7 +27,7 @@ import {
 	readControlMessage,
 	stopKey,
 } from "./protocol.ts";
-import { endConnection, redisOptions } from "./redis-url.ts";
+import { endConnection, redisOptions, settledWithin } from "./redis-url.ts";
 import { WorkerLabels } from "./worker-labels.ts";
 import { WorkerQueues } from "./worker-queues.ts";
 
@@ -148,7 +148,8 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 		name,
 		async close(force = false) {
 			clearInterval(timer);
-			await unbeat(commands, queueName, name).catch(() => {});
+			// Bounded: with Redis gone the command would wait for it, and the worker would not stop.
+			await settledWithin(unbeat(commands, queueName, name));
 			await queues.close(force);
 			await Promise.all([endConnection(subscriber), endConnection(commands)]);
 			await sweepDeadScratch();

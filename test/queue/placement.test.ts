@@ -153,6 +153,42 @@ describe.skipIf(!hasBinary("redis-server"))("placement: children go to workers w
 		]);
 	}, 60_000);
 
+	it("a resumed host finds its waiting child's job in the label set's queue: one start when a worker gains the label", async () => {
+		const events: string[] = [];
+		const first = createQueueHost({ redis: redis.url, pollMs: 500 });
+		const reports: WorkflowAgentChild[] = [];
+		const waiting = first.runner({ runId: "wf-resumed", prepare: planner, cwd: project })(
+			request("resumed-child", "task resumed", ["gpu", "resumed"]),
+			{
+				signal: new AbortController().signal,
+				reportChild: (child) => reports.push(child),
+			},
+		);
+		await waitFor(
+			() => reports.some((child) => child.activity === "waiting: no live worker has gpu and resumed"),
+			"the wait",
+		);
+		// The host goes away (as a crashed one would, its job left in Redis); a new one resumes the run.
+		await first.close();
+		expect(await waiting).toMatchObject({ status: "failed", code: "queue_unreachable" });
+		const resumed = host.runner({
+			runId: "wf-resumed",
+			prepare: planner,
+			cwd: project,
+			onJob: (event) => events.push(event.how),
+		})(request("resumed-child", "task resumed", ["gpu", "resumed"]), {
+			signal: new AbortController().signal,
+			reportChild: () => {},
+		});
+		await waitFor(() => events.includes("found"), "the resumed host to find the job");
+		writeFileSync(labelsFile, "repo=other gpu resumed\n");
+		expect(await resumed).toMatchObject({ status: "completed", result: "child answered: task resumed" });
+		expect(events[0]).toBe("found");
+		expect(childStarts(log).filter(([, task]) => task === "task resumed")).toEqual([
+			[workers.get("wb")?.pid, "task resumed"],
+		]);
+	}, 60_000);
+
 	it("pi-workflows workers lists the live workers: labels, concurrency, running children, last heartbeat", async () => {
 		const listed = spawnCli(["workers", "--redis", redis.url, "--json"], { cwd: project, env });
 		expect(await listed.exited, listed.stderr()).toBe(0);
@@ -165,7 +201,7 @@ describe.skipIf(!hasBinary("redis-server"))("placement: children go to workers w
 		}>;
 		expect(rows.map((row) => [row.name, row.labels, row.concurrency, row.running])).toEqual([
 			["wa", ["gpu", "region=eu"], 4, 0],
-			["wb", ["region=us", "repo=other"], 4, 0],
+			["wb", ["gpu", "region=us", "repo=other", "resumed"], 4, 0],
 			["wc", ["gpu", "repo=acme"], 4, 0],
 			["wd", ["late"], 2, 0],
 		]);
