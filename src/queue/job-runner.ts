@@ -13,7 +13,7 @@ import { Redis } from "ioredis";
 import type { AgentTypeConfig, ThinkingLevel } from "../agents/agent-types.ts";
 import { createPiAgentRunner } from "../children/agent-runner.ts";
 import { ChildControls } from "../children/controls.ts";
-import { resolveModel } from "../children/model.ts";
+import { type ResolvedReference, resolveModel } from "../children/model.ts";
 import { errorMessage, errorStage, isWorkflowError } from "../errors.ts";
 import type { WorkflowAgentChild, WorkflowAgentResult } from "../runtime/core/types.ts";
 import { type JobPlace, openJobPlace, sweepDeadScratch, type WorkerRepo, WRITE_TOOLS } from "./job-place.ts";
@@ -94,6 +94,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 	for (const connection of [commands, subscriber]) connection.on("error", () => {});
 	const ignored = ignoredControls(log, controlChannel(queueName));
 	const concurrency = options.concurrency ?? 2;
+	const defaultModelOf = modelCache(options.modelRuntime);
 	const labels = new WorkerLabels(options.labels ?? [], options.labelsFile, log);
 	const queues = new WorkerQueues({
 		redis: options.redis,
@@ -113,7 +114,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 			}
 			log(`took ${job.id} (${data.request.label})`);
 			const started = Date.now();
-			const answer = await runJob(job, data, { ...options, name, active, queueName });
+			const answer = await runJob(job, data, { ...options, name, active, queueName, defaultModelOf });
 			log(`finished ${job.id}: ${answer.result?.status ?? "author error"} in ${Date.now() - started} ms`);
 			return answer;
 		},
@@ -225,7 +226,31 @@ function stallSettings(options: Pick<QueueWorkerOptions, "stalledMs" | "lockDura
 	};
 }
 
-type RunSettings = QueueWorkerOptions & { name: string; active: Map<string, ActiveJob>; queueName: string };
+type RunSettings = QueueWorkerOptions & {
+	name: string;
+	active: Map<string, ActiveJob>;
+	queueName: string;
+	defaultModelOf: (reference: string) => ResolvedReference;
+};
+
+/** How long a worker keeps a model name it resolved: a change of pi's catalogs reaches its children within this. */
+const MODEL_CACHE_MS = 30_000;
+
+/**
+ * The run's default model by name, resolved once in a while rather than for every child: pi's lookup merges and
+ * scans every catalog, 1.5 ms of CPU a child, the largest share of what a queued child costs its worker before it
+ * starts (docs/performance.md, row 12). A name that does not resolve is not kept: it throws each time.
+ */
+function modelCache(modelRuntime: ModelRuntime): (reference: string) => ResolvedReference {
+	const cache = new Map<string, { at: number; resolved: ResolvedReference }>();
+	return (reference) => {
+		const kept = cache.get(reference);
+		if (kept && Date.now() - kept.at < MODEL_CACHE_MS) return kept.resolved;
+		const resolved = resolveModel(reference, modelRuntime, "The run's default model");
+		cache.set(reference, { at: Date.now(), resolved });
+		return resolved;
+	};
+}
 
 async function runJob(
 	job: Job<QueueJobData, QueueJobReturn>,
@@ -266,7 +291,7 @@ async function runJob(
 		let defaultThinking = plan.defaultThinking as ThinkingLevel | undefined;
 		if (plan.defaultModel) {
 			try {
-				const resolved = resolveModel(plan.defaultModel, settings.modelRuntime, "The run's default model");
+				const resolved = settings.defaultModelOf(plan.defaultModel);
 				defaultModel = resolved.model;
 				defaultThinking ??= resolved.thinking;
 			} catch (error) {
