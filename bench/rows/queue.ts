@@ -168,7 +168,10 @@ export async function runQueue(context: BenchContext): Promise<RowResult[]> {
 
 /** Where one job's time went, from BullMQ's own timestamps and the host's: ms. */
 interface Phases {
-	/** Queued → a worker took it. */
+	/**
+	 * A slot free → a worker took it: from the later of its queueing and the last finish on the same worker before
+	 * the take (all 24 are queued at once, so their wait for a slot is not the queue's latency).
+	 */
 	pickUp: number;
 	/** Taken → finished on the worker, less the child's fixed sleep: the session's set-up and teardown. */
 	setUp: number;
@@ -178,12 +181,22 @@ interface Phases {
 
 async function jobPhases(host: ReturnType<typeof createQueueHost>, runId: string, taken: Map<string, number>) {
 	const jobs = (await host.queue.getJobs(["completed"])).filter((job) => job.data.runId === runId);
+	const freed = (job: (typeof jobs)[number]) =>
+		Math.max(
+			job.timestamp,
+			...jobs
+				.filter(
+					(other) =>
+						other.processedBy === job.processedBy && (other.finishedOn ?? Infinity) <= (job.processedOn ?? 0),
+				)
+				.map((other) => other.finishedOn ?? 0),
+		);
 	return jobs.flatMap((job): Phases[] => {
 		const back = taken.get(job.data.request.key);
 		if (!job.processedOn || !job.finishedOn || back === undefined) return [];
 		return [
 			{
-				pickUp: job.processedOn - job.timestamp,
+				pickUp: job.processedOn - freed(job),
 				setUp: job.finishedOn - job.processedOn - CHILD_MS,
 				back: back - job.finishedOn,
 			},
