@@ -186,16 +186,11 @@ function wireWorker(
 	active: Map<string, ActiveJob>,
 	log: (line: string) => void,
 ): void {
-	// A job given back unstarted (worker-queues.ts) has no lock left to renew: not worth a word.
-	const givenBack = (jobId: string) => !active.has(jobId);
-	worker.on("error", (error) => {
-		const renewing = /^could not renew lock for job (\S+)$/.exec(errorMessage(error));
-		if (!renewing?.[1] || !givenBack(renewing[1])) log(`queue error: ${errorMessage(error)}`);
-	});
+	worker.on("error", (error) => log(`queue error: ${errorMessage(error)}`));
 	// The lock is gone (this process stalled past it): the job is queued again or runs elsewhere, and this worker's
 	// result would be refused, so its child stops rather than work twice.
 	worker.on("lockRenewalFailed", (jobIds) => {
-		for (const jobId of jobIds.filter((id) => !givenBack(id))) {
+		for (const jobId of jobIds) {
 			log(`lost the lock of ${jobId}: the job goes to another worker, and its child here stops`);
 			active.get(jobId)?.controller.abort("its job went to another worker");
 		}

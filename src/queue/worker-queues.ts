@@ -1,8 +1,9 @@
 /**
  * The BullMQ workers of one `pi-workflows worker`: one on the plain queue, and one on each label set's queue its
  * labels cover (placement.ts), started and closed as its labels and the hosts' label sets change. They share the
- * worker's `concurrency`: while every slot is taken they are paused (none fetches), and a job one of them fetched in
- * the moment before is given back to its queue unstarted, as is a job whose labels this worker no longer has.
+ * worker's `concurrency`: while every slot is taken they are paused (none fetches), a job one of them fetched in the
+ * moment before waits for the next free slot, and a job whose labels this worker no longer has goes back to its
+ * queue unstarted.
  */
 import { type Job, type Processor, WaitingError, Worker, type WorkerOptions } from "bullmq";
 import { Redis } from "ioredis";
@@ -37,6 +38,8 @@ export class WorkerQueues {
 	readonly #open = new Map<string, Open>();
 	#labels: string[] = [];
 	#running = 0;
+	/** Jobs fetched while every slot was taken, each waiting for one. */
+	readonly #waiting: Array<() => void> = [];
 	#paused = false;
 	#closing = false;
 
@@ -93,17 +96,25 @@ export class WorkerQueues {
 
 	async #process(job: AgentJob, placed: string, token: string | undefined): Promise<QueueJobReturn> {
 		const needs = job.data?.placement?.labels ?? labelsOfQueue(this.#options.queueName, placed);
-		// Fetched in the moment before the others paused, or a label dropped since: back to its queue, unstarted.
-		if (this.#running >= this.#options.concurrency || !covers(this.#labels, needs)) {
+		// A label dropped since it was fetched: back to its queue, unstarted (its BullMQ worker is closing, so it
+		// cannot fetch the job again here).
+		if (!covers(this.#labels, needs)) {
 			await job.moveToWait(token);
 			throw new WaitingError();
 		}
-		this.#running++;
+		// Fetched in the moment before the others paused: it waits here for the next free slot, its lock renewed as
+		// any running job's. (Given back instead, this worker's BullMQ worker could fetch it again before BullMQ
+		// dropped the first take's lock tracking, and the second take would run without its lock renewed.)
+		if (this.#running >= this.#options.concurrency) await new Promise<void>((go) => this.#waiting.push(go));
+		else this.#running++;
 		this.#gate();
 		try {
 			return await this.#options.run(job);
 		} finally {
-			this.#running--;
+			// The slot goes straight to a job waiting for one, else it is free.
+			const next = this.#waiting.shift();
+			if (next) next();
+			else this.#running--;
 			this.#gate();
 		}
 	}

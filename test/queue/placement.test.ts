@@ -98,6 +98,10 @@ describe.skipIf(!hasBinary("redis-server"))("placement: children go to workers w
 		expect(result.value).toBe(200);
 		const byPid = new Map([...workers].map(([name, worker]) => [worker.pid, LABELS[name]?.split(",") ?? []]));
 		const ran = childStarts(log).filter(([, task]) => task.startsWith("task "));
+		// Each child ran once: a job a worker fetched while its slots were full waited for one, and kept its lock.
+		const seen = new Map<string, number[]>();
+		for (const [pid, task] of ran) seen.set(task, [...(seen.get(task) ?? []), pid]);
+		expect([...seen].filter(([, pids]) => pids.length > 1)).toEqual([]);
 		expect(ran).toHaveLength(200);
 		const misplaced = ran.filter(([pid, task]) => {
 			const needs = task.split(" needs ")[1] ?? "";
