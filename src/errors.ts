@@ -101,6 +101,7 @@ export const ERROR_CODES = {
 	blame_runs_differ: { stage: "host" },
 	queue_unreachable: { stage: "child" },
 	queue_job_failed: { stage: "child" },
+	placement_unsatisfiable: { stage: "child" },
 	internal: { stage: "host" },
 } as const satisfies Record<string, ErrorCodeFacts>;
 

@@ -87,26 +87,30 @@ export async function runQueue(context: BenchContext): Promise<RowResult[]> {
 			const failed = settled.find((outcome) => outcome.status === "rejected");
 			if (failed) throw failed.reason;
 		};
+		const phases = new Map<number, Phases[]>();
 		const makespan = async (count: number, queueName: string, warm: boolean) => {
 			await more(count);
 			const host = createQueueHost({ redis: redis.url, queueName });
 			try {
 				let run = 0;
-				const once = (n: number) =>
-					timed(
-						host.runner({
-							runId: `wf-bench-${count}-${run++}-${Date.now()}`,
-							prepare: planner,
-							cwd: process.cwd(),
-						}),
-						FIXED,
-						{ n, ms: CHILD_MS },
-						n,
-					);
+				const once = async (n: number, measured: boolean) => {
+					const runId = `wf-bench-${count}-${run++}-${Date.now()}`;
+					const taken = new Map<string, number>();
+					const inner = host.runner({ runId, prepare: planner, cwd: process.cwd() });
+					const runner: WorkflowAgentRunner = async (request, ctx) => {
+						const result = await inner(request, ctx);
+						taken.set(request.key, Date.now());
+						return result;
+					};
+					const ms = await timed(runner, FIXED, { n, ms: CHILD_MS }, n);
+					if (measured)
+						phases.set(count, [...(phases.get(count) ?? []), ...(await jobPhases(host, runId, taken))]);
+					return ms;
+				};
 				// Warm-up: one round that fills every slot, so each worker has made its first pi sessions (unless it has).
-				if (!warm) await once(count * WORKER_SLOTS);
+				if (!warm) await once(count * WORKER_SLOTS, false);
 				const runs: number[] = [];
-				for (let i = 0; i < samples(context, 3, 1); i++) runs.push(await once(FAN_OUT));
+				for (let i = 0; i < samples(context, 3, 1); i++) runs.push(await once(FAN_OUT, true));
 				return runs;
 			} finally {
 				await host.close();
@@ -149,6 +153,7 @@ export async function runQueue(context: BenchContext): Promise<RowResult[]> {
 				ratios: false,
 				notes: [
 					`one worker: ${formatNumber(median(one))} ms (ideal ${ideal(1)}); three: ${formatNumber(median(three))} ms (ideal ${ideal(3)}); the ideal ratio is ${formatNumber(ideal(1) / ideal(3))}`,
+					`per job, median ms (one worker / three): ${phaseText(phases.get(1) ?? [], phases.get(3) ?? [])}`,
 				],
 			},
 			...recovery,
@@ -159,6 +164,51 @@ export async function runQueue(context: BenchContext): Promise<RowResult[]> {
 		await redis.stop();
 		rmSync(project, { recursive: true, force: true });
 	}
+}
+
+/** Where one job's time went, from BullMQ's own timestamps and the host's: ms. */
+interface Phases {
+	/**
+	 * A slot free → a worker took it: from the later of its queueing and the last finish on the same worker before
+	 * the take (all 24 are queued at once, so their wait for a slot is not the queue's latency).
+	 */
+	pickUp: number;
+	/** Taken → finished on the worker, less the child's fixed sleep: the session's set-up and teardown. */
+	setUp: number;
+	/** Finished on the worker → its result in the host's run. */
+	back: number;
+}
+
+async function jobPhases(host: ReturnType<typeof createQueueHost>, runId: string, taken: Map<string, number>) {
+	const jobs = (await host.queue.getJobs(["completed"])).filter((job) => job.data.runId === runId);
+	const freed = (job: (typeof jobs)[number]) =>
+		Math.max(
+			job.timestamp,
+			...jobs
+				.filter(
+					(other) =>
+						other.processedBy === job.processedBy && (other.finishedOn ?? Infinity) <= (job.processedOn ?? 0),
+				)
+				.map((other) => other.finishedOn ?? 0),
+		);
+	return jobs.flatMap((job): Phases[] => {
+		const back = taken.get(job.data.request.key);
+		if (!job.processedOn || !job.finishedOn || back === undefined) return [];
+		return [
+			{
+				pickUp: job.processedOn - freed(job),
+				setUp: job.finishedOn - job.processedOn - CHILD_MS,
+				back: back - job.finishedOn,
+			},
+		];
+	});
+}
+
+function phaseText(one: Phases[], three: Phases[]): string {
+	const of = (list: Phases[], name: keyof Phases) => formatNumber(median(list.map((phase) => phase[name])));
+	return (["pickUp", "setUp", "back"] as const)
+		.map((name) => `${name} ${of(one, name)} / ${of(three, name)}`)
+		.join(", ");
 }
 
 async function measureOverhead(

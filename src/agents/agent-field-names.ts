@@ -28,6 +28,7 @@ export const AGENT_FIELDS = [
 	"timeout_ms",
 	"tool_timeout_ms",
 	"context",
+	"placement",
 ] as const;
 
 /** One of our field names. */

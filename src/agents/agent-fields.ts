@@ -61,6 +61,11 @@ export interface AgentTypeConfig extends AgentResourceFields {
 	 * session's conversation up to the `workflow` call) or `fork-or-fresh`. Unset: fresh.
 	 */
 	context?: "fresh" | "fork" | "fork-or-fresh";
+	/**
+	 * `placement:` what a child of this type needs of a queue worker: `labels` it must have, `prefer` ranking the able
+	 * ones, `wait_ms`. The labels are checked where they are used (the queue's planner); a call's `placement` wins.
+	 */
+	placement?: { labels?: string[]; prefer?: string[]; waitMs?: number };
 	/** `enabled: false` keeps the type known but refuses to run it. */
 	enabled: boolean;
 	source: AgentTypeSource;
@@ -129,7 +134,36 @@ export function parseAgentFields(input: AgentFileInput, warnings: string[]): Age
 	if (stallMs !== undefined) config.stallMs = stallMs;
 	const context = contextField(fm.context, warn);
 	if (context) config.context = context;
+	const placement = placementField(fm.placement, warn);
+	if (placement) config.placement = placement;
 	return config;
+}
+
+/** `placement:` an object of `labels` and `prefer` (comma or YAML lists) and `wait_ms`; anything else is dropped. */
+function placementField(value: unknown, warn: (message: string) => void): AgentTypeConfig["placement"] {
+	if (value === undefined || value === null) return undefined;
+	const list = (item: unknown): string[] | undefined =>
+		Array.isArray(item) && item.every((label) => typeof label === "string")
+			? item.map((label) => label.trim())
+			: typeof item === "string"
+				? item.split(",").map((label) => label.trim())
+				: undefined;
+	const fields = typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+	const labels = fields?.labels === undefined ? [] : list(fields.labels);
+	const prefer = fields?.prefer === undefined ? [] : list(fields.prefer);
+	const wait = fields?.wait_ms ?? fields?.waitMs;
+	const known = fields && Object.keys(fields).every((key) => ["labels", "prefer", "wait_ms", "waitMs"].includes(key));
+	if (!known || !labels || !prefer || (wait !== undefined && !(typeof wait === "number" && wait >= 0))) {
+		warn(
+			`\`placement\` must be an object of \`labels\`, \`prefer\` (lists of labels) and \`wait_ms\`; ignoring ${JSON.stringify(value)}`,
+		);
+		return undefined;
+	}
+	return {
+		...(labels.length > 0 ? { labels: labels.filter(Boolean) } : {}),
+		...(prefer.length > 0 ? { prefer: prefer.filter(Boolean) } : {}),
+		...(typeof wait === "number" ? { waitMs: wait } : {}),
+	};
 }
 
 /** Whether a string is one of pi's thinking levels. */

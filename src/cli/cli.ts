@@ -14,7 +14,7 @@ import { resumeCommand, runCommand } from "./run.ts";
 import { runsCommand } from "./runs.ts";
 import { testCommand } from "./test.ts";
 import { verifyCommand } from "./verify.ts";
-import { workerCommand } from "./worker.ts";
+import { workerCommand, workersCommand } from "./worker.ts";
 
 const COMMANDS: Record<string, (argv: readonly string[], ctx: CliContext) => Promise<number>> = {
 	run: runCommand,
@@ -22,6 +22,7 @@ const COMMANDS: Record<string, (argv: readonly string[], ctx: CliContext) => Pro
 	check: checkCommand,
 	runs: runsCommand,
 	worker: workerCommand,
+	workers: workersCommand,
 	report: reportCommand,
 	test: testCommand,
 	verify: verifyCommand,

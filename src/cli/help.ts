@@ -25,13 +25,14 @@ Usage:
                                            which agent() call ruined a failed run: each call's answer
                                            swapped for the passing run's and replayed, at no cost
   pi-workflows worker --redis <url>        run other machines' workflow children from a Redis queue
+  pi-workflows workers --redis <url>       the live workers: labels, running children, last heartbeat
   pi-workflows help [command]              this text, or a command's
 
 Exit codes: 0 completed (or check or test passed, or eval found no arm worse, or blame found the decisive call), 1
 failed (or check or test found problems, or eval found an arm worse or did not finish, or blame found none), 130 stopped (Ctrl-C), 2 the command line is wrong (the
 message says what to change).
 run, resume, eval and worker need pi (npm install @earendil-works/pi-coding-agent); help, check, test, verify, blame,
-runs and report do not.`;
+runs, report and workers do not.`;
 
 const RUN_OPTIONS = `Options:
   --args <json|@file>      the script's args: inline JSON, or @path to a JSON file
@@ -109,6 +110,11 @@ Options:
                            workflows/<runId>/<label>, which the host fetches as a kept branch
   --cache <dir>            where the clone of --repo lives (default ~/.pi/agent/workflow-worker/<name>;
                            worker processes on one machine need a folder each: give each its --name)
+  --labels <list>          what this machine has, as gpu,region=eu,repo=acme: a child whose placement
+                           requires labels goes only to a worker with every one of them (the
+                           workflows.worker.labels setting adds to these)
+  --labels-file <path>     more labels (separated by commas, spaces or lines), read again every second:
+                           write the file to change what the worker has while it runs
 
 Without --repo a child works in an empty scratch folder without edit/write: it answers, reads what its
 prompt gives it and runs commands on this machine; isolation: "worktree" calls fail with that cause.
@@ -214,6 +220,14 @@ Exit codes: 0 no arm is worse than the baseline (with --require better: every ar
 worse, or the eval did not finish or a trial could not be graded, 2 the command line or the eval file is wrong.
 Evals are kept in <agentDir>/workflow-evals/<evalId>/, beside the run store.`,
 	worker: WORKER,
+	workers: `pi-workflows workers --redis <url> [--json]
+
+The workers taking children from the Redis queue at <url>, by their heartbeats (each renews one every second; one
+not renewed for 5 s is not listed): name, labels, running children of its concurrency, last heartbeat, host.
+
+Options:
+  --redis <url>            the queue's Redis, as the workers were given it
+  --json                   print [{ name, host, labels, concurrency, running, startedAt, at }]`,
 	blame: `pi-workflows blame <failedRunId> [--with <passingRunId|cassette>] --grader <grade.js>
                    [--case <json|@file>] [--json] [--report <file.html>]
 

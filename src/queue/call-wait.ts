@@ -15,6 +15,19 @@ import type {
 	WorkflowWorktree,
 } from "../runtime/core/types.ts";
 import {
+	announceLabelSet,
+	type ChildPlacement,
+	childPlacement,
+	chooseQueue,
+	covers,
+	describeWorkers,
+	HEARTBEAT_MS,
+	labelsOfQueue,
+	liveWorkers,
+	placementQueueName,
+	type WorkerBeat,
+} from "./placement.ts";
+import {
 	controlChannel,
 	JOB_VERSION,
 	jobIdOf,
@@ -83,7 +96,8 @@ export interface CallOptions {
 
 /** What every wait of one host shares. */
 export interface WaitSettings {
-	queue: Queue;
+	/** The BullMQ queue of that name (the plain one, or a label set's). */
+	queueFor(name: string): Queue;
 	queueName: string;
 	commands: Redis;
 	host: string;
@@ -93,6 +107,7 @@ export interface WaitSettings {
 	pollMs: number;
 	unreachableMs: number;
 	keepJobsS: number;
+	placementWaitMs: number;
 	waits: Map<string, CallWait>;
 }
 
@@ -122,6 +137,12 @@ export class CallWait {
 	/** A worker reported the child running: controls can reach it. */
 	#started = false;
 	readonly #call: CallOptions;
+	/** The queue its job is in: the plain one, or its placement's (placement.ts). */
+	#queue: Queue;
+	readonly #placement: ChildPlacement;
+	/** Since when no live worker has every required label (undefined: one has, or none is required). */
+	#unplacedSince: number | undefined;
+	#watchingPlacement = false;
 
 	constructor(settings: WaitSettings, call: CallOptions) {
 		this.#call = call;
@@ -131,6 +152,9 @@ export class CallWait {
 		this.#context = call.context;
 		this.#run = call.run;
 		this.jobId = jobIdOf(call.runId, call.request.key, call.request.attempt);
+		this.#placement = childPlacement(call.request.placement, call.plan.placement);
+		this.#queue = settings.queueFor(settings.queueName);
+		const placed = this.#placement.labels.length + this.#placement.prefer.length > 0;
 		this.#data = {
 			version: JOB_VERSION,
 			runId: call.runId,
@@ -139,7 +163,13 @@ export class CallWait {
 			host: settings.host,
 			...(call.workspace ? { workspace: call.workspace } : {}),
 			...(call.context.trace ? { trace: call.context.trace } : {}),
+			...(placed ? { placement: { labels: this.#placement.labels, prefer: this.#placement.prefer } } : {}),
 		};
+	}
+
+	/** Whether the child has a placement to keep to: required labels, or preferred ones. */
+	get #placed(): boolean {
+		return this.#data.placement !== undefined;
 	}
 
 	/** Queues (or finds) the job and resolves with its one result; rejects with an author error the worker threw. */
@@ -162,7 +192,10 @@ export class CallWait {
 			restart: () => this.#controlNow("restart"),
 		});
 		const poll = setInterval(() => void this.check(), this.#settings.pollMs);
-		const watch = setInterval(() => this.#watchReachable(), 1000);
+		const watch = setInterval(() => {
+			this.#watchReachable();
+			if (this.#placed) void this.#watchPlacement();
+		}, HEARTBEAT_MS);
 		void this.#start().catch((error: unknown) => this.fail(`could not queue the child: ${errorMessage(error)}`));
 		return done.finally(() => {
 			clearInterval(poll);
@@ -193,10 +226,9 @@ export class CallWait {
 		if (this.#settled || this.#checking) return;
 		this.#checking = true;
 		try {
-			const job = await Job.fromId<QueueJobData, QueueJobReturn>(this.#settings.queue, this.jobId);
+			const { job, state } = await this.#read(this.#queue);
 			this.#lastHeard = Date.now();
 			if (!job) return await this.#vanished();
-			const state = await job.getState();
 			if (state === "completed") this.#take(job.returnvalue, "found");
 			else if (state === "failed") this.#failedJob(job);
 		} catch {
@@ -212,11 +244,10 @@ export class CallWait {
 	}
 
 	async #start(): Promise<void> {
-		const { queue } = this.#settings;
-		const existing = await Job.fromId<QueueJobData, QueueJobReturn>(queue, this.jobId);
+		const live = this.#placed ? await liveWorkers(this.#settings.commands, this.#settings.queueName) : [];
+		const { job: existing, state } = await this.#findJob(live);
 		this.#lastHeard = Date.now();
 		if (existing) {
-			const state = await existing.getState();
 			// A finished child is taken as it is; one that was stopped (the host's run was) runs again.
 			const finished = state === "completed" && existing.returnvalue?.result?.status !== "stopped";
 			if (finished) return this.#take(existing.returnvalue, "completed");
@@ -227,12 +258,51 @@ export class CallWait {
 			// A job BullMQ failed (a worker could not run it, or it stalled too often), or a stopped one, runs afresh.
 			await existing.remove().catch(() => {});
 		}
+		if (this.#placed) {
+			this.#queue = this.#settings.queueFor(chooseQueue(this.#settings.queueName, this.#placement, live));
+			this.#unplacedSince = live.some((worker) => covers(worker.labels, this.#placement.labels))
+				? undefined
+				: Date.now();
+		}
 		await this.#add();
 		this.#run.onJob?.(this.#event("queued"));
 	}
 
-	async #add(): Promise<void> {
-		const keep = { age: this.#settings.keepJobsS };
+	/**
+	 * The job as an earlier host (a resumed run) queued it: in the queue its placement would choose now, or in the
+	 * queue of its required labels alone.
+	 */
+	async #findJob(live: WorkerBeat[]): Promise<{ job?: Job<QueueJobData, QueueJobReturn>; state: string }> {
+		const { queueName } = this.#settings;
+		const places = new Set([
+			placementQueueName(queueName, this.#placement.labels),
+			...(this.#placed ? [chooseQueue(queueName, this.#placement, live)] : []),
+		]);
+		for (const place of places) {
+			const queue = this.#settings.queueFor(place);
+			const found = await this.#read(queue);
+			if (found.job) {
+				this.#queue = queue;
+				return found;
+			}
+		}
+		return { state: "unknown" };
+	}
+
+	/**
+	 * The job and its state, read in that order: a job read before it finished and a state read after would say
+	 * "completed" without the result (the state first, then a finished job's data, which no longer changes).
+	 */
+	async #read(queue: Queue): Promise<{ job?: Job<QueueJobData, QueueJobReturn>; state: string }> {
+		const state = await queue.getJobState(this.jobId);
+		if (state === "unknown") return { state };
+		const job = await Job.fromId<QueueJobData, QueueJobReturn>(queue, this.jobId);
+		return job ? { job, state } : { state: "unknown" };
+	}
+
+	/** What the view says of a queued child: that it waits, and for a worker with which labels when none is live. */
+	#reportQueued(): void {
+		const missing = this.#unplacedSince !== undefined;
 		this.#context.reportChild({
 			id: this.jobId,
 			type: this.#request.agentType,
@@ -240,11 +310,20 @@ export class CallWait {
 			description: this.#request.description,
 			callKey: this.#request.key,
 			callIndex: this.#request.index,
-			activity: "waiting for a worker",
+			activity: missing
+				? `waiting: no live worker has ${this.#placement.labels.join(" and ")}`
+				: "waiting for a worker",
 		});
+	}
+
+	async #add(): Promise<void> {
+		const keep = { age: this.#settings.keepJobsS };
+		this.#reportQueued();
 		// A stop asked of an earlier run of the same job (a stopped run, resumed) is not this one's.
 		await this.#settings.commands.del(stopKey(this.#settings.queueName, this.jobId));
-		await this.#settings.queue.add("agent", this.#data, {
+		if (this.#queue.name !== this.#settings.queueName)
+			await announceLabelSet(this.#settings.commands, this.#settings.queueName, this.#queue.name);
+		await this.#queue.add("agent", this.#data, {
 			jobId: this.jobId,
 			attempts: 1,
 			removeOnComplete: keep,
@@ -319,7 +398,8 @@ export class CallWait {
 	async #stop(reason: string): Promise<void> {
 		if (this.#settled || this.#stopping) return;
 		this.#stopping = reason;
-		const { commands, queueName, queue } = this.#settings;
+		const { commands, queueName } = this.#settings;
+		const queue = this.#queue;
 		// Set first: with Redis gone the commands below wait for it to come back, and the grace still ends the call.
 		this.#timers.push(
 			setTimeout(() => {
@@ -367,6 +447,59 @@ export class CallWait {
 
 	async #publish(message: QueueControlMessage): Promise<void> {
 		await this.#settings.commands.publish(controlChannel(this.#settings.queueName), JSON.stringify(message));
+	}
+
+	/**
+	 * While the job waits: whether a live worker has its required labels. None for the child's wait fails it with
+	 * `placement_unsatisfiable` (its job removed); one again puts the view back to a plain wait. A job that waits in a
+	 * preferred worker's queue while another able worker has a free slot moves to the queue of its required labels.
+	 */
+	async #watchPlacement(): Promise<void> {
+		if (this.#settled || this.#stopping || this.#started || this.#watchingPlacement) return;
+		this.#watchingPlacement = true;
+		try {
+			const { commands, queueName } = this.#settings;
+			const live = await liveWorkers(commands, queueName);
+			const able = live.filter((worker) => covers(worker.labels, this.#placement.labels));
+			const required = placementQueueName(queueName, this.#placement.labels);
+			if (able.length > 0) {
+				const was = this.#unplacedSince;
+				this.#unplacedSince = undefined;
+				if (was !== undefined) this.#reportQueued();
+				const preferred = labelsOfQueue(queueName, this.#queue.name);
+				const idle = able.some(
+					(worker) => worker.running < worker.concurrency && !covers(worker.labels, preferred),
+				);
+				if (this.#queue.name !== required && idle) await this.#move(required);
+				return;
+			}
+			this.#unplacedSince ??= Date.now();
+			const waitMs = this.#placement.waitMs ?? this.#settings.placementWaitMs;
+			if (Date.now() - this.#unplacedSince < waitMs) return;
+			const job = await Job.fromId(this.#queue, this.jobId);
+			const state = job ? await job.getState() : "unknown";
+			// Taken meanwhile (a worker came and went): its result is on its way.
+			if (!WAITING_STATES.has(state) || !(await removed(job))) return;
+			this.fail(this.#unplaceable(live, waitMs), "placement_unsatisfiable");
+		} catch {
+			// Redis is away: `#watchReachable` decides when that fails the call.
+		} finally {
+			this.#watchingPlacement = false;
+		}
+	}
+
+	/** The waiting job to another queue: removed first, so no worker can take it twice. */
+	async #move(place: string): Promise<void> {
+		const job = await Job.fromId(this.#queue, this.jobId);
+		if (!job || !(WAITING_STATES.has(await job.getState()) && (await removed(job)))) return;
+		this.#queue = this.#settings.queueFor(place);
+		await this.#add();
+	}
+
+	#unplaceable(live: readonly WorkerBeat[], waitMs: number): string {
+		const labels = this.#placement.labels;
+		const seconds = Number((waitMs / 1000).toFixed(1));
+		return `\`${this.#request.label}\` (#${this.#request.index}) needs a worker with ${labels.length > 1 ? "every one of the labels" : "the label"} ${labels.join(", ")}, and no live worker at ${this.#settings.where} had ${labels.length > 1 ? "them" : "it"} for its whole wait of ${seconds} s (live workers: ${describeWorkers(live)}). Start a worker with --labels ${labels.join(",")}, add the labels to a running worker's --labels-file, or change the call's \`placement\` (\`placement.waitMs\` says how long a child waits)`;
 	}
 
 	#watchReachable(): void {

@@ -15,6 +15,7 @@ import { CallWait, type QueueRunOptions } from "./call-wait.ts";
 
 export type { QueueControls, QueueJobEvent, QueueRunOptions } from "./call-wait.ts";
 
+import { DEFAULT_PLACEMENT_WAIT_MS } from "./placement.ts";
 import { DEFAULT_QUEUE_NAME } from "./protocol.ts";
 import { redisOptions, safeUrl, settledWithin } from "./redis-url.ts";
 
@@ -32,13 +33,18 @@ export interface QueueHostOptions {
 	unreachableMs?: number;
 	/** How long finished jobs stay in Redis, for a resumed host to take, in seconds. Default: 604800 (7 days). */
 	keepJobsS?: number;
+	/**
+	 * How long a child waits while no live worker has every label its placement requires, before it fails with
+	 * `placement_unsatisfiable`; a call's `placement.waitMs` wins. Default: 60000.
+	 */
+	placementWaitMs?: number;
 }
 
 /** The host's connection to a queue: runners for its runs, and `close`. */
 export interface QueueHost {
 	/** A runner for one run. */
 	runner(options: QueueRunOptions): WorkflowAgentRunner;
-	/** The queue (for tests and tools that look at it). */
+	/** The plain queue, of children without required labels (for tests and tools that look at it). */
 	readonly queue: Queue;
 	/** Ends the connections; calls still waiting fail. */
 	close(): Promise<void>;
@@ -56,19 +62,30 @@ export function createQueueHost(options: QueueHostOptions): QueueHost {
 		connections.push(made);
 		return made;
 	};
-	const queue = new Queue(queueName, { connection: connection() });
-	const events = new QueueEvents(queueName, { connection: connection() });
 	const commands = connection();
 	const waits = new Map<string, CallWait>();
-	// Errors are the waits' business (they poll and time out); without listeners Node would throw them.
-	queue.on("error", () => {});
-	events.on("error", () => {});
-	events.on("progress", ({ jobId, data }) => waits.get(jobId)?.progress(data));
-	events.on("completed", ({ jobId, returnvalue }) => waits.get(jobId)?.completed(returnvalue));
-	events.on("failed", ({ jobId }) => waits.get(jobId)?.check());
+	// The plain queue and, made at their first child, each label set's (placement.ts), with the events of each.
+	const queues = new Map<string, { queue: Queue; events: QueueEvents }>();
+	const queueFor = (name: string): Queue => {
+		const known = queues.get(name);
+		if (known) return known.queue;
+		const made = {
+			queue: new Queue(name, { connection: connection() }),
+			events: new QueueEvents(name, { connection: connection() }),
+		};
+		// Errors are the waits' business (they poll and time out); without listeners Node would throw them.
+		made.queue.on("error", () => {});
+		made.events.on("error", () => {});
+		made.events.on("progress", ({ jobId, data }) => waits.get(jobId)?.progress(data));
+		made.events.on("completed", ({ jobId, returnvalue }) => waits.get(jobId)?.completed(returnvalue));
+		made.events.on("failed", ({ jobId }) => waits.get(jobId)?.check());
+		queues.set(name, made);
+		return made.queue;
+	};
+	const queue = queueFor(queueName);
 	const host = `${hostname()}:${process.pid}`;
 	const settings = {
-		queue,
+		queueFor,
 		queueName,
 		commands,
 		host,
@@ -77,6 +94,7 @@ export function createQueueHost(options: QueueHostOptions): QueueHost {
 		pollMs: options.pollMs ?? 2000,
 		unreachableMs: options.unreachableMs ?? 60_000,
 		keepJobsS: options.keepJobsS ?? 7 * 24 * 3600,
+		placementWaitMs: options.placementWaitMs ?? DEFAULT_PLACEMENT_WAIT_MS,
 		waits,
 	};
 	let closed = false;
@@ -140,7 +158,12 @@ export function createQueueHost(options: QueueHostOptions): QueueHost {
 			closed = true;
 			for (const wait of waits.values()) wait.fail("the queue host closed", "queue_unreachable");
 			// Each bounded: with Redis gone BullMQ's closes never end, and a CLI would not exit.
-			await Promise.all([settledWithin(queue.close()), settledWithin(events.close())]);
+			await Promise.all(
+				[...queues.values()].flatMap((made) => [
+					settledWithin(made.queue.close()),
+					settledWithin(made.events.close()),
+				]),
+			);
 			for (const made of connections) made.disconnect();
 		},
 	};

@@ -9,12 +9,12 @@
 import { hostname } from "node:os";
 import type { Api, Model } from "@earendil-works/pi-ai";
 import type { ModelRuntime } from "@earendil-works/pi-coding-agent";
-import { type Job, Worker } from "bullmq";
+import type { Job, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { AgentTypeConfig, ThinkingLevel } from "../agents/agent-types.ts";
 import { createPiAgentRunner } from "../children/agent-runner.ts";
 import { ChildControls } from "../children/controls.ts";
-import { resolveModel } from "../children/model.ts";
+import { type ResolvedReference, resolveModel } from "../children/model.ts";
 import { errorMessage, errorStage, isWorkflowError } from "../errors.ts";
 import type {
 	WorkflowAgentChild,
@@ -25,6 +25,7 @@ import type {
 import { startJobSpan } from "../telemetry/child-spans.ts";
 import { type JobConversation, openJobConversation } from "./job-conversation.ts";
 import { type JobPlace, openJobPlace, sweepDeadScratch, type WorkerRepo, WRITE_TOOLS } from "./job-place.ts";
+import { beat, HEARTBEAT_MS, labelSetsKey, placementChannel, unbeat } from "./placement.ts";
 import {
 	controlChannel,
 	DEFAULT_QUEUE_NAME,
@@ -34,7 +35,9 @@ import {
 	readControlMessage,
 	stopKey,
 } from "./protocol.ts";
-import { endConnection, redisOptions } from "./redis-url.ts";
+import { endConnection, redisOptions, settledWithin } from "./redis-url.ts";
+import { WorkerLabels } from "./worker-labels.ts";
+import { WorkerQueues } from "./worker-queues.ts";
 
 /** Options of `startQueueWorker`. */
 export interface QueueWorkerOptions {
@@ -69,6 +72,10 @@ export interface QueueWorkerOptions {
 	progressEveryMs?: number;
 	/** Lines for the worker's log (a job taken, finished, failed). Default: none. */
 	log?: (line: string) => void;
+	/** What this worker has (`gpu`, `region=eu`): children that require labels go only to workers with them all. Default: none. */
+	labels?: readonly string[];
+	/** A file of more labels, read again at every heartbeat, so the worker's labels change while it runs. Default: none. */
+	labelsFile?: string;
 }
 
 /** A running worker. */
@@ -92,16 +99,17 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 	const active = new Map<string, ActiveJob>();
 	const commands = new Redis(options.redis, redisOptions(options.redis));
 	const subscriber = new Redis(options.redis, redisOptions(options.redis));
-	// BullMQ leaves a connection it was given open when it closes: `close` ends it.
-	const blocking = new Redis(options.redis, redisOptions(options.redis));
-	for (const connection of [commands, subscriber, blocking]) connection.on("error", () => {});
+	for (const connection of [commands, subscriber]) connection.on("error", () => {});
 	const ignored = ignoredControls(log, controlChannel(queueName));
-	subscriber.on("message", (_channel, text) => onControl(text, active, ignored));
-	await subscriber.subscribe(controlChannel(queueName));
-
-	const worker = new Worker<QueueJobData, QueueJobReturn>(
+	const concurrency = options.concurrency ?? 2;
+	const defaultModelOf = modelCache(options.modelRuntime);
+	const labels = new WorkerLabels(options.labels ?? [], options.labelsFile, log);
+	const queues = new WorkerQueues({
+		redis: options.redis,
 		queueName,
-		async (job) => {
+		concurrency,
+		workerOptions: { name, ...stallSettings(options), maxStalledCount: options.maxStalledCount ?? 2 },
+		run: async (job) => {
 			const data = job.data;
 			if (data?.version !== JOB_VERSION) {
 				throw new Error(
@@ -114,18 +122,78 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 			}
 			log(`took ${job.id} (${data.request.label})`);
 			const started = Date.now();
-			const answer = await runJob(job, data, { ...options, name, active, queueName, commands });
+			const answer = await runJob(job, data, { ...options, name, active, queueName, commands, defaultModelOf });
 			log(`finished ${job.id}: ${answer.result?.status ?? "author error"} in ${Date.now() - started} ms`);
 			return answer;
 		},
-		{
-			connection: blocking,
-			concurrency: options.concurrency ?? 2,
+		wire: (worker) => wireWorker(worker, active, log),
+		log,
+	});
+	const startedAt = Date.now();
+	// Labels, the hosts' label sets and the heartbeat, in one step: what hosts read is what the worker takes.
+	const heartbeat = async () => {
+		const now = await labels.refresh();
+		await queues.sync(now, await commands.smembers(labelSetsKey(queueName)));
+		await beat(commands, queueName, {
 			name,
-			...stallSettings(options),
-			maxStalledCount: options.maxStalledCount ?? 2,
+			host: `${hostname()}:${process.pid}`,
+			labels: now,
+			concurrency,
+			running: queues.running,
+			startedAt,
+			at: Date.now(),
+		});
+	};
+	const beating = serialized(heartbeat, (error) => log(`heartbeat failed: ${errorMessage(error)}`));
+	subscriber.on("message", (channel, text) => {
+		if (channel === placementChannel(queueName)) beating();
+		else onControl(text, active, ignored);
+	});
+	await subscriber.subscribe(controlChannel(queueName), placementChannel(queueName));
+	await heartbeat();
+	const timer = setInterval(beating, HEARTBEAT_MS);
+	await sweepDeadScratch();
+	return {
+		name,
+		async close(force = false) {
+			clearInterval(timer);
+			// Bounded: with Redis gone the command would wait for it, and the worker would not stop.
+			await settledWithin(unbeat(commands, queueName, name));
+			await queues.close(force);
+			await Promise.all([endConnection(subscriber), endConnection(commands)]);
+			await sweepDeadScratch();
 		},
-	);
+	};
+}
+
+/** Runs `step` now unless it still runs from before (then once more after it). */
+function serialized(step: () => Promise<void>, failed: (error: unknown) => void): () => void {
+	let running: Promise<void> | undefined;
+	let again = false;
+	const go = (): void => {
+		if (running) {
+			again = true;
+			return;
+		}
+		running = step()
+			.catch(failed)
+			.finally(() => {
+				running = undefined;
+				if (again) {
+					again = false;
+					go();
+				}
+			});
+	};
+	return go;
+}
+
+/** A BullMQ worker's events, logged; a lost lock stops the child that held it. */
+function wireWorker(
+	worker: Worker<QueueJobData, QueueJobReturn>,
+	active: Map<string, ActiveJob>,
+	log: (line: string) => void,
+): void {
 	worker.on("error", (error) => log(`queue error: ${errorMessage(error)}`));
 	// The lock is gone (this process stalled past it): the job is queued again or runs elsewhere, and this worker's
 	// result would be refused, so its child stops rather than work twice.
@@ -136,17 +204,6 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 		}
 	});
 	worker.on("failed", (job, error) => log(`job ${job?.id ?? "?"} failed: ${errorMessage(error)}`));
-	await worker.waitUntilReady();
-	await sweepDeadScratch();
-	return {
-		name,
-		async close(force = false) {
-			await worker.close(force);
-			await Promise.all([endConnection(subscriber), endConnection(commands)]);
-			blocking.disconnect();
-			await sweepDeadScratch();
-		},
-	};
 }
 
 /** Why a child stops when its worker lost its job's lock. */
@@ -180,7 +237,27 @@ type RunSettings = QueueWorkerOptions & {
 	active: Map<string, ActiveJob>;
 	queueName: string;
 	commands: Redis;
+	defaultModelOf: (reference: string) => ResolvedReference;
 };
+
+/** How long a worker keeps a model name it resolved: a change of pi's catalogs reaches its children within this. */
+const MODEL_CACHE_MS = 30_000;
+
+/**
+ * The run's default model by name, resolved once in a while rather than for every child: pi's lookup merges and
+ * scans every catalog, 1.5 ms of CPU a child, the largest share of what a queued child costs its worker before it
+ * starts (docs/performance.md, row 12). A name that does not resolve is not kept: it throws each time.
+ */
+function modelCache(modelRuntime: ModelRuntime): (reference: string) => ResolvedReference {
+	const cache = new Map<string, { at: number; resolved: ResolvedReference }>();
+	return (reference) => {
+		const kept = cache.get(reference);
+		if (kept && Date.now() - kept.at < MODEL_CACHE_MS) return kept.resolved;
+		const resolved = resolveModel(reference, modelRuntime, "The run's default model");
+		cache.set(reference, { at: Date.now(), resolved });
+		return resolved;
+	};
+}
 
 async function runJob(
 	job: Job<QueueJobData, QueueJobReturn>,
@@ -218,7 +295,7 @@ async function runJob(
 		}
 		// No checkout of the host's project in a scratch folder: nothing to edit, so the child does not get the tools for it.
 		if (!place.writable) type.tools = type.tools.filter((tool) => !WRITE_TOOLS.includes(tool));
-		const defaults = runDefaults(plan, settings.modelRuntime);
+		const defaults = runDefaults(plan, settings.defaultModelOf);
 		if ("error" in defaults) {
 			return failed(
 				data,
@@ -302,12 +379,12 @@ async function runJob(
 /** The run's default model and thinking level, resolved against this worker's pi; why not, when it has no such model. */
 function runDefaults(
 	plan: QueueJobData["plan"],
-	modelRuntime: ModelRuntime,
+	defaultModelOf: (reference: string) => ResolvedReference,
 ): { defaultModel?: Model<Api>; defaultThinking?: ThinkingLevel } | { error: string } {
 	const thinking = plan.defaultThinking as ThinkingLevel | undefined;
 	if (!plan.defaultModel) return thinking ? { defaultThinking: thinking } : {};
 	try {
-		const resolved = resolveModel(plan.defaultModel, modelRuntime, "The run's default model");
+		const resolved = defaultModelOf(plan.defaultModel);
 		const defaultThinking = thinking ?? resolved.thinking;
 		return { defaultModel: resolved.model, ...(defaultThinking ? { defaultThinking } : {}) };
 	} catch (error) {

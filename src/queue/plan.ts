@@ -5,6 +5,8 @@
  */
 import { type AgentTypeConfig, checkCallTools, resolveAgentType } from "../agents/agent-types.ts";
 import type { RunProvenance } from "../children/frame.ts";
+import { WorkflowError } from "../errors.ts";
+import { labelProblem } from "../runtime/core/placement.ts";
 import type { WorkflowAgentRequest } from "../runtime/core/types.ts";
 import type { QueueChildPlan } from "./protocol.ts";
 
@@ -45,8 +47,10 @@ export function queuePlanner(options: QueuePlanOptions): (request: WorkflowAgent
 				`agent type \`${type.name}\` loads its extensions from the worker machine's paths (${[...(type.extensions ?? []), ...(type.subagentOnlyExtensions ?? [])].join(", ")})`,
 			);
 		}
+		const placement = typePlacement(type);
 		return {
 			agentType: JSON.parse(JSON.stringify(type)) as QueueChildPlan["agentType"],
+			...(placement ? { placement } : {}),
 			...(options.defaultModel ? { defaultModel: options.defaultModel } : {}),
 			...(options.defaultThinking ? { defaultThinking: options.defaultThinking } : {}),
 			...(options.stallMs !== undefined ? { stallMs: options.stallMs } : {}),
@@ -55,4 +59,21 @@ export function queuePlanner(options: QueuePlanOptions): (request: WorkflowAgent
 			...(options.provenance ? { provenance: options.provenance } : {}),
 		};
 	};
+}
+
+/** The agent file's `placement:`, its labels checked by the rule the call's are (an author error names the file). */
+function typePlacement(type: AgentTypeConfig): AgentTypeConfig["placement"] {
+	const placement = type.placement;
+	if (!placement) return undefined;
+	for (const name of ["labels", "prefer"] as const) {
+		const problem = (placement[name] ?? []).map(labelProblem).find((found) => found !== undefined);
+		if (problem !== undefined) {
+			throw new WorkflowError(
+				"agent_options_invalid",
+				`Agent type \`${type.name}\`${type.path ? ` (${type.path})` : ""}: \`placement.${name}\` must be a list of labels: ${problem}. Fix the agent file`,
+				{ details: { agentType: type.name, field: "placement" } },
+			);
+		}
+	}
+	return placement;
 }

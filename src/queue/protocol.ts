@@ -5,6 +5,7 @@
  */
 import type { RunProvenance } from "../children/frame.ts";
 import type { SerializedWorkflowError } from "../errors.ts";
+import type { WorkflowPlacement } from "../runtime/core/placement.ts";
 import type {
 	JsonValue,
 	WorkflowAgentChild,
@@ -40,6 +41,8 @@ export interface QueueChildPlan {
 	projectTrusted?: boolean;
 	/** Who the run's children speak for, as the host knows it: the worker frames the child with it. Absent: no frame. */
 	provenance?: RunProvenance;
+	/** The agent file's `placement:`; the call's own `placement` wins field by field. Absent: none. */
+	placement?: WorkflowPlacement;
 }
 
 /** One job: one attempt of one `agent()` call. */
@@ -57,6 +60,8 @@ export interface QueueJobData {
 	 * children, so the run is one trace across machines (a job moved to another worker keeps it).
 	 */
 	trace?: WorkflowTraceContext;
+	/** The labels a worker must have to run it (the job's queue says the same): a worker without them gives it back. */
+	placement?: { labels: string[]; prefer: string[] };
 }
 
 /** What a worker returns for a job: the child's result, or the author error the runner threw. */

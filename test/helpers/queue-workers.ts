@@ -57,6 +57,10 @@ export async function startWorker(options: {
 	concurrency?: number;
 	/** `--stalled-ms`. Default: 2000, so the tests' killed workers lose their jobs soon. */
 	stalledMs?: number;
+	/** `--labels`, as gpu,region=eu. Default: none. */
+	labels?: string;
+	/** `--labels-file`. Default: none. */
+	labelsFile?: string;
 }): Promise<CliProcess> {
 	const worker = spawnCli(
 		[
@@ -71,6 +75,8 @@ export async function startWorker(options: {
 			String(options.concurrency ?? 2),
 			"--stalled-ms",
 			String(options.stalledMs ?? 2000),
+			...(options.labels ? ["--labels", options.labels] : []),
+			...(options.labelsFile ? ["--labels-file", options.labelsFile] : []),
 		],
 		{ cwd: options.cwd, env: options.env },
 	);

@@ -209,6 +209,7 @@ export function buildRequest(
 		...(options.continueInterrupted === false || scope.run.host.continueInterrupted === false
 			? { continueInterrupted: false as const }
 			: {}),
+		...(options.placement ? { placement: options.placement } : {}),
 	};
 }
 

@@ -5,6 +5,7 @@
  */
 import { closestName } from "../../authoring/index.ts";
 import { WorkflowError } from "../../errors.ts";
+import { labelProblem, MAX_LABELS, type WorkflowPlacement } from "../core/placement.ts";
 import type { JsonSchema, JsonValue } from "../core/types.ts";
 import { checkReadOnly, checkTier, GATE_OPTION, peerOptionError } from "./peer-options.ts";
 
@@ -43,6 +44,8 @@ export interface AgentCallOptions {
 	 * on from the earlier attempt's finished turns. Not part of the call's identity. Default: true.
 	 */
 	continueInterrupted?: false;
+	/** What the child needs of the machine it runs on: the queue places it (src/queue). Not part of its identity. */
+	placement?: WorkflowPlacement;
 }
 
 /** What a child's conversation starts from; see `AgentCallOptions.context`. */
@@ -73,6 +76,7 @@ export const AGENT_OPTION_NAMES = [
 	"contextMode",
 	"resume",
 	"continueInterrupted",
+	"placement",
 ] as const;
 
 /** Option names other agent tools use, and ours for the same thing. */
@@ -241,7 +245,60 @@ export function checkAgentOptions(raw: JsonValue): AgentCallOptions {
 		}
 		options.continueInterrupted = false;
 	}
+	const placement = checkPlacement(raw.placement);
+	if (placement) options.placement = placement;
 	return options;
+}
+
+const PLACEMENT_KEYS = ["labels", "prefer", "waitMs"];
+
+/** `placement: { labels, prefer, waitMs }`: label lists by the one label rule, and a wait a timer can hold. */
+function checkPlacement(raw: JsonValue | undefined): WorkflowPlacement | undefined {
+	if (raw === undefined || raw === null) return undefined;
+	if (typeof raw !== "object" || Array.isArray(raw)) {
+		throw invalid(
+			`\`agent()\` option \`placement\` must be an object such as { labels: ["gpu"], prefer: ["region=eu"] }, got ${JSON.stringify(raw)}`,
+			{ option: "placement" },
+		);
+	}
+	const unknown = Object.keys(raw).find((key) => !PLACEMENT_KEYS.includes(key));
+	if (unknown !== undefined) {
+		throw invalid(
+			`\`agent()\` option \`placement\` takes \`labels\`, \`prefer\` and \`waitMs\`, not \`${unknown}\``,
+			{ option: "placement" },
+		);
+	}
+	const placement: WorkflowPlacement = {};
+	for (const name of ["labels", "prefer"] as const) {
+		const list = labelList(raw[name], name);
+		if (list) placement[name] = list;
+	}
+	const wait = raw.waitMs;
+	if (wait !== undefined && wait !== null) {
+		if (typeof wait !== "number" || !(wait >= 0) || wait > MAX_TIMEOUT_MS) {
+			throw invalid(
+				`\`agent()\` option \`placement.waitMs\` must be a number of milliseconds from 0 to ${MAX_TIMEOUT_MS}, got ${JSON.stringify(wait)}`,
+				{ option: "placement" },
+			);
+		}
+		placement.waitMs = wait;
+	}
+	return Object.keys(placement).length > 0 ? placement : undefined;
+}
+
+function labelList(list: JsonValue | undefined, name: "labels" | "prefer"): string[] | undefined {
+	if (list === undefined || list === null) return undefined;
+	const problem = !Array.isArray(list)
+		? `got ${JSON.stringify(list)}`
+		: list.length > MAX_LABELS
+			? `got ${list.length}, more than ${MAX_LABELS}`
+			: list.map(labelProblem).find((found) => found !== undefined);
+	if (problem !== undefined) {
+		throw invalid(`\`agent()\` option \`placement.${name}\` must be a list of labels: ${problem}`, {
+			option: "placement",
+		});
+	}
+	return (list as string[]).length > 0 ? (list as string[]) : undefined;
 }
 
 /** `fallbackModels`: at most a few non-empty model names; undefined when absent or empty. */

@@ -9,6 +9,7 @@ import type { WorkflowCallIdentity } from "./identity.ts";
 import type { JsonSchema, JsonValue } from "./json.ts";
 import type { WorkflowFallback, WorkflowNameMatch } from "./name-match.ts";
 import type { WorkflowParentConversation } from "./parent-conversation.ts";
+import type { WorkflowPlacement } from "./placement.ts";
 import type { WorkflowProviderBackoff, WorkflowProviderLimit, WorkflowQueue } from "./queue.ts";
 import type { WorkflowTool, WorkflowToolCounts } from "./step-types.ts";
 
@@ -88,6 +89,8 @@ export interface WorkflowAgentRequest {
 	 * `continueInterrupted`).
 	 */
 	continueInterrupted?: false;
+	/** What the child needs of the machine it runs on (`agent()` option `placement`); only the queue reads it. */
+	placement?: WorkflowPlacement;
 	/** Working directory of the run. */
 	cwd: string;
 }

@@ -1,0 +1,221 @@
+/**
+ * Children placed by what a worker has (issue 48 §2): a real redis-server, real `pi-workflows worker` processes with
+ * different labels, children on pi-ai's faux provider. 200 children with mixed required labels run only on workers
+ * with every label they need; a child needing a label no live worker has fails with `placement_unsatisfiable`
+ * after its wait and says so from the first report; a worker that appears with the label, or gains it in its labels
+ * file, takes a waiting child; `pi-workflows workers` lists the live workers.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GENERAL_PURPOSE_AGENT } from "../../src/agents/agent-types.ts";
+import { createQueueHost, type QueueHost } from "../../src/queue/host.ts";
+import { queuePlanner } from "../../src/queue/plan.ts";
+import type { WorkflowAgentChild, WorkflowAgentRequest } from "../../src/runtime/core/types.ts";
+import { runWorkflowScript } from "../../src/runtime/index.ts";
+import { type CliProcess, childStarts, spawnCli, startWorker, waitFor } from "../helpers/queue-workers.ts";
+import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
+import { hasBinary, startRedis, type TestRedis } from "../helpers/system-binary.ts";
+
+checkSandboxLeaks();
+
+const MIXED = `export const meta = { name: "mixed", description: "children with mixed required labels" };
+const sets = [[], ["gpu"], ["region=us"], ["gpu", "repo=acme"], ["region=eu"]];
+const answers = await parallel(Array.from({ length: args.n }, (_, i) => () =>
+	agent("task " + i + " needs " + (sets[i % 5].join("+") || "nothing"), { label: "t" + i, placement: { labels: sets[i % 5] } })));
+return answers.filter((answer) => typeof answer === "string" && answer.startsWith("child answered")).length;`;
+
+/** The three workers' labels. */
+const LABELS: Record<string, string> = { wa: "gpu,region=eu", wb: "region=us", wc: "gpu,repo=acme" };
+
+describe.skipIf(!hasBinary("redis-server"))("placement: children go to workers with the labels they need", () => {
+	let redis: TestRedis;
+	let project: string;
+	let log: string;
+	let env: NodeJS.ProcessEnv;
+	let host: QueueHost;
+	let labelsFile: string;
+	const workers = new Map<string, CliProcess>();
+
+	const planner = queuePlanner({
+		agentTypes: new Map([[GENERAL_PURPOSE_AGENT.name, GENERAL_PURPOSE_AGENT]]),
+		defaultModel: "faux/faux-1",
+	});
+	const request = (key: string, prompt: string, labels: string[], waitMs?: number): WorkflowAgentRequest => ({
+		key,
+		index: 7,
+		attempt: 1,
+		prompt,
+		agentType: "general-purpose",
+		label: key,
+		description: key,
+		cwd: project,
+		placement: { labels, ...(waitMs !== undefined ? { waitMs } : {}) },
+	});
+
+	beforeAll(async () => {
+		redis = await startRedis();
+		project = mkdtempSync(join(tmpdir(), "pwf-placement-"));
+		const agentDir = join(project, ".agent");
+		mkdirSync(agentDir);
+		log = join(project, "children.log");
+		labelsFile = join(project, "wb.labels");
+		env = { PI_CODING_AGENT_DIR: agentDir, PWF_QUEUE_LOG: log };
+		const started = await Promise.all(
+			Object.entries(LABELS).map(async ([name, labels]) => {
+				const worker = await startWorker({
+					redis: redis.url,
+					name,
+					cwd: project,
+					env,
+					concurrency: 4,
+					labels,
+					...(name === "wb" ? { labelsFile } : {}),
+				});
+				return [name, worker] as const;
+			}),
+		);
+		for (const [name, worker] of started) workers.set(name, worker);
+		host = createQueueHost({ redis: redis.url, pollMs: 500 });
+	}, 60_000);
+
+	afterAll(async () => {
+		await host?.close();
+		for (const worker of workers.values()) worker.child.kill("SIGKILL");
+		await Promise.all([...workers.values()].map((worker) => worker.exited));
+		await redis?.stop();
+		rmSync(project, { recursive: true, force: true });
+	});
+
+	it("200 children with mixed required labels over three workers: none runs on a worker without a label it needs", async () => {
+		const result = await runWorkflowScript(MIXED, {
+			agentRunner: host.runner({ runId: "wf-mixed", prepare: planner, cwd: project }),
+			args: { n: 200 },
+			concurrency: 24,
+		});
+		expect(result.status, result.error?.message).toBe("completed");
+		expect(result.value).toBe(200);
+		const byPid = new Map([...workers].map(([name, worker]) => [worker.pid, LABELS[name]?.split(",") ?? []]));
+		const ran = childStarts(log).filter(([, task]) => task.startsWith("task "));
+		// Each child ran once: a job a worker fetched while its slots were full waited for one, and kept its lock.
+		const seen = new Map<string, number[]>();
+		for (const [pid, task] of ran) seen.set(task, [...(seen.get(task) ?? []), pid]);
+		expect([...seen].filter(([, pids]) => pids.length > 1)).toEqual([]);
+		expect(ran).toHaveLength(200);
+		const misplaced = ran.filter(([pid, task]) => {
+			const needs = task.split(" needs ")[1] ?? "";
+			const has = byPid.get(pid);
+			return !has || (needs !== "nothing" && needs.split("+").some((label) => !has.includes(label)));
+		});
+		expect(misplaced).toEqual([]);
+		// Every worker took children: the ones needing nothing went anywhere, the others where they could.
+		const pids = new Set(ran.map(([pid]) => pid));
+		expect(pids).toEqual(new Set([...workers.values()].map((worker) => worker.pid)));
+	}, 120_000);
+
+	it("a child needing a label no live worker has says so at once and fails with placement_unsatisfiable after its wait", async () => {
+		const reports: WorkflowAgentChild[] = [];
+		const runner = host.runner({ runId: "wf-unplaceable", prepare: planner, cwd: project });
+		const result = await runner(request("tpu-child", "task tpu", ["tpu", "region=eu"], 1500), {
+			signal: new AbortController().signal,
+			reportChild: (child) => reports.push(child),
+		});
+		expect(reports[0]).toMatchObject({ status: "queued", activity: "waiting: no live worker has region=eu and tpu" });
+		expect(result).toMatchObject({ status: "failed", code: "placement_unsatisfiable" });
+		expect(result.error).toBe(
+			`\`tpu-child\` (#7) needs a worker with every one of the labels region=eu, tpu, and no live worker at ${redis.url} had them for its whole wait of 1.5 s (live workers: wa: gpu, region=eu; wb: region=us; wc: gpu, repo=acme). Start a worker with --labels region=eu,tpu, add the labels to a running worker's --labels-file, or change the call's \`placement\` (\`placement.waitMs\` says how long a child waits)`,
+		);
+		// Its job is gone: no worker that appears later runs a child whose call already failed.
+		expect(await host.queue.getJobCounts("waiting")).toMatchObject({ waiting: 0 });
+		expect(childStarts(log).filter(([, task]) => task === "task tpu")).toEqual([]);
+	}, 30_000);
+
+	it("a worker started later with the label takes a waiting child; a worker given the label in its file takes another", async () => {
+		const reports: WorkflowAgentChild[] = [];
+		const runner = host.runner({ runId: "wf-late", prepare: planner, cwd: project });
+		const context = {
+			signal: new AbortController().signal,
+			reportChild: (child: WorkflowAgentChild) => reports.push(child),
+		};
+		const late = runner(request("late-child", "task late", ["late"]), context);
+		await waitFor(() => reports.some((child) => child.activity === "waiting: no live worker has late"), "the wait");
+		const wd = await startWorker({ redis: redis.url, name: "wd", cwd: project, env, labels: "late" });
+		workers.set("wd", wd);
+		expect(await late).toMatchObject({ status: "completed", result: "child answered: task late" });
+		expect(childStarts(log).filter(([, task]) => task === "task late")).toEqual([[wd.pid, "task late"]]);
+
+		const cloned = runner(request("cloned-child", "task cloned", ["repo=other"]), context);
+		await waitFor(
+			() => reports.some((child) => child.activity === "waiting: no live worker has repo=other"),
+			"the wait",
+		);
+		writeFileSync(labelsFile, "# cloned just now\nrepo=other\n");
+		expect(await cloned).toMatchObject({ status: "completed", result: "child answered: task cloned" });
+		expect(childStarts(log).filter(([, task]) => task === "task cloned")).toEqual([
+			[workers.get("wb")?.pid, "task cloned"],
+		]);
+	}, 60_000);
+
+	it("a resumed host finds its waiting child's job in the label set's queue: one start when a worker gains the label", async () => {
+		const events: string[] = [];
+		const first = createQueueHost({ redis: redis.url, pollMs: 500 });
+		const reports: WorkflowAgentChild[] = [];
+		const waiting = first.runner({ runId: "wf-resumed", prepare: planner, cwd: project })(
+			request("resumed-child", "task resumed", ["gpu", "resumed"]),
+			{
+				signal: new AbortController().signal,
+				reportChild: (child) => reports.push(child),
+			},
+		);
+		await waitFor(
+			() => reports.some((child) => child.activity === "waiting: no live worker has gpu and resumed"),
+			"the wait",
+		);
+		// The host goes away (as a crashed one would, its job left in Redis); a new one resumes the run.
+		await first.close();
+		expect(await waiting).toMatchObject({ status: "failed", code: "queue_unreachable" });
+		const resumed = host.runner({
+			runId: "wf-resumed",
+			prepare: planner,
+			cwd: project,
+			onJob: (event) => events.push(event.how),
+		})(request("resumed-child", "task resumed", ["gpu", "resumed"]), {
+			signal: new AbortController().signal,
+			reportChild: () => {},
+		});
+		await waitFor(() => events.includes("found"), "the resumed host to find the job");
+		writeFileSync(labelsFile, "repo=other gpu resumed\n");
+		expect(await resumed).toMatchObject({ status: "completed", result: "child answered: task resumed" });
+		expect(events[0]).toBe("found");
+		expect(childStarts(log).filter(([, task]) => task === "task resumed")).toEqual([
+			[workers.get("wb")?.pid, "task resumed"],
+		]);
+	}, 60_000);
+
+	it("pi-workflows workers lists the live workers: labels, concurrency, running children, last heartbeat", async () => {
+		const listed = spawnCli(["workers", "--redis", redis.url, "--json"], { cwd: project, env });
+		expect(await listed.exited, listed.stderr()).toBe(0);
+		const rows = JSON.parse(listed.stdout()) as Array<{
+			name: string;
+			labels: string[];
+			concurrency: number;
+			running: number;
+			at: number;
+		}>;
+		expect(rows.map((row) => [row.name, row.labels, row.concurrency, row.running])).toEqual([
+			["wa", ["gpu", "region=eu"], 4, 0],
+			["wb", ["gpu", "region=us", "repo=other", "resumed"], 4, 0],
+			["wc", ["gpu", "repo=acme"], 4, 0],
+			["wd", ["late"], 2, 0],
+		]);
+		expect(rows.every((row) => typeof row.at === "number")).toBe(true);
+		const table = spawnCli(["workers", "--redis", redis.url], { cwd: project, env });
+		expect(await table.exited).toBe(0);
+		expect(table.stdout().split("\n").slice(0, 3)).toEqual([
+			`4 live workers at ${redis.url}`,
+			expect.stringMatching(/^WORKER +LABELS +RUNNING +LAST HEARTBEAT +HOST$/),
+			expect.stringMatching(/^wa +gpu,region=eu +0\/4 +\d+\.\d s ago +\S+:\d+$/),
+		]);
+	}, 30_000);
+});
