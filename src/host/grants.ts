@@ -1,6 +1,6 @@
 /**
- * Grants: what a saved workflow may do beyond the defaults (today: the `tool()` names it calls without being asked),
- * per workflow and bound to the sha256 of its script. Kept with the granted text, so a changed script (any byte) is
+ * Grants: what a saved workflow may do beyond the defaults (the `tool()` names it calls without being asked, and a
+ * dollar ceiling its runs may take as their cap without asking), per workflow and bound to the sha256 of its script. Kept with the granted text, so a changed script (any byte) is
  * asked about again with the diff against what was granted: project workflows in `.pi/workflows.grants.json`, the
  * others (user, installed, bundled) in `<agentDir>/workflows.grants.json`. Inline scripts have none, ever.
  */
@@ -9,6 +9,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from "node:pat
 import { errorMessage, WorkflowError } from "../errors.ts";
 import { unifiedDiff } from "../report/script-diff.ts";
 import { type ScriptTier, scriptSha256 } from "../runs/index.ts";
+import { usdText } from "../runtime/core/cost.ts";
 
 /** What one workflow was granted, and the text it was granted to. */
 export interface WorkflowGrant {
@@ -16,6 +17,8 @@ export interface WorkflowGrant {
 	sha256: string;
 	/** The `tool()` names it may call without asking. */
 	tools: string[];
+	/** The dollar ceiling: a run estimated over its cap but within this takes it as its cap without asking. */
+	maxCostUsd?: number;
 	/** The granted script's text: what a changed script is diffed against. */
 	script: string;
 	/** ISO time of the last grant. */
@@ -125,14 +128,32 @@ export class WorkflowGrants {
 		return this.tools().includes(tool);
 	}
 
+	/** The dollar ceiling granted to this very text by its grants file; undefined when none is. */
+	ceiling(): number | undefined {
+		const grant = this.stored();
+		return grant?.sha256 === this.sha256 ? grant.maxCostUsd : undefined;
+	}
+
 	/** Grants `tools` to this text: a grant of this text grows; one of another version is replaced (its tools asked again). */
 	grant(tools: readonly string[]): void {
+		this.#update((kept) => ({ tools: [...new Set([...(kept?.tools ?? []), ...tools])].sort() }));
+	}
+
+	/** Grants this text a dollar ceiling of `usd` (in place of an earlier one); another version's grant is replaced. */
+	grantCeiling(usd: number): void {
+		this.#update(() => ({ maxCostUsd: usd }));
+	}
+
+	/** Writes this text's grant as `change` makes it from the grant kept for this text (none for another version's). */
+	#update(change: (kept: WorkflowGrant | undefined) => Partial<WorkflowGrant>): void {
 		const grants = readGrants(this.file);
-		const kept = grants.workflows[this.key];
-		const before = kept?.sha256 === this.sha256 ? kept.tools : [];
+		const stored = grants.workflows[this.key];
+		const kept = stored?.sha256 === this.sha256 ? stored : undefined;
 		grants.workflows[this.key] = {
 			sha256: this.sha256,
-			tools: [...new Set([...before, ...tools])].sort(),
+			tools: kept?.tools ?? [],
+			...(kept?.maxCostUsd !== undefined ? { maxCostUsd: kept.maxCostUsd } : {}),
+			...change(kept),
 			script: this.#script,
 			grantedAt: new Date().toISOString(),
 		};
@@ -154,13 +175,18 @@ export class WorkflowGrants {
 		return `the ${this.tier} workflow ${this.key} (sha256 ${this.sha256.slice(0, 12)})`;
 	}
 
+	/** "It changed since sha256 … was granted (…):" and the diff, with a line break after; empty when it did not. */
+	changeNote(): string {
+		const changed = this.changedSince();
+		return changed
+			? `It changed since sha256 ${changed.sha256.slice(0, 12)} was granted (${grantedWhat(this.stored())}):\n${changed.diff}\n`
+			: "";
+	}
+
 	/** The question before `tool` runs: which workflow, which text, and what changed since an earlier grant. */
 	question(tool: string): GrantQuestion {
 		const call = `tool(${JSON.stringify(tool)})`;
-		const changed = this.changedSince();
-		const since = changed
-			? `It changed since sha256 ${changed.sha256.slice(0, 12)} was granted (${grantedTools(this.stored())}):\n${changed.diff}\n`
-			: "";
+		const since = this.changeNote();
 		return {
 			title: `Workflow ${basename(this.key)}: allow ${call}?`,
 			message: `${capital(this.describe())} calls ${call}, which no grant covers. ${since}Yes grants ${call} to this version (kept in ${this.file}): its later runs call it without asking, and any change to the file asks again. No refuses this call.`,
@@ -173,9 +199,11 @@ export function grantsFileOf(agentDir: string): string {
 	return join(agentDir, "workflows.grants.json");
 }
 
-function grantedTools(grant: WorkflowGrant | undefined): string {
+/** `tool("bash"), a ceiling of $2.00`: what a grant gave. */
+function grantedWhat(grant: WorkflowGrant | undefined): string {
 	const tools = grant?.tools.map((tool) => `tool(${JSON.stringify(tool)})`) ?? [];
-	return tools.length > 0 ? tools.join(", ") : "no tools";
+	const ceiling = grant?.maxCostUsd !== undefined ? [`a ceiling of ${usdText(grant.maxCostUsd)}`] : [];
+	return tools.length + ceiling.length > 0 ? [...tools, ...ceiling].join(", ") : "no tools";
 }
 
 function capital(text: string): string {
@@ -226,8 +254,14 @@ function readGrants(file: string): GrantsFile {
 			typeof grant.sha256 === "string" &&
 			typeof grant.script === "string" &&
 			Array.isArray(grant.tools) &&
-			grant.tools.every((tool) => typeof tool === "string");
-		if (!ok) throw grantsInvalid(file, `the grant of ${JSON.stringify(key)} needs sha256, script and tools`);
+			grant.tools.every((tool) => typeof tool === "string") &&
+			(grant.maxCostUsd === undefined || (typeof grant.maxCostUsd === "number" && grant.maxCostUsd > 0));
+		if (!ok) {
+			throw grantsInvalid(
+				file,
+				`the grant of ${JSON.stringify(key)} needs sha256, script and tools (and maxCostUsd, when given, a dollar amount above 0)`,
+			);
+		}
 	}
 	return { version: 1, workflows: workflows as Record<string, WorkflowGrant> };
 }

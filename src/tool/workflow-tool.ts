@@ -60,7 +60,7 @@ import { type WorkflowCheckDetails, workflowCheckResult } from "./check-result.t
 import { piCostCap } from "./cost-cap-question.ts";
 import { WORKFLOW_GUIDELINES, workflowToolDescription } from "./description.ts";
 import { dryRunOnly, type WorkflowDryRunDetails } from "./dry-run-result.ts";
-import { type EstimateFirst, estimateFirst } from "./estimate-first.ts";
+import { type EstimateFirst, estimateFirst, raisesGrantCeiling } from "./estimate-first.ts";
 import { sessionChildModel, tuiFanOutConfirm } from "./fan-out-question.ts";
 import { runProvenance, scriptProvenance, sessionRequest } from "./provenance.ts";
 import { renderWorkflowCall, renderWorkflowResult } from "./render.ts";
@@ -345,6 +345,8 @@ async function runDurably(
 		background,
 		notify,
 		...(before.planned ? { planned: before.planned } : {}),
+		...(before.capUsd !== undefined ? { capUsd: before.capUsd } : {}),
+		...(before.ceilingOf ? { ceilingOf: before.ceilingOf } : {}),
 	});
 	const { warnings } = hooks.types;
 	const blockingNote =
@@ -373,6 +375,11 @@ async function estimateNewRun(
 	const capUsd = params.maxCostUsd ?? hooks.defaults.maxCostUsd;
 	if (params.resume !== undefined || capUsd === undefined) return { note: "" };
 	const childModel = sessionChildModel(caller.ctx, hooks.defaults.childModel?.reference);
+	const grants = WorkflowGrants.of(start.source, {
+		cwd: caller.ctx.cwd,
+		agentDir: shared.agentDir,
+		projectTrusted: hooks.types.projectTrusted,
+	});
 	return estimateFirst({
 		ctx: caller.ctx,
 		source: start.source,
@@ -384,6 +391,7 @@ async function estimateNewRun(
 		...(caller.scriptTools ? { scriptTools: caller.scriptTools } : {}),
 		...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
 		...(caller.parentConversation ? { parentConversation: caller.parentConversation } : {}),
+		...(grants ? { grants } : {}),
 	});
 }
 
@@ -430,6 +438,10 @@ interface RunStart {
 	notify: ((message: WorkflowRunMessage) => void) | undefined;
 	/** The estimate made before the run, for the cap question's "about $Z more to finish". */
 	planned?: PlannedRunEstimate;
+	/** The run's cap when a granted dollar ceiling is it, in place of the one given. */
+	capUsd?: number;
+	/** The grants whose ceiling the person's cap raises in this run raise too. */
+	ceilingOf?: WorkflowGrants;
 }
 
 /** Starts the run with its questions, budget, fan-out confirmation, announcer and progress UI. */
@@ -437,7 +449,7 @@ function startRun(
 	shared: StarterShared,
 	params: WorkflowToolParams,
 	caller: WorkflowCaller,
-	{ start, hooks, background, notify, planned }: RunStart,
+	{ start, hooks, background, notify, planned, capUsd, ceilingOf }: RunStart,
 ): ToolRun {
 	const { ctx, onUpdate } = caller;
 	const { options, agentDir } = shared;
@@ -445,7 +457,7 @@ function startRun(
 	const { durable, source: script } = start;
 	const { args } = script;
 	// The cap is the run's: a resume that names none keeps the record's and counts what earlier sessions spent.
-	const budget = recordedCostBudget(durable, params.maxCostUsd, defaults.maxCostUsd);
+	const budget = recordedCostBudget(durable, capUsd ?? params.maxCostUsd, defaults.maxCostUsd);
 	// Only a person at pi's TUI is asked; print, JSON and RPC runs go ahead as asked.
 	const defaultModel = sessionChildModel(ctx, defaults.childModel?.reference);
 	const confirmFanOut = tuiFanOutConfirm(ctx, () => ({
@@ -464,7 +476,8 @@ function startRun(
 		// The caller's: a run a person started from a command tells them, without a model turn.
 		...(notify ? { notify } : {}),
 	});
-	const onCostCap = piCostCap(ctx, background, ask);
+	const asked = piCostCap(ctx, background, ask);
+	const onCostCap = asked && ceilingOf ? raisesGrantCeiling(ceilingOf, asked) : asked;
 	const run = startToolRun({
 		source: script.script,
 		options: {

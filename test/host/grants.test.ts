@@ -80,7 +80,7 @@ describe("WorkflowGrants", () => {
 		expect(() => grants?.allows("bash")).toThrowError(
 			expect.objectContaining({
 				code: "grants_invalid",
-				message: `The workflow grants file ${file} cannot be used: the grant of ".pi/workflows/w.js" needs sha256, script and tools. Fix it, or delete it: each saved workflow then asks again before its first tool() call`,
+				message: `The workflow grants file ${file} cannot be used: the grant of ".pi/workflows/w.js" needs sha256, script and tools (and maxCostUsd, when given, a dollar amount above 0). Fix it, or delete it: each saved workflow then asks again before its first tool() call`,
 			}),
 		);
 	});
