@@ -56,6 +56,9 @@ const RUN_OPTIONS = `Options:
   --allow-tools <names>    pi built-ins the script's tool() may call, e.g. bash,read (bash, read, grep, find,
                            ls, edit, write); none by default: there is no permission prompt here. For a saved
                            workflow it grants them to this version of its script (.pi/workflows.grants.json)
+  --grant                  with --max-cost, for a saved workflow: grants that cap to this version of its script
+                           as its dollar ceiling: its runs in pi estimated over their cap but within it take it
+                           as their cap without asking, until a byte of the file changes
   --redis <url>            send the children to workers (pi-workflows worker) through the Redis queue at <url>
                            (redis://[user:password@]host:6379, rediss:// for TLS) instead of running them here
   --redis-unreachable-ms <ms>  how long that Redis may stay unreachable before the waiting children fail

@@ -14,6 +14,7 @@ import type { WorkflowMeta } from "../runtime/core/types.ts";
 import { validateArgs } from "../runtime/meta/read.ts";
 import { prepareWorkflow } from "../runtime/run/script-check.ts";
 import { dollarsFlag, type FlagSpec, flagValue, integerFlag, type ParsedArgs, parseArgs, usageError } from "./args.ts";
+import { checkCeilingGrant, grantCliCeiling } from "./ceiling.ts";
 import type { CliContext } from "./context.ts";
 import { dryRun, warnOverCap } from "./dry-run.ts";
 import { execute, type RunFlags } from "./execute.ts";
@@ -33,6 +34,7 @@ const RUN_FLAGS: readonly FlagSpec[] = [
 	{ name: "extension", short: "e", value: true, repeat: true },
 	{ name: "json" },
 	{ name: "allow-tools", value: true, repeat: true },
+	{ name: "grant" },
 	{ name: "model-tiers", value: true },
 	{ name: "redis", value: true },
 	{ name: "redis-unreachable-ms", value: true },
@@ -72,6 +74,8 @@ export async function runCommand(argv: readonly string[], ctx: CliContext): Prom
 		);
 	}
 	if (answers !== undefined) throw usageError("--answers answers a dry run's questions: give it with --dry-run");
+	const grantCeiling = args.flags.has("grant");
+	if (grantCeiling) checkCeilingGrant({ script: script.source, ...script }, flags.maxCostUsd);
 	const start = await startDurableRun({
 		cwd: ctx.cwd,
 		runsRoot: runsRoot(ctx),
@@ -79,7 +83,7 @@ export async function runCommand(argv: readonly string[], ctx: CliContext): Prom
 		...(givenArgs !== undefined ? { args: readArgs(givenArgs, ctx.cwd) } : {}),
 	});
 	const provenance = { script: cliScript(target, script.filename), person: cliPerson("run", argv, ctx) };
-	return runStarted(start, framed(flags, provenance), ctx, true);
+	return runStarted(start, framed(flags, provenance), ctx, { estimateFirst: true, grantCeiling });
 }
 
 export async function resumeCommand(argv: readonly string[], ctx: CliContext): Promise<number> {
@@ -94,6 +98,11 @@ export async function resumeCommand(argv: readonly string[], ctx: CliContext): P
 	if (args.flags.has("dry-run") || args.flags.has("answers")) {
 		throw usageError(
 			"`resume` has no --dry-run: a dry run is of a script, not of a run. Try the script: pi-workflows run <file> --dry-run",
+		);
+	}
+	if (args.flags.has("grant")) {
+		throw usageError(
+			"--grant grants a ceiling to a workflow's text, not to a run: give it to `pi-workflows run <name>`",
 		);
 	}
 	const flags = runFlags(args);
@@ -129,13 +138,14 @@ function runsRoot(ctx: CliContext): string {
 /**
  * Checks the script as the run would, loads pi, and runs; a run that never started lets go of its record. A new run
  * with `--max-cost` is estimated first (`estimateFirst`), and warned about when over its cap. A resume is not: its
- * dry run would count again the calls the run already made.
+ * dry run would count again the calls the run already made. `grantCeiling` (`--grant`): `--max-cost` is granted to
+ * the saved workflow's text as its dollar ceiling.
  */
 async function runStarted(
 	start: DurableStart,
 	flags: RunFlags,
 	ctx: CliContext,
-	estimateFirst = false,
+	{ estimateFirst = false, grantCeiling = false } = {},
 ): Promise<number> {
 	try {
 		await checkBeforeStart(start.source);
@@ -149,10 +159,14 @@ async function runStarted(
 						ctx,
 					)
 				: undefined;
-		// A saved workflow's tools follow its grants (bound to its text); --allow-tools grants them to this text.
-		const pi = await setUp(flags, ctx, start.runner, (projectTrusted) =>
-			grantedCliTools(start.source, flags.allowTools, { ...ctx, projectTrusted }),
-		);
+		// A saved workflow's tools follow its grants (bound to its text); --allow-tools grants them to this text, and
+		// --grant the cap. Granted here, where pi's trust in the project (whose grants file it is) is known.
+		const pi = await setUp(flags, ctx, start.runner, (projectTrusted) => {
+			if (grantCeiling && maxCostUsd !== undefined) {
+				grantCliCeiling(start.source, maxCostUsd, { ...ctx, projectTrusted });
+			}
+			return grantedCliTools(start.source, flags.allowTools, { ...ctx, projectTrusted });
+		});
 		try {
 			return await execute(start, flags, pi, ctx, planned);
 		} finally {

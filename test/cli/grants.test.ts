@@ -97,4 +97,31 @@ Grant this version with --allow-tools bash
 		expect(report.code, report.stderr).toBe(0);
 		expect(report.stdout.split("\n")).toContain(line);
 	}, 120_000);
+
+	it("--max-cost with --grant grants that cap as the ceiling of this version; a file outside the saved folders is refused", async () => {
+		const granted = await cli(["run", "gate", ...PI, "--allow-tools", "bash", "--max-cost", "2", "--grant"]);
+		expect(granted.code, granted.stderr).toBe(0);
+		expect(granted.stderr).toContain(
+			`Note: granted the project workflow .pi/workflows/gate.js (sha256 ${sha256Of(gateWorkflow("gate-ran")).slice(0, 12)}) a dollar ceiling of $2.00: its runs in pi estimated over their cap but within it take it as their cap without asking, until the file changes\n`,
+		);
+		const grants = JSON.parse(readFileSync(join(cwd, ".pi", "workflows.grants.json"), "utf8"));
+		expect(grants.workflows[".pi/workflows/gate.js"]).toMatchObject({
+			sha256: sha256Of(gateWorkflow("gate-ran")),
+			tools: ["bash"],
+			maxCostUsd: 2,
+		});
+
+		const noCap = await cli(["run", "gate", ...PI, "--grant"]);
+		expect(noCap.code).toBe(2);
+		expect(noCap.stderr).toContain(
+			"--grant grants the run's --max-cost as the workflow's dollar ceiling: give --max-cost too, like --max-cost 2 --grant",
+		);
+		writeFileSync(join(cwd, "copy.js"), gateWorkflow("gate-ran"));
+		const copy = await cli(["run", "copy.js", ...PI, "--max-cost", "2", "--grant"]);
+		expect(copy.code).toBe(2);
+		expect(copy.stderr).toContain(
+			`--grant grants to a saved workflow (in .pi/workflows or ~/.pi/agent/workflows, or installed): ${join(cwd, "copy.js")} is outside them, and nothing is granted to it`,
+		);
+		expect(JSON.parse(readFileSync(join(cwd, ".pi", "workflows.grants.json"), "utf8"))).toEqual(grants);
+	}, 120_000);
 });
