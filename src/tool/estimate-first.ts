@@ -73,15 +73,15 @@ export async function estimateFirst(input: EstimateFirstInput): Promise<Estimate
 		},
 	);
 	const { planned } = found;
-	if (!planned?.overCap) {
+	const note = found.note ? `\nNote: ${found.note}.` : "";
+	// No estimate, nothing known to fit a ceiling: the cap given holds.
+	if (!planned) return { note };
+	if (!planned.overCap) {
 		const under =
 			raised && grants ? `\nNote: capped at ${usdText(capUsd)}, the ceiling granted to ${grants.describe()}.` : "";
-		return {
-			...(planned ? { planned } : {}),
-			note: (found.note ? `\nNote: ${found.note}.` : "") + under,
-			...granted,
-		};
+		return { planned, note: note + under, ...granted };
 	}
+	const warning = `\nWarning: before it started, ${planned.overCap} (${planned.text.split("\n").at(-1)}). It stops at the cap.`;
 	if (ctx.hasUI) {
 		const start = await visibleUi(ctx.ui).confirm(
 			`Workflow: ${planned.overCap}`,
@@ -89,7 +89,7 @@ export async function estimateFirst(input: EstimateFirstInput): Promise<Estimate
 		);
 		if (start && grants) {
 			grants.grantCeiling(capUsd);
-			return { planned, note: "", capUsd, ceilingOf: grants };
+			return { planned, note: warning, capUsd, ceilingOf: grants };
 		}
 		if (!start) {
 			throw new WorkflowError(
@@ -98,11 +98,7 @@ export async function estimateFirst(input: EstimateFirstInput): Promise<Estimate
 			);
 		}
 	}
-	return {
-		planned,
-		note: `\nWarning: before it started, ${planned.overCap} (${planned.text.split("\n").at(-1)}). It stops at the cap.`,
-		...granted,
-	};
+	return { planned, note: warning, ...granted };
 }
 
 /** What a yes grants a saved workflow, after what changed since an earlier version was granted. */
