@@ -222,6 +222,9 @@ export interface ToolRef {
 	path?: string;
 	/** Its `command` parameter, cut to 500 characters, when it has one. */
 	command?: string;
+	/** Where the script called it, in the author's file (1-based), when the stack says. */
+	line?: number;
+	column?: number;
 	phase?: string;
 	workflow?: string;
 }

@@ -103,9 +103,18 @@ export interface WorkflowDryRunPlan {
 	/**
 	 * The first `bash` step that was fenced (not run): what it would have printed is unknown, so every count made
 	 * after it is a floor. `callsBefore`: agent calls queued before it, which are exact; `phases`: the phases active at
-	 * it or started after it, whose counts are floors.
+	 * it or started after it, whose counts are floors; `line`/`column`: where the script calls it (its file's, or the
+	 * nested `workflow`'s).
 	 */
-	fencedBash?: { index: number; label: string; callsBefore: number; phases: string[] };
+	fencedBash?: {
+		index: number;
+		label: string;
+		callsBefore: number;
+		phases: string[];
+		line?: number;
+		column?: number;
+		workflow?: string;
+	};
 	/**
 	 * When the stand-ins were drawn more than once (calls with a schema): how many draws, the range each count spans
 	 * over them (in all, and agent calls per phase), and the declared phases (`meta.phases`) no draw reached.
@@ -256,7 +265,16 @@ export class DryPlanRecorder {
 		this.#tools.set(event.index, step);
 		if (event.type === "tool_finished" && event.name === "bash" && !step.ran && this.#fencedBash === undefined) {
 			const phase = event.phase ?? this.#phase ?? NO_PHASE;
-			this.#fencedBash = { index: event.index, label: event.label, callsBefore: this.#calls.size, phases: [phase] };
+			this.#fencedBash = {
+				index: event.index,
+				label: event.label,
+				callsBefore: this.#calls.size,
+				phases: [phase],
+				...(event.line !== undefined && event.column !== undefined
+					? { line: event.line, column: event.column }
+					: {}),
+				...(event.workflow ? { workflow: event.workflow } : {}),
+			};
 		}
 	}
 
