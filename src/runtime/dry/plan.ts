@@ -23,7 +23,10 @@ export interface WorkflowDryCall {
 	agentType: string;
 	/** The model it names (agent file, call, tier, `meta.model`, or the host's default); absent: pi's default. */
 	model?: string;
-	/** Agents in flight together with this one (a `parallel()`/`pipeline()` burst), when more than one. */
+	/**
+	 * How wide the fan-out it is part of is, when more than one: the width of the `parallel()`/`pipeline()` that made it
+	 * (the functions or items it was given), else (calls joined with `Promise.all`) how many calls were queued together.
+	 */
 	fanOut?: number;
 	/** The call asked for a structured answer. */
 	schema?: boolean;
@@ -156,8 +159,8 @@ export class DryPlanRecorder {
 	readonly #fanOuts: { phase: string; width: number }[] = [];
 	/** Phases only `agent(…, { phase })` named, never `phase()`. */
 	readonly #callNamed = new Set<string>();
-	/** Calls queued since the last one ended: one burst of a fan-out. */
-	#burst: WorkflowDryCall[] = [];
+	/** Calls queued since the last one ended, and whether a `parallel()`/`pipeline()` gave each its width. */
+	#burst: { call: WorkflowDryCall; structural: boolean }[] = [];
 	/**
 	 * The last `parallel()`/`pipeline()` and how many of its calls have yet to queue: those calls take its width, which
 	 * the structure says, where a burst may be cut short by an answer that came between two of its calls.
@@ -238,13 +241,15 @@ export class DryPlanRecorder {
 		};
 		if (event.continues) call.carried = (this.#calls.get(event.continues.index)?.carried ?? 0) + 1;
 		this.#calls.set(event.index, call);
-		if (this.#fan && this.#fan.left > 0) {
+		const structural = this.#fan !== undefined && this.#fan.left > 0;
+		if (this.#fan && structural) {
 			call.fanOut = this.#fan.width;
 			this.#fan.left--;
 		}
-		this.#burst.push(call);
+		this.#burst.push({ call, structural });
+		// A call no `parallel()`/`pipeline()` made (`Promise.all` of agent() calls) is as wide as the calls queued with it.
 		if (this.#burst.length > 1) {
-			for (const member of this.#burst) member.fanOut = Math.max(member.fanOut ?? 0, this.#burst.length);
+			for (const member of this.#burst) if (!member.structural) member.call.fanOut = this.#burst.length;
 		}
 	}
 

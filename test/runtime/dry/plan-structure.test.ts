@@ -34,6 +34,26 @@ return await parallel([0, 1, 2, 3].map((i) => async () => {
 		expect(plan.phases.map((p) => [p.name, p.widestFanOut])).toEqual([["review", 4]]);
 	});
 
+	it("keeps a parallel()'s width for its calls when other calls are queued beside it; Promise.all of agent() calls counts them", async () => {
+		// Queued together: two calls of a parallel() of 2 and a third beside it. The parallel's calls are 2 wide (its
+		// structure); the lone call has no parallel() and takes the count queued with it.
+		const script = `
+export const meta = { name: "beside", description: "a parallel() and a call beside it" };
+const [pair, lone] = await Promise.all([
+	parallel([() => agent("a", { label: "a" }), () => agent("b", { label: "b" })]),
+	agent("c", { label: "c" }),
+]);
+return [pair.length, typeof lone];
+`;
+		const { plan } = await dryRunWorkflowScript(script, {});
+		expect(plan.status).toBe("completed");
+		expect(plan.calls.map((call) => [call.label, call.fanOut])).toEqual([
+			["a", 2],
+			["b", 2],
+			["c", 3],
+		]);
+	});
+
 	it("lists the phases calls name and counts a pipeline's width in them", async () => {
 		const script = `
 export const meta = { name: "migrate", description: "analyse then change each file" };
