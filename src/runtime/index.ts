@@ -83,6 +83,7 @@ export type {
 export { DRY_CHILD_PREFIX, dryAgentResult } from "./dry/answer.ts";
 export {
 	DEFAULT_MODEL,
+	type WorkflowDryBranch,
 	type WorkflowDryCall,
 	type WorkflowDryPhase,
 	type WorkflowDryQuestion,

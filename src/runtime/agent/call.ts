@@ -256,6 +256,7 @@ async function admit(
 			type: "agent_queued",
 			...ref,
 			promptPreview: shorten(plan.prompt, PREVIEW_CHARS),
+			...(plan.site ?? {}),
 			hasSchema: schema !== undefined,
 			...(plan.options.model ? { model: plan.options.model } : {}),
 		});

@@ -85,6 +85,9 @@ export interface AgentQueuedEvent extends EventBase, WorkflowAgentCallRef {
 	type: "agent_queued";
 	/** First characters of the prompt. */
 	promptPreview: string;
+	/** Where the script called it, in its file (1-based), when the stack says. */
+	line?: number;
+	column?: number;
 	model?: string;
 	hasSchema: boolean;
 }

@@ -81,8 +81,15 @@ function drawsText(draws: NonNullable<WorkflowDryRunPlan["draws"]>): string[] {
 	}
 	if (draws.unreached.length > 0) {
 		lines.push(
-			`No draw reached the declared ${draws.unreached.length === 1 ? "phase" : "phases"} ${draws.unreached.join(", ")}`,
+			`No draw reached the ${draws.unreached.length === 1 ? "phase" : "phases"} ${draws.unreached.join(", ")}`,
 		);
+	}
+	if (draws.branches.length > 0) {
+		const named = draws.branches.map(
+			(b) =>
+				`the ${b.kind === "case" ? "`case`" : `\`${b.kind}\` branch`} at ${b.line}:${b.column} (${plural(b.agentCalls, "agent() call")})`,
+		);
+		lines.push(`No draw reached ${named.join(", ")}: what they cost is not in this plan`);
 	}
 	return lines;
 }

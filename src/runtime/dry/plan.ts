@@ -38,6 +38,9 @@ export interface WorkflowDryCall {
 	workflow?: string;
 	/** A continued call (`resume`): how many calls of its chain came before it, whose conversation it carries. */
 	carried?: number;
+	/** Where the script (or the nested `workflow`'s file) calls it, 1-based: its `(`. */
+	line?: number;
+	column?: number;
 }
 
 /** One `tool()` step: run for real (a read-only tool, or one lent on purpose) or fenced (a placeholder answered). */
@@ -58,6 +61,17 @@ export interface WorkflowDryQuestion {
 	phase?: string;
 	answer?: string;
 	source?: DryAnswerSource;
+}
+
+/** A branch of the script with agent() calls that no draw of the stand-ins reached. */
+export interface WorkflowDryBranch {
+	/** `if`: an `if`'s consequent; `else`: its alternate; `case`: one `case` (or `default`) of a `switch`. */
+	kind: "if" | "else" | "case";
+	/** Where it starts in the script (its block's `{`, or the `case`), 1-based. */
+	line: number;
+	column: number;
+	/** The agent() calls written in it. */
+	agentCalls: number;
 }
 
 /** One phase, in the order the run started them. */
@@ -120,7 +134,10 @@ export interface WorkflowDryRunPlan {
 	};
 	/**
 	 * When the stand-ins were drawn more than once (calls with a schema): how many draws, the range each count spans
-	 * over them (in all, and agent calls per phase), and the declared phases (`meta.phases`) no draw reached.
+	 * over them (in all, and agent calls per phase), the phases the script declares (`meta.phases`) or names as a
+	 * literal (`phase("x")`, `agent(…, { phase: "x" })`) that no draw reached, and the `if`/`else`/`case` branches
+	 * holding agent() calls none of which any draw made (the outermost such branch; where it starts, and how many
+	 * calls are written in it).
 	 */
 	draws?: {
 		count: number;
@@ -128,6 +145,7 @@ export interface WorkflowDryRunPlan {
 		widestFanOut: { low: number; high: number };
 		phases: Record<string, { low: number; high: number }>;
 		unreached: string[];
+		branches: WorkflowDryBranch[];
 	};
 	/** Tokens of the session's conversation each forked call (`forks`) reads first; absent when none forks. */
 	forkTokens?: number;
@@ -238,6 +256,7 @@ export class DryPlanRecorder {
 			agentType: event.agentType,
 			...(event.hasSchema ? { schema: true } : {}),
 			...(event.workflow ? { workflow: event.workflow } : {}),
+			...(event.line !== undefined && event.column !== undefined ? { line: event.line, column: event.column } : {}),
 		};
 		if (event.continues) call.carried = (this.#calls.get(event.continues.index)?.carried ?? 0) + 1;
 		this.#calls.set(event.index, call);

@@ -24,6 +24,7 @@ import { sampleFromSchema } from "../dry/sample.ts";
 import { sandboxedBash as bashInSandbox, findBashSandbox } from "../dry/sandboxed-bash.ts";
 import { createDryAsk, createDryRunner, type DryAnswers, type DryRunnerCall, dryTools } from "../dry/stand-ins.ts";
 import { argsRead } from "../meta/args-read.ts";
+import { type AgentBranch, scriptPaths, unreachedBranches } from "../meta/branches.ts";
 import { parseWorkflowSource } from "../meta/read.ts";
 import { runWorkflowScript } from "./run.ts";
 
@@ -90,7 +91,9 @@ export async function dryRunWorkflowScript(
 	const { onProgress: _first, ...quiet } = options;
 	const plans = [first.plan];
 	for (const draw of MORE_DRAWS) plans.push((await dryRunOnce(source, quiet, draw, steps)).plan);
-	first.plan.draws = drawsOf(plans, first.result.meta?.phases?.map((phase) => phase.title) ?? []);
+	const paths = scriptPaths(source, options.filename);
+	const declared = first.result.meta?.phases?.map((phase) => phase.title) ?? [];
+	first.plan.draws = drawsOf(plans, [...new Set([...declared, ...(paths?.phases ?? [])])], paths?.branches ?? []);
 	return first;
 }
 
@@ -111,10 +114,11 @@ function onceAcrossDraws(
 	};
 }
 
-/** The counts each draw gave, as ranges, and the declared phases no draw reached. */
+/** The counts each draw gave, as ranges, and the phases (declared or named) and branches no draw reached. */
 function drawsOf(
 	plans: readonly WorkflowDryRunPlan[],
-	declared: readonly string[],
+	named: readonly string[],
+	branches: readonly AgentBranch[],
 ): NonNullable<WorkflowDryRunPlan["draws"]> {
 	const span = (values: number[]) => ({ low: Math.min(...values), high: Math.max(...values) });
 	const names = [...new Set(plans.flatMap((plan) => plan.phases.map((phase) => phase.name)))];
@@ -130,8 +134,20 @@ function drawsOf(
 		agentCalls: span(plans.map((plan) => plan.totals.agentCalls)),
 		widestFanOut: span(plans.map((plan) => plan.totals.widestFanOut)),
 		phases,
-		unreached: declared.filter((name) => !reached(name)),
+		unreached: named.filter((name) => !reached(name)),
+		branches: unreachedBranches(branches, sitesOf(plans)).map(({ kind, line, column, calls }) => ({
+			kind,
+			line,
+			column,
+			agentCalls: calls.length,
+		})),
 	};
+}
+
+/** Where the top-level script made its agent calls, over every draw ("line:column"; nested workflows' are elsewhere). */
+function sitesOf(plans: readonly WorkflowDryRunPlan[]): Set<string> {
+	const calls = plans.flatMap((plan) => plan.calls).filter((call) => call.workflow === undefined);
+	return new Set(calls.map((call) => `${call.line}:${call.column}`));
 }
 
 /** One dry run of `source` on one draw of the stand-ins. */

@@ -162,6 +162,39 @@ return verdict;
 		expect(plan.draws?.agentCalls).toEqual({ low: 1, high: 2 });
 		expect(plan.draws?.phases.escalate).toEqual({ low: 0, high: 1 });
 		expect(plan.draws?.unreached).toEqual(["celebrate"]);
-		expect(dryRunPlanText(plan)).toContain("No draw reached the declared phase celebrate");
+		expect(dryRunPlanText(plan)).toContain("No draw reached the phase celebrate");
+	});
+
+	it("names the phases the script names and the if/else/case branches with agent() calls that no draw reached", async () => {
+		const script = `export const meta = { name: "branchy", description: "goes down one path" };
+const VERDICT = { type: "object", properties: { verdict: { type: "string", enum: ["fix", "skip"] } }, required: ["verdict"] };
+const { verdict } = await agent("triage it", { label: "triage", schema: VERDICT });
+if (verdict === "never") {
+	phase("escalate");
+	await agent("tell the boss", { label: "boss" });
+} else {
+	await agent("fix it", { label: "fix" });
+}
+switch (verdict) {
+	case "gone":
+		await agent("celebrate", { label: "party", phase: "party" });
+		break;
+	default:
+		break;
+}
+return verdict;
+`;
+		const { plan } = await dryRunWorkflowScript(script, {});
+		expect(plan.draws?.count).toBe(3);
+		expect(plan.draws?.unreached).toEqual(["escalate", "party"]);
+		expect(plan.draws?.branches).toEqual([
+			{ kind: "if", line: 4, column: 26, agentCalls: 1 },
+			{ kind: "case", line: 11, column: 2, agentCalls: 1 },
+		]);
+		const text = dryRunPlanText(plan);
+		expect(text).toContain("No draw reached the phases escalate, party");
+		expect(text).toContain(
+			"No draw reached the `if` branch at 4:26 (1 agent() call), the `case` at 11:2 (1 agent() call): what they cost is not in this plan",
+		);
 	});
 });
