@@ -23,7 +23,7 @@ import { DryPlanRecorder, type WorkflowDryRunPlan } from "../dry/plan.ts";
 import { sampleFromSchema } from "../dry/sample.ts";
 import { sandboxedBash as bashInSandbox, findBashSandbox } from "../dry/sandboxed-bash.ts";
 import { createDryAsk, createDryRunner, type DryAnswers, type DryRunnerCall, dryTools } from "../dry/stand-ins.ts";
-import { argsRead } from "../meta/args-read.ts";
+import { argsRead, argsWithFallback } from "../meta/args-read.ts";
 import { type AgentBranch, scriptPaths, unreachedBranches } from "../meta/branches.ts";
 import { parseWorkflowSource } from "../meta/read.ts";
 import { runWorkflowScript } from "./run.ts";
@@ -273,18 +273,33 @@ function answersIn(question: WorkflowQuestion, calls: readonly DryRunnerCall[]):
 }
 
 /**
- * A value the script's `meta.args` schema accepts, with each top-level property's `default` where it has one (a
- * script reads `args.x ?? default` and a sample would stand in for a real default); undefined when the script has no
- * args schema or cannot be read.
+ * A value the script's `meta.args` schema accepts that keeps the script's own defaults: each property's `default`
+ * where it has one, at any depth, and no made-up value for an optional property the script reads with a fallback
+ * (`args.x ?? 2`, `const { x = 2 } = args`), so its 2 stands as in a real run without it. Undefined when the script
+ * has no args schema or cannot be read.
  */
 function sampledArgs(source: string, filename: string | undefined): JsonValue | undefined {
 	const schema = metaArgs(source, filename);
 	if (!schema) return undefined;
-	const value = sampleFromSchema(schema, { index: 0 });
-	const properties = schema.properties;
-	if (value === null || typeof value !== "object" || Array.isArray(value) || !isObject(properties)) return value;
-	for (const [name, property] of Object.entries(properties)) {
-		if (isObject(property) && property.default !== undefined) value[name] = property.default;
+	const value = withDefaults(schema, sampleFromSchema(schema, { index: 0 }));
+	if (!isObject(value)) return value;
+	const required = Array.isArray(schema.required) ? schema.required : [];
+	const properties = isObject(schema.properties) ? schema.properties : {};
+	for (const name of argsWithFallback(source, filename)) {
+		const property = properties[name];
+		if (required.includes(name) || (isObject(property) && property.default !== undefined)) continue;
+		delete value[name];
+	}
+	return value;
+}
+
+/** `value` with each property of `schema` that has a `default` taking it, in nested objects too. */
+function withDefaults(schema: JsonSchema | JsonValue, value: JsonValue): JsonValue {
+	if (!isObject(schema) || !isObject(value) || !isObject(schema.properties)) return value;
+	for (const [name, property] of Object.entries(schema.properties)) {
+		if (!isObject(property)) continue;
+		if (property.default !== undefined) value[name] = property.default;
+		else if (Object.hasOwn(value, name)) value[name] = withDefaults(property, value[name] as JsonValue);
 	}
 	return value;
 }
