@@ -261,6 +261,7 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 					...(defaults.maxCostUsd !== undefined ? { capUsd: defaults.maxCostUsd } : {}),
 					...(caller.scriptTools ? { scriptTools: caller.scriptTools } : {}),
 					...(childModel ? { childModel } : {}),
+					...(defaults.modelTiers ? { modelTiers: defaults.modelTiers } : {}),
 					...(caller.parentConversation ? { parentConversation: caller.parentConversation } : {}),
 				});
 			}
@@ -365,6 +366,7 @@ async function estimateNewRun(
 		types: hooks.types.types,
 		...(childModel ? { childModel } : {}),
 		...(caller.scriptTools ? { scriptTools: caller.scriptTools } : {}),
+		...(hooks.defaults.modelTiers ? { modelTiers: hooks.defaults.modelTiers } : {}),
 		...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
 		...(caller.parentConversation ? { parentConversation: caller.parentConversation } : {}),
 	});
