@@ -8,6 +8,7 @@ export {
 	labelSlug,
 	listConversations,
 	readConversationLines,
+	readKeptConversation,
 } from "./conversations.ts";
 export {
 	DEFAULT_EVENT_LOG_BYTES,

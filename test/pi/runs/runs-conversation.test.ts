@@ -4,7 +4,7 @@
  * draws a session), as text elsewhere, and `/workflows conversation <runId> [#child]` in any mode. The run is real:
  * children are pi sessions on the faux provider, one of them reading a file with pi's `read` tool.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Message } from "@earendil-works/pi-ai";
@@ -17,6 +17,7 @@ import {
 	TUI_KEYBINDINGS,
 } from "@earendil-works/pi-tui";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { childConversations } from "../../../src/host/child-conversations.ts";
 import { DurableRun } from "../../../src/host/durable-run.ts";
 import { RunRegistry } from "../../../src/host/registry.ts";
 import { createWorkflowsCommand } from "../../../src/pi/commands/workflows-command.ts";
@@ -202,5 +203,34 @@ describe("/workflows → a run → a child's conversation", () => {
 		expect(at.shown[3]).toBe(
 			`/workflows: Run ${id} kept no conversation for \`#7\`. Kept: #0 read notes, #1 the plan`,
 		);
+	});
+
+	it("a conversation file that is now a link is listed as refused and never read through it", async () => {
+		const id = await finishedRun();
+		const { dir } = await store.open(id);
+		const outside = join(root, "elsewhere.jsonl");
+		writeFileSync(
+			outside,
+			'{"type":"session","version":3,"id":"x","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}\n{"type":"message","id":"m","parentId":null,"message":{"role":"user","content":"SECRET","timestamp":1}}\n',
+		);
+		const file = join(dir, "children", "000-read-notes-1.jsonl");
+		renameSync(file, `${file}.kept`);
+		symlinkSync(outside, file);
+		// What `pi-workflows runs <id>` and /workflows list: the link is named, not followed.
+		const listed = await childConversations(await store.open(id));
+		expect(listed.map((c) => [c.index, c.refused])).toEqual([
+			[0, `is now a link (to ${outside})`],
+			[1, undefined],
+		]);
+		const at = person("print", () => undefined);
+		await command().handler(`conversation ${id}`, at.ctx);
+		expect(at.shown[0]).toContain(
+			`#0 read notes · completed · faux/faux-1 · first run · refused: is now a link (to ${outside})`,
+		);
+		await command().handler(`conversation ${id} #0`, at.ctx);
+		expect(at.shown[1]).toBe(
+			`/workflows: The conversation ${file} is now a link (to ${outside}): a run's conversations are read only from its own folder, never through a link or from a FIFO. Remove what stands there and put the run's file back, or open the file it points to yourself`,
+		);
+		expect(at.shown.join("\n")).not.toContain("SECRET");
 	});
 });
