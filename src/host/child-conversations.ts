@@ -4,6 +4,7 @@
  * ended) when the run has one, by its file name otherwise.
  */
 import { join } from "node:path";
+import { callNumber } from "../errors.ts";
 import type { EventLogLine, RunRecord } from "../runs/index.ts";
 
 /** One conversation file of a run, with what the event log says of it. */
@@ -72,7 +73,7 @@ export async function childConversations(record: RunRecord): Promise<ChildConver
  */
 export function conversationLabel(conversation: ChildConversation): string {
 	const nth = conversation.n > 1 ? ` (session ${conversation.n})` : "";
-	const parts = [`#${conversation.index} ${conversation.label}${nth}`];
+	const parts = [`${callNumber(conversation.index)} ${conversation.label}${nth}`];
 	if (conversation.outcome) parts.push(conversation.outcome);
 	if (conversation.model) parts.push(conversation.model);
 	if (conversation.session !== undefined) {
