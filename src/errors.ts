@@ -342,3 +342,15 @@ export function toWorkflowError(error: unknown, fallback: WorkflowErrorCode = "i
 	if (error instanceof Error) return new WorkflowError(fallback, error.message, { cause: error });
 	return new WorkflowError(fallback, String(error));
 }
+
+/** How a person reads call `index` (0-based in data and events): `#1` for a run's first call. */
+export function callNumber(index: number): string {
+	return `#${index + 1}`;
+}
+
+/** The 0-based call index a person's `#3` or `3` names (as `callNumber` writes it); undefined for anything else. */
+export function callIndexOf(text: string): number | undefined {
+	const match = /^#?(\d+)$/.exec(text.trim());
+	const n = match ? Number(match[1]) : 0;
+	return n >= 1 ? n - 1 : undefined;
+}

@@ -12,7 +12,7 @@
  *   file's header (`callKey`): the call's identity, not its attempt.
  */
 import { join } from "node:path";
-import { errorMessage, WorkflowError } from "../errors.ts";
+import { callNumber, errorMessage, WorkflowError } from "../errors.ts";
 import {
 	type CallConversationFiles,
 	conversationCwd,
@@ -57,7 +57,7 @@ export async function earlierConversation(
 	runFolder: RunFolderSource | undefined,
 	remembered: RememberedConversations,
 ): Promise<string[]> {
-	const what = `call #${continues.index} \`${continues.label}\``;
+	const what = `call ${callNumber(continues.index)} \`${continues.label}\``;
 	const last = continues.transcripts?.at(-1);
 	const dir = last ? await runFolder?.() : undefined;
 	if (last && dir) {

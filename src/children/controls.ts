@@ -3,7 +3,7 @@
  * for a queued call, and how a person's name for a child (`#3`, `3`, its label, its call key) becomes one of them,
  * with coded errors for a child that is unknown or no longer running.
  */
-import { WorkflowError } from "../errors.ts";
+import { callIndexOf, callNumber, WorkflowError } from "../errors.ts";
 import type { WorkflowProgressAgentCall, WorkflowProgressEnvelope } from "../progress/index.ts";
 
 /** What can be done to one running child (the supervisor of its `agent()` call implements it). */
@@ -49,7 +49,7 @@ export class ChildControls {
 	 */
 	async act(envelope: WorkflowProgressEnvelope, ref: string, action: ChildAction, text?: string): Promise<string> {
 		const call = findCall(envelope, ref);
-		const name = `\`${call.label}\` (#${call.index})`;
+		const name = `\`${call.label}\` (${callNumber(call.index)})`;
 		if (action === "steer" && !text?.trim()) {
 			throw new WorkflowError("steer_message_empty", `Nothing to send to ${name}: give the message after the child`);
 		}
@@ -87,11 +87,11 @@ export class ChildControls {
 	}
 }
 
-/** The call `ref` names: `#3` or `3` (the call index), its call key, or its label (case-insensitive, unique). */
+/** The call `ref` names: `#3` or `3` (its number, from 1: `callNumber`), its call key, or its label (case-insensitive, unique). */
 export function findCall(envelope: WorkflowProgressEnvelope, ref: string): WorkflowProgressAgentCall {
 	const wanted = ref.trim();
 	const calls = envelope.agentCalls.filter((call) => !call.cached);
-	const index = /^#?\d+$/.test(wanted) ? Number(wanted.replace("#", "")) : undefined;
+	const index = callIndexOf(wanted);
 	const byIndex = index !== undefined ? calls.find((call) => call.index === index) : undefined;
 	if (byIndex) return byIndex;
 	const byKey = calls.find((call) => call.key === wanted);
@@ -99,7 +99,8 @@ export function findCall(envelope: WorkflowProgressEnvelope, ref: string): Workf
 	const byLabel = calls.filter((call) => call.label.toLowerCase() === wanted.toLowerCase());
 	if (byLabel.length === 1) return byLabel[0];
 	const running = calls.filter((call) => call.status === "running" || call.status === "queued");
-	const list = running.length > 0 ? running.map((call) => `#${call.index} ${call.label}`).join(", ") : "none";
+	const list =
+		running.length > 0 ? running.map((call) => `${callNumber(call.index)} ${call.label}`).join(", ") : "none";
 	const why = byLabel.length > 1 ? `${byLabel.length} calls are labelled \`${wanted}\`; use its number` : "no call";
 	throw new WorkflowError(
 		"child_not_found",

@@ -5,7 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { relative } from "node:path";
-import { isWorkflowError, WorkflowError } from "../errors.ts";
+import { callNumber, isWorkflowError, WorkflowError } from "../errors.ts";
 import { cassettePathFor, loadRunCassette, readCassette, writeCassette } from "../host/cassette.ts";
 import { type ReplayTestReport, testWorkflowAgainstRun } from "../host/replay-test.ts";
 import { BUNDLED_DIR, createWorkflowResolver } from "../host/script-source.ts";
@@ -117,7 +117,7 @@ export function reportText(report: ReplayTestReport & { cassette?: string }, fil
 	);
 	for (const d of report.divergences) lines.push(`  ✗ ${d.explanation}`);
 	for (const u of report.unusedRecorded) {
-		const at = u.index !== undefined ? ` (#${u.index + 1} then)` : "";
+		const at = u.index !== undefined ? ` (${callNumber(u.index)} then)` : "";
 		lines.push(`  ✗ the recorded ${u.kind}() call \`${u.label ?? u.key}\`${at} was not made by the script`);
 	}
 	for (const line of report.unreadable ?? []) lines.push(`  ! unreadable in the recorded journal: ${line}`);

@@ -4,6 +4,7 @@
  * ended) when the run has one, by its file name otherwise.
  */
 import { join } from "node:path";
+import { callNumber } from "../errors.ts";
 import type { EventLogLine, RunRecord } from "../runs/index.ts";
 
 /** One conversation file of a run, with what the event log says of it. */
@@ -13,6 +14,8 @@ export interface ChildConversation {
 	label: string;
 	/** Absolute path of the pi session file. */
 	file: string;
+	/** The run's folder, which `path` is relative to. */
+	dir: string;
 	/** Relative to the run's folder, as events carry it. */
 	path: string;
 	/** Which of the call's sessions, from 1. */
@@ -24,6 +27,8 @@ export interface ChildConversation {
 	model?: string;
 	/** How the call ended, when the log says: completed, failed, or superseded (a later session of it took over). */
 	outcome?: "completed" | "failed" | "superseded";
+	/** Why the file is not read: a link or not a regular file now ("is now a link (to /x)"). */
+	refused?: string;
 }
 
 /** The run's conversations, by call index then session. */
@@ -50,26 +55,31 @@ export async function childConversations(record: RunRecord): Promise<ChildConver
 			index: file.index,
 			label: typeof line?.label === "string" ? line.label : file.slug,
 			file: join(record.dir, file.path),
+			dir: record.dir,
 			path: file.path,
 			n: file.n,
 			bytes: file.bytes,
 			...(line ? { session: line.session } : {}),
 			...(typeof line?.model === "string" ? { model: line.model } : {}),
 			...(outcome ? { outcome } : {}),
+			...(file.refused ? { refused: file.refused } : {}),
 		};
 	});
 }
 
-/** One line for a conversation: `#2 scan cli (session 2) · failed · faux/faux-1 · resume 1 · 4.1 KB`. */
+/**
+ * One line for a conversation: `#2 scan cli (session 2) · failed · faux/faux-1 · resume 1 · 4.1 KB`, or in place of
+ * its size why it is not read (`refused: is now a link (to /x)`).
+ */
 export function conversationLabel(conversation: ChildConversation): string {
 	const nth = conversation.n > 1 ? ` (session ${conversation.n})` : "";
-	const parts = [`#${conversation.index} ${conversation.label}${nth}`];
+	const parts = [`${callNumber(conversation.index)} ${conversation.label}${nth}`];
 	if (conversation.outcome) parts.push(conversation.outcome);
 	if (conversation.model) parts.push(conversation.model);
 	if (conversation.session !== undefined) {
 		parts.push(conversation.session === 1 ? "first run" : `resume ${conversation.session - 1}`);
 	}
-	parts.push(sizeText(conversation.bytes));
+	parts.push(conversation.refused ? `refused: ${conversation.refused}` : sizeText(conversation.bytes));
 	return parts.join(" · ");
 }
 

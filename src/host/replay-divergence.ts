@@ -4,6 +4,8 @@
  * recorded call, prompt difference, options, order); for tool and ask lines, which keep only a label, the nearest
  * by label.
  */
+
+import { callNumber } from "../errors.ts";
 import type { ToolRef, WorkflowAgentCallRef } from "../runtime/core/events.ts";
 import type { WorkflowAgentRequest, WorkflowJournalEntry, WorkflowQuestion } from "../runtime/core/types.ts";
 import { callIdentity, differences, nearestEntry, readIdentity, similarity } from "../runtime/index.ts";
@@ -131,7 +133,9 @@ export function explainAgentMiss(
 			? ["the journal is from an older version that did not record what a call was made of: what differs is unknown"]
 			: differences(then, identity);
 	if (then && then.index !== identity.index) {
-		diffs.push(`its order differs: it was agent call #${then.index + 1} then and is #${identity.index + 1} now`);
+		diffs.push(
+			`its order differs: it was agent call ${callNumber(then.index)} then and is ${callNumber(identity.index)} now`,
+		);
 	}
 	return divergence(recorded, {
 		kind: "agent",
@@ -210,14 +214,14 @@ interface DivergenceParts {
 function divergence(recorded: Recorded, parts: DivergenceParts): ReplayDivergence {
 	const { kind, index, label, key, nearest } = parts;
 	// Numbered from #1 in words, as every view numbers calls; `index` stays 0-based in the JSON.
-	const call = `${kind}() #${index + 1} \`${label}\``;
+	const call = `${kind}() ${callNumber(index)} \`${label}\``;
 	let why: string;
 	if (nearest && parts.unusable) {
 		recorded.name(nearest.key);
 		why = parts.differences.join("; ");
 	} else if (nearest) {
 		recorded.name(nearest.key);
-		const at = parts.nearestIndex !== undefined ? ` (#${parts.nearestIndex + 1} then)` : "";
+		const at = parts.nearestIndex !== undefined ? ` (${callNumber(parts.nearestIndex)} then)` : "";
 		why = `the nearest recorded call, \`${nearest.label ?? "?"}\`${at}, ${parts.differences.join("; ")}`;
 	} else {
 		why = `the recorded run made no ${kind}() call like it (a new call)`;

@@ -10,7 +10,12 @@ import { errorMessage } from "../errors.ts";
 import { type CostHistory, createRunStore, readCostHistory } from "../runs/index.ts";
 import { usdText } from "../runtime/core/cost.ts";
 import type { WorkflowCostCapInfo, WorkflowFanOutInfo } from "../runtime/core/types.ts";
-import { dryRunWorkflowScript, type WorkflowDryRunOptions, type WorkflowDryRunPlan } from "../runtime/index.ts";
+import {
+	dryRunWorkflowScript,
+	fencedBashSite,
+	type WorkflowDryRunOptions,
+	type WorkflowDryRunPlan,
+} from "../runtime/index.ts";
 import type { CostCapAsk } from "./cost-cap.ts";
 import {
 	basesText,
@@ -112,7 +117,8 @@ function withEarlierRuns(
 	capUsd: number | undefined,
 ): PlannedRunEstimate {
 	const runs = history.runs.filter((run) => run.workflow === plan.workflow).slice(0, FLOOR_HISTORY_RUNS);
-	const floor = `the plan's at least ${plan.totals.agentCalls} could not see past the fenced \`bash\``;
+	const site = plan.fencedBash ? fencedBashSite(plan.fencedBash) : "";
+	const floor = `the plan's at least ${plan.totals.agentCalls} could not see past the fenced \`bash\`${site}`;
 	if (runs.length === 0) {
 		return {
 			...planned,

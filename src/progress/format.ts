@@ -1,6 +1,7 @@
 /**
  * Plain-text views of an envelope: the multi-line progress text (for people and the model), the one-line summary,
- * and the small helpers the widget shares (durations, token counts, live clocks, which calls to show).
+ * and the small helpers the widget shares (durations, token counts, live clocks, which calls to show). A call is
+ * numbered from #1 (`#${index + 1}`, as `callNumber` in errors.ts, which this room may not import, writes it).
  */
 import { addCosts, costSource, formatCost, formatUsd, hasCost, hasSaving } from "./cost-text.ts";
 import type {
@@ -132,8 +133,7 @@ export function formatWorkflowProgress(
 		lines.push(`Failures (${envelope.failures.length}):`);
 		for (const failure of envelope.failures.slice(0, maxFailures)) {
 			const where = [failure.agentType, failure.phase].filter(Boolean).join(", ");
-			const name =
-				failure.kind === "agent" ? `#${failure.index} ${failure.label ?? ""}` : `${failure.kind}[${failure.index}]`;
+			const name = failureName(failure);
 			const kept = failure.worktree?.kept ? `; its changes are kept on branch ${failure.worktree.branch}` : "";
 			if (!fence) lines.push(`  ✗ ${name.trim()}${where ? ` (${where})` : ""}: ${oneLine(failure.cause)}${kept}`);
 			else {
@@ -403,9 +403,16 @@ export function providerWaitText(wait: WorkflowProviderWait, now: number): strin
 	return `waiting for the provider: ${limitKindText(wait.kind)}, next try in ${formatDuration(Math.max(0, wait.until - now))}`;
 }
 
-/** " · continues #3 reviewer": the call whose conversation this one goes on with (`resume`), or "". */
+/** "#3 review auth" for an agent call, "tool[2]" for another kind. */
+function failureName(failure: WorkflowProgressEnvelope["failures"][number]): string {
+	return failure.kind === "agent"
+		? `#${failure.index + 1} ${failure.label ?? ""}`
+		: `${failure.kind}[${failure.index}]`;
+}
+
+/** " · continues #4 reviewer": the call whose conversation this one goes on with (`resume`), or "". */
 export function continuesText(call: Pick<WorkflowProgressAgentCall, "continues">): string {
-	return call.continues ? ` · continues #${call.continues.index} ${oneLine(call.continues.label)}` : "";
+	return call.continues ? ` · continues #${call.continues.index + 1} ${oneLine(call.continues.label)}` : "";
 }
 
 /** " · on faux/b after faux/a met a provider limit": the model a fallback put the call on, or "". */
@@ -432,7 +439,7 @@ function usageText(tokens: number, toolUses: number): string {
 
 /** One call's line; for a model (`fence`), without its error, which the failures fence (a child's words, often). */
 function callLine(call: WorkflowProgressAgentCall, now: number, fence = false): string {
-	const head = `${CALL_MARKS[call.status]} #${call.index} ${oneLine(call.label)} (${call.agentType})${continuesText(call)}`;
+	const head = `${CALL_MARKS[call.status]} #${call.index + 1} ${oneLine(call.label)} (${call.agentType})${continuesText(call)}`;
 	const status = call.cached ? "replayed" : call.status;
 	const idle = idleText(call, now);
 	const activity = call.status === "running" ? activityText(call) || "running" : status;
@@ -458,9 +465,9 @@ function worktreeText(call: WorkflowProgressAgentCall): string {
 	return ` · branch ${tree.branch} (${filesText(tree.fileCount ?? tree.files?.length ?? 0)})`;
 }
 
-/** "workflows/wf-…/fix-a · #0 fix a · 2 files: src/a.ts, src/b.ts". */
+/** "workflows/wf-…/fix-a · #1 fix a · 2 files: src/a.ts, src/b.ts". */
 function branchLine(kept: WorkflowKeptBranch): string {
-	const call = kept.index >= 0 ? `#${kept.index} ${oneLine(kept.label)}` : oneLine(kept.label);
+	const call = kept.index >= 0 ? `#${kept.index + 1} ${oneLine(kept.label)}` : oneLine(kept.label);
 	const shown = kept.files.slice(0, 5).join(", ");
 	const more = kept.fileCount > 5 ? `, … ${kept.fileCount - 5} more` : "";
 	return `${kept.branch} · ${call} · ${filesText(kept.fileCount)}${shown ? `: ${shown}${more}` : ""}`;

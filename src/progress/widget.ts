@@ -100,7 +100,9 @@ export function widgetLines(
 
 	for (const failure of envelope.failures.slice(0, limits.failures)) {
 		const name =
-			failure.kind === "agent" ? (failure.label ?? `agent #${failure.index}`) : `${failure.kind}[${failure.index}]`;
+			failure.kind === "agent"
+				? (failure.label ?? `agent #${failure.index + 1}`)
+				: `${failure.kind}[${failure.index}]`;
 		lines.push(
 			`  ${paint("error", "✗")} ${paint("plain", oneLine(name))}${paint("muted", `: ${oneLine(failure.cause)}`)}`,
 		);
@@ -198,10 +200,10 @@ function callParts(call: WorkflowProgressAgentCall, now: number, spinner: string
 	const attention = call.activity === "stalled" || call.activity === "paused" || call.activity === "waiting";
 	const activityStyle = attention ? "warning" : call.activity === "active" ? "success" : "muted";
 	// The call's number is how `/workflows steer|skip|restart` names the child.
-	const name = `${paint("dim", `#${call.index}`)} ${paint("plain", oneLine(call.label))}`;
+	const name = `${paint("dim", `#${call.index + 1}`)} ${paint("plain", oneLine(call.label))}`;
 	const parts: Part[] = [{ text: `${paint("accent", spinner)} ${name}` }];
 	parts.push({ text: paint("dim", call.agentType), drop: 4 });
-	if (call.continues) parts.push({ text: paint("dim", `continues #${call.continues.index}`), drop: 3.5 });
+	if (call.continues) parts.push({ text: paint("dim", `continues #${call.continues.index + 1}`), drop: 3.5 });
 	const activity = activityText(call);
 	if (activity) parts.push({ text: paint(activityStyle, activity), drop: 1 });
 	const idle = idleText(call, now);

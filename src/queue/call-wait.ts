@@ -6,7 +6,7 @@
  */
 import { Job, type Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { errorMessage, WorkflowError, type WorkflowErrorCode } from "../errors.ts";
+import { callNumber, errorMessage, WorkflowError, type WorkflowErrorCode } from "../errors.ts";
 import type {
 	WorkflowAgentChild,
 	WorkflowAgentRequest,
@@ -440,7 +440,7 @@ export class CallWait {
 		// Nobody would hear it: a message on the channel reaches only the worker running the child.
 		throw new WorkflowError(
 			"child_not_running",
-			`\`${this.#request.label}\` (#${this.#request.index}) is still waiting for a worker; only skip works before it starts`,
+			`\`${this.#request.label}\` (${callNumber(this.#request.index)}) is still waiting for a worker; only skip works before it starts`,
 			{ details: { key: this.#request.key, index: this.#request.index, status: "queued" } },
 		);
 	}

@@ -4,6 +4,8 @@
  * adds, the runtime's `tool_finished`/`tool_failed`), by call and by file; and the scripts the sessions ran, by
  * sha256, with a diff when a resume ran an edited one.
  */
+
+import { callNumber } from "../errors.ts";
 import { readScriptVersion, scriptSha256 } from "../runs/script-versions.ts";
 import type { RunRecord } from "../runs/types.ts";
 import { type RunEventLog, readRunEvents } from "./event-log.ts";
@@ -211,7 +213,7 @@ function actorOf(event: Record<string, unknown>): ChangeActor | undefined {
 	if (event.type !== "child_tool" && event.type !== "child_worktree") return undefined;
 	if (typeof event.index !== "number" || typeof event.label !== "string") return undefined;
 	return {
-		name: `#${event.index} ${event.label}`,
+		name: `${callNumber(event.index)} ${event.label}`,
 		index: event.index,
 		label: event.label,
 		...(typeof event.agentType === "string" ? { agentType: event.agentType } : {}),

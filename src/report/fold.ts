@@ -4,6 +4,7 @@
  * phases, waits, questions and log entries.
  */
 
+import { callNumber } from "../errors.ts";
 import { addCosts } from "../progress/cost-text.ts";
 import type {
 	AgentChildEvent,
@@ -360,7 +361,7 @@ class EventFold {
 				session: line.session,
 				time: line.time,
 				level,
-				message: `\`${call.label}\` (#${call.index}): ${message}`,
+				message: `\`${call.label}\` (${callNumber(call.index)}): ${message}`,
 				...(call.phase !== undefined ? { phase: call.phase } : {}),
 			});
 		switch (line.type) {

@@ -4,6 +4,8 @@
  * it too); every string from a script or a model is escaped text, and the detail box fills itself with
  * `textContent` from JSON data.
  */
+
+import { callNumber } from "../errors.ts";
 import { formatCost } from "../progress/cost-text.ts";
 import { formatDuration, formatTokens, oneLine } from "../progress/format.ts";
 import { changesSection } from "./changes-html.ts";
@@ -78,7 +80,7 @@ function decidedSection(model: ReportModel): string {
 	const rows = calls
 		.map(
 			(call) =>
-				`<tr class="decisive" data-c="${call.id}"><td>#${call.index} ${esc(clip(call.label, NAME_CHARS))}</td><td>${esc(DECISIVE)}</td></tr>`,
+				`<tr class="decisive" data-c="${call.id}"><td>${callNumber(call.index)} ${esc(clip(call.label, NAME_CHARS))}</td><td>${esc(DECISIVE)}</td></tr>`,
 		)
 		.join("");
 	return `<h2>What decided it</h2><p class="sub">${esc(text)}</p>${rows ? `<table id="decided"><tr><th>call</th><th>blame</th></tr>${rows}</table>` : ""}`;
@@ -146,7 +148,7 @@ function sessions(model: ReportModel): string {
 		const rows = model.calls
 			.map(
 				(call) =>
-					`<tr class="call" data-c="${call.id}" data-outcome="${call.outcome}"><td>#${call.index}</td><td>${esc(call.label)}</td><td>${esc(call.agentType)}</td><td><span class="chip o-${call.outcome}">${call.outcome}</span></td><td class="num">${formatTokens(call.tokens ?? 0)}</td></tr>`,
+					`<tr class="call" data-c="${call.id}" data-outcome="${call.outcome}"><td>${callNumber(call.index)}</td><td>${esc(call.label)}</td><td>${esc(call.agentType)}</td><td><span class="chip o-${call.outcome}">${call.outcome}</span></td><td class="num">${formatTokens(call.tokens ?? 0)}</td></tr>`,
 			)
 			.join("");
 		return `<h2>Calls</h2><table><tr><th>#</th><th>label</th><th>agent type</th><th>outcome</th><th>tokens</th></tr>${rows}</table>`;
@@ -179,7 +181,7 @@ function whySection(model: ReportModel): string {
 	const rows = explained
 		.map((call) => {
 			const why = call.why as ReportWhy;
-			return `<tr class="why-row" data-c="${call.id}" data-key="${esc(call.key)}" data-kind="${why.kind}"><td>Resume ${call.session - 1}</td><td>#${call.index} ${esc(clip(call.label, NAME_CHARS))}</td><td>${whyHtml(why)}</td></tr>`;
+			return `<tr class="why-row" data-c="${call.id}" data-key="${esc(call.key)}" data-kind="${why.kind}"><td>Resume ${call.session - 1}</td><td>${callNumber(call.index)} ${esc(clip(call.label, NAME_CHARS))}</td><td>${whyHtml(why)}</td></tr>`;
 		})
 		.join("");
 	return `<h2>Why it ran again</h2><p class="sub">Each call a resume ran instead of replaying from the journal: the nearest recorded call it did not match, and what differs. A call replays only when its prompt, agent type, schema, model, thinking, tools and isolation are byte for byte the recorded ones.</p><table id="why"><tr><th>session</th><th>call</th><th>why</th></tr>${rows}</table>`;
@@ -188,7 +190,7 @@ function whySection(model: ReportModel): string {
 function whyHtml(why: ReportWhy): string {
 	if (why.kind === "new") return "new call: no recorded call is near it";
 	const nearest = why.nearest
-		? `nearest recorded call: <b>${esc(clip(why.nearest.label, NAME_CHARS))}</b>${why.nearest.index !== undefined ? ` (#${why.nearest.index} then)` : ""}<br>`
+		? `nearest recorded call: <b>${esc(clip(why.nearest.label, NAME_CHARS))}</b>${why.nearest.index !== undefined ? ` (${callNumber(why.nearest.index)} then)` : ""}<br>`
 		: "";
 	const diff = why.diff
 		? `<pre class="diff">${esc(why.diff.same)}<del>${esc(why.diff.recorded)}</del><ins>${esc(why.diff.now)}</ins></pre>`
@@ -200,7 +202,7 @@ function whyHtml(why: ReportWhy): string {
 export function whyText(why: ReportWhy): string {
 	if (why.kind === "new") return "new call: no recorded call is near it";
 	const nearest = why.nearest
-		? `nearest recorded call ${clip(why.nearest.label, NAME_CHARS)}${why.nearest.index !== undefined ? ` (#${why.nearest.index} then)` : ""}: `
+		? `nearest recorded call ${clip(why.nearest.label, NAME_CHARS)}${why.nearest.index !== undefined ? ` (${callNumber(why.nearest.index)} then)` : ""}: `
 		: "";
 	return `${nearest}${why.differences.map(long).join("; ")}`;
 }
@@ -260,13 +262,13 @@ function details(calls: readonly ReportCall[], decisive: readonly string[] = [])
 /** What the detail box shows of a call (all plain strings: the box writes them as text). */
 function detailOf(call: ReportCall): Record<string, string> {
 	const out: Record<string, string> = {
-		label: `#${call.index} ${clip(call.label, NAME_CHARS)}`,
+		label: `${callNumber(call.index)} ${clip(call.label, NAME_CHARS)}`,
 		type: clip(call.agentType, NAME_CHARS),
 		outcome: call.outcome,
 		attempts: String(call.attempts),
 	};
 	if (call.model) out.model = clip(call.model, NAME_CHARS);
-	if (call.continues) out.continues = `#${call.continues.index} ${clip(call.continues.label, NAME_CHARS)}`;
+	if (call.continues) out.continues = `${callNumber(call.continues.index)} ${clip(call.continues.label, NAME_CHARS)}`;
 	if (call.phase) out.phase = clip(call.phase, NAME_CHARS);
 	if (call.startedAt !== undefined && call.endedAt !== undefined) {
 		const queued = call.queuedAt !== undefined ? call.startedAt - call.queuedAt : 0;

@@ -7,6 +7,8 @@
  * mark (its title counts them), and phases, waits and questions past `BAND_LIMIT` are counted, not drawn. Every
  * string from a script or a model goes through `esc`.
  */
+
+import { callNumber } from "../errors.ts";
 import { formatDuration, oneLine } from "../progress/format.ts";
 import { clip, esc } from "./escape.ts";
 import { NO_PHASE } from "./model.ts";
@@ -82,7 +84,7 @@ export function timelineSvg(session: ReportSession, calls: readonly ReportCall[]
 				? ` class="lane${only.why ? " why" : ""}" data-c="${only.id}" data-key="${esc(clip(only.key, TITLE_CHARS))}" data-outcome="${only.outcome}"`
 				: ` class="lane packed"`;
 			const label = only
-				? `<text class="ll" x="4" y="${y + 12}"><title>${esc(clip(only.label, TITLE_CHARS))} · ${esc(clip(only.agentType, TITLE_CHARS))}</title>${only.why ? "↻ " : ""}#${only.index} ${esc(clip(only.label, 32))}</text>`
+				? `<text class="ll" x="4" y="${y + 12}"><title>${esc(clip(only.label, TITLE_CHARS))} · ${esc(clip(only.agentType, TITLE_CHARS))}</title>${only.why ? "↻ " : ""}${callNumber(only.index)} ${esc(clip(only.label, 32))}</text>`
 				: "";
 			out.push(`<g${attrs}>${label}`);
 			for (const call of row) {

@@ -4,6 +4,8 @@
  * header, the calls that ran again and why, and the census. Text from scripts and models is put on one line with
  * its control characters made visible (as every terminal view shows them), so it cannot move the cursor.
  */
+
+import { callNumber } from "../errors.ts";
 import { formatDuration, formatTokens, oneLine } from "../progress/format.ts";
 import { visibleText } from "../progress/visible-text.ts";
 import { clip } from "./escape.ts";
@@ -51,7 +53,7 @@ export function renderReportText(model: ReportModel, options: ReportTextOptions 
 	);
 	const labelWidth = Math.min(
 		32,
-		Math.max(8, ...model.calls.map((call) => safe(`#${call.index} ${call.label}`).length)),
+		Math.max(8, ...model.calls.map((call) => safe(`${callNumber(call.index)} ${call.label}`).length)),
 	);
 	for (const session of model.sessions) {
 		const span = Math.max(1, session.end - session.start);
@@ -70,18 +72,18 @@ export function renderReportText(model: ReportModel, options: ReportTextOptions 
 				lines.push(`  ${safe(name)}`);
 			}
 			const bar = barOf(call, session.start, span, width);
-			lines.push(`    ${pad(safe(`#${call.index} ${call.label}`), labelWidth)} ${bar} ${callTail(call)}`);
+			lines.push(`    ${pad(safe(`${callNumber(call.index)} ${call.label}`), labelWidth)} ${bar} ${callTail(call)}`);
 		}
 	}
 	if (model.sessions.length === 0) {
 		for (const call of model.calls)
-			lines.push(`    ${pad(safe(`#${call.index} ${call.label}`), labelWidth)} ${callTail(call)}`);
+			lines.push(`    ${pad(safe(`${callNumber(call.index)} ${call.label}`), labelWidth)} ${callTail(call)}`);
 	}
 	const explained = model.calls.filter((call) => call.why);
 	if (explained.length > 0) {
 		lines.push("", "Why it ran again:");
 		for (const call of explained) {
-			if (call.why) lines.push(`  #${call.index} ${safe(call.label)}: ${safe(whyText(call.why))}`);
+			if (call.why) lines.push(`  ${callNumber(call.index)} ${safe(call.label)}: ${safe(whyText(call.why))}`);
 		}
 	}
 	if (model.census.length > 0) {
@@ -113,7 +115,7 @@ function callTail(call: ReportCall): string {
 	const tokens = call.tokens ? ` · ${formatTokens(call.tokens)} tokens` : "";
 	const error = call.error ? ` · ${clip(safe(call.error), 80)}` : "";
 	const continues = call.continues
-		? ` · continues #${call.continues.index} ${clip(safe(call.continues.label), 40)}`
+		? ` · continues ${callNumber(call.continues.index)} ${clip(safe(call.continues.label), 40)}`
 		: "";
 	const again = call.interrupted
 		? ` · ↻ continued after an interruption at turn ${call.interrupted.turns + 1} (${formatTokens(call.interrupted.savedTokens)} tokens not paid again)`

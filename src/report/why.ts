@@ -5,6 +5,8 @@
  * around their first difference. A call with no journal line (it failed) falls back to the warning its resume
  * logged about it.
  */
+
+import { callNumber } from "../errors.ts";
 import { differences, nearestEntry, readIdentity } from "../runtime/agent/replay-miss.ts";
 import type { WorkflowJournalEntry } from "../runtime/core/types.ts";
 import type { ReportCall, ReportLog, ReportSession, ReportWhy } from "./types.ts";
@@ -120,7 +122,7 @@ function explainOne(
 			(log) =>
 				log.session === session &&
 				log.level === "warn" &&
-				log.message.startsWith(`Resume: \`${call.label}\` (#${call.index})`),
+				log.message.startsWith(`Resume: \`${call.label}\` (${callNumber(call.index)})`),
 		);
 		if (warning) return { kind: "edited", differences: [warning.message] };
 		if (candidates.length === 0) return { kind: "new", differences: [] };

@@ -5,7 +5,7 @@
  * (the pi runner writes pi session files).
  */
 import { constants, type Stats } from "node:fs";
-import { type FileHandle, lstat, open, readdir, readlink, stat } from "node:fs/promises";
+import { type FileHandle, lstat, open, readdir, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { errorMessage } from "../errors.ts";
 import { ensurePrivateDir, errnoCode, FILE_MODE, storeError } from "./files.ts";
@@ -28,7 +28,10 @@ export interface ConversationFile {
 	n: number;
 	/** Relative to the run's folder: `children/003-review-auth-1.jsonl`. */
 	path: string;
+	/** Its size; 0 when refused. */
 	bytes: number;
+	/** Why it is not read (to follow its name): "is now a link (to /x)", "is in a folder that is now a link …". */
+	refused?: string;
 }
 
 /** `review-auth` for "Review: auth!"; `agent` when nothing is left. */
@@ -88,18 +91,37 @@ export type ConversationLines = { lines: string[] } | { refused: string; link: b
  * so it comes only from what the run itself kept. Throws `run_store` when it cannot be read.
  */
 export async function readConversationLines(runDir: string, path: string): Promise<ConversationLines | undefined> {
+	const kept = await readKeptConversation(runDir, path);
+	if (!kept || !("text" in kept)) return kept;
+	const lines = kept.text.split("\n");
+	const entries: string[] = [];
+	for (let i = 1; i < lines.length; i++) {
+		const line = lines[i] ?? "";
+		if (line.trim() === "") continue;
+		const problem = entryProblem(line);
+		if (problem) return { refused: `cannot be read as a conversation: line ${i + 1} ${problem}`, link: false };
+		entries.push(line);
+	}
+	return { lines: entries };
+}
+
+/**
+ * The whole text of conversation file `path` (relative to `runDir`), read only from the run's own `children/`
+ * folder: refused (`refused` says why, to follow "which") when the file or its folder is a link or the file is not a
+ * regular one (a FIFO put there does not block). Undefined when it is not there or the path names no file of that
+ * folder. Throws `run_store` when it cannot be read.
+ */
+export async function readKeptConversation(
+	runDir: string,
+	path: string,
+): Promise<{ text: string } | { refused: string; link: boolean } | undefined> {
 	const name = path.startsWith(`${CONVERSATIONS_DIR}/`) ? path.slice(CONVERSATIONS_DIR.length + 1) : "";
 	if (!NAME.test(name)) return undefined;
 	const dir = join(runDir, CONVERSATIONS_DIR);
 	const file = join(dir, name);
-	const folder = await lstat(dir).catch((error: unknown) => {
-		if (errnoCode(error) === "ENOENT") return undefined;
-		throw storeError(error, dir, "read the conversations folder");
-	});
-	if (!folder) return undefined;
-	if (!folder.isDirectory()) {
-		return { refused: `is in a folder that is now ${await linkOrKind(dir, folder)}`, link: folder.isSymbolicLink() };
-	}
+	const folder = await folderRefusal(dir);
+	if (folder === null) return undefined;
+	if (folder) return folder;
 	let handle: FileHandle;
 	try {
 		// No link followed, and a FIFO put there does not block the open.
@@ -110,26 +132,26 @@ export async function readConversationLines(runDir: string, path: string): Promi
 		if (code === "ELOOP" || code === "EMLINK") return { refused: `is now ${await linkOrKind(file)}`, link: true };
 		throw storeError(error, file, "read the conversation in");
 	}
-	let text: string;
 	try {
 		const info = await handle.stat();
 		if (!info.isFile()) return { refused: `is now ${await linkOrKind(file, info)}`, link: false };
-		text = await handle.readFile("utf8");
+		return { text: await handle.readFile("utf8") };
 	} catch (error) {
 		throw storeError(error, file, "read the conversation in");
 	} finally {
 		await handle.close();
 	}
-	const lines = text.split("\n");
-	const entries: string[] = [];
-	for (let i = 1; i < lines.length; i++) {
-		const line = lines[i] ?? "";
-		if (line.trim() === "") continue;
-		const problem = entryProblem(line);
-		if (problem) return { refused: `cannot be read as a conversation: line ${i + 1} ${problem}`, link: false };
-		entries.push(line);
-	}
-	return { lines: entries };
+}
+
+/** Why the `children/` folder `dir` is refused (a link, not a folder); null when it is not there. */
+async function folderRefusal(dir: string): Promise<{ refused: string; link: boolean } | undefined | null> {
+	const folder = await lstat(dir).catch((error: unknown) => {
+		if (errnoCode(error) === "ENOENT") return undefined;
+		throw storeError(error, dir, "read the conversations folder");
+	});
+	if (!folder) return null;
+	if (folder.isDirectory()) return undefined;
+	return { refused: `is in a folder that is now ${await linkOrKind(dir, folder)}`, link: folder.isSymbolicLink() };
 }
 
 /** "a link (to /elsewhere)", "a folder", "a FIFO": what stands where a kept file or folder should be. */
@@ -231,21 +253,26 @@ export async function listConversations(runDir: string): Promise<ConversationFil
 		if (errnoCode(error) === "ENOENT") return [];
 		throw storeError(error, dir, "list the conversations in");
 	}
+	// Listed as the continue path reads them: a link or another kind of file is named with why, never followed.
+	const folder = await folderRefusal(dir);
 	const files: ConversationFile[] = [];
 	for (const name of names) {
 		const match = NAME.exec(name);
 		if (!match) continue;
-		const bytes = await stat(join(dir, name)).then(
-			(info) => info.size,
-			() => undefined,
-		);
-		if (bytes === undefined) continue;
+		const info = await lstat(join(dir, name)).catch(() => undefined);
+		if (info === undefined) continue;
+		const refused = folder
+			? folder.refused
+			: info.isFile()
+				? undefined
+				: `is now ${await linkOrKind(join(dir, name), info)}`;
 		files.push({
 			index: Number(match[1]),
 			slug: match[2] ?? "",
 			n: Number(match[3]),
 			path: `${CONVERSATIONS_DIR}/${name}`,
-			bytes,
+			bytes: refused ? 0 : info.size,
+			...(refused ? { refused } : {}),
 		});
 	}
 	return files.sort((a, b) => a.index - b.index || a.n - b.n);

@@ -9,6 +9,7 @@ export {
 	labelSlug,
 	listConversations,
 	readConversationLines,
+	readKeptConversation,
 } from "./conversations.ts";
 export {
 	DEFAULT_EVENT_LOG_BYTES,

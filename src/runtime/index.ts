@@ -84,13 +84,14 @@ export type {
 export { DRY_CHILD_PREFIX, dryAgentResult } from "./dry/answer.ts";
 export {
 	DEFAULT_MODEL,
+	type WorkflowDryBranch,
 	type WorkflowDryCall,
 	type WorkflowDryPhase,
 	type WorkflowDryQuestion,
 	type WorkflowDryRunPlan,
 	type WorkflowDryTool,
 } from "./dry/plan.ts";
-export { DEFAULT_MODEL_TEXT, dryRunPlanText } from "./dry/plan-text.ts";
+export { DEFAULT_MODEL_TEXT, dryRunPlanText, fencedBashSite } from "./dry/plan-text.ts";
 export { createDryAsk, type DryAnswers, fencedToolOutput, READ_ONLY_TOOLS } from "./dry/stand-ins.ts";
 export type { ParsedWorkflow } from "./meta/read.ts";
 export { parseWorkflowSource, validateArgs } from "./meta/read.ts";

@@ -6,7 +6,7 @@
  */
 import type { AgentToolResult, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { type AgentTypeConfig, listAvailableAgentTypes, loadAgentTypes, sessionTrust } from "../agents/agent-types.ts";
-import { catalogPrice } from "../children/model.ts";
+import { catalogPrice, type ModelTiers } from "../children/model.ts";
 import { WorkflowError } from "../errors.ts";
 import { estimateDryPlan, type PlannedRunEstimate, planWithEstimateText } from "../host/run-estimate.ts";
 import { createWorkflowResolver, piProjectTrusted, resolveScriptSource } from "../host/script-source.ts";
@@ -44,6 +44,8 @@ export interface DryRunCall {
 	scriptTools?: Record<string, WorkflowTool>;
 	/** The session's model for workflow children, when set. */
 	childModel?: string;
+	/** The session's model tiers (`workflows.modelTiers`, `--workflow-model-tiers`), when set. */
+	modelTiers?: ModelTiers;
 	/** The cap a real run would have (`maxCostUsd`, else the session's default): the estimate says when it is over. */
 	capUsd?: number;
 	/** The session's conversation forked children would start from: the estimate counts what each reads. */
@@ -55,7 +57,13 @@ export async function dryRunOnly(call: DryRunCall): Promise<AgentToolResult<Work
 	const script = resolveScriptSource(params, { cwd: ctx.cwd, agentDir, projectTrusted: piProjectTrusted(ctx) });
 	const types = loadAgentTypes({ cwd: ctx.cwd, agentDir, trust: sessionTrust(ctx) });
 	const { plan } = await dryRunWorkflowScript(script.source, {
-		...sessionDryOptions(ctx, agentDir, types.types, call.childModel, call.scriptTools),
+		...sessionDryOptions(ctx, {
+			agentDir,
+			types: types.types,
+			...(call.childModel ? { childModel: call.childModel } : {}),
+			...(call.scriptTools ? { scriptTools: call.scriptTools } : {}),
+			...(call.modelTiers ? { modelTiers: call.modelTiers } : {}),
+		}),
 		filename: script.filename,
 		...(params.args !== undefined ? { args: params.args as JsonValue } : {}),
 		...(params.answers !== undefined ? { answers: checkAnswers(params.answers) } : {}),
@@ -89,27 +97,36 @@ function dryRunModelText(plan: WorkflowDryRunPlan, estimate: PlannedRunEstimate 
 	return `Dry run ${plan.status}: its plan${estimate ? " and estimate" : ""} below.\n\n${DATA_FENCE_NOTE}\n\n${fenced}`;
 }
 
+/** What a session's dry run takes from the session beside its context. */
+export interface SessionDryInput {
+	agentDir: string;
+	types: ReadonlyMap<string, AgentTypeConfig>;
+	/** The session's model for workflow children, when set. */
+	childModel?: string;
+	scriptTools?: Record<string, WorkflowTool>;
+	/** The session's model tiers: a call's `tier` is planned (and priced) as the model they name for it. */
+	modelTiers?: ModelTiers;
+}
+
 /**
- * A dry run's options in a session: its agent types, the model each call would run on (agent file, call, tier,
- * `meta.model`, the session's child model, the session's model), its tools.
+ * A dry run's options in a session: its agent types, the model each call would run on (agent file, call, its tier
+ * through the session's tiers, `meta.model`, the session's child model, the session's model), its tools.
  */
-export function sessionDryOptions(
-	ctx: ExtensionContext,
-	agentDir: string,
-	types: ReadonlyMap<string, AgentTypeConfig>,
-	childModel: string | undefined,
-	scriptTools: Record<string, WorkflowTool> | undefined,
-): WorkflowDryRunOptions {
+export function sessionDryOptions(ctx: ExtensionContext, input: SessionDryInput): WorkflowDryRunOptions {
+	const { types, childModel, scriptTools, modelTiers } = input;
 	const fallback = childModel ?? (ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : undefined);
+	// A tier nobody set stays `tier x`: unpriced here, and the real run says where to set it.
+	const tierModel = (tier: string) =>
+		(modelTiers && Object.hasOwn(modelTiers.tiers, tier) ? modelTiers.tiers[tier] : undefined) ?? `tier ${tier}`;
 	return {
 		cwd: ctx.cwd,
 		agentTypes: listAvailableAgentTypes(types),
-		resolveWorkflow: createWorkflowResolver({ agentDir }),
+		resolveWorkflow: createWorkflowResolver({ agentDir: input.agentDir }),
 		sandboxedBash: true,
 		modelOf: (request) =>
 			types.get(request.agentType)?.model ??
 			request.model ??
-			(request.tier !== undefined ? `tier ${request.tier}` : (request.defaultModel ?? fallback)),
+			(request.tier !== undefined ? tierModel(request.tier) : (request.defaultModel ?? fallback)),
 		...(scriptTools ? { tools: scriptTools } : {}),
 	};
 }

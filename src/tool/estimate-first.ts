@@ -11,7 +11,7 @@
  */
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { AgentTypeConfig } from "../agents/agent-types.ts";
-import { catalogPrice } from "../children/model.ts";
+import { catalogPrice, type ModelTiers } from "../children/model.ts";
 import { WorkflowError } from "../errors.ts";
 import type { CostCapAsk } from "../host/cost-cap.ts";
 import type { DurableSource } from "../host/durable-run.ts";
@@ -32,6 +32,8 @@ export interface EstimateFirstInput {
 	types: ReadonlyMap<string, AgentTypeConfig>;
 	childModel?: string;
 	scriptTools?: Record<string, WorkflowTool>;
+	/** The session's model tiers: a call's `tier` is estimated as the model they name. */
+	modelTiers?: ModelTiers;
 	timeoutMs?: number;
 	/** The conversation forked children would start from, so the dry run forks as the run will. */
 	parentConversation?: WorkflowParentConversation;
@@ -59,7 +61,7 @@ export async function estimateFirst(input: EstimateFirstInput): Promise<Estimate
 	const found = await estimateBeforeRun(
 		source.script,
 		{
-			...sessionDryOptions(ctx, input.agentDir, input.types, input.childModel, input.scriptTools),
+			...sessionDryOptions(ctx, input),
 			filename: source.filename,
 			...(source.args !== undefined ? { args: source.args } : {}),
 			...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),

@@ -274,6 +274,7 @@ export function createWorkflowStarter(options: WorkflowToolOptions): WorkflowSta
 					...(defaults.maxCostUsd !== undefined ? { capUsd: defaults.maxCostUsd } : {}),
 					...(caller.scriptTools ? { scriptTools: caller.scriptTools } : {}),
 					...(childModel ? { childModel } : {}),
+					...(defaults.modelTiers ? { modelTiers: defaults.modelTiers } : {}),
 					...(caller.parentConversation ? { parentConversation: caller.parentConversation } : {}),
 				});
 			}
@@ -389,6 +390,7 @@ async function estimateNewRun(
 		types: hooks.types.types,
 		...(childModel ? { childModel } : {}),
 		...(caller.scriptTools ? { scriptTools: caller.scriptTools } : {}),
+		...(hooks.defaults.modelTiers ? { modelTiers: hooks.defaults.modelTiers } : {}),
 		...(params.timeoutMs !== undefined ? { timeoutMs: params.timeoutMs } : {}),
 		...(caller.parentConversation ? { parentConversation: caller.parentConversation } : {}),
 		...(grants ? { grants } : {}),

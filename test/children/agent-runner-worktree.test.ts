@@ -81,7 +81,7 @@ describe('isolation: "worktree" on real pi sessions', () => {
 		]);
 		const text = formatWorkflowProgress(envelope);
 		expect(text).toContain(`· branch ${branch} (1 file)`);
-		expect(text).toContain(`Kept branches (1), to merge or delete:\n  ${branch} · #0 fix add · 1 file: src/math.js`);
+		expect(text).toContain(`Kept branches (1), to merge or delete:\n  ${branch} · #1 fix add · 1 file: src/math.js`);
 	});
 
 	it("with no folder for conversations, a stalled isolated child is retried in a fresh worktree; the stalled attempt's change is kept on its own branch", async () => {

@@ -119,8 +119,8 @@ return await agent("Run the tests", { resume: "reviewer" });`;
 		const record = await store.open(runId);
 		// The report's timeline shows the chain.
 		const report = (await runReportText(store, runId)).split("\n");
-		expect(report.filter((line) => line.includes("#1 reviewer"))).toEqual([
-			expect.stringMatching(/#1 reviewer .*completed · continues #0 reviewer/),
+		expect(report.filter((line) => line.includes("#2 reviewer"))).toEqual([
+			expect.stringMatching(/#2 reviewer .*completed · continues #1 reviewer/),
 		]);
 
 		// Nothing changed: both replay, no model request.
@@ -149,7 +149,7 @@ return await agent("Run the tests", { resume: "reviewer" });`;
 		expect(gone.status).toBe("failed");
 		expect(gone.error?.code).toBe("resume_unavailable");
 		expect(gone.error?.message).toContain(
-			`the conversation of call #0 \`reviewer\` was kept in ${join(record.dir, "children", "000-reviewer-1.jsonl")}, which is gone or empty`,
+			`the conversation of call #1 \`reviewer\` was kept in ${join(record.dir, "children", "000-reviewer-1.jsonl")}, which is gone or empty`,
 		);
 		expect(fx.faux.requests.length).toBe(before + 1);
 	});
@@ -183,7 +183,7 @@ return await agent("Run the tests", { resume: "reviewer" });`;
 		expect(linked.status).toBe("failed");
 		expect(linked.error?.code).toBe("resume_unavailable");
 		expect(linked.error?.message).toBe(
-			`\`agent()\` option \`resume: "reviewer"\`: the conversation of call #0 \`reviewer\` was kept in ${kept}, which is now a link (to ${outside}): a continued child reads only the files the run kept in its children/ folder, so the link was not followed. Put the kept file back in its place, or start the run afresh rather than resuming it (3:26)`,
+			`\`agent()\` option \`resume: "reviewer"\`: the conversation of call #1 \`reviewer\` was kept in ${kept}, which is now a link (to ${outside}): a continued child reads only the files the run kept in its children/ folder, so the link was not followed. Put the kept file back in its place, or start the run afresh rather than resuming it (3:26)`,
 		);
 		expect(fx.faux.requests.length).toBe(before);
 
@@ -198,7 +198,7 @@ return await agent("Run the tests", { resume: "reviewer" });`;
 		const json = /line 3 is not JSON \((.+)\)\. Restore/.exec(message)?.[1];
 		expect(json).toBeDefined();
 		expect(message).toBe(
-			`\`agent()\` option \`resume: "reviewer"\`: the conversation of call #0 \`reviewer\` was kept in ${kept}, which cannot be read as a conversation: line 3 is not JSON (${json}). Restore the file, or start the run afresh rather than resuming it (3:26)`,
+			`\`agent()\` option \`resume: "reviewer"\`: the conversation of call #1 \`reviewer\` was kept in ${kept}, which cannot be read as a conversation: line 3 is not JSON (${json}). Restore the file, or start the run afresh rather than resuming it (3:26)`,
 		);
 		expect(fx.faux.requests.length).toBe(before);
 

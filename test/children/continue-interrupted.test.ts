@@ -193,13 +193,13 @@ describe("an interrupted child goes on from its last finished turn (issue 47)", 
 		expect(resumed.continuedTokens).toBe(saved);
 		// The report shows the break on the call's lane.
 		const report = (await runReportText(store, runId)).split("\n");
-		expect(report.filter((line) => line.includes("#0 writer"))).toEqual([
-			expect.stringMatching(/#0 writer .* stopped /),
+		expect(report.filter((line) => line.includes("#1 writer"))).toEqual([
+			expect.stringMatching(/#1 writer .* stopped /),
 			expect.stringMatching(
-				/#0 writer .* completed .* · ↻ continued after an interruption at turn 4 \(\d+(\.\d)?k tokens not paid again\)$/,
+				/#1 writer .* completed .* · ↻ continued after an interruption at turn 4 \(\d+(\.\d)?k tokens not paid again\)$/,
 			),
 			expect.stringMatching(
-				/^ {2}#0 writer: it did not finish in the first run .*: it went on from its 3 finished turns$/,
+				/^ {2}#1 writer: it did not finish in the first run .*: it went on from its 3 finished turns$/,
 			),
 		]);
 		const logged = events.flatMap((event) => (event.type === "log" ? [event.message] : []));

@@ -133,10 +133,10 @@ describe("the ledger of a run", () => {
 		const changes = await changesOfRecord(await store.open(runId));
 		// By file: who touched it, in order; an absolute path inside the child's folder is named relative to it.
 		expect(changes.files.map((file) => [file.path, file.touches.map((t) => `${t.by} ${t.tool}`)])).toEqual([
-			["docs/add.md", ["#1 docs write"]],
-			["README.md", ["#2 readme edit"]],
-			["src/iso.js", ["#3 iso write"]],
-			["src/math.js", ["#0 fix add edit", "#1 docs edit"]],
+			["docs/add.md", ["#2 docs write"]],
+			["README.md", ["#3 readme edit"]],
+			["src/iso.js", ["#4 iso write"]],
+			["src/math.js", ["#1 fix add edit", "#2 docs edit"]],
 		]);
 		expect(changes.files[2]?.touches[0]?.branch).toBe(`workflows/${runId}/iso`);
 		const math = changes.files.find((file) => file.path === "src/math.js");
@@ -147,7 +147,7 @@ describe("the ledger of a run", () => {
 		]);
 		expect(changes.files[0]?.touches[0]).toMatchObject({ added: 3 });
 		// By call: the readme child's edit and its two real commands, their exit codes and durations.
-		const readme = changes.calls.find((c) => c.name === "#2 readme");
+		const readme = changes.calls.find((c) => c.name === "#3 readme");
 		expect(readme?.entries.map((e) => [e.tool, e.path ?? e.command, e.exitCode])).toEqual([
 			["edit", "README.md", undefined],
 			["bash", "git status --short", 0],
@@ -162,15 +162,15 @@ describe("the ledger of a run", () => {
 			expect.objectContaining({ tool: "bash", command: "npm test", exitCode: 0, isError: false, session: 1 }),
 		]);
 		expect(changes.commands.map((c) => `${c.by}: ${c.command}`)).toEqual([
-			"#2 readme: git status --short",
-			"#2 readme: echo failing >&2; exit 3",
+			"#3 readme: git status --short",
+			"#3 readme: echo failing >&2; exit 3",
 			"the script: npm test",
 		]);
 	});
 
 	it("an isolated child's branch adds its git diff --stat", async () => {
 		const changes = await changesOfRecord(await store.open(runId));
-		const iso = changes.calls.find((c) => c.name === "#3 iso");
+		const iso = changes.calls.find((c) => c.name === "#4 iso");
 		const branch = `workflows/${runId}/iso`;
 		expect(iso?.worktree).toMatchObject({ branch, files: [{ path: "src/iso.js", added: 2, removed: 0 }] });
 		// The stat is git's own, of the kept branch against the commit it was made from.
@@ -183,16 +183,16 @@ describe("the ledger of a run", () => {
 	it("answers which child changed a file: runs --changes, --json, workflow_runs and the report", async () => {
 		const text = await cli(["runs", runId, "--changes"]);
 		expect(text.code).toBe(0);
-		expect(text.stdout).toContain("  src/math.js: #0 fix add (edit +1 -1), then #1 docs (edit +1 -0)\n");
-		expect(text.stdout).toContain(`  src/iso.js: #3 iso (write +2, on branch workflows/${runId}/iso)\n`);
+		expect(text.stdout).toContain("  src/math.js: #1 fix add (edit +1 -1), then #2 docs (edit +1 -0)\n");
+		expect(text.stdout).toContain(`  src/iso.js: #4 iso (write +2, on branch workflows/${runId}/iso)\n`);
 		expect(text.stdout).toContain("    $ echo failing >&2; exit 3 · exit 3 · ");
 		expect(text.stdout).toMatch(/ {2}the script\n {4}\$ npm test · exit 0/);
 		const json = JSON.parse((await cli(["runs", runId, "--changes", "--json"])).stdout) as RunChanges;
 		expect(json.files.map((file) => file.path)).toEqual(["docs/add.md", "README.md", "src/iso.js", "src/math.js"]);
 		// The model's one-line answer, and the whole ledger as the CLI prints it.
-		expect(await askTool("src/math.js")).toBe(`src/math.js was changed by #0 fix add, then #1 docs (run ${runId}).`);
+		expect(await askTool("src/math.js")).toBe(`src/math.js was changed by #1 fix add, then #2 docs (run ${runId}).`);
 		expect(await askTool("iso.js")).toBe(
-			`iso.js was changed by #3 iso (branch workflows/${runId}/iso) (run ${runId}).`,
+			`iso.js was changed by #4 iso (branch workflows/${runId}/iso) (run ${runId}).`,
 		);
 		expect(await askTool("package.json")).toMatch(/^No call of run .* wrote or edited package.json/);
 		expect(await askTool()).toBe(text.stdout.trimEnd());
@@ -213,7 +213,7 @@ describe("the ledger of a run", () => {
 		const html = readFileSync(path, "utf8");
 		expect(html).toContain('<h2 id="changes">Changes</h2>');
 		expect(html).toContain(
-			'<tr><td><code>src/math.js</code></td><td>#0 fix add <span class="sub">edit +1 -1</span> → #1 docs <span class="sub">edit +1 -0</span></td></tr>',
+			'<tr><td><code>src/math.js</code></td><td>#1 fix add <span class="sub">edit +1 -1</span> → #2 docs <span class="sub">edit +1 -0</span></td></tr>',
 		);
 		expect(html).toContain("<code>$ echo failing &gt;&amp;2; exit 3 · exit 3 · ");
 		expect(html).toContain("1 file changed, 2 insertions(+)");

@@ -233,7 +233,7 @@ describe("pi-workflows run, runs and resume (children as pi sessions on the faux
 		expect(one.stdout).toContain(`Run ${output.runId} (map-reduce-summary): completed`);
 		expect(one.stdout).toMatch(/Children's conversations \(pi session files/);
 		expect(one.stdout).toMatch(
-			/#0 map a\.md · completed · faux\/faux-1 · first run · \d+\.\d KB\n\s+\/.*\/children\/000-map-a-md-1\.jsonl/,
+			/#1 map a\.md · completed · faux\/faux-1 · first run · \d+\.\d KB\n\s+\/.*\/children\/000-map-a-md-1\.jsonl/,
 		);
 		const shown = JSON.parse((await cli(["runs", output.runId, "--json"])).stdout);
 		expect(shown).toMatchObject({ id: output.runId, status: "completed" });

@@ -197,8 +197,8 @@ describe("background workflow runs in a real pi session", () => {
 		expect(harness.requests.find((r) => r.task.includes("second child"))?.signal?.aborted).toBe(true);
 		expect(shown[0]).toContain(`Run ${runId} (bg): stopped`);
 		// Its final progress: the agent calls and how each ended.
-		expect(shown[0]).toMatch(/#0 first child \(general-purpose\) · completed/);
-		expect(shown[0]).toMatch(/#1 second child \(general-purpose\) · stopped/);
+		expect(shown[0]).toMatch(/#1 first child \(general-purpose\) · completed/);
+		expect(shown[0]).toMatch(/#2 second child \(general-purpose\) · stopped/);
 		expect(shown[0]).toContain(`Resume: workflow({ resume: "${runId}" })`);
 	});
 

@@ -116,10 +116,10 @@ describe("per-child control in a real pi session", () => {
 		const { said, snapshot } = await controlRun(
 			`export const meta = { name: "steer", description: "d" };\nreturn await agent("long task", { label: "worker" });`,
 			() => requestsFor("long task").length === 1,
-			(runId) => ({ action: "steer", runId, child: "#0", message: "Also check the tests folder" }),
+			(runId) => ({ action: "steer", runId, child: "#1", message: "Also check the tests folder" }),
 			release,
 		);
-		expect(said).toBe("Sent to `worker` (#0): it reads the message at its next turn.");
+		expect(said).toBe("Sent to `worker` (#1): it reads the message at its next turn.");
 		expect(snapshot).toMatchObject({
 			status: "completed",
 			value: "finished, last told: user: Also check the tests folder",
@@ -141,7 +141,7 @@ return { a, b };`,
 			() => requestsFor("skip me").length === 1,
 			(runId) => ({ action: "skip", runId, child: "slow one" }),
 		);
-		expect(said).toBe('Skipped `slow one` (#0): its agent() call gives null ("skipped by the user").');
+		expect(said).toBe('Skipped `slow one` (#1): its agent() call gives null ("skipped by the user").');
 		expect(snapshot).toMatchObject({ status: "completed", value: { a: null, b: "B" } });
 		expect(snapshot?.failures).toEqual([
 			expect.objectContaining({ label: "slow one", cause: "skipped by the user" }),
@@ -154,9 +154,9 @@ return { a, b };`,
 		const { said, snapshot } = await controlRun(
 			`export const meta = { name: "restart", description: "d" };\nreturn await agent("flaky task");`,
 			() => requestsFor("flaky").length === 1,
-			(runId) => ({ action: "restart", runId, child: "0" }),
+			(runId) => ({ action: "restart", runId, child: "1" }),
 		);
-		expect(said).toBe("Restarting `flaky task` (#0): a fresh attempt; the script gets its answer.");
+		expect(said).toBe("Restarting `flaky task` (#1): a fresh attempt; the script gets its answer.");
 		expect(snapshot).toMatchObject({ status: "completed", value: "the second attempt's answer", failures: [] });
 		expect(snapshot?.counts).toMatchObject({ calls: 1, completed: 1, failed: 0 });
 		const [first, second] = requestsFor("flaky");
@@ -184,7 +184,7 @@ return { a, b };`,
 			() => call("workflow_runs", { action: "pause", runId, child: "thinker" }),
 			() => call("workflow_runs", { action: "status", runId }),
 			fauxAssistantMessage("paused it"),
-			() => call("workflow_runs", { action: "steer", runId, child: "#0", message: "Go on, but be brief" }),
+			() => call("workflow_runs", { action: "steer", runId, child: "#1", message: "Go on, but be brief" }),
 			fauxAssistantMessage("resumed it"),
 			fauxAssistantMessage("noted"),
 		]);
@@ -193,14 +193,14 @@ return { a, b };`,
 		await until(() => requestsFor("pause me").length === 1, "the child");
 		await parent.session.prompt("Pause it");
 		const [paused, status] = results("workflow_runs").map((result) => result.content[0]?.text ?? "");
-		expect(paused).toBe("Pausing `thinker` (#0): its turn stops and it waits; steer it with a message to go on.");
-		expect(status).toMatch(/▸ #0 thinker \(general-purpose\) · paused, waiting for a message/);
+		expect(paused).toBe("Pausing `thinker` (#1): its turn stops and it waits; steer it with a message to go on.");
+		expect(status).toMatch(/▸ #1 thinker \(general-purpose\) · paused, waiting for a message/);
 		// Paused is not stalled: waiting past its stallMs, the watchdog leaves it alone and no new attempt starts.
 		await new Promise((resolve) => setTimeout(resolve, 2000));
 		expect(requestsFor("pause me")).toHaveLength(1);
 		await parent.session.prompt("Resume it");
 		expect(results("workflow_runs")[2]?.content[0]?.text).toBe(
-			"Sent to `thinker` (#0): it goes on with the message.",
+			"Sent to `thinker` (#1): it goes on with the message.",
 		);
 		await until(() => harness.requests.some((r) => r.last.text.includes("Background workflow run")), "the run's end");
 		const store = createRunStore({ cwd, root: join(getAgentDir(), "workflow-runs") });
@@ -222,7 +222,7 @@ return { a, b };`,
 				background: true,
 			}),
 			fauxAssistantMessage("started"),
-			() => call("workflow_runs", { action: "skip", runId, child: "#9" }),
+			() => call("workflow_runs", { action: "skip", runId, child: "#10" }),
 			() => call("workflow_runs", { action: "restart", runId, child: "quick" }),
 			() => call("workflow_runs", { action: "steer", runId, child: "slow" }),
 			() => call("workflow_runs", { action: "stop", runId }),
@@ -244,9 +244,9 @@ return { a, b };`,
 				: [],
 		);
 		expect(texts.slice(0, 3)).toEqual([
-			{ isError: true, text: "No agent call `#9` in this run. Running or queued: #1 slow" },
-			{ isError: true, text: "`quick` (#0) has already completed; only a running child can be restarted" },
-			{ isError: true, text: "Nothing to send to `slow` (#1): give the message after the child" },
+			{ isError: true, text: "No agent call `#10` in this run. Running or queued: #2 slow" },
+			{ isError: true, text: "`quick` (#1) has already completed; only a running child can be restarted" },
+			{ isError: true, text: "Nothing to send to `slow` (#2): give the message after the child" },
 		]);
 	});
 

@@ -93,8 +93,8 @@ return [...seen, guess];`;
 		expect(text).toMatch(
 			/Cost: \$0\.\d+ \+ unknown \(estimated from catalog prices\); 1 reply of models with no known price/,
 		);
-		expect(text).toMatch(/#0 look at a \(general-purpose\) · completed · faux\/faux-priced · .* · \$0\.\d+/);
-		expect(text).toContain("#2 guess freely (general-purpose) · completed · faux/faux-1");
+		expect(text).toMatch(/#1 look at a \(general-purpose\) · completed · faux\/faux-priced · .* · \$0\.\d+/);
+		expect(text).toContain("#3 guess freely (general-purpose) · completed · faux/faux-1");
 		expect(text).toContain("cost unknown");
 
 		const store = createRunStore({ cwd, root: join(getAgentDir(), "workflow-runs") });
@@ -144,7 +144,7 @@ return out;`;
 		expect(replayed?.savedCost).toEqual(first.envelope.agentCalls[0]?.cost);
 		expect(envelope.totals.replayedCost).toEqual(first.envelope.agentCalls[0]?.cost);
 		const text = resumed.result.content[0]?.text ?? "";
-		expect(text).toMatch(/#0 step 1 \(general-purpose\) · replayed, saved \$0\.\d+/);
+		expect(text).toMatch(/#1 step 1 \(general-purpose\) · replayed, saved \$0\.\d+/);
 		expect(text).toMatch(
 			/replayed calls saved \$0\.\d+ \(what they cost when they ran\); with them, the record's calls cost \$0\.\d+/,
 		);

@@ -70,7 +70,7 @@ describe("a failed run's result, as the parent model reads it", () => {
 		expect(outside).not.toContain("CHILD-ANSWER");
 		expect(outside).not.toContain("CHILD-CAUSE");
 		expect(outside.split("\n")[0]).toMatch(/^Workflow audit failed after [^:]*; 2 agents \(1 completed, 1 failed\)/);
-		expect(outside).toMatch(/✗ #1 fail please \(general-purpose\) · failed(?! *:)/);
+		expect(outside).toMatch(/✗ #2 fail please \(general-purpose\) · failed(?! *:)/);
 	});
 
 	it("the thrown error is fenced as the script's message and its place, without the engine's \"Uncaught\" prefix", () => {

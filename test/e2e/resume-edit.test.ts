@@ -109,7 +109,7 @@ describe("a resume with an edit, in a real pi session", () => {
 			/^Workflow release completed in [\d.]+m?s: 3 agents: 2 replayed from the journal, 1 ran \(1 completed\), [\d.]+k? tokens, cost unknown\n/,
 		);
 		expect(resumed).toContain(
-			"warn: Resume: `summarize` (#2) runs again instead of replaying: the nearest recorded call not matched so far, `summarize` (#2 then), has another prompt from character 8:",
+			"warn: Resume: `summarize` (#3) runs again instead of replaying: the nearest recorded call not matched so far, `summarize` (#3 then), has another prompt from character 8:",
 		);
 		// Only the rewritten call reached a child.
 		expect(harness.requests.filter((request) => request.task.startsWith("Note on"))).toHaveLength(2);

@@ -245,7 +245,7 @@ describe("docs/runs-render.txt", () => {
 
 		// A run in the background: the call, /workflows, the run's menu, a child's actions.
 		await parent.session.prompt("Audit our dependencies in the background");
-		await until(() => /#2 p-queue · general-purpose · active/.test(widgetText()), "the three checks at work");
+		await until(() => /#3 p-queue · general-purpose · active/.test(widgetText()), "the three checks at work");
 		const callSection =
 			"The call's result, the parent's answer, the run's widget above the editor, its status line below the footer";
 		inSection(callSection, `workflow ${describeWorkflowCall(calls()[0] ?? {})}`);
@@ -260,13 +260,13 @@ describe("docs/runs-render.txt", () => {
 		inSection("Enter on the running run: its menu", dialogText(menu));
 		menu.answer(menu.options[1]);
 		const actions = await nth(3);
-		inSection("Down and Enter on #0 acorn: what can be done to it", dialogText(actions));
+		inSection("Down and Enter on #1 acorn: what can be done to it", dialogText(actions));
 		actions.answer(undefined);
 		await command;
 
 		// Its checks done, the run writes its report: stop it from its menu.
 		letGo("Check ");
-		await until(() => /#3 report · general-purpose · active/.test(widgetText()), "the report at work");
+		await until(() => /#4 report · general-purpose · active/.test(widgetText()), "the report at work");
 		command = parent.session.prompt("/workflows");
 		(await nth(4)).answer((await nth(4)).options[0]);
 		(await nth(5)).answer("Stop the run");
@@ -284,7 +284,7 @@ describe("docs/runs-render.txt", () => {
 		// Resume it: the checks replay from the journal, the report runs.
 		await parent.session.prompt("Resume the audit, in the background");
 		expect(calls()[1]).toEqual({ resume: runId(), background: true });
-		await until(() => /#3 report · general-purpose · active/.test(widgetText()), "the resumed report at work");
+		await until(() => /#4 report · general-purpose · active/.test(widgetText()), "the resumed report at work");
 		const resumeSection =
 			"The resume: its call, the parent's answer, the widget (the checks replayed, the report running)";
 		inSection(resumeSection, `workflow ${describeWorkflowCall(calls()[1] ?? {})}`);

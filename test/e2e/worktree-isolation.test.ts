@@ -67,7 +67,7 @@ return await agent("Fix add in src/math.js", { label: "fix add", isolation: "wor
 
 		const text = end?.result.content[0]?.text ?? "";
 		expect(text).toContain('Result:\n"add() fixed"');
-		expect(text).toContain(`Kept branches (1), to merge or delete:\n  ${branch} · #0 fix add · 1 file: src/math.js`);
+		expect(text).toContain(`Kept branches (1), to merge or delete:\n  ${branch} · #1 fix add · 1 file: src/math.js`);
 		expect(end?.result.details.envelope.branches).toEqual([
 			expect.objectContaining({ branch, files: ["src/math.js"] }),
 		]);

@@ -176,7 +176,7 @@ describe("pi-workflows eval", () => {
 		expect(failing).toContain(
 			`<h2>What decided it</h2><p class="sub">failed because of \`answer\`: swapping its answer passes (against run ${against}: arm B, trial #1)</p>`,
 		);
-		expect(failing).toMatch(/<tr class="decisive" data-c="\d+"><td>#0 answer<\/td>/);
+		expect(failing).toMatch(/<tr class="decisive" data-c="\d+"><td>#1 answer<\/td>/);
 		expect(failing).toContain('"decided":"decisive: with the passing run');
 		expect(reportOf(against)).not.toContain("What decided it");
 	}, 300_000);

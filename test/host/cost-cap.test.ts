@@ -200,7 +200,7 @@ return await slow;`,
 		expect(third?.status).toBe("stopped");
 		const store = createRunStore({ cwd, root: runsRoot });
 		const detail = await describeRun(store, new RunRegistry(), first.runId);
-		expect(detail).toMatch(/#2 step 3 \(general-purpose\) · stopped: /);
+		expect(detail).toMatch(/#3 step 3 \(general-purpose\) · stopped: /);
 		// How to go on names a total that starts something: the same $0.20 would not.
 		expect(detail).toContain(
 			`Resume: workflow({ resume: "${first.runId}", maxCostUsd: 0.4 }) (maxCostUsd is the run's total cap)`,
@@ -209,7 +209,7 @@ return await slow;`,
 		expect(report.calls.find((call) => call.label === "step 3")?.outcome).toBe("stopped");
 		const text = renderReportText(report, { width: 120 });
 		expect(text).toContain("2 completed, 0 failed, 1 stopped, 0 skipped of 3 calls");
-		expect(text).toMatch(/#2 step 3 \|[ ■]+\| stopped · Stopped at the run's cost cap/);
+		expect(text).toMatch(/#3 step 3 \|[ ■]+\| stopped · Stopped at the run's cost cap/);
 	});
 
 	it("a raise goes into the record: the next resume holds at the raised cap", async () => {

@@ -147,16 +147,18 @@ return await parallel(files.map((f) => () => agent("review " + f, { label: "revi
 		}
 		const { plan } = await dryRunWorkflowScript(SCRIPT, { cwd: store.cwd, fenceTools: ["bash"] });
 		expect(plan.totals.agentCalls).toBe(0);
+		// Where the step is in the script: the second line's `tool(` call, as QuickJS places a call (its parenthesis).
+		expect(plan.fencedBash).toMatchObject({ index: 0, line: 2, column: 26 });
 		const text = dryRunPlanText(plan);
-		expect(text).toContain("  2. review\n     at least 0 agent calls: after the fenced bash\n");
+		expect(text).toContain("  2. review\n     at least 0 agent calls after the fenced `bash` at 2:26\n");
 		expect(text).toContain("Totals: at least 0 agent calls, widest fan-out at least 0,");
 		expect(text).toContain(
-			'"at least": `bash` step #1 (git diff --name-only main) was fenced, so what it would list is unknown and the calls made over it are not counted; 0 agent calls before it are exact',
+			'"at least": `bash` step #1 (git diff --name-only main) at 2:26 was fenced, so what it would list is unknown and the calls made over it are not counted; 0 agent calls before it are exact',
 		);
 		expect(text).not.toMatch(/Totals: 0 agent calls/);
 		const planned = await estimateDryPlan(plan, { cwd: store.cwd, runsRoot: root, capUsd: 0.1 });
 		expect(planned.text).toContain(
-			"Earlier runs: this workflow's last 3 runs made 18–24 agent calls and cost $0.19–$0.22 (the middle half): the plan's at least 0 could not see past the fenced `bash`.",
+			"Earlier runs: this workflow's last 3 runs made 18–24 agent calls and cost $0.19–$0.22 (the middle half): the plan's at least 0 could not see past the fenced `bash` at 2:26.",
 		);
 		expect(planned.overCap).toBe("estimated $0.19–$0.22, over the cap $0.10");
 	});
@@ -166,7 +168,7 @@ return await parallel(files.map((f) => () => agent("review " + f, { label: "revi
 		const { plan } = await dryRunWorkflowScript(SCRIPT, { cwd: store.cwd, fenceTools: ["bash"] });
 		const planned = await estimateDryPlan(plan, { cwd: store.cwd, runsRoot: root });
 		expect(planned.text).toContain(
-			"A floor: the plan's at least 0 could not see past the fenced `bash`, and no earlier complete run of `review-all` says how many more.",
+			"A floor: the plan's at least 0 could not see past the fenced `bash` at 2:26, and no earlier complete run of `review-all` says how many more.",
 		);
 	});
 });

@@ -105,6 +105,6 @@ describe("the cost of runs in lists and views", () => {
 		const message = completionMessage(outcome, undefined);
 		expect(message.details.summary).toMatch(/completed in .*: 1 agent \(1 completed\), 10 tokens, \$0\.20$/);
 		expect(message.content).toContain("Cost: $0.20 (estimated from catalog prices)");
-		expect(message.content).toMatch(/#0 a \(general-purpose\) · completed · p\/m · 10 tokens · \$0\.20/);
+		expect(message.content).toMatch(/#1 a \(general-purpose\) · completed · p\/m · 10 tokens · \$0\.20/);
 	});
 });

@@ -64,13 +64,13 @@ describe("cost text", () => {
 		expect(lines).toContain("  ✓ review: 2 completed · 2.0s · $0.42 of $0.50");
 		expect(lines).toContain("  ▸ fix: 1 running · 1.5s · cost unknown");
 		expect(lines).toContain(
-			"  ✓ #0 Review the diff (general-purpose) · replayed, saved $0.03 · anthropic/claude-sonnet · 9.0k tokens",
+			"  ✓ #1 Review the diff (general-purpose) · replayed, saved $0.03 · anthropic/claude-sonnet · 9.0k tokens",
 		);
 		expect(lines).toContain(
-			"  ✓ #1 Second look (general-purpose) · completed · anthropic/claude-sonnet · 12.0k tokens · $0.42 · 2.0s",
+			"  ✓ #2 Second look (general-purpose) · completed · anthropic/claude-sonnet · 12.0k tokens · $0.42 · 2.0s",
 		);
 		expect(lines).toContain(
-			"  ▸ #2 Fix finding 1 (general-purpose) · active · local/llama · 3.0k tokens · cost unknown · 1.5s",
+			"  ▸ #3 Fix finding 1 (general-purpose) · active · local/llama · 3.0k tokens · cost unknown · 1.5s",
 		);
 	});
 
@@ -118,7 +118,7 @@ describe("cost text", () => {
 		}).envelope;
 		const text = `${formatWorkflowProgress(envelope)}\n${summarizeWorkflowProgress(envelope)}`;
 		expect(text).not.toContain("saved");
-		expect(text).toContain("  ✓ #0 Review the diff (general-purpose) · replayed · local/llama · 9.0k tokens");
+		expect(text).toContain("  ✓ #1 Review the diff (general-purpose) · replayed · local/llama · 9.0k tokens");
 		expect(text).toContain("Cost: unknown of a $1.00 cap; 1 reply of models with no known price\n");
 		expect(summarizeWorkflowProgress(envelope)).toMatch(/, cost unknown$/);
 	});
@@ -143,7 +143,7 @@ describe("cost in the widget", () => {
 		const lines = widgetLines(envelope, run.time, plainPaint, 100);
 		expect(lines[0]).toContain("$0.42 + unknown of $1.00");
 		expect(lines.find((line) => line.trimStart().startsWith("✓ review"))).toContain("$0.42 of $0.50");
-		expect(lines.find((line) => line.includes("#2 Fix finding 1"))).toContain("unknown");
+		expect(lines.find((line) => line.includes("#3 Fix finding 1"))).toContain("unknown");
 		for (const width of [100, 60, 40]) {
 			for (const line of widgetLines(envelope, run.time, plainPaint, width)) {
 				expect(visibleWidth(line), line).toBeLessThanOrEqual(width);

@@ -41,12 +41,12 @@ describe("formatWorkflowProgress", () => {
 				"  ▸ fix: 1 running, 1 queued, 1 failed · 2.0s",
 				"  ○ verify: pending",
 				"Agents:",
-				"  ✓ #0 Review the diff (reviewer) · completed · 5 tool uses · 33.8k tokens · 12.1s",
-				"  ✗ #1 Fix typo (general-purpose) · failed: provider error 500 · 2.0s",
-				"  ▸ #2 Fix crash (general-purpose) · active, editing src/app.ts, idle 2.0s · 2 tool uses · 1.2k tokens · 2.0s",
-				"  · #3 Fix docs (general-purpose) · queued",
+				"  ✓ #1 Review the diff (reviewer) · completed · 5 tool uses · 33.8k tokens · 12.1s",
+				"  ✗ #2 Fix typo (general-purpose) · failed: provider error 500 · 2.0s",
+				"  ▸ #3 Fix crash (general-purpose) · active, editing src/app.ts, idle 2.0s · 2 tool uses · 1.2k tokens · 2.0s",
+				"  · #4 Fix docs (general-purpose) · queued",
 				"Failures (1):",
-				"  ✗ #1 Fix typo (general-purpose, fix): provider error 500",
+				"  ✗ #2 Fix typo (general-purpose, fix): provider error 500",
 				"Log (last 1 of 1):",
 				"  warn: finding 1 failed",
 			].join("\n"),
@@ -64,9 +64,9 @@ describe("formatWorkflowProgress", () => {
 		const lines = formatWorkflowProgress(tracker.getEnvelope(), { maxRunning: 3 }).split("\n");
 		expect(lines.slice(lines.indexOf("Running:"))).toEqual([
 			"Running:",
-			"  ▸ #207 Item 207 (general-purpose) · running · 0ms",
-			"  ▸ #208 Item 208 (general-purpose) · running · 0ms",
-			"  ▸ #209 Item 209 (general-purpose) · running · 0ms",
+			"  ▸ #208 Item 207 (general-purpose) · running · 0ms",
+			"  ▸ #209 Item 208 (general-purpose) · running · 0ms",
+			"  ▸ #210 Item 209 (general-purpose) · running · 0ms",
 			"  … 7 more running",
 			"Others: 290 queued, 200 completed",
 		]);
@@ -102,8 +102,8 @@ describe("formatWorkflowProgress", () => {
 		run.started(1);
 		run.tick(1000).finished(0, "ok");
 		const text = formatWorkflowProgress(tracker.getEnvelope(), { now: T0 + 61_000 });
-		expect(text).toContain("✓ #0 A (general-purpose) · completed · 1.0s");
-		expect(text).toContain("▸ #1 B (general-purpose) · running · 1m 01s");
+		expect(text).toContain("✓ #1 A (general-purpose) · completed · 1.0s");
+		expect(text).toContain("▸ #2 B (general-purpose) · running · 1m 01s");
 		expect(text.split("\n")[0]).toBe("Workflow review-and-fix: running · 1m 01s");
 	});
 });

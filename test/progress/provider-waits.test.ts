@@ -13,7 +13,7 @@ import { darkTheme } from "./theme.ts";
 
 const META = { name: "fixes", description: "d" };
 
-/** Two calls: #0 met a rate limit 2 s in, #1 waits behind it. */
+/** Two calls: #1 met a rate limit 2 s in, #2 waits behind it. */
 function waiting() {
 	const tracker = createWorkflowProgressTracker({ now: () => T0 });
 	const run = eventBuilder(T0, (event) => tracker.updateFromProgressEvent(event));
@@ -67,7 +67,7 @@ describe("provider waits in progress", () => {
 			"Agents: 2 (1 running, 1 queued)",
 		]);
 		expect(text).toContain("Provider waits: 1, 40.0s in all of at most 30m 00s");
-		expect(text).toContain("#0 fix a (general-purpose) · waiting, for the provider, rate limited");
+		expect(text).toContain("#1 fix a (general-purpose) · waiting, for the provider, rate limited");
 		expect(summarizeWorkflowProgress(envelope)).toBe(
 			"Workflow fixes running for 2.0s: 2 agents (1 running, 1 queued); waiting for the provider: rate limited, next try in 40.0s",
 		);

@@ -200,7 +200,7 @@ return [await agent("kept", { label: "kept" }), await agent("new " + args.v, { l
 			["changed", "completed", false, 1],
 		]);
 		const text = formatWorkflowProgress(envelope);
-		expect(text).toMatch(/✓ #0 kept \(general-purpose\) · replayed/);
+		expect(text).toMatch(/✓ #1 kept \(general-purpose\) · replayed/);
 		expect(text).not.toMatch(/#1 changed.*replayed/);
 	});
 });

@@ -88,7 +88,7 @@ describe("WorkflowProgressWidget.render", () => {
 		const widget = makeWidget(envelope, () => envelope.updatedAt + 3000);
 		const text = plain(renderLines(widget, 80));
 		expect(text.find((line) => line.includes("Fix finding 3"))).toMatch(
-			/#3 Fix finding 3 · active, editing 2 files… · idle 3\.0s · 12\.4k tok · 5\.0s$/,
+			/#4 Fix finding 3 · active, editing 2 files… · idle 3\.0s · 12\.4k tok · 5\.0s$/,
 		);
 		expect(text.find((line) => line.includes("Fix finding 4"))).toMatch(
 			/stalled, waiting on bash · idle 3\.0s · 400 tok · 5\.0s$/,
@@ -123,16 +123,16 @@ describe("WorkflowProgressWidget.render", () => {
 			120,
 		);
 		const line = (status: string) => plain(lines).find((text) => text.includes(`child ${status}`)) ?? "";
-		expect(line("starting")).toMatch(/#0 child starting · general-purpose · starting · idle 1m 20s · /);
+		expect(line("starting")).toMatch(/#1 child starting · general-purpose · starting · idle 1m 20s · /);
 		expect(line("stalled")).toMatch(
-			/#1 child stalled · general-purpose · stalled, waiting for the model · idle 1m 00s · /,
+			/#2 child stalled · general-purpose · stalled, waiting for the model · idle 1m 00s · /,
 		);
-		expect(line("quiet")).toMatch(/#2 child quiet · general-purpose · quiet, running npm test · idle 40\.5s · /);
+		expect(line("quiet")).toMatch(/#3 child quiet · general-purpose · quiet, running npm test · idle 40\.5s · /);
 		expect(line("paused")).toMatch(
-			/#3 child paused · general-purpose · paused, waiting for a message · idle 20\.5s · /,
+			/#4 child paused · general-purpose · paused, waiting for a message · idle 20\.5s · /,
 		);
 		// Half a second since its last activity: busy, not idle.
-		expect(line("active")).toMatch(/#4 child active · general-purpose · active, writing · \d/);
+		expect(line("active")).toMatch(/#5 child active · general-purpose · active, writing · \d/);
 		expect(line("active")).not.toContain("idle");
 		const raw = (status: string) => lines.find((text) => text.includes(`child ${status}`)) ?? "";
 		expect(raw("stalled")).toContain(theme.fg("warning", "stalled, waiting for the model"));
@@ -162,7 +162,7 @@ describe("WorkflowProgressWidget.render", () => {
 		);
 		for (const line of lines) expect(visibleWidth(line)).toBeLessThanOrEqual(width);
 		expect(
-			lines.filter((line) => /^ {3}\S #10[3-8] Fix item 10[3-8]\b/.test(line) && !line.includes("✗")),
+			lines.filter((line) => /^ {3}\S #10[4-9] Fix item 10[3-8]\b/.test(line) && !line.includes("✗")),
 		).toHaveLength(5);
 		const collapsed = "   … 1 more running · 391 queued · 100 done · 3 failed";
 		if (width >= 80) expect(lines).toContain(collapsed);
@@ -297,7 +297,7 @@ describe("WorkflowProgressWidget: what a script wrote is shown visible", () => {
 		const shown = HOSTILE_LINE;
 		expect(text).toContain(`? Waiting for you: Delete the production database?${shown} (yes${HOSTILE_BLOCK} / no)`);
 		expect(text).toContain(`phase${shown}`);
-		expect(text).toContain(`#0 label${shown}`);
+		expect(text).toContain(`#1 label${shown}`);
 		expect(text).toContain(`other${shown}: cause${shown}`);
 		expect(text).toContain(`› log${shown}`);
 		for (const line of lines) expect(visibleWidth(line)).toBeLessThanOrEqual(300);

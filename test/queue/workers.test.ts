@@ -425,7 +425,7 @@ describe.skipIf(!hasBinary("redis-server"))("the queue runner with worker proces
 			await waitFor(async () => (await idle.queue.getJobCounts("waiting")).waiting === 1, "the job to wait");
 			const control = controls.get("waiting");
 			await expect(control?.steer("go on")).rejects.toThrow(
-				"`idle` (#3) is still waiting for a worker; only skip works before it starts",
+				"`idle` (#4) is still waiting for a worker; only skip works before it starts",
 			);
 			expect(() => control?.pause()).toThrow("still waiting for a worker");
 			stop.abort("stopped by the test");

@@ -69,18 +69,18 @@ describe.skipIf(!hasBinary("chromium"))("the report in a real browser", () => {
 
 	it("draws a lane per call in each session, grouped by phase, with the status and outcomes in the header", async () => {
 		expect(await lanesOf(1)).toEqual([
-			["completed", "#0 note parser"],
-			["completed", `#1 ${MARKUP.slice(0, 31)}…`],
-			["completed", "#2 note build"],
-			["failed", "#3 note crash"],
-			["completed", "#4 summarize"],
+			["completed", "#1 note parser"],
+			["completed", `#2 ${MARKUP.slice(0, 31)}…`],
+			["completed", "#3 note build"],
+			["failed", "#4 note crash"],
+			["completed", "#5 summarize"],
 		]);
 		expect(await lanesOf(2)).toEqual([
-			["replayed", "#0 note parser"],
-			["replayed", `#1 ${MARKUP.slice(0, 31)}…`],
-			["replayed", "#2 note build"],
-			["failed", "↻ #3 note crash"],
-			["completed", "↻ #4 summarize"],
+			["replayed", "#1 note parser"],
+			["replayed", `#2 ${MARKUP.slice(0, 31)}…`],
+			["replayed", "#3 note build"],
+			["failed", "↻ #4 note crash"],
+			["completed", "↻ #5 summarize"],
 		]);
 		const groups = await page.$$eval('svg.timeline[data-session="1"] g.group', (all) =>
 			all.map((group) => group.getAttribute("data-phase")),
@@ -119,7 +119,7 @@ describe.skipIf(!hasBinary("chromium"))("the report in a real browser", () => {
 		const row = page.locator(`tr.why-row[data-key="${summarize}"]`);
 		expect(await row.getAttribute("data-kind")).toBe("edited");
 		const text = (await row.textContent()) ?? "";
-		expect(text).toContain("nearest recorded call: summarize (#4 then)");
+		expect(text).toContain("nearest recorded call: summarize (#5 then)");
 		expect(text).toContain('has another prompt from character 8: recorded "Summarize the three notes');
 		expect(await row.locator("del").textContent()).toBe("ze the three");
 		expect(await row.locator("ins").textContent()).toBe("se the 3");
@@ -149,7 +149,7 @@ describe.skipIf(!hasBinary("chromium"))("the report in a real browser", () => {
 		const detail = page.locator("#detail");
 		expect(await detail.getAttribute("class")).toBe("on");
 		const shown = (await detail.textContent()) ?? "";
-		expect(shown).toContain(`Label#1 ${MARKUP} widget`);
+		expect(shown).toContain(`Label#2 ${MARKUP} widget`);
 		expect(shown).toContain(`PromptNote on the widget ${MARKUP} change`);
 		// Click the parser's bar (its answer has markup) and the crash's (its error has): pinned, still text.
 		await page.click('svg.timeline[data-session="1"] g.lane >> nth=0 >> rect.o-completed');

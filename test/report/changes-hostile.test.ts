@@ -18,8 +18,8 @@ import { writeRunReport } from "../../src/report/index.ts";
 import { createRunStore, type RunStore } from "../../src/runs/index.ts";
 import { tempDir } from "../runs/support.ts";
 
-/** A file name that reads, printed as it is, like a second ledger line: call #1 editing src/auth.ts. */
-const FORGED = "notes.txt\n  src/auth.ts: #1 reviewer (edit +1 -1)";
+/** A file name that reads, printed as it is, like a second ledger line: call #2 editing src/auth.ts. */
+const FORGED = "notes.txt\n  src/auth.ts: #2 reviewer (edit +1 -1)";
 /** A file name with a terminal control (clear the screen) in it. */
 const CONTROL = "a\u001b[2Jb.ts";
 
@@ -90,12 +90,12 @@ describe("the ledger's views, on a hostile event log", () => {
 		const shown = await views(store, runId, cwd, agentDir);
 		expect(shown.cli.code, shown.cli.err).toBe(0);
 		for (const text of [shown.cli.out, shown.tool, shown.command]) {
-			expect(text).toContain('  "notes.txt\\n  src/auth.ts: #1 reviewer (edit +1 -1)": #0 notes (write +1)\n');
-			expect(text).toContain('  "a\\u001b[2Jb.ts": #0 notes (edit +1)\n');
-			expect(text).toContain('    write "notes.txt\\n  src/auth.ts: #1 reviewer (edit +1 -1)" +1\n');
+			expect(text).toContain('  "notes.txt\\n  src/auth.ts: #2 reviewer (edit +1 -1)": #1 notes (write +1)\n');
+			expect(text).toContain('  "a\\u001b[2Jb.ts": #1 notes (edit +1)\n');
+			expect(text).toContain('    write "notes.txt\\n  src/auth.ts: #2 reviewer (edit +1 -1)" +1\n');
 			expect(text.split("\n").filter((line) => line.trimStart().startsWith("src/auth.ts"))).toEqual([]);
 		}
-		expect(shown.html).toContain("<code>&quot;notes.txt\\n  src/auth.ts: #1 reviewer (edit +1 -1)&quot;</code>");
+		expect(shown.html).toContain("<code>&quot;notes.txt\\n  src/auth.ts: #2 reviewer (edit +1 -1)&quot;</code>");
 		expect(shown.html).toContain("<code>&quot;a\\u001b[2Jb.ts&quot;</code>");
 		expect(shown.html).not.toContain("\u001b");
 	});
@@ -111,8 +111,8 @@ describe("the ledger's views, on a hostile event log", () => {
 		const shown = await views(store, runId, cwd, agentDir);
 		expect(shown.cli.code, shown.cli.err).toBe(0);
 		for (const text of [shown.cli.out, shown.tool, shown.command]) {
-			expect(text).toContain("  src/a.ts: #0 fix (write +2)\n");
-			expect(text).toContain("  README.md: #4 docs (edit)\n");
+			expect(text).toContain("  src/a.ts: #1 fix (write +2)\n");
+			expect(text).toContain("  README.md: #5 docs (edit)\n");
 			expect(text).toContain(
 				[
 					"Skipped, unreadable:",

@@ -78,9 +78,9 @@ describe("foldChanges", () => {
 			changes.calls.map((call) => [call.name, call.entries.map((e) => `${e.tool}${e.isError ? "!" : ""}`)]),
 		).toEqual([
 			["the script", ["write!"]],
-			["#0 fix", ["write", "edit!", "read"]],
+			["#1 fix", ["write", "edit!", "read"]],
 		]);
-		expect(whoChanged(changes, "a.ts")).toEqual(["#0 fix"]);
+		expect(whoChanged(changes, "a.ts")).toEqual(["#1 fix"]);
 		expect(whoChanged(changes, "b.ts")).toEqual([]);
 	});
 

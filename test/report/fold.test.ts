@@ -8,7 +8,7 @@ import type { RunEventLog } from "../../src/report/event-log.ts";
 import { foldEvents } from "../../src/report/fold.ts";
 
 const ref = (index: number, label: string) => ({
-	key: `k${index}#0`,
+	key: `k${index}#1`,
 	index,
 	label,
 	agentType: "general-purpose",
@@ -124,10 +124,10 @@ describe("foldEvents", () => {
 		expect(bars("replaced child")).toEqual(["queued 2-9", "failed 9-15", "failed 15-18"]);
 		expect(folded.calls.find((call) => call.label === "replaced child")?.bars[1]?.note).toBe("crashed");
 		expect(folded.logs.map((log) => `${log.time} ${log.level} ${log.message}`)).toEqual([
-			"10 info `restarted one` (#0): restarted by a person",
-			"13 info `restarted one` (#0): a person's message: look at <b>x</b>",
-			"14 warn `restarted one` (#0): pi retried a failed model request after 2000 ms: 502",
-			"6 info `skipped one` (#1): skipped by a person",
+			"10 info `restarted one` (#1): restarted by a person",
+			"13 info `restarted one` (#1): a person's message: look at <b>x</b>",
+			"14 warn `restarted one` (#1): pi retried a failed model request after 2000 ms: 502",
+			"6 info `skipped one` (#2): skipped by a person",
 		]);
 		expect(folded.sessions[0]?.phases).toEqual([{ name: "work", start: 1, end: 21 }]);
 	});

@@ -77,7 +77,9 @@ describe("the report of a 1,000-agent run", () => {
 		expect(data).toHaveLength(2000);
 		const replayed = model.calls.find((call) => call.session === 2 && call.outcome === "replayed");
 		expect(data[replayed?.id ?? -1]).toMatchObject({ ref: expect.any(String), outcome: "replayed" });
-		expect(data[Number(data[replayed?.id ?? -1].ref)].label).toBe(`#${replayed?.index} ${replayed?.label}`);
+		expect(data[Number(data[replayed?.id ?? -1].ref)].label).toBe(
+			`#${(replayed?.index ?? 0) + 1} ${replayed?.label}`,
+		);
 	});
 
 	it("--text: one line per call of each session", () => {

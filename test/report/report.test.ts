@@ -161,21 +161,21 @@ describe("pi-workflows report", () => {
 			new RegExp(`^    ${label}\\s+\\|[${marks} ]{20}\\| ${tail}`);
 		const first = lines.slice(lines.indexOf(lines.find((line) => line.startsWith("First run")) ?? ""));
 		expect(first.find((line) => line.includes("note build"))).toMatch(
-			bar("#2 note build", "·~█", "completed .* · 2 attempts"),
+			bar("#3 note build", "·~█", "completed .* · 2 attempts"),
 		);
-		expect(first.find((line) => line.includes("note crash"))).toMatch(bar("#3 note crash", "·✗", "failed"));
+		expect(first.find((line) => line.includes("note crash"))).toMatch(bar("#4 note crash", "·✗", "failed"));
 		const resume = lines.slice(lines.findIndex((line) => line.startsWith("Resume 1")));
-		expect(resume.find((line) => line.includes("note parser"))).toMatch(bar("#0 note parser", "=", "replayed"));
+		expect(resume.find((line) => line.includes("note parser"))).toMatch(bar("#1 note parser", "=", "replayed"));
 		expect(resume.find((line) => line.includes("summarize"))).toMatch(
-			bar("#4 summarize", "·█", "completed .*↻ ran again"),
+			bar("#5 summarize", "·█", "completed .*↻ ran again"),
 		);
 		// Every bar is exactly --width wide.
 		for (const line of lines.filter((candidate) => candidate.startsWith("    #"))) {
 			expect(/\|(.*)\|/.exec(line)?.[1]).toHaveLength(20);
 		}
-		expect(stdout).toContain("Why it ran again:\n  #3 note crash: it did not finish in the first run");
+		expect(stdout).toContain("Why it ran again:\n  #4 note crash: it did not finish in the first run");
 		expect(stdout).toMatch(
-			/\n {2}#4 summarize: nearest recorded call summarize \(#4 then\): has another prompt from character 8/,
+			/\n {2}#5 summarize: nearest recorded call summarize \(#5 then\): has another prompt from character 8/,
 		);
 		expect(stdout).toContain(`Census:\n  ✗ note crash: 400 invalid request: ${MARKUP} not allowed`);
 	});

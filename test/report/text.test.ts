@@ -69,8 +69,8 @@ describe("renderReportText", () => {
 		);
 		expect(lines).toContain("! The event log dropped 3 events (its size bound): some bars or marks may be missing.");
 		// A quarter queued, three quarters running and failed.
-		expect(lines.find((line) => line.includes("#0 red"))).toBe(
-			"    #0 red^[[31m label^G |·····✗✗✗✗✗✗✗✗✗✗✗✗✗✗✗| failed 750ms · bad ^[]0;title^G thing",
+		expect(lines.find((line) => line.includes("#1 red"))).toBe(
+			"    #1 red^[[31m label^G |·····✗✗✗✗✗✗✗✗✗✗✗✗✗✗✗| failed 750ms · bad ^[]0;title^G thing",
 		);
 	});
 });

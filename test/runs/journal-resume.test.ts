@@ -75,7 +75,7 @@ describe("a resume whose journal has lines it cannot read", () => {
 					`^Resume: 1 journal line could not be read: ${literal(path)}:2: not JSON \\(.+\\)\\. The call it recorded runs again and is recorded anew`,
 				),
 			),
-			`Resume: \`note bananas\` (#1) runs again instead of replaying: 1 journal line could not be read (${path}:2); this call may have been that line.`,
+			`Resume: \`note bananas\` (#2) runs again instead of replaying: 1 journal line could not be read (${path}:2); this call may have been that line.`,
 		]);
 		for (const warning of resumed.warnings) expect(warning).not.toMatch(/cherries/);
 		// Where a person looks back at the run (/workflows, the report): its event log has them too.
@@ -92,7 +92,7 @@ describe("a resume whose journal has lines it cannot read", () => {
 		expect(resumed.prompts).toEqual(["Note on bananas"]);
 		expect(resumed.warnings[1]).toMatch(
 			new RegExp(
-				`^Resume: \`note bananas\` \\(#1\\) runs again instead of replaying: its journal line, ${literal(path)}:2, could not be read \\(not JSON \\(.+\\)\\)\\.$`,
+				`^Resume: \`note bananas\` \\(#2\\) runs again instead of replaying: its journal line, ${literal(path)}:2, could not be read \\(not JSON \\(.+\\)\\)\\.$`,
 			),
 		);
 	});
@@ -124,7 +124,7 @@ describe("a resume whose journal has lines it cannot read", () => {
 		);
 		expect(resumed.warnings[1]).toMatch(
 			new RegExp(
-				`^Resume: \`note cherries\` \\(#2\\) runs again instead of replaying: its journal line, ${literal(path)}:3, could not be read \\(a torn last line: the run stopped while writing it; cut from the file\\)\\.$`,
+				`^Resume: \`note cherries\` \\(#3\\) runs again instead of replaying: its journal line, ${literal(path)}:3, could not be read \\(a torn last line: the run stopped while writing it; cut from the file\\)\\.$`,
 			),
 		);
 		// Cut, then recorded anew on a line of its own.

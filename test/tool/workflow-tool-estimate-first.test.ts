@@ -152,3 +152,20 @@ describe("the estimate in the workflow tool", () => {
 		expect(question).toMatch(/; about \$[\d.]+ more to finish \(estimate\)\./);
 	});
 });
+
+describe("a tier in the workflow tool's dry run", () => {
+	it("is planned and priced as the model the session's tiers name for it, like a full model id", async () => {
+		const script = `export const meta = { name: "tiered", description: "a small model for the list" };
+return await agent("List the files", { label: "lister", tier: "small" });`;
+		const { ctx } = session();
+		const tool = pricedWorkflowTool(fx, () => ({
+			modelTiers: { tiers: { small: "faux/faux-priced" }, source: "the `workflows.modelTiers` setting" },
+		}));
+		const result = await tool.execute("t", { script, dryRun: true }, undefined, undefined, ctx);
+		const details = result.details as unknown as { dryRun: { calls: { model?: string }[] } };
+		expect(details.dryRun.calls.map((call) => call.model)).toEqual(["faux/faux-priced"]);
+		expect(text(result)).toContain(
+			"Basis: catalog price of faux/faux-priced ($3/$15 per million input/output tokens) × a default 20.0k input/2.0k output tokens per child, half to twice that (no history)",
+		);
+	});
+});

@@ -1,4 +1,6 @@
 /** Blame in words: the one-line verdict (the eval's scorecard uses it too) and the per-call lines of the command. */
+
+import { callNumber } from "../../errors.ts";
 import type { BlamedCall, BlameReport } from "./blame.ts";
 
 /** "failed because of `draft`: swapping its answer passes; `research`, `check` did not matter". */
@@ -49,7 +51,7 @@ const MARK: Record<BlamedCall["effect"], string> = { decisive: "✗", "not decis
 function callLine(call: BlamedCall): string {
 	const how = call.match ? `, matched by ${call.match}` : "";
 	const change = call.change !== undefined ? `, answer ${Math.round(call.change * 100)}% changed` : "";
-	return `${MARK[call.effect]} #${call.index + 1} ${call.label}: ${call.effect}${how}${change}. ${call.why}`;
+	return `${MARK[call.effect]} ${callNumber(call.index)} ${call.label}: ${call.effect}${how}${change}. ${call.why}`;
 }
 
 function names(calls: readonly Pick<BlamedCall, "label">[]): string {

@@ -4,7 +4,7 @@
  */
 import type { ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import type { ChildAction } from "../../children/controls.ts";
-import { WorkflowError } from "../../errors.ts";
+import { callNumber, WorkflowError } from "../../errors.ts";
 import type { LiveRun, RunRegistry } from "../../host/registry.ts";
 import type { WorkflowProgressAgentCall } from "../../progress/envelope.ts";
 import { idleText } from "../../progress/format.ts";
@@ -99,7 +99,7 @@ export async function chooseChildAction(
 		restart: "Restart it (a fresh attempt)",
 	};
 	const picked = await follow(
-		(signal) => ctx.ui.select(`#${call.index} ${call.label}`, Object.values(labels), { signal }),
+		(signal) => ctx.ui.select(`${callNumber(call.index)} ${call.label}`, Object.values(labels), { signal }),
 		{ ended: run.settled },
 	);
 	if (picked.kind === "ended") return "ended";
@@ -109,14 +109,16 @@ export async function chooseChildAction(
 	if (action === "steer") {
 		const typed = await follow(
 			(signal) =>
-				ctx.ui.input(`Message for #${call.index} ${call.label}`, "what the child should know or do", { signal }),
+				ctx.ui.input(`Message for ${callNumber(call.index)} ${call.label}`, "what the child should know or do", {
+					signal,
+				}),
 			{ ended: run.settled },
 		);
 		if (typed.kind === "ended") return "ended";
 		text = typed.answer;
 		if (!text?.trim()) return undefined;
 	}
-	return registry.controlChild(run.id, `#${call.index}`, action, text);
+	return registry.controlChild(run.id, callNumber(call.index), action, text);
 }
 
 /** The run's calls a person can act on: running and queued ones that a child answers (not replayed ones). */
@@ -130,5 +132,5 @@ function menuChildren(run: LiveRun): WorkflowProgressAgentCall[] {
 function childRow(call: WorkflowProgressAgentCall, now?: number): string {
 	const state = call.status === "queued" ? "queued" : (call.activity ?? "running");
 	const idle = now !== undefined ? idleText(call, now) : undefined;
-	return `#${call.index} ${call.label} · ${state}${idle ? `, ${idle}` : ""}`;
+	return `${callNumber(call.index)} ${call.label} · ${state}${idle ? `, ${idle}` : ""}`;
 }

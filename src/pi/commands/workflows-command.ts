@@ -7,7 +7,7 @@
  * with it, and `/workflows conversation <runId> [#child]` lists or shows them in any mode.
  */
 import type { ExtensionCommandContext, RegisteredCommand } from "@earendil-works/pi-coding-agent";
-import { errorMessage, WorkflowError } from "../../errors.ts";
+import { callIndexOf, callNumber, errorMessage, WorkflowError } from "../../errors.ts";
 import type { RetentionSettings } from "../../host/auto-prune.ts";
 import { childConversations, conversationLabel, conversationsText } from "../../host/child-conversations.ts";
 import type { RunRegistry } from "../../host/registry.ts";
@@ -232,10 +232,10 @@ async function conversationSubcommand(
 		ctx.ui.notify(`Run ${runId}\n${conversationsText(conversations)}`, "info");
 		return;
 	}
-	const index = /^#?\d+$/.test(child) ? Number(child.replace("#", "")) : undefined;
+	const index = callIndexOf(child);
 	const found = conversations.find((c) => c.path === child) ?? conversations.filter((c) => c.index === index).at(-1);
 	if (!found) {
-		const kept = conversations.map((c) => `#${c.index} ${c.label}`);
+		const kept = conversations.map((c) => `${callNumber(c.index)} ${c.label}`);
 		throw new WorkflowError(
 			"child_not_found",
 			`Run ${runId} kept no conversation for \`${child}\`. Kept: ${kept.length > 0 ? [...new Set(kept)].join(", ") : "none"}`,

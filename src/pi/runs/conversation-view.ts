@@ -4,7 +4,6 @@
  * them in a session), elsewhere as plain text. Reading never writes the file: it is parsed and loaded into an
  * in-memory `SessionManager`, whose context is what the child's model saw.
  */
-import { readFile } from "node:fs/promises";
 import type { Message } from "@earendil-works/pi-ai";
 import {
 	AssistantMessageComponent,
@@ -28,20 +27,40 @@ import { errorMessage, WorkflowError } from "../../errors.ts";
 import type { ChildConversation } from "../../host/child-conversations.ts";
 import { conversationLabel } from "../../host/child-conversations.ts";
 import { visibleText } from "../../progress/visible-text.ts";
+import { readKeptConversation } from "../../runs/index.ts";
 
 /** Characters of one tool result or message the text view shows; the file has all of it. */
 const TEXT_CHARS = 2000;
 
-/** The messages of the conversation in `file` (its system message first when it has one). */
-export async function readConversation(file: string): Promise<{ messages: Message[]; cwd: string }> {
-	let text: string;
+/**
+ * The messages of `conversation` (its system message first when it has one), read only from the run's own folder:
+ * a file that is now a link or not a regular one is refused (`run_store`), as a continued child's would be.
+ */
+export async function readConversation(
+	conversation: Pick<ChildConversation, "dir" | "path" | "file">,
+): Promise<{ messages: Message[]; cwd: string }> {
+	const { file } = conversation;
+	let kept: Awaited<ReturnType<typeof readKeptConversation>>;
 	try {
-		text = await readFile(file, "utf8");
+		kept = await readKeptConversation(conversation.dir, conversation.path);
 	} catch (error) {
 		throw new WorkflowError("run_store", `Cannot read the conversation ${file}: ${errorMessage(error)}`, {
 			details: { path: file },
 		});
 	}
+	if (!kept) {
+		throw new WorkflowError("run_store", `Cannot read the conversation ${file}: it is not there any more`, {
+			details: { path: file },
+		});
+	}
+	if ("refused" in kept) {
+		throw new WorkflowError(
+			"run_store",
+			`The conversation ${file} ${kept.refused}: a run's conversations are read only from its own folder, never through a link or from a FIFO. Remove what stands there and put the run's file back, or open the file it points to yourself`,
+			{ details: { path: file } },
+		);
+	}
+	const text = kept.text;
 	const entries = parseSessionEntries(text);
 	const header = entries.find((entry) => entry.type === "session") as { cwd?: string } | undefined;
 	if (!header) {
@@ -85,7 +104,7 @@ export function conversationText(messages: readonly Message[]): string {
 
 /** Shows `conversation`: pi's components in a pager in the TUI, its text elsewhere. */
 export async function showConversation(ctx: ExtensionCommandContext, conversation: ChildConversation): Promise<void> {
-	const { messages, cwd } = await readConversation(conversation.file);
+	const { messages, cwd } = await readConversation(conversation);
 	if (ctx.mode !== "tui") {
 		ctx.ui.notify(
 			`${conversationLabel(conversation)}\n${conversation.file}\n\n${conversationText(messages)}`,

@@ -3,6 +3,7 @@
  * call returns at once, and the one message a background run sends when it ends.
  */
 import type { AgentToolResult } from "@earendil-works/pi-coding-agent";
+import { callNumber } from "../../errors.ts";
 import { resumeCall } from "../../host/cost-cap.ts";
 import type { DurableOutcome } from "../../host/durable-run.ts";
 import type { LiveRun } from "../../host/registry.ts";
@@ -124,12 +125,14 @@ function runDetails(outcome: ToolRunOutcome, kept: string): Omit<WorkflowRunMess
 	const lines = json === "" ? [] : json.split("\n");
 	const failures = envelope.failures.map((failure) => {
 		const name =
-			failure.kind === "agent" ? `#${failure.index} ${failure.label ?? ""}` : `${failure.kind}[${failure.index}]`;
+			failure.kind === "agent"
+				? `${callNumber(failure.index)} ${failure.label ?? ""}`
+				: `${failure.kind}[${failure.index}]`;
 		return cut(`${oneLine(name)}: ${oneLine(failure.cause)}`);
 	});
 	const branches = (envelope.branches ?? []).map((branch) =>
 		cut(
-			`${branch.branch} · #${branch.index} ${oneLine(branch.label)} · ${branch.fileCount} file${branch.fileCount === 1 ? "" : "s"}`,
+			`${branch.branch} · ${callNumber(branch.index)} ${oneLine(branch.label)} · ${branch.fileCount} file${branch.fileCount === 1 ? "" : "s"}`,
 		),
 	);
 	const more = (list: string[], limit: number) =>

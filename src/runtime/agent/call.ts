@@ -248,7 +248,10 @@ async function admit(
 		for (const budget of budgets) budget.calls++;
 	} catch (error) {
 		close();
-		run.census.refused();
+		// Stopped by a provider's refusal before it was let in: skipped with the run's reason and a failure entry, as
+		// the calls queued behind the refusal are (only its timing differs from theirs).
+		if (run.signal.aborted && run.providerWaits.refusing) new AgentCallRecord(scope, plan).threw(error);
+		else run.census.refused();
 		throw error;
 	}
 	if (run.heard) {
@@ -256,6 +259,7 @@ async function admit(
 			type: "agent_queued",
 			...ref,
 			promptPreview: shorten(plan.prompt, PREVIEW_CHARS),
+			...(plan.site ?? {}),
 			hasSchema: schema !== undefined,
 			...(plan.options.model ? { model: plan.options.model } : {}),
 		});

@@ -3,7 +3,7 @@
  * calls it labelled; a continued call takes its label by default, so `resume` with the same label again goes on
  * from the newest link of the chain. A label must name one conversation that answered, ran in place and is done.
  */
-import { type SourceLocation, WorkflowError } from "../../errors.ts";
+import { callNumber, type SourceLocation, WorkflowError } from "../../errors.ts";
 import type { WorkflowAgentCallRef } from "../core/events.ts";
 import type { WorkflowContinuation } from "../core/types.ts";
 
@@ -75,7 +75,7 @@ export class LabelledCalls {
 			);
 		}
 		if (heads.length > 1) {
-			const which = heads.map((call) => `#${call.ref.index}`).join(", ");
+			const which = heads.map((call) => callNumber(call.ref.index)).join(", ");
 			throw new WorkflowError(
 				"resume_ambiguous",
 				`${option} names ${heads.length} conversations (calls ${which}, made with the same label): a child continues one. Give each call its own label (\`label: ${JSON.stringify(`${label}-`)} + i\`) and continue the one you mean`,
@@ -85,7 +85,7 @@ export class LabelledCalls {
 		const [call] = heads as [LabelledCall];
 		const refusal = whyNot(call);
 		if (refusal) {
-			throw new WorkflowError("resume_unavailable", `${option}: call #${call.ref.index} ${refusal}`, {
+			throw new WorkflowError("resume_unavailable", `${option}: call ${callNumber(call.ref.index)} ${refusal}`, {
 				location,
 				details: { resume: label, call: call.ref.index },
 			});

@@ -7,6 +7,7 @@
  * never blamed on another recorded call.
  */
 import { hash } from "node:crypto";
+import { callNumber } from "../../errors.ts";
 import type { WorkflowAgentCallRef } from "../core/events.ts";
 import type { WorkflowCallIdentity } from "../core/identity.ts";
 import { stableJson } from "../core/json.ts";
@@ -169,7 +170,7 @@ export function explainMiss(run: RunContext, ref: WorkflowAgentCallRef, identity
 	state.named.add(nearest.key);
 	state.warnings++;
 	const recorded = readIdentity(nearest.identity);
-	const name = `\`${nearest.label ?? "?"}\`${recorded ? ` (#${recorded.index} then)` : ""}`;
+	const name = `\`${nearest.label ?? "?"}\`${recorded ? ` (${callNumber(recorded.index)} then)` : ""}`;
 	const why = recorded
 		? `${differences(recorded, identity).join("; ")}`
 		: "the journal is from an older version that did not record what a call was made of, so what differs is unknown";
@@ -201,7 +202,7 @@ function warnMiss(run: RunContext, ref: WorkflowAgentCallRef, state: MissState, 
 			: "";
 	emitLog(run, {
 		level: "warn",
-		message: `Resume: \`${ref.label}\` (#${ref.index}) runs again instead of replaying: ${why}${more}`,
+		message: `Resume: \`${ref.label}\` (${callNumber(ref.index)}) runs again instead of replaying: ${why}${more}`,
 		...(ref.phase ? { phase: ref.phase } : {}),
 	});
 }

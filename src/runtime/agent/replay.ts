@@ -2,7 +2,7 @@
  * A call's answer in the run's journal: whether an entry can stand in for the call (replay) and writing one once the
  * call has its value, before the script sees it.
  */
-import { errorMessage } from "../../errors.ts";
+import { callNumber, errorMessage } from "../../errors.ts";
 import { readCost } from "../core/cost.ts";
 import type { WorkflowAgentCallRef } from "../core/events.ts";
 import { assertJsonValue } from "../core/json.ts";
@@ -72,7 +72,7 @@ export async function fitsSchema(
 	const data: ReplaySchemaMiss = { replaySchemaMiss: { key: ref.key, errors } };
 	emitLog(run, {
 		level: "warn",
-		message: `Resume: \`${ref.label}\` (#${ref.index}) runs again instead of replaying: its recorded answer breaks its schema: ${errors}`,
+		message: `Resume: \`${ref.label}\` (${callNumber(ref.index)}) runs again instead of replaying: its recorded answer breaks its schema: ${errors}`,
 		data: data as unknown as JsonValue,
 		...(ref.phase ? { phase: ref.phase } : {}),
 	});

@@ -123,7 +123,10 @@ export class Census {
 		addCostInto(this.cost, options.cost);
 	}
 
-	/** An `agent()` call refused before it was queued (it threw into the script; no failure entry). */
+	/**
+	 * An `agent()` call refused before it was queued for the script's own fault or a limit (it threw into the script;
+	 * no failure entry). One a provider's refusal stopped is a skipped failure instead (`failed`), as queued ones are.
+	 */
 	refused(): void {
 		this.counts.skipped++;
 		this.#refused++;

@@ -85,6 +85,9 @@ export interface AgentQueuedEvent extends EventBase, WorkflowAgentCallRef {
 	type: "agent_queued";
 	/** First characters of the prompt. */
 	promptPreview: string;
+	/** Where the script called it, in its file (1-based), when the stack says. */
+	line?: number;
+	column?: number;
 	model?: string;
 	hasSchema: boolean;
 }
@@ -222,6 +225,9 @@ export interface ToolRef {
 	path?: string;
 	/** Its `command` parameter, cut to 500 characters, when it has one. */
 	command?: string;
+	/** Where the script called it, in the author's file (1-based), when the stack says. */
+	line?: number;
+	column?: number;
 	phase?: string;
 	workflow?: string;
 }

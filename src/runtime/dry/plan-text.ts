@@ -81,10 +81,23 @@ function drawsText(draws: NonNullable<WorkflowDryRunPlan["draws"]>): string[] {
 	}
 	if (draws.unreached.length > 0) {
 		lines.push(
-			`No draw reached the declared ${draws.unreached.length === 1 ? "phase" : "phases"} ${draws.unreached.join(", ")}`,
+			`No draw reached the ${draws.unreached.length === 1 ? "phase" : "phases"} ${draws.unreached.join(", ")}`,
 		);
 	}
+	if (draws.branches.length > 0) {
+		const named = draws.branches.map(
+			(b) =>
+				`the ${b.kind === "case" ? "`case`" : `\`${b.kind}\` branch`} at ${b.line}:${b.column} (${plural(b.agentCalls, "agent() call")})`,
+		);
+		lines.push(`No draw reached ${named.join(", ")}: what they cost is not in this plan`);
+	}
 	return lines;
+}
+
+/** Where a fenced `bash` is: " at 12:3", " at 12:3 of `nested`", or nothing when the stack did not say. */
+export function fencedBashSite(fenced: NonNullable<WorkflowDryRunPlan["fencedBash"]>): string {
+	if (fenced.line === undefined || fenced.column === undefined) return "";
+	return ` at ${fenced.line}:${fenced.column}${fenced.workflow ? ` of \`${fenced.workflow}\`` : ""}`;
 }
 
 function range({ low, high }: { low: number; high: number }): string {
@@ -93,12 +106,13 @@ function range({ low, high }: { low: number; high: number }): string {
 
 /** What a fenced `bash` leaves unknown: the counts after it are floors. */
 function fencedBashText(fenced: NonNullable<WorkflowDryRunPlan["fencedBash"]>): string {
-	return `"at least": \`bash\` step #${fenced.index + 1} (${fenced.label}) was fenced, so what it would list is unknown and the calls made over it are not counted; ${plural(fenced.callsBefore, "agent call")} before it are exact`;
+	return `"at least": \`bash\` step #${fenced.index + 1} (${fenced.label})${fencedBashSite(fenced)} was fenced, so what it would list is unknown and the calls made over it are not counted; ${plural(fenced.callsBefore, "agent call")} before it are exact`;
 }
 
 function phaseLines(phase: WorkflowDryPhase, plan: WorkflowDryRunPlan): string[] {
 	const lines: string[] = [];
-	const floor = plan.fencedBash?.phases.includes(phase.name) === true;
+	const fenced = plan.fencedBash?.phases.includes(phase.name) ? plan.fencedBash : undefined;
+	const floor = fenced !== undefined;
 	if (phase.agentCalls > 0) {
 		const models = phase.models.map((m) => (m === DEFAULT_MODEL ? DEFAULT_MODEL_TEXT : m)).join(", ");
 		const at = floor ? "at least " : "";
@@ -107,8 +121,8 @@ function phaseLines(phase: WorkflowDryPhase, plan: WorkflowDryRunPlan): string[]
 		lines.push(
 			`     ${at}${plural(phase.agentCalls, "agent call")}${over}, widest fan-out ${at}${phase.widestFanOut}; ${phase.agentTypes.join(", ")} on ${models}`,
 		);
-	} else if (floor) {
-		lines.push("     at least 0 agent calls: after the fenced bash");
+	} else if (fenced) {
+		lines.push(`     at least 0 agent calls after the fenced \`bash\`${fencedBashSite(fenced)}`);
 	}
 	if (phase.toolsRun + phase.toolsFenced > 0) {
 		const steps = plan.tools.filter((step) => (step.phase ?? NO_PHASE) === phase.name);

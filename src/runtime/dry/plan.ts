@@ -23,7 +23,10 @@ export interface WorkflowDryCall {
 	agentType: string;
 	/** The model it names (agent file, call, tier, `meta.model`, or the host's default); absent: pi's default. */
 	model?: string;
-	/** Agents in flight together with this one (a `parallel()`/`pipeline()` burst), when more than one. */
+	/**
+	 * How wide the fan-out it is part of is, when more than one: the width of the `parallel()`/`pipeline()` that made it
+	 * (the functions or items it was given), else (calls joined with `Promise.all`) how many calls were queued together.
+	 */
 	fanOut?: number;
 	/** The call asked for a structured answer. */
 	schema?: boolean;
@@ -35,6 +38,9 @@ export interface WorkflowDryCall {
 	workflow?: string;
 	/** A continued call (`resume`): how many calls of its chain came before it, whose conversation it carries. */
 	carried?: number;
+	/** Where the script (or the nested `workflow`'s file) calls it, 1-based: its `(`. */
+	line?: number;
+	column?: number;
 }
 
 /** One `tool()` step: run for real (a read-only tool, or one lent on purpose) or fenced (a placeholder answered). */
@@ -55,6 +61,17 @@ export interface WorkflowDryQuestion {
 	phase?: string;
 	answer?: string;
 	source?: DryAnswerSource;
+}
+
+/** A branch of the script with agent() calls that no draw of the stand-ins reached. */
+export interface WorkflowDryBranch {
+	/** `if`: an `if`'s consequent; `else`: its alternate; `case`: one `case` (or `default`) of a `switch`. */
+	kind: "if" | "else" | "case";
+	/** Where it starts in the script (its block's `{`, or the `case`), 1-based. */
+	line: number;
+	column: number;
+	/** The agent() calls written in it. */
+	agentCalls: number;
 }
 
 /** One phase, in the order the run started them. */
@@ -103,12 +120,24 @@ export interface WorkflowDryRunPlan {
 	/**
 	 * The first `bash` step that was fenced (not run): what it would have printed is unknown, so every count made
 	 * after it is a floor. `callsBefore`: agent calls queued before it, which are exact; `phases`: the phases active at
-	 * it or started after it, whose counts are floors.
+	 * it or started after it, whose counts are floors; `line`/`column`: where the script calls it (its file's, or the
+	 * nested `workflow`'s).
 	 */
-	fencedBash?: { index: number; label: string; callsBefore: number; phases: string[] };
+	fencedBash?: {
+		index: number;
+		label: string;
+		callsBefore: number;
+		phases: string[];
+		line?: number;
+		column?: number;
+		workflow?: string;
+	};
 	/**
 	 * When the stand-ins were drawn more than once (calls with a schema): how many draws, the range each count spans
-	 * over them (in all, and agent calls per phase), and the declared phases (`meta.phases`) no draw reached.
+	 * over them (in all, and agent calls per phase), the phases the script declares (`meta.phases`) or names as a
+	 * literal (`phase("x")`, `agent(…, { phase: "x" })`) that no draw reached, and the `if`/`else`/`case` branches
+	 * holding agent() calls none of which any draw made (the outermost such branch; where it starts, and how many
+	 * calls are written in it).
 	 */
 	draws?: {
 		count: number;
@@ -116,6 +145,7 @@ export interface WorkflowDryRunPlan {
 		widestFanOut: { low: number; high: number };
 		phases: Record<string, { low: number; high: number }>;
 		unreached: string[];
+		branches: WorkflowDryBranch[];
 	};
 	/** Tokens of the session's conversation each forked call (`forks`) reads first; absent when none forks. */
 	forkTokens?: number;
@@ -147,8 +177,8 @@ export class DryPlanRecorder {
 	readonly #fanOuts: { phase: string; width: number }[] = [];
 	/** Phases only `agent(…, { phase })` named, never `phase()`. */
 	readonly #callNamed = new Set<string>();
-	/** Calls queued since the last one ended: one burst of a fan-out. */
-	#burst: WorkflowDryCall[] = [];
+	/** Calls queued since the last one ended, and whether a `parallel()`/`pipeline()` gave each its width. */
+	#burst: { call: WorkflowDryCall; structural: boolean }[] = [];
 	/**
 	 * The last `parallel()`/`pipeline()` and how many of its calls have yet to queue: those calls take its width, which
 	 * the structure says, where a burst may be cut short by an answer that came between two of its calls.
@@ -226,16 +256,19 @@ export class DryPlanRecorder {
 			agentType: event.agentType,
 			...(event.hasSchema ? { schema: true } : {}),
 			...(event.workflow ? { workflow: event.workflow } : {}),
+			...(event.line !== undefined && event.column !== undefined ? { line: event.line, column: event.column } : {}),
 		};
 		if (event.continues) call.carried = (this.#calls.get(event.continues.index)?.carried ?? 0) + 1;
 		this.#calls.set(event.index, call);
-		if (this.#fan && this.#fan.left > 0) {
+		const structural = this.#fan !== undefined && this.#fan.left > 0;
+		if (this.#fan && structural) {
 			call.fanOut = this.#fan.width;
 			this.#fan.left--;
 		}
-		this.#burst.push(call);
+		this.#burst.push({ call, structural });
+		// A call no `parallel()`/`pipeline()` made (`Promise.all` of agent() calls) is as wide as the calls queued with it.
 		if (this.#burst.length > 1) {
-			for (const member of this.#burst) member.fanOut = Math.max(member.fanOut ?? 0, this.#burst.length);
+			for (const member of this.#burst) if (!member.structural) member.call.fanOut = this.#burst.length;
 		}
 	}
 
@@ -256,7 +289,16 @@ export class DryPlanRecorder {
 		this.#tools.set(event.index, step);
 		if (event.type === "tool_finished" && event.name === "bash" && !step.ran && this.#fencedBash === undefined) {
 			const phase = event.phase ?? this.#phase ?? NO_PHASE;
-			this.#fencedBash = { index: event.index, label: event.label, callsBefore: this.#calls.size, phases: [phase] };
+			this.#fencedBash = {
+				index: event.index,
+				label: event.label,
+				callsBefore: this.#calls.size,
+				phases: [phase],
+				...(event.line !== undefined && event.column !== undefined
+					? { line: event.line, column: event.column }
+					: {}),
+				...(event.workflow ? { workflow: event.workflow } : {}),
+			};
 		}
 	}
 

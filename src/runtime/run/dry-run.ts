@@ -23,7 +23,8 @@ import { DryPlanRecorder, type WorkflowDryRunPlan } from "../dry/plan.ts";
 import { sampleFromSchema } from "../dry/sample.ts";
 import { sandboxedBash as bashInSandbox, findBashSandbox } from "../dry/sandboxed-bash.ts";
 import { createDryAsk, createDryRunner, type DryAnswers, type DryRunnerCall, dryTools } from "../dry/stand-ins.ts";
-import { argsRead } from "../meta/args-read.ts";
+import { argsRead, argsWithFallback } from "../meta/args-read.ts";
+import { type AgentBranch, scriptPaths, unreachedBranches } from "../meta/branches.ts";
 import { parseWorkflowSource } from "../meta/read.ts";
 import { runWorkflowScript } from "./run.ts";
 
@@ -90,7 +91,9 @@ export async function dryRunWorkflowScript(
 	const { onProgress: _first, ...quiet } = options;
 	const plans = [first.plan];
 	for (const draw of MORE_DRAWS) plans.push((await dryRunOnce(source, quiet, draw, steps)).plan);
-	first.plan.draws = drawsOf(plans, first.result.meta?.phases?.map((phase) => phase.title) ?? []);
+	const paths = scriptPaths(source, options.filename);
+	const declared = first.result.meta?.phases?.map((phase) => phase.title) ?? [];
+	first.plan.draws = drawsOf(plans, [...new Set([...declared, ...(paths?.phases ?? [])])], paths?.branches ?? []);
 	return first;
 }
 
@@ -111,10 +114,11 @@ function onceAcrossDraws(
 	};
 }
 
-/** The counts each draw gave, as ranges, and the declared phases no draw reached. */
+/** The counts each draw gave, as ranges, and the phases (declared or named) and branches no draw reached. */
 function drawsOf(
 	plans: readonly WorkflowDryRunPlan[],
-	declared: readonly string[],
+	named: readonly string[],
+	branches: readonly AgentBranch[],
 ): NonNullable<WorkflowDryRunPlan["draws"]> {
 	const span = (values: number[]) => ({ low: Math.min(...values), high: Math.max(...values) });
 	const names = [...new Set(plans.flatMap((plan) => plan.phases.map((phase) => phase.name)))];
@@ -130,8 +134,20 @@ function drawsOf(
 		agentCalls: span(plans.map((plan) => plan.totals.agentCalls)),
 		widestFanOut: span(plans.map((plan) => plan.totals.widestFanOut)),
 		phases,
-		unreached: declared.filter((name) => !reached(name)),
+		unreached: named.filter((name) => !reached(name)),
+		branches: unreachedBranches(branches, sitesOf(plans)).map(({ kind, line, column, calls }) => ({
+			kind,
+			line,
+			column,
+			agentCalls: calls.length,
+		})),
 	};
+}
+
+/** Where the top-level script made its agent calls, over every draw ("line:column"; nested workflows' are elsewhere). */
+function sitesOf(plans: readonly WorkflowDryRunPlan[]): Set<string> {
+	const calls = plans.flatMap((plan) => plan.calls).filter((call) => call.workflow === undefined);
+	return new Set(calls.map((call) => `${call.line}:${call.column}`));
 }
 
 /** One dry run of `source` on one draw of the stand-ins. */
@@ -257,18 +273,33 @@ function answersIn(question: WorkflowQuestion, calls: readonly DryRunnerCall[]):
 }
 
 /**
- * A value the script's `meta.args` schema accepts, with each top-level property's `default` where it has one (a
- * script reads `args.x ?? default` and a sample would stand in for a real default); undefined when the script has no
- * args schema or cannot be read.
+ * A value the script's `meta.args` schema accepts that keeps the script's own defaults: each property's `default`
+ * where it has one, at any depth, and no made-up value for an optional property the script reads with a fallback
+ * (`args.x ?? 2`, `const { x = 2 } = args`), so its 2 stands as in a real run without it. Undefined when the script
+ * has no args schema or cannot be read.
  */
 function sampledArgs(source: string, filename: string | undefined): JsonValue | undefined {
 	const schema = metaArgs(source, filename);
 	if (!schema) return undefined;
-	const value = sampleFromSchema(schema, { index: 0 });
-	const properties = schema.properties;
-	if (value === null || typeof value !== "object" || Array.isArray(value) || !isObject(properties)) return value;
-	for (const [name, property] of Object.entries(properties)) {
-		if (isObject(property) && property.default !== undefined) value[name] = property.default;
+	const value = withDefaults(schema, sampleFromSchema(schema, { index: 0 }));
+	if (!isObject(value)) return value;
+	const required = Array.isArray(schema.required) ? schema.required : [];
+	const properties = isObject(schema.properties) ? schema.properties : {};
+	for (const name of argsWithFallback(source, filename)) {
+		const property = properties[name];
+		if (required.includes(name) || (isObject(property) && property.default !== undefined)) continue;
+		delete value[name];
+	}
+	return value;
+}
+
+/** `value` with each property of `schema` that has a `default` taking it, in nested objects too. */
+function withDefaults(schema: JsonSchema | JsonValue, value: JsonValue): JsonValue {
+	if (!isObject(schema) || !isObject(value) || !isObject(schema.properties)) return value;
+	for (const [name, property] of Object.entries(schema.properties)) {
+		if (!isObject(property)) continue;
+		if (property.default !== undefined) value[name] = property.default;
+		else if (Object.hasOwn(value, name)) value[name] = withDefaults(property, value[name] as JsonValue);
 	}
 	return value;
 }

@@ -113,6 +113,7 @@ export async function runToolCall(
 		name: args.name,
 		label: args.label ?? defaultLabel(args.name, args.params),
 		...ledgerParams(args.params),
+		...(site ?? {}),
 		...(phase ? { phase } : {}),
 		...(scope.workflowName ? { workflow: scope.workflowName } : {}),
 	};

@@ -53,7 +53,7 @@ describe("/workflows per-child control", () => {
 		rmSync(root, { recursive: true, force: true });
 	});
 
-	/** A live run: #0 finished, #1 running (idle 20 s), #2 running, #3 queued; #1 and #2 have controls. */
+	/** A live run: #1 finished, #2 running (idle 20 s), #3 running, #4 queued; #2 and #3 have controls. */
 	function liveRun(id = RUN) {
 		const tracker = createWorkflowProgressTracker({ now: () => T0 });
 		const run = eventBuilder(T0, (event) => tracker.updateFromProgressEvent(event));
@@ -69,11 +69,11 @@ describe("/workflows per-child control", () => {
 		for (const index of [1, 2]) {
 			children.add(`key-${index}`, {
 				steer: async (text) => {
-					done.push(`steer #${index}: ${text}`);
+					done.push(`steer #${index + 1}: ${text}`);
 				},
-				pause: () => done.push(`pause #${index}`),
-				skip: () => done.push(`skip #${index}`),
-				restart: () => done.push(`restart #${index}`),
+				pause: () => done.push(`pause #${index + 1}`),
+				skip: () => done.push(`skip #${index + 1}`),
+				restart: () => done.push(`restart #${index + 1}`),
 			});
 		}
 		registry.add({
@@ -94,17 +94,17 @@ describe("/workflows per-child control", () => {
 	it.each([
 		[
 			"steer by number, run id left out",
-			"steer #1 Look at the session table too",
-			"steer #1: Look at the session table too",
+			"steer #2 Look at the session table too",
+			"steer #2: Look at the session table too",
 		],
-		["skip by label", "skip fix db", "skip #2"],
+		["skip by label", "skip fix db", "skip #3"],
 		[
 			"steer by quoted label",
 			'/workflows steer "fix db" Keep the migration small'.slice(11),
-			"steer #2: Keep the migration small",
+			"steer #3: Keep the migration small",
 		],
-		["restart by bare number, with the run id", `restart ${RUN} 1`, "restart #1"],
-		["pause by key", "pause key-2", "pause #2"],
+		["restart by bare number, with the run id", `restart ${RUN} 2`, "restart #2"],
+		["pause by key", "pause key-2", "pause #3"],
 	])("%s", async (_name, args, expected) => {
 		liveRun();
 		const { ctx, shown } = fakeContext();
@@ -117,23 +117,23 @@ describe("/workflows per-child control", () => {
 	it.each([
 		[
 			"an unknown child",
-			"skip #7",
-			"/workflows: No agent call `#7` in this run. Running or queued: #1 fix auth, #2 fix db, #3 verify",
+			"skip #8",
+			"/workflows: No agent call `#8` in this run. Running or queued: #2 fix auth, #3 fix db, #4 verify",
 		],
 		[
 			"a finished child",
 			"restart scan",
-			"/workflows: `scan` (#0) has already completed; only a running child can be restarted",
+			"/workflows: `scan` (#1) has already completed; only a running child can be restarted",
 		],
 		[
 			"a queued child, for steer",
 			"steer verify hello",
-			"/workflows: `verify` (#3) has not started yet; only a running child can be steered",
+			"/workflows: `verify` (#4) has not started yet; only a running child can be steered",
 		],
 		[
 			"a steer without a message",
-			"steer #1",
-			"/workflows: Nothing to send to `fix auth` (#1): give the message after the child",
+			"steer #2",
+			"/workflows: Nothing to send to `fix auth` (#2): give the message after the child",
 		],
 		[
 			"no child",
@@ -152,7 +152,7 @@ describe("/workflows per-child control", () => {
 		liveRun();
 		liveRun("wf-20261201-120000-ctrl02");
 		const { ctx, shown } = fakeContext();
-		await command().handler("skip #1", ctx);
+		await command().handler("skip #2", ctx);
 		expect(shown[0]?.text).toBe(
 			`/workflows: Several runs are live (${RUN}, wf-20261201-120000-ctrl02): name one, as in /workflows skip <runId> <child>`,
 		);
@@ -160,7 +160,7 @@ describe("/workflows per-child control", () => {
 
 	it("with no live run: says so", async () => {
 		const { ctx, shown } = fakeContext();
-		await command().handler("skip #1", ctx);
+		await command().handler("skip #2", ctx);
 		expect(shown[0]?.text).toBe("/workflows: No workflow run is running in this session");
 	});
 
@@ -168,13 +168,13 @@ describe("/workflows per-child control", () => {
 		const children = liveRun();
 		const { ctx, shown } = fakeContext();
 		await command().handler("skip verify", ctx);
-		expect(shown[0]?.text).toBe("Skipped `verify` (#3) before it started: its agent() call gives null.");
+		expect(shown[0]?.text).toBe("Skipped `verify` (#4) before it started: its agent() call gives null.");
 		expect(children.takeSkip("key-3")).toBe(true);
 		expect(children.takeSkip("key-3")).toBe(false);
 	});
 
 	it("in the TUI: a live run lists its running and queued children with state and idle time, then their actions", async () => {
-		// The menu's clock is the wall clock: the run's last event (#2 writing) is "now", #1 spoke 20 s before.
+		// The menu's clock is the wall clock: the run's last event (#3 writing) is "now", #2 spoke 20 s before.
 		vi.useFakeTimers({ toFake: ["Date"] });
 		vi.setSystemTime(T0 + 20_000);
 		liveRun();
@@ -185,9 +185,9 @@ describe("/workflows per-child control", () => {
 		await command().handler("", ctx);
 		expect(offered[1]).toEqual([
 			"Stop the run",
-			"#1 fix auth · quiet, idle 20.0s",
-			"#2 fix db · active",
-			"#3 verify · queued",
+			"#2 fix auth · quiet, idle 20.0s",
+			"#3 fix db · active",
+			"#4 verify · queued",
 		]);
 		expect(offered[2]).toEqual([
 			"Send it a message (read at its next turn)",
@@ -195,7 +195,7 @@ describe("/workflows per-child control", () => {
 			"Skip it (its agent() gives null)",
 			"Restart it (a fresh attempt)",
 		]);
-		expect(done).toEqual(["steer #1: Use the new helper"]);
-		expect(shown.at(-1)?.text).toBe("Sent to `fix auth` (#1): it reads the message at its next turn.");
+		expect(done).toEqual(["steer #2: Use the new helper"]);
+		expect(shown.at(-1)?.text).toBe("Sent to `fix auth` (#2): it reads the message at its next turn.");
 	});
 });

@@ -140,12 +140,12 @@ describe("/workflows dialogs follow the run", () => {
 		(await nth(1)).answer((await nth(1)).options[0]);
 		const menu = await nth(2);
 		expect(menu.title).toBe(`Run ${id}`);
-		expect(menu.options).toEqual(["Stop the run", "#0 a · running", "#1 b · running"]);
+		expect(menu.options).toEqual(["Stop the run", "#1 a · running", "#2 b · running"]);
 
 		release.get("check a")?.();
 		const redrawn = await nth(3);
 		expect(menu.closed).toBe(true);
-		expect(redrawn.options).toEqual(["Stop the run", "#1 b · running"]);
+		expect(redrawn.options).toEqual(["Stop the run", "#2 b · running"]);
 
 		release.get("check b")?.();
 		await handled;
@@ -160,7 +160,7 @@ describe("/workflows dialogs follow the run", () => {
 		expect(shown[0]).toMatch(
 			new RegExp(`^Run ${id} ended while this menu was open\\.\\nRun ${id} \\(t\\): completed`),
 		);
-		expect(shown[0]).toContain("#1 b (general-purpose) · completed");
+		expect(shown[0]).toContain("#2 b (general-purpose) · completed");
 		expect(shown[0]).toContain(`Script: ${join(store.dir, id, "script.js")}`);
 	});
 

@@ -134,7 +134,7 @@ return { notes, lines: notes.map((n, i) => i + ": " + n) };`;
 		);
 		expect(collapsed[1]).toMatch(/^ {2}Error: .*lenght/);
 		const expanded = draw(message, 100, true).text;
-		expect(expanded).toContain("Failures:\n  #1 note b: provider down");
+		expect(expanded).toContain("Failures:\n  #2 note b: provider down");
 		expect(flat(expanded)).toContain(`Resume with workflow({ resume: "${id}" })`);
 		expect(unspaced(expanded)).toContain(
 			unspaced(`resume with workflow({ resume: "${id}", path: "${join(store.dir, id, "script.js")}" })`),
@@ -165,7 +165,7 @@ return { notes, lines: notes.map((n, i) => i + ": " + n) };`;
 			// The theme's colours are its own escapes; anything else would be the script's.
 			for (const line of lines) expect(controlsIn(unpainted(line))).toEqual([]);
 			expect(text).toContain(`Error: late${HOSTILE_LINE}`);
-			if (expanded) expect(text).toContain(`#0 label${HOSTILE_LINE}: down ^[[6n^G`);
+			if (expanded) expect(text).toContain(`#1 label${HOSTILE_LINE}: down ^[[6n^G`);
 		}
 	});
 

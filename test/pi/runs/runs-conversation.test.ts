@@ -4,7 +4,7 @@
  * draws a session), as text elsewhere, and `/workflows conversation <runId> [#child]` in any mode. The run is real:
  * children are pi sessions on the faux provider, one of them reading a file with pi's `read` tool.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Message } from "@earendil-works/pi-ai";
@@ -17,6 +17,7 @@ import {
 	TUI_KEYBINDINGS,
 } from "@earendil-works/pi-tui";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { childConversations } from "../../../src/host/child-conversations.ts";
 import { DurableRun } from "../../../src/host/durable-run.ts";
 import { RunRegistry } from "../../../src/host/registry.ts";
 import { createWorkflowsCommand } from "../../../src/pi/commands/workflows-command.ts";
@@ -130,7 +131,7 @@ describe("/workflows → a run → a child's conversation", () => {
 		const pageDown = "\x1b[6~";
 		const at = person(
 			"tui",
-			(options) => options.find((o) => o.startsWith(id)) ?? options.find((o) => o.includes("#0 read notes")),
+			(options) => options.find((o) => o.startsWith(id)) ?? options.find((o) => o.includes("#1 read notes")),
 			["e", pageDown, "G", esc],
 		);
 		await command().handler("", at.ctx);
@@ -138,12 +139,12 @@ describe("/workflows → a run → a child's conversation", () => {
 			"The run: its phases, agents and failures",
 			"Report: write its timeline as one HTML file",
 			"Changes: what each child wrote, edited and ran",
-			expect.stringMatching(/^Conversation: #0 read notes · completed · faux\/faux-1 · first run · \d+\.\d KB$/),
-			expect.stringMatching(/^Conversation: #1 the plan · failed · faux\/faux-1 · first run · \d+(\.\d)? KB$/),
+			expect.stringMatching(/^Conversation: #1 read notes · completed · faux\/faux-1 · first run · \d+\.\d KB$/),
+			expect.stringMatching(/^Conversation: #2 the plan · failed · faux\/faux-1 · first run · \d+(\.\d)? KB$/),
 		]);
 		const [first, expanded, paged] = at.screens;
 		const page = first.join("\n");
-		expect(first[0]).toMatch(/^#0 read notes · completed/);
+		expect(first[0]).toMatch(/^#1 read notes · completed/);
 		expect(first[1]).toMatch(/\/children\/000-read-notes-1\.jsonl$/);
 		// pi's components: the user's message, then the read tool's call as pi draws it, its output collapsed.
 		expect(page).toContain("Read notes.txt and say what it is about");
@@ -190,17 +191,46 @@ describe("/workflows → a run → a child's conversation", () => {
 		await command().handler(`conversation ${id}`, at.ctx);
 		expect(at.shown[0]).toMatch(new RegExp(`^Run ${id}\\nChildren's conversations \\(pi session files`));
 		expect(at.shown[0]).toMatch(
-			/#1 the plan · failed · faux\/faux-1 · first run · .*\n\s+\/.*\/children\/001-the-plan-1\.jsonl/,
+			/#2 the plan · failed · faux\/faux-1 · first run · .*\n\s+\/.*\/children\/001-the-plan-1\.jsonl/,
 		);
-		await command().handler(`conversation ${id} #1`, at.ctx);
+		await command().handler(`conversation ${id} #2`, at.ctx);
 		expect(at.shown[1]).toContain("── user\nSay what the plan is");
 		expect(at.shown[1]).toContain("── assistant (error: boom: no plan)");
-		await command().handler(`conversation ${id} #0`, at.ctx);
+		await command().handler(`conversation ${id} #1`, at.ctx);
 		expect(at.shown[2]).toContain("── read\nQuarterly <b>budget</b> notes: travel is over plan.");
 		expect(at.shown[2]).toContain('→ read {"path":"notes.txt"}');
-		await command().handler(`conversation ${id} #7`, at.ctx);
+		await command().handler(`conversation ${id} #8`, at.ctx);
 		expect(at.shown[3]).toBe(
-			`/workflows: Run ${id} kept no conversation for \`#7\`. Kept: #0 read notes, #1 the plan`,
+			`/workflows: Run ${id} kept no conversation for \`#8\`. Kept: #1 read notes, #2 the plan`,
 		);
+	});
+
+	it("a conversation file that is now a link is listed as refused and never read through it", async () => {
+		const id = await finishedRun();
+		const { dir } = await store.open(id);
+		const outside = join(root, "elsewhere.jsonl");
+		writeFileSync(
+			outside,
+			'{"type":"session","version":3,"id":"x","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}\n{"type":"message","id":"m","parentId":null,"message":{"role":"user","content":"SECRET","timestamp":1}}\n',
+		);
+		const file = join(dir, "children", "000-read-notes-1.jsonl");
+		renameSync(file, `${file}.kept`);
+		symlinkSync(outside, file);
+		// What `pi-workflows runs <id>` and /workflows list: the link is named, not followed.
+		const listed = await childConversations(await store.open(id));
+		expect(listed.map((c) => [c.index, c.refused])).toEqual([
+			[0, `is now a link (to ${outside})`],
+			[1, undefined],
+		]);
+		const at = person("print", () => undefined);
+		await command().handler(`conversation ${id}`, at.ctx);
+		expect(at.shown[0]).toContain(
+			`#1 read notes · completed · faux/faux-1 · first run · refused: is now a link (to ${outside})`,
+		);
+		await command().handler(`conversation ${id} #1`, at.ctx);
+		expect(at.shown[1]).toBe(
+			`/workflows: The conversation ${file} is now a link (to ${outside}): a run's conversations are read only from its own folder, never through a link or from a FIFO. Remove what stands there and put the run's file back, or open the file it points to yourself`,
+		);
+		expect(at.shown.join("\n")).not.toContain("SECRET");
 	});
 });

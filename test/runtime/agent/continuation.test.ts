@@ -54,8 +54,8 @@ return await agent("Now fix it", { resume: "rev", tools: ["edit"] });`;
 		const tracker = createWorkflowProgressTracker();
 		for (const event of events) tracker.updateFromProgressEvent(event);
 		const lines = formatWorkflowProgress(tracker.getEnvelope()).split("\n");
-		expect(lines.filter((line) => line.includes("#1 rev"))).toEqual([
-			expect.stringMatching(/^.+ #1 rev \(reviewer\) · continues #0 rev · completed/),
+		expect(lines.filter((line) => line.includes("#2 rev"))).toEqual([
+			expect.stringMatching(/^.+ #2 rev \(reviewer\) · continues #1 rev · completed/),
 		]);
 		expect(checkWorkflowScript(`${HEADER}${body}`).diagnostics).toEqual([]);
 	});
@@ -102,19 +102,19 @@ await agent("Other", { label: "other" });`;
 			"a label several calls share",
 			`await parallel([1, 2].map((n) => () => agent("Review " + n, { label: "rev" })));\nawait agent("Fix", { resume: "rev" });`,
 			"resume_ambiguous",
-			'`agent()` option `resume: "rev"` names 2 conversations (calls #0, #1, made with the same label): a child continues one. Give each call its own label (`label: "rev-" + i`) and continue the one you mean (3:12)',
+			'`agent()` option `resume: "rev"` names 2 conversations (calls #1, #2, made with the same label): a child continues one. Give each call its own label (`label: "rev-" + i`) and continue the one you mean (3:12)',
 		],
 		[
 			"a call still running",
 			`const pending = agent("Survey", { label: "rev", timeoutMs: 60000 });\nawait agent("Fix", { resume: "rev" });`,
 			"resume_unavailable",
-			'`agent()` option `resume: "rev"`: call #0 is still running: `await` it before continuing it (a continued child starts from its finished conversation) (3:12)',
+			'`agent()` option `resume: "rev"`: call #1 is still running: `await` it before continuing it (a continued child starts from its finished conversation) (3:12)',
 		],
 		[
 			"a failed call",
 			`await agent("Review", { label: "rev" });\nawait agent("Fix", { resume: "rev" });`,
 			"resume_unavailable",
-			'`agent()` option `resume: "rev"`: call #0 failed (it broke), so there is no answered conversation to continue. Check its result for null (or catch its error) and start a fresh call instead (3:12)',
+			'`agent()` option `resume: "rev"`: call #1 failed (it broke), so there is no answered conversation to continue. Check its result for null (or catch its error) and start a fresh call instead (3:12)',
 		],
 		[
 			"another agent type",
@@ -148,7 +148,7 @@ await agent("Other", { label: "other" });`;
 		);
 		expect(result.error?.code).toBe("resume_unavailable");
 		expect(result.error?.message).toBe(
-			'`agent()` option `resume: "rev"`: call #0 ran isolated in a worktree, which was removed when it ended (what it changed is on branch `workflows/r1/rev`, when it changed anything): a continued child would work in another checkout than the one its conversation speaks of. Start a fresh isolated call and give it what the first one said, or run the first one without `isolation` (3:12)',
+			'`agent()` option `resume: "rev"`: call #1 ran isolated in a worktree, which was removed when it ended (what it changed is on branch `workflows/r1/rev`, when it changed anything): a continued child would work in another checkout than the one its conversation speaks of. Start a fresh isolated call and give it what the first one said, or run the first one without `isolation` (3:12)',
 		);
 	});
 });

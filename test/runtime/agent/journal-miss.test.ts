@@ -58,7 +58,7 @@ describe("a resume whose calls miss the journal", () => {
 			"Summarise the 3 notes for the release: done: Note on a | done: Note on b | done: Note on c",
 		]);
 		expect(second.warnings).toEqual([
-			`Resume: \`summarize\` (#3) runs again instead of replaying: the nearest recorded call not matched so far, \`summarize\` (#3 then), has another prompt from character 8: recorded "Summarize the three notes for the rel…", now "Summarise the 3 notes for the release…" (94 characters then, 90 now). ${TAIL}`,
+			`Resume: \`summarize\` (#4) runs again instead of replaying: the nearest recorded call not matched so far, \`summarize\` (#4 then), has another prompt from character 8: recorded "Summarize the three notes for the rel…", now "Summarise the 3 notes for the release…" (94 characters then, 90 now). ${TAIL}`,
 		]);
 		expect(second.result.status).toBe("completed");
 	});
@@ -84,7 +84,7 @@ describe("a resume whose calls miss the journal", () => {
 			agentTypes: ["general-purpose", "reviewer"],
 		});
 		expect(second.warnings).toEqual([
-			`Resume: \`rate it\` (#0) runs again instead of replaying: the nearest recorded call not matched so far, \`rate it\` (#0 then), ${why}. ${TAIL}`,
+			`Resume: \`rate it\` (#1) runs again instead of replaying: the nearest recorded call not matched so far, \`rate it\` (#1 then), ${why}. ${TAIL}`,
 		]);
 	});
 
@@ -99,7 +99,7 @@ describe("a resume whose calls miss the journal", () => {
 			{ journal },
 		);
 		expect(second.warnings).toEqual([
-			`Resume: \`rate it\` (#0) runs again instead of replaying: the nearest recorded call not matched so far, \`rate it\` (#0 then), its schema differs: properties \`tags\` added, \`why\` removed, \`score\` changed; \`required\` was [score] and is [score, tags]. ${TAIL}`,
+			`Resume: \`rate it\` (#1) runs again instead of replaying: the nearest recorded call not matched so far, \`rate it\` (#1 then), its schema differs: properties \`tags\` added, \`why\` removed, \`score\` changed; \`required\` was [score] and is [score, tags]. ${TAIL}`,
 		]);
 	});
 
@@ -109,7 +109,7 @@ describe("a resume whose calls miss the journal", () => {
 		for (const entry of journal.entries.values()) delete entry.identity;
 		const second = await run(`return await agent("Write the short report", { label: "report" });`, { journal });
 		expect(second.warnings).toEqual([
-			`Resume: \`report\` (#0) runs again instead of replaying: the nearest recorded call not matched so far, \`report\`, the journal is from an older version that did not record what a call was made of, so what differs is unknown. ${TAIL}`,
+			`Resume: \`report\` (#1) runs again instead of replaying: the nearest recorded call not matched so far, \`report\`, the journal is from an older version that did not record what a call was made of, so what differs is unknown. ${TAIL}`,
 		]);
 		expect(second.result.value).toBe("done: Write the short report");
 	});
@@ -123,7 +123,7 @@ describe("a resume whose calls miss the journal", () => {
 		);
 		expect(second.prompts).toEqual(["Check acorn for updates and breaking changes", "Something new"]);
 		expect(second.warnings).toEqual([
-			`Resume: \`Check acorn for updates and breaking changes\` (#0) runs again instead of replaying: the nearest recorded call not matched so far, \`Check acorn for updates\` (#0 then), has another prompt from character 24: recorded "Check acorn for updates", now "Check acorn for updates and breaking changes" (23 characters then, 44 now). ${TAIL}`,
+			`Resume: \`Check acorn for updates and breaking changes\` (#1) runs again instead of replaying: the nearest recorded call not matched so far, \`Check acorn for updates\` (#1 then), has another prompt from character 24: recorded "Check acorn for updates", now "Check acorn for updates and breaking changes" (23 characters then, 44 now). ${TAIL}`,
 		]);
 	});
 
@@ -172,7 +172,7 @@ describe("a resume whose calls miss the journal", () => {
 		expect(second.warnings).toEqual([
 			"Resume: 1 journal line could not be read: runs/j.jsonl:4: not an object. The call it recorded runs again and is recorded anew; a bad line still in the file can be fixed or deleted by hand.",
 			expect.stringMatching(
-				/^Resume: `Write the short report` \(#1\) runs again instead of replaying: the nearest recorded call not matched so far, `Write the report` \(#1 then\)/,
+				/^Resume: `Write the short report` \(#2\) runs again instead of replaying: the nearest recorded call not matched so far, `Write the report` \(#2 then\)/,
 			),
 		]);
 	});

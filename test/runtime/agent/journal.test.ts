@@ -215,7 +215,7 @@ return { used: budget.agentCalls.used, spent: budget.tokens.spent() };`;
 		expect(second.result.value).toEqual({ severity: "high" });
 		const warnings = second.events.flatMap((e) => (e.type === "log" && e.level === "warn" ? [e.message] : []));
 		expect(warnings).toEqual([
-			'Resume: `triage` (#0) runs again instead of replaying: its recorded answer breaks its schema: `output.severity` must be equal to one of the allowed values: ["low","high"]; `output.notes[0]` must be string, found number',
+			'Resume: `triage` (#1) runs again instead of replaying: its recorded answer breaks its schema: `output.severity` must be equal to one of the allowed values: ["low","high"]; `output.notes[0]` must be string, found number',
 		]);
 	});
 

@@ -76,8 +76,8 @@ describe("a provider's refusal", () => {
 		const started: string[] = [];
 		const othersRunning = signalled();
 		const refusalNoted = signalled();
-		// The refusal comes once all ten are queued: a call that reached the host after it would be refused before
-		// queueing (no failure entry), which a loaded machine's timing made happen once.
+		// The refusal comes once all ten are queued, so all ten are counted as the test means (a call reaching the host
+		// after it is refused before queueing: the next test).
 		const allQueued = signalled();
 		let queued = 0;
 		const runner: WorkflowAgentRunner = async (request) => {
@@ -120,6 +120,39 @@ describe("a provider's refusal", () => {
 		});
 		const finished = events.flatMap((e) => (e.type === "agent_finished" ? [e.label] : []));
 		expect(finished.sort()).toEqual(["task 1", "task 2", "task 3"]);
+	});
+
+	it("a call that reaches the host after the refusal has the same failure entry as one queued behind it", async () => {
+		// Both calls reach the host together; "late" compiles its schema (in the schema worker) while "task 0", the only
+		// call running, is refused and stops the run: by the time it is compiled the run is stopping.
+		const script = `${HEADER}
+const late = agent("late", { label: "late", schema: { type: "object", properties: { n: { type: "integer" } } } });
+return await Promise.allSettled([late, agent("task 0")]);`;
+		const result = await runWorkflowScript(script, {
+			agentRunner: async (request) => ({
+				id: "0",
+				type: request.agentType,
+				status: "failed",
+				error: CREDIT,
+				providerStop: QUOTA,
+			}),
+		});
+		expect(result.status).toBe("stopped");
+		// Usually "late" never queues (skipped); on a machine where its schema compiles first it reaches the runner and
+		// is refused too. Either way every call that did not answer has its entry, with the run's reason.
+		expect(result.counts).toMatchObject({ calls: 2, completed: 0 });
+		expect(result.failures).toHaveLength(result.counts.failed + result.counts.skipped);
+		expect(result.failures.map((f) => [f.label, f.code]).sort()).toEqual([
+			["late", "provider_limit"],
+			["task 0", "provider_limit"],
+		]);
+		// The script's first call: index 0, where it was written.
+		expect(result.failures.find((f) => f.label === "late")).toMatchObject({
+			kind: "agent",
+			index: 0,
+			agentType: "general-purpose",
+			line: 3,
+		});
 	});
 
 	it("a refused key says to fix the key; a runner's stop of an unknown kind is a failed child", async () => {

@@ -193,6 +193,28 @@ describe("dryRunWorkflowScript", () => {
 	});
 });
 
+describe("sampled args and the script's own defaults", () => {
+	it("keeps a nested meta.args default and leaves out the optional args the script reads with a fallback", async () => {
+		const { result, plan } = await dryRunWorkflowScript(
+			`export const meta = { name: "defaults", description: "reads its args with fallbacks", args: { type: "object", properties: {
+	topic: { type: "string" },
+	depth: { type: "integer", minimum: 5, maximum: 9 },
+	limit: { type: "integer", minimum: 5 },
+	style: { type: "string", enum: ["long", "short"] },
+	opts: { type: "object", properties: { rounds: { type: "integer", minimum: 1, default: 3 } }, required: ["rounds"] },
+}, required: ["topic", "opts"] } };
+const depth = args.depth ?? 2;
+const { limit = 4 } = args;
+return { depth, limit, style: args.style, rounds: args.opts.rounds };`,
+			{ cwd: dir },
+		);
+		expect(plan.args).toBe("sampled");
+		// The script's 2 and 4, the schema's 3; an optional property read without a fallback is still sampled.
+		expect(result.value).toEqual({ depth: 2, limit: 4, style: "long", rounds: 3 });
+		expect(plan.sampledArgs).toEqual({ topic: expect.any(String), style: "long", opts: { rounds: 3 } });
+	});
+});
+
 describe("the plan's models", () => {
 	it("names pi's default model `default`, never an empty string, beside the models calls name", async () => {
 		const { plan } = await dryRunWorkflowScript(

@@ -34,6 +34,26 @@ return await parallel([0, 1, 2, 3].map((i) => async () => {
 		expect(plan.phases.map((p) => [p.name, p.widestFanOut])).toEqual([["review", 4]]);
 	});
 
+	it("keeps a parallel()'s width for its calls when other calls are queued beside it; Promise.all of agent() calls counts them", async () => {
+		// Queued together: two calls of a parallel() of 2 and a third beside it. The parallel's calls are 2 wide (its
+		// structure); the lone call has no parallel() and takes the count queued with it.
+		const script = `
+export const meta = { name: "beside", description: "a parallel() and a call beside it" };
+const [pair, lone] = await Promise.all([
+	parallel([() => agent("a", { label: "a" }), () => agent("b", { label: "b" })]),
+	agent("c", { label: "c" }),
+]);
+return [pair.length, typeof lone];
+`;
+		const { plan } = await dryRunWorkflowScript(script, {});
+		expect(plan.status).toBe("completed");
+		expect(plan.calls.map((call) => [call.label, call.fanOut])).toEqual([
+			["a", 2],
+			["b", 2],
+			["c", 3],
+		]);
+	});
+
 	it("lists the phases calls name and counts a pipeline's width in them", async () => {
 		const script = `
 export const meta = { name: "migrate", description: "analyse then change each file" };
@@ -142,6 +162,39 @@ return verdict;
 		expect(plan.draws?.agentCalls).toEqual({ low: 1, high: 2 });
 		expect(plan.draws?.phases.escalate).toEqual({ low: 0, high: 1 });
 		expect(plan.draws?.unreached).toEqual(["celebrate"]);
-		expect(dryRunPlanText(plan)).toContain("No draw reached the declared phase celebrate");
+		expect(dryRunPlanText(plan)).toContain("No draw reached the phase celebrate");
+	});
+
+	it("names the phases the script names and the if/else/case branches with agent() calls that no draw reached", async () => {
+		const script = `export const meta = { name: "branchy", description: "goes down one path" };
+const VERDICT = { type: "object", properties: { verdict: { type: "string", enum: ["fix", "skip"] } }, required: ["verdict"] };
+const { verdict } = await agent("triage it", { label: "triage", schema: VERDICT });
+if (verdict === "never") {
+	phase("escalate");
+	await agent("tell the boss", { label: "boss" });
+} else {
+	await agent("fix it", { label: "fix" });
+}
+switch (verdict) {
+	case "gone":
+		await agent("celebrate", { label: "party", phase: "party" });
+		break;
+	default:
+		break;
+}
+return verdict;
+`;
+		const { plan } = await dryRunWorkflowScript(script, {});
+		expect(plan.draws?.count).toBe(3);
+		expect(plan.draws?.unreached).toEqual(["escalate", "party"]);
+		expect(plan.draws?.branches).toEqual([
+			{ kind: "if", line: 4, column: 26, agentCalls: 1 },
+			{ kind: "case", line: 11, column: 2, agentCalls: 1 },
+		]);
+		const text = dryRunPlanText(plan);
+		expect(text).toContain("No draw reached the phases escalate, party");
+		expect(text).toContain(
+			"No draw reached the `if` branch at 4:26 (1 agent() call), the `case` at 11:2 (1 agent() call): what they cost is not in this plan",
+		);
 	});
 });
