@@ -499,7 +499,7 @@ export class CallWait {
 	#unplaceable(live: readonly WorkerBeat[], waitMs: number): string {
 		const labels = this.#placement.labels;
 		const seconds = Number((waitMs / 1000).toFixed(1));
-		return `\`${this.#request.label}\` (#${this.#request.index}) needs a worker with ${labels.length > 1 ? "every one of the labels" : "the label"} ${labels.join(", ")}, and no live worker at ${this.#settings.where} had ${labels.length > 1 ? "them" : "it"} for its whole wait of ${seconds} s (live workers: ${describeWorkers(live)}). Start a worker with --labels ${labels.join(",")}, add the labels to a running worker's --labels-file, or change the call's \`placement\` (\`placement.waitMs\` says how long a child waits)`;
+		return `\`${this.#request.label}\` (${callNumber(this.#request.index)}) needs a worker with ${labels.length > 1 ? "every one of the labels" : "the label"} ${labels.join(", ")}, and no live worker at ${this.#settings.where} had ${labels.length > 1 ? "them" : "it"} for its whole wait of ${seconds} s (live workers: ${describeWorkers(live)}). Start a worker with --labels ${labels.join(",")}, add the labels to a running worker's --labels-file, or change the call's \`placement\` (\`placement.waitMs\` says how long a child waits)`;
 	}
 
 	#watchReachable(): void {

@@ -124,7 +124,7 @@ describe.skipIf(!hasBinary("redis-server"))("placement: children go to workers w
 		expect(reports[0]).toMatchObject({ status: "queued", activity: "waiting: no live worker has region=eu and tpu" });
 		expect(result).toMatchObject({ status: "failed", code: "placement_unsatisfiable" });
 		expect(result.error).toBe(
-			`\`tpu-child\` (#7) needs a worker with every one of the labels region=eu, tpu, and no live worker at ${redis.url} had them for its whole wait of 1.5 s (live workers: wa: gpu, region=eu; wb: region=us; wc: gpu, repo=acme). Start a worker with --labels region=eu,tpu, add the labels to a running worker's --labels-file, or change the call's \`placement\` (\`placement.waitMs\` says how long a child waits)`,
+			`\`tpu-child\` (#8) needs a worker with every one of the labels region=eu, tpu, and no live worker at ${redis.url} had them for its whole wait of 1.5 s (live workers: wa: gpu, region=eu; wb: region=us; wc: gpu, repo=acme). Start a worker with --labels region=eu,tpu, add the labels to a running worker's --labels-file, or change the call's \`placement\` (\`placement.waitMs\` says how long a child waits)`,
 		);
 		// Its job is gone: no worker that appears later runs a child whose call already failed.
 		expect(await host.queue.getJobCounts("waiting")).toMatchObject({ waiting: 0 });
