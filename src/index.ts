@@ -45,9 +45,16 @@ export type {
 export { testWorkflowAgainstRun } from "./host/replay-test.ts";
 // Progress: tracker, text, tool result
 export type {
+	ProgressPlan,
+	ProgressPlannedCalls,
+	ProgressTiming,
+	SlowMark,
+	TimingBasis,
 	WorkflowKeptBranch,
+	WorkflowPhaseForecast,
 	WorkflowProgressAgentCall,
 	WorkflowProgressEnvelope,
+	WorkflowProgressForecast,
 	WorkflowProgressPhase,
 	WorkflowProgressQuestion,
 	WorkflowProgressStatus,

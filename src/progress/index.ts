@@ -10,10 +10,12 @@ export type {
 	WorkflowAgentCallStatus,
 	WorkflowAgentStateCounts,
 	WorkflowKeptBranch,
+	WorkflowPhaseForecast,
 	WorkflowPhaseStatus,
 	WorkflowProgressAgentCall,
 	WorkflowProgressEnvelope,
 	WorkflowProgressError,
+	WorkflowProgressForecast,
 	WorkflowProgressLog,
 	WorkflowProgressPhase,
 	WorkflowProgressQuestion,
@@ -28,6 +30,15 @@ export {
 	type SummarizeWorkflowProgressOptions,
 	summarizeWorkflowProgress,
 } from "./format.ts";
+// Progress against the plan
+export {
+	DEFAULT_SLOW_MULTIPLE,
+	type ProgressPlan,
+	type ProgressPlannedCalls,
+	type ProgressTiming,
+	type SlowMark,
+	type TimingBasis,
+} from "./forecast.ts";
 // JSON safety
 export { toJsonSafe, type WorkflowUnsupportedValue } from "./json-safe.ts";
 export {

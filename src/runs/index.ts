@@ -63,3 +63,23 @@ export type {
 	RunStoreOptions,
 	RunSummary,
 } from "./types.ts";
+export {
+	PLAN_FILE,
+	type PlannedCallGroup,
+	type PlannedPhase,
+	type RunPlanFile,
+	readPlanFile,
+	type UsdRange,
+	writePlanFile,
+} from "./plan-file.ts";
+export {
+	type CallDurationSample,
+	DEFAULT_TIMING_BYTES,
+	DEFAULT_TIMING_RUNS,
+	type PhaseConcurrencySample,
+	type RunDurationSample,
+	readTimingHistory,
+	runTiming,
+	type TimingHistory,
+	type TimingHistoryOptions,
+} from "./timing-history.ts";
