@@ -94,7 +94,11 @@ export function usualDuration(
 }
 
 /** How many calls of `phase` ran at once in earlier runs: this workflow's median, else the project's, else 1. */
-export function usualConcurrency(phase: string | undefined, workflow: string | undefined, timing: ProgressTiming): number {
+export function usualConcurrency(
+	phase: string | undefined,
+	workflow: string | undefined,
+	timing: ProgressTiming,
+): number {
 	const own = timing.phases.filter((p) => workflow !== undefined && p.workflow === workflow && p.phase === phase);
 	const found = median(own.map((p) => p.concurrency)) ?? median(timing.phases.map((p) => p.concurrency));
 	return found !== undefined && found >= 1 ? found : 1;

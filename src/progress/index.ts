@@ -24,12 +24,6 @@ export type {
 	WorkflowProgressToolSteps,
 	WorkflowProgressTotals,
 } from "./envelope.ts";
-export {
-	type FormatWorkflowProgressOptions,
-	formatWorkflowProgress,
-	type SummarizeWorkflowProgressOptions,
-	summarizeWorkflowProgress,
-} from "./format.ts";
 // Progress against the plan
 export {
 	DEFAULT_SLOW_MULTIPLE,
@@ -39,6 +33,12 @@ export {
 	type SlowMark,
 	type TimingBasis,
 } from "./forecast.ts";
+export {
+	type FormatWorkflowProgressOptions,
+	formatWorkflowProgress,
+	type SummarizeWorkflowProgressOptions,
+	summarizeWorkflowProgress,
+} from "./format.ts";
 // JSON safety
 export { toJsonSafe, type WorkflowUnsupportedValue } from "./json-safe.ts";
 export {

@@ -104,7 +104,12 @@ export function runTiming(lines: readonly Pick<EventLogLine, "type" | "time">[])
 			calls.push(call);
 			const key = call.phase ?? "";
 			const end = line.time as number;
-			const span = spans.get(key) ?? { ...(call.phase !== undefined ? { phase: call.phase } : {}), start: end - call.durationMs, end, sum: 0 };
+			const span = spans.get(key) ?? {
+				...(call.phase !== undefined ? { phase: call.phase } : {}),
+				start: end - call.durationMs,
+				end,
+				sum: 0,
+			};
 			span.start = Math.min(span.start, end - call.durationMs);
 			span.end = Math.max(span.end, end);
 			span.sum += call.durationMs;
