@@ -77,7 +77,14 @@ function play(calls: SimCall[], sink: (event: WorkflowProgressEvent) => void, af
 		after?.();
 	});
 	const moments = calls.flatMap((call) => [
-		{ at: call.start, order: 1, act: () => (run.queued(call.index, call.label, call), run.started(call.index)) },
+		{
+			at: call.start,
+			order: 1,
+			act: () => {
+				run.queued(call.index, call.label, call);
+				run.started(call.index);
+			},
+		},
 		{ at: call.end, order: 0, act: () => run.finished(call.index, "ok") },
 	]);
 	moments.sort((a, b) => a.at - b.at || a.order - b.order);
