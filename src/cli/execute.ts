@@ -5,16 +5,19 @@
  */
 
 import { capToResume, dollarsArgument, recordedCostBudget, recordRaises } from "../host/cost-cap.ts";
+import type { ModelPrice } from "../host/estimate.ts";
 import { type PlannedRunEstimate, withEstimateMore } from "../host/run-estimate.ts";
+import { planInBackground, slowMarkRecorder } from "../host/run-plan.ts";
 import { createWorkflowResolver } from "../host/script-source.ts";
 import type { DurableStart } from "../host/start-run.ts";
-import { createWorkflowProgressTracker } from "../progress/index.ts";
+import { createWorkflowProgressTracker, type WorkflowProgressTracker } from "../progress/index.ts";
 import { visibleJson, visibleText } from "../progress/visible-text.ts";
 import type { WorkflowRunResult } from "../runtime/core/types.ts";
 import { runWorkflowScript } from "../runtime/run/run.ts";
 import { createTerminalAsk } from "./ask.ts";
 import type { CliContext } from "./context.ts";
 import { createTerminalCostCap } from "./cost-cap.ts";
+import { backgroundDry } from "./dry-run.ts";
 import type { PiSetup, RunProvenance } from "./pi-host.ts";
 import { createProgressView } from "./progress-view.ts";
 
@@ -49,6 +52,34 @@ export interface RunFlags {
 
 /** The exit code of a stopped run, as for a command ended by Ctrl-C. */
 const EXIT_STOPPED = 130;
+
+/** The run's plan and timing history, made in the background and handed to the tracker as each is ready. */
+function planCliRun(
+	start: DurableStart,
+	flags: RunFlags,
+	ctx: CliContext,
+	tracker: WorkflowProgressTracker,
+	signal: AbortSignal,
+): Promise<unknown> {
+	const { script, filename, args } = start.source;
+	let priceOf: ((model: string) => ModelPrice | undefined) | undefined;
+	return planInBackground({
+		durable: start.durable,
+		source: start.source,
+		dry: async () => {
+			const found = await backgroundDry(
+				{ script: { source: script, filename }, ...(args !== undefined ? { args } : {}) },
+				flags,
+				ctx,
+			);
+			priceOf = found.priceOf;
+			return found.dry;
+		},
+		estimate: { cwd: ctx.cwd, runsRoot: `${ctx.agentDir}/workflow-runs`, priceOf: (model) => priceOf?.(model) },
+		onForecast: (plan, timing) => tracker.forecastWith(plan, timing),
+		signal,
+	});
+}
 
 /** `planned`: the estimate made before the run (`--max-cost`), for the cap question's "about $Z more to finish". */
 export async function execute(
@@ -88,6 +119,9 @@ export async function execute(
 			runsRoot: `${ctx.agentDir}/workflow-runs`,
 			...(planned ? { planned } : {}),
 		});
+	const recordSlow = slowMarkRecorder(durable);
+	const planning = new AbortController();
+	let plan: Promise<unknown> | undefined;
 	let result: WorkflowRunResult;
 	try {
 		result = await runWorkflowScript(source.script, {
@@ -107,8 +141,12 @@ export async function execute(
 			...(Object.keys(budget).length > 0 ? { budget } : {}),
 			...(flags.maxProviderWaitMs !== undefined ? { maxProviderWaitMs: flags.maxProviderWaitMs } : {}),
 			...start.runOptions((event) => {
+				// The plan is made once the run has begun, beside it: the first child does not wait for it.
+				if (event.type === "run_start" && !plan) plan = planCliRun(start, flags, ctx, tracker, planning.signal);
 				tracker.updateFromProgressEvent(event);
-				view.update(event, tracker.getEnvelope());
+				const envelope = tracker.getEnvelope();
+				recordSlow(envelope);
+				view.update(event, envelope);
 			}),
 		});
 	} catch (error) {
@@ -118,6 +156,9 @@ export async function execute(
 	} finally {
 		process.off("SIGINT", stop);
 		process.off("SIGTERM", stop);
+		// A stopped run stops its plan; another waits for it (bounded by its own timeout), so the record keeps it.
+		if (controller.signal.aborted) planning.abort();
+		await plan;
 	}
 	const { envelope } = tracker.complete(result);
 	const saved = await start.finish(result, envelope);

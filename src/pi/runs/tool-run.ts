@@ -7,6 +7,7 @@ import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { ChildControls } from "../../children/controls.ts";
 import type { DurableOutcome, DurableRun, DurableSource } from "../../host/durable-run.ts";
 import type { LiveRun } from "../../host/registry.ts";
+import { planInBackground, type RunPlanOptions, slowMarkRecorder } from "../../host/run-plan.ts";
 import { durableRunOptions, finishDurableRun } from "../../host/start-run.ts";
 import {
 	createWorkflowProgressTracker,
@@ -55,6 +56,8 @@ export interface ToolRunSetup {
 	questions?: PendingQuestions;
 	/** Tells other extensions how the run goes (`pi.events`). Default: nobody. */
 	announcer?: RunAnnouncer;
+	/** How the run's plan is made in the background (progress against it, time left). Default: no plan. */
+	plan?: Pick<RunPlanOptions, "dry" | "estimate">;
 }
 
 /** Starts the run at once. */
@@ -65,6 +68,21 @@ export function startToolRun(setup: ToolRunSetup): ToolRun {
 	const ui = createWorkflowProgressUi(setup.ctx, setup.ui);
 	let name = durable.name ?? "workflow";
 	const startedAt = Date.now();
+	const recordSlow = slowMarkRecorder(durable);
+	const planning = new AbortController();
+	let plan: Promise<unknown> | undefined;
+	const startPlan = () =>
+		setup.plan &&
+		planInBackground({
+			...setup.plan,
+			durable,
+			source: setup.record,
+			onForecast: (forecastPlan, timing) => {
+				tracker.forecastWith(forecastPlan, timing);
+				ui.update(tracker.getEnvelope());
+			},
+			signal: planning.signal,
+		});
 
 	const finished = (async (): Promise<ToolRunOutcome> => {
 		let result: WorkflowRunResult;
@@ -74,18 +92,26 @@ export function startToolRun(setup: ToolRunSetup): ToolRun {
 				signal: controller.signal,
 				...durableRunOptions(durable, setup.record, (event) => {
 					if (event.type === "run_start") name = event.meta.name;
+					// The plan is made once the run has begun, beside it: the first child does not wait for it.
+					if (event.type === "run_start" && !plan) plan = startPlan();
 					tracker.updateFromProgressEvent(event);
-					ui.update(tracker.getEnvelope());
+					const envelope = tracker.getEnvelope();
+					recordSlow(envelope);
+					ui.update(envelope);
 					setup.announcer?.event(event);
 				}),
 			});
 		} catch (error) {
 			// Only our own bugs reach here: runWorkflowScript resolves for every script fault.
+			planning.abort();
 			await durable.abandon();
 			ui.update(tracker.error(error).envelope);
 			ui.dispose();
 			throw error;
 		}
+		// A stopped run stops its plan; another waits for it (bounded by its own timeout), so the record keeps it.
+		if (controller.signal.aborted) planning.abort();
+		await plan;
 		const outcome = tracker.complete(result);
 		const saved = await finishDurableRun(durable, result, outcome.envelope);
 		setup.announcer?.ended(result);
