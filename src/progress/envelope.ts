@@ -80,6 +80,8 @@ export interface WorkflowProgressForecast extends WorkflowPhaseForecast {
 	grown: boolean;
 	/** Set while the run takes over the slow multiple of its workflow's usual run time. */
 	slow?: SlowMark;
+	/** The multiple of the usual duration past which a call or the run is marked slow (the tracker's option). */
+	slowMultiple: number;
 }
 
 /** One log entry. */

@@ -75,6 +75,7 @@ export class ForecastBook {
 				remainingMs: completed ? 0 : running ? forecast.remainingMs : null,
 				basis: forecast.basis,
 				...(slow ? { slow } : {}),
+				slowMultiple: this.slowMultiple,
 			},
 		};
 	}

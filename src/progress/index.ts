@@ -34,6 +34,15 @@ export {
 	type TimingBasis,
 } from "./forecast.ts";
 export {
+	doneOfExpected,
+	forecastLine,
+	liveRunSlowMark,
+	liveSlowMark,
+	roughDuration,
+	slowText,
+	timeLeftText,
+} from "./forecast-text.ts";
+export {
 	type FormatWorkflowProgressOptions,
 	formatWorkflowProgress,
 	type SummarizeWorkflowProgressOptions,
