@@ -13,11 +13,11 @@ import type { DurableStart } from "../host/start-run.ts";
 import { createWorkflowProgressTracker, type WorkflowProgressTracker } from "../progress/index.ts";
 import { visibleJson, visibleText } from "../progress/visible-text.ts";
 import type { WorkflowRunResult } from "../runtime/core/types.ts";
+import type { WorkflowDryRunOptions } from "../runtime/index.ts";
 import { runWorkflowScript } from "../runtime/run/run.ts";
 import { createTerminalAsk } from "./ask.ts";
 import type { CliContext } from "./context.ts";
 import { createTerminalCostCap } from "./cost-cap.ts";
-import { backgroundDry } from "./dry-run.ts";
 import type { PiSetup, RunProvenance } from "./pi-host.ts";
 import { createProgressView } from "./progress-view.ts";
 
@@ -53,25 +53,26 @@ export interface RunFlags {
 /** The exit code of a stopped run, as for a command ended by Ctrl-C. */
 const EXIT_STOPPED = 130;
 
+/** How a CLI run's dry run for its plan is set up: its options, and the catalog's prices for the estimate. */
+export type CliPlanSetup = () => Promise<{
+	dry: WorkflowDryRunOptions;
+	priceOf?: (model: string) => ModelPrice | undefined;
+}>;
+
 /** The run's plan and timing history, made in the background and handed to the tracker as each is ready. */
 function planCliRun(
 	start: DurableStart,
-	flags: RunFlags,
+	setUpPlan: CliPlanSetup,
 	ctx: CliContext,
 	tracker: WorkflowProgressTracker,
 	signal: AbortSignal,
 ): Promise<unknown> {
-	const { script, filename, args } = start.source;
 	let priceOf: ((model: string) => ModelPrice | undefined) | undefined;
 	return planInBackground({
 		durable: start.durable,
 		source: start.source,
 		dry: async () => {
-			const found = await backgroundDry(
-				{ script: { source: script, filename }, ...(args !== undefined ? { args } : {}) },
-				flags,
-				ctx,
-			);
+			const found = await setUpPlan();
 			priceOf = found.priceOf;
 			return found.dry;
 		},
@@ -81,13 +82,17 @@ function planCliRun(
 	});
 }
 
-/** `planned`: the estimate made before the run (`--max-cost`), for the cap question's "about $Z more to finish". */
+/**
+ * `planned`: the estimate made before the run (`--max-cost`), for the cap question's "about $Z more to finish".
+ * `setUpPlan`: how the run's plan is made in the background (progress against it, time left); absent, no plan.
+ */
 export async function execute(
 	start: DurableStart,
 	flags: RunFlags,
 	pi: PiSetup,
 	ctx: CliContext,
 	planned?: PlannedRunEstimate,
+	setUpPlan?: CliPlanSetup,
 ): Promise<number> {
 	const { durable, source } = start;
 	const controller = new AbortController();
@@ -142,7 +147,8 @@ export async function execute(
 			...(flags.maxProviderWaitMs !== undefined ? { maxProviderWaitMs: flags.maxProviderWaitMs } : {}),
 			...start.runOptions((event) => {
 				// The plan is made once the run has begun, beside it: the first child does not wait for it.
-				if (event.type === "run_start" && !plan) plan = planCliRun(start, flags, ctx, tracker, planning.signal);
+				if (event.type === "run_start" && !plan && setUpPlan)
+					plan = planCliRun(start, setUpPlan, ctx, tracker, planning.signal);
 				tracker.updateFromProgressEvent(event);
 				const envelope = tracker.getEnvelope();
 				recordSlow(envelope);

@@ -15,7 +15,7 @@ import { validateArgs } from "../runtime/meta/read.ts";
 import { prepareWorkflow } from "../runtime/run/script-check.ts";
 import { dollarsFlag, type FlagSpec, flagValue, integerFlag, type ParsedArgs, parseArgs, usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
-import { dryRun, warnOverCap } from "./dry-run.ts";
+import { backgroundDry, dryRun, warnOverCap } from "./dry-run.ts";
 import { execute, type RunFlags } from "./execute.ts";
 import { readAnswers, readArgs, readScript } from "./inputs.ts";
 import { tooOldForPi } from "./own-node.ts";
@@ -140,17 +140,15 @@ async function runStarted(
 		await checkBeforeStart(start.source);
 		const { maxCostUsd } = flags;
 		const { script, filename, args } = start.source;
+		const input = { script: { source: script, filename }, ...(args !== undefined ? { args } : {}) };
 		const planned =
 			estimateFirst && maxCostUsd !== undefined
-				? await warnOverCap(
-						{ script: { source: script, filename }, ...(args !== undefined ? { args } : {}) },
-						{ ...flags, maxCostUsd },
-						ctx,
-					)
+				? await warnOverCap(input, { ...flags, maxCostUsd }, ctx)
 				: undefined;
 		const pi = await setUp(flags, ctx, start.runner);
 		try {
-			return await execute(start, flags, pi, ctx, planned);
+			// The run's plan is made beside it, from a dry run with the options `--dry-run` would use.
+			return await execute(start, flags, pi, ctx, planned, () => backgroundDry(input, flags, ctx));
 		} finally {
 			await pi.close?.();
 		}

@@ -111,18 +111,7 @@ export function formatWorkflowProgress(
 				`  ${step.name === "bash" ? "$" : "⚙"} ${step.label} · ${formatDuration(Math.max(0, now - step.startedAt))}`,
 			);
 	}
-	if (envelope.phases.length > 0) {
-		lines.push("Phases:");
-		for (const phase of envelope.phases) {
-			const counts = countsText(phase.agents);
-			const time = phase.startedAt !== undefined ? ` · ${formatDuration(liveElapsed(phase, now) ?? 0)}` : "";
-			const planned = phase.forecast && envelope.forecast?.expectedBasis === "plan";
-			const ofPlan = planned && phase.forecast ? ` · ${doneOfExpected(phase.forecast, true)}` : "";
-			lines.push(
-				`  ${PHASE_MARKS[phase.status]} ${phase.title}: ${counts || phase.status}${ofPlan}${time}${phaseCostText(phase)}`,
-			);
-		}
-	}
+	lines.push(...phaseLines(envelope, now));
 	if (agents.total > 0 && agents.total <= maxListed) {
 		lines.push("Agents:");
 		for (const call of envelope.agentCalls) lines.push(`  ${callLine(call, now, fence, envelope.forecast)}`);
@@ -435,6 +424,22 @@ function usageText(tokens: number, toolUses: number): string {
 	if (toolUses > 0) parts.push(`${toolUses} tool use${toolUses === 1 ? "" : "s"}`);
 	if (tokens > 0) parts.push(`${formatTokens(tokens)} tokens`);
 	return parts.length > 0 ? ` · ${parts.join(" · ")}` : "";
+}
+
+/** "Phases:" and a line per phase (its counts, against the plan when there is one, time, cost); none without phases. */
+function phaseLines(envelope: WorkflowProgressEnvelope, now: number): string[] {
+	if (envelope.phases.length === 0) return [];
+	const lines = ["Phases:"];
+	for (const phase of envelope.phases) {
+		const counts = countsText(phase.agents);
+		const time = phase.startedAt !== undefined ? ` · ${formatDuration(liveElapsed(phase, now) ?? 0)}` : "";
+		const planned = phase.forecast && envelope.forecast?.expectedBasis === "plan";
+		const ofPlan = planned && phase.forecast ? ` · ${doneOfExpected(phase.forecast, true)}` : "";
+		lines.push(
+			`  ${PHASE_MARKS[phase.status]} ${phase.title}: ${counts || phase.status}${ofPlan}${time}${phaseCostText(phase)}`,
+		);
+	}
+	return lines;
 }
 
 /** One call's line; for a model (`fence`), without its error, which the failures fence (a child's words, often). */
