@@ -66,7 +66,12 @@ export type {
 } from "./progress/index.ts";
 export {
 	createWorkflowProgressTracker,
+	DEFAULT_SLOW_MULTIPLE,
+	forecastLine,
 	formatWorkflowProgress,
+	liveSlowMark,
+	slowText,
+	timeLeftText,
 	workflowProgressResult,
 } from "./progress/index.ts";
 // Report: a run's timeline as one self-contained HTML file, or as text

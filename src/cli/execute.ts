@@ -7,7 +7,7 @@
 import { capToResume, dollarsArgument, recordedCostBudget, recordRaises } from "../host/cost-cap.ts";
 import type { ModelPrice } from "../host/estimate.ts";
 import { type PlannedRunEstimate, withEstimateMore } from "../host/run-estimate.ts";
-import { planInBackground, slowMarkRecorder } from "../host/run-plan.ts";
+import { planInBackground, settlePlan, slowMarkRecorder, startsPlan } from "../host/run-plan.ts";
 import { createWorkflowResolver } from "../host/script-source.ts";
 import type { DurableStart } from "../host/start-run.ts";
 import { createWorkflowProgressTracker, type WorkflowProgressTracker } from "../progress/index.ts";
@@ -146,8 +146,8 @@ export async function execute(
 			...(Object.keys(budget).length > 0 ? { budget } : {}),
 			...(flags.maxProviderWaitMs !== undefined ? { maxProviderWaitMs: flags.maxProviderWaitMs } : {}),
 			...start.runOptions((event) => {
-				// The plan is made once the run has begun, beside it: the first child does not wait for it.
-				if (event.type === "run_start" && !plan && setUpPlan)
+				// The plan is made beside the run once its first child started: that child does not wait for it.
+				if (startsPlan(event) && !plan && setUpPlan)
 					plan = planCliRun(start, setUpPlan, ctx, tracker, planning.signal);
 				tracker.updateFromProgressEvent(event);
 				const envelope = tracker.getEnvelope();
@@ -162,9 +162,8 @@ export async function execute(
 	} finally {
 		process.off("SIGINT", stop);
 		process.off("SIGTERM", stop);
-		// A stopped run stops its plan; another waits for it (bounded by its own timeout), so the record keeps it.
-		if (controller.signal.aborted) planning.abort();
-		await plan;
+		// A stopped run stops its plan; another gives it a little time, so the record keeps it.
+		await settlePlan(plan, planning, controller.signal.aborted);
 	}
 	const { envelope } = tracker.complete(result);
 	const saved = await start.finish(result, envelope);

@@ -23,6 +23,39 @@ import { type EstimateStoreOptions, estimateDryPlan } from "./run-estimate.ts";
 
 /** Default: the longest a run's background dry run may take before the run goes on without a plan. */
 export const PLAN_TIMEOUT_MS = 60_000;
+/** Default: how long a run that ended waits for a plan still being made, before it ends without one. */
+export const PLAN_GRACE_MS = 5_000;
+
+/**
+ * When a run's plan is started: at its first child (the first `agent_started`), so the dry run's parse and static
+ * pass on the host's thread never come before the first child starts; a run that starts no child needs no plan.
+ */
+export function startsPlan(event: { type: string }): boolean {
+	return event.type === "agent_started";
+}
+
+/**
+ * Lets a plan still being made when its run ended finish within `graceMs`, then stops it (the run ends without a
+ * plan); a stopped run stops it at once. Never rejects.
+ */
+export async function settlePlan(
+	plan: Promise<unknown> | undefined,
+	planning: AbortController,
+	stopped: boolean,
+	graceMs = PLAN_GRACE_MS,
+): Promise<void> {
+	if (!plan) return;
+	if (!stopped) {
+		let timer: NodeJS.Timeout | undefined;
+		const grace = new Promise<void>((resolve) => {
+			timer = setTimeout(resolve, graceMs);
+		});
+		await Promise.race([plan.catch(() => undefined), grace]);
+		clearTimeout(timer);
+	}
+	planning.abort();
+	await plan.catch(() => undefined);
+}
 
 /** What `planInBackground` takes. */
 export interface RunPlanOptions {

@@ -7,7 +7,13 @@ import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { ChildControls } from "../../children/controls.ts";
 import type { DurableOutcome, DurableRun, DurableSource } from "../../host/durable-run.ts";
 import type { LiveRun } from "../../host/registry.ts";
-import { planInBackground, type RunPlanOptions, slowMarkRecorder } from "../../host/run-plan.ts";
+import {
+	planInBackground,
+	type RunPlanOptions,
+	settlePlan,
+	slowMarkRecorder,
+	startsPlan,
+} from "../../host/run-plan.ts";
 import { durableRunOptions, finishDurableRun } from "../../host/start-run.ts";
 import {
 	createWorkflowProgressTracker,
@@ -56,8 +62,11 @@ export interface ToolRunSetup {
 	questions?: PendingQuestions;
 	/** Tells other extensions how the run goes (`pi.events`). Default: nobody. */
 	announcer?: RunAnnouncer;
-	/** How the run's plan is made in the background (progress against it, time left). Default: no plan. */
-	plan?: Pick<RunPlanOptions, "dry" | "estimate">;
+	/**
+	 * How the run's plan is made in the background (progress against it, time left), and how long the run's end
+	 * waits for a plan still being made (`graceMs`, default `PLAN_GRACE_MS`). Default: no plan.
+	 */
+	plan?: Pick<RunPlanOptions, "dry" | "estimate"> & { graceMs?: number };
 }
 
 /** Starts the run at once. */
@@ -74,7 +83,8 @@ export function startToolRun(setup: ToolRunSetup): ToolRun {
 	const startPlan = () =>
 		setup.plan &&
 		planInBackground({
-			...setup.plan,
+			dry: setup.plan.dry,
+			estimate: setup.plan.estimate,
 			durable,
 			source: setup.record,
 			onForecast: (forecastPlan, timing) => {
@@ -92,8 +102,8 @@ export function startToolRun(setup: ToolRunSetup): ToolRun {
 				signal: controller.signal,
 				...durableRunOptions(durable, setup.record, (event) => {
 					if (event.type === "run_start") name = event.meta.name;
-					// The plan is made once the run has begun, beside it: the first child does not wait for it.
-					if (event.type === "run_start" && !plan) plan = startPlan();
+					// The plan is made beside the run once its first child started: that child does not wait for it.
+					if (startsPlan(event) && !plan) plan = startPlan();
 					tracker.updateFromProgressEvent(event);
 					const envelope = tracker.getEnvelope();
 					recordSlow(envelope);
@@ -109,9 +119,8 @@ export function startToolRun(setup: ToolRunSetup): ToolRun {
 			ui.dispose();
 			throw error;
 		}
-		// A stopped run stops its plan; another waits for it (bounded by its own timeout), so the record keeps it.
-		if (controller.signal.aborted) planning.abort();
-		await plan;
+		// A stopped run stops its plan; another gives it a little time, so the record keeps it.
+		await settlePlan(plan, planning, controller.signal.aborted, setup.plan?.graceMs);
 		const outcome = tracker.complete(result);
 		const saved = await finishDurableRun(durable, result, outcome.envelope);
 		setup.announcer?.ended(result);

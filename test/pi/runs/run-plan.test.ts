@@ -53,6 +53,8 @@ describe("startToolRun with a plan", () => {
 			plan: {
 				dry: async () => ({ cwd, agentTypes: ["general-purpose", "scout"] }),
 				estimate: { cwd, runsRoot: root },
+				// The fake children answer at once: the run's end waits for its plan rather than ending without one.
+				graceMs: 600_000,
 			},
 		});
 		const outcome = await run.finished;
