@@ -36,6 +36,7 @@ export {
 export {
 	doneOfExpected,
 	forecastLine,
+	forecastSummary,
 	liveRunSlowMark,
 	liveSlowMark,
 	roughDuration,
