@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { ProgressPlan, ProgressTiming } from "../../src/progress/forecast.ts";
 import { roughDuration } from "../../src/progress/forecast-text.ts";
 import { createWorkflowProgressTracker, formatWorkflowProgress } from "../../src/progress/index.ts";
+import { visibleSignature } from "../../src/progress/ui.ts";
 import { widgetLines } from "../../src/progress/widget.ts";
 import { eventBuilder, T0 } from "./event-builder.ts";
 
@@ -108,5 +109,17 @@ describe("progress against the plan, shown", () => {
 		);
 		// Before 5×, no mark.
 		expect(widgetLines(envelope, envelope.updatedAt + 3 * MINUTE, plain, 200).join("\n")).not.toContain("slower");
+	});
+
+	it("a plan that arrives with no event since changes what the widget draws, so pi is sent the update", () => {
+		const tracker = createWorkflowProgressTracker({ now: () => T0 });
+		const run = eventBuilder(T0, (event) => tracker.updateFromProgressEvent(event));
+		run.runStart(META);
+		run.phaseStart("read");
+		run.queued(0, "read file", { phase: "read", agentType: "scout" });
+		run.started(0);
+		const before = visibleSignature(tracker.getEnvelope());
+		tracker.forecastWith(PLAN, undefined);
+		expect(visibleSignature(tracker.getEnvelope())).not.toBe(before);
 	});
 });
