@@ -170,6 +170,8 @@ export interface WorkflowSessionDefaults {
 	modelTiers?: ModelTiers;
 	/** `false` (`workflows.provenanceFrame: false`): children get no provenance frame. Default: on. */
 	frame?: boolean;
+	/** A call or run over this multiple of its history's median is marked slow (`workflows.slowMultiple`). Default: 5. */
+	slowMultiple?: number;
 }
 
 /** What the tool shares across calls in one pi session. */
@@ -486,6 +488,7 @@ function startRun(
 		record: script,
 		controls,
 		questions,
+		...(defaults.slowMultiple !== undefined ? { slowMultiple: defaults.slowMultiple } : {}),
 		plan: {
 			dry: async () => ({
 				...sessionDryOptions(ctx, agentDir, types.types, defaultModel, caller.scriptTools),

@@ -67,13 +67,17 @@ export interface ToolRunSetup {
 	 * waits for a plan still being made (`graceMs`, default `PLAN_GRACE_MS`). Default: no plan.
 	 */
 	plan?: Pick<RunPlanOptions, "dry" | "estimate"> & { graceMs?: number };
+	/** A call or run over this multiple of its history's median is marked slow. Default: `DEFAULT_SLOW_MULTIPLE` (5). */
+	slowMultiple?: number;
 }
 
 /** Starts the run at once. */
 export function startToolRun(setup: ToolRunSetup): ToolRun {
 	const { durable } = setup;
 	const controller = new AbortController();
-	const tracker = createWorkflowProgressTracker();
+	const tracker = createWorkflowProgressTracker(
+		setup.slowMultiple !== undefined ? { slowMultiple: setup.slowMultiple } : {},
+	);
 	const ui = createWorkflowProgressUi(setup.ctx, setup.ui);
 	let name = durable.name ?? "workflow";
 	const startedAt = Date.now();

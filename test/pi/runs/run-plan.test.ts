@@ -39,7 +39,7 @@ describe("startToolRun with a plan", () => {
 		rmSync(root, { recursive: true, force: true });
 	});
 
-	async function ran(script: string, answer: (prompt: string) => FakeAnswer) {
+	async function ran(script: string, answer: (prompt: string) => FakeAnswer, slowMultiple?: number) {
 		const fake = createFakeRunner((request) => answer(request.prompt));
 		const source = { script, filename: "sweep.js" };
 		const durable = DurableRun.fresh(store, source);
@@ -50,6 +50,7 @@ describe("startToolRun with a plan", () => {
 			record: source,
 			ctx: { hasUI: false, mode: "print", cwd } as unknown as ExtensionContext,
 			ui: { widgetKey: "w", statusKey: "s" },
+			...(slowMultiple !== undefined ? { slowMultiple } : {}),
 			plan: {
 				dry: async () => ({ cwd, agentTypes: ["general-purpose", "scout"] }),
 				estimate: { cwd, runsRoot: root },
@@ -105,8 +106,10 @@ const answer = await agent("say ok", { label: "ask" });
 if (answer !== "ok") throw new Error("not ok");
 return answer;
 `;
-		const run = await ran(script, () => "ok");
+		// And the session's `workflows.slowMultiple` reaches the run's tracker.
+		const run = await ran(script, () => "ok", 3);
 		expect(run.outcome.result.status).toBe("completed");
+		expect(run.outcome.envelope.forecast?.slowMultiple).toBe(3);
 		expect(existsSync(join(run.dir, "plan.json"))).toBe(false);
 		expect(await readPlanFile(run.dir)).toBeUndefined();
 		expect(run.outcome.envelope.forecast?.expectedBasis).toBe("seen");
