@@ -26,6 +26,10 @@ export class ForecastBook {
 	shown: number;
 	private readonly slowMultiple: number;
 	private forecaster: Forecaster;
+	/** Each call's usual duration by call key, looked up once (an envelope is made per event, of every call). */
+	private readonly usualByKey = new Map<string, { ms: number } | undefined>();
+	/** The tracker hands back the same call snapshot while a call does not change: its marked copy is kept for it. */
+	private marks = new WeakMap<WorkflowProgressAgentCall, { marked: WorkflowProgressAgentCall; run: RunCall }>();
 
 	constructor(
 		plan: ProgressPlan | undefined,
@@ -44,16 +48,23 @@ export class ForecastBook {
 	apply(envelope: WorkflowProgressEnvelope, running: boolean): WorkflowProgressEnvelope {
 		const workflow = envelope.meta?.name;
 		// The name comes with `run_start`, which may be after the plan.
-		if (workflow !== this.forecaster.workflow) this.forecaster = new Forecaster(this.plan, this.timing, workflow);
-		const agentCalls = envelope.agentCalls.map((call) => this.marked(call));
-		const runCalls: RunCall[] = agentCalls.map((call) => ({
-			...(call.phase !== undefined ? { phase: call.phase } : {}),
-			label: call.label,
-			agentType: call.agentType,
-			...(call.model !== undefined ? { model: call.model } : {}),
-			status: call.status,
-			...(call.elapsedMs !== undefined ? { elapsedMs: call.elapsedMs } : {}),
-		}));
+		if (workflow !== this.forecaster.workflow) {
+			this.forecaster = new Forecaster(this.plan, this.timing, workflow);
+			this.usualByKey.clear();
+			this.marks = new WeakMap();
+		}
+		const agentCalls: WorkflowProgressAgentCall[] = [];
+		const runCalls: RunCall[] = [];
+		for (const call of envelope.agentCalls) {
+			let kept = this.marks.get(call);
+			if (!kept) {
+				const marked = this.marked(call);
+				kept = { marked, run: runCall(marked) };
+				this.marks.set(call, kept);
+			}
+			agentCalls.push(kept.marked);
+			runCalls.push(kept.run);
+		}
 		const forecast = this.forecaster.forecast(runCalls);
 		const completed = envelope.status === "completed";
 		const fraction = completed ? 1 : heldFraction(forecast.done, forecast.expected, this.shown);
@@ -83,11 +94,23 @@ export class ForecastBook {
 	/** The call with its usual duration and, past the slow multiple of it, its slow mark. */
 	private marked(call: WorkflowProgressAgentCall): WorkflowProgressAgentCall {
 		if (call.cached || call.skipped) return call;
-		const usual = this.forecaster.usualOf(call);
+		if (!this.usualByKey.has(call.key)) this.usualByKey.set(call.key, this.forecaster.usualOf(call));
+		const usual = this.usualByKey.get(call.key);
 		if (!usual) return call;
 		const slow = slowMark(call.elapsedMs ?? 0, usual.ms, this.slowMultiple);
 		return { ...call, usualMs: usual.ms, ...(slow ? { slow } : {}) };
 	}
+}
+
+function runCall(call: WorkflowProgressAgentCall): RunCall {
+	return {
+		...(call.phase !== undefined ? { phase: call.phase } : {}),
+		label: call.label,
+		agentType: call.agentType,
+		...(call.model !== undefined ? { model: call.model } : {}),
+		status: call.status,
+		...(call.elapsedMs !== undefined ? { elapsedMs: call.elapsedMs } : {}),
+	};
 }
 
 function withPhaseForecast(

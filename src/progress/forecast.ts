@@ -147,6 +147,10 @@ export class Forecaster {
 	readonly workflow: string | undefined;
 	private readonly usual = new Map<string, { ms: number; basis: Exclude<TimingBasis, "none"> } | undefined>();
 	private readonly concurrency = new Map<string, number>();
+	private readonly byCall = new WeakMap<
+		ForecastCall,
+		{ ms: number; basis: Exclude<TimingBasis, "none"> } | undefined
+	>();
 
 	constructor(plan: ProgressPlan | undefined, timing: ProgressTiming | undefined, workflow: string | undefined) {
 		this.plan = plan;
@@ -157,7 +161,16 @@ export class Forecaster {
 	/** `usualDuration` of `call`, remembered. */
 	usualOf(call: ForecastCall): { ms: number; basis: Exclude<TimingBasis, "none"> } | undefined {
 		if (!this.timing) return undefined;
-		const key = JSON.stringify([call.phase, call.label, call.agentType, call.model]);
+		// The same call object is asked about at every envelope: its answer is kept with it.
+		if (this.byCall.has(call)) return this.byCall.get(call);
+		const found = this.usualByKind(call);
+		this.byCall.set(call, found);
+		return found;
+	}
+
+	private usualByKind(call: ForecastCall): { ms: number; basis: Exclude<TimingBasis, "none"> } | undefined {
+		if (!this.timing) return undefined;
+		const key = `${call.phase ?? ""}\u0000${call.label}\u0000${call.agentType}\u0000${call.model ?? ""}`;
 		if (!this.usual.has(key)) this.usual.set(key, usualDuration(call, this.workflow, this.timing));
 		return this.usual.get(key);
 	}
@@ -205,32 +218,35 @@ export class Forecaster {
 			made.set(call.label, (made.get(call.label) ?? 0) + 1);
 		}
 		// Per label: the plan's count, or the run's when it made more of that label.
-		const left: ForecastCall[] = [];
+		const left: { call: ForecastCall; count: number }[] = [];
 		let expected = group.seen.length;
 		for (const planned of group.planned) {
 			// Calls of a label the run made are taken off its planned groups in plan order.
 			const taken = Math.min(planned.count, made.get(planned.label) ?? 0);
 			made.set(planned.label, (made.get(planned.label) ?? 0) - taken);
 			expected += planned.count - taken;
-			for (let i = taken; i < planned.count; i++) left.push(planned);
+			if (planned.count > taken) left.push({ call: planned, count: planned.count - taken });
 		}
 		const base = { ...(group.phase !== undefined ? { phase: group.phase } : {}), done, expected };
 		if (!this.plan || !this.timing) return { ...base, remainingMs: null, basis: "none" };
 		let work = 0;
 		let longest = 0;
 		let basis: TimingBasis = "workflow";
-		const active: RunCall[] = group.seen.filter((c) => c.status === "queued" || c.status === "running");
-		const remaining: { call: ForecastCall; elapsedMs: number }[] = [
-			...left.map((call) => ({ call, elapsedMs: 0 })),
-			...active.map((call) => ({ call, elapsedMs: call.elapsedMs ?? 0 })),
-		];
-		for (const { call, elapsedMs } of remaining) {
+		// False when a call still to run has no usual duration: then time left is not known.
+		const add = (call: ForecastCall, count: number, elapsedMs: number): boolean => {
 			const usual = this.usualOf(call);
-			if (!usual) return { ...base, remainingMs: null, basis: "none" };
+			if (!usual) return false;
 			if (usual.basis === "project") basis = "project";
 			const rest = Math.max(0, usual.ms - elapsedMs);
-			work += rest;
+			work += rest * count;
 			longest = Math.max(longest, rest);
+			return true;
+		};
+		for (const { call, count } of left)
+			if (!add(call, count, 0)) return { ...base, remainingMs: null, basis: "none" };
+		for (const call of group.seen) {
+			if (call.status !== "queued" && call.status !== "running") continue;
+			if (!add(call, 1, call.elapsedMs ?? 0)) return { ...base, remainingMs: null, basis: "none" };
 		}
 		// Calls at once cannot finish sooner than the longest of them.
 		const remainingMs = Math.round(Math.max(work / this.concurrencyOf(group.phase), longest));
