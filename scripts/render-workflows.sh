@@ -49,7 +49,7 @@ until_shown 'faux-1'
 
 # A run in the background: the call, the widget, /workflows, the run's menu, a child's actions.
 tm send-keys -t render "Audit our dependencies in the background" Enter
-until_shown 'audit-deps · check · 0/3 agents · [3-9]\.[0-9]s'
+until_shown 'audit-deps · check · 0 of ~4 agents · time left: not known yet · [3-9]\.[0-9]s'
 tail_from "The call's result, the parent's answer, the run's widget above the editor, its status line below the footer" '^ *workflow inline script'
 command "/workflows"
 until_shown '↑↓ navigate'
@@ -79,7 +79,7 @@ section "After Yes: the run's completion message, the parent's answer, and the r
 
 # Resume it: the checks replay from the journal, the report runs.
 tm send-keys -t render "Resume the audit, in the background" Enter
-until_shown 'audit-deps · report · 3/4 agents'
+until_shown 'audit-deps · report · 3 of ~4 agents'
 tail_from "The resume: its call, the parent's answer, the widget (the checks replayed, the report running)" '^ *workflow resume of run'
 command "/workflows"
 until_shown '↑↓ navigate'

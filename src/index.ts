@@ -45,9 +45,16 @@ export type {
 export { testWorkflowAgainstRun } from "./host/replay-test.ts";
 // Progress: tracker, text, tool result
 export type {
+	ProgressPlan,
+	ProgressPlannedCalls,
+	ProgressTiming,
+	SlowMark,
+	TimingBasis,
 	WorkflowKeptBranch,
+	WorkflowPhaseForecast,
 	WorkflowProgressAgentCall,
 	WorkflowProgressEnvelope,
+	WorkflowProgressForecast,
 	WorkflowProgressPhase,
 	WorkflowProgressQuestion,
 	WorkflowProgressStatus,
@@ -59,7 +66,12 @@ export type {
 } from "./progress/index.ts";
 export {
 	createWorkflowProgressTracker,
+	DEFAULT_SLOW_MULTIPLE,
+	forecastLine,
 	formatWorkflowProgress,
+	liveSlowMark,
+	slowText,
+	timeLeftText,
 	workflowProgressResult,
 } from "./progress/index.ts";
 // Report: a run's timeline as one self-contained HTML file, or as text

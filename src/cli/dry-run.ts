@@ -151,3 +151,17 @@ function unlentTools(plan: WorkflowDryRunPlan, allowed: readonly string[]): stri
 			`\`tool("${name}")\`: a real run from the command line lends no ${name} unless --allow-tools names it, and the step throws`,
 	);
 }
+
+/**
+ * The dry run a real run makes of itself in the background for its plan (progress against it, time left), with the
+ * options `--dry-run` would use and pi's setup read quietly (the run itself says what is wrong with pi); the
+ * estimate's prices are the catalog's.
+ */
+export async function backgroundDry(
+	input: DryRunInput,
+	flags: RunFlags,
+	ctx: CliContext,
+): Promise<{ dry: WorkflowDryRunOptions; priceOf?: DryPiSetup["priceOf"] }> {
+	const pi = await dryPi(flags, ctx, true);
+	return { dry: dryOptions(input, flags, ctx, pi), ...(pi ? { priceOf: pi.priceOf } : {}) };
+}

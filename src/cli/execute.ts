@@ -5,12 +5,15 @@
  */
 
 import { capToResume, dollarsArgument, recordedCostBudget, recordRaises } from "../host/cost-cap.ts";
+import type { ModelPrice } from "../host/estimate.ts";
 import { type PlannedRunEstimate, withEstimateMore } from "../host/run-estimate.ts";
+import { planInBackground, settlePlan, slowMarkRecorder, startsPlan } from "../host/run-plan.ts";
 import { createWorkflowResolver } from "../host/script-source.ts";
 import type { DurableStart } from "../host/start-run.ts";
-import { createWorkflowProgressTracker } from "../progress/index.ts";
+import { createWorkflowProgressTracker, type WorkflowProgressTracker } from "../progress/index.ts";
 import { visibleJson, visibleText } from "../progress/visible-text.ts";
 import type { WorkflowRunResult } from "../runtime/core/types.ts";
+import type { WorkflowDryRunOptions } from "../runtime/index.ts";
 import { runWorkflowScript } from "../runtime/run/run.ts";
 import { createTerminalAsk } from "./ask.ts";
 import type { CliContext } from "./context.ts";
@@ -52,13 +55,46 @@ export interface RunFlags {
 /** The exit code of a stopped run, as for a command ended by Ctrl-C. */
 const EXIT_STOPPED = 130;
 
-/** `planned`: the estimate made before the run (`--max-cost`), for the cap question's "about $Z more to finish". */
+/** How a CLI run's dry run for its plan is set up: its options, and the catalog's prices for the estimate. */
+export type CliPlanSetup = () => Promise<{
+	dry: WorkflowDryRunOptions;
+	priceOf?: (model: string) => ModelPrice | undefined;
+}>;
+
+/** The run's plan and timing history, made in the background and handed to the tracker as each is ready. */
+function planCliRun(
+	start: DurableStart,
+	setUpPlan: CliPlanSetup,
+	ctx: CliContext,
+	tracker: WorkflowProgressTracker,
+	signal: AbortSignal,
+): Promise<unknown> {
+	let priceOf: ((model: string) => ModelPrice | undefined) | undefined;
+	return planInBackground({
+		durable: start.durable,
+		source: start.source,
+		dry: async () => {
+			const found = await setUpPlan();
+			priceOf = found.priceOf;
+			return found.dry;
+		},
+		estimate: { cwd: ctx.cwd, runsRoot: `${ctx.agentDir}/workflow-runs`, priceOf: (model) => priceOf?.(model) },
+		onForecast: (plan, timing) => tracker.forecastWith(plan, timing),
+		signal,
+	});
+}
+
+/**
+ * `planned`: the estimate made before the run (`--max-cost`), for the cap question's "about $Z more to finish".
+ * `setUpPlan`: how the run's plan is made in the background (progress against it, time left); absent, no plan.
+ */
 export async function execute(
 	start: DurableStart,
 	flags: RunFlags,
 	pi: PiSetup,
 	ctx: CliContext,
 	planned?: PlannedRunEstimate,
+	setUpPlan?: CliPlanSetup,
 ): Promise<number> {
 	const { durable, source } = start;
 	const controller = new AbortController();
@@ -90,6 +126,9 @@ export async function execute(
 			runsRoot: `${ctx.agentDir}/workflow-runs`,
 			...(planned ? { planned } : {}),
 		});
+	const recordSlow = slowMarkRecorder(durable);
+	const planning = new AbortController();
+	let plan: Promise<unknown> | undefined;
 	let result: WorkflowRunResult;
 	try {
 		result = await runWorkflowScript(source.script, {
@@ -110,8 +149,13 @@ export async function execute(
 			...(flags.maxProviderWaitMs !== undefined ? { maxProviderWaitMs: flags.maxProviderWaitMs } : {}),
 			...(flags.noContinueInterrupted ? { continueInterrupted: false } : {}),
 			...start.runOptions((event) => {
+				// The plan is made beside the run once its first child started: that child does not wait for it.
+				if (startsPlan(event) && !plan && setUpPlan)
+					plan = planCliRun(start, setUpPlan, ctx, tracker, planning.signal);
 				tracker.updateFromProgressEvent(event);
-				view.update(event, tracker.getEnvelope());
+				const envelope = tracker.getEnvelope();
+				recordSlow(envelope);
+				view.update(event, envelope);
 			}),
 		});
 	} catch (error) {
@@ -121,6 +165,8 @@ export async function execute(
 	} finally {
 		process.off("SIGINT", stop);
 		process.off("SIGTERM", stop);
+		// A stopped run stops its plan; another gives it a little time, so the record keeps it.
+		await settlePlan(plan, planning, controller.signal.aborted);
 	}
 	const { envelope } = tracker.complete(result);
 	const saved = await start.finish(result, envelope);

@@ -13,6 +13,7 @@ import {
 	TICK_MS,
 } from "../progress/format.ts";
 import {
+	forecastSummary,
 	formatCost,
 	formatWorkflowProgress,
 	hasCost,
@@ -102,9 +103,12 @@ function plainView(stream: Stream): ProgressView {
 	// Labels, logs and answers come from the script and its children: shown, never acted on by the terminal.
 	const say = (text: string) => stream.write(`${visibleText(text)}\n`);
 	return {
-		update(event) {
+		update(event, envelope) {
 			const line = eventLine(event);
-			if (line !== undefined) say(line);
+			// Each call that ends says where the run stands against its plan, and time left when it is known.
+			const ended = event.type === "agent_finished" || event.type === "agent_failed";
+			const standing = ended && envelope.forecast ? ` · ${forecastSummary(envelope)}` : "";
+			if (line !== undefined) say(`${line}${standing}`);
 		},
 		message: say,
 		finish(final) {

@@ -16,7 +16,7 @@ import { prepareWorkflow } from "../runtime/run/script-check.ts";
 import { dollarsFlag, type FlagSpec, flagValue, integerFlag, type ParsedArgs, parseArgs, usageError } from "./args.ts";
 import { checkCeilingGrant, grantCliCeiling } from "./ceiling.ts";
 import type { CliContext } from "./context.ts";
-import { dryRun, warnOverCap } from "./dry-run.ts";
+import { backgroundDry, dryRun, warnOverCap } from "./dry-run.ts";
 import { execute, type RunFlags } from "./execute.ts";
 import { readAnswers, readArgs, readScript } from "./inputs.ts";
 import { tooOldForPi } from "./own-node.ts";
@@ -151,13 +151,10 @@ async function runStarted(
 		await checkBeforeStart(start.source);
 		const { maxCostUsd } = flags;
 		const { script, filename, args } = start.source;
+		const input = { script: { source: script, filename }, ...(args !== undefined ? { args } : {}) };
 		const planned =
 			estimateFirst && maxCostUsd !== undefined
-				? await warnOverCap(
-						{ script: { source: script, filename }, ...(args !== undefined ? { args } : {}) },
-						{ ...flags, maxCostUsd },
-						ctx,
-					)
+				? await warnOverCap(input, { ...flags, maxCostUsd }, ctx)
 				: undefined;
 		// A saved workflow's tools follow its grants (bound to its text); --allow-tools grants them to this text, and
 		// --grant the cap. Granted here, where pi's trust in the project (whose grants file it is) is known.
@@ -168,7 +165,8 @@ async function runStarted(
 			return grantedCliTools(start.source, flags.allowTools, { ...ctx, projectTrusted });
 		});
 		try {
-			return await execute(start, flags, pi, ctx, planned);
+			// The run's plan is made beside it, from a dry run with the options `--dry-run` would use.
+			return await execute(start, flags, pi, ctx, planned, () => backgroundDry(input, flags, ctx));
 		} finally {
 			await pi.close?.();
 		}

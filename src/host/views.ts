@@ -5,7 +5,14 @@
 import { formatBytes } from "../progress/bytes-text.ts";
 import { addCosts, formatCost, formatUsd, hasCost } from "../progress/cost-text.ts";
 import { formatDuration, formatTokens, limitKindText, oneLine } from "../progress/format.ts";
-import { formatWorkflowProgress, type WorkflowProgressEnvelope } from "../progress/index.ts";
+import {
+	doneOfExpected,
+	formatWorkflowProgress,
+	liveRunSlowMark,
+	slowText,
+	timeLeftText,
+	type WorkflowProgressEnvelope,
+} from "../progress/index.ts";
 import { DATA_FENCE_NOTE, dataFence, neutralizeModelText } from "../progress/model-text.ts";
 import { visibleText } from "../progress/visible-text.ts";
 import { listConversations, type RunInfo, type RunStore, type RunSummary, scriptSha256 } from "../runs/index.ts";
@@ -41,6 +48,21 @@ export async function listRuns(store: RunStore, registry: RunRegistry, now = Dat
 	return (await listRunsWithUsage(store, registry, now)).rows;
 }
 
+/**
+ * "12 of ~30 agents · ~4 min left" against the run's plan (with its slow mark, "slower than usual: 6 min, usually
+ * ~1 min"), or "5/7 agents" and what is known of time left without one.
+ */
+function liveProgressText(envelope: WorkflowProgressEnvelope, now: number): string {
+	const { forecast, totals } = envelope;
+	if (!forecast) return `${totals.agents.completed}/${totals.agents.total} agents`;
+	const planned = forecast.expectedBasis === "plan";
+	const calls = planned
+		? `${doneOfExpected(forecast, true)} agents`
+		: `${totals.agents.completed}/${totals.agents.total} agents`;
+	const slow = liveRunSlowMark(envelope, now);
+	return `${calls} · ${timeLeftText(forecast, envelope.updatedAt, now)}${slow ? ` · ${slowText(slow)}` : ""}`;
+}
+
 /** `listRuns`, with the store's run count and the space its runs take. */
 export async function listRunsWithUsage(store: RunStore, registry: RunRegistry, now = Date.now()): Promise<RunList> {
 	// The session's live runs as they are now, before the store is read: one may end meanwhile.
@@ -62,7 +84,7 @@ export async function listRunsWithUsage(store: RunStore, registry: RunRegistry, 
 			id: run.id,
 			live: true,
 			text: visibleText(
-				`${run.id} · ${run.name} · ${state} · ${formatDuration(now - run.startedAt)} · ${totals.agents.completed}/${totals.agents.total} agents${replayedNote(totals.replayed)} · ${formatTokens(totals.tokens)} tokens${costText(totals.cost, totals.replayedCost)}${liveCapText(totals)}${sizeText(sizes.get(run.id))}${waiting}`,
+				`${run.id} · ${run.name} · ${state} · ${formatDuration(now - run.startedAt)} · ${liveProgressText(envelope, now)}${replayedNote(totals.replayed)} · ${formatTokens(totals.tokens)} tokens${costText(totals.cost, totals.replayedCost)}${liveCapText(totals)}${sizeText(sizes.get(run.id))}${waiting}`,
 			),
 		};
 	});

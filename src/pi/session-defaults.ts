@@ -1,7 +1,7 @@
 /**
  * What a person sets for a session's workflow runs: pi flags (`--workflow-child-model`, `--workflow-max-cost`,
  * `--workflow-confirm-agents`, `--workflow-model-tiers`) and the `workflows` key of pi's settings (`childModel`,
- * `maxCostUsd`, `confirmAgents`, `modelTiers`, `provenanceFrame`, global and project merged by pi). A flag wins over a setting. Values that cannot be used are
+ * `maxCostUsd`, `confirmAgents`, `modelTiers`, `provenanceFrame`, `slowMultiple`, global and project merged by pi). A flag wins over a setting. Values that cannot be used are
  * left out and named in `problems`, so the person is told once instead of a run silently ignoring them.
  */
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
@@ -71,6 +71,11 @@ export function readSessionDefaults(pi: Pick<ExtensionAPI, "getFlag" | "getSetti
 	if (confirm) {
 		if (confirm.number !== undefined && Number.isInteger(confirm.number)) defaults.confirmAgents = confirm.number;
 		else problems.push(`${confirm.name} must be a whole number (0: never ask), got ${JSON.stringify(confirm.value)}`);
+	}
+	const slow = pick(undefined, settings.slowMultiple, "", "`workflows.slowMultiple`");
+	if (slow) {
+		if (slow.number !== undefined && slow.number > 1) defaults.slowMultiple = slow.number;
+		else problems.push(`${slow.name} must be a number above 1 (default: 5), got ${JSON.stringify(slow.value)}`);
 	}
 	const tiers = readModelTiers(pi.getFlag(MODEL_TIERS_FLAG), settings.modelTiers, problems);
 	if (tiers) defaults.modelTiers = tiers;

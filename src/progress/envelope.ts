@@ -12,6 +12,7 @@ import type {
 	WorkflowQuestion,
 	WorkflowWorktree,
 } from "../runtime/core/types.ts";
+import type { SlowMark, TimingBasis } from "./forecast.ts";
 
 /** Status of a whole run. `error` means the host failed around the run (it threw), not the script. */
 export type WorkflowProgressStatus = "running" | "completed" | "failed" | "stopped" | "error";
@@ -53,6 +54,34 @@ export interface WorkflowProgressPhase {
 	endedAt?: number;
 	/** Time spent so far, as of `envelope.updatedAt`; frozen once the phase ends. */
 	elapsedMs?: number;
+	/** Its calls done of expected and its time left, when the run has a plan or a history to go by. */
+	forecast?: WorkflowPhaseForecast;
+}
+
+/** A phase's calls done of expected, and its time left. */
+export interface WorkflowPhaseForecast {
+	/** Calls ended (completed, failed or stopped). */
+	done: number;
+	/** The plan's calls of this phase, or as many as it made when it made more. */
+	expected: number;
+	/** Null: not known yet (no plan, or no earlier call like one still to run). */
+	remainingMs: number | null;
+	/** Where `remainingMs` came from: this workflow's earlier runs, the project's, or nowhere (null). */
+	basis: TimingBasis;
+}
+
+/** The run's calls done of expected, the fraction shown, its time left, and whether it runs slower than usual. */
+export interface WorkflowProgressForecast extends WorkflowPhaseForecast {
+	/** What the progress shown is: never goes backwards while the run goes (it holds while `expected` grows). */
+	fraction: number;
+	/** `plan`: `expected` is the run's plan (grown when the run made more); `seen`: no plan, the calls made so far. */
+	expectedBasis: "plan" | "seen";
+	/** True once the run made more calls than its plan. */
+	grown: boolean;
+	/** Set while the run takes over the slow multiple of its workflow's usual run time. */
+	slow?: SlowMark;
+	/** The multiple of the usual duration past which a call or the run is marked slow (the tracker's option). */
+	slowMultiple: number;
 }
 
 /** One log entry. */
@@ -122,6 +151,10 @@ export interface WorkflowProgressAgentCall {
 	elapsedMs?: number;
 	/** An isolated child's worktree (`isolation: "worktree"`): where it works, then the branch its changes are kept on. */
 	worktree?: WorkflowWorktree;
+	/** The median duration of earlier calls like it (see `forecast.basis`), when the run has a history. */
+	usualMs?: number;
+	/** Set when it took (or, running, has taken) over the slow multiple of `usualMs`. */
+	slow?: SlowMark;
 }
 
 /** A branch an isolated child's changes were committed on, kept for the caller to merge. */
@@ -260,4 +293,6 @@ export interface WorkflowProgressEnvelope {
 	providerWaits?: WorkflowProviderWaits;
 	/** The run's `tool()` steps; absent when it made none. */
 	toolSteps?: WorkflowProgressToolSteps;
+	/** Calls done of expected and time left; absent until the host gives the tracker a plan or a history. */
+	forecast?: WorkflowProgressForecast;
 }

@@ -9,10 +9,12 @@ import type {
 	WorkflowKeptBranch,
 	WorkflowProgressAgentCall,
 	WorkflowProgressEnvelope,
+	WorkflowProgressForecast,
 	WorkflowProgressPhase,
 	WorkflowProgressQuestion,
 	WorkflowProviderWait,
 } from "./envelope.ts";
+import { doneOfExpected, forecastLine, forecastSummary, liveSlowMark, slowText } from "./forecast-text.ts";
 import { dataFence, neutralizeModelText } from "./model-text.ts";
 import { visibleText } from "./visible-text.ts";
 
@@ -85,6 +87,8 @@ export function formatWorkflowProgress(
 			`Agents: ${agents.total} (${replayed ?? (countsText(agents) || "none")})${usageText(envelope.totals.tokens, envelope.totals.toolUses)}`,
 		);
 	}
+	const progress = forecastLine(envelope, now);
+	if (progress) lines.push(progress);
 	const cost = costLine(envelope);
 	if (cost) lines.push(cost);
 	if (envelope.providerWaits) {
@@ -108,23 +112,14 @@ export function formatWorkflowProgress(
 				`  ${step.name === "bash" ? "$" : "⚙"} ${step.label} · ${formatDuration(Math.max(0, now - step.startedAt))}`,
 			);
 	}
-	if (envelope.phases.length > 0) {
-		lines.push("Phases:");
-		for (const phase of envelope.phases) {
-			const counts = countsText(phase.agents);
-			const time = phase.startedAt !== undefined ? ` · ${formatDuration(liveElapsed(phase, now) ?? 0)}` : "";
-			lines.push(
-				`  ${PHASE_MARKS[phase.status]} ${phase.title}: ${counts || phase.status}${time}${phaseCostText(phase)}`,
-			);
-		}
-	}
+	lines.push(...phaseLines(envelope, now));
 	if (agents.total > 0 && agents.total <= maxListed) {
 		lines.push("Agents:");
-		for (const call of envelope.agentCalls) lines.push(`  ${callLine(call, now, fence)}`);
+		for (const call of envelope.agentCalls) lines.push(`  ${callLine(call, now, fence, envelope.forecast)}`);
 	} else if (agents.total > 0) {
 		const running = runningCalls(envelope, maxRunning);
 		if (running.length > 0) lines.push("Running:");
-		for (const call of running) lines.push(`  ${callLine(call, now, fence)}`);
+		for (const call of running) lines.push(`  ${callLine(call, now, fence, envelope.forecast)}`);
 		if (agents.running > running.length) lines.push(`  … ${agents.running - running.length} more running`);
 		const rest = countsText({ ...agents, running: 0 });
 		if (rest) lines.push(`Others: ${rest}`);
@@ -205,7 +200,8 @@ function summaryOf(envelope: WorkflowProgressEnvelope, fence: boolean): string {
 			const waiting = envelope.questions?.[0];
 			const asks = waiting ? `; waiting for you: ${oneLine(waiting.question)}` : "";
 			const wait = envelope.providerWait ? `; ${providerWaitText(envelope.providerWait, envelope.updatedAt)}` : "";
-			return `${name} running${envelope.currentPhase ? ` (${envelope.currentPhase})` : ""} for ${time}: ${counts}${tokens}${wait}${asks}`;
+			const left = envelope.forecast ? `; ${forecastSummary(envelope)}` : "";
+			return `${name} running${envelope.currentPhase ? ` (${envelope.currentPhase})` : ""} for ${time}: ${counts}${tokens}${left}${wait}${asks}`;
 		}
 		case "completed":
 			return `${name} completed in ${time}: ${counts}${tokens}`;
@@ -437,8 +433,29 @@ function usageText(tokens: number, toolUses: number): string {
 	return parts.length > 0 ? ` · ${parts.join(" · ")}` : "";
 }
 
+/** "Phases:" and a line per phase (its counts, against the plan when there is one, time, cost); none without phases. */
+function phaseLines(envelope: WorkflowProgressEnvelope, now: number): string[] {
+	if (envelope.phases.length === 0) return [];
+	const lines = ["Phases:"];
+	for (const phase of envelope.phases) {
+		const counts = countsText(phase.agents);
+		const time = phase.startedAt !== undefined ? ` · ${formatDuration(liveElapsed(phase, now) ?? 0)}` : "";
+		const planned = phase.forecast && envelope.forecast?.expectedBasis === "plan";
+		const ofPlan = planned && phase.forecast ? ` · ${doneOfExpected(phase.forecast, true)}` : "";
+		lines.push(
+			`  ${PHASE_MARKS[phase.status]} ${phase.title}: ${counts || phase.status}${ofPlan}${time}${phaseCostText(phase)}`,
+		);
+	}
+	return lines;
+}
+
 /** One call's line; for a model (`fence`), without its error, which the failures fence (a child's words, often). */
-function callLine(call: WorkflowProgressAgentCall, now: number, fence = false): string {
+function callLine(
+	call: WorkflowProgressAgentCall,
+	now: number,
+	fence = false,
+	forecast?: WorkflowProgressForecast,
+): string {
 	const head = `${CALL_MARKS[call.status]} #${call.index + 1} ${oneLine(call.label)} (${call.agentType})${continuesText(call)}`;
 	const status = call.cached ? "replayed" : call.status;
 	const idle = idleText(call, now);
@@ -453,7 +470,9 @@ function callLine(call: WorkflowProgressAgentCall, now: number, fence = false): 
 	const model = !fellBack && call.model && (hasCost(call.cost) || call.status !== "queued") ? ` · ${call.model}` : "";
 	const cost = callCostText(call);
 	const saved = call.cached ? cost : "";
-	return `${head} · ${parts.join("")}${saved}${outcome}${fellBack}${worktreeText(call)}${model}${usage}${call.cached ? "" : cost}${time}`;
+	const mark = liveSlowMark(call, forecast, now);
+	const slow = mark ? ` · ${slowText(mark)}` : "";
+	return `${head} · ${parts.join("")}${saved}${outcome}${fellBack}${worktreeText(call)}${model}${usage}${call.cached ? "" : cost}${time}${slow}`;
 }
 
 /** Where an isolated call works, or what became of its worktree: " · in worktree …", " · branch … (2 files)". */

@@ -10,10 +10,12 @@ export type {
 	WorkflowAgentCallStatus,
 	WorkflowAgentStateCounts,
 	WorkflowKeptBranch,
+	WorkflowPhaseForecast,
 	WorkflowPhaseStatus,
 	WorkflowProgressAgentCall,
 	WorkflowProgressEnvelope,
 	WorkflowProgressError,
+	WorkflowProgressForecast,
 	WorkflowProgressLog,
 	WorkflowProgressPhase,
 	WorkflowProgressQuestion,
@@ -22,6 +24,25 @@ export type {
 	WorkflowProgressToolSteps,
 	WorkflowProgressTotals,
 } from "./envelope.ts";
+// Progress against the plan
+export {
+	DEFAULT_SLOW_MULTIPLE,
+	type ProgressPlan,
+	type ProgressPlannedCalls,
+	type ProgressTiming,
+	type SlowMark,
+	type TimingBasis,
+} from "./forecast.ts";
+export {
+	doneOfExpected,
+	forecastLine,
+	forecastSummary,
+	liveRunSlowMark,
+	liveSlowMark,
+	roughDuration,
+	slowText,
+	timeLeftText,
+} from "./forecast-text.ts";
 export {
 	type FormatWorkflowProgressOptions,
 	formatWorkflowProgress,

@@ -35,6 +35,8 @@ import type {
 	WorkflowProgressQuestion,
 	WorkflowProgressStatus,
 } from "./envelope.ts";
+import { DEFAULT_SLOW_MULTIPLE, type ProgressPlan, type ProgressTiming } from "./forecast.ts";
+import { ForecastBook } from "./forecast-book.ts";
 import { limitKindText } from "./format.ts";
 import { PhaseBook } from "./phase-book.ts";
 import { ProviderWaits } from "./provider-waits.ts";
@@ -110,8 +112,18 @@ export class RunState {
 	private failures: WorkflowFailure[] = [];
 	private failuresSnapshot: WorkflowFailure[] | undefined = [];
 	private cached: WorkflowProgressEnvelope | undefined;
+	/** Progress against the plan; undefined until the host gives a plan or a history. */
+	private forecasts: ForecastBook | undefined;
+	private readonly slowMultiple: number;
 
-	constructor(options: { meta?: WorkflowMeta; startedAt: number; maxLogs: number; maxPreviewChars: number }) {
+	constructor(options: {
+		meta?: WorkflowMeta;
+		startedAt: number;
+		maxLogs: number;
+		maxPreviewChars: number;
+		slowMultiple?: number;
+	}) {
+		this.slowMultiple = options.slowMultiple ?? DEFAULT_SLOW_MULTIPLE;
 		this.startedAt = options.startedAt;
 		this.updatedAt = options.startedAt;
 		this.logs = new RecentLogs(options.maxLogs);
@@ -258,9 +270,27 @@ export class RunState {
 		this.phases.finish(this.endedAt, ending.status !== "completed");
 	}
 
+	/** The plan and the history progress is measured against (either may come later; the fraction shown never drops). */
+	forecastWith(plan: ProgressPlan | undefined, timing: ProgressTiming | undefined): void {
+		const held = this.forecasts;
+		this.forecasts = new ForecastBook(
+			plan ?? held?.plan,
+			timing ?? held?.timing,
+			this.slowMultiple,
+			held?.shown ?? 0,
+		);
+		this.cached = undefined;
+	}
+
 	envelope(): WorkflowProgressEnvelope {
 		if (this.cached) return this.cached;
-		const envelope: WorkflowProgressEnvelope = {
+		const envelope = this.baseEnvelope();
+		this.cached = this.forecasts ? this.forecasts.apply(envelope, !this.ended) : envelope;
+		return this.cached;
+	}
+
+	private baseEnvelope(): WorkflowProgressEnvelope {
+		return {
 			...(this.meta ? { meta: this.meta } : {}),
 			status: this.status,
 			phases: this.phases.snapshot(this.updatedAt),
@@ -296,8 +326,6 @@ export class RunState {
 			...(this.waits.totals ? { providerWaits: this.waits.totals } : {}),
 			...(this.tools ? { toolSteps: this.tools.snapshot() } : {}),
 		};
-		this.cached = envelope;
-		return envelope;
 	}
 
 	/** The phase that opens becomes the current one; when it closes, its parent is again. */

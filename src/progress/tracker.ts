@@ -6,6 +6,7 @@
 import type { WorkflowProgressEvent } from "../runtime/core/events.ts";
 import type { WorkflowAgentChild, WorkflowMeta, WorkflowRunResult } from "../runtime/core/types.ts";
 import type { WorkflowProgressEnvelope, WorkflowProgressError, WorkflowProgressStatus } from "./envelope.ts";
+import type { ProgressPlan, ProgressTiming } from "./forecast.ts";
 import { summarizeWorkflowProgress } from "./format.ts";
 import { RunState } from "./run-state.ts";
 
@@ -19,6 +20,8 @@ export interface WorkflowProgressTrackerOptions {
 	maxPreviewChars?: number;
 	/** Clock for the start time before any event and for `error()`. Default: Date.now. */
 	now?: () => number;
+	/** A call or run over this multiple of its history's median is marked slow. Default: `DEFAULT_SLOW_MULTIPLE` (5). */
+	slowMultiple?: number;
 }
 
 /** An envelope with a one-line summary of it, as `complete()` and `error()` return. */
@@ -31,6 +34,11 @@ export interface WorkflowProgressOutcome {
 export interface WorkflowProgressTracker {
 	/** Folds one event from `runWorkflowScript`'s `onProgress`. */
 	updateFromProgressEvent(event: WorkflowProgressEvent): void;
+	/**
+	 * Measures progress against a plan and a history from now on (`envelope.forecast`); either may be undefined, and
+	 * either may come later (a plan computed in the background): what was given before is kept.
+	 */
+	forecastWith(plan: ProgressPlan | undefined, timing: ProgressTiming | undefined): void;
 	/** Folds one child report from a runner (a no-op for reports the runtime already forwarded). */
 	updateChildAgent(child: WorkflowAgentChild): void;
 	/** The current envelope; with `status`, a copy that reports that status instead. Cached until something changes. */
@@ -49,6 +57,7 @@ export function createWorkflowProgressTracker(options: WorkflowProgressTrackerOp
 		startedAt: now(),
 		maxLogs: options.maxLogs ?? 50,
 		maxPreviewChars: options.maxPreviewChars ?? 240,
+		...(options.slowMultiple !== undefined ? { slowMultiple: options.slowMultiple } : {}),
 	});
 	const outcome = (): WorkflowProgressOutcome => {
 		const envelope = state.envelope();
@@ -56,6 +65,7 @@ export function createWorkflowProgressTracker(options: WorkflowProgressTrackerOp
 	};
 	return {
 		updateFromProgressEvent: (event) => state.apply(event),
+		forecastWith: (plan, timing) => state.forecastWith(plan, timing),
 		updateChildAgent: (child) => state.child(child, undefined, child.lastActivityAt),
 		getEnvelope(status) {
 			const envelope = state.envelope();

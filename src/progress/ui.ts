@@ -6,6 +6,7 @@
 import type { ExtensionUIContext } from "@earendil-works/pi-coding-agent";
 import { formatCost, hasCost } from "./cost-text.ts";
 import type { WorkflowProgressEnvelope } from "./envelope.ts";
+import { roughDuration } from "./forecast-text.ts";
 import { providerWaitText, runningCalls, summarizeWorkflowProgress, workflowName } from "./format.ts";
 import { type WorkflowProgressToolResult, workflowProgressResult } from "./tool-result.ts";
 import { visibleText } from "./visible-text.ts";
@@ -190,6 +191,19 @@ function capLines(lines: string[]): string[] {
 	return kept;
 }
 
+function forecastSignature(envelope: WorkflowProgressEnvelope): unknown {
+	const { forecast } = envelope;
+	if (!forecast) return undefined;
+	return [
+		forecast.done,
+		forecast.expected,
+		forecast.expectedBasis,
+		forecast.remainingMs === null ? null : roughDuration(forecast.remainingMs),
+		forecast.slow !== undefined,
+		envelope.phases.map((phase) => phase.forecast?.expected),
+	];
+}
+
 /**
  * What a person can see of an envelope, minus the clocks: two envelopes with the same signature draw the same widget
  * (the widget moves its own clocks) and the same status. Bounded work: only the calls the widget lists are read.
@@ -217,5 +231,7 @@ export function visibleSignature(envelope: WorkflowProgressEnvelope): string {
 		envelope.error?.message,
 		envelope.logs.length + envelope.droppedLogs,
 		envelope.questions?.map((question) => question.key),
+		// Against the plan: what the header and phases show of it (time left as the words it is drawn with).
+		forecastSignature(envelope),
 	]);
 }

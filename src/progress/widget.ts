@@ -6,7 +6,13 @@
 import type { Theme } from "@earendil-works/pi-coding-agent";
 import { type Component, type TUI, truncateToWidth, visibleWidth } from "@earendil-works/pi-tui";
 import { formatCost, formatUsd, hasCost } from "./cost-text.ts";
-import type { WorkflowProgressAgentCall, WorkflowProgressEnvelope, WorkflowProgressPhase } from "./envelope.ts";
+import type {
+	WorkflowProgressAgentCall,
+	WorkflowProgressEnvelope,
+	WorkflowProgressForecast,
+	WorkflowProgressPhase,
+} from "./envelope.ts";
+import { doneOfExpected, liveRunSlowMark, liveSlowMark, slowText, timeLeftText } from "./forecast-text.ts";
 import {
 	activityText,
 	formatDuration,
@@ -72,12 +78,13 @@ export function widgetLines(
 		lines.push(`  ${paint("warning", "?")} ${paint("warning", questionLine(question))}`);
 
 	const phases = pickPhases(envelope.phases, limits.phases);
-	for (const phase of phases.shown) lines.push(fitLine("  ", phaseParts(phase, now, spinner, paint)));
+	const planned = envelope.forecast?.expectedBasis === "plan";
+	for (const phase of phases.shown) lines.push(fitLine("  ", phaseParts(phase, now, spinner, paint, planned)));
 	if (phases.hidden > 0) lines.push(`  ${paint("dim", `… ${phases.hidden} more phases`)}`);
 
 	const { agents } = envelope.totals;
 	const running = runningCalls(envelope, limits.running);
-	for (const call of running) lines.push(fitLine("  ", callParts(call, now, spinner, paint)));
+	for (const call of running) lines.push(fitLine("  ", callParts(call, now, spinner, paint, envelope.forecast)));
 	const rest = [
 		agents.running > running.length ? `${agents.running - running.length} more running` : "",
 		agents.queued > 0 ? `${agents.queued} queued` : "",
@@ -156,7 +163,18 @@ function headerParts(envelope: WorkflowProgressEnvelope, now: number, spinner: s
 		parts.push({ text: paint("accent", oneLine(envelope.currentPhase)), drop: 1 });
 	}
 	const { agents, tokens } = envelope.totals;
-	if (agents.total > 0) parts.push({ text: paint("muted", `${agents.completed}/${agents.total} agents`), drop: 2 });
+	const { forecast } = envelope;
+	if (forecast?.expectedBasis === "plan") {
+		// Against the plan: calls done of expected, and time left (never a made-up figure) while it runs.
+		parts.push({ text: paint("muted", `${doneOfExpected(forecast, true)} agents`), drop: 2 });
+	} else if (agents.total > 0) {
+		parts.push({ text: paint("muted", `${agents.completed}/${agents.total} agents`), drop: 2 });
+	}
+	if (forecast && envelope.status === "running") {
+		parts.push({ text: paint("muted", timeLeftText(forecast, envelope.updatedAt, now)), drop: 1.2 });
+		const slow = liveRunSlowMark(envelope, now);
+		if (slow) parts.push({ text: paint("warning", slowText(slow)), drop: 1.1 });
+	}
 	if (tokens > 0) parts.push({ text: paint("muted", `${formatTokens(tokens)} tok`), drop: 3 });
 	// What the run spent matters more than its tokens or agent count: it stays when those are dropped for width.
 	const { cost, costLimitUsd, priorCostUsd, atCostCap } = envelope.totals;
@@ -172,7 +190,7 @@ function headerParts(envelope: WorkflowProgressEnvelope, now: number, spinner: s
 	return parts;
 }
 
-function phaseParts(phase: WorkflowProgressPhase, now: number, spinner: string, paint: Paint): Part[] {
+function phaseParts(phase: WorkflowProgressPhase, now: number, spinner: string, paint: Paint, planned = false): Part[] {
 	const marks = {
 		pending: paint("dim", "○"),
 		running: paint("accent", spinner),
@@ -182,7 +200,8 @@ function phaseParts(phase: WorkflowProgressPhase, now: number, spinner: string, 
 	const title = { pending: "dim", running: "accent", done: "muted", failed: "plain" } as const;
 	const parts: Part[] = [{ text: `${marks[phase.status]} ${paint(title[phase.status], oneLine(phase.title))}` }];
 	const { agents } = phase;
-	if (agents.total > 0) parts.push({ text: paint("muted", `${agents.completed}/${agents.total}`), drop: 1 });
+	if (planned && phase.forecast) parts.push({ text: paint("muted", doneOfExpected(phase.forecast, true)), drop: 1 });
+	else if (agents.total > 0) parts.push({ text: paint("muted", `${agents.completed}/${agents.total}`), drop: 1 });
 	if (agents.running > 0) parts.push({ text: paint("accent", `${agents.running} running`), drop: 3 });
 	if (agents.failed > 0) parts.push({ text: paint("error", `${agents.failed} failed`), drop: 2 });
 	const cap = phase.budget?.costUsd;
@@ -195,7 +214,13 @@ function phaseParts(phase: WorkflowProgressPhase, now: number, spinner: string, 
 	return parts;
 }
 
-function callParts(call: WorkflowProgressAgentCall, now: number, spinner: string, paint: Paint): Part[] {
+function callParts(
+	call: WorkflowProgressAgentCall,
+	now: number,
+	spinner: string,
+	paint: Paint,
+	forecast?: WorkflowProgressForecast,
+): Part[] {
 	// Stalled, paused and waiting for the provider are the states worth a person's attention.
 	const attention = call.activity === "stalled" || call.activity === "paused" || call.activity === "waiting";
 	const activityStyle = attention ? "warning" : call.activity === "active" ? "success" : "muted";
@@ -213,6 +238,8 @@ function callParts(call: WorkflowProgressAgentCall, now: number, spinner: string
 	if (call.toolUses) parts.push({ text: paint("muted", `${call.toolUses} tools`), drop: 3 });
 	if (call.tokens) parts.push({ text: paint("muted", `${formatTokens(call.tokens)} tok`), drop: 2 });
 	if (hasCost(call.cost)) parts.push({ text: paint("muted", formatCost(call.cost)), drop: 1.8 });
+	const slow = liveSlowMark(call, forecast, now);
+	if (slow) parts.push({ text: paint("warning", slowText(slow)), drop: 0.5 });
 	const elapsed = liveElapsed(call, now);
 	if (elapsed !== undefined) parts.push({ text: paint("dim", formatDuration(elapsed)) });
 	return parts;

@@ -11,6 +11,7 @@ import { formatDuration, formatTokens, oneLine } from "../progress/format.ts";
 import { changesSection } from "./changes-html.ts";
 import { clip, esc, scriptJson } from "./escape.ts";
 import { OUTCOME_COLOURS, pageScript, pageStyle } from "./page-assets.ts";
+import { plannedCostText, plannedPhaseText } from "./planned.ts";
 import { spendText } from "./spend.ts";
 import { runningSvg, timelineSvg } from "./svg.ts";
 import {
@@ -59,6 +60,7 @@ ${decidedSection(model)}
 ${legend()}
 ${sessions(model)}
 ${phaseTable(model)}
+${plannedSection(model)}
 ${whySection(model)}
 ${changesSection(model.changes)}
 ${censusSection(model)}
@@ -162,6 +164,19 @@ function sessions(model: ReportModel): string {
 ${timelineSvg(session, model.calls, model.logs)}${runningSvg(session)}</section>`;
 		})
 		.join("\n");
+}
+
+/** The plan against the run, per phase: as planned, outside the plan, never ran; the estimate against the cost. */
+function plannedSection(model: ReportModel): string {
+	const { planned } = model;
+	if (!planned) return "";
+	const rows = planned.phases
+		.map(
+			(row) =>
+				`<tr data-phase="${esc(row.phase)}"><td>${esc(row.phase)}</td><td class="num">${row.planned}</td><td class="num">${row.ran}</td><td class="num">${row.asPlanned}</td><td class="num o-outside">${row.outside}</td><td class="num o-never">${row.neverRan}</td><td>${esc(plannedPhaseText(row))}</td></tr>`,
+		)
+		.join("");
+	return `<h2>Planned against actual</h2><p class="sub" id="planned-cost">${esc(plannedCostText(planned))}</p><table id="planned"><tr><th>phase</th><th>planned</th><th>ran</th><th>as planned</th><th>outside the plan</th><th>planned, never ran</th><th>in words</th></tr>${rows}</table>`;
 }
 
 function phaseTable(model: ReportModel): string {

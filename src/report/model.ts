@@ -3,11 +3,14 @@
  * calls, phase totals, the census and the log. A run without an event log (recorded before there was one) still
  * gets its calls from the journal and the census, and `missing` says what cannot be shown.
  */
+
+import type { RunPlanFile } from "../runs/plan-file.ts";
 import { scriptSha256 } from "../runs/script-versions.ts";
 import type { RunInfo, RunSnapshot, RunStatus } from "../runs/types.ts";
 import type { WorkflowAgentCounts, WorkflowJournalEntry } from "../runtime/core/types.ts";
 import type { RunEventLog } from "./event-log.ts";
 import { foldEvents, PREVIEW_CHARS } from "./fold.ts";
+import { plannedAgainstActual } from "./planned.ts";
 import { spendOf } from "./spend.ts";
 import type { ReportCall, ReportModel, ReportOutcome, ReportPhaseTotal, ReportSession } from "./types.ts";
 import { explainReruns } from "./why.ts";
@@ -23,6 +26,8 @@ export interface ReportInput {
 	log?: RunEventLog;
 	/** What could not be read. Default: none. */
 	problems?: string[];
+	/** The run's plan (`plan.json`); undefined when it has none. */
+	plan?: RunPlanFile;
 }
 
 /** The phase name of calls made outside any phase. */
@@ -81,6 +86,11 @@ export function buildReportModel(input: ReportInput): ReportModel {
 		dropped: log?.dropped ?? 0,
 	};
 	if (snapshot?.error) model.error = `${snapshot.error.code}: ${snapshot.error.message}`;
+	if (input.plan) {
+		// A call replayed in a later session is the same call: counted once, by its key.
+		const once = [...new Map(folded.calls.map((call) => [call.key, call])).values()];
+		model.planned = plannedAgainstActual(input.plan, once, totals.cost, NO_PHASE);
+	}
 	return model;
 }
 

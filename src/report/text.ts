@@ -11,6 +11,7 @@ import { visibleText } from "../progress/visible-text.ts";
 import { clip } from "./escape.ts";
 import { costText, whyText } from "./html.ts";
 import { NO_PHASE } from "./model.ts";
+import { plannedCostText, plannedPhaseText } from "./planned.ts";
 import type { ReportBar, ReportCall, ReportModel } from "./types.ts";
 
 /** Characters of the bar. Default for `renderReportText`. */
@@ -78,6 +79,10 @@ export function renderReportText(model: ReportModel, options: ReportTextOptions 
 	if (model.sessions.length === 0) {
 		for (const call of model.calls)
 			lines.push(`    ${pad(safe(`${callNumber(call.index)} ${call.label}`), labelWidth)} ${callTail(call)}`);
+	}
+	if (model.planned) {
+		lines.push("", `Planned against actual: ${safe(plannedCostText(model.planned))}`);
+		for (const row of model.planned.phases) lines.push(`  ${safe(row.phase)}: ${safe(plannedPhaseText(row))}`);
 	}
 	const explained = model.calls.filter((call) => call.why);
 	if (explained.length > 0) {

@@ -3,6 +3,7 @@
 import type { RunStatus, ScriptTier } from "../runs/types.ts";
 import type { WorkflowAgentCounts, WorkflowCost, WorkflowFailure } from "../runtime/core/types.ts";
 import type { RunChanges } from "./changes.ts";
+import type { ReportPlanned } from "./planned.ts";
 
 /** How an attempt (or a call) ended, which is its colour. `running`: the record ends before it did. */
 export type ReportOutcome =
@@ -203,4 +204,6 @@ export interface ReportModel {
 	problems: string[];
 	/** Events the log's writer dropped. */
 	dropped: number;
+	/** The run's plan against what it did; absent when the run has no plan. */
+	planned?: ReportPlanned;
 }

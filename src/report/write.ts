@@ -1,5 +1,5 @@
 /**
- * A run's report from its record on disk: reads `run.json`, the journal, the snapshot and the event log (never
+ * A run's report from its record on disk: reads `run.json`, the journal, the snapshot, the event log and the plan (never
  * taking the run's lock: a report of a running run shows what is recorded so far), builds the model, and writes the
  * HTML file (default: `report.html` in the run's folder) or gives the text.
  */
@@ -8,6 +8,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { errorMessage, isWorkflowError, WorkflowError } from "../errors.ts";
 import { writeFileAtomic } from "../runs/files.ts";
 import { parseJournal } from "../runs/journal-lines.ts";
+import { readPlanFile } from "../runs/plan-file.ts";
 import { summarizeRun } from "../runs/summary.ts";
 import type { RunRecord, RunStore } from "../runs/types.ts";
 import { changesOfRecord } from "./changes.ts";
@@ -48,12 +49,14 @@ export async function reportOfRecord(record: RunRecord): Promise<ReportModel> {
 	for (const problem of journal?.problems ?? [])
 		problems.push(`journal.jsonl line ${problem.line}: ${problem.reason}`);
 	const log = await attempt("events.jsonl", () => readRunEvents(record.dir));
+	const plan = await readPlanFile(record.dir);
 	const model = buildReportModel({
 		info: record.info,
 		status: summary?.status ?? snapshot?.status ?? "interrupted",
 		...(snapshot ? { snapshot } : {}),
 		journal: journal ? [...journal.entries.values()] : [],
 		...(log ? { log } : {}),
+		...(plan ? { plan } : {}),
 		problems,
 	});
 	const changes = await attempt("the ledger of changes", () => changesOfRecord(record, log));

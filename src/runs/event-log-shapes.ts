@@ -1,7 +1,7 @@
 /**
  * The fields a reader of the event log relies on, checked per line type before any reader sees the line: the
  * ledger's lines (`child_tool`, `child_worktree`, the script's `tool_finished`/`tool_failed`, `run_start`'s script
- * hash). A line a hand or a tool tampered with (`"files":[null]`, `"stat":{"toString":1}`) is skipped and named
+ * hash, the slow marks `call_slow`/`run_slow`). A line a hand or a tool tampered with (`"files":[null]`, `"stat":{"toString":1}`) is skipped and named
  * with its line number, as a bad journal line is, rather than failing the view that reads it.
  */
 
@@ -30,6 +30,10 @@ export function lineShapeProblem(line: Line): string | undefined {
 			return fieldProblem(line, "name", "string", true) ?? entryProblem(line);
 		case "run_start":
 			return fieldProblem(line, "scriptSha256", "string");
+		case "call_slow":
+			return callProblem(line) ?? slowProblem(line);
+		case "run_slow":
+			return slowProblem(line);
 		default:
 			return undefined;
 	}
@@ -38,6 +42,11 @@ export function lineShapeProblem(line: Line): string | undefined {
 /** The call a child's line names. */
 function callProblem(line: Line): string | undefined {
 	return fieldProblem(line, "index", "number", true) ?? fieldProblem(line, "label", "string", true);
+}
+
+/** A slow mark's two durations. */
+function slowProblem(line: Line): string | undefined {
+	return fieldProblem(line, "elapsedMs", "number", true) ?? fieldProblem(line, "usualMs", "number", true);
 }
 
 /** What one tool run reports: its file, command, counts and outcome. */

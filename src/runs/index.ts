@@ -34,6 +34,15 @@ export {
 export { readRunJournal } from "./journal.ts";
 export { defaultRunsRoot } from "./paths.ts";
 export {
+	PLAN_FILE,
+	type PlannedCallGroup,
+	type PlannedPhase,
+	type RunPlanFile,
+	readPlanFile,
+	type UsdRange,
+	writePlanFile,
+} from "./plan-file.ts";
+export {
 	DEFAULT_KEEP,
 	DEFAULT_OLDER_THAN_DAYS,
 	DEFAULT_RETENTION,
@@ -45,6 +54,17 @@ export { isRunId, newRunId } from "./run-id.ts";
 export { readScriptVersion, SCRIPTS_DIR, scriptSha256 } from "./script-versions.ts";
 export { type RunSessionSpend, type RunSpend, spentInAll } from "./spend.ts";
 export { createRunStore } from "./store.ts";
+export {
+	type CallDurationSample,
+	DEFAULT_TIMING_BYTES,
+	DEFAULT_TIMING_RUNS,
+	type PhaseConcurrencySample,
+	type RunDurationSample,
+	readTimingHistory,
+	runTiming,
+	type TimingHistory,
+	type TimingHistoryOptions,
+} from "./timing-history.ts";
 export type {
 	DeletedRun,
 	JournalProblem,

@@ -25,7 +25,7 @@ import { createPiAgentRunner } from "../children/agent-runner.ts";
 import type { ChildRecorder, RunFolderSource } from "../children/child-record.ts";
 import { ChildControls } from "../children/controls.ts";
 import type { PersonProvenance, RunProvenance } from "../children/frame.ts";
-import { type ModelTiers, parentModelRuntime, resolveModel } from "../children/model.ts";
+import { catalogPrice, type ModelTiers, parentModelRuntime, resolveModel } from "../children/model.ts";
 import { type SessionTools, sessionToolsOf } from "../children/session-tools.ts";
 import type { WorktreePlaceSource } from "../children/worktree.ts";
 import { WorkflowError } from "../errors.ts";
@@ -59,7 +59,7 @@ import { endToolCall } from "./call-result.ts";
 import { type WorkflowCheckDetails, workflowCheckResult } from "./check-result.ts";
 import { piCostCap } from "./cost-cap-question.ts";
 import { WORKFLOW_GUIDELINES, workflowToolDescription } from "./description.ts";
-import { dryRunOnly, type WorkflowDryRunDetails } from "./dry-run-result.ts";
+import { dryRunOnly, sessionDryOptions, type WorkflowDryRunDetails } from "./dry-run-result.ts";
 import { type EstimateFirst, estimateFirst, raisesGrantCeiling } from "./estimate-first.ts";
 import { sessionChildModel, tuiFanOutConfirm } from "./fan-out-question.ts";
 import { runProvenance, scriptProvenance, sessionRequest } from "./provenance.ts";
@@ -183,6 +183,8 @@ export interface WorkflowSessionDefaults {
 	modelTiers?: ModelTiers;
 	/** `false` (`workflows.provenanceFrame: false`): children get no provenance frame. Default: on. */
 	frame?: boolean;
+	/** A call or run over this multiple of its history's median is marked slow (`workflows.slowMultiple`). Default: 5. */
+	slowMultiple?: number;
 }
 
 /** What the tool shares across calls in one pi session. */
@@ -528,6 +530,25 @@ function startRun(
 		record: script,
 		controls,
 		questions,
+		...(defaults.slowMultiple !== undefined ? { slowMultiple: defaults.slowMultiple } : {}),
+		plan: {
+			dry: async () => ({
+				...sessionDryOptions(ctx, {
+					agentDir,
+					types: types.types,
+					...(defaultModel ? { childModel: defaultModel } : {}),
+					...(caller.scriptTools ? { scriptTools: caller.scriptTools } : {}),
+					...(defaults.modelTiers ? { modelTiers: defaults.modelTiers } : {}),
+				}),
+				...(caller.parentConversation ? { parentConversation: caller.parentConversation } : {}),
+			}),
+			estimate: {
+				cwd: ctx.cwd,
+				runsRoot: shared.runsRoot,
+				priceOf: (model) => catalogPrice(ctx.modelRegistry, model),
+				...(defaultModel ? { defaultModel } : {}),
+			},
+		},
 		...(options.announce
 			? { announcer: runAnnouncer(options.announce, durable.recorded, () => run.name, background) }
 			: {}),

@@ -202,4 +202,41 @@ describe("the CLI progress view: what the script wrote reaches the terminal visi
 		expect(last).toContain(`log ${HOSTILE_LINE}`);
 		expect(last).toContain(`label ${HOSTILE_LINE}`);
 	});
+
+	it("elsewhere: each call that ends says where the run stands against its plan, and time left or that it is not known", async () => {
+		const tracker = createWorkflowProgressTracker();
+		tracker.forecastWith(
+			{
+				calls: [
+					{
+						phase: "fan-out",
+						label: "a label long enough to be cut at forty columns a",
+						agentType: "general-purpose",
+						count: 3,
+					},
+				],
+			},
+			undefined,
+		);
+		const { chunks, stream } = fakeStream(false);
+		const view = createProgressView(stream as never);
+		const fake = createFakeRunner((r) => r.prompt.toUpperCase());
+		await runWorkflowScript(SOURCE, {
+			agentRunner: fake.runner,
+			onProgress: (event) => {
+				tracker.updateFromProgressEvent(event);
+				view.update(event, tracker.getEnvelope());
+			},
+		});
+		const ended = chunks
+			.join("")
+			.split("\n")
+			.filter((line) => line.startsWith("  ✓ "));
+		expect(ended).toHaveLength(2);
+		// The plan has three calls of the first label; the run made one of each, the second outside the plan: the
+		// expected total grows to 2 made + 2 still planned once that call is seen.
+		const standing = ended.map((line) => line.split(" · ").slice(-1)[0]);
+		expect(standing[0]).toMatch(/^1 of ~[34] calls, time left: not known yet$/);
+		expect(standing[1]).toBe("2 of ~4 calls, time left: not known yet");
+	});
 });

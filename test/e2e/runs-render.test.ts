@@ -246,6 +246,8 @@ describe("docs/runs-render.txt", () => {
 		// A run in the background: the call, /workflows, the run's menu, a child's actions.
 		await parent.session.prompt("Audit our dependencies in the background");
 		await until(() => /#3 p-queue · general-purpose · active/.test(widgetText()), "the three checks at work");
+		// The run's plan, made beside it once its first child started: the widget counts against it from then on.
+		await until(() => /audit-deps · check · 0 of ~4 agents/.test(widgetText()), "the run's plan");
 		const callSection =
 			"The call's result, the parent's answer, the run's widget above the editor, its status line below the footer";
 		inSection(callSection, `workflow ${describeWorkflowCall(calls()[0] ?? {})}`);

@@ -28,6 +28,17 @@ describe("readSessionDefaults", () => {
 		});
 	});
 
+	it("workflows.slowMultiple: the multiple of the usual duration past which a call or run is marked slow", () => {
+		expect(read({}, { slowMultiple: 3 })).toEqual({ defaults: { slowMultiple: 3 }, problems: [] });
+		expect(read({}, { slowMultiple: 1 })).toEqual({
+			defaults: {},
+			problems: ["`workflows.slowMultiple` must be a number above 1 (default: 5), got 1"],
+		});
+		expect(read({}, { slowMultiple: "five" }).problems).toEqual([
+			'`workflows.slowMultiple` must be a number above 1 (default: 5), got "five"',
+		]);
+	});
+
 	it("a flag wins over its setting", () => {
 		const { defaults } = read(
 			{

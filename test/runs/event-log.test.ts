@@ -115,6 +115,29 @@ describe("record.eventLog()", () => {
 		expect(read.events).toHaveLength(1);
 	});
 
+	it("slow marks whose durations are not numbers are problems, and the well-formed one is read", async () => {
+		const record = await newRecord();
+		const call = { time: 1, session: 1, key: "k", index: 0, label: "read file" };
+		writeFileSync(
+			join(record.dir, "events.jsonl"),
+			[
+				JSON.stringify({ type: "session_start", time: 1, session: 1, resumed: false }),
+				JSON.stringify({ type: "call_slow", ...call, elapsedMs: 6000, usualMs: "1m" }),
+				JSON.stringify({ type: "run_slow", time: 1, session: 1, usualMs: 1000 }),
+				JSON.stringify({ type: "call_slow", ...call, label: undefined, elapsedMs: 6000, usualMs: 1000 }),
+				JSON.stringify({ type: "call_slow", ...call, elapsedMs: 6000, usualMs: 1000 }),
+				"",
+			].join("\n"),
+		);
+		const read = await record.readEventLog();
+		expect(read.problems.map((p) => [p.line, p.reason.split(" (")[0]])).toEqual([
+			[2, "`usualMs` is not a number"],
+			[3, "`elapsedMs` is missing"],
+			[4, "`label` is missing"],
+		]);
+		expect(read.events.map((e) => [e.type, e.elapsedMs, e.usualMs])).toEqual([["call_slow", 6000, 1000]]);
+	});
+
 	it("a run recorded before the log existed: found is false, nothing else", async () => {
 		const record = await newRecord();
 		const read = await record.readEventLog();

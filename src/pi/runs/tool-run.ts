@@ -7,6 +7,13 @@ import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { ChildControls } from "../../children/controls.ts";
 import type { DurableOutcome, DurableRun, DurableSource } from "../../host/durable-run.ts";
 import type { LiveRun } from "../../host/registry.ts";
+import {
+	planInBackground,
+	type RunPlanOptions,
+	settlePlan,
+	slowMarkRecorder,
+	startsPlan,
+} from "../../host/run-plan.ts";
 import { durableRunOptions, finishDurableRun } from "../../host/start-run.ts";
 import {
 	createWorkflowProgressTracker,
@@ -55,16 +62,41 @@ export interface ToolRunSetup {
 	questions?: PendingQuestions;
 	/** Tells other extensions how the run goes (`pi.events`). Default: nobody. */
 	announcer?: RunAnnouncer;
+	/**
+	 * How the run's plan is made in the background (progress against it, time left), and how long the run's end
+	 * waits for a plan still being made (`graceMs`, default `PLAN_GRACE_MS`). Default: no plan.
+	 */
+	plan?: Pick<RunPlanOptions, "dry" | "estimate"> & { graceMs?: number };
+	/** A call or run over this multiple of its history's median is marked slow. Default: `DEFAULT_SLOW_MULTIPLE` (5). */
+	slowMultiple?: number;
 }
 
 /** Starts the run at once. */
 export function startToolRun(setup: ToolRunSetup): ToolRun {
 	const { durable } = setup;
 	const controller = new AbortController();
-	const tracker = createWorkflowProgressTracker();
+	const tracker = createWorkflowProgressTracker(
+		setup.slowMultiple !== undefined ? { slowMultiple: setup.slowMultiple } : {},
+	);
 	const ui = createWorkflowProgressUi(setup.ctx, setup.ui);
 	let name = durable.name ?? "workflow";
 	const startedAt = Date.now();
+	const recordSlow = slowMarkRecorder(durable);
+	const planning = new AbortController();
+	let plan: Promise<unknown> | undefined;
+	const startPlan = () =>
+		setup.plan &&
+		planInBackground({
+			dry: setup.plan.dry,
+			estimate: setup.plan.estimate,
+			durable,
+			source: setup.record,
+			onForecast: (forecastPlan, timing) => {
+				tracker.forecastWith(forecastPlan, timing);
+				ui.update(tracker.getEnvelope());
+			},
+			signal: planning.signal,
+		});
 
 	const finished = (async (): Promise<ToolRunOutcome> => {
 		let result: WorkflowRunResult;
@@ -74,18 +106,25 @@ export function startToolRun(setup: ToolRunSetup): ToolRun {
 				signal: controller.signal,
 				...durableRunOptions(durable, setup.record, (event) => {
 					if (event.type === "run_start") name = event.meta.name;
+					// The plan is made beside the run once its first child started: that child does not wait for it.
+					if (startsPlan(event) && !plan) plan = startPlan();
 					tracker.updateFromProgressEvent(event);
-					ui.update(tracker.getEnvelope());
+					const envelope = tracker.getEnvelope();
+					recordSlow(envelope);
+					ui.update(envelope);
 					setup.announcer?.event(event);
 				}),
 			});
 		} catch (error) {
 			// Only our own bugs reach here: runWorkflowScript resolves for every script fault.
+			planning.abort();
 			await durable.abandon();
 			ui.update(tracker.error(error).envelope);
 			ui.dispose();
 			throw error;
 		}
+		// A stopped run stops its plan; another gives it a little time, so the record keeps it.
+		await settlePlan(plan, planning, controller.signal.aborted, setup.plan?.graceMs);
 		const outcome = tracker.complete(result);
 		const saved = await finishDurableRun(durable, result, outcome.envelope);
 		setup.announcer?.ended(result);

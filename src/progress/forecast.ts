@@ -1,0 +1,292 @@
+/**
+ * Progress against a run's plan, as pure functions: the calls expected (the plan's, grown when the run makes more),
+ * time left from earlier runs' call durations and concurrency, and which calls run slower than usual. No clock and
+ * no I/O: the tracker hands in what it folded, the host the plan and the history (src/runs/timing-history.ts).
+ */
+
+/** Planned calls alike (a dry run's, grouped): the phase they are made in (absent: outside any), label, agent, model. */
+export interface ProgressPlannedCalls {
+	phase?: string;
+	label: string;
+	agentType: string;
+	model?: string;
+	count: number;
+}
+
+/** What the tracker measures progress against: a dry run's planned calls. */
+export interface ProgressPlan {
+	calls: ProgressPlannedCalls[];
+}
+
+/** One finished call of an earlier run, and how long it took. */
+export interface CallTiming {
+	workflow?: string;
+	phase?: string;
+	label: string;
+	agentType: string;
+	model?: string;
+	durationMs: number;
+}
+
+/** How many calls of one phase of one earlier run ran at once: their summed durations over the phase's span. */
+export interface PhaseTiming {
+	workflow?: string;
+	phase?: string;
+	concurrency: number;
+}
+
+/** One earlier completed run's wall time. */
+export interface RunTiming {
+	workflow?: string;
+	durationMs: number;
+}
+
+/** What time left and slow marks learn from: the project's earlier runs, newest first. */
+export interface ProgressTiming {
+	calls: CallTiming[];
+	phases: PhaseTiming[];
+	runs: RunTiming[];
+}
+
+/** Where a duration came from: this workflow's earlier runs, the project's (same agent type and model), or nowhere. */
+export type TimingBasis = "workflow" | "project" | "none";
+
+/** Default: a call or run over this multiple of its history's median is marked slower than usual. */
+export const DEFAULT_SLOW_MULTIPLE = 5;
+
+/** The middle value (the mean of the two middle ones for an even count); undefined for none. */
+export function median(values: readonly number[]): number | undefined {
+	if (values.length === 0) return undefined;
+	const sorted = [...values].sort((a, b) => a - b);
+	const mid = Math.floor(sorted.length / 2);
+	return sorted.length % 2 === 1 ? sorted[mid] : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+/** A call as the forecast sees it. */
+export interface ForecastCall {
+	phase?: string;
+	label: string;
+	agentType: string;
+	model?: string;
+}
+
+/**
+ * The usual duration of a call like `call`: the median of this workflow's earlier calls of the same phase and label
+ * (else the same label), else of the project's calls of the same agent type and model (else agent type); none else.
+ */
+export function usualDuration(
+	call: ForecastCall,
+	workflow: string | undefined,
+	timing: ProgressTiming,
+): { ms: number; basis: Exclude<TimingBasis, "none"> } | undefined {
+	const own = workflow !== undefined ? timing.calls.filter((c) => c.workflow === workflow) : [];
+	const tries: [CallTiming[], Exclude<TimingBasis, "none">][] = [
+		[own.filter((c) => c.label === call.label && c.phase === call.phase), "workflow"],
+		[own.filter((c) => c.label === call.label), "workflow"],
+		[timing.calls.filter((c) => c.agentType === call.agentType && c.model === call.model), "project"],
+		[timing.calls.filter((c) => c.agentType === call.agentType), "project"],
+	];
+	for (const [samples, basis] of tries) {
+		const ms = median(samples.map((c) => c.durationMs));
+		if (ms !== undefined) return { ms, basis };
+	}
+	return undefined;
+}
+
+/** How many calls of `phase` ran at once in earlier runs: this workflow's median, else the project's, else 1. */
+export function usualConcurrency(
+	phase: string | undefined,
+	workflow: string | undefined,
+	timing: ProgressTiming,
+): number {
+	const own = timing.phases.filter((p) => workflow !== undefined && p.workflow === workflow && p.phase === phase);
+	const found = median(own.map((p) => p.concurrency)) ?? median(timing.phases.map((p) => p.concurrency));
+	return found !== undefined && found >= 1 ? found : 1;
+}
+
+/** A call of the run being forecast: what it is and how far it got. */
+export interface RunCall extends ForecastCall {
+	status: "queued" | "running" | "completed" | "failed" | "stopped";
+	/** Running time so far (running calls). */
+	elapsedMs?: number;
+}
+
+/** Expected and done calls of one phase, and its time left. */
+export interface PhaseForecast {
+	phase?: string;
+	done: number;
+	expected: number;
+	remainingMs: number | null;
+	basis: TimingBasis;
+}
+
+/** Expected and done calls of a run, per phase and in all, and its time left. */
+export interface RunForecast {
+	done: number;
+	expected: number;
+	/** True once the run made more calls than its plan: `expected` grew with them. */
+	grown: boolean;
+	remainingMs: number | null;
+	basis: TimingBasis;
+	phases: PhaseForecast[];
+}
+
+interface PhaseGroup {
+	phase?: string;
+	planned: ProgressPlannedCalls[];
+	seen: RunCall[];
+}
+
+/**
+ * Forecasts one run: its plan, its workflow's name and the history, with each kind of call's usual duration looked
+ * up once (a run folds an envelope per event; the history may hold thousands of calls).
+ */
+export class Forecaster {
+	readonly plan: ProgressPlan | undefined;
+	readonly timing: ProgressTiming | undefined;
+	readonly workflow: string | undefined;
+	private readonly usual = new Map<string, { ms: number; basis: Exclude<TimingBasis, "none"> } | undefined>();
+	private readonly concurrency = new Map<string, number>();
+	private readonly byCall = new WeakMap<
+		ForecastCall,
+		{ ms: number; basis: Exclude<TimingBasis, "none"> } | undefined
+	>();
+
+	constructor(plan: ProgressPlan | undefined, timing: ProgressTiming | undefined, workflow: string | undefined) {
+		this.plan = plan;
+		this.timing = timing;
+		this.workflow = workflow;
+	}
+
+	/** `usualDuration` of `call`, remembered. */
+	usualOf(call: ForecastCall): { ms: number; basis: Exclude<TimingBasis, "none"> } | undefined {
+		if (!this.timing) return undefined;
+		// The same call object is asked about at every envelope: its answer is kept with it.
+		if (this.byCall.has(call)) return this.byCall.get(call);
+		const found = this.usualByKind(call);
+		this.byCall.set(call, found);
+		return found;
+	}
+
+	private usualByKind(call: ForecastCall): { ms: number; basis: Exclude<TimingBasis, "none"> } | undefined {
+		if (!this.timing) return undefined;
+		const key = `${call.phase ?? ""}\u0000${call.label}\u0000${call.agentType}\u0000${call.model ?? ""}`;
+		if (!this.usual.has(key)) this.usual.set(key, usualDuration(call, this.workflow, this.timing));
+		return this.usual.get(key);
+	}
+
+	/**
+	 * The run's calls against its plan: per phase, the calls expected are the plan's for each label, or as many as
+	 * the run made when it made more; time left is each phase's remaining work (unstarted calls' usual durations,
+	 * running calls' usual durations less their time so far, never below zero) over its usual concurrency, the phases
+	 * one after another. Null when some remaining call has no usual duration or there is no plan ("not known yet").
+	 */
+	forecast(calls: readonly RunCall[]): RunForecast {
+		const groups = new Map<string, PhaseGroup>();
+		const group = (phase: string | undefined) => {
+			const key = phase ?? "";
+			let found = groups.get(key);
+			if (!found) {
+				found = { ...(phase !== undefined ? { phase } : {}), planned: [], seen: [] };
+				groups.set(key, found);
+			}
+			return found;
+		};
+		for (const planned of this.plan?.calls ?? []) group(planned.phase).planned.push(planned);
+		for (const call of calls) group(call.phase).seen.push(call);
+		const phases = [...groups.values()].map((g) => this.forecastPhase(g));
+		const done = phases.reduce((sum, p) => sum + p.done, 0);
+		const expected = phases.reduce((sum, p) => sum + p.expected, 0);
+		const planned = (this.plan?.calls ?? []).reduce((sum, c) => sum + c.count, 0);
+		const unknown = phases.some((p) => p.remainingMs === null);
+		const bases = phases.filter((p) => p.expected > p.done).map((p) => p.basis);
+		return {
+			done,
+			expected,
+			grown: this.plan !== undefined && expected > planned,
+			remainingMs: unknown ? null : phases.reduce((sum, p) => sum + (p.remainingMs ?? 0), 0),
+			basis: unknown ? "none" : bases.includes("project") ? "project" : "workflow",
+			phases,
+		};
+	}
+
+	private forecastPhase(group: PhaseGroup): PhaseForecast {
+		let done = 0;
+		const made = new Map<string, number>();
+		for (const call of group.seen) {
+			if (call.status !== "queued" && call.status !== "running") done++;
+			made.set(call.label, (made.get(call.label) ?? 0) + 1);
+		}
+		// Per label: the plan's count, or the run's when it made more of that label.
+		const left: { call: ForecastCall; count: number }[] = [];
+		let expected = group.seen.length;
+		for (const planned of group.planned) {
+			// Calls of a label the run made are taken off its planned groups in plan order.
+			const taken = Math.min(planned.count, made.get(planned.label) ?? 0);
+			made.set(planned.label, (made.get(planned.label) ?? 0) - taken);
+			expected += planned.count - taken;
+			if (planned.count > taken) left.push({ call: planned, count: planned.count - taken });
+		}
+		const base = { ...(group.phase !== undefined ? { phase: group.phase } : {}), done, expected };
+		if (!this.plan || !this.timing) return { ...base, remainingMs: null, basis: "none" };
+		let work = 0;
+		let longest = 0;
+		let basis: TimingBasis = "workflow";
+		// False when a call still to run has no usual duration: then time left is not known.
+		const add = (call: ForecastCall, count: number, elapsedMs: number): boolean => {
+			const usual = this.usualOf(call);
+			if (!usual) return false;
+			if (usual.basis === "project") basis = "project";
+			const rest = Math.max(0, usual.ms - elapsedMs);
+			work += rest * count;
+			longest = Math.max(longest, rest);
+			return true;
+		};
+		for (const { call, count } of left)
+			if (!add(call, count, 0)) return { ...base, remainingMs: null, basis: "none" };
+		for (const call of group.seen) {
+			if (call.status !== "queued" && call.status !== "running") continue;
+			if (!add(call, 1, call.elapsedMs ?? 0)) return { ...base, remainingMs: null, basis: "none" };
+		}
+		// Calls at once cannot finish sooner than the longest of them.
+		const remainingMs = Math.round(Math.max(work / this.concurrencyOf(group.phase), longest));
+		return { ...base, remainingMs, basis };
+	}
+
+	private concurrencyOf(phase: string | undefined): number {
+		const key = phase ?? "";
+		let found = this.concurrency.get(key);
+		if (found === undefined && this.timing) {
+			found = usualConcurrency(phase, this.workflow, this.timing);
+			this.concurrency.set(key, found);
+		}
+		return found ?? 1;
+	}
+}
+
+/**
+ * The fraction shown, which never goes backwards: `done / expected`, or the last one shown while the expected total
+ * grew faster than the work (it holds until the work catches up).
+ */
+export function heldFraction(done: number, expected: number, shown: number): number {
+	const now = expected > 0 ? Math.min(1, done / expected) : 0;
+	return Math.max(now, shown);
+}
+
+/** A call or run past `multiple` × its usual duration: how long it has taken and how long it usually takes. */
+export interface SlowMark {
+	elapsedMs: number;
+	usualMs: number;
+}
+
+/** The slow mark of something running `elapsedMs` that usually takes `usualMs`; undefined when it is not slow. */
+export function slowMark(elapsedMs: number, usualMs: number | undefined, multiple: number): SlowMark | undefined {
+	if (usualMs === undefined || usualMs <= 0) return undefined;
+	return elapsedMs > multiple * usualMs ? { elapsedMs, usualMs } : undefined;
+}
+
+/** The median wall time of this workflow's earlier completed runs. */
+export function usualRunDuration(workflow: string | undefined, timing: ProgressTiming): number | undefined {
+	if (workflow === undefined) return undefined;
+	return median(timing.runs.filter((r) => r.workflow === workflow).map((r) => r.durationMs));
+}
