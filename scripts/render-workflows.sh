@@ -59,7 +59,7 @@ until_shown '^ *→ Stop the run$'
 section "Enter on the running run: its menu" '^ *Run wf-'
 tm send-keys -t render Down Enter
 until_shown 'Restart it'
-section "Down and Enter on #0 acorn: what can be done to it" '^ *#0 acorn$'
+section "Down and Enter on #1 acorn: what can be done to it" '^ *#1 acorn$'
 tm send-keys -t render Escape
 
 # Its checks done, the run writes its report: stop it from its menu.

@@ -295,8 +295,11 @@ return { a, b: await agent("fine") };`,
 				"stalled after 1.5 s, again on its retry; 2 attempts did not stop when asked and were abandoned",
 			]);
 			expect(deaf.started).toBe(2);
+			// The log gives the stall as measured, which a loaded machine stretches past the 1.5 s asked for.
 			expect(envelope.logs.map((entry) => entry.message)).toEqual([
-				"`hanger`: stalled after 1.5 s without progress and did not stop when asked (abandoned); retried once",
+				expect.stringMatching(
+					/^`hanger`: stalled after 1\.\d s without progress and did not stop when asked \(abandoned\); retried once$/,
+				),
 			]);
 		} finally {
 			deaf.release();
