@@ -102,7 +102,7 @@ describe("progress against the plan, shown", () => {
 		const envelope = tracker.getEnvelope();
 		const later = envelope.updatedAt + 5 * MINUTE + 1000;
 		const widget = widgetLines(envelope, later, plain, 200).join("\n");
-		expect(widget).toContain("#2 read file");
+		expect(widget).toContain("#3 read file");
 		expect(widget).toContain("slower than usual: 6 min, usually ~1 min");
 		expect(formatWorkflowProgress(envelope, { now: later })).toContain(
 			"read file (scout) · running · 6m 01s · slower than usual: 6 min, usually ~1 min",

@@ -15,7 +15,7 @@ import {
 	SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
-import { runWorkflowScript } from "../../src/runtime/index.ts";
+import { dryRunWorkflowScript, runWorkflowScript } from "../../src/runtime/index.ts";
 import { flushSpans, startRunSpans, tracingRegistered } from "../../src/telemetry/spans.ts";
 import { createFakeRunner, HEADER } from "../helpers/fake-runner.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
@@ -147,6 +147,13 @@ return [a, b, c];`,
 		expect(attemptsOf(broken).map((span) => span.status)).toEqual([{ code: ERROR, message: "it broke" }]);
 		// Every span of the run is one trace.
 		expect(new Set(spans.map((span) => span.spanContext().traceId)).size).toBe(1);
+	});
+
+	it("a dry run makes no span: it calls no model, and a real run's plan made beside it is not a second run", async () => {
+		const exporter = registerSdk();
+		const { plan } = await dryRunWorkflowScript(`${HEADER}return await agent("hello");`);
+		expect(plan.totals.agentCalls).toBe(1);
+		expect(exporter.getFinishedSpans().map((span) => span.name)).toEqual([]);
 	});
 
 	it("the run span names the script: its sha256 always, its tier when the host gives it", async () => {

@@ -392,6 +392,8 @@ export interface WorkflowRunOptions {
 	 * `workflow.script.sha256`). Default: none.
 	 */
 	scriptTier?: "inline" | "project" | "user" | "installed" | "bundled";
+	/** Spans for this run when a host registered an OpenTelemetry SDK; a dry run says false (it calls no model). Default: true. */
+	traced?: boolean;
 	budget?: WorkflowBudgetOptions;
 	/** Children running at once (ignored when `queue` is given). Default: 4. */
 	concurrency?: number;

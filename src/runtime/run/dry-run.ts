@@ -205,6 +205,8 @@ async function dryRunOnce(
 	const questionWarnings: string[] = [];
 	const result = await runWorkflowScript(source, {
 		...runOptions,
+		// A plan is not a run: a trace of it would show a second run (a real run makes its plan beside it).
+		traced: false,
 		...(sampled !== undefined ? { args: sampled } : {}),
 		agentRunner: dry.runner,
 		ask: (question, context) => {

@@ -161,14 +161,15 @@ async function createEmitter(
 	started: number,
 ): Promise<{ emit: (event: UnstampedEvent) => void; heard: boolean; runner: WorkflowAgentRunner }> {
 	// Spans only when a host registered an OpenTelemetry SDK: otherwise no listener, and nothing to pay per event.
-	const tracing = tracingRegistered()
-		? await startRunSpans({
-				startTime: started,
-				...(options.runId !== undefined ? { runId: options.runId } : {}),
-				script: { sha256: hash("sha256", source), ...(options.scriptTier ? { tier: options.scriptTier } : {}) },
-				...(options.agentRunner.remote ? { remote: true } : {}),
-			}).catch(() => undefined)
-		: undefined;
+	const tracing =
+		options.traced !== false && tracingRegistered()
+			? await startRunSpans({
+					startTime: started,
+					...(options.runId !== undefined ? { runId: options.runId } : {}),
+					script: { sha256: hash("sha256", source), ...(options.scriptTier ? { tier: options.scriptTier } : {}) },
+					...(options.agentRunner.remote ? { remote: true } : {}),
+				}).catch(() => undefined)
+			: undefined;
 	const spans = tracing?.listener;
 	const onProgress = options.onProgress;
 	// `run_end` is the last event: a runner that ignored abort and reports later must not reopen a finished run.
