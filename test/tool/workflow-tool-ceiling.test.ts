@@ -8,12 +8,11 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ExtensionToolContext, ModelRegistry } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createRunnerFixture, type RunnerFixture } from "../children/runner-fixture.ts";
 import { fauxAssistantMessage } from "../helpers/faux.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
-import { pricedWorkflowTool } from "./priced-tool.ts";
+import { pricedToolSession } from "./priced-tool.ts";
 
 checkSandboxLeaks();
 
@@ -47,36 +46,6 @@ afterEach(() => {
 	fx.teardown();
 });
 
-/** The session as the tool sees it, in the TUI when `ui` is given; what its dialogs were asked. */
-function session(ui?: { confirm: boolean; raiseTo?: string }) {
-	const asked: string[] = [];
-	const ctx = {
-		cwd: fx.dirs.cwd,
-		mode: ui ? "tui" : "print",
-		hasUI: ui !== undefined,
-		model: fx.faux.pricedModel,
-		modelRegistry: new ModelRegistry(fx.faux.modelRuntime),
-		ui: {
-			setWidget: () => {},
-			setStatus: () => {},
-			notify: () => {},
-			confirm: async (title: string, message: string) => {
-				asked.push(`${title}\n${message}`);
-				return ui?.confirm ?? false;
-			},
-			select: async (title: string, options: string[]) => {
-				asked.push(title);
-				return ui?.raiseTo ? options.find((option) => option.startsWith("Raise it to another")) : undefined;
-			},
-			input: async (title: string) => {
-				asked.push(title);
-				return ui?.raiseTo;
-			},
-		},
-	} as unknown as ExtensionToolContext;
-	return { ctx, tool: pricedWorkflowTool(fx), asked };
-}
-
 function text(result: { content: { type: string; text?: string }[] }): string {
 	return result.content.map((part) => part.text ?? "").join("\n");
 }
@@ -86,11 +55,11 @@ const grantsFile = () => join(fx.dirs.cwd, ".pi", "workflows.grants.json");
 describe("a dollar ceiling granted to a saved workflow", () => {
 	it("granted once, holds for the digest; a one-byte edit asks again with the diff; inline text is never covered", async () => {
 		// An earlier run, so the estimate has a basis.
-		const plain = session();
+		const plain = pricedToolSession(fx);
 		await plain.tool.execute("c0", { name: "review" }, undefined, undefined, plain.ctx);
 
 		// Over the cap: asked; yes grants the run's cap, and the raise to $1 at the cap raises the ceiling.
-		const granting = session({ confirm: true, raiseTo: "1" });
+		const granting = pricedToolSession(fx, { confirm: true, select: "Raise it to another", input: "1" });
 		const first = await granting.tool.execute(
 			"c1",
 			{ name: "review", maxCostUsd: TINY_CAP },
@@ -109,7 +78,7 @@ describe("a dollar ceiling granted to a saved workflow", () => {
 		expect(kept.workflows[".pi/workflows/review.js"]).toMatchObject({ tools: [], maxCostUsd: 1, script: REVIEW });
 
 		// The same text, the same cap: nothing asked, and the run's cap is the ceiling (it never stops at the tiny cap).
-		const again = session({ confirm: false });
+		const again = pricedToolSession(fx, { confirm: false });
 		const second = await again.tool.execute(
 			"c2",
 			{ name: "review", maxCostUsd: TINY_CAP },
@@ -126,7 +95,7 @@ describe("a dollar ceiling granted to a saved workflow", () => {
 		// One byte changed: asked again, with the diff against the granted text; no starts nothing.
 		const edited = review("one reviewer per File");
 		fx.dirs.write(".pi/workflows/review.js", edited);
-		const changed = session({ confirm: false });
+		const changed = pricedToolSession(fx, { confirm: false });
 		await expect(
 			changed.tool.execute("c3", { name: "review", maxCostUsd: TINY_CAP }, undefined, undefined, changed.ctx),
 		).rejects.toThrow(/Not started: estimated .*, over the cap <\$0\.0001, and the person declined/);
@@ -145,7 +114,7 @@ Yes also grants it <$0.0001`,
 		);
 
 		// Inline text identical to the granted one: asked as ever, offered no grant, and the grants file is untouched.
-		const inline = session({ confirm: false });
+		const inline = pricedToolSession(fx, { confirm: false });
 		await expect(
 			inline.tool.execute("c4", { script: REVIEW, maxCostUsd: TINY_CAP }, undefined, undefined, inline.ctx),
 		).rejects.toThrow(/Not started: estimated .*, over the cap <\$0\.0001, and the person declined/);

@@ -6,13 +6,12 @@
  */
 
 import { join } from "node:path";
-import { type ExtensionToolContext, ModelRegistry } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createRunStore, readCostHistory } from "../../src/runs/index.ts";
 import { createRunnerFixture, type RunnerFixture } from "../children/runner-fixture.ts";
 import { fauxAssistantMessage } from "../helpers/faux.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
-import { pricedWorkflowTool } from "./priced-tool.ts";
+import { pricedToolSession, pricedWorkflowTool } from "./priced-tool.ts";
 
 checkSandboxLeaks();
 
@@ -40,33 +39,6 @@ afterEach(() => {
 	fx.teardown();
 });
 
-/** The session as the tool sees it, in the TUI when `ui` is given; what its dialogs were asked. */
-function session(ui?: { confirm?: boolean; select?: string }) {
-	const asked: string[] = [];
-	const ctx = {
-		cwd: fx.dirs.cwd,
-		mode: ui ? "tui" : "print",
-		hasUI: ui !== undefined,
-		model: fx.faux.pricedModel,
-		modelRegistry: new ModelRegistry(fx.faux.modelRuntime),
-		ui: {
-			setWidget: () => {},
-			setStatus: () => {},
-			notify: () => {},
-			confirm: async (title: string, message: string) => {
-				asked.push(`${title}\n${message}`);
-				return ui?.confirm ?? true;
-			},
-			select: async (title: string, options: string[]) => {
-				asked.push(title);
-				return options.find((option) => option.startsWith(ui?.select ?? "Stop"));
-			},
-		},
-	} as unknown as ExtensionToolContext;
-	const tool = pricedWorkflowTool(fx);
-	return { ctx, tool, asked };
-}
-
 function text(result: { content: { type: string; text?: string }[] }): string {
 	return result.content.map((part) => part.text ?? "").join("\n");
 }
@@ -78,7 +50,7 @@ async function runs(): Promise<number> {
 
 describe("the estimate in the workflow tool", () => {
 	it("a dry run names the workflow's earlier run as its basis; a capped run is warned of before its first child", async () => {
-		const first = session();
+		const first = pricedToolSession(fx);
 		const dryBefore = await first.tool.execute(
 			"c0",
 			{ name: "review", dryRun: true },
@@ -125,11 +97,11 @@ describe("the estimate in the workflow tool", () => {
 	});
 
 	it("in the TUI: declining the confirm ends the call with nothing spent; the cap question says what is left", async () => {
-		const first = session();
+		const first = pricedToolSession(fx);
 		await first.tool.execute("c1", { name: "review" }, undefined, undefined, first.ctx);
 		const calls = await runs();
 
-		const declining = session({ confirm: false });
+		const declining = pricedToolSession(fx, { confirm: false });
 		await expect(
 			declining.tool.execute("c2", { name: "review", maxCostUsd: 0.000001 }, undefined, undefined, declining.ctx),
 		).rejects.toThrow(/Not started: estimated \$[\d.–$]+, over the cap <\$0\.0001, and the person declined/);
@@ -139,7 +111,7 @@ describe("the estimate in the workflow tool", () => {
 		expect(await runs()).toBe(calls);
 
 		// Going ahead: at the cap, the question carries the estimate less what was spent.
-		const going = session({ confirm: true, select: "Stop" });
+		const going = pricedToolSession(fx, { confirm: true, select: "Stop" });
 		const capped = await going.tool.execute(
 			"c3",
 			{ name: "review", maxCostUsd: 0.000001 },
@@ -157,7 +129,7 @@ describe("a tier in the workflow tool's dry run", () => {
 	it("is planned and priced as the model the session's tiers name for it, like a full model id", async () => {
 		const script = `export const meta = { name: "tiered", description: "a small model for the list" };
 return await agent("List the files", { label: "lister", tier: "small" });`;
-		const { ctx } = session();
+		const { ctx } = pricedToolSession(fx);
 		const tool = pricedWorkflowTool(fx, () => ({
 			modelTiers: { tiers: { small: "faux/faux-priced" }, source: "the `workflows.modelTiers` setting" },
 		}));
