@@ -23,6 +23,12 @@ import { type EstimateStoreOptions, estimateDryPlan } from "./run-estimate.ts";
 
 /** Default: the longest a run's background dry run may take before the run goes on without a plan. */
 export const PLAN_TIMEOUT_MS = 60_000;
+/**
+ * The longest one sandboxed `bash` command of the plan's dry run may take: listing commands (`git ls-files`, `git diff
+ * --name-only`) answer well within it, and a long one (a test suite) is cut rather than run a second time beside the
+ * real run's: the plan then takes the script's path for a failed command, often no plan at all.
+ */
+export const PLAN_BASH_TIMEOUT_MS = 10_000;
 /** Default: how long a run that ended waits for a plan still being made, before it ends without one. */
 export const PLAN_GRACE_MS = 5_000;
 
@@ -112,6 +118,7 @@ async function runPlan(options: RunPlanOptions): Promise<RunPlanFile | undefined
 		filename: options.source.filename,
 		...(options.source.args !== undefined ? { args: options.source.args } : {}),
 		timeoutMs,
+		bashTimeoutMs: PLAN_BASH_TIMEOUT_MS,
 		...(options.signal ? { signal: options.signal } : {}),
 	});
 	if (plan.status !== "completed") return undefined;

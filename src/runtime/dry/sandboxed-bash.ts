@@ -46,9 +46,9 @@ export async function findBashSandbox(env: NodeJS.ProcessEnv = process.env): Pro
  * pi's `bash` as a dry run lends it: `{ command, timeout? }` (seconds) run by `bash -c` in `sandbox`, in `cwd`.
  * Gives what pi's tool gives: stdout and stderr together, and on a non-zero exit `isError` with "Command exited with
  * code N" after it and `details.exit_code`. The step's `timeoutMs` and the script's end reach it through `signal`,
- * which ends the command and everything it started.
+ * which ends the command and everything it started; `maxMs` bounds every command (a shorter `timeout` still holds).
  */
-export function sandboxedBash(sandbox: BashSandbox, cwd: string): WorkflowTool {
+export function sandboxedBash(sandbox: BashSandbox, cwd: string, maxMs?: number): WorkflowTool {
 	return async (params, signal) => {
 		const { command, timeout } = (params ?? {}) as { command?: unknown; timeout?: unknown };
 		if (typeof command !== "string" || command.trim() === "") {
@@ -60,7 +60,9 @@ export function sandboxedBash(sandbox: BashSandbox, cwd: string): WorkflowTool {
 			stdio: ["ignore", "pipe", "pipe"],
 			detached: true,
 		});
-		const seconds = typeof timeout === "number" && timeout > 0 ? timeout : undefined;
+		const own = typeof timeout === "number" && timeout > 0 ? timeout : undefined;
+		const most = maxMs !== undefined && maxMs > 0 ? maxMs / 1000 : undefined;
+		const seconds = own !== undefined && most !== undefined ? Math.min(own, most) : (own ?? most);
 		const { output, code, ended } = await finished(child, signal, seconds);
 		if (ended !== undefined) throw new WorkflowError("tool_failed", withStatus(output, ended));
 		// As pi's bash words it: "(no output)" for none, the exit code after the output.

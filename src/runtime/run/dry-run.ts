@@ -48,6 +48,12 @@ export interface WorkflowDryRunOptions
 	 */
 	sandboxedBash?: boolean;
 	/**
+	 * The longest a sandboxed `bash` command may take (its own `timeout`, if shorter, still holds): past it the command
+	 * ends as timed out. A real run's background plan sets it, so a long command (a test suite) is not run a second
+	 * time beside the real one. Default: none (the step's and the run's bounds).
+	 */
+	bashTimeoutMs?: number;
+	/**
 	 * Plan `context: "fork"` calls as forks though the host lends no conversation (the command line: pi runs the same
 	 * script with one), with a warning that a run from here fails there. Default: false (they fail, as in a real run
 	 * of this host).
@@ -165,6 +171,7 @@ async function dryRunOnce(
 		modelOf,
 		onProgress,
 		sandboxedBash,
+		bashTimeoutMs,
 		planForks,
 		...runOptions
 	} = options;
@@ -180,7 +187,7 @@ async function dryRunOnce(
 		lendTools ?? [],
 		fenceTools ?? [],
 		cwd,
-		sandbox ? bashInSandbox(sandbox, cwd) : undefined,
+		sandbox ? bashInSandbox(sandbox, cwd, bashTimeoutMs) : undefined,
 	);
 	for (const [name, tool] of Object.entries(tools))
 		if (!fenced.has(name)) tools[name] = onceAcrossDraws(name, tool, steps);

@@ -50,6 +50,20 @@ describe.skipIf(!hasBinary("bwrap", "bubblewrap"))("a dry run's bash in bubblewr
 		expect(dryRunPlanText(plan)).toContain(SANDBOXED_BASH_TEXT);
 	});
 
+	it("bashTimeoutMs ends a long command (a real run's background plan must not run its `npm test` through)", async () => {
+		const script = `export const meta = { name: "slow", description: "a long command, then its answer" };
+try { await tool("bash", { command: "sleep 30; echo late" }); } catch (error) { return String(error.message); }
+return "ran";`;
+		const { plan, result } = await dryRunWorkflowScript(script, {
+			cwd: repo.dir,
+			sandboxedBash: true,
+			fenceTools: ["bash"],
+			bashTimeoutMs: 300,
+		});
+		expect(plan.status).toBe("completed");
+		expect(result.value).toMatch(/Command timed out after 0\.3 seconds/);
+	});
+
 	it("a command that writes, deletes or reaches the network changes nothing, and its step reports the failure", async () => {
 		const connections: string[] = [];
 		const server = createServer((socket) => {
