@@ -55,7 +55,11 @@ export interface SavedWorkflow {
  * Left out: security-audit (needs its agent files copied to .pi/agents/ first) and release-notes with its child
  * changelog-entry (release-notes finds the child by a path relative to the run's cwd).
  */
-export const BUNDLED_WORKFLOWS: readonly string[] = manifestWorkflows();
+export function bundledWorkflows(): readonly string[] {
+	bundled ??= manifestWorkflows();
+	return bundled;
+}
+let bundled: readonly string[] | undefined;
 
 /** The folder of the bundled workflows: this package's examples/workflows (from src/pi/tool/ and dist/pi/tool/ alike). */
 export const BUNDLED_DIR = fileURLToPath(new URL("../../examples/workflows/", import.meta.url));
@@ -97,7 +101,7 @@ export function loadSavedWorkflows(options: SavedWorkflowPlaces): SavedWorkflows
 	const places: [string, SavedWorkflow["scope"], readonly string[] | undefined][] = [
 		...(bundledDir === false
 			? []
-			: [[bundledDir, "bundled", BUNDLED_WORKFLOWS] as [string, "bundled", readonly string[]]]),
+			: [[bundledDir, "bundled", bundledWorkflows()] as [string, "bundled", readonly string[]]]),
 		...(claude
 			? ([
 					[join(claude.home, "workflows"), "claude-global", undefined],
@@ -233,7 +237,7 @@ export function tierOfFile(
 	const dir = dirname(resolve(filename));
 	const bundledDir = places.bundledDir ?? BUNDLED_DIR;
 	if (bundledDir !== false && dir === resolve(bundledDir)) {
-		return (BUNDLED_WORKFLOWS as readonly string[]).includes(basename(filename)) ? "bundled" : "inline";
+		return bundledWorkflows().includes(basename(filename)) ? "bundled" : "inline";
 	}
 	const claude = claudeDirsFor("workflows", places, places.claude);
 	const folders: [string, SavedWorkflow["scope"]][] = [
@@ -336,10 +340,17 @@ function toAbsolute(path: string, cwd: string): string {
 	return isAbsolute(clean) ? clean : resolve(cwd, clean);
 }
 
-/** The file names this package's manifest lists as workflows (all in examples/workflows/). */
+/**
+ * The file names this package's manifest lists as workflows (all in examples/workflows/), read at first use, not at
+ * import. A copy of the code without the package beside it (a bundler's output) has none.
+ */
 function manifestWorkflows(): string[] {
-	const manifest = JSON.parse(readFileSync(fileURLToPath(new URL("../../package.json", import.meta.url)), "utf8")) as {
-		pi?: { workflows?: string[] };
-	};
+	let text: string;
+	try {
+		text = readFileSync(fileURLToPath(new URL("../../package.json", import.meta.url)), "utf8");
+	} catch {
+		return [];
+	}
+	const manifest = JSON.parse(text) as { pi?: { workflows?: string[] } };
 	return (manifest.pi?.workflows ?? []).map((path) => basename(path));
 }

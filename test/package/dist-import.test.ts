@@ -2,7 +2,7 @@
  * `npm run build` produces dist/, and a plain Node program can `import { runWorkflowScript } from "pi-workflows"`
  * and run a workflow from it (the package resolves itself by name through `exports`).
  */
-import { existsSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { GUEST_FILES } from "../../src/runtime/run/globals.ts";
@@ -43,5 +43,26 @@ describe("the built package", () => {
 			schema: { id: "aaa" },
 			entry: `file://${join(root, "dist", "index.js")}`,
 		});
+	}, 120_000);
+
+	it("a copy of dist/ without the package.json beside it (a bundler's, the bench's) still imports and runs", async () => {
+		const build = await runCommand("npm", ["run", "build"], { cwd: root });
+		expect(build.code, build.stdout + build.stderr).toBe(0);
+		// Inside the repository, so the copy finds the dependencies in its node_modules as dist/ does.
+		mkdirSync(join(root, "node_modules", ".cache"), { recursive: true });
+		const copy = mkdtempSync(join(root, "node_modules", ".cache", "dist-copy-"));
+		try {
+			cpSync(join(root, "dist"), join(copy, "dist"), { recursive: true });
+			const entry = join(copy, "dist", "index.js");
+			const program = await runCommand(
+				process.execPath,
+				["--input-type=module", "-e", PROGRAM.replace('from "pi-workflows"', `from ${JSON.stringify(entry)}`)],
+				{ cwd: root },
+			);
+			expect(program.code, program.stderr).toBe(0);
+			expect(JSON.parse(program.stdout)).toMatchObject({ status: "completed", value: ["ECHO A", "ECHO B"] });
+		} finally {
+			rmSync(copy, { recursive: true, force: true });
+		}
 	}, 120_000);
 });
