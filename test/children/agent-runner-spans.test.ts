@@ -5,18 +5,12 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { type Context, type ContextManager, context, ROOT_CONTEXT, trace } from "@opentelemetry/api";
-import {
-	BasicTracerProvider,
-	InMemorySpanExporter,
-	ParentBasedSampler,
-	type ReadableSpan,
-	SimpleSpanProcessor,
-	TraceIdRatioBasedSampler,
-} from "@opentelemetry/sdk-trace-base";
+import { ParentBasedSampler, type ReadableSpan, TraceIdRatioBasedSampler } from "@opentelemetry/sdk-trace-base";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { fauxAssistantMessage, fauxToolCall } from "../helpers/faux.ts";
 import { checkConvention } from "../helpers/genai-conventions.ts";
+import { registerMemorySdk } from "../helpers/memory-tracing.ts";
 import { createRunnerFixture, type RunnerFixture } from "./runner-fixture.ts";
 
 let fx: RunnerFixture;
@@ -34,8 +28,7 @@ return await agent("Read notes.txt", { label: "reader" });`;
 
 describe("createPiAgentRunner: spans of a child's tools", () => {
 	it("each tool the child runs is an execute_tool span under its attempt's span", async () => {
-		const exporter = new InMemorySpanExporter();
-		trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+		const exporter = registerMemorySdk();
 		fx.dirs.write("notes.txt", "remember the milk");
 		fx.faux.route("Read notes", [
 			fauxAssistantMessage([fauxToolCall("read", { path: "notes.txt" })], { stopReason: "toolUse" }),
@@ -59,8 +52,7 @@ describe("createPiAgentRunner: spans of a child's tools", () => {
 	});
 
 	it("with a context manager registered, what the child's provider emits is under its attempt's span", async () => {
-		const exporter = new InMemorySpanExporter();
-		trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+		const exporter = registerMemorySdk();
 		context.setGlobalContextManager(new StoredContexts());
 		// As a provider's own instrumentation does: a span of the model request, under whatever span is active.
 		fx.faux.route("Say hi", [
@@ -81,13 +73,7 @@ describe("createPiAgentRunner: spans of a child's tools", () => {
 	});
 
 	it("a run the host's sampler drops: no spans of its child's tools either", async () => {
-		const exporter = new InMemorySpanExporter();
-		trace.setGlobalTracerProvider(
-			new BasicTracerProvider({
-				spanProcessors: [new SimpleSpanProcessor(exporter)],
-				sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0) }),
-			}),
-		);
+		const exporter = registerMemorySdk(new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0) }));
 		fx.dirs.write("notes.txt", "remember the milk");
 		fx.faux.route("Read notes", [
 			fauxAssistantMessage([fauxToolCall("read", { path: "notes.txt" })], { stopReason: "toolUse" }),

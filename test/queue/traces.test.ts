@@ -13,19 +13,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { trace } from "@opentelemetry/api";
-import {
-	AlwaysOffSampler,
-	BasicTracerProvider,
-	InMemorySpanExporter,
-	type ReadableSpan,
-	SimpleSpanProcessor,
-} from "@opentelemetry/sdk-trace-base";
+import { AlwaysOffSampler, BasicTracerProvider, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { GENERAL_PURPOSE_AGENT } from "../../src/agents/agent-types.ts";
 import { createQueueHost, type QueueHost } from "../../src/queue/host.ts";
 import { queuePlanner } from "../../src/queue/plan.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { checkConvention } from "../helpers/genai-conventions.ts";
+import { registerMemorySdk } from "../helpers/memory-tracing.ts";
 import { ROOT } from "../helpers/package.ts";
 import { type CliProcess, childStarts, startWorker, waitFor } from "../helpers/queue-workers.ts";
 import { hasBinary, startRedis, type TestRedis } from "../helpers/system-binary.ts";
@@ -233,8 +228,7 @@ describe.skipIf(!hasBinary("redis-server"))("a queued run's trace", () => {
 		});
 
 	it("every span shares the run's trace id: run → call → attempt → the worker's job → its child's tools", async () => {
-		const exporter = new InMemorySpanExporter();
-		trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+		const exporter = registerMemorySdk();
 		const result = await run("wf-20261204-231500-trace1", "one");
 		expect(result.status, JSON.stringify(result.error)).toBe("completed");
 		const hostSpans = exporter.getFinishedSpans();
@@ -305,8 +299,7 @@ describe.skipIf(!hasBinary("redis-server"))("a queued run's trace", () => {
 
 	// Last: it kills a worker.
 	it("a job whose worker dies runs again on the other worker, under the same attempt span", async () => {
-		const exporter = new InMemorySpanExporter();
-		trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+		const exporter = registerMemorySdk();
 		const running = run(
 			"wf-20261204-231500-trace3",
 			"three",

@@ -10,17 +10,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { trace } from "@opentelemetry/api";
-import {
-	BasicTracerProvider,
-	InMemorySpanExporter,
-	type ReadableSpan,
-	SimpleSpanProcessor,
-} from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import type { WorkflowAgentRunner, WorkflowTool } from "../../src/runtime/core/types.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { createFakeRunner, HEADER } from "../helpers/fake-runner.ts";
 import { checkConvention, PINNED } from "../helpers/genai-conventions.ts";
+import { idOf, parentOf, registerMemorySdk } from "../helpers/memory-tracing.ts";
 import { ROOT } from "../helpers/package.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 
@@ -28,19 +24,12 @@ checkSandboxLeaks();
 
 const ERROR = 2;
 
-function registerSdk(): InMemorySpanExporter {
-	const exporter = new InMemorySpanExporter();
-	trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
-	return exporter;
-}
+const registerSdk = () => registerMemorySdk();
 
 afterEach(() => {
 	trace.disable();
 	delete process.env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT;
 });
-
-const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
-const idOf = (span: ReadableSpan) => span.spanContext().spanId;
 
 const bash: WorkflowTool = async (params) => {
 	const command = String((params as { command?: unknown }).command);

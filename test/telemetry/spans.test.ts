@@ -12,12 +12,12 @@ import {
 	BatchSpanProcessor,
 	InMemorySpanExporter,
 	type ReadableSpan,
-	SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import { dryRunWorkflowScript, runWorkflowScript } from "../../src/runtime/index.ts";
 import { flushSpans, startRunSpans, tracingRegistered } from "../../src/telemetry/spans.ts";
 import { createFakeRunner, HEADER } from "../helpers/fake-runner.ts";
+import { idOf, parentOf, registerMemorySdk } from "../helpers/memory-tracing.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 
 checkSandboxLeaks();
@@ -26,22 +26,12 @@ const ERROR = 2;
 const UNSET = 0;
 
 /** An SDK registered globally, as a host registers one; its spans are kept in memory. */
-function registerSdk(options: { sampleNothing?: boolean } = {}): InMemorySpanExporter {
-	const exporter = new InMemorySpanExporter();
-	const provider = new BasicTracerProvider({
-		spanProcessors: [new SimpleSpanProcessor(exporter)],
-		...(options.sampleNothing ? { sampler: new AlwaysOffSampler() } : {}),
-	});
-	expect(trace.setGlobalTracerProvider(provider)).toBe(true);
-	return exporter;
-}
+const registerSdk = (options: { sampleNothing?: boolean } = {}) =>
+	registerMemorySdk(options.sampleNothing ? new AlwaysOffSampler() : undefined);
 
 afterEach(() => {
 	trace.disable();
 });
-
-const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
-const idOf = (span: ReadableSpan) => span.spanContext().spanId;
 
 describe("spans of a run", () => {
 	it("a run with phases, a retry and a failure: a run span, a span per call, a child span per attempt", async () => {

@@ -7,11 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExtensionToolContext } from "@earendil-works/pi-coding-agent";
 import { trace } from "@opentelemetry/api";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import { createWorkflowQueue } from "../../src/runtime/core/queue.ts";
 import { createWorkflowTool } from "../../src/tool/workflow-tool.ts";
 import { createFakeRunner } from "../helpers/fake-runner.ts";
+import { registerMemorySdk } from "../helpers/memory-tracing.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 
 checkSandboxLeaks();
@@ -24,8 +24,7 @@ afterEach(() => {
 
 describe("spans of the workflow tool's runs", () => {
 	it("the run span carries the record's id, for a fresh run and for its resume", async () => {
-		const exporter = new InMemorySpanExporter();
-		trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+		const exporter = registerMemorySdk();
 		const cwd = mkdtempSync(join(tmpdir(), "wf-spans-project-"));
 		const agentDir = mkdtempSync(join(tmpdir(), "wf-spans-agent-"));
 		dirs.push(cwd, agentDir);
