@@ -52,13 +52,29 @@ export async function openJobConversation(
 	}
 	/** The session file the child's current session appends to, relative to `dir`. */
 	let current: string | undefined;
+	/** What Redis holds: which file, and how many of its bytes. */
+	let sent = { path: "", bytes: 0 };
 	let copying: Promise<unknown> = Promise.resolve();
+	// A session file only grows: each turn sends what it added, so a long child's copies stay linear in its size.
 	const copy = () => {
 		const path = current;
 		if (!path) return;
 		copying = copying
-			.then(() => readFile(join(dir, path), "utf8"))
-			.then((text) => commands.set(key, text, "EX", STOP_KEY_TTL_S))
+			.then(async () => {
+				const bytes = await readFile(join(dir, path));
+				const grown = sent.path === path && sent.bytes > 0 && bytes.length >= sent.bytes;
+				if (!grown) await commands.set(key, bytes, "EX", STOP_KEY_TTL_S);
+				else if (bytes.length > sent.bytes) {
+					const replies = await commands
+						.multi()
+						.append(key, bytes.subarray(sent.bytes))
+						.expire(key, STOP_KEY_TTL_S)
+						.exec();
+					const failed = replies?.find(([error]) => error)?.[0];
+					if (failed) throw failed;
+				}
+				sent = { path, bytes: bytes.length };
+			})
 			.catch((error: unknown) => options.log(`could not copy ${jobId}'s conversation: ${errorMessage(error)}`));
 	};
 	return {
