@@ -161,17 +161,22 @@ describe.skipIf(!hasBinary("redis-server"))("placement: children go to workers w
 		const events: string[] = [];
 		const first = createQueueHost({ redis: redis.url, pollMs: 500 });
 		const reports: WorkflowAgentChild[] = [];
-		const waiting = first.runner({ runId: "wf-resumed", prepare: planner, cwd: project })(
-			request("resumed-child", "task resumed", ["gpu", "resumed"]),
-			{
-				signal: new AbortController().signal,
-				reportChild: (child) => reports.push(child),
-			},
-		);
+		const queued: string[] = [];
+		const waiting = first.runner({
+			runId: "wf-resumed",
+			prepare: planner,
+			cwd: project,
+			onJob: (event) => queued.push(event.how),
+		})(request("resumed-child", "task resumed", ["gpu", "resumed"]), {
+			signal: new AbortController().signal,
+			reportChild: (child) => reports.push(child),
+		});
 		await waitFor(
 			() => reports.some((child) => child.activity === "waiting: no live worker has gpu and resumed"),
 			"the wait",
 		);
+		// The wait is reported while the job is still being added: the host goes only once the job is in Redis.
+		await waitFor(() => queued.includes("queued"), "the first host's job in Redis");
 		// The host goes away (as a crashed one would, its job left in Redis); a new one resumes the run.
 		await first.close();
 		expect(await waiting).toMatchObject({ status: "failed", code: "queue_unreachable" });
