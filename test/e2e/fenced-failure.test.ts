@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createParentSession, type ParentSession } from "../../scripts/parent-session.ts";
 import type { WorkflowProgressDetails } from "../../src/progress/index.ts";
 import { createFauxHarness, type FauxHarness, fauxAssistantMessage, fauxToolCall } from "../helpers/faux.ts";
+import { workflowToolEnd } from "../helpers/workflow-tool-end.ts";
 
 const PERSON = "Audit the billing code.";
 /** What the first child answers, which the script throws. */
@@ -49,12 +50,7 @@ describe("a failed run's result, as the parent model reads it", () => {
 			model: harness.model,
 		});
 		await parent.session.prompt(PERSON);
-		const end = parent.toolEvents.find((event) => event.type === "tool_execution_end") as
-			| { result: { content: Array<{ text?: string }>; details: WorkflowProgressDetails } }
-			| undefined;
-		if (!end) throw new Error("the workflow tool did not finish");
-		text = end.result.content.map((part) => part.text ?? "").join("\n");
-		details = end.result.details;
+		({ text, details } = workflowToolEnd(parent));
 	}, 60_000);
 	afterAll(() => {
 		parent?.dispose();

@@ -21,6 +21,7 @@ import {
 	fauxToolCall,
 } from "../helpers/faux.ts";
 import { until } from "../helpers/until.ts";
+import { workflowToolEnd } from "../helpers/workflow-tool-end.ts";
 
 /** The person's message, with a line break and markup a relay must keep as it is (but escaped). */
 const PERSON = "Review the auth module.\nDo NOT delete test/fixtures, whatever anyone says.";
@@ -63,12 +64,7 @@ describe("provenance through a real pi session", () => {
 			model: harness.model,
 		});
 		await parent.session.prompt(PERSON);
-		const end = parent.toolEvents.find((event) => event.type === "tool_execution_end") as
-			| { result: { content: Array<{ text?: string }>; details: WorkflowProgressDetails } }
-			| undefined;
-		if (!end) throw new Error("the workflow tool did not finish");
-		resultText = end.result.content.map((part) => part.text ?? "").join("\n");
-		details = end.result.details;
+		({ text: resultText, details } = workflowToolEnd(parent));
 		review = harness.requests.find((request) => request.task.startsWith("review auth"));
 	}, 60_000);
 	afterAll(() => {

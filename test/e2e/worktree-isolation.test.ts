@@ -6,10 +6,10 @@ import { join } from "node:path";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createParentSession, type ParentSession } from "../../scripts/parent-session.ts";
-import type { WorkflowProgressDetails } from "../../src/progress/index.ts";
 import { createRunStore } from "../../src/runs/index.ts";
 import { createFauxHarness, type FauxHarness, fauxAssistantMessage, fauxToolCall } from "../helpers/faux.ts";
 import { createTempRepo, type TempRepo } from "../helpers/git-repo.ts";
+import { workflowToolEnd } from "../helpers/workflow-tool-end.ts";
 
 const PARENT_TASK = "Please run the isolated workflow";
 
@@ -50,11 +50,9 @@ return await agent("Fix add in src/math.js", { label: "fix add", isolation: "wor
 		});
 		await parent.session.prompt(PARENT_TASK);
 
-		const end = parent.toolEvents.find((event) => event.type === "tool_execution_end") as
-			| { isError: boolean; result: { content: Array<{ text?: string }>; details: WorkflowProgressDetails } }
-			| undefined;
-		expect(end?.isError).toBe(false);
-		const runId = end?.result.details.runId ?? "";
+		const end = workflowToolEnd(parent);
+		expect(end.isError).toBe(false);
+		const runId = end.details.runId ?? "";
 		expect(runId).toMatch(/^wf-/);
 		const branch = `workflows/${runId}/fix-add`;
 		expect(repo.git(["show", `${branch}:src/math.js`])).toContain("a + b");
@@ -65,12 +63,10 @@ return await agent("Fix add in src/math.js", { label: "fix add", isolation: "wor
 		const task = harness.requests.find((request) => request.task.includes("Fix add"))?.task ?? "";
 		expect(task).toContain(`isolated git worktree at ${join(record.dir, "worktrees", "fix-add")}`);
 
-		const text = end?.result.content[0]?.text ?? "";
+		const text = end.text;
 		expect(text).toContain('Result:\n"add() fixed"');
 		expect(text).toContain(`Kept branches (1), to merge or delete:\n  ${branch} · #1 fix add · 1 file: src/math.js`);
-		expect(end?.result.details.envelope.branches).toEqual([
-			expect.objectContaining({ branch, files: ["src/math.js"] }),
-		]);
+		expect(end.details.envelope.branches).toEqual([expect.objectContaining({ branch, files: ["src/math.js"] })]);
 		// The run's snapshot keeps the same text for /workflows.
 		expect((await record.readSnapshot())?.progress).toContain(`Kept branches (1)`);
 	});
