@@ -6,11 +6,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPiAgentRunner } from "../../src/children/agent-runner.ts";
-import { recordedTrials } from "../../src/eval/recorded-trial.ts";
 import { loadRunCassette } from "../../src/index.ts";
 import { type AgentDirs, createAgentDirs } from "../agents/agent-files.ts";
-import { GRADER, WORKFLOW } from "../eval/blame-fixture.ts";
+import { GRADER, recordTrialRun, WORKFLOW } from "../eval/blame-fixture.ts";
 import { cliInProcess } from "../helpers/cli-in-process.ts";
 import { createFauxHarness, type FauxHarness, fauxAssistantMessage } from "../helpers/faux.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
@@ -52,27 +50,8 @@ afterAll(() => {
 });
 
 async function record(): Promise<string> {
-	const run = recordedTrials({
-		cwd: dirs.cwd,
-		agentDir: dirs.agentDir,
-		setUp: async () => ({
-			runner: createPiAgentRunner({
-				cwd: dirs.cwd,
-				agentDir: dirs.agentDir,
-				modelRuntime: faux.modelRuntime,
-				defaultModel: faux.model,
-			}),
-		}),
-	});
-	const { runId } = await run({
-		key: { caseId: "c", arm: "A", trial: 1 },
-		arm: { workflow: "write.js" },
-		script: { source: WORKFLOW, filename: join(dirs.cwd, "write.js") },
-		args: { topic: "parsers" },
-		signal: new AbortController().signal,
-	});
-	if (runId === undefined) throw new Error("the run has no record");
-	return runId;
+	const script = { source: WORKFLOW, filename: join(dirs.cwd, "write.js") };
+	return (await recordTrialRun(dirs, faux, script, "parsers", "c")).runId;
 }
 
 function cli(argv: string[]) {

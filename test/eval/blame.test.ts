@@ -7,14 +7,12 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPiAgentRunner } from "../../src/children/agent-runner.ts";
 import { blameRun } from "../../src/eval/blame/index.ts";
-import { recordedTrials } from "../../src/eval/recorded-trial.ts";
 import type { ScriptFile } from "../../src/eval/spec.ts";
 import { type AgentDirs, createAgentDirs } from "../agents/agent-files.ts";
 import { createFauxHarness, type FauxHarness, fauxAssistantMessage } from "../helpers/faux.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
-import { GRADER, WORKFLOW } from "./blame-fixture.ts";
+import { GRADER, recordTrialRun, WORKFLOW } from "./blame-fixture.ts";
 
 checkSandboxLeaks();
 
@@ -67,28 +65,9 @@ const grader: ScriptFile = { source: GRADER, filename: "grade.js" };
 /** One recorded run of the workflow on `topic`, with `bad` calls answered badly; its run id. */
 async function record(topic: string, bad: readonly string[], script = workflow): Promise<string> {
 	planted = new Set(bad);
-	const run = recordedTrials({
-		cwd: dirs.cwd,
-		agentDir: dirs.agentDir,
-		setUp: async () => ({
-			runner: createPiAgentRunner({
-				cwd: dirs.cwd,
-				agentDir: dirs.agentDir,
-				modelRuntime: faux.modelRuntime,
-				defaultModel: faux.model,
-			}),
-		}),
-	});
-	const { runId, result } = await run({
-		key: { caseId: topic, arm: "A", trial: 1 },
-		arm: { workflow: "write.js" },
-		script,
-		args: { topic },
-		signal: new AbortController().signal,
-	});
+	const { runId, result } = await recordTrialRun(dirs, faux, script, topic);
 	planted = new Set();
 	expect(result.status).toBe("completed");
-	if (runId === undefined) throw new Error("the run has no record");
 	return runId;
 }
 
