@@ -69,11 +69,7 @@ export interface CostHistoryOptions {
  * so far and no total; later runs are not opened).
  */
 export async function readCostHistory(store: RunStore, options: CostHistoryOptions = {}): Promise<CostHistory> {
-	const ids = (await readdir(store.dir).catch(() => [] as string[]))
-		.filter((id) => isRunId(id) && id !== options.exclude)
-		.sort()
-		.reverse()
-		.slice(0, options.maxRuns ?? DEFAULT_HISTORY_RUNS);
+	const ids = await newestRunIds(store, options.maxRuns ?? DEFAULT_HISTORY_RUNS, options.exclude);
 	const budget: ByteBudget = { left: options.maxBytes ?? DEFAULT_HISTORY_BYTES };
 	const history: CostHistory = { calls: [], runs: [] };
 	// One run at a time, newest first: the byte bound decides which runs are read, so they are read in order.
@@ -169,4 +165,13 @@ export const MAX_CALL_TOKENS = 1e9;
 /** A finite, non-negative figure no larger than `max`. */
 function plausible(value: unknown, max: number): value is number {
 	return typeof value === "number" && Number.isFinite(value) && value >= 0 && value <= max;
+}
+
+/** The ids of the store's newest runs, newest first (ids sort by their start time), at most `max`, less `exclude`. */
+export async function newestRunIds(store: RunStore, max: number, exclude?: string): Promise<string[]> {
+	return (await readdir(store.dir).catch(() => [] as string[]))
+		.filter((id) => isRunId(id) && id !== exclude)
+		.sort()
+		.reverse()
+		.slice(0, max);
 }

@@ -4,10 +4,10 @@
  * read from their event logs (`events.jsonl`). Time left and slow marks (src/progress/forecast.ts) learn from it.
  * Newest runs first within a bound on runs and bytes; a run whose log cannot be read is left out, never a throw.
  */
-import { readdir, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { EVENT_LOG_FILE, type EventLogLine, readEventLog } from "./event-log.ts";
-import { isRunId } from "./run-id.ts";
+import { newestRunIds } from "./history.ts";
 import type { RunStore } from "./types.ts";
 
 /** One finished call of an earlier run and how long it took. */
@@ -56,11 +56,7 @@ export interface TimingHistoryOptions {
 
 /** The timing history of the store's project, from its newest runs' event logs. Never rejects. */
 export async function readTimingHistory(store: RunStore, options: TimingHistoryOptions = {}): Promise<TimingHistory> {
-	const ids = (await readdir(store.dir).catch(() => [] as string[]))
-		.filter((id) => isRunId(id) && id !== options.exclude)
-		.sort()
-		.reverse()
-		.slice(0, options.maxRuns ?? DEFAULT_TIMING_RUNS);
+	const ids = await newestRunIds(store, options.maxRuns ?? DEFAULT_TIMING_RUNS, options.exclude);
 	let left = options.maxBytes ?? DEFAULT_TIMING_BYTES;
 	const history: TimingHistory = { calls: [], phases: [], runs: [] };
 	for (const id of ids) {
