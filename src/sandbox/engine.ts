@@ -138,6 +138,11 @@ export class EngineRun {
 		});
 	}
 
+	/** True while the run can only go on once the host answers: it has unanswered calls, and no guest code runs. */
+	waitingForHost(): boolean {
+		return !this.outcome && !this.inSlice && this.pending.size > 0;
+	}
+
 	/** Ends the run as cancelled (the host also set the shared flag, for code that is running). */
 	cancel(): void {
 		this.guard(() =>

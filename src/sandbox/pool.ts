@@ -323,6 +323,7 @@ class WorkerPool {
 function post(entry: Entry, message: HostMessage): void {
 	if (message.type === "run" || (entry.outbox.length === 0 && Atomics.load(entry.control, CONTROL.busy) === 0)) {
 		entry.worker.postMessage(message);
+		posted(entry);
 		return;
 	}
 	if (entry.outbox.push(message) > 1) return;
@@ -331,7 +332,14 @@ function post(entry: Entry, message: HostMessage): void {
 		entry.outbox = [];
 		if (entry.closed && entry.endReason !== undefined) return;
 		entry.worker.postMessage(messages.length === 1 ? messages[0] : { type: "batch", messages });
+		posted(entry);
 	});
+}
+
+/** Wakes a worker waiting for the host on the control buffer (the message is on its port already). */
+function posted(entry: Entry): void {
+	Atomics.add(entry.control, CONTROL.hostPosted, 1);
+	Atomics.notify(entry.control, CONTROL.hostPosted);
 }
 
 /** Slots held or waiting for their run to finish. */

@@ -26,8 +26,13 @@ export const CONTROL = {
 	sliceStart: 2,
 	/** The run slot (see `runSlot`) whose slice it is. */
 	sliceSlot: 3,
+	/**
+	 * Bumped (wrapping) and notified by the host after each message it posts to the worker, so a worker serving one
+	 * run can wait for its answer here rather than in its event loop (see `WorkerRuns`).
+	 */
+	hostPosted: 4,
 	/** Number of slots: the worker-wide ones, then `RUN_SLOT.length` per run slot. */
-	length: 4 + 3 * RUNS_PER_WORKER,
+	length: 5 + 3 * RUNS_PER_WORKER,
 } as const;
 
 /** Slots of the control buffer for each run a worker serves, at `runSlot(slot, …)`. */
@@ -43,7 +48,7 @@ export const RUN_SLOT = {
 
 /** Index in the control buffer of `field` for the run in `slot` (0 to `RUNS_PER_WORKER` - 1). */
 export function runSlot(slot: number, field: number): number {
-	return 4 + slot * RUN_SLOT.length + field;
+	return 5 + slot * RUN_SLOT.length + field;
 }
 
 /**
