@@ -29,6 +29,8 @@ export interface RunFlags {
 	maxCostUsd?: number;
 	/** The run's total wait for provider limits before it stops. Default: the runtime's (30 min). */
 	maxProviderWaitMs?: number;
+	/** `--slow-multiple`: a call or run past this multiple of its usual duration is marked slow. Default: 5. */
+	slowMultiple?: number;
 	model?: string;
 	/** `--model-tiers small=provider/id,big=provider/id`: the models `agent()` option `tier` names. */
 	modelTiers?: string;
@@ -98,7 +100,9 @@ export async function execute(
 ): Promise<number> {
 	const { durable, source } = start;
 	const controller = new AbortController();
-	const tracker = createWorkflowProgressTracker();
+	const tracker = createWorkflowProgressTracker(
+		flags.slowMultiple !== undefined ? { slowMultiple: flags.slowMultiple } : {},
+	);
 	const view = createProgressView(ctx.stderr);
 	let runId: string | undefined;
 	durable.recorded.then((id) => {

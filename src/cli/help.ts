@@ -52,6 +52,9 @@ const RUN_OPTIONS = `Options:
   --timeout <ms>           deadline for the whole run
   --max-provider-wait <ms> how long the run may wait in all for rate limits, overloads and usage limits
                            before it stops, resumable (default 1800000: 30 min; 0 stops at the first)
+  --slow-multiple <n>      a call or run that takes more than n times its usual duration (the median of its
+                           earlier ones) is marked slower than usual, on its progress line and in the event
+                           log; a number above 1 (default 5)
   -e, --extension <path>   load a pi extension, as pi -e does (custom providers); repeatable
   --allow-tools <names>    pi built-ins the script's tool() may call, e.g. bash,read (bash, read, grep, find,
                            ls, edit, write); none by default: there is no permission prompt here. For a saved

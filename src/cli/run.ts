@@ -13,7 +13,16 @@ import { MAX_TIMEOUT_MS } from "../runtime/agent/options.ts";
 import type { WorkflowMeta } from "../runtime/core/types.ts";
 import { validateArgs } from "../runtime/meta/read.ts";
 import { prepareWorkflow } from "../runtime/run/script-check.ts";
-import { dollarsFlag, type FlagSpec, flagValue, integerFlag, type ParsedArgs, parseArgs, usageError } from "./args.ts";
+import {
+	dollarsFlag,
+	type FlagSpec,
+	flagValue,
+	integerFlag,
+	numberAboveFlag,
+	type ParsedArgs,
+	parseArgs,
+	usageError,
+} from "./args.ts";
 import { checkCeilingGrant, grantCliCeiling } from "./ceiling.ts";
 import type { CliContext } from "./context.ts";
 import { backgroundDry, dryRun, warnOverCap } from "./dry-run.ts";
@@ -31,6 +40,7 @@ const RUN_FLAGS: readonly FlagSpec[] = [
 	{ name: "timeout", value: true },
 	{ name: "max-cost", value: true },
 	{ name: "max-provider-wait", value: true },
+	{ name: "slow-multiple", value: true },
 	{ name: "extension", short: "e", value: true, repeat: true },
 	{ name: "json" },
 	{ name: "allow-tools", value: true, repeat: true },
@@ -203,6 +213,12 @@ function runFlags(args: ParsedArgs): RunFlags {
 	const model = flagValue(args, "model");
 	const modelTiers = flagValue(args, "model-tiers");
 	const maxCostUsd = dollarsFlag(args, "max-cost");
+	const slowMultiple = numberAboveFlag(
+		args,
+		"slow-multiple",
+		1,
+		"a call or run that takes more than that many times its usual duration is marked slower than usual",
+	);
 	const redis = flagValue(args, "redis");
 	const badRedis = redis !== undefined ? checkRedisUrl(redis) : undefined;
 	if (badRedis) throw usageError(`--redis: ${badRedis}`);
@@ -222,6 +238,7 @@ function runFlags(args: ParsedArgs): RunFlags {
 		...(timeoutMs !== undefined ? { timeoutMs } : {}),
 		...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
 		...(maxProviderWaitMs !== undefined ? { maxProviderWaitMs } : {}),
+		...(slowMultiple !== undefined ? { slowMultiple } : {}),
 		...(model !== undefined ? { model } : {}),
 		...(modelTiers !== undefined ? { modelTiers } : {}),
 		extensions: args.flags.get("extension") ?? [],
