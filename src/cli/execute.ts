@@ -42,6 +42,11 @@ export interface RunFlags {
 	redis?: string;
 	/** `--redis-unreachable-ms`: how long Redis may stay unreachable before the waiting children fail. Default: 60000. */
 	redisUnreachableMs?: number;
+	/**
+	 * `--placement-wait-ms`: how long a queued child waits for a live worker with every label it requires before it
+	 * fails with placement_unsatisfiable; a call's `placement.waitMs` wins. Default: 60000.
+	 */
+	placementWaitMs?: number;
 	/** `--approve` (true) or `--no-approve` (false): trust the project or not for this run, as pi's `-a`/`-na`. */
 	approve?: boolean;
 	/** `--no-frame`: children get no provenance frame. Default: they do. */

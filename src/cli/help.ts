@@ -66,6 +66,9 @@ const RUN_OPTIONS = `Options:
                            (redis://[user:password@]host:6379, rediss:// for TLS) instead of running them here
   --redis-unreachable-ms <ms>  how long that Redis may stay unreachable before the waiting children fail
                            with queue_unreachable (default 60000)
+  --placement-wait-ms <ms> with --redis: how long a child waits for a live worker with every label its
+                           placement requires before it fails with placement_unsatisfiable (default 60000;
+                           a call's placement.waitMs wins)
   -a, --approve            trust this project for this run, as pi -a does: its .pi extensions, skills and
                            settings load, and its agent files (.pi/agents, .agents/agents, .claude/agents)
                            are read; without it, pi's saved decision (/trust) or defaultProjectTrust decides

@@ -56,6 +56,11 @@ export interface PiSetupOptions {
 	redis?: string;
 	/** `--redis-unreachable-ms`: how long Redis may stay unreachable before the waiting children fail. Default: 60000. */
 	redisUnreachableMs?: number;
+	/**
+	 * `--placement-wait-ms`: how long a queued child waits for a live worker with every label it requires before it
+	 * fails with placement_unsatisfiable; a call's `placement.waitMs` wins. Default: 60000.
+	 */
+	placementWaitMs?: number;
 	/** `--approve` / `--no-approve`: the project's trust for this run. Default: pi's saved decision and settings. */
 	approve?: boolean;
 	/** Who the children speak for (their provenance frame), unless `workflows.provenanceFrame` is false. Default: none. */
@@ -181,7 +186,12 @@ async function queueSetUp(
 	const unreachableMs = options.redisUnreachableMs;
 	// BullMQ and ioredis (some 60 modules) load only for a run that queues its children.
 	const { createQueueHost } = await import("../queue/host.ts");
-	const host = createQueueHost({ redis, ...(unreachableMs !== undefined ? { unreachableMs } : {}) });
+	const { placementWaitMs } = options;
+	const host = createQueueHost({
+		redis,
+		...(unreachableMs !== undefined ? { unreachableMs } : {}),
+		...(placementWaitMs !== undefined ? { placementWaitMs } : {}),
+	});
 	const unanswered = usageError(`--redis ${safeUrl(redis)}: Redis does not answer. Start it, or check the URL`);
 	let timer: ReturnType<typeof setTimeout> | undefined;
 	const workers = await Promise.race([

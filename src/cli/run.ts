@@ -48,6 +48,7 @@ const RUN_FLAGS: readonly FlagSpec[] = [
 	{ name: "model-tiers", value: true },
 	{ name: "redis", value: true },
 	{ name: "redis-unreachable-ms", value: true },
+	{ name: "placement-wait-ms", value: true },
 	{ name: "approve", short: "a" },
 	{ name: "no-approve", short: "na" },
 	{ name: "dry-run" },
@@ -226,6 +227,12 @@ function runFlags(args: ParsedArgs): RunFlags {
 	if (redisUnreachableMs !== undefined && redis === undefined) {
 		throw usageError("--redis-unreachable-ms is how long the queue's Redis may stay unreachable: give --redis too");
 	}
+	const placementWaitMs = integerFlag(args, "placement-wait-ms", 0, MAX_TIMEOUT_MS);
+	if (placementWaitMs !== undefined && redis === undefined) {
+		throw usageError(
+			"--placement-wait-ms is how long a queued child waits for a live worker with the labels it requires: give --redis too",
+		);
+	}
 	const approve = args.flags.has("approve") ? true : args.flags.has("no-approve") ? false : undefined;
 	if (args.flags.has("approve") && args.flags.has("no-approve")) {
 		throw usageError("--approve and --no-approve contradict each other; give one");
@@ -234,6 +241,7 @@ function runFlags(args: ParsedArgs): RunFlags {
 		...(approve !== undefined ? { approve } : {}),
 		...(redis !== undefined ? { redis } : {}),
 		...(redisUnreachableMs !== undefined ? { redisUnreachableMs } : {}),
+		...(placementWaitMs !== undefined ? { placementWaitMs } : {}),
 		concurrency: integerFlag(args, "concurrency", 1, 64) ?? DEFAULT_CONCURRENCY,
 		...(timeoutMs !== undefined ? { timeoutMs } : {}),
 		...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
@@ -274,6 +282,7 @@ async function setUp(
 		lentTools,
 		...(flags.redis !== undefined ? { redis: flags.redis } : {}),
 		...(flags.redisUnreachableMs !== undefined ? { redisUnreachableMs: flags.redisUnreachableMs } : {}),
+		...(flags.placementWaitMs !== undefined ? { placementWaitMs: flags.placementWaitMs } : {}),
 		...(flags.approve !== undefined ? { approve: flags.approve } : {}),
 		...(flags.provenance ? { provenance: flags.provenance } : {}),
 		onNote: (text) => ctx.stderr.write(`Note: ${text}\n`),
