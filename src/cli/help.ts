@@ -47,7 +47,8 @@ const RUN_OPTIONS = `Options:
                            the --max-cost it needs. A new run is estimated first (a dry run, no model) and
                            warned about on stderr when the estimate is over the cap. On resume: what earlier
                            sessions spent counts, so a higher total goes on and the same one starts nothing
-                           (default: the run's own cap, as last raised)
+                           (default: the run's own cap, as last raised). A new run of a saved workflow given
+                           none is capped by the dollar ceiling granted to its text (--grant), if any
   --concurrency <n>        children running at once, 1-64 (default 4)
   --timeout <ms>           deadline for the whole run
   --max-provider-wait <ms> how long the run may wait in all for rate limits, overloads and usage limits
@@ -60,8 +61,9 @@ const RUN_OPTIONS = `Options:
                            ls, edit, write); none by default: there is no permission prompt here. For a saved
                            workflow it grants them to this version of its script (.pi/workflows.grants.json)
   --grant                  with --max-cost, for a saved workflow: grants that cap to this version of its script
-                           as its dollar ceiling: its runs in pi estimated over their cap but within it take it
-                           as their cap without asking, until a byte of the file changes
+                           as its dollar ceiling: its runs given no --max-cost take it as their cap (stderr says
+                           so), and its runs in pi estimated over their cap but within it take it without asking,
+                           until a byte of the file changes
   --redis <url>            send the children to workers (pi-workflows worker) through the Redis queue at <url>
                            (redis://[user:password@]host:6379, rediss:// for TLS) instead of running them here
   --redis-unreachable-ms <ms>  how long that Redis may stay unreachable before the waiting children fail

@@ -23,7 +23,7 @@ import {
 	parseArgs,
 	usageError,
 } from "./args.ts";
-import { checkCeilingGrant, grantCliCeiling } from "./ceiling.ts";
+import { checkCeilingGrant, grantCliCeiling, grantedCliCeiling } from "./ceiling.ts";
 import type { CliContext } from "./context.ts";
 import { backgroundDry, dryRun, warnOverCap } from "./dry-run.ts";
 import { execute, type RunFlags } from "./execute.ts";
@@ -94,7 +94,7 @@ export async function runCommand(argv: readonly string[], ctx: CliContext): Prom
 		...(givenArgs !== undefined ? { args: readArgs(givenArgs, ctx.cwd) } : {}),
 	});
 	const provenance = { script: cliScript(target, script.filename), person: cliPerson("run", argv, ctx) };
-	return runStarted(start, framed(flags, provenance), ctx, { estimateFirst: true, grantCeiling });
+	return runStarted(start, framed(flags, provenance), ctx, { fresh: true, grantCeiling });
 }
 
 export async function resumeCommand(argv: readonly string[], ctx: CliContext): Promise<number> {
@@ -148,34 +148,35 @@ function runsRoot(ctx: CliContext): string {
 
 /**
  * Checks the script as the run would, loads pi, and runs; a run that never started lets go of its record. A new run
- * with `--max-cost` is estimated first (`estimateFirst`), and warned about when over its cap. A resume is not: its
- * dry run would count again the calls the run already made. `grantCeiling` (`--grant`): `--max-cost` is granted to
- * the saved workflow's text as its dollar ceiling.
+ * (`fresh`) given no `--max-cost` is capped by the dollar ceiling granted to its text, if any; capped, it is estimated
+ * first, and warned about when over its cap. A resume is neither: it keeps the record's cap, and its dry run would
+ * count again the calls the run already made. `grantCeiling` (`--grant`): `--max-cost` is granted to the saved
+ * workflow's text as its dollar ceiling.
  */
 async function runStarted(
 	start: DurableStart,
-	flags: RunFlags,
+	given: RunFlags,
 	ctx: CliContext,
-	{ estimateFirst = false, grantCeiling = false } = {},
+	{ fresh = false, grantCeiling = false } = {},
 ): Promise<number> {
 	try {
 		await checkBeforeStart(start.source);
-		const { maxCostUsd } = flags;
 		const { script, filename, args } = start.source;
 		const input = { script: { source: script, filename }, ...(args !== undefined ? { args } : {}) };
-		const planned =
-			estimateFirst && maxCostUsd !== undefined
-				? await warnOverCap(input, { ...flags, maxCostUsd }, ctx)
-				: undefined;
-		// A saved workflow's tools follow its grants (bound to its text); --allow-tools grants them to this text, and
-		// --grant the cap. Granted here, where pi's trust in the project (whose grants file it is) is known.
-		const pi = await setUp(flags, ctx, start.runner, (projectTrusted) => {
-			if (grantCeiling && maxCostUsd !== undefined) {
-				grantCliCeiling(start.source, maxCostUsd, { ...ctx, projectTrusted });
-			}
-			return grantedCliTools(start.source, flags.allowTools, { ...ctx, projectTrusted });
+		let flags = given;
+		// A saved workflow's tools and ceiling follow its grants (bound to its text); --allow-tools grants tools to this
+		// text, and --grant the cap. Read and granted here, where pi's trust in the project (whose grants file it is) is known.
+		const pi = await setUp(given, ctx, start.runner, (projectTrusted) => {
+			const places = { ...ctx, projectTrusted };
+			if (grantCeiling && given.maxCostUsd !== undefined) grantCliCeiling(start.source, given.maxCostUsd, places);
+			const ceiling = fresh && given.maxCostUsd === undefined ? grantedCliCeiling(start.source, places) : undefined;
+			if (ceiling !== undefined) flags = { ...given, maxCostUsd: ceiling };
+			return grantedCliTools(start.source, given.allowTools, places);
 		});
 		try {
+			const { maxCostUsd } = flags;
+			const planned =
+				fresh && maxCostUsd !== undefined ? await warnOverCap(input, { ...flags, maxCostUsd }, ctx) : undefined;
 			// The run's plan is made beside it, from a dry run with the options `--dry-run` would use.
 			return await execute(start, flags, pi, ctx, planned, () => backgroundDry(input, flags, ctx));
 		} finally {
