@@ -29,7 +29,7 @@ export interface RunFlags {
 	maxCostUsd?: number;
 	/** The run's total wait for provider limits before it stops. Default: the runtime's (30 min). */
 	maxProviderWaitMs?: number;
-	/** `--slow-multiple`: a call or run past this multiple of its usual duration is marked slow. Default: 5. */
+	/** `--slow-multiple`: a call or run past this multiple of its usual duration is marked slow. Default: the setting, else 5. */
 	slowMultiple?: number;
 	model?: string;
 	/** `--model-tiers small=provider/id,big=provider/id`: the models `agent()` option `tier` names. */
@@ -105,9 +105,9 @@ export async function execute(
 ): Promise<number> {
 	const { durable, source } = start;
 	const controller = new AbortController();
-	const tracker = createWorkflowProgressTracker(
-		flags.slowMultiple !== undefined ? { slowMultiple: flags.slowMultiple } : {},
-	);
+	// The slow mark's multiple: `--slow-multiple`, else the `workflows.slowMultiple` setting, else the tracker's 5.
+	const slowMultiple = flags.slowMultiple ?? pi.slowMultiple;
+	const tracker = createWorkflowProgressTracker(slowMultiple !== undefined ? { slowMultiple } : {});
 	const view = createProgressView(ctx.stderr);
 	let runId: string | undefined;
 	durable.recorded.then((id) => {

@@ -55,7 +55,7 @@ const RUN_OPTIONS = `Options:
                            before it stops, resumable (default 1800000: 30 min; 0 stops at the first)
   --slow-multiple <n>      a call or run that takes more than n times its usual duration (the median of its
                            earlier ones) is marked slower than usual, on its progress line and in the event
-                           log; a number above 1 (default 5)
+                           log; a number above 1 (default: the workflows.slowMultiple setting, else 5)
   -e, --extension <path>   load a pi extension, as pi -e does (custom providers); repeatable
   --allow-tools <names>    pi built-ins the script's tool() may call, e.g. bash,read (bash, read, grep, find,
                            ls, edit, write); none by default: there is no permission prompt here. For a saved

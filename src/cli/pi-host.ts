@@ -85,6 +85,8 @@ export interface PiSetup {
 	tools?: Record<string, WorkflowTool>;
 	/** Ends what the runner holds (the queue's connections); absent for the local runner. */
 	close?: () => Promise<void>;
+	/** The `workflows.slowMultiple` setting, when it is a number above 1 (`--slow-multiple` wins over it). */
+	slowMultiple?: number;
 }
 
 export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
@@ -115,6 +117,8 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 
 	const { modelRuntime, settingsManager } = services;
 	const provenance = frameSetting(settingsManager.getSettings()) === false ? undefined : options.provenance;
+	const slowMultiple = slowMultipleSetting(settingsManager.getSettings(), warnings);
+	const slow = slowMultiple !== undefined ? { slowMultiple } : {};
 	if (options.redis) {
 		// The workers resolve models against their own pi: a --model this machine lacks goes to them as it is.
 		const chosen = await chooseModel(options.model, services).catch((error: unknown) => {
@@ -135,6 +139,7 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 			agentTypes: listAvailableAgentTypes(types.types),
 			...(types.unknownTypeNote ? { agentTypesNote: types.unknownTypeNote } : {}),
 			warnings,
+			...slow,
 		};
 	}
 	const chosen = await chooseModel(options.model, services);
@@ -172,7 +177,19 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 		...(types.unknownTypeNote ? { agentTypesNote: types.unknownTypeNote } : {}),
 		warnings,
 		...(allowed.length > 0 ? { tools: builtInTools(options.cwd, allowed) } : {}),
+		...slow,
 	};
+}
+
+/** `workflows.slowMultiple` (global and project merged), as pi's extension reads it; another value is a warning. */
+function slowMultipleSetting(settings: unknown, warnings: string[]): number | undefined {
+	const value = (settings as { workflows?: { slowMultiple?: unknown } } | undefined)?.workflows?.slowMultiple;
+	if (value === undefined || value === null) return undefined;
+	if (typeof value === "number" && Number.isFinite(value) && value > 1) return value;
+	warnings.push(
+		`\`workflows.slowMultiple\` must be a number above 1 (default: 5), got ${JSON.stringify(value)}: left out`,
+	);
+	return undefined;
 }
 
 /** The queue runner: this host plans each child and queues it; workers at `redis` run it on their own pi. */

@@ -1,6 +1,6 @@
 /**
- * `--slow-multiple` on `run` and `resume`: the multiple of a call's usual duration past which the run marks it
- * slower than usual (the progress line of the call, `call_slow` in the event log). The child here takes turns until
+ * `--slow-multiple` on `run` and `resume`, else the `workflows.slowMultiple` setting: the multiple of a call's usual
+ * duration past which the run marks it slower than usual (the progress line of the call, `call_slow` in the event log). The child here takes turns until
  * its call is marked, so the mark comes from the multiple given, whatever the machine's speed.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -49,19 +49,29 @@ describe("pi-workflows run --slow-multiple", () => {
 		return { ...result, ...(JSON.parse(result.stdout) as { runId: string; value: string }) };
 	};
 
-	it("marks a call slower than usual past the multiple given, and not before it: on its progress line and in the event log", async () => {
-		// The history: one quick call of the same label, whose duration is the usual one.
+	it("marks a call slower than usual past the multiple given (flag, else setting), and not before it: on its progress line and in the event log", async () => {
+		// The history: one quick call of the same label, whose duration is the usual one. A setting that cannot be
+		// used is named in a warning and left out.
+		const settings = (slowMultiple: unknown) =>
+			writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ workflows: { slowMultiple } }));
+		settings("lots");
 		const quick = await run("echo quick", []);
+		expect(quick.stderr).toContain(
+			'Warning: `workflows.slowMultiple` must be a number above 1 (default: 5), got "lots": left out\n',
+		);
 		const usualMs = (await events(quick.runId)).find((event) => event.type === "agent_finished")?.durationMs ?? 0;
 		expect(usualMs).toBeGreaterThan(0);
 
-		// A call that goes on past 6× the usual, which the default multiple (5) marks: not marked under 1000000.
-		const unmarked = await run(`until past ${6 * usualMs} ms ${runsRoot()}`, ["--slow-multiple", "1000000"]);
+		// A call that goes on past 6× the usual, which the default multiple (5) marks: not marked under the setting's
+		// 1000000, which the command line reads as pi does.
+		settings(1_000_000);
+		const unmarked = await run(`until past ${6 * usualMs} ms ${runsRoot()}`, []);
 		expect(unmarked.value).toBe("past");
 		expect((await events(unmarked.runId)).filter((event) => event.type === "call_slow")).toEqual([]);
 		expect(unmarked.stderr).not.toContain("slower than usual");
 
-		// A call that goes on until it is marked: under 1.5, its line says so and the log records it once.
+		// A call that goes on until it is marked: under the flag's 1.5 (a flag wins over the setting), its line says so
+		// and the log records it once.
 		const slow = await run(`until slow ${runsRoot()}`, ["--slow-multiple", "1.5"]);
 		expect(slow.value).toBe("marked slow");
 		expect(slow.stderr).toMatch(/^ {2}✓ scan · .+ · slower than usual: \d+ s, usually ~\d+ s/m);
