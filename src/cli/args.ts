@@ -92,3 +92,17 @@ export function integerFlag(args: ParsedArgs, name: string, min: number, max: nu
 	}
 	return value;
 }
+
+/**
+ * A number above `floor` given as `--name` (`1.5`, `10`), or undefined when the flag is absent; `meaning` says in
+ * the message what the number does.
+ */
+export function numberAboveFlag(args: ParsedArgs, name: string, floor: number, meaning: string): number | undefined {
+	const text = flagValue(args, name);
+	if (text === undefined) return undefined;
+	const value = Number(text);
+	if (!/^\d+(\.\d+)?$/.test(text) || !(value > floor) || !Number.isFinite(value)) {
+		throw usageError(`--${name} must be a number above ${floor} such as ${floor + 2} (${meaning}), got "${text}"`);
+	}
+	return value;
+}

@@ -1,10 +1,12 @@
 /**
- * `--max-cost N --grant`: the command line's way to grant a saved workflow's text a dollar ceiling (src/host/grants.ts),
- * as a yes to pi's "Start anyway?" does. The ceiling is for runs in pi: there a run of the same text estimated over
- * its cap but within the ceiling takes it as its cap without asking. A command-line run keeps the `--max-cost` given.
+ * A saved workflow's dollar ceiling (src/host/grants.ts) on the command line. `--max-cost N --grant` grants it to the
+ * workflow's text, as a yes to pi's "Start anyway?" does. A later `run` of the same text given no `--max-cost` takes
+ * the ceiling as its cap (a run given one keeps it); in pi, a run estimated over its cap but within the ceiling takes
+ * it without asking. A changed byte has no ceiling: it was granted to the other text.
  */
 import type { GrantedScript } from "../host/grants.ts";
 import { WorkflowGrants } from "../host/grants.ts";
+import { visibleText } from "../progress/visible-text.ts";
 import { usdText } from "../runtime/core/cost.ts";
 import { usageError } from "./args.ts";
 import type { CliContext } from "./context.ts";
@@ -33,6 +35,39 @@ export function grantCliCeiling(
 	if (!grants) return;
 	grants.grantCeiling(usd);
 	ctx.stderr.write(
-		`Note: granted ${grants.describe()} a dollar ceiling of ${usdText(usd)}: its runs in pi estimated over their cap but within it take it as their cap without asking, until the file changes\n`,
+		visibleText(
+			`Note: granted ${grants.describe()} a dollar ceiling of ${usdText(usd)}: its runs without --max-cost take it as their cap, and its runs in pi estimated over their cap but within it take it without asking, until the file changes\n`,
+		),
 	);
+}
+
+/**
+ * The cap of a new run given no `--max-cost`: the dollar ceiling granted to this very text, said on stderr; undefined
+ * when there is none (after a changed byte, stderr says the ceiling was granted to the other text).
+ */
+export function grantedCliCeiling(
+	source: GrantedScript,
+	ctx: Pick<CliContext, "cwd" | "agentDir" | "stderr"> & { projectTrusted: boolean },
+): number | undefined {
+	const grants = WorkflowGrants.of(source, ctx);
+	if (!grants) return undefined;
+	const ceiling = grants.ceiling();
+	if (ceiling !== undefined) {
+		ctx.stderr.write(
+			visibleText(
+				`Note: capped at ${usdText(ceiling)}, the dollar ceiling granted to ${grants.describe()}; give --max-cost for another cap\n`,
+			),
+		);
+		return ceiling;
+	}
+	const changed = grants.changedSince();
+	const earlier = grants.stored()?.maxCostUsd;
+	if (changed && earlier !== undefined) {
+		ctx.stderr.write(
+			visibleText(
+				`Note: ${grants.describe()} changed since sha256 ${changed.sha256.slice(0, 12)} was granted a dollar ceiling of ${usdText(earlier)}; this run has no cap. Grant this version one with --max-cost <usd> --grant\n`,
+			),
+		);
+	}
+	return undefined;
 }

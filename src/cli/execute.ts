@@ -29,6 +29,8 @@ export interface RunFlags {
 	maxCostUsd?: number;
 	/** The run's total wait for provider limits before it stops. Default: the runtime's (30 min). */
 	maxProviderWaitMs?: number;
+	/** `--slow-multiple`: a call or run past this multiple of its usual duration is marked slow. Default: the setting, else 5. */
+	slowMultiple?: number;
 	model?: string;
 	/** `--model-tiers small=provider/id,big=provider/id`: the models `agent()` option `tier` names. */
 	modelTiers?: string;
@@ -40,6 +42,11 @@ export interface RunFlags {
 	redis?: string;
 	/** `--redis-unreachable-ms`: how long Redis may stay unreachable before the waiting children fail. Default: 60000. */
 	redisUnreachableMs?: number;
+	/**
+	 * `--placement-wait-ms`: how long a queued child waits for a live worker with every label it requires before it
+	 * fails with placement_unsatisfiable; a call's `placement.waitMs` wins. Default: 60000.
+	 */
+	placementWaitMs?: number;
 	/** `--approve` (true) or `--no-approve` (false): trust the project or not for this run, as pi's `-a`/`-na`. */
 	approve?: boolean;
 	/** `--no-frame`: children get no provenance frame. Default: they do. */
@@ -98,7 +105,9 @@ export async function execute(
 ): Promise<number> {
 	const { durable, source } = start;
 	const controller = new AbortController();
-	const tracker = createWorkflowProgressTracker();
+	// The slow mark's multiple: `--slow-multiple`, else the `workflows.slowMultiple` setting, else the tracker's 5.
+	const slowMultiple = flags.slowMultiple ?? pi.slowMultiple;
+	const tracker = createWorkflowProgressTracker(slowMultiple !== undefined ? { slowMultiple } : {});
 	const view = createProgressView(ctx.stderr);
 	let runId: string | undefined;
 	durable.recorded.then((id) => {

@@ -47,22 +47,30 @@ const RUN_OPTIONS = `Options:
                            the --max-cost it needs. A new run is estimated first (a dry run, no model) and
                            warned about on stderr when the estimate is over the cap. On resume: what earlier
                            sessions spent counts, so a higher total goes on and the same one starts nothing
-                           (default: the run's own cap, as last raised)
+                           (default: the run's own cap, as last raised). A new run of a saved workflow given
+                           none is capped by the dollar ceiling granted to its text (--grant), if any
   --concurrency <n>        children running at once, 1-64 (default 4)
   --timeout <ms>           deadline for the whole run
   --max-provider-wait <ms> how long the run may wait in all for rate limits, overloads and usage limits
                            before it stops, resumable (default 1800000: 30 min; 0 stops at the first)
+  --slow-multiple <n>      a call or run that takes more than n times its usual duration (the median of its
+                           earlier ones) is marked slower than usual, on its progress line and in the event
+                           log; a number above 1 (default: the workflows.slowMultiple setting, else 5)
   -e, --extension <path>   load a pi extension, as pi -e does (custom providers); repeatable
   --allow-tools <names>    pi built-ins the script's tool() may call, e.g. bash,read (bash, read, grep, find,
                            ls, edit, write); none by default: there is no permission prompt here. For a saved
                            workflow it grants them to this version of its script (.pi/workflows.grants.json)
   --grant                  with --max-cost, for a saved workflow: grants that cap to this version of its script
-                           as its dollar ceiling: its runs in pi estimated over their cap but within it take it
-                           as their cap without asking, until a byte of the file changes
+                           as its dollar ceiling: its runs given no --max-cost take it as their cap (stderr says
+                           so), and its runs in pi estimated over their cap but within it take it without asking,
+                           until a byte of the file changes
   --redis <url>            send the children to workers (pi-workflows worker) through the Redis queue at <url>
                            (redis://[user:password@]host:6379, rediss:// for TLS) instead of running them here
   --redis-unreachable-ms <ms>  how long that Redis may stay unreachable before the waiting children fail
                            with queue_unreachable (default 60000)
+  --placement-wait-ms <ms> with --redis: how long a child waits for a live worker with every label its
+                           placement requires before it fails with placement_unsatisfiable (default 60000;
+                           a call's placement.waitMs wins)
   -a, --approve            trust this project for this run, as pi -a does: its .pi extensions, skills and
                            settings load, and its agent files (.pi/agents, .agents/agents, .claude/agents)
                            are read; without it, pi's saved decision (/trust) or defaultProjectTrust decides

@@ -56,6 +56,11 @@ export interface PiSetupOptions {
 	redis?: string;
 	/** `--redis-unreachable-ms`: how long Redis may stay unreachable before the waiting children fail. Default: 60000. */
 	redisUnreachableMs?: number;
+	/**
+	 * `--placement-wait-ms`: how long a queued child waits for a live worker with every label it requires before it
+	 * fails with placement_unsatisfiable; a call's `placement.waitMs` wins. Default: 60000.
+	 */
+	placementWaitMs?: number;
 	/** `--approve` / `--no-approve`: the project's trust for this run. Default: pi's saved decision and settings. */
 	approve?: boolean;
 	/** Who the children speak for (their provenance frame), unless `workflows.provenanceFrame` is false. Default: none. */
@@ -80,6 +85,8 @@ export interface PiSetup {
 	tools?: Record<string, WorkflowTool>;
 	/** Ends what the runner holds (the queue's connections); absent for the local runner. */
 	close?: () => Promise<void>;
+	/** The `workflows.slowMultiple` setting, when it is a number above 1 (`--slow-multiple` wins over it). */
+	slowMultiple?: number;
 }
 
 export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
@@ -110,6 +117,8 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 
 	const { modelRuntime, settingsManager } = services;
 	const provenance = frameSetting(settingsManager.getSettings()) === false ? undefined : options.provenance;
+	const slowMultiple = slowMultipleSetting(settingsManager.getSettings(), warnings);
+	const slow = slowMultiple !== undefined ? { slowMultiple } : {};
 	if (options.redis) {
 		// The workers resolve models against their own pi: a --model this machine lacks goes to them as it is.
 		const chosen = await chooseModel(options.model, services).catch((error: unknown) => {
@@ -130,6 +139,7 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 			agentTypes: listAvailableAgentTypes(types.types),
 			...(types.unknownTypeNote ? { agentTypesNote: types.unknownTypeNote } : {}),
 			warnings,
+			...slow,
 		};
 	}
 	const chosen = await chooseModel(options.model, services);
@@ -167,7 +177,19 @@ export async function setUpPi(options: PiSetupOptions): Promise<PiSetup> {
 		...(types.unknownTypeNote ? { agentTypesNote: types.unknownTypeNote } : {}),
 		warnings,
 		...(allowed.length > 0 ? { tools: builtInTools(options.cwd, allowed) } : {}),
+		...slow,
 	};
+}
+
+/** `workflows.slowMultiple` (global and project merged), as pi's extension reads it; another value is a warning. */
+function slowMultipleSetting(settings: unknown, warnings: string[]): number | undefined {
+	const value = (settings as { workflows?: { slowMultiple?: unknown } } | undefined)?.workflows?.slowMultiple;
+	if (value === undefined || value === null) return undefined;
+	if (typeof value === "number" && Number.isFinite(value) && value > 1) return value;
+	warnings.push(
+		`\`workflows.slowMultiple\` must be a number above 1 (default: 5), got ${JSON.stringify(value)}: left out`,
+	);
+	return undefined;
 }
 
 /** The queue runner: this host plans each child and queues it; workers at `redis` run it on their own pi. */
@@ -181,7 +203,12 @@ async function queueSetUp(
 	const unreachableMs = options.redisUnreachableMs;
 	// BullMQ and ioredis (some 60 modules) load only for a run that queues its children.
 	const { createQueueHost } = await import("../queue/host.ts");
-	const host = createQueueHost({ redis, ...(unreachableMs !== undefined ? { unreachableMs } : {}) });
+	const { placementWaitMs } = options;
+	const host = createQueueHost({
+		redis,
+		...(unreachableMs !== undefined ? { unreachableMs } : {}),
+		...(placementWaitMs !== undefined ? { placementWaitMs } : {}),
+	});
 	const unanswered = usageError(`--redis ${safeUrl(redis)}: Redis does not answer. Start it, or check the URL`);
 	let timer: ReturnType<typeof setTimeout> | undefined;
 	const workers = await Promise.race([

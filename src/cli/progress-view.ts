@@ -18,6 +18,7 @@ import {
 	formatWorkflowProgress,
 	hasCost,
 	hasSaving,
+	slowText,
 	type WorkflowProgressEnvelope,
 } from "../progress/index.ts";
 import { visibleText } from "../progress/visible-text.ts";
@@ -108,7 +109,8 @@ function plainView(stream: Stream): ProgressView {
 			// Each call that ends says where the run stands against its plan, and time left when it is known.
 			const ended = event.type === "agent_finished" || event.type === "agent_failed";
 			const standing = ended && envelope.forecast ? ` · ${forecastSummary(envelope)}` : "";
-			if (line !== undefined) say(`${line}${standing}`);
+			const slow = ended ? slowOfCall(envelope, event.key) : "";
+			if (line !== undefined) say(`${line}${slow}${standing}`);
 		},
 		message: say,
 		finish(final) {
@@ -116,6 +118,12 @@ function plainView(stream: Stream): ProgressView {
 		},
 		hold: () => () => {},
 	};
+}
+
+/** " · slower than usual: 6 min, usually ~1 min" when the call took over the slow multiple of its usual time. */
+function slowOfCall(envelope: WorkflowProgressEnvelope, key: string): string {
+	const slow = envelope.agentCalls.find((call) => call.key === key)?.slow;
+	return slow ? ` · ${slowText(slow)}` : "";
 }
 
 /** " · faux/priced · $0.0015": the model a child ran on and what it cost, when known. */

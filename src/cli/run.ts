@@ -13,8 +13,17 @@ import { MAX_TIMEOUT_MS } from "../runtime/agent/options.ts";
 import type { WorkflowMeta } from "../runtime/core/types.ts";
 import { validateArgs } from "../runtime/meta/read.ts";
 import { prepareWorkflow } from "../runtime/run/script-check.ts";
-import { dollarsFlag, type FlagSpec, flagValue, integerFlag, type ParsedArgs, parseArgs, usageError } from "./args.ts";
-import { checkCeilingGrant, grantCliCeiling } from "./ceiling.ts";
+import {
+	dollarsFlag,
+	type FlagSpec,
+	flagValue,
+	integerFlag,
+	numberAboveFlag,
+	type ParsedArgs,
+	parseArgs,
+	usageError,
+} from "./args.ts";
+import { checkCeilingGrant, grantCliCeiling, grantedCliCeiling } from "./ceiling.ts";
 import type { CliContext } from "./context.ts";
 import { backgroundDry, dryRun, warnOverCap } from "./dry-run.ts";
 import { execute, type RunFlags } from "./execute.ts";
@@ -31,6 +40,7 @@ const RUN_FLAGS: readonly FlagSpec[] = [
 	{ name: "timeout", value: true },
 	{ name: "max-cost", value: true },
 	{ name: "max-provider-wait", value: true },
+	{ name: "slow-multiple", value: true },
 	{ name: "extension", short: "e", value: true, repeat: true },
 	{ name: "json" },
 	{ name: "allow-tools", value: true, repeat: true },
@@ -38,6 +48,7 @@ const RUN_FLAGS: readonly FlagSpec[] = [
 	{ name: "model-tiers", value: true },
 	{ name: "redis", value: true },
 	{ name: "redis-unreachable-ms", value: true },
+	{ name: "placement-wait-ms", value: true },
 	{ name: "approve", short: "a" },
 	{ name: "no-approve", short: "na" },
 	{ name: "dry-run" },
@@ -83,7 +94,7 @@ export async function runCommand(argv: readonly string[], ctx: CliContext): Prom
 		...(givenArgs !== undefined ? { args: readArgs(givenArgs, ctx.cwd) } : {}),
 	});
 	const provenance = { script: cliScript(target, script.filename), person: cliPerson("run", argv, ctx) };
-	return runStarted(start, framed(flags, provenance), ctx, { estimateFirst: true, grantCeiling });
+	return runStarted(start, framed(flags, provenance), ctx, { fresh: true, grantCeiling });
 }
 
 export async function resumeCommand(argv: readonly string[], ctx: CliContext): Promise<number> {
@@ -137,34 +148,35 @@ function runsRoot(ctx: CliContext): string {
 
 /**
  * Checks the script as the run would, loads pi, and runs; a run that never started lets go of its record. A new run
- * with `--max-cost` is estimated first (`estimateFirst`), and warned about when over its cap. A resume is not: its
- * dry run would count again the calls the run already made. `grantCeiling` (`--grant`): `--max-cost` is granted to
- * the saved workflow's text as its dollar ceiling.
+ * (`fresh`) given no `--max-cost` is capped by the dollar ceiling granted to its text, if any; capped, it is estimated
+ * first, and warned about when over its cap. A resume is neither: it keeps the record's cap, and its dry run would
+ * count again the calls the run already made. `grantCeiling` (`--grant`): `--max-cost` is granted to the saved
+ * workflow's text as its dollar ceiling.
  */
 async function runStarted(
 	start: DurableStart,
-	flags: RunFlags,
+	given: RunFlags,
 	ctx: CliContext,
-	{ estimateFirst = false, grantCeiling = false } = {},
+	{ fresh = false, grantCeiling = false } = {},
 ): Promise<number> {
 	try {
 		await checkBeforeStart(start.source);
-		const { maxCostUsd } = flags;
 		const { script, filename, args } = start.source;
 		const input = { script: { source: script, filename }, ...(args !== undefined ? { args } : {}) };
-		const planned =
-			estimateFirst && maxCostUsd !== undefined
-				? await warnOverCap(input, { ...flags, maxCostUsd }, ctx)
-				: undefined;
-		// A saved workflow's tools follow its grants (bound to its text); --allow-tools grants them to this text, and
-		// --grant the cap. Granted here, where pi's trust in the project (whose grants file it is) is known.
-		const pi = await setUp(flags, ctx, start.runner, (projectTrusted) => {
-			if (grantCeiling && maxCostUsd !== undefined) {
-				grantCliCeiling(start.source, maxCostUsd, { ...ctx, projectTrusted });
-			}
-			return grantedCliTools(start.source, flags.allowTools, { ...ctx, projectTrusted });
+		let flags = given;
+		// A saved workflow's tools and ceiling follow its grants (bound to its text); --allow-tools grants tools to this
+		// text, and --grant the cap. Read and granted here, where pi's trust in the project (whose grants file it is) is known.
+		const pi = await setUp(given, ctx, start.runner, (projectTrusted) => {
+			const places = { ...ctx, projectTrusted };
+			if (grantCeiling && given.maxCostUsd !== undefined) grantCliCeiling(start.source, given.maxCostUsd, places);
+			const ceiling = fresh && given.maxCostUsd === undefined ? grantedCliCeiling(start.source, places) : undefined;
+			if (ceiling !== undefined) flags = { ...given, maxCostUsd: ceiling };
+			return grantedCliTools(start.source, given.allowTools, places);
 		});
 		try {
+			const { maxCostUsd } = flags;
+			const planned =
+				fresh && maxCostUsd !== undefined ? await warnOverCap(input, { ...flags, maxCostUsd }, ctx) : undefined;
 			// The run's plan is made beside it, from a dry run with the options `--dry-run` would use.
 			return await execute(start, flags, pi, ctx, planned, () => backgroundDry(input, flags, ctx));
 		} finally {
@@ -203,12 +215,24 @@ function runFlags(args: ParsedArgs): RunFlags {
 	const model = flagValue(args, "model");
 	const modelTiers = flagValue(args, "model-tiers");
 	const maxCostUsd = dollarsFlag(args, "max-cost");
+	const slowMultiple = numberAboveFlag(
+		args,
+		"slow-multiple",
+		1,
+		"a call or run that takes more than that many times its usual duration is marked slower than usual",
+	);
 	const redis = flagValue(args, "redis");
 	const badRedis = redis !== undefined ? checkRedisUrl(redis) : undefined;
 	if (badRedis) throw usageError(`--redis: ${badRedis}`);
 	const redisUnreachableMs = integerFlag(args, "redis-unreachable-ms", 1000, MAX_TIMEOUT_MS);
 	if (redisUnreachableMs !== undefined && redis === undefined) {
 		throw usageError("--redis-unreachable-ms is how long the queue's Redis may stay unreachable: give --redis too");
+	}
+	const placementWaitMs = integerFlag(args, "placement-wait-ms", 0, MAX_TIMEOUT_MS);
+	if (placementWaitMs !== undefined && redis === undefined) {
+		throw usageError(
+			"--placement-wait-ms is how long a queued child waits for a live worker with the labels it requires: give --redis too",
+		);
 	}
 	const approve = args.flags.has("approve") ? true : args.flags.has("no-approve") ? false : undefined;
 	if (args.flags.has("approve") && args.flags.has("no-approve")) {
@@ -218,10 +242,12 @@ function runFlags(args: ParsedArgs): RunFlags {
 		...(approve !== undefined ? { approve } : {}),
 		...(redis !== undefined ? { redis } : {}),
 		...(redisUnreachableMs !== undefined ? { redisUnreachableMs } : {}),
+		...(placementWaitMs !== undefined ? { placementWaitMs } : {}),
 		concurrency: integerFlag(args, "concurrency", 1, 64) ?? DEFAULT_CONCURRENCY,
 		...(timeoutMs !== undefined ? { timeoutMs } : {}),
 		...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
 		...(maxProviderWaitMs !== undefined ? { maxProviderWaitMs } : {}),
+		...(slowMultiple !== undefined ? { slowMultiple } : {}),
 		...(model !== undefined ? { model } : {}),
 		...(modelTiers !== undefined ? { modelTiers } : {}),
 		extensions: args.flags.get("extension") ?? [],
@@ -257,6 +283,7 @@ async function setUp(
 		lentTools,
 		...(flags.redis !== undefined ? { redis: flags.redis } : {}),
 		...(flags.redisUnreachableMs !== undefined ? { redisUnreachableMs: flags.redisUnreachableMs } : {}),
+		...(flags.placementWaitMs !== undefined ? { placementWaitMs: flags.placementWaitMs } : {}),
 		...(flags.approve !== undefined ? { approve: flags.approve } : {}),
 		...(flags.provenance ? { provenance: flags.provenance } : {}),
 		onNote: (text) => ctx.stderr.write(`Note: ${text}\n`),

@@ -102,7 +102,7 @@ Grant this version with --allow-tools bash
 		const granted = await cli(["run", "gate", ...PI, "--allow-tools", "bash", "--max-cost", "2", "--grant"]);
 		expect(granted.code, granted.stderr).toBe(0);
 		expect(granted.stderr).toContain(
-			`Note: granted the project workflow .pi/workflows/gate.js (sha256 ${sha256Of(gateWorkflow("gate-ran")).slice(0, 12)}) a dollar ceiling of $2.00: its runs in pi estimated over their cap but within it take it as their cap without asking, until the file changes\n`,
+			`Note: granted the project workflow .pi/workflows/gate.js (sha256 ${sha256Of(gateWorkflow("gate-ran")).slice(0, 12)}) a dollar ceiling of $2.00: its runs without --max-cost take it as their cap, and its runs in pi estimated over their cap but within it take it without asking, until the file changes\n`,
 		);
 		const grants = JSON.parse(readFileSync(join(cwd, ".pi", "workflows.grants.json"), "utf8"));
 		expect(grants.workflows[".pi/workflows/gate.js"]).toMatchObject({
@@ -123,5 +123,38 @@ Grant this version with --allow-tools bash
 			`--grant grants to a saved workflow (in .pi/workflows or ~/.pi/agent/workflows, or installed): ${join(cwd, "copy.js")} is outside them, and nothing is granted to it`,
 		);
 		expect(JSON.parse(readFileSync(join(cwd, ".pi", "workflows.grants.json"), "utf8"))).toEqual(grants);
+	}, 120_000);
+
+	it("a run without --max-cost takes the ceiling granted to its digest as its cap, says so, and stops at it; a changed byte has none", async () => {
+		const priced = (word: string) =>
+			`export const meta = { name: "priced", description: "two priced children" };\nconst one = await agent("echo one");\nconst two = await agent("echo ${word}");\nreturn [one, two];\n`;
+		writeFileSync(join(cwd, ".pi", "workflows", "priced.js"), priced("two"));
+		const PRICED = [PI[0] ?? "", PI[1] ?? "", "--model", "faux/faux-priced"];
+		const granting = await cli(["run", "priced", ...PRICED, "--max-cost", "0.000001", "--grant"]);
+		expect(granting.code, granting.stderr).toBe(130);
+
+		const capped = await cli(["run", "priced", ...PRICED, "--json"]);
+		expect(capped.code, capped.stderr).toBe(130);
+		expect(capped.stderr).toContain(
+			`Note: capped at <$0.0001, the dollar ceiling granted to the project workflow .pi/workflows/priced.js (sha256 ${sha256Of(priced("two")).slice(0, 12)}); give --max-cost for another cap\n`,
+		);
+		expect(capped.stderr).toContain("Error (cost_cap): Stopped at the run's cost cap:");
+		// As a run given that --max-cost: estimated first and warned about, stopped at the cap, resumable under it.
+		expect(capped.stderr).toMatch(/\nWarning: estimated \$[\d.]+, over the cap <\$0\.0001 \(Basis: /);
+		const { counts, runId } = JSON.parse(capped.stdout) as { counts: { started: number }; runId: string };
+		expect(counts.started).toBe(1);
+		const resumed = await cli(["resume", runId, ...PRICED]);
+		expect(resumed.code, resumed.stderr).toBe(130);
+		expect(resumed.stderr).toMatch(/Error \(cost_cap\): Stopped at the run's cost cap: \$0\.\d+ of <\$0\.0001 spent/);
+
+		// One byte changed: the ceiling was granted to the other text, so this run has no cap and runs both children.
+		writeFileSync(join(cwd, ".pi", "workflows", "priced.js"), priced("too"));
+		const edited = await cli(["run", "priced", ...PRICED]);
+		expect(edited.code, edited.stderr).toBe(0);
+		expect(edited.stderr).not.toContain("Note: capped at");
+		expect(edited.stderr).toContain(
+			`Note: the project workflow .pi/workflows/priced.js (sha256 ${sha256Of(priced("too")).slice(0, 12)}) changed since sha256 ${sha256Of(priced("two")).slice(0, 12)} was granted a dollar ceiling of <$0.0001; this run has no cap. Grant this version one with --max-cost <usd> --grant\n`,
+		);
+		expect(JSON.parse(edited.stdout)).toEqual(["child answered ONE", "child answered TOO"]);
 	}, 120_000);
 });
