@@ -139,7 +139,8 @@ interface PhaseGroup {
 
 /**
  * Forecasts one run: its plan, its workflow's name and the history, with each kind of call's usual duration looked
- * up once (a run folds an envelope per event; the history may hold thousands of calls).
+ * up once (the history may hold thousands of calls). The tracker keeps the forecast's inputs up to date as events
+ * arrive (forecast-tally.ts); `forecast` computes it from scratch over a run's calls.
  */
 export class Forecaster {
 	readonly plan: ProgressPlan | undefined;
@@ -147,10 +148,6 @@ export class Forecaster {
 	readonly workflow: string | undefined;
 	private readonly usual = new Map<string, { ms: number; basis: Exclude<TimingBasis, "none"> } | undefined>();
 	private readonly concurrency = new Map<string, number>();
-	private readonly byCall = new WeakMap<
-		ForecastCall,
-		{ ms: number; basis: Exclude<TimingBasis, "none"> } | undefined
-	>();
 
 	constructor(plan: ProgressPlan | undefined, timing: ProgressTiming | undefined, workflow: string | undefined) {
 		this.plan = plan;
@@ -158,17 +155,8 @@ export class Forecaster {
 		this.workflow = workflow;
 	}
 
-	/** `usualDuration` of `call`, remembered. */
+	/** `usualDuration` of `call`, remembered for its kind (phase, label, agent type and model). */
 	usualOf(call: ForecastCall): { ms: number; basis: Exclude<TimingBasis, "none"> } | undefined {
-		if (!this.timing) return undefined;
-		// The same call object is asked about at every envelope: its answer is kept with it.
-		if (this.byCall.has(call)) return this.byCall.get(call);
-		const found = this.usualByKind(call);
-		this.byCall.set(call, found);
-		return found;
-	}
-
-	private usualByKind(call: ForecastCall): { ms: number; basis: Exclude<TimingBasis, "none"> } | undefined {
 		if (!this.timing) return undefined;
 		const key = `${call.phase ?? ""}\u0000${call.label}\u0000${call.agentType}\u0000${call.model ?? ""}`;
 		if (!this.usual.has(key)) this.usual.set(key, usualDuration(call, this.workflow, this.timing));
@@ -253,7 +241,8 @@ export class Forecaster {
 		return { ...base, remainingMs, basis };
 	}
 
-	private concurrencyOf(phase: string | undefined): number {
+	/** `usualConcurrency` of `phase`, remembered. */
+	concurrencyOf(phase: string | undefined): number {
 		const key = phase ?? "";
 		let found = this.concurrency.get(key);
 		if (found === undefined && this.timing) {
