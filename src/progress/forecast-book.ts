@@ -11,12 +11,12 @@ import type {
 	WorkflowProgressPhase,
 } from "./envelope.ts";
 import {
-	Forecaster,
 	heldFraction,
 	type ProgressPlan,
 	type ProgressTiming,
 	type RunCall,
 	slowMark,
+	TimingIndex,
 	usualRunDuration,
 } from "./forecast.ts";
 import { ForecastTally } from "./forecast-tally.ts";
@@ -29,7 +29,7 @@ export class ForecastBook implements CallSnapshotWatcher {
 	/** The fraction shown last. */
 	shown: number;
 	private readonly slowMultiple: number;
-	private readonly forecaster: Forecaster;
+	private readonly index: TimingIndex | undefined;
 	private readonly tally: ForecastTally;
 	private readonly usualRun: number | undefined;
 	/** Each call's usual duration by call key, looked up when the call is first seen. */
@@ -47,8 +47,8 @@ export class ForecastBook implements CallSnapshotWatcher {
 		this.slowMultiple = slowMultiple;
 		this.shown = shown;
 		this.workflow = workflow;
-		this.forecaster = new Forecaster(plan, timing, workflow);
-		this.tally = new ForecastTally(this.forecaster);
+		this.index = timing && new TimingIndex(timing, workflow);
+		this.tally = new ForecastTally(plan, this.index);
 		this.usualRun = timing && usualRunDuration(workflow, timing);
 	}
 
@@ -93,7 +93,7 @@ export class ForecastBook implements CallSnapshotWatcher {
 	/** The call with its usual duration and, past the slow multiple of it, its slow mark. */
 	private marked(call: WorkflowProgressAgentCall): WorkflowProgressAgentCall {
 		if (call.cached || call.skipped) return call;
-		if (!this.usualByKey.has(call.key)) this.usualByKey.set(call.key, this.forecaster.usualOf(call));
+		if (!this.usualByKey.has(call.key)) this.usualByKey.set(call.key, this.index?.usualOf(call));
 		const usual = this.usualByKey.get(call.key);
 		if (!usual) return call;
 		const slow = slowMark(call.elapsedMs ?? 0, usual.ms, this.slowMultiple);

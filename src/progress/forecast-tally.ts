@@ -5,17 +5,19 @@
  * not a walk over the run: the tracker makes one per event, and a big run has thousands of calls.
  * It answers as `Forecaster.forecast` (forecast.ts) would over the same calls.
  */
-import type { Forecaster, PhaseForecast, RunCall, RunForecast, TimingBasis } from "./forecast.ts";
+import type { PhaseForecast, ProgressPlan, RunCall, RunForecast, TimingIndex, UsualDuration } from "./forecast.ts";
 
 /** How many calls the forecast has read, in all: tests read it to show an envelope's cost does not grow with the run. */
 export const forecastReads = { calls: 0 };
 
-type Usual = { ms: number; basis: Exclude<TimingBasis, "none"> } | undefined;
+type Usual = UsualDuration | undefined;
 
 /** One call as counted now: where, and what it adds. */
 interface Counted {
 	phase: PhaseTally;
 	label: string;
+	agentType: string;
+	model: string | undefined;
 	status: RunCall["status"];
 	usual: Usual;
 	/** The call's latest snapshot: a running call's time so far is read from it. */
@@ -60,18 +62,21 @@ interface PhaseTally {
 
 /** The forecast of one run, kept as its calls' snapshots arrive. */
 export class ForecastTally {
-	private readonly forecaster: Forecaster;
+	private readonly plan: ProgressPlan | undefined;
+	/** The history, indexed; undefined without one (then time left is not known). */
+	private readonly timing: TimingIndex | undefined;
 	private readonly phases = new Map<string, PhaseTally>();
 	private readonly byKey = new Map<string, Counted>();
 	private readonly plannedTotal: number;
 
-	constructor(forecaster: Forecaster) {
-		this.forecaster = forecaster;
+	constructor(plan: ProgressPlan | undefined, timing: TimingIndex | undefined) {
+		this.plan = plan;
+		this.timing = timing;
 		let total = 0;
-		for (const planned of forecaster.plan?.calls ?? []) {
+		for (const planned of plan?.calls ?? []) {
 			const phase = this.phaseOf(planned.phase);
 			phase.planned = true;
-			this.label(phase, planned.label).groups.push({ count: planned.count, usual: forecaster.usualOf(planned) });
+			this.label(phase, planned.label).groups.push({ count: planned.count, usual: timing?.usualOf(planned) });
 			total += planned.count;
 		}
 		for (const phase of this.phases.values()) for (const label of phase.labels.keys()) this.relabel(phase, label, 0);
@@ -83,20 +88,26 @@ export class ForecastTally {
 		forecastReads.calls++;
 		const before = this.byKey.get(key);
 		const phase = this.phaseOf(call.phase);
-		if (before && before.phase === phase && before.label === call.label && before.status === call.status) {
-			const usual = this.forecaster.usualOf(call);
-			// A running call whose clock moved: only its snapshot changes.
-			if (usual === before.usual) {
-				before.call = call;
-				return;
-			}
+		if (
+			before &&
+			before.phase === phase &&
+			before.label === call.label &&
+			before.status === call.status &&
+			before.agentType === call.agentType &&
+			before.model === call.model
+		) {
+			// Counted the same (a running call whose clock moved): only its snapshot changes.
+			before.call = call;
+			return;
 		}
 		if (before) this.count(before, -1);
 		const counted: Counted = {
 			phase,
 			label: call.label,
+			agentType: call.agentType,
+			model: call.model,
 			status: call.status,
-			usual: this.forecaster.usualOf(call),
+			usual: this.timing?.usualOf(call),
 			call,
 		};
 		this.count(counted, 1);
@@ -115,7 +126,7 @@ export class ForecastTally {
 		return {
 			done,
 			expected,
-			grown: this.forecaster.plan !== undefined && expected > this.plannedTotal,
+			grown: this.plan !== undefined && expected > this.plannedTotal,
 			remainingMs: unknown ? null : phases.reduce((sum, p) => sum + (p.remainingMs ?? 0), 0),
 			basis: unknown ? "none" : bases.includes("project") ? "project" : "workflow",
 			phases,
@@ -133,8 +144,7 @@ export class ForecastTally {
 			done: phase.done,
 			expected: phase.seen + phase.plannedLeft,
 		};
-		if (!this.forecaster.plan || !this.forecaster.timing || phase.unknown > 0)
-			return { ...base, remainingMs: null, basis: "none" };
+		if (!this.plan || !this.timing || phase.unknown > 0) return { ...base, remainingMs: null, basis: "none" };
 		let work = phase.work;
 		let longest = Math.max(0, phase.longest.max() ?? 0);
 		for (const counted of phase.running) {
@@ -143,7 +153,7 @@ export class ForecastTally {
 			work += rest;
 			longest = Math.max(longest, rest);
 		}
-		const remainingMs = Math.round(Math.max(work / this.forecaster.concurrencyOf(phase.phase), longest));
+		const remainingMs = Math.round(Math.max(work / this.timing.concurrencyOf(phase.phase), longest));
 		return { ...base, remainingMs, basis: phase.project > 0 ? "project" : "workflow" };
 	}
 
