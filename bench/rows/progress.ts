@@ -140,13 +140,13 @@ function foldRow(context: BenchContext, events: readonly WorkflowProgressEvent[]
 	);
 	return {
 		id: "6c",
-		title: `Progress: fold a 1,000-call run's ${events.length} events with a plan and a history, an envelope after each`,
+		title: "Progress: fold a 1,000-call run's events with a plan and a history, an envelope after each",
 		unit: "ms",
 		values: { "pi-workflows": summarize(withPlan) },
 		ratios: false,
 		notes: [
 			`the same fold without a plan: ${formatNumber(summarize(without).median)} ms (${formatNumber(summarize(without).min)}–${formatNumber(summarize(without).max)}); with one, ${formatNumber(ratio)}× that`,
-			`the plan: ${plan.calls.length} planned calls, one per label, as a dry run of the workload makes it; the history: the same run's calls`,
+			`${events.length} events; the plan: ${plan.calls.length} planned calls, one per label, as a dry run of the workload makes it; the history: the same run's calls`,
 		],
 	};
 }
