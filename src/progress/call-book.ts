@@ -35,6 +35,11 @@ export interface CallEnding {
 	savedCost?: WorkflowCost;
 }
 
+/** What sees each call's snapshot as the book takes it, and gives back the one to keep (the forecast's marks). */
+export interface CallSnapshotWatcher {
+	snapped(call: WorkflowProgressAgentCall): WorkflowProgressAgentCall;
+}
+
 /** True for completed, failed and stopped. */
 export function isTerminal(status: WorkflowAgentCallStatus): boolean {
 	return status === "completed" || status === "failed" || status === "stopped";
@@ -60,6 +65,7 @@ export class CallBook {
 	private snapshots: WorkflowProgressAgentCall[] = [];
 	/** The "as of" time of the running calls' elapsed times in `snapshots`. */
 	private snapshotsAt = Number.NaN;
+	private watcher: CallSnapshotWatcher | undefined;
 
 	constructor(phases: PhaseBook) {
 		this.phases = phases;
@@ -171,6 +177,12 @@ export class CallBook {
 		record.data.cost = cost;
 	}
 
+	/** From now on `watcher` sees every snapshot taken, starting with every call's at the next `list`. */
+	watch(watcher: CallSnapshotWatcher): void {
+		this.watcher = watcher;
+		for (const record of this.records.values()) this.dirty.add(record);
+	}
+
 	/** Label of the call that started most recently and still runs (else any running one). */
 	currentTask(): string | undefined {
 		return (this.lastStarted ?? this.running.values().next().value)?.data.label;
@@ -184,10 +196,11 @@ export class CallBook {
 		const snap = (record: CallRecord) => {
 			const data = record.data;
 			const { startedAt } = data;
-			list[record.pos] =
+			const snapshot =
 				data.status === "running" && startedAt !== undefined
 					? { ...data, elapsedMs: Math.max(0, now - startedAt) }
 					: { ...data };
+			list[record.pos] = this.watcher ? this.watcher.snapped(snapshot) : snapshot;
 		};
 		for (const record of this.dirty) snap(record);
 		if (clocksMoved) for (const record of this.running) snap(record);

@@ -1,7 +1,9 @@
 /**
- * The tracker's side of the forecast: adds calls done of expected, time left and slow marks to each envelope, and
- * keeps the fraction shown so far so that it never goes backwards while the run goes.
+ * The tracker's side of the forecast: marks each call's snapshot as the call book takes it (usual duration, slow
+ * mark) and counts it in the forecast's tally, adds calls done of expected and time left to each envelope, and keeps
+ * the fraction shown so far so that it never goes backwards while the run goes.
  */
+import type { CallSnapshotWatcher } from "./call-book.ts";
 import type {
 	WorkflowPhaseForecast,
 	WorkflowProgressAgentCall,
@@ -9,74 +11,71 @@ import type {
 	WorkflowProgressPhase,
 } from "./envelope.ts";
 import {
-	Forecaster,
 	heldFraction,
 	type ProgressPlan,
 	type ProgressTiming,
 	type RunCall,
 	slowMark,
+	TimingIndex,
 	usualRunDuration,
 } from "./forecast.ts";
+import { ForecastTally } from "./forecast-tally.ts";
 
 /** The forecast of one run, as its envelopes carry it. */
-export class ForecastBook {
+export class ForecastBook implements CallSnapshotWatcher {
 	readonly plan: ProgressPlan | undefined;
 	readonly timing: ProgressTiming | undefined;
+	readonly workflow: string | undefined;
 	/** The fraction shown last. */
 	shown: number;
 	private readonly slowMultiple: number;
-	private forecaster: Forecaster;
-	/** Each call's usual duration by call key, looked up once (an envelope is made per event, of every call). */
+	private readonly index: TimingIndex | undefined;
+	private readonly tally: ForecastTally;
+	private readonly usualRun: number | undefined;
+	/** Each call's usual duration by call key, looked up when the call is first seen. */
 	private readonly usualByKey = new Map<string, { ms: number } | undefined>();
-	/** The tracker hands back the same call snapshot while a call does not change: its marked copy is kept for it. */
-	private marks = new WeakMap<WorkflowProgressAgentCall, { marked: WorkflowProgressAgentCall; run: RunCall }>();
 
 	constructor(
 		plan: ProgressPlan | undefined,
 		timing: ProgressTiming | undefined,
 		slowMultiple: number,
 		shown: number,
+		workflow: string | undefined,
 	) {
 		this.plan = plan;
 		this.timing = timing;
 		this.slowMultiple = slowMultiple;
 		this.shown = shown;
-		this.forecaster = new Forecaster(plan, timing, undefined);
+		this.workflow = workflow;
+		this.index = timing && new TimingIndex(timing, workflow);
+		this.tally = new ForecastTally(plan, this.index);
+		this.usualRun = timing && usualRunDuration(workflow, timing);
 	}
 
-	/** `envelope` with its forecast; `running`: the run goes on (the fraction is held), else it is final. */
+	/** The same plan, history and fraction shown, for a run whose workflow's name came later (with `run_start`). */
+	forWorkflow(workflow: string | undefined): ForecastBook {
+		return new ForecastBook(this.plan, this.timing, this.slowMultiple, this.shown, workflow);
+	}
+
+	/** A call's new snapshot, with its usual duration and slow mark; the forecast counts it from now on. */
+	snapped(call: WorkflowProgressAgentCall): WorkflowProgressAgentCall {
+		const marked = this.marked(call);
+		this.tally.set(call.key, runCall(marked));
+		return marked;
+	}
+
+	/** `envelope` (its calls already marked) with its forecast; `running`: the run goes on, else it is final. */
 	apply(envelope: WorkflowProgressEnvelope, running: boolean): WorkflowProgressEnvelope {
-		const workflow = envelope.meta?.name;
-		// The name comes with `run_start`, which may be after the plan.
-		if (workflow !== this.forecaster.workflow) {
-			this.forecaster = new Forecaster(this.plan, this.timing, workflow);
-			this.usualByKey.clear();
-			this.marks = new WeakMap();
-		}
-		const agentCalls: WorkflowProgressAgentCall[] = [];
-		const runCalls: RunCall[] = [];
-		for (const call of envelope.agentCalls) {
-			let kept = this.marks.get(call);
-			if (!kept) {
-				const marked = this.marked(call);
-				kept = { marked, run: runCall(marked) };
-				this.marks.set(call, kept);
-			}
-			agentCalls.push(kept.marked);
-			runCalls.push(kept.run);
-		}
-		const forecast = this.forecaster.forecast(runCalls);
+		const forecast = this.tally.forecast();
 		const completed = envelope.status === "completed";
 		const fraction = completed ? 1 : heldFraction(forecast.done, forecast.expected, this.shown);
 		if (running) this.shown = fraction;
-		const usualRun = this.timing && usualRunDuration(workflow, this.timing);
-		const slow = running ? slowMark(envelope.duration, usualRun, this.slowMultiple) : undefined;
+		const slow = running ? slowMark(envelope.duration, this.usualRun, this.slowMultiple) : undefined;
 		// Calls outside any phase have no phase row: they count in the run's forecast only.
 		const byPhase = new Map(forecast.phases.flatMap((p) => (p.phase !== undefined ? [[p.phase, p] as const] : [])));
 		return {
 			...envelope,
 			phases: envelope.phases.map((phase) => withPhaseForecast(phase, byPhase.get(phase.title))),
-			agentCalls,
 			forecast: {
 				done: forecast.done,
 				expected: forecast.expected,
@@ -94,7 +93,7 @@ export class ForecastBook {
 	/** The call with its usual duration and, past the slow multiple of it, its slow mark. */
 	private marked(call: WorkflowProgressAgentCall): WorkflowProgressAgentCall {
 		if (call.cached || call.skipped) return call;
-		if (!this.usualByKey.has(call.key)) this.usualByKey.set(call.key, this.forecaster.usualOf(call));
+		if (!this.usualByKey.has(call.key)) this.usualByKey.set(call.key, this.index?.usualOf(call));
 		const usual = this.usualByKey.get(call.key);
 		if (!usual) return call;
 		const slow = slowMark(call.elapsedMs ?? 0, usual.ms, this.slowMultiple);

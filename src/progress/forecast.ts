@@ -93,6 +93,92 @@ export function usualDuration(
 	return undefined;
 }
 
+/** A usual duration and where it came from. */
+export type UsualDuration = { ms: number; basis: Exclude<TimingBasis, "none"> };
+
+/**
+ * The history indexed for one workflow: `usualDuration` and `usualConcurrency` answered from samples grouped once,
+ * and each answer kept. A big run asks about a thousand kinds of call (a label per item) and the history may hold
+ * as many calls: filtering it for each would cost their product.
+ */
+export class TimingIndex {
+	private readonly timing: ProgressTiming;
+	private readonly workflow: string | undefined;
+	/** Median durations by this workflow's label and phase, by its label, by agent type and model, by agent type. */
+	private readonly ownByPhase: Map<string, number>;
+	private readonly ownByLabel: Map<string, number>;
+	private readonly byModel: Map<string, number>;
+	private readonly byType: Map<string, number>;
+	private readonly usual = new Map<string, UsualDuration | undefined>();
+	private readonly concurrency = new Map<string | undefined, number>();
+
+	constructor(timing: ProgressTiming, workflow: string | undefined) {
+		this.timing = timing;
+		this.workflow = workflow;
+		const ownByPhase = new Map<string, number[]>();
+		const ownByLabel = new Map<string, number[]>();
+		const byModel = new Map<string, number[]>();
+		const byType = new Map<string, number[]>();
+		const push = (map: Map<string, number[]>, key: string, ms: number) => {
+			const found = map.get(key);
+			if (found) found.push(ms);
+			else map.set(key, [ms]);
+		};
+		for (const call of timing.calls) {
+			if (workflow !== undefined && call.workflow === workflow) {
+				push(ownByPhase, kindKey(call.label, call.phase), call.durationMs);
+				push(ownByLabel, call.label, call.durationMs);
+			}
+			push(byModel, kindKey(call.agentType, call.model), call.durationMs);
+			push(byType, call.agentType, call.durationMs);
+		}
+		// Each group's median once: many kinds share a group (every label of one agent type without its own history).
+		this.ownByPhase = medians(ownByPhase);
+		this.ownByLabel = medians(ownByLabel);
+		this.byModel = medians(byModel);
+		this.byType = medians(byType);
+	}
+
+	/** `usualDuration(call, workflow, timing)`. */
+	usualOf(call: ForecastCall): UsualDuration | undefined {
+		const key = `${kindKey(call.label, call.phase)}\u0000${kindKey(call.agentType, call.model)}`;
+		if (this.usual.has(key)) return this.usual.get(key);
+		const ms =
+			this.ownByPhase.get(kindKey(call.label, call.phase)) ??
+			this.ownByLabel.get(call.label) ??
+			this.byModel.get(kindKey(call.agentType, call.model)) ??
+			this.byType.get(call.agentType);
+		const basis =
+			this.ownByPhase.has(kindKey(call.label, call.phase)) || this.ownByLabel.has(call.label)
+				? "workflow"
+				: "project";
+		const found: UsualDuration | undefined = ms === undefined ? undefined : { ms, basis };
+		this.usual.set(key, found);
+		return found;
+	}
+
+	/** `usualConcurrency(phase, workflow, timing)`. */
+	concurrencyOf(phase: string | undefined): number {
+		let found = this.concurrency.get(phase);
+		if (found === undefined) {
+			found = usualConcurrency(phase, this.workflow, this.timing);
+			this.concurrency.set(phase, found);
+		}
+		return found;
+	}
+}
+
+function medians(groups: Map<string, number[]>): Map<string, number> {
+	const out = new Map<string, number>();
+	for (const [key, samples] of groups) out.set(key, median(samples) ?? 0);
+	return out;
+}
+
+/** A name and a qualifier that may be absent (absent is not the empty string), as one map key. */
+function kindKey(name: string, qualifier: string | undefined): string {
+	return qualifier === undefined ? `${name}\u0001` : `${name}\u0002${qualifier}`;
+}
+
 /** How many calls of `phase` ran at once in earlier runs: this workflow's median, else the project's, else 1. */
 export function usualConcurrency(
 	phase: string | undefined,
@@ -138,8 +224,9 @@ interface PhaseGroup {
 }
 
 /**
- * Forecasts one run: its plan, its workflow's name and the history, with each kind of call's usual duration looked
- * up once (a run folds an envelope per event; the history may hold thousands of calls).
+ * Forecasts one run from scratch: its plan, its workflow's name and the history, over the run's calls as they are
+ * now. The tracker keeps the same forecast's inputs up to date as events arrive instead (forecast-tally.ts, with a
+ * `TimingIndex`); this is the definition its tests hold it to.
  */
 export class Forecaster {
 	readonly plan: ProgressPlan | undefined;
@@ -147,10 +234,6 @@ export class Forecaster {
 	readonly workflow: string | undefined;
 	private readonly usual = new Map<string, { ms: number; basis: Exclude<TimingBasis, "none"> } | undefined>();
 	private readonly concurrency = new Map<string, number>();
-	private readonly byCall = new WeakMap<
-		ForecastCall,
-		{ ms: number; basis: Exclude<TimingBasis, "none"> } | undefined
-	>();
 
 	constructor(plan: ProgressPlan | undefined, timing: ProgressTiming | undefined, workflow: string | undefined) {
 		this.plan = plan;
@@ -158,17 +241,8 @@ export class Forecaster {
 		this.workflow = workflow;
 	}
 
-	/** `usualDuration` of `call`, remembered. */
-	usualOf(call: ForecastCall): { ms: number; basis: Exclude<TimingBasis, "none"> } | undefined {
-		if (!this.timing) return undefined;
-		// The same call object is asked about at every envelope: its answer is kept with it.
-		if (this.byCall.has(call)) return this.byCall.get(call);
-		const found = this.usualByKind(call);
-		this.byCall.set(call, found);
-		return found;
-	}
-
-	private usualByKind(call: ForecastCall): { ms: number; basis: Exclude<TimingBasis, "none"> } | undefined {
+	/** `usualDuration` of `call`, remembered for its kind (phase, label, agent type and model). */
+	private usualOf(call: ForecastCall): { ms: number; basis: Exclude<TimingBasis, "none"> } | undefined {
 		if (!this.timing) return undefined;
 		const key = `${call.phase ?? ""}\u0000${call.label}\u0000${call.agentType}\u0000${call.model ?? ""}`;
 		if (!this.usual.has(key)) this.usual.set(key, usualDuration(call, this.workflow, this.timing));

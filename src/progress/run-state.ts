@@ -278,7 +278,9 @@ export class RunState {
 			timing ?? held?.timing,
 			this.slowMultiple,
 			held?.shown ?? 0,
+			this.meta?.name,
 		);
+		this.calls.watch(this.forecasts);
 		this.cached = undefined;
 	}
 
@@ -435,6 +437,11 @@ export class RunState {
 	private setMeta(meta: WorkflowMeta): void {
 		this.meta = meta;
 		this.phases.declare(meta.phases ?? []);
+		// Usual durations are the workflow's own: a name that comes after the plan (with `run_start`) counts anew.
+		if (this.forecasts && this.forecasts.workflow !== meta.name) {
+			this.forecasts = this.forecasts.forWorkflow(meta.name);
+			this.calls.watch(this.forecasts);
+		}
 	}
 
 	private touch(time: number): void {

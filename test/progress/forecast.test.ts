@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { Forecaster, heldFraction, median, type ProgressTiming, slowMark } from "../../src/progress/forecast.ts";
+import {
+	type ForecastCall,
+	Forecaster,
+	heldFraction,
+	median,
+	type ProgressTiming,
+	slowMark,
+	TimingIndex,
+	usualConcurrency,
+	usualDuration,
+} from "../../src/progress/forecast.ts";
 
 const TIMING: ProgressTiming = {
 	calls: [
@@ -86,6 +96,44 @@ describe("Forecaster.forecast", () => {
 		).toMatchObject({ done: 0, expected: 1, remainingMs: null, basis: "none" });
 		expect(new Forecaster(plan, undefined, "wide").forecast([])).toMatchObject({ remainingMs: null });
 	});
+});
+
+describe("TimingIndex", () => {
+	/** Samples of each way a lookup can go: by label and phase, by label alone, by agent type and model, by type. */
+	const history: ProgressTiming = {
+		...TIMING,
+		calls: [
+			...TIMING.calls,
+			{ workflow: "wide", label: "read", agentType: "scout", durationMs: 7000 },
+			{ workflow: "wide", phase: "", label: "tidy", agentType: "scout", durationMs: 500 },
+			{ workflow: "wide", phase: "judge", label: "judge", agentType: "reviewer", model: "", durationMs: 4000 },
+			{ label: "x", agentType: "reviewer", durationMs: 30_000 },
+			{ workflow: "other", phase: "read", label: "read", agentType: "scout", model: "p/m", durationMs: 90_000 },
+		],
+		phases: [...TIMING.phases, { workflow: "other", phase: "judge", concurrency: 3 }],
+	};
+	const kinds: ForecastCall[] = [];
+	for (const phase of [undefined, "", "read", "judge", "fix"])
+		for (const label of ["read", "tidy", "judge", "x", "new"])
+			for (const agentType of ["scout", "reviewer", "nobody"])
+				for (const model of [undefined, "", "p/m"])
+					kinds.push({
+						...(phase !== undefined ? { phase } : {}),
+						label,
+						agentType,
+						...(model !== undefined ? { model } : {}),
+					});
+
+	it.each(["wide", "other", undefined])(
+		"answers as usualDuration and usualConcurrency for every kind of call (workflow %s)",
+		(workflow) => {
+			const index = new TimingIndex(history, workflow);
+			for (const call of kinds)
+				expect(index.usualOf(call), JSON.stringify(call)).toEqual(usualDuration(call, workflow, history));
+			for (const phase of [undefined, "", "read", "judge", "fix"])
+				expect(index.concurrencyOf(phase), String(phase)).toBe(usualConcurrency(phase, workflow, history));
+		},
+	);
 });
 
 describe("heldFraction", () => {
