@@ -13,7 +13,15 @@ import { createQueueHost } from "../../src/queue/host.ts";
 import { queuePlanner } from "../../src/queue/plan.ts";
 import { controlChannel, jobIdOf } from "../../src/queue/protocol.ts";
 import type { WorkflowAgentChild } from "../../src/runtime/core/types.ts";
-import { type CliProcess, childStarts, QUEUE_FAUX, spawnCli, startWorker, waitFor } from "../helpers/queue-workers.ts";
+import {
+	type CliProcess,
+	childStarts,
+	killAll,
+	QUEUE_FAUX,
+	spawnCli,
+	startWorker,
+	waitFor,
+} from "../helpers/queue-workers.ts";
 import { hasBinary, startRedis, type TestRedis } from "../helpers/system-binary.ts";
 
 const ONE = `export const meta = { name: "one", description: "one child on the queue" };
@@ -67,8 +75,7 @@ describe.skipIf(!hasBinary("redis-server"))("the queue when things go wrong", ()
 	}, 60_000);
 
 	afterAll(async () => {
-		for (const running of [...hosts, worker]) running?.child.kill("SIGKILL");
-		await Promise.all([...hosts, worker].map((running) => running?.exited));
+		await killAll([...hosts, worker]);
 		await redis?.stop();
 		rmSync(project, { recursive: true, force: true });
 	});

@@ -14,7 +14,7 @@ import { createQueueHost, type QueueHost } from "../../src/queue/host.ts";
 import { queuePlanner } from "../../src/queue/plan.ts";
 import type { WorkflowAgentChild, WorkflowAgentRequest } from "../../src/runtime/core/types.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
-import { type CliProcess, childStarts, spawnCli, startWorker, waitFor } from "../helpers/queue-workers.ts";
+import { type CliProcess, childStarts, killAll, spawnCli, startWorker, waitFor } from "../helpers/queue-workers.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 import { hasBinary, startRedis, type TestRedis } from "../helpers/system-binary.ts";
 
@@ -82,8 +82,7 @@ describe.skipIf(!hasBinary("redis-server"))("placement: children go to workers w
 
 	afterAll(async () => {
 		await host?.close();
-		for (const worker of workers.values()) worker.child.kill("SIGKILL");
-		await Promise.all([...workers.values()].map((worker) => worker.exited));
+		await killAll(workers.values());
 		await redis?.stop();
 		rmSync(project, { recursive: true, force: true });
 	});
