@@ -108,6 +108,8 @@ export interface WaitSettings {
 	unreachableMs: number;
 	keepJobsS: number;
 	placementWaitMs: number;
+	/** How long a label set stays listed after the host's last refresh, while its child waits (placement.ts). */
+	labelSetTtlMs: number;
 	waits: Map<string, CallWait>;
 }
 
@@ -321,14 +323,19 @@ export class CallWait {
 		this.#reportQueued();
 		// A stop asked of an earlier run of the same job (a stopped run, resumed) is not this one's.
 		await this.#settings.commands.del(stopKey(this.#settings.queueName, this.jobId));
-		if (this.#queue.name !== this.#settings.queueName)
-			await announceLabelSet(this.#settings.commands, this.#settings.queueName, this.#queue.name);
+		await this.#announce();
 		await this.#queue.add("agent", this.#data, {
 			jobId: this.jobId,
 			attempts: 1,
 			removeOnComplete: keep,
 			removeOnFail: keep,
 		});
+	}
+
+	/** Keeps the job's label set listed (while it waits), so the workers that cover it take from its queue. */
+	async #announce(): Promise<void> {
+		const { commands, queueName, labelSetTtlMs } = this.#settings;
+		if (this.#queue.name !== queueName) await announceLabelSet(commands, queueName, this.#queue.name, labelSetTtlMs);
 	}
 
 	async #vanished(): Promise<void> {
@@ -450,7 +457,7 @@ export class CallWait {
 	}
 
 	/**
-	 * While the job waits: whether a live worker has its required labels. None for the child's wait fails it with
+	 * While the job waits: its label set kept listed, and whether a live worker has its required labels. None for the child's wait fails it with
 	 * `placement_unsatisfiable` (its job removed); one again puts the view back to a plain wait. A job that waits in a
 	 * preferred worker's queue while another able worker has a free slot moves to the queue of its required labels.
 	 */
@@ -459,6 +466,7 @@ export class CallWait {
 		this.#watchingPlacement = true;
 		try {
 			const { commands, queueName } = this.#settings;
+			await this.#announce();
 			const live = await liveWorkers(commands, queueName);
 			const able = live.filter((worker) => covers(worker.labels, this.#placement.labels));
 			const required = placementQueueName(queueName, this.#placement.labels);

@@ -8,9 +8,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GENERAL_PURPOSE_AGENT } from "../../src/agents/agent-types.ts";
 import { createQueueHost, type QueueHost } from "../../src/queue/host.ts";
+import { liveLabelSets, liveWorkers } from "../../src/queue/placement.ts";
 import { queuePlanner } from "../../src/queue/plan.ts";
 import type { WorkflowAgentChild, WorkflowAgentRequest } from "../../src/runtime/core/types.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
@@ -222,4 +224,46 @@ describe.skipIf(!hasBinary("redis-server"))("placement: children go to workers w
 			expect.stringMatching(/^wa +gpu,region=eu +0\/4 +\d+\.\d s ago +\S+:\d+$/),
 		]);
 	}, 30_000);
+	// Last: it kills a worker.
+	it("a label set stays listed while a worker that takes from it lives; once it died and no child waits, it goes", async () => {
+		// The host refreshes a set only while its child waits, for 200 ms here: after that, only the worker keeps it.
+		const short = createQueueHost({ redis: redis.url, pollMs: 500, labelSetTtlMs: 200 });
+		const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
+		const sets = () => liveLabelSets(connection, "pi-workflows");
+		try {
+			const wz = await startWorker({ redis: redis.url, name: "wz", cwd: project, env, labels: "zone=z" });
+			workers.set("wz", wz);
+			const runner = short.runner({ runId: "wf-zone", prepare: planner, cwd: project });
+			const answer = await runner(request("zone-child", "task zone", ["zone=z"]), {
+				signal: new AbortController().signal,
+				reportChild: () => {},
+			});
+			expect(answer).toMatchObject({ status: "completed", result: "child answered: task zone" });
+			// A set no worker takes from, whose child failed its wait.
+			const unplaced = await runner(request("nowhere-child", "task nowhere", ["zone=none"], 300), {
+				signal: new AbortController().signal,
+				reportChild: () => {},
+			});
+			expect(unplaced).toMatchObject({ status: "failed", code: "placement_unsatisfiable" });
+			const answered = Date.now();
+			const beatSince = async () =>
+				(await liveWorkers(connection, "pi-workflows")).some(
+					(beat) => beat.name === "wz" && beat.at > answered + 1000,
+				);
+			await waitFor(beatSince, "a heartbeat of wz a second after the host's last refresh");
+			expect(await sets()).toContain("pi-workflows@zone=z");
+			wz.child.kill("SIGKILL");
+			await wz.exited;
+			workers.delete("wz");
+			await waitFor(
+				async () => !(await sets()).includes("pi-workflows@zone=z"),
+				"the dead worker's label set to go",
+			);
+			// The set of the child that failed its wait, which no worker took from, went as well.
+			expect(await sets()).not.toContain("pi-workflows@zone=none");
+		} finally {
+			connection.disconnect();
+			await short.close();
+		}
+	}, 60_000);
 });
