@@ -262,9 +262,10 @@ export class CallWait {
 		}
 		if (this.#placed) {
 			this.#queue = this.#settings.queueFor(chooseQueue(this.#settings.queueName, this.#placement, live));
-			this.#unplacedSince = live.some((worker) => covers(worker.labels, this.#placement.labels))
-				? undefined
-				: Date.now();
+			// A preference alone asks nothing of a worker: only required labels can be missing.
+			const missing =
+				this.#placement.labels.length > 0 && !live.some((worker) => covers(worker.labels, this.#placement.labels));
+			this.#unplacedSince = missing ? Date.now() : undefined;
 		}
 		await this.#add();
 		this.#run.onJob?.(this.#event("queued"));
@@ -481,6 +482,8 @@ export class CallWait {
 				if (this.#queue.name !== required && idle) await this.#move(required);
 				return;
 			}
+			// No worker is live at all, and a preference alone asks nothing of one: a plain wait, without a deadline.
+			if (this.#placement.labels.length === 0) return;
 			this.#unplacedSince ??= Date.now();
 			const waitMs = this.#placement.waitMs ?? this.#settings.placementWaitMs;
 			if (Date.now() - this.#unplacedSince < waitMs) return;
