@@ -95,8 +95,8 @@ export async function beat(
 	redis: Redis,
 	queueName: string,
 	worker: WorkerBeat,
-	takes: readonly string[] = [],
-	ttlMs = LABEL_SET_TTL_MS,
+	takes: readonly string[],
+	ttlMs: number,
 ): Promise<void> {
 	const step = redis
 		.multi()
@@ -143,12 +143,7 @@ export async function liveLabelSets(redis: Redis, queueName: string): Promise<st
  * Lists `placed` (a label set's queue) for `ttlMs` more, while a host's child waits in it; tells the workers when it
  * was not listed, so those that cover it start taking from it at once.
  */
-export async function announceLabelSet(
-	redis: Redis,
-	queueName: string,
-	placed: string,
-	ttlMs = LABEL_SET_TTL_MS,
-): Promise<void> {
+export async function announceLabelSet(redis: Redis, queueName: string, placed: string, ttlMs: number): Promise<void> {
 	const key = labelSetsKey(queueName);
 	const now = Date.now();
 	const replies = await redis
