@@ -98,11 +98,11 @@ export async function beat(
 	takes: readonly string[],
 	ttlMs: number,
 ): Promise<void> {
+	const until = (takes.length > 0 ? await redisNow(redis) : 0) + ttlMs;
 	const step = redis
 		.multi()
 		.set(beatKey(queueName, worker.name), JSON.stringify(worker), "PX", HEARTBEAT_TTL_MS)
 		.sadd(workersKey(queueName), worker.name);
-	const until = Date.now() + ttlMs;
 	for (const placed of takes) step.zadd(labelSetsKey(queueName), until, placed);
 	await step.exec();
 }
@@ -129,10 +129,19 @@ export async function liveWorkers(redis: Redis, queueName: string): Promise<Work
 	});
 }
 
+/**
+ * Redis's clock, in ms. The label sets' expiries are written and read on this one clock: hosts and workers on other
+ * machines have clocks of their own, and one a few seconds off would drop every set another machine listed.
+ */
+async function redisNow(redis: Redis): Promise<number> {
+	const [seconds, micros] = await redis.time();
+	return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
 /** The label sets' queues listed now. Expired entries are dropped from the set on the way. */
 export async function liveLabelSets(redis: Redis, queueName: string): Promise<string[]> {
 	const key = labelSetsKey(queueName);
-	const now = Date.now();
+	const now = await redisNow(redis);
 	const replies = await redis.multi().zremrangebyscore(key, "-inf", now).zrange(key, "0", "-1").exec();
 	const [failed, listed] = replies?.[1] ?? [];
 	if (failed) throw failed;
@@ -145,7 +154,7 @@ export async function liveLabelSets(redis: Redis, queueName: string): Promise<st
  */
 export async function announceLabelSet(redis: Redis, queueName: string, placed: string, ttlMs: number): Promise<void> {
 	const key = labelSetsKey(queueName);
-	const now = Date.now();
+	const now = await redisNow(redis);
 	const replies = await redis
 		.multi()
 		.zscore(key, placed)

@@ -5,13 +5,13 @@
  * after its wait and says so from the first report; a worker that appears with the label, or gains it in its labels
  * file, takes a waiting child; `pi-workflows workers` lists the live workers; a child that prefers a busy worker's
  * label runs on an idle one, and one that only prefers waits for the first worker; a label set goes once no worker
- * takes from it and no child waits in it.
+ * takes from it and no child waits in it, on Redis's clock (a host whose clock is behind still has its set listed).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GENERAL_PURPOSE_AGENT } from "../../src/agents/agent-types.ts";
 import { createQueueHost, type QueueHost } from "../../src/queue/host.ts";
 import { liveLabelSets, liveWorkers } from "../../src/queue/placement.ts";
@@ -276,6 +276,28 @@ describe.skipIf(!hasBinary("redis-server"))("placement: children go to workers w
 			await alone.close();
 			await killAll([worker]);
 			await empty.stop();
+		}
+	}, 60_000);
+
+	it("a host whose clock is a minute behind Redis's: its child's label set stays listed and the worker with the label takes it", async () => {
+		const wk = await startWorker({ redis: redis.url, name: "wk", cwd: project, env, labels: "skew" });
+		workers.set("wk", wk);
+		// Only this process's Date: the worker and Redis keep the real time.
+		vi.useFakeTimers({ toFake: ["Date"], now: Date.now() - 60_000, shouldAdvanceTime: true });
+		const skewed = createQueueHost({ redis: redis.url, pollMs: 500 });
+		try {
+			const runner = skewed.runner({ runId: "wf-skew", prepare: planner, cwd: project });
+			const answer = runner(request("skew-child", "task skew", ["skew"]), {
+				signal: new AbortController().signal,
+				reportChild: () => {},
+			});
+			const started = () => childStarts(log).filter(([, task]) => task === "task skew");
+			await waitFor(() => started().length > 0, "the worker with the label to take the child");
+			expect(await answer).toMatchObject({ status: "completed", result: "child answered: task skew" });
+			expect(started()).toEqual([[wk.pid, "task skew"]]);
+		} finally {
+			vi.useRealTimers();
+			await skewed.close();
 		}
 	}, 60_000);
 
