@@ -458,9 +458,10 @@ export class CallWait {
 	}
 
 	/**
-	 * While the job waits: its label set kept listed, and whether a live worker has its required labels. None for the child's wait fails it with
-	 * `placement_unsatisfiable` (its job removed); one again puts the view back to a plain wait. A job that waits in a
-	 * preferred worker's queue while another able worker has a free slot moves to the queue of its required labels.
+	 * While the job waits: its label set kept listed, and whether a live worker has its required labels. None for the
+	 * child's wait fails it with `placement_unsatisfiable` (its job removed); one again puts the view back to a plain
+	 * wait. A job that waits in a preferred worker's queue while another able worker has a free slot moves to the queue
+	 * of its required labels.
 	 */
 	async #watchPlacement(): Promise<void> {
 		if (this.#settled || this.#stopping || this.#started || this.#watchingPlacement) return;
