@@ -19,7 +19,7 @@ import { queuePlanner } from "../../src/queue/plan.ts";
 import type { QueueJobData, QueueJobReturn } from "../../src/queue/protocol.ts";
 import type { WorkflowAgentResult, WorkflowAgentRunner } from "../../src/runtime/core/types.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
-import { type CliProcess, startWorker } from "../../test/helpers/queue-workers.ts";
+import { type CliProcess, killAll, startWorker } from "../../test/helpers/queue-workers.ts";
 import { startRedis } from "../../test/helpers/system-binary.ts";
 import { type BenchContext, samples } from "../lib/context.ts";
 import { formatNumber, type RowResult } from "../lib/report.ts";
@@ -159,8 +159,8 @@ export async function runQueue(context: BenchContext): Promise<RowResult[]> {
 			...recovery,
 		];
 	} finally {
-		for (const worker of workers) worker.child.kill("SIGKILL");
-		await Promise.all(workers.map((worker) => worker.exited));
+		// With their job folders: 12c's last victim has no next worker on the machine to remove its folders.
+		await killAll(workers);
 		await redis.stop();
 		rmSync(project, { recursive: true, force: true });
 	}

@@ -108,6 +108,8 @@ export interface WaitSettings {
 	unreachableMs: number;
 	keepJobsS: number;
 	placementWaitMs: number;
+	/** How long a label set stays listed after the host's last refresh, while its child waits (placement.ts). */
+	labelSetTtlMs: number;
 	waits: Map<string, CallWait>;
 }
 
@@ -260,9 +262,10 @@ export class CallWait {
 		}
 		if (this.#placed) {
 			this.#queue = this.#settings.queueFor(chooseQueue(this.#settings.queueName, this.#placement, live));
-			this.#unplacedSince = live.some((worker) => covers(worker.labels, this.#placement.labels))
-				? undefined
-				: Date.now();
+			// A preference alone asks nothing of a worker: only required labels can be missing.
+			const missing =
+				this.#placement.labels.length > 0 && !live.some((worker) => covers(worker.labels, this.#placement.labels));
+			this.#unplacedSince = missing ? Date.now() : undefined;
 		}
 		await this.#add();
 		this.#run.onJob?.(this.#event("queued"));
@@ -321,14 +324,19 @@ export class CallWait {
 		this.#reportQueued();
 		// A stop asked of an earlier run of the same job (a stopped run, resumed) is not this one's.
 		await this.#settings.commands.del(stopKey(this.#settings.queueName, this.jobId));
-		if (this.#queue.name !== this.#settings.queueName)
-			await announceLabelSet(this.#settings.commands, this.#settings.queueName, this.#queue.name);
+		await this.#announce();
 		await this.#queue.add("agent", this.#data, {
 			jobId: this.jobId,
 			attempts: 1,
 			removeOnComplete: keep,
 			removeOnFail: keep,
 		});
+	}
+
+	/** Keeps the job's label set listed (while it waits), so the workers that cover it take from its queue. */
+	async #announce(): Promise<void> {
+		const { commands, queueName, labelSetTtlMs } = this.#settings;
+		if (this.#queue.name !== queueName) await announceLabelSet(commands, queueName, this.#queue.name, labelSetTtlMs);
 	}
 
 	async #vanished(): Promise<void> {
@@ -450,15 +458,17 @@ export class CallWait {
 	}
 
 	/**
-	 * While the job waits: whether a live worker has its required labels. None for the child's wait fails it with
-	 * `placement_unsatisfiable` (its job removed); one again puts the view back to a plain wait. A job that waits in a
-	 * preferred worker's queue while another able worker has a free slot moves to the queue of its required labels.
+	 * While the job waits: its label set kept listed, and whether a live worker has its required labels. None for the
+	 * child's wait fails it with `placement_unsatisfiable` (its job removed); one again puts the view back to a plain
+	 * wait. A job that waits in a preferred worker's queue while another able worker has a free slot moves to the queue
+	 * of its required labels.
 	 */
 	async #watchPlacement(): Promise<void> {
 		if (this.#settled || this.#stopping || this.#started || this.#watchingPlacement) return;
 		this.#watchingPlacement = true;
 		try {
 			const { commands, queueName } = this.#settings;
+			await this.#announce();
 			const live = await liveWorkers(commands, queueName);
 			const able = live.filter((worker) => covers(worker.labels, this.#placement.labels));
 			const required = placementQueueName(queueName, this.#placement.labels);
@@ -473,6 +483,8 @@ export class CallWait {
 				if (this.#queue.name !== required && idle) await this.#move(required);
 				return;
 			}
+			// No worker is live at all, and a preference alone asks nothing of one: a plain wait, without a deadline.
+			if (this.#placement.labels.length === 0) return;
 			this.#unplacedSince ??= Date.now();
 			const waitMs = this.#placement.waitMs ?? this.#settings.placementWaitMs;
 			if (Date.now() - this.#unplacedSince < waitMs) return;

@@ -15,7 +15,7 @@ import { CallWait, type QueueRunOptions } from "./call-wait.ts";
 
 export type { QueueControls, QueueJobEvent, QueueRunOptions } from "./call-wait.ts";
 
-import { DEFAULT_PLACEMENT_WAIT_MS } from "./placement.ts";
+import { DEFAULT_PLACEMENT_WAIT_MS, LABEL_SET_TTL_MS } from "./placement.ts";
 import { DEFAULT_QUEUE_NAME } from "./protocol.ts";
 import { redisOptions, safeUrl, settledWithin } from "./redis-url.ts";
 
@@ -38,6 +38,11 @@ export interface QueueHostOptions {
 	 * `placement_unsatisfiable`; a call's `placement.waitMs` wins. Default: 60000.
 	 */
 	placementWaitMs?: number;
+	/**
+	 * How long a label set's entry in Redis outlives the host's last refresh of it (every second while a child waits in
+	 * its queue); the workers taking from it refresh it too. Default: 5000.
+	 */
+	labelSetTtlMs?: number;
 }
 
 /** The host's connection to a queue: runners for its runs, and `close`. */
@@ -95,6 +100,7 @@ export function createQueueHost(options: QueueHostOptions): QueueHost {
 		unreachableMs: options.unreachableMs ?? 60_000,
 		keepJobsS: options.keepJobsS ?? 7 * 24 * 3600,
 		placementWaitMs: options.placementWaitMs ?? DEFAULT_PLACEMENT_WAIT_MS,
+		labelSetTtlMs: options.labelSetTtlMs ?? LABEL_SET_TTL_MS,
 		waits,
 	};
 	let closed = false;

@@ -99,14 +99,22 @@ function machineScratch(): string {
 }
 
 /** Removes the scratch folders of this machine's workers that are no longer running; returns how many. */
-export async function sweepDeadScratch(dir = tmpdir()): Promise<number> {
+export function sweepDeadScratch(dir = tmpdir()): Promise<number> {
+	// isAlive counts a name without a pid as alive: such a folder is left.
+	return removeScratch(dir, (pid) => !isAlive(pid));
+}
+
+/** Removes this worker's own scratch folders, as it quits without waiting for its children; returns how many. */
+export function removeOwnScratch(dir = tmpdir()): Promise<number> {
+	return removeScratch(dir, (pid) => pid === process.pid);
+}
+
+async function removeScratch(dir: string, whose: (pid: number) => boolean): Promise<number> {
 	const mine = machineScratch();
 	let removed = 0;
 	for (const name of await readdir(dir).catch(() => [] as string[])) {
 		if (!name.startsWith(mine)) continue;
-		// isAlive counts a name without a pid as alive: such a folder is left.
-		const pid = Number(/^(\d+)-/.exec(name.slice(mine.length))?.[1]);
-		if (isAlive(pid)) continue;
+		if (!whose(Number(/^(\d+)-/.exec(name.slice(mine.length))?.[1]))) continue;
 		await rm(join(dir, name), { recursive: true, force: true }).catch(() => {});
 		removed++;
 	}

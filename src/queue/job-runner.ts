@@ -25,7 +25,7 @@ import type {
 import { startJobSpan } from "../telemetry/child-spans.ts";
 import { type JobConversation, openJobConversation } from "./job-conversation.ts";
 import { type JobPlace, openJobPlace, sweepDeadScratch, type WorkerRepo, WRITE_TOOLS } from "./job-place.ts";
-import { beat, HEARTBEAT_MS, labelSetsKey, placementChannel, unbeat } from "./placement.ts";
+import { beat, HEARTBEAT_MS, LABEL_SET_TTL_MS, liveLabelSets, placementChannel, unbeat } from "./placement.ts";
 import {
 	controlChannel,
 	DEFAULT_QUEUE_NAME,
@@ -76,6 +76,8 @@ export interface QueueWorkerOptions {
 	labels?: readonly string[];
 	/** A file of more labels, read again at every heartbeat, so the worker's labels change while it runs. Default: none. */
 	labelsFile?: string;
+	/** How long a label set it takes from stays listed after its last heartbeat, in ms. Default: 5000. */
+	labelSetTtlMs?: number;
 }
 
 /** A running worker. */
@@ -133,8 +135,9 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 	// Labels, the hosts' label sets and the heartbeat, in one step: what hosts read is what the worker takes.
 	const heartbeat = async () => {
 		const now = await labels.refresh();
-		await queues.sync(now, await commands.smembers(labelSetsKey(queueName)));
-		await beat(commands, queueName, {
+		await queues.sync(now, await liveLabelSets(commands, queueName));
+		const takes = queues.queues.filter((placed) => placed !== queueName);
+		const worker = {
 			name,
 			host: `${hostname()}:${process.pid}`,
 			labels: now,
@@ -142,7 +145,8 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 			running: queues.running,
 			startedAt,
 			at: Date.now(),
-		});
+		};
+		await beat(commands, queueName, worker, takes, options.labelSetTtlMs ?? LABEL_SET_TTL_MS);
 	};
 	const beating = serialized(heartbeat, (error) => log(`heartbeat failed: ${errorMessage(error)}`));
 	subscriber.on("message", (channel, text) => {

@@ -3,7 +3,8 @@
  * labels in a heartbeat key that expires unless renewed, so the live workers are the keys present. A child whose
  * call requires labels goes to the BullMQ queue of that label set (`<queue>@gpu+region=eu`), and only a worker whose
  * labels cover the set takes jobs from it: placement is BullMQ's own competing consumers, not a check after the
- * take. Hosts record each set they queue to, so workers know which queues to watch. Pi-free.
+ * take. Hosts record each set they queue to, so workers know which queues to watch; an entry lasts while a child
+ * waits in that queue or a live worker takes from it (each refreshes it every heartbeat), then expires. Pi-free.
  */
 import type { Redis } from "ioredis";
 import { canonicalLabels, type WorkflowPlacement } from "../runtime/core/placement.ts";
@@ -12,6 +13,11 @@ import { canonicalLabels, type WorkflowPlacement } from "../runtime/core/placeme
 export const HEARTBEAT_MS = 1000;
 /** A worker whose heartbeat is older than this is not live: its key expires. */
 export const HEARTBEAT_TTL_MS = 5000;
+/**
+ * How long a label set stays listed after its last refresh (a waiting child's host, a worker taking from it): a set
+ * only a dead worker took from, or only a finished child needed, goes, and the live workers stop watching its queue.
+ */
+export const LABEL_SET_TTL_MS = HEARTBEAT_TTL_MS;
 /** How long a child waits while no live worker has its required labels, unless its call or the host says. */
 export const DEFAULT_PLACEMENT_WAIT_MS = 60_000;
 
@@ -74,9 +80,9 @@ export function workersKey(queueName: string): string {
 	return `pwf:${queueName}:workers`;
 }
 
-/** The set of the label sets' queue names hosts have queued children to. */
+/** The label sets' queue names hosts queue children to, a sorted set scored by when each entry expires (ms). */
 export function labelSetsKey(queueName: string): string {
-	return `pwf:${queueName}:labelsets`;
+	return `pwf:${queueName}:label-sets`;
 }
 
 /** Where a host says it queued to a new label set, so workers that cover it start taking from it at once. */
@@ -84,13 +90,21 @@ export function placementChannel(queueName: string): string {
 	return `pwf:${queueName}:placement`;
 }
 
-/** Renews a worker's heartbeat. */
-export async function beat(redis: Redis, queueName: string, worker: WorkerBeat): Promise<void> {
-	await redis
+/** Renews a worker's heartbeat, and the entries of the label sets it takes from (`takes`) for `ttlMs` more. */
+export async function beat(
+	redis: Redis,
+	queueName: string,
+	worker: WorkerBeat,
+	takes: readonly string[],
+	ttlMs: number,
+): Promise<void> {
+	const until = (takes.length > 0 ? await redisNow(redis) : 0) + ttlMs;
+	const step = redis
 		.multi()
 		.set(beatKey(queueName, worker.name), JSON.stringify(worker), "PX", HEARTBEAT_TTL_MS)
-		.sadd(workersKey(queueName), worker.name)
-		.exec();
+		.sadd(workersKey(queueName), worker.name);
+	for (const placed of takes) step.zadd(labelSetsKey(queueName), until, placed);
+	await step.exec();
 }
 
 /** Takes a worker's heartbeat away (it stops): hosts stop counting it at once rather than when the key expires. */
@@ -115,10 +129,41 @@ export async function liveWorkers(redis: Redis, queueName: string): Promise<Work
 	});
 }
 
-/** Records that a host queues to `placed` (a label set's queue); tells the workers when it is new. */
-export async function announceLabelSet(redis: Redis, queueName: string, placed: string): Promise<void> {
-	if ((await redis.sadd(labelSetsKey(queueName), placed)) === 1)
-		await redis.publish(placementChannel(queueName), placed);
+/**
+ * Redis's clock, in ms. The label sets' expiries are written and read on this one clock: hosts and workers on other
+ * machines have clocks of their own, and one a few seconds off would drop every set another machine listed.
+ */
+async function redisNow(redis: Redis): Promise<number> {
+	const [seconds, micros] = await redis.time();
+	return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
+/** The label sets' queues listed now. Expired entries are dropped from the set on the way. */
+export async function liveLabelSets(redis: Redis, queueName: string): Promise<string[]> {
+	const key = labelSetsKey(queueName);
+	const now = await redisNow(redis);
+	const replies = await redis.multi().zremrangebyscore(key, "-inf", now).zrange(key, "0", "-1").exec();
+	const [failed, listed] = replies?.[1] ?? [];
+	if (failed) throw failed;
+	return (listed as string[]).sort();
+}
+
+/**
+ * Lists `placed` (a label set's queue) for `ttlMs` more, while a host's child waits in it; tells the workers when it
+ * was not listed, so those that cover it start taking from it at once.
+ */
+export async function announceLabelSet(redis: Redis, queueName: string, placed: string, ttlMs: number): Promise<void> {
+	const key = labelSetsKey(queueName);
+	const now = await redisNow(redis);
+	const replies = await redis
+		.multi()
+		.zscore(key, placed)
+		.zadd(key, now + ttlMs, placed)
+		.exec();
+	const failed = replies?.find(([error]) => error)?.[0];
+	if (failed) throw failed;
+	const until = replies?.[0]?.[1];
+	if (until === null || Number(until) <= now) await redis.publish(placementChannel(queueName), placed);
 }
 
 /** The live workers' labels as a person reads them: `w1: gpu, region=eu; w2: no labels`, or that there are none. */

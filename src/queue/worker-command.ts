@@ -1,15 +1,15 @@
 /**
  * `pi-workflows worker`'s pi side: pi set up as its own command line does (auth.json, models.json, settings,
  * discovered extensions plus each `-e`, whose providers reach the children), then a queue worker until SIGINT or
- * SIGTERM: the first stops taking jobs and lets the running children finish, a second quits at once (its jobs go
- * to other workers once BullMQ sees them stalled).
+ * SIGTERM: the first stops taking jobs and lets the running children finish, a second quits at once, removing its
+ * children's scratch folders (its jobs go to other workers once BullMQ sees them stalled).
  */
 import { resolve } from "node:path";
 import { createAgentSessionServices } from "@earendil-works/pi-coding-agent";
 import { WorkflowError } from "../errors.ts";
 import { canonicalLabels } from "../runtime/core/placement.ts";
 import { prepareClone } from "../worktree/index.ts";
-import type { WorkerRepo } from "./job-place.ts";
+import { removeOwnScratch, type WorkerRepo } from "./job-place.ts";
 import { startQueueWorker } from "./job-runner.ts";
 import { safeUrl } from "./redis-url.ts";
 import { labelsIn } from "./worker-labels.ts";
@@ -79,7 +79,8 @@ export async function runWorker(options: WorkerCommandOptions): Promise<number> 
 		const stop = () => {
 			if (closing) {
 				say("worker: quitting now; its running jobs go to other workers once BullMQ sees them stalled");
-				done(130);
+				// Its children's folders go with it (their conversations are in Redis for the next worker).
+				void removeOwnScratch().finally(() => done(130));
 				return;
 			}
 			closing = true;

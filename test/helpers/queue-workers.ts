@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { sweepDeadScratch } from "../../src/queue/job-place.ts";
 import { childEnv, ROOT } from "./package.ts";
 
 export const QUEUE_FAUX = join(ROOT, "test", "fixtures", "faux-queue-extension.ts");
@@ -46,6 +47,17 @@ export async function waitFor(test: () => boolean | Promise<boolean>, what: stri
 		if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
 		await new Promise((resolve) => setTimeout(resolve, 50));
 	}
+}
+
+/**
+ * Ends processes with SIGKILL (workers, hosts) and removes the job folders the dead workers leave, as the next worker
+ * on the machine would: a test's last worker has no next one.
+ */
+export async function killAll(processes: Iterable<CliProcess | undefined>): Promise<void> {
+	const list = [...processes].filter((running) => running !== undefined);
+	for (const running of list) running.child.kill("SIGKILL");
+	await Promise.all(list.map((running) => running.exited));
+	await sweepDeadScratch();
 }
 
 /** Starts a worker and waits until it takes jobs. */

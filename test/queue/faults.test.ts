@@ -3,7 +3,7 @@
  * CLI host (`run --redis`), children on pi-ai's faux provider. Messages on the control channel that no host of this
  * version sends leave the worker and its child running; a host whose Redis died still ends and exits.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
@@ -13,7 +13,15 @@ import { createQueueHost } from "../../src/queue/host.ts";
 import { queuePlanner } from "../../src/queue/plan.ts";
 import { controlChannel, jobIdOf } from "../../src/queue/protocol.ts";
 import type { WorkflowAgentChild } from "../../src/runtime/core/types.ts";
-import { type CliProcess, childStarts, QUEUE_FAUX, spawnCli, startWorker, waitFor } from "../helpers/queue-workers.ts";
+import {
+	type CliProcess,
+	childStarts,
+	killAll,
+	QUEUE_FAUX,
+	spawnCli,
+	startWorker,
+	waitFor,
+} from "../helpers/queue-workers.ts";
 import { hasBinary, startRedis, type TestRedis } from "../helpers/system-binary.ts";
 
 const ONE = `export const meta = { name: "one", description: "one child on the queue" };
@@ -67,8 +75,7 @@ describe.skipIf(!hasBinary("redis-server"))("the queue when things go wrong", ()
 	}, 60_000);
 
 	afterAll(async () => {
-		for (const running of [...hosts, worker]) running?.child.kill("SIGKILL");
-		await Promise.all([...hosts, worker].map((running) => running?.exited));
+		await killAll([...hosts, worker]);
 		await redis?.stop();
 		rmSync(project, { recursive: true, force: true });
 	});
@@ -145,6 +152,49 @@ describe.skipIf(!hasBinary("redis-server"))("the queue when things go wrong", ()
 			]);
 		} finally {
 			publisher.disconnect();
+			await host.close();
+		}
+	}, 60_000);
+
+	it("a worker told twice to stop quits at once and takes its children's job folders with it", async () => {
+		// Its child never answers the stop (its worker is gone): the host lets it go soon.
+		const host = createQueueHost({ redis: redis.url, pollMs: 500, stopGraceMs: 500 });
+		const quitting = await startWorker({ redis: redis.url, name: "w-quit", cwd: project, env, labels: "quit" });
+		const stop = new AbortController();
+		const folders = () =>
+			readdirSync(tmpdir()).filter((name) => name.startsWith("pwf-job-") && name.includes(`-${quitting.pid}-`));
+		try {
+			const answer = host.runner({
+				runId: "wf-quit",
+				prepare: queuePlanner({
+					agentTypes: new Map([[GENERAL_PURPOSE_AGENT.name, GENERAL_PURPOSE_AGENT]]),
+					defaultModel: "faux/faux-1",
+				}),
+			})(
+				{
+					key: "q",
+					index: 0,
+					attempt: 1,
+					prompt: "sleep 600000 q1",
+					agentType: "general-purpose",
+					label: "q",
+					description: "q",
+					cwd: project,
+					placement: { labels: ["quit"] },
+				},
+				{ signal: stop.signal, reportChild: () => {} },
+			);
+			await waitFor(() => started("q1"), "the child to start");
+			expect(folders().length).toBeGreaterThan(0);
+			quitting.child.kill("SIGTERM");
+			await waitFor(() => quitting.stderr().includes("taking no new jobs"), "the worker to start closing");
+			quitting.child.kill("SIGTERM");
+			expect(await quitting.exited).toBe(130);
+			expect(folders()).toEqual([]);
+			stop.abort();
+			await answer;
+		} finally {
+			await killAll([quitting]);
 			await host.close();
 		}
 	}, 60_000);

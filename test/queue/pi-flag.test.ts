@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers/package.ts";
-import { type CliProcess, childStarts, startWorker } from "../helpers/queue-workers.ts";
+import { type CliProcess, childStarts, killAll, startWorker } from "../helpers/queue-workers.ts";
 import { runCommand } from "../helpers/spawn.ts";
 import { hasBinary, startRedis, type TestRedis } from "../helpers/system-binary.ts";
 
@@ -33,8 +33,7 @@ describe.skipIf(!hasBinary("redis-server"))("pi --workflow-redis", () => {
 	}, 60_000);
 
 	afterAll(async () => {
-		worker?.child.kill("SIGKILL");
-		await worker?.exited;
+		await killAll([worker]);
 		await redis?.stop();
 		rmSync(dir, { recursive: true, force: true });
 	});

@@ -3,18 +3,22 @@
  * different labels, children on pi-ai's faux provider. 200 children with mixed required labels run only on workers
  * with every label they need; a child needing a label no live worker has fails with `placement_unsatisfiable`
  * after its wait and says so from the first report; a worker that appears with the label, or gains it in its labels
- * file, takes a waiting child; `pi-workflows workers` lists the live workers.
+ * file, takes a waiting child; `pi-workflows workers` lists the live workers; a child that prefers a busy worker's
+ * label runs on an idle one, and one that only prefers waits for the first worker; a label set goes once no worker
+ * takes from it and no child waits in it, on Redis's clock (a host whose clock is behind still has its set listed).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GENERAL_PURPOSE_AGENT } from "../../src/agents/agent-types.ts";
 import { createQueueHost, type QueueHost } from "../../src/queue/host.ts";
+import { liveLabelSets, liveWorkers } from "../../src/queue/placement.ts";
 import { queuePlanner } from "../../src/queue/plan.ts";
 import type { WorkflowAgentChild, WorkflowAgentRequest } from "../../src/runtime/core/types.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
-import { type CliProcess, childStarts, spawnCli, startWorker, waitFor } from "../helpers/queue-workers.ts";
+import { type CliProcess, childStarts, killAll, spawnCli, startWorker, waitFor } from "../helpers/queue-workers.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 import { hasBinary, startRedis, type TestRedis } from "../helpers/system-binary.ts";
 
@@ -82,8 +86,7 @@ describe.skipIf(!hasBinary("redis-server"))("placement: children go to workers w
 
 	afterAll(async () => {
 		await host?.close();
-		for (const worker of workers.values()) worker.child.kill("SIGKILL");
-		await Promise.all([...workers.values()].map((worker) => worker.exited));
+		await killAll(workers.values());
 		await redis?.stop();
 		rmSync(project, { recursive: true, force: true });
 	});
@@ -223,4 +226,121 @@ describe.skipIf(!hasBinary("redis-server"))("placement: children go to workers w
 			expect.stringMatching(/^wa +gpu,region=eu +0\/4 +\d+\.\d s ago +\S+:\d+$/),
 		]);
 	}, 30_000);
+	it("two children that prefer the label of a worker with one slot: one runs there, the other on an idle worker without it", async () => {
+		const wp = await startWorker({ redis: redis.url, name: "wp", cwd: project, env, concurrency: 1, labels: "fast" });
+		workers.set("wp", wp);
+		const runner = host.runner({ runId: "wf-prefer", prepare: planner, cwd: project });
+		const stop = new AbortController();
+		const prefer = (word: string) =>
+			runner(
+				{ ...request(`prefer-${word}`, `sleep 600000 ${word}`, []), placement: { labels: [], prefer: ["fast"] } },
+				{ signal: stop.signal, reportChild: () => {} },
+			);
+		// Queued together while wp's heartbeat says its one slot is free: both go to the queue of `fast`, and the one wp
+		// cannot take waits there until it moves back to the plain queue, which the idle workers take from.
+		const answers = [prefer("pa"), prefer("pb")];
+		try {
+			const started = () => childStarts(log).filter(([, task]) => /^sleep 600000 p[ab]$/.test(task));
+			await waitFor(() => started().length === 2, "both children to start, neither behind the other");
+			const pids = started().map(([pid]) => pid);
+			expect(pids.filter((pid) => pid === wp.pid)).toHaveLength(1);
+			expect(pids.filter((pid) => pid !== wp.pid)).toHaveLength(1);
+		} finally {
+			stop.abort();
+			await Promise.all(answers);
+		}
+	}, 60_000);
+
+	it("a child that only prefers a label waits as a plain child while no worker is live, and the first worker takes it", async () => {
+		// A Redis of its own: no worker is live there.
+		const empty = await startRedis();
+		const alone = createQueueHost({ redis: empty.url, pollMs: 500 });
+		let worker: CliProcess | undefined;
+		try {
+			const reports: WorkflowAgentChild[] = [];
+			const runner = alone.runner({ runId: "wf-prefer-alone", prepare: planner, cwd: project });
+			let settled = false;
+			const answer = runner(
+				{ ...request("alone-child", "task alone", []), placement: { labels: [], prefer: ["fast"], waitMs: 300 } },
+				{ signal: new AbortController().signal, reportChild: (child) => reports.push(child) },
+			).finally(() => {
+				settled = true;
+			});
+			await waitFor(() => reports.length > 0 || settled, "the child's first report");
+			expect(reports[0]).toMatchObject({ status: "queued", activity: "waiting for a worker" });
+			worker = await startWorker({ redis: empty.url, name: "w-first", cwd: project, env });
+			// Its waitMs is for required labels: a preference alone never fails the child.
+			expect(await answer).toMatchObject({ status: "completed", result: "child answered: task alone" });
+			expect(childStarts(log).filter(([, task]) => task === "task alone")).toEqual([[worker.pid, "task alone"]]);
+		} finally {
+			await alone.close();
+			await killAll([worker]);
+			await empty.stop();
+		}
+	}, 60_000);
+
+	it("a host whose clock is a minute behind Redis's: its child's label set stays listed and the worker with the label takes it", async () => {
+		const wk = await startWorker({ redis: redis.url, name: "wk", cwd: project, env, labels: "skew" });
+		workers.set("wk", wk);
+		// Only this process's Date: the worker and Redis keep the real time.
+		vi.useFakeTimers({ toFake: ["Date"], now: Date.now() - 60_000, shouldAdvanceTime: true });
+		const skewed = createQueueHost({ redis: redis.url, pollMs: 500 });
+		try {
+			const runner = skewed.runner({ runId: "wf-skew", prepare: planner, cwd: project });
+			const answer = runner(request("skew-child", "task skew", ["skew"]), {
+				signal: new AbortController().signal,
+				reportChild: () => {},
+			});
+			const started = () => childStarts(log).filter(([, task]) => task === "task skew");
+			await waitFor(() => started().length > 0, "the worker with the label to take the child");
+			expect(await answer).toMatchObject({ status: "completed", result: "child answered: task skew" });
+			expect(started()).toEqual([[wk.pid, "task skew"]]);
+		} finally {
+			vi.useRealTimers();
+			await skewed.close();
+		}
+	}, 60_000);
+
+	// Last: it kills a worker.
+	it("a label set stays listed while a worker that takes from it lives; once it died and no child waits, it goes", async () => {
+		// The host refreshes a set only while its child waits, for 200 ms here: after that, only the worker keeps it.
+		const short = createQueueHost({ redis: redis.url, pollMs: 500, labelSetTtlMs: 200 });
+		const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
+		const sets = () => liveLabelSets(connection, "pi-workflows");
+		try {
+			const wz = await startWorker({ redis: redis.url, name: "wz", cwd: project, env, labels: "zone=z" });
+			workers.set("wz", wz);
+			const runner = short.runner({ runId: "wf-zone", prepare: planner, cwd: project });
+			const answer = await runner(request("zone-child", "task zone", ["zone=z"]), {
+				signal: new AbortController().signal,
+				reportChild: () => {},
+			});
+			expect(answer).toMatchObject({ status: "completed", result: "child answered: task zone" });
+			// A set no worker takes from, whose child failed its wait.
+			const unplaced = await runner(request("nowhere-child", "task nowhere", ["zone=none"], 300), {
+				signal: new AbortController().signal,
+				reportChild: () => {},
+			});
+			expect(unplaced).toMatchObject({ status: "failed", code: "placement_unsatisfiable" });
+			const answered = Date.now();
+			const beatSince = async () =>
+				(await liveWorkers(connection, "pi-workflows")).some(
+					(beat) => beat.name === "wz" && beat.at > answered + 1000,
+				);
+			await waitFor(beatSince, "a heartbeat of wz a second after the host's last refresh");
+			expect(await sets()).toContain("pi-workflows@zone=z");
+			wz.child.kill("SIGKILL");
+			await wz.exited;
+			workers.delete("wz");
+			await waitFor(
+				async () => !(await sets()).includes("pi-workflows@zone=z"),
+				"the dead worker's label set to go",
+			);
+			// The set of the child that failed its wait, which no worker took from, went as well.
+			expect(await sets()).not.toContain("pi-workflows@zone=none");
+		} finally {
+			connection.disconnect();
+			await short.close();
+		}
+	}, 60_000);
 });

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTempRepo, type TempRepo } from "../helpers/git-repo.ts";
-import { type CliProcess, QUEUE_FAUX, spawnCli, waitFor } from "../helpers/queue-workers.ts";
+import { type CliProcess, killAll, QUEUE_FAUX, spawnCli, waitFor } from "../helpers/queue-workers.ts";
 import { hasBinary, startRedis, type TestRedis } from "../helpers/system-binary.ts";
 
 describe.skipIf(!hasBinary("redis-server"))("a worker with --repo", () => {
@@ -50,8 +50,7 @@ describe.skipIf(!hasBinary("redis-server"))("a worker with --repo", () => {
 	}, 90_000);
 
 	afterAll(async () => {
-		worker?.child.kill("SIGKILL");
-		await worker?.exited;
+		await killAll([worker]);
 		await redis?.stop();
 		repo?.dispose();
 		rmSync(scratch, { recursive: true, force: true });

@@ -7,7 +7,7 @@
  * retried attempt stays in the trace, and so does a job whose worker died (it runs again on the other, under the same
  * attempt span); the workers add no tokens or cost; a run the host does not sample has no spans on the workers either.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,7 +22,7 @@ import { runWorkflowScript } from "../../src/runtime/index.ts";
 import { checkConvention } from "../helpers/genai-conventions.ts";
 import { registerMemorySdk } from "../helpers/memory-tracing.ts";
 import { ROOT } from "../helpers/package.ts";
-import { type CliProcess, childStarts, startWorker, waitFor } from "../helpers/queue-workers.ts";
+import { type CliProcess, childStarts, killAll, startWorker, waitFor } from "../helpers/queue-workers.ts";
 import { hasBinary, startRedis, type TestRedis } from "../helpers/system-binary.ts";
 
 /** A span as both exports give it here: enough to rebuild the tree. */
@@ -205,8 +205,7 @@ describe.skipIf(!hasBinary("redis-server"))("a queued run's trace", () => {
 
 	afterAll(async () => {
 		await host?.close();
-		for (const worker of workers) worker.child.kill("SIGKILL");
-		await Promise.all(workers.map((worker) => worker.exited));
+		await killAll(workers);
 		await redis?.stop();
 		await new Promise((resolve) => receiver?.server.close(resolve));
 		rmSync(project, { recursive: true, force: true });
@@ -329,11 +328,5 @@ return await agent("sleep 1500 moved", { label: "moved", model: "faux/faux-1" })
 			["process pi-workflows", attempt.spanContext().traceId],
 		]);
 		expect(jobs[0]?.attributes["workflow.worker"]).toBe(survivor === workers[0] ? "w-file" : "w-otlp");
-		// The dead worker's child left its scratch folder, which a worker starting on this machine would sweep.
-		for (const name of readdirSync(tmpdir())) {
-			if (name.startsWith("pwf-job-") && name.includes(`-${dying.pid}-`)) {
-				rmSync(join(tmpdir(), name), { recursive: true, force: true });
-			}
-		}
 	}, 120_000);
 });

@@ -5,7 +5,7 @@
  * and ends the running ones; a host killed mid-run resumes and takes the jobs that finished meanwhile as they are;
  * a Redis restart; a job a worker cannot run fails with that cause; a worker's child refused for credit stops the run.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Job, Queue } from "bullmq";
@@ -14,9 +14,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GENERAL_PURPOSE_AGENT } from "../../src/agents/agent-types.ts";
 import { ChildControls } from "../../src/children/controls.ts";
 import { createQueueHost, type QueueJobEvent } from "../../src/queue/host.ts";
+import { scratchFolder } from "../../src/queue/job-place.ts";
 import { queuePlanner } from "../../src/queue/plan.ts";
 import type { WorkflowAgentChild, WorkflowAgentRequest } from "../../src/runtime/core/types.ts";
-import { type CliProcess, childStarts, QUEUE_FAUX, spawnCli, startWorker, waitFor } from "../helpers/queue-workers.ts";
+import {
+	type CliProcess,
+	childStarts,
+	killAll,
+	QUEUE_FAUX,
+	spawnCli,
+	startWorker,
+	waitFor,
+} from "../helpers/queue-workers.ts";
 import { hasBinary, startRedis, type TestRedis } from "../helpers/system-binary.ts";
 
 const FAN = `export const meta = { name: "fan", description: "children on the queue" };
@@ -67,8 +76,7 @@ describe.skipIf(!hasBinary("redis-server"))("the queue runner with worker proces
 	}, 60_000);
 
 	afterAll(async () => {
-		for (const worker of workers.values()) worker.child.kill("SIGKILL");
-		await Promise.all([...workers.values()].map((worker) => worker.exited));
+		await killAll(workers.values());
 		await redis?.stop();
 		rmSync(project, { recursive: true, force: true });
 	});
@@ -150,8 +158,15 @@ describe.skipIf(!hasBinary("redis-server"))("the queue runner with worker proces
 				expect(survivors).toContain(ranOn[1]);
 			}
 		}
-		await spawnWorker(victimName);
-		expect(victimScratch()).toEqual([]);
+		// A live worker's folder on this machine (this process's, made as a worker makes one) is not the new one's to take.
+		const live = await scratchFolder();
+		try {
+			await spawnWorker(victimName);
+			expect(victimScratch()).toEqual([]);
+			expect(existsSync(live)).toBe(true);
+		} finally {
+			rmSync(live, { recursive: true, force: true });
+		}
 	}, 90_000);
 
 	it("a worker killed mid-child: the job's next worker goes on from the child's finished turns (issue 47)", async () => {
