@@ -33,6 +33,18 @@ export interface Reference {
 	binding?: Binding;
 	/** The innermost construct around it that may keep an undeclared name from throwing (see `Guard`). */
 	guard?: GuardLink;
+	/** The innermost array or object literal it stands in (at any depth), and those around it. */
+	literals?: LiteralLink;
+}
+
+/**
+ * An array or object literal and the node holding it, with the literals around it, innermost first: shared by
+ * every reference inside, so a held promise can be followed outwards to where its literal goes (unawaited.ts).
+ */
+export interface LiteralLink {
+	literal: AnyNode;
+	holder: AnyNode;
+	outer: LiteralLink | undefined;
 }
 
 export class Scope {

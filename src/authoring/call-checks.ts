@@ -16,7 +16,6 @@ import { constInit, literalValue, NOT_LITERAL, propertyKey } from "./literals.ts
 import { closestName } from "./names.ts";
 import { schemaMistakes } from "./schema-mistakes.ts";
 import type { AnyNode, ScopeAnalysis } from "./scope.ts";
-import { globalCallee } from "./unawaited.ts";
 
 /** The runtime's checks of `agent()` arguments; each throws a `WorkflowError` saying what is wrong. */
 export interface CallRules {
@@ -50,8 +49,7 @@ export interface CallFinding {
 export function findCallMistakes(analysis: ScopeAnalysis, rules: CallRules, source: string): CallFinding[] {
 	const findings: CallFinding[] = [];
 	const schemas: SchemaChecks = new Map();
-	for (const { node } of analysis.calls) {
-		const callee = globalCallee(node, analysis);
+	for (const { node, global: callee } of analysis.calls) {
 		if (callee === "ask") {
 			checkAskCall(openParen(node, source), node, analysis, rules, findings);
 			continue;
