@@ -140,17 +140,11 @@ function limit(path: string, what: string, value: number, fix: string): Workflow
  * as the schema is surely over the byte limit, so a megabyte schema costs the host no more than a small one.
  */
 function checkShape(schema: unknown, name: string): void {
-	interface Entry {
-		value: unknown;
-		depth: number;
-		path: () => string;
-		parent?: Entry;
-	}
-	const stack: Entry[] = [{ value: schema, depth: 1, path: () => name }];
+	const stack: ShapeEntry[] = [{ value: schema, depth: 1 }];
 	// A lower bound of the JSON's size: every character of a string or key is at least one byte.
 	let bytes = 0;
 	for (let entry = stack.pop(); entry; entry = stack.pop()) {
-		const { value, depth, path } = entry;
+		const { value, depth } = entry;
 		bytes += typeof value === "string" ? value.length + 2 : 1;
 		// A separator per member, counted before the members are pushed, so a huge array is refused unread.
 		if (Array.isArray(value)) bytes += value.length;
@@ -164,9 +158,10 @@ function checkShape(schema: unknown, name: string): void {
 		}
 		if (typeof value !== "object" || value === null || isAncestor(entry.parent, value)) continue;
 		if (depth > SCHEMA_LIMITS.maxDepth) {
+			const path = shapePath(entry, name);
 			throw limit(
-				path(),
-				`\`${path()}\` is nested more than ${SCHEMA_LIMITS.maxDepth} levels deep`,
+				path,
+				`\`${path}\` is nested more than ${SCHEMA_LIMITS.maxDepth} levels deep`,
 				SCHEMA_LIMITS.maxDepth,
 				"Flatten the schema, or name a repeated part in `$defs` and point to it with `$ref`",
 			);
@@ -174,16 +169,32 @@ function checkShape(schema: unknown, name: string): void {
 		// Only plain objects and arrays are walked; checkJsonData names anything else.
 		const proto = Object.getPrototypeOf(value);
 		if (Array.isArray(value)) {
-			for (const [index, item] of value.entries()) {
-				stack.push({ value: item, depth: depth + 1, path: () => `${path()}[${index}]`, parent: entry });
+			for (let index = 0; index < value.length; index++) {
+				stack.push({ value: value[index], depth: depth + 1, parent: entry, index });
 			}
 		} else if (proto === Object.prototype || proto === null) {
-			for (const [key, item] of Object.entries(value)) {
+			for (const key of Object.keys(value)) {
 				bytes += key.length + 3;
-				stack.push({ value: item, depth: depth + 1, path: () => member(path(), key), parent: entry });
+				stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, parent: entry, key });
 			}
 		}
 	}
+}
+
+/** A value checkShape walks, and where it is: a member `key` or an item `index` of its parent. */
+interface ShapeEntry {
+	value: unknown;
+	depth: number;
+	parent?: ShapeEntry;
+	key?: string;
+	index?: number;
+}
+
+/** `name.a[2].b`: made only for an error, since most schemas have none (a path per value was most of the walk). */
+function shapePath(entry: ShapeEntry, name: string): string {
+	if (!entry.parent) return name;
+	const outer = shapePath(entry.parent, name);
+	return entry.key !== undefined ? member(outer, entry.key) : `${outer}[${entry.index}]`;
 }
 
 /** A cycle is left for checkJsonData to name; the walk only must not go round it. */
@@ -218,13 +229,15 @@ function walkSchemas(root: JsonSchema, name: string, visitPattern: (pattern: str
 			if (typeof object[keyword] === "string") checkRef(object[keyword] as string, member(path, keyword));
 		}
 		const children: [schema: unknown, path: string][] = [];
+		// A path is made only for a keyword that holds subschemas: most keywords (`type`, `required`…) hold none.
 		for (const [keyword, value] of Object.entries(object)) {
-			const at = member(path, keyword);
-			if (SCHEMA_KEYWORDS.has(keyword)) children.push([value, at]);
+			if (SCHEMA_KEYWORDS.has(keyword)) children.push([value, member(path, keyword)]);
 			else if (SCHEMA_LIST_KEYWORDS.has(keyword)) {
+				const at = member(path, keyword);
 				if (!Array.isArray(value)) children.push([value, at]);
 				else for (const [index, item] of value.entries()) children.push([item, `${at}[${index}]`]);
 			} else if (SCHEMA_MAP_KEYWORDS.has(keyword) && typeof value === "object" && value !== null) {
+				const at = member(path, keyword);
 				for (const [entryName, item] of Object.entries(value)) {
 					const entryPath = member(at, entryName);
 					if (keyword === "patternProperties") visitPattern(entryName, entryPath);
