@@ -61,8 +61,7 @@ export class Scope {
 	declare(name: string, kind: BindingKind, node: AnyNode, init?: AnyNode): void {
 		this.#bindings ??= new Map();
 		if (this.#bindings.has(name)) return;
-		const binding: Binding = { name, kind, node, references: [] };
-		if (init) binding.init = init;
+		const binding: Binding = { name, kind, node, init, references: [] };
 		this.#bindings.set(name, binding);
 	}
 

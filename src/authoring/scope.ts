@@ -157,9 +157,18 @@ class Walker {
 
 	reference(node: AnyNode, parent: AnyNode, scope: Scope, write = false): Reference {
 		const typeofOperand = parent.type === "UnaryExpression" && parent.operator === "typeof";
-		const reference: Reference = { node, parent, scope, write, typeofOperand };
-		if (this.guard) reference.guard = this.guard;
-		if (this.literal) reference.literals = this.literal;
+		// Every field written here, resolution's `binding` too: one shape, all in the object, for the ~16,000
+		// references of a 500 KB script (fields added later moved to a second allocation per reference).
+		const reference: Reference = {
+			node,
+			parent,
+			scope,
+			write,
+			typeofOperand,
+			binding: undefined,
+			guard: this.guard,
+			literals: this.literal,
+		};
 		this.references.push(reference);
 		return reference;
 	}
@@ -336,9 +345,10 @@ class Walker {
 			case "NewExpression":
 				// A direct `eval` cannot declare names here: the body is strict, so its code gets a scope of its own.
 				if (node.callee.type === "Identifier") {
-					this.calls.push({ node, parent, scope, callee: this.reference(node.callee, node, scope) });
+					const callee = this.reference(node.callee, node, scope);
+					this.calls.push({ node, parent, scope, callee, global: undefined });
 				} else {
-					this.calls.push({ node, parent, scope });
+					this.calls.push({ node, parent, scope, callee: undefined, global: undefined });
 					this.node(node.callee, node, scope);
 				}
 				for (const argument of node.arguments) this.node(argument, node, scope);
