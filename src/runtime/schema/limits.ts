@@ -210,10 +210,16 @@ function member(path: string, key: string): string {
 
 /** Visits every subschema (not data under `const`, `enum`, `default`…), counting them and checking each one. */
 function walkSchemas(root: JsonSchema, name: string, visitPattern: (pattern: string, path: string) => void): void {
-	const stack: [schema: unknown, path: string][] = [[root, name]];
+	// Parallel stacks of subschemas and their paths, and one subschema's children in two lists used again for the
+	// next: no pair, entry list or array of children made per subschema.
+	const schemas: unknown[] = [root];
+	const paths: string[] = [name];
+	const childSchemas: unknown[] = [];
+	const childPaths: string[] = [];
 	let count = 0;
-	for (let entry = stack.pop(); entry; entry = stack.pop()) {
-		const [schema, path] = entry;
+	while (schemas.length > 0) {
+		const schema = schemas.pop();
+		const path = paths.pop() as string;
 		if (++count > SCHEMA_LIMITS.maxSubschemas) {
 			throw limit(
 				path,
@@ -228,26 +234,45 @@ function walkSchemas(root: JsonSchema, name: string, visitPattern: (pattern: str
 		for (const keyword of REF_KEYWORDS) {
 			if (typeof object[keyword] === "string") checkRef(object[keyword] as string, member(path, keyword));
 		}
-		const children: [schema: unknown, path: string][] = [];
+		childSchemas.length = 0;
+		childPaths.length = 0;
 		// A path is made only for a keyword that holds subschemas: most keywords (`type`, `required`…) hold none.
-		for (const [keyword, value] of Object.entries(object)) {
-			if (SCHEMA_KEYWORDS.has(keyword)) children.push([value, member(path, keyword)]);
-			else if (SCHEMA_LIST_KEYWORDS.has(keyword)) {
+		for (const keyword of Object.keys(object)) {
+			const value = object[keyword];
+			if (SCHEMA_KEYWORDS.has(keyword)) {
+				childSchemas.push(value);
+				childPaths.push(member(path, keyword));
+			} else if (SCHEMA_LIST_KEYWORDS.has(keyword)) {
 				const at = member(path, keyword);
-				if (!Array.isArray(value)) children.push([value, at]);
-				else for (const [index, item] of value.entries()) children.push([item, `${at}[${index}]`]);
+				if (!Array.isArray(value)) {
+					childSchemas.push(value);
+					childPaths.push(at);
+				} else {
+					for (let index = 0; index < value.length; index++) {
+						childSchemas.push(value[index]);
+						childPaths.push(`${at}[${index}]`);
+					}
+				}
 			} else if (SCHEMA_MAP_KEYWORDS.has(keyword) && typeof value === "object" && value !== null) {
 				const at = member(path, keyword);
-				for (const [entryName, item] of Object.entries(value)) {
+				const entries = value as Record<string, unknown>;
+				for (const entryName of Object.keys(entries)) {
+					const item = entries[entryName];
 					const entryPath = member(at, entryName);
 					if (keyword === "patternProperties") visitPattern(entryName, entryPath);
 					// `dependencies` may list property names instead of a schema.
-					if (!Array.isArray(item)) children.push([item, entryPath]);
+					if (!Array.isArray(item)) {
+						childSchemas.push(item);
+						childPaths.push(entryPath);
+					}
 				}
 			}
 		}
 		// Reversed onto the stack, so subschemas are visited (and counted) in the order they are written.
-		for (let index = children.length - 1; index >= 0; index--) stack.push(children[index]);
+		for (let index = childSchemas.length - 1; index >= 0; index--) {
+			schemas.push(childSchemas[index]);
+			paths.push(childPaths[index] as string);
+		}
 	}
 }
 
