@@ -16,7 +16,6 @@ export interface Binding {
 	node: AnyNode;
 	/** A `const` declarator's initializer, when the binding is the declarator's whole target; a function declaration's function. */
 	init?: AnyNode;
-	references: Reference[];
 }
 
 /** An identifier in an expression: read, written, or the operand of `typeof`. */
@@ -61,7 +60,7 @@ export class Scope {
 	declare(name: string, kind: BindingKind, node: AnyNode, init?: AnyNode): void {
 		this.#bindings ??= new Map();
 		if (this.#bindings.has(name)) return;
-		const binding: Binding = { name, kind, node, init, references: [] };
+		const binding: Binding = { name, kind, node, init };
 		this.#bindings.set(name, binding);
 	}
 
