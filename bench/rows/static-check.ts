@@ -1,5 +1,5 @@
 /**
- * Row 9, the static pass: on a script of about 500 KB, what `checkWorkflowScript`'s analysis adds to the parse a run
+ * Row 10, the static pass: on a script of about 500 KB, what `checkWorkflowScript`'s analysis adds to the parse a run
  * already pays (`parseWorkflowSource`: acorn, the header, the body). The tree is shared, so the pass only walks it.
  */
 import { analyzeProgram } from "../../src/authoring/index.ts";

@@ -16,7 +16,6 @@ export interface Binding {
 	node: AnyNode;
 	/** A `const` declarator's initializer, when the binding is the declarator's whole target; a function declaration's function. */
 	init?: AnyNode;
-	references: Reference[];
 }
 
 /** An identifier in an expression: read, written, or the operand of `typeof`. */
@@ -33,6 +32,18 @@ export interface Reference {
 	binding?: Binding;
 	/** The innermost construct around it that may keep an undeclared name from throwing (see `Guard`). */
 	guard?: GuardLink;
+	/** The innermost array or object literal it stands in (at any depth), and those around it. */
+	literals?: LiteralLink;
+}
+
+/**
+ * An array or object literal and the node holding it, with the literals around it, innermost first: shared by
+ * every reference inside, so a held promise can be followed outwards to where its literal goes (unawaited.ts).
+ */
+export interface LiteralLink {
+	literal: AnyNode;
+	holder: AnyNode;
+	outer: LiteralLink | undefined;
 }
 
 export class Scope {
@@ -49,8 +60,7 @@ export class Scope {
 	declare(name: string, kind: BindingKind, node: AnyNode, init?: AnyNode): void {
 		this.#bindings ??= new Map();
 		if (this.#bindings.has(name)) return;
-		const binding: Binding = { name, kind, node, references: [] };
-		if (init) binding.init = init;
+		const binding: Binding = { name, kind, node, init };
 		this.#bindings.set(name, binding);
 	}
 

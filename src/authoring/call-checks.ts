@@ -15,8 +15,7 @@ import {
 import { constInit, literalValue, NOT_LITERAL, propertyKey } from "./literals.ts";
 import { closestName } from "./names.ts";
 import { schemaMistakes } from "./schema-mistakes.ts";
-import type { AnyNode, ScopeAnalysis } from "./scope.ts";
-import { globalCallee } from "./unawaited.ts";
+import type { AnyNode, CallSite, ScopeAnalysis } from "./scope.ts";
 
 /** The runtime's checks of `agent()` arguments; each throws a `WorkflowError` saying what is wrong. */
 export interface CallRules {
@@ -50,8 +49,10 @@ export interface CallFinding {
 export function findCallMistakes(analysis: ScopeAnalysis, rules: CallRules, source: string): CallFinding[] {
 	const findings: CallFinding[] = [];
 	const schemas: SchemaChecks = new Map();
-	for (const { node } of analysis.calls) {
-		const callee = globalCallee(node, analysis);
+	const { calls } = analysis;
+	// Indexed: a loop run once per script runs mostly unoptimized, where `for…of` makes an object per step.
+	for (let index = 0; index < calls.length; index++) {
+		const { node, global: callee } = calls[index] as CallSite;
 		if (callee === "ask") {
 			checkAskCall(openParen(node, source), node, analysis, rules, findings);
 			continue;
@@ -184,13 +185,13 @@ function checkOptionsArgument(
 		if (value !== NOT_LITERAL) ruled(() => rules.checkOptions(value as Record<string, unknown>), at, findings);
 		return;
 	}
-	const entries: [AnyNode, string, unknown][] = [];
+	const entries: { property: AnyNode; key: string; value: unknown }[] = [];
 	const whole: Record<string, unknown> = {};
 	for (const property of object.properties as AnyNode[]) {
 		const key = propertyKey(property);
 		if (key === undefined) continue;
 		const value = literalValue(property.value, analysis);
-		entries.push([property, key, value]);
+		entries.push({ property, key, value });
 		whole[key] = value === NOT_LITERAL ? null : value;
 	}
 	// Most calls are right: one check of the whole object, and one per option only to name each mistake.
@@ -204,7 +205,7 @@ function checkOptionsArgument(
 		optionsOk = false;
 		wholeError = error;
 	}
-	for (const [property, key, value] of entries) {
+	for (const { property, key, value } of entries) {
 		const known = value === NOT_LITERAL ? null : value;
 		if (!optionsOk && !ruled(() => rules.checkOptions({ [key]: known }), at, findings)) continue;
 		if (value === NOT_LITERAL) continue;

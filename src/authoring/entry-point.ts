@@ -98,7 +98,8 @@ export function exportAdvice(statement: AnyNode, program: AnyNode, source: strin
 export function findEntryMistakes(program: AnyNode, analysis: ScopeAnalysis, source: string): EntryFinding[] {
 	const findings: EntryFinding[] = [];
 	const body: AnyNode[] = program.body;
-	for (const [index, statement] of body.entries()) {
+	for (let index = 0; index < body.length; index++) {
+		const statement = body[index] as AnyNode;
 		if (statement.type !== "ExpressionStatement") continue;
 		const call = droppedCall(statement.expression);
 		if (!call) continue;
@@ -355,7 +356,7 @@ function scopesOf(program: AnyNode): ScopeAnalysis | undefined {
 function isReferenced(analysis: ScopeAnalysis | undefined, name: string): boolean {
 	if (!analysis) return true;
 	const binding = analysis.program.own(name);
-	return binding !== undefined && binding.references.length > 0;
+	return binding !== undefined && analysis.referencesOf(binding).length > 0;
 }
 
 /** A top-level statement that only declares (the header, functions, classes, `const f = () => …`): it runs nothing. */

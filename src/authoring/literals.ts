@@ -41,7 +41,7 @@ export function literalValue(node: AnyNode, analysis: ScopeAnalysis, hops = 0): 
 				if (key === undefined || property.kind !== "init" || property.method) return NOT_LITERAL;
 				const value = literalValue(property.value, analysis, hops);
 				if (value === NOT_LITERAL) return NOT_LITERAL;
-				Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+				setOwn(object, key, value);
 			}
 			return object;
 		}
@@ -55,6 +55,16 @@ export function literalValue(node: AnyNode, analysis: ScopeAnalysis, hops = 0): 
 		default:
 			return NOT_LITERAL;
 	}
+}
+
+/**
+ * `object[key] = value` as an own property even for `__proto__` (whose assignment would set the prototype). Only that
+ * key takes `defineProperty`, which is several times slower than an assignment and ran for every property.
+ */
+export function setOwn(object: Record<string, unknown>, key: string, value: unknown): void {
+	if (key === "__proto__") {
+		Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+	} else object[key] = value;
 }
 
 /** The initializer of the `const` an identifier reads, if it is one. */

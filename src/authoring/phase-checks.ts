@@ -5,16 +5,18 @@
  * are passed as `null`, which the rules take as not given.
  */
 import { type CallFinding, type CallRules, openParen, ruled } from "./call-checks.ts";
-import { constInit, literalValue, NOT_LITERAL, propertyKey } from "./literals.ts";
-import type { AnyNode, ScopeAnalysis } from "./scope.ts";
-import { globalCallee } from "./unawaited.ts";
+import { constInit, literalValue, NOT_LITERAL, propertyKey, setOwn } from "./literals.ts";
+import type { AnyNode, CallSite, ScopeAnalysis } from "./scope.ts";
 
 /** Findings of every `phase(name, options, fn?)` call, at its `(`. */
 export function findPhaseMistakes(analysis: ScopeAnalysis, rules: CallRules, source: string): CallFinding[] {
 	const findings: CallFinding[] = [];
 	const check = rules.checkPhaseOptions;
-	for (const { node } of analysis.calls) {
-		if (globalCallee(node, analysis) !== "phase") continue;
+	const { calls } = analysis;
+	// Indexed: a loop run once per script runs mostly unoptimized, where `for…of` makes an object per step.
+	for (let index = 0; index < calls.length; index++) {
+		const { node, global } = calls[index] as CallSite;
+		if (global !== "phase") continue;
 		const [, second, third] = node.arguments as (AnyNode | undefined)[];
 		if (!second) continue;
 		const at = openParen(node, source);
@@ -54,12 +56,7 @@ function knownParts(node: AnyNode, analysis: ScopeAnalysis): unknown {
 		if (key === undefined || property.kind !== "init" || property.method) continue;
 		const value = property.value.type === "ObjectExpression" ? knownParts(property.value, analysis) : null;
 		const literal = value === null ? literalValue(property.value, analysis) : value;
-		Object.defineProperty(out, key, {
-			value: literal === NOT_LITERAL ? null : literal,
-			enumerable: true,
-			writable: true,
-			configurable: true,
-		});
+		setOwn(out, key, literal === NOT_LITERAL ? null : literal);
 	}
 	return out;
 }

@@ -5,21 +5,37 @@
  * resolved, so hoisting and use-before-declaration in closures resolve as the engine resolves them.
  */
 import type { Node } from "acorn";
-import { type AnyNode, type BindingKind, type Reference, Scope } from "./bindings.ts";
+import { type AnyNode, type Binding, type BindingKind, type LiteralLink, type Reference, Scope } from "./bindings.ts";
 import { type Guard, type GuardLink, guardAfter, literalTruth } from "./guards.ts";
 
-export { type AnyNode, type Binding, type BindingKind, type Reference, Scope } from "./bindings.ts";
+export {
+	type AnyNode,
+	type Binding,
+	type BindingKind,
+	type LiteralLink,
+	type Reference,
+	Scope,
+} from "./bindings.ts";
 
 /** A call expression and the node holding it, for the checks that look at how a result is used. */
 export interface CallSite {
 	node: AnyNode;
 	parent: AnyNode;
 	scope: Scope;
+	/** The reference of the callee, when it is a plain name (`agent(…)`, `main()`). */
+	callee?: Reference;
+	/** The global a call (not a `new`) names, set once names are resolved: the checks dispatch on it. */
+	global?: string;
 }
 
 export interface ScopeAnalysis {
 	program: Scope;
 	references: Reference[];
+	/**
+	 * The references a binding has, in source order. Made on the first question: most scripts never ask (a held
+	 * promise, a function nothing calls), and an array per binding was a tenth of what the pass allocated.
+	 */
+	referencesOf(binding: Binding): readonly Reference[];
 	/** References no binding declares: globals, or names nobody declared. */
 	unresolved: Reference[];
 	/** The reference of each identifier in an expression. */
@@ -27,11 +43,6 @@ export interface ScopeAnalysis {
 	calls: CallSite[];
 	/** Every declared name, for "did you mean". */
 	declaredNames: Set<string>;
-	/**
-	 * The node holding each array and object literal, and the literal holding each of its properties: how far a
-	 * value put in one is carried (into the script's return value, into `JSON.stringify`).
-	 */
-	holderOf: Map<AnyNode, AnyNode>;
 }
 
 /** Whether a block's own statements declare a `let`, `const`, class or function: only then is it a scope. */
@@ -54,6 +65,23 @@ export function analyzeScopes(program: Node, params: readonly string[] = []): Sc
 	for (const name of params) top.declare(name, "param", program as AnyNode);
 	walker.statements((program as AnyNode).body, program as AnyNode, top);
 	return walker.resolve(top);
+}
+
+/** `ScopeAnalysis.referencesOf`: every binding's references, gathered in one pass when first asked. */
+function referencesByBinding(references: readonly Reference[]): (binding: Binding) => readonly Reference[] {
+	let byBinding: Map<Binding, Reference[]> | undefined;
+	return (binding) => {
+		if (!byBinding) {
+			byBinding = new Map();
+			for (const reference of references) {
+				if (!reference.binding) continue;
+				const list = byBinding.get(reference.binding);
+				if (list) list.push(reference);
+				else byBinding.set(reference.binding, [reference]);
+			}
+		}
+		return byBinding.get(binding) ?? [];
+	};
 }
 
 /** Nodes that hold no names to bind or read. */
@@ -79,9 +107,13 @@ class Walker {
 	readonly references: Reference[] = [];
 	readonly calls: CallSite[] = [];
 	readonly declaredNames = new Set<string>();
-	readonly holderOf = new Map<AnyNode, AnyNode>();
 	/** The guards around the node being walked. */
 	guard: GuardLink | undefined;
+	/**
+	 * The literals around the node being walked. A link per literal, not a map of every literal and property to its
+	 * holder: most scripts hold no promise in a literal, and a map keyed by nodes was a fifth of the walk's time.
+	 */
+	literal: LiteralLink | undefined;
 
 	/** Walks what `walk` walks with `guard` around it (`function`: code that runs later, which no `try` guards). */
 	within(guard: Guard, walk: () => void): void {
@@ -107,19 +139,21 @@ class Walker {
 		for (const reference of this.references) {
 			referenceOf.set(reference.node, reference);
 			const binding = reference.scope.lookup(reference.node.name);
-			if (binding) {
-				reference.binding = binding;
-				binding.references.push(reference);
-			} else unresolved.push(reference);
+			if (binding) reference.binding = binding;
+			else unresolved.push(reference);
+		}
+		for (const site of this.calls) {
+			if (site.callee && !site.callee.binding && site.node.type === "CallExpression")
+				site.global = site.callee.node.name;
 		}
 		return {
 			program: top,
 			references: this.references,
+			referencesOf: referencesByBinding(this.references),
 			unresolved,
 			referenceOf,
 			calls: this.calls,
 			declaredNames: this.declaredNames,
-			holderOf: this.holderOf,
 		};
 	}
 
@@ -142,11 +176,22 @@ class Walker {
 		scope.declare(name, kind, node, init);
 	}
 
-	reference(node: AnyNode, parent: AnyNode, scope: Scope, write = false): void {
+	reference(node: AnyNode, parent: AnyNode, scope: Scope, write = false): Reference {
 		const typeofOperand = parent.type === "UnaryExpression" && parent.operator === "typeof";
-		const reference: Reference = { node, parent, scope, write, typeofOperand };
-		if (this.guard) reference.guard = this.guard;
+		// Every field written here, resolution's `binding` too: one shape, all in the object, for the ~16,000
+		// references of a 500 KB script (fields added later moved to a second allocation per reference).
+		const reference: Reference = {
+			node,
+			parent,
+			scope,
+			write,
+			typeofOperand,
+			binding: undefined,
+			guard: this.guard,
+			literals: this.literal,
+		};
 		this.references.push(reference);
+		return reference;
 	}
 
 	/** Binds the names of a declaration pattern; default values and computed keys are expressions in `scope`. */
@@ -277,14 +322,17 @@ class Walker {
 			case "ConditionalExpression":
 				this.conditional(node, scope);
 				return true;
-			case "ArrayExpression":
-				this.holderOf.set(node, parent);
+			case "ArrayExpression": {
+				const outer = this.literal;
+				this.literal = { literal: node, holder: parent, outer };
 				for (const element of node.elements) this.node(element, node, scope);
+				this.literal = outer;
 				return true;
-			case "ObjectExpression":
-				this.holderOf.set(node, parent);
+			}
+			case "ObjectExpression": {
+				const outer = this.literal;
+				this.literal = { literal: node, holder: parent, outer };
 				for (const property of node.properties) {
-					this.holderOf.set(property, node);
 					if (property.type === "SpreadElement") {
 						this.node(property, node, scope);
 						continue;
@@ -293,7 +341,9 @@ class Walker {
 					// A shorthand `{ x }` reads `x` through its value; a key is never a reference.
 					this.node(property.value, property, scope);
 				}
+				this.literal = outer;
 				return true;
+			}
 			case "BinaryExpression":
 				this.node(node.left, node, scope);
 				this.node(node.right, node, scope);
@@ -315,8 +365,13 @@ class Walker {
 			case "CallExpression":
 			case "NewExpression":
 				// A direct `eval` cannot declare names here: the body is strict, so its code gets a scope of its own.
-				this.calls.push({ node, parent, scope });
-				this.node(node.callee, node, scope);
+				if (node.callee.type === "Identifier") {
+					const callee = this.reference(node.callee, node, scope);
+					this.calls.push({ node, parent, scope, callee, global: undefined });
+				} else {
+					this.calls.push({ node, parent, scope, callee: undefined, global: undefined });
+					this.node(node.callee, node, scope);
+				}
 				for (const argument of node.arguments) this.node(argument, node, scope);
 				return true;
 			case "SequenceExpression":

@@ -8,7 +8,7 @@
 
 import type { Reference } from "./bindings.ts";
 import { ASYNC_GLOBALS } from "./sandbox-globals.ts";
-import type { AnyNode, Scope, ScopeAnalysis } from "./scope.ts";
+import type { AnyNode, CallSite, Scope, ScopeAnalysis } from "./scope.ts";
 
 export interface UnawaitedFinding {
 	offset: number;
@@ -33,11 +33,13 @@ const VALUE_TAKERS: ReadonlySet<string> = new Set([
 
 export function findUnawaited(analysis: ScopeAnalysis): UnawaitedFinding[] {
 	const findings: UnawaitedFinding[] = [];
-	for (const call of analysis.calls) {
-		const name = globalCallee(call.node, analysis);
+	const { calls } = analysis;
+	// Indexed: a loop run once per script runs mostly unoptimized, where `for…of` makes an object per step.
+	for (let index = 0; index < calls.length; index++) {
+		const call = calls[index] as CallSite;
+		const name = call.global;
 		// The script's own `async` functions return promises too: `main().summary` is the same mistake.
-		const promised =
-			name !== undefined ? (ASYNC_GLOBALS.has(name) ? name : undefined) : asyncLocal(call.node, analysis);
+		const promised = name !== undefined ? (ASYNC_GLOBALS.has(name) ? name : undefined) : asyncLocal(call);
 		if (promised !== undefined) {
 			const use = misuse(call.node, call.parent, analysis);
 			if (use) findings.push(promiseUsed(call.node, call.parent, promised, use));
@@ -53,7 +55,7 @@ export function findUnawaited(analysis: ScopeAnalysis): UnawaitedFinding[] {
 }
 
 /** The global a call's callee names (`agent(…)`, not a local `agent`), if any. */
-export function globalCallee(node: AnyNode, analysis: ScopeAnalysis): string | undefined {
+function globalCallee(node: AnyNode, analysis: ScopeAnalysis): string | undefined {
 	if (node.type !== "CallExpression" || node.callee.type !== "Identifier") return undefined;
 	const reference = analysis.referenceOf.get(node.callee);
 	return reference && !reference.binding ? node.callee.name : undefined;
@@ -200,9 +202,10 @@ function constPromise(
 	const variable: string = declarator.id.name;
 	const binding = scope.own(variable);
 	if (!binding || binding.node !== declarator.id) return;
-	const fixed = binding.kind === "const" || (binding.kind === "let" && binding.references.every((r) => !r.write));
+	const references = analysis.referencesOf(binding);
+	const fixed = binding.kind === "const" || (binding.kind === "let" && references.every((r) => !r.write));
 	if (!fixed) return;
-	for (const reference of binding.references) {
+	for (const reference of references) {
 		const use = misuse(reference.node, reference.parent, analysis);
 		if (!use) {
 			const held = heldInto(reference, variable, name, analysis);
@@ -236,29 +239,30 @@ interface Carried {
 }
 
 /** How `reference` is carried through the object and array literals around it; undefined when it is in none. */
-function carriedBy(reference: Reference, analysis: ScopeAnalysis): Carried | undefined {
+function carriedBy(reference: Reference): Carried | undefined {
 	let node: AnyNode = reference.node;
 	let holder: AnyNode | undefined = reference.parent;
+	let link = reference.literals;
 	let path: string | undefined = "";
 	let arraysOnly = true;
 	let literal: AnyNode | undefined;
-	while (holder) {
-		if (holder.type === "Property" && holder.value === node && analysis.holderOf.has(holder)) {
+	// Each step out is to the next literal around: the node is a property's value or an element of it.
+	while (holder && link) {
+		if (holder.type === "Property" && holder.value === node && link.literal.properties?.includes(holder)) {
 			const key = holder.computed ? undefined : propertyName(holder.key);
 			path = key === undefined || path === undefined ? undefined : `${key}${path}`;
 			arraysOnly = false;
-			literal = analysis.holderOf.get(holder);
-			node = literal as AnyNode;
-		} else if (holder.type === "ArrayExpression") {
+		} else if (holder.type === "ArrayExpression" && holder === link.literal) {
 			const index = holder.elements.indexOf(node);
 			const spread = holder.elements
 				.slice(0, index)
 				.some((element: AnyNode | null) => element?.type === "SpreadElement");
 			path = spread || path === undefined ? undefined : `[${index}]${path}`;
-			literal = holder;
-			node = holder;
 		} else break;
-		holder = analysis.holderOf.get(node);
+		literal = link.literal;
+		node = link.literal;
+		holder = link.holder;
+		link = link.outer;
 	}
 	return literal ? { path, arraysOnly, literal, holder } : undefined;
 }
@@ -281,7 +285,7 @@ function heldInto(
 	name: string,
 	analysis: ScopeAnalysis,
 ): UnawaitedFinding | undefined {
-	const carried = carriedBy(reference, analysis);
+	const carried = carriedBy(reference);
 	const holder = carried?.holder;
 	if (!carried || !holder) return undefined;
 	const promise = `\`${variable}\`, the Promise that \`${name}()\` returns`;
@@ -375,10 +379,10 @@ function awaitedForFunction(call: AnyNode, name: string, analysis: ScopeAnalysis
 	}
 }
 
-/** The name of the script's own `async` function `node` calls (`async function main`, `const f = async () => …`). */
-function asyncLocal(node: AnyNode, analysis: ScopeAnalysis): string | undefined {
-	if (node.type !== "CallExpression" || node.callee.type !== "Identifier") return undefined;
-	const binding = analysis.referenceOf.get(node.callee)?.binding;
+/** The name of the script's own `async` function a call calls (`async function main`, `const f = async () => …`). */
+function asyncLocal(call: CallSite): string | undefined {
+	if (call.node.type !== "CallExpression") return undefined;
+	const binding = call.callee?.binding;
 	if (binding?.kind !== "function" && binding?.kind !== "const") return undefined;
 	const fn = binding.init;
 	const isFunction =

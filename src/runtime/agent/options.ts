@@ -380,14 +380,22 @@ function checkConversation(raw: Record<string, JsonValue>, options: AgentCallOpt
 
 /** `thinking`, `effort` (Claude Code) and `thinkingLevel` (pi peers) are one option: at most one value. */
 function thinkingOption(raw: Record<string, JsonValue>): string | undefined {
-	const given = (["thinking", "effort", "thinkingLevel"] as const).filter(
-		(name) => optionalString(raw, name) !== undefined,
-	);
-	const values = new Set(given.map((name) => raw[name] as string));
-	if (values.size > 1) {
+	// The first given, and whether another differs from it: no list is made for a call that gives none (most).
+	let first: string | undefined;
+	let differs = false;
+	for (const name of THINKING_NAMES) {
+		const value = optionalString(raw, name);
+		if (value === undefined) continue;
+		if (first === undefined) first = value;
+		else if (value !== first) differs = true;
+	}
+	if (differs) {
+		const given = THINKING_NAMES.filter((name) => optionalString(raw, name) !== undefined);
 		throw invalid(
 			`\`agent()\` options ${given.map((name) => `\`${name}\``).join(" and ")} are the same option; give one`,
 		);
 	}
-	return given.length > 0 ? (raw[given[0] as string] as string) : undefined;
+	return first;
 }
+
+const THINKING_NAMES = ["thinking", "effort", "thinkingLevel"] as const;

@@ -140,17 +140,11 @@ function limit(path: string, what: string, value: number, fix: string): Workflow
  * as the schema is surely over the byte limit, so a megabyte schema costs the host no more than a small one.
  */
 function checkShape(schema: unknown, name: string): void {
-	interface Entry {
-		value: unknown;
-		depth: number;
-		path: () => string;
-		parent?: Entry;
-	}
-	const stack: Entry[] = [{ value: schema, depth: 1, path: () => name }];
+	const stack: ShapeEntry[] = [{ value: schema, depth: 1 }];
 	// A lower bound of the JSON's size: every character of a string or key is at least one byte.
 	let bytes = 0;
 	for (let entry = stack.pop(); entry; entry = stack.pop()) {
-		const { value, depth, path } = entry;
+		const { value, depth } = entry;
 		bytes += typeof value === "string" ? value.length + 2 : 1;
 		// A separator per member, counted before the members are pushed, so a huge array is refused unread.
 		if (Array.isArray(value)) bytes += value.length;
@@ -164,9 +158,10 @@ function checkShape(schema: unknown, name: string): void {
 		}
 		if (typeof value !== "object" || value === null || isAncestor(entry.parent, value)) continue;
 		if (depth > SCHEMA_LIMITS.maxDepth) {
+			const path = shapePath(entry, name);
 			throw limit(
-				path(),
-				`\`${path()}\` is nested more than ${SCHEMA_LIMITS.maxDepth} levels deep`,
+				path,
+				`\`${path}\` is nested more than ${SCHEMA_LIMITS.maxDepth} levels deep`,
 				SCHEMA_LIMITS.maxDepth,
 				"Flatten the schema, or name a repeated part in `$defs` and point to it with `$ref`",
 			);
@@ -174,16 +169,32 @@ function checkShape(schema: unknown, name: string): void {
 		// Only plain objects and arrays are walked; checkJsonData names anything else.
 		const proto = Object.getPrototypeOf(value);
 		if (Array.isArray(value)) {
-			for (const [index, item] of value.entries()) {
-				stack.push({ value: item, depth: depth + 1, path: () => `${path()}[${index}]`, parent: entry });
+			for (let index = 0; index < value.length; index++) {
+				stack.push({ value: value[index], depth: depth + 1, parent: entry, index });
 			}
 		} else if (proto === Object.prototype || proto === null) {
-			for (const [key, item] of Object.entries(value)) {
+			for (const key of Object.keys(value)) {
 				bytes += key.length + 3;
-				stack.push({ value: item, depth: depth + 1, path: () => member(path(), key), parent: entry });
+				stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, parent: entry, key });
 			}
 		}
 	}
+}
+
+/** A value checkShape walks, and where it is: a member `key` or an item `index` of its parent. */
+interface ShapeEntry {
+	value: unknown;
+	depth: number;
+	parent?: ShapeEntry;
+	key?: string;
+	index?: number;
+}
+
+/** `name.a[2].b`: made only for an error, since most schemas have none (a path per value was most of the walk). */
+function shapePath(entry: ShapeEntry, name: string): string {
+	if (!entry.parent) return name;
+	const outer = shapePath(entry.parent, name);
+	return entry.key !== undefined ? member(outer, entry.key) : `${outer}[${entry.index}]`;
 }
 
 /** A cycle is left for checkJsonData to name; the walk only must not go round it. */
@@ -199,10 +210,16 @@ function member(path: string, key: string): string {
 
 /** Visits every subschema (not data under `const`, `enum`, `default`…), counting them and checking each one. */
 function walkSchemas(root: JsonSchema, name: string, visitPattern: (pattern: string, path: string) => void): void {
-	const stack: [schema: unknown, path: string][] = [[root, name]];
+	// Parallel stacks of subschemas and their paths, and one subschema's children in two lists used again for the
+	// next: no pair, entry list or array of children made per subschema.
+	const schemas: unknown[] = [root];
+	const paths: string[] = [name];
+	const childSchemas: unknown[] = [];
+	const childPaths: string[] = [];
 	let count = 0;
-	for (let entry = stack.pop(); entry; entry = stack.pop()) {
-		const [schema, path] = entry;
+	while (schemas.length > 0) {
+		const schema = schemas.pop();
+		const path = paths.pop() as string;
 		if (++count > SCHEMA_LIMITS.maxSubschemas) {
 			throw limit(
 				path,
@@ -217,24 +234,45 @@ function walkSchemas(root: JsonSchema, name: string, visitPattern: (pattern: str
 		for (const keyword of REF_KEYWORDS) {
 			if (typeof object[keyword] === "string") checkRef(object[keyword] as string, member(path, keyword));
 		}
-		const children: [schema: unknown, path: string][] = [];
-		for (const [keyword, value] of Object.entries(object)) {
-			const at = member(path, keyword);
-			if (SCHEMA_KEYWORDS.has(keyword)) children.push([value, at]);
-			else if (SCHEMA_LIST_KEYWORDS.has(keyword)) {
-				if (!Array.isArray(value)) children.push([value, at]);
-				else for (const [index, item] of value.entries()) children.push([item, `${at}[${index}]`]);
+		childSchemas.length = 0;
+		childPaths.length = 0;
+		// A path is made only for a keyword that holds subschemas: most keywords (`type`, `required`…) hold none.
+		for (const keyword of Object.keys(object)) {
+			const value = object[keyword];
+			if (SCHEMA_KEYWORDS.has(keyword)) {
+				childSchemas.push(value);
+				childPaths.push(member(path, keyword));
+			} else if (SCHEMA_LIST_KEYWORDS.has(keyword)) {
+				const at = member(path, keyword);
+				if (!Array.isArray(value)) {
+					childSchemas.push(value);
+					childPaths.push(at);
+				} else {
+					for (let index = 0; index < value.length; index++) {
+						childSchemas.push(value[index]);
+						childPaths.push(`${at}[${index}]`);
+					}
+				}
 			} else if (SCHEMA_MAP_KEYWORDS.has(keyword) && typeof value === "object" && value !== null) {
-				for (const [entryName, item] of Object.entries(value)) {
+				const at = member(path, keyword);
+				const entries = value as Record<string, unknown>;
+				for (const entryName of Object.keys(entries)) {
+					const item = entries[entryName];
 					const entryPath = member(at, entryName);
 					if (keyword === "patternProperties") visitPattern(entryName, entryPath);
 					// `dependencies` may list property names instead of a schema.
-					if (!Array.isArray(item)) children.push([item, entryPath]);
+					if (!Array.isArray(item)) {
+						childSchemas.push(item);
+						childPaths.push(entryPath);
+					}
 				}
 			}
 		}
 		// Reversed onto the stack, so subschemas are visited (and counted) in the order they are written.
-		for (let index = children.length - 1; index >= 0; index--) stack.push(children[index]);
+		for (let index = childSchemas.length - 1; index >= 0; index--) {
+			schemas.push(childSchemas[index]);
+			paths.push(childPaths[index] as string);
+		}
 	}
 }
 
