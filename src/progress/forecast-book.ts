@@ -8,6 +8,7 @@ import type {
 	WorkflowPhaseForecast,
 	WorkflowProgressAgentCall,
 	WorkflowProgressEnvelope,
+	WorkflowProgressForecast,
 	WorkflowProgressPhase,
 } from "./envelope.ts";
 import {
@@ -15,6 +16,7 @@ import {
 	type ProgressPlan,
 	type ProgressTiming,
 	type RunCall,
+	type RunForecast,
 	slowMark,
 	TimingIndex,
 	usualRunDuration,
@@ -76,17 +78,14 @@ export class ForecastBook implements CallSnapshotWatcher {
 		return {
 			...envelope,
 			phases: envelope.phases.map((phase) => withPhaseForecast(phase, byPhase.get(phase.title))),
-			forecast: {
-				done: forecast.done,
-				expected: forecast.expected,
+			forecast: runForecast(forecast, {
 				fraction,
-				expectedBasis: this.plan ? "plan" : "seen",
-				grown: forecast.grown,
-				remainingMs: completed ? 0 : running ? forecast.remainingMs : null,
-				basis: forecast.basis,
-				...(slow ? { slow } : {}),
+				planned: this.plan !== undefined,
+				completed,
+				running,
+				slow,
 				slowMultiple: this.slowMultiple,
-			},
+			}),
 		};
 	}
 
@@ -101,7 +100,36 @@ export class ForecastBook implements CallSnapshotWatcher {
 	}
 }
 
-function runCall(call: WorkflowProgressAgentCall): RunCall {
+/** How the run stands beside its calls' forecast, for the envelope's. */
+export interface RunStanding {
+	/** Of the run's work, shown: never less than shown before while the run goes. */
+	fraction: number;
+	/** Whether the expected count comes from a plan (else from the calls seen). */
+	planned: boolean;
+	completed: boolean;
+	running: boolean;
+	slow: WorkflowProgressForecast["slow"];
+	slowMultiple: number;
+}
+
+/** The run's forecast as its envelope carries it: time left only while it runs, none once it ended otherwise. */
+export function runForecast(forecast: RunForecast, standing: RunStanding): WorkflowProgressForecast {
+	const { completed, running, slow } = standing;
+	return {
+		done: forecast.done,
+		expected: forecast.expected,
+		fraction: standing.fraction,
+		expectedBasis: standing.planned ? "plan" : "seen",
+		grown: forecast.grown,
+		remainingMs: completed ? 0 : running ? forecast.remainingMs : null,
+		basis: forecast.basis,
+		...(slow ? { slow } : {}),
+		slowMultiple: standing.slowMultiple,
+	};
+}
+
+/** What the forecast reads of a call in the envelope. */
+export function runCall(call: WorkflowProgressAgentCall): RunCall {
 	return {
 		...(call.phase !== undefined ? { phase: call.phase } : {}),
 		label: call.label,

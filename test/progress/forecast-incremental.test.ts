@@ -6,18 +6,18 @@
  * and the running ones, not the whole run.
  */
 import { describe, expect, it } from "vitest";
-import type { WorkflowProgressAgentCall, WorkflowProgressEnvelope } from "../../src/progress/envelope.ts";
+import type { WorkflowProgressEnvelope } from "../../src/progress/envelope.ts";
 import {
 	DEFAULT_SLOW_MULTIPLE,
 	Forecaster,
 	heldFraction,
 	type ProgressPlan,
 	type ProgressTiming,
-	type RunCall,
 	slowMark,
 	usualDuration,
 	usualRunDuration,
 } from "../../src/progress/forecast.ts";
+import { runCall, runForecast } from "../../src/progress/forecast-book.ts";
 import { forecastReads } from "../../src/progress/forecast-tally.ts";
 import { createWorkflowProgressTracker, type WorkflowProgressTracker } from "../../src/progress/index.ts";
 import type { WorkflowProgressEvent } from "../../src/runtime/core/events.ts";
@@ -185,17 +185,6 @@ function play(calls: GenCall[], sink: (event: WorkflowProgressEvent) => void, af
 	run.runEnd("completed");
 }
 
-function runCallOf(call: WorkflowProgressAgentCall): RunCall {
-	return {
-		...(call.phase !== undefined ? { phase: call.phase } : {}),
-		label: call.label,
-		agentType: call.agentType,
-		...(call.model !== undefined ? { model: call.model } : {}),
-		status: call.status,
-		...(call.elapsedMs !== undefined ? { elapsedMs: call.elapsedMs } : {}),
-	};
-}
-
 /**
  * What the envelope's forecast should be, from scratch: `Forecaster.forecast` over the envelope's calls, the
  * fraction held since the first plan or history was given, and each call's usual duration looked up when the call
@@ -231,24 +220,23 @@ class FromScratch {
 			return { ...bare, usualMs: usual.ms, ...(mark ? { slow: mark } : {}) };
 		});
 		expect(envelope.agentCalls, `${at}: the calls' usual durations and slow marks`).toEqual(calls);
-		const forecast = new Forecaster(this.plan, timing, workflow).forecast(envelope.agentCalls.map(runCallOf));
+		const forecast = new Forecaster(this.plan, timing, workflow).forecast(envelope.agentCalls.map(runCall));
 		const running = envelope.status === "running";
 		const completed = envelope.status === "completed";
 		const fraction = completed ? 1 : heldFraction(forecast.done, forecast.expected, this.shown);
 		if (running) this.shown = fraction;
 		const usualRun = timing && usualRunDuration(workflow, timing);
 		const slow = running ? slowMark(envelope.duration, usualRun, DEFAULT_SLOW_MULTIPLE) : undefined;
-		expect(envelope.forecast, `${at}: the run's forecast`).toEqual({
-			done: forecast.done,
-			expected: forecast.expected,
-			fraction,
-			expectedBasis: this.plan ? "plan" : "seen",
-			grown: forecast.grown,
-			remainingMs: completed ? 0 : running ? forecast.remainingMs : null,
-			basis: forecast.basis,
-			...(slow ? { slow } : {}),
-			slowMultiple: DEFAULT_SLOW_MULTIPLE,
-		});
+		expect(envelope.forecast, `${at}: the run's forecast`).toEqual(
+			runForecast(forecast, {
+				fraction,
+				planned: this.plan !== undefined,
+				completed,
+				running,
+				slow,
+				slowMultiple: DEFAULT_SLOW_MULTIPLE,
+			}),
+		);
 		const byPhase = new Map(forecast.phases.map((p) => [p.phase, p]));
 		for (const phase of envelope.phases) {
 			const found = byPhase.get(phase.title);
