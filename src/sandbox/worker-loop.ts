@@ -80,8 +80,9 @@ class WorkerRuns {
 	/**
 	 * While this worker serves a single run that can only go on once the host answers, waits for the host's next
 	 * message on the control buffer and reads it from the port itself: a thread woken that way skips its event loop's
-	 * wake-up and message dispatch, most of a call's cost in sequence. Back to the event loop after
-	 * `HOST_WAIT_MS` without a message (a real agent's answer takes seconds), or once the run does anything else.
+	 * wake-up and message dispatch (about 7 % of a call in sequence, docs/performance.md, issue 50). Back to the event
+	 * loop after `HOST_WAIT_MS` without a message (a real agent's answer takes seconds), or once the run does anything
+	 * else: a sleeping worker runs none of its own asynchronous work.
 	 */
 	#waitForHost(): void {
 		let until = performance.now() + HOST_WAIT_MS;
