@@ -3,6 +3,9 @@
  * time left from earlier runs' call durations and concurrency, and which calls run slower than usual. No clock and
  * no I/O: the tracker hands in what it folded, the host the plan and the history (src/runs/timing-history.ts).
  */
+import type { CallTiming, PhaseTiming, ProgressTiming, RunTiming } from "../runtime/core/timing.ts";
+
+export type { CallTiming, PhaseTiming, ProgressTiming, RunTiming };
 
 /** Planned calls alike (a dry run's, grouped): the phase they are made in (absent: outside any), label, agent, model. */
 export interface ProgressPlannedCalls {
@@ -16,36 +19,6 @@ export interface ProgressPlannedCalls {
 /** What the tracker measures progress against: a dry run's planned calls. */
 export interface ProgressPlan {
 	calls: ProgressPlannedCalls[];
-}
-
-/** One finished call of an earlier run, and how long it took. */
-export interface CallTiming {
-	workflow?: string;
-	phase?: string;
-	label: string;
-	agentType: string;
-	model?: string;
-	durationMs: number;
-}
-
-/** How many calls of one phase of one earlier run ran at once: their summed durations over the phase's span. */
-export interface PhaseTiming {
-	workflow?: string;
-	phase?: string;
-	concurrency: number;
-}
-
-/** One earlier completed run's wall time. */
-export interface RunTiming {
-	workflow?: string;
-	durationMs: number;
-}
-
-/** What time left and slow marks learn from: the project's earlier runs, newest first. */
-export interface ProgressTiming {
-	calls: CallTiming[];
-	phases: PhaseTiming[];
-	runs: RunTiming[];
 }
 
 /** Where a duration came from: this workflow's earlier runs, the project's (same agent type and model), or nowhere. */

@@ -55,14 +55,10 @@ export { readScriptVersion, SCRIPTS_DIR, scriptSha256 } from "./script-versions.
 export { type RunSessionSpend, type RunSpend, spentInAll } from "./spend.ts";
 export { createRunStore } from "./store.ts";
 export {
-	type CallDurationSample,
 	DEFAULT_TIMING_BYTES,
 	DEFAULT_TIMING_RUNS,
-	type PhaseConcurrencySample,
-	type RunDurationSample,
 	readTimingHistory,
 	runTiming,
-	type TimingHistory,
 	type TimingHistoryOptions,
 } from "./timing-history.ts";
 export type {

@@ -6,39 +6,10 @@
  */
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
+import type { CallTiming, ProgressTiming } from "../runtime/core/timing.ts";
 import { EVENT_LOG_FILE, type EventLogLine, readEventLog } from "./event-log.ts";
 import { newestRunIds } from "./history.ts";
 import type { RunStore } from "./types.ts";
-
-/** One finished call of an earlier run and how long it took. */
-export interface CallDurationSample {
-	workflow?: string;
-	phase?: string;
-	label: string;
-	agentType: string;
-	model?: string;
-	durationMs: number;
-}
-
-/** How many calls of one phase of one earlier run ran at once: their summed durations over the phase's span. */
-export interface PhaseConcurrencySample {
-	workflow?: string;
-	phase?: string;
-	concurrency: number;
-}
-
-/** One earlier completed run's wall time. */
-export interface RunDurationSample {
-	workflow?: string;
-	durationMs: number;
-}
-
-/** A project's timing history, newest run first. */
-export interface TimingHistory {
-	calls: CallDurationSample[];
-	phases: PhaseConcurrencySample[];
-	runs: RunDurationSample[];
-}
 
 /** Default: the newest runs `readTimingHistory` reads. */
 export const DEFAULT_TIMING_RUNS = 30;
@@ -55,10 +26,10 @@ export interface TimingHistoryOptions {
 }
 
 /** The timing history of the store's project, from its newest runs' event logs. Never rejects. */
-export async function readTimingHistory(store: RunStore, options: TimingHistoryOptions = {}): Promise<TimingHistory> {
+export async function readTimingHistory(store: RunStore, options: TimingHistoryOptions = {}): Promise<ProgressTiming> {
 	const ids = await newestRunIds(store, options.maxRuns ?? DEFAULT_TIMING_RUNS, options.exclude);
 	let left = options.maxBytes ?? DEFAULT_TIMING_BYTES;
-	const history: TimingHistory = { calls: [], phases: [], runs: [] };
+	const history: ProgressTiming = { calls: [], phases: [], runs: [] };
 	for (const id of ids) {
 		const dir = join(store.dir, id);
 		try {
@@ -81,11 +52,11 @@ export async function readTimingHistory(store: RunStore, options: TimingHistoryO
  * no time), each phase's concurrency (summed call durations over the span from its first call's start to its last
  * call's end), and the run's wall time when it has one session that completed (a resumed run's time says little).
  */
-export function runTiming(lines: readonly Pick<EventLogLine, "type" | "time">[]): TimingHistory {
+export function runTiming(lines: readonly Pick<EventLogLine, "type" | "time">[]): ProgressTiming {
 	let workflow: string | undefined;
 	let sessions = 0;
 	let completedMs: number | undefined;
-	const calls: CallDurationSample[] = [];
+	const calls: CallTiming[] = [];
 	const spans = new Map<string, { phase?: string; start: number; end: number; sum: number }>();
 	for (const line of lines as readonly Record<string, unknown>[]) {
 		if (line.type === "run_start") {
@@ -124,7 +95,7 @@ export function runTiming(lines: readonly Pick<EventLogLine, "type" | "time">[])
 	};
 }
 
-function durationSample(line: Record<string, unknown>): CallDurationSample | undefined {
+function durationSample(line: Record<string, unknown>): CallTiming | undefined {
 	const { label, agentType, phase, model, durationMs, time } = line;
 	if (typeof label !== "string" || typeof agentType !== "string" || typeof time !== "number") return undefined;
 	if (typeof durationMs !== "number" || !Number.isFinite(durationMs) || durationMs < 0) return undefined;
