@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { sweepDeadScratch } from "../../src/queue/job-place.ts";
+import type { WorkflowAgentRequest } from "../../src/runtime/core/types.ts";
 import { childEnv, ROOT } from "./package.ts";
 
 export const QUEUE_FAUX = join(ROOT, "test", "fixtures", "faux-queue-extension.ts");
@@ -113,4 +114,24 @@ export function childStarts(log: string): Array<[number, string]> {
 			const [pid, task] = line.split("\t");
 			return [Number(pid), task ?? ""];
 		});
+}
+
+/** A general-purpose child's request as a host hands it to the queue, named `key` and run in `cwd`; `more` adds to it. */
+export function agentRequest(
+	key: string,
+	prompt: string,
+	cwd: string,
+	more: Partial<WorkflowAgentRequest> = {},
+): WorkflowAgentRequest {
+	return {
+		key,
+		index: 0,
+		attempt: 1,
+		prompt,
+		agentType: "general-purpose",
+		label: key,
+		description: key,
+		cwd,
+		...more,
+	};
 }

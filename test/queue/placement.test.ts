@@ -16,9 +16,17 @@ import { GENERAL_PURPOSE_AGENT } from "../../src/agents/agent-types.ts";
 import { createQueueHost, type QueueHost } from "../../src/queue/host.ts";
 import { liveLabelSets, liveWorkers } from "../../src/queue/placement.ts";
 import { queuePlanner } from "../../src/queue/plan.ts";
-import type { WorkflowAgentChild, WorkflowAgentRequest } from "../../src/runtime/core/types.ts";
+import type { WorkflowAgentChild } from "../../src/runtime/core/types.ts";
 import { runWorkflowScript } from "../../src/runtime/index.ts";
-import { type CliProcess, childStarts, killAll, spawnCli, startWorker, waitFor } from "../helpers/queue-workers.ts";
+import {
+	agentRequest,
+	type CliProcess,
+	childStarts,
+	killAll,
+	spawnCli,
+	startWorker,
+	waitFor,
+} from "../helpers/queue-workers.ts";
 import { checkSandboxLeaks } from "../helpers/sandbox-leaks.ts";
 import { hasBinary, startRedis, type TestRedis } from "../helpers/system-binary.ts";
 
@@ -46,17 +54,11 @@ describe.skipIf(!hasBinary("redis-server"))("placement: children go to workers w
 		agentTypes: new Map([[GENERAL_PURPOSE_AGENT.name, GENERAL_PURPOSE_AGENT]]),
 		defaultModel: "faux/faux-1",
 	});
-	const request = (key: string, prompt: string, labels: string[], waitMs?: number): WorkflowAgentRequest => ({
-		key,
-		index: 7,
-		attempt: 1,
-		prompt,
-		agentType: "general-purpose",
-		label: key,
-		description: key,
-		cwd: project,
-		placement: { labels, ...(waitMs !== undefined ? { waitMs } : {}) },
-	});
+	const request = (key: string, prompt: string, labels: string[], waitMs?: number) =>
+		agentRequest(key, prompt, project, {
+			index: 7,
+			placement: { labels, ...(waitMs !== undefined ? { waitMs } : {}) },
+		});
 
 	beforeAll(async () => {
 		redis = await startRedis();

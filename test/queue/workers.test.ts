@@ -16,8 +16,9 @@ import { ChildControls } from "../../src/children/controls.ts";
 import { createQueueHost, type QueueJobEvent } from "../../src/queue/host.ts";
 import { scratchFolder } from "../../src/queue/job-place.ts";
 import { queuePlanner } from "../../src/queue/plan.ts";
-import type { WorkflowAgentChild, WorkflowAgentRequest } from "../../src/runtime/core/types.ts";
+import type { WorkflowAgentChild } from "../../src/runtime/core/types.ts";
 import {
+	agentRequest,
 	type CliProcess,
 	childStarts,
 	killAll,
@@ -372,16 +373,8 @@ describe.skipIf(!hasBinary("redis-server"))("the queue runner with worker proces
 				defaultModel: "faux/faux-1",
 			}),
 		});
-		const request = (key: string, prompt: string): WorkflowAgentRequest => ({
-			key,
-			index: 0,
-			attempt: 1,
-			prompt,
-			agentType: "general-purpose",
-			label: key,
-			description: key,
-			cwd: project,
-		});
+		const request = (key: string, prompt: string) => agentRequest(key, prompt, project);
+
 		const context = {
 			signal: new AbortController().signal,
 			reportChild: (child: WorkflowAgentChild) => reports.push(child),
